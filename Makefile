@@ -1,0 +1,66 @@
+# Guichet: `make run` (the portal on SQLite with demo data), `make test` (every
+# test), `make build` (bin/guichet with the SPA embedded), `make bench`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+GO ?= go
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+WEB_SOURCES := $(shell find web/src web/public web/index.html web/vite.config.ts web/tsconfig*.json -type f 2>/dev/null)
+GO_SOURCES := $(shell find cmd internal web/embed.go -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' 2>/dev/null)
+
+.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium bench clean
+
+all: build
+
+## deps: npm packages (npm ci when the lock file changed) and Debian's chromium.
+deps: web/node_modules/.installed chromium
+
+web/node_modules/.installed: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing Debian's chromium"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; \
+	fi
+
+## build: the SPA, then the Go binary that embeds it.
+build: bin/guichet
+
+web/dist/index.html: web/node_modules/.installed $(WEB_SOURCES) api/openapi.yaml
+	cd web && npm run build
+	touch web/dist/.keep
+
+bin/guichet: web/dist/index.html $(GO_SOURCES) go.mod go.sum
+	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $@ ./cmd/guichet
+
+run: build
+	bin/guichet serve --dev
+
+## test: vet, Go tests with -race, short fuzzing, SPA checks and unit tests,
+## browser tests against the built binary.
+test: deps build check test-go test-fuzz test-web test-e2e
+
+check:
+	$(GO) vet ./...
+	cd web && npm run typecheck && npm run lint
+
+test-go: web/dist/index.html
+	$(GO) test -race -count=1 ./...
+
+test-fuzz:
+	scripts/fuzz-short.sh
+
+test-web: web/node_modules/.installed
+	cd web && npm test
+
+test-e2e: bin/guichet chromium
+	cd web && npm run e2e
+
+## bench: budgets and throughput figures (not in CI); see docs/benchmarks.md.
+bench: build
+	scripts/bench.sh
+
+clean:
+	rm -rf bin web/dist/assets web/dist/index.html

@@ -1,0 +1,159 @@
+// Package api holds what every HTTP handler shares: the request's site (brand,
+// province, language), JSON decoding with size limits, and the one error shape
+// of the API ({"errorCode", "messageKey"} with the spec's status).
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"guichet/internal/brand"
+)
+
+// Site is what the middleware resolved for a request.
+type Site struct {
+	Brand    *brand.Brand
+	Province string
+	Language string
+	Dev      bool
+	Webview  bool
+}
+
+type siteKey struct{}
+
+// WithSite returns a context carrying the site.
+func WithSite(ctx context.Context, s Site) context.Context {
+	return context.WithValue(ctx, siteKey{}, s)
+}
+
+// SiteOf returns the site the middleware resolved; handlers behind the brand
+// middleware always have one.
+func SiteOf(r *http.Request) Site {
+	s, _ := r.Context().Value(siteKey{}).(Site)
+	return s
+}
+
+// Error is an API error: an HTTP status, a spec error code and an i18n key.
+type Error struct {
+	Status     int    `json:"-"`
+	Code       string `json:"errorCode"`
+	MessageKey string `json:"messageKey"`
+	// Fields carries per-field rule errors (field name -> error key) on 400.
+	Fields map[string]string `json:"fields,omitempty"`
+	// Data carries extra answer data a spec status needs (rarely used).
+	Data map[string]any `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Code) }
+
+// NewError builds an API error.
+func NewError(status int, code, messageKey string) *Error {
+	return &Error{Status: status, Code: code, MessageKey: messageKey}
+}
+
+// Common errors.
+var (
+	ErrBadJSON        = NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
+	ErrBodyTooLarge   = NewError(http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE", "error.badRequest")
+	ErrInvalidAPIKey  = NewError(http.StatusForbidden, "INVALID_API_KEY", "error.technical")
+	ErrNotFound       = NewError(http.StatusNotFound, "NOT_FOUND", "error.notFound")
+	ErrTooManyRequest = NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
+	ErrTechnical      = NewError(http.StatusInternalServerError, "TECHNICAL", "error.technical")
+)
+
+// MaxBody is the default limit of a JSON request body.
+const MaxBody = 64 << 10
+
+// Decode reads a JSON body of at most MaxBody bytes into v, refusing unknown
+// fields and trailing data.
+func Decode(w http.ResponseWriter, r *http.Request, v any) error {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return ErrBodyTooLarge
+		}
+		e := *ErrBadJSON
+		return &e
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		e := *ErrBadJSON
+		return &e
+	}
+	return nil
+}
+
+// JSON writes v with the status.
+func JSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if v != nil {
+		_ = json.NewEncoder(w).Encode(v)
+	}
+}
+
+// WriteError maps an error to the API's one error shape. *Error keeps its
+// status; a FieldError (rules) is a 400; anything else is logged and
+// answered as a technical error without detail.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	var apiErr *Error
+	var fieldErr FieldError
+	switch {
+	case errors.As(err, &apiErr):
+		JSON(w, apiErr.Status, apiErr)
+	case errors.As(err, &fieldErr):
+		field, key := fieldErr.FieldKey()
+		JSON(w, http.StatusBadRequest, &Error{Code: key, MessageKey: key, Fields: map[string]string{field: key}})
+	case errors.Is(err, context.Canceled):
+		// The client went away; nobody reads an answer.
+	default:
+		slog.ErrorContext(r.Context(), "request failed", "path", r.URL.Path, "err", err)
+		JSON(w, ErrTechnical.Status, ErrTechnical)
+	}
+}
+
+// FieldError is implemented by field-rule errors (package rules): the field
+// and the error key.
+type FieldError interface {
+	error
+	FieldKey() (field, key string)
+}
+
+// Handler is an http handler that returns an error, mapped once by WriteError.
+type Handler func(w http.ResponseWriter, r *http.Request) error
+
+func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h(w, r); err != nil {
+		WriteError(w, r, err)
+	}
+}
+
+// ClientIP returns the request's client address (the direct peer; a trusted
+// proxy header is honoured only when the server is configured for it, see
+// httpapi.TrustProxy).
+func ClientIP(r *http.Request) string {
+	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok {
+		return ip
+	}
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	return strings.Trim(host, "[]")
+}
+
+type clientIPKey struct{}
+
+// WithClientIP records the client address the middleware trusted.
+func WithClientIP(ctx context.Context, ip string) context.Context {
+	return context.WithValue(ctx, clientIPKey{}, ip)
+}

@@ -1,0 +1,212 @@
+// Package app wires Guichet together in one place: configuration, store,
+// brands, services and the HTTP server.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"guichet/internal/brand"
+	"guichet/internal/httpapi"
+	"guichet/internal/store"
+	"guichet/web"
+)
+
+// Config is the deployment's configuration (design.md "Fixed interface"):
+// environment variables, mirrored by flags.
+type Config struct {
+	Addr         string // GUICHET_ADDR
+	DataDir      string // GUICHET_DATA_DIR
+	DatabaseURL  string // GUICHET_DATABASE_URL
+	BrandsDir    string // GUICHET_BRANDS_DIR
+	SMTPURL      string // GUICHET_SMTP_URL
+	SMSURL       string // GUICHET_SMS_URL
+	Mail         string // GUICHET_MAIL=log: log instead of delivering (outside --dev)
+	Dev          bool   // GUICHET_DEV=1 or --dev
+	Env          string // GUICHET_ENV: which SSO URLs of the brand files ("dev" or "prod")
+	DefaultBrand string // GUICHET_DEFAULT_BRAND: serves unknown hosts
+	TrustProxy   bool   // GUICHET_TRUST_PROXY=1: honour X-Forwarded-For/-Proto
+	TLSCert      string // GUICHET_TLS_CERT and GUICHET_TLS_KEY: serve HTTPS
+	TLSKey       string
+}
+
+// ConfigFromEnv reads the environment, with the design's defaults.
+func ConfigFromEnv() Config {
+	get := func(k, def string) string {
+		if v, ok := os.LookupEnv(k); ok && v != "" {
+			return v
+		}
+		return def
+	}
+	return Config{
+		Addr:         get("GUICHET_ADDR", "127.0.0.1:8080"),
+		DataDir:      get("GUICHET_DATA_DIR", "./data"),
+		DatabaseURL:  get("GUICHET_DATABASE_URL", ""),
+		BrandsDir:    get("GUICHET_BRANDS_DIR", "config/brands"),
+		SMTPURL:      get("GUICHET_SMTP_URL", ""),
+		SMSURL:       get("GUICHET_SMS_URL", ""),
+		Mail:         get("GUICHET_MAIL", ""),
+		Dev:          isTrue(get("GUICHET_DEV", "")),
+		Env:          get("GUICHET_ENV", ""),
+		DefaultBrand: get("GUICHET_DEFAULT_BRAND", ""),
+		TrustProxy:   isTrue(get("GUICHET_TRUST_PROXY", "")),
+		TLSCert:      get("GUICHET_TLS_CERT", ""),
+		TLSKey:       get("GUICHET_TLS_KEY", ""),
+	}
+}
+
+func isTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+func (c Config) env() string {
+	switch {
+	case c.Env != "":
+		return c.Env
+	case c.Dev:
+		return "dev"
+	}
+	return "prod"
+}
+
+// LoadBrands loads and validates the brand files (also `guichet check-config`).
+func LoadBrands(cfg Config) (*brand.Registry, error) {
+	reg, err := brand.LoadDir(cfg.BrandsDir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DefaultBrand != "" {
+		if _, ok := reg.ByID(cfg.DefaultBrand); !ok {
+			return nil, fmt.Errorf("GUICHET_DEFAULT_BRAND: %q is not a brand of %s", cfg.DefaultBrand, cfg.BrandsDir)
+		}
+	}
+	return reg, nil
+}
+
+// OpenStore opens the database and applies the migrations.
+func OpenStore(ctx context.Context, cfg Config) (*store.DB, error) {
+	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	if err != nil {
+		return nil, err
+	}
+	n, err := db.Migrate(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	if n > 0 {
+		slog.Info("migrations applied", "count", n, "database", db.Dialect.String())
+	}
+	return db, nil
+}
+
+// App is a running Guichet: its handler and background workers.
+type App struct {
+	cfg     Config
+	DB      *store.DB
+	Brands  *brand.Registry
+	Handler http.Handler
+	workers []func(context.Context) error
+}
+
+// New builds the application from its configuration.
+func New(ctx context.Context, cfg Config) (*App, error) {
+	brands, err := LoadBrands(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db, err := OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{cfg: cfg, DB: db, Brands: brands}
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	deps := httpapi.Deps{
+		Brands: brands, DB: db, SPA: web.Dist(), SPAPaths: web.Paths(), Metrics: metrics,
+	}
+	if err := a.wireServices(ctx, &deps, metrics); err != nil {
+		db.Close()
+		return nil, err
+	}
+	h, err := httpapi.New(httpapi.Config{
+		Dev: cfg.Dev, Env: cfg.env(), DefaultBrand: cfg.DefaultBrand, TrustProxy: cfg.TrustProxy,
+	}, deps)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.Handler = h
+	return a, nil
+}
+
+// wireServices builds the domain services and their HTTP flows.
+func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *prometheus.Registry) error {
+	return nil
+}
+
+// Serve listens on the configured address until ctx is done, then shuts
+// down gracefully: in-flight requests finish (up to 20 s), workers stop.
+func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
+	defer a.DB.Close()
+	ln, err := net.Listen("tcp", a.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", a.cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
+	}
+	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, len(a.workers))
+	for _, w := range a.workers {
+		go func() { done <- w(workCtx) }()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if a.cfg.TLSCert != "" {
+			errc <- srv.ServeTLS(ln, a.cfg.TLSCert, a.cfg.TLSKey)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		stopWork()
+		return err
+	case <-ctx.Done():
+	}
+	slog.Info("shutting down")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutCtx)
+	stopWork()
+	for range a.workers {
+		if werr := <-done; werr != nil && !errors.Is(werr, context.Canceled) {
+			slog.Error("worker stopped", "err", werr)
+		}
+	}
+	return err
+}

@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"guichet/internal/api"
+)
+
+func (s *server) healthz(w http.ResponseWriter, _ *http.Request) {
+	api.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 only while the database answers.
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
+	if err := s.deps.DB.Ping(r.Context()); err != nil {
+		api.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+		return
+	}
+	api.JSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (s *server) metricsHandler() http.Handler {
+	if s.deps.Metrics == nil {
+		return http.NotFoundHandler()
+	}
+	return promhttp.HandlerFor(s.deps.Metrics, promhttp.HandlerOpts{})
+}
+
+// httpMetrics counts requests by route pattern and status, and their latency.
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guichet_http_requests_total", Help: "HTTP requests by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "guichet_http_request_duration_seconds", Help: "HTTP request latency by route pattern.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"route"}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.requests, m.latency)
+	}
+	return m
+}
+
+// wrap must sit directly around the mux, which records the matched pattern
+// on the request it is given.
+func (m *httpMetrics) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		next.ServeHTTP(rec, r)
+		route := r.Pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(rec.status)).Inc()
+		m.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}

@@ -1,0 +1,76 @@
+// Package httpapi is Guichet's HTTP layer: the router (all routes in
+// routes.go), the middleware every request goes through, the single-page app
+// with its injected site configuration, and the operational endpoints.
+package httpapi
+
+import (
+	"io/fs"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/brand"
+	"guichet/internal/store"
+)
+
+// Config holds what the HTTP layer needs to know of the deployment.
+type Config struct {
+	Dev bool
+	// Env picks the brand files' SSO URLs ("dev" or "prod").
+	Env string
+	// DefaultBrand serves unknown hosts when set; otherwise they get the
+	// 'unknown site' page.
+	DefaultBrand string
+	// TrustProxy honours X-Forwarded-For / X-Forwarded-Proto from a load
+	// balancer in front.
+	TrustProxy bool
+}
+
+// Deps are the services the routes call.
+type Deps struct {
+	Brands   *brand.Registry
+	DB       *store.DB
+	SPA      fs.FS  // the built SPA (web.Dist())
+	SPAPaths []byte // the SPA's route list (web.Paths())
+	Metrics  *prometheus.Registry
+	// DevMail serves /_dev/mail and /_dev/mail.json in --dev (may be nil).
+	DevMail http.Handler
+	// Flows registers the domain handlers (sign-in, recovery, ...) on the mux.
+	Flows []Flow
+}
+
+// Flow is a domain package's handler set; Routes adds its routes to the mux.
+// Route patterns are the spec's and are listed in routes.go's comment block.
+type Flow interface {
+	Routes(r Router)
+}
+
+// Router is what a flow sees of the mux: API routes get the API middleware
+// (api key, province and language headers), page routes do not.
+type Router interface {
+	API(pattern string, h http.Handler)
+	Page(pattern string, h http.Handler)
+}
+
+// New builds the whole HTTP handler.
+func New(cfg Config, deps Deps) (http.Handler, error) {
+	s := &server{cfg: cfg, deps: deps, formActions: externalFormActions(deps.Brands, cfg.Env)}
+	app, err := newSPA(deps.SPA, deps.SPAPaths)
+	if err != nil {
+		return nil, err
+	}
+	s.spa = app
+	s.metrics = newHTTPMetrics(deps.Metrics)
+	mux := http.NewServeMux()
+	s.routes(mux)
+	return s.middleware(mux), nil
+}
+
+type server struct {
+	cfg     Config
+	deps    Deps
+	spa     *spa
+	metrics *httpMetrics
+	// formActions lists external SSO origins the login form may post to.
+	formActions string
+}

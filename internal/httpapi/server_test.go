@@ -1,0 +1,268 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/brand"
+	"guichet/internal/store/storetest"
+)
+
+const testIndex = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Guichet</title>
+<script type="module" crossorigin src="/assets/index-abc.js"></script>
+<link rel="modulepreload" crossorigin href="/assets/vendor-abc.js">
+</head><body><div id="root"></div></body></html>`
+
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
+
+func testServer(t *testing.T, cfg Config) (http.Handler, *brand.Registry) {
+	t.Helper()
+	brands, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Env == "" {
+		cfg.Env = "dev"
+	}
+	h, err := New(cfg, Deps{
+		Brands: brands,
+		DB:     storetest.Open(t),
+		SPA: fstest.MapFS{
+			"index.html":          {Data: []byte(testIndex)},
+			"assets/index-abc.js": {Data: []byte("console.log(1)")},
+		},
+		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/create-an-account/identification", "/roadblock/:page"]}`),
+		Metrics:  prometheus.NewRegistry(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, brands
+}
+
+func do(h http.Handler, method, target, host string, header map[string]string, body string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	req.Host = host
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestPagesAndRedirects(t *testing.T) {
+	h, _ := testServer(t, Config{Dev: true})
+	cases := []struct {
+		name, target, host string
+		status             int
+		location           string
+	}{
+		{"login", "/", "belair.localhost:8080", 200, ""},
+		{"known route with param", "/roadblock/technical", "belair.localhost", 200, ""},
+		{"unknown path is a 404 page", "/nope/zzz", "belair.localhost", 404, ""},
+		{"odd characters", "/%E2%80%AE%00x", "intact.localhost", 404, ""},
+		{"WAA keeps the query", "/WAA/not-found?x=1&y=2", "belair.localhost", 302, "/not-found?x=1&y=2"},
+		{"WAA root", "/WAA?x=1", "belair.localhost", 302, "/?x=1"},
+		{"WAA never protocol-relative (the mux cleans the path first)", "/WAA//evil.example/x", "belair.localhost", 307, "/WAA/evil.example/x"},
+		{"registration keeps the query", "/registration?a=b", "bna.localhost", 302, "/registration/identification?a=b"},
+		{"unknown smart path", "/create-an-account/zzz?q=1", "belair.localhost", 302, "/not-found"},
+		{"known smart path", "/create-an-account/identification", "belair.localhost", 200, ""},
+		{"plain localhost is belair in dev", "/", "localhost:8080", 200, ""},
+		{"unknown host", "/", "evil.example", 404, ""},
+		{"post to a page", "/not-found", "belair.localhost", 405, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			method := http.MethodGet
+			if c.status == 405 {
+				method = http.MethodPost
+			}
+			rec := do(h, method, c.target, c.host, nil, "")
+			if rec.Code != c.status {
+				t.Fatalf("status = %d, want %d; body %.200s", rec.Code, c.status, rec.Body.String())
+			}
+			if got := rec.Header().Get("Location"); got != c.location {
+				t.Fatalf("Location = %q, want %q", got, c.location)
+			}
+		})
+	}
+}
+
+func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
+	h, _ := testServer(t, Config{Dev: true})
+	rec := do(h, "GET", "/?province=QC&lang=fr", "bna.localhost", nil, "")
+	body := rec.Body.String()
+	csp := rec.Header().Get("Content-Security-Policy")
+	m := regexp.MustCompile(`'nonce-([A-Za-z0-9+/]+)'`).FindStringSubmatch(csp)
+	if m == nil {
+		t.Fatalf("no nonce in CSP %q", csp)
+	}
+	if !strings.Contains(body, `<script nonce="`+m[1]+`" type="module"`) {
+		t.Fatalf("module script lacks the nonce: %s", body)
+	}
+	if !strings.Contains(body, `<link rel="modulepreload" nonce="`+m[1]+`"`) {
+		t.Fatal("modulepreload lacks the nonce")
+	}
+	if !strings.Contains(body, `<html lang="fr"`) {
+		t.Fatal("html lang not set to fr")
+	}
+	start := strings.Index(body, `<script id="guichet-site" type="application/json">`)
+	if start < 0 {
+		t.Fatalf("site config missing: %s", body)
+	}
+	raw := body[start:]
+	raw = raw[strings.Index(raw, ">")+1 : strings.Index(raw, "</script>")]
+	var site struct {
+		Province, Language string
+		Brand              struct{ ID string }
+	}
+	if err := json.Unmarshal([]byte(raw), &site); err != nil {
+		t.Fatal(err)
+	}
+	if site.Brand.ID != "bna" || site.Province != "qc" || site.Language != "fr" {
+		t.Fatalf("site = %+v", site)
+	}
+	// A second response has another nonce.
+	rec2 := do(h, "GET", "/", "bna.localhost", nil, "")
+	if rec2.Header().Get("Content-Security-Policy") == csp {
+		t.Fatal("nonce reused across responses")
+	}
+}
+
+func TestSecurityHeadersEverywhere(t *testing.T) {
+	h, _ := testServer(t, Config{Dev: true})
+	for _, target := range []string{"/", "/api/v1/welcome", "/healthz", "/assets/index-abc.js", "/nope"} {
+		rec := do(h, "GET", target, "belair.localhost", nil, "")
+		for _, k := range []string{"Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Request-Id"} {
+			if rec.Header().Get(k) == "" {
+				t.Errorf("%s: header %s missing", target, k)
+			}
+		}
+		if !strings.Contains(rec.Header().Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+			t.Errorf("%s: CSP lacks frame-ancestors", target)
+		}
+		if rec.Header().Get("Strict-Transport-Security") != "" {
+			t.Errorf("%s: HSTS over plain http", target)
+		}
+	}
+}
+
+func TestAPIKeyAndHeaders(t *testing.T) {
+	h, brands := testServer(t, Config{Dev: true})
+	belair, _ := brands.ByID("belair")
+	intact, _ := brands.ByID("intact")
+	cases := []struct {
+		name   string
+		header map[string]string
+		status int
+		code   string
+		want   map[string]string
+	}{
+		{"main client", map[string]string{"api-key": belair.APIKey, "province": "QC", "language": "fr"}, 200, "", map[string]string{"brand": "belair", "province": "qc", "language": "fr"}},
+		{"second client", map[string]string{"X-API-KEY": belair.APIKey, "province": "AB", "language": "fr"}, 200, "", map[string]string{"province": "ab", "language": "en"}},
+		{"unknown province falls back", map[string]string{"api-key": belair.APIKey, "province": "ZZ<script>"}, 200, "", map[string]string{"province": "on"}},
+		{"another brand's key", map[string]string{"api-key": intact.APIKey}, 403, "INVALID_API_KEY", nil},
+		{"no key", nil, 403, "INVALID_API_KEY", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := do(h, "GET", "/api/v1/welcome", "belair.localhost", c.header, "")
+			if rec.Code != c.status {
+				t.Fatalf("status = %d, want %d: %s", rec.Code, c.status, rec.Body.String())
+			}
+			var body map[string]string
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatalf("not JSON: %s", rec.Body.String())
+			}
+			if c.code != "" && body["errorCode"] != c.code {
+				t.Fatalf("errorCode = %q, want %q", body["errorCode"], c.code)
+			}
+			for k, v := range c.want {
+				if body[k] != v {
+					t.Fatalf("%s = %q, want %q", k, body[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestBadInputIsA4xx(t *testing.T) {
+	h, brands := testServer(t, Config{Dev: true})
+	belair, _ := brands.ByID("belair")
+	key := map[string]string{"api-key": belair.APIKey}
+	cases := []struct {
+		name, method, target, host, body string
+		header                           map[string]string
+		status                           int
+	}{
+		{"unknown API path", "GET", "/api/v1/nope", "belair.localhost", "", key, 404},
+		{"unknown host on the API", "GET", "/api/v1/welcome", "nobody.example", "", key, 404},
+		{"oversized body", "POST", "/api/v1/welcome", "belair.localhost", strings.Repeat("x", 2<<20), key, 413},
+		{"oversized URL", "GET", "/" + strings.Repeat("a", 5000), "belair.localhost", "", nil, 414},
+		{"cross-site POST", "POST", "/api/v1/nope", "belair.localhost", "{}", map[string]string{"api-key": belair.APIKey, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, 403},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := do(h, c.method, c.target, c.host, c.header, c.body)
+			if rec.Code != c.status {
+				t.Fatalf("status = %d, want %d: %.300s", rec.Code, c.status, rec.Body.String())
+			}
+			if strings.HasPrefix(c.target, "/api/") && !json.Valid(rec.Body.Bytes()) {
+				t.Fatalf("API answer is not JSON: %s", rec.Body.String())
+			}
+		})
+	}
+}
+
+func TestOperations(t *testing.T) {
+	h, _ := testServer(t, Config{})
+	for _, target := range []string{"/healthz", "/readyz"} {
+		if rec := do(h, "GET", target, "10.0.0.1:8080", nil, ""); rec.Code != 200 {
+			t.Fatalf("%s = %d", target, rec.Code)
+		}
+	}
+	do(h, "GET", "/", "belair.localhost", nil, "") // not a dev server: unknown host
+	rec := do(h, "GET", "/metrics", "10.0.0.1", nil, "")
+	body, _ := io.ReadAll(rec.Body)
+	if !strings.Contains(string(body), `guichet_http_requests_total{method="GET",route="GET /healthz",status="200"} 1`) {
+		t.Fatalf("metrics lack the request counter:\n%s", body)
+	}
+	if !strings.Contains(string(body), "guichet_http_request_duration_seconds_bucket") {
+		t.Fatal("metrics lack the latency histogram")
+	}
+}
+
+func TestMatchPath(t *testing.T) {
+	cases := []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"/", "/", true},
+		{"/", "/x", false},
+		{"/not-found", "/not-found/", true},
+		{"/roadblock/:page", "/roadblock/technical", true},
+		{"/roadblock/:page", "/roadblock/", false},
+		{"/roadblock/:page", "/roadblock/a/b", false},
+		{"/registration/*", "/registration/validation/sms", true},
+	}
+	for _, c := range cases {
+		if got := matchPath(c.pattern, c.path); got != c.want {
+			t.Errorf("matchPath(%q, %q) = %v", c.pattern, c.path, got)
+		}
+	}
+}

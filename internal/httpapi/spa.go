@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"guichet/internal/api"
+)
+
+// spa serves the built single-page app: index.html for the SPA's routes,
+// with the site configuration and the CSP nonce injected, and the hashed
+// assets with long caching.
+type spa struct {
+	files fs.FS
+	index []byte // nil when the SPA was not built (a Go-only test build)
+	paths []string
+}
+
+func newSPA(files fs.FS, pathsJSON []byte) (*spa, error) {
+	var list struct {
+		Paths []string `json:"paths"`
+	}
+	if err := json.Unmarshal(pathsJSON, &list); err != nil {
+		return nil, fmt.Errorf("web/src/app/paths.json: %w", err)
+	}
+	for _, p := range list.Paths {
+		if !strings.HasPrefix(p, "/") {
+			return nil, fmt.Errorf("web/src/app/paths.json: %q does not start with /", p)
+		}
+	}
+	s := &spa{files: files, paths: list.Paths}
+	if files != nil {
+		index, err := fs.ReadFile(files, "index.html")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		s.index = index
+	}
+	return s, nil
+}
+
+// known tells whether path is one of the SPA's routes.
+func (s *spa) known(path string) bool {
+	for _, p := range s.paths {
+		if matchPath(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPath matches a route pattern: literal segments, ":name" for one
+// segment, "*" for the rest. A trailing slash is ignored.
+func matchPath(pattern, path string) bool {
+	if len(path) > 1 {
+		path = strings.TrimSuffix(path, "/")
+	}
+	ps := strings.Split(pattern, "/")
+	xs := strings.Split(path, "/")
+	for i, seg := range ps {
+		if seg == "*" {
+			return true
+		}
+		if i >= len(xs) {
+			return false
+		}
+		if strings.HasPrefix(seg, ":") {
+			if xs[i] == "" {
+				return false
+			}
+			continue
+		}
+		if seg != xs[i] {
+			return false
+		}
+	}
+	return len(xs) == len(ps)
+}
+
+func (s *spa) assets() http.Handler {
+	if s.files == nil {
+		return http.NotFoundHandler()
+	}
+	files := http.FileServerFS(s.files)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/assets/") {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// page serves every path that is not an API or an asset: the redirects of
+// spec §2.1, then the SPA (status 404 for paths it does not know, where it
+// shows its not-found page).
+func (s *server) page(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeProblem(w, r, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "error.badRequest")
+		return
+	}
+	if target, ok := s.redirect(r); ok {
+		http.Redirect(w, r, target, http.StatusFound)
+		return
+	}
+	status := http.StatusOK
+	if !s.spa.known(r.URL.Path) {
+		status = http.StatusNotFound
+	}
+	s.renderIndex(w, r, status)
+}
+
+// redirect applies spec §2.1: /WAA/<path> to /<path>, /registration to
+// /registration/identification (both keep the query string), and unknown
+// paths under /create-an-account to /not-found.
+func (s *server) redirect(r *http.Request) (string, bool) {
+	path, query := r.URL.Path, ""
+	if r.URL.RawQuery != "" {
+		query = "?" + r.URL.RawQuery
+	}
+	switch {
+	case path == "/WAA" || path == "/WAA/":
+		return "/" + query, true
+	case strings.HasPrefix(path, "/WAA/"):
+		rest := strings.TrimLeft(strings.TrimPrefix(path, "/WAA/"), "/")
+		return "/" + rest + query, true // TrimLeft: never a protocol-relative //host
+	case path == "/registration" || path == "/registration/":
+		return "/registration/identification" + query, true
+	case strings.HasPrefix(path, "/create-an-account") && !s.spa.known(path):
+		return "/not-found", true
+	}
+	return "", false
+}
+
+func (s *server) renderIndex(w http.ResponseWriter, r *http.Request, status int) {
+	if s.spa.index == nil {
+		writeProblem(w, r, http.StatusServiceUnavailable, "SPA_NOT_BUILT", "error.technical")
+		return
+	}
+	site := api.SiteOf(r)
+	cfg := site.Brand.Site(site.Province, site.Language, site.Webview, site.Dev, s.cfg.Env)
+	data, err := json.Marshal(cfg) // escapes <, > and & so the JSON cannot close the tag
+	if err != nil {
+		api.WriteError(w, r, err)
+		return
+	}
+	nonce := nonceOf(r)
+	page := bytes.Replace(s.spa.index, []byte(`<html lang="en"`), []byte(`<html lang="`+html.EscapeString(site.Language)+`"`), 1)
+	page = bytes.ReplaceAll(page, []byte("<script"), []byte(`<script nonce="`+nonce+`"`))
+	page = bytes.ReplaceAll(page, []byte(`<link rel="modulepreload"`), []byte(`<link rel="modulepreload" nonce="`+nonce+`"`))
+	inject := []byte(`<script id="guichet-site" type="application/json">` + string(data) + "</script>\n</head>")
+	page = bytes.Replace(page, []byte("</head>"), inject, 1)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Vary", "Cookie")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(page)
+	}
+}

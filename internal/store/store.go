@@ -1,0 +1,244 @@
+// Package store opens the database (SQLite by default, PostgreSQL for several
+// instances), applies the embedded migrations and runs transactions.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
+	_ "modernc.org/sqlite"             // SQLite driver "sqlite"
+)
+
+// Dialect names the SQL flavour behind a DB.
+type Dialect int
+
+const (
+	SQLite Dialect = iota
+	Postgres
+)
+
+func (d Dialect) String() string {
+	if d == Postgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// Config says which database to open.
+type Config struct {
+	// URL is empty for SQLite in DataDir, or a postgres:// URL.
+	URL string
+	// DataDir holds the SQLite file.
+	DataDir string
+}
+
+// DB is an open database with its dialect.
+type DB struct {
+	SQL     *sql.DB
+	Dialect Dialect
+}
+
+// Open opens the database the config names and checks it answers. It does not
+// apply migrations: call Migrate.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	if strings.HasPrefix(cfg.URL, "postgres://") || strings.HasPrefix(cfg.URL, "postgresql://") {
+		sqlDB, err := sql.Open("pgx", cfg.URL)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		sqlDB.SetMaxOpenConns(20)
+		sqlDB.SetMaxIdleConns(5)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+		db := &DB{SQL: sqlDB, Dialect: Postgres}
+		if err := db.Ping(ctx); err != nil {
+			sqlDB.Close()
+			return nil, err
+		}
+		return db, nil
+	}
+	if cfg.URL != "" {
+		return nil, fmt.Errorf("GUICHET_DATABASE_URL: %q is not a postgres:// URL (leave it empty for SQLite)", redact(cfg.URL))
+	}
+	dir := cfg.DataDir
+	if dir == "" {
+		dir = "data"
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	return OpenSQLiteFile(ctx, filepath.Join(dir, "guichet.db"))
+}
+
+// OpenSQLiteFile opens one SQLite file with WAL, a busy timeout and foreign keys.
+func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	sqlDB, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	// One writer at a time is SQLite's rule; a small pool lets readers overlap.
+	sqlDB.SetMaxOpenConns(4)
+	db := &DB{SQL: sqlDB, Dialect: SQLite}
+	if err := db.Ping(ctx); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Ping checks the database answers (used by /readyz).
+func (db *DB) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := db.SQL.PingContext(ctx); err != nil {
+		return fmt.Errorf("%s unreachable: %w", db.Dialect, err)
+	}
+	return nil
+}
+
+// Close closes the pool.
+func (db *DB) Close() error { return db.SQL.Close() }
+
+// Rebind turns ? placeholders into $1..$n on PostgreSQL. Question marks inside
+// single-quoted literals are left alone.
+func (db *DB) Rebind(q string) string { return rebind(db.Dialect, q) }
+
+func rebind(d Dialect, q string) string {
+	if d != Postgres || !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n, quoted := 0, false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+			b.WriteByte(c)
+		case c == '?' && !quoted:
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// Exec runs a statement outside a transaction.
+func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return db.SQL.ExecContext(ctx, db.Rebind(q), args...)
+}
+
+// QueryRow runs a query returning one row.
+func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return db.SQL.QueryRowContext(ctx, db.Rebind(q), args...)
+}
+
+// Query runs a query.
+func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return db.SQL.QueryContext(ctx, db.Rebind(q), args...)
+}
+
+// Tx is a transaction whose statements are rebound for the dialect.
+type Tx struct {
+	tx      *sql.Tx
+	Dialect Dialect
+}
+
+// Exec runs a statement in the transaction.
+func (t *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, rebind(t.Dialect, q), args...)
+}
+
+// QueryRow runs a one-row query in the transaction.
+func (t *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, rebind(t.Dialect, q), args...)
+}
+
+// Query runs a query in the transaction.
+func (t *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, rebind(t.Dialect, q), args...)
+}
+
+// InTx runs fn in a transaction: committed when fn returns nil, rolled back
+// otherwise (and on panic, which is re-raised). A PostgreSQL serialization
+// failure or an SQLite busy error is retried a few times.
+func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	var err error
+	for attempt := 0; attempt < 4; attempt++ {
+		err = db.inTxOnce(ctx, fn)
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	return err
+}
+
+func (db *DB) inTxOnce(ctx context.Context, fn func(*Tx) error) (err error) {
+	sqlTx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(&Tx{tx: sqlTx, Dialect: db.Dialect}); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func retryable(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLSTATE 40001") || strings.Contains(msg, "SQLSTATE 40P01") ||
+		strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
+// IsUniqueViolation tells whether err comes from a unique constraint.
+func IsUniqueViolation(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "SQLSTATE 23505") || strings.Contains(msg, "UNIQUE constraint failed")
+}
+
+// ErrNotFound is returned by lookups that find no row.
+var ErrNotFound = errors.New("not found")
+
+// NotFound maps sql.ErrNoRows to ErrNotFound, keeping other errors.
+func NotFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+func redact(u string) string {
+	if i := strings.Index(u, "@"); i >= 0 {
+		if j := strings.Index(u, "://"); j >= 0 && j < i {
+			return u[:j+3] + "…" + u[i:]
+		}
+	}
+	return u
+}

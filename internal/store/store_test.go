@@ -1,0 +1,160 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		n, err := db.Migrate(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("second Migrate applied %d migrations, want 0", n)
+		}
+		migs, _ := store.Migrations()
+		var count int
+		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM schema_migrations").Scan(&count); err != nil {
+			t.Fatal(err)
+		}
+		if count != len(migs) {
+			t.Fatalf("schema_migrations has %d rows, want %d", count, len(migs))
+		}
+	})
+}
+
+func TestInTxCommitsOrRollsBack(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		insert := func(tx *store.Tx, event string) error {
+			_, err := tx.Exec(ctx, "INSERT INTO audit_events (at, brand, event, outcome) VALUES (?, ?, ?, ?)", 1, "belair", event, "ok")
+			return err
+		}
+		boom := errors.New("boom")
+		err := db.InTx(ctx, func(tx *store.Tx) error {
+			if err := insert(tx, "rolled-back"); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("InTx returned %v, want boom", err)
+		}
+		if err := db.InTx(ctx, func(tx *store.Tx) error { return insert(tx, "kept") }); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query(ctx, "SELECT event FROM audit_events ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var got []string
+		for rows.Next() {
+			var e string
+			if err := rows.Scan(&e); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, e)
+		}
+		if len(got) != 1 || got[0] != "kept" {
+			t.Fatalf("rows = %v, want [kept]", got)
+		}
+	})
+}
+
+func TestInTxRollsBackOnPanic(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		func() {
+			defer func() { _ = recover() }()
+			_ = db.InTx(ctx, func(tx *store.Tx) error {
+				_, _ = tx.Exec(ctx, "INSERT INTO audit_events (at, brand, event, outcome) VALUES (?, ?, ?, ?)", 1, "b", "x", "ok")
+				panic("mid-transaction")
+			})
+		}()
+		var n int
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("a panicking transaction left %d rows", n)
+		}
+	})
+}
+
+func TestUniqueViolationIsRecognised(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		if _, err := db.Exec(ctx, "CREATE TABLE uniq_probe (k TEXT PRIMARY KEY)"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(ctx, "INSERT INTO uniq_probe (k) VALUES (?)", "a"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := db.Exec(ctx, "INSERT INTO uniq_probe (k) VALUES (?)", "a")
+		if !store.IsUniqueViolation(err) {
+			t.Fatalf("IsUniqueViolation(%v) = false", err)
+		}
+		if store.IsUniqueViolation(errors.New("other")) {
+			t.Fatal("IsUniqueViolation(other) = true")
+		}
+	})
+}
+
+func TestConcurrentWritersAllCommit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for i := 0; i < 20; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- db.InTx(ctx, func(tx *store.Tx) error {
+					_, err := tx.Exec(ctx, "INSERT INTO audit_events (at, brand, event, outcome) VALUES (?, ?, ?, ?)", 1, "b", "c", "ok")
+					return err
+				})
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 20 {
+			t.Fatalf("count = %d, want 20", n)
+		}
+	})
+}
+
+func TestOpenRefusesOtherURLs(t *testing.T) {
+	_, err := store.Open(context.Background(), store.Config{URL: "mysql://u:secret@h/db"})
+	if err == nil {
+		t.Fatal("Open accepted a mysql URL")
+	}
+	if msg := err.Error(); contains(msg, "secret") {
+		t.Fatalf("error leaks the password: %s", msg)
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}

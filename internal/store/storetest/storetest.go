@@ -1,0 +1,88 @@
+// Package storetest opens throwaway databases for tests: SQLite always, and
+// PostgreSQL (in a fresh schema) when GUICHET_TEST_DATABASE_URL is set.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"guichet/internal/store"
+)
+
+// EnvURL names the variable holding the PostgreSQL URL for tests.
+const EnvURL = "GUICHET_TEST_DATABASE_URL"
+
+// Open returns a migrated SQLite database in t.TempDir().
+func Open(t testing.TB) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.OpenSQLiteFile(ctx, filepath.Join(t.TempDir(), "test.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// OpenPostgres returns a migrated PostgreSQL database in a schema of its own,
+// dropped when the test ends; it skips the test when EnvURL is unset.
+func OpenPostgres(t testing.TB) *store.DB {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" && os.Getenv("GUICHET_REQUIRE_POSTGRES") != "" {
+		t.Fatalf("GUICHET_REQUIRE_POSTGRES is set but %s is empty: the PostgreSQL tests would be skipped", EnvURL)
+	}
+	if base == "" {
+		t.Skipf("PostgreSQL tests skipped: %s is not set", EnvURL)
+	}
+	ctx := context.Background()
+	admin, err := store.Open(ctx, store.Config{URL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	db, err := store.Open(ctx, store.Config{URL: u.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.Close()
+		if a, err := store.Open(context.Background(), store.Config{URL: base}); err == nil {
+			_, _ = a.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			a.Close()
+		}
+	})
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// Each runs fn against SQLite and, when configured, PostgreSQL, as subtests
+// named "sqlite" and "postgres".
+func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, Open(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, OpenPostgres(t)) })
+}
