@@ -9,7 +9,7 @@ count=0
 for pkg in $(go list ./...); do
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
 		echo "fuzz $pkg $target ($fuzztime)"
-		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >/tmp/guichet-fuzz.log 2>&1 || { cat /tmp/guichet-fuzz.log; exit 1; }
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 500ms "$pkg" >/tmp/guichet-fuzz.log 2>&1 || { cat /tmp/guichet-fuzz.log; exit 1; }
 		count=$((count + 1))
 	done
 done

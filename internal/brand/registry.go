@@ -1,0 +1,302 @@
+package brand
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// maxFileSize bounds a brand file; real ones are a few kilobytes.
+const maxFileSize = 1 << 20
+
+// DevDefaultID is the brand plain localhost (and 127.0.0.1, ::1) serves in
+// dev mode (design.md "--dev").
+const DevDefaultID = "belair"
+
+// Problem is one error in the brand configuration.
+type Problem struct {
+	File    string // path of the brand file
+	Field   string // path in the file, e.g. provinces[2].hours.weekdays.open; empty for the whole file
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Field == "" {
+		return p.File + ": " + p.Message
+	}
+	return p.File + ": " + p.Field + ": " + p.Message
+}
+
+// LoadError lists every problem found by LoadDir, one per line.
+type LoadError struct {
+	Problems []Problem
+}
+
+func (e *LoadError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Registry holds the loaded brands. It is safe for concurrent use once
+// set up (SetDefault is set-up only).
+type Registry struct {
+	brands    []*Brand // sorted by ID
+	byID      map[string]*Brand
+	hosts     map[string]*Brand
+	devHosts  map[string]*Brand
+	defaultID string
+}
+
+// LoadDir loads and validates every *.yaml file of dir. Decoding is strict;
+// on failure the error is a *LoadError naming file, field and problem for
+// everything wrong, not just the first.
+func LoadDir(dir string) (*Registry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("brand: %w", err)
+	}
+	var files []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".yaml") {
+			files = append(files, e.Name())
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("brand: %s holds no brand file (*.yaml)", dir)
+	}
+
+	var all []Problem
+	var decoded []*Brand // every brand that decoded, valid or not, for cross checks
+	for _, name := range files {
+		path := filepath.Join(dir, name)
+		b, ps := loadFile(path, strings.TrimSuffix(name, ".yaml"))
+		for _, p := range ps {
+			all = append(all, Problem{File: path, Field: p.field, Message: p.message})
+		}
+		if b != nil {
+			decoded = append(decoded, b)
+		}
+	}
+	all = append(all, crossCheck(decoded)...)
+	if len(all) > 0 {
+		return nil, &LoadError{Problems: all}
+	}
+
+	r := &Registry{
+		brands:   decoded,
+		byID:     map[string]*Brand{},
+		hosts:    map[string]*Brand{},
+		devHosts: map[string]*Brand{},
+	}
+	slices.SortFunc(r.brands, func(a, b *Brand) int { return strings.Compare(a.ID, b.ID) })
+	for _, b := range r.brands {
+		r.byID[b.ID] = b
+		for _, h := range b.Hosts {
+			r.hosts[h] = b
+		}
+		for _, h := range b.DevHosts {
+			r.devHosts[h] = b
+		}
+		if b.PolicyNumber.ByProvince == nil {
+			b.PolicyNumber.ByProvince = map[string]PolicyNumberFormat{}
+		}
+		if b.DriverLicenceMasks == nil {
+			b.DriverLicenceMasks = map[string]string{}
+		}
+	}
+	return r, nil
+}
+
+// loadFile returns the decoded brand (nil if it did not decode, even in
+// part) and its problems.
+func loadFile(path, stem string) (*Brand, problems) {
+	var ps problems
+	info, err := os.Stat(path)
+	if err != nil {
+		ps.add("", "%v", err)
+		return nil, ps
+	}
+	if info.Size() > maxFileSize {
+		ps.add("", "the file is larger than %d bytes", maxFileSize)
+		return nil, ps
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		ps.add("", "%v", err)
+		return nil, ps
+	}
+	b := &Brand{file: path}
+	ps, filled := decodeStrict(data, b)
+	if !filled {
+		return nil, ps
+	}
+	// Validate what did decode too, so one run reports everything; a field
+	// the decoder already complained about is not reported twice.
+	decodeProblems := ps
+	for _, v := range validate(b, stem) {
+		if !coveredBy(v.field, decodeProblems) {
+			ps = append(ps, v)
+		}
+	}
+	return b, ps
+}
+
+// coveredBy reports whether field is, or is inside, a field with a problem.
+func coveredBy(field string, ps problems) bool {
+	for _, p := range ps {
+		if field == p.field || strings.HasPrefix(field, p.field+".") || strings.HasPrefix(field, p.field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// crossCheck finds what no single file can: host names and api keys used by
+// two brands, and the screen-share link on more than one brand.
+func crossCheck(brands []*Brand) []Problem {
+	var all []Problem
+	hostOwner := map[string]*Brand{}
+	keyOwner := map[string]*Brand{}
+	var screenShare *Brand
+	for _, b := range brands {
+		for _, list := range []struct {
+			name  string
+			hosts []string
+		}{{"hosts", b.Hosts}, {"devHosts", b.DevHosts}} {
+			for i, h := range list.hosts {
+				if o, ok := hostOwner[h]; ok && o != b {
+					all = append(all, Problem{b.file, fmt.Sprintf("%s[%d]", list.name, i),
+						fmt.Sprintf("%q is already used by brand %q (%s)", h, o.ID, o.file)})
+					continue
+				}
+				hostOwner[h] = b
+			}
+		}
+		if o, ok := keyOwner[b.APIKey]; ok && b.APIKey != "" {
+			all = append(all, Problem{b.file, "apiKey", fmt.Sprintf("is the same as brand %q's (%s)", o.ID, o.file)})
+		} else {
+			keyOwner[b.APIKey] = b
+		}
+		if b.ScreenShare {
+			if screenShare != nil {
+				all = append(all, Problem{b.file, "screenShare", fmt.Sprintf("brand %q (%s) already shows the screen-share link; only one brand may", screenShare.ID, screenShare.file)})
+			} else {
+				screenShare = b
+			}
+		}
+	}
+	return all
+}
+
+// All returns the brands sorted by ID.
+func (r *Registry) All() []*Brand { return slices.Clone(r.brands) }
+
+// ByID returns the brand with this ID.
+func (r *Registry) ByID(id string) (*Brand, bool) {
+	b, ok := r.byID[id]
+	return b, ok
+}
+
+// ByHost returns the brand serving a Host header value. The host may carry a
+// port, be in any case and end with a dot. With dev, the brands' devHosts
+// match too, and plain localhost, 127.0.0.1 and ::1 give DevDefaultID.
+// Unknown or malformed hosts give false; see Default for a fallback.
+func (r *Registry) ByHost(host string, dev bool) (*Brand, bool) {
+	h, ok := normalizeHost(host)
+	if !ok {
+		return nil, false
+	}
+	if b, ok := r.hosts[h]; ok {
+		return b, true
+	}
+	if !dev {
+		return nil, false
+	}
+	if b, ok := r.devHosts[h]; ok {
+		return b, true
+	}
+	switch h {
+	case "localhost", "127.0.0.1", "::1":
+		return r.ByID(DevDefaultID)
+	}
+	return nil, false
+}
+
+// SetDefault names the brand to serve for hosts ByHost does not know (none
+// until set). Call it while setting up, before serving.
+func (r *Registry) SetDefault(id string) error {
+	if _, ok := r.byID[id]; !ok {
+		return fmt.Errorf("brand: default brand %q is not configured", id)
+	}
+	r.defaultID = id
+	return nil
+}
+
+// Default returns the brand set with SetDefault; false when none is set.
+func (r *Registry) Default() (*Brand, bool) {
+	if r.defaultID == "" {
+		return nil, false
+	}
+	return r.ByID(r.defaultID)
+}
+
+// normalizeHost turns a Host header value into a bare lower-case host name or
+// IP address; false when it is malformed.
+func normalizeHost(host string) (string, bool) {
+	if host == "" || len(host) > 300 {
+		return "", false
+	}
+	name := host
+	if strings.HasPrefix(host, "[") {
+		end := strings.IndexByte(host, ']')
+		if end < 0 || !validPort(host[end+1:], true) {
+			return "", false
+		}
+		name = host[1:end]
+		if ip := net.ParseIP(name); ip == nil || ip.To4() != nil {
+			return "", false
+		}
+		return strings.ToLower(name), true
+	}
+	switch strings.Count(host, ":") {
+	case 0:
+	case 1:
+		var port string
+		name, port, _ = strings.Cut(host, ":")
+		if !validPort(":"+port, false) {
+			return "", false
+		}
+	default:
+		return "", false // an IPv6 address must be bracketed
+	}
+	name = strings.TrimSuffix(asciiLower(name), ".")
+	if net.ParseIP(name) != nil {
+		return name, true
+	}
+	if !validHostname(name) {
+		return "", false
+	}
+	return name, true
+}
+
+// validPort accepts ":" followed by 1 to 5 digits, or (when optional) "".
+func validPort(s string, optional bool) bool {
+	if s == "" {
+		return optional
+	}
+	if len(s) < 2 || len(s) > 6 || s[0] != ':' {
+		return false
+	}
+	for _, c := range []byte(s[1:]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,145 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"guichet/internal/brand"
+)
+
+// TestSiteConfigMatchesOpenAPI checks the JSON the server injects into every
+// page (brand.SiteConfig) against api/openapi.yaml's SiteConfig schema, from
+// which the SPA's types are generated: no undeclared property, no missing
+// required one, types as declared.
+func TestSiteConfigMatchesOpenAPI(t *testing.T) {
+	raw, err := os.ReadFile("../../api/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]map[string]any `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range reg.All() {
+		for _, p := range b.Provinces {
+			data, _ := json.Marshal(b.Site(p.Key, p.Languages[0], true, false, brand.EnvProd))
+			var v any
+			_ = json.Unmarshal(data, &v)
+			if err := conform(doc.Components.Schemas, map[string]any{"$ref": "#/components/schemas/SiteConfig"}, v, "SiteConfig"); err != nil {
+				t.Fatalf("%s/%s: %v", b.ID, p.Key, err)
+			}
+		}
+	}
+}
+
+func conform(schemas map[string]map[string]any, s map[string]any, v any, path string) error {
+	if ref, ok := s["$ref"].(string); ok {
+		name := strings.TrimPrefix(ref, "#/components/schemas/")
+		target, ok := schemas[name]
+		if !ok {
+			return fmt.Errorf("%s: unknown $ref %s", path, ref)
+		}
+		return conform(schemas, target, v, path)
+	}
+	if alts, ok := s["oneOf"].([]any); ok {
+		var errs []string
+		for _, alt := range alts {
+			err := conform(schemas, alt.(map[string]any), v, path)
+			if err == nil {
+				return nil
+			}
+			errs = append(errs, err.Error())
+		}
+		return fmt.Errorf("%s: matches no alternative (%s)", path, strings.Join(errs, "; "))
+	}
+	switch s["type"] {
+	case "null":
+		if v != nil {
+			return fmt.Errorf("%s: want null", path)
+		}
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("%s: want string, got %T", path, v)
+		}
+		if enum, ok := s["enum"].([]any); ok && !containsAny(enum, str) {
+			return fmt.Errorf("%s: %q not in %v", path, str, enum)
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return fmt.Errorf("%s: want boolean, got %T", path, v)
+		}
+	case "integer":
+		if f, ok := v.(float64); !ok || f != float64(int64(f)) {
+			return fmt.Errorf("%s: want integer, got %v", path, v)
+		}
+	case "array":
+		arr, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s: want array, got %T", path, v)
+		}
+		for i, item := range arr {
+			if err := conform(schemas, s["items"].(map[string]any), item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want object, got %T", path, v)
+		}
+		props, _ := s["properties"].(map[string]any)
+		for _, req := range asStrings(s["required"]) {
+			if _, ok := obj[req]; !ok {
+				return fmt.Errorf("%s: required property %q missing", path, req)
+			}
+		}
+		for k, val := range obj {
+			if ps, ok := props[k].(map[string]any); ok {
+				if err := conform(schemas, ps, val, path+"."+k); err != nil {
+					return err
+				}
+				continue
+			}
+			if ap, ok := s["additionalProperties"].(map[string]any); ok {
+				if err := conform(schemas, ap, val, path+"."+k); err != nil {
+					return err
+				}
+				continue
+			}
+			return fmt.Errorf("%s: property %q is not in the schema", path, k)
+		}
+	}
+	return nil
+}
+
+func asStrings(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		out = append(out, fmt.Sprint(x))
+	}
+	return out
+}
+
+func containsAny(list []any, s string) bool {
+	for _, x := range list {
+		if fmt.Sprint(x) == s {
+			return true
+		}
+	}
+	return false
+}

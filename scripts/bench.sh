@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `make bench`: the budgets of docs/benchmarks.md, measured on this machine in
+# one run. Not part of CI (timings depend on the machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+port=${BENCH_PORT:-18080}
+data=$(mktemp -d)
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
+
+echo "== start to ready, idle memory (bin/guichet serve --dev, SQLite)"
+start=$(date +%s%N)
+GUICHET_ADDR=127.0.0.1:$port GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
+pid=$!
+until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.005; done
+ready=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "start to ready (first start: migrations and demo data): ${ready} ms"
+kill "$pid"; wait "$pid" 2>/dev/null || true
+start=$(date +%s%N)
+GUICHET_ADDR=127.0.0.1:$port GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
+pid=$!
+until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.005; done
+ready=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "start to ready (warm start): ${ready} ms (budget 300 ms)"
+for h in belair bna intact scotia servus; do curl -fs -o /dev/null "http://127.0.0.1:$port/" -H "Host: $h.localhost"; done
+sleep 3
+rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+echo "idle resident memory: $((rss / 1024)) MB (budget 40 MB)"
+
+echo "== login route JavaScript (gzip -9, as Chromium downloads it)"
+(cd web && node bench/route-js.mjs "http://belair.localhost:$port/" 110)
+
+if [ -n "$(go test -list '^TestSignInThroughput$' ./internal/sso 2>/dev/null | grep '^Test' || true)" ]; then
+	echo "== sign-in throughput against the argon2id bound"
+	GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/sso | grep -v '^=== RUN'
+fi
+if [ -n "$(go test -list '^TestDeliveryThroughput$' ./internal/notify 2>/dev/null | grep '^Test' || true)" ]; then
+	echo "== notification delivery throughput to a local SMTP server"
+	GUICHET_BENCH=1 go test -run '^TestDeliveryThroughput$' -count=1 -v ./internal/notify | grep -v '^=== RUN'
+fi
