@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/rules"
 	"guichet/internal/store/storetest"
 )
 
@@ -264,5 +267,15 @@ func TestMatchPath(t *testing.T) {
 		if got := matchPath(c.pattern, c.path); got != c.want {
 			t.Errorf("matchPath(%q, %q) = %v", c.pattern, c.path, got)
 		}
+	}
+}
+
+func TestRuleErrorsAreFieldErrors(t *testing.T) {
+	var err error = rules.Error{Field: rules.FieldEmail, Key: rules.KeyEmailRequired}
+	rec := httptest.NewRecorder()
+	api.WriteError(rec, httptest.NewRequest("GET", "/api/x", nil), fmt.Errorf("find: %w", err))
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"errorCode":"errorEmailRequired"`) ||
+		!strings.Contains(rec.Body.String(), `"email":"errorEmailRequired"`) {
+		t.Fatalf("rule error answered %d %s", rec.Code, rec.Body.String())
 	}
 }
