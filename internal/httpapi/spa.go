@@ -134,7 +134,7 @@ func (s *server) redirect(r *http.Request) (string, bool) {
 		return "/" + rest + query, true // TrimLeft: never a protocol-relative //host
 	case path == "/registration" || path == "/registration/":
 		return "/registration/identification" + query, true
-	case strings.HasPrefix(path, "/create-an-account") && !s.spa.known(path):
+	case (path == "/create-an-account" || strings.HasPrefix(path, "/create-an-account/")) && !s.spa.known(path):
 		return "/not-found", true
 	}
 	return "", false

@@ -1,0 +1,196 @@
+// Browser-test harness: starts the built binary (bin/guichet serve --dev) on a
+// free port with a temporary data dir, drives Debian's chromium through
+// playwright-core, and checks pages with axe-core.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium } from 'playwright-core';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The binary under test; GUICHET_E2E_BINARY may point at another build. */
+export const binary = process.env.GUICHET_E2E_BINARY || join(repoRoot, 'bin/guichet');
+
+/** The dev hosts of design.md, one per brand (nbc is another name of bna). */
+export const brands = ['belair', 'bna', 'intact', 'scotia', 'servus'];
+
+/** @returns {Promise<number>} a TCP port free on 127.0.0.1 */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * @typedef {object} Server
+ * @property {number} port
+ * @property {(brand: string, path?: string) => string} url page URL on a brand's dev host
+ * @property {() => Promise<void>} stop
+ */
+
+/**
+ * Starts `guichet serve --dev` and waits until GET /readyz answers 200.
+ * @returns {Promise<Server>}
+ */
+export async function startServer() {
+  if (!existsSync(binary)) throw new Error(`${binary} does not exist: run \`make build\` first`);
+  const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), 'guichet-e2e-'));
+  /** @type {NodeJS.ProcessEnv} */
+  const env = {
+    ...process.env,
+    GUICHET_ADDR: `127.0.0.1:${port}`,
+    GUICHET_DATA_DIR: dataDir,
+    GUICHET_BRANDS_DIR: process.env.GUICHET_BRANDS_DIR || join(repoRoot, 'config/brands'),
+  };
+  delete env.GUICHET_DATABASE_URL;
+  if (process.env.GUICHET_E2E_DATABASE_URL) env.GUICHET_DATABASE_URL = process.env.GUICHET_E2E_DATABASE_URL;
+
+  const child = spawn(binary, ['serve', '--dev'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (/** @type {Buffer} */ chunk) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  /** @type {Promise<void>} */
+  const exited = new Promise((resolve) => child.once('exit', () => resolve()));
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(killer);
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`guichet exited before it was ready:\n${output}`);
+    }
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`guichet was not ready within 20 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
+  return {
+    port,
+    url: (brand, path = '/') => `http://${brand}.localhost:${port}${path}`,
+    stop,
+  };
+}
+
+/** Launches Debian's chromium, headless. */
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      // *.localhost is loopback anyway; pin it to the IPv4 address we listen on.
+      '--host-resolver-rules=MAP *.localhost 127.0.0.1',
+    ],
+  });
+}
+
+const axeTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/**
+ * Runs axe-core (WCAG 2.0/2.1 A and AA, WCAG 2.2 AA) on the page and throws
+ * with a readable list when anything is violated. The page must come from
+ * browser.newContext().
+ * @param {import('playwright-core').Page} page
+ */
+export async function checkA11y(page) {
+  const results = await new AxeBuilder({ page }).withTags(axeTags).analyze();
+  if (results.violations.length === 0) return;
+  const lines = results.violations.map((v) => {
+    const nodes = v.nodes.map((n) => `      ${n.target.join(' ')}: ${n.failureSummary?.replace(/\n/g, ' ')}`).join('\n');
+    return `  ${v.id} (${v.impact}): ${v.help}\n${nodes}`;
+  });
+  throw new Error(`axe found ${results.violations.length} violation(s) on ${page.url()}:\n${lines.join('\n')}`);
+}
+
+/**
+ * The pageView events the SPA pushed to window.dataLayer.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<Array<Record<string, unknown>>>}
+ */
+export function pageViews(page) {
+  return page.evaluate(() =>
+    /** @type {Array<Record<string, unknown>>} */ (/** @type {any} */ (window).dataLayer ?? []).filter(
+      (/** @type {any} */ e) => e && e.event === 'pageView',
+    ),
+  );
+}
+
+/**
+ * The SiteConfig the server injected into the page.
+ * @param {import('playwright-core').Page} page
+ */
+export async function siteConfig(page) {
+  const text = await page.locator('#guichet-site').textContent();
+  return JSON.parse(text ?? 'null');
+}
+
+/**
+ * @typedef {object} OpenedPage
+ * @property {import('playwright-core').BrowserContext} context
+ * @property {import('playwright-core').Page} page
+ * @property {import('playwright-core').Response | null} response
+ * @property {string[]} errors console errors and uncaught exceptions (a CSP violation shows here)
+ */
+
+/**
+ * Opens a URL in a fresh context (axe needs one), records the page's errors
+ * and waits for its first heading.
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} url
+ * @param {{ cookies?: { name: string; value: string }[]; viewport?: { width: number; height: number } }} [options]
+ * @returns {Promise<OpenedPage>}
+ */
+export async function openPage(browser, url, options = {}) {
+  const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
+  if (options.cookies) await context.addCookies(options.cookies.map((c) => ({ ...c, url: new URL('/', url).href })));
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    // A 404 page load is logged as a failed resource; that status is the point.
+    if (message.text().startsWith('Failed to load resource') && message.location().url === page.url()) return;
+    errors.push(message.text());
+  });
+  const response = await page.goto(url);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  return { context, page, response, errors };
+}

@@ -1,0 +1,88 @@
+// Browser tests of the routes that need no flow (spec §2.1) against the built binary.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { checkA11y, launchBrowser, openPage, pageViews, startServer } from './harness.mjs';
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** @param {string} url */
+const pathAndQuery = (url) => new URL(url).pathname + new URL(url).search;
+
+describe('redirects keep what spec §2.1 says they keep', () => {
+  const cases = [
+    { from: '/WAA/not-found?x=1', to: '/not-found?x=1' },
+    { from: '/registration?a=b', to: '/registration/identification?a=b' },
+    { from: '/create-an-account/zzz', to: '/not-found' },
+  ];
+  for (const { from, to } of cases) {
+    test(`${from} -> ${to}`, async () => {
+      const { context, page, errors } = await openPage(browser, server.url('intact', from));
+      try {
+        await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+        assert.equal(pathAndQuery(page.url()), to);
+        await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
+        const views = await pageViews(page);
+        assert.equal(views.length, 1, 'one page view, none for the redirect');
+        assert.equal(views[0]?.path, new URL(to, 'http://x').pathname);
+        await checkA11y(page);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
+test('an unknown path shows not-found with HTTP 404 and a button back to login', async () => {
+  const { context, page, response, errors } = await openPage(browser, server.url('belair', '/no/such/page?q=1'));
+  try {
+    assert.equal(response?.status(), 404);
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    assert.equal(await page.title(), 'Page not found | belairdirect');
+    await checkA11y(page);
+    await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
+    assert.deepEqual(
+      (await pageViews(page)).map((e) => [e.path, e.pageCategory]),
+      [['/no/such/page', 'error']],
+    );
+
+    await page.getByRole('link', { name: 'Back to login' }).click();
+    await page.waitForURL(server.url('belair', '/'));
+    await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 1);
+    assert.deepEqual(
+      (await pageViews(page)).map((e) => e.path),
+      ['/no/such/page', '/'],
+    );
+    await checkA11y(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('/not-found answers 200 in French too', async () => {
+  const { context, page, response, errors } = await openPage(browser, server.url('bna', '/not-found?lang=fr'));
+  try {
+    assert.equal(response?.status(), 200);
+    await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
+    await page.getByRole('link', { name: 'Retour à la connexion' }).waitFor();
+    assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
+    await checkA11y(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,219 @@
+// Browser tests of the shell (spec §2.7, §2.8, §4.5) against the built binary.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { checkA11y, launchBrowser, openPage, pageViews, siteConfig, startServer } from './harness.mjs';
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * @param {string} host
+ * @param {string} path
+ * @param {Parameters<typeof openPage>[2]} [options]
+ */
+const open = (host, path, options) => openPage(browser, server.url(host, path), options);
+
+/**
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {string} name
+ */
+async function cookie(context, name) {
+  return (await context.cookies()).find((c) => c.name === name)?.value;
+}
+
+/** @param {import('playwright-core').Page} page */
+async function expectOnePageView(page) {
+  await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
+  assert.equal((await pageViews(page)).length, 1);
+}
+
+const hosts = [
+  { host: 'belair', id: 'belair', name: 'belairdirect' },
+  { host: 'bna', id: 'bna', name: 'National Bank Insurance' },
+  { host: 'nbc', id: 'bna', name: 'National Bank Insurance' },
+  { host: 'intact', id: 'intact', name: 'Intact Insurance' },
+  { host: 'scotia', id: 'scotia', name: 'Scotia Insurance' },
+  { host: 'servus', id: 'servus', name: 'Servus Insurance' },
+];
+
+describe('every brand host shows its own logo, phone and province list', () => {
+  for (const { host, id, name } of hosts) {
+    test(host, async () => {
+      const { context, page, errors } = await open(host, '/not-found');
+      try {
+        const config = await siteConfig(page);
+        assert.equal(config.brand.id, id);
+        const header = page.getByRole('banner');
+        const logo = header.getByRole('img', { name, exact: true });
+        assert.equal(await logo.getAttribute('src'), `/brands/${id}/logo.svg`);
+        assert.ok(await logo.evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth > 0), 'logo loads');
+        const home = header.getByRole('link', { name: `${name} home page` });
+        assert.equal(await home.getAttribute('href'), config.brand.links.marketing.en);
+
+        const province = config.brand.provinces.find((/** @type {any} */ p) => p.key === config.province);
+        const phone = header.getByRole('link', { name: province.phone });
+        assert.match((await phone.getAttribute('href')) ?? '', /^tel:\+1\d{10}$/);
+
+        const select = header.getByRole('combobox', { name: 'Province' });
+        const menu = config.brand.provinces.filter((/** @type {any} */ p) => p.menu).map((/** @type {any} */ p) => p.key);
+        assert.deepEqual(await select.locator('option').evaluateAll((os) => os.map((o) => /** @type {HTMLOptionElement} */ (o).value)), menu);
+        assert.equal(await select.inputValue(), config.province);
+
+        const footer = page.getByRole('contentinfo');
+        assert.equal(await footer.getByRole('link', { name: 'Screen sharing' }).count(), config.brand.screenShare ? 1 : 0);
+        await footer.getByText(`© ${new Date().getFullYear()} ${name}.`).waitFor();
+        await expectOnePageView(page);
+        assert.equal((await pageViews(page))[0]?.brand, id);
+        await checkA11y(page);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
+test('the SPA calls api/v1/welcome once on start with the second client headers', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    /** @type {import('playwright-core').Request[]} */
+    const calls = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/v1/welcome') calls.push(request);
+    });
+    await page.goto(server.url('belair', '/not-found?province=qc'));
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.equal(calls.length, 1);
+    const config = await siteConfig(page);
+    const headers = calls[0]?.headers() ?? {};
+    assert.equal(headers.province, 'QC');
+    assert.equal(headers.language, 'fr');
+    assert.equal(headers['x-api-key'], config.brand.apiKey);
+    assert.equal((await calls[0]?.response())?.status(), 200);
+  } finally {
+    await context.close();
+  }
+});
+
+test('province and language switching set the cookies and survive a reload', async () => {
+  const { context, page, errors } = await open('belair', '/not-found?x=1');
+  try {
+    const config = await siteConfig(page);
+    const qc = config.brand.provinces.find((/** @type {any} */ p) => p.key === 'qc');
+    // A property on window survives only if the page is not reloaded.
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+    await page.getByRole('combobox', { name: 'Province' }).selectOption('qc');
+    await page.getByRole('link', { name: qc.phone }).waitFor();
+    assert.equal(await cookie(context, 'province'), 'qc');
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, '/not-found?x=1');
+
+    await page.getByRole('button', { name: 'Français' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
+    assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
+    assert.equal(await cookie(context, 'language'), 'fr');
+    assert.equal(await page.getByRole('button', { name: 'English' }).getAttribute('lang'), 'en');
+    assert.equal((await pageViews(page)).length, 1, 'province and language changes are not page views');
+    assert.equal(await page.evaluate(() => /** @type {any} */ (window).sameDocument), true, 'no reload');
+    await checkA11y(page);
+
+    await page.goto(server.url('belair', '/not-found'));
+    await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
+    assert.equal(await page.getByRole('combobox', { name: 'Province' }).inputValue(), 'qc');
+    assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
+    await page.getByRole('link', { name: qc.phone }).waitFor();
+    await checkA11y(page);
+    await expectOnePageView(page);
+    assert.deepEqual(
+      { province: (await pageViews(page))[0]?.province, language: (await pageViews(page))[0]?.language },
+      { province: 'qc', language: 'fr' },
+    );
+
+    // Alberta is English only at belair: the language follows, the toggle goes.
+    await page.getByRole('combobox', { name: 'Province' }).selectOption('ab');
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Français' }).count(), 0);
+    assert.equal(await cookie(context, 'province'), 'ab');
+    assert.equal(await cookie(context, 'language'), 'en');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    assert.equal(await page.getByRole('combobox', { name: 'Province' }).inputValue(), 'ab');
+    await checkA11y(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+describe('the language toggle shows only where the province has two languages', () => {
+  const cases = [
+    { host: 'belair', path: '/not-found?province=ab', shown: false },
+    { host: 'servus', path: '/not-found', shown: false },
+    { host: 'belair', path: '/not-found?province=on', shown: true },
+    { host: 'bna', path: '/not-found?province=qc', shown: true },
+  ];
+  for (const { host, path, shown } of cases) {
+    test(`${host} ${path}`, async () => {
+      const { context, page, errors } = await open(host, path);
+      try {
+        const language = await page.locator('html').getAttribute('lang');
+        const toggle = language === 'fr' ? 'English' : 'Français';
+        assert.equal(await page.getByRole('button', { name: toggle }).count(), shown ? 1 : 0);
+        await checkA11y(page);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
+test('webview mode (a waa- cookie) hides header and footer', async () => {
+  const { context, page, errors } = await open('belair', '/not-found', { cookies: [{ name: 'waa-app', value: '1' }] });
+  try {
+    assert.equal((await siteConfig(page)).webview, true);
+    assert.equal(await page.getByRole('banner').count(), 0);
+    assert.equal(await page.getByRole('contentinfo').count(), 0);
+    await page.getByRole('main').getByRole('link', { name: 'Back to login' }).waitFor();
+    await expectOnePageView(page);
+    await checkA11y(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+describe('layouts pass axe at each breakpoint', () => {
+  const viewports = [
+    { name: 'mobile', width: 375, height: 800 },
+    { name: 'tablet', width: 800, height: 1000 },
+    { name: 'desktop', width: 1280, height: 900 },
+    { name: 'large', width: 1920, height: 1080 },
+  ];
+  for (const { name, width, height } of viewports) {
+    test(`${name} ${width}px`, async () => {
+      const { context, page, errors } = await open('scotia', '/not-found?province=qc', { viewport: { width, height } });
+      try {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `no horizontal scrolling at ${width}px (overflow ${overflow}px)`);
+        await checkA11y(page);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,33 @@
+import { Suspense, type ReactNode } from 'react';
+import { Shell } from '@/components/shell/shell';
+import { I18nProvider } from '@/i18n/i18n';
+import { SiteProvider, useSite } from '@/lib/site/site-context';
+import type { SiteConfig } from '@/lib/site/types';
+import { AppErrorBoundary } from './error-boundary';
+import { AppRoutes } from './routes';
+
+function SiteMessages({ children }: { children: ReactNode }) {
+  const { brand, language } = useSite();
+  return (
+    <I18nProvider brand={brand.id} language={language}>
+      {children}
+    </I18nProvider>
+  );
+}
+
+/** The whole app for one site; the router comes from the caller (browser location by default). */
+export function App({ config }: { config: SiteConfig }) {
+  return (
+    <AppErrorBoundary>
+      <SiteProvider config={config}>
+        <Suspense fallback={null}>
+          <SiteMessages>
+            <Shell>
+              <AppRoutes />
+            </Shell>
+          </SiteMessages>
+        </Suspense>
+      </SiteProvider>
+    </AppErrorBoundary>
+  );
+}

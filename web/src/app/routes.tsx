@@ -1,0 +1,66 @@
+import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
+import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
+import { usePageView, type PageCategory } from '@/lib/analytics';
+
+// Spec §2.1. Every page is a lazy chunk, so a visitor downloads only the flow
+// they use. The server answers 404 for a path that matches none of these
+// patterns; it reads them from paths.json, which lists the same patterns (a
+// test keeps the two equal).
+
+export interface PageRoute {
+  path: string;
+  category: PageCategory;
+  page: LazyExoticComponent<ComponentType>;
+}
+
+const NotFoundRoute = lazy(() => import('./routes/not-found'));
+
+export const pageRoutes: readonly PageRoute[] = [{ path: '/not-found', category: 'error', page: NotFoundRoute }];
+
+const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };
+
+/**
+ * The redirects of spec §2.1, exactly as the server applies them
+ * (internal/httpapi/spa.go), for navigation inside the app: /WAA/<path> to
+ * /<path> and /registration to /registration/identification, both keeping
+ * the query string; a path under /create-an-account that is no page to
+ * /not-found. `known` tells whether a page route matches the path.
+ */
+export function redirectTarget(path: string, search: string, known: boolean): string | null {
+  const query = search ? `?${search.replace(/^\?/, '')}` : '';
+  if (path === '/WAA' || path === '/WAA/') return `/${query}`;
+  // Leading slashes are dropped so the target is never a protocol-relative //host.
+  if (path.startsWith('/WAA/')) return `/${path.slice('/WAA/'.length).replace(/^\/+/, '')}${query}`;
+  if (path === '/registration' || path === '/registration/') return `/registration/identification${query}`;
+  if ((path === '/create-an-account' || path.startsWith('/create-an-account/')) && !known) return '/not-found';
+  return null;
+}
+
+function Page({ route }: { route: PageRoute }) {
+  usePageView(route.category);
+  const Component = route.page;
+  return <Component />;
+}
+
+export function AppRoutes() {
+  const [path] = useLocation();
+  const search = useSearch();
+  const { parser } = useRouter();
+  const known = pageRoutes.some((route) => matchRoute(parser, route.path, path)[0]);
+  const target = redirectTarget(path, search, known);
+  if (target !== null) return <Redirect to={target} replace />;
+  return (
+    <Suspense fallback={null}>
+      <Switch>
+        {pageRoutes.map((route) => (
+          <Route key={route.path} path={route.path}>
+            <Page route={route} />
+          </Route>
+        ))}
+        <Route>
+          <Page route={unknownPage} />
+        </Route>
+      </Switch>
+    </Suspense>
+  );
+}

@@ -1,0 +1,53 @@
+import { useT } from '@/i18n/i18n';
+import type { MessageKey } from '@/i18n/catalog';
+import { useSite } from '@/lib/site/site-context';
+import type { BrandLinkName } from '@/lib/site/types';
+
+const legalLinks: readonly { link: BrandLinkName; label: MessageKey }[] = [
+  { link: 'certificate', label: 'footer.certificate' },
+  { link: 'privacy', label: 'footer.privacy' },
+  { link: 'terms', label: 'footer.terms' },
+  { link: 'security', label: 'footer.security' },
+];
+
+/** Spec §2.7 footer: legal links, screen sharing (one brand), rights reserved, app downloads. */
+export function Footer({ year = new Date().getFullYear() }: { year?: number }) {
+  const t = useT();
+  const { brand, language } = useSite();
+  return (
+    <footer className="site-footer">
+      <div className="site-footer__inner">
+        <nav className="site-footer__links" aria-label={t('footer.label')}>
+          <ul>
+            {legalLinks.map(({ link, label }) => (
+              <li key={link}>
+                <a href={brand.links[link][language]}>{t(label)}</a>
+              </li>
+            ))}
+            {brand.screenShare ? (
+              <li>
+                <a href={brand.links.screenShare[language]}>{t('footer.screenShare')}</a>
+              </li>
+            ) : null}
+          </ul>
+        </nav>
+        <section className="site-footer__apps" aria-labelledby="footer-apps-heading">
+          <h2 id="footer-apps-heading">{t('footer.appsHeading')}</h2>
+          <ul>
+            <li>
+              <a className="app-badge" href={brand.links.appStore[language]}>
+                {t('footer.appStore')}
+              </a>
+            </li>
+            <li>
+              <a className="app-badge" href={brand.links.googlePlay[language]}>
+                {t('footer.googlePlay')}
+              </a>
+            </li>
+          </ul>
+        </section>
+        <p className="site-footer__rights">{t('footer.rightsReserved', { year, brand: brand.name })}</p>
+      </div>
+    </footer>
+  );
+}

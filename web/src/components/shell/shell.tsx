@@ -1,0 +1,34 @@
+import type { ReactNode } from 'react';
+import { useT } from '@/i18n/i18n';
+import { useSite } from '@/lib/site/site-context';
+import { Footer } from './footer';
+import { Header } from './header';
+import './shell.css';
+
+/**
+ * The page frame: skip link, header, main, footer. In webview mode (the
+ * mobile app, a waa- cookie) the app draws its own frame, so only main shows.
+ */
+export function Shell({ children }: { children: ReactNode }) {
+  const t = useT();
+  const { webview } = useSite();
+  if (webview) {
+    return (
+      <main id="main" className="site-main site-main--webview" tabIndex={-1}>
+        {children}
+      </main>
+    );
+  }
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        {t('shell.skipToContent')}
+      </a>
+      <Header />
+      <main id="main" className="site-main" tabIndex={-1}>
+        {children}
+      </main>
+      <Footer />
+    </>
+  );
+}

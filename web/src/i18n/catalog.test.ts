@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoPath } from '@/test/repo';
+import { english, interpolate, isMessageKey, loadMessages, type MessageParams } from './catalog';
+import en from './en.json';
+import fr from './fr.json';
+
+const i18nDir = repoPath('web/src/i18n');
+const srcDir = repoPath('web/src');
+const brandIds = ['belair', 'bna', 'intact', 'scotia', 'servus'];
+
+const brandFiles = readdirSync(join(i18nDir, 'brands')).map((file) => ({
+  file,
+  messages: JSON.parse(readFileSync(join(i18nDir, 'brands', file), 'utf8')) as Record<string, string>,
+}));
+
+const placeholders = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
+
+describe('catalogues', () => {
+  it('French has exactly the keys of English', () => {
+    expect(Object.keys(fr).sort()).toEqual(Object.keys(en).sort());
+  });
+
+  it('every value is a non-empty string', () => {
+    for (const [key, value] of [...Object.entries(en), ...Object.entries(fr)]) {
+      expect(typeof value === 'string' && value.trim() !== '', key).toBe(true);
+    }
+  });
+
+  it('French uses the placeholders of English', () => {
+    for (const [key, value] of Object.entries(fr)) {
+      expect(placeholders(value), key).toEqual(placeholders(english[key as keyof typeof en]));
+    }
+  });
+
+  it.each(brandFiles)('brand override $file: known brand and language, existing keys, known placeholders', ({ file, messages }) => {
+    const match = /^(\w+)\.(en|fr)\.json$/.exec(file);
+    expect(match, `${file} is named <brand>.<en|fr>.json`).not.toBeNull();
+    expect(brandIds).toContain(match?.[1]);
+    for (const [key, value] of Object.entries(messages)) {
+      expect(isMessageKey(key), `${file}: ${key} is not in en.json`).toBe(true);
+      if (isMessageKey(key)) expect(placeholders(english[key]), `${file}: ${key}`).toEqual(expect.arrayContaining(placeholders(value)));
+    }
+  });
+});
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe('keys used in the code', () => {
+  const uses = sourceFiles(srcDir).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/\bt\(\s*(['"`])([^'"`]+)\1/g)].map((m) => ({
+      file: relative(srcDir, file),
+      key: m[2] ?? '',
+    })),
+  );
+
+  it('finds the t() calls', () => {
+    expect(uses.length).toBeGreaterThan(10);
+  });
+
+  it.each(uses)('$file uses $key, which en.json has', ({ key }) => {
+    expect(isMessageKey(key)).toBe(true);
+  });
+});
+
+// Canadian French typography: a non-breaking space (U+00A0) before the colon
+// and » and after «; never a plain space before : ; ! ? » or after «.
+describe('French typography', () => {
+  const values = [
+    ...Object.entries(fr).map(([key, value]) => ({ where: `fr.json ${key}`, value })),
+    ...brandFiles
+      .filter(({ file }) => file.endsWith('.fr.json'))
+      .flatMap(({ file, messages }) => Object.entries(messages).map(([key, value]) => ({ where: `${file} ${key}`, value }))),
+  ];
+
+  it.each(values)('$where', ({ value }) => {
+    expect(value).not.toMatch(/ [:;!?»]/);
+    expect(value).not.toMatch(/« /);
+    // A colon that ends a label (not one inside 08:00 or a URL) takes a non-breaking space.
+    for (const m of value.matchAll(/(.)?:(?=\s|$)/g)) expect(m[1]).toBe('\u00a0');
+    for (const m of value.matchAll(/(.)?»/g)) expect(m[1]).toBe('\u00a0');
+    for (const m of value.matchAll(/«(.)?/g)) expect(m[1]).toBe('\u00a0');
+    expect(value, 'typographic apostrophe').not.toMatch(/'/);
+  });
+
+  it('the checks catch bad typography', () => {
+    const bad = ['Téléphone : 1', 'Téléphone: 1', '« citation »', 'Vraiment ?'];
+    const flagged = bad.filter((v) => / [:;!?»]|« /.test(v) || [...v.matchAll(/(.)?:(?=\s|$)/g)].some((m) => m[1] !== '\u00a0'));
+    expect(flagged).toEqual(bad);
+  });
+});
+
+describe('interpolate', () => {
+  const cases: { template: string; params: MessageParams | undefined; expected: string }[] = [
+    { template: 'Hello', params: undefined, expected: 'Hello' },
+    { template: '© {year} {brand}.', params: { year: 2025, brand: 'belairdirect' }, expected: '© 2025 belairdirect.' },
+    { template: '{a}{a}', params: { a: 'x' }, expected: 'xx' },
+    { template: '{missing} stays', params: {}, expected: '{missing} stays' },
+    { template: '{toString}', params: {}, expected: '{toString}' },
+  ];
+  it.each(cases)('$template', ({ template, params, expected }) => {
+    expect(interpolate(template, params)).toBe(expected);
+  });
+});
+
+describe('loadMessages', () => {
+  it('English for a brand without overrides is the base catalogue', async () => {
+    expect(await loadMessages('servus', 'en')).toEqual(english);
+  });
+
+  it('French falls back to nothing missing and applies brand overrides over it', async () => {
+    const messages = await loadMessages('belair', 'fr');
+    expect(messages['notFound.title']).toBe(fr['notFound.title']);
+    const override = brandFiles.find((b) => b.file === 'belair.fr.json')?.messages['footer.rightsReserved'];
+    expect(override).toBeDefined();
+    expect(messages['footer.rightsReserved']).toBe(override);
+  });
+
+  it('brand English overrides apply in English', async () => {
+    const override = brandFiles.find((b) => b.file === 'intact.en.json')?.messages['footer.rightsReserved'];
+    expect((await loadMessages('intact', 'en'))['footer.rightsReserved']).toBe(override);
+  });
+
+  it('returns the same promise for the same brand and language', () => {
+    expect(loadMessages('bna', 'fr')).toBe(loadMessages('bna', 'fr'));
+  });
+});

@@ -1,0 +1,26 @@
+import { createContext, use, useCallback, useEffect, type ReactNode } from 'react';
+import type { Language } from '@/lib/site/types';
+import { english, interpolate, loadedMessages, loadMessages, type MessageKey, type MessageParams, type Messages } from './catalog';
+
+export type Translate = (key: MessageKey, params?: MessageParams) => string;
+
+const MessagesContext = createContext<Messages>(english);
+
+/**
+ * Provides the catalogue of a brand and language. While another language
+ * loads it suspends; language changes run in a transition, so the current
+ * text stays on screen meanwhile. Keeps <html lang> in step with the text.
+ */
+export function I18nProvider({ brand, language, children }: { brand: string; language: Language; children: ReactNode }) {
+  const messages = loadedMessages(brand, language) ?? use(loadMessages(brand, language));
+  useEffect(() => {
+    document.documentElement.lang = language;
+  }, [language]);
+  return <MessagesContext value={messages}>{children}</MessagesContext>;
+}
+
+/** The t(key, params) function of the current language. */
+export function useT(): Translate {
+  const messages = use(MessagesContext);
+  return useCallback((key, params) => interpolate(messages[key], params), [messages]);
+}

@@ -1,0 +1,48 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from '@/app/app';
+import { loadMessages } from '@/i18n/catalog';
+import { createSecondClient } from '@/lib/api/client';
+import { maintenancePageBypass } from '@/lib/api/use-api';
+import { readSiteConfig } from '@/lib/site/config';
+import { applyTheme } from '@/lib/site/theme';
+import type { SiteConfig } from '@/lib/site/types';
+import '@/styles/global.css';
+
+function showUnavailable(root: HTMLElement, error: unknown): void {
+  console.error('guichet:', error);
+  const message = document.createElement('p');
+  message.textContent = 'This site is unavailable. / Ce site est indisponible.';
+  root.replaceChildren(message);
+}
+
+async function start(root: HTMLElement): Promise<void> {
+  let config: SiteConfig;
+  try {
+    config = readSiteConfig();
+  } catch (error) {
+    showUnavailable(root, error);
+    return;
+  }
+  applyTheme(config.brand.theme);
+
+  // Spec §7: GET api/v1/welcome is called on start and its answer ignored.
+  createSecondClient({
+    site: () => ({ province: config.province, language: config.language, apiKey: config.brand.apiKey }),
+    maintenancePageBypass,
+  })
+    .request('get', '/welcome')
+    .catch(() => undefined);
+
+  // The first render waits for the catalogue so no other language flashes;
+  // should it fail to load, the app's error boundary reports it.
+  await loadMessages(config.brand.id, config.language).catch(() => undefined);
+  createRoot(root).render(
+    <StrictMode>
+      <App config={config} />
+    </StrictMode>,
+  );
+}
+
+const root = document.getElementById('root');
+if (root) void start(root);

@@ -1,0 +1,38 @@
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
+import { defineConfig } from 'vitest/config';
+
+// web/embed.go embeds dist, which must hold a file even before the first
+// build; the build empties dist, so it puts the tracked .keep back.
+const keepDist: Plugin = {
+  name: 'guichet-keep-dist',
+  apply: 'build',
+  writeBundle(options) {
+    if (options.dir) writeFileSync(`${options.dir}/.keep`, '');
+  },
+};
+
+export default defineConfig({
+  plugins: [react(), keepDist],
+  resolve: {
+    alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
+  },
+  build: {
+    // The Go binary embeds web/dist (web/embed.go); hashed files under /assets/
+    // are served with a long cache lifetime.
+    outDir: 'dist',
+    assetsDir: 'assets',
+    emptyOutDir: true,
+    target: 'es2022',
+  },
+  test: {
+    environment: 'jsdom',
+    include: ['src/**/*.test.{ts,tsx}', 'eslint.test.ts'],
+    setupFiles: ['src/test/setup.ts'],
+    restoreMocks: true,
+    // Tests read the shared files of the repository (testdata/, api/).
+    env: { GUICHET_REPO_ROOT: fileURLToPath(new URL('..', import.meta.url)) },
+  },
+});
