@@ -25,7 +25,8 @@ CREATE TABLE outbox (
   last_error TEXT NOT NULL DEFAULT '',
   sent_at BIGINT NOT NULL DEFAULT 0
 );
-CREATE INDEX outbox_due ON outbox (state, next_attempt_at);
+-- The worker's claim scans only messages not yet done with, in due order.
+CREATE INDEX outbox_pending ON outbox (next_attempt_at, created_at) WHERE state IN ('queued', 'sending');
 -- Dev mailbox (--dev without SMTP/SMS): what would have been sent, rendered.
 -- sqlite:
 CREATE TABLE dev_mailbox (

@@ -1,0 +1,280 @@
+// Package notify delivers email and SMS through a transactional outbox.
+//
+// A flow queues a message with Enqueue in the same transaction as the change
+// that causes it (a code created, a password changed), so there is no
+// message without its change and no change without its message. A Worker
+// claims due rows with a lease, renders them at send time from embedded
+// templates (per brand and language), hands them to an EmailSender or an
+// SMSSender, and records the outcome: sent, retried later with backoff and
+// jitter, failed for good, or abandoned once its content has expired. The
+// row id is the email's Message-ID, so a retry is recognisable.
+//
+// Codes, links and passwords never reach a log line: Message, Email and SMS
+// log themselves without their data or bodies, and the worker logs ids,
+// templates and outcomes only.
+package notify
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"guichet/internal/store"
+)
+
+// Channel is how a message travels.
+type Channel string
+
+// Channels.
+const (
+	ChannelEmail Channel = "email"
+	ChannelSMS   Channel = "sms"
+)
+
+// Templates. Each one exists for every brand and language, as email (subject,
+// HTML and plain text) and, for the code templates, as SMS.
+const (
+	// TemplateRegistrationCode is the registration verification code (email
+	// and SMS). Data: code; optional minutes, firstName.
+	TemplateRegistrationCode = "registration-code"
+	// TemplateResetCode is the password-reset code (email and SMS).
+	// Data: code; optional minutes, firstName.
+	TemplateResetCode = "reset-code"
+	// TemplateResetLink is the RESET_PSW notification: a link to choose a new
+	// password. Data: link; optional minutes, firstName.
+	TemplateResetLink = "reset-link"
+	// TemplateLockedAccount is the LOCKED_ACCOUNT notice. Optional data:
+	// link (to reset the password), firstName.
+	TemplateLockedAccount = "locked-account"
+	// TemplateAccountCreated confirms a new online account. Optional data:
+	// link (to sign in), firstName.
+	TemplateAccountCreated = "account-created"
+	// TemplatePasswordChanged tells the password was changed. Optional data:
+	// firstName.
+	TemplatePasswordChanged = "password-changed"
+	// TemplateRegistrationInvite is the magic-link registration invitation.
+	// Data: link; optional minutes, firstName.
+	TemplateRegistrationInvite = "registration-invite"
+)
+
+// Data keys the templates read. "province" picks the phone number shown
+// (the brand's default province when absent).
+const (
+	DataCode      = "code"
+	DataLink      = "link"
+	DataFirstName = "firstName"
+	DataMinutes   = "minutes"
+	DataProvince  = "province"
+)
+
+// templateSpec says what a template needs.
+type templateSpec struct {
+	channels  []Channel
+	required  []string
+	sensitive bool // holds a code or a link: purged after delivery whatever the caller says
+}
+
+var catalogue = map[string]templateSpec{
+	TemplateRegistrationCode:   {channels: []Channel{ChannelEmail, ChannelSMS}, required: []string{DataCode}, sensitive: true},
+	TemplateResetCode:          {channels: []Channel{ChannelEmail, ChannelSMS}, required: []string{DataCode}, sensitive: true},
+	TemplateResetLink:          {channels: []Channel{ChannelEmail}, required: []string{DataLink}, sensitive: true},
+	TemplateLockedAccount:      {channels: []Channel{ChannelEmail}},
+	TemplateAccountCreated:     {channels: []Channel{ChannelEmail}},
+	TemplatePasswordChanged:    {channels: []Channel{ChannelEmail}},
+	TemplateRegistrationInvite: {channels: []Channel{ChannelEmail}, required: []string{DataLink}, sensitive: true},
+}
+
+// Templates lists the template names, sorted.
+func Templates() []string {
+	names := make([]string, 0, len(catalogue))
+	for n := range catalogue {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// languages the templates are written in.
+var languages = []string{"en", "fr"}
+
+// Message is one notification to queue.
+type Message struct {
+	Brand    string  // brand id, e.g. "belair"
+	Language string  // "en" or "fr"
+	Channel  Channel // ChannelEmail or ChannelSMS
+	// To is an email address (ChannelEmail) or a phone number (ChannelSMS): E.164
+	// ("+15145550123") or 10 digits ("5145550123", read as +1).
+	To       string
+	Template string            // one of the Template constants
+	Data     map[string]string // template data (Data* keys)
+	// Sensitive marks data holding a code, a link or a password: it is purged
+	// after delivery. Templates that need a code or a link are always
+	// sensitive.
+	Sensitive bool
+	// ExpiresAt abandons the message if it is not delivered by then (a
+	// 10-minute code); zero means never.
+	ExpiresAt time.Time
+}
+
+// LogValue keeps the data out of logs.
+func (m Message) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("brand", m.Brand), slog.String("language", m.Language),
+		slog.String("channel", string(m.Channel)), slog.String("template", m.Template))
+}
+
+// Errors of Enqueue; they wrap a description of what is wrong.
+var (
+	ErrInvalidAddress = errors.New("notify: invalid recipient")
+	ErrInvalidMessage = errors.New("notify: invalid message")
+)
+
+// Limits of the data a message may carry.
+const (
+	maxDataKeys  = 8
+	maxDataValue = 2048
+)
+
+var (
+	brandIDPattern = regexp.MustCompile(`^[a-z][a-z0-9]{1,19}$`)
+	digitsPattern  = regexp.MustCompile(`^[0-9]{1,4}$`)
+	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince}
+)
+
+// Enqueue validates m and writes it to the outbox in tx, due at once. It
+// returns the message id (the email's Message-ID is <outbox-ID@guichet>).
+// Call the worker's Poke after the transaction commits to deliver at once.
+func Enqueue(ctx context.Context, tx *store.Tx, m Message) (string, error) {
+	now := time.Now()
+	to, err := m.validate(now)
+	if err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(m.Data)
+	if err != nil {
+		return "", fmt.Errorf("%w: data: %v", ErrInvalidMessage, err)
+	}
+	if m.Data == nil {
+		data = []byte("{}")
+	}
+	id, err := newID()
+	if err != nil {
+		return "", err
+	}
+	var expires int64
+	if !m.ExpiresAt.IsZero() {
+		expires = m.ExpiresAt.UnixMilli()
+	}
+	sensitive := m.Sensitive || catalogue[m.Template].sensitive
+	_, err = tx.Exec(ctx, `INSERT INTO outbox (id, created_at, updated_at, brand, language, channel,
+		recipient, template, data, sensitive, expires_at, state, next_attempt_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0)`,
+		id, now.UnixMilli(), now.UnixMilli(), m.Brand, m.Language, string(m.Channel),
+		to, m.Template, string(data), boolInt(sensitive), expires)
+	if err != nil {
+		return "", fmt.Errorf("notify: enqueue: %w", err)
+	}
+	return id, nil
+}
+
+// validate checks a message and returns its normalised recipient.
+func (m Message) validate(now time.Time) (string, error) {
+	if !brandIDPattern.MatchString(m.Brand) {
+		return "", fmt.Errorf("%w: brand %q", ErrInvalidMessage, m.Brand)
+	}
+	if !slices.Contains(languages, m.Language) {
+		return "", fmt.Errorf("%w: language %q", ErrInvalidMessage, m.Language)
+	}
+	spec, ok := catalogue[m.Template]
+	if !ok {
+		return "", fmt.Errorf("%w: unknown template %q", ErrInvalidMessage, m.Template)
+	}
+	if !sentBy(m.Template, m.Channel) {
+		return "", fmt.Errorf("%w: template %s is not sent by %q", ErrInvalidMessage, m.Template, m.Channel)
+	}
+	if !m.ExpiresAt.IsZero() && !m.ExpiresAt.After(now) {
+		return "", fmt.Errorf("%w: already expired", ErrInvalidMessage)
+	}
+	if err := validateData(m.Data, spec); err != nil {
+		return "", err
+	}
+	return normaliseRecipient(m.Channel, m.To)
+}
+
+func validateData(data map[string]string, spec templateSpec) error {
+	if len(data) > maxDataKeys {
+		return fmt.Errorf("%w: %d data keys (at most %d)", ErrInvalidMessage, len(data), maxDataKeys)
+	}
+	for k, v := range data {
+		if !slices.Contains(knownDataKeys, k) {
+			return fmt.Errorf("%w: unknown data key %q", ErrInvalidMessage, k)
+		}
+		if len(v) > maxDataValue || !utf8.ValidString(v) || strings.ContainsFunc(v, isControl) {
+			return fmt.Errorf("%w: data %q is too long, not UTF-8 or holds control characters", ErrInvalidMessage, k)
+		}
+	}
+	for _, k := range spec.required {
+		if strings.TrimSpace(data[k]) == "" {
+			return fmt.Errorf("%w: data %q is required", ErrInvalidMessage, k)
+		}
+	}
+	if link, ok := data[DataLink]; ok && link != "" {
+		u, err := url.Parse(link)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+			return fmt.Errorf("%w: link must be an absolute http(s) URL", ErrInvalidMessage)
+		}
+	}
+	if m, ok := data[DataMinutes]; ok && !digitsPattern.MatchString(m) {
+		return fmt.Errorf("%w: minutes must be a number", ErrInvalidMessage)
+	}
+	return nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+// newID returns a random 128-bit id in hex.
+func newID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("notify: id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Permanent marks a delivery error as permanent: the message is marked
+// failed and not retried. Senders return other errors for temporary
+// failures (retried with backoff).
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+// IsPermanent tells whether a delivery error is permanent.
+func IsPermanent(err error) bool {
+	var p *permanentError
+	return errors.As(err, &p)
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return "permanent: " + e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }

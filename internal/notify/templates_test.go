@@ -1,0 +1,265 @@
+package notify
+
+import (
+	"fmt"
+	"html"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"unicode/utf8"
+)
+
+const (
+	testCode = "864209"
+	testLink = "https://account.example.ca/reset?token=S3CR3T-T0KEN&lang=x"
+)
+
+func sampleData(template string) map[string]string {
+	data := map[string]string{DataFirstName: "Alex"}
+	for _, k := range catalogue[template].required {
+		switch k {
+		case DataCode:
+			data[k] = testCode
+		case DataLink:
+			data[k] = testLink
+		}
+	}
+	return data
+}
+
+// TestEveryTemplateForEveryBrandAndLanguage fails when a template is
+// missing or broken for any configured brand, language and channel.
+func TestEveryTemplateForEveryBrandAndLanguage(t *testing.T) {
+	reg := testBrands(t)
+	if len(reg.All()) < 5 {
+		t.Fatalf("only %d brands configured", len(reg.All()))
+	}
+	greeting := map[string]string{"en": "Hello Alex,", "fr": "Bonjour Alex,"}
+	for _, b := range reg.All() {
+		for _, lang := range languages {
+			for _, name := range Templates() {
+				for _, ch := range catalogue[name].channels {
+					t.Run(b.ID+"/"+lang+"/"+name+"/"+string(ch), func(t *testing.T) {
+						data := sampleData(name)
+						out, err := Render(b, lang, name, ch, data)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var wants []string
+						if code := data[DataCode]; code != "" {
+							wants = append(wants, code)
+						}
+						if link := data[DataLink]; link != "" && ch == ChannelEmail {
+							wants = append(wants, link)
+						}
+						if ch == ChannelSMS {
+							if out.SMS == "" || out.Subject != "" || out.HTML != "" {
+								t.Fatalf("sms rendering: %+v", out)
+							}
+							if n := utf8.RuneCountInString(out.SMS); n > 200 {
+								t.Errorf("sms is %d characters long", n)
+							}
+							if miss, ok := containsAll(out.SMS, append(wants, b.Name)...); !ok {
+								t.Errorf("sms lacks %q: %s", miss, out.SMS)
+							}
+							checkTypography(t, lang, "sms", out.SMS)
+							return
+						}
+						if out.Subject == "" || strings.ContainsAny(out.Subject, "\r\n") || !strings.Contains(out.Subject, b.Name) {
+							t.Errorf("subject %q", out.Subject)
+						}
+						phone := b.Phone("")
+						if miss, ok := containsAll(out.Text, append(wants, b.Name, phone, greeting[lang])...); !ok {
+							t.Errorf("text part lacks %q:\n%s", miss, out.Text)
+						}
+						visible := html.UnescapeString(out.HTML)
+						if miss, ok := containsAll(visible, append(wants, b.Name, phone, greeting[lang],
+							`<html lang="`+lang+`">`, b.Theme.Primary, b.Theme.PrimaryText, phoneURI(phone))...); !ok {
+							t.Errorf("html part lacks %q", miss)
+						}
+						for _, bad := range []string{"<no value>", "ZgotmplZ", "{{", "<script"} {
+							if strings.Contains(out.HTML, bad) || strings.Contains(out.Text, bad) {
+								t.Errorf("rendering holds %q", bad)
+							}
+						}
+						checkTypography(t, lang, "subject", out.Subject)
+						checkTypography(t, lang, "text", out.Text)
+						checkTypography(t, lang, "html", visibleText(out.HTML))
+					})
+				}
+			}
+		}
+	}
+}
+
+var (
+	urlPattern = regexp.MustCompile(`(https?|tel):\S+`)
+	tagPattern = regexp.MustCompile(`<[^>]*>`)
+)
+
+func visibleText(h string) string {
+	return html.UnescapeString(tagPattern.ReplaceAllString(h, " "))
+}
+
+// checkTypography reports typographyProblems.
+func checkTypography(t *testing.T, lang, part, s string) {
+	t.Helper()
+	for _, p := range typographyProblems(lang, s) {
+		t.Errorf("%s: %s", part, p)
+	}
+}
+
+// typographyProblems applies Canadian French typography: a no-break space
+// before : ; ! ? and », after «. English must not put a space before them.
+func typographyProblems(lang, s string) []string {
+	var problems []string
+	s = urlPattern.ReplaceAllString(s, "URL")
+	runes := []rune(s)
+	for i, r := range runes {
+		before, after := rune(0), rune(0)
+		if i > 0 {
+			before = runes[i-1]
+		}
+		if i+1 < len(runes) {
+			after = runes[i+1]
+		}
+		context := string(runes[max(0, i-20):min(len(runes), i+5)])
+		if lang == "fr" {
+			switch {
+			case strings.ContainsRune(":;!?»", r) && before != '\u00a0' && before != '\u202f':
+				problems = append(problems, fmt.Sprintf("no no-break space before %q in %q", r, context))
+			case r == '«' && after != '\u00a0':
+				problems = append(problems, fmt.Sprintf("no no-break space after « in %q", context))
+			}
+		} else if strings.ContainsRune(":;!?", r) && (before == ' ' || before == '\u00a0') {
+			problems = append(problems, fmt.Sprintf("English with a space before %q in %q", r, context))
+		}
+	}
+	return problems
+}
+
+func TestTypographyCheckCatchesMistakes(t *testing.T) {
+	cases := []struct {
+		lang, s string
+		ok      bool
+	}{
+		{"fr", "Code\u00a0: 1", true},
+		{"fr", "«\u00a0Oui\u00a0» et non\u00a0!", true},
+		{"fr", "Voir https://x.example/a?b=c:d", true},
+		{"fr", "Code : 1", false},
+		{"fr", "Code: 1", false},
+		{"fr", "Bienvenue !", false},
+		{"fr", "«\u00a0Oui»", false},
+		{"fr", "«Oui\u00a0»", false},
+		{"en", "Code: 1", true},
+		{"en", "Code : 1", false},
+	}
+	for _, c := range cases {
+		if got := typographyProblems(c.lang, c.s); (len(got) == 0) != c.ok {
+			t.Errorf("typographyProblems(%s, %q) = %q, want ok=%v", c.lang, c.s, got, c.ok)
+		}
+	}
+}
+
+// TestMissingTemplateFileFailsToLoad removes each file in turn.
+func TestMissingTemplateFileFailsToLoad(t *testing.T) {
+	full := fstest.MapFS{}
+	err := fs.WalkDir(templateFiles, "templates", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(templateFiles, path)
+		full[path] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseTemplates(full); err != nil {
+		t.Fatalf("the embedded templates do not load: %v", err)
+	}
+	var want []string
+	for _, lang := range languages {
+		want = append(want, "templates/"+lang+"/_layout.txt", "templates/"+lang+"/_layout.html")
+		for _, name := range Templates() {
+			want = append(want, "templates/"+lang+"/"+name+".txt", "templates/"+lang+"/"+name+".html")
+		}
+	}
+	for path := range full {
+		if !slices.Contains(want, path) {
+			t.Errorf("%s belongs to no template", path)
+		}
+	}
+	for _, path := range want {
+		partial := fstest.MapFS{}
+		for p, f := range full {
+			if p != path {
+				partial[p] = f
+			}
+		}
+		if _, err := parseTemplates(partial); err == nil {
+			t.Errorf("templates load without %s", path)
+		}
+	}
+	// A file that lacks a block is refused too.
+	broken := fstest.MapFS{}
+	for p, f := range full {
+		broken[p] = f
+	}
+	broken["templates/fr/reset-code.txt"] = &fstest.MapFile{Data: []byte(`{{define "subject"}}x{{end}}{{define "text"}}y{{end}}`)}
+	if _, err := parseTemplates(broken); err == nil || !strings.Contains(err.Error(), `"sms"`) {
+		t.Errorf("a code template without an sms block loads: %v", err)
+	}
+}
+
+func TestRenderRefusesWhatDoesNotExist(t *testing.T) {
+	b := mustBrand(t, testBrands(t), "belair")
+	cases := []struct {
+		lang, template string
+		ch             Channel
+	}{
+		{"de", TemplateResetCode, ChannelEmail},
+		{"en", "welcome", ChannelEmail},
+		{"en", TemplatePasswordChanged, ChannelSMS},
+	}
+	for _, c := range cases {
+		if _, err := Render(b, c.lang, c.template, c.ch, nil); err == nil {
+			t.Errorf("Render(%s, %s, %s) succeeded", c.lang, c.template, c.ch)
+		}
+	}
+}
+
+func TestRenderDetails(t *testing.T) {
+	b := mustBrand(t, testBrands(t), "belair")
+	// The province picks the phone; minutes default to the code validity.
+	out, err := Render(b, "en", TemplateRegistrationCode, ChannelEmail, map[string]string{DataCode: "111222", DataProvince: "qc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, b.Phone("qc")) || !strings.Contains(out.Text, "expires in 10 minutes") {
+		t.Errorf("text:\n%s", out.Text)
+	}
+	if !strings.HasPrefix(out.Text, "Hello,\n") {
+		t.Errorf("without a first name the greeting is plain: %q", out.Text[:20])
+	}
+	// HTML escapes what the caller passed.
+	out, err = Render(b, "en", TemplatePasswordChanged, ChannelEmail, map[string]string{DataFirstName: `<b>Al"ex</b>`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.HTML, "<b>Al") || !strings.Contains(out.HTML, "&lt;b&gt;Al&#34;ex&lt;/b&gt;") {
+		t.Errorf("first name not escaped in HTML")
+	}
+	if !strings.Contains(out.Text, `<b>Al"ex</b>`) {
+		t.Errorf("plain text must keep the name as is")
+	}
+	// Optional link: shown when given.
+	with, _ := Render(b, "fr", TemplateLockedAccount, ChannelEmail, map[string]string{DataLink: testLink})
+	without, _ := Render(b, "fr", TemplateLockedAccount, ChannelEmail, nil)
+	if !strings.Contains(with.Text, testLink) || strings.Contains(without.Text, "https://account") {
+		t.Errorf("locked-account link handling")
+	}
+}
