@@ -21,6 +21,193 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Login variant: find the account by email (spec §7, §4.3). */
+        post: operations["findAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/temporary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the temporary password (spec §4.3); success leads to /reset. */
+        post: operations["checkTemporary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/authentication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the password; a locked account answers exactly like a wrong password. */
+        post: operations["authenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a LOCKED_ACCOUNT notice or a RESET_PSW link by email (spec §2.6). */
+        post: operations["notify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in policyholder (session cookie), for /my-account. */
+        get: operations["me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke the session server-side and clear the cookie. */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a password reset: a 6-digit code is emailed. Unknown emails get the same answer (no email). */
+        post: operations["requestReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/password-reset/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange the token of an emailed /reset?token= link for a reset token. */
+        post: operations["exchangeResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/password-reset/{validationId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a new code (the previous one dies); at most 4 resends. */
+        post: operations["resendResetCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/validations/{validationId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the reset code (spec §7); its answer carries the action. */
+        post: operations["validateResetCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set the new password with the reset token and postal code (cellPhone for a UBI driver), or with the temporary password. */
+        post: operations["setPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -37,6 +224,91 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             };
+        };
+        FindRequest: {
+            email: string;
+        };
+        FindResponse: {
+            id: string;
+            /**
+             * @description A: sign in with the password; T: a temporary password is held.
+             * @enum {string}
+             */
+            status: "A" | "T";
+            email: string;
+        };
+        TemporaryRequest: {
+            tempPassword: string;
+        };
+        AuthenticationRequest: {
+            password: string;
+            /** @description YYYY-MM-DD; sent when an email token exists. */
+            dateOfBirth?: string;
+            /** @description Sent when an email token exists. */
+            postalCode?: string;
+        };
+        AuthenticationResponse: {
+            /** @description One-time ticket (60 s) that the SSO form post sends as 'ticket', so the password is not hashed twice. */
+            loginTicket: string;
+        };
+        NotificationRequest: {
+            /** @enum {string} */
+            mediumType: "EMAIL";
+            /** @enum {string} */
+            notificationType: "LOCKED_ACCOUNT" | "RESET_PSW";
+        };
+        Empty: Record<string, never>;
+        Policy: {
+            number: string;
+            /** @enum {string} */
+            kind: "home" | "auto";
+            province: string;
+            /** @enum {string} */
+            role: "holder" | "driver";
+        };
+        Me: {
+            firstName: string;
+            lastName: string;
+            email: string;
+            brand: string;
+            language: string;
+            ubiDriver: boolean;
+            policies: components["schemas"]["Policy"][];
+        };
+        ResetRequest: {
+            email: string;
+        };
+        ResetStarted: {
+            id: string;
+            validationId: string;
+        };
+        ValidationRequest: {
+            /** @description The 6-digit code. */
+            validationValue: string;
+        };
+        LinkRequest: {
+            /** @description The token of a /reset?token= email link. */
+            token: string;
+        };
+        ValidationResponse: {
+            id: string;
+            /** @enum {string} */
+            action: "reset-password-login";
+            /** @description One-time reset token (15 minutes) for POST accounts/{id}/password. */
+            token: string;
+            /** @description Ask the cell phone (true) or the postal code (false). */
+            ubiDriver: boolean;
+        };
+        PasswordRequest: {
+            password: string;
+            token?: string;
+            postalCode?: string;
+            /** @description 10 digits, no dashes. */
+            cellPhone?: string;
+            tempPassword?: string;
+        };
+        PasswordResponse: {
+            email: string;
         };
         Welcome: {
             brand: string;
@@ -171,6 +443,528 @@ export interface operations {
                 };
             };
             403: components["responses"]["Error"];
+        };
+    };
+    findAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FindRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FindResponse"];
+                };
+            };
+            /** @description Email breaks its rule (errorCode is the rule key). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No account has that email. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED per IP. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkTemporary: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemporaryRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description 3005: wrong temporary password, tries left. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TEMPORARY_PASSWORD_INVALID: none usable any more (the temporary roadblock). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    authenticate: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthenticationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthenticationResponse"];
+                };
+            };
+            /** @description 3005 wrong password (or locked, or unknown); 1002 wrong date of birth or postal code. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    notify: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description Bad medium or type. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    me: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description No live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    requestReset: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetStarted"];
+                };
+            };
+            /** @description Email breaks its rule. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exchangeResetLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResponse"];
+                };
+            };
+            /** @description 3004: the link expired or was used. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendResetCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+                validationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetStarted"];
+                };
+            };
+            /** @description RESET_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESEND_LIMIT_REACHED or RESET_CLOSED (the resend-reset-password roadblock). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    validateResetCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+                validationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResponse"];
+                };
+            };
+            /** @description INVALID_ACTIVATION_CODE (a wrong guess) or the code rule key. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION or CODE_EXPIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setPassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResponse"];
+                };
+            };
+            /** @description 1002 wrong postal code or phone; 2001 password rule (key in fields.password); 2002 password content; 3005 wrong temporary password; BAD_REQUEST. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 3004: the reset token is dead. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TEMPORARY_PASSWORD_INVALID. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
 }
