@@ -4,6 +4,8 @@
 //	guichet [serve] [--dev]   serve the portal (default)
 //	guichet migrate           apply database migrations and exit
 //	guichet check-config      validate the brand files and exit
+//	guichet outbox list       list queued and recent notifications
+//	guichet outbox retry ID   queue a failed or abandoned notification again
 //	guichet version           print the version
 package main
 
@@ -19,6 +21,7 @@ import (
 	"syscall"
 
 	"guichet/internal/app"
+	"guichet/internal/notify"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -72,11 +75,33 @@ func run(args []string, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s: %d brands valid\n", cfg.BrandsDir, len(reg.All()))
 		return nil
+	case "outbox":
+		return outbox(ctx, cfg, fs.Args(), stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (serve, migrate, check-config, version)", cmd)
+	return fmt.Errorf("unknown command %q (serve, migrate, check-config, outbox, version)", cmd)
+}
+
+// outbox is the operators' view of the notification outbox.
+func outbox(ctx context.Context, cfg app.Config, args []string, stdout io.Writer) error {
+	db, err := app.OpenStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch {
+	case len(args) == 1 && args[0] == "list":
+		return notify.List(ctx, db, stdout)
+	case len(args) == 2 && args[0] == "retry":
+		if err := notify.Retry(ctx, db, args[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "message %s queued again\n", args[1])
+		return nil
+	}
+	return errors.New("usage: guichet outbox list | guichet outbox retry ID")
 }
 
 func serve(ctx context.Context, cfg app.Config) error {

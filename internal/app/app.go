@@ -16,8 +16,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/httpapi"
+	"guichet/internal/notify"
+	"guichet/internal/recovery"
+	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/web"
 )
@@ -154,9 +158,100 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	return a, nil
 }
 
-// wireServices builds the domain services and their HTTP flows.
+// wireServices builds the domain services, their HTTP handlers and the
+// background workers (notification delivery, clean-up).
 func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *prometheus.Registry) error {
+	email, sms, closeDelivery, err := a.delivery(deps)
+	if err != nil {
+		return err
+	}
+	worker := notify.NewWorker(a.DB, a.Brands, email, sms, notify.WorkerOptions{Metrics: notify.NewMetrics(metrics)})
+	a.workers = append(a.workers, func(ctx context.Context) error {
+		defer closeDelivery()
+		return worker.Run(ctx)
+	})
+
+	accounts := account.NewService(a.DB, account.NewHasher(account.DefaultParams), time.Now)
+	sessions := sso.NewService(accounts)
+	recoveries, err := recovery.New(ctx, accounts)
+	if err != nil {
+		return fmt.Errorf("recovery: %w", err)
+	}
+	recoveries.Poke = worker.Poke
+	deps.Account = &account.Handler{Service: accounts}
+	deps.SSO = &sso.Handler{Service: sessions}
+	deps.Recovery = &recovery.Handler{Service: recoveries}
+	a.workers = append(a.workers, func(ctx context.Context) error {
+		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, func(ctx context.Context) (int64, error) {
+			return sso.Prune(ctx, a.DB, time.Now())
+		})
+	})
+
+	if a.cfg.Dev {
+		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), time.Now())
+		if err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+		slog.Info("demo accounts ready", "count", len(demo))
+	}
 	return nil
+}
+
+// delivery chooses where email and SMS go: SMTP and the SMS provider when
+// configured; in --dev otherwise the dev mailbox (/_dev/mail); outside --dev
+// nothing else unless GUICHET_MAIL=log says to log instead, explicitly.
+func (a *App) delivery(deps *httpapi.Deps) (notify.EmailSender, notify.SMSSender, func(), error) {
+	var email notify.EmailSender
+	var sms notify.SMSSender
+	closeDelivery := func() {}
+	if a.cfg.Dev {
+		mailbox := notify.NewMailbox(a.DB, a.Brands)
+		deps.DevMail = mailbox.Handler()
+		email, sms = mailbox, mailbox
+	} else if strings.EqualFold(a.cfg.Mail, "log") {
+		logger := &notify.LogSender{Logger: slog.Default()}
+		email, sms = logger, logger
+	}
+	if a.cfg.SMTPURL != "" {
+		s, err := notify.NewSMTPSender(a.cfg.SMTPURL)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("GUICHET_SMTP_URL: %w", err)
+		}
+		email, closeDelivery = s, func() { s.Close() }
+	}
+	if a.cfg.SMSURL != "" {
+		s, err := notify.NewHTTPSMS(a.cfg.SMSURL, &http.Client{Timeout: 20 * time.Second})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("GUICHET_SMS_URL: %w", err)
+		}
+		sms = s
+	}
+	if email == nil || sms == nil {
+		return nil, nil, nil, errors.New("no delivery configured: set GUICHET_SMTP_URL and GUICHET_SMS_URL " +
+			"(or GUICHET_MAIL=log to log notifications instead of sending them)")
+	}
+	return email, sms, closeDelivery, nil
+}
+
+// janitor runs the clean-ups every interval until ctx is done (expired
+// sessions, tickets, codes, tokens and counters).
+func janitor(ctx context.Context, interval time.Duration, cleanups ...func(context.Context) (int64, error)) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			for _, clean := range cleanups {
+				if n, err := clean(ctx); err != nil {
+					slog.Error("clean-up failed", "err", err)
+				} else if n > 0 {
+					slog.Info("clean-up", "removed", n)
+				}
+			}
+		}
+	}
 }
 
 // Serve listens on the configured address until ctx is done, then shuts

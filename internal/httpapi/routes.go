@@ -6,29 +6,49 @@ import (
 	"guichet/internal/api"
 )
 
-// routes lists every route of Guichet. Domain flows add theirs through
-// Flow.Routes, which lands here too (see Deps.Flows); their patterns are the
-// spec's §7 paths.
+// routes lists every route of Guichet; API paths are spec §7's (documented in
+// api/openapi.yaml). API routes get the API middleware (api key, province and
+// language headers); page routes only the brand.
 func (s *server) routes(mux *http.ServeMux) {
 	// Operations: no brand needed (load balancers call them by IP).
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metricsHandler())
 
-	r := &router{mux: mux, s: s}
+	apiRoute := func(pattern string, h api.Handler) { mux.Handle(pattern, s.withBrand(s.withAPI(h))) }
+	pageRoute := func(pattern string, h api.Handler) { mux.Handle(pattern, s.withBrand(h)) }
 
-	// API (spec §7).
-	r.API("GET /api/v1/welcome", api.Handler(s.welcome))
-	for _, f := range s.deps.Flows {
-		f.Routes(r)
+	apiRoute("GET /api/v1/welcome", s.welcome)
+
+	// Sign in (spec §2.2, §4.3).
+	if h := s.deps.Account; h != nil {
+		apiRoute("POST /api/v1/accounts/find", h.Find)
+		apiRoute("POST /api/v1/accounts/{id}/temporary", h.Temporary)
+		apiRoute("POST /api/v1/accounts/{id}/authentication", h.Authentication)
+		apiRoute("POST /api/v1/accounts/{id}/notification", h.Notification)
 	}
-	r.API("/api/", api.Handler(func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound }))
+	// Web single sign-on hand-off and the session (design.md "Web SSO").
+	if h := s.deps.SSO; h != nil {
+		pageRoute("POST /pkmslogin.form", h.LoginForm)
+		apiRoute("GET /api/v1/me", h.Me)
+		apiRoute("POST /api/v1/logout", h.Logout)
+	}
+	// Password recovery (spec §2.3, §4.4).
+	if h := s.deps.Recovery; h != nil {
+		apiRoute("POST /api/v1/accounts/password-reset", h.RequestReset)
+		apiRoute("POST /api/v1/accounts/password-reset/link", h.ExchangeLink)
+		apiRoute("POST /api/v1/accounts/{id}/password-reset/{validationId}/resend", h.Resend)
+		apiRoute("POST /api/v1/accounts/{id}/validations/{validationId}/{$}", h.Validate)
+		apiRoute("POST /api/v1/accounts/{id}/password", h.SetPassword)
+	}
+
+	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 
 	// Dev-only pages.
 	if s.cfg.Dev && s.deps.DevMail != nil {
-		mux.Handle("/_dev/mail", s.withBrand(s.deps.DevMail))
-		mux.Handle("/_dev/mail.json", s.withBrand(s.deps.DevMail))
-		mux.Handle("/_dev/mail/", s.withBrand(s.deps.DevMail))
+		for _, p := range []string{"GET /_dev/mail", "GET /_dev/mail.json", "GET /_dev/mail.css", "GET /_dev/mail/"} {
+			mux.Handle(p, s.deps.DevMail)
+		}
 	}
 
 	// The single-page app: static files, redirects of spec §2.1, pages.
@@ -36,20 +56,6 @@ func (s *server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /brands/", s.spa.assets())
 	mux.Handle("GET /favicon.svg", s.spa.assets())
 	mux.Handle("/", s.withBrand(http.HandlerFunc(s.page)))
-}
-
-// router lets flows add routes with the right middleware.
-type router struct {
-	mux *http.ServeMux
-	s   *server
-}
-
-func (r *router) API(pattern string, h http.Handler) {
-	r.mux.Handle(pattern, r.s.withBrand(r.s.withAPI(h)))
-}
-
-func (r *router) Page(pattern string, h http.Handler) {
-	r.mux.Handle(pattern, r.s.withBrand(h))
 }
 
 // welcome is spec §7's GET api/v1/welcome, called by the SPA on start (its

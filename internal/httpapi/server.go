@@ -9,7 +9,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/recovery"
+	"guichet/internal/sso"
 	"guichet/internal/store"
 )
 
@@ -35,21 +38,11 @@ type Deps struct {
 	Metrics  *prometheus.Registry
 	// DevMail serves /_dev/mail and /_dev/mail.json in --dev (may be nil).
 	DevMail http.Handler
-	// Flows registers the domain handlers (sign-in, recovery, ...) on the mux.
-	Flows []Flow
-}
-
-// Flow is a domain package's handler set; Routes adds its routes to the mux.
-// Route patterns are the spec's and are listed in routes.go's comment block.
-type Flow interface {
-	Routes(r Router)
-}
-
-// Router is what a flow sees of the mux: API routes get the API middleware
-// (api key, province and language headers), page routes do not.
-type Router interface {
-	API(pattern string, h http.Handler)
-	Page(pattern string, h http.Handler)
+	// The domain handlers; routes.go registers each of their routes. A nil
+	// handler's routes are left out (tests of this package alone).
+	Account  *account.Handler
+	SSO      *sso.Handler
+	Recovery *recovery.Handler
 }
 
 // New builds the whole HTTP handler.

@@ -112,7 +112,8 @@ func (s *server) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := http.StatusOK
-	if !s.spa.known(r.URL.Path) {
+	// Dev pages (/_dev/...) exist only in --dev.
+	if !s.spa.known(r.URL.Path) || (!s.cfg.Dev && strings.HasPrefix(r.URL.Path, "/_dev/")) {
 		status = http.StatusNotFound
 	}
 	s.renderIndex(w, r, status)

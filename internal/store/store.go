@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
@@ -44,6 +45,10 @@ type Config struct {
 type DB struct {
 	SQL     *sql.DB
 	Dialect Dialect
+	// writeMu serialises this process's SQLite transactions: SQLite has one
+	// writer, and waiting here is cheaper and fairer than its busy handler's
+	// sleeps when two transactions collide.
+	writeMu sync.Mutex
 }
 
 // Open opens the database the config names and checks it answers. It does not
@@ -188,6 +193,10 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 }
 
 func (db *DB) inTxOnce(ctx context.Context, fn func(*Tx) error) (err error) {
+	if db.Dialect == SQLite {
+		db.writeMu.Lock()
+		defer db.writeMu.Unlock()
+	}
 	sqlTx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -1,0 +1,257 @@
+// Package account holds the policyholders' online accounts of every brand:
+// their password (argon2id), the temporary passwords staff issue, the
+// lockout after failed attempts, the one-time login tickets that hand a
+// checked password over to the web SSO form, the password-reset link tokens
+// and the sign-in API of spec §7 (find, temporary, authentication,
+// notification).
+package account
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"guichet/internal/store"
+)
+
+// Status is an account's state.
+type Status string
+
+const (
+	// Active accounts sign in with their password.
+	Active Status = "active"
+	// Temporary accounts hold a temporary password issued by staff (or none
+	// any more, after three wrong tries) and must reset their password.
+	Temporary Status = "temporary"
+	// Locked accounts cannot sign in until staff or a timed lock release
+	// them; they answer exactly like a wrong password.
+	Locked Status = "locked"
+)
+
+// Account is an online account, without its secrets.
+type Account struct {
+	ID          string
+	Brand       string
+	Email       string // as typed at creation; compare with NormalizeEmail
+	Status      Status
+	UBIDriver   bool
+	FirstName   string
+	LastName    string
+	Language    string // en | fr
+	PostalCode  string // A9A 9A9
+	Phone       string // 10 digits
+	DateOfBirth string // YYYY-MM-DD
+	CreatedAt   time.Time
+	// LockedUntil is the end of a timed lock (zero: none). A Locked status
+	// is locked until staff release it, whatever LockedUntil says.
+	LockedUntil time.Time
+}
+
+// record is an account row with what only this package may see.
+type record struct {
+	Account
+	passwordHash  string
+	tempHash      string
+	tempExpiresAt time.Time
+	tempFailures  int
+	lockLevel     int
+}
+
+// lockedAt reports whether the account refuses sign-in at now.
+func (r *record) lockedAt(now time.Time) bool {
+	return r.Status == Locked || now.Before(r.LockedUntil)
+}
+
+// ErrNotFound is returned when no account matches.
+var ErrNotFound = store.ErrNotFound
+
+// NormalizeEmail is the form emails are unique and looked up in: trimmed and
+// lower-cased.
+func NormalizeEmail(email string) string {
+	return strings.ToLower(strings.TrimSpace(email))
+}
+
+// Querier is a *store.DB or a *store.Tx.
+type Querier interface {
+	QueryRow(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+const selectAccount = `SELECT id, brand, email, status, ubi_driver, first_name, last_name, language,
+	postal_code, phone, date_of_birth, created_at, locked_until,
+	password_hash, temp_hash, temp_expires_at, temp_failures, lock_level FROM accounts `
+
+func scanRecord(row *sql.Row) (record, error) {
+	var r record
+	var status string
+	var ubi int
+	var created, lockedUntil, tempExpires int64
+	err := row.Scan(&r.ID, &r.Brand, &r.Email, &status, &ubi, &r.FirstName, &r.LastName, &r.Language,
+		&r.PostalCode, &r.Phone, &r.DateOfBirth, &created, &lockedUntil,
+		&r.passwordHash, &r.tempHash, &tempExpires, &r.tempFailures, &r.lockLevel)
+	if err != nil {
+		return record{}, store.NotFound(err)
+	}
+	r.Status, r.UBIDriver = Status(status), ubi != 0
+	r.CreatedAt = time.UnixMilli(created).UTC()
+	r.LockedUntil = millisOrZero(lockedUntil)
+	r.tempExpiresAt = millisOrZero(tempExpires)
+	return r, nil
+}
+
+func millisOrZero(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func millis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// ByID returns a brand's account by id; an account of another brand is not
+// found.
+func ByID(ctx context.Context, q Querier, brand, id string) (Account, error) {
+	r, err := recordByID(ctx, q, brand, id)
+	return r.Account, err
+}
+
+// ByEmail returns a brand's account by email, ignoring case.
+func ByEmail(ctx context.Context, q Querier, brand, email string) (Account, error) {
+	r, err := recordByEmail(ctx, q, brand, email)
+	return r.Account, err
+}
+
+func recordByID(ctx context.Context, q Querier, brand, id string) (record, error) {
+	if id == "" || len(id) > 64 {
+		return record{}, ErrNotFound
+	}
+	return scanRecord(q.QueryRow(ctx, selectAccount+"WHERE id = ? AND brand = ?", id, brand))
+}
+
+func recordByEmail(ctx context.Context, q Querier, brand, email string) (record, error) {
+	n := NormalizeEmail(email)
+	if n == "" || len(n) > 254 {
+		return record{}, ErrNotFound
+	}
+	return scanRecord(q.QueryRow(ctx, selectAccount+"WHERE brand = ? AND email_normalized = ?", brand, n))
+}
+
+// lockRow re-reads an account inside a transaction, holding its row lock on
+// PostgreSQL so concurrent attempts on one account count one after the other
+// (SQLite transactions here are IMMEDIATE: one writer at a time already).
+func lockRow(ctx context.Context, tx *store.Tx, id string) (record, error) {
+	q := selectAccount + "WHERE id = ?"
+	if tx.Dialect == store.Postgres {
+		q += " FOR UPDATE"
+	}
+	return scanRecord(tx.QueryRow(ctx, q, id))
+}
+
+// ErrInvalid is returned by Insert for an account missing what it needs.
+var ErrInvalid = errors.New("account: invalid account")
+
+// ErrEmailTaken is returned by Insert when the brand already has an account
+// with that email (ignoring case).
+var ErrEmailTaken = errors.New("account: email already used")
+
+// Insert stores a new account with a password hash made by Hasher.Hash (or
+// none, for an account that only holds a temporary password) and returns it
+// with its new random id. Status defaults to Active, Language to "en".
+func Insert(ctx context.Context, tx *store.Tx, a Account, passwordHash string, now time.Time) (Account, error) {
+	if a.Brand == "" || NormalizeEmail(a.Email) == "" {
+		return Account{}, fmt.Errorf("%w: brand and email are required", ErrInvalid)
+	}
+	if a.Status == "" {
+		a.Status = Active
+	}
+	if a.Status != Active && a.Status != Temporary && a.Status != Locked {
+		return Account{}, fmt.Errorf("%w: status %q", ErrInvalid, a.Status)
+	}
+	if a.Language == "" {
+		a.Language = "en"
+	}
+	id, err := randomToken(16)
+	if err != nil {
+		return Account{}, err
+	}
+	a.ID = id
+	a.Email = strings.TrimSpace(a.Email)
+	a.CreatedAt = time.UnixMilli(now.UnixMilli()).UTC()
+	ubi := 0
+	if a.UBIDriver {
+		ubi = 1
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO accounts (id, brand, email, email_normalized, password_hash, status,
+		locked_until, ubi_driver, first_name, last_name, language, postal_code, phone, date_of_birth,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.Brand, a.Email, NormalizeEmail(a.Email), passwordHash, string(a.Status),
+		millis(a.LockedUntil), ubi, a.FirstName, a.LastName, a.Language, a.PostalCode, a.Phone, a.DateOfBirth,
+		now.UnixMilli(), now.UnixMilli())
+	if store.IsUniqueViolation(err) {
+		return Account{}, ErrEmailTaken
+	}
+	if err != nil {
+		return Account{}, fmt.Errorf("insert account: %w", err)
+	}
+	return a, nil
+}
+
+// Lock locks an account until staff release it (status Locked), or, when
+// until is not zero, until that time whatever its status (the lock the
+// failed attempts set, or spec §9's 24 hours after a wrong phone number).
+// A locked account answers exactly like a wrong password.
+func Lock(ctx context.Context, tx *store.Tx, id string, until, now time.Time) error {
+	q, args := "UPDATE accounts SET status = ?, updated_at = ? WHERE id = ?", []any{string(Locked), now.UnixMilli(), id}
+	if !until.IsZero() {
+		q, args = "UPDATE accounts SET locked_until = ?, updated_at = ? WHERE id = ?", []any{millis(until), now.UnixMilli(), id}
+	}
+	res, err := tx.Exec(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("lock account: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// SetTemporaryPassword gives the account a temporary password (hash from
+// Hasher.Hash) valid until expires: the account must reset its password.
+func SetTemporaryPassword(ctx context.Context, tx *store.Tx, id, tempHash string, expires, now time.Time) error {
+	res, err := tx.Exec(ctx, `UPDATE accounts SET status = ?, temp_hash = ?, temp_expires_at = ?, temp_failures = 0,
+		updated_at = ? WHERE id = ?`, string(Temporary), tempHash, millis(expires), now.UnixMilli(), id)
+	if err != nil {
+		return fmt.Errorf("set temporary password: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// randomToken returns n random bytes, URL-safe base64 without padding.
+func randomToken(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// tokenHash is how tokens are stored: SHA-256, hex. The tokens carry 128
+// random bits, so a plain hash is enough to make a stolen table useless.
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}

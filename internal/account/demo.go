@@ -1,0 +1,239 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"guichet/internal/brand"
+	"guichet/internal/policy"
+	"guichet/internal/store"
+)
+
+// Demo passwords of --dev (README).
+const (
+	DemoPassword          = "Guichet-Demo-2026!"
+	DemoTemporaryPassword = "Temp-Pass-2026"
+	// demoTemporaryTTL keeps the demo temporary password usable for a month
+	// after each start that (re)issues it.
+	demoTemporaryTTL = 30 * 24 * time.Hour
+)
+
+// DemoAccount describes one seeded account for the README.
+type DemoAccount struct {
+	Brand    string
+	Email    string
+	Password string
+	Case     string // what signing in with it shows
+}
+
+// demoCase is one kind of demo account, repeated for every brand.
+type demoCase struct {
+	local     string
+	status    Status
+	ubi       bool
+	language  string
+	first     string
+	last      string
+	policies  []policy.Kind // held; a UBI driver is covered by the demo holder's auto policy
+	password  string
+	temporary bool
+	what      string
+}
+
+var demoCases = []demoCase{
+	{local: "demo", status: Active, language: "en", first: "Alex", last: "Martin",
+		policies: []policy.Kind{policy.Home, policy.Auto}, password: DemoPassword,
+		what: "active policyholder with a home and an auto policy: signs in to /my-account"},
+	{local: "temp", status: Temporary, language: "en", first: "Sam", last: "Roy",
+		policies: []policy.Kind{policy.Home}, password: DemoTemporaryPassword, temporary: true,
+		what: "holds a temporary password: the login goes to /reset; three wrong tries show the temporary roadblock"},
+	{local: "locked", status: Locked, language: "en", first: "Jordan", last: "Leblanc",
+		policies: []policy.Kind{policy.Auto}, password: DemoPassword,
+		what: "locked by staff: every password answers like a wrong one"},
+	{local: "ubi", status: Active, ubi: true, language: "en", first: "Taylor", last: "Côté",
+		password: DemoPassword,
+		what:     "UBI driver covered by the demo policyholder's auto policy"},
+	{local: "francais", status: Active, language: "fr", first: "Léa", last: "Gagnon",
+		policies: []policy.Kind{policy.Home}, password: DemoPassword,
+		what: "French-speaking policyholder (emails in French)"},
+}
+
+// demoPostalCodes gives a plausible postal code for a brand's default
+// province.
+var demoPostalCodes = map[string]string{
+	"ab": "T2P 1J9", "bc": "V6B 1A1", "mb": "R3C 0A5", "nb": "E1C 4M3", "nl": "A1C 5M2",
+	"ns": "B3J 1S9", "nt": "X1A 2L9", "nu": "X0A 0H0", "on": "M5V 2T6", "pe": "C1A 4P3",
+	"qc": "H2X 1Y4", "sk": "S4P 3Y2", "yt": "Y1A 2C6",
+}
+
+// SeedDemo creates the --dev demo accounts of every brand (README) and puts
+// existing ones back in their demo state: status, lockout cleared, a usable
+// temporary password for temp@. Passwords of existing accounts are left as
+// they are (delete the data directory to start over). It hashes with
+// DefaultParams and returns the list for the README.
+func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time.Time) ([]DemoAccount, error) {
+	hasher := NewHasher(DefaultParams)
+	// One hash per password for all demo accounts: demo data only, and it
+	// keeps the start of --dev quick.
+	hashes := map[string]string{}
+	hashOf := func(password string) (string, error) {
+		if h, ok := hashes[password]; ok {
+			return h, nil
+		}
+		h, err := hasher.Hash(ctx, password)
+		hashes[password] = h
+		return h, err
+	}
+	var out []DemoAccount
+	for _, b := range brands {
+		var holderAuto string // the demo holder's auto policy, for the UBI driver
+		for _, c := range demoCases {
+			email := c.local + "@" + b.ID + ".example"
+			a, err := ByEmail(ctx, db, b.ID, email)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				a, err = createDemo(ctx, db, b, c, email, hashOf, now)
+			case err == nil:
+				err = restoreDemo(ctx, db, a, c, hashOf, now)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("demo account %s: %w", email, err)
+			}
+			linked, err := linkDemoPolicies(ctx, db, b, a, c, holderAuto, now)
+			if err != nil {
+				return nil, fmt.Errorf("demo policies of %s: %w", email, err)
+			}
+			if c.local == "demo" {
+				holderAuto = linked
+			}
+			out = append(out, DemoAccount{Brand: b.ID, Email: email, Password: c.password, Case: c.what})
+		}
+	}
+	return out, nil
+}
+
+func createDemo(ctx context.Context, db *store.DB, b *brand.Brand, c demoCase, email string,
+	hashOf func(string) (string, error), now time.Time) (Account, error) {
+	pwHash := ""
+	if !c.temporary {
+		h, err := hashOf(c.password)
+		if err != nil {
+			return Account{}, err
+		}
+		pwHash = h
+	}
+	tempHash := ""
+	if c.temporary {
+		h, err := hashOf(c.password)
+		if err != nil {
+			return Account{}, err
+		}
+		tempHash = h
+	}
+	var created Account
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		a, err := Insert(ctx, tx, Account{
+			Brand: b.ID, Email: email, Status: Active, UBIDriver: c.ubi, FirstName: c.first, LastName: c.last,
+			Language: c.language, PostalCode: demoPostalCodes[b.DefaultProvince], Phone: "5145550123",
+			DateOfBirth: "1980-04-12",
+		}, pwHash, now)
+		if err != nil {
+			return err
+		}
+		created = a
+		return applyDemoState(ctx, tx, a.ID, c, tempHash, now)
+	})
+	return created, err
+}
+
+// restoreDemo puts an existing demo account back in its demo state.
+func restoreDemo(ctx context.Context, db *store.DB, a Account, c demoCase, hashOf func(string) (string, error), now time.Time) error {
+	r, err := recordByID(ctx, db, a.Brand, a.ID)
+	if err != nil {
+		return err
+	}
+	tempHash := ""
+	if c.temporary {
+		tempHash = r.tempHash
+		if r.usableTemporary(now) == "" {
+			if tempHash, err = hashOf(c.password); err != nil {
+				return err
+			}
+		}
+	}
+	return db.InTx(ctx, func(tx *store.Tx) error {
+		return applyDemoState(ctx, tx, a.ID, c, tempHash, now)
+	})
+}
+
+func applyDemoState(ctx context.Context, tx *store.Tx, id string, c demoCase, tempHash string, now time.Time) error {
+	if _, err := tx.Exec(ctx, `UPDATE accounts SET status = ?, locked_until = 0, lock_level = 0, temp_hash = '',
+		temp_expires_at = 0, temp_failures = 0, updated_at = ? WHERE id = ?`, string(Active), now.UnixMilli(), id); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM login_failures WHERE account_id = ?", id); err != nil {
+		return err
+	}
+	switch c.status {
+	case Locked:
+		return Lock(ctx, tx, id, time.Time{}, now)
+	case Temporary:
+		return SetTemporaryPassword(ctx, tx, id, tempHash, now.Add(demoTemporaryTTL), now)
+	}
+	return nil
+}
+
+// linkDemoPolicies makes sure the demo account holds its policies (numbers
+// derived from the brand and the case, in the brand's format) and returns
+// the id of its auto policy, if any.
+func linkDemoPolicies(ctx context.Context, db *store.DB, b *brand.Brand, a Account, c demoCase, holderAuto string,
+	now time.Time) (string, error) {
+	auto := ""
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		if c.ubi && holderAuto != "" {
+			return policy.Link(ctx, tx, a.ID, holderAuto, policy.Driver)
+		}
+		for i, kind := range c.policies {
+			number := demoPolicyNumber(b, c, i)
+			p, err := policy.ByNumber(ctx, tx, b.ID, number)
+			if errors.Is(err, store.ErrNotFound) {
+				p, err = policy.Create(ctx, tx, policy.Policy{Brand: b.ID, Number: number, Kind: kind, Province: b.DefaultProvince}, now)
+			}
+			if err != nil {
+				return err
+			}
+			if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
+				return err
+			}
+			if kind == policy.Auto {
+				auto = p.ID
+			}
+		}
+		return nil
+	})
+	return auto, err
+}
+
+// demoPolicyNumber is three letters of the brand, then digits up to the
+// brand's policy number length in its default province.
+func demoPolicyNumber(b *brand.Brand, c demoCase, i int) string {
+	length := b.PolicyNumberFormat(b.DefaultProvince).Length
+	if length < 7 {
+		length = 7
+	}
+	prefix := strings.ToUpper(b.ID)
+	if len(prefix) > 3 {
+		prefix = prefix[:3]
+	}
+	caseIndex := 0
+	for j, dc := range demoCases {
+		if dc.local == c.local {
+			caseIndex = j
+		}
+	}
+	digits := fmt.Sprintf("%0*d", length-len(prefix), 1000+caseIndex*10+i)
+	return prefix + digits[len(digits)-(length-len(prefix)):]
+}

@@ -1,0 +1,109 @@
+package account_test
+
+import (
+	"context"
+	"testing"
+
+	"guichet/internal/account"
+	"guichet/internal/brand"
+	"guichet/internal/policy"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+func TestSeedDemo(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		brands := []*brand.Brand{belair, intact}
+		list, err := account.SeedDemo(ctx, db, brands, e.clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != 5*len(brands) {
+			t.Fatalf("%d demo accounts, want 5 per brand", len(list))
+		}
+		// The production parameters apply to the demo accounts too.
+		e.service.Hasher = account.NewHasher(account.DefaultParams)
+		signIn := func(b *brand.Brand, email, pw string) (int, string) {
+			f := e.post(b, ip, "/api/v1/accounts/find", map[string]string{"email": email})
+			if f.status != 200 {
+				t.Fatalf("find %s: %d", email, f.status)
+			}
+			m := f.json(t)
+			id := m["id"].(string)
+			if m["status"] == "T" {
+				return e.post(b, ip, tempPath(id), map[string]string{"tempPassword": pw}).status, "T"
+			}
+			return e.post(b, ip, authPath(id), map[string]string{"password": pw}).status, "A"
+		}
+		cases := []struct {
+			local      string
+			wantStatus int
+			wantFind   string
+		}{
+			{"demo", 200, "A"},
+			{"temp", 200, "T"},
+			{"locked", 400, "A"},
+			{"ubi", 200, "A"},
+			{"francais", 200, "A"},
+		}
+		for _, b := range brands {
+			for _, c := range cases {
+				t.Run(b.ID+"/"+c.local, func(t *testing.T) {
+					email := c.local + "@" + b.ID + ".example"
+					pw := account.DemoPassword
+					if c.local == "temp" {
+						pw = account.DemoTemporaryPassword
+					}
+					if status, find := signIn(b, email, pw); status != c.wantStatus || find != c.wantFind {
+						t.Fatalf("sign in: %d (find %s), want %d (find %s)", status, find, c.wantStatus, c.wantFind)
+					}
+				})
+			}
+		}
+		demo, err := account.ByEmail(ctx, db, "intact", "demo@intact.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, err := policy.ForAccount(ctx, db, demo.ID)
+		if err != nil || len(held) != 2 {
+			t.Fatalf("demo policies: %v %v", held, err)
+		}
+		for _, p := range held {
+			if len(p.Number) != 9 || p.Province != "ab" || p.Role != policy.Holder {
+				t.Fatalf("intact ab demo policy %+v: want 9 characters (the brand's rule there)", p)
+			}
+		}
+		ubi, _ := account.ByEmail(ctx, db, "belair", "ubi@belair.example")
+		covered, err := policy.ForAccount(ctx, db, ubi.ID)
+		if err != nil || len(covered) != 1 || covered[0].Kind != policy.Auto || covered[0].Role != policy.Driver || !ubi.UBIDriver {
+			t.Fatalf("UBI driver: %+v %v %v", covered, ubi.UBIDriver, err)
+		}
+		if fr, _ := account.ByEmail(ctx, db, "belair", "francais@belair.example"); fr.Language != "fr" {
+			t.Fatalf("francais language %q", fr.Language)
+		}
+
+		// Spoil the demo state, then seed again: it comes back, nothing doubles.
+		for range 3 {
+			temp, _ := account.ByEmail(ctx, db, "belair", "temp@belair.example")
+			e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "wrong"})
+		}
+		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 409 {
+			t.Fatalf("three wrong tries left the temporary password usable: %d", status)
+		}
+		if _, err := account.SeedDemo(ctx, db, brands, e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 200 {
+			t.Fatalf("seeding again did not restore the temporary password: %d", status)
+		}
+		var accounts, policies, links int
+		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM accounts").Scan(&accounts)
+		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM policies").Scan(&policies)
+		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM account_policies").Scan(&links)
+		if accounts != 10 || policies != 10 || links != 12 {
+			t.Fatalf("after seeding twice: %d accounts, %d policies, %d links; want 10, 10, 12", accounts, policies, links)
+		}
+	})
+}

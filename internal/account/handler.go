@@ -1,0 +1,223 @@
+package account
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+
+	"guichet/internal/api"
+	"guichet/internal/rules"
+)
+
+// Handler serves the sign-in calls of spec §7 (routes in
+// internal/httpapi/routes.go):
+//
+//	POST /api/v1/accounts/find                  Find
+//	POST /api/v1/accounts/{id}/temporary        Temporary
+//	POST /api/v1/accounts/{id}/authentication   Authentication
+//	POST /api/v1/accounts/{id}/notification     Notification
+type Handler struct {
+	Service *Service
+}
+
+type findForm struct {
+	Email string `json:"email"`
+}
+
+// Find is the login variant of POST api/v1/accounts/find: {"email"}.
+// 200 {id, status: "A"|"T", email}; 404 when no account has that email.
+func (h *Handler) Find(w http.ResponseWriter, r *http.Request) error {
+	var f findForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	email, err := rules.Email(f.Email)
+	if err != nil {
+		return fieldError(err)
+	}
+	found, err := h.Service.Find(r.Context(), api.SiteOf(r).Brand.ID, email, api.ClientIP(r))
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, found)
+	return nil
+}
+
+type temporaryForm struct {
+	TempPassword string `json:"tempPassword"`
+}
+
+// Temporary is POST api/v1/accounts/{id}/temporary: {"tempPassword"}.
+// 200 {} when right (the SPA goes to /reset and sends it again there);
+// 400 3005 when wrong; 409 TEMPORARY_PASSWORD_INVALID when none is usable
+// any more (the third wrong try included): the SPA shows the temporary
+// roadblock.
+func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
+	var f temporaryForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	temp, err := rules.LoginPassword(f.TempPassword)
+	if err != nil {
+		return fieldError(err)
+	}
+	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, r.PathValue("id"), temp, api.ClientIP(r))
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+type authenticationForm struct {
+	Password    string `json:"password"`
+	DateOfBirth string `json:"dateOfBirth"`
+	PostalCode  string `json:"postalCode"`
+}
+
+type authenticationAnswer struct {
+	LoginTicket string `json:"loginTicket"`
+}
+
+// Authentication is POST api/v1/accounts/{id}/authentication:
+// {"password", "dateOfBirth"?, "postalCode"?}. 200 {"loginTicket"} (the
+// SSO form post sends it as "ticket"); 400 3005 for a wrong password, an
+// unknown account or a locked one alike; 400 1002 for a wrong date of birth
+// or postal code; 429 RATE_LIMITED.
+func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
+	var f authenticationForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	site := api.SiteOf(r)
+	c := Credentials{Brand: site.Brand.ID, AccountID: r.PathValue("id"), IP: api.ClientIP(r)}
+	var err error
+	if c.Password, err = rules.LoginPassword(f.Password); err != nil {
+		return fieldError(err)
+	}
+	if f.DateOfBirth != "" {
+		// Checked and normalized like registration's, then compared with
+		// the account's.
+		if c.DateOfBirth, err = rules.DateOfBirth(f.DateOfBirth, h.Service.Now()); err != nil {
+			return fieldError(err)
+		}
+	}
+	if f.PostalCode != "" {
+		if c.PostalCode, err = rules.PostalCode(f.PostalCode); err != nil {
+			return fieldError(err)
+		}
+	}
+	ticket, err := h.Service.Authenticate(r.Context(), c)
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, authenticationAnswer{LoginTicket: ticket})
+	return nil
+}
+
+type notificationForm struct {
+	MediumType       string `json:"mediumType"`
+	NotificationType string `json:"notificationType"`
+}
+
+// Notification is POST api/v1/accounts/{id}/notification:
+// {"mediumType": "EMAIL", "notificationType": "LOCKED_ACCOUNT"|"RESET_PSW"}.
+// 200 {} once the email is queued; 404 for an unknown account.
+func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
+	var f notificationForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	if f.MediumType != "EMAIL" {
+		return errBadMedium
+	}
+	site := api.SiteOf(r)
+	err := h.Service.Notify(r.Context(), NotifyRequest{
+		Brand: site.Brand.ID, AccountID: r.PathValue("id"), Type: f.NotificationType,
+		IP: api.ClientIP(r), BaseURL: Origin(r),
+	})
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+// Origin is the scheme://host links in emails point to: the brand site the
+// visitor used when its host is one of the brand's (a default brand may serve
+// any Host header, which must not choose where a reset link goes), else the
+// brand's first host. Plain http only in --dev.
+func Origin(r *http.Request) string {
+	site := api.SiteOf(r)
+	b := site.Brand
+	scheme := "https"
+	if r.TLS == nil && site.Dev {
+		scheme = "http"
+	}
+	hostname, port := r.Host, ""
+	if h, p, err := net.SplitHostPort(r.Host); err == nil {
+		hostname, port = h, p
+	}
+	hostname = strings.TrimSuffix(strings.ToLower(hostname), ".")
+	known := slices.Contains(b.Hosts, hostname)
+	if site.Dev {
+		known = known || slices.Contains(b.DevHosts, hostname) ||
+			hostname == "localhost" || hostname == "127.0.0.1" || hostname == "::1"
+	}
+	switch {
+	case known:
+		return scheme + "://" + r.Host
+	case site.Dev && len(b.DevHosts) > 0:
+		if port != "" {
+			return scheme + "://" + net.JoinHostPort(b.DevHosts[0], port)
+		}
+		return scheme + "://" + b.DevHosts[0]
+	case len(b.Hosts) > 0:
+		return "https://" + b.Hosts[0]
+	}
+	return scheme + "://" + r.Host
+}
+
+// Errors of the sign-in API, with spec §8's statuses and codes.
+var (
+	// errWrongPassword is spec §8.3 Authentication 3005, on 400.
+	errWrongPassword = api.NewError(http.StatusBadRequest, "3005", "login.error")
+	// errSecurityAnswers is spec §8.3 Authentication 1002.
+	errSecurityAnswers = api.NewError(http.StatusBadRequest, "1002", "login.securityQuestions")
+	// errTemporaryInvalid: 409 marks the flow roadblocked (spec §8.1) and
+	// the temporary step sends the visitor to /roadblock/temporary.
+	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
+	errAccountNotFound  = api.NewError(http.StatusNotFound, "ACCOUNT_NOT_FOUND", "login.error")
+	errBadMedium        = api.NewError(http.StatusBadRequest, "UNSUPPORTED_MEDIUM", "error.badRequest")
+	errBadNotification  = api.NewError(http.StatusBadRequest, "UNSUPPORTED_NOTIFICATION", "error.badRequest")
+)
+
+// apiError maps the package's domain errors to the API's, once.
+func apiError(err error) error {
+	switch {
+	case errors.Is(err, ErrWrongPassword), errors.Is(err, ErrWrongTemporary):
+		return errWrongPassword
+	case errors.Is(err, ErrSecurityAnswers):
+		return errSecurityAnswers
+	case errors.Is(err, ErrTemporaryInvalid):
+		return errTemporaryInvalid
+	case errors.Is(err, ErrNotFound):
+		return errAccountNotFound
+	case errors.Is(err, ErrRateLimited):
+		return api.ErrTooManyRequest
+	case errors.Is(err, ErrUnknownNotification):
+		return errBadNotification
+	}
+	return err
+}
+
+// fieldError turns a rules.Error into the API's 400 with the field's key.
+func fieldError(err error) error {
+	var re rules.Error
+	if errors.As(err, &re) {
+		return &api.Error{Status: http.StatusBadRequest, Code: re.Key, MessageKey: re.Key, Fields: map[string]string{re.Field: re.Key}}
+	}
+	return err
+}

@@ -1,0 +1,404 @@
+package account_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+	"guichet/internal/throttle"
+)
+
+const ip = "198.51.100.7"
+
+func TestFind(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		active := e.create(belair, "Alex.Martin@Example.com", nil, "")
+		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
+		locked := e.create(belair, "locked@example.com", func(a *account.Account) { a.Status = account.Locked }, "")
+		e.create(intact, "other@example.com", nil, "")
+
+		cases := []struct {
+			name       string
+			body       any
+			wantStatus int
+			wantID     string
+			wantState  string
+			wantCode   string
+		}{
+			{"active", map[string]string{"email": "alex.martin@example.com"}, 200, active.ID, "A", ""},
+			{"any case and spaces", map[string]string{"email": "  ALEX.MARTIN@EXAMPLE.COM "}, 200, active.ID, "A", ""},
+			{"temporary password", map[string]string{"email": "temp@example.com"}, 200, temp.ID, "T", ""},
+			{"locked answers like active", map[string]string{"email": "locked@example.com"}, 200, locked.ID, "A", ""},
+			{"unknown", map[string]string{"email": "nobody@example.com"}, 404, "", "", "ACCOUNT_NOT_FOUND"},
+			{"other brand's account", map[string]string{"email": "other@example.com"}, 404, "", "", "ACCOUNT_NOT_FOUND"},
+			{"bad email", map[string]string{"email": "not-an-email"}, 400, "", "", "errorEmailFormat"},
+			{"empty email", map[string]string{"email": ""}, 400, "", "", "errorEmailRequired"},
+			{"unknown field", map[string]string{"email": "temp@example.com", "x": "y"}, 400, "", "", "BAD_REQUEST"},
+			{"not JSON", "{", 400, "", "", "BAD_REQUEST"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				a := e.post(belair, ip, "/api/v1/accounts/find", c.body)
+				if a.status != c.wantStatus {
+					t.Fatalf("status %d, want %d (%s)", a.status, c.wantStatus, a.body)
+				}
+				if c.wantStatus != 200 {
+					if got := a.code(t); got != c.wantCode {
+						t.Fatalf("errorCode %q, want %q", got, c.wantCode)
+					}
+					return
+				}
+				m := a.json(t)
+				if m["id"] != c.wantID || m["status"] != c.wantState {
+					t.Fatalf("answer %v, want id %s status %s", m, c.wantID, c.wantState)
+				}
+			})
+		}
+		if rows := e.auditRows(active.ID); !contains(rows, "login.find ok") {
+			t.Fatalf("find not audited: %v", rows)
+		}
+	})
+}
+
+func TestTemporary(t *testing.T) {
+	const tempPassword = "Temp-Pass-1"
+	type step struct {
+		password   string
+		wantStatus int
+		wantCode   string
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"right at once", []step{{tempPassword, 200, ""}}},
+		{"right after two wrong", []step{{"wrong-1", 400, "3005"}, {"wrong-2", 400, "3005"}, {tempPassword, 200, ""}}},
+		{"third wrong invalidates", []step{{"wrong-1", 400, "3005"}, {"wrong-2", 400, "3005"},
+			{"wrong-3", 409, "TEMPORARY_PASSWORD_INVALID"}, {tempPassword, 409, "TEMPORARY_PASSWORD_INVALID"}}},
+		{"a success resets the count", []step{{"wrong-1", 400, "3005"}, {"wrong-2", 400, "3005"}, {tempPassword, 200, ""},
+			{"wrong-3", 400, "3005"}, {tempPassword, 200, ""}}},
+		{"empty", []step{{"", 400, "errorPasswordRequired"}}},
+	}
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		for i, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				a := e.create(belair, fmt.Sprintf("temp%d@example.com", i), nil, tempPassword)
+				for n, s := range c.steps {
+					got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": s.password})
+					if got.status != s.wantStatus || (s.wantCode != "" && got.code(t) != s.wantCode) {
+						t.Fatalf("step %d: %d %s, want %d %s", n+1, got.status, got.body, s.wantStatus, s.wantCode)
+					}
+				}
+			})
+		}
+		t.Run("expired", func(t *testing.T) {
+			a := e.create(belair, "expired@example.com", nil, tempPassword)
+			e.clock.Advance(7*24*time.Hour + time.Second)
+			got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": tempPassword})
+			if got.status != 409 {
+				t.Fatalf("expired temporary password: %d %s", got.status, got.body)
+			}
+		})
+		t.Run("no temporary password held", func(t *testing.T) {
+			a := e.create(belair, "active-temp@example.com", nil, "")
+			for _, id := range []string{a.ID, "unknown-id"} {
+				got := e.post(belair, ip, tempPath(id), map[string]string{"tempPassword": password})
+				if got.status != 409 {
+					t.Fatalf("%s: %d %s", id, got.status, got.body)
+				}
+			}
+		})
+	})
+}
+
+func TestAuthentication(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		active := e.create(belair, "alex@example.com", nil, "")
+		locked := e.create(belair, "locked@example.com", func(a *account.Account) { a.Status = account.Locked }, "")
+		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
+		other := e.create(intact, "alex@example.com", nil, "")
+
+		cases := []struct {
+			name       string
+			id         string
+			body       map[string]string
+			wantStatus int
+			wantCode   string
+		}{
+			{"right password", active.ID, map[string]string{"password": password}, 200, ""},
+			{"leading spaces are not part of a password", active.ID, map[string]string{"password": "  " + password}, 200, ""},
+			{"wrong password", active.ID, map[string]string{"password": "Wrong-Horse-9!"}, 400, "3005"},
+			{"locked, right password", locked.ID, map[string]string{"password": password}, 400, "3005"},
+			{"temporary account", temp.ID, map[string]string{"password": "Temp-Pass-1"}, 400, "3005"},
+			{"unknown account", "no-such-account", map[string]string{"password": password}, 400, "3005"},
+			{"other brand's account", other.ID, map[string]string{"password": password}, 400, "3005"},
+			{"security answers right", active.ID, map[string]string{"password": password, "dateOfBirth": "1980-04-12", "postalCode": "h2x1y4"}, 200, ""},
+			{"wrong postal code", active.ID, map[string]string{"password": password, "postalCode": "H2X 1Y5"}, 400, "1002"},
+			{"wrong date of birth", active.ID, map[string]string{"password": password, "dateOfBirth": "1981-04-12"}, 400, "1002"},
+			{"bad date of birth", active.ID, map[string]string{"password": password, "dateOfBirth": "12/04/1980"}, 400, "errorDateOfBirthFormat"},
+			{"bad postal code", active.ID, map[string]string{"password": password, "postalCode": "12345"}, 400, "errorPostalCodeFormat"},
+			{"empty password", active.ID, map[string]string{"password": ""}, 400, "errorPasswordRequired"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				got := e.post(belair, ip, authPath(c.id), c.body)
+				if got.status != c.wantStatus {
+					t.Fatalf("status %d, want %d: %s", got.status, c.wantStatus, got.body)
+				}
+				if c.wantStatus == 200 {
+					ticket, _ := got.json(t)["loginTicket"].(string)
+					if len(ticket) < 22 {
+						t.Fatalf("login ticket %q is shorter than 128 bits", ticket)
+					}
+					return
+				}
+				if code := got.code(t); code != c.wantCode {
+					t.Fatalf("errorCode %q, want %q", code, c.wantCode)
+				}
+			})
+		}
+
+		t.Run("locked, unknown and wrong answer the same bytes", func(t *testing.T) {
+			wrong := e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"})
+			for _, id := range []string{locked.ID, "no-such-account", temp.ID} {
+				got := e.post(belair, ip, authPath(id), map[string]string{"password": password})
+				if got.status != wrong.status || !bytes.Equal(got.body, wrong.body) {
+					t.Fatalf("%s answered %d %s; a wrong password answers %d %s", id, got.status, got.body, wrong.status, wrong.body)
+				}
+			}
+		})
+
+		t.Run("audited without the password", func(t *testing.T) {
+			rows := e.auditRows(active.ID)
+			for _, want := range []string{"login.authentication ok", "login.authentication wrong_password", "login.authentication wrong_security_answers"} {
+				if !contains(rows, want) {
+					t.Fatalf("audit lacks %q: %v", want, rows)
+				}
+			}
+			if rows := e.auditRows(locked.ID); !contains(rows, "login.authentication locked") {
+				t.Fatalf("locked attempt not audited: %v", rows)
+			}
+			var n int
+			err := db.QueryRow(context.Background(), `SELECT COUNT(*) FROM audit_events WHERE detail LIKE ? OR event LIKE ?
+				OR outcome LIKE ? OR ip LIKE ?`, "%Horse%", "%Horse%", "%Horse%", "%Horse%").Scan(&n)
+			if err != nil || n != 0 {
+				t.Fatalf("a password reached the audit trail (%d rows, %v)", n, err)
+			}
+			var at int64
+			var brandID, gotIP string
+			err = db.QueryRow(context.Background(), "SELECT at, brand, ip FROM audit_events WHERE account_id = ? ORDER BY id LIMIT 1", active.ID).
+				Scan(&at, &brandID, &gotIP)
+			if err != nil || brandID != "belair" || gotIP != ip || at != e.clock.Now().UnixMilli() {
+				t.Fatalf("audit row: at %d brand %q ip %q err %v", at, brandID, gotIP, err)
+			}
+		})
+	})
+}
+
+func TestLockout(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.service.Limits.Authenticate = throttle.Rule{} // this test is about the account, not the IP
+		a := e.create(belair, "alex@example.com", nil, "")
+		wrong := map[string]string{"password": "Wrong-Horse-9!"}
+		right := map[string]string{"password": password}
+		signIn := func() int { return e.post(belair, ip, authPath(a.ID), right).status }
+		failTimes := func(n int) {
+			t.Helper()
+			for range n {
+				if got := e.post(belair, ip, authPath(a.ID), wrong); got.status != 400 {
+					t.Fatalf("wrong password: %d %s", got.status, got.body)
+				}
+				e.clock.Advance(time.Second)
+			}
+		}
+
+		// Nine failures, then the right password: no lock.
+		failTimes(9)
+		if s := signIn(); s != 200 {
+			t.Fatalf("after 9 failures the right password answered %d", s)
+		}
+		// A success clears the count: nine more do not lock either.
+		failTimes(9)
+		if s := signIn(); s != 200 {
+			t.Fatalf("the count was not cleared by a success: %d", s)
+		}
+		// Failures spread over more than 15 minutes do not add up.
+		failTimes(9)
+		e.clock.Advance(15 * time.Minute)
+		failTimes(9)
+		if s := signIn(); s != 200 {
+			t.Fatalf("failures outside the window locked the account: %d", s)
+		}
+
+		// Rising waits: each lock after 10 failures lasts longer, the last repeats.
+		for i, wait := range []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, time.Hour} {
+			failTimes(10)
+			e.clock.Advance(wait - 2*time.Second) // failTimes advanced 1 s after the 10th
+			if s := signIn(); s != 400 {
+				t.Fatalf("lock %d: the right password answered %d before %v", i+1, s, wait)
+			}
+			e.clock.Advance(2 * time.Second)
+			if i == 4 { // earlier locks end without a success, keeping the streak
+				if s := signIn(); s != 200 {
+					t.Fatalf("lock %d did not end after %v: %d", i+1, wait, s)
+				}
+			}
+		}
+		// The success cleared the streak: the next lock is 1 minute again.
+		failTimes(10)
+		e.clock.Advance(time.Minute)
+		if s := signIn(); s != 200 {
+			t.Fatalf("after a success the next lock was not 1 minute: %d", s)
+		}
+		if rows := e.auditRows(a.ID); !contains(rows, "login.authentication locked") {
+			t.Fatalf("lockout not audited: %v", rows)
+		}
+	})
+}
+
+func TestRateLimitPerIP(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.service.Limits.Find = throttle.Rule{Scope: "login.find", Limit: 3, Window: time.Minute}
+		e.service.Limits.Authenticate = throttle.Rule{Scope: "login.password", Limit: 3, Window: time.Minute}
+		a := e.create(belair, "alex@example.com", nil, "")
+		cases := []struct {
+			name string
+			path string
+			body map[string]string
+		}{
+			{"find", "/api/v1/accounts/find", map[string]string{"email": "alex@example.com"}},
+			{"authentication", authPath(a.ID), map[string]string{"password": password}},
+			{"temporary", tempPath(a.ID), map[string]string{"tempPassword": password}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				e.clock.Advance(2 * time.Minute) // fresh windows
+				attacker, neighbour := "203.0.113.1", "203.0.113.2"
+				for i := range 3 {
+					if got := e.post(belair, attacker, c.path, c.body); got.status == 429 {
+						t.Fatalf("request %d limited too early", i+1)
+					}
+				}
+				got := e.post(belair, attacker, c.path, c.body)
+				if got.status != 429 || got.code(t) != "RATE_LIMITED" {
+					t.Fatalf("4th request: %d %s, want 429 RATE_LIMITED", got.status, got.body)
+				}
+				if got := e.post(belair, neighbour, c.path, c.body); got.status == 429 {
+					t.Fatal("another IP was limited")
+				}
+				e.clock.Advance(2 * time.Minute)
+				if got := e.post(belair, attacker, c.path, c.body); got.status == 429 {
+					t.Fatal("still limited two windows later")
+				}
+			})
+		}
+		var n int
+		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'rate_limited' AND ip = ?", "203.0.113.1").Scan(&n); err != nil || n < 3 {
+			t.Fatalf("rate limiting not audited: %d %v", n, err)
+		}
+	})
+}
+
+func TestRehashOnLogin(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create(belair, "alex@example.com", nil, "")
+		// The service now hashes with other parameters than the stored hash.
+		e.service.Hasher = account.NewHasher(account.Params{Memory: 128, Time: 2, Threads: 1, SaltLen: 16, KeyLen: 32})
+		stored := func() string {
+			var h string
+			if err := db.QueryRow(context.Background(), "SELECT password_hash FROM accounts WHERE id = ?", a.ID).Scan(&h); err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": "Wrong-Horse-9!"}); got.status != 400 {
+			t.Fatalf("wrong password: %d", got.status)
+		}
+		if !strings.Contains(stored(), "m=64,t=1,p=1") {
+			t.Fatalf("a failed login re-hashed: %s", stored())
+		}
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.status != 200 {
+			t.Fatalf("right password: %d %s", got.status, got.body)
+		}
+		if !strings.HasPrefix(stored(), "$argon2id$v=19$m=128,t=2,p=1$") {
+			t.Fatalf("not re-hashed with the new parameters: %s", stored())
+		}
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.status != 200 {
+			t.Fatalf("the re-hashed password does not sign in: %d", got.status)
+		}
+	})
+}
+
+func TestConsumeTicket(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create(belair, "Alex@example.com", nil, "")
+		ticket := func() string {
+			got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password})
+			if got.status != 200 {
+				t.Fatalf("authentication: %d", got.status)
+			}
+			return got.json(t)["loginTicket"].(string)
+		}
+		consume := func(brandID, username, tk string) error {
+			return db.InTx(context.Background(), func(tx *store.Tx) error {
+				_, err := account.ConsumeTicket(context.Background(), tx, brandID, username, tk, e.clock.Now())
+				return err
+			})
+		}
+		cases := []struct {
+			name    string
+			run     func() error
+			wantErr error
+		}{
+			{"valid, username in any case", func() error { return consume("belair", "alex@EXAMPLE.com", ticket()) }, nil},
+			{"used twice", func() error {
+				tk := ticket()
+				if err := consume("belair", "alex@example.com", tk); err != nil {
+					return err
+				}
+				return consume("belair", "alex@example.com", tk)
+			}, account.ErrTicketInvalid},
+			{"expired", func() error {
+				tk := ticket()
+				e.clock.Advance(account.TicketTTL)
+				return consume("belair", "alex@example.com", tk)
+			}, account.ErrTicketInvalid},
+			{"another username", func() error { return consume("belair", "bob@example.com", ticket()) }, account.ErrTicketInvalid},
+			{"another brand", func() error { return consume("intact", "alex@example.com", ticket()) }, account.ErrTicketInvalid},
+			{"unknown", func() error { return consume("belair", "alex@example.com", "made-up") }, account.ErrTicketInvalid},
+			{"account locked since", func() error {
+				tk := ticket()
+				if err := db.InTx(context.Background(), func(tx *store.Tx) error {
+					return account.Lock(context.Background(), tx, a.ID, e.clock.Now().Add(time.Minute), e.clock.Now())
+				}); err != nil {
+					return err
+				}
+				return consume("belair", "alex@example.com", tk)
+			}, account.ErrTicketInvalid},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				if err := c.run(); err != c.wantErr {
+					t.Fatalf("got %v, want %v", err, c.wantErr)
+				}
+			})
+		}
+		var n int
+		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM login_tickets WHERE token_hash LIKE '%-%'").Scan(&n); err != nil || n != 0 {
+			t.Fatalf("tickets are not stored as hex hashes: %d %v", n, err)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package account_test
+
+const raceEnabled = false

@@ -1,0 +1,120 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	os.Exit(m.Run())
+}
+
+// TestWiredSignIn runs the dev application as `guichet serve --dev` builds
+// it and signs a demo policyholder in through every wired layer: find,
+// authentication, the SSO form post, the session, sign out.
+func TestWiredSignIn(t *testing.T) {
+	ctx := context.Background()
+	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.DB.Close()
+	srv := httptest.NewServer(a.Handler)
+	defer srv.Close()
+	belair, _ := a.Brands.ByID("belair")
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	call := func(method, path, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Host = "belair.localhost"
+		req.Header.Set("api-key", belair.APIKey)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	status, found := call("POST", "/api/v1/accounts/find", `{"email":"demo@belair.example"}`)
+	if status != 200 || found["status"] != "A" {
+		t.Fatalf("find: %d %v", status, found)
+	}
+	id := found["id"].(string)
+	status, auth := call("POST", "/api/v1/accounts/"+id+"/authentication", `{"password":"Guichet-Demo-2026!"}`)
+	if status != 200 || auth["loginTicket"] == "" {
+		t.Fatalf("authentication: %d %v", status, auth)
+	}
+	form := url.Values{"login-form-type": {"pwd"}, "username": {"demo@belair.example"},
+		"password": {"Guichet-Demo-2026!"}, "ticket": {auth["loginTicket"].(string)}}
+	req, _ := http.NewRequest("POST", srv.URL+"/pkmslogin.form", strings.NewReader(form.Encode()))
+	req.Host = "belair.localhost"
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	noFollow := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/my-account" {
+		t.Fatalf("SSO form post: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// The cookie jar keys cookies by the URL's host (127.0.0.1), which is
+	// what the client sends next.
+	status, me := call("GET", "/api/v1/me", "")
+	if status != 200 || me["email"] != "demo@belair.example" {
+		t.Fatalf("me: %d %v", status, me)
+	}
+	if status, _ := call("POST", "/api/v1/logout", ""); status != http.StatusNoContent {
+		t.Fatalf("logout: %d", status)
+	}
+	if status, _ := call("GET", "/api/v1/me", ""); status != http.StatusUnauthorized {
+		t.Fatalf("me after logout: %d", status)
+	}
+	// The dev mailbox is mounted.
+	req, _ = http.NewRequest("GET", srv.URL+"/_dev/mail.json", nil)
+	req.Host = "belair.localhost"
+	res, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("/_dev/mail.json: %d", res.StatusCode)
+	}
+}
+
+func TestDeliveryMustBeConfiguredOutsideDev(t *testing.T) {
+	_, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
+	if err == nil || !strings.Contains(err.Error(), "GUICHET_MAIL=log") {
+		t.Fatalf("New without delivery = %v, want a refusal naming GUICHET_MAIL=log", err)
+	}
+	a, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
+	if err != nil {
+		t.Fatalf("GUICHET_MAIL=log: %v", err)
+	}
+	a.DB.Close()
+}
+
+func TestBrokenBrandFileStopsStart(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/belair.yaml", []byte("id: belair\nprovinces: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "belair.yaml") {
+		t.Fatalf("New with a broken brand file = %v, want an error naming the file", err)
+	}
+}

@@ -1,0 +1,97 @@
+// Package audit writes the authentication trail of design.md "Logs": every
+// sign-in event with its time (UTC), brand, account, client IP and outcome.
+// Nothing secret is ever recorded: the caller passes no password, code, token
+// or PIN, and Detail is for short machine words only.
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Execer is a *store.DB or a *store.Tx: an event is written on its own or in
+// the transaction of the change it records.
+type Execer interface {
+	Exec(ctx context.Context, q string, args ...any) (sql.Result, error)
+}
+
+// Event is one audited authentication event.
+type Event struct {
+	At        time.Time
+	Brand     string
+	AccountID string // empty when the account is unknown
+	IP        string
+	Event     string // what was attempted, e.g. "login.authentication"
+	Outcome   string // how it ended, e.g. "ok", "wrong_password", "locked"
+	Detail    string // optional short word; never a secret
+}
+
+// Limits that keep a row small whatever a caller passes.
+const (
+	maxField = 200
+)
+
+// Record writes the event. At is stored in UTC unix milliseconds.
+func Record(ctx context.Context, ex Execer, e Event) error {
+	if e.Brand == "" || e.Event == "" || e.Outcome == "" {
+		return fmt.Errorf("audit: brand, event and outcome are required")
+	}
+	_, err := ex.Exec(ctx,
+		"INSERT INTO audit_events (at, brand, account_id, ip, event, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		e.At.UTC().UnixMilli(), clip(e.Brand), clip(e.AccountID), clip(e.IP), clip(e.Event), clip(e.Outcome), clip(e.Detail))
+	if err != nil {
+		return fmt.Errorf("audit %s: %w", e.Event, err)
+	}
+	return nil
+}
+
+// Query is a *store.DB or a *store.Tx read side.
+type Query interface {
+	Query(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// ForAccount returns an account's events of a brand, oldest first, at most
+// limit of them (the most recent ones).
+func ForAccount(ctx context.Context, q Query, brand, accountID string, limit int) ([]Event, error) {
+	rows, err := q.Query(ctx, `SELECT at, brand, account_id, ip, event, outcome, detail FROM audit_events
+		WHERE brand = ? AND account_id = ? ORDER BY at DESC, id DESC LIMIT ?`, brand, accountID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("audit events: %w", err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var at int64
+		if err := rows.Scan(&at, &e.Brand, &e.AccountID, &e.IP, &e.Event, &e.Outcome, &e.Detail); err != nil {
+			return nil, err
+		}
+		e.At = time.UnixMilli(at).UTC()
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// clip bounds a field to maxField bytes, cut on a character boundary, and
+// keeps it valid UTF-8 (PostgreSQL refuses anything else).
+func clip(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxField {
+		return s
+	}
+	cut := maxField
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}

@@ -1,0 +1,251 @@
+package recovery
+
+import (
+	"errors"
+	"net/http"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/rules"
+)
+
+// Handler serves the recovery calls (routes in internal/httpapi/routes.go):
+//
+//	POST /api/v1/accounts/password-reset                                  RequestReset
+//	POST /api/v1/accounts/{id}/password-reset/{validationId}/resend       Resend
+//	POST /api/v1/accounts/{id}/validations/{validationId}/{$}             Validate
+//	POST /api/v1/accounts/password-reset/link                             ExchangeLink
+//	POST /api/v1/accounts/{id}/password                                   SetPassword
+type Handler struct {
+	Service *Service
+}
+
+type requestForm struct {
+	Email string `json:"email"`
+}
+
+// RequestReset is POST api/v1/accounts/password-reset: {"email"}. Always 200
+// {id, validationId} for a well-formed email, known or not; 400 with the
+// email rule's key otherwise; 429 RATE_LIMITED.
+func (h *Handler) RequestReset(w http.ResponseWriter, r *http.Request) error {
+	var f requestForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	email, err := rules.Email(f.Email)
+	if err != nil {
+		return fieldError(err)
+	}
+	site := api.SiteOf(r)
+	out, err := h.Service.RequestReset(r.Context(), Request{
+		Brand: site.Brand.ID, Email: email, Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
+	})
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, out)
+	return nil
+}
+
+// Resend is POST api/v1/accounts/{id}/password-reset/{validationId}/resend
+// (no body read). 200 {id, validationId} with a new validation id; 409
+// RESEND_LIMIT_REACHED after MaxResends, 409 RESET_CLOSED once the code was
+// used, 404 RESET_NOT_FOUND for ids that name no request: each marks the flow
+// roadblocked (spec §8.1), /roadblock/resend-reset-password.
+func (h *Handler) Resend(w http.ResponseWriter, r *http.Request) error {
+	site := api.SiteOf(r)
+	out, err := h.Service.Resend(r.Context(), ResendRequest{
+		Brand: site.Brand.ID, ID: r.PathValue("id"), ValidationID: r.PathValue("validationId"),
+		Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
+	})
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, out)
+	return nil
+}
+
+type validationForm struct {
+	ValidationValue string `json:"validationValue"`
+}
+
+// Validate is POST api/v1/accounts/{id}/validations/{validationId}/:
+// {"validationValue": "123456"}. 200 {id, action: "reset-password-login",
+// token, ubiDriver}; 400 INVALID_ACTIVATION_CODE (code.validation.wrong) for
+// a wrong code; 403 EXCEEDED_RETRIES_CODE_ACTIVATION when its guesses are
+// used up (the fifth wrong one included); 403 CODE_EXPIRED when expired,
+// replaced, used or unknown; 400 errorCodeRequired / errorCodeFormat for
+// anything but 6 digits (not counted as a guess).
+func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
+	var f validationForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	code, err := rules.SecurityCode(f.ValidationValue)
+	if err != nil {
+		return fieldError(err)
+	}
+	out, err := h.Service.Verify(r.Context(), VerifyRequest{
+		Brand: api.SiteOf(r).Brand.ID, ID: r.PathValue("id"), ValidationID: r.PathValue("validationId"),
+		Code: code, IP: api.ClientIP(r),
+	})
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, out)
+	return nil
+}
+
+type linkForm struct {
+	Token string `json:"token"`
+}
+
+// ExchangeLink is POST api/v1/accounts/password-reset/link: {"token"} from
+// a /reset?token=… email link. 200 {id, action, token, ubiDriver} as
+// Validate; 403 3004 (token-expired roadblock) for a used, expired or
+// unknown link.
+func (h *Handler) ExchangeLink(w http.ResponseWriter, r *http.Request) error {
+	var f linkForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	out, err := h.Service.ExchangeLink(r.Context(), api.SiteOf(r).Brand.ID, f.Token, api.ClientIP(r))
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, out)
+	return nil
+}
+
+type passwordForm struct {
+	Password     string `json:"password"`
+	Token        string `json:"token"`
+	PostalCode   string `json:"postalCode"`
+	CellPhone    string `json:"cellPhone"`
+	TempPassword string `json:"tempPassword"`
+}
+
+type passwordAnswer struct {
+	// Email lets the SPA sign in through the SSO form with the new password.
+	Email string `json:"email"`
+}
+
+// SetPassword is POST api/v1/accounts/{id}/password, either
+// {password, token, postalCode | cellPhone} or {password, tempPassword}.
+// 200 {email}. 400 2001 (rule broken; key in messageKey and fields.password)
+// or 2002 (contains the email); 400 1002 wrong postal code or phone; 403
+// 3004 reset token dead (the fifth wrong postal code or phone included); 400
+// with a field key for a malformed postal code or phone; temporary variant:
+// 400 3005 wrong temporary password, 409 TEMPORARY_PASSWORD_INVALID none
+// usable; 429 RATE_LIMITED.
+func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
+	var f passwordForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	site := api.SiteOf(r)
+	var a account.Account
+	var err error
+	switch {
+	case f.TempPassword != "" && f.Token == "" && f.PostalCode == "" && f.CellPhone == "":
+		temp, terr := rules.LoginPassword(f.TempPassword)
+		if terr != nil {
+			return fieldError(terr)
+		}
+		a, err = h.Service.ResetWithTemporary(r.Context(), TemporaryReset{
+			Brand: site.Brand.ID, ID: r.PathValue("id"), TempPassword: temp, Password: f.Password,
+			Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
+		})
+	case f.Token != "" && f.TempPassword == "":
+		a, err = h.Service.ResetWithToken(r.Context(), TokenReset{
+			Brand: site.Brand.ID, ID: r.PathValue("id"), Token: f.Token, Password: f.Password,
+			PostalCode: f.PostalCode, CellPhone: f.CellPhone,
+			Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
+		})
+	default:
+		return errVariant
+	}
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, passwordAnswer{Email: a.Email})
+	return nil
+}
+
+// Errors of the recovery API, with spec §8's statuses and codes.
+var (
+	errWrongCode    = api.NewError(http.StatusBadRequest, "INVALID_ACTIVATION_CODE", "code.validation.wrong")
+	errCodeExceeded = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
+	errCodeExpired  = api.NewError(http.StatusForbidden, "CODE_EXPIRED", "code.validation.expired")
+	// 404 and 409 mark the flow roadblocked (spec §8.1): the SPA shows
+	// /roadblock/resend-reset-password.
+	errResetNotFound = api.NewError(http.StatusNotFound, "RESET_NOT_FOUND", "roadblock.resendResetPassword")
+	errResendLimit   = api.NewError(http.StatusConflict, "RESEND_LIMIT_REACHED", "roadblock.resendResetPassword")
+	errResetClosed   = api.NewError(http.StatusConflict, "RESET_CLOSED", "roadblock.resendResetPassword")
+	// errTokenInvalid is spec §8.1's 403 3004: the token-expired roadblock.
+	errTokenInvalid    = api.NewError(http.StatusForbidden, "3004", "roadblock.tokenExpired")
+	errWrongPostalCode = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "resetPassword.wrongPostalCode",
+		Fields: map[string]string{rules.FieldPostalCode: "resetPassword.wrongPostalCode"}}
+	errWrongPhone = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "resetPassword.wrongPhone",
+		Fields: map[string]string{rules.FieldPhone: "resetPassword.wrongPhone"}}
+	// Temporary variant: the sign-in's answers (account.Handler).
+	errWrongTemporary   = api.NewError(http.StatusBadRequest, "3005", "login.error")
+	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
+	// errVariant: neither or both of token and tempPassword.
+	errVariant = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
+)
+
+// Spec §8.3 Password set codes.
+const (
+	codePasswordViolation = "2001"
+	codePasswordContent   = "2002"
+)
+
+// apiError maps the domain errors of recovery (and of account, for the
+// temporary variant) to the API's, once.
+func apiError(err error) error {
+	var pe PasswordError
+	switch {
+	case errors.As(err, &pe):
+		code := codePasswordViolation
+		if pe.Key == rules.KeyPasswordContainsEmail {
+			code = codePasswordContent
+		}
+		return &api.Error{Status: http.StatusBadRequest, Code: code, MessageKey: pe.Key,
+			Fields: map[string]string{rules.FieldPassword: pe.Key}}
+	case errors.Is(err, ErrWrongCode):
+		return errWrongCode
+	case errors.Is(err, ErrCodeExceeded):
+		return errCodeExceeded
+	case errors.Is(err, ErrCodeExpired):
+		return errCodeExpired
+	case errors.Is(err, ErrResetNotFound):
+		return errResetNotFound
+	case errors.Is(err, ErrResendLimit):
+		return errResendLimit
+	case errors.Is(err, ErrResetClosed):
+		return errResetClosed
+	case errors.Is(err, ErrTokenInvalid):
+		return errTokenInvalid
+	case errors.Is(err, ErrWrongPostalCode):
+		return errWrongPostalCode
+	case errors.Is(err, ErrWrongPhone):
+		return errWrongPhone
+	case errors.Is(err, account.ErrWrongTemporary):
+		return errWrongTemporary
+	case errors.Is(err, account.ErrTemporaryInvalid):
+		return errTemporaryInvalid
+	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
+		return api.ErrTooManyRequest
+	}
+	return fieldError(err)
+}
+
+// fieldError turns a rules.Error into the API's 400 with the field's key.
+func fieldError(err error) error {
+	var re rules.Error
+	if errors.As(err, &re) {
+		return &api.Error{Status: http.StatusBadRequest, Code: re.Key, MessageKey: re.Key, Fields: map[string]string{re.Field: re.Key}}
+	}
+	return err
+}

@@ -1,0 +1,232 @@
+package recovery
+
+import (
+	"context"
+	"crypto/subtle"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"guichet/internal/account"
+	"guichet/internal/audit"
+	"guichet/internal/notify"
+	"guichet/internal/rules"
+	"guichet/internal/sso"
+	"guichet/internal/store"
+)
+
+// TokenReset is the /reset form of a visitor holding a reset token (from a
+// right code or a reset link).
+type TokenReset struct {
+	Brand string
+	ID    string // the account id the path names
+	Token string
+	// Password is the new password as typed; it is checked with
+	// rules.Password against the account's email.
+	Password string
+	// PostalCode (a policyholder) or CellPhone (a UBI driver) as typed:
+	// the proof of identity the account holds, checked with rules.
+	PostalCode string
+	CellPhone  string
+	Language   string
+	Province   string
+	IP         string
+}
+
+// ResetWithToken sets a new password with a reset token. The token must be
+// the account's, live and unused; the postal code (the phone for a UBI
+// driver) must match the account's, and the TokenAttempts-th wrong one kills
+// the token. On success, in one transaction: the new argon2id hash, the
+// token spent, the account's other codes and tokens dead, every session
+// revoked, the 'password changed' email queued and the event audited.
+func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.Account, error) {
+	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: EventPassword, Detail: "token"}
+	if err := s.allow(ctx, s.Limits.Password, e); err != nil {
+		return account.Account{}, err
+	}
+	t, err := findToken(ctx, s.DB, req.Token)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return account.Account{}, err
+	}
+	if err != nil || !t.usableBy(req.Brand, req.ID, s.Now()) {
+		return account.Account{}, s.refuseToken(ctx, e, "invalid_token")
+	}
+	e.AccountID = t.accountID
+	a, err := account.ByID(ctx, s.DB, req.Brand, req.ID)
+	if errors.Is(err, account.ErrNotFound) {
+		return account.Account{}, s.refuseToken(ctx, e, "account_gone")
+	}
+	if err != nil {
+		return account.Account{}, err
+	}
+	given, want, wrong, err := identity(a, req.PostalCode, req.CellPhone)
+	if err != nil {
+		return account.Account{}, err
+	}
+	password, err := checkPassword(req.Password, a.Email)
+	if err != nil {
+		return account.Account{}, err
+	}
+	if want == "" || subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
+		return account.Account{}, s.wrongIdentity(ctx, req.Token, e, wrong)
+	}
+	var done account.Account
+	err = s.Accounts.SetPassword(ctx, req.Brand, req.ID, password, req.IP, func(tx *store.Tx, cur account.Account) error {
+		if err := consumeToken(ctx, tx, req.Brand, req.ID, req.Token, s.Now()); err != nil {
+			return err
+		}
+		done = cur
+		return s.passwordSet(ctx, tx, cur, req.Language, req.Province, e)
+	})
+	switch {
+	case errors.Is(err, ErrTokenInvalid):
+		// Another submit with the same token won the race.
+		return account.Account{}, s.refuseToken(ctx, e, "token_used")
+	case errors.Is(err, account.ErrNotFound):
+		return account.Account{}, s.refuseToken(ctx, e, "account_gone")
+	case err != nil:
+		return account.Account{}, err
+	}
+	s.poke()
+	return done, nil
+}
+
+// identity checks the proof of identity the account asks for: the phone of
+// a UBI driver, else the postal code. It returns the normalized value given,
+// the account's, and the error a mismatch is.
+func identity(a account.Account, postalCode, cellPhone string) (given, want string, wrong error, err error) {
+	if a.UBIDriver {
+		given, err = rules.Phone(cellPhone, true)
+		stored, serr := rules.Phone(a.Phone, true)
+		if serr != nil {
+			stored = ""
+		}
+		return given, stored, ErrWrongPhone, err
+	}
+	given, err = rules.PostalCode(postalCode)
+	stored, serr := rules.PostalCode(a.PostalCode)
+	if serr != nil {
+		stored = ""
+	}
+	return given, stored, ErrWrongPostalCode, err
+}
+
+// wrongIdentity counts a wrong postal code or phone on the token: wrong
+// answers with tries left, ErrTokenInvalid once the token is dead.
+func (s *Service) wrongIdentity(ctx context.Context, token string, e audit.Event, wrong error) error {
+	answer := wrong
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		var attempts int
+		err := tx.QueryRow(ctx, `UPDATE recovery_tokens SET attempts = attempts + 1
+			WHERE token_hash = ? AND used_at = 0 AND attempts < ? AND expires_at > ? RETURNING attempts`,
+			tokenHash(token), TokenAttempts, now.UnixMilli()).Scan(&attempts)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			e.Outcome, answer = "invalid_token", ErrTokenInvalid
+		case err != nil:
+			return fmt.Errorf("count wrong identity: %w", err)
+		case attempts >= TokenAttempts:
+			e.Outcome, answer = "token_killed", ErrTokenInvalid
+		default:
+			e.Outcome = "wrong_identity"
+		}
+		return s.record(ctx, tx, e)
+	})
+	if err != nil {
+		return err
+	}
+	return answer
+}
+
+// refuseToken audits a refused token and returns ErrTokenInvalid.
+func (s *Service) refuseToken(ctx context.Context, e audit.Event, outcome string) error {
+	e.Outcome = outcome
+	if err := s.record(ctx, s.DB, e); err != nil {
+		return err
+	}
+	return ErrTokenInvalid
+}
+
+// TemporaryReset is the /reset form of a visitor whose sign-in found a
+// temporary password (spec §4.3): the temporary password again, and the new
+// one.
+type TemporaryReset struct {
+	Brand        string
+	ID           string
+	TempPassword string // normalized by rules.LoginPassword
+	Password     string // as typed; checked with rules.Password
+	Language     string
+	Province     string
+	IP           string
+}
+
+// ResetWithTemporary sets a new password in place of a temporary one
+// (account.Service.ResetWithTemporary checks it with the sign-in's rules and
+// clears it): the account becomes active, and as with a token its sessions,
+// codes and tokens die and the 'password changed' email is queued, in the
+// same transaction. Errors are account's: ErrWrongTemporary,
+// ErrTemporaryInvalid, ErrRateLimited; and PasswordError.
+func (s *Service) ResetWithTemporary(ctx context.Context, req TemporaryReset) (account.Account, error) {
+	a, err := account.ByID(ctx, s.DB, req.Brand, req.ID)
+	if err != nil && !errors.Is(err, account.ErrNotFound) {
+		return account.Account{}, err
+	}
+	// An unknown id is checked against no email, then refused by the
+	// temporary password check after the same hashing work.
+	password, err := checkPassword(req.Password, a.Email)
+	if err != nil {
+		return account.Account{}, err
+	}
+	e := audit.Event{Brand: req.Brand, AccountID: req.ID, IP: req.IP, Event: EventPassword, Detail: "temporary"}
+	var done account.Account
+	err = s.Accounts.ResetWithTemporary(ctx, req.Brand, req.ID, req.TempPassword, password, req.IP,
+		func(tx *store.Tx, cur account.Account) error {
+			done = cur
+			return s.passwordSet(ctx, tx, cur, req.Language, req.Province, e)
+		})
+	if err != nil {
+		return account.Account{}, err
+	}
+	s.poke()
+	return done, nil
+}
+
+// passwordSet is what follows a new password in its transaction: the
+// account's codes and tokens die, its sessions are revoked, the 'password
+// changed' email is queued and the event is audited.
+func (s *Service) passwordSet(ctx context.Context, tx *store.Tx, a account.Account, language, province string, e audit.Event) error {
+	now := s.Now()
+	if err := revokeAccount(ctx, tx, a.Brand, a.ID, now); err != nil {
+		return err
+	}
+	if err := sso.RevokeAll(ctx, tx, a.ID); err != nil {
+		return err
+	}
+	data := map[string]string{}
+	if a.FirstName != "" {
+		data[notify.DataFirstName] = a.FirstName
+	}
+	if province != "" {
+		data[notify.DataProvince] = province
+	}
+	if _, err := notify.Enqueue(ctx, tx, notify.Message{
+		Brand: a.Brand, Language: emailLanguage(language, a), Channel: notify.ChannelEmail, To: a.Email,
+		Template: notify.TemplatePasswordChanged, Data: data,
+	}); err != nil {
+		return err
+	}
+	e.AccountID, e.Outcome = a.ID, "ok"
+	return s.record(ctx, tx, e)
+}
+
+// checkPassword applies spec §5's password rule with the account's email and
+// returns the normalized password, the value to hash.
+func checkPassword(password, email string) (string, error) {
+	p, err := rules.Password(password, email)
+	var re rules.Error
+	if errors.As(err, &re) {
+		return "", PasswordError{Key: re.Key}
+	}
+	return p, err
+}

@@ -1,0 +1,236 @@
+package recovery_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"guichet/internal/account"
+	"guichet/internal/notify"
+	"guichet/internal/sso"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+func TestPasswordWithToken(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		cases := []struct {
+			name   string
+			ubi    bool
+			body   map[string]string // token added
+			status int
+			code   string
+			field  string // key of fields, when the answer names one
+			key    string // messageKey
+		}{
+			{"policyholder, right postal code", false, map[string]string{"password": newPassword, "postalCode": "h2x1y4"}, 200, "", "", ""},
+			{"policyholder, wrong postal code", false, map[string]string{"password": newPassword, "postalCode": "H3Z 2Y7"}, 400, "1002", "postalCode", "resetPassword.wrongPostalCode"},
+			{"policyholder, malformed postal code", false, map[string]string{"password": newPassword, "postalCode": "123"}, 400, "errorPostalCodeFormat", "postalCode", "errorPostalCodeFormat"},
+			{"policyholder, phone instead of postal code", false, map[string]string{"password": newPassword, "cellPhone": phone}, 400, "errorPostalCodeRequired", "postalCode", "errorPostalCodeRequired"},
+			{"UBI driver, right phone", true, map[string]string{"password": newPassword, "cellPhone": phone}, 200, "", "", ""},
+			{"UBI driver, wrong phone", true, map[string]string{"password": newPassword, "cellPhone": "4165550199"}, 400, "1002", "phone", "resetPassword.wrongPhone"},
+			{"UBI driver, postal code instead of phone", true, map[string]string{"password": newPassword, "postalCode": postalCode}, 400, "errorPhoneRequired", "phone", "errorPhoneRequired"},
+			{"password too short", false, map[string]string{"password": "Sh0rt!", "postalCode": postalCode}, 400, "2001", "password", "protectAccount.passwordInfo"},
+			{"password without a special character", false, map[string]string{"password": "Abcdefgh123", "postalCode": postalCode}, 400, "2001", "password", "protectAccount.passwordInfo"},
+			{"password empty", false, map[string]string{"password": "", "postalCode": postalCode}, 400, "2001", "password", "errorPasswordRequired"},
+			{"password holding the email", false, map[string]string{"password": "Xx-Holder-2026!", "postalCode": postalCode}, 400, "2002", "password", "errorPasswordContainsEmail"},
+			{"common password", false, map[string]string{"password": "Password123!", "postalCode": postalCode}, 400, "2001", "password", "errorPasswordCommon"},
+		}
+		for i, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				a := e.create("holder."+string(rune('a'+i))+"@example.com", func(a *account.Account) { a.UBIDriver = c.ubi }, "")
+				token := e.verified(a)
+				body := map[string]string{"token": token}
+				for k, v := range c.body {
+					body[k] = v
+				}
+				got := e.post(passwordPath(a.ID), body)
+				got.expect(t, c.status, c.code)
+				if c.status == 200 {
+					if got.str(t, "email") != a.Email {
+						t.Fatalf("answer %s", got.body)
+					}
+					return
+				}
+				m := got.json(t)
+				fields, _ := m["fields"].(map[string]any)
+				if m["messageKey"] != c.key || fields[c.field] != c.key {
+					t.Fatalf("answer %s, want messageKey and fields.%s %s", got.body, c.field, c.key)
+				}
+				if !e.passwordWorks(a, oldPassword) {
+					t.Fatal("a refused reset changed the password")
+				}
+			})
+		}
+	})
+}
+
+func TestWrongPostalCodesKillTheToken(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		token := e.verified(a)
+		try := func(postal string) answer {
+			return e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postal})
+		}
+		for i := 1; i <= 4; i++ {
+			try("H3Z 2Y7").expect(t, 400, "1002")
+		}
+		try("H3Z 2Y7").expect(t, 403, "3004")
+		try(postalCode).expect(t, 403, "3004")
+		if !e.passwordWorks(a, oldPassword) {
+			t.Fatal("the password changed")
+		}
+		outcomes := e.auditOutcomes(a.ID)
+		if !slices.Contains(outcomes, "recovery.password token_killed") || slices.Contains(outcomes, "recovery.password ok") {
+			t.Fatalf("audit %v", outcomes)
+		}
+	})
+}
+
+func TestSuccessfulResetWithACode(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		a := e.create("alex@example.com", nil, "")
+		other := e.create("other@example.com", nil, "")
+		sessions := []string{e.signIn(a, oldPassword), e.signIn(a, oldPassword)}
+		otherSession := e.signIn(other, oldPassword)
+		token := e.verified(a)
+		// A code requested meanwhile (say by someone else) dies with the reset.
+		pending := e.request(a.Email)
+		pendingCode := e.lastCode(a.Email)
+
+		e.postAs(belair, "fr", passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).
+			expect(t, 200, "")
+
+		for _, s := range sessions {
+			if _, err := e.sso.Lookup(ctx, belair.ID, s); !errors.Is(err, sso.ErrNoSession) {
+				t.Fatalf("a session survived the reset: %v", err)
+			}
+		}
+		if _, err := e.sso.Lookup(ctx, belair.ID, otherSession); err != nil {
+			t.Fatalf("another account's session was revoked: %v", err)
+		}
+		changed := e.mails(notify.TemplatePasswordChanged, a.Email)
+		if len(changed) != 1 || changed[0].language != "fr" || changed[0].data[notify.DataFirstName] != "Alex" {
+			t.Fatalf("'password changed' emails: %+v", changed)
+		}
+		if e.passwordWorks(a, oldPassword) {
+			t.Fatal("the old password still works")
+		}
+		if !e.passwordWorks(a, newPassword) {
+			t.Fatal("the new password does not work")
+		}
+		e.post(passwordPath(a.ID), map[string]string{"password": "Another-Pass-8#", "token": token, "postalCode": postalCode}).
+			expect(t, 403, "3004")
+		e.post(validatePath(pending.id, pending.validationID), map[string]string{"validationValue": pendingCode}).
+			expect(t, 403, "CODE_EXPIRED")
+		outcomes := e.auditOutcomes(a.ID)
+		for _, want := range []string{"recovery.request code_sent", "recovery.verify ok", "recovery.password ok"} {
+			if !slices.Contains(outcomes, want) {
+				t.Fatalf("audit %v lacks %q", outcomes, want)
+			}
+		}
+	})
+}
+
+func TestResetWithACodeEndsATemporaryPassword(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		const temp = "Temp-Pass-2026"
+		a := e.create("temp@example.com", nil, temp)
+		token := e.verified(a)
+		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).expect(t, 200, "")
+		got, err := e.accounts.Find(context.Background(), belair.ID, a.Email, ip)
+		if err != nil || got.Status != "A" {
+			t.Fatalf("find after the reset: %+v %v", got, err)
+		}
+		if err := e.accounts.CheckTemporary(context.Background(), belair.ID, a.ID, temp, ip); !errors.Is(err, account.ErrTemporaryInvalid) {
+			t.Fatalf("the temporary password still answers %v", err)
+		}
+		if !e.passwordWorks(a, newPassword) {
+			t.Fatal("the new password does not work")
+		}
+	})
+}
+
+func TestTemporaryVariant(t *testing.T) {
+	const temp = "Temp-Pass-2026"
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		cases := []struct {
+			name   string
+			body   map[string]string
+			status int
+			code   string
+			done   bool
+		}{
+			{"right temporary password", map[string]string{"password": newPassword, "tempPassword": temp}, 200, "", true},
+			{"wrong temporary password", map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}, 400, "3005", false},
+			{"new password breaks a rule", map[string]string{"password": "weak", "tempPassword": temp}, 400, "2001", false},
+			{"new password holds the email", map[string]string{"password": "Tmpholder-2026!", "tempPassword": temp}, 400, "2002", false},
+			{"token and temporary password", map[string]string{"password": newPassword, "tempPassword": temp, "token": "x"}, 400, "BAD_REQUEST", false},
+			{"postal code with the temporary password", map[string]string{"password": newPassword, "tempPassword": temp, "postalCode": postalCode}, 400, "BAD_REQUEST", false},
+			{"neither token nor temporary password", map[string]string{"password": newPassword}, 400, "BAD_REQUEST", false},
+		}
+		for i, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				// A browser signed in, then staff issued a temporary password.
+				a := e.create("tmpholder."+string(rune('a'+i))+"@example.com", nil, "")
+				session := e.signIn(a, oldPassword)
+				e.giveTemporary(a, temp)
+				// Sign-in found the temporary password (spec §4.3).
+				if err := e.accounts.CheckTemporary(ctx, belair.ID, a.ID, temp, ip); err != nil {
+					t.Fatal(err)
+				}
+				e.post(passwordPath(a.ID), c.body).expect(t, c.status, c.code)
+				_, serr := e.sso.Lookup(ctx, belair.ID, session)
+				if c.done {
+					if !errors.Is(serr, sso.ErrNoSession) {
+						t.Fatalf("the session survived: %v", serr)
+					}
+					if n := len(e.mails(notify.TemplatePasswordChanged, a.Email)); n != 1 {
+						t.Fatalf("%d 'password changed' emails", n)
+					}
+					if !e.passwordWorks(a, newPassword) || e.passwordWorks(a, oldPassword) {
+						t.Fatal("the new password is not the only one that works")
+					}
+					// The temporary password is spent.
+					e.post(passwordPath(a.ID), map[string]string{"password": "Another-Pass-8#", "tempPassword": temp}).
+						expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+					return
+				}
+				if serr != nil {
+					t.Fatalf("a refused reset revoked the session: %v", serr)
+				}
+				if err := e.accounts.CheckTemporary(ctx, belair.ID, a.ID, temp, ip); err != nil {
+					t.Fatalf("a refused reset spent the temporary password: %v", err)
+				}
+			})
+		}
+		t.Run("three wrong temporary passwords", func(t *testing.T) {
+			a := e.create("thrice@example.com", nil, temp)
+			for range 2 {
+				e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).expect(t, 400, "3005")
+			}
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+		})
+		t.Run("unknown account", func(t *testing.T) {
+			e.post(passwordPath("no-such-account"), map[string]string{"password": newPassword, "tempPassword": temp}).
+				expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+		})
+		t.Run("account without a temporary password", func(t *testing.T) {
+			a := e.create("plain@example.com", nil, "")
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": oldPassword}).
+				expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+			if !e.passwordWorks(a, oldPassword) {
+				t.Fatal("the password changed")
+			}
+		})
+	})
+}

@@ -1,0 +1,308 @@
+// Package recovery is the forgotten-password flow of spec §2.3 and §4.4: the
+// reset request that emails a 6-digit code, its resends, the code check that
+// hands out a one-time reset token, and the new password set with that token
+// (plus the postal code, or the phone of a UBI driver) or with the temporary
+// password a sign-in found (the temporary variant of /reset).
+//
+// Codes come from a CSPRNG, are stored as HMAC-SHA256 under a key derived
+// from a secret kept in the database (so every instance on one database
+// agrees), live 10 minutes and allow 5 guesses. An unknown email gets a decoy
+// request that behaves exactly like a real one from the outside, minus the
+// email: the API never tells whether an account exists.
+package recovery
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/audit"
+	"guichet/internal/store"
+	"guichet/internal/throttle"
+)
+
+// Limits of the flow (design.md "Codes" and spec §9).
+const (
+	// CodeTTL is how long a code may be used.
+	CodeTTL = 10 * time.Minute
+	// CodeGuesses is how many times a code may be tried; the last wrong try
+	// kills it.
+	CodeGuesses = 5
+	// MaxResends is spec §9's forgot-password resend limit per request.
+	MaxResends = 4
+	// TokenTTL is how long the reset token of a right code works.
+	TokenTTL = 15 * time.Minute
+	// TokenAttempts is how many wrong postal codes or phones a reset token
+	// survives; the last wrong one kills it.
+	TokenAttempts = 5
+	// guessWindow is the window of Limits.GuessesPerAccount.
+	guessWindow = 24 * time.Hour
+	// keep is how long finished or abandoned requests stay for the
+	// per-account guess count before Prune deletes them.
+	keep = guessWindow + time.Hour
+)
+
+// Limits are the server's own limits, whatever the browser counts.
+type Limits struct {
+	// Request limits reset requests per client IP.
+	Request throttle.Rule
+	// Resend limits resends per client IP.
+	Resend throttle.Rule
+	// Verify limits code submissions and link exchanges per client IP.
+	Verify throttle.Rule
+	// Password limits password calls with a reset token per client IP (the
+	// temporary variant is limited by account.Limits.Authenticate).
+	Password throttle.Rule
+	// CodesPerAccount caps the codes emailed to one account (requests and
+	// resends). Over it the answer is the same and no email goes out.
+	CodesPerAccount throttle.Rule
+	// GuessesPerAccount caps the wrong codes of one account over 24 hours,
+	// across its codes: beyond it every code of the account is refused.
+	GuessesPerAccount int
+}
+
+// DefaultLimits let a person retry comfortably and keep guessing at a few
+// dozen tries a day per account.
+func DefaultLimits() Limits {
+	return Limits{
+		Request:           throttle.Rule{Scope: "recovery.request", Limit: 10, Window: 10 * time.Minute},
+		Resend:            throttle.Rule{Scope: "recovery.resend", Limit: 10, Window: 10 * time.Minute},
+		Verify:            throttle.Rule{Scope: "recovery.verify", Limit: 30, Window: 10 * time.Minute},
+		Password:          throttle.Rule{Scope: "recovery.password", Limit: 20, Window: 10 * time.Minute},
+		CodesPerAccount:   throttle.Rule{Scope: "recovery.codes", Limit: 10, Window: time.Hour},
+		GuessesPerAccount: 20,
+	}
+}
+
+// Audit event names written by this package (account writes its own
+// "password.set" too).
+const (
+	EventRequest  = "recovery.request"
+	EventResend   = "recovery.resend"
+	EventVerify   = "recovery.verify"
+	EventLink     = "recovery.link"
+	EventPassword = "recovery.password"
+)
+
+// Domain errors; handler.go maps them to the API's statuses once.
+var (
+	// ErrRateLimited: the client IP went over a Limits rule.
+	ErrRateLimited = errors.New("recovery: too many requests")
+	// ErrResetNotFound: no reset request has that id and validation id.
+	ErrResetNotFound = errors.New("recovery: unknown reset request")
+	// ErrResendLimit: the request was resent MaxResends times already.
+	ErrResendLimit = errors.New("recovery: resend limit reached")
+	// ErrResetClosed: the request's code was used already.
+	ErrResetClosed = errors.New("recovery: reset request closed")
+	// ErrWrongCode: a wrong code, tries left.
+	ErrWrongCode = errors.New("recovery: wrong code")
+	// ErrCodeExceeded: the code's guesses (or the account's) are used up.
+	ErrCodeExceeded = errors.New("recovery: too many wrong codes")
+	// ErrCodeExpired: the code expired, was replaced by a newer one, was
+	// used already, or is unknown.
+	ErrCodeExpired = errors.New("recovery: code expired")
+	// ErrTokenInvalid: a reset token (or link) unknown, used, expired, of
+	// another account or brand, or killed by wrong postal codes or phones.
+	ErrTokenInvalid = errors.New("recovery: invalid reset token")
+	// ErrWrongPostalCode and ErrWrongPhone: the proof of identity does not
+	// match the account's (spec §8.3 Password set 1002); tries left on the
+	// token.
+	ErrWrongPostalCode = errors.New("recovery: wrong postal code")
+	ErrWrongPhone      = errors.New("recovery: wrong phone")
+)
+
+// PasswordError is a new password that breaks a rule of spec §5; Key is the
+// rules key (rules.KeyPasswordContainsEmail is spec §8.3's 2002 "password
+// content", any other key its 2001 "password violation").
+type PasswordError struct{ Key string }
+
+func (e PasswordError) Error() string { return "recovery: password rule " + e.Key }
+
+// Service runs the recovery flow on the store. Fields may be set before
+// first use.
+type Service struct {
+	DB *store.DB
+	// Accounts sets passwords (SetPassword, ResetWithTemporary); its clock
+	// should be Now.
+	Accounts *account.Service
+	Limiter  *throttle.Limiter
+	Now      func() time.Time
+	// Rand is the source of codes, ids and tokens (crypto/rand in
+	// production; tests may inject their own).
+	Rand   io.Reader
+	Limits Limits
+	// Poke, when set, is called after a transaction that queued an email
+	// commits (the notify worker's Poke), so the code leaves at once.
+	Poke func()
+
+	codeKey  []byte // HMAC key of codes
+	decoyKey []byte // HMAC key of decoy ids
+}
+
+// New returns a service with the default limits, the accounts' store and
+// clock, and crypto/rand. It reads the server secret from the database,
+// creating it on first start (see loadSecret).
+func New(ctx context.Context, accounts *account.Service) (*Service, error) {
+	secret, err := loadSecret(ctx, accounts.DB, accounts.Now(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{
+		DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
+		Rand: rand.Reader, Limits: DefaultLimits(),
+		codeKey:  derive(secret, "guichet recovery code v1"),
+		decoyKey: derive(secret, "guichet recovery decoy id v1"),
+	}, nil
+}
+
+// secretName is the row of recovery_secrets this package uses.
+const secretName = "recovery"
+
+// loadSecret returns the 256-bit server secret stored in recovery_secrets,
+// creating it when absent. Every instance on the same database reads the
+// same row, so a code made by one instance is checked by any other; the
+// insert is ON CONFLICT DO NOTHING, so two instances starting together agree
+// on whichever row was written first.
+func loadSecret(ctx context.Context, db *store.DB, now time.Time, rnd io.Reader) ([]byte, error) {
+	var fresh [32]byte
+	if _, err := io.ReadFull(rnd, fresh[:]); err != nil {
+		return nil, fmt.Errorf("recovery secret: %w", err)
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO recovery_secrets (name, secret, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO NOTHING`, secretName, hex.EncodeToString(fresh[:]), now.UnixMilli()); err != nil {
+		return nil, fmt.Errorf("recovery secret: %w", err)
+	}
+	var stored string
+	if err := db.QueryRow(ctx, "SELECT secret FROM recovery_secrets WHERE name = ?", secretName).Scan(&stored); err != nil {
+		return nil, fmt.Errorf("recovery secret: %w", err)
+	}
+	secret, err := hex.DecodeString(stored)
+	if err != nil || len(secret) < 32 {
+		return nil, fmt.Errorf("recovery secret: stored value is not 32 bytes of hex")
+	}
+	return secret, nil
+}
+
+// derive is HMAC-SHA256(secret, purpose): one key per use of the secret.
+func derive(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}
+
+// codeHMAC is how a code is stored: bound to its validation id, so the same
+// six digits of two codes give two unrelated values.
+func (s *Service) codeHMAC(validationID, code string) string {
+	m := hmac.New(sha256.New, s.codeKey)
+	m.Write([]byte(validationID))
+	m.Write([]byte{0})
+	m.Write([]byte(code))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// decoyID is the id answered for an unknown email: the same shape as an
+// account id (16 bytes, base64url) and stable for the email, so asking twice
+// does not tell a decoy from an account either.
+func (s *Service) decoyID(brand, normalizedEmail string) string {
+	m := hmac.New(sha256.New, s.decoyKey)
+	m.Write([]byte(brand))
+	m.Write([]byte{0})
+	m.Write([]byte(normalizedEmail))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+}
+
+// randomID returns 16 random bytes from s.Rand, base64url without padding
+// (the shape of account ids): validation ids, request ids, reset tokens.
+func (s *Service) randomID() (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(s.Rand, b[:]); err != nil {
+		return "", fmt.Errorf("recovery: random: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// codeSpace is the largest multiple of 10^6 that fits in 32 bits: values at
+// or above it are drawn again so every code is equally likely.
+const codeSpace = 4_294_000_000
+
+// newCode returns 6 uniformly random digits from s.Rand.
+func (s *Service) newCode() (string, error) {
+	var b [4]byte
+	for {
+		if _, err := io.ReadFull(s.Rand, b[:]); err != nil {
+			return "", fmt.Errorf("recovery: random: %w", err)
+		}
+		if n := binary.BigEndian.Uint32(b[:]); n < codeSpace {
+			return fmt.Sprintf("%06d", n%1_000_000), nil
+		}
+	}
+}
+
+// tokenHash is how reset tokens are stored: they carry 128 random bits, so
+// SHA-256 alone makes a stolen table useless.
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// allow applies a per-IP rule, auditing a refusal.
+func (s *Service) allow(ctx context.Context, rule throttle.Rule, e audit.Event) error {
+	ok, err := s.Limiter.Allow(ctx, rule, e.IP)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return nil
+	}
+	e.Outcome, e.Detail = "rate_limited", rule.Scope
+	if err := s.record(ctx, s.DB, e); err != nil {
+		return err
+	}
+	return ErrRateLimited
+}
+
+// record writes an audit event stamped with the service clock.
+func (s *Service) record(ctx context.Context, ex audit.Execer, e audit.Event) error {
+	e.At = s.Now()
+	return audit.Record(ctx, ex, e)
+}
+
+// poke tells the notify worker a message is waiting.
+func (s *Service) poke() {
+	if s.Poke != nil {
+		s.Poke()
+	}
+}
+
+// Prune deletes requests older than a day (with their codes) and reset
+// tokens past their end, and returns how many rows went. Nothing depends on
+// it for correctness; the lead's janitor calls it now and then.
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	now := s.Now()
+	var total int64
+	for _, q := range []struct {
+		sql string
+		arg int64
+	}{
+		{"DELETE FROM password_reset_codes WHERE reset_id IN (SELECT id FROM password_resets WHERE created_at <= ?)", now.Add(-keep).UnixMilli()},
+		{"DELETE FROM password_resets WHERE created_at <= ?", now.Add(-keep).UnixMilli()},
+		{"DELETE FROM recovery_tokens WHERE expires_at <= ?", now.UnixMilli()},
+	} {
+		res, err := s.DB.Exec(ctx, q.sql, q.arg)
+		if err != nil {
+			return total, fmt.Errorf("recovery prune: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}

@@ -1,0 +1,285 @@
+package recovery_test
+
+import (
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/notify"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+var sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
+
+func TestRequestAnswersAlikeForKnownAndUnknownEmails(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		e.create("intact-only@example.com", func(a *account.Account) { a.Brand = intact.ID }, "")
+		cases := []struct {
+			name       string
+			email      string
+			language   string
+			wantID     string // "" : a decoy, not the account's
+			wantEmails int
+		}{
+			{"known email", "alex@example.com", "en", a.ID, 1},
+			{"known email, other case and spaces", "  ALEX@Example.com ", "fr", a.ID, 1},
+			{"unknown email", "nobody@example.com", "en", "", 0},
+			{"email of another brand's account only", "intact-only@example.com", "en", "", 0},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				before := len(e.outbox())
+				got := e.postAs(belair, c.language, requestPath, map[string]string{"email": c.email})
+				got.expect(t, 200, "")
+				first := startedOf(t, got)
+				again := startedOf(t, e.postAs(belair, c.language, requestPath, map[string]string{"email": c.email}))
+				if first.id != again.id {
+					t.Fatalf("two requests answered two ids (%s, %s): a decoy would show", first.id, again.id)
+				}
+				if first.validationID == again.validationID {
+					t.Fatal("two requests answered the same validation id")
+				}
+				if c.wantID != "" && first.id != c.wantID {
+					t.Fatalf("id %s, want the account's %s", first.id, c.wantID)
+				}
+				if c.wantID == "" && first.id == a.ID {
+					t.Fatal("an unknown email got the account's id")
+				}
+				sent := e.outbox()[before:]
+				if len(sent) != 2*c.wantEmails {
+					t.Fatalf("%d emails queued for two requests, want %d", len(sent), 2*c.wantEmails)
+				}
+				for _, m := range sent {
+					if m.template != notify.TemplateResetCode || m.recipient != a.Email || m.language != c.language ||
+						!sixDigits.MatchString(m.data[notify.DataCode]) || m.data[notify.DataMinutes] != "10" {
+						t.Fatalf("queued %+v", m)
+					}
+					if want := e.clock.Now().Add(10 * time.Minute).UnixMilli(); m.expiresAt != want {
+						t.Fatalf("email expires at %d, want with the code at %d", m.expiresAt, want)
+					}
+				}
+			})
+		}
+		t.Run("decoy ids differ per email and brand", func(t *testing.T) {
+			x := e.request("x@example.com")
+			y := e.request("y@example.com")
+			other := startedOf(t, e.postAs(intact, "en", requestPath, map[string]string{"email": "x@example.com"}))
+			if x.id == y.id || x.id == other.id {
+				t.Fatalf("decoy ids collide: %s %s %s", x.id, y.id, other.id)
+			}
+		})
+		bad := []struct{ name, body, code string }{
+			{"malformed email", `{"email":"not-an-email"}`, "errorEmailFormat"},
+			{"empty email", `{"email":""}`, "errorEmailRequired"},
+			{"unknown field", `{"email":"alex@example.com","x":1}`, "BAD_REQUEST"},
+			{"not JSON", `email=alex`, "BAD_REQUEST"},
+		}
+		for _, c := range bad {
+			t.Run(c.name, func(t *testing.T) {
+				e.post(requestPath, c.body).expect(t, 400, c.code)
+			})
+		}
+	})
+}
+
+// TestRequestTimingKnownAndUnknown checks that a request for an unknown email
+// takes the time of one for a known email: both do the same database work,
+// the email is only queued, never sent inline.
+func TestRequestTimingKnownAndUnknown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.create("alex@example.com", nil, "")
+		emails := map[string]string{"known": "alex@example.com", "unknown": "nobody@example.com"}
+		for _, email := range emails { // warm up
+			e.request(email)
+		}
+		const rounds = 25
+		samples := map[string][]time.Duration{}
+		for range rounds {
+			for name, email := range emails { // interleaved, so load changes hit both
+				start := time.Now()
+				got := e.serve(belair, "en", requestPath, map[string]string{"email": email})
+				samples[name] = append(samples[name], time.Since(start))
+				got.expect(t, 200, "")
+			}
+		}
+		medians := map[string]time.Duration{}
+		for name, s := range samples {
+			slices.Sort(s)
+			medians[name] = s[len(s)/2]
+		}
+		diff := medians["known"] - medians["unknown"]
+		if diff < 0 {
+			diff = -diff
+		}
+		// Noise margin: a quarter of the slower median plus 2 ms. Sending
+		// the email inline, or any extra work of a hash's size, would stand
+		// far outside it.
+		margin := max(medians["known"], medians["unknown"])/4 + 2*time.Millisecond
+		if diff > margin {
+			t.Fatalf("medians differ by %v (margin %v): %v", diff, margin, medians)
+		}
+		t.Logf("medians %v", medians)
+	})
+}
+
+func TestNewCodeInvalidatesThePreviousOne(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		first := e.request(a.Email)
+		firstCode := e.lastCode(a.Email)
+		second := e.request(a.Email)
+		secondCode := e.lastCode(a.Email)
+		e.post(validatePath(first.id, first.validationID), map[string]string{"validationValue": firstCode}).
+			expect(t, 403, "CODE_EXPIRED")
+		if firstCode != secondCode {
+			// The old code under the new validation id is just wrong.
+			e.post(validatePath(second.id, second.validationID), map[string]string{"validationValue": firstCode}).
+				expect(t, 400, "INVALID_ACTIVATION_CODE")
+		}
+		got := e.post(validatePath(second.id, second.validationID), map[string]string{"validationValue": secondCode})
+		got.expect(t, 200, "")
+		if e.pokes != 2 {
+			t.Fatalf("worker poked %d times for 2 emails", e.pokes)
+		}
+	})
+}
+
+func TestResend(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		for _, c := range []struct {
+			name  string
+			email string
+			known bool
+		}{
+			{"known email", a.Email, true},
+			{"unknown email", "nobody@example.com", false},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s := e.request(c.email)
+				before := len(e.mails(notify.TemplateResetCode, a.Email))
+				seen := map[string]bool{s.validationID: true}
+				prev := s
+				// Spec §9: 4 resends; the fifth lands on the roadblock.
+				for i := 1; i <= 5; i++ {
+					got := e.post(resendPath(prev.id, prev.validationID), nil)
+					if i == 5 {
+						got.expect(t, 409, "RESEND_LIMIT_REACHED")
+						break
+					}
+					got.expect(t, 200, "")
+					next := startedOf(t, got)
+					if next.id != s.id || seen[next.validationID] {
+						t.Fatalf("resend %d answered %+v after %+v", i, next, prev)
+					}
+					seen[next.validationID] = true
+					prev = next
+				}
+				sent := len(e.mails(notify.TemplateResetCode, a.Email)) - before
+				if want := map[bool]int{true: 4, false: 0}[c.known]; sent != want {
+					t.Fatalf("%d codes emailed by 4 resends, want %d", sent, want)
+				}
+				if !c.known {
+					return
+				}
+				// Only the last code works: the others died with each resend.
+				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).
+					expect(t, 403, "CODE_EXPIRED")
+				e.post(validatePath(prev.id, prev.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).
+					expect(t, 200, "")
+				e.post(resendPath(prev.id, prev.validationID), nil).expect(t, 409, "RESET_CLOSED")
+			})
+		}
+		t.Run("after the code was used", func(t *testing.T) {
+			b := e.create("used@example.com", nil, "")
+			s := e.request(b.Email)
+			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(b.Email)}).expect(t, 200, "")
+			e.post(resendPath(s.id, s.validationID), nil).expect(t, 409, "RESET_CLOSED")
+		})
+		t.Run("unknown ids", func(t *testing.T) {
+			s := e.request(a.Email)
+			other := e.request("someone@example.com")
+			for _, p := range []string{
+				resendPath(s.id, "AAAAAAAAAAAAAAAAAAAAAA"),
+				resendPath(other.id, s.validationID), // another request's id
+				resendPath(s.id, "x"),
+			} {
+				e.post(p, nil).expect(t, 404, "RESET_NOT_FOUND")
+			}
+			startedOf(t, e.postAs(belair, "en", resendPath(s.id, s.validationID), nil))
+			e.postAs(intact, "en", resendPath(s.id, s.validationID), nil).expect(t, 404, "RESET_NOT_FOUND")
+		})
+	})
+}
+
+func TestRateLimits(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		t.Run("requests per IP", func(t *testing.T) {
+			e := newEnv(t, db)
+			e.service.Limits.Request = rule("test.request", 3)
+			for range 3 {
+				e.request("nobody@example.com")
+			}
+			e.post(requestPath, map[string]string{"email": "nobody@example.com"}).expect(t, 429, "RATE_LIMITED")
+		})
+		t.Run("codes per account", func(t *testing.T) {
+			e := newEnv(t, db)
+			e.service.Limits.CodesPerAccount = rule("test.codes", 2)
+			a := e.create("capped@example.com", nil, "")
+			e.request(a.Email)
+			s := e.request(a.Email)
+			over := e.request(a.Email) // answered alike, nothing sent
+			if n := len(e.mails(notify.TemplateResetCode, a.Email)); n != 2 {
+				t.Fatalf("%d codes emailed, want 2", n)
+			}
+			if over.id != a.ID {
+				t.Fatalf("id %s over the cap", over.id)
+			}
+			// The email cap is not a way around "a new code kills the
+			// previous one": nothing sent, and nothing older works.
+			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).
+				expect(t, 403, "CODE_EXPIRED")
+		})
+		t.Run("wrong codes per account across codes", func(t *testing.T) {
+			e := newEnv(t, db)
+			e.service.Limits.GuessesPerAccount = 7
+			a := e.create("guesser@example.com", nil, "")
+			s := e.request(a.Email)
+			code := e.lastCode(a.Email)
+			for range 5 {
+				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": wrong(code)})
+			}
+			s = e.request(a.Email)
+			code = e.lastCode(a.Email)
+			for range 2 {
+				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": wrong(code)}).
+					expect(t, 400, "INVALID_ACTIVATION_CODE")
+			}
+			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}).
+				expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.clock.Advance(24*time.Hour + time.Minute)
+			s = e.request(a.Email)
+			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).expect(t, 200, "")
+		})
+		t.Run("code checks per IP", func(t *testing.T) {
+			e := newEnv(t, db)
+			e.service.Limits.Verify = rule("test.verify", 2)
+			s := e.request("nobody@example.com")
+			for range 2 {
+				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).expect(t, 400, "INVALID_ACTIVATION_CODE")
+			}
+			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).expect(t, 429, "RATE_LIMITED")
+		})
+	})
+}

@@ -1,0 +1,334 @@
+package recovery_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/notify"
+	"guichet/internal/recovery"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+func TestWrongCodesUntilTheCodeDies(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		type try struct {
+			value      string // "right", "wrong" or a literal
+			status     int
+			code       string
+			wantAction bool
+		}
+		cases := []struct {
+			name  string
+			email string
+			tries []try
+		}{
+			{"right code at once", a.Email, []try{{"right", 200, "", true}}},
+			{"right code after 4 wrong ones", a.Email, []try{
+				{"wrong", 400, "INVALID_ACTIVATION_CODE", false}, {"wrong", 400, "INVALID_ACTIVATION_CODE", false},
+				{"wrong", 400, "INVALID_ACTIVATION_CODE", false}, {"wrong", 400, "INVALID_ACTIVATION_CODE", false},
+				{"right", 200, "", true},
+			}},
+			{"fifth wrong code kills it", a.Email, []try{
+				{"wrong", 400, "INVALID_ACTIVATION_CODE", false}, {"wrong", 400, "INVALID_ACTIVATION_CODE", false},
+				{"wrong", 400, "INVALID_ACTIVATION_CODE", false}, {"wrong", 400, "INVALID_ACTIVATION_CODE", false},
+				{"wrong", 403, "EXCEEDED_RETRIES_CODE_ACTIVATION", false},
+				{"right", 403, "EXCEEDED_RETRIES_CODE_ACTIVATION", false},
+			}},
+			{"malformed values are not guesses", a.Email, []try{
+				{"wrong", 400, "INVALID_ACTIVATION_CODE", false}, {"wrong", 400, "INVALID_ACTIVATION_CODE", false},
+				{"wrong", 400, "INVALID_ACTIVATION_CODE", false}, {"wrong", 400, "INVALID_ACTIVATION_CODE", false},
+				{"12a456", 400, "errorCodeFormat", false}, {"12345", 400, "errorCodeRequired", false},
+				{"", 400, "errorCodeRequired", false},
+				{"right", 200, "", true},
+			}},
+			{"a used code is spent", a.Email, []try{{"right", 200, "", true}, {"right", 403, "CODE_EXPIRED", false}}},
+			{"unknown email: wrong like any other", "nobody@example.com", []try{
+				{"123456", 400, "INVALID_ACTIVATION_CODE", false}, {"654321", 400, "INVALID_ACTIVATION_CODE", false},
+				{"000000", 400, "INVALID_ACTIVATION_CODE", false}, {"999999", 400, "INVALID_ACTIVATION_CODE", false},
+				{"111111", 403, "EXCEEDED_RETRIES_CODE_ACTIVATION", false},
+			}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				s := e.request(c.email)
+				code := ""
+				if c.email == a.Email {
+					code = e.lastCode(a.Email)
+				}
+				for i, tr := range c.tries {
+					value := tr.value
+					switch value {
+					case "right":
+						value = code
+					case "wrong":
+						value = wrong(code)
+					}
+					got := e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": value})
+					if got.status != tr.status || (tr.code != "" && got.str(t, "errorCode") != tr.code) {
+						t.Fatalf("try %d (%s): %d %s, want %d %s", i+1, tr.value, got.status, got.body, tr.status, tr.code)
+					}
+					if tr.wantAction {
+						m := got.json(t)
+						token, _ := m["token"].(string)
+						if m["action"] != "reset-password-login" || m["id"] != a.ID || m["ubiDriver"] != false || !idShape.MatchString(token) {
+							t.Fatalf("answer %s", got.body)
+						}
+					}
+				}
+			})
+		}
+	})
+}
+
+func TestCodeExpiresAfterTenMinutes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		cases := []struct {
+			name   string
+			after  time.Duration
+			status int
+			code   string
+		}{
+			{"at 9:59", 9*time.Minute + 59*time.Second, 200, ""},
+			{"at 9:59.999", 10*time.Minute - time.Millisecond, 200, ""},
+			{"at 10:00", 10 * time.Minute, 403, "CODE_EXPIRED"},
+			{"at 10:01", 10*time.Minute + time.Second, 403, "CODE_EXPIRED"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				s := e.request(a.Email)
+				code := e.lastCode(a.Email)
+				e.clock.Advance(c.after)
+				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}).expect(t, c.status, c.code)
+			})
+		}
+		t.Run("an expired code can be resent", func(t *testing.T) {
+			s := e.request(a.Email)
+			e.clock.Advance(11 * time.Minute)
+			next := startedOf(t, e.post(resendPath(s.id, s.validationID), nil))
+			e.post(validatePath(next.id, next.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).expect(t, 200, "")
+		})
+	})
+}
+
+func TestResetTokenExpiresAfterFifteenMinutes(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		cases := []struct {
+			name   string
+			after  time.Duration
+			status int
+			code   string
+		}{
+			{"at 14:59", 14*time.Minute + 59*time.Second, 200, ""},
+			{"at 15:01", 15*time.Minute + time.Second, 403, "3004"},
+		}
+		for i, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				a := e.create("t"+string(rune('a'+i))+"@example.com", nil, "")
+				token := e.verified(a)
+				e.clock.Advance(c.after)
+				e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).
+					expect(t, c.status, c.code)
+			})
+		}
+	})
+}
+
+// TestConcurrentSubmitsOfOneCode: 16 submits of the right code at once,
+// exactly one gets a token; then 16 password calls with that token at once,
+// exactly one sets the password.
+func TestConcurrentSubmitsOfOneCode(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		s := e.request(a.Email)
+		code := e.lastCode(a.Email)
+		const n = 16
+		run := func(path string, body map[string]string) []answer {
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			out := make([]answer, n)
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					out[i] = e.post(path, body)
+				}()
+			}
+			close(start)
+			wg.Wait()
+			return out
+		}
+		count := func(answers []answer, refused int, refusedCode string) (token string) {
+			t.Helper()
+			ok := 0
+			for _, got := range answers {
+				switch {
+				case got.status == 200:
+					ok++
+					token = got.str(t, "token")
+				case got.status != refused || got.str(t, "errorCode") != refusedCode:
+					t.Fatalf("unexpected answer %d %s", got.status, got.body)
+				}
+			}
+			if ok != 1 {
+				t.Fatalf("%d of %d concurrent submits succeeded, want exactly 1", ok, n)
+			}
+			return token
+		}
+		token := count(run(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}), 403, "CODE_EXPIRED")
+		var tokens int
+		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM recovery_tokens WHERE account_id = ?", a.ID).Scan(&tokens); err != nil {
+			t.Fatal(err)
+		}
+		if tokens != 1 {
+			t.Fatalf("%d reset tokens issued, want 1", tokens)
+		}
+		count(run(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}), 403, "3004")
+		if n := len(e.mails(notify.TemplatePasswordChanged, a.Email)); n != 1 {
+			t.Fatalf("%d 'password changed' emails, want 1", n)
+		}
+	})
+}
+
+func TestCodesAndTokensBelongToTheirRequest(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		alex := e.create("alex@example.com", nil, "")
+		sam := e.create("sam@example.com", nil, "")
+		sa := e.request(alex.Email)
+		codeA := e.lastCode(alex.Email)
+		ss := e.request(sam.Email)
+		codeS := e.lastCode(sam.Email)
+		cases := []struct {
+			name   string
+			path   string
+			code   string
+			status int
+			errc   string
+		}{
+			{"alex's validation under sam's id", validatePath(ss.id, sa.validationID), codeA, 403, "CODE_EXPIRED"},
+			{"sam's validation under alex's id", validatePath(sa.id, ss.validationID), codeS, 403, "CODE_EXPIRED"},
+			{"made-up validation id", validatePath(sa.id, "AAAAAAAAAAAAAAAAAAAAAA"), codeA, 403, "CODE_EXPIRED"},
+			{"oversized ids", validatePath(strings.Repeat("a", 200), strings.Repeat("b", 200)), codeA, 403, "CODE_EXPIRED"},
+		}
+		if codeA != codeS {
+			cases = append(cases,
+				struct {
+					name   string
+					path   string
+					code   string
+					status int
+					errc   string
+				}{"sam's code in alex's validation", validatePath(sa.id, sa.validationID), codeS, 400, "INVALID_ACTIVATION_CODE"})
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				e.post(c.path, map[string]string{"validationValue": c.code}).expect(t, c.status, c.errc)
+			})
+		}
+		t.Run("another brand", func(t *testing.T) {
+			e.postAs(intact, "en", validatePath(sa.id, sa.validationID), map[string]string{"validationValue": codeA}).
+				expect(t, 403, "CODE_EXPIRED")
+		})
+		// Each code still works for its own request (the refusals above
+		// counted at most one guess).
+		tokenA := e.post(validatePath(sa.id, sa.validationID), map[string]string{"validationValue": codeA})
+		tokenA.expect(t, 200, "")
+		tokenS := e.post(validatePath(ss.id, ss.validationID), map[string]string{"validationValue": codeS})
+		tokenS.expect(t, 200, "")
+		t.Run("alex's token for sam's password", func(t *testing.T) {
+			e.post(passwordPath(sam.ID), map[string]string{"password": newPassword, "token": tokenA.str(t, "token"), "postalCode": postalCode}).
+				expect(t, 403, "3004")
+		})
+		t.Run("a token on another brand", func(t *testing.T) {
+			e.postAs(intact, "en", passwordPath(alex.ID), map[string]string{"password": newPassword, "token": tokenA.str(t, "token"), "postalCode": postalCode}).
+				expect(t, 403, "3004")
+		})
+		t.Run("made-up token", func(t *testing.T) {
+			e.post(passwordPath(alex.ID), map[string]string{"password": newPassword, "token": "AAAAAAAAAAAAAAAAAAAAAA", "postalCode": postalCode}).
+				expect(t, 403, "3004")
+		})
+		// The refusals did not spend the tokens.
+		e.post(passwordPath(alex.ID), map[string]string{"password": newPassword, "token": tokenA.str(t, "token"), "postalCode": postalCode}).expect(t, 200, "")
+		e.post(passwordPath(sam.ID), map[string]string{"password": newPassword, "token": tokenS.str(t, "token"), "postalCode": postalCode}).expect(t, 200, "")
+	})
+}
+
+func TestResetLinkIsExchangedOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("ubi@example.com", func(a *account.Account) { a.UBIDriver = true }, "")
+		ctx := context.Background()
+		if err := e.accounts.Notify(ctx, account.NotifyRequest{Brand: belair.ID, AccountID: a.ID, Type: account.NotifyResetPassword,
+			IP: ip, BaseURL: "https://belair.example"}); err != nil {
+			t.Fatal(err)
+		}
+		links := e.mails(notify.TemplateResetLink, a.Email)
+		if len(links) != 1 {
+			t.Fatalf("%d reset links", len(links))
+		}
+		u, err := url.Parse(links[0].data[notify.DataLink])
+		if err != nil {
+			t.Fatal(err)
+		}
+		link := u.Query().Get("token")
+		e.postAs(intact, "en", linkPath, map[string]string{"token": link}).expect(t, 403, "3004")
+		e.post(linkPath, map[string]string{"token": "nope"}).expect(t, 403, "3004")
+		got := e.post(linkPath, map[string]string{"token": link})
+		got.expect(t, 200, "")
+		m := got.json(t)
+		if m["id"] != a.ID || m["action"] != recovery.ActionResetPassword || m["ubiDriver"] != true {
+			t.Fatalf("answer %s", got.body)
+		}
+		e.post(linkPath, map[string]string{"token": link}).expect(t, 403, "3004")
+		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": got.str(t, "token"), "cellPhone": "514-555-0123"}).
+			expect(t, 200, "")
+		if !e.passwordWorks(a, newPassword) {
+			t.Fatal("the new password does not work")
+		}
+	})
+}
+
+func TestSecretIsSharedByInstances(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		one := newEnv(t, db)
+		two := newEnv(t, db) // a second instance on the same database
+		a := one.create("alex@example.com", nil, "")
+		if x, y := one.request("nobody@example.com"), two.request("nobody@example.com"); x.id != y.id {
+			t.Fatalf("instances answer different decoy ids: %s, %s", x.id, y.id)
+		}
+		s := one.request(a.Email)
+		two.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": one.lastCode(a.Email)}).expect(t, 200, "")
+	})
+}
+
+func TestPrune(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("alex@example.com", nil, "")
+		e.verified(a)
+		e.request("nobody@example.com")
+		ctx := context.Background()
+		n, err := e.service.Prune(ctx)
+		if err != nil || n != 0 {
+			t.Fatalf("pruned %d (%v) of live rows", n, err)
+		}
+		e.clock.Advance(26 * time.Hour)
+		// 2 requests, their 2 codes and the token.
+		if n, err := e.service.Prune(ctx); err != nil || n != 5 {
+			t.Fatalf("pruned %d (%v), want 5", n, err)
+		}
+	})
+}

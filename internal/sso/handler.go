@@ -1,0 +1,197 @@
+package sso
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/policy"
+	"guichet/internal/rules"
+)
+
+// Handler serves the web SSO endpoint and the session API (routes in
+// internal/httpapi/routes.go):
+//
+//	POST /pkmslogin.form   LoginForm (a page route: no api key, browser form post)
+//	GET  /api/v1/me        Me
+//	POST /api/v1/logout    Logout
+type Handler struct {
+	Service *Service
+}
+
+// Cookie names (design.md): the __Host- prefix makes the browser insist on
+// Secure, Path=/ and no Domain. Over plain http in --dev a __Host- cookie
+// would be refused, so the session cookie drops the prefix there.
+const (
+	CookieName    = "__Host-guichet_session"
+	DevCookieName = "guichet_session"
+)
+
+// Where the form post sends the browser.
+const (
+	AccountPage = "/my-account"
+	WebsealPage = "/webseal.do"
+)
+
+// Spec §8.5 codes the form post answers with (as /webseal.do?error=CODE).
+const (
+	// CodeLoginError: wrong email or password, an unknown or a locked
+	// account alike; the SPA goes back to / with the login error.
+	CodeLoginError = "0x132120c8"
+	// CodeMustReset: the password given is the account's temporary
+	// password; the SPA shows the forgot-password roadblock.
+	CodeMustReset = "0x13212132"
+	// CodeTooMany: the client went over the rate limit of password checks;
+	// the SPA shows the forgot-password roadblock.
+	CodeTooMany = "0x132120ea"
+	// CodeTechnical: a technical failure or an unknown login-form-type;
+	// the SPA shows the technical roadblock.
+	CodeTechnical = "0x38cf04d7"
+)
+
+// maxFormBytes bounds the form post (three short fields and a ticket).
+const maxFormBytes = 8 << 10
+
+// LoginForm is POST /pkmslogin.form: login-form-type=pwd, username,
+// password and, after the authentication call, ticket. Success: a new
+// session cookie and 303 to /my-account. Failure: 303 to
+// /webseal.do?error=<spec §8.5 code>. It never answers JSON.
+func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		return h.fail(w, r, CodeLoginError)
+	}
+	if r.PostForm.Get("login-form-type") != "pwd" {
+		return h.fail(w, r, CodeTechnical)
+	}
+	site := api.SiteOf(r)
+	in := SignIn{Brand: site.Brand.ID, Ticket: r.PostForm.Get("ticket"), IP: api.ClientIP(r), OldToken: sessionToken(r)}
+	var err error
+	if in.Username, err = rules.Email(r.PostForm.Get("username")); err != nil {
+		return h.fail(w, r, CodeLoginError)
+	}
+	if in.Password, err = rules.LoginPassword(r.PostForm.Get("password")); err != nil && in.Ticket == "" {
+		return h.fail(w, r, CodeLoginError)
+	}
+	token, err := h.Service.SignIn(r.Context(), in)
+	switch {
+	case err == nil:
+	case errors.Is(err, account.ErrWrongPassword):
+		return h.fail(w, r, CodeLoginError)
+	case errors.Is(err, account.ErrMustReset):
+		return h.fail(w, r, CodeMustReset)
+	case errors.Is(err, account.ErrRateLimited):
+		return h.fail(w, r, CodeTooMany)
+	default:
+		slog.ErrorContext(r.Context(), "sso sign-in failed", "err", err)
+		return h.fail(w, r, CodeTechnical)
+	}
+	name, secure := cookieFor(r)
+	http.SetCookie(w, &http.Cookie{
+		Name: name, Value: token, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, AccountPage, http.StatusSeeOther)
+	return nil
+}
+
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, code string) error {
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, WebsealPage+"?error="+url.QueryEscape(code), http.StatusSeeOther)
+	return nil
+}
+
+// errUnauthenticated answers the session API without a live session.
+var errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
+
+// Current returns the request's live session for the site's brand, or
+// ErrNoSession.
+func (h *Handler) Current(r *http.Request) (Session, error) {
+	return h.Service.Lookup(r.Context(), api.SiteOf(r).Brand.ID, sessionToken(r))
+}
+
+// Me is GET /api/v1/me: the signed-in policyholder for /my-account, or 401.
+func (h *Handler) Me(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.Current(r)
+	if errors.Is(err, ErrNoSession) {
+		return errUnauthenticated
+	}
+	if err != nil {
+		return err
+	}
+	a, err := account.ByID(r.Context(), h.Service.DB, s.Brand, s.AccountID)
+	if errors.Is(err, account.ErrNotFound) {
+		return errUnauthenticated
+	}
+	if err != nil {
+		return err
+	}
+	linked, err := policy.ForAccount(r.Context(), h.Service.DB, a.ID)
+	if err != nil {
+		return err
+	}
+	me := meAnswer{
+		FirstName: a.FirstName, LastName: a.LastName, Email: a.Email, Brand: a.Brand,
+		Language: a.Language, UBIDriver: a.UBIDriver, Policies: make([]mePolicy, 0, len(linked)),
+	}
+	for _, p := range linked {
+		me.Policies = append(me.Policies, mePolicy{Number: p.Number, Kind: string(p.Kind), Province: p.Province, Role: string(p.Role)})
+	}
+	api.JSON(w, http.StatusOK, me)
+	return nil
+}
+
+type meAnswer struct {
+	FirstName string     `json:"firstName"`
+	LastName  string     `json:"lastName"`
+	Email     string     `json:"email"`
+	Brand     string     `json:"brand"`
+	Language  string     `json:"language"`
+	UBIDriver bool       `json:"ubiDriver"`
+	Policies  []mePolicy `json:"policies"`
+}
+
+type mePolicy struct {
+	Number   string `json:"number"`   // letters and digits; the SPA applies the brand's mask
+	Kind     string `json:"kind"`     // home | auto
+	Province string `json:"province"` // lower case
+	Role     string `json:"role"`     // holder | driver
+}
+
+// Logout is POST /api/v1/logout: the session is revoked server-side and the
+// cookie cleared; 204 whether or not there was one.
+func (h *Handler) Logout(w http.ResponseWriter, r *http.Request) error {
+	site := api.SiteOf(r)
+	if err := h.Service.Logout(r.Context(), site.Brand.ID, sessionToken(r), api.ClientIP(r)); err != nil {
+		return err
+	}
+	name, secure := cookieFor(r)
+	http.SetCookie(w, &http.Cookie{
+		Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
+	})
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// cookieFor is the session cookie's name and Secure flag for a request:
+// __Host- and Secure, except over plain http in --dev.
+func cookieFor(r *http.Request) (name string, secure bool) {
+	if r.TLS == nil && api.SiteOf(r).Dev {
+		return DevCookieName, false
+	}
+	return CookieName, true
+}
+
+// sessionToken is the session cookie's value, "" without one.
+func sessionToken(r *http.Request) string {
+	name, _ := cookieFor(r)
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}

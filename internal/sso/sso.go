@@ -1,0 +1,121 @@
+// Package sso is Guichet's own web single sign-on (design.md "Web SSO"): the
+// login form post of spec §7 (login-form-type=pwd, username, password) that
+// opens a session and redirects to /my-account, or back to /webseal.do with a
+// spec §8.5 error code; the sessions themselves; and the signed-in
+// policyholder's /api/v1/me and /api/v1/logout.
+package sso
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/audit"
+	"guichet/internal/store"
+)
+
+// Service opens and ends sessions.
+type Service struct {
+	DB       *store.DB
+	Accounts *account.Service
+	Now      func() time.Time
+}
+
+// NewService returns a service sharing the account service's store and clock.
+func NewService(accounts *account.Service) *Service {
+	return &Service{DB: accounts.DB, Accounts: accounts, Now: accounts.Now}
+}
+
+// SignIn is what the form post asks for.
+type SignIn struct {
+	Brand    string
+	Username string // the account's email
+	Password string // normalized by rules.LoginPassword
+	// Ticket is the loginTicket of a successful authentication call; with a
+	// valid one the password is not hashed a second time.
+	Ticket string
+	IP     string
+	// OldToken is the session the browser holds, if any: a sign-in always
+	// replaces it with a new one.
+	OldToken string
+}
+
+// Audit event names written by this package.
+const (
+	EventLogout = "sso.logout"
+)
+
+// SignIn opens a session and returns its token. Errors are the account
+// package's: ErrWrongPassword (also unknown or locked accounts),
+// ErrMustReset, ErrRateLimited, or a technical error.
+func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
+	if in.Ticket != "" {
+		token, ok, err := s.signInWithTicket(ctx, in)
+		if err != nil || ok {
+			return token, err
+		}
+	}
+	var token string
+	err := s.Accounts.SignInWithPassword(ctx, account.Credentials{
+		Brand: in.Brand, Email: in.Username, Password: in.Password, IP: in.IP,
+	}, func(tx *store.Tx, a account.Account) error {
+		var err error
+		token, err = s.open(ctx, tx, a, in.OldToken)
+		return err
+	})
+	return token, err
+}
+
+// signInWithTicket redeems the ticket; ok is false when it is not valid (it
+// is spent all the same), and the caller falls back to the password.
+func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string, ok bool, err error) {
+	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: account.EventSSO, Detail: "ticket"}
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		a, err := account.ConsumeTicket(ctx, tx, in.Brand, in.Username, in.Ticket, now)
+		if errors.Is(err, account.ErrTicketInvalid) {
+			e.At, e.Outcome = now, "ticket_invalid"
+			return audit.Record(ctx, tx, e)
+		}
+		if err != nil {
+			return err
+		}
+		if token, err = s.open(ctx, tx, a, in.OldToken); err != nil {
+			return err
+		}
+		ok = true
+		e.At, e.AccountID, e.Outcome = now, a.ID, "ok"
+		return audit.Record(ctx, tx, e)
+	})
+	if err != nil {
+		return "", false, err
+	}
+	return token, ok, nil
+}
+
+// open replaces the browser's old session, if any, with a new one.
+func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, oldToken string) (string, error) {
+	if oldToken != "" && len(oldToken) <= 128 {
+		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", tokenHash(oldToken)); err != nil {
+			return "", err
+		}
+	}
+	return newSession(ctx, tx, a.Brand, a.ID, s.Now())
+}
+
+// Lookup returns the live session of a token for the brand.
+func (s *Service) Lookup(ctx context.Context, brand, token string) (Session, error) {
+	return lookup(ctx, s.DB, brand, token, s.Now())
+}
+
+// Logout revokes the session of a token (no error when there is none).
+func (s *Service) Logout(ctx context.Context, brand, token, ip string) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+		accountID, err := revoke(ctx, tx, token)
+		if err != nil || accountID == "" {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: EventLogout, Outcome: "ok"})
+	})
+}

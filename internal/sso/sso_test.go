@@ -1,0 +1,464 @@
+package sso_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/brand"
+	"guichet/internal/policy"
+	"guichet/internal/sso"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+	"guichet/internal/throttle"
+)
+
+var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+
+const (
+	password = "Correct-Horse-9!"
+	ip       = "198.51.100.7"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+var (
+	belair = &brand.Brand{ID: "belair", DefaultProvince: "on"}
+	intact = &brand.Brand{ID: "intact", DefaultProvince: "on"}
+)
+
+type env struct {
+	t        *testing.T
+	db       *store.DB
+	clock    *clock
+	accounts *account.Service
+	handler  http.Handler
+	dev      bool
+}
+
+// newEnv builds the sign-in routes the lead registers, behind a stand-in for
+// the brand middleware (the site from the host's first label).
+func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	c := &clock{t: time.Now().UTC().Truncate(time.Millisecond)}
+	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
+	ah := &account.Handler{Service: accounts}
+	sh := &sso.Handler{Service: sso.NewService(accounts)}
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/v1/accounts/find", api.Handler(ah.Find))
+	mux.Handle("POST /api/v1/accounts/{id}/authentication", api.Handler(ah.Authentication))
+	mux.Handle("POST /pkmslogin.form", api.Handler(sh.LoginForm))
+	mux.Handle("GET /api/v1/me", api.Handler(sh.Me))
+	mux.Handle("POST /api/v1/logout", api.Handler(sh.Logout))
+	e := &env{t: t, db: db, clock: c, accounts: accounts}
+	e.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := belair
+		if strings.HasPrefix(r.Host, "intact.") {
+			b = intact
+		}
+		r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: b, Province: "on", Language: "en", Dev: e.dev}))
+		mux.ServeHTTP(w, r)
+	})
+	return e
+}
+
+func (e *env) create(b *brand.Brand, email string, mutate func(ctx context.Context, tx *store.Tx, a account.Account) error) account.Account {
+	e.t.Helper()
+	ctx := context.Background()
+	h := account.NewHasher(testParams)
+	hash, err := h.Hash(ctx, password)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var a account.Account
+	err = e.db.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		a, err = account.Insert(ctx, tx, account.Account{Brand: b.ID, Email: email, FirstName: "Alex", LastName: "Martin", Language: "en"}, hash, e.clock.Now())
+		if err == nil && mutate != nil {
+			err = mutate(ctx, tx, a)
+		}
+		return err
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return a
+}
+
+// do sends a request to the brand's host, over https unless plain is set.
+func (e *env) do(method, target, contentType, body string, cookies ...*http.Cookie) *http.Response {
+	e.t.Helper()
+	r := httptest.NewRequest(method, target, strings.NewReader(body))
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	r.RemoteAddr = ip + ":40000"
+	for _, c := range cookies {
+		r.AddCookie(c)
+	}
+	w := httptest.NewRecorder()
+	e.handler.ServeHTTP(w, r)
+	return w.Result()
+}
+
+func (e *env) ticket(host, id string) string {
+	e.t.Helper()
+	res := e.do("POST", "https://"+host+"/api/v1/accounts/"+id+"/authentication", "application/json", `{"password":"`+password+`"}`)
+	if res.StatusCode != 200 {
+		b, _ := io.ReadAll(res.Body)
+		e.t.Fatalf("authentication: %d %s", res.StatusCode, b)
+	}
+	var m map[string]string
+	_ = json.NewDecoder(res.Body).Decode(&m)
+	return m["loginTicket"]
+}
+
+// login posts the SSO form.
+func (e *env) login(host string, form url.Values, cookies ...*http.Cookie) *http.Response {
+	e.t.Helper()
+	scheme := "https://"
+	if e.dev {
+		scheme = "http://"
+	}
+	return e.do("POST", scheme+host+"/pkmslogin.form", "application/x-www-form-urlencoded", form.Encode(), cookies...)
+}
+
+func form(username, pw, ticket string) url.Values {
+	v := url.Values{"login-form-type": {"pwd"}, "username": {username}, "password": {pw}}
+	if ticket != "" {
+		v.Set("ticket", ticket)
+	}
+	return v
+}
+
+func sessionCookie(t *testing.T, res *http.Response) *http.Cookie {
+	t.Helper()
+	for _, c := range res.Cookies() {
+		if c.Name == sso.CookieName || c.Name == sso.DevCookieName {
+			return c
+		}
+	}
+	t.Fatalf("no session cookie in %v", res.Header["Set-Cookie"])
+	return nil
+}
+
+func (e *env) me(host string, c *http.Cookie) (int, map[string]any) {
+	e.t.Helper()
+	scheme := "https://"
+	if e.dev {
+		scheme = "http://"
+	}
+	res := e.do("GET", scheme+host+"/api/v1/me", "", "", c)
+	var m map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&m)
+	return res.StatusCode, m
+}
+
+func TestLoginForm(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create(belair, "alex@example.com", nil)
+		e.create(belair, "locked@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
+			return account.Lock(ctx, tx, a.ID, time.Time{}, e.clock.Now())
+		})
+		tempHash, _ := account.NewHasher(testParams).Hash(context.Background(), "Temp-Pass-1")
+		e.create(belair, "temp@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
+			return account.SetTemporaryPassword(ctx, tx, a.ID, tempHash, e.clock.Now().Add(time.Hour), e.clock.Now())
+		})
+		used := e.ticket("belair.example", a.ID)
+		if res := e.login("belair.example", form("alex@example.com", "", used)); res.Header.Get("Location") != "/my-account" {
+			t.Fatalf("first use of a ticket: %s", res.Header.Get("Location"))
+		}
+		cases := []struct {
+			name   string
+			host   string
+			form   func() url.Values
+			wantTo string
+		}{
+			{"ticket, no password needed", "belair.example", func() url.Values { return form("alex@example.com", "", e.ticket("belair.example", a.ID)) }, "/my-account"},
+			{"ticket, username in any case", "belair.example", func() url.Values { return form(" ALEX@example.com", password, e.ticket("belair.example", a.ID)) }, "/my-account"},
+			{"no ticket, right password", "belair.example", func() url.Values { return form("alex@example.com", password, "") }, "/my-account"},
+			{"used ticket, right password", "belair.example", func() url.Values { return form("alex@example.com", password, used) }, "/my-account"},
+			{"used ticket, no password", "belair.example", func() url.Values { return form("alex@example.com", "", used) }, "/webseal.do?error=0x132120c8"},
+			{"another username's ticket, wrong password", "belair.example", func() url.Values {
+				return form("temp@example.com", "nope", e.ticket("belair.example", a.ID))
+			}, "/webseal.do?error=0x132120c8"},
+			{"expired ticket, wrong password", "belair.example", func() url.Values {
+				tk := e.ticket("belair.example", a.ID)
+				e.clock.Advance(account.TicketTTL)
+				return form("alex@example.com", "nope", tk)
+			}, "/webseal.do?error=0x132120c8"},
+			{"wrong password", "belair.example", func() url.Values { return form("alex@example.com", "Wrong-Horse-9!", "") }, "/webseal.do?error=0x132120c8"},
+			{"unknown account", "belair.example", func() url.Values { return form("nobody@example.com", password, "") }, "/webseal.do?error=0x132120c8"},
+			{"other brand", "intact.example", func() url.Values { return form("alex@example.com", password, "") }, "/webseal.do?error=0x132120c8"},
+			{"locked account", "belair.example", func() url.Values { return form("locked@example.com", password, "") }, "/webseal.do?error=0x132120c8"},
+			{"temporary password", "belair.example", func() url.Values { return form("temp@example.com", "Temp-Pass-1", "") }, "/webseal.do?error=0x13212132"},
+			{"wrong temporary password", "belair.example", func() url.Values { return form("temp@example.com", "Temp-Pass-2", "") }, "/webseal.do?error=0x132120c8"},
+			{"missing username", "belair.example", func() url.Values { return form("", password, "") }, "/webseal.do?error=0x132120c8"},
+			{"missing password", "belair.example", func() url.Values { return form("alex@example.com", "", "") }, "/webseal.do?error=0x132120c8"},
+			{"other login-form-type", "belair.example", func() url.Values {
+				f := form("alex@example.com", password, "")
+				f.Set("login-form-type", "cert")
+				return f
+			}, "/webseal.do?error=0x38cf04d7"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				res := e.login(c.host, c.form())
+				if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != c.wantTo {
+					t.Fatalf("%d to %q, want 303 to %q", res.StatusCode, res.Header.Get("Location"), c.wantTo)
+				}
+				hasCookie := false
+				for _, ck := range res.Cookies() {
+					hasCookie = hasCookie || ck.Name == sso.CookieName
+				}
+				if hasCookie != (c.wantTo == "/my-account") {
+					t.Fatalf("session cookie set: %v", hasCookie)
+				}
+			})
+		}
+		t.Run("rate limited", func(t *testing.T) {
+			e.accounts.Limits.Authenticate = throttle.Rule{Scope: "login.password", Limit: 2, Window: time.Minute}
+			defer func() { e.accounts.Limits = account.DefaultLimits() }()
+			e.clock.Advance(2 * time.Minute)
+			var last string
+			for range 3 {
+				last = e.login("belair.example", form("alex@example.com", "Wrong-Horse-9!", "")).Header.Get("Location")
+			}
+			if last != "/webseal.do?error=0x132120ea" {
+				t.Fatalf("third attempt went to %q", last)
+			}
+		})
+		t.Run("audited", func(t *testing.T) {
+			var n int
+			err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE event = 'sso.login' AND outcome = 'ok' AND account_id = ? AND ip = ?", a.ID, ip).Scan(&n)
+			if err != nil || n < 4 {
+				t.Fatalf("%d successful SSO sign-ins audited (%v)", n, err)
+			}
+		})
+	})
+}
+
+func TestSessionCookie(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.create(belair, "alex@example.com", nil)
+		cases := []struct {
+			name       string
+			dev        bool
+			wantName   string
+			wantSecure bool
+		}{
+			{"https", false, "__Host-guichet_session", true},
+			{"plain http in --dev", true, "guichet_session", false},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				e.dev = c.dev
+				ck := sessionCookie(t, e.login("belair.example", form("alex@example.com", password, "")))
+				if ck.Name != c.wantName || ck.Secure != c.wantSecure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode ||
+					ck.Path != "/" || ck.Domain != "" || ck.MaxAge != 0 {
+					t.Fatalf("cookie %+v", ck)
+				}
+				if len(ck.Value) < 22 {
+					t.Fatalf("session token %q holds fewer than 128 bits", ck.Value)
+				}
+				if status, _ := e.me("belair.example", ck); status != 200 {
+					t.Fatalf("/me with the cookie: %d", status)
+				}
+				var stored int
+				if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM sessions WHERE token_hash = ?", ck.Value).Scan(&stored); err != nil || stored != 0 {
+					t.Fatalf("the session token is stored in clear (%d, %v)", stored, err)
+				}
+			})
+		}
+	})
+}
+
+func TestMe(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.create(belair, "alex@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
+			for _, p := range []policy.Policy{
+				{Brand: "belair", Number: "abc-1234", Kind: policy.Home, Province: "ON"},
+				{Brand: "belair", Number: "ABC5678", Kind: policy.Auto, Province: "qc"},
+			} {
+				created, err := policy.Create(ctx, tx, p, e.clock.Now())
+				if err != nil {
+					return err
+				}
+				if err := policy.Link(ctx, tx, a.ID, created.ID, policy.Holder); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		ck := sessionCookie(t, e.login("belair.example", form("alex@example.com", password, "")))
+		status, me := e.me("belair.example", ck)
+		if status != 200 {
+			t.Fatalf("/me: %d %v", status, me)
+		}
+		want := `{"brand":"belair","email":"alex@example.com","firstName":"Alex","language":"en","lastName":"Martin",` +
+			`"policies":[{"kind":"home","number":"ABC1234","province":"on","role":"holder"},` +
+			`{"kind":"auto","number":"ABC5678","province":"qc","role":"holder"}],"ubiDriver":false}`
+		if got, _ := json.Marshal(me); string(got) != want {
+			t.Fatalf("/me\n got %s\nwant %s", got, want)
+		}
+		cases := []struct {
+			name   string
+			host   string
+			cookie *http.Cookie
+		}{
+			{"no cookie", "belair.example", nil},
+			{"made-up token", "belair.example", &http.Cookie{Name: sso.CookieName, Value: "made-up"}},
+			{"another brand's host", "intact.example", ck},
+			{"the dev cookie name over https", "belair.example", &http.Cookie{Name: sso.DevCookieName, Value: ck.Value}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				var cookies []*http.Cookie
+				if c.cookie != nil {
+					cookies = append(cookies, c.cookie)
+				}
+				res := e.do("GET", "https://"+c.host+"/api/v1/me", "", "", cookies...)
+				body, _ := io.ReadAll(res.Body)
+				if res.StatusCode != 401 || !bytes.Contains(body, []byte(`"errorCode":"UNAUTHENTICATED"`)) {
+					t.Fatalf("%d %s, want 401 UNAUTHENTICATED", res.StatusCode, body)
+				}
+			})
+		}
+	})
+}
+
+func TestSessionTimeouts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.create(belair, "alex@example.com", nil)
+		newSession := func() *http.Cookie {
+			return sessionCookie(t, e.login("belair.example", form("alex@example.com", password, "")))
+		}
+		type step struct {
+			advance time.Duration
+			want    int
+		}
+		cases := []struct {
+			name  string
+			steps []step
+		}{
+			{"idle less than 30 minutes keeps it", []step{{29 * time.Minute, 200}, {29 * time.Minute, 200}, {29 * time.Minute, 200}}},
+			{"idle 30 minutes ends it", []step{{10 * time.Minute, 200}, {30 * time.Minute, 401}, {0, 401}}},
+			{"12 hours end it however busy", func() []step {
+				var s []step
+				for range 35 { // 35 x 20 min = 11 h 40
+					s = append(s, step{20 * time.Minute, 200})
+				}
+				return append(s, step{19 * time.Minute, 200}, step{time.Minute, 401})
+			}()},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				ck := newSession()
+				for i, s := range c.steps {
+					e.clock.Advance(s.advance)
+					if status, _ := e.me("belair.example", ck); status != s.want {
+						t.Fatalf("step %d (+%v): %d, want %d", i+1, s.advance, status, s.want)
+					}
+				}
+			})
+		}
+	})
+}
+
+func TestLogoutAndRevocation(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create(belair, "alex@example.com", nil)
+		login := func(cookies ...*http.Cookie) *http.Cookie {
+			return sessionCookie(t, e.login("belair.example", form("alex@example.com", password, ""), cookies...))
+		}
+		t.Run("logout revokes server-side and clears the cookie", func(t *testing.T) {
+			ck := login()
+			res := e.do("POST", "https://belair.example/api/v1/logout", "", "", ck)
+			if res.StatusCode != 204 {
+				t.Fatalf("logout: %d", res.StatusCode)
+			}
+			cleared := sessionCookie(t, res)
+			if cleared.Value != "" || cleared.MaxAge >= 0 {
+				t.Fatalf("cookie not cleared: %+v", cleared)
+			}
+			if status, _ := e.me("belair.example", ck); status != 401 {
+				t.Fatalf("the old cookie still works: %d", status)
+			}
+			if res := e.do("POST", "https://belair.example/api/v1/logout", "", "", ck); res.StatusCode != 204 {
+				t.Fatalf("second logout: %d", res.StatusCode)
+			}
+			var n int
+			_ = db.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE event = 'sso.logout' AND account_id = ?", a.ID).Scan(&n)
+			if n != 1 {
+				t.Fatalf("%d logouts audited, want 1", n)
+			}
+		})
+		t.Run("a new sign-in replaces the browser's session", func(t *testing.T) {
+			old := login()
+			fresh := login(old)
+			if fresh.Value == old.Value {
+				t.Fatal("the session id was kept across sign-in")
+			}
+			if status, _ := e.me("belair.example", old); status != 401 {
+				t.Fatalf("the replaced session still works: %d", status)
+			}
+			if status, _ := e.me("belair.example", fresh); status != 200 {
+				t.Fatalf("the new session does not work: %d", status)
+			}
+		})
+		t.Run("RevokeAll ends every session of the account", func(t *testing.T) {
+			first, second := login(), login()
+			other := e.create(belair, "bob@example.com", nil)
+			bob := sessionCookie(t, e.login("belair.example", form("bob@example.com", password, "")))
+			if err := db.InTx(context.Background(), func(tx *store.Tx) error { return sso.RevokeAll(context.Background(), tx, a.ID) }); err != nil {
+				t.Fatal(err)
+			}
+			for _, ck := range []*http.Cookie{first, second} {
+				if status, _ := e.me("belair.example", ck); status != 401 {
+					t.Fatalf("a session survived RevokeAll: %d", status)
+				}
+			}
+			if status, _ := e.me("belair.example", bob); status != 200 {
+				t.Fatalf("another account's session (%s) was revoked: %d", other.ID, status)
+			}
+		})
+		t.Run("Prune deletes expired sessions", func(t *testing.T) {
+			login()
+			e.clock.Advance(sso.IdleTimeout)
+			n, err := sso.Prune(context.Background(), db, e.clock.Now())
+			if err != nil || n == 0 {
+				t.Fatalf("Prune = %d, %v", n, err)
+			}
+		})
+	})
+}

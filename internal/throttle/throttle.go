@@ -1,0 +1,107 @@
+// Package throttle limits how often a subject (a client IP, an account) may do
+// something, with counters kept in the database so that every instance behind
+// a load balancer shares them (design.md "Storage").
+//
+// The count is a sliding window estimated from two fixed windows: the hits of
+// the current window plus the previous window's hits weighted by how much of
+// it still overlaps the sliding window. Denied attempts count too, so a client
+// that keeps hammering stays limited.
+package throttle
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"guichet/internal/store"
+)
+
+// Rule is one limit: at most Limit hits per Window for a subject of Scope.
+type Rule struct {
+	Scope  string
+	Limit  int
+	Window time.Duration
+}
+
+// Limiter checks rules against the shared counters.
+type Limiter struct {
+	db  *store.DB
+	now func() time.Time
+}
+
+// New returns a limiter on db; now is the clock (time.Now in production).
+func New(db *store.DB, now func() time.Time) *Limiter {
+	return &Limiter{db: db, now: now}
+}
+
+// maxSubject bounds the stored subject: an IP or an account id is short;
+// anything longer (or not UTF-8) is stored as its SHA-256.
+const maxSubject = 128
+
+// Allow counts one hit of subject under rule, in a transaction of its own,
+// and reports whether it is within the limit.
+func (l *Limiter) Allow(ctx context.Context, rule Rule, subject string) (bool, error) {
+	var ok bool
+	err := l.db.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		ok, err = l.AllowTx(ctx, tx, rule, subject)
+		return err
+	})
+	return ok, err
+}
+
+// AllowTx is Allow in the caller's transaction (the hit counts only if it
+// commits). A rule with Limit <= 0 or Window <= 0 allows everything without
+// counting.
+func (l *Limiter) AllowTx(ctx context.Context, tx *store.Tx, rule Rule, subject string) (bool, error) {
+	if rule.Limit <= 0 || rule.Window <= 0 {
+		return true, nil
+	}
+	if len(subject) > maxSubject || !utf8.ValidString(subject) {
+		sum := sha256.Sum256([]byte(subject))
+		subject = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	now := l.now().UnixMilli()
+	win := rule.Window.Milliseconds()
+	start := now - now%win
+	var current int64
+	err := tx.QueryRow(ctx, `INSERT INTO rate_limits (scope, subject, window_start, hits, expires_at)
+		VALUES (?, ?, ?, 1, ?)
+		ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_limits.hits + 1
+		RETURNING hits`, rule.Scope, subject, start, start+2*win).Scan(&current)
+	if err != nil {
+		return false, fmt.Errorf("throttle %s: %w", rule.Scope, err)
+	}
+	var previous int64
+	err = tx.QueryRow(ctx, "SELECT hits FROM rate_limits WHERE scope = ? AND subject = ? AND window_start = ?",
+		rule.Scope, subject, start-win).Scan(&previous)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("throttle %s: %w", rule.Scope, err)
+	}
+	// current + previous * (win - elapsed) / win <= limit, multiplied by win
+	// to stay exact in integers.
+	elapsed := now - start
+	return current*win+previous*(win-elapsed) <= int64(rule.Limit)*win, nil
+}
+
+// Prune deletes counters no rule can read any more and returns how many.
+func (l *Limiter) Prune(ctx context.Context) (int64, error) {
+	var n int64
+	err := l.db.InTx(ctx, func(tx *store.Tx) error {
+		res, err := tx.Exec(ctx, "DELETE FROM rate_limits WHERE expires_at <= ?", l.now().UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("throttle prune: %w", err)
+	}
+	return n, nil
+}

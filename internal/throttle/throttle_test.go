@@ -1,0 +1,125 @@
+package throttle_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+	"guichet/internal/throttle"
+)
+
+func TestAllow(t *testing.T) {
+	rule := throttle.Rule{Scope: "test", Limit: 3, Window: time.Minute}
+	// Start at a window boundary so the steps below are exact.
+	start := time.Unix(1_800_000_000-1_800_000_000%60, 0)
+	type step struct {
+		at      time.Duration // since start
+		subject string
+		want    bool
+	}
+	cases := []struct {
+		name  string
+		rule  throttle.Rule
+		steps []step
+	}{
+		{"limit within a window", rule, []step{{0, "a", true}, {time.Second, "a", true}, {2 * time.Second, "a", true}, {3 * time.Second, "a", false}}},
+		{"subjects are separate", rule, []step{{0, "a", true}, {0, "a", true}, {0, "a", true}, {0, "b", true}, {0, "a", false}}},
+		{"the previous window still weighs at its start", rule, []step{
+			{50 * time.Second, "a", true}, {51 * time.Second, "a", true}, {52 * time.Second, "a", true},
+			{61 * time.Second, "a", false}, // 3 * 59/60 + 1 > 3
+		}},
+		{"and fades out", rule, []step{
+			{50 * time.Second, "a", true}, {51 * time.Second, "a", true}, {52 * time.Second, "a", true},
+			{100 * time.Second, "a", true}, // 3 * 20/60 + 1 = 2
+			{101 * time.Second, "a", true},
+			{102 * time.Second, "a", false},
+		}},
+		{"two windows later all is forgotten", rule, []step{
+			{0, "a", true}, {0, "a", true}, {0, "a", true}, {0, "a", false}, {120 * time.Second, "a", true},
+		}},
+		{"denied attempts count", throttle.Rule{Scope: "t2", Limit: 1, Window: time.Minute}, []step{
+			{0, "a", true}, {30 * time.Second, "a", false}, {30 * time.Second, "a", false},
+			{60 * time.Second, "a", false}, // 2 * 60/60 + 1 > 1
+		}},
+		{"a zero rule allows everything", throttle.Rule{}, []step{{0, "a", true}, {0, "a", true}, {0, "a", true}, {0, "a", true}}},
+		{"a long subject is hashed, not cut", throttle.Rule{Scope: "t3", Limit: 1, Window: time.Minute}, []step{
+			{0, strings.Repeat("x", 200) + "1", true}, {0, strings.Repeat("x", 200) + "2", true}, {0, strings.Repeat("x", 200) + "1", false},
+		}},
+	}
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		for i, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				now := start.Add(time.Duration(i) * time.Hour) // fresh counters per case
+				clockAt := now
+				l := throttle.New(db, func() time.Time { return clockAt })
+				for n, s := range c.steps {
+					clockAt = now.Add(s.at)
+					got, err := l.Allow(context.Background(), c.rule, s.subject)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got != s.want {
+						t.Fatalf("step %d (%v, %s): allowed %v, want %v", n+1, s.at, s.subject[:1], got, s.want)
+					}
+				}
+			})
+		}
+	})
+}
+
+func TestAllowIsSharedAndExactUnderConcurrency(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		now := time.Unix(1_800_000_000-1_800_000_000%60, 0)
+		// Two limiters on one database stand for two instances.
+		a := throttle.New(db, func() time.Time { return now })
+		b := throttle.New(db, func() time.Time { return now })
+		rule := throttle.Rule{Scope: "shared", Limit: 10, Window: time.Minute}
+		var allowed atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 30 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l := a
+				if i%2 == 1 {
+					l = b
+				}
+				ok, err := l.Allow(context.Background(), rule, "198.51.100.1")
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					allowed.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if allowed.Load() != 10 {
+			t.Fatalf("%d of 30 concurrent hits allowed, want exactly 10", allowed.Load())
+		}
+	})
+}
+
+func TestPrune(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		now := time.Unix(1_800_000_000, 0)
+		l := throttle.New(db, func() time.Time { return now })
+		for _, s := range []string{"a", "b"} {
+			if _, err := l.Allow(context.Background(), throttle.Rule{Scope: "p", Limit: 1, Window: time.Minute}, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := l.Prune(context.Background()); err != nil || n != 0 {
+			t.Fatalf("Prune of live counters = %d, %v", n, err)
+		}
+		now = now.Add(2 * time.Minute)
+		if n, err := l.Prune(context.Background()); err != nil || n != 2 {
+			t.Fatalf("Prune of dead counters = %d, %v", n, err)
+		}
+	})
+}
