@@ -29,11 +29,8 @@ echo "idle resident memory: $((rss / 1024)) MB (budget 40 MB)"
 echo "== login route JavaScript (gzip -9, as Chromium downloads it)"
 (cd web && node bench/route-js.mjs "http://belair.localhost:$port/" 110)
 
-if [ -n "$(go test -list '^TestSignInThroughput$' ./internal/sso 2>/dev/null | grep '^Test' || true)" ]; then
-	echo "== sign-in throughput against the argon2id bound"
-	GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/sso | grep -v '^=== RUN'
-fi
-if [ -n "$(go test -list '^TestDeliveryThroughput$' ./internal/notify 2>/dev/null | grep '^Test' || true)" ]; then
-	echo "== notification delivery throughput to a local SMTP server"
-	GUICHET_BENCH=1 go test -run '^TestDeliveryThroughput$' -count=1 -v ./internal/notify | grep -v '^=== RUN'
-fi
+echo "== sign-in throughput (find + authentication + session) against the argon2id bound"
+GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/sso | grep -v '^=== RUN'
+
+echo "== notification delivery throughput to a local SMTP server (1 and 2 workers; PostgreSQL too when GUICHET_TEST_DATABASE_URL is set)"
+go test -run '^$' -bench BenchmarkDelivery -benchtime 2000x ./internal/notify
