@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) {
@@ -116,5 +117,43 @@ func TestBrokenBrandFileStopsStart(t *testing.T) {
 	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: dir})
 	if err == nil || !strings.Contains(err.Error(), "belair.yaml") {
 		t.Fatalf("New with a broken brand file = %v, want an error naming the file", err)
+	}
+}
+
+// TestServeFinishesInFlightRequests stops the server (as SIGTERM does) while
+// a request is running: the request still gets its whole answer.
+func TestServeFinishesInFlightRequests(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	a.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		_, _ = io.WriteString(w, "finished")
+	})
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, func(a string) { addr <- a }) }()
+	got := make(chan string, 1)
+	go func() {
+		res, err := http.Get("http://" + <-addr + "/slow")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		got <- string(b)
+	}()
+	<-started
+	stop()
+	if body := <-got; body != "finished" {
+		t.Fatalf("in-flight request got %q", body)
+	}
+	if err := <-served; err != nil && err != http.ErrServerClosed {
+		t.Fatalf("Serve returned %v", err)
 	}
 }
