@@ -42,7 +42,7 @@ marketingUrls:
     languages: [fr]
     provinces: [qc]
 theme: {primary: "#C8102E", primaryText: "#FFFFFF", accent: "#0B6A88", background: "#FFFFFF", text: "#1C1C1C"}
-policyNumber: {length: 7, mask: AAA-AAAA, byProvince: {ab: {length: 9, mask: AAAAAAAAA}}}
+policyNumber: {length: 7, mask: XXX-XXXX, byProvince: {ab: {length: 9, mask: XXXXXXXXX}}}
 driverLicenceMasks: {qc: A9999-999999-99}
 sso:
   dev: {loginUrl: {en: /pkmslogin.form, fr: /pkmslogin.form}}
@@ -360,11 +360,11 @@ func TestLoadDirProblems(t *testing.T) {
 		},
 		{
 			name:  "policy number mask and length disagree",
-			files: map[string]string{"a.yaml": brandFile("a", "length: 9, mask: AAAAAAAAA", "length: 9, mask: AAA-AAA", "{ab: {", "{mb: {", "mask: AAA-AAAA", "mask: XXX-XXXX")},
+			files: map[string]string{"a.yaml": brandFile("a", "length: 9, mask: XXXXXXXXX", "length: 9, mask: XXX-XXX", "{ab: {", "{mb: {", "mask: XXX-XXXX", "mask: XXX-XX")},
 			want: []string{
-				`a.yaml: policyNumber.mask: "XXX-XXXX" may hold only A (a letter or digit), '-' and ' '`,
+				`a.yaml: policyNumber: policy number mask "XXX-XX" has 5 slots, length is 7`,
 				`a.yaml: policyNumber.byProvince.mb: "mb" is not one of this brand's provinces`,
-				`a.yaml: policyNumber.byProvince.mb.mask: "AAA-AAA" has 6 characters to fill, but length is 9`,
+				`a.yaml: policyNumber.byProvince.mb: policy number mask "XXX-XXX" has 6 slots, length is 9`,
 			},
 		},
 		{

@@ -172,10 +172,10 @@ func TestBrandLookups(t *testing.T) {
 		province string
 		want     PolicyNumberFormat
 	}{
-		{belair, "qc", PolicyNumberFormat{7, "AAA-AAAA"}},
-		{intact, "qc", PolicyNumberFormat{7, "AAA-AAAA"}},
-		{intact, "ON", PolicyNumberFormat{9, "AAAAAAAAA"}},
-		{intact, "yt", PolicyNumberFormat{9, "AAAAAAAAA"}},
+		{belair, "qc", PolicyNumberFormat{7, "XXX-XXXX"}},
+		{intact, "qc", PolicyNumberFormat{7, "XXX-XXXX"}},
+		{intact, "ON", PolicyNumberFormat{9, "XXXXXXXXX"}},
+		{intact, "yt", PolicyNumberFormat{9, "XXXXXXXXX"}},
 	} {
 		if got := tt.b.PolicyNumberFormat(tt.province); got != tt.want {
 			t.Errorf("%s %s policy number = %+v, want %+v", tt.b.ID, tt.province, got, tt.want)

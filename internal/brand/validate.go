@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"guichet/internal/rules"
 )
 
 // minContrast is WCAG 2.x level AA for normal text.
@@ -304,14 +306,12 @@ func luminance(hex string) float64 {
 }
 
 func validatePolicyNumber(ps *problems, pn PolicyNumber, provinces map[string]*Province) {
+	// The field rule's own check (internal/rules), so the brand file and the
+	// rule agree on what the mask means: X, * or _ a letter or digit, A a
+	// letter, 9 a digit, anything else a separator shown between groups.
 	check := func(field string, f PolicyNumberFormat) {
-		if f.Length < 1 || f.Length > 20 {
-			ps.add(field+".length", "%d must be between 1 and 20", f.Length)
-		}
-		if strings.Trim(f.Mask, "A- ") != "" {
-			ps.add(field+".mask", "%q may hold only A (a letter or digit), '-' and ' '", f.Mask)
-		} else if n := strings.Count(f.Mask, "A"); n != f.Length {
-			ps.add(field+".mask", "%q has %d characters to fill, but length is %d", f.Mask, n, f.Length)
+		if err := (rules.PolicyFormat{Length: f.Length, Mask: f.Mask}).Check(); err != nil {
+			ps.add(field, "%v", err)
 		}
 	}
 	check("policyNumber", PolicyNumberFormat{Length: pn.Length, Mask: pn.Mask})

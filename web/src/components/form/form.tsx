@@ -1,0 +1,217 @@
+import { createContext, use, useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode, type Ref } from 'react';
+import { useT } from '@/i18n/i18n';
+import { fieldId, type FieldInput, type FieldSpecs, type FormState, type FormValues } from './use-form';
+import './form.css';
+
+// The form of every screen: no browser validation bubbles (the rules speak,
+// in the page's language), an error summary that takes the focus when a
+// submit finds errors, and a role="alert" region for server answers.
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fields reach any form by name
+type AnyForm = FormState<any>;
+
+const FormContext = createContext<AnyForm | null>(null);
+
+/** The form around a field; a field outside <Form> is a programming error. */
+export function useFormContext(): AnyForm {
+  const form = use(FormContext);
+  if (!form) throw new Error('a form field must be inside <Form>');
+  return form;
+}
+
+export interface FormProps<S extends FieldSpecs> {
+  form: FormState<S>;
+  /** Receives the rules' normalized values; while its promise runs the form is submitting. */
+  onSubmit: (values: FormValues<S>) => void | Promise<void>;
+  children: ReactNode;
+  /** Accessible name of the form (a landmark when named). */
+  'aria-labelledby'?: string;
+  className?: string;
+}
+
+export function Form<S extends FieldSpecs>({ form, onSubmit, children, className, ...aria }: FormProps<S>) {
+  const summary = useRef<HTMLDivElement>(null);
+  const [focusSummary, setFocusSummary] = useState(0);
+  // A second submit (Enter pressed twice) before the button shows as disabled is ignored.
+  const busy = useRef(false);
+
+  useEffect(() => {
+    if (focusSummary > 0) summary.current?.focus();
+  }, [focusSummary]);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy.current) return;
+    form.setFormError(null);
+    const values = form.validate();
+    if (!values) {
+      setFocusSummary((n) => n + 1);
+      return;
+    }
+    busy.current = true;
+    form.setSubmitting(true);
+    try {
+      await onSubmit(values);
+    } finally {
+      busy.current = false;
+      form.setSubmitting(false);
+    }
+  }
+
+  return (
+    <FormContext value={form}>
+      <form noValidate className={className ? `form ${className}` : 'form'} onSubmit={submit} {...aria}>
+        <FormAlert />
+        <ErrorSummary ref={summary} />
+        {children}
+      </form>
+    </FormContext>
+  );
+}
+
+/** Server answers for the whole form; the region is always there so that its message is announced. */
+function FormAlert() {
+  const t = useT();
+  const { formError } = useFormContext();
+  return (
+    <div role="alert" className={formError ? 'form-alert' : undefined}>
+      {formError ? <p>{t(formError)}</p> : null}
+    </div>
+  );
+}
+
+/** Spec-independent pattern (GOV.UK): a heading and a link to each invalid field, in field order. */
+function ErrorSummary({ ref }: { ref: Ref<HTMLDivElement> }) {
+  const t = useT();
+  const form = useFormContext();
+  const invalid = Object.keys(form.specs).flatMap((name) => {
+    const key = form.errors[name];
+    return key ? [{ name, key }] : [];
+  });
+  if (!form.submitted || invalid.length === 0) return null;
+  const headingId = `${form.id}-summary`;
+  return (
+    <div ref={ref} className="error-summary" role="alert" aria-labelledby={headingId} tabIndex={-1}>
+      <h2 id={headingId} className="error-summary__title">
+        {t('form.errorSummary')}
+      </h2>
+      <ul>
+        {invalid.map(({ name, key }) => {
+          const target = fieldId(form.id, name);
+          return (
+            <li key={name}>
+              <a
+                href={`#${target}`}
+                onClick={(event) => {
+                  event.preventDefault();
+                  const element = document.getElementById(target);
+                  element?.focus();
+                  element?.scrollIntoView?.({ block: 'center' });
+                }}
+              >
+                {t(key)}
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+/** The submit button: disabled and aria-busy while onSubmit runs. */
+export function SubmitButton({
+  children,
+  className = 'button button--primary',
+  disabled = false,
+}: {
+  children: ReactNode;
+  className?: string;
+  disabled?: boolean;
+}) {
+  const { submitting } = useFormContext();
+  return (
+    <button type="submit" className={className} disabled={submitting || disabled} aria-busy={submitting || undefined}>
+      {children}
+    </button>
+  );
+}
+
+export interface FieldBinding<I extends FieldInput> {
+  /** id of the control (of the first one in a group). */
+  id: string;
+  errorId: string;
+  hintId: string;
+  input: I;
+  setInput: (input: I) => void;
+  onBlur: () => void;
+  error: string | null;
+  /** aria-describedby: the hint when there is one, then the message when there is one. */
+  describedBy: (hasHint: boolean) => string | undefined;
+}
+
+/** Binds a control to the field `name` of the surrounding form: a text (the default) or a checkbox. */
+export function useField(name: string, kind?: 'text'): FieldBinding<string>;
+export function useField(name: string, kind: 'checkbox'): FieldBinding<boolean>;
+export function useField(name: string, kind: 'text' | 'checkbox' = 'text'): FieldBinding<string> | FieldBinding<boolean> {
+  const fallback = kind === 'checkbox' ? false : '';
+  const t = useT();
+  const form = useFormContext();
+  const id = fieldId(form.id, name);
+  const key = form.errors[name];
+  const raw: unknown = form.inputs[name];
+  const input = typeof raw === typeof fallback ? (raw as FieldInput) : fallback;
+  const { setInput: setFormInput, blur } = form;
+  const setInput = useCallback((value: FieldInput) => setFormInput(name, value), [setFormInput, name]);
+  const onBlur = useCallback(() => blur(name), [blur, name]);
+  if (!Object.hasOwn(form.specs, name)) throw new Error(`field "${name}" is not declared in useForm`);
+  const binding: FieldBinding<FieldInput> = {
+    id,
+    errorId: `${id}-error`,
+    hintId: `${id}-hint`,
+    input,
+    setInput,
+    onBlur,
+    error: key ? t(key) : null,
+    describedBy: (hasHint) => [hasHint ? `${id}-hint` : '', key ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined,
+  };
+  // The input is of the kind asked for (typeof check above).
+  return binding as FieldBinding<string> | FieldBinding<boolean>;
+}
+
+/** The message under a field, with a hidden "Error:" for screen readers. */
+export function FieldError({ id, message }: { id: string; message: string | null }) {
+  const t = useT();
+  if (!message) return null;
+  return (
+    <p id={id} className="field__error">
+      <span className="visually-hidden">{t('form.errorPrefix')} </span>
+      {message}
+    </p>
+  );
+}
+
+export interface FieldFrameProps {
+  binding: Pick<FieldBinding<FieldInput>, 'id' | 'hintId' | 'errorId' | 'error'>;
+  label: string;
+  hint?: ReactNode;
+  children: ReactNode;
+}
+
+/** Label above, hint, control, message: one field's layout. */
+export function FieldFrame({ binding, label, hint, children }: FieldFrameProps) {
+  return (
+    <div className={binding.error ? 'field field--invalid' : 'field'}>
+      <label className="field__label" htmlFor={binding.id}>
+        {label}
+      </label>
+      {hint ? (
+        <p id={binding.hintId} className="field__hint">
+          {hint}
+        </p>
+      ) : null}
+      {children}
+      <FieldError id={binding.errorId} message={binding.error} />
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+import type { HTMLAttributes, ReactNode } from 'react';
+import { useT } from '@/i18n/i18n';
+import { FieldFrame, useField } from './form';
+
+export interface TextFieldProps {
+  /** The field's name in useForm. */
+  name: string;
+  label: string;
+  /** An autofill token (HTML autocomplete), so password managers and phones fill the field. */
+  autoComplete: string;
+  hint?: ReactNode;
+  disabled?: boolean;
+  type?: 'text' | 'email';
+  inputMode?: HTMLAttributes<HTMLInputElement>['inputMode'];
+  maxLength?: number;
+  autoCapitalize?: 'none' | 'words' | 'characters' | 'sentences';
+}
+
+/** A labelled text input bound to a form field; what is typed is kept as is, the rule normalizes it. */
+export function TextField({ name, label, autoComplete, hint, disabled, type = 'text', inputMode, maxLength, autoCapitalize }: TextFieldProps) {
+  const field = useField(name);
+  return (
+    <FieldFrame binding={field} label={label} hint={hint}>
+      <input
+        id={field.id}
+        name={name}
+        className="field__input"
+        type={type}
+        inputMode={inputMode}
+        autoComplete={autoComplete}
+        autoCapitalize={autoCapitalize}
+        spellCheck={type === 'email' ? false : undefined}
+        maxLength={maxLength}
+        disabled={disabled}
+        value={field.input}
+        onChange={(event) => field.setInput(event.target.value)}
+        onBlur={field.onBlur}
+        aria-invalid={field.error ? true : undefined}
+        aria-describedby={field.describedBy(Boolean(hint))}
+      />
+    </FieldFrame>
+  );
+}
+
+interface NamedFieldProps {
+  name: string;
+  label?: string;
+  hint?: ReactNode;
+  disabled?: boolean;
+}
+
+/** First name (spec §5 names): autocomplete given-name. */
+export function FirstNameField({ label, ...props }: NamedFieldProps) {
+  const t = useT();
+  return <TextField {...props} label={label ?? t('form.firstName')} autoComplete="given-name" autoCapitalize="words" />;
+}
+
+/** Last name (spec §5 names): autocomplete family-name. */
+export function LastNameField({ label, ...props }: NamedFieldProps) {
+  const t = useT();
+  return <TextField {...props} label={label ?? t('form.lastName')} autoComplete="family-name" autoCapitalize="words" />;
+}
