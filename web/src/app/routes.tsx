@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
 import { usePageView, type PageCategory } from '@/lib/analytics';
+import { useSite } from '@/lib/site/site-context';
 
 // Spec §2.1. Every page is a lazy chunk, so a visitor downloads only the flow
 // they use. The server answers 404 for a path that matches none of these
@@ -11,11 +12,34 @@ export interface PageRoute {
   path: string;
   category: PageCategory;
   page: LazyExoticComponent<ComponentType>;
+  /** A developer page (/_dev/...): shown only when served with --dev, else not-found. */
+  dev?: boolean;
 }
 
 const NotFoundRoute = lazy(() => import('./routes/not-found'));
+const DevFormsRoute = lazy(() => import('@/features/dev-forms/routes/dev-forms'));
+const LoginRoute = lazy(() => import('@/features/login/routes/login'));
+const WebsealRoute = lazy(() => import('@/features/webseal/routes/webseal'));
+const MyAccountRoute = lazy(() => import('@/features/account/routes/my-account'));
+const RoadblockRoute = lazy(() => import('@/features/roadblock/routes/roadblock'));
+const CheckYourInboxRoute = lazy(() => import('@/features/roadblock/routes/check-your-inbox'));
+const ForgotRoute = lazy(() => import('@/features/recovery/routes/forgot'));
+const VerifyRoute = lazy(() => import('@/features/recovery/routes/verify'));
+const ResetRoute = lazy(() => import('@/features/recovery/routes/reset'));
 
-export const pageRoutes: readonly PageRoute[] = [{ path: '/not-found', category: 'error', page: NotFoundRoute }];
+export const pageRoutes: readonly PageRoute[] = [
+  { path: '/not-found', category: 'error', page: NotFoundRoute },
+  { path: '/_dev/forms', category: 'dev', page: DevFormsRoute, dev: true },
+  { path: '/', category: 'login', page: LoginRoute },
+  { path: '/webseal.do', category: 'login', page: WebsealRoute },
+  { path: '/my-account', category: 'account', page: MyAccountRoute },
+  { path: '/roadblock', category: 'roadblock', page: RoadblockRoute },
+  { path: '/roadblock/:page', category: 'roadblock', page: RoadblockRoute },
+  { path: '/check-your-inbox', category: 'forgot-password', page: CheckYourInboxRoute },
+  { path: '/forgot', category: 'forgot-password', page: ForgotRoute },
+  { path: '/verify', category: 'forgot-password', page: VerifyRoute },
+  { path: '/reset', category: 'forgot-password', page: ResetRoute },
+];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };
 
@@ -46,6 +70,7 @@ export function AppRoutes() {
   const [path] = useLocation();
   const search = useSearch();
   const { parser } = useRouter();
+  const { dev } = useSite();
   const known = pageRoutes.some((route) => matchRoute(parser, route.path, path)[0]);
   const target = redirectTarget(path, search, known);
   if (target !== null) return <Redirect to={target} replace />;
@@ -54,7 +79,7 @@ export function AppRoutes() {
       <Switch>
         {pageRoutes.map((route) => (
           <Route key={route.path} path={route.path}>
-            <Page route={route} />
+            <Page route={route.dev && !dev ? unknownPage : route} />
           </Route>
         ))}
         <Route>

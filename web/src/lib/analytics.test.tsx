@@ -37,14 +37,13 @@ describe('page views of the app', () => {
     await act(async () => fireEvent.click(screen.getByRole('link', { name: 'Back to login' })));
     await waitFor(() => expect(window.dataLayer).toHaveLength(2));
     expect(window.location.pathname).toBe('/');
-    expect(window.dataLayer?.[1]).toMatchObject({ path: '/', pageCategory: 'error' });
+    expect(window.dataLayer?.[1]).toMatchObject({ path: '/', pageCategory: 'login' });
 
     await act(async () => fireEvent.change(screen.getByRole('combobox', { name: 'Province' }), { target: { value: 'qc' } }));
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Français' })));
-    await screen.findByRole('heading', { level: 1, name: 'Page introuvable' });
+    await screen.findByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' });
     expect(window.dataLayer).toHaveLength(2);
 
-    await act(async () => fireEvent.click(screen.getByRole('link', { name: 'Retour à la connexion' })));
     await act(async () => window.history.pushState(null, '', '/zzz'));
     await waitFor(() => expect(window.dataLayer).toHaveLength(3));
     expect(window.dataLayer?.[2]).toMatchObject({ path: '/zzz', province: 'qc', language: 'fr' });

@@ -11,7 +11,8 @@ export type PageCategory =
   | 'smart-registration'
   | 'roadblock'
   | 'account'
-  | 'error';
+  | 'error'
+  | 'dev';
 
 export interface PageViewEvent {
   event: 'pageView';

@@ -1,0 +1,135 @@
+import { useEffect, useState } from 'react';
+import { useLocation } from 'wouter';
+import { isMessageKey } from '@/i18n/catalog';
+import { useT } from '@/i18n/i18n';
+import { useApiClients } from '@/lib/api/use-api';
+import { accountApi, type Me, type MePolicy } from '@/lib/flow/account-api';
+import { useFlowResponse } from '@/lib/flow/use-flow-response';
+import { usePageTitle } from '@/lib/page-title';
+import { useSite } from '@/lib/site/site-context';
+import { formatPolicyNumber } from '@/features/account/policy-number';
+import '@/features/account/account.css';
+
+const kindKeys = { home: 'account.kind.home', auto: 'account.kind.auto' } as const;
+const roleKeys = { holder: 'account.role.holder', driver: 'account.role.driver' } as const;
+
+/**
+ * /my-account, the account page the web SSO sends a signed-in policyholder
+ * to (built in; design.md "Web SSO"): name, email (lower-cased, spec §3),
+ * brand and policies, and sign out. Without a live session (401) the
+ * visitor goes back to login.
+ */
+export default function MyAccountRoute() {
+  const t = useT();
+  const clients = useApiClients();
+  const { run, roadblock, dialog } = useFlowResponse();
+  const [, navigate] = useLocation();
+  const [me, setMe] = useState<Me | null>(null);
+  const [signingOut, setSigningOut] = useState(false);
+  usePageTitle(t('account.title'));
+
+  useEffect(() => {
+    let live = true;
+    void run(() => accountApi(clients).me(), 'me').then((result) => {
+      if (!live || !result) return;
+      if (result.answer.value) setMe(result.answer.value);
+      else if (result.outcome.kind !== 'navigate' && result.outcome.kind !== 'roadblock') roadblock('technical');
+    });
+    return () => {
+      live = false;
+    };
+  }, [clients, run, roadblock]);
+
+  const signOut = async () => {
+    setSigningOut(true);
+    const result = await run(() => accountApi(clients).logout(), 'other');
+    if (result?.outcome.kind === 'continue') navigate('/');
+    else setSigningOut(false);
+  };
+
+  return (
+    <section className="page page--narrow my-account" aria-labelledby="my-account-title">
+      <h1 id="my-account-title">{t('account.title')}</h1>
+      {me ? (
+        <MyAccountDetails me={me} />
+      ) : (
+        <p role="status">{t('account.loading')}</p>
+      )}
+      {me ? (
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={signingOut}
+          aria-busy={signingOut}
+          onClick={() => void signOut()}
+        >
+          {t('account.signOut')}
+        </button>
+      ) : null}
+      {dialog}
+    </section>
+  );
+}
+
+function MyAccountDetails({ me }: { me: Me }) {
+  const t = useT();
+  const { brand } = useSite();
+  const name = `${me.firstName} ${me.lastName}`.trim();
+  return (
+    <>
+      {name ? <p className="my-account__welcome">{t('account.welcome', { name })}</p> : null}
+      <h2>{t('account.details')}</h2>
+      <dl className="my-account__details">
+        <div>
+          <dt>{t('account.name')}</dt>
+          <dd>{name}</dd>
+        </div>
+        <div>
+          <dt>{t('account.email')}</dt>
+          <dd>{me.email.toLowerCase()}</dd>
+        </div>
+        <div>
+          <dt>{t('account.brand')}</dt>
+          <dd>{brand.name}</dd>
+        </div>
+      </dl>
+      <h2 id="my-account-policies">{t('account.policies')}</h2>
+      {me.policies.length === 0 ? (
+        <p>{t('account.noPolicies')}</p>
+      ) : (
+        <table className="my-account__policies" aria-labelledby="my-account-policies">
+          <thead>
+            <tr>
+              <th scope="col">{t('account.policyNumber')}</th>
+              <th scope="col">{t('account.policyKind')}</th>
+              <th scope="col">{t('account.policyProvince')}</th>
+              <th scope="col">{t('account.policyRole')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {me.policies.map((policy) => (
+              <PolicyRow key={`${policy.number}:${policy.role}`} policy={policy} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+function PolicyRow({ policy }: { policy: MePolicy }) {
+  const t = useT();
+  const { brand } = useSite();
+  const format = brand.policyNumber.byProvince[policy.province] ?? brand.policyNumber;
+  const provinceKey = `province.${policy.province}`;
+  const kind = Object.hasOwn(kindKeys, policy.kind) ? kindKeys[policy.kind as keyof typeof kindKeys] : null;
+  const role = Object.hasOwn(roleKeys, policy.role) ? roleKeys[policy.role as keyof typeof roleKeys] : null;
+  return (
+    <tr>
+      <td>{formatPolicyNumber(policy.number, format.mask)}</td>
+      <td>{kind ? t(kind) : policy.kind}</td>
+      <td>{isMessageKey(provinceKey) ? t(provinceKey) : policy.province.toUpperCase()}</td>
+      <td>{role ? t(role) : policy.role}</td>
+    </tr>
+  );
+}

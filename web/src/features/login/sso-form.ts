@@ -1,0 +1,38 @@
+// Spec §7 "Form POST to the web single sign-on login URL": a real HTML form
+// post, so the browser follows the SSO's redirect (303 to /my-account, or to
+// /webseal.do?error=CODE) as a page navigation and keeps its session cookie.
+
+export interface SsoLogin {
+  username: string;
+  password: string;
+  /** The authentication call's loginTicket (Guichet's SSO redeems it instead of checking the password again). */
+  ticket: string;
+}
+
+/** The fields of the post, in order. */
+export function ssoFields(login: SsoLogin): [string, string][] {
+  return [
+    ['login-form-type', 'pwd'],
+    ['username', login.username],
+    ['password', login.password],
+    ['ticket', login.ticket],
+  ];
+}
+
+/** Builds a hidden form with the fields and submits it to url. */
+export function postToSso(url: string, login: SsoLogin, doc: Document = document): HTMLFormElement {
+  const form = doc.createElement('form');
+  form.method = 'post';
+  form.action = url;
+  form.hidden = true;
+  for (const [name, value] of ssoFields(login)) {
+    const input = doc.createElement('input');
+    input.type = 'hidden';
+    input.name = name;
+    input.value = value;
+    form.append(input);
+  }
+  doc.body.append(form);
+  form.submit();
+  return form;
+}

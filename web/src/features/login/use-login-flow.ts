@@ -1,0 +1,100 @@
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useLocation } from 'wouter';
+import type { MessageKey } from '@/i18n/catalog';
+import { useApiClients } from '@/lib/api/use-api';
+import { accountApi } from '@/lib/flow/account-api';
+import { setPkmsAccount } from '@/lib/flow/cookies';
+import type { FlowOutcome } from '@/lib/flow/error-catalogue';
+import { holdTemporaryPassword } from '@/lib/flow/state';
+import { useFlowResponse } from '@/lib/flow/use-flow-response';
+import { useSite } from '@/lib/site/site-context';
+import { postToSso } from '@/features/login/sso-form';
+
+/** Spec §4.3 and §9: the login roadblocks after a random 3 to 6 failed attempts. */
+export function attemptLimit(random: () => number = Math.random): number {
+  return 3 + Math.min(3, Math.floor(random() * 4));
+}
+
+export interface LoginFlow {
+  /**
+   * Signs in with checked values (spec §4.3): find, then the temporary
+   * password (status T, on to /reset) or the authentication and the web SSO
+   * form post. Resolves the message to show, or null when the page is left.
+   */
+  signIn(email: string, password: string): Promise<MessageKey | null>;
+  /** The SSO form post is under way: the page is being left, so it takes no second submit. */
+  leaving: boolean;
+  /** The soft roadblock dialog, when one is open. */
+  dialog: ReactNode;
+}
+
+export function useLoginFlow(): LoginFlow {
+  const clients = useApiClients();
+  const { run, roadblock, dialog } = useFlowResponse();
+  const [, navigate] = useLocation();
+  const { brand, language } = useSite();
+  // Per page visit: a new visit draws a new limit and starts counting again.
+  const [limit] = useState(() => attemptLimit());
+  const failures = useRef(0);
+  const [leaving, setLeaving] = useState(false);
+  const ssoUrl = brand.sso.loginUrl[language];
+
+  // Back from the SSO's page, the browser may show this page from its cache.
+  useEffect(() => {
+    const onPageShow = (event: PageTransitionEvent) => {
+      if (event.persisted) setLeaving(false);
+    };
+    window.addEventListener('pageshow', onPageShow);
+    return () => window.removeEventListener('pageshow', onPageShow);
+  }, []);
+
+  /** What the page shows for an outcome that is no success; login.error counts a failed attempt. */
+  const failure = useCallback(
+    (outcome: FlowOutcome): MessageKey | null => {
+      if (outcome.kind === 'message') {
+        if (outcome.key !== 'login.error') return outcome.key;
+        failures.current += 1;
+        if (failures.current < limit) return 'login.error';
+        roadblock('login-difficulties');
+        return null;
+      }
+      // Roadblocks, navigation and the soft roadblock are done; an answer the
+      // login gives no meaning to (a 409 after authentication) is technical.
+      if (outcome.kind === 'returned' || outcome.kind === 'continue') roadblock('technical');
+      return null;
+    },
+    [limit, roadblock],
+  );
+
+  const signIn = useCallback(
+    async (email: string, password: string): Promise<MessageKey | null> => {
+      const api = accountApi(clients);
+      const found = await run(() => api.find(email), 'login-find');
+      if (!found) return null;
+      const account = found.answer.value;
+      if (found.outcome.kind !== 'continue' || !account) return failure(found.outcome);
+      // The locked-account roadblock and the SSO round trip read the account id here.
+      setPkmsAccount(account.id);
+
+      if (account.status === 'T') {
+        const temporary = await run(() => api.temporary(account.id, password), 'temporary');
+        if (!temporary) return null;
+        if (temporary.outcome.kind !== 'continue') return failure(temporary.outcome);
+        holdTemporaryPassword({ id: account.id, email: account.email || email }, password);
+        navigate('/reset');
+        return null;
+      }
+
+      const authenticated = await run(() => api.authenticate(account.id, password), 'authentication');
+      if (!authenticated) return null;
+      const ticket = authenticated.answer.value?.loginTicket;
+      if (authenticated.outcome.kind !== 'continue' || ticket === undefined) return failure(authenticated.outcome);
+      setLeaving(true);
+      postToSso(ssoUrl, { username: email, password, ticket });
+      return null;
+    },
+    [clients, run, failure, navigate, ssoUrl],
+  );
+
+  return { signIn, leaving, dialog };
+}

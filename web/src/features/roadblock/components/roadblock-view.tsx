@@ -1,0 +1,43 @@
+import { useEffect, useId, useRef } from 'react';
+import { Link } from 'wouter';
+import { useT } from '@/i18n/i18n';
+import type { RoadblockPage } from '@/lib/flow/roadblocks';
+import { useFlow } from '@/lib/flow/state';
+import { usePageTitle } from '@/lib/page-title';
+import { CallUsCard } from '@/features/roadblock/components/call-us-card';
+import { LockedAccountNotice } from '@/features/roadblock/components/locked-account-notice';
+import { TokenExpiredAction } from '@/features/roadblock/components/token-expired-action';
+import { roadblockContent } from '@/features/roadblock/content';
+import '@/features/roadblock/roadblock.css';
+
+/** One page of the /roadblock group (spec §2.6): title, text, its action and the call-us card. */
+export function RoadblockView({ page }: { page: RoadblockPage }) {
+  const t = useT();
+  const { errorCode } = useFlow();
+  const titleId = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const content = roadblockContent[page];
+  usePageTitle(t(content.title));
+
+  // A roadblock replaces the page the visitor was on: move focus to its title
+  // so screen readers announce where they are.
+  useEffect(() => heading.current?.focus(), [page]);
+
+  return (
+    <section className="page page--narrow roadblock" aria-labelledby={titleId}>
+      <h1 id={titleId} ref={heading} tabIndex={-1}>
+        {t(content.title)}
+      </h1>
+      <p>{t(content.text)}</p>
+      {content.behaviour === 'locked-account' ? <LockedAccountNotice /> : null}
+      {errorCode ? <p className="roadblock__code">{t('roadblock.errorCode', { code: errorCode })}</p> : null}
+      {content.behaviour === 'reset-password' ? (
+        <Link href="/forgot" className="button button--primary">
+          {t('roadblock.resetPassword')}
+        </Link>
+      ) : null}
+      {content.behaviour === 'token-expired' ? <TokenExpiredAction /> : null}
+      <CallUsCard behaviour={content.behaviour} />
+    </section>
+  );
+}

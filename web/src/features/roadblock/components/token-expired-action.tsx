@@ -1,0 +1,50 @@
+import { useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { useT } from '@/i18n/i18n';
+import { useApiClients } from '@/lib/api/use-api';
+import { accountApi } from '@/lib/flow/account-api';
+import { pkmsAccount } from '@/lib/flow/cookies';
+import { useFlow } from '@/lib/flow/state';
+import { useFlowResponse } from '@/lib/flow/use-flow-response';
+
+/**
+ * Spec §2.6 token-expired roadblock: the button emails a new reset link
+ * (RESET_PSW) to the account the flow knows; status 200 goes to
+ * /check-your-inbox, other answers follow spec §8 (417: login-difficulties).
+ * Without a known account the visitor asks for the link on /forgot.
+ */
+export function TokenExpiredAction() {
+  const t = useT();
+  const clients = useApiClients();
+  const flow = useFlow();
+  const response = useFlowResponse();
+  const [, navigate] = useLocation();
+  const [busy, setBusy] = useState(false);
+  const id = pkmsAccount() || flow.resetPassword?.id || flow.registration?.id || '';
+
+  if (!id) {
+    return (
+      <Link href="/forgot" className="button button--primary">
+        {t('roadblock.resetPassword')}
+      </Link>
+    );
+  }
+
+  const send = async () => {
+    setBusy(true);
+    const result = await response.run(() => accountApi(clients).notify(id, 'RESET_PSW'), 'notification-reset');
+    setBusy(false);
+    if (!result) return;
+    if (result.answer.status === 200) navigate('/check-your-inbox');
+    else if (result.outcome.kind === 'returned' || result.outcome.kind === 'message') response.roadblock('technical');
+  };
+
+  return (
+    <>
+      <button type="button" className="button button--primary" disabled={busy} aria-busy={busy} onClick={() => void send()}>
+        {t('roadblock.sendNewLink')}
+      </button>
+      {response.dialog}
+    </>
+  );
+}

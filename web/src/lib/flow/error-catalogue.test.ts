@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ACCOUNT_TYPE_PATH,
+  errorCodeOf,
+  IDENTITY_VERIFICATION_PATH,
+  interpretResponse,
+  referenceCode,
+  UNABLE_TO_IDENTIFY_PATH,
+  websealOutcome,
+  type ApiCall,
+  type FlowOutcome,
+  type InterpretOptions,
+} from './error-catalogue';
+
+interface Row {
+  spec: string;
+  status: number;
+  code?: string | number;
+  message?: string;
+  call?: ApiCall;
+  options?: InterpretOptions;
+  expected: FlowOutcome;
+}
+
+const ok: FlowOutcome = { kind: 'continue', roadblocked: false };
+const roadblock = (page: string, errorCode: string | null = null) => ({ kind: 'roadblock', page, roadblocked: true, errorCode }) as FlowOutcome;
+const message = (key: string, errorCode: string | null, roadblocked = false) =>
+  ({ kind: 'message', key, errorCode, roadblocked }) as FlowOutcome;
+const returned = (roadblocked: boolean, errorCode: string | null = null): FlowOutcome => ({ kind: 'returned', roadblocked, errorCode });
+const soft = (code: string): FlowOutcome => ({ kind: 'soft-roadblock', code, roadblocked: false });
+
+// One row for every status and code of spec §8.1, §8.2, §8.3 and the
+// status-driven messages of §8.4.
+const rows: Row[] = [
+  // §8.1 statuses known overall: 200, 201, 202, 240 continue.
+  { spec: '8.1 200', status: 200, expected: ok },
+  { spec: '8.1 201', status: 201, call: 'create', expected: ok },
+  { spec: '8.1 202', status: 202, call: 'registration-email', expected: ok },
+  { spec: '8.1 204', status: 204, call: 'other', expected: ok },
+  { spec: '8.1 240 continue', status: 240, call: 'identification', expected: ok },
+
+  // §8.1 400 with 1000 or 1001: technical, after any call.
+  { spec: '8.1 400 1000', status: 400, code: '1000', call: 'authentication', expected: roadblock('technical') },
+  { spec: '8.1 400 1001', status: 400, code: '1001', call: 'create', expected: roadblock('technical') },
+  { spec: '8.1 400 1001 as a number', status: 400, code: 1001, expected: roadblock('technical') },
+  { spec: '8.1 400 without a catalogue code goes back', status: 400, code: 'errorEmailFormat', call: 'login-find', expected: returned(false, 'errorEmailFormat') },
+  { spec: '8.1 400 without a body goes back', status: 400, expected: returned(false) },
+
+  // §8.1 403.
+  { spec: '8.1 403 3001 block', status: 403, code: '3001', expected: roadblock('block') },
+  { spec: '8.1 403 3004 token-expired', status: 403, code: '3004', expected: roadblock('token-expired') },
+  { spec: '8.1 403 3005 token-expired', status: 403, code: '3005', expected: roadblock('token-expired') },
+  { spec: '8.1 403 3004 in the UBI flow', status: 403, code: '3004', options: { ubiFlow: true }, expected: returned(false, '3004') },
+  { spec: '8.1 403 3005 in the UBI flow', status: 403, code: '3005', options: { ubiFlow: true }, expected: returned(false, '3005') },
+  { spec: '8.1 403 3006 two-factor', status: 403, code: '3006', expected: roadblock('two-factor') },
+  { spec: '8.1 403 3007 forgot-password', status: 403, code: '3007', expected: roadblock('forgot-password') },
+  { spec: '8.1 403 3008 technical', status: 403, code: '3008', expected: roadblock('technical') },
+  { spec: '8.1 403 other code technical', status: 403, code: 'FORBIDDEN', expected: roadblock('technical') },
+
+  // §8.1 404 and 409: roadblocked, back to the caller.
+  { spec: '8.1 404', status: 404, code: 'ACCOUNT_NOT_FOUND', call: 'notification-locked', expected: returned(true, 'ACCOUNT_NOT_FOUND') },
+  { spec: '8.1 409', status: 409, code: 'CONFLICT', call: 'other', expected: returned(true, 'CONFLICT') },
+  { spec: '8.1 404 of the smart client', status: 404, call: 'smart', expected: roadblock('technical') },
+  { spec: '8.4 login find 404: login.error', status: 404, code: 'ACCOUNT_NOT_FOUND', call: 'login-find', expected: message('login.error', 'ACCOUNT_NOT_FOUND', true) },
+  { spec: '8.4 identification 404: identification.notFound', status: 404, call: 'identification', expected: message('identification.notFound', null, true) },
+  {
+    spec: '8.4 email submission 404: emailConfirmation.validation.alreadyExists',
+    status: 404,
+    call: 'registration-email',
+    expected: message('emailConfirmation.validation.alreadyExists', null, true),
+  },
+  { spec: '4.3 temporary 409: temporary roadblock', status: 409, code: 'TEMPORARY_PASSWORD_INVALID', call: 'temporary', expected: roadblock('temporary') },
+
+  // §8.1 412, 417.
+  { spec: '8.1 412 inconsistency', status: 412, expected: roadblock('inconsistency') },
+  { spec: '8.1 417 goes back', status: 417, code: 'X', call: 'notification-locked', expected: returned(false, 'X') },
+  { spec: '8.1 417 after a reset-password notification', status: 417, call: 'notification-reset', expected: roadblock('login-difficulties') },
+
+  // §8.1 500, 503, 530 and other statuses.
+  { spec: '8.1 500 with errorCode stores it', status: 500, code: 'E42', expected: roadblock('login-difficulties', 'E42') },
+  { spec: '8.1 500 without errorCode', status: 500, expected: roadblock('technical') },
+  { spec: '8.1 503 maintenance', status: 503, expected: roadblock('maintenance') },
+  { spec: '8.1 530 maintenance', status: 530, expected: roadblock('maintenance') },
+  { spec: '8.1 other status 401', status: 401, expected: roadblock('technical') },
+  { spec: '8.1 other status 429', status: 429, code: 'RATE_LIMITED', call: 'authentication', expected: roadblock('technical') },
+  { spec: '8.1 other status 502', status: 502, expected: roadblock('technical') },
+  { spec: '8.1 other status 302', status: 302, expected: roadblock('technical') },
+  { spec: 'my-account: 401 of /me goes to login', status: 401, call: 'me', expected: { kind: 'navigate', to: '/', roadblocked: false } },
+
+  // §8.1 smart client.
+  {
+    spec: '8.1 smart 400 invalid token, state not found in cache',
+    status: 400,
+    code: 'INVALID_TOKEN',
+    message: 'state not found in cache',
+    call: 'smart',
+    expected: { kind: 'navigate', to: ACCOUNT_TYPE_PATH, roadblocked: false, sessionExpired: true },
+  },
+  {
+    spec: '8.1 smart 400 invalid token, jwt expired',
+    status: 400,
+    code: 'INVALID_TOKEN',
+    message: 'jwt expired',
+    call: 'smart',
+    expected: { kind: 'navigate', to: ACCOUNT_TYPE_PATH, roadblocked: false, sessionExpired: true },
+  },
+  { spec: '8.1 smart 400 invalid token, other message', status: 400, code: 'INVALID_TOKEN', message: 'bad signature', call: 'smart', expected: roadblock('technical') },
+  { spec: '8.1 smart other 400', status: 400, code: 'SOMETHING', call: 'smart', expected: roadblock('technical') },
+  { spec: '8.2 INVALID_TOKEN elsewhere goes back', status: 400, code: 'INVALID_TOKEN', call: 'other', expected: returned(false, 'INVALID_TOKEN') },
+
+  // §8.2 server codes.
+  { spec: '8.2 EXCEEDED_RETRIES_CODE_ACTIVATION', status: 400, code: 'EXCEEDED_RETRIES_CODE_ACTIVATION', call: 'smart', expected: { kind: 'navigate', to: IDENTITY_VERIFICATION_PATH, roadblocked: true } },
+  { spec: '8.2 INVALID_ACTIVATION_CODE code', status: 400, code: 'INVALID_ACTIVATION_CODE', call: 'smart', expected: message('securityCode.wrong', 'INVALID_ACTIVATION_CODE') },
+  { spec: '8.2 INVALID_ACTIVATION_CODE PIN', status: 400, code: 'INVALID_ACTIVATION_CODE', call: 'pin', expected: message('securityPin.wrong', 'INVALID_ACTIVATION_CODE') },
+  { spec: '8.2 ACCOUNT_ALREADY_EXISTS', status: 400, code: 'ACCOUNT_ALREADY_EXISTS', call: 'smart', expected: message('accountAlreadyExists', 'ACCOUNT_ALREADY_EXISTS') },
+  { spec: '8.2 PASSWORD_POLICY_VIOLATION', status: 400, code: 'PASSWORD_POLICY_VIOLATION', call: 'smart', expected: message('errorPasswordContainsEmail', 'PASSWORD_POLICY_VIOLATION') },
+  { spec: '8.2 POLICY_NUMBER_NOT_FOUND (8)', status: 400, code: 'POLICY_NUMBER_NOT_FOUND', call: 'smart', options: { policyNumberLength: 7 }, expected: message('moreInfo.error.8', 'POLICY_NUMBER_NOT_FOUND') },
+  { spec: '8.2 POLICY_NUMBER_NOT_FOUND (9, intact outside qc)', status: 400, code: 'POLICY_NUMBER_NOT_FOUND', call: 'smart', options: { policyNumberLength: 9 }, expected: message('moreInfo.error.9', 'POLICY_NUMBER_NOT_FOUND') },
+  { spec: '8.2 UNABLE_TO_IDENTIFY, roadblocked (4.5)', status: 400, code: 'UNABLE_TO_IDENTIFY', call: 'smart', expected: { kind: 'navigate', to: UNABLE_TO_IDENTIFY_PATH, roadblocked: true } },
+  { spec: '8.2 EMAIL_ALREADY_EXISTS', status: 400, code: 'EMAIL_ALREADY_EXISTS', call: 'smart', expected: message('chooseUsername.error', 'EMAIL_ALREADY_EXISTS') },
+  { spec: '8.2 EMAIL_UPDATE_FAILED soft roadblock', status: 400, code: 'EMAIL_UPDATE_FAILED', call: 'smart', expected: soft('lnr500160') },
+
+  // §8.3 Create.
+  { spec: '8.3 create 1002', status: 400, code: '1002', call: 'create', expected: message('create.error.securityAnswers', '1002') },
+  { spec: '8.3 create 1003', status: 400, code: '1003', call: 'create', expected: roadblock('login-difficulties') },
+  { spec: '8.3 create 2002', status: 400, code: '2002', call: 'create', expected: message('password.error.content', '2002') },
+  { spec: '8.3 create 2003', status: 400, code: '2003', call: 'create', expected: message('password.error.invalidCharacter', '2003') },
+  { spec: '8.3 create 4001 -> lnr500160', status: 400, code: '4001', call: 'create', expected: soft('lnr500160') },
+  // §8.3 Other.
+  { spec: '8.3 other 5001 -> lnr500120', status: 400, code: '5001', call: 'other', expected: soft('lnr500120') },
+  { spec: '8.3 other 5002 -> lnr500140', status: 400, code: '5002', call: 'create', expected: soft('lnr500140') },
+  { spec: '8.3 other 5003 -> lnr500150', status: 400, code: '5003', call: 'password', expected: soft('lnr500150') },
+  { spec: '8.3 5001 on a 500 is the stored code', status: 500, code: '5001', expected: roadblock('login-difficulties', 'lnr500120') },
+  // §8.3 Authentication.
+  { spec: '8.3 authentication 1002', status: 400, code: '1002', call: 'authentication', expected: message('login.securityQuestions', '1002') },
+  { spec: '8.3 authentication 1003', status: 400, code: '1003', call: 'authentication', expected: roadblock('login-difficulties') },
+  { spec: '8.3 authentication 3005', status: 400, code: '3005', call: 'authentication', expected: message('login.error', '3005') },
+  { spec: '4.3 temporary 3005 (wrong temporary password)', status: 400, code: '3005', call: 'temporary', expected: message('login.error', '3005') },
+  // §8.3 Password set.
+  { spec: '8.3 password 1002', status: 400, code: '1002', call: 'password', expected: message('password.error.securityAnswers', '1002') },
+  { spec: '8.3 password 2002', status: 400, code: '2002', call: 'password', expected: message('password.error.content', '2002') },
+  { spec: '8.3 password 2001', status: 400, code: '2001', call: 'password', expected: message('password.error.violation', '2001') },
+  { spec: '8.3 a context code means nothing after another call', status: 400, code: '2001', call: 'create', expected: returned(false, '2001') },
+];
+
+describe('interpretResponse (spec §8)', () => {
+  it.each(rows)('$spec', ({ status, code, message: text, call = 'other', options, expected }) => {
+    const data = code === undefined && text === undefined ? undefined : { errorCode: code, messageKey: text ?? 'x' };
+    expect(interpretResponse({ status, data }, call, options)).toEqual(expected);
+  });
+});
+
+describe('errorCodeOf and referenceCode', () => {
+  it.each([
+    { data: { errorCode: '3005' }, code: '3005' },
+    { data: { errorCode: 1000 }, code: '1000' },
+    { data: { errorCode: '' }, code: null },
+    { data: { other: 1 }, code: null },
+    { data: 'text', code: null },
+    { data: null, code: null },
+    { data: undefined, code: null },
+  ])('errorCodeOf($data) = $code', ({ data, code }) => {
+    expect(errorCodeOf(data)).toBe(code);
+  });
+
+  it.each([
+    ['5001', 'lnr500120'],
+    ['5002', 'lnr500140'],
+    ['5003', 'lnr500150'],
+    ['4001', 'lnr500160'],
+    ['EMAIL_UPDATE_FAILED', 'lnr500160'],
+    ['E42', 'E42'],
+  ])('referenceCode(%s) = %s', (code, reference) => {
+    expect(referenceCode(code)).toBe(reference);
+  });
+});
+
+describe('websealOutcome (spec §8.5)', () => {
+  const cases: { code: string | null; expected: ReturnType<typeof websealOutcome> }[] = [
+    { code: '0x00000000', expected: { kind: 'login' } },
+    ...['0x132120ea', '0x132120e9', '0x13212135', '0x13212132', '0x1321213c'].map((code) => ({
+      code,
+      expected: { kind: 'roadblock', page: 'forgot-password' } as const,
+    })),
+    ...['0x38cf04d7', '0x132120cc', '0x1321213d', '0xdeadbeef', '', null].map((code) => ({
+      code,
+      expected: { kind: 'roadblock', page: 'technical' } as const,
+    })),
+    ...['0x132120c8', '0x132120c9', '0x132120ca', 'HPDIA0300W', '0x1321212c'].map((code) => ({
+      code,
+      expected: { kind: 'login-error' } as const,
+    })),
+    { code: '0x38cf05e7', expected: { kind: 'other-application' } },
+    { code: '0x13212079', expected: { kind: 'other-application' } },
+    { code: '0X132120C8', expected: { kind: 'login-error' } },
+    { code: 'hpdia0300w', expected: { kind: 'login-error' } },
+  ];
+  it.each(cases)('$code', ({ code, expected }) => {
+    expect(websealOutcome(code)).toEqual(expected);
+  });
+});

@@ -1,0 +1,205 @@
+import { useSyncExternalStore } from 'react';
+
+// The flow state the features share (spec §3), kept in sessionStorage so a
+// reload of the tab keeps it and closing the tab forgets it. Features read it
+// with useFlow() and change it only through the functions below.
+
+/** Spec §3 two-factor option. */
+export interface TwoFactorOption {
+  id: string;
+  method: string;
+  maskedValue: string;
+}
+
+/**
+ * Spec §3 reset-password state, read by the recovery screens. `temp` holds
+ * the temporary password of a login with status T (the /reset variant with
+ * new password and confirmation sends it again).
+ */
+export interface ResetPasswordState {
+  /** Account id. */
+  id: string | null;
+  email: string | null;
+  /** The email a reset was asked for on /forgot. */
+  emailResetPWD: string | null;
+  /** The temporary password, held between the login and /reset. */
+  temp: string | null;
+  isTempPWD: boolean;
+  validationId: string | null;
+  resetPasswordId: string | null;
+}
+
+/** Spec §3 registration state (the legacy registration screens fill it). */
+export interface RegistrationState {
+  id?: string;
+  policyNumber?: string;
+  firstName?: string;
+  lastName?: string;
+  dateOfBirth?: string;
+  postalCode?: string;
+  driverLicence?: string;
+  isConfirmed?: boolean;
+  error?: string;
+  selectedTwoFactor?: string;
+  preferredLanguage?: string;
+  twoFactorValidations?: TwoFactorOption[];
+  resendTwoFactor?: number;
+  ubiMatchPH?: boolean;
+  email?: string;
+  isUbiFlow?: boolean;
+  province?: string;
+}
+
+/** Spec §3 email token (a magic link's token). */
+export interface EmailToken {
+  token: string;
+  emailSource: string;
+  startDate: string;
+}
+
+export interface FlowState {
+  /** Spec §2.6: roadblock pages are reachable only while this is set. */
+  roadblocked: boolean;
+  /** Spec §8.1: the error code a 500 carried, shown on the roadblock as a reference. */
+  errorCode: string | null;
+  /** Spec §3 login state loginErrorState: /webseal.do asks the login page to show login.error. */
+  loginError: boolean;
+  /** Spec §8.1 smart client: the account-type page says the session ended. */
+  sessionExpired: boolean;
+  resetPassword: ResetPasswordState | null;
+  registration: RegistrationState | null;
+  emailToken: EmailToken | null;
+}
+
+export const STORAGE_KEY = 'guichet.flow';
+
+export const initialFlow: FlowState = Object.freeze({
+  roadblocked: false,
+  errorCode: null,
+  loginError: false,
+  sessionExpired: false,
+  resetPassword: null,
+  registration: null,
+  emailToken: null,
+});
+
+function storage(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null; // storage disabled: the flow lives as long as the page
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function parseResetPassword(value: unknown): ResetPasswordState | null {
+  if (!isObject(value)) return null;
+  return {
+    id: text(value.id),
+    email: text(value.email),
+    emailResetPWD: text(value.emailResetPWD),
+    temp: text(value.temp),
+    isTempPWD: value.isTempPWD === true,
+    validationId: text(value.validationId),
+    resetPasswordId: text(value.resetPasswordId),
+  };
+}
+
+function parseEmailToken(value: unknown): EmailToken | null {
+  if (!isObject(value) || typeof value.token !== 'string' || value.token === '') return null;
+  return { token: value.token, emailSource: text(value.emailSource) ?? '', startDate: text(value.startDate) ?? '' };
+}
+
+/** Reads stored JSON defensively: anything malformed reads as the initial state. */
+export function parseFlow(raw: string | null): FlowState {
+  if (!raw) return initialFlow;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return initialFlow;
+  }
+  if (!isObject(value)) return initialFlow;
+  return {
+    roadblocked: value.roadblocked === true,
+    errorCode: text(value.errorCode),
+    loginError: value.loginError === true,
+    sessionExpired: value.sessionExpired === true,
+    resetPassword: parseResetPassword(value.resetPassword),
+    registration: isObject(value.registration) ? (value.registration as RegistrationState) : null,
+    emailToken: parseEmailToken(value.emailToken),
+  };
+}
+
+// Snapshots are memoized on the stored text, so useSyncExternalStore sees
+// the same object until the state changes (also when a test or another
+// script writes the storage directly).
+let memo: { raw: string | null; state: FlowState } = { raw: null, state: initialFlow };
+let fallbackRaw: string | null = null;
+const listeners = new Set<() => void>();
+
+/** The current flow state. */
+export function readFlow(): FlowState {
+  const store = storage();
+  const raw = store ? store.getItem(STORAGE_KEY) : fallbackRaw;
+  if (raw !== memo.raw) memo = { raw, state: parseFlow(raw) };
+  return memo.state;
+}
+
+/** Changes the flow state and tells the pages showing it. */
+export function updateFlow(change: Partial<FlowState> | ((state: FlowState) => Partial<FlowState>)): FlowState {
+  const current = readFlow();
+  const next = { ...current, ...(typeof change === 'function' ? change(current) : change) };
+  const raw = JSON.stringify(next);
+  const store = storage();
+  try {
+    if (store) store.setItem(STORAGE_KEY, raw);
+    else fallbackRaw = raw;
+  } catch {
+    fallbackRaw = raw; // quota or privacy mode: keep it for this page at least
+  }
+  memo = { raw: store ? store.getItem(STORAGE_KEY) : raw, state: next };
+  for (const listener of listeners) listener();
+  return next;
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The flow state, re-rendering when it changes. */
+export function useFlow(): FlowState {
+  return useSyncExternalStore(subscribe, readFlow, readFlow);
+}
+
+/** Spec §2.6 call-us card and PIN roadblock: the roadblock flag, the registration data and the email token go. */
+export function resetAfterRoadblock(): FlowState {
+  return updateFlow({ roadblocked: false, errorCode: null, registration: null, emailToken: null });
+}
+
+/** Spec §2.6 inconsistency and technical roadblocks: the registration state goes. */
+export function resetRegistration(): FlowState {
+  return updateFlow({ roadblocked: false, errorCode: null, registration: null });
+}
+
+/**
+ * Spec §4.3: a login with status T whose temporary password was right. The
+ * recovery screen /reset reads resetPassword (isTempPWD, temp, id, email).
+ */
+export function holdTemporaryPassword(account: { id: string; email: string }, temp: string): FlowState {
+  return updateFlow({
+    resetPassword: {
+      id: account.id,
+      email: account.email,
+      emailResetPWD: null,
+      temp,
+      isTempPWD: true,
+      validationId: null,
+      resetPasswordId: null,
+    },
+  });
+}
