@@ -1,47 +1,24 @@
-import type { ApiResponse, HttpMethod, RequestOptions } from '@/lib/api/client';
+import type { ApiResponse } from '@/lib/api/client';
+import type { components } from '@/lib/api/schema';
 import type { ApiClients } from '@/lib/api/use-api';
 
-// The sign-in calls of spec §7 on the second client (api/v1), as
-// internal/account/handler.go and internal/sso/handler.go answer them.
-// api/openapi.yaml does not list these paths yet, so the typed client cannot
-// name them: this module is the one place that calls them by their path, with
-// the answer shapes written out below.
+// The sign-in calls of spec §7 on the second client (api/v1), typed by
+// api/openapi.yaml; this module is the one place that calls them.
+
+type Schemas = components['schemas'];
 
 /** POST accounts/find (login variant): status "A" signs in with the password, "T" holds a temporary password. */
-export interface FoundAccount {
-  id: string;
-  status: string;
-  email: string;
-}
+export type FoundAccount = Schemas['FindResponse'];
 
 /** POST accounts/{id}/authentication: the ticket the SSO form post presents. */
-export interface Authenticated {
-  loginTicket: string;
-}
+export type Authenticated = Schemas['AuthenticationResponse'];
 
-export interface MePolicy {
-  number: string;
-  kind: string;
-  province: string;
-  role: string;
-}
+export type MePolicy = Schemas['Policy'];
 
 /** GET api/v1/me: the signed-in policyholder. */
-export interface Me {
-  firstName: string;
-  lastName: string;
-  email: string;
-  brand: string;
-  language: string;
-  ubiDriver: boolean;
-  policies: MePolicy[];
-}
+export type Me = Schemas['Me'];
 
-export type NotificationType = 'LOCKED_ACCOUNT' | 'RESET_PSW';
-
-interface PathRequester {
-  request(method: HttpMethod, path: string, options?: RequestOptions): Promise<ApiResponse<unknown>>;
-}
+export type NotificationType = Schemas['NotificationRequest']['notificationType'];
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
@@ -56,7 +33,8 @@ function untyped(answer: ApiResponse<unknown>): AccountAnswer<never> {
   return { ...answer, value: undefined };
 }
 
-const isFound = (d: unknown): d is FoundAccount => isObject(d) && typeof d.id === 'string' && typeof d.status === 'string';
+const isFound = (d: unknown): d is FoundAccount =>
+  isObject(d) && typeof d.id === 'string' && (d.status === 'A' || d.status === 'T') && typeof d.email === 'string';
 const isAuthenticated = (d: unknown): d is Authenticated => isObject(d) && typeof d.loginTicket === 'string';
 const isMe = (d: unknown): d is Me => isObject(d) && typeof d.email === 'string' && Array.isArray(d.policies);
 
@@ -78,16 +56,18 @@ export interface AccountApi {
 }
 
 export function accountApi(clients: ApiClients): AccountApi {
-  const v1 = clients.second as unknown as PathRequester;
-  const post = (path: string, params: Record<string, string>, body?: unknown) => v1.request('post', path, { params, body });
+  const v1 = clients.second;
   return {
-    find: async (email) => typed(await post('/accounts/find', {}, { email }), isFound),
-    temporary: async (id, tempPassword) => untyped(await post('/accounts/{id}/temporary', { id }, { tempPassword })),
+    find: async (email) => typed(await v1.request('post', '/accounts/find', { body: { email } }), isFound),
+    temporary: async (id, tempPassword) =>
+      untyped(await v1.request('post', '/accounts/{id}/temporary', { params: { id }, body: { tempPassword } })),
     authenticate: async (id, password) =>
-      typed(await post('/accounts/{id}/authentication', { id }, { password }), isAuthenticated),
+      typed(await v1.request('post', '/accounts/{id}/authentication', { params: { id }, body: { password } }), isAuthenticated),
     notify: async (id, notificationType) =>
-      untyped(await post('/accounts/{id}/notification', { id }, { mediumType: 'EMAIL', notificationType })),
+      untyped(
+        await v1.request('post', '/accounts/{id}/notification', { params: { id }, body: { mediumType: 'EMAIL', notificationType } }),
+      ),
     me: async () => typed(await v1.request('get', '/me'), isMe),
-    logout: async () => untyped(await post('/logout', {})),
+    logout: async () => untyped(await v1.request('post', '/logout')),
   };
 }
