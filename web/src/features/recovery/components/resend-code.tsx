@@ -1,0 +1,86 @@
+import { useRef, useState } from 'react';
+import { useT } from '@/i18n/i18n';
+import { useApiClients } from '@/lib/api/use-api';
+import { codeResent, leaveVerify, useResetProgress } from '@/lib/flow/reset-state';
+import { recoveryApi } from '@/features/recovery/api';
+import { MAX_RESENDS, MIN_SPINNER_MS } from '@/features/recovery/limits';
+import { useRecoveryResponse } from '@/features/recovery/use-recovery-response';
+
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export interface ResendCodeProps {
+  id: string;
+  validationId: string;
+  /** A new code went out (the page clears what was typed). */
+  onSent: () => void;
+}
+
+/**
+ * The resend link of /verify (spec §2.1, §9): a new code, the old one dies.
+ * The spinner shows for at least a second, so a quick answer is still seen
+ * to happen; a status region says the code went. At most 4 resends: the
+ * fifth ask, or the server refusing one, is the resend-reset-password roadblock.
+ */
+export function ResendCode({ id, validationId, onSent }: ResendCodeProps) {
+  const t = useT();
+  const clients = useApiClients();
+  const { send, roadblock, dialog } = useRecoveryResponse();
+  const { resends } = useResetProgress();
+  const [sending, setSending] = useState(false);
+  const [sent, setSent] = useState(false);
+  // A second click before the first finished is ignored; the button keeps
+  // the focus (aria-disabled, not disabled) while it works.
+  const busy = useRef(false);
+
+  const leave = () => {
+    roadblock('resend-reset-password');
+    leaveVerify();
+  };
+
+  const resend = async () => {
+    if (busy.current) return;
+    if (resends >= MAX_RESENDS) {
+      leave();
+      return;
+    }
+    busy.current = true;
+    setSending(true);
+    setSent(false);
+    const [result] = await Promise.all([send(() => recoveryApi(clients).resend(id, validationId), 'reset-resend'), wait(MIN_SPINNER_MS)]);
+    busy.current = false;
+    setSending(false);
+    if (!result) {
+      leaveVerify();
+      return;
+    }
+    const { outcome, answer } = result;
+    if (outcome.kind === 'continue' && answer.value) {
+      codeResent(answer.value);
+      setSent(true);
+      onSent();
+      return;
+    }
+    if (outcome.kind === 'returned' || outcome.kind === 'continue' || outcome.kind === 'message') roadblock('technical');
+    if (outcome.kind !== 'soft-roadblock') leaveVerify();
+  };
+
+  return (
+    <div className="recovery__resend">
+      <p>{t('recovery.verify.notReceived')}</p>
+      <button
+        type="button"
+        className="recovery__link-button"
+        aria-disabled={sending || undefined}
+        aria-busy={sending || undefined}
+        onClick={() => void resend()}
+      >
+        {sending ? <span className="recovery__spinner" aria-hidden="true" /> : null}
+        {t(sending ? 'recovery.verify.resending' : 'recovery.verify.resend')}
+      </button>
+      <p role="status" className="recovery__status">
+        {sent ? t('recovery.verify.resent') : null}
+      </p>
+      {dialog}
+    </div>
+  );
+}

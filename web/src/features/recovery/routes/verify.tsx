@@ -1,0 +1,115 @@
+import { useCallback, useRef, useState } from 'react';
+import { Link, Redirect, useLocation } from 'wouter';
+import { Form, SubmitButton } from '@/components/form/form';
+import { SecurityCodeField } from '@/components/form/masked-field';
+import { fieldId, useForm } from '@/components/form/use-form';
+import { useT } from '@/i18n/i18n';
+import { useApiClients } from '@/lib/api/use-api';
+import { errorCodeOf } from '@/lib/flow/error-catalogue';
+import type { RoadblockPage } from '@/lib/flow/roadblocks';
+import { leaveVerify, tokenReceived, useResetProgress } from '@/lib/flow/reset-state';
+import { useFlow } from '@/lib/flow/state';
+import { usePageTitle } from '@/lib/page-title';
+import { checkSecurityCode } from '@/lib/rules/security-code';
+import { recoveryApi } from '@/features/recovery/api';
+import { ResendCode } from '@/features/recovery/components/resend-code';
+import { fieldKey } from '@/features/recovery/field-errors';
+import { codeAttemptLimit, RESET_ACTION } from '@/features/recovery/limits';
+import { useRecoveryResponse } from '@/features/recovery/use-recovery-response';
+import '@/features/recovery/recovery.css';
+
+/**
+ * /verify (spec §2.1, §4.4): the 6-digit code of the reset email. Reachable
+ * only from /forgot, / or /reset, with a reset request under way; opened
+ * any other way it redirects to /.
+ */
+export default function VerifyRoute() {
+  const { resetPassword } = useFlow();
+  const { verifyFrom } = useResetProgress();
+  if (!resetPassword?.id || !resetPassword.validationId || !verifyFrom) return <Redirect to="/" replace />;
+  return (
+    <VerifyCode
+      id={resetPassword.id}
+      validationId={resetPassword.validationId}
+      email={resetPassword.emailResetPWD ?? resetPassword.email ?? ''}
+    />
+  );
+}
+
+function VerifyCode({ id, validationId, email }: { id: string; validationId: string; email: string }) {
+  const t = useT();
+  const clients = useApiClients();
+  const { send, roadblock, dialog } = useRecoveryResponse();
+  const [, navigate] = useLocation();
+  usePageTitle(t('recovery.verify.title'));
+  // Per page visit: a new visit draws a new limit and counts again.
+  const [limit] = useState(() => codeAttemptLimit());
+  const wrongCodes = useRef(0);
+  const form = useForm({ code: { rule: checkSecurityCode } });
+  const { setInput, setFormError } = form;
+  const codeInput = fieldId(form.id, 'code');
+
+  /** A roadblock ends this visit of /verify: back from it, /verify redirects to /. */
+  const leave = (page: RoadblockPage) => {
+    roadblock(page);
+    leaveVerify();
+  };
+
+  const submit = async ({ code }: { code: string }) => {
+    const result = await send(() => recoveryApi(clients).validate(id, validationId, code), 'reset-code');
+    if (!result) {
+      leaveVerify();
+      return;
+    }
+    const { answer, outcome } = result;
+    if (outcome.kind === 'continue') {
+      const verified = answer.value;
+      if (!verified) return leave('technical');
+      if (verified.action !== RESET_ACTION) {
+        // Spec §4.2 token routing: any other action goes to /.
+        leaveVerify();
+        navigate('/');
+        return;
+      }
+      tokenReceived(verified);
+      navigate('/reset');
+      return;
+    }
+    if (outcome.kind === 'message' && errorCodeOf(answer.data) === 'INVALID_ACTIVATION_CODE') {
+      wrongCodes.current += 1;
+      if (wrongCodes.current >= limit) return leave('resend-code');
+      setInput('code', '');
+      setFormError(outcome.key);
+      document.getElementById(codeInput)?.focus();
+      return;
+    }
+    const key = fieldKey(answer.data, 'code');
+    if (outcome.kind === 'returned' && key) form.setError('code', key);
+    else if (outcome.kind === 'message') setFormError(outcome.key);
+    else if (outcome.kind === 'returned') leave('technical');
+    else if (outcome.kind !== 'soft-roadblock') leaveVerify();
+  };
+
+  const codeSent = useCallback(() => {
+    setInput('code', '');
+    setFormError(null);
+  }, [setInput, setFormError]);
+
+  return (
+    <section className="page page--narrow recovery" aria-labelledby="verify-title">
+      <h1 id="verify-title">{t('recovery.verify.title')}</h1>
+      <p>{t('recovery.verify.text', { email })}</p>
+      <Form form={form} onSubmit={submit} aria-labelledby="verify-title">
+        <SecurityCodeField name="code" />
+        <SubmitButton>{t('recovery.verify.submit')}</SubmitButton>
+      </Form>
+      <ResendCode id={id} validationId={validationId} onSent={codeSent} />
+      <p className="recovery__links">
+        <Link href="/forgot" onClick={() => leaveVerify()}>
+          {t('recovery.verify.back')}
+        </Link>
+      </p>
+      {dialog}
+    </section>
+  );
+}
