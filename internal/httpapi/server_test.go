@@ -124,6 +124,16 @@ func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
 	if !strings.Contains(body, `<html lang="fr"`) {
 		t.Fatal("html lang not set to fr")
 	}
+	cookies := map[string]string{}
+	for _, c := range rec.Result().Cookies() {
+		cookies[c.Name] = c.Value
+		if c.MaxAge != 15552000 || c.HttpOnly {
+			t.Errorf("cookie %s: MaxAge %d HttpOnly %v", c.Name, c.MaxAge, c.HttpOnly)
+		}
+	}
+	if cookies["province"] != "qc" || cookies["language"] != "fr" {
+		t.Fatalf("choices from the address not remembered: %v", cookies)
+	}
 	start := strings.Index(body, `<script id="guichet-site" type="application/json">`)
 	if start < 0 {
 		t.Fatalf("site config missing: %s", body)

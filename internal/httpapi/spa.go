@@ -141,6 +141,17 @@ func (s *server) redirect(r *http.Request) (string, bool) {
 	return "", false
 }
 
+// choiceMaxAge is the 6 months the province and language cookies live
+// (spec §3, §9).
+const choiceMaxAge = 6 * 30 * 24 * 60 * 60
+
+// rememberChoice sets a province or language cookie the SPA also reads and
+// writes (so not HttpOnly).
+func rememberChoice(w http.ResponseWriter, r *http.Request, name, value string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: choiceMaxAge,
+		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+}
+
 func (s *server) renderIndex(w http.ResponseWriter, r *http.Request, status int) {
 	if s.spa.index == nil {
 		writeProblem(w, r, http.StatusServiceUnavailable, "SPA_NOT_BUILT", "error.technical")
@@ -152,6 +163,14 @@ func (s *server) renderIndex(w http.ResponseWriter, r *http.Request, status int)
 	if err != nil {
 		api.WriteError(w, r, err)
 		return
+	}
+	// A province or language chosen in the address is remembered like one
+	// chosen in the header, so it survives the SSO post and later visits.
+	if r.URL.Query().Has("province") {
+		rememberChoice(w, r, "province", site.Province)
+	}
+	if r.URL.Query().Has("lang") {
+		rememberChoice(w, r, "language", site.Language)
 	}
 	nonce := nonceOf(r)
 	page := bytes.Replace(s.spa.index, []byte(`<html lang="en"`), []byte(`<html lang="`+html.EscapeString(site.Language)+`"`), 1)

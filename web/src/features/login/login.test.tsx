@@ -6,8 +6,8 @@ import { readCookies } from '@/lib/site/cookies';
 import { renderApp } from '@/test/render';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { createAccountPath } from './routes/login';
-import { ssoFields } from './sso-form';
-import { attemptLimit } from './use-login-flow';
+import { randomAttemptLimit } from '@/lib/flow/attempts';
+import { ssoFields } from '@/lib/flow/sso-form';
 
 const EMAIL = 'demo@belair.example';
 const found = (status: 'A' | 'T') => ({ status: 200, body: { id: 'acc-1', status, email: EMAIL } });
@@ -43,7 +43,7 @@ async function signIn(email: string, password: string) {
   await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Sign in' })));
 }
 
-describe('attemptLimit (spec §4.3: random 3 to 6)', () => {
+describe('randomAttemptLimit (spec §4.3, §4.4: random 3 to 6)', () => {
   it.each([
     [0, 3],
     [0.2499, 3],
@@ -53,7 +53,7 @@ describe('attemptLimit (spec §4.3: random 3 to 6)', () => {
     [0.9999, 6],
     [1, 6],
   ])('random %f gives %i', (random, limit) => {
-    expect(attemptLimit(() => random)).toBe(limit);
+    expect(randomAttemptLimit(() => random)).toBe(limit);
   });
 });
 

@@ -8,12 +8,8 @@ import type { FlowOutcome } from '@/lib/flow/error-catalogue';
 import { holdTemporaryPassword } from '@/lib/flow/state';
 import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { useSite } from '@/lib/site/site-context';
-import { postToSso } from '@/features/login/sso-form';
-
-/** Spec §4.3 and §9: the login roadblocks after a random 3 to 6 failed attempts. */
-export function attemptLimit(random: () => number = Math.random): number {
-  return 3 + Math.min(3, Math.floor(random() * 4));
-}
+import { randomAttemptLimit } from '@/lib/flow/attempts';
+import { postToSso } from '@/lib/flow/sso-form';
 
 export interface LoginFlow {
   /**
@@ -34,7 +30,7 @@ export function useLoginFlow(): LoginFlow {
   const [, navigate] = useLocation();
   const { brand, language } = useSite();
   // Per page visit: a new visit draws a new limit and starts counting again.
-  const [limit] = useState(() => attemptLimit());
+  const [limit] = useState(() => randomAttemptLimit());
   const failures = useRef(0);
   const [leaving, setLeaving] = useState(false);
   const ssoUrl = brand.sso.loginUrl[language];

@@ -8,10 +8,5 @@ export const MAX_RESENDS = 4;
 /** Spec §9: the resend spinner shows for at least 1 second. */
 export const MIN_SPINNER_MS = 1000;
 
-/** Spec §4.4 and §9: wrong codes lead to the resend-code roadblock after a random 3 to 6, drawn per visit. */
-export function codeAttemptLimit(random: () => number = Math.random): number {
-  return 3 + Math.min(3, Math.floor(random() * 4));
-}
-
 /** Spec §4.2 token routing: the action of a right reset code (or link) that goes to /reset. */
 export const RESET_ACTION = 'reset-password-login';

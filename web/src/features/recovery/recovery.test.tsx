@@ -5,8 +5,8 @@ import { holdTemporaryPassword, readFlow } from '@/lib/flow/state';
 import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
 import { belair, siteConfig } from '@/test/site-fixture';
-import { codeAttemptLimit, MAX_RESENDS, MIN_SPINNER_MS } from './limits';
-import { ssoFields } from './sso-hand-off';
+import { ssoFields } from '@/lib/flow/sso-form';
+import { MAX_RESENDS, MIN_SPINNER_MS } from './limits';
 import { recoveryRoadblock, type RecoveryCall } from './use-recovery-response';
 
 const EMAIL = 'demo@belair.example';
@@ -62,20 +62,6 @@ async function submitCode(code: string) {
   type('Security code', code);
   await click('Continue');
 }
-
-describe('codeAttemptLimit (spec §4.4: random 3 to 6)', () => {
-  it.each([
-    [0, 3],
-    [0.2499, 3],
-    [0.25, 4],
-    [0.5, 5],
-    [0.75, 6],
-    [0.9999, 6],
-    [1, 6],
-  ])('random %f gives %i', (random, limit) => {
-    expect(codeAttemptLimit(() => random)).toBe(limit);
-  });
-});
 
 describe('recoveryRoadblock', () => {
   const cases: { call: RecoveryCall; status: number; code?: string; page: string | null }[] = [
@@ -291,7 +277,7 @@ describe('/reset', () => {
     const form = submitted[0] as HTMLFormElement;
     expect(form.method).toBe('post');
     expect(new URL(form.action).pathname).toBe('/pkmslogin.form');
-    expect([...new FormData(form).entries()]).toEqual(ssoFields(EMAIL, NEW_PASSWORD));
+    expect([...new FormData(form).entries()]).toEqual(ssoFields({ username: EMAIL, password: NEW_PASSWORD }));
     expect(readFlow().resetPassword).toBeNull();
     expect(screen.getByRole('button', { name: 'Save my new password' }).hasAttribute('disabled')).toBe(true);
   });

@@ -16,11 +16,11 @@ import { checkPhone } from '@/lib/rules/phone';
 import { checkPostalCode } from '@/lib/rules/postal-code';
 import { pass } from '@/lib/rules/result';
 import { useSite } from '@/lib/site/site-context';
+import { postToSso } from '@/lib/flow/sso-form';
 import { recoveryApi, type PasswordRequest } from '@/features/recovery/api';
 import { NewPasswordFields } from '@/features/recovery/components/new-password-fields';
 import { fieldKey } from '@/features/recovery/field-errors';
 import { RESET_ACTION } from '@/features/recovery/limits';
-import { signInThroughSso } from '@/features/recovery/sso-hand-off';
 import { useRecoveryResponse } from '@/features/recovery/use-recovery-response';
 import '@/features/recovery/recovery.css';
 
@@ -158,7 +158,7 @@ function ResetForm({ variant }: { variant: ResetVariant }) {
       if (!email) return roadblock('technical');
       finishReset();
       setLeaving(true);
-      signInThroughSso(brand.sso.loginUrl[language], email, values.password);
+      postToSso(brand.sso.loginUrl[language], { username: email, password: values.password });
       return;
     }
     const code = errorCodeOf(answer.data);

@@ -14,7 +14,8 @@ import { checkSecurityCode } from '@/lib/rules/security-code';
 import { recoveryApi } from '@/features/recovery/api';
 import { ResendCode } from '@/features/recovery/components/resend-code';
 import { fieldKey } from '@/features/recovery/field-errors';
-import { codeAttemptLimit, RESET_ACTION } from '@/features/recovery/limits';
+import { RESET_ACTION } from '@/features/recovery/limits';
+import { randomAttemptLimit } from '@/lib/flow/attempts';
 import { useRecoveryResponse } from '@/features/recovery/use-recovery-response';
 import '@/features/recovery/recovery.css';
 
@@ -43,7 +44,7 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
   const [, navigate] = useLocation();
   usePageTitle(t('recovery.verify.title'));
   // Per page visit: a new visit draws a new limit and counts again.
-  const [limit] = useState(() => codeAttemptLimit());
+  const [limit] = useState(() => randomAttemptLimit());
   const wrongCodes = useRef(0);
   const form = useForm({ code: { rule: checkSecurityCode } });
   const { setInput, setFormError } = form;

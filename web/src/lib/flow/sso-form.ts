@@ -1,22 +1,28 @@
-// Spec §7 "Form POST to the web single sign-on login URL": a real HTML form
-// post, so the browser follows the SSO's redirect (303 to /my-account, or to
-// /webseal.do?error=CODE) as a page navigation and keeps its session cookie.
+// Spec §7 "Form POST to the web single sign-on login URL", for the login and
+// for the automatic login after a reset or an account creation: a real HTML
+// form post, so the browser follows the SSO's redirect (303 to /my-account,
+// or to /webseal.do?error=CODE) as a page navigation and keeps its session
+// cookie.
 
 export interface SsoLogin {
   username: string;
   password: string;
-  /** The authentication call's loginTicket (Guichet's SSO redeems it instead of checking the password again). */
-  ticket: string;
+  /**
+   * The authentication call's loginTicket (Guichet's SSO redeems it instead
+   * of checking the password again); absent after a reset.
+   */
+  ticket?: string;
 }
 
 /** The fields of the post, in order. */
 export function ssoFields(login: SsoLogin): [string, string][] {
-  return [
+  const fields: [string, string][] = [
     ['login-form-type', 'pwd'],
     ['username', login.username],
     ['password', login.password],
-    ['ticket', login.ticket],
   ];
+  if (login.ticket !== undefined) fields.push(['ticket', login.ticket]);
+  return fields;
 }
 
 /** Builds a hidden form with the fields and submits it to url. */
