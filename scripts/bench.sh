@@ -30,7 +30,8 @@ echo "== login route JavaScript (gzip -9, as Chromium downloads it)"
 (cd web && node bench/route-js.mjs "http://belair.localhost:$port/" 110)
 
 echo "== sign-in throughput (find + authentication + session) against the argon2id bound"
-GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/sso | grep -v '^=== RUN'
+GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/sso | grep -v '^=== RUN' ||
+	echo "(a sign-in target was missed: see the lines above)"
 
 echo "== notification delivery throughput to a local SMTP server (1 and 2 workers; PostgreSQL too when GUICHET_TEST_DATABASE_URL is set)"
 go test -run '^$' -bench BenchmarkDelivery -benchtime 2000x ./internal/notify

@@ -49,6 +49,9 @@ type DB struct {
 	// writer, and waiting here is cheaper and fairer than its busy handler's
 	// sleeps when two transactions collide.
 	writeMu sync.Mutex
+	// stop and stopped run the SQLite checkpointer (nil on PostgreSQL).
+	stop, stopped chan struct{}
+	closeOnce     sync.Once
 }
 
 // Open opens the database the config names and checks it answers. It does not
@@ -84,20 +87,47 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 
 // OpenSQLiteFile opens one SQLite file with WAL, a busy timeout and foreign keys.
 func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
+	// wal_autocheckpoint(0): the checkpoint (and its fsync) runs in the
+	// background (checkpointer), not inside whichever request commits the
+	// thousandth page, where it would stall every request queued behind it.
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=wal_autocheckpoint(0)" +
+		"&_pragma=journal_size_limit(67108864)&_txlock=immediate"
 	sqlDB, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	// One writer at a time is SQLite's rule; a small pool lets readers overlap.
 	sqlDB.SetMaxOpenConns(4)
-	db := &DB{SQL: sqlDB, Dialect: SQLite}
+	db := &DB{SQL: sqlDB, Dialect: SQLite, stop: make(chan struct{}), stopped: make(chan struct{})}
 	if err := db.Ping(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err
 	}
+	go db.checkpointer(checkpointEvery)
 	return db, nil
+}
+
+// checkpointEvery is how often the SQLite write-ahead log is copied back
+// into the database file.
+const checkpointEvery = 500 * time.Millisecond
+
+// checkpointer copies the SQLite write-ahead log into the database file
+// without blocking readers or writers (PASSIVE), until Close.
+func (db *DB) checkpointer(every time.Duration) {
+	defer close(db.stopped)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-db.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, _ = db.SQL.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+			cancel()
+		}
+	}
 }
 
 // Ping checks the database answers (used by /readyz).
@@ -110,8 +140,17 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
-func (db *DB) Close() error { return db.SQL.Close() }
+// Close stops the SQLite checkpointer and closes the pool (closing the last
+// SQLite connection checkpoints what is left).
+func (db *DB) Close() error {
+	if db.stop != nil {
+		db.closeOnce.Do(func() {
+			close(db.stop)
+			<-db.stopped
+		})
+	}
+	return db.SQL.Close()
+}
 
 // Rebind turns ? placeholders into $1..$n on PostgreSQL. Question marks inside
 // single-quoted literals are left alone.
