@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/store"
+	"guichet/internal/testclock"
 )
 
 // testParams keep tests fast; TestDefaultParamsAreTheDesigns checks the
@@ -23,26 +23,6 @@ import (
 var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 const password = "Correct-Horse-9!"
-
-// clock is an injected clock tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now().UTC().Truncate(time.Millisecond)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 var (
 	belair = &brand.Brand{ID: "belair", DefaultProvince: "on", PolicyNumber: brand.PolicyNumber{Length: 7, Mask: "AAA-AAAA"},
@@ -55,14 +35,14 @@ var (
 type env struct {
 	t       *testing.T
 	db      *store.DB
-	clock   *clock
+	clock   *testclock.Clock
 	service *account.Service
 	mux     *http.ServeMux
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	c := newClock()
+	c := testclock.New()
 	svc := account.NewService(db, account.NewHasher(testParams), c.Now)
 	h := &account.Handler{Service: svc}
 	mux := http.NewServeMux()

@@ -48,26 +48,6 @@ func mustBrand(t testing.TB, reg *brand.Registry, id string) *brand.Brand {
 	return b
 }
 
-// fakeClock is an injected clock that moves only when told.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Now().Truncate(time.Millisecond)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // enqueue queues m in its own transaction.
 func enqueue(t testing.TB, db *store.DB, m Message) string {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 )
 
 func get(t testing.TB, h http.Handler, method, target string) *httptest.ResponseRecorder {
@@ -26,7 +27,7 @@ func TestMailboxStoresAndServesMessages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		reg := testBrands(t)
 		box := NewMailbox(db, reg)
-		w := NewWorker(db, reg, box, box, testWorkerOptions(newFakeClock(), nil))
+		w := NewWorker(db, reg, box, box, testWorkerOptions(testclock.New(), nil))
 		emailID := enqueue(t, db, Message{Brand: "belair", Language: "fr", Channel: ChannelEmail, To: "alex@example.com",
 			Template: TemplateResetLink, Data: map[string]string{DataLink: testLink}})
 		deliverDue(t, w, 1)

@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 )
 
 func counterValue(t testing.TB, vec *prometheus.CounterVec, channel string) float64 {
@@ -79,7 +80,7 @@ func TestMetricsGaugesAndRegistration(t *testing.T) {
 
 func TestWorkerRefreshesGauges(t *testing.T) {
 	db := storetest.Open(t)
-	clock := newFakeClock()
+	clock := testclock.New()
 	opts := testWorkerOptions(clock, nil)
 	opts.Metrics = NewMetrics(nil)
 	w := NewWorker(db, testBrands(t), nil, nil, opts)

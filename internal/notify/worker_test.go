@@ -16,11 +16,12 @@ import (
 
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 )
 
 const testLease = time.Minute
 
-func testWorkerOptions(clock *fakeClock, log *slog.Logger) WorkerOptions {
+func testWorkerOptions(clock *testclock.Clock, log *slog.Logger) WorkerOptions {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -44,7 +45,7 @@ func TestDeliveryHeadersPartsBrandAndLanguage(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		reg := testBrands(t)
 		srv := startSMTP(t, smtpServerOptions{})
-		clock := newFakeClock()
+		clock := testclock.New()
 		w := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 
 		data := map[string]string{DataCode: testCode, DataFirstName: "Élise", DataProvince: "qc"}
@@ -135,7 +136,7 @@ func TestTemporaryFailuresThenDeliveredOnce(t *testing.T) {
 			}
 			return nil
 		})
-		clock := newFakeClock()
+		clock := testclock.New()
 		metrics := NewMetrics(nil)
 		opts := testWorkerOptions(clock, nil)
 		opts.Metrics = metrics
@@ -194,7 +195,7 @@ func TestPermanentFailureIsNotRetried(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		srv := startSMTP(t, smtpServerOptions{})
 		srv.setRcptReply(func(int) error { return smtpPermFail })
-		clock := newFakeClock()
+		clock := testclock.New()
 		opts := testWorkerOptions(clock, nil)
 		opts.Metrics = NewMetrics(nil)
 		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
@@ -222,7 +223,7 @@ func TestMaxAttemptsFails(t *testing.T) {
 	db := storetest.Open(t)
 	srv := startSMTP(t, smtpServerOptions{})
 	srv.setRcptReply(func(int) error { return smtpTempFail })
-	clock := newFakeClock()
+	clock := testclock.New()
 	opts := testWorkerOptions(clock, nil)
 	opts.MaxAttempts = 3
 	w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
@@ -240,7 +241,7 @@ func TestMaxAttemptsFails(t *testing.T) {
 func TestExpiredContentIsAbandoned(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		srv := startSMTP(t, smtpServerOptions{})
-		clock := newFakeClock()
+		clock := testclock.New()
 		opts := testWorkerOptions(clock, nil)
 		opts.Metrics = NewMetrics(nil)
 		opts.RetryBase = 20 * time.Minute // the retry would come after the code expired
@@ -321,7 +322,7 @@ func TestStoppedMidDeliveryIsDeliveredAfterTheLease(t *testing.T) {
 					close(entered)
 					<-release
 				})
-				clock := newFakeClock()
+				clock := testclock.New()
 				reg := testBrands(t)
 				w1 := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 				ctx, cancel := context.WithCancel(context.Background())
@@ -415,7 +416,7 @@ func TestTwoWorkersSendNothingTwiceAndLoseNothing(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		for i := 0; i < 2; i++ {
-			opts := testWorkerOptions(&fakeClock{}, nil)
+			opts := testWorkerOptions(testclock.At(time.Time{}), nil)
 			opts.Now = time.Now
 			w := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, opts)
 			wg.Add(1)
@@ -512,7 +513,7 @@ func TestSMSDeliveryThroughTheWorker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		clock := newFakeClock()
+		clock := testclock.New()
 		opts := testWorkerOptions(clock, nil)
 		opts.SMSFrom = map[string]string{"intact": "+15145550199"}
 		reg := testBrands(t)
@@ -649,7 +650,7 @@ func TestNewHTTPSMS(t *testing.T) {
 
 func TestUndeliverableMessages(t *testing.T) {
 	db := storetest.Open(t)
-	clock := newFakeClock()
+	clock := testclock.New()
 	w := NewWorker(db, testBrands(t), nil, nil, testWorkerOptions(clock, nil))
 	unknownBrand := enqueue(t, db, Message{Brand: "nobrand", Language: "en", Channel: ChannelEmail,
 		To: "alex@example.com", Template: TemplatePasswordChanged})
@@ -696,7 +697,7 @@ func TestNewWorkerKeepsSendsInsideTheLease(t *testing.T) {
 func TestRunDeliversOnPokeAndStops(t *testing.T) {
 	db := storetest.Open(t)
 	srv := startSMTP(t, smtpServerOptions{})
-	opts := testWorkerOptions(newFakeClock(), nil)
+	opts := testWorkerOptions(testclock.New(), nil)
 	opts.Now = time.Now
 	opts.PollInterval = time.Hour // only Poke can wake it
 	w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
@@ -733,7 +734,7 @@ func TestNoCodeOrLinkInLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := newFakeClock()
+	clock := testclock.New()
 	reg := testBrands(t)
 	queueAll := func() {
 		for _, name := range Templates() {
@@ -791,7 +792,7 @@ func TestRetryAfterTheFactAndList(t *testing.T) {
 		ctx := context.Background()
 		srv := startSMTP(t, smtpServerOptions{})
 		srv.setRcptReply(func(int) error { return smtpPermFail })
-		clock := newFakeClock()
+		clock := testclock.New()
 		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 		plain := enqueue(t, db, Message{Brand: "belair", Language: "en", Channel: ChannelEmail, To: "alex@example.com",
 			Template: TemplateAccountCreated})
@@ -892,7 +893,7 @@ func TestPrune(t *testing.T) {
 
 func TestClaimNotTriedIsHandedBackOnStop(t *testing.T) {
 	db := storetest.Open(t)
-	clock := newFakeClock()
+	clock := testclock.New()
 	srv := startSMTP(t, smtpServerOptions{})
 	w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 	id := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))

@@ -20,6 +20,7 @@ import (
 	"guichet/internal/recovery"
 	"guichet/internal/sso"
 	"guichet/internal/store"
+	"guichet/internal/testclock"
 	"guichet/internal/throttle"
 )
 
@@ -42,29 +43,11 @@ var (
 // idShape is the shape of account ids and of every id this package answers.
 var idShape = regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`)
 
-// clock is an injected clock tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // env is one test's services and routes on a fresh database.
 type env struct {
 	t        *testing.T
 	db       *store.DB
-	clock    *clock
+	clock    *testclock.Clock
 	accounts *account.Service
 	service  *recovery.Service
 	sso      *sso.Service
@@ -83,7 +66,7 @@ var noLimits = recovery.Limits{GuessesPerAccount: 1000}
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	c := &clock{t: time.Now().UTC().Truncate(time.Millisecond)}
+	c := testclock.New()
 	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
 	accounts.Limits = account.Limits{}
 	svc, err := recovery.New(context.Background(), accounts)

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 	"guichet/internal/throttle"
 )
 
@@ -30,23 +30,6 @@ const (
 	ip       = "198.51.100.7"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 var (
 	belair = &brand.Brand{ID: "belair", DefaultProvince: "on"}
 	intact = &brand.Brand{ID: "intact", DefaultProvince: "on"}
@@ -55,7 +38,7 @@ var (
 type env struct {
 	t        *testing.T
 	db       *store.DB
-	clock    *clock
+	clock    *testclock.Clock
 	accounts *account.Service
 	handler  http.Handler
 	dev      bool
@@ -65,7 +48,7 @@ type env struct {
 // the brand middleware (the site from the host's first label).
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	c := &clock{t: time.Now().UTC().Truncate(time.Millisecond)}
+	c := testclock.New()
 	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
 	ah := &account.Handler{Service: accounts}
 	sh := &sso.Handler{Service: sso.NewService(accounts)}
