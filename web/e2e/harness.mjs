@@ -194,3 +194,16 @@ export async function openPage(browser, url, options = {}) {
   await page.getByRole('heading', { level: 1 }).waitFor();
   return { context, page, response, errors };
 }
+
+/**
+ * The page's path and query string.
+ * @param {import('playwright-core').Page} page
+ */
+export const pathOf = (page) => new URL(page.url()).pathname + new URL(page.url()).search;
+
+/**
+ * Console errors other than the browser's note on an API answer with an
+ * error status (a wrong password or code is a 400 by design).
+ * @param {string[]} errors
+ */
+export const realErrors = (errors) => errors.filter((e) => !e.startsWith('Failed to load resource'));

@@ -5,7 +5,7 @@
 // (codes per hour, guesses per day) never meet.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, launchBrowser, openPage, pageViews, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -66,16 +66,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/** @param {import('playwright-core').Page} page */
-const pathOf = (page) => new URL(page.url()).pathname + new URL(page.url()).search;
-
-/**
- * Console errors other than the browser's note on an API answer with an
- * error status (a wrong code is a 400 by design).
- * @param {string[]} errors
- */
-const realErrors = (errors) => errors.filter((e) => !e.startsWith('Failed to load resource'));
 
 /**
  * @typedef {object} Mail

@@ -3,7 +3,7 @@
 // binary with its --dev demo accounts (internal/account/demo.go).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, launchBrowser, openPage, pageViews, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -23,16 +23,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/** @param {import('playwright-core').Page} page */
-const pathOf = (page) => new URL(page.url()).pathname + new URL(page.url()).search;
-
-/**
- * Console errors other than the browser's note on an API answer with an
- * error status (a wrong password is a 400 by design).
- * @param {string[]} errors
- */
-const realErrors = (errors) => errors.filter((e) => !e.startsWith('Failed to load resource'));
 
 /**
  * Fills and submits the login form.
