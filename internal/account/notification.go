@@ -61,7 +61,7 @@ func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 	if n.Type == NotifyLockedAccount {
 		template = notify.TemplateLockedAccount
 	}
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		token, expires, err := issueResetToken(ctx, tx, a, now)
 		if err != nil {
@@ -87,6 +87,10 @@ func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 		e.Outcome = "queued"
 		return s.record(ctx, tx, e)
 	})
+	if err == nil && s.Poke != nil {
+		s.Poke() // the email leaves now, not at the worker's next poll
+	}
+	return err
 }
 
 // resetLink is the /reset page's address with the token.

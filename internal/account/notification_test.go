@@ -61,6 +61,8 @@ func added(before, after []outboxRow) []outboxRow {
 func TestNotification(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
+		pokes := 0
+		e.service.Poke = func() { pokes++ } // the worker is woken once per queued email
 		a := e.create(belair, "alex@example.com", func(a *account.Account) { a.Language = "fr" }, "")
 		cases := []struct {
 			name         string
@@ -78,20 +80,20 @@ func TestNotification(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				before := outbox(t, db)
+				before, pokedBefore := outbox(t, db), pokes
 				got := e.post(belair, ip, notifyPath(c.id), c.body)
 				if got.status != c.wantStatus || (c.wantCode != "" && got.code(t) != c.wantCode) {
 					t.Fatalf("%d %s, want %d %s", got.status, got.body, c.wantStatus, c.wantCode)
 				}
 				rows := added(before, outbox(t, db))
 				if c.wantTemplate == "" {
-					if len(rows) != 0 {
+					if len(rows) != 0 || pokes != pokedBefore {
 						t.Fatal("an email was queued")
 					}
 					return
 				}
-				if len(rows) != 1 {
-					t.Fatalf("%d emails queued, want 1", len(rows))
+				if len(rows) != 1 || pokes != pokedBefore+1 {
+					t.Fatalf("%d emails queued, %d pokes, want 1 and 1", len(rows), pokes-pokedBefore)
 				}
 				row := rows[0]
 				if row.template != c.wantTemplate || row.recipient != "alex@example.com" || row.language != "fr" || row.sensitive != 1 {

@@ -86,6 +86,9 @@ type Service struct {
 	Now     func() time.Time
 	Limits  Limits
 	Lockout Lockout
+	// Poke, when set, is called after a transaction that queued an email
+	// commits (the notify worker's Poke).
+	Poke func()
 }
 
 // NewService returns a service with the default limits and lockout.

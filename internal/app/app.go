@@ -177,7 +177,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
-	recoveries.Poke = worker.Poke
+	accounts.Poke, recoveries.Poke = worker.Poke, worker.Poke
 	deps.Account = &account.Handler{Service: accounts}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
