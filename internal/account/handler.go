@@ -35,7 +35,7 @@ func (h *Handler) Find(w http.ResponseWriter, r *http.Request) error {
 	}
 	email, err := rules.Email(f.Email)
 	if err != nil {
-		return fieldError(err)
+		return err
 	}
 	found, err := h.Service.Find(r.Context(), api.SiteOf(r).Brand.ID, email, api.ClientIP(r))
 	if err != nil {
@@ -61,7 +61,7 @@ func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
 	}
 	temp, err := rules.LoginPassword(f.TempPassword)
 	if err != nil {
-		return fieldError(err)
+		return err
 	}
 	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, r.PathValue("id"), temp, api.ClientIP(r))
 	if err != nil {
@@ -95,18 +95,18 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	c := Credentials{Brand: site.Brand.ID, AccountID: r.PathValue("id"), IP: api.ClientIP(r)}
 	var err error
 	if c.Password, err = rules.LoginPassword(f.Password); err != nil {
-		return fieldError(err)
+		return err
 	}
 	if f.DateOfBirth != "" {
 		// Checked and normalized like registration's, then compared with
 		// the account's.
 		if c.DateOfBirth, err = rules.DateOfBirth(f.DateOfBirth, h.Service.Now()); err != nil {
-			return fieldError(err)
+			return err
 		}
 	}
 	if f.PostalCode != "" {
 		if c.PostalCode, err = rules.PostalCode(f.PostalCode); err != nil {
-			return fieldError(err)
+			return err
 		}
 	}
 	ticket, err := h.Service.Authenticate(r.Context(), c)
@@ -209,15 +209,6 @@ func apiError(err error) error {
 		return api.ErrTooManyRequest
 	case errors.Is(err, ErrUnknownNotification):
 		return errBadNotification
-	}
-	return err
-}
-
-// fieldError turns a rules.Error into the API's 400 with the field's key.
-func fieldError(err error) error {
-	var re rules.Error
-	if errors.As(err, &re) {
-		return &api.Error{Status: http.StatusBadRequest, Code: re.Key, MessageKey: re.Key, Fields: map[string]string{re.Field: re.Key}}
 	}
 	return err
 }

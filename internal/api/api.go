@@ -121,8 +121,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// FieldError is implemented by field-rule errors (package rules): the field
-// and the error key.
+// FieldError is implemented by field-rule errors (rules.Error): the field
+// and the error key. Handlers return a rule's error as it is; WriteError
+// answers it, once for every handler.
 type FieldError interface {
 	error
 	FieldKey() (field, key string)

@@ -34,7 +34,7 @@ func (h *Handler) RequestReset(w http.ResponseWriter, r *http.Request) error {
 	}
 	email, err := rules.Email(f.Email)
 	if err != nil {
-		return fieldError(err)
+		return err
 	}
 	site := api.SiteOf(r)
 	out, err := h.Service.RequestReset(r.Context(), Request{
@@ -83,7 +83,7 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 	}
 	code, err := rules.SecurityCode(f.ValidationValue)
 	if err != nil {
-		return fieldError(err)
+		return err
 	}
 	out, err := h.Service.Verify(r.Context(), VerifyRequest{
 		Brand: api.SiteOf(r).Brand.ID, ID: r.PathValue("id"), ValidationID: r.PathValue("validationId"),
@@ -150,7 +150,7 @@ func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	case f.TempPassword != "" && f.Token == "" && f.PostalCode == "" && f.CellPhone == "":
 		temp, terr := rules.LoginPassword(f.TempPassword)
 		if terr != nil {
-			return fieldError(terr)
+			return terr
 		}
 		a, err = h.Service.ResetWithTemporary(r.Context(), TemporaryReset{
 			Brand: site.Brand.ID, ID: r.PathValue("id"), TempPassword: temp, Password: f.Password,
@@ -237,15 +237,6 @@ func apiError(err error) error {
 		return errTemporaryInvalid
 	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
 		return api.ErrTooManyRequest
-	}
-	return fieldError(err)
-}
-
-// fieldError turns a rules.Error into the API's 400 with the field's key.
-func fieldError(err error) error {
-	var re rules.Error
-	if errors.As(err, &re) {
-		return &api.Error{Status: http.StatusBadRequest, Code: re.Key, MessageKey: re.Key, Fields: map[string]string{re.Field: re.Key}}
 	}
 	return err
 }
