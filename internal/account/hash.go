@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/crypto/argon2"
+	"guichet/internal/argon2id"
 )
 
 // Params are argon2id's cost parameters, kept in every hash string so a
@@ -38,14 +38,46 @@ const (
 	maxKeyLen    = 128
 )
 
-// hashSlots bounds how many argon2 computations run at once in the process
-// to GOMAXPROCS, and to the number of cores when GOMAXPROCS is set higher:
-// each holds Memory KiB (19 MiB by default), and more of them than cores only
-// adds memory, not throughput. Callers queue for a slot; they do not fail.
-var hashSlots = make(chan struct{}, HashSlots())
+// Every argon2id computation of the process runs on one of HashSlots()
+// hashers: goroutines started on first use, each locked to an OS thread of
+// its own whose CPU priority is lowered (nice 10 on Linux), taking the
+// computations in turn from hashJobs. Callers queue; they do not fail.
+//
+// Hashing is most of a sign-in's CPU time, but each computation is a single
+// 20 to 30 ms stretch, while the rest of a request (HTTP, JSON, the
+// database) is many short ones. So that the short work never waits behind a
+// hash, GOMAXPROCS is raised by the number of hashers when they start: the
+// hashers can hold at most HashSlots() Ps, the requests keep the others, and
+// the kernel lets a request's thread run first whenever it has work, at the
+// expense of the hashers only. More hashers than cores would add 19 MiB each
+// and no throughput.
+var (
+	hashSlots   = max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
+	hashJobs    = make(chan func())
+	hashersOnce sync.Once
+)
 
-// HashSlots is how many argon2 computations may run at once.
-func HashSlots() int { return max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU())) }
+// HashSlots is how many argon2id computations run at once: GOMAXPROCS as the
+// process started, at most the number of cores.
+func HashSlots() int { return hashSlots }
+
+// hasherNice is the hashers' nice value (0 is a request's, 19 the lowest).
+const hasherNice = 10
+
+func startHashers() {
+	hashersOnce.Do(func() {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + hashSlots)
+		for range hashSlots {
+			go func() {
+				runtime.LockOSThread() // never unlocked: the thread is the hasher's
+				lowerThreadPriority(hasherNice)
+				for job := range hashJobs {
+					job()
+				}
+			}()
+		}
+	})
+}
 
 // ErrMalformedHash is returned for a stored hash that is not an argon2id PHC
 // string this package can read.
@@ -130,19 +162,27 @@ func (h *Hasher) burn(ctx context.Context, password string) error {
 	return err
 }
 
-// compute runs argon2id once a slot is free.
+// compute runs argon2id on the next free hasher. A caller whose context ends
+// stops waiting; a computation already started runs to its end.
 func compute(ctx context.Context, password, salt []byte, p Params) ([]byte, error) {
+	startHashers()
+	out := make(chan []byte, 1)
+	job := func() { out <- argon2id.IDKey(password, salt, p.Time, p.Memory, p.Threads, uint32(p.KeyLen)) }
 	select {
-	case hashSlots <- struct{}{}:
+	case hashJobs <- job:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	defer func() { <-hashSlots }()
-	return argon2.IDKey(password, salt, p.Time, p.Memory, p.Threads, uint32(p.KeyLen)), nil
+	select {
+	case key := <-out:
+		return key, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func encode(p Params, salt, key []byte) string {
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.Memory, p.Time, p.Threads,
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2id.Version, p.Memory, p.Time, p.Threads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key))
 }
 
@@ -150,7 +190,7 @@ func encode(p Params, salt, key []byte) string {
 // decoded lengths.
 func decode(s string) (p Params, salt, key []byte, err error) {
 	parts := strings.Split(s, "$")
-	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" || parts[2] != "v="+strconv.Itoa(argon2.Version) {
+	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" || parts[2] != "v="+strconv.Itoa(argon2id.Version) {
 		return Params{}, nil, nil, ErrMalformedHash
 	}
 	fields := strings.Split(parts[3], ",")

@@ -304,8 +304,8 @@ func TestSignInThroughput(t *testing.T) {
 	p99 := percentile(constant, 99)
 	latencyRatio := float64(p99) / float64(hash)
 	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
-	fmt.Printf("sign-in benchmark (%s, %d cores, GOMAXPROCS %d, %d clients, %v per measure)\n",
-		db.Dialect, runtime.NumCPU(), runtime.GOMAXPROCS(0), clients, phase)
+	fmt.Printf("sign-in benchmark (%s, %d cores, GOMAXPROCS %d with the hashers' %d, %d clients, %v per measure)\n",
+		db.Dialect, runtime.NumCPU(), runtime.GOMAXPROCS(0), account.HashSlots(), clients, phase)
 	fmt.Printf("  argon2id bound:      %.1f hashes/s, %d at once; one hash %v (median of %d)\n", bound, account.HashSlots(), round(hash), len(singles))
 	fmt.Printf("  sign-in throughput:  %.1f sign-ins/s = %.3f of the bound (target >= 0.90)\n", rate, ratio)
 	fmt.Printf("  at %.1f sign-ins/s, constant rate: p50 %v, p90 %v, p99 %v = %.2f x one hash (target <= 3), max %v; %d sign-ins\n",

@@ -52,6 +52,8 @@ type DB struct {
 	// stop and stopped run the SQLite checkpointer (nil on PostgreSQL).
 	stop, stopped chan struct{}
 	closeOnce     sync.Once
+	// stmts keeps SQLite statements prepared (see stmtCache).
+	stmts stmtCache
 }
 
 // Open opens the database the config names and checks it answers. It does not
@@ -97,9 +99,13 @@ func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	// One writer at a time is SQLite's rule; a small pool lets readers overlap.
-	sqlDB.SetMaxOpenConns(4)
+	// One writer at a time is SQLite's rule; a small pool lets readers
+	// overlap. The connections stay open: each keeps its own page cache and
+	// prepared statements.
+	sqlDB.SetMaxOpenConns(sqliteConns)
+	sqlDB.SetMaxIdleConns(sqliteConns)
 	db := &DB{SQL: sqlDB, Dialect: SQLite, stop: make(chan struct{}), stopped: make(chan struct{})}
+	db.stmts.on = true
 	if err := db.Ping(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err
@@ -107,6 +113,9 @@ func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
 	go db.checkpointer(checkpointEvery)
 	return db, nil
 }
+
+// sqliteConns is the size of the SQLite connection pool.
+const sqliteConns = 4
 
 // checkpointEvery is how often the SQLite write-ahead log is copied back
 // into the database file.
@@ -149,6 +158,7 @@ func (db *DB) Close() error {
 			<-db.stopped
 		})
 	}
+	db.stmts.close()
 	return db.SQL.Close()
 }
 
@@ -182,16 +192,25 @@ func rebind(d Dialect, q string) string {
 
 // Exec runs a statement outside a transaction.
 func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
 	return db.SQL.ExecContext(ctx, db.Rebind(q), args...)
 }
 
 // QueryRow runs a query returning one row.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
 	return db.SQL.QueryRowContext(ctx, db.Rebind(q), args...)
 }
 
 // Query runs a query.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
 	return db.SQL.QueryContext(ctx, db.Rebind(q), args...)
 }
 
@@ -199,20 +218,46 @@ func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, erro
 type Tx struct {
 	tx      *sql.Tx
 	Dialect Dialect
+	db      *DB
+	// unprepared are the statements run here that the cache did not hold
+	// yet; they are prepared once the transaction ends (not during it, when
+	// preparing would need a second connection).
+	unprepared []string
+}
+
+// stmt returns the cached statement for q bound to the transaction, or nil.
+func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
+	if !t.db.stmts.on {
+		return nil
+	}
+	if s := t.db.stmts.get(q); s != nil {
+		return t.tx.StmtContext(ctx, s)
+	}
+	t.unprepared = append(t.unprepared, q)
+	return nil
 }
 
 // Exec runs a statement in the transaction.
 func (t *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := t.stmt(ctx, q); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
 	return t.tx.ExecContext(ctx, rebind(t.Dialect, q), args...)
 }
 
 // QueryRow runs a one-row query in the transaction.
 func (t *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := t.stmt(ctx, q); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
 	return t.tx.QueryRowContext(ctx, rebind(t.Dialect, q), args...)
 }
 
 // Query runs a query in the transaction.
 func (t *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s := t.stmt(ctx, q); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
 	return t.tx.QueryContext(ctx, rebind(t.Dialect, q), args...)
 }
 
@@ -246,7 +291,9 @@ func (db *DB) inTxOnce(ctx context.Context, fn func(*Tx) error) (err error) {
 			panic(p)
 		}
 	}()
-	if err := fn(&Tx{tx: sqlTx, Dialect: db.Dialect}); err != nil {
+	tx := &Tx{tx: sqlTx, Dialect: db.Dialect, db: db}
+	defer func() { db.stmts.prepareAll(tx.unprepared, db.SQL) }()
+	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}

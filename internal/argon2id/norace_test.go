@@ -1,0 +1,5 @@
+//go:build !race
+
+package argon2id
+
+const raceEnabled = false
