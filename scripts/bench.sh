@@ -30,8 +30,15 @@ echo "== login route JavaScript (gzip -9, as Chromium downloads it)"
 (cd web && node bench/route-js.mjs "http://belair.localhost:$port/" 110)
 
 echo "== sign-in throughput (find + authentication + session) against the argon2id bound"
-GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/sso | grep -v '^=== RUN' ||
+GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
 	echo "(a sign-in target was missed: see the lines above)"
+if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
+	echo "== the same on PostgreSQL (its server shares the cores; for information)"
+	GUICHET_BENCH=1 GUICHET_BENCH_POSTGRES=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' || true
+fi
+
+echo "== argon2id at design.md's parameters: internal/argon2id (memory reused) against golang.org/x/crypto/argon2"
+go test -run '^$' -bench . -benchtime 40x -count 3 ./internal/argon2id | grep Benchmark
 
 echo "== notification delivery throughput to a local SMTP server (1 and 2 workers; PostgreSQL too when GUICHET_TEST_DATABASE_URL is set)"
 go test -run '^$' -bench BenchmarkDelivery -benchtime 2000x ./internal/notify

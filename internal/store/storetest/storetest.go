@@ -36,6 +36,23 @@ func Open(t testing.TB) *store.DB {
 // dropped when the test ends; it skips the test when EnvURL is unset.
 func OpenPostgres(t testing.TB) *store.DB {
 	t.Helper()
+	db, err := store.Open(context.Background(), store.Config{URL: PostgresURL(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// PostgresURL creates a fresh schema on the server of EnvURL and returns a
+// URL whose connections use it (search_path); the schema is dropped when the
+// test ends, after the cleanups registered later (which close the pools).
+// It skips or fails the test as OpenPostgres does.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
 	base := os.Getenv(EnvURL)
 	if base == "" && os.Getenv("GUICHET_REQUIRE_POSTGRES") != "" {
 		t.Fatalf("GUICHET_REQUIRE_POSTGRES is set but %s is empty: the PostgreSQL tests would be skipped", EnvURL)
@@ -55,6 +72,12 @@ func OpenPostgres(t testing.TB) *store.DB {
 	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if a, err := store.Open(context.Background(), store.Config{URL: base}); err == nil {
+			_, _ = a.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			a.Close()
+		}
+	})
 	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
@@ -62,21 +85,7 @@ func OpenPostgres(t testing.TB) *store.DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := store.Open(ctx, store.Config{URL: u.String()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Close()
-		if a, err := store.Open(context.Background(), store.Config{URL: base}); err == nil {
-			_, _ = a.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			a.Close()
-		}
-	})
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return u.String()
 }
 
 // Each runs fn against SQLite and, when configured, PostgreSQL, as subtests
