@@ -163,19 +163,32 @@ func (h *Hasher) burn(ctx context.Context, password string) error {
 }
 
 // compute runs argon2id on the next free hasher. A caller whose context ends
-// stops waiting; a computation already started runs to its end.
+// stops waiting; a computation already started runs to its end. A panic in
+// the computation (parameters argon2id refuses) comes back as an error, as
+// it would have reached the request's recovery had it run there.
 func compute(ctx context.Context, password, salt []byte, p Params) ([]byte, error) {
 	startHashers()
-	out := make(chan []byte, 1)
-	job := func() { out <- argon2id.IDKey(password, salt, p.Time, p.Memory, p.Threads, uint32(p.KeyLen)) }
+	type result struct {
+		key []byte
+		err error
+	}
+	out := make(chan result, 1)
+	job := func() {
+		defer func() {
+			if r := recover(); r != nil {
+				out <- result{err: fmt.Errorf("argon2id: %v", r)}
+			}
+		}()
+		out <- result{key: argon2id.IDKey(password, salt, p.Time, p.Memory, p.Threads, uint32(p.KeyLen))}
+	}
 	select {
 	case hashJobs <- job:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	select {
-	case key := <-out:
-		return key, nil
+	case r := <-out:
+		return r.key, r.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -106,3 +106,16 @@ func TestHashersRunAtLowerPriority(t *testing.T) {
 		t.Fatal("a request's thread runs at the hashers' nice value")
 	}
 }
+
+// A computation that panics (parameters argon2id refuses) is an error for
+// its caller; the hasher goes on.
+func TestAPanicInAHashIsAnError(t *testing.T) {
+	if _, err := compute(context.Background(), []byte("x"), []byte("somesalt"), Params{Memory: 64, Time: 0, Threads: 1, KeyLen: 32}); err == nil {
+		t.Fatal("argon2id with 0 passes gave no error")
+	}
+	for range 2 * hashSlots { // every hasher still answers
+		if _, err := compute(context.Background(), []byte("x"), []byte("somesalt"), Params{Memory: 64, Time: 1, Threads: 1, KeyLen: 32}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
