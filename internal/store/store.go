@@ -265,9 +265,13 @@ func (t *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 // otherwise (and on panic, which is re-raised). A PostgreSQL serialization
 // failure or an SQLite busy error is retried a few times.
 func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	tx := &Tx{Dialect: db.Dialect, db: db}
+	// Statements the cache did not hold are prepared once the transaction
+	// has ended and released the SQLite write lock.
+	defer func() { db.stmts.prepareAll(tx.unprepared, db.SQL) }()
 	var err error
 	for attempt := 0; attempt < 4; attempt++ {
-		err = db.inTxOnce(ctx, fn)
+		err = db.inTxOnce(ctx, tx, fn)
 		if err == nil || !retryable(err) || ctx.Err() != nil {
 			return err
 		}
@@ -276,7 +280,7 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
-func (db *DB) inTxOnce(ctx context.Context, fn func(*Tx) error) (err error) {
+func (db *DB) inTxOnce(ctx context.Context, tx *Tx, fn func(*Tx) error) (err error) {
 	if db.Dialect == SQLite {
 		db.writeMu.Lock()
 		defer db.writeMu.Unlock()
@@ -291,8 +295,7 @@ func (db *DB) inTxOnce(ctx context.Context, fn func(*Tx) error) (err error) {
 			panic(p)
 		}
 	}()
-	tx := &Tx{tx: sqlTx, Dialect: db.Dialect, db: db}
-	defer func() { db.stmts.prepareAll(tx.unprepared, db.SQL) }()
+	tx.tx = sqlTx
 	if err := fn(tx); err != nil {
 		_ = sqlTx.Rollback()
 		return err
