@@ -203,3 +203,45 @@ func FuzzDriverLicence(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCommonForms checks the forms of the common-password check (see
+// commonForms): no panic on any input; the first form is the input lower-cased
+// (A-Z), the forms are distinct, each later one no longer than the one before,
+// and the last is a fixed point; the core of the core is the core; and
+// commonPassword is exactly "a form is a walk or blocklisted".
+func FuzzCommonForms(f *testing.F) {
+	for _, c := range loadForms(f).Cases {
+		f.Add(c.In)
+	}
+	for _, s := range seeds(f, "password") {
+		f.Add(s.in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		forms := commonForms(in)
+		common := false
+		for _, form := range forms {
+			common = common || keyboardWalk(form) || blocklisted(form)
+		}
+		if got := commonPassword(in); got != common {
+			t.Fatalf("commonPassword(%q) = %v, its forms %q say %v", in, got, forms, common)
+		}
+		if !utf8.ValidString(in) {
+			return // Password refuses it before looking for common forms
+		}
+		if forms[0] != lowerASCII(in) {
+			t.Fatalf("commonForms(%q)[0] = %q", in, forms[0])
+		}
+		for i := 1; i < len(forms); i++ {
+			if len(forms[i]) > len(forms[i-1]) || slices.Contains(forms[:i], forms[i]) {
+				t.Fatalf("commonForms(%q) = %q: form %d longer or repeated", in, forms, i)
+			}
+		}
+		last := forms[len(forms)-1]
+		if again := commonForms(last); !slices.Equal(again, []string{last}) {
+			t.Fatalf("commonForms(%q) = %q, but commonForms(%q) = %q", in, forms, last, again)
+		}
+		if core := passwordCore(in); passwordCore(core) != core {
+			t.Fatalf("passwordCore(%q) = %q, not a fixed point", in, core)
+		}
+	})
+}

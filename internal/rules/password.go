@@ -46,8 +46,16 @@ func NormalizePassword(s string) string {
 //     more letters and digits in it, split at every other character, when
 //     they have at least 3 characters: for "jean-marc.o@x.ca", "jean-marc.o",
 //     "jean" and "marc";
-//   - on the blocklist of common passwords, ignoring case:
-//     errorPasswordCommon (this check runs on the server only).
+//   - a common password: errorPasswordCommon. One of its forms (the
+//     password lower-cased; that up to its last letter; that with 0 @ $ 3 5 7
+//     read as o a s e s t, a 1 reading as 1, i or l) is a keyboard walk (4 or
+//     more keys along a row, column or zig-zag of QWERTY or AZERTY, with fewer
+//     than 4 letters and digits beside the walks) or equals a word of the
+//     blocklist (an entry, or an entry up to its last letter when that has 4
+//     or more characters). Equality, not containment: "Passw0rd!!" and
+//     "Qwerty@12345" are common, "Correct Horse Battery Staple 7!" is not.
+//     The browser checks walks only; the blocklist stays on the server.
+//     common.go has the details.
 //
 // It returns the normalized password, the value to hash.
 func Password(s, email string) (string, error) {

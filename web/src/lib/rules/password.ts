@@ -1,3 +1,4 @@
+import { commonForms, keyboardWalk } from './common-forms';
 import { normalizePassword } from './normalize-password';
 import { fail, pass, type RuleResult } from './result';
 import { codePoints, lowerAscii, tooLong, trimSpace, wellFormed } from './text';
@@ -18,7 +19,9 @@ const EMAIL_PART_MIN_LENGTH = 3;
  * with an upper-case letter, a lower-case letter, a digit and a special
  * character (not a letter, digit or white space) -> protectAccount.passwordInfo;
  * no part of the email's local part (itself and its runs of 3 or more
- * letters and digits, ignoring case) -> errorPasswordContainsEmail.
+ * letters and digits, ignoring case) -> errorPasswordContainsEmail; no form
+ * that is a keyboard walk (common-forms.ts, the part of the common-password
+ * check the browser can make) -> errorPasswordCommon.
  * The value is the normalized password to send.
  */
 export function checkPassword(input: string, email: string): RuleResult {
@@ -42,6 +45,7 @@ export function checkPassword(input: string, email: string): RuleResult {
     return fail('password', 'protectAccount.passwordInfo');
   }
   if (containsEmailPart(s, email)) return fail('password', 'errorPasswordContainsEmail');
+  if (commonForms(s).some(keyboardWalk)) return fail('password', 'errorPasswordCommon');
   return pass(s);
 }
 
