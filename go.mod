@@ -2,6 +2,10 @@ module guichet
 
 go 1.26.0
 
+// The SPA's npm packages may hold Go code (flatted does): not ours to build,
+// vet, test or fuzz with ./...
+ignore ./web/node_modules
+
 require (
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1

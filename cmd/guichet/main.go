@@ -1,12 +1,6 @@
 // Command guichet is the customer account portal: one binary serving the
-// branded, bilingual SPA and its API.
-//
-//	guichet [serve] [--dev]   serve the portal (default)
-//	guichet migrate           apply database migrations and exit
-//	guichet check-config      validate the brand files and exit
-//	guichet outbox list       list queued and recent notifications
-//	guichet outbox retry ID   queue a failed or abandoned notification again
-//	guichet version           print the version
+// branded, bilingual SPA and its API. `guichet help` lists its commands and
+// flags (usage.go); README.md documents them.
 package main
 
 import (
@@ -49,8 +43,15 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.SMTPURL, "smtp-url", cfg.SMTPURL, "smtp://user:pass@host:587 (GUICHET_SMTP_URL)")
 	fs.StringVar(&cfg.SMSURL, "sms-url", cfg.SMSURL, "SMS provider URL (GUICHET_SMS_URL)")
 	fs.BoolVar(&cfg.Dev, "dev", cfg.Dev, "development mode: demo data, dev mailbox, plain http (GUICHET_DEV=1)")
+	fs.StringVar(&cfg.Mail, "mail", cfg.Mail, "log: log notifications instead of delivering them (GUICHET_MAIL)")
+	fs.StringVar(&cfg.Env, "env", cfg.Env, "which SSO URLs of the brand files: prod or dev (GUICHET_ENV)")
+	fs.StringVar(&cfg.DefaultBrand, "default-brand", cfg.DefaultBrand, "brand serving unknown host names (GUICHET_DEFAULT_BRAND)")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", cfg.TLSCert, "PEM certificate chain: serve HTTPS (GUICHET_TLS_CERT)")
+	fs.StringVar(&cfg.TLSKey, "tls-key", cfg.TLSKey, "PEM private key of --tls-cert (GUICHET_TLS_KEY)")
+	fs.SetOutput(io.Discard) // parse errors are returned; help is printed to stdout
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, fs)
 			return nil
 		}
 		return err
@@ -77,11 +78,16 @@ func run(args []string, stdout io.Writer) error {
 		return nil
 	case "outbox":
 		return outbox(ctx, cfg, fs.Args(), stdout)
+	case "backup":
+		return backup(ctx, cfg, fs.Args(), stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
+	case "help":
+		usage(stdout, fs)
+		return nil
 	}
-	return fmt.Errorf("unknown command %q (serve, migrate, check-config, outbox, version)", cmd)
+	return fmt.Errorf("unknown command %q: guichet help lists them", cmd)
 }
 
 // outbox is the operators' view of the notification outbox.

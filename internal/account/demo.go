@@ -74,6 +74,10 @@ var demoPostalCodes = map[string]string{
 // temporary password for temp@. Passwords of existing accounts are left as
 // they are (delete the data directory to start over). It hashes with
 // DefaultParams and returns the list for the README.
+//
+// It runs in one transaction under a lock: instances starting together on
+// one database seed one after the other, and the later ones find the demo
+// accounts the first created.
 func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time.Time) ([]DemoAccount, error) {
 	hasher := NewHasher(DefaultParams)
 	// One hash per password for all demo accounts: demo data only, and it
@@ -84,74 +88,83 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 			return h, nil
 		}
 		h, err := hasher.Hash(ctx, password)
-		hashes[password] = h
+		if err == nil {
+			hashes[password] = h
+		}
 		return h, err
 	}
 	var out []DemoAccount
-	for _, b := range brands {
-		var holderAuto string // the demo holder's auto policy, for the UBI driver
-		for _, c := range demoCases {
-			email := c.local + "@" + b.ID + ".example"
-			a, err := ByEmail(ctx, db, b.ID, email)
-			switch {
-			case errors.Is(err, ErrNotFound):
-				a, err = createDemo(ctx, db, b, c, email, hashOf, now)
-			case err == nil:
-				err = restoreDemo(ctx, db, a, c, hashOf, now)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("demo account %s: %w", email, err)
-			}
-			linked, err := linkDemoPolicies(ctx, db, b, a, c, holderAuto, now)
-			if err != nil {
-				return nil, fmt.Errorf("demo policies of %s: %w", email, err)
-			}
-			if c.local == "demo" {
-				holderAuto = linked
-			}
-			out = append(out, DemoAccount{Brand: b.ID, Email: email, Password: c.password, Case: c.what})
+	seedHook("start")
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		out = out[:0]
+		if err := tx.Lock(ctx, demoLock); err != nil {
+			return err
 		}
+		for _, b := range brands {
+			var holderAuto string // the demo holder's auto policy, for the UBI driver
+			for _, c := range demoCases {
+				email := c.local + "@" + b.ID + ".example"
+				a, err := ByEmail(ctx, tx, b.ID, email)
+				seedHook("looked up " + email)
+				switch {
+				case errors.Is(err, ErrNotFound):
+					a, err = createDemo(ctx, tx, b, c, email, hashOf, now)
+				case err == nil:
+					err = restoreDemo(ctx, tx, a, c, hashOf, now)
+				}
+				if err != nil {
+					return fmt.Errorf("demo account %s: %w", email, err)
+				}
+				linked, err := linkDemoPolicies(ctx, tx, b, a, c, holderAuto, now)
+				if err != nil {
+					return fmt.Errorf("demo policies of %s: %w", email, err)
+				}
+				if c.local == "demo" {
+					holderAuto = linked
+				}
+				out = append(out, DemoAccount{Brand: b.ID, Email: email, Password: c.password, Case: c.what})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-func createDemo(ctx context.Context, db *store.DB, b *brand.Brand, c demoCase, email string,
+// demoLock serialises the seeders of instances sharing a database.
+const demoLock = "guichet demo data"
+
+// seedHook runs when SeedDemo starts and between its look-up of a demo
+// account and the account's creation; tests use it to line two seeders up
+// on that gap.
+var seedHook = func(event string) {}
+
+func createDemo(ctx context.Context, tx *store.Tx, b *brand.Brand, c demoCase, email string,
 	hashOf func(string) (string, error), now time.Time) (Account, error) {
-	pwHash := ""
-	if !c.temporary {
-		h, err := hashOf(c.password)
-		if err != nil {
-			return Account{}, err
-		}
-		pwHash = h
+	h, err := hashOf(c.password)
+	if err != nil {
+		return Account{}, err
 	}
-	tempHash := ""
+	pwHash, tempHash := h, ""
 	if c.temporary {
-		h, err := hashOf(c.password)
-		if err != nil {
-			return Account{}, err
-		}
-		tempHash = h
+		pwHash, tempHash = "", h
 	}
-	var created Account
-	err := db.InTx(ctx, func(tx *store.Tx) error {
-		a, err := Insert(ctx, tx, Account{
-			Brand: b.ID, Email: email, Status: Active, UBIDriver: c.ubi, FirstName: c.first, LastName: c.last,
-			Language: c.language, PostalCode: demoPostalCodes[b.DefaultProvince], Phone: "5145550123",
-			DateOfBirth: "1980-04-12",
-		}, pwHash, now)
-		if err != nil {
-			return err
-		}
-		created = a
-		return applyDemoState(ctx, tx, a.ID, c, tempHash, now)
-	})
-	return created, err
+	a, err := Insert(ctx, tx, Account{
+		Brand: b.ID, Email: email, Status: Active, UBIDriver: c.ubi, FirstName: c.first, LastName: c.last,
+		Language: c.language, PostalCode: demoPostalCodes[b.DefaultProvince], Phone: "5145550123",
+		DateOfBirth: "1980-04-12",
+	}, pwHash, now)
+	if err != nil {
+		return Account{}, err
+	}
+	return a, applyDemoState(ctx, tx, a.ID, c, tempHash, now)
 }
 
 // restoreDemo puts an existing demo account back in its demo state.
-func restoreDemo(ctx context.Context, db *store.DB, a Account, c demoCase, hashOf func(string) (string, error), now time.Time) error {
-	r, err := recordByID(ctx, db, a.Brand, a.ID)
+func restoreDemo(ctx context.Context, tx *store.Tx, a Account, c demoCase, hashOf func(string) (string, error), now time.Time) error {
+	r, err := recordByID(ctx, tx, a.Brand, a.ID)
 	if err != nil {
 		return err
 	}
@@ -164,9 +177,7 @@ func restoreDemo(ctx context.Context, db *store.DB, a Account, c demoCase, hashO
 			}
 		}
 	}
-	return db.InTx(ctx, func(tx *store.Tx) error {
-		return applyDemoState(ctx, tx, a.ID, c, tempHash, now)
-	})
+	return applyDemoState(ctx, tx, a.ID, c, tempHash, now)
 }
 
 func applyDemoState(ctx context.Context, tx *store.Tx, id string, c demoCase, tempHash string, now time.Time) error {
@@ -189,32 +200,29 @@ func applyDemoState(ctx context.Context, tx *store.Tx, id string, c demoCase, te
 // linkDemoPolicies makes sure the demo account holds its policies (numbers
 // derived from the brand and the case, in the brand's format) and returns
 // the id of its auto policy, if any.
-func linkDemoPolicies(ctx context.Context, db *store.DB, b *brand.Brand, a Account, c demoCase, holderAuto string,
+func linkDemoPolicies(ctx context.Context, tx *store.Tx, b *brand.Brand, a Account, c demoCase, holderAuto string,
 	now time.Time) (string, error) {
+	if c.ubi && holderAuto != "" {
+		return "", policy.Link(ctx, tx, a.ID, holderAuto, policy.Driver)
+	}
 	auto := ""
-	err := db.InTx(ctx, func(tx *store.Tx) error {
-		if c.ubi && holderAuto != "" {
-			return policy.Link(ctx, tx, a.ID, holderAuto, policy.Driver)
+	for i, kind := range c.policies {
+		number := demoPolicyNumber(b, c, i)
+		p, err := policy.ByNumber(ctx, tx, b.ID, number)
+		if errors.Is(err, store.ErrNotFound) {
+			p, err = policy.Create(ctx, tx, policy.Policy{Brand: b.ID, Number: number, Kind: kind, Province: b.DefaultProvince}, now)
 		}
-		for i, kind := range c.policies {
-			number := demoPolicyNumber(b, c, i)
-			p, err := policy.ByNumber(ctx, tx, b.ID, number)
-			if errors.Is(err, store.ErrNotFound) {
-				p, err = policy.Create(ctx, tx, policy.Policy{Brand: b.ID, Number: number, Kind: kind, Province: b.DefaultProvince}, now)
-			}
-			if err != nil {
-				return err
-			}
-			if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
-				return err
-			}
-			if kind == policy.Auto {
-				auto = p.ID
-			}
+		if err != nil {
+			return "", err
 		}
-		return nil
-	})
-	return auto, err
+		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
+			return "", err
+		}
+		if kind == policy.Auto {
+			auto = p.ID
+		}
+	}
+	return auto, nil
 }
 
 // demoPolicyNumber is three letters of the brand, then digits up to the

@@ -11,16 +11,32 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/resolution/brands.json")
 
 // TestSPABrandsFixture keeps testdata/resolution/brands.json, the public
-// configuration of every brand that the SPA's resolver test reads (so the
-// TypeScript side needs no YAML parser), in step with config/brands.
-// Regenerate with: go test ./internal/brand -run TestSPABrandsFixture -update
+// configuration of the brands that testdata/resolution/vectors.json names,
+// which the SPA's resolver test reads (so the TypeScript side needs no YAML
+// parser), in step with config/brands. A brand added to config/brands needs
+// no new fixture. Regenerate with:
+// go test ./internal/brand -run TestSPABrandsFixture -update
 func TestSPABrandsFixture(t *testing.T) {
 	reg, err := LoadDir("../../config/brands")
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw, err := os.ReadFile("../../testdata/resolution/vectors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors []struct {
+		Brand string `json:"brand"`
+	}
+	if err := json.Unmarshal(raw, &vectors); err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]PublicBrand{}
-	for _, b := range reg.All() {
+	for _, v := range vectors {
+		b, ok := reg.ByID(v.Brand)
+		if !ok {
+			t.Fatalf("vectors.json names brand %q, which config/brands does not hold", v.Brand)
+		}
 		out[b.ID] = b.Site(b.DefaultProvince, b.DefaultLanguage, false, true, EnvDev).Brand
 	}
 	want, err := json.MarshalIndent(out, "", "  ")

@@ -13,7 +13,7 @@ import (
 const maxFileSize = 1 << 20
 
 // DevDefaultID is the brand plain localhost (and 127.0.0.1, ::1) serves in
-// dev mode (design.md "--dev").
+// dev mode (design.md "--dev"); without it, the first brand by id does.
 const DevDefaultID = "belair"
 
 // Problem is one error in the brand configuration.
@@ -205,7 +205,8 @@ func (r *Registry) ByID(id string) (*Brand, bool) {
 
 // ByHost returns the brand serving a Host header value. The host may carry a
 // port, be in any case and end with a dot. With dev, the brands' devHosts
-// match too, and plain localhost, 127.0.0.1 and ::1 give DevDefaultID.
+// match too, and plain localhost, 127.0.0.1 and ::1 give DevDefaultID (or,
+// when the brands directory has no such brand, the first brand by id).
 // Unknown or malformed hosts give false; see Default for a fallback.
 func (r *Registry) ByHost(host string, dev bool) (*Brand, bool) {
 	h, ok := normalizeHost(host)
@@ -223,7 +224,10 @@ func (r *Registry) ByHost(host string, dev bool) (*Brand, bool) {
 	}
 	switch h {
 	case "localhost", "127.0.0.1", "::1":
-		return r.ByID(DevDefaultID)
+		if b, ok := r.ByID(DevDefaultID); ok {
+			return b, true
+		}
+		return r.brands[0], true
 	}
 	return nil, false
 }

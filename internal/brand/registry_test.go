@@ -557,6 +557,22 @@ func TestByHost(t *testing.T) {
 	}
 }
 
+// TestLocalhostWithoutDevDefault: a brands directory without belair still
+// answers plain localhost in dev, with its first brand.
+func TestLocalhostWithoutDevDefault(t *testing.T) {
+	r, err := LoadDir(writeDir(t, map[string]string{
+		"zeta.yaml": brandFile("zeta"), "acme.yaml": brandFile("acme"),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"localhost:8080", "127.0.0.1", "[::1]:8080"} {
+		if b, ok := r.ByHost(host, true); !ok || b.ID != "acme" {
+			t.Errorf("ByHost(%q, dev) = %v, %v; want acme", host, b, ok)
+		}
+	}
+}
+
 func TestDefault(t *testing.T) {
 	r := loadReal(t)
 	if _, ok := r.Default(); ok {

@@ -48,7 +48,7 @@ type Deps struct {
 // New builds the whole HTTP handler.
 func New(cfg Config, deps Deps) (http.Handler, error) {
 	s := &server{cfg: cfg, deps: deps, formActions: externalFormActions(deps.Brands, cfg.Env)}
-	app, err := newSPA(deps.SPA, deps.SPAPaths)
+	app, err := newSPA(deps.SPA, deps.SPAPaths, deps.Brands)
 	if err != nil {
 		return nil, err
 	}

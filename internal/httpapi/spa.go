@@ -9,20 +9,24 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"guichet/internal/api"
+	"guichet/internal/brand"
 )
 
 // spa serves the built single-page app: index.html for the SPA's routes,
 // with the site configuration and the CSP nonce injected, and the hashed
 // assets with long caching.
 type spa struct {
-	files fs.FS
-	index []byte // nil when the SPA was not built (a Go-only test build)
-	paths []string
+	files  fs.FS
+	index  []byte // nil when the SPA was not built (a Go-only test build)
+	paths  []string
+	brands *brand.Registry
 }
 
-func newSPA(files fs.FS, pathsJSON []byte) (*spa, error) {
+func newSPA(files fs.FS, pathsJSON []byte, brands *brand.Registry) (*spa, error) {
 	var list struct {
 		Paths []string `json:"paths"`
 	}
@@ -34,7 +38,7 @@ func newSPA(files fs.FS, pathsJSON []byte) (*spa, error) {
 			return nil, fmt.Errorf("web/src/app/paths.json: %q does not start with /", p)
 		}
 	}
-	s := &spa{files: files, paths: list.Paths}
+	s := &spa{files: files, paths: list.Paths, brands: brands}
 	if files != nil {
 		index, err := fs.ReadFile(files, "index.html")
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -84,18 +88,56 @@ func matchPath(pattern, path string) bool {
 }
 
 func (s *spa) assets() http.Handler {
-	if s.files == nil {
-		return http.NotFoundHandler()
+	var files http.Handler = http.NotFoundHandler()
+	if s.files != nil {
+		files = http.FileServerFS(s.files)
 	}
-	files := http.FileServerFS(s.files)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/assets/") {
 			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 		} else {
 			w.Header().Set("Cache-Control", "public, max-age=3600")
 		}
+		if b, ok := s.logoless(r.URL.Path); ok {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			http.ServeContent(w, r, "logo.svg", time.Time{}, bytes.NewReader(textLogo(b)))
+			return
+		}
 		files.ServeHTTP(w, r)
 	})
+}
+
+// logoless returns the brand whose logo path this is when the SPA has no
+// logo file for it (web/public/brands/<id>/logo.svg): a brand added as a
+// file alone.
+func (s *spa) logoless(path string) (*brand.Brand, bool) {
+	id, ok := strings.CutPrefix(path, "/brands/")
+	if id, ok = strings.CutSuffix(id, "/logo.svg"); !ok || s.brands == nil {
+		return nil, false
+	}
+	b, ok := s.brands.ByID(id)
+	if !ok {
+		return nil, false
+	}
+	if s.files != nil {
+		if _, err := fs.Stat(s.files, "brands/"+id+"/logo.svg"); err == nil {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+// textLogo draws a brand's name in its text colour, the size of the logo
+// files (180×40), as the header shows it.
+func textLogo(b *brand.Brand) []byte {
+	name := html.EscapeString(b.Name)
+	fit := ""
+	if utf8.RuneCountInString(b.Name) > 14 { // wider than the box at this size
+		fit = ` textLength="176" lengthAdjust="spacingAndGlyphs"`
+	}
+	return fmt.Appendf(nil, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 180 40" width="180" height="40" role="img">`+
+		`<title>%s</title><text x="2" y="27" font-family="Arial, Helvetica, sans-serif" font-size="20" font-weight="700" fill="%s"%s>%s</text></svg>`+"\n",
+		name, html.EscapeString(b.Theme.Text), fit, name)
 }
 
 // page serves every path that is not an API or an asset: the redirects of

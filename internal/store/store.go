@@ -106,9 +106,18 @@ func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
 	sqlDB.SetMaxIdleConns(sqliteConns)
 	db := &DB{SQL: sqlDB, Dialect: SQLite, stop: make(chan struct{}), stopped: make(chan struct{})}
 	db.stmts.on = true
-	if err := db.Ping(ctx); err != nil {
-		sqlDB.Close()
-		return nil, err
+	// Processes opening a new file together race to switch it to WAL, and
+	// SQLite refuses that switch at once (busy) instead of waiting: try again.
+	for attempt := 1; ; attempt++ {
+		err := db.Ping(ctx)
+		if err == nil {
+			break
+		}
+		if !retryable(err) || attempt == 50 || ctx.Err() != nil {
+			sqlDB.Close()
+			return nil, err
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	go db.checkpointer(checkpointEvery)
 	return db, nil

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The binary under test; GUICHET_E2E_BINARY may point at another build. */
 export const binary = process.env.GUICHET_E2E_BINARY || join(repoRoot, 'bin/guichet');
@@ -41,9 +41,10 @@ function freePort() {
 
 /**
  * Starts `guichet serve --dev` and waits until GET /readyz answers 200.
+ * @param {{ brandsDir?: string }} [options] brandsDir: the brand files to serve
  * @returns {Promise<Server>}
  */
-export async function startServer() {
+export async function startServer(options = {}) {
   if (!existsSync(binary)) throw new Error(`${binary} does not exist: run \`make build\` first`);
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'guichet-e2e-'));
@@ -52,7 +53,7 @@ export async function startServer() {
     ...process.env,
     GUICHET_ADDR: `127.0.0.1:${port}`,
     GUICHET_DATA_DIR: dataDir,
-    GUICHET_BRANDS_DIR: process.env.GUICHET_BRANDS_DIR || join(repoRoot, 'config/brands'),
+    GUICHET_BRANDS_DIR: options.brandsDir || process.env.GUICHET_BRANDS_DIR || join(repoRoot, 'config/brands'),
   };
   delete env.GUICHET_DATABASE_URL;
   if (process.env.GUICHET_E2E_DATABASE_URL) env.GUICHET_DATABASE_URL = process.env.GUICHET_E2E_DATABASE_URL;

@@ -344,8 +344,8 @@ export interface components {
             hours: components["schemas"]["Hours"] | null;
         };
         PublicBrand: {
-            /** @enum {string} */
-            id: "belair" | "bna" | "intact" | "scotia" | "servus";
+            /** @description the brand file's name (config/brands/<id>.yaml); brands are data, not a fixed list */
+            id: string;
             name: string;
             apiKey: string;
             defaultProvince: string;

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"guichet/internal/store"
+)
+
+func TestHelpListsEveryCommand(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}, {"serve", "--help"}} {
+		var out bytes.Buffer
+		if err := run(args, &out); err != nil {
+			t.Fatalf("guichet %v: %v", args, err)
+		}
+		for _, want := range []string{"serve", "migrate", "check-config", "outbox list", "outbox retry ID",
+			"maintenance on [--brand B] [--until RFC3339]", "maintenance off [--brand B]", "maintenance status",
+			"backup FILE", "version", "-data-dir", "-tls-key"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("guichet %v does not list %q:\n%s", args, want, out.String())
+			}
+		}
+	}
+	if err := run([]string{"frobnicate"}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "guichet help") {
+		t.Fatalf("unknown command: %v", err)
+	}
+}
+
+// TestEveryVariableHasAFlag reads the variables internal/app's ConfigFromEnv
+// reads and wants each as a flag (GUICHET_DATA_DIR is --data-dir) and in the
+// README.
+func TestEveryVariableHasAFlag(t *testing.T) {
+	src, err := os.ReadFile("../../internal/app/app.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]bool{}
+	var out bytes.Buffer
+	_ = run([]string{"help"}, &out)
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(out.String(), -1) {
+		flags[m[1]] = true
+	}
+	vars := regexp.MustCompile(`get\("(GUICHET_[A-Z_]+)"`).FindAllStringSubmatch(string(src), -1)
+	if len(vars) < 10 {
+		t.Fatalf("found %d variables in ConfigFromEnv: the pattern no longer matches app.go", len(vars))
+	}
+	for _, v := range vars {
+		name := strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(v[1], "GUICHET_")), "_", "-")
+		if !flags[name] && !noFlag[v[1]] {
+			t.Errorf("%s has no flag --%s", v[1], name)
+		}
+		if !bytes.Contains(readme, []byte("`"+v[1])) {
+			t.Errorf("README.md does not document %s", v[1])
+		}
+	}
+}
+
+// noFlag lists the variables that have no flag on purpose.
+var noFlag = map[string]bool{
+	"GUICHET_TRUST_PROXY": true, // replaced by GUICHET_TRUSTED_PROXIES, and refused
+}
+
+func TestBackupCommand(t *testing.T) {
+	t.Setenv("GUICHET_DATABASE_URL", "")
+	dir := t.TempDir()
+	dest := filepath.Join(t.TempDir(), "guichet-backup.db")
+	var out bytes.Buffer
+	if err := run([]string{"migrate", "--data-dir", dir}, &out); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run([]string{"backup", "--data-dir", dir, dest}, &out); err != nil || !strings.Contains(out.String(), dest) {
+		t.Fatalf("backup: %v %q", err, out.String())
+	}
+	db, err := store.OpenSQLiteFile(t.Context(), dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	err = db.QueryRow(t.Context(), "SELECT COUNT(*) FROM schema_migrations").Scan(&n)
+	db.Close()
+	if err != nil || n == 0 {
+		t.Fatalf("the backup holds %d migrations (%v)", n, err)
+	}
+	if err := run([]string{"backup", "--data-dir", dir, dest}, &out); err == nil || !strings.Contains(err.Error(), "not overwritten") {
+		t.Fatalf("backup onto an existing file: %v", err)
+	}
+	if err := run([]string{"backup", "--data-dir", dir}, &out); err == nil || !strings.Contains(err.Error(), "usage") {
+		t.Fatalf("backup without FILE: %v", err)
+	}
+	err = run([]string{"backup", "--database-url", "postgres://guichet@db.invalid/guichet", filepath.Join(dir, "pg")}, &out)
+	if err == nil || !strings.Contains(err.Error(), "pg_dump") {
+		t.Fatalf("backup on PostgreSQL: %v", err)
+	}
+}

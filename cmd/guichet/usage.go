@@ -1,0 +1,35 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+)
+
+// commands is what `guichet help` lists (README.md "Commands" explains each).
+const commands = `Usage: guichet [command] [flags] [arguments]
+
+Commands:
+  serve                            serve the portal (the default command)
+  migrate                          apply the database migrations and exit
+  check-config                     validate the brand files and exit
+  outbox list                      list queued and recent notifications
+  outbox retry ID                  queue a failed or abandoned notification again
+  maintenance on [--brand B] [--until RFC3339]
+                                   API answers 503, pages show the maintenance page
+  maintenance off [--brand B]      end maintenance
+  maintenance status               tell what is in maintenance
+  backup FILE                      copy the SQLite database to FILE while serving
+  version                          print the version
+  help                             print this help
+
+Flags (each also read from the environment variable in parentheses):
+`
+
+// usage prints the commands and the flags.
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, commands)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}

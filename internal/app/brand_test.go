@@ -1,0 +1,150 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSixthBrand drops a brand the code does not know (testdata/brands/
+// acme.yaml) into a brands directory beside the five of config/brands and
+// serves it: its pages carry its site configuration, its API answers, its
+// emails go out in its name and colours, and it has a logo without a logo
+// file.
+func TestSixthBrand(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := filepath.Glob("../../config/brands/*.yaml")
+	for _, f := range append(files, "../../testdata/brands/acme.yaml") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := Config{Dev: true, DataDir: t.TempDir(), BrandsDir: dir}
+	if reg, err := LoadBrands(cfg); err != nil || len(reg.All()) != 6 { // guichet check-config
+		t.Fatalf("check-config: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workers sync.WaitGroup
+	for _, w := range a.workers {
+		workers.Go(func() { _ = w(ctx) })
+	}
+	defer a.DB.Close()
+	defer workers.Wait()
+	defer cancel()
+	srv := httptest.NewServer(a.Handler)
+	defer srv.Close()
+	acme, ok := a.Brands.ByID("acme")
+	if !ok {
+		t.Fatal("acme not loaded")
+	}
+	get := func(host, path string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Host = host
+		req.Header.Set("api-key", acme.APIKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res, string(body)
+	}
+	post := func(path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
+		req.Host = "acme.localhost"
+		req.Header.Set("api-key", acme.APIKey)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+
+	siteConfig := regexp.MustCompile(`<script id="guichet-site" type="application/json">(.*?)</script>`)
+	for _, tc := range []struct{ host, query, province, language string }{
+		{"acme.localhost", "", "on", "en"},
+		{"account.acme.example", "?province=qc&lang=fr", "qc", "fr"},
+	} {
+		res, page := get(tc.host, "/"+tc.query)
+		m := siteConfig.FindStringSubmatch(page)
+		if res.StatusCode != 200 || m == nil {
+			t.Fatalf("%s/: %d, site configuration found: %v", tc.host, res.StatusCode, m != nil)
+		}
+		var site struct {
+			Brand              struct{ ID, Name string }
+			Province, Language string
+		}
+		if err := json.Unmarshal([]byte(m[1]), &site); err != nil {
+			t.Fatal(err)
+		}
+		if site.Brand.ID != "acme" || site.Brand.Name != "Acme Mutual" || site.Province != tc.province ||
+			site.Language != tc.language || !strings.Contains(page, `<html lang="`+tc.language+`"`) {
+			t.Fatalf("%s/%s: site configuration %+v", tc.host, tc.query, site)
+		}
+	}
+
+	if res, body := get("acme.localhost", "/api/v1/welcome"); res.StatusCode != 200 ||
+		body != `{"brand":"acme","language":"en","province":"on"}`+"\n" {
+		t.Fatalf("welcome: %d %s", res.StatusCode, body)
+	}
+	if status, found := post("/api/v1/accounts/find", `{"email":"demo@acme.example"}`); status != 200 || found["status"] != "A" {
+		t.Fatalf("find the demo account: %d %v", status, found)
+	}
+	if status, reset := post("/api/v1/accounts/password-reset", `{"email":"demo@acme.example"}`); status != 200 {
+		t.Fatalf("password reset: %d %v", status, reset)
+	}
+	var mail []struct{ Subject, HTML, Text, Brand, Template string }
+	for range 500 { // the worker delivers at once when poked; this only bounds a failure
+		_, body := get("acme.localhost", "/_dev/mail.json?to=demo@acme.example")
+		if err := json.Unmarshal([]byte(body), &mail); err != nil {
+			t.Fatalf("mail.json: %v", err)
+		}
+		if len(mail) > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(mail) != 1 {
+		t.Fatalf("%d emails to demo@acme.example, want the reset code", len(mail))
+	}
+	if m := mail[0]; m.Brand != "acme" || m.Template != "reset-code" || !strings.Contains(m.HTML, "Acme Mutual") ||
+		!strings.Contains(m.HTML, acme.Theme.Primary) || !strings.Contains(m.Text, "1 833-000-0901") {
+		t.Fatalf("reset email of acme: %+v", m)
+	}
+
+	res, logo := get("acme.localhost", "/brands/acme/logo.svg")
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/svg+xml" ||
+		!strings.Contains(logo, ">Acme Mutual</text>") || !strings.Contains(logo, acme.Theme.Text) {
+		t.Fatalf("acme logo: %d %s %q", res.StatusCode, res.Header.Get("Content-Type"), logo)
+	}
+	own, _ := os.ReadFile("../../web/public/brands/servus/logo.svg")
+	if res, logo := get("acme.localhost", "/brands/servus/logo.svg"); res.StatusCode != 200 || logo != string(own) {
+		t.Fatalf("a brand's own logo file: %d %q", res.StatusCode, logo)
+	}
+	if res, _ := get("acme.localhost", "/brands/nobody/logo.svg"); res.StatusCode != 404 {
+		t.Fatalf("logo of no brand: %d", res.StatusCode)
+	}
+}

@@ -1,0 +1,57 @@
+// A brand is data: a sixth brand the code does not know (testdata/brands/
+// acme.yaml), dropped into a brands directory beside the five of
+// config/brands, is served with its own configuration and a logo drawn from
+// its name.
+import assert from 'node:assert/strict';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { checkA11y, launchBrowser, openPage, repoRoot, siteConfig, startServer } from './harness.mjs';
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+/** @type {string} */
+let brandsDir;
+
+before(async () => {
+  brandsDir = await mkdtemp(join(tmpdir(), 'guichet-brands-'));
+  const config = join(repoRoot, 'config/brands');
+  for (const name of (await readdir(config)).filter((n) => n.endsWith('.yaml'))) {
+    await copyFile(join(config, name), join(brandsDir, name));
+  }
+  await copyFile(join(repoRoot, 'testdata/brands/acme.yaml'), join(brandsDir, 'acme.yaml'));
+  server = await startServer({ brandsDir });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (brandsDir) await rm(brandsDir, { recursive: true, force: true });
+});
+
+for (const language of ['en', 'fr']) {
+  test(`acme.localhost serves the sixth brand (${language})`, async () => {
+    const province = language === 'fr' ? 'qc' : 'on';
+    const { context, page, errors } = await openPage(browser, server.url('acme', `/?province=${province}&lang=${language}`));
+    try {
+      const config = await siteConfig(page);
+      assert.equal(config.brand.id, 'acme');
+      assert.equal(config.province, province);
+      assert.equal(config.language, language);
+      const header = page.getByRole('banner');
+      const logo = header.getByRole('img', { name: 'Acme Mutual', exact: true });
+      assert.equal(await logo.getAttribute('src'), '/brands/acme/logo.svg');
+      assert.ok(await logo.evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth > 0), 'logo loads');
+      await header.getByRole('link', { name: config.brand.provinces.find((/** @type {any} */ p) => p.key === province).phone }).waitFor();
+      await page.getByRole('contentinfo').getByText(`© ${new Date().getFullYear()} Acme Mutual`).waitFor();
+      await checkA11y(page);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
