@@ -79,7 +79,7 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 	token, err := h.Service.SignIn(r.Context(), in)
 	switch {
 	case err == nil:
-	case errors.Is(err, account.ErrWrongPassword):
+	case errors.Is(err, account.ErrWrongPassword), errors.Is(err, account.ErrTicketInvalid):
 		return h.fail(w, r, CodeLoginError)
 	case errors.Is(err, account.ErrMustReset):
 		return h.fail(w, r, CodeMustReset)
