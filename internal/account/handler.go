@@ -55,6 +55,10 @@ type temporaryForm struct {
 // any more (the third wrong try included): the SPA shows the temporary
 // roadblock.
 func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
 	var f temporaryForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
@@ -63,7 +67,7 @@ func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, r.PathValue("id"), temp, api.ClientIP(r))
+	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, id, temp, api.ClientIP(r))
 	if err != nil {
 		return apiError(err)
 	}
@@ -87,13 +91,16 @@ type authenticationAnswer struct {
 // unknown account or a locked one alike; 400 1002 for a wrong date of birth
 // or postal code; 429 RATE_LIMITED.
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
 	var f authenticationForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
-	c := Credentials{Brand: site.Brand.ID, AccountID: r.PathValue("id"), IP: api.ClientIP(r)}
-	var err error
+	c := Credentials{Brand: site.Brand.ID, AccountID: id, IP: api.ClientIP(r)}
 	if c.Password, err = rules.LoginPassword(f.Password); err != nil {
 		return err
 	}
@@ -126,6 +133,10 @@ type notificationForm struct {
 // {"mediumType": "EMAIL", "notificationType": "LOCKED_ACCOUNT"|"RESET_PSW"}.
 // 200 {} once the email is queued; 404 for an unknown account.
 func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
 	var f notificationForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
@@ -134,8 +145,8 @@ func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
 		return errBadMedium
 	}
 	site := api.SiteOf(r)
-	err := h.Service.Notify(r.Context(), NotifyRequest{
-		Brand: site.Brand.ID, AccountID: r.PathValue("id"), Type: f.NotificationType,
+	err = h.Service.Notify(r.Context(), NotifyRequest{
+		Brand: site.Brand.ID, AccountID: id, Type: f.NotificationType,
 		IP: api.ClientIP(r), BaseURL: Origin(r),
 	})
 	if err != nil {

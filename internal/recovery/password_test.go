@@ -221,7 +221,7 @@ func TestTemporaryVariant(t *testing.T) {
 			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
 		})
 		t.Run("unknown account", func(t *testing.T) {
-			e.post(passwordPath("no-such-account"), map[string]string{"password": newPassword, "tempPassword": temp}).
+			e.post(passwordPath("AAAAAAAAAAAAAAAAAAAAAA"), map[string]string{"password": newPassword, "tempPassword": temp}).
 				expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
 		})
 		t.Run("account without a temporary password", func(t *testing.T) {
