@@ -41,9 +41,12 @@ func SiteOf(r *http.Request) Site {
 }
 
 // Error is an API error: an HTTP status, a spec error code and an i18n key.
+// Only ErrTechnical goes without a code: spec §8.1 sends a 500 with an
+// errorCode to the login-difficulties roadblock, one without to the technical
+// one.
 type Error struct {
 	Status     int    `json:"-"`
-	Code       string `json:"errorCode"`
+	Code       string `json:"errorCode,omitempty"`
 	MessageKey string `json:"messageKey"`
 	// Fields carries per-field rule errors (field name -> error key) on 400.
 	Fields map[string]string `json:"fields,omitempty"`
@@ -65,7 +68,9 @@ var (
 	ErrInvalidAPIKey  = NewError(http.StatusForbidden, "INVALID_API_KEY", "error.technical")
 	ErrNotFound       = NewError(http.StatusNotFound, "NOT_FOUND", "error.notFound")
 	ErrTooManyRequest = NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
-	ErrTechnical      = NewError(http.StatusInternalServerError, "TECHNICAL", "error.technical")
+	// ErrTechnical answers what went wrong unexpectedly (a bug, a panic, the
+	// database gone): no errorCode, so the SPA shows the technical roadblock.
+	ErrTechnical = &Error{Status: http.StatusInternalServerError, MessageKey: "error.technical"}
 )
 
 // IDLength is the length of every id the API hands out and reads back from

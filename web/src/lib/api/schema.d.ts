@@ -225,6 +225,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        TechnicalError: {
+            /** @description Only where the spec gives one (login difficulties); none is emitted today. */
+            errorCode?: string;
+            /** @description error.technical */
+            messageKey: string;
+        };
         FindRequest: {
             email: string;
         };
@@ -410,6 +416,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description An unexpected failure; no errorCode (the technical roadblock). */
+        Technical: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TechnicalError"];
+            };
+        };
     };
     parameters: {
         Province: string;
@@ -443,6 +458,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Error"];
+            500: components["responses"]["Technical"];
         };
     };
     findAccount: {
@@ -497,6 +513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     checkTemporary: {
@@ -553,6 +570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     authenticate: {
@@ -600,6 +618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     notify: {
@@ -656,6 +675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     me: {
@@ -688,6 +708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     logout: {
@@ -709,6 +730,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            500: components["responses"]["Technical"];
         };
     };
     requestReset: {
@@ -754,6 +776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     exchangeResetLink: {
@@ -790,6 +813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     resendResetCode: {
@@ -843,6 +867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     validateResetCode: {
@@ -900,6 +925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     setPassword: {
@@ -965,6 +991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
 }
