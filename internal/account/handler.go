@@ -131,7 +131,8 @@ type notificationForm struct {
 
 // Notification is POST api/v1/accounts/{id}/notification:
 // {"mediumType": "EMAIL", "notificationType": "LOCKED_ACCOUNT"|"RESET_PSW"}.
-// 200 {} once the email is queued; 404 for an unknown account.
+// 200 {} once the email is queued, and the same for an id that names no
+// account (a decoy of password reset), which sends nothing.
 func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {

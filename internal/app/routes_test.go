@@ -56,6 +56,8 @@ var plausibleBodies = map[string][]string{
 	"POST /api/v1/accounts/{id}/password": {
 		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,
 		`{"password":"Brand-New-Pass-2026!","tempPassword":"Temp-Pass-2026"}`,
+		// Holds the local part of TestDecoyIDsAnswerLikeAccountIDs' email.
+		`{"password":"Alexander-2026!","tempPassword":"Temp-Pass-2026"}`,
 	},
 }
 

@@ -657,7 +657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown account. */
+            /** @description NOT_FOUND: the id is not of the id shape. An id of no account (a decoy of password reset) answers 200 and sends nothing. */
             404: {
                 headers: {
                     [name: string]: unknown;
