@@ -53,7 +53,7 @@ type temporaryForm struct {
 // 200 {} when right (the SPA goes to /reset and sends it again there);
 // 400 3005 when wrong; 409 TEMPORARY_PASSWORD_INVALID when none is usable
 // any more (the third wrong try included): the SPA shows the temporary
-// roadblock.
+// roadblock; 403 3001 for the right one of an account staff disabled.
 func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -89,7 +89,8 @@ type authenticationAnswer struct {
 // {"password", "dateOfBirth"?, "postalCode"?}. 200 {"loginTicket"} (the
 // SSO form post sends it as "ticket"); 400 3005 for a wrong password, an
 // unknown account or a locked one alike; 400 1002 for a wrong date of birth
-// or postal code; 429 RATE_LIMITED.
+// or postal code; 403 3001 when every credential was right but staff disabled
+// the account (the block roadblock); 429 RATE_LIMITED.
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -202,8 +203,10 @@ var (
 	// the temporary step sends the visitor to /roadblock/temporary.
 	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
 	errAccountNotFound  = api.NewError(http.StatusNotFound, "ACCOUNT_NOT_FOUND", "login.error")
-	errBadMedium        = api.NewError(http.StatusBadRequest, "UNSUPPORTED_MEDIUM", "error.badRequest")
-	errBadNotification  = api.NewError(http.StatusBadRequest, "UNSUPPORTED_NOTIFICATION", "error.badRequest")
+	// errDisabled is spec §8.1's 403 3001: the block roadblock.
+	errDisabled        = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
+	errBadMedium       = api.NewError(http.StatusBadRequest, "UNSUPPORTED_MEDIUM", "error.badRequest")
+	errBadNotification = api.NewError(http.StatusBadRequest, "UNSUPPORTED_NOTIFICATION", "error.badRequest")
 )
 
 // apiError maps the package's domain errors to the API's, once.
@@ -213,6 +216,8 @@ func apiError(err error) error {
 		return errWrongPassword
 	case errors.Is(err, ErrSecurityAnswers):
 		return errSecurityAnswers
+	case errors.Is(err, ErrDisabled):
+		return errDisabled
 	case errors.Is(err, ErrTemporaryInvalid):
 		return errTemporaryInvalid
 	case errors.Is(err, ErrNotFound):

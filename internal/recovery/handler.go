@@ -156,7 +156,8 @@ type passwordAnswer struct {
 // 3004 reset token dead (the fifth wrong postal code or phone included); 400
 // with a field key for a malformed postal code or phone; temporary variant:
 // 400 3005 wrong temporary password, 409 TEMPORARY_PASSWORD_INVALID none
-// usable; 429 RATE_LIMITED.
+// usable, 403 3001 the right one of an account staff disabled; 429
+// RATE_LIMITED.
 func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -213,6 +214,9 @@ var (
 	// Temporary variant: the sign-in's answers (account.Handler).
 	errWrongTemporary   = api.NewError(http.StatusBadRequest, "3005", "login.error")
 	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
+	// errDisabled: the right temporary password of an account staff
+	// disabled, spec §8.1's 403 3001 (the block roadblock).
+	errDisabled = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
 	// errVariant: neither or both of token and tempPassword.
 	errVariant = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
 )
@@ -257,6 +261,8 @@ func apiError(err error) error {
 		return errWrongTemporary
 	case errors.Is(err, account.ErrTemporaryInvalid):
 		return errTemporaryInvalid
+	case errors.Is(err, account.ErrDisabled):
+		return errDisabled
 	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
 		return api.ErrTooManyRequest
 	}

@@ -287,6 +287,33 @@ func TestReplayedTicketsLeaveTheLockoutAlone(t *testing.T) {
 	})
 }
 
+// TestDisabledAccountSignsNothingIn: once staff disable an account its
+// sessions stop working and the form post refuses its right password (a
+// login error: §8.5 has no block code); enabled again, the session works.
+func TestDisabledAccountSignsNothingIn(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create(belair, "alex@example.com", nil)
+		session := sessionCookie(t, e.login("belair.example", form("alex@example.com", password, "")))
+		ctx := context.Background()
+		if err := e.accounts.Disable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := e.me("belair.example", session); status != http.StatusUnauthorized {
+			t.Fatalf("me of a disabled account: %d", status)
+		}
+		if to := e.login("belair.example", form("alex@example.com", password, "")).Header.Get("Location"); to != "/webseal.do?error="+sso.CodeLoginError {
+			t.Fatalf("form post of a disabled account went to %q", to)
+		}
+		if err := e.accounts.Enable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := e.me("belair.example", session); status != http.StatusOK {
+			t.Fatalf("me once enabled: %d", status)
+		}
+	})
+}
+
 func TestSessionCookie(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)

@@ -552,6 +552,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description 3001: the right temporary password of an account staff disabled (the block roadblock). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description TEMPORARY_PASSWORD_INVALID: none usable any more (the temporary roadblock). */
             409: {
                 headers: {
@@ -602,6 +611,15 @@ export interface operations {
             };
             /** @description 3005 wrong password (or locked, or unknown); 1002 wrong date of birth or postal code. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description 3001: every credential was right, but staff disabled the account (the block roadblock). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -964,7 +982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3004: the reset token is dead. */
+            /** @description 3004: the reset token is dead. Temporary variant: 3001 for the right temporary password of an account staff disabled. */
             403: {
                 headers: {
                     [name: string]: unknown;
