@@ -52,6 +52,9 @@ type Account struct {
 	// LockedUntil is the end of a timed lock (zero: none). A Locked status
 	// is locked until staff release it, whatever LockedUntil says.
 	LockedUntil time.Time
+	// DisabledAt is when staff disabled the account (zero: not disabled):
+	// the right password answers ErrDisabled, whatever the status.
+	DisabledAt time.Time
 }
 
 // record is an account row with what only this package may see.
@@ -84,16 +87,16 @@ type Querier interface {
 }
 
 const selectAccount = `SELECT id, brand, email, status, ubi_driver, first_name, last_name, language,
-	postal_code, phone, date_of_birth, created_at, locked_until,
+	postal_code, phone, date_of_birth, created_at, locked_until, disabled_at,
 	password_hash, temp_hash, temp_expires_at, temp_failures, lock_level FROM accounts `
 
 func scanRecord(row *sql.Row) (record, error) {
 	var r record
 	var status string
 	var ubi int
-	var created, lockedUntil, tempExpires int64
+	var created, lockedUntil, disabledAt, tempExpires int64
 	err := row.Scan(&r.ID, &r.Brand, &r.Email, &status, &ubi, &r.FirstName, &r.LastName, &r.Language,
-		&r.PostalCode, &r.Phone, &r.DateOfBirth, &created, &lockedUntil,
+		&r.PostalCode, &r.Phone, &r.DateOfBirth, &created, &lockedUntil, &disabledAt,
 		&r.passwordHash, &r.tempHash, &tempExpires, &r.tempFailures, &r.lockLevel)
 	if err != nil {
 		return record{}, store.NotFound(err)
@@ -101,6 +104,7 @@ func scanRecord(row *sql.Row) (record, error) {
 	r.Status, r.UBIDriver = Status(status), ubi != 0
 	r.CreatedAt = time.UnixMilli(created).UTC()
 	r.LockedUntil = millisOrZero(lockedUntil)
+	r.DisabledAt = millisOrZero(disabledAt)
 	r.tempExpiresAt = millisOrZero(tempExpires)
 	return r, nil
 }

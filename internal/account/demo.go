@@ -40,6 +40,7 @@ type demoCase struct {
 	policies  []policy.Kind // held; a UBI driver is covered by the demo holder's auto policy
 	password  string
 	temporary bool
+	disabled  bool
 	what      string
 }
 
@@ -59,6 +60,9 @@ var demoCases = []demoCase{
 	{local: "francais", status: Active, language: "fr", first: "Léa", last: "Gagnon",
 		policies: []policy.Kind{policy.Home}, password: DemoPassword,
 		what: "French-speaking policyholder (emails in French)"},
+	{local: "disabled", status: Active, disabled: true, language: "en", first: "Morgan", last: "Tremblay",
+		policies: []policy.Kind{policy.Home}, password: DemoPassword,
+		what: "disabled by staff: the right password shows the block roadblock, a wrong one the login error"},
 }
 
 // demoPostalCodes gives a plausible postal code for a brand's default
@@ -186,6 +190,13 @@ func applyDemoState(ctx context.Context, tx *store.Tx, id string, c demoCase, te
 		return err
 	}
 	if _, err := tx.Exec(ctx, "DELETE FROM login_failures WHERE account_id = ?", id); err != nil {
+		return err
+	}
+	disabledAt := int64(0)
+	if c.disabled {
+		disabledAt = now.UnixMilli()
+	}
+	if _, err := tx.Exec(ctx, "UPDATE accounts SET disabled_at = ? WHERE id = ?", disabledAt, id); err != nil {
 		return err
 	}
 	switch c.status {

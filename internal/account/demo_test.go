@@ -20,8 +20,8 @@ func TestSeedDemo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list) != 5*len(brands) {
-			t.Fatalf("%d demo accounts, want 5 per brand", len(list))
+		if len(list) != 6*len(brands) {
+			t.Fatalf("%d demo accounts, want 6 per brand", len(list))
 		}
 		// The production parameters apply to the demo accounts too.
 		e.service.Hasher = account.NewHasher(account.DefaultParams)
@@ -47,6 +47,7 @@ func TestSeedDemo(t *testing.T) {
 			{"locked", 400, "A"},
 			{"ubi", 200, "A"},
 			{"francais", 200, "A"},
+			{"disabled", 403, "A"},
 		}
 		for _, b := range brands {
 			for _, c := range cases {
@@ -102,8 +103,8 @@ func TestSeedDemo(t *testing.T) {
 		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM accounts").Scan(&accounts)
 		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM policies").Scan(&policies)
 		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM account_policies").Scan(&links)
-		if accounts != 10 || policies != 10 || links != 12 {
-			t.Fatalf("after seeding twice: %d accounts, %d policies, %d links; want 10, 10, 12", accounts, policies, links)
+		if accounts != 12 || policies != 12 || links != 14 {
+			t.Fatalf("after seeding twice: %d accounts, %d policies, %d links; want 12, 12, 14", accounts, policies, links)
 		}
 	})
 }

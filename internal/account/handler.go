@@ -53,8 +53,12 @@ type temporaryForm struct {
 // 200 {} when right (the SPA goes to /reset and sends it again there);
 // 400 3005 when wrong; 409 TEMPORARY_PASSWORD_INVALID when none is usable
 // any more (the third wrong try included): the SPA shows the temporary
-// roadblock.
+// roadblock; 403 3001 for the right one of an account staff disabled.
 func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
 	var f temporaryForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
@@ -63,7 +67,7 @@ func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, r.PathValue("id"), temp, api.ClientIP(r))
+	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, id, temp, api.ClientIP(r))
 	if err != nil {
 		return apiError(err)
 	}
@@ -85,15 +89,19 @@ type authenticationAnswer struct {
 // {"password", "dateOfBirth"?, "postalCode"?}. 200 {"loginTicket"} (the
 // SSO form post sends it as "ticket"); 400 3005 for a wrong password, an
 // unknown account or a locked one alike; 400 1002 for a wrong date of birth
-// or postal code; 429 RATE_LIMITED.
+// or postal code; 403 3001 when every credential was right but staff disabled
+// the account (the block roadblock); 429 RATE_LIMITED.
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
 	var f authenticationForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
-	c := Credentials{Brand: site.Brand.ID, AccountID: r.PathValue("id"), IP: api.ClientIP(r)}
-	var err error
+	c := Credentials{Brand: site.Brand.ID, AccountID: id, IP: api.ClientIP(r)}
 	if c.Password, err = rules.LoginPassword(f.Password); err != nil {
 		return err
 	}
@@ -124,8 +132,13 @@ type notificationForm struct {
 
 // Notification is POST api/v1/accounts/{id}/notification:
 // {"mediumType": "EMAIL", "notificationType": "LOCKED_ACCOUNT"|"RESET_PSW"}.
-// 200 {} once the email is queued; 404 for an unknown account.
+// 200 {} once the email is queued, and the same for an id that names no
+// account (a decoy of password reset), which sends nothing.
 func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
 	var f notificationForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
@@ -134,8 +147,8 @@ func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
 		return errBadMedium
 	}
 	site := api.SiteOf(r)
-	err := h.Service.Notify(r.Context(), NotifyRequest{
-		Brand: site.Brand.ID, AccountID: r.PathValue("id"), Type: f.NotificationType,
+	err = h.Service.Notify(r.Context(), NotifyRequest{
+		Brand: site.Brand.ID, AccountID: id, Type: f.NotificationType,
 		IP: api.ClientIP(r), BaseURL: Origin(r),
 	})
 	if err != nil {
@@ -190,8 +203,10 @@ var (
 	// the temporary step sends the visitor to /roadblock/temporary.
 	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
 	errAccountNotFound  = api.NewError(http.StatusNotFound, "ACCOUNT_NOT_FOUND", "login.error")
-	errBadMedium        = api.NewError(http.StatusBadRequest, "UNSUPPORTED_MEDIUM", "error.badRequest")
-	errBadNotification  = api.NewError(http.StatusBadRequest, "UNSUPPORTED_NOTIFICATION", "error.badRequest")
+	// errDisabled is spec §8.1's 403 3001: the block roadblock.
+	errDisabled        = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
+	errBadMedium       = api.NewError(http.StatusBadRequest, "UNSUPPORTED_MEDIUM", "error.badRequest")
+	errBadNotification = api.NewError(http.StatusBadRequest, "UNSUPPORTED_NOTIFICATION", "error.badRequest")
 )
 
 // apiError maps the package's domain errors to the API's, once.
@@ -201,6 +216,8 @@ func apiError(err error) error {
 		return errWrongPassword
 	case errors.Is(err, ErrSecurityAnswers):
 		return errSecurityAnswers
+	case errors.Is(err, ErrDisabled):
+		return errDisabled
 	case errors.Is(err, ErrTemporaryInvalid):
 		return errTemporaryInvalid
 	case errors.Is(err, ErrNotFound):

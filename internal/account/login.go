@@ -161,6 +161,13 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 		c.PostalCode != "" && c.PostalCode != r.PostalCode:
 		e.Outcome = "wrong_security_answers"
 		return s.fail(ctx, r.ID, e, ErrSecurityAnswers)
+	case !r.DisabledAt.IsZero():
+		// Every credential was right: only now may the answer tell.
+		e.Outcome = "disabled"
+		if err := s.recordAlone(ctx, e); err != nil {
+			return err
+		}
+		return ErrDisabled
 	}
 	newHash := ""
 	if rehash {
@@ -174,10 +181,11 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 		if err != nil {
 			return err
 		}
-		if cur.lockedAt(now) || cur.passwordHash != r.passwordHash || cur.Status != r.Status {
-			// Locked, or the password changed, while the hash ran.
+		changed := cur.passwordHash != r.passwordHash || cur.Status != r.Status || !cur.DisabledAt.Equal(r.DisabledAt)
+		if cur.lockedAt(now) || changed {
+			// Locked, disabled, or the password changed, while the hash ran.
 			e.Outcome = "locked"
-			if cur.passwordHash != r.passwordHash || cur.Status != r.Status {
+			if changed {
 				e.Outcome = "changed"
 			}
 			if err := s.record(ctx, tx, e); err != nil {
@@ -271,7 +279,8 @@ func issueTicket(ctx context.Context, tx *store.Tx, a Account, now time.Time) (s
 // ConsumeTicket redeems a login ticket for the SSO form in the caller's
 // transaction: it is deleted whatever happens next (single use, even when
 // two posts race), and it is valid only unexpired, for the brand, for the
-// account whose email is username, while that account may sign in.
+// account whose email is username, while that account may sign in (active,
+// not locked, not disabled).
 func ConsumeTicket(ctx context.Context, tx *store.Tx, brand, username, ticket string, now time.Time) (Account, error) {
 	if ticket == "" || len(ticket) > 64 {
 		return Account{}, ErrTicketInvalid
@@ -296,7 +305,8 @@ func ConsumeTicket(ctx context.Context, tx *store.Tx, brand, username, ticket st
 	if err != nil {
 		return Account{}, err
 	}
-	if r.Brand != brand || NormalizeEmail(username) != NormalizeEmail(r.Email) || r.Status != Active || r.lockedAt(now) {
+	if r.Brand != brand || NormalizeEmail(username) != NormalizeEmail(r.Email) || r.Status != Active || r.lockedAt(now) ||
+		!r.DisabledAt.IsZero() {
 		return Account{}, ErrTicketInvalid
 	}
 	return r.Account, nil

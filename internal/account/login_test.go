@@ -109,7 +109,7 @@ func TestTemporary(t *testing.T) {
 		})
 		t.Run("no temporary password held", func(t *testing.T) {
 			a := e.create(belair, "active-temp@example.com", nil, "")
-			for _, id := range []string{a.ID, "unknown-id"} {
+			for _, id := range []string{a.ID, "AAAAAAAAAAAAAAAAAAAAAA"} {
 				got := e.post(belair, ip, tempPath(id), map[string]string{"tempPassword": password})
 				if got.status != 409 {
 					t.Fatalf("%s: %d %s", id, got.status, got.body)
@@ -139,7 +139,7 @@ func TestAuthentication(t *testing.T) {
 			{"wrong password", active.ID, map[string]string{"password": "Wrong-Horse-9!"}, 400, "3005"},
 			{"locked, right password", locked.ID, map[string]string{"password": password}, 400, "3005"},
 			{"temporary account", temp.ID, map[string]string{"password": "Temp-Pass-1"}, 400, "3005"},
-			{"unknown account", "no-such-account", map[string]string{"password": password}, 400, "3005"},
+			{"unknown account", "AAAAAAAAAAAAAAAAAAAAAA", map[string]string{"password": password}, 400, "3005"},
 			{"other brand's account", other.ID, map[string]string{"password": password}, 400, "3005"},
 			{"security answers right", active.ID, map[string]string{"password": password, "dateOfBirth": "1980-04-12", "postalCode": "h2x1y4"}, 200, ""},
 			{"wrong postal code", active.ID, map[string]string{"password": password, "postalCode": "H2X 1Y5"}, 400, "1002"},
@@ -169,7 +169,7 @@ func TestAuthentication(t *testing.T) {
 
 		t.Run("locked, unknown and wrong answer the same bytes", func(t *testing.T) {
 			wrong := e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"})
-			for _, id := range []string{locked.ID, "no-such-account", temp.ID} {
+			for _, id := range []string{locked.ID, "AAAAAAAAAAAAAAAAAAAAAA", temp.ID} {
 				got := e.post(belair, ip, authPath(id), map[string]string{"password": password})
 				if got.status != wrong.status || !bytes.Equal(got.body, wrong.body) {
 					t.Fatalf("%s answered %d %s; a wrong password answers %d %s", id, got.status, got.body, wrong.status, wrong.body)

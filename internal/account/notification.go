@@ -37,6 +37,10 @@ var ErrUnknownNotification = errors.New("account: unknown notification type")
 // (locked-account roadblock), which carries a reset link too. Each link holds
 // a new reset token (ConsumeResetToken, valid ResetTokenTTL). Over the
 // per-account cap nothing more is sent and the answer is the same.
+//
+// An id that names no account of the brand (the decoy id password reset
+// gives an unknown email, or any other) gets the same answer and sends
+// nothing: the call never tells a decoy from an account.
 func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 	if n.Type != NotifyLockedAccount && n.Type != NotifyResetPassword {
 		return ErrUnknownNotification
@@ -46,14 +50,20 @@ func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 		return err
 	}
 	a, err := ByID(ctx, s.DB, n.Brand, n.AccountID)
+	found := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	// Counted for unknown ids too, so both paths do the same work.
+	ok, err := s.Limiter.Allow(ctx, s.Limits.NotifyPerAccount, n.AccountID+"/"+n.Type)
 	if err != nil {
 		return err
 	}
-	ok, err := s.Limiter.Allow(ctx, s.Limits.NotifyPerAccount, a.ID+"/"+n.Type)
-	if err != nil {
-		return err
-	}
-	if !ok {
+	switch {
+	case !found:
+		e.AccountID, e.Outcome = "", "unknown_account"
+		return s.recordAlone(ctx, e)
+	case !ok:
 		e.Outcome = "suppressed"
 		return s.recordAlone(ctx, e)
 	}

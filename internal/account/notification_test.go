@@ -76,7 +76,10 @@ func TestNotification(t *testing.T) {
 			{"locked account notice", a.ID, map[string]string{"mediumType": "EMAIL", "notificationType": "LOCKED_ACCOUNT"}, 200, "", notify.TemplateLockedAccount},
 			{"unknown type", a.ID, map[string]string{"mediumType": "EMAIL", "notificationType": "HELLO"}, 400, "UNSUPPORTED_NOTIFICATION", ""},
 			{"SMS", a.ID, map[string]string{"mediumType": "SMS", "notificationType": "RESET_PSW"}, 400, "UNSUPPORTED_MEDIUM", ""},
-			{"unknown account", "nobody", map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"}, 404, "ACCOUNT_NOT_FOUND", ""},
+			// An id of no account (a decoy of password reset) answers like an
+			// account's and sends nothing.
+			{"unknown account", "AAAAAAAAAAAAAAAAAAAAAA", map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"}, 200, "", ""},
+			{"not an id", "nobody", map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"}, 404, "NOT_FOUND", ""},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {

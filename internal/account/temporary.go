@@ -71,6 +71,11 @@ func (s *Service) checkTemporary(ctx context.Context, r record, tempPassword str
 			e.Outcome, answer = "no_temporary", ErrTemporaryInvalid
 			return s.record(ctx, tx, e)
 		}
+		if match && !cur.DisabledAt.IsZero() {
+			// The right temporary password of a disabled account.
+			e.Outcome, answer = "disabled", ErrDisabled
+			return s.record(ctx, tx, e)
+		}
 		if match {
 			if cur.tempFailures != 0 {
 				if _, err := tx.Exec(ctx, "UPDATE accounts SET temp_failures = 0 WHERE id = ?", r.ID); err != nil {

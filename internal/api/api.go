@@ -1,6 +1,7 @@
 // Package api holds what every HTTP handler shares: the request's site (brand,
-// province, language), JSON decoding with size limits, and the one error shape
-// of the API ({"errorCode", "messageKey"} with the spec's status).
+// province, language), JSON decoding with size limits, path ids, and the one
+// error shape of the API ({"errorCode", "messageKey"} with the spec's status;
+// an unexpected 500 has no errorCode).
 package api
 
 import (
@@ -40,9 +41,12 @@ func SiteOf(r *http.Request) Site {
 }
 
 // Error is an API error: an HTTP status, a spec error code and an i18n key.
+// Only ErrTechnical goes without a code: spec §8.1 sends a 500 with an
+// errorCode to the login-difficulties roadblock, one without to the technical
+// one.
 type Error struct {
 	Status     int    `json:"-"`
-	Code       string `json:"errorCode"`
+	Code       string `json:"errorCode,omitempty"`
 	MessageKey string `json:"messageKey"`
 	// Fields carries per-field rule errors (field name -> error key) on 400.
 	Fields map[string]string `json:"fields,omitempty"`
@@ -64,8 +68,42 @@ var (
 	ErrInvalidAPIKey  = NewError(http.StatusForbidden, "INVALID_API_KEY", "error.technical")
 	ErrNotFound       = NewError(http.StatusNotFound, "NOT_FOUND", "error.notFound")
 	ErrTooManyRequest = NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
-	ErrTechnical      = NewError(http.StatusInternalServerError, "TECHNICAL", "error.technical")
+	// ErrTechnical answers what went wrong unexpectedly (a bug, a panic, the
+	// database gone): no errorCode, so the SPA shows the technical roadblock.
+	ErrTechnical = &Error{Status: http.StatusInternalServerError, MessageKey: "error.technical"}
 )
+
+// IDLength is the length of every id the API hands out and reads back from
+// a path (account, decoy, validation ids): 16 random or HMAC bytes,
+// base64url without padding.
+const IDLength = 22
+
+// PathID returns the path value name when it has the shape of an id, and
+// ErrNotFound otherwise: a NUL byte, invalid UTF-8 or a 10 kB value never
+// reaches a query (PostgreSQL refuses such text with an error, SQLite
+// compares it), and no handler has to bound it itself.
+func PathID(r *http.Request, name string) (string, error) {
+	v := r.PathValue(name)
+	if !IsID(v) {
+		return "", ErrNotFound
+	}
+	return v, nil
+}
+
+// IsID reports whether s has the shape of an id: IDLength characters of the
+// base64url alphabet.
+func IsID(s string) bool {
+	if len(s) != IDLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // MaxBody is the default limit of a JSON request body.
 const MaxBody = 64 << 10

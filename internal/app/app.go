@@ -124,6 +124,8 @@ type App struct {
 	DB      *store.DB
 	Brands  *brand.Registry
 	Handler http.Handler
+	// Routes is the handler's route table (tests walk it).
+	Routes  []httpapi.Route
 	workers []func(context.Context) error
 }
 
@@ -155,6 +157,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.Handler = h
+	a.Routes = h.Routes()
 	return a, nil
 }
 

@@ -6,17 +6,46 @@ import (
 	"guichet/internal/api"
 )
 
-// routes lists every route of Guichet; API paths are spec §7's (documented in
-// api/openapi.yaml). API routes get the API middleware (api key, province and
-// language headers); page routes only the brand.
-func (s *server) routes(mux *http.ServeMux) {
-	// Operations: no brand needed (load balancers call them by IP).
-	mux.HandleFunc("GET /healthz", s.healthz)
-	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.metricsHandler())
+// RouteKind says which middleware a route gets on top of the common one.
+type RouteKind string
 
-	apiRoute := func(pattern string, h api.Handler) { mux.Handle(pattern, s.withBrand(s.withAPI(h))) }
-	pageRoute := func(pattern string, h api.Handler) { mux.Handle(pattern, s.withBrand(h)) }
+// Route kinds.
+const (
+	// Operation routes need no brand: load balancers call them by IP.
+	Operation RouteKind = "operation"
+	// API routes get the brand and the API middleware (api key, province
+	// and language headers); their answers are JSON.
+	API RouteKind = "api"
+	// Page routes get the brand only.
+	Page RouteKind = "page"
+	// Static routes serve the SPA's files, whatever the host.
+	Static RouteKind = "static"
+	// Dev routes exist with --dev only.
+	Dev RouteKind = "dev"
+)
+
+// Route is one entry of the route table: an http.ServeMux pattern, its kind
+// and its handler.
+type Route struct {
+	Pattern string
+	Kind    RouteKind
+	handler http.Handler
+}
+
+// routes is the route table of Guichet, every route in this one place; API
+// paths are spec §7's (documented in api/openapi.yaml). Tests walk it
+// (internal/app: hostile path values, decoy ids), so a new route joins them
+// by construction.
+func (s *server) routes() []Route {
+	var t []Route
+	add := func(kind RouteKind, pattern string, h http.Handler) {
+		t = append(t, Route{Pattern: pattern, Kind: kind, handler: h})
+	}
+	apiRoute := func(pattern string, h api.Handler) { add(API, pattern, h) }
+
+	add(Operation, "GET /healthz", http.HandlerFunc(s.healthz))
+	add(Operation, "GET /readyz", http.HandlerFunc(s.readyz))
+	add(Operation, "GET /metrics", s.metricsHandler())
 
 	apiRoute("GET /api/v1/welcome", s.welcome)
 
@@ -29,7 +58,7 @@ func (s *server) routes(mux *http.ServeMux) {
 	}
 	// Web single sign-on hand-off and the session (design.md "Web SSO").
 	if h := s.deps.SSO; h != nil {
-		pageRoute("POST /pkmslogin.form", h.LoginForm)
+		add(Page, "POST /pkmslogin.form", api.Handler(h.LoginForm))
 		apiRoute("GET /api/v1/me", h.Me)
 		apiRoute("POST /api/v1/logout", h.Logout)
 	}
@@ -47,15 +76,30 @@ func (s *server) routes(mux *http.ServeMux) {
 	// Dev-only pages.
 	if s.cfg.Dev && s.deps.DevMail != nil {
 		for _, p := range []string{"GET /_dev/mail", "GET /_dev/mail.json", "GET /_dev/mail.css", "GET /_dev/mail/"} {
-			mux.Handle(p, s.deps.DevMail)
+			add(Dev, p, s.deps.DevMail)
 		}
 	}
 
 	// The single-page app: static files, redirects of spec §2.1, pages.
-	mux.Handle("GET /assets/", s.spa.assets())
-	mux.Handle("GET /brands/", s.spa.assets())
-	mux.Handle("GET /favicon.svg", s.spa.assets())
-	mux.Handle("/", s.withBrand(http.HandlerFunc(s.page)))
+	add(Static, "GET /assets/", s.spa.assets())
+	add(Static, "GET /brands/", s.spa.assets())
+	add(Static, "GET /favicon.svg", s.spa.assets())
+	add(Page, "/", http.HandlerFunc(s.page))
+	return t
+}
+
+// register puts the routes on the mux, each behind its kind's middleware.
+func (s *server) register(mux *http.ServeMux, routes []Route) {
+	for _, r := range routes {
+		h := r.handler
+		switch r.Kind {
+		case API:
+			h = s.withBrand(s.withAPI(h))
+		case Page:
+			h = s.withBrand(h)
+		}
+		mux.Handle(r.Pattern, h)
+	}
 }
 
 // welcome is spec §7's GET api/v1/welcome, called by the SPA on start (its

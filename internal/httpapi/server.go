@@ -45,8 +45,17 @@ type Deps struct {
 	Recovery *recovery.Handler
 }
 
+// Server is the whole HTTP handler, with its route table.
+type Server struct {
+	http.Handler
+	routes []Route
+}
+
+// Routes returns the route table the handler serves.
+func (s *Server) Routes() []Route { return s.routes }
+
 // New builds the whole HTTP handler.
-func New(cfg Config, deps Deps) (http.Handler, error) {
+func New(cfg Config, deps Deps) (*Server, error) {
 	s := &server{cfg: cfg, deps: deps, formActions: externalFormActions(deps.Brands, cfg.Env)}
 	app, err := newSPA(deps.SPA, deps.SPAPaths, deps.Brands)
 	if err != nil {
@@ -55,8 +64,9 @@ func New(cfg Config, deps Deps) (http.Handler, error) {
 	s.spa = app
 	s.metrics = newHTTPMetrics(deps.Metrics)
 	mux := http.NewServeMux()
-	s.routes(mux)
-	return s.middleware(mux), nil
+	routes := s.routes()
+	s.register(mux, routes)
+	return &Server{Handler: s.middleware(mux), routes: routes}, nil
 }
 
 type server struct {

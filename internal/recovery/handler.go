@@ -53,9 +53,13 @@ func (h *Handler) RequestReset(w http.ResponseWriter, r *http.Request) error {
 // used, 404 RESET_NOT_FOUND for ids that name no request: each marks the flow
 // roadblocked (spec §8.1), /roadblock/resend-reset-password.
 func (h *Handler) Resend(w http.ResponseWriter, r *http.Request) error {
+	id, validationID, err := pathIDs(r)
+	if err != nil {
+		return err
+	}
 	site := api.SiteOf(r)
 	out, err := h.Service.Resend(r.Context(), ResendRequest{
-		Brand: site.Brand.ID, ID: r.PathValue("id"), ValidationID: r.PathValue("validationId"),
+		Brand: site.Brand.ID, ID: id, ValidationID: validationID,
 		Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
 	})
 	if err != nil {
@@ -77,6 +81,10 @@ type validationForm struct {
 // replaced, used or unknown; 400 errorCodeRequired / errorCodeFormat for
 // anything but 6 digits (not counted as a guess).
 func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
+	id, validationID, err := pathIDs(r)
+	if err != nil {
+		return err
+	}
 	var f validationForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
@@ -86,7 +94,7 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := h.Service.Verify(r.Context(), VerifyRequest{
-		Brand: api.SiteOf(r).Brand.ID, ID: r.PathValue("id"), ValidationID: r.PathValue("validationId"),
+		Brand: api.SiteOf(r).Brand.ID, ID: id, ValidationID: validationID,
 		Code: code, IP: api.ClientIP(r),
 	})
 	if err != nil {
@@ -94,6 +102,17 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 	}
 	api.JSON(w, http.StatusOK, out)
 	return nil
+}
+
+// pathIDs reads the two ids of a code's path.
+func pathIDs(r *http.Request) (id, validationID string, err error) {
+	if id, err = api.PathID(r, "id"); err != nil {
+		return "", "", err
+	}
+	if validationID, err = api.PathID(r, "validationId"); err != nil {
+		return "", "", err
+	}
+	return id, validationID, nil
 }
 
 type linkForm struct {
@@ -137,15 +156,19 @@ type passwordAnswer struct {
 // 3004 reset token dead (the fifth wrong postal code or phone included); 400
 // with a field key for a malformed postal code or phone; temporary variant:
 // 400 3005 wrong temporary password, 409 TEMPORARY_PASSWORD_INVALID none
-// usable; 429 RATE_LIMITED.
+// usable, 403 3001 the right one of an account staff disabled; 429
+// RATE_LIMITED.
 func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
 	var f passwordForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
 	var a account.Account
-	var err error
 	switch {
 	case f.TempPassword != "" && f.Token == "" && f.PostalCode == "" && f.CellPhone == "":
 		temp, terr := rules.LoginPassword(f.TempPassword)
@@ -153,12 +176,12 @@ func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
 			return terr
 		}
 		a, err = h.Service.ResetWithTemporary(r.Context(), TemporaryReset{
-			Brand: site.Brand.ID, ID: r.PathValue("id"), TempPassword: temp, Password: f.Password,
+			Brand: site.Brand.ID, ID: id, TempPassword: temp, Password: f.Password,
 			Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
 		})
 	case f.Token != "" && f.TempPassword == "":
 		a, err = h.Service.ResetWithToken(r.Context(), TokenReset{
-			Brand: site.Brand.ID, ID: r.PathValue("id"), Token: f.Token, Password: f.Password,
+			Brand: site.Brand.ID, ID: id, Token: f.Token, Password: f.Password,
 			PostalCode: f.PostalCode, CellPhone: f.CellPhone,
 			Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
 		})
@@ -191,6 +214,9 @@ var (
 	// Temporary variant: the sign-in's answers (account.Handler).
 	errWrongTemporary   = api.NewError(http.StatusBadRequest, "3005", "login.error")
 	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
+	// errDisabled: the right temporary password of an account staff
+	// disabled, spec §8.1's 403 3001 (the block roadblock).
+	errDisabled = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
 	// errVariant: neither or both of token and tempPassword.
 	errVariant = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
 )
@@ -235,6 +261,8 @@ func apiError(err error) error {
 		return errWrongTemporary
 	case errors.Is(err, account.ErrTemporaryInvalid):
 		return errTemporaryInvalid
+	case errors.Is(err, account.ErrDisabled):
+		return errDisabled
 	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
 		return api.ErrTooManyRequest
 	}

@@ -167,14 +167,13 @@ type TemporaryReset struct {
 // codes and tokens die and the 'password changed' email is queued, in the
 // same transaction. Errors are account's: ErrWrongTemporary,
 // ErrTemporaryInvalid, ErrRateLimited; and PasswordError.
+//
+// The rules that need no account are checked first; the one that reads the
+// account's email (spec §8.3 2002) only once the temporary password matched:
+// before it, an id that names no account (a decoy of password reset) must
+// answer exactly like an account's.
 func (s *Service) ResetWithTemporary(ctx context.Context, req TemporaryReset) (account.Account, error) {
-	a, err := account.ByID(ctx, s.DB, req.Brand, req.ID)
-	if err != nil && !errors.Is(err, account.ErrNotFound) {
-		return account.Account{}, err
-	}
-	// An unknown id is checked against no email, then refused by the
-	// temporary password check after the same hashing work.
-	password, err := checkPassword(req.Password, a.Email)
+	password, err := checkPassword(req.Password, "")
 	if err != nil {
 		return account.Account{}, err
 	}
@@ -182,6 +181,10 @@ func (s *Service) ResetWithTemporary(ctx context.Context, req TemporaryReset) (a
 	var done account.Account
 	err = s.Accounts.ResetWithTemporary(ctx, req.Brand, req.ID, req.TempPassword, password, req.IP,
 		func(tx *store.Tx, cur account.Account) error {
+			// A password holding the email rolls the change back.
+			if _, err := checkPassword(req.Password, cur.Email); err != nil {
+				return err
+			}
 			done = cur
 			return s.passwordSet(ctx, tx, cur, req.Language, req.Province, e)
 		})

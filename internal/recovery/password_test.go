@@ -221,8 +221,16 @@ func TestTemporaryVariant(t *testing.T) {
 			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
 		})
 		t.Run("unknown account", func(t *testing.T) {
-			e.post(passwordPath("no-such-account"), map[string]string{"password": newPassword, "tempPassword": temp}).
+			e.post(passwordPath("AAAAAAAAAAAAAAAAAAAAAA"), map[string]string{"password": newPassword, "tempPassword": temp}).
 				expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+		})
+		t.Run("disabled account", func(t *testing.T) {
+			a := e.create("disabled@example.com", nil, temp)
+			if err := e.accounts.Disable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
+				t.Fatal(err)
+			}
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).expect(t, 403, "3001")
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).expect(t, 400, "3005")
 		})
 		t.Run("account without a temporary password", func(t *testing.T) {
 			a := e.create("plain@example.com", nil, "")

@@ -221,7 +221,7 @@ func TestCodesAndTokensBelongToTheirRequest(t *testing.T) {
 			{"alex's validation under sam's id", validatePath(ss.id, sa.validationID), codeA, 403, "CODE_EXPIRED"},
 			{"sam's validation under alex's id", validatePath(sa.id, ss.validationID), codeS, 403, "CODE_EXPIRED"},
 			{"made-up validation id", validatePath(sa.id, "AAAAAAAAAAAAAAAAAAAAAA"), codeA, 403, "CODE_EXPIRED"},
-			{"oversized ids", validatePath(strings.Repeat("a", 200), strings.Repeat("b", 200)), codeA, 403, "CODE_EXPIRED"},
+			{"oversized ids", validatePath(strings.Repeat("a", 200), strings.Repeat("b", 200)), codeA, 404, "NOT_FOUND"},
 		}
 		if codeA != codeS {
 			cases = append(cases,

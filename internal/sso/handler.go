@@ -79,7 +79,10 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 	token, err := h.Service.SignIn(r.Context(), in)
 	switch {
 	case err == nil:
-	case errors.Is(err, account.ErrWrongPassword):
+	case errors.Is(err, account.ErrWrongPassword), errors.Is(err, account.ErrTicketInvalid),
+		// §8.5 has no code for it: the login error, then the sign-in's
+		// authentication call answers 3001 (the block roadblock).
+		errors.Is(err, account.ErrDisabled):
 		return h.fail(w, r, CodeLoginError)
 	case errors.Is(err, account.ErrMustReset):
 		return h.fail(w, r, CodeMustReset)

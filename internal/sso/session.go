@@ -53,16 +53,18 @@ func newSession(ctx context.Context, tx *store.Tx, brand, accountID string, now 
 }
 
 // lookup returns the live session of a token for the brand and records its
-// use; an expired one is deleted.
+// use; an expired one is deleted. The sessions of an account staff disabled
+// are refused while it is.
 func lookup(ctx context.Context, db *store.DB, brand, token string, now time.Time) (Session, error) {
 	if token == "" || len(token) > 128 {
 		return Session{}, ErrNoSession
 	}
 	h := tokenHash(token)
 	var s Session
-	var created, seen, expires int64
-	err := db.QueryRow(ctx, "SELECT account_id, brand, created_at, last_seen_at, expires_at FROM sessions WHERE token_hash = ?", h).
-		Scan(&s.AccountID, &s.Brand, &created, &seen, &expires)
+	var created, seen, expires, disabled int64
+	err := db.QueryRow(ctx, `SELECT s.account_id, s.brand, s.created_at, s.last_seen_at, s.expires_at, a.disabled_at
+		FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = ?`, h).
+		Scan(&s.AccountID, &s.Brand, &created, &seen, &expires, &disabled)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return Session{}, ErrNoSession
 	}
@@ -70,7 +72,7 @@ func lookup(ctx context.Context, db *store.DB, brand, token string, now time.Tim
 		return Session{}, fmt.Errorf("session: %w", err)
 	}
 	s.CreatedAt, s.LastSeenAt, s.ExpiresAt = time.UnixMilli(created).UTC(), time.UnixMilli(seen).UTC(), time.UnixMilli(expires).UTC()
-	if s.Brand != brand {
+	if s.Brand != brand || disabled != 0 {
 		return Session{}, ErrNoSession
 	}
 	if !now.Before(s.ExpiresAt) || !now.Before(s.LastSeenAt.Add(IdleTimeout)) {

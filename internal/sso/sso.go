@@ -48,13 +48,22 @@ const (
 
 // SignIn opens a session and returns its token. Errors are the account
 // package's: ErrWrongPassword (also unknown or locked accounts),
-// ErrMustReset, ErrRateLimited, or a technical error.
+// ErrTicketInvalid, ErrMustReset, ErrRateLimited, or a technical error.
+//
+// A post with a ticket is decided by the ticket alone: a used, expired or
+// unknown one is refused without checking the password, so re-posting a
+// form (the browser's back button, a replay) never counts toward the
+// account's lockout.
 func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 	if in.Ticket != "" {
 		token, ok, err := s.signInWithTicket(ctx, in)
-		if err != nil || ok {
-			return token, err
+		if err != nil {
+			return "", err
 		}
+		if !ok {
+			return "", account.ErrTicketInvalid
+		}
+		return token, nil
 	}
 	var token string
 	err := s.Accounts.SignInWithPassword(ctx, account.Credentials{
@@ -68,7 +77,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 }
 
 // signInWithTicket redeems the ticket; ok is false when it is not valid (it
-// is spent all the same), and the caller falls back to the password.
+// is spent all the same).
 func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string, ok bool, err error) {
 	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: account.EventSSO, Detail: "ticket"}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {

@@ -186,7 +186,7 @@ func TestLoginForm(t *testing.T) {
 			{"ticket, no password needed", "belair.example", func() url.Values { return form("alex@example.com", "", e.ticket("belair.example", a.ID)) }, "/my-account"},
 			{"ticket, username in any case", "belair.example", func() url.Values { return form(" ALEX@example.com", password, e.ticket("belair.example", a.ID)) }, "/my-account"},
 			{"no ticket, right password", "belair.example", func() url.Values { return form("alex@example.com", password, "") }, "/my-account"},
-			{"used ticket, right password", "belair.example", func() url.Values { return form("alex@example.com", password, used) }, "/my-account"},
+			{"used ticket, right password", "belair.example", func() url.Values { return form("alex@example.com", password, used) }, "/webseal.do?error=0x132120c8"},
 			{"used ticket, no password", "belair.example", func() url.Values { return form("alex@example.com", "", used) }, "/webseal.do?error=0x132120c8"},
 			{"another username's ticket, wrong password", "belair.example", func() url.Values {
 				return form("temp@example.com", "nope", e.ticket("belair.example", a.ID))
@@ -244,6 +244,73 @@ func TestLoginForm(t *testing.T) {
 				t.Fatalf("%d successful SSO sign-ins audited (%v)", n, err)
 			}
 		})
+	})
+}
+
+// TestReplayedTicketsLeaveTheLockoutAlone re-posts a used login ticket (and
+// posts unknown ones), with no password and with a wrong one, as many times
+// as the lockout allows failures: each is refused as a login error, none
+// counts as a failed password, and the right password still signs in.
+func TestReplayedTicketsLeaveTheLockoutAlone(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create(belair, "alex@example.com", nil)
+		used := e.ticket("belair.example", a.ID)
+		if res := e.login("belair.example", form("alex@example.com", password, used)); res.Header.Get("Location") != "/my-account" {
+			t.Fatalf("first use of the ticket: %s", res.Header.Get("Location"))
+		}
+		unknown := strings.Repeat("A", 22)
+		for i := range account.DefaultLockout.MaxFailures + 1 {
+			tk, pw := used, ""
+			if i%2 == 1 {
+				tk, pw = unknown, "Wrong-Horse-9!"
+			}
+			if to := e.login("belair.example", form("alex@example.com", pw, tk)).Header.Get("Location"); to != "/webseal.do?error="+sso.CodeLoginError {
+				t.Fatalf("re-post %d went to %q", i+1, to)
+			}
+		}
+		ctx := context.Background()
+		var failures, lockLevel int
+		var lockedUntil int64
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM login_failures WHERE account_id = ?", a.ID).Scan(&failures); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(ctx, "SELECT lock_level, locked_until FROM accounts WHERE id = ?", a.ID).Scan(&lockLevel, &lockedUntil); err != nil {
+			t.Fatal(err)
+		}
+		if failures != 0 || lockLevel != 0 || lockedUntil != 0 {
+			t.Fatalf("after the re-posts: %d failures, lock level %d, locked until %d", failures, lockLevel, lockedUntil)
+		}
+		if to := e.login("belair.example", form("alex@example.com", password, "")).Header.Get("Location"); to != "/my-account" {
+			t.Fatalf("the right password after the re-posts went to %q", to)
+		}
+	})
+}
+
+// TestDisabledAccountSignsNothingIn: once staff disable an account its
+// sessions stop working and the form post refuses its right password (a
+// login error: §8.5 has no block code); enabled again, the session works.
+func TestDisabledAccountSignsNothingIn(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create(belair, "alex@example.com", nil)
+		session := sessionCookie(t, e.login("belair.example", form("alex@example.com", password, "")))
+		ctx := context.Background()
+		if err := e.accounts.Disable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := e.me("belair.example", session); status != http.StatusUnauthorized {
+			t.Fatalf("me of a disabled account: %d", status)
+		}
+		if to := e.login("belair.example", form("alex@example.com", password, "")).Header.Get("Location"); to != "/webseal.do?error="+sso.CodeLoginError {
+			t.Fatalf("form post of a disabled account went to %q", to)
+		}
+		if err := e.accounts.Enable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
+			t.Fatal(err)
+		}
+		if status, _ := e.me("belair.example", session); status != http.StatusOK {
+			t.Fatalf("me once enabled: %d", status)
+		}
 	})
 }
 

@@ -177,6 +177,21 @@ test('a locked account answers like a wrong password', async () => {
   }
 });
 
+test('an account disabled by staff: a wrong password shows the login error, the right one the block roadblock', async () => {
+  const { context, page } = await openPage(browser, server.url('belair', '/'));
+  try {
+    await failSignIn(page, 'disabled@belair.example', 'Not-the-password-1');
+    const answered = page.waitForResponse((r) => /\/api\/v1\/accounts\/[^/]+\/authentication$/.test(r.url()));
+    await signIn(page, 'disabled@belair.example', PASSWORD);
+    assert.equal((await answered).status(), 403);
+    await page.waitForURL(server.url('belair', '/roadblock/block'));
+    await page.getByRole('heading', { level: 1, name: 'Your access is blocked' }).waitFor();
+    await checkA11y(page);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a temporary password goes to /reset, holding it for the reset screen', async () => {
   const { context, page } = await openPage(browser, server.url('belair', '/'));
   try {

@@ -225,6 +225,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        TechnicalError: {
+            /** @description Only where the spec gives one (login difficulties); none is emitted today. */
+            errorCode?: string;
+            /** @description error.technical */
+            messageKey: string;
+        };
         FindRequest: {
             email: string;
         };
@@ -410,6 +416,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description An unexpected failure; no errorCode (the technical roadblock). */
+        Technical: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TechnicalError"];
+            };
+        };
     };
     parameters: {
         Province: string;
@@ -443,6 +458,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Error"];
+            500: components["responses"]["Technical"];
         };
     };
     findAccount: {
@@ -497,6 +513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     checkTemporary: {
@@ -535,6 +552,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description 3001: the right temporary password of an account staff disabled (the block roadblock). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description TEMPORARY_PASSWORD_INVALID: none usable any more (the temporary roadblock). */
             409: {
                 headers: {
@@ -553,6 +579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     authenticate: {
@@ -591,6 +618,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description 3001: every credential was right, but staff disabled the account (the block roadblock). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED. */
             429: {
                 headers: {
@@ -600,6 +636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     notify: {
@@ -638,7 +675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown account. */
+            /** @description NOT_FOUND: the id is not of the id shape. An id of no account (a decoy of password reset) answers 200 and sends nothing. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -656,6 +693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     me: {
@@ -688,6 +726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     logout: {
@@ -709,6 +748,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            500: components["responses"]["Technical"];
         };
     };
     requestReset: {
@@ -754,6 +794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     exchangeResetLink: {
@@ -790,6 +831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     resendResetCode: {
@@ -843,6 +885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     validateResetCode: {
@@ -900,6 +943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
     setPassword: {
@@ -938,7 +982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3004: the reset token is dead. */
+            /** @description 3004: the reset token is dead. Temporary variant: 3001 for the right temporary password of an account staff disabled. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -965,6 +1009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
         };
     };
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { repoPath } from '@/test/repo';
 import {
   ACCOUNT_TYPE_PATH,
   errorCodeOf,
@@ -197,5 +199,28 @@ describe('websealOutcome (spec §8.5)', () => {
   ];
   it.each(cases)('$code', ({ code, expected }) => {
     expect(websealOutcome(code)).toEqual(expected);
+  });
+});
+
+// testdata/api/answers.json holds answers the Go tests make the server give
+// (an unexpected error, a panic, the database gone, a disabled account): the
+// server's real bodies land on the roadblocks spec §8.1 gives them.
+describe('answers the server gives (testdata/api/answers.json)', () => {
+  interface Answer {
+    status: number;
+    call: ApiCall;
+    body: unknown;
+    roadblock: string;
+  }
+  const { answers } = JSON.parse(readFileSync(repoPath('testdata/api/answers.json'), 'utf8')) as {
+    answers: Record<string, Answer>;
+  };
+  it.each(Object.entries(answers))('%s', (_, answer) => {
+    const outcome = interpretResponse({ status: answer.status, data: answer.body }, answer.call);
+    expect(outcome).toMatchObject({ kind: 'roadblock', page: answer.roadblock });
+  });
+  it('the technical answer is a 500 without errorCode', () => {
+    expect(answers.technical).toMatchObject({ status: 500 });
+    expect(errorCodeOf(answers.technical?.body)).toBeNull();
   });
 });

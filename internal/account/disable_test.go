@@ -1,0 +1,144 @@
+package account_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"reflect"
+	"testing"
+
+	"guichet/internal/account"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+// TestDisabledAccount: an account staff disabled answers spec §8.1's 403
+// 3001 (the block roadblock) to its right password or temporary password,
+// and exactly what any account answers to a wrong one; Enable gives it back
+// as it was; both changes are audited with their actor.
+func TestDisabledAccount(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		a := e.create(belair, "alex@example.com", nil, "")
+		other := e.create(belair, "sam@example.com", nil, "")
+		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
+		for _, id := range []string{a.ID, temp.ID} {
+			if err := e.service.Disable(ctx, belair.ID, id, "staff:jdoe", "10.0.0.5"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wantStatus, wantBody := fixtureAnswer(t, "disabled")
+		isDisabledAnswer := func(got answer) bool {
+			var body any
+			return json.Unmarshal(got.body, &body) == nil && got.status == wantStatus && reflect.DeepEqual(body, wantBody)
+		}
+
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); !isDisabledAnswer(got) {
+			t.Fatalf("right password: %d %s, want %d %v", got.status, got.body, wantStatus, wantBody)
+		}
+		wrong := map[string]string{"password": "Wrong-Horse-9!"}
+		got, ref := e.post(belair, ip, authPath(a.ID), wrong), e.post(belair, ip, authPath(other.ID), wrong)
+		if got.status != ref.status || !bytes.Equal(got.body, ref.body) {
+			t.Fatalf("wrong password: %d %s; an enabled account's: %d %s", got.status, got.body, ref.status, ref.body)
+		}
+		withAnswers := map[string]string{"password": password, "dateOfBirth": "1990-01-01"}
+		if got := e.post(belair, ip, authPath(a.ID), withAnswers); got.status != 400 || got.code(t) != "1002" {
+			t.Fatalf("right password, wrong date of birth: %d %s", got.status, got.body)
+		}
+		if got := e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "Temp-Pass-1"}); !isDisabledAnswer(got) {
+			t.Fatalf("right temporary password: %d %s", got.status, got.body)
+		}
+		if got := e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "Temp-Pass-2"}); got.status != 400 || got.code(t) != "3005" {
+			t.Fatalf("wrong temporary password: %d %s", got.status, got.body)
+		}
+
+		// Find tells no more than for any account.
+		if got := e.post(belair, ip, "/api/v1/accounts/find", map[string]string{"email": "alex@example.com"}); got.status != 200 ||
+			got.json(t)["status"] != "A" {
+			t.Fatalf("find: %d %s", got.status, got.body)
+		}
+		// A ticket is never issued, and one issued before does not work.
+		if err := e.service.Enable(ctx, belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
+			t.Fatal(err)
+		}
+		got = e.post(belair, ip, authPath(a.ID), map[string]string{"password": password})
+		if got.status != 200 {
+			t.Fatalf("right password once enabled: %d %s", got.status, got.body)
+		}
+		if err := e.service.Disable(ctx, belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
+			t.Fatal(err)
+		}
+		err := db.InTx(ctx, func(tx *store.Tx) error {
+			_, err := account.ConsumeTicket(ctx, tx, belair.ID, a.Email, got.json(t)["loginTicket"].(string), e.clock.Now())
+			return err
+		})
+		if !errors.Is(err, account.ErrTicketInvalid) {
+			t.Fatalf("a ticket issued before Disable: %v", err)
+		}
+
+		// A locked account hides whether the password was right, disabled or not.
+		for range account.DefaultLockout.MaxFailures {
+			e.post(belair, ip, authPath(a.ID), wrong)
+		}
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.status != 400 || got.code(t) != "3005" {
+			t.Fatalf("right password while locked: %d %s", got.status, got.body)
+		}
+
+		if err := e.service.Disable(ctx, belair.ID, "AAAAAAAAAAAAAAAAAAAAAA", "staff:jdoe", ""); !errors.Is(err, account.ErrNotFound) {
+			t.Fatalf("Disable of no account: %v", err)
+		}
+		if err := e.service.Disable(ctx, intact.ID, a.ID, "staff:jdoe", ""); !errors.Is(err, account.ErrNotFound) {
+			t.Fatalf("Disable through another brand: %v", err)
+		}
+		if err := e.service.Disable(ctx, belair.ID, a.ID, "", ""); !errors.Is(err, account.ErrInvalid) {
+			t.Fatalf("Disable without actor: %v", err)
+		}
+		var actors []string
+		rows, err := db.Query(ctx, "SELECT event || ' ' || outcome || ' ' || detail FROM audit_events WHERE account_id = ? AND event LIKE 'account.%' ORDER BY id", a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			actors = append(actors, s)
+		}
+		want := []string{"account.disable ok staff:jdoe", "account.enable ok staff:jdoe", "account.disable ok staff:jdoe"}
+		if !reflect.DeepEqual(actors, want) {
+			t.Fatalf("audited %q, want %q", actors, want)
+		}
+		if !contains(e.auditRows(a.ID), "login.authentication disabled") {
+			t.Fatalf("the refused sign-in is not audited: %v", e.auditRows(a.ID))
+		}
+	})
+}
+
+// fixtureAnswer is an answer of testdata/api/answers.json, the answers the
+// SPA's error catalogue test maps to roadblocks.
+func fixtureAnswer(t *testing.T, name string) (int, any) {
+	t.Helper()
+	raw, err := os.ReadFile("../../testdata/api/answers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Answers map[string]struct {
+			Status int `json:"status"`
+			Body   any `json:"body"`
+		} `json:"answers"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	a, ok := f.Answers[name]
+	if !ok {
+		t.Fatalf("testdata/api/answers.json has no %q", name)
+	}
+	return a.Status, a.Body
+}

@@ -1,0 +1,62 @@
+package app
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestDatabaseOutageIsTechnical closes the database under the running
+// application: a flow's call answers spec §8.1's plain 500 (no errorCode),
+// which the SPA shows as the technical roadblock, not login difficulties.
+func TestDatabaseOutageIsTechnical(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *App) {
+		belair, _ := a.Brands.ByID("belair")
+		a.DB.Close()
+		wantStatus, wantBody := fixtureAnswer(t, "technical")
+		for _, c := range []struct{ path, body string }{
+			{"/api/v1/accounts/find", `{"email":"demo@belair.example"}`},
+			{"/api/v1/accounts/password-reset", `{"email":"demo@belair.example"}`},
+			{"/api/v1/accounts/" + placeholder + "/authentication", `{"password":"Wrong-Horse-9!"}`},
+		} {
+			req := httptest.NewRequest("POST", c.path, strings.NewReader(c.body))
+			req.Host = belair.Hosts[0]
+			req.Header.Set("api-key", belair.APIKey)
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			a.Handler.ServeHTTP(rec, req)
+			var body any
+			_ = json.Unmarshal(rec.Body.Bytes(), &body)
+			if rec.Code != wantStatus || !reflect.DeepEqual(body, wantBody) {
+				t.Fatalf("%s with the database closed: %d %s, want %d %v", c.path, rec.Code, rec.Body, wantStatus, wantBody)
+			}
+		}
+	})
+}
+
+// fixtureAnswer is an answer of testdata/api/answers.json, the answers the
+// SPA's error catalogue test maps to roadblocks.
+func fixtureAnswer(t *testing.T, name string) (int, any) {
+	t.Helper()
+	raw, err := os.ReadFile("../../testdata/api/answers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Answers map[string]struct {
+			Status int `json:"status"`
+			Body   any `json:"body"`
+		} `json:"answers"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	a, ok := f.Answers[name]
+	if !ok {
+		t.Fatalf("testdata/api/answers.json has no %q", name)
+	}
+	return a.Status, a.Body
+}

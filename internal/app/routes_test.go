@@ -1,0 +1,171 @@
+package app
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"guichet/internal/httpapi"
+	"guichet/internal/store/storetest"
+)
+
+// testApp builds the application as `guichet serve` does (no --dev: logged
+// mail, production hosts) on SQLite, or on PostgreSQL when databaseURL is
+// set.
+func testApp(t *testing.T, databaseURL string) *App {
+	t.Helper()
+	a, err := New(context.Background(), Config{
+		DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DatabaseURL: databaseURL,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.DB.Close() })
+	return a
+}
+
+// eachDatabase runs fn on an application over SQLite and over PostgreSQL
+// (skipped without GUICHET_TEST_DATABASE_URL, required with
+// GUICHET_REQUIRE_POSTGRES=1, as storetest does).
+func eachDatabase(t *testing.T, fn func(t *testing.T, a *App)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, testApp(t, "")) })
+	t.Run("postgres", func(t *testing.T) { fn(t, testApp(t, storetest.PostgresURL(t))) })
+}
+
+// plausibleBodies are requests each route with a path parameter accepts (a
+// wrong password, a wrong code, a dead token...), so that its path values go
+// as far into the handler as a real client's would. A route with a path
+// parameter and no entry here fails TestHostilePathValues: a new route joins
+// it (and TestDecoyIDsAnswerLikeAccountIDs) by construction.
+var plausibleBodies = map[string][]string{
+	"POST /api/v1/accounts/{id}/temporary": {`{"tempPassword":"Temp-Pass-2026"}`},
+	"POST /api/v1/accounts/{id}/authentication": {
+		`{"password":"Wrong-Horse-9!"}`,
+		`{"password":"Wrong-Horse-9!","dateOfBirth":"1980-04-12","postalCode":"M5V 2T6"}`,
+	},
+	"POST /api/v1/accounts/{id}/notification": {
+		`{"mediumType":"EMAIL","notificationType":"RESET_PSW"}`,
+		`{"mediumType":"EMAIL","notificationType":"LOCKED_ACCOUNT"}`,
+	},
+	"POST /api/v1/accounts/{id}/password-reset/{validationId}/resend": {``},
+	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}":       {`{"validationValue":"{code}"}`},
+	"POST /api/v1/accounts/{id}/password": {
+		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,
+		`{"password":"Brand-New-Pass-2026!","tempPassword":"Temp-Pass-2026"}`,
+		// Holds the local part of TestDecoyIDsAnswerLikeAccountIDs' email.
+		`{"password":"Alexander-2026!","tempPassword":"Temp-Pass-2026"}`,
+	},
+}
+
+// hostileValues are path values as a client puts them in the URL (already
+// percent-encoded where a client must encode).
+var hostileValues = map[string]string{
+	"NUL":                   "%00",
+	"NUL in an id":          "AAAAAAAAAAA%00AAAAAAAAAA",
+	"invalid UTF-8":         "%FF%FE",
+	"overlong UTF-8":        "%C0%AF",
+	"UTF-16 surrogate":      "%ED%A0%80",
+	"10 kB":                 strings.Repeat("a", 10<<10),
+	"4 kB, under the limit": strings.Repeat("A", 4000),
+	"dot dot slash":         "../",
+	"encoded dot dot slash": "..%2F..%2Fetc%2Fpasswd",
+	"SQL quote":             "%27%20OR%201%3D1--",
+	"SQL quote, id length":  "%27%20OR%20%271%27%3D%271%27--%20",
+	"emoji":                 "%F0%9F%98%80",
+	"right-to-left mark":    "%E2%80%AE",
+	"double encoding":       "%2500",
+	"22 accented letters":   strings.Repeat("%C3%A9", 22),
+	"space":                 "%20",
+}
+
+// placeholder fills the other path parameters with an id of the right shape.
+const placeholder = "AAAAAAAAAAAAAAAAAAAAAA"
+
+var pathParam = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)(?:\.\.\.)?\}`)
+
+// parameterised returns the routes of the table with path parameters, and
+// their parameter names.
+func parameterised(t *testing.T, routes []httpapi.Route) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, r := range routes {
+		var names []string
+		for _, m := range pathParam.FindAllStringSubmatch(r.Pattern, -1) {
+			names = append(names, m[1])
+		}
+		if len(names) == 0 {
+			continue
+		}
+		if r.Kind != httpapi.API {
+			t.Fatalf("%s: a %s route with path parameters; these tests only know how to call API routes", r.Pattern, r.Kind)
+		}
+		if _, ok := plausibleBodies[r.Pattern]; !ok {
+			t.Fatalf("%s has path parameters and no plausible body in plausibleBodies", r.Pattern)
+		}
+		out[r.Pattern] = names
+	}
+	if len(out) == 0 {
+		t.Fatal("no route has a path parameter: the route table was not read")
+	}
+	return out
+}
+
+// fill returns the method and the path of a pattern with its parameters
+// replaced by values (as they go in the URL).
+func fill(pattern string, values map[string]string) (method, path string) {
+	method, path, _ = strings.Cut(pattern, " ")
+	path = strings.ReplaceAll(path, "{$}", "")
+	path = pathParam.ReplaceAllStringFunc(path, func(p string) string {
+		return values[pathParam.FindStringSubmatch(p)[1]]
+	})
+	return method, path
+}
+
+// TestHostilePathValues sends hostile values in every path parameter of
+// every route of the table, over HTTP on both databases, with a valid api
+// key, host and body: no answer may be a 5xx, and none a success.
+// PostgreSQL refused a NUL byte or invalid UTF-8 with an error (SQLSTATE
+// 22021) when such a value reached a query.
+func TestHostilePathValues(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, a *App) {
+		srv := httptest.NewServer(a.Handler)
+		defer srv.Close()
+		belair, _ := a.Brands.ByID("belair")
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		for pattern, params := range parameterised(t, a.Routes) {
+			for _, param := range params {
+				for name, value := range hostileValues {
+					values := map[string]string{}
+					for _, p := range params {
+						values[p] = placeholder
+					}
+					values[param] = value
+					method, path := fill(pattern, values)
+					for _, body := range plausibleBodies[pattern] {
+						body = strings.ReplaceAll(body, "{code}", "123456")
+						req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+						if err != nil {
+							t.Fatalf("%s, %s = %s: %v", pattern, param, name, err)
+						}
+						req.Host = belair.Hosts[0]
+						req.Header.Set("api-key", belair.APIKey)
+						req.Header.Set("Content-Type", "application/json")
+						res, err := client.Do(req)
+						if err != nil {
+							t.Fatalf("%s, %s = %s: %v", pattern, param, name, err)
+						}
+						answer, _ := io.ReadAll(res.Body)
+						res.Body.Close()
+						if res.StatusCode >= 500 || res.StatusCode < 300 {
+							t.Errorf("%s, %s = %s: %d %.200s", pattern, param, name, res.StatusCode, answer)
+						}
+					}
+				}
+			}
+		}
+	})
+}

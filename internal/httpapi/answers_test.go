@@ -1,0 +1,68 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/api"
+)
+
+// fixtureAnswer is an answer of testdata/api/answers.json, the answers the
+// SPA's error catalogue test maps to roadblocks.
+func fixtureAnswer(t *testing.T, name string) (int, any) {
+	t.Helper()
+	raw, err := os.ReadFile("../../testdata/api/answers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Answers map[string]struct {
+			Status int `json:"status"`
+			Body   any `json:"body"`
+		} `json:"answers"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	a, ok := f.Answers[name]
+	if !ok {
+		t.Fatalf("testdata/api/answers.json has no %q", name)
+	}
+	return a.Status, a.Body
+}
+
+// TestUnexpectedErrorsAreTechnical: a handler's plain error (the database
+// gone, a bug) and a panic answer spec §8.1's 500 without errorCode, the
+// technical roadblock; a 500 with an errorCode would send the visitor to
+// login difficulties.
+func TestUnexpectedErrorsAreTechnical(t *testing.T) {
+	s := &server{metrics: newHTTPMetrics(prometheus.NewRegistry())}
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/v1/error", api.Handler(func(http.ResponseWriter, *http.Request) error {
+		return errors.New("sql: database is closed")
+	}))
+	mux.Handle("POST /api/v1/panic", api.Handler(func(http.ResponseWriter, *http.Request) error {
+		panic("a bug")
+	}))
+	h := s.middleware(mux)
+	wantStatus, wantBody := fixtureAnswer(t, "technical")
+	for _, path := range []string{"/api/v1/error", "/api/v1/panic"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", path, bytes.NewReader(nil)))
+		var body any
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+			t.Fatalf("%s: %v: %s", path, err, rec.Body)
+		}
+		if rec.Code != wantStatus || !reflect.DeepEqual(body, wantBody) {
+			t.Fatalf("%s answered %d %s, want %d %v", path, rec.Code, rec.Body, wantStatus, wantBody)
+		}
+	}
+}
