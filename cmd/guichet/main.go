@@ -49,6 +49,9 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.SMTPURL, "smtp-url", cfg.SMTPURL, "smtp://user:pass@host:587 (GUICHET_SMTP_URL)")
 	fs.StringVar(&cfg.SMSURL, "sms-url", cfg.SMSURL, "SMS provider URL (GUICHET_SMS_URL)")
 	fs.BoolVar(&cfg.Dev, "dev", cfg.Dev, "development mode: demo data, dev mailbox, plain http (GUICHET_DEV=1)")
+	fs.StringVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "load balancers whose X-Forwarded-For hops are skipped: CIDR list (GUICHET_TRUSTED_PROXIES)")
+	fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "admin listener (/metrics); off: none (GUICHET_ADMIN_ADDR)")
+	fs.StringVar(&cfg.MaintenanceBypass, "maintenance-bypass", cfg.MaintenanceBypass, "maintenancePageBypass value that lets staff through maintenance (GUICHET_MAINTENANCE_BYPASS)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

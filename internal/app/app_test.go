@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -155,5 +156,95 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 	}
 	if err := <-served; err != nil && err != http.ErrServerClosed {
 		t.Fatalf("Serve returned %v", err)
+	}
+}
+
+// TestServeOpensTheAdminListener: Serve opens the public and the admin
+// listener; the metrics are on the admin one only, and both close on stop.
+func TestServeOpensTheAdminListener(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, func(a string) { addr <- a }) }()
+	public := "http://" + <-addr
+	admin := "http://" + a.AdminAddr()
+	get := func(url string) (int, string) {
+		t.Helper()
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if status, _ := get(public + "/healthz"); status != 200 {
+		t.Fatalf("public /healthz = %d", status)
+	}
+	if status, body := get(public + "/metrics"); status != http.StatusNotFound || strings.Contains(body, "guichet_") {
+		t.Fatalf("public /metrics = %d", status)
+	}
+	status, body := get(admin + "/metrics")
+	if status != 200 || !strings.Contains(body, `route="GET /healthz"`) || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("admin /metrics = %d:\n%.500s", status, body)
+	}
+	stop()
+	if err := <-served; err != nil && err != http.ErrServerClosed {
+		t.Fatalf("Serve returned %v", err)
+	}
+	for _, url := range []string{public, admin} {
+		if res, err := http.Get(url + "/healthz"); err == nil {
+			res.Body.Close()
+			t.Fatalf("%s still answers after Serve returned", url)
+		}
+	}
+}
+
+// TestAdminListenerOff: "off" opens no admin listener; a taken admin
+// address stops the start with an error naming GUICHET_ADMIN_ADDR.
+func TestAdminListenerOff(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, c := range []struct{ admin, wantErr string }{{"off", ""}, {taken.Addr().String(), "GUICHET_ADMIN_ADDR"}} {
+		ctx, stop := context.WithCancel(context.Background())
+		a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+			Addr: "127.0.0.1:0", AdminAddr: c.admin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := make(chan error, 1)
+		go func() { served <- a.Serve(ctx, func(string) { stop() }) }()
+		err = <-served
+		stop()
+		if c.wantErr == "" && (err != nil || a.AdminAddr() != "") {
+			t.Fatalf("admin %q: Serve = %v, admin address %q", c.admin, err, a.AdminAddr())
+		}
+		if c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)) {
+			t.Fatalf("admin %q: Serve = %v, want an error naming %s", c.admin, err, c.wantErr)
+		}
+	}
+}
+
+// TestTrustProxyIsRefused: the old GUICHET_TRUST_PROXY stops the start
+// with a message naming its replacement; a bad proxy list too.
+func TestTrustProxyIsRefused(t *testing.T) {
+	t.Setenv("GUICHET_TRUST_PROXY", "1")
+	cfg := ConfigFromEnv()
+	cfg.DataDir, cfg.BrandsDir, cfg.Dev = t.TempDir(), "../../config/brands", true
+	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_TRUSTED_PROXIES") {
+		t.Fatalf("New with GUICHET_TRUST_PROXY = %v, want a refusal naming GUICHET_TRUSTED_PROXIES", err)
+	}
+	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", TrustedProxies: "10.0.0.0/8, lb.internal"})
+	if err == nil || !strings.Contains(err.Error(), `GUICHET_TRUSTED_PROXIES: "lb.internal"`) {
+		t.Fatalf("New with a host name in the proxy list = %v", err)
 	}
 }

@@ -13,7 +13,6 @@ func (s *server) routes(mux *http.ServeMux) {
 	// Operations: no brand needed (load balancers call them by IP).
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.metricsHandler())
 
 	apiRoute := func(pattern string, h api.Handler) { mux.Handle(pattern, s.withBrand(s.withAPI(h))) }
 	pageRoute := func(pattern string, h api.Handler) { mux.Handle(pattern, s.withBrand(h)) }

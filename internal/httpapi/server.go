@@ -24,9 +24,9 @@ type Config struct {
 	// DefaultBrand serves unknown hosts when set; otherwise they get the
 	// 'unknown site' page.
 	DefaultBrand string
-	// TrustProxy honours X-Forwarded-For / X-Forwarded-Proto from a load
-	// balancer in front.
-	TrustProxy bool
+	// TrustedProxies are the load balancers in front: X-Forwarded-For and
+	// X-Forwarded-Proto count only when the direct peer is one of them.
+	TrustedProxies Proxies
 }
 
 // Deps are the services the routes call.

@@ -51,6 +51,8 @@ export async function startServer() {
   const env = {
     ...process.env,
     GUICHET_ADDR: `127.0.0.1:${port}`,
+    // Servers of several test files run at once: no admin listener on a fixed port.
+    GUICHET_ADMIN_ADDR: 'off',
     GUICHET_DATA_DIR: dataDir,
     GUICHET_BRANDS_DIR: process.env.GUICHET_BRANDS_DIR || join(repoRoot, 'config/brands'),
   };
