@@ -6,6 +6,8 @@
 //	guichet check-config      validate the brand files and exit
 //	guichet outbox list       list queued and recent notifications
 //	guichet outbox retry ID   queue a failed or abandoned notification again
+//	guichet maintenance on|off|status [--brand B] [--until TIME]
+//	                          API calls answer 503 (the maintenance roadblock)
 //	guichet version           print the version
 package main
 
@@ -80,11 +82,13 @@ func run(args []string, stdout io.Writer) error {
 		return nil
 	case "outbox":
 		return outbox(ctx, cfg, fs.Args(), stdout)
+	case "maintenance":
+		return maintenanceCmd(ctx, cfg, fs.Args(), stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (serve, migrate, check-config, outbox, version)", cmd)
+	return fmt.Errorf("unknown command %q (serve, migrate, check-config, outbox, maintenance, version)", cmd)
 }
 
 // outbox is the operators' view of the notification outbox.

@@ -19,6 +19,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/httpapi"
+	"guichet/internal/maintenance"
 	"guichet/internal/notify"
 	"guichet/internal/recovery"
 	"guichet/internal/sso"
@@ -53,6 +54,8 @@ type Config struct {
 	MaintenanceBypass string
 	// obsoleteTrustProxy: GUICHET_TRUST_PROXY is set; New refuses to start.
 	obsoleteTrustProxy bool
+	// now is the maintenance reader's clock (tests move it); nil: time.Now.
+	now func() time.Time
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -89,6 +92,13 @@ func ConfigFromEnv() Config {
 var errTrustProxy = errors.New("GUICHET_TRUST_PROXY is no longer supported (it trusted the first X-Forwarded-For " +
 	"entry, which the client writes): list your load balancers in GUICHET_TRUSTED_PROXIES (CIDR networks, " +
 	"comma-separated) and unset GUICHET_TRUST_PROXY")
+
+func (c Config) clock() func() time.Time {
+	if c.now != nil {
+		return c.now
+	}
+	return time.Now
+}
 
 // adminEnabled: whether Serve opens the admin listener.
 func (c Config) adminEnabled() bool { return c.AdminAddr != "" && c.AdminAddr != "off" }
@@ -176,6 +186,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps := httpapi.Deps{
 		Brands: brands, DB: db, SPA: web.Dist(), SPAPaths: web.Paths(), Metrics: metrics,
+		Maintenance: maintenance.NewReader(db, cfg.clock()),
 	}
 	if err := a.wireServices(ctx, &deps, metrics); err != nil {
 		db.Close()
@@ -183,6 +194,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	h, err := httpapi.New(httpapi.Config{
 		Dev: cfg.Dev, Env: cfg.env(), DefaultBrand: cfg.DefaultBrand, TrustedProxies: proxies,
+		MaintenanceBypass: cfg.MaintenanceBypass,
 	}, deps)
 	if err != nil {
 		db.Close()

@@ -14,6 +14,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"guichet/internal/maintenance"
+	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 )
 
 func TestMain(m *testing.M) {
@@ -246,5 +250,59 @@ func TestTrustProxyIsRefused(t *testing.T) {
 	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", TrustedProxies: "10.0.0.0/8, lb.internal"})
 	if err == nil || !strings.Contains(err.Error(), `GUICHET_TRUSTED_PROXIES: "lb.internal"`) {
 		t.Fatalf("New with a host name in the proxy list = %v", err)
+	}
+}
+
+// TestSecondInstanceSeesMaintenance: two instances on one database; the
+// maintenance turned on through one is answered by the other within a
+// second (its clock moved, no sleep), without a restart, and so is its end.
+func TestSecondInstanceSeesMaintenance(t *testing.T) {
+	for _, postgres := range []bool{false, true} {
+		name := map[bool]string{false: "sqlite", true: "postgres"}[postgres]
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			clock := testclock.New()
+			cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DefaultBrand: "belair", now: clock.Now}
+			if postgres {
+				cfg.DatabaseURL = storetest.PostgresURL(t)
+			}
+			var instances [2]*App
+			for i := range instances {
+				a, err := New(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer a.DB.Close()
+				instances[i] = a
+			}
+			b, _ := instances[0].Brands.ByID("belair")
+			welcome := func(a *App) int {
+				req := httptest.NewRequest("GET", "/api/v1/welcome", nil)
+				req.Host = "belair.example"
+				req.Header.Set("X-API-KEY", b.APIKey)
+				rec := httptest.NewRecorder()
+				a.Handler.ServeHTTP(rec, req)
+				return rec.Code
+			}
+			if got := welcome(instances[1]); got != http.StatusOK {
+				t.Fatalf("before: %d", got)
+			}
+			if err := maintenance.On(ctx, instances[0].DB, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(maintenance.Refresh)
+			for i, a := range instances {
+				if got := welcome(a); got != http.StatusServiceUnavailable {
+					t.Fatalf("instance %d under maintenance: %d", i, got)
+				}
+			}
+			if _, err := maintenance.Off(ctx, instances[0].DB, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(maintenance.Refresh)
+			if got := welcome(instances[1]); got != http.StatusOK {
+				t.Fatalf("after off: %d", got)
+			}
+		})
 	}
 }

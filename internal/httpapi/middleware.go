@@ -217,8 +217,9 @@ func (s *server) withBrand(next http.Handler) http.Handler {
 }
 
 // withAPI checks the api key of the host's brand (header api-key on the main
-// client, X-API-KEY on the second) and reads the province and language
-// headers (spec §7), falling back like the pages do.
+// client, X-API-KEY on the second), reads the province and language headers
+// (spec §7), falling back like the pages do, and answers 503 while the
+// brand is under maintenance.
 func (s *server) withAPI(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		site := api.SiteOf(r)
@@ -234,7 +235,11 @@ func (s *server) withAPI(next http.Handler) http.Handler {
 			site.Province = site.Brand.ResolveProvince(p, "")
 		}
 		site.Language = site.Brand.ResolveLanguage(site.Province, r.Header.Get("language"), cookie(r, "language"))
-		next.ServeHTTP(w, r.WithContext(api.WithSite(r.Context(), site)))
+		r = r.WithContext(api.WithSite(r.Context(), site))
+		if s.underMaintenance(w, r) {
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
