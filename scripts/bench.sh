@@ -9,14 +9,14 @@ trap 'kill "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
 
 echo "== start to ready, idle memory (bin/guichet serve --dev, SQLite)"
 start=$(date +%s%N)
-GUICHET_ADDR=127.0.0.1:$port GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
+GUICHET_ADDR=127.0.0.1:$port GUICHET_ADMIN_ADDR=127.0.0.1:0 GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
 pid=$!
 until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.005; done
 ready=$(( ($(date +%s%N) - start) / 1000000 ))
 echo "start to ready (first start: migrations and demo data): ${ready} ms"
 kill "$pid"; wait "$pid" 2>/dev/null || true
 start=$(date +%s%N)
-GUICHET_ADDR=127.0.0.1:$port GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
+GUICHET_ADDR=127.0.0.1:$port GUICHET_ADMIN_ADDR=127.0.0.1:0 GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
 pid=$!
 until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.005; done
 ready=$(( ($(date +%s%N) - start) / 1000000 ))

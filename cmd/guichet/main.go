@@ -49,6 +49,9 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.TLSCert, "tls-cert", cfg.TLSCert, "PEM certificate chain: serve HTTPS (GUICHET_TLS_CERT)")
 	fs.StringVar(&cfg.TLSKey, "tls-key", cfg.TLSKey, "PEM private key of --tls-cert (GUICHET_TLS_KEY)")
 	fs.SetOutput(io.Discard) // parse errors are returned; help is printed to stdout
+	fs.StringVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "load balancers whose X-Forwarded-For hops are skipped: CIDR list (GUICHET_TRUSTED_PROXIES)")
+	fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "admin listener (/metrics); off: none (GUICHET_ADMIN_ADDR)")
+	fs.StringVar(&cfg.MaintenanceBypass, "maintenance-bypass", cfg.MaintenanceBypass, "maintenancePageBypass value that lets staff through maintenance (GUICHET_MAINTENANCE_BYPASS)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -80,6 +83,8 @@ func run(args []string, stdout io.Writer) error {
 		return outbox(ctx, cfg, fs.Args(), stdout)
 	case "backup":
 		return backup(ctx, cfg, fs.Args(), stdout)
+	case "maintenance":
+		return maintenanceCmd(ctx, cfg, fs.Args(), stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -256,3 +256,6 @@ func demoPolicyNumber(b *brand.Brand, c demoCase, i int) string {
 	digits := fmt.Sprintf("%0*d", length-len(prefix), 1000+caseIndex*10+i)
 	return prefix + digits[len(digits)-(length-len(prefix)):]
 }
+
+// DemoAccountsPerBrand is how many demo accounts SeedDemo keeps for each brand.
+func DemoAccountsPerBrand() int { return len(demoCases) }

@@ -8,6 +8,7 @@ import (
 
 	"guichet/internal/audit"
 	"guichet/internal/store"
+	"guichet/internal/throttle"
 )
 
 // Found is the login variant of spec §7's find answer.
@@ -26,7 +27,7 @@ func (s *Service) Find(ctx context.Context, brand, email, ip string) (Found, err
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		found, answer = Found{}, nil
 		e := audit.Event{Brand: brand, IP: ip, Event: EventFind}
-		ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.Find, ip)
+		ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.Find, throttle.ClientKey(ip))
 		if err != nil {
 			return err
 		}

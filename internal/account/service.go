@@ -133,16 +133,16 @@ const (
 	EventPasswordSet    = "password.set"
 )
 
-// allow counts a hit of a rate-limit rule, auditing a refusal in the same
-// transaction.
-func (s *Service) allow(ctx context.Context, rule throttle.Rule, subject string, e audit.Event) error {
+// allow counts a hit of a per-client rate-limit rule for the client address
+// ip (by throttle.ClientKey), auditing a refusal in the same transaction.
+func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e audit.Event) error {
 	if rule.Limit <= 0 || rule.Window <= 0 {
 		return nil
 	}
 	var ok bool
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		var err error
-		if ok, err = s.Limiter.AllowTx(ctx, tx, rule, subject); err != nil || ok {
+		if ok, err = s.Limiter.AllowTx(ctx, tx, rule, throttle.ClientKey(ip)); err != nil || ok {
 			return err
 		}
 		e.Outcome, e.Detail = "rate_limited", rule.Scope

@@ -178,7 +178,7 @@ func (h Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // ClientIP returns the request's client address (the direct peer; a trusted
 // proxy header is honoured only when the server is configured for it, see
-// httpapi.TrustProxy).
+// httpapi.Proxies).
 func ClientIP(r *http.Request) string {
 	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok {
 		return ip

@@ -19,6 +19,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/httpapi"
+	"guichet/internal/maintenance"
 	"guichet/internal/notify"
 	"guichet/internal/recovery"
 	"guichet/internal/sso"
@@ -39,9 +40,22 @@ type Config struct {
 	Dev          bool   // GUICHET_DEV=1 or --dev
 	Env          string // GUICHET_ENV: which SSO URLs of the brand files ("dev" or "prod")
 	DefaultBrand string // GUICHET_DEFAULT_BRAND: serves unknown hosts
-	TrustProxy   bool   // GUICHET_TRUST_PROXY=1: honour X-Forwarded-For/-Proto
 	TLSCert      string // GUICHET_TLS_CERT and GUICHET_TLS_KEY: serve HTTPS
 	TLSKey       string
+
+	// GUICHET_TRUSTED_PROXIES: the load balancers (comma-separated CIDR
+	// networks or addresses) whose X-Forwarded-For hops are skipped.
+	TrustedProxies string
+	// GUICHET_ADMIN_ADDR: the operators' listener (/metrics); "off" or
+	// empty: none.
+	AdminAddr string
+	// GUICHET_MAINTENANCE_BYPASS: the maintenancePageBypass value that lets
+	// staff through maintenance; empty: no bypass.
+	MaintenanceBypass string
+	// obsoleteTrustProxy: GUICHET_TRUST_PROXY is set; New refuses to start.
+	obsoleteTrustProxy bool
+	// now is the maintenance reader's clock (tests move it); nil: time.Now.
+	now func() time.Time
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -63,11 +77,31 @@ func ConfigFromEnv() Config {
 		Dev:          isTrue(get("GUICHET_DEV", "")),
 		Env:          get("GUICHET_ENV", ""),
 		DefaultBrand: get("GUICHET_DEFAULT_BRAND", ""),
-		TrustProxy:   isTrue(get("GUICHET_TRUST_PROXY", "")),
 		TLSCert:      get("GUICHET_TLS_CERT", ""),
 		TLSKey:       get("GUICHET_TLS_KEY", ""),
+
+		TrustedProxies:     get("GUICHET_TRUSTED_PROXIES", ""),
+		AdminAddr:          get("GUICHET_ADMIN_ADDR", "127.0.0.1:9090"),
+		MaintenanceBypass:  get("GUICHET_MAINTENANCE_BYPASS", ""),
+		obsoleteTrustProxy: get("GUICHET_TRUST_PROXY", "") != "",
 	}
 }
+
+// errTrustProxy refuses the old setting, which trusted the client-written
+// first X-Forwarded-For entry, rather than silently ignoring it.
+var errTrustProxy = errors.New("GUICHET_TRUST_PROXY is no longer supported (it trusted the first X-Forwarded-For " +
+	"entry, which the client writes): list your load balancers in GUICHET_TRUSTED_PROXIES (CIDR networks, " +
+	"comma-separated) and unset GUICHET_TRUST_PROXY")
+
+func (c Config) clock() func() time.Time {
+	if c.now != nil {
+		return c.now
+	}
+	return time.Now
+}
+
+// adminEnabled: whether Serve opens the admin listener.
+func (c Config) adminEnabled() bool { return c.AdminAddr != "" && c.AdminAddr != "off" }
 
 func isTrue(v string) bool {
 	switch strings.ToLower(v) {
@@ -125,12 +159,22 @@ type App struct {
 	Brands  *brand.Registry
 	Handler http.Handler
 	// Routes is the handler's route table (tests walk it).
-	Routes  []httpapi.Route
-	workers []func(context.Context) error
+	Routes []httpapi.Route
+	// AdminHandler is served on GUICHET_ADMIN_ADDR (metrics).
+	AdminHandler http.Handler
+	workers      []func(context.Context) error
+	adminAddr    string
 }
 
 // New builds the application from its configuration.
 func New(ctx context.Context, cfg Config) (*App, error) {
+	if cfg.obsoleteTrustProxy {
+		return nil, errTrustProxy
+	}
+	proxies, err := httpapi.ParseProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("GUICHET_TRUSTED_PROXIES: %w", err)
+	}
 	brands, err := LoadBrands(cfg)
 	if err != nil {
 		return nil, err
@@ -144,13 +188,15 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps := httpapi.Deps{
 		Brands: brands, DB: db, SPA: web.Dist(), SPAPaths: web.Paths(), Metrics: metrics,
+		Maintenance: maintenance.NewReader(db, cfg.clock()),
 	}
 	if err := a.wireServices(ctx, &deps, metrics); err != nil {
 		db.Close()
 		return nil, err
 	}
 	h, err := httpapi.New(httpapi.Config{
-		Dev: cfg.Dev, Env: cfg.env(), DefaultBrand: cfg.DefaultBrand, TrustProxy: cfg.TrustProxy,
+		Dev: cfg.Dev, Env: cfg.env(), DefaultBrand: cfg.DefaultBrand, TrustedProxies: proxies,
+		MaintenanceBypass: cfg.MaintenanceBypass,
 	}, deps)
 	if err != nil {
 		db.Close()
@@ -158,6 +204,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.Handler = h
 	a.Routes = h.Routes()
+	a.AdminHandler = httpapi.NewAdmin(deps)
 	return a, nil
 }
 
@@ -257,29 +304,32 @@ func janitor(ctx context.Context, interval time.Duration, cleanups ...func(conte
 	}
 }
 
-// Serve listens on the configured address until ctx is done, then shuts
-// down gracefully: in-flight requests finish (up to 20 s), workers stop.
+// Serve listens on the configured address (and the admin one) until ctx is
+// done, then shuts down gracefully: in-flight requests finish (up to 20 s),
+// workers stop.
 func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	defer a.DB.Close()
 	ln, err := net.Listen("tcp", a.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", a.cfg.Addr, err)
 	}
-	srv := &http.Server{
-		Handler:           a.Handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    32 << 10,
-		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
+	srv := newServer(a.Handler)
+	var admin *http.Server
+	var adminLn net.Listener
+	if a.cfg.adminEnabled() {
+		if adminLn, err = net.Listen("tcp", a.cfg.AdminAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("listen %s (GUICHET_ADMIN_ADDR): %w", a.cfg.AdminAddr, err)
+		}
+		admin = newServer(a.AdminHandler)
+		a.adminAddr = adminLn.Addr().String()
 	}
 	workCtx, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, len(a.workers))
 	for _, w := range a.workers {
 		go func() { done <- w(workCtx) }()
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() {
 		if a.cfg.TLSCert != "" {
 			errc <- srv.ServeTLS(ln, a.cfg.TLSCert, a.cfg.TLSKey)
@@ -287,19 +337,28 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 			errc <- srv.Serve(ln)
 		}
 	}()
+	if admin != nil {
+		go func() { errc <- admin.Serve(adminLn) }()
+		slog.Info("admin listener", "addr", "http://"+a.adminAddr)
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
 	select {
-	case err := <-errc:
-		stopWork()
-		return err
+	case err = <-errc:
 	case <-ctx.Done():
+		slog.Info("shutting down")
 	}
-	slog.Info("shutting down")
 	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err = srv.Shutdown(shutCtx)
+	if serr := srv.Shutdown(shutCtx); err == nil {
+		err = serr
+	}
+	if admin != nil {
+		if serr := admin.Shutdown(shutCtx); err == nil {
+			err = serr
+		}
+	}
 	stopWork()
 	for range a.workers {
 		if werr := <-done; werr != nil && !errors.Is(werr, context.Canceled) {
@@ -307,4 +366,20 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 		}
 	}
 	return err
+}
+
+// AdminAddr is the address the admin listener is bound to, once Serve has
+// called ready; empty when it is off.
+func (a *App) AdminAddr() string { return a.adminAddr }
+
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -13,6 +14,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"guichet/internal/maintenance"
+	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 )
 
 func TestMain(m *testing.M) {
@@ -155,5 +160,149 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 	}
 	if err := <-served; err != nil && err != http.ErrServerClosed {
 		t.Fatalf("Serve returned %v", err)
+	}
+}
+
+// TestServeOpensTheAdminListener: Serve opens the public and the admin
+// listener; the metrics are on the admin one only, and both close on stop.
+func TestServeOpensTheAdminListener(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, func(a string) { addr <- a }) }()
+	public := "http://" + <-addr
+	admin := "http://" + a.AdminAddr()
+	get := func(url string) (int, string) {
+		t.Helper()
+		res, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if status, _ := get(public + "/healthz"); status != 200 {
+		t.Fatalf("public /healthz = %d", status)
+	}
+	if status, body := get(public + "/metrics"); status != http.StatusNotFound || strings.Contains(body, "guichet_") {
+		t.Fatalf("public /metrics = %d", status)
+	}
+	status, body := get(admin + "/metrics")
+	if status != 200 || !strings.Contains(body, `route="GET /healthz"`) || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("admin /metrics = %d:\n%.500s", status, body)
+	}
+	stop()
+	if err := <-served; err != nil && err != http.ErrServerClosed {
+		t.Fatalf("Serve returned %v", err)
+	}
+	for _, url := range []string{public, admin} {
+		if res, err := http.Get(url + "/healthz"); err == nil {
+			res.Body.Close()
+			t.Fatalf("%s still answers after Serve returned", url)
+		}
+	}
+}
+
+// TestAdminListenerOff: "off" opens no admin listener; a taken admin
+// address stops the start with an error naming GUICHET_ADMIN_ADDR.
+func TestAdminListenerOff(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, c := range []struct{ admin, wantErr string }{{"off", ""}, {taken.Addr().String(), "GUICHET_ADMIN_ADDR"}} {
+		ctx, stop := context.WithCancel(context.Background())
+		a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+			Addr: "127.0.0.1:0", AdminAddr: c.admin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := make(chan error, 1)
+		go func() { served <- a.Serve(ctx, func(string) { stop() }) }()
+		err = <-served
+		stop()
+		if c.wantErr == "" && (err != nil || a.AdminAddr() != "") {
+			t.Fatalf("admin %q: Serve = %v, admin address %q", c.admin, err, a.AdminAddr())
+		}
+		if c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)) {
+			t.Fatalf("admin %q: Serve = %v, want an error naming %s", c.admin, err, c.wantErr)
+		}
+	}
+}
+
+// TestTrustProxyIsRefused: the old GUICHET_TRUST_PROXY stops the start
+// with a message naming its replacement; a bad proxy list too.
+func TestTrustProxyIsRefused(t *testing.T) {
+	t.Setenv("GUICHET_TRUST_PROXY", "1")
+	cfg := ConfigFromEnv()
+	cfg.DataDir, cfg.BrandsDir, cfg.Dev = t.TempDir(), "../../config/brands", true
+	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_TRUSTED_PROXIES") {
+		t.Fatalf("New with GUICHET_TRUST_PROXY = %v, want a refusal naming GUICHET_TRUSTED_PROXIES", err)
+	}
+	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", TrustedProxies: "10.0.0.0/8, lb.internal"})
+	if err == nil || !strings.Contains(err.Error(), `GUICHET_TRUSTED_PROXIES: "lb.internal"`) {
+		t.Fatalf("New with a host name in the proxy list = %v", err)
+	}
+}
+
+// TestSecondInstanceSeesMaintenance: two instances on one database; the
+// maintenance turned on through one is answered by the other within a
+// second (its clock moved, no sleep), without a restart, and so is its end.
+func TestSecondInstanceSeesMaintenance(t *testing.T) {
+	for _, postgres := range []bool{false, true} {
+		name := map[bool]string{false: "sqlite", true: "postgres"}[postgres]
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			clock := testclock.New()
+			cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DefaultBrand: "belair", now: clock.Now}
+			if postgres {
+				cfg.DatabaseURL = storetest.PostgresURL(t)
+			}
+			var instances [2]*App
+			for i := range instances {
+				a, err := New(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer a.DB.Close()
+				instances[i] = a
+			}
+			b, _ := instances[0].Brands.ByID("belair")
+			welcome := func(a *App) int {
+				req := httptest.NewRequest("GET", "/api/v1/welcome", nil)
+				req.Host = "belair.example"
+				req.Header.Set("X-API-KEY", b.APIKey)
+				rec := httptest.NewRecorder()
+				a.Handler.ServeHTTP(rec, req)
+				return rec.Code
+			}
+			if got := welcome(instances[1]); got != http.StatusOK {
+				t.Fatalf("before: %d", got)
+			}
+			if err := maintenance.On(ctx, instances[0].DB, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(maintenance.Refresh)
+			for i, a := range instances {
+				if got := welcome(a); got != http.StatusServiceUnavailable {
+					t.Fatalf("instance %d under maintenance: %d", i, got)
+				}
+			}
+			if _, err := maintenance.Off(ctx, instances[0].DB, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(maintenance.Refresh)
+			if got := welcome(instances[1]); got != http.StatusOK {
+				t.Fatalf("after off: %d", got)
+			}
+		})
 	}
 }

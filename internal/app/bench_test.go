@@ -36,9 +36,9 @@ import (
 //
 //	GUICHET_BENCH=1 go test -run TestSignInThroughput -v ./internal/app/
 //
-// Each sign-in comes from an address of its own (X-Forwarded-For, with
-// GUICHET_TRUST_PROXY on, as behind the load balancer), so the per-address
-// limits count every attempt without refusing one.
+// Each sign-in comes from an address of its own (X-Forwarded-For, the
+// loopback client being the trusted proxy, as behind the load balancer), so
+// the per-address limits count every attempt without refusing one.
 //
 // GUICHET_BENCH_SECONDS sets each phase's length (default 20: at about 40
 // sign-ins per second, p99 is then the 8th slowest of 800, not the 4th of
@@ -66,7 +66,8 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 	}
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewJSONHandler(devNull, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	cfg := Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", TrustProxy: true}
+	cfg := Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
+		TrustedProxies: "127.0.0.1", AdminAddr: "127.0.0.1:0"}
 	if postgres {
 		cfg.DatabaseURL = storetest.PostgresURL(t)
 	}

@@ -28,6 +28,7 @@ type Event struct {
 	Event     string // what was attempted, e.g. "login.authentication"
 	Outcome   string // how it ended, e.g. "ok", "wrong_password", "locked"
 	Detail    string // optional short word; never a secret
+	Actor     string // who acted for an operators' action ("cli"); empty for a visitor's
 }
 
 // Limits that keep a row small whatever a caller passes.
@@ -41,8 +42,8 @@ func Record(ctx context.Context, ex Execer, e Event) error {
 		return fmt.Errorf("audit: brand, event and outcome are required")
 	}
 	_, err := ex.Exec(ctx,
-		"INSERT INTO audit_events (at, brand, account_id, ip, event, outcome, detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		e.At.UTC().UnixMilli(), clip(e.Brand), clip(e.AccountID), clip(e.IP), clip(e.Event), clip(e.Outcome), clip(e.Detail))
+		"INSERT INTO audit_events (at, brand, account_id, ip, event, outcome, detail, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		e.At.UTC().UnixMilli(), clip(e.Brand), clip(e.AccountID), clip(e.IP), clip(e.Event), clip(e.Outcome), clip(e.Detail), clip(e.Actor))
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", e.Event, err)
 	}
@@ -57,7 +58,7 @@ type Query interface {
 // ForAccount returns an account's events of a brand, oldest first, at most
 // limit of them (the most recent ones).
 func ForAccount(ctx context.Context, q Query, brand, accountID string, limit int) ([]Event, error) {
-	rows, err := q.Query(ctx, `SELECT at, brand, account_id, ip, event, outcome, detail FROM audit_events
+	rows, err := q.Query(ctx, `SELECT at, brand, account_id, ip, event, outcome, detail, actor FROM audit_events
 		WHERE brand = ? AND account_id = ? ORDER BY at DESC, id DESC LIMIT ?`, brand, accountID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("audit events: %w", err)
@@ -67,7 +68,7 @@ func ForAccount(ctx context.Context, q Query, brand, accountID string, limit int
 	for rows.Next() {
 		var e Event
 		var at int64
-		if err := rows.Scan(&at, &e.Brand, &e.AccountID, &e.IP, &e.Event, &e.Outcome, &e.Detail); err != nil {
+		if err := rows.Scan(&at, &e.Brand, &e.AccountID, &e.IP, &e.Event, &e.Outcome, &e.Detail, &e.Actor); err != nil {
 			return nil, err
 		}
 		e.At = time.UnixMilli(at).UTC()

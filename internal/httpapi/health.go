@@ -1,34 +1,30 @@
 package httpapi
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"guichet/internal/api"
 )
 
+// healthz and readyz are for load balancers, on the public listener: they
+// say up or down and nothing else (no version, database or error text).
 func (s *server) healthz(w http.ResponseWriter, _ *http.Request) {
 	api.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz answers 200 only while the database answers.
+// readyz answers 200 only while the database answers; why not is logged.
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 	if err := s.deps.DB.Ping(r.Context()); err != nil {
-		api.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "database unreachable"})
+		slog.WarnContext(r.Context(), "not ready", "err", err)
+		api.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
 	api.JSON(w, http.StatusOK, map[string]string{"status": "ready"})
-}
-
-func (s *server) metricsHandler() http.Handler {
-	if s.deps.Metrics == nil {
-		return http.NotFoundHandler()
-	}
-	return promhttp.HandlerFor(s.deps.Metrics, promhttp.HandlerOpts{})
 }
 
 // httpMetrics counts requests by route pattern and status, and their latency.

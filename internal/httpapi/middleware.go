@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -68,7 +67,7 @@ func (s *server) accessLog(next http.Handler) http.Handler {
 			id = hex.EncodeToString(b[:])
 		}
 		w.Header().Set("X-Request-Id", id)
-		ip := clientIP(r, s.cfg.TrustProxy)
+		ip := s.cfg.TrustedProxies.clientIP(r)
 		ctx := context.WithValue(r.Context(), requestIDKey, id)
 		ctx = api.WithClientIP(ctx, ip)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
@@ -100,22 +99,6 @@ func validRequestID(id string) bool {
 	return true
 }
 
-func clientIP(r *http.Request, trustProxy bool) string {
-	if trustProxy {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			if ip := net.ParseIP(strings.TrimSpace(first)); ip != nil {
-				return ip.String()
-			}
-		}
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 func (s *server) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -143,7 +126,7 @@ func (s *server) securityHeaders(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
 		h.Set("Content-Security-Policy", s.csp(r, nonce))
-		if r.TLS != nil || (s.cfg.TrustProxy && r.Header.Get("X-Forwarded-Proto") == "https") {
+		if r.TLS != nil || s.cfg.TrustedProxies.forwardedHTTPS(r) {
 			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), nonceKey, nonce)))
@@ -234,8 +217,9 @@ func (s *server) withBrand(next http.Handler) http.Handler {
 }
 
 // withAPI checks the api key of the host's brand (header api-key on the main
-// client, X-API-KEY on the second) and reads the province and language
-// headers (spec §7), falling back like the pages do.
+// client, X-API-KEY on the second), reads the province and language headers
+// (spec §7), falling back like the pages do, and answers 503 while the
+// brand is under maintenance.
 func (s *server) withAPI(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		site := api.SiteOf(r)
@@ -251,7 +235,11 @@ func (s *server) withAPI(next http.Handler) http.Handler {
 			site.Province = site.Brand.ResolveProvince(p, "")
 		}
 		site.Language = site.Brand.ResolveLanguage(site.Province, r.Header.Get("language"), cookie(r, "language"))
-		next.ServeHTTP(w, r.WithContext(api.WithSite(r.Context(), site)))
+		r = r.WithContext(api.WithSite(r.Context(), site))
+		if s.underMaintenance(w, r) {
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -45,7 +45,6 @@ func (s *server) routes() []Route {
 
 	add(Operation, "GET /healthz", http.HandlerFunc(s.healthz))
 	add(Operation, "GET /readyz", http.HandlerFunc(s.readyz))
-	add(Operation, "GET /metrics", s.metricsHandler())
 
 	apiRoute("GET /api/v1/welcome", s.welcome)
 

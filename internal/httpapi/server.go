@@ -11,6 +11,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/maintenance"
 	"guichet/internal/recovery"
 	"guichet/internal/sso"
 	"guichet/internal/store"
@@ -24,9 +25,12 @@ type Config struct {
 	// DefaultBrand serves unknown hosts when set; otherwise they get the
 	// 'unknown site' page.
 	DefaultBrand string
-	// TrustProxy honours X-Forwarded-For / X-Forwarded-Proto from a load
-	// balancer in front.
-	TrustProxy bool
+	// TrustedProxies are the load balancers in front: X-Forwarded-For and
+	// X-Forwarded-Proto count only when the direct peer is one of them.
+	TrustedProxies Proxies
+	// MaintenanceBypass is the maintenancePageBypass value that lets staff
+	// through maintenance; empty: none does.
+	MaintenanceBypass string
 }
 
 // Deps are the services the routes call.
@@ -36,6 +40,8 @@ type Deps struct {
 	SPA      fs.FS  // the built SPA (web.Dist())
 	SPAPaths []byte // the SPA's route list (web.Paths())
 	Metrics  *prometheus.Registry
+	// Maintenance tells which brands are under maintenance (nil: none).
+	Maintenance *maintenance.Reader
 	// DevMail serves /_dev/mail and /_dev/mail.json in --dev (may be nil).
 	DevMail http.Handler
 	// The domain handlers; routes.go registers each of their routes. A nil

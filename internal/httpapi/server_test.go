@@ -244,19 +244,64 @@ func TestBadInputIsA4xx(t *testing.T) {
 
 func TestOperations(t *testing.T) {
 	h, _ := testServer(t, Config{})
-	for _, target := range []string{"/healthz", "/readyz"} {
-		if rec := do(h, "GET", target, "10.0.0.1:8080", nil, ""); rec.Code != 200 {
-			t.Fatalf("%s = %d", target, rec.Code)
+	for target, want := range map[string]string{"/healthz": `{"status":"ok"}`, "/readyz": `{"status":"ready"}`} {
+		rec := do(h, "GET", target, "10.0.0.1:8080", nil, "")
+		if rec.Code != 200 || strings.TrimSpace(rec.Body.String()) != want {
+			t.Fatalf("%s = %d %s, want 200 %s", target, rec.Code, rec.Body.String(), want)
 		}
 	}
 	do(h, "GET", "/", "belair.localhost", nil, "") // not a dev server: unknown host
-	rec := do(h, "GET", "/metrics", "10.0.0.1", nil, "")
-	body, _ := io.ReadAll(rec.Body)
-	if !strings.Contains(string(body), `guichet_http_requests_total{method="GET",route="GET /healthz",status="200"} 1`) {
-		t.Fatalf("metrics lack the request counter:\n%s", body)
+	for _, host := range []string{"10.0.0.1", "belair.localhost"} {
+		if rec := do(h, "GET", "/metrics", host, nil, ""); rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "guichet_") {
+			t.Fatalf("/metrics on the public handler (host %s) = %d, want 404", host, rec.Code)
+		}
 	}
-	if !strings.Contains(string(body), "guichet_http_request_duration_seconds_bucket") {
+}
+
+// TestAdminServesMetrics: the metrics are on the admin handler, with the
+// public handler's counters.
+func TestAdminServesMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	brands, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := Deps{Brands: brands, DB: storetest.Open(t), SPA: fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
+		SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: reg}
+	h, err := New(Config{Env: "dev"}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(h, "GET", "/healthz", "10.0.0.1", nil, "")
+	rec := do(NewAdmin(deps), "GET", "/metrics", "127.0.0.1:9090", nil, "")
+	body := rec.Body.String()
+	if rec.Code != 200 || !strings.Contains(body, `guichet_http_requests_total{method="GET",route="GET /healthz",status="200"} 1`) {
+		t.Fatalf("admin /metrics = %d, lacks the request counter:\n%s", rec.Code, body)
+	}
+	if !strings.Contains(body, "guichet_http_request_duration_seconds_bucket") {
 		t.Fatal("metrics lack the latency histogram")
+	}
+	if rec := do(NewAdmin(deps), "GET", "/", "127.0.0.1:9090", nil, ""); rec.Code != http.StatusNotFound {
+		t.Fatalf("admin / = %d, want 404", rec.Code)
+	}
+}
+
+// TestReadyzSaysOnlyDown: a database outage is a 503 that names nothing.
+func TestReadyzSaysOnlyDown(t *testing.T) {
+	brands, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := storetest.Open(t)
+	h, err := New(Config{Env: "dev"}, Deps{Brands: brands, DB: db, SPA: fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
+		SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	rec := do(h, "GET", "/readyz", "10.0.0.1", nil, "")
+	if rec.Code != http.StatusServiceUnavailable || strings.TrimSpace(rec.Body.String()) != `{"status":"unavailable"}` {
+		t.Fatalf("/readyz with the database closed = %d %s", rec.Code, rec.Body.String())
 	}
 }
 

@@ -254,9 +254,10 @@ func tokenHash(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// allow applies a per-IP rule, auditing a refusal.
+// allow applies a per-client rule to e.IP (by throttle.ClientKey), auditing
+// a refusal with the full address.
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, e audit.Event) error {
-	ok, err := s.Limiter.Allow(ctx, rule, e.IP)
+	ok, err := s.Limiter.Allow(ctx, rule, throttle.ClientKey(e.IP))
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 	"unicode/utf8"
 
@@ -42,6 +43,22 @@ func New(db *store.DB, now func() time.Time) *Limiter {
 // maxSubject bounds the stored subject: an IP or an account id is short;
 // anything longer (or not UTF-8) is stored as its SHA-256.
 const maxSubject = 128
+
+// ClientKey is the subject of a per-client rule for the client address ip:
+// an IPv4 address as it is, an IPv6 address as its /64. A subscriber is
+// given a whole /64 (or more), so counting its addresses one by one would
+// let it try 2^64 times. Anything that is not an address is kept as it is.
+func ClientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
+}
 
 // Allow counts one hit of subject under rule, in a transaction of its own,
 // and reports whether it is within the limit.

@@ -1,7 +1,7 @@
 // Browser-test harness: starts the built binary (bin/guichet serve --dev) on a
 // free port with a temporary data dir, drives Debian's chromium through
 // playwright-core, and checks pages with axe-core.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -36,12 +36,13 @@ function freePort() {
  * @typedef {object} Server
  * @property {number} port
  * @property {(brand: string, path?: string) => string} url page URL on a brand's dev host
+ * @property {(...args: string[]) => Promise<string>} cli runs an operators' command (bin/guichet ARGS) on the server's database; resolves its output
  * @property {() => Promise<void>} stop
  */
 
 /**
  * Starts `guichet serve --dev` and waits until GET /readyz answers 200.
- * @param {{ brandsDir?: string }} [options] brandsDir: the brand files to serve
+ * @param {{ brandsDir?: string; env?: Record<string, string> }} [options] brandsDir: the brand files to serve; env: more environment for the server and its commands
  * @returns {Promise<Server>}
  */
 export async function startServer(options = {}) {
@@ -52,8 +53,11 @@ export async function startServer(options = {}) {
   const env = {
     ...process.env,
     GUICHET_ADDR: `127.0.0.1:${port}`,
+    // Servers of several test files run at once: no admin listener on a fixed port.
+    GUICHET_ADMIN_ADDR: 'off',
     GUICHET_DATA_DIR: dataDir,
     GUICHET_BRANDS_DIR: options.brandsDir || process.env.GUICHET_BRANDS_DIR || join(repoRoot, 'config/brands'),
+    ...options.env,
   };
   delete env.GUICHET_DATABASE_URL;
   if (process.env.GUICHET_E2E_DATABASE_URL) env.GUICHET_DATABASE_URL = process.env.GUICHET_E2E_DATABASE_URL;
@@ -100,6 +104,12 @@ export async function startServer(options = {}) {
   return {
     port,
     url: (brand, path = '/') => `http://${brand}.localhost:${port}${path}`,
+    cli: (...args) =>
+      new Promise((resolve, reject) =>
+        execFile(binary, args, { cwd: repoRoot, env }, (error, stdout, stderr) =>
+          error ? reject(new Error(`guichet ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+        ),
+      ),
     stop,
   };
 }

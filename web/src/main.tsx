@@ -4,6 +4,7 @@ import { App } from '@/app/app';
 import { loadMessages } from '@/i18n/catalog';
 import { createSecondClient } from '@/lib/api/client';
 import { maintenancePageBypass } from '@/lib/api/use-api';
+import { startCall } from '@/lib/flow/start-call';
 import { readSiteConfig } from '@/lib/site/config';
 import { applyTheme } from '@/lib/site/theme';
 import type { SiteConfig } from '@/lib/site/types';
@@ -26,13 +27,12 @@ async function start(root: HTMLElement): Promise<void> {
   }
   applyTheme(config.brand.theme);
 
-  // Spec §7: GET api/v1/welcome is called on start and its answer ignored.
-  createSecondClient({
+  // Spec §7: GET api/v1/welcome is called on start; only maintenance is acted on.
+  const client = createSecondClient({
     site: () => ({ province: config.province, language: config.language, apiKey: config.brand.apiKey }),
     maintenancePageBypass,
-  })
-    .request('get', '/welcome')
-    .catch(() => undefined);
+  });
+  void startCall(() => client.request('get', '/welcome'));
 
   // The first render waits for the catalogue so no other language flashes;
   // should it fail to load, the app's error boundary reports it.

@@ -247,6 +247,18 @@ describe('login page', () => {
     expect(where()).toBe('/');
   });
 
+  it.each(['POST /api/v1/accounts/find', 'POST /api/v1/accounts/acc-1/authentication'])(
+    'maintenance (503 MAINTENANCE) from %s goes to the maintenance roadblock with the flag',
+    async (call) => {
+      const maintenance = { status: 503, body: { errorCode: 'MAINTENANCE', messageKey: 'error.maintenance' } };
+      await openLogin({ 'POST /api/v1/accounts/find': found('A'), [call]: maintenance });
+      await signIn(EMAIL, 'Correct-Horse-9!');
+      await waitFor(() => expect(where()).toBe('/roadblock/maintenance'));
+      expect(readFlow().roadblocked).toBe(true);
+      expect(await screen.findByRole('heading', { level: 1, name: 'Our site is under maintenance' })).toBeTruthy();
+    },
+  );
+
   it('a call without an answer (network) goes to the technical roadblock', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('network'))));
     await renderApp(siteConfig(), '/');

@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Called by the SPA on start; its answer is ignored there (spec §7). */
+        /** Called by the SPA on start (spec §7); its answer is ignored there, but for 503 (the maintenance roadblock). */
         get: operations["welcome"];
         put?: never;
         post?: never;
@@ -425,10 +425,23 @@ export interface components {
                 "application/json": components["schemas"]["TechnicalError"];
             };
         };
+        /** @description The brand is under maintenance (errorCode MAINTENANCE); the SPA shows the maintenance roadblock. */
+        Maintenance: {
+            headers: {
+                /** @description Seconds until the announced end, when one was set. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         Province: string;
         Language: "en" | "fr";
+        /** @description Staff's way through maintenance mode (any /api call). */
+        MaintenancePageBypass: string;
     };
     requestBodies: never;
     headers: never;
@@ -438,7 +451,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     welcome: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Staff's way through maintenance mode (any /api call). */
+                maintenancePageBypass?: components["parameters"]["MaintenancePageBypass"];
+            };
             header?: {
                 province?: components["parameters"]["Province"];
                 language?: components["parameters"]["Language"];
@@ -459,6 +475,7 @@ export interface operations {
             };
             403: components["responses"]["Error"];
             500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
         };
     };
     findAccount: {

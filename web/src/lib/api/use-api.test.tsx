@@ -2,7 +2,7 @@ import { act, render } from '@testing-library/react';
 import { expect, it, vi } from 'vitest';
 import { SiteProvider, useSite, type Site } from '@/lib/site/site-context';
 import { belair, siteConfig } from '@/test/site-fixture';
-import { useApiClients, type ApiClients } from './use-api';
+import { maintenancePageBypass, useApiClients, type ApiClients } from './use-api';
 
 it('sends the province and language chosen at the time of each request', async () => {
   const fetch = vi.fn(async () => new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } }));
@@ -36,4 +36,18 @@ it('sends the province and language chosen at the time of each request', async (
     { province: 'QC', language: 'fr', 'X-API-KEY': 'belair-test-key' },
   ]);
   vi.unstubAllGlobals();
+});
+
+it('keeps maintenancePageBypass for the tab once a page carried it; an empty value forgets it', () => {
+  sessionStorage.clear();
+  window.history.replaceState(null, '', '/');
+  expect(maintenancePageBypass()).toBeNull();
+  window.history.replaceState(null, '', '/?maintenancePageBypass=staff-s3cret');
+  expect(maintenancePageBypass()).toBe('staff-s3cret');
+  window.history.replaceState(null, '', '/forgot');
+  expect(maintenancePageBypass()).toBe('staff-s3cret');
+  window.history.replaceState(null, '', '/?maintenancePageBypass=');
+  expect(maintenancePageBypass()).toBeNull();
+  window.history.replaceState(null, '', '/forgot');
+  expect(maintenancePageBypass()).toBeNull();
 });

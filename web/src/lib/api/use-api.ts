@@ -7,9 +7,24 @@ export interface ApiClients {
   second: ApiClient<'/api/v1'>;
 }
 
-/** The maintenancePageBypass query parameter of the page, passed on by the second client. */
+const BYPASS_KEY = 'guichet.maintenancePageBypass';
+
+/**
+ * Spec §7's maintenancePageBypass, passed on by the second client: staff
+ * open a page with ?maintenancePageBypass=… and the tab keeps it
+ * (sessionStorage) as the app moves on to pages without it; an empty value
+ * forgets it.
+ */
 export function maintenancePageBypass(): string | null {
-  return new URLSearchParams(window.location.search).get('maintenancePageBypass');
+  const fromPage = new URLSearchParams(window.location.search).get('maintenancePageBypass');
+  try {
+    if (fromPage === null) return window.sessionStorage.getItem(BYPASS_KEY);
+    if (fromPage === '') window.sessionStorage.removeItem(BYPASS_KEY);
+    else window.sessionStorage.setItem(BYPASS_KEY, fromPage);
+  } catch {
+    // storage disabled or full: only pages that carry it pass it on
+  }
+  return fromPage || null;
 }
 
 /**

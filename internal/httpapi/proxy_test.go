@@ -1,0 +1,209 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/account"
+	"guichet/internal/brand"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+func mustProxies(t *testing.T, list string) Proxies {
+	t.Helper()
+	p, err := ParseProxies(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestClientIPWalksForwardedForFromTheRight(t *testing.T) {
+	proxies := mustProxies(t, "10.0.0.0/8, 192.0.2.10, 2001:db8:ffff::/48")
+	cases := []struct {
+		name, peer string
+		xff        []string // header lines
+		want       string
+	}{
+		{"no header: the peer", "198.51.100.1:4000", nil, "198.51.100.1"},
+		{"untrusted peer: its header is ignored", "198.51.100.1:4000", []string{"203.0.113.9"}, "198.51.100.1"},
+		{"one trusted proxy", "10.1.2.3:4000", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"forged first entry is not the client", "10.1.2.3:4000", []string{"6.6.6.6, 203.0.113.9"}, "203.0.113.9"},
+		{"two trusted hops are skipped", "10.1.2.3:4000", []string{"6.6.6.6, 203.0.113.9, 192.0.2.10"}, "203.0.113.9"},
+		{"an untrusted hop inside the chain stops the walk", "10.1.2.3:4000", []string{"203.0.113.9, 198.51.100.7, 10.9.9.9"}, "198.51.100.7"},
+		{"several header lines are one list", "10.1.2.3:4000", []string{"6.6.6.6", "203.0.113.9"}, "203.0.113.9"},
+		{"trusted peer, no header: the peer", "10.1.2.3:4000", nil, "10.1.2.3"},
+		{"every hop trusted: the leftmost", "10.1.2.3:4000", []string{"10.0.0.5, 192.0.2.10"}, "10.0.0.5"},
+		{"garbage stops at the proxy that passed it", "10.1.2.3:4000", []string{"203.0.113.9, <script>"}, "10.1.2.3"},
+		{"garbage left of the client is not read", "10.1.2.3:4000", []string{"not-an-ip, 203.0.113.9"}, "203.0.113.9"},
+		{"entries with ports", "10.1.2.3:4000", []string{"203.0.113.9:5555, [2001:db8:ffff::1]:443"}, "203.0.113.9"},
+		{"IPv6 client through an IPv6 proxy", "[2001:db8:ffff::2]:443", []string{"2001:db8:1:2::77"}, "2001:db8:1:2::77"},
+		{"IPv4-mapped peer is IPv4", "[::ffff:10.1.2.3]:4000", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"empty entries are skipped", "10.1.2.3:4000", []string{"203.0.113.9, , "}, "203.0.113.9"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr = c.peer
+			for _, v := range c.xff {
+				r.Header.Add("X-Forwarded-For", v)
+			}
+			if got := proxies.clientIP(r); got != c.want {
+				t.Fatalf("clientIP = %q, want %q", got, c.want)
+			}
+		})
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.1.2.3:4000"
+	r.Header.Set("X-Forwarded-For", "203.0.113.9")
+	if got := Proxies(nil).clientIP(r); got != "10.1.2.3" {
+		t.Fatalf("no trusted proxies: clientIP = %q, want the peer", got)
+	}
+}
+
+func TestParseProxies(t *testing.T) {
+	good := []struct{ in, want string }{
+		{"", "[]"},
+		{"10.0.0.0/8", "[10.0.0.0/8]"},
+		{" 192.0.2.10 , 2001:db8::1 ", "[192.0.2.10/32 2001:db8::1/128]"},
+		{"10.1.2.3/8", "[10.0.0.0/8]"},
+		{"::ffff:10.0.0.0/104", "[10.0.0.0/8]"},
+	}
+	for _, c := range good {
+		p, err := ParseProxies(c.in)
+		if err != nil || fmt.Sprint([]any{p}) != "["+c.want+"]" {
+			t.Errorf("ParseProxies(%q) = %v, %v; want %s", c.in, p, err, c.want)
+		}
+	}
+	for _, bad := range []string{"10.0.0.0/33", "lb.example", "10.0.0.1:80", "::ffff:0:0/90", "1"} {
+		if _, err := ParseProxies(bad); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("ParseProxies(%q) = %v, want an error naming it", bad, err)
+		}
+	}
+}
+
+func TestHSTSOnlyFromATrustedProxy(t *testing.T) {
+	h, _ := testServer(t, Config{Dev: true, TrustedProxies: mustProxies(t, "10.0.0.0/8")})
+	for _, c := range []struct {
+		peer, proto string
+		want        bool
+	}{
+		{"10.0.0.1:1", "https", true},
+		{"10.0.0.1:1", "http", false},
+		{"10.0.0.1:1", "http, https", true},
+		{"198.51.100.1:1", "https", false},
+	} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Host, req.RemoteAddr = "belair.localhost", c.peer
+		req.Header.Set("X-Forwarded-Proto", c.proto)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if got := rec.Header().Get("Strict-Transport-Security") != ""; got != c.want {
+			t.Errorf("peer %s proto %q: HSTS %v, want %v", c.peer, c.proto, got, c.want)
+		}
+	}
+}
+
+// signInServer is the HTTP layer with the sign-in routes on db (cheap hash
+// parameters), to count the per-client limits end to end.
+func signInServer(t *testing.T, db *store.DB, cfg Config) (http.Handler, *brand.Brand) {
+	t.Helper()
+	brands, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounts := account.NewService(db, account.NewHasher(account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}), time.Now)
+	cfg.Env = "dev"
+	h, err := New(cfg, Deps{
+		Brands: brands, DB: db,
+		SPA:      fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
+		SPAPaths: []byte(`{"paths": ["/"]}`),
+		Metrics:  prometheus.NewRegistry(),
+		Account:  &account.Handler{Service: accounts},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := brands.ByID("belair")
+	return h, b
+}
+
+// authenticate posts a wrong password for an unknown account from peer
+// with the given X-Forwarded-For, and returns the status.
+func authenticate(h http.Handler, b *brand.Brand, peer, xff string) int {
+	req := httptest.NewRequest("POST", "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication", strings.NewReader(`{"password":"Wrong-Password-1!"}`))
+	req.Host, req.RemoteAddr = "belair.localhost", peer
+	req.Header.Set("api-key", b.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	if xff != "" {
+		req.Header.Set("X-Forwarded-For", xff)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// TestForgedForwardedForDoesNotEscapeTheLimit: a client behind the trusted
+// load balancer writes a new first X-Forwarded-For entry on every try; the
+// limit (20 a minute) still counts its real address.
+func TestForgedForwardedForDoesNotEscapeTheLimit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		h, b := signInServer(t, db, Config{Dev: true, TrustedProxies: mustProxies(t, "10.0.0.0/8")})
+		statuses := map[int]int{}
+		for i := range 30 {
+			statuses[authenticate(h, b, "10.0.0.2:5000", fmt.Sprintf("198.18.%d.%d, 203.0.113.9", i/250, i%250+1))]++
+		}
+		if statuses[http.StatusTooManyRequests] != 10 {
+			t.Fatalf("statuses %v, want the last 10 of 30 refused with 429", statuses)
+		}
+		var ips []string
+		rows, err := db.Query(context.Background(), "SELECT DISTINCT ip FROM audit_events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var ip string
+			_ = rows.Scan(&ip)
+			ips = append(ips, ip)
+		}
+		if fmt.Sprint(ips) != "[203.0.113.9]" {
+			t.Fatalf("audited IPs %v, want the real client only", ips)
+		}
+	})
+}
+
+// TestIPv6ClientsShareALimitPerSlash64: a client rotating through the
+// addresses of its /64 is one client for the limits; the audit trail keeps
+// each full address, and another /64 has a limit of its own.
+func TestIPv6ClientsShareALimitPerSlash64(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		h, b := signInServer(t, db, Config{Dev: true})
+		statuses := map[int]int{}
+		for i := range 25 {
+			statuses[authenticate(h, b, fmt.Sprintf("[2001:db8:1:2:%x::1]:443", i+1), "")]++
+		}
+		if statuses[http.StatusTooManyRequests] != 5 {
+			t.Fatalf("statuses %v, want the last 5 of 25 refused with 429", statuses)
+		}
+		if got := authenticate(h, b, "[2001:db8:1:3::1]:443", ""); got == http.StatusTooManyRequests {
+			t.Fatal("the next /64 is limited too")
+		}
+		var n int
+		if err := db.QueryRow(context.Background(), "SELECT COUNT(DISTINCT ip) FROM audit_events WHERE ip LIKE '2001:db8:1:2:%'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 25 {
+			t.Fatalf("%d distinct audited addresses, want the 25 full ones", n)
+		}
+	})
+}
