@@ -174,9 +174,58 @@ type Reader struct {
 	db  *store.DB
 	now func() time.Time
 
-	mu      sync.Mutex
-	read    time.Time // when the copy was read (clock time); zero: never
+	// loading is held by the one caller reading the table; the others
+	// answer from the last copy meanwhile (only the very first read is
+	// waited for), so a slow database never holds up every API call.
+	loading sync.Mutex
+	mu      sync.Mutex // guards read, loaded and windows
+	read    time.Time  // when the copy was last tried (clock time); zero: never
+	loaded  bool       // a read has succeeded
 	windows []Window
+}
+
+// loadTimeout bounds one read of the table; it does not end with the request
+// that happened to trigger it.
+const loadTimeout = 2 * time.Second
+
+// current returns the copy of the windows, read again when it is Refresh old.
+func (r *Reader) current(ctx context.Context) ([]Window, time.Time) {
+	now := r.now()
+	r.mu.Lock()
+	fresh := !r.read.IsZero() && now.Sub(r.read) < Refresh && !now.Before(r.read)
+	windows, loaded := r.windows, r.loaded
+	r.mu.Unlock()
+	if fresh {
+		return windows, now
+	}
+	if loaded {
+		if !r.loading.TryLock() {
+			return windows, now // another caller is reading it
+		}
+	} else {
+		r.loading.Lock()
+	}
+	defer r.loading.Unlock()
+	now = r.now()
+	r.mu.Lock()
+	if !r.read.IsZero() && now.Sub(r.read) < Refresh && !now.Before(r.read) {
+		windows = r.windows // read by the caller we waited for
+		r.mu.Unlock()
+		return windows, now
+	}
+	r.mu.Unlock()
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadTimeout)
+	fresher, err := load(lctx, r.db)
+	cancel()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		slog.WarnContext(ctx, "maintenance state not read; keeping the last one", "err", err)
+	} else {
+		r.windows, r.loaded = fresher, true
+	}
+	r.read = now
+	return r.windows, now
 }
 
 // NewReader reads db's windows; now is the clock (time.Now in production).
@@ -188,19 +237,7 @@ func NewReader(db *store.DB, now func() time.Time) *Reader {
 // known, how long until then (0: unknown). A database that cannot be read
 // keeps the last copy (logged) and is tried again after Refresh.
 func (r *Reader) Check(ctx context.Context, brand string) (on bool, retryAfter time.Duration) {
-	now := r.now()
-	r.mu.Lock()
-	if r.read.IsZero() || now.Sub(r.read) >= Refresh || now.Before(r.read) {
-		windows, err := load(ctx, r.db)
-		if err != nil {
-			slog.WarnContext(ctx, "maintenance state not read; keeping the last one", "err", err)
-		} else {
-			r.windows = windows
-		}
-		r.read = now
-	}
-	windows := r.windows
-	r.mu.Unlock()
+	windows, now := r.current(ctx)
 
 	var end time.Time
 	for _, w := range windows {

@@ -154,3 +154,25 @@ func TestReaderKeepsTheLastStateWhenTheDatabaseFails(t *testing.T) {
 		t.Fatalf("with the database closed: %s", got)
 	}
 }
+
+// TestReaderIgnoresTheCallersCancellation: the read of the table is the
+// instance's, not the request's that happened to trigger it; a visitor who
+// hangs up on the first call after a start must not leave the instance
+// believing maintenance is off for the next second.
+func TestReaderIgnoresTheCallersCancellation(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		clock := testclock.New()
+		if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+			t.Fatal(err)
+		}
+		r := maintenance.NewReader(db, clock.Now)
+		gone, cancel := context.WithCancel(context.Background())
+		cancel()
+		if on, _ := r.Check(gone, "belair"); !on {
+			t.Fatal("first read with a cancelled request context: maintenance seen off")
+		}
+		if got := check(r, "belair"); got != "true 0s" {
+			t.Fatalf("next call within Refresh: %s", got)
+		}
+	})
+}
