@@ -23,7 +23,7 @@ const (
 
 // Disable stops the account from signing in until Enable: its right
 // password answers ErrDisabled, its login tickets and sessions stop working.
-// actor names the staff member (audited in Detail), ip their address.
+// actor names the staff member (audited as the event's actor), ip their address.
 // Disabling a disabled account changes nothing and is audited as such.
 func (s *Service) Disable(ctx context.Context, brand, accountID, actor, ip string) error {
 	return s.setDisabled(ctx, brand, accountID, actor, ip, true)
@@ -39,7 +39,7 @@ func (s *Service) setDisabled(ctx context.Context, brand, accountID, actor, ip s
 	if actor == "" {
 		return fmt.Errorf("%w: a staff change needs its actor", ErrInvalid)
 	}
-	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventEnable, Detail: actor}
+	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventEnable, Actor: actor}
 	if disable {
 		e.Event = EventDisable
 	}

@@ -97,7 +97,7 @@ func TestDisabledAccount(t *testing.T) {
 			t.Fatalf("Disable without actor: %v", err)
 		}
 		var actors []string
-		rows, err := db.Query(ctx, "SELECT event || ' ' || outcome || ' ' || detail FROM audit_events WHERE account_id = ? AND event LIKE 'account.%' ORDER BY id", a.ID)
+		rows, err := db.Query(ctx, "SELECT event || ' ' || outcome || ' ' || actor FROM audit_events WHERE account_id = ? AND event LIKE 'account.%' ORDER BY id", a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

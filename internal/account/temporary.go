@@ -164,6 +164,12 @@ func (s *Service) setPassword(ctx context.Context, r record, newPassword string,
 		if !stillValid(cur) {
 			return ErrTemporaryInvalid
 		}
+		if !cur.DisabledAt.IsZero() {
+			// The caller proved the holder's identity, so telling them is
+			// no leak; a reset must not undo staff's decision (nor the
+			// lock Enable gives back).
+			return ErrDisabled
+		}
 		status := Active
 		if cur.Status == Locked {
 			status = Locked

@@ -137,6 +137,30 @@ func TestSuccessfulResetWithACode(t *testing.T) {
 	})
 }
 
+// TestDisabledAccountCannotResetItsWay: staff disabled the account; once the
+// holder has proved their identity (code and postal code) they are told so
+// (403 3001, the block roadblock) and nothing changes: the password stays,
+// and Enable gives the account back as it was.
+func TestDisabledAccountCannotResetItsWay(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		a := e.create("disabled.reset@example.com", nil, "")
+		if err := e.accounts.Disable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
+			t.Fatal(err)
+		}
+		token := e.verified(a)
+		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).
+			expect(t, 403, "3001")
+		if err := e.accounts.Enable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
+			t.Fatal(err)
+		}
+		if !e.passwordWorks(a, oldPassword) || e.passwordWorks(a, newPassword) {
+			t.Fatal("a disabled account's password was reset")
+		}
+	})
+}
+
 func TestResetWithACodeEndsATemporaryPassword(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
