@@ -59,6 +59,7 @@ func run(args []string, stdout io.Writer) error {
 		}
 		return err
 	}
+	devAdminAddr(&cfg, fs, os.LookupEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch cmd {
@@ -123,4 +124,23 @@ func serve(ctx context.Context, cfg app.Config) error {
 	return a.Serve(ctx, func(addr string) {
 		slog.Info("serving", "addr", "http://"+addr, "dev", cfg.Dev, "database", a.DB.Dialect.String(), "version", version)
 	})
+}
+
+// devAdminAddr gives a --dev instance's admin listener a free port (logged at
+// start) unless GUICHET_ADMIN_ADDR or --admin-addr chose one: several dev
+// instances run side by side on one machine (make run beside the browser
+// tests, two instances on one database), and a fixed default port would let
+// only the first start.
+func devAdminAddr(cfg *app.Config, fs *flag.FlagSet, lookupEnv func(string) (string, bool)) {
+	if !cfg.Dev {
+		return
+	}
+	if v, ok := lookupEnv("GUICHET_ADMIN_ADDR"); ok && v != "" {
+		return
+	}
+	chosen := false
+	fs.Visit(func(f *flag.Flag) { chosen = chosen || f.Name == "admin-addr" })
+	if !chosen {
+		cfg.AdminAddr = "127.0.0.1:0"
+	}
 }

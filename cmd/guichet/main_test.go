@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"guichet/internal/app"
 	"guichet/internal/store"
 )
 
@@ -99,5 +101,39 @@ func TestBackupCommand(t *testing.T) {
 	err = run([]string{"backup", "--database-url", "postgres://guichet@db.invalid/guichet", filepath.Join(dir, "pg")}, &out)
 	if err == nil || !strings.Contains(err.Error(), "pg_dump") {
 		t.Fatalf("backup on PostgreSQL: %v", err)
+	}
+}
+
+// TestDevAdminListenerTakesAFreePort: two --dev instances on one machine both
+// start (each admin listener on a free port) unless the operator chose the
+// address; outside --dev the documented default stays.
+func TestDevAdminListenerTakesAFreePort(t *testing.T) {
+	noEnv := func(string) (string, bool) { return "", false }
+	cases := []struct {
+		name string
+		args []string
+		env  func(string) (string, bool)
+		want string
+	}{
+		{"dev, nothing chosen", []string{"--dev"}, noEnv, "127.0.0.1:0"},
+		{"dev, flag", []string{"--dev", "--admin-addr", "127.0.0.1:9191"}, noEnv, "127.0.0.1:9191"},
+		// The variable was read by ConfigFromEnv already: left as it is.
+		{"dev, variable", []string{"--dev"}, func(k string) (string, bool) { return "127.0.0.1:9292", k == "GUICHET_ADMIN_ADDR" }, "127.0.0.1:9090"},
+		{"production", nil, noEnv, "127.0.0.1:9090"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := app.Config{AdminAddr: "127.0.0.1:9090"} // ConfigFromEnv's default
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.BoolVar(&cfg.Dev, "dev", false, "")
+			fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "")
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			devAdminAddr(&cfg, fs, c.env)
+			if cfg.AdminAddr != c.want {
+				t.Fatalf("admin address %q, want %q", cfg.AdminAddr, c.want)
+			}
+		})
 	}
 }

@@ -89,6 +89,10 @@ func ConfigFromEnv() Config {
 
 // errTrustProxy refuses the old setting, which trusted the client-written
 // first X-Forwarded-For entry, rather than silently ignoring it.
+// MinBypassLength is the shortest GUICHET_MAINTENANCE_BYPASS accepted: the
+// bypass is tried on public URLs, so it must be too long to guess.
+const MinBypassLength = 16
+
 var errTrustProxy = errors.New("GUICHET_TRUST_PROXY is no longer supported (it trusted the first X-Forwarded-For " +
 	"entry, which the client writes): list your load balancers in GUICHET_TRUSTED_PROXIES (CIDR networks, " +
 	"comma-separated) and unset GUICHET_TRUST_PROXY")
@@ -174,6 +178,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	proxies, err := httpapi.ParseProxies(cfg.TrustedProxies)
 	if err != nil {
 		return nil, fmt.Errorf("GUICHET_TRUSTED_PROXIES: %w", err)
+	}
+	if n := len(cfg.MaintenanceBypass); n > 0 && n < MinBypassLength {
+		return nil, fmt.Errorf("GUICHET_MAINTENANCE_BYPASS: %d characters; a secret anyone may try over the API needs at least %d", n, MinBypassLength)
 	}
 	brands, err := LoadBrands(cfg)
 	if err != nil {

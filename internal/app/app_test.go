@@ -253,6 +253,16 @@ func TestTrustProxyIsRefused(t *testing.T) {
 	}
 }
 
+// TestShortBypassIsRefused: a maintenance bypass short enough to guess over
+// the API stops the start.
+func TestShortBypassIsRefused(t *testing.T) {
+	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+		MaintenanceBypass: "letmein"})
+	if err == nil || !strings.Contains(err.Error(), "GUICHET_MAINTENANCE_BYPASS") {
+		t.Fatalf("New with a 7-character bypass = %v, want a refusal naming GUICHET_MAINTENANCE_BYPASS", err)
+	}
+}
+
 // TestSecondInstanceSeesMaintenance: two instances on one database; the
 // maintenance turned on through one is answered by the other within a
 // second (its clock moved, no sleep), without a restart, and so is its end.
@@ -304,5 +314,40 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 				t.Fatalf("after off: %d", got)
 			}
 		})
+	}
+}
+
+// TestFormPostUnderMaintenance: the SSO form post is a page that signs in, so
+// maintenance keeps it out like the API calls (to the start page, which shows
+// the maintenance roadblock) and staff's bypass lets it through.
+func TestFormPostUnderMaintenance(t *testing.T) {
+	ctx := context.Background()
+	clock := testclock.New()
+	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+		MaintenanceBypass: "staff-bypass-0123456789", now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.DB.Close()
+	if err := maintenance.On(ctx, a.DB, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(maintenance.Refresh)
+	post := func(target string) *httptest.ResponseRecorder {
+		form := url.Values{"login-form-type": {"pwd"}, "username": {"demo@belair.example"}, "password": {"Guichet-Demo-2026!"}}
+		req := httptest.NewRequest("POST", target, strings.NewReader(form.Encode()))
+		req.Host = "belair.localhost"
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		a.Handler.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := post("/pkmslogin.form")
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" || rec.Header().Get("Set-Cookie") != "" {
+		t.Fatalf("form post under maintenance: %d to %q, cookies %q", rec.Code, rec.Header().Get("Location"), rec.Header().Values("Set-Cookie"))
+	}
+	rec = post("/pkmslogin.form?maintenancePageBypass=staff-bypass-0123456789")
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/my-account" || rec.Header().Get("Set-Cookie") == "" {
+		t.Fatalf("form post with the bypass: %d to %q", rec.Code, rec.Header().Get("Location"))
 	}
 }

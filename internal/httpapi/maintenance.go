@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"guichet/internal/api"
@@ -14,10 +15,22 @@ import (
 // maintenance (spec §8.1: 503 -> the maintenance roadblock).
 var errMaintenance = api.NewError(http.StatusServiceUnavailable, "MAINTENANCE", "error.maintenance")
 
+// withMaintenance keeps a form post (a page that acts) out while its brand
+// is under maintenance.
+func (s *server) withMaintenance(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.underMaintenance(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
 // underMaintenance answers an API call 503 MAINTENANCE (with Retry-After
-// when the end is known) and reports true while the call's brand is under
-// maintenance, unless the call carries the staff's maintenancePageBypass
-// (spec §7). Pages, /healthz and /readyz are not API calls.
+// when the end is known), and a form post with a redirect to the start page
+// (whose start call lands on the maintenance roadblock), and reports true
+// while the brand is under maintenance, unless the request carries the
+// staff's maintenancePageBypass (spec §7). Pages, /healthz and /readyz are
+// served as usual.
 func (s *server) underMaintenance(w http.ResponseWriter, r *http.Request) bool {
 	if s.deps.Maintenance == nil {
 		return false
@@ -28,6 +41,10 @@ func (s *server) underMaintenance(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.FormatInt(int64((retryAfter+time.Second-1)/time.Second), 10))
+	}
+	if !strings.HasPrefix(r.URL.Path, "/api/") {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return true
 	}
 	api.WriteError(w, r, errMaintenance)
 	return true

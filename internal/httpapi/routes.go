@@ -18,6 +18,9 @@ const (
 	API RouteKind = "api"
 	// Page routes get the brand only.
 	Page RouteKind = "page"
+	// Form routes are pages that act (the SSO form post): the brand, and
+	// maintenance mode like API calls, so nobody signs in through it then.
+	Form RouteKind = "form"
 	// Static routes serve the SPA's files, whatever the host.
 	Static RouteKind = "static"
 	// Dev routes exist with --dev only.
@@ -57,7 +60,7 @@ func (s *server) routes() []Route {
 	}
 	// Web single sign-on hand-off and the session (design.md "Web SSO").
 	if h := s.deps.SSO; h != nil {
-		add(Page, "POST /pkmslogin.form", api.Handler(h.LoginForm))
+		add(Form, "POST /pkmslogin.form", api.Handler(h.LoginForm))
 		apiRoute("GET /api/v1/me", h.Me)
 		apiRoute("POST /api/v1/logout", h.Logout)
 	}
@@ -96,6 +99,8 @@ func (s *server) register(mux *http.ServeMux, routes []Route) {
 			h = s.withBrand(s.withAPI(h))
 		case Page:
 			h = s.withBrand(h)
+		case Form:
+			h = s.withBrand(s.withMaintenance(h))
 		}
 		mux.Handle(r.Pattern, h)
 	}

@@ -4,6 +4,8 @@
 // or to /webseal.do?error=CODE) as a page navigation and keeps its session
 // cookie.
 
+import { maintenancePageBypass } from '@/lib/api/use-api';
+
 export interface SsoLogin {
   username: string;
   password: string;
@@ -25,11 +27,22 @@ export function ssoFields(login: SsoLogin): [string, string][] {
   return fields;
 }
 
+/**
+ * Where the form goes: a post to Guichet's own SSO (a path on this site)
+ * carries staff's maintenancePageBypass as the API calls do, since the
+ * server keeps the form post out during maintenance too; an external SSO
+ * never sees it.
+ */
+export function ssoAction(url: string, bypass: string | null = maintenancePageBypass()): string {
+  if (!bypass || !url.startsWith('/') || url.startsWith('//')) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}maintenancePageBypass=${encodeURIComponent(bypass)}`;
+}
+
 /** Builds a hidden form with the fields and submits it to url. */
 export function postToSso(url: string, login: SsoLogin, doc: Document = document): HTMLFormElement {
   const form = doc.createElement('form');
   form.method = 'post';
-  form.action = url;
+  form.action = ssoAction(url);
   form.hidden = true;
   for (const [name, value] of ssoFields(login)) {
     const input = doc.createElement('input');
