@@ -42,6 +42,10 @@ type Config struct {
 	TrustProxy   bool   // GUICHET_TRUST_PROXY=1: honour X-Forwarded-For/-Proto
 	TLSCert      string // GUICHET_TLS_CERT and GUICHET_TLS_KEY: serve HTTPS
 	TLSKey       string
+	// HashWaitBudget (GUICHET_HASH_WAIT_BUDGET, a Go duration; empty for
+	// account.DefaultWaitBudget, 0 for no bound): a password check expected
+	// to wait longer for a hasher is answered 429 BUSY at once.
+	HashWaitBudget string
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -66,6 +70,8 @@ func ConfigFromEnv() Config {
 		TrustProxy:   isTrue(get("GUICHET_TRUST_PROXY", "")),
 		TLSCert:      get("GUICHET_TLS_CERT", ""),
 		TLSKey:       get("GUICHET_TLS_KEY", ""),
+
+		HashWaitBudget: get("GUICHET_HASH_WAIT_BUDGET", ""),
 	}
 }
 
@@ -171,7 +177,15 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return worker.Run(ctx)
 	})
 
-	accounts := account.NewService(a.DB, account.NewHasher(account.DefaultParams), time.Now)
+	hasher := account.NewHasher(account.DefaultParams)
+	if a.cfg.HashWaitBudget != "" {
+		budget, err := time.ParseDuration(a.cfg.HashWaitBudget)
+		if err != nil || budget < 0 {
+			return fmt.Errorf("GUICHET_HASH_WAIT_BUDGET %q: want a duration such as 2s, or 0 for no bound", a.cfg.HashWaitBudget)
+		}
+		hasher.WaitBudget = budget
+	}
+	accounts := account.NewService(a.DB, hasher, time.Now)
 	sessions := sso.NewService(accounts)
 	recoveries, err := recovery.New(ctx, accounts)
 	if err != nil {

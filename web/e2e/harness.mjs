@@ -41,9 +41,10 @@ function freePort() {
 
 /**
  * Starts `guichet serve --dev` and waits until GET /readyz answers 200.
+ * @param {Record<string, string>} [extraEnv] more GUICHET_* settings
  * @returns {Promise<Server>}
  */
-export async function startServer() {
+export async function startServer(extraEnv = {}) {
   if (!existsSync(binary)) throw new Error(`${binary} does not exist: run \`make build\` first`);
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'guichet-e2e-'));
@@ -53,6 +54,7 @@ export async function startServer() {
     GUICHET_ADDR: `127.0.0.1:${port}`,
     GUICHET_DATA_DIR: dataDir,
     GUICHET_BRANDS_DIR: process.env.GUICHET_BRANDS_DIR || join(repoRoot, 'config/brands'),
+    ...extraEnv,
   };
   delete env.GUICHET_DATABASE_URL;
   if (process.env.GUICHET_E2E_DATABASE_URL) env.GUICHET_DATABASE_URL = process.env.GUICHET_E2E_DATABASE_URL;

@@ -544,9 +544,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds, with BUSY. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -591,9 +593,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds, with BUSY. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -956,9 +960,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds, with BUSY. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
