@@ -52,6 +52,8 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "load balancers whose X-Forwarded-For hops are skipped: CIDR list (GUICHET_TRUSTED_PROXIES)")
 	fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "admin listener (/metrics); off: none (GUICHET_ADMIN_ADDR)")
 	fs.StringVar(&cfg.MaintenanceBypass, "maintenance-bypass", cfg.MaintenanceBypass, "maintenancePageBypass value that lets staff through maintenance (GUICHET_MAINTENANCE_BYPASS)")
+	fs.StringVar(&cfg.HashWaitBudget, "hash-wait-budget", cfg.HashWaitBudget,
+		"longest expected wait for a password hash before 429 BUSY, e.g. 2s; 0: no bound (GUICHET_HASH_WAIT_BUDGET)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)

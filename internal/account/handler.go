@@ -226,6 +226,20 @@ func apiError(err error) error {
 		return api.ErrTooManyRequest
 	case errors.Is(err, ErrUnknownNotification):
 		return errBadNotification
+	case errors.Is(err, ErrBusy):
+		return BusyAnswer(err)
 	}
 	return err
+}
+
+// BusyAnswer is the API's answer to ErrBusy: 429 BUSY, not RATE_LIMITED, so
+// the SPA says "try again in a few seconds" on the form, with Retry-After
+// from the expected wait.
+func BusyAnswer(err error) *api.Error {
+	a := api.NewError(http.StatusTooManyRequests, "BUSY", "error.busy")
+	var busy *BusyError
+	if errors.As(err, &busy) {
+		a.RetryAfter = busy.RetryAfter()
+	}
+	return a
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"guichet/internal/argon2id"
 )
@@ -41,7 +43,9 @@ const (
 // Every argon2id computation of the process runs on one of HashSlots()
 // hashers: goroutines started on first use, each locked to an OS thread of
 // its own whose CPU priority is lowered (nice 10 on Linux), taking the
-// computations in turn from hashJobs. Callers queue; they do not fail.
+// computations in turn from hashJobs. Callers queue; a request that would
+// queue for longer than its hasher's WaitBudget is refused before it starts
+// (Admit).
 //
 // Hashing is most of a sign-in's CPU time, but each computation is a single
 // 20 to 30 ms stretch, while the rest of a request (HTTP, JSON, the
@@ -55,6 +59,8 @@ var (
 	hashSlots   = max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
 	hashJobs    = make(chan func())
 	hashersOnce sync.Once
+	// queue counts the hashers' work for admission control.
+	queue = hashQueue{mean: hashTimePrior}
 )
 
 // HashSlots is how many argon2id computations run at once: GOMAXPROCS as the
@@ -79,20 +85,129 @@ func startHashers() {
 	})
 }
 
+// DefaultWaitBudget is how long a sign-in may expect to wait for its hash
+// before it is refused (issue 11: 1,000 concurrent sign-ins made one wait
+// 14.3 s).
+const DefaultWaitBudget = 2 * time.Second
+
+// hashTimePrior is what a hash is taken to cost until one has been timed:
+// about four of design.md's on the machines of docs/benchmarks.md, so the
+// first instants of a process err on refusing.
+const hashTimePrior = 100 * time.Millisecond
+
+// hashEWMAWeight is the weight of the latest hash in the moving average of
+// hash times: the last eight or so count, a fraction of a second under load.
+const hashEWMAWeight = 0.125
+
+// hashQueue is what admission control knows: the hashes not finished yet
+// (queued for a hasher, running, or reserved by an admitted request that has
+// not reached its hash) and an exponentially weighted moving average of how
+// long the recent ones took on their hasher, which grows when the requests'
+// own work takes the cores from the hashers.
+type hashQueue struct {
+	mu      sync.Mutex
+	pending int
+	mean    time.Duration
+}
+
+// wait is the expected time until a hash joining the queue now is done:
+// the hashers work through the pending ones and it, HashSlots() at a time.
+func (q *hashQueue) wait() time.Duration {
+	return time.Duration(q.pending+1) * q.mean / time.Duration(hashSlots)
+}
+
+// admit counts a hash in, unless the expected wait passes budget (0: no
+// bound); then it returns that wait.
+func (q *hashQueue) admit(budget time.Duration) (time.Duration, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if w := q.wait(); budget > 0 && w > budget {
+		return w, false
+	}
+	q.pending++
+	return 0, true
+}
+
+// leave counts out a hash that did not run (its caller gave up, or a
+// reservation was not used).
+func (q *hashQueue) leave() {
+	q.mu.Lock()
+	q.pending--
+	q.mu.Unlock()
+}
+
+// done counts out a hash that ran for d.
+func (q *hashQueue) done(d time.Duration) {
+	q.mu.Lock()
+	q.pending--
+	q.mean += time.Duration(hashEWMAWeight * float64(d-q.mean))
+	q.mu.Unlock()
+}
+
+// ErrBusy: the hashers' queue is longer than the wait budget; the request
+// was refused before it did anything (*BusyError carries the wait).
+var ErrBusy = errors.New("account: too busy to hash")
+
+// BusyError is ErrBusy with the expected wait that made the refusal.
+type BusyError struct{ Wait time.Duration }
+
+func (e *BusyError) Error() string { return fmt.Sprintf("%v (expected wait %v)", ErrBusy, e.Wait) }
+
+// Is makes errors.Is(err, ErrBusy) true.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// RetryAfter is the wait in whole seconds, at least one.
+func (e *BusyError) RetryAfter() int {
+	return max(1, int((e.Wait+time.Second-1)/time.Second))
+}
+
+// reservation is an admitted request's place in the queue, carried in its
+// context until its first hash takes it.
+type reservation struct{ taken atomic.Bool }
+
+type reservationKey struct{}
+
+// Admit is admission control for a request that is about to hash a
+// password: call it first, before anything the request counts (rate
+// limits, failed attempts), so that a refusal leaves no trace and tells
+// nothing about the account. It reserves a place in the hashers' queue and
+// returns ctx carrying it (the request's first hash takes it) and release,
+// which gives back a place that was not used (defer it). When the expected
+// wait for the hash (every unfinished hash and this one, times the recent
+// hash time, over HashSlots()) passes WaitBudget it reserves nothing and
+// returns a *BusyError.
+func (h *Hasher) Admit(ctx context.Context) (context.Context, func(), error) {
+	if w, ok := queue.admit(h.WaitBudget); !ok {
+		return ctx, func() {}, &BusyError{Wait: w}
+	}
+	r := &reservation{}
+	release := func() {
+		if r.taken.CompareAndSwap(false, true) {
+			queue.leave()
+		}
+	}
+	return context.WithValue(ctx, reservationKey{}, r), release, nil
+}
+
 // ErrMalformedHash is returned for a stored hash that is not an argon2id PHC
 // string this package can read.
 var ErrMalformedHash = errors.New("account: malformed password hash")
 
 // Hasher hashes and verifies passwords with one set of parameters.
 type Hasher struct {
-	params    Params
+	// WaitBudget is the longest expected wait for a hash that Admit
+	// accepts; 0 admits every request.
+	WaitBudget time.Duration
+	params     Params
+	// onHash, when set (tests), is told the parameters of every hash.
+	onHash    func(Params)
 	dummyOnce sync.Once
 	dummy     string
 	dummyErr  error
 }
 
-// NewHasher returns a hasher using p.
-func NewHasher(p Params) *Hasher { return &Hasher{params: p} }
+// NewHasher returns a hasher using p, with DefaultWaitBudget.
+func NewHasher(p Params) *Hasher { return &Hasher{params: p, WaitBudget: DefaultWaitBudget} }
 
 // Params returns the hasher's parameters.
 func (h *Hasher) Params() Params { return h.params }
@@ -104,7 +219,7 @@ func (h *Hasher) Hash(ctx context.Context, password string) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	key, err := compute(ctx, []byte(password), salt, h.params)
+	key, err := h.compute(ctx, []byte(password), salt, h.params)
 	if err != nil {
 		return "", err
 	}
@@ -131,7 +246,7 @@ func (h *Hasher) Verify(ctx context.Context, password, stored string) (match, re
 		}
 		return false, false, err
 	}
-	got, err := compute(ctx, []byte(password), salt, p)
+	got, err := h.compute(ctx, []byte(password), salt, p)
 	if err != nil {
 		return false, false, err
 	}
@@ -158,39 +273,67 @@ func (h *Hasher) burn(ctx context.Context, password string) error {
 	if err != nil {
 		return err
 	}
-	_, err = compute(ctx, []byte(password), salt, p)
+	_, err = h.compute(ctx, []byte(password), salt, p)
 	return err
 }
 
-// compute runs argon2id on the next free hasher. A caller whose context ends
-// stops waiting; a computation already started runs to its end. A panic in
-// the computation (parameters argon2id refuses) comes back as an error, as
-// it would have reached the request's recovery had it run there.
+func (h *Hasher) compute(ctx context.Context, password, salt []byte, p Params) ([]byte, error) {
+	if h.onHash != nil {
+		h.onHash(p)
+	}
+	return compute(ctx, password, salt, p)
+}
+
+// compute runs argon2id on the next free hasher. It takes the place the
+// request's Admit reserved, or counts itself in: a hash of an admitted
+// request, or of a caller that does not answer a visitor (demo data), is
+// never refused. A caller whose context ends stops waiting; a computation
+// already started runs to its end. A panic in the computation (parameters
+// argon2id refuses) comes back as an error, as it would have reached the
+// request's recovery had it run there.
 func compute(ctx context.Context, password, salt []byte, p Params) ([]byte, error) {
-	startHashers()
 	type result struct {
 		key []byte
 		err error
 	}
 	out := make(chan result, 1)
-	job := func() {
+	err := submit(ctx, func() {
 		defer func() {
 			if r := recover(); r != nil {
 				out <- result{err: fmt.Errorf("argon2id: %v", r)}
 			}
 		}()
 		out <- result{key: argon2id.IDKey(password, salt, p.Time, p.Memory, p.Threads, uint32(p.KeyLen))}
-	}
-	select {
-	case hashJobs <- job:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	})
+	if err != nil {
+		return nil, err
 	}
 	select {
 	case r := <-out:
 		return r.key, r.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// submit hands job to the next free hasher, counted in the queue (see
+// compute) and timed.
+func submit(ctx context.Context, job func()) error {
+	startHashers()
+	if r, _ := ctx.Value(reservationKey{}).(*reservation); r == nil || !r.taken.CompareAndSwap(false, true) {
+		queue.admit(0)
+	}
+	timed := func() {
+		start := time.Now()
+		defer func() { queue.done(time.Since(start)) }()
+		job()
+	}
+	select {
+	case hashJobs <- timed:
+		return nil
+	case <-ctx.Done():
+		queue.leave()
+		return ctx.Err()
 	}
 }
 

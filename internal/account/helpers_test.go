@@ -56,6 +56,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // answer is a recorded response.
 type answer struct {
 	status int
+	header http.Header
 	body   []byte
 }
 
@@ -95,7 +96,7 @@ func (e *env) post(b *brand.Brand, ip, path string, body any) answer {
 	e.mux.ServeHTTP(w, r)
 	res := w.Result()
 	out, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, body: out}
+	return answer{status: res.StatusCode, header: res.Header, body: out}
 }
 
 // create stores an account with the password (or a temporary password when

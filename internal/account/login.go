@@ -73,6 +73,11 @@ type Credentials struct {
 // (with the lockout) and returns a one-time login ticket that the SSO form
 // post presents instead of a second password check (see ConsumeTicket).
 func (s *Service) Authenticate(ctx context.Context, c Credentials) (ticket string, err error) {
+	ctx, release, err := s.Hasher.Admit(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: EventAuthentication}
 	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
 		return "", err
@@ -101,6 +106,11 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (ticket strin
 // account holding a temporary password is checked against it: a match is
 // ErrMustReset, a miss counts as a temporary password try.
 func (s *Service) SignInWithPassword(ctx context.Context, c Credentials, onSuccess func(*store.Tx, Account) error) error {
+	ctx, release, err := s.Hasher.Admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: EventSSO, Detail: "password"}
 	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
 		return err

@@ -17,6 +17,11 @@ import (
 // ErrWrongTemporary; the third wrong one invalidates the temporary password
 // and, like a missing or expired one, is ErrTemporaryInvalid.
 func (s *Service) CheckTemporary(ctx context.Context, brand, accountID, tempPassword, ip string) error {
+	ctx, release, err := s.Hasher.Admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventTemporary}
 	if err := s.allow(ctx, s.Limits.Authenticate, ip, e); err != nil {
 		return err
@@ -115,6 +120,11 @@ func (s *Service) checkTemporary(ctx context.Context, r record, tempPassword str
 // the sessions there with sso.RevokeAll and may queue a notification).
 func (s *Service) ResetWithTemporary(ctx context.Context, brand, accountID, tempPassword, newPassword, ip string,
 	also func(*store.Tx, Account) error) error {
+	ctx, release, err := s.Hasher.Admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventPasswordSet}
 	if err := s.allow(ctx, s.Limits.Authenticate, ip, e); err != nil {
 		return err

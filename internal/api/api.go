@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"guichet/internal/brand"
@@ -52,6 +53,8 @@ type Error struct {
 	Fields map[string]string `json:"fields,omitempty"`
 	// Data carries extra answer data a spec status needs (rarely used).
 	Data map[string]any `json:"data,omitempty"`
+	// RetryAfter, when set, is the Retry-After header in seconds.
+	RetryAfter int `json:"-"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Code) }
@@ -147,6 +150,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var fieldErr FieldError
 	switch {
 	case errors.As(err, &apiErr):
+		if apiErr.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(apiErr.RetryAfter))
+		}
 		JSON(w, apiErr.Status, apiErr)
 	case errors.As(err, &fieldErr):
 		field, key := fieldErr.FieldKey()

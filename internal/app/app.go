@@ -56,6 +56,10 @@ type Config struct {
 	obsoleteTrustProxy bool
 	// now is the maintenance reader's clock (tests move it); nil: time.Now.
 	now func() time.Time
+	// HashWaitBudget (GUICHET_HASH_WAIT_BUDGET, a Go duration; empty for
+	// account.DefaultWaitBudget, 0 for no bound): a password check expected
+	// to wait longer for a hasher is answered 429 BUSY at once.
+	HashWaitBudget string
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -84,6 +88,7 @@ func ConfigFromEnv() Config {
 		AdminAddr:          get("GUICHET_ADMIN_ADDR", "127.0.0.1:9090"),
 		MaintenanceBypass:  get("GUICHET_MAINTENANCE_BYPASS", ""),
 		obsoleteTrustProxy: get("GUICHET_TRUST_PROXY", "") != "",
+		HashWaitBudget:     get("GUICHET_HASH_WAIT_BUDGET", ""),
 	}
 }
 
@@ -228,7 +233,15 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return worker.Run(ctx)
 	})
 
-	accounts := account.NewService(a.DB, account.NewHasher(account.DefaultParams), time.Now)
+	hasher := account.NewHasher(account.DefaultParams)
+	if a.cfg.HashWaitBudget != "" {
+		budget, err := time.ParseDuration(a.cfg.HashWaitBudget)
+		if err != nil || budget < 0 {
+			return fmt.Errorf("GUICHET_HASH_WAIT_BUDGET %q: want a duration such as 2s, or 0 for no bound", a.cfg.HashWaitBudget)
+		}
+		hasher.WaitBudget = budget
+	}
+	accounts := account.NewService(a.DB, hasher, time.Now)
 	sessions := sso.NewService(accounts)
 	recoveries, err := recovery.New(ctx, accounts)
 	if err != nil {

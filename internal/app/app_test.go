@@ -351,3 +351,30 @@ func TestFormPostUnderMaintenance(t *testing.T) {
 		t.Fatalf("form post with the bypass: %d to %q", rec.Code, rec.Header().Get("Location"))
 	}
 }
+
+// GUICHET_HASH_WAIT_BUDGET reaches the hasher: a budget no wait fits in
+// sheds every password check (429 BUSY, Retry-After); a malformed one stops
+// the start.
+func TestHashWaitBudgetIsConfigured(t *testing.T) {
+	for _, bad := range []string{"2", "soon", "-1s"} {
+		_, err := New(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", HashWaitBudget: bad})
+		if err == nil || !strings.Contains(err.Error(), "GUICHET_HASH_WAIT_BUDGET") {
+			t.Fatalf("budget %q: %v, want a refusal naming GUICHET_HASH_WAIT_BUDGET", bad, err)
+		}
+	}
+	a, err := New(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", HashWaitBudget: "1ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.DB.Close()
+	belair, _ := a.Brands.ByID("belair")
+	req := httptest.NewRequest("POST", "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication", strings.NewReader(`{"password":"Whatever-2026!"}`))
+	req.Host = belair.Hosts[0]
+	req.Header.Set("api-key", belair.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	a.Handler.ServeHTTP(w, req)
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), `"BUSY"`) {
+		t.Fatalf("authentication over the budget: %d, Retry-After %q, %s", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -54,6 +56,15 @@ type benchTarget struct {
 	base, host, apiKey string
 	emails             []string
 	ips                atomic.Uint32
+	db                 *store.DB
+}
+
+// benchConfig is how the benchmarks run the server. Requests come from
+// loopback with X-Forwarded-For, as through a load balancer: the one line
+// to change when the proxy setting changes.
+func benchConfig(t testing.TB) Config {
+	return Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
+		TrustedProxies: "127.0.0.1", AdminAddr: "127.0.0.1:0"}
 }
 
 // benchServer starts the application as `guichet serve` does (SQLite in a
@@ -66,8 +77,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 	}
 	prev := slog.Default()
 	slog.SetDefault(slog.New(slog.NewJSONHandler(devNull, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	cfg := Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
-		TrustedProxies: "127.0.0.1", AdminAddr: "127.0.0.1:0"}
+	cfg := benchConfig(t)
 	if postgres {
 		cfg.DatabaseURL = storetest.PostgresURL(t)
 	}
@@ -89,7 +99,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 	if !ok {
 		t.Fatal("no belair brand")
 	}
-	target := &benchTarget{host: b.Hosts[0], apiKey: b.APIKey}
+	target := &benchTarget{host: b.Hosts[0], apiKey: b.APIKey, db: a.DB}
 
 	// Accounts to sign in as, one hash each (made in parallel).
 	n := 32
@@ -149,11 +159,43 @@ func (b *benchTarget) post(client *http.Client, path, contentType, body, ip stri
 	return client.Do(req)
 }
 
+// nextIP is an address no request used yet.
+func (b *benchTarget) nextIP() string {
+	n := b.ips.Add(1)
+	return fmt.Sprintf("10.%d.%d.%d", byte(n>>16), byte(n>>8), byte(n))
+}
+
+// find returns the account id of an email.
+func (b *benchTarget) find(client *http.Client, email string) (string, error) {
+	res, err := b.post(client, "/api/v1/accounts/find", "application/json", `{"email":"`+email+`"}`, b.nextIP())
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	var found struct{ ID string }
+	if err := json.NewDecoder(res.Body).Decode(&found); err != nil || res.StatusCode != 200 {
+		return "", fmt.Errorf("find %s: %d %v", email, res.StatusCode, err)
+	}
+	return found.ID, nil
+}
+
+// authenticate sends one authentication call from an address of its own
+// and returns its status and the time it took.
+func (b *benchTarget) authenticate(client *http.Client, id, password string) (int, time.Duration, error) {
+	start := time.Now()
+	res, err := b.post(client, "/api/v1/accounts/"+id+"/authentication", "application/json", `{"password":"`+password+`"}`, b.nextIP())
+	if err != nil {
+		return 0, 0, err
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode, time.Since(start), nil
+}
+
 // signIn runs the three calls of one sign-in, from an address of its own;
 // steps, when not nil, gets the time each call took.
 func (b *benchTarget) signIn(client *http.Client, email string, steps *[3]time.Duration) error {
-	n := b.ips.Add(1)
-	ip := fmt.Sprintf("10.%d.%d.%d", byte(n>>16), byte(n>>8), byte(n))
+	ip := b.nextIP()
 	var last time.Time
 	lap := func(i int) {
 		if steps != nil {
@@ -185,7 +227,8 @@ func (b *benchTarget) signIn(client *http.Client, email string, steps *[3]time.D
 	err = json.NewDecoder(res.Body).Decode(&auth)
 	res.Body.Close()
 	if err != nil || res.StatusCode != 200 {
-		return fmt.Errorf("authentication: %d %s %v", res.StatusCode, auth.ErrorCode, err)
+		retryAfter, _ := strconv.Atoi(res.Header.Get("Retry-After"))
+		return &refused{status: res.StatusCode, code: auth.ErrorCode, retryAfter: retryAfter, err: err}
 	}
 	lap(2)
 	form := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {benchPassword}, "ticket": {auth.LoginTicket}}
@@ -200,6 +243,18 @@ func (b *benchTarget) signIn(client *http.Client, email string, steps *[3]time.D
 	}
 	lap(3)
 	return nil
+}
+
+// refused is an authentication call of a sign-in answered with an error.
+type refused struct {
+	status     int
+	code       string
+	retryAfter int
+	err        error
+}
+
+func (r *refused) Error() string {
+	return fmt.Sprintf("authentication: %d %s %v", r.status, r.code, r.err)
 }
 
 func benchClient(conns int) *http.Client {
@@ -445,4 +500,351 @@ func BenchmarkSignIn(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "signins/s")
+}
+
+// TestSignInFlood is issue 11's load-shedding benchmark (make bench). Wrong
+// sign-ins (the authentication call) from 1,000 concurrent clients, each
+// request from an address of its own, in two phases:
+//
+//   - burst, the issue's probe: 1,000 at once, and a visitor's sign-in (find,
+//     authentication, form post) right behind them; shed, the visitor
+//     submits again after Retry-After, as the SPA's message invites;
+//   - sustained: each client sends its next one as soon as it has an
+//     answer, for GUICHET_BENCH_FLOOD_SECONDS (default 10), while visitors
+//     sign in again and again, trying again at once when shed; once with
+//     the clients in this process, once with them in a process of their
+//     own at nice 19 (TestFloodClients), closer to remote attackers.
+//
+// Targets: the p99 of the admitted authentication calls, and the visitors'
+// admitted sign-ins, under the hash wait budget (account.DefaultWaitBudget).
+// It reports how many calls were shed (429 BUSY).
+func TestSignInFlood(t *testing.T) {
+	if os.Getenv("GUICHET_BENCH") == "" {
+		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
+	}
+	const attackers, visitors = 1000, 4
+	sustained := time.Duration(envInt("GUICHET_BENCH_FLOOD_SECONDS", 10)) * time.Second
+	budget := account.DefaultWaitBudget
+	b := benchServer(t, os.Getenv("GUICHET_BENCH_POSTGRES") != "")
+	client := benchClient(attackers + 16)
+	// Warm up (the dummy hash, the hash time estimate).
+	for i := range visitors {
+		if err := b.signIn(client, b.emails[i], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The clients try the accounts the visitors do not use (they lock: a
+	// locked account is checked with a hash all the same) and unknown ids.
+	var targets []string
+	for _, email := range b.emails[visitors:] {
+		id, err := b.find(client, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// An id of no account, of the id shape (22 base64url characters),
+		// so the server runs the dummy hash instead of answering 404.
+		targets = append(targets, id, fmt.Sprintf("%022d", len(targets)))
+	}
+	round := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	fmt.Printf("sign-in flood (%d cores, %d hashers, hash wait budget %v): wrong passwords from %d clients, each request from its own address\n",
+		runtime.NumCPU(), account.HashSlots(), budget, attackers)
+
+	// flood runs the clients, each sending until stop is closed (or once
+	// when once is set), and reports what they got.
+	flood := func(once bool, stop chan struct{}) (wait func() ([]time.Duration, int64, int64)) {
+		var mu sync.Mutex
+		var admitted []time.Duration
+		var shed, other, total atomic.Int64
+		var wg sync.WaitGroup
+		for c := range attackers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := c; ; i += attackers {
+					status, took, err := b.authenticate(client, targets[i%len(targets)], "Wrong-Bench-2026!")
+					total.Add(1)
+					switch {
+					case err == nil && status == http.StatusBadRequest:
+						mu.Lock()
+						admitted = append(admitted, took)
+						mu.Unlock()
+					case err == nil && status == http.StatusTooManyRequests:
+						shed.Add(1)
+					default:
+						if other.Add(1) == 1 {
+							t.Errorf("a flood request: %d %v", status, err)
+						}
+					}
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if once {
+						return
+					}
+				}
+			}()
+		}
+		return func() ([]time.Duration, int64, int64) {
+			wg.Wait()
+			slices.Sort(admitted)
+			return admitted, shed.Load(), total.Load()
+		}
+	}
+	report := func(phase string, admitted []time.Duration, shed, total int64, d time.Duration) {
+		fmt.Printf("  %s: %d requests in %v; admitted %d (checked with a hash), shed %d = %.1f%% (429 BUSY)\n",
+			phase, total, d.Round(100*time.Millisecond), len(admitted), shed, 100*float64(shed)/float64(max(1, total)))
+		if len(admitted) == 0 {
+			t.Errorf("%s: nothing admitted", phase)
+			return
+		}
+		p99 := percentile(admitted, 99)
+		fmt.Printf("    admitted authentication calls: p50 %v, p99 %v, max %v (target p99 < %v)\n",
+			round(percentile(admitted, 50)), round(p99), round(admitted[len(admitted)-1]), budget)
+		if p99 >= budget {
+			t.Errorf("%s: admitted p99 %v is not under the budget %v", phase, p99, budget)
+		}
+	}
+	// visit is one visitor's sign-in: the time of the try that got in (0
+	// when none did before until), the time from the first try, and the
+	// tries shed.
+	visit := func(email string, pause bool, until time.Time) (in, total time.Duration, tries int) {
+		first := time.Now()
+		for time.Now().Before(until) {
+			began := time.Now()
+			err := b.signIn(client, email, nil)
+			var r *refused
+			switch {
+			case err == nil:
+				return time.Since(began), time.Since(first), tries
+			case errors.As(err, &r) && r.code == "BUSY":
+				tries++
+				if pause {
+					time.Sleep(time.Duration(r.retryAfter) * time.Second)
+				}
+			default:
+				t.Error(err)
+				return 0, 0, tries
+			}
+		}
+		return 0, time.Since(first), tries
+	}
+
+	// Burst.
+	start := time.Now()
+	done := flood(true, make(chan struct{}))
+	in, whole, shedTries := visit(b.emails[0], true, time.Now().Add(time.Minute))
+	admitted, shed, total := done()
+	report("burst of 1,000", admitted, shed, total, time.Since(start))
+	fmt.Printf("    a visitor right behind the burst: shed %d times, then signed in in %v (%v from the first try, waiting Retry-After in between; target < %v)\n",
+		shedTries, round(in), round(whole), budget)
+	if in >= budget {
+		t.Errorf("the visitor's admitted sign-in took %v, not under the budget %v", in, budget)
+	}
+
+	// visitorsDuring signs in with the visitors' accounts until the phase
+	// ends and returns what they got.
+	visitorsDuring := func(start time.Time) string {
+		var mu sync.Mutex
+		var ins, wholes []time.Duration
+		var tries int
+		var vwg sync.WaitGroup
+		for v := range visitors {
+			vwg.Add(1)
+			go func() {
+				defer vwg.Done()
+				for time.Since(start) < sustained {
+					in, whole, shed := visit(b.emails[v], false, start.Add(sustained))
+					mu.Lock()
+					if in > 0 {
+						ins, wholes = append(ins, in), append(wholes, whole)
+					}
+					tries += shed
+					mu.Unlock()
+				}
+			}()
+		}
+		vwg.Wait()
+		slices.Sort(ins)
+		slices.Sort(wholes)
+		s := fmt.Sprintf("    %d visitors trying again at once when shed: %d sign-ins, %d tries shed", visitors, len(ins), tries)
+		if len(ins) > 0 {
+			s += fmt.Sprintf("; the tries that got in p50 %v, max %v; from the first try p50 %v, max %v",
+				round(percentile(ins, 50)), round(ins[len(ins)-1]), round(percentile(wholes, 50)), round(wholes[len(wholes)-1]))
+		}
+		return s
+	}
+
+	// Sustained, the clients in this process.
+	stop := make(chan struct{})
+	start = time.Now()
+	done = flood(false, stop)
+	seen := visitorsDuring(start)
+	close(stop)
+	admitted, shed, total = done()
+	report("sustained, clients in this process", admitted, shed, total, time.Since(start))
+	fmt.Println(seen)
+
+	// Sustained, the clients in a process of their own at nice 19: as with
+	// remote attackers, their CPU time does not come out of the server's
+	// (nor their goroutines out of its scheduler).
+	clients := exec.Command("nice", "-n", "19", os.Args[0], "-test.run=^TestFloodClients$")
+	clients.Env = append(os.Environ(), "GUICHET_FLOOD_TARGET="+strings.Join(append([]string{
+		b.base, b.host, b.apiKey, sustained.String()}, targets...), " "))
+	var out strings.Builder
+	clients.Stdout, clients.Stderr = &out, &out
+	start = time.Now()
+	if err := clients.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen = visitorsDuring(start)
+	if err := clients.Wait(); err != nil {
+		t.Fatalf("flood clients: %v\n%s", err, out.String())
+	}
+	var got floodResult
+	_, line, _ := strings.Cut(out.String(), "FLOOD ")
+	line, _, _ = strings.Cut(line, "\n")
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatalf("flood clients said %q: %v", out.String(), err)
+	}
+	slices.Sort(got.Admitted)
+	report("sustained, clients in a process at nice 19 (their own waits for a core included)", got.Admitted, got.Shed, got.Total, time.Since(start))
+	fmt.Println(seen)
+}
+
+// floodResult is what TestFloodClients reports to TestSignInFlood.
+type floodResult struct {
+	Admitted    []time.Duration
+	Shed, Total int64
+}
+
+// TestFloodClients is TestSignInFlood's sustained flood run in a process of
+// its own (GUICHET_FLOOD_TARGET: base URL, host, api key, duration, then
+// the account ids to try).
+func TestFloodClients(t *testing.T) {
+	args := strings.Fields(os.Getenv("GUICHET_FLOOD_TARGET"))
+	if len(args) < 5 {
+		t.Skip("run by TestSignInFlood")
+	}
+	d, err := time.ParseDuration(args[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const attackers = 1000
+	b := &benchTarget{base: args[0], host: args[1], apiKey: args[2]}
+	b.ips.Store(1 << 20) // addresses the parent process does not use
+	targets := args[4:]
+	client := benchClient(attackers)
+	var mu sync.Mutex
+	var r floodResult
+	var wg sync.WaitGroup
+	for c := range attackers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, start := c, time.Now(); time.Since(start) < d; i += attackers {
+				status, took, err := b.authenticate(client, targets[i%len(targets)], "Wrong-Bench-2026!")
+				mu.Lock()
+				r.Total++
+				switch {
+				case err == nil && status == http.StatusBadRequest:
+					r.Admitted = append(r.Admitted, took)
+				case err == nil && status == http.StatusTooManyRequests:
+					r.Shed++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	line, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("FLOOD %s\n", line)
+}
+
+// TestSignInTimingMedians is the wall-clock side of issue 11's item 9 (the
+// deterministic side is internal/account's TestWrongLockedUnknownRunOneHash):
+// the authentication call's median time for a wrong password, a locked
+// account, an unknown one and one holding a temporary password, interleaved
+// over loopback against the server, beside one hash. Target: the medians
+// within half a hash of each other (a branch that skipped the hash would
+// differ by a whole one).
+func TestSignInTimingMedians(t *testing.T) {
+	if os.Getenv("GUICHET_BENCH") == "" {
+		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
+	}
+	const rounds = 25
+	b := benchServer(t, os.Getenv("GUICHET_BENCH_POSTGRES") != "")
+	client := benchClient(8)
+	ctx := context.Background()
+	hasher := account.NewHasher(account.DefaultParams)
+	ids := make([]string, len(b.emails))
+	for i, email := range b.emails {
+		id, err := b.find(client, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = id
+	}
+	// emails[0] is staff-locked, emails[1] holds a temporary password; the
+	// wrong passwords go to the others in turn, below the lockout.
+	temp, err := hasher.Hash(ctx, "Temp-Bench-2026")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.db.InTx(ctx, func(tx *store.Tx) error {
+		now := time.Now()
+		if err := account.Lock(ctx, tx, ids[0], time.Time{}, now); err != nil {
+			return err
+		}
+		return account.SetTemporaryPassword(ctx, tx, ids[1], temp, now.Add(time.Hour), now)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []string{"wrong password", "locked", "unknown", "temporary held"}
+	samples := map[string][]time.Duration{}
+	for r := range rounds + 2 { // the first two warm up
+		for _, name := range cases {
+			id, password := ids[2+r%(len(ids)-2)], "Wrong-Bench-2026!"
+			switch name {
+			case "locked":
+				id, password = ids[0], benchPassword
+			case "unknown":
+				id, password = "AAAAAAAAAAAAAAAAAAAAAA", benchPassword
+			case "temporary held":
+				id, password = ids[1], benchPassword
+			}
+			status, took, err := b.authenticate(client, id, password)
+			if err != nil || status != http.StatusBadRequest {
+				t.Fatalf("%s: %d %v", name, status, err)
+			}
+			if r >= 2 {
+				samples[name] = append(samples[name], took)
+			}
+		}
+	}
+	hashes := oneHash(hasher, 9)
+	slices.Sort(hashes)
+	hash := hashes[len(hashes)/2]
+	medians := map[string]time.Duration{}
+	lo, hi := time.Duration(1<<62), time.Duration(0)
+	for _, name := range cases {
+		s := samples[name]
+		slices.Sort(s)
+		medians[name] = s[len(s)/2]
+		lo, hi = min(lo, medians[name]), max(hi, medians[name])
+	}
+	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
+	fmt.Printf("authentication timing (%d rounds, interleaved; one hash %v):", rounds, round(hash))
+	for _, name := range cases {
+		fmt.Printf(" %s %v;", name, round(medians[name]))
+	}
+	fmt.Printf(" spread %v = %.2f hashes (target <= 0.5)\n", round(hi-lo), float64(hi-lo)/float64(hash))
+	if hi-lo > hash/2 {
+		t.Errorf("the medians differ by %v, more than half a hash (%v)", hi-lo, hash)
+	}
 }

@@ -265,6 +265,8 @@ func apiError(err error) error {
 		return errDisabled
 	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
 		return api.ErrTooManyRequest
+	case errors.Is(err, account.ErrBusy):
+		return account.BusyAnswer(err)
 	}
 	return err
 }

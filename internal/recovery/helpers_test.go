@@ -94,6 +94,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // answer is a recorded response.
 type answer struct {
 	status int
+	header http.Header
 	body   []byte
 }
 
@@ -157,7 +158,7 @@ func (e *env) serve(b *brand.Brand, language, path string, body any) answer {
 	e.mux.ServeHTTP(w, r)
 	res := w.Result()
 	out, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, body: out}
+	return answer{status: res.StatusCode, header: res.Header, body: out}
 }
 
 func (e *env) post(path string, body any) answer {

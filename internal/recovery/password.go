@@ -40,6 +40,12 @@ type TokenReset struct {
 // token spent, the account's other codes and tokens dead, every session
 // revoked, the 'password changed' email queued and the event audited.
 func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.Account, error) {
+	// Refused when the hashers are too busy before anything is counted.
+	ctx, release, err := s.Accounts.Hasher.Admit(ctx)
+	if err != nil {
+		return account.Account{}, err
+	}
+	defer release()
 	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: EventPassword, Detail: "token"}
 	if err := s.allow(ctx, s.Limits.Password, e); err != nil {
 		return account.Account{}, err

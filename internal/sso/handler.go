@@ -88,6 +88,9 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 		return h.fail(w, r, CodeMustReset)
 	case errors.Is(err, account.ErrRateLimited):
 		return h.fail(w, r, CodeTooMany)
+	case errors.Is(err, account.ErrBusy):
+		// Load shed, not a failure to log: §8.5 has no "busy", so technical.
+		return h.fail(w, r, CodeTechnical)
 	default:
 		slog.ErrorContext(r.Context(), "sso sign-in failed", "err", err)
 		return h.fail(w, r, CodeTechnical)

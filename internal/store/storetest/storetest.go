@@ -6,9 +6,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"guichet/internal/store"
@@ -94,4 +96,41 @@ func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) { fn(t, Open(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, OpenPostgres(t)) })
+}
+
+// Snapshot returns every row of the tables, in a form two snapshots can be
+// compared in: tests that something moved no counter compare one taken
+// before with one taken after.
+func Snapshot(t testing.TB, db *store.DB, tables ...string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, table := range tables {
+		rows, err := db.Query(context.Background(), "SELECT * FROM "+table+" ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := make([]any, len(cols))
+		for i := range values {
+			values[i] = new(any)
+		}
+		fmt.Fprintf(&b, "%s %v\n", table, cols)
+		for rows.Next() {
+			if err := rows.Scan(values...); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range values {
+				fmt.Fprintf(&b, " %v", *v.(*any))
+			}
+			b.WriteByte('\n')
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	return b.String()
 }

@@ -129,6 +129,26 @@ describe('login page', () => {
     expect(new URL((submitted[0] as HTMLFormElement).action).pathname).toBe('/sso/fr');
   });
 
+  it('a sign-in shed under load (429 BUSY) says so on the form, counts no failure, and the next submit goes through', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0); // a limit of 3 failures
+    let busy = 3;
+    const calls = await openLogin({
+      'POST /api/v1/accounts/find': found('A'),
+      'POST /api/v1/accounts/acc-1/authentication': () =>
+        busy-- > 0 ? { status: 429, body: { errorCode: 'BUSY', messageKey: 'error.busy' } } : { status: 200, body: { loginTicket: 'ticket-1' } },
+    });
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await signIn(EMAIL, 'Guichet-Demo-2026!');
+      const alert = await screen.findByRole('alert');
+      await waitFor(() => expect(alert.textContent).toBe('The service is busy. Try again in a few seconds.'));
+      expect(where()).toBe('/');
+      expect(readFlow().roadblocked).not.toBe(true);
+    }
+    await signIn(EMAIL, 'Guichet-Demo-2026!');
+    await waitFor(() => expect(submitted).toHaveLength(1));
+    expect(calls.filter((c) => c.path.endsWith('/authentication'))).toHaveLength(4);
+  });
+
   it('status T: the temporary password is checked, held for /reset, and the visitor goes to /reset', async () => {
     const calls = await openLogin({
       'POST /api/v1/accounts/find': found('T'),

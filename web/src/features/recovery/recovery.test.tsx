@@ -332,6 +332,28 @@ describe('/reset', () => {
     expect(where()).toBe('/reset');
   });
 
+  it.each([
+    { variant: 'token', start: () => codeAccepted(false) },
+    { variant: 'temporary', start: () => holdTemporaryPassword({ id: 'acc-1', email: EMAIL }, 'Temp-Pass-2026') },
+  ])('$variant variant: 429 BUSY (shed under load) says so on the form, and the next submit goes through', async ({ variant, start }) => {
+    start();
+    let busy = true;
+    const calls = await open(
+      '/reset',
+      { [PASSWORD]: () => (busy ? ((busy = false), { status: 429, body: { errorCode: 'BUSY', messageKey: 'error.busy' } }) : changed) },
+      'Choose a new password',
+    );
+    if (variant === 'token') type('Postal code', 'H2X 1Y4');
+    await choose(NEW_PASSWORD);
+    await within(screen.getByRole('form')).findByText('The service is busy. Try again in a few seconds.');
+    expect(screen.getByText('The service is busy. Try again in a few seconds.').closest('[role="alert"]')).toBeTruthy();
+    expect(where()).toBe('/reset');
+    expect(submitted).toEqual([]);
+    await click('Save my new password');
+    await waitFor(() => expect(submitted).toHaveLength(1));
+    expect(calls).toHaveLength(2);
+  });
+
   it('403 3004 (the reset token died) is the token-expired roadblock', async () => {
     codeAccepted(false);
     await open('/reset', { [PASSWORD]: { status: 403, body: { errorCode: '3004' } } }, 'Choose a new password');

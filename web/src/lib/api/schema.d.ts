@@ -587,9 +587,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds, with BUSY. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -644,9 +646,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds, with BUSY. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1017,9 +1021,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds, with BUSY. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

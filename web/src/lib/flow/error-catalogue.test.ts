@@ -85,6 +85,10 @@ const rows: Row[] = [
   { spec: '8.1 530 maintenance', status: 530, expected: roadblock('maintenance') },
   { spec: '8.1 other status 401', status: 401, expected: roadblock('technical') },
   { spec: '8.1 other status 429', status: 429, code: 'RATE_LIMITED', call: 'authentication', expected: roadblock('technical') },
+  // Issue 11: a password check shed under load is a message on the form, not a roadblock.
+  { spec: '429 BUSY after authentication', status: 429, code: 'BUSY', call: 'authentication', expected: message('error.busy', 'BUSY') },
+  { spec: '429 BUSY after the temporary step', status: 429, code: 'BUSY', call: 'temporary', expected: message('error.busy', 'BUSY') },
+  { spec: '429 BUSY after a password set', status: 429, code: 'BUSY', call: 'password', expected: message('error.busy', 'BUSY') },
   { spec: '8.1 other status 502', status: 502, expected: roadblock('technical') },
   { spec: '8.1 other status 302', status: 302, expected: roadblock('technical') },
   { spec: 'my-account: 401 of /me goes to login', status: 401, call: 'me', expected: { kind: 'navigate', to: '/', roadblocked: false } },

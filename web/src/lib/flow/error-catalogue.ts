@@ -228,6 +228,9 @@ export function interpretResponse(answer: ApiAnswer, call: ApiCall, options: Int
   if (status === 417) return call === 'notification-reset' ? go('login-difficulties') : returned(false, code);
   if (status === 500) return code === null ? go('technical') : go('login-difficulties', referenceCode(code));
   if (status === 503 || status === 530) return go('maintenance');
+  // Not in spec §8: the server was too busy to check a password and counted
+  // nothing (429 BUSY, unlike RATE_LIMITED); the visitor submits again.
+  if (status === 429 && code === 'BUSY') return say('error.busy', code);
   return go('technical');
 }
 

@@ -1,0 +1,91 @@
+package account_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+
+	"guichet/internal/account"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+// counted are the tables a sign-in attempt writes: rate limits, failed
+// attempts, locks and temporary password tries (accounts), tickets, audit.
+var counted = []string{"rate_limits", "login_failures", "accounts", "login_tickets", "audit_events"}
+
+// Over the hash wait budget, every password check answers 429 BUSY with
+// Retry-After at once: no hash, nothing counted, and the same bytes whether
+// the account exists, is locked, holds a temporary password or not.
+func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		active := e.create(belair, "alex@example.com", nil, "")
+		locked := e.create(belair, "locked@example.com", func(a *account.Account) { a.Status = account.Locked }, "")
+		temp := e.create(belair, "tess@example.com", nil, "Temp-Pass-123!")
+		cases := []struct {
+			name, path string
+			body       map[string]string
+		}{
+			{"wrong password", authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"}},
+			{"right password", authPath(active.ID), map[string]string{"password": password}},
+			{"locked", authPath(locked.ID), map[string]string{"password": password}},
+			{"unknown", authPath("AAAAAAAAAAAAAAAAAAAAAA"), map[string]string{"password": password}},
+			{"temporary held", authPath(temp.ID), map[string]string{"password": password}},
+			{"wrong temporary", tempPath(temp.ID), map[string]string{"tempPassword": "Wrong-Temp-123!"}},
+			{"temporary of an unknown account", tempPath("AAAAAAAAAAAAAAAAAAAAAA"), map[string]string{"tempPassword": "Temp-Pass-123!"}},
+		}
+		hashes := account.LogHashes(e.service.Hasher)
+		release := account.SaturateHashers(t, e.service.Hasher)
+		before := storetest.Snapshot(t, db, counted...)
+		slots := account.HashSlots()
+		// (slots + 1) hashes of WaitBudget each, over slots hashers, rounded up.
+		wait := (slots + 1) * int(account.DefaultWaitBudget.Seconds())
+		retryAfter := strconv.Itoa((wait + slots - 1) / slots)
+		var first []byte
+		for _, c := range cases {
+			got := e.post(belair, ip, c.path, c.body)
+			if got.status != 429 || got.header.Get("Retry-After") != retryAfter {
+				t.Fatalf("%s: %d, Retry-After %q; want 429, %s: %s", c.name, got.status, got.header.Get("Retry-After"), retryAfter, got.body)
+			}
+			if first == nil {
+				first = got.body
+				if want := `{"errorCode":"BUSY","messageKey":"error.busy"}`; string(bytes.TrimSpace(first)) != want {
+					t.Fatalf("%s: body %s, want %s", c.name, first, want)
+				}
+			} else if !bytes.Equal(got.body, first) {
+				t.Fatalf("%s: body %s differs from %s", c.name, got.body, first)
+			}
+		}
+		// The SSO form post without a ticket checks the password too.
+		for _, email := range []string{active.Email, temp.Email, "nobody@example.com"} {
+			err := e.service.SignInWithPassword(context.Background(), account.Credentials{
+				Brand: belair.ID, Email: email, Password: "Wrong-Horse-9!", IP: ip,
+			}, func(*store.Tx, account.Account) error { return nil })
+			var busy *account.BusyError
+			if !errors.As(err, &busy) || !errors.Is(err, account.ErrBusy) {
+				t.Fatalf("form post as %s: %v, want ErrBusy", email, err)
+			}
+		}
+		if n := len(hashes.Take()); n != 0 {
+			t.Fatalf("%d hashes ran for refused requests", n)
+		}
+		if after := storetest.Snapshot(t, db, counted...); after != before {
+			t.Fatalf("a refused request changed the counters:\nbefore %s\nafter  %s", before, after)
+		}
+
+		// Once the hashers are free, the same requests are checked and counted.
+		release()
+		if got := e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"}); got.status != 400 {
+			t.Fatalf("after the load: %d %s", got.status, got.body)
+		}
+		if n := len(hashes.Take()); n != 1 {
+			t.Fatalf("%d hashes for an admitted attempt, want 1", n)
+		}
+		if storetest.Snapshot(t, db, counted...) == before {
+			t.Fatal("an admitted wrong password counted nothing")
+		}
+	})
+}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package account_test
-
-const raceEnabled = false
