@@ -4,7 +4,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 GO ?= go
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-WEB_SOURCES := $(shell find web/src web/public web/index.html web/vite.config.ts web/tsconfig*.json -type f 2>/dev/null)
+WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/package.json web/vite.config.ts web/tsconfig*.json -type f 2>/dev/null)
 GO_SOURCES := $(shell find cmd internal web/embed.go -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' 2>/dev/null)
 
 .PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium bench clean

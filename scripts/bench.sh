@@ -26,7 +26,7 @@ sleep 3
 rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
 echo "idle resident memory: $((rss / 1024)) MB (budget 40 MB)"
 
-echo "== login route JavaScript (gzip -9, as Chromium downloads it)"
+echo "== login route JavaScript on the wire (precompressed brotli/gzip, as Chromium receives it; en and fr)"
 (cd web && node bench/route-js.mjs "http://belair.localhost:$port/" 110)
 
 echo "== sign-in throughput (find + authentication + session) against the argon2id bound"

@@ -29,7 +29,7 @@ export default defineConfig({
   },
   test: {
     environment: 'jsdom',
-    include: ['src/**/*.test.{ts,tsx}', 'eslint.test.ts'],
+    include: ['src/**/*.test.{ts,tsx}', 'eslint.test.ts', 'scripts/**/*.test.ts'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
     // Tests read the shared files of the repository (testdata/, api/).

@@ -20,10 +20,12 @@ import (
 // with the site configuration and the CSP nonce injected, and the hashed
 // assets with long caching.
 type spa struct {
-	files  fs.FS
-	index  []byte // nil when the SPA was not built (a Go-only test build)
-	paths  []string
-	brands *brand.Registry
+	files fs.FS
+	index []byte // nil when the SPA was not built (a Go-only test build)
+	// assetIndex: every file served as is, with its precompressed siblings.
+	assetIndex map[string]*asset
+	paths      []string
+	brands     *brand.Registry
 }
 
 func newSPA(files fs.FS, pathsJSON []byte, brands *brand.Registry) (*spa, error) {
@@ -45,6 +47,9 @@ func newSPA(files fs.FS, pathsJSON []byte, brands *brand.Registry) (*spa, error)
 			return nil, err
 		}
 		s.index = index
+		if s.assetIndex, err = indexAssets(files); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -87,23 +92,30 @@ func matchPath(pattern, path string) bool {
 	return len(xs) == len(ps)
 }
 
+// Cache lifetimes: files under /assets/ carry their content's hash in
+// their name, so they never change; the others (logos, favicon) may.
+const (
+	cacheImmutable = "public, max-age=31536000, immutable"
+	cacheHour      = "public, max-age=3600"
+)
+
 func (s *spa) assets() http.Handler {
-	var files http.Handler = http.NotFoundHandler()
-	if s.files != nil {
-		files = http.FileServerFS(s.files)
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cache := cacheHour
 		if strings.HasPrefix(r.URL.Path, "/assets/") {
-			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-		} else {
-			w.Header().Set("Cache-Control", "public, max-age=3600")
+			cache = cacheImmutable
 		}
 		if b, ok := s.logoless(r.URL.Path); ok {
+			w.Header().Set("Cache-Control", cache)
 			w.Header().Set("Content-Type", "image/svg+xml")
 			http.ServeContent(w, r, "logo.svg", time.Time{}, bytes.NewReader(textLogo(b)))
 			return
 		}
-		files.ServeHTTP(w, r)
+		if s.files == nil {
+			http.NotFound(w, r)
+			return
+		}
+		s.serveAsset(w, r, cache)
 	})
 }
 
@@ -221,7 +233,10 @@ func (s *server) renderIndex(w http.ResponseWriter, r *http.Request, status int)
 	inject := []byte(`<script id="guichet-site" type="application/json">` + string(data) + "</script>\n</head>")
 	page = bytes.Replace(page, []byte("</head>"), inject, 1)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	// no-cache, not no-store: the page holds no personal data (that comes
+	// from the API), and the back button may show it; it is asked again on
+	// every other use, so a deployment's new asset names are seen at once.
+	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Vary", "Cookie")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {

@@ -1,8 +1,12 @@
-// Measures the JavaScript a visitor downloads to render a route: every script
-// response Chromium fetched, gzipped at level 9, summed. Usage:
+// Measures the JavaScript a visitor downloads to render the login route, as
+// it crosses the network: for every script Chromium fetched, the response
+// body's bytes as received (encoded: brotli or gzip when the server
+// compressed it), summed, in English and in French (?lang=fr). Headers are
+// shown apart and not counted against the budget. Usage:
 //   node bench/route-js.mjs http://belair.localhost:8080/ [budgetKB]
+// BENCH_ACCEPT_ENCODING=identity makes the browser refuse compression (what
+// a server without it sends).
 import { chromium } from 'playwright-core';
-import { gzipSync } from 'node:zlib';
 
 const url = process.argv[2];
 const budget = Number(process.argv[3] || 0);
@@ -11,23 +15,58 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
     '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
-const context = await browser.newContext();
-const page = await context.newPage();
-const scripts = [];
-page.on('response', async (res) => {
-  if (res.request().resourceType() === 'script') {
-    scripts.push(res.body().then((b) => ({ url: res.url(), raw: b.length, gz: gzipSync(b, { level: 9 }).length })));
-  }
-});
-await page.goto(url, { waitUntil: 'networkidle' });
-const all = await Promise.all(scripts);
-await browser.close();
-let total = 0;
-for (const s of all) {
-  total += s.gz;
-  console.log(`  ${(s.gz / 1024).toFixed(1).padStart(7)} KB gz  ${(s.raw / 1024).toFixed(1).padStart(7)} KB raw  ${new URL(s.url).pathname}`);
+const kb = (/** @type {number} */ n) => (n / 1024).toFixed(1);
+
+/**
+ * Loads one page in a fresh context (an empty cache) and lists its scripts.
+ * @param {string} pageURL
+ */
+async function measure(pageURL) {
+  const accept = process.env.BENCH_ACCEPT_ENCODING;
+  const context = await browser.newContext(accept ? { extraHTTPHeaders: { 'Accept-Encoding': accept } } : {});
+  const page = await context.newPage();
+  /** @type {Promise<{ path: string; wire: number; headers: number; raw: number; encoding: string; accept: string }>[]} */
+  const scripts = [];
+  page.on('requestfinished', (req) => {
+    if (req.resourceType() !== 'script') return;
+    scripts.push((async () => {
+      const res = await req.response();
+      if (!res) throw new Error(`${req.url()}: no response`);
+      const [sizes, body, headers, sent] = await Promise.all([req.sizes(), res.body(), res.allHeaders(), req.allHeaders()]);
+      return {
+        path: new URL(req.url()).pathname,
+        wire: sizes.responseBodySize, // encoded bytes, as received
+        headers: sizes.responseHeadersSize,
+        raw: body.length, // decoded
+        encoding: headers['content-encoding'] || 'identity',
+        accept: sent['accept-encoding'] || '',
+      };
+    })());
+  });
+  await page.goto(pageURL, { waitUntil: 'networkidle' });
+  const all = await Promise.all(scripts);
+  await context.close();
+  return all;
 }
-const kb = total / 1024;
-console.log(`route JS ${new URL(url).pathname}: ${kb.toFixed(1)} KB gzip in ${all.length} files` +
-  (budget ? ` (budget ${budget} KB: ${kb <= budget ? 'within' : 'OVER'})` : ''));
-if (budget && kb > budget) process.exitCode = 1;
+
+let over = false;
+for (const [language, pageURL] of [['en', url], ['fr', `${url}${url.includes('?') ? '&' : '?'}lang=fr`]]) {
+  const all = await measure(pageURL);
+  let wire = 0;
+  let headers = 0;
+  let raw = 0;
+  for (const s of all) {
+    wire += s.wire;
+    headers += s.headers;
+    raw += s.raw;
+    console.log(`  ${kb(s.wire).padStart(7)} KB ${s.encoding.padEnd(8)} ${kb(s.raw).padStart(7)} KB decoded  ${s.path}`);
+  }
+  const accepts = [...new Set(all.map((s) => s.accept))].join(' | ');
+  const total = wire / 1024;
+  console.log(`route JS ${new URL(pageURL).pathname}${new URL(pageURL).search} (${language}): ${total.toFixed(1)} KB on the wire ` +
+    `(${kb(raw)} KB decoded, ${kb(headers)} KB of headers besides) in ${all.length} files; Accept-Encoding: ${accepts}` +
+    (budget ? `; budget ${budget} KB: ${total <= budget ? 'within' : 'OVER'}` : ''));
+  if (budget && total > budget) over = true;
+}
+await browser.close();
+if (over) process.exitCode = 1;

@@ -1,0 +1,244 @@
+package httpapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/brand"
+	"guichet/internal/store/storetest"
+)
+
+// assetServer serves a built SPA holding one script with its brotli and
+// gzip siblings (as web/scripts/compress-dist.mjs writes them), an image
+// with none, and the favicon. Go's library has no brotli decoder: the .br
+// sibling here is marked bytes, checked to be what is sent; the browser
+// test (web/e2e/assets.test.mjs) and the build step's own test decode
+// real brotli.
+func assetServer(t *testing.T) (h http.Handler, js, gz, br []byte) {
+	t.Helper()
+	js = []byte(strings.Repeat("export const greeting = 'Bonjour';\n", 200))
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(js)
+	_ = zw.Close()
+	gz = buf.Bytes()
+	br = []byte("brotli bytes of app-abc.js")
+	brands, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err = New(Config{Env: "dev", Dev: true}, Deps{
+		Brands: brands,
+		DB:     storetest.Open(t),
+		SPA: fstest.MapFS{
+			"index.html":                {Data: []byte(testIndex)},
+			"index.html.gz":             {Data: []byte("unused: the page is rendered per request")},
+			"assets/app-abc.js":         {Data: js},
+			"assets/app-abc.js.gz":      {Data: gz},
+			"assets/app-abc.js.br":      {Data: br},
+			"assets/photo-abc.webp":     {Data: []byte("RIFF....WEBP")},
+			"favicon.svg":               {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)},
+			"favicon.svg.gz":            {Data: []byte("gz")},
+			"brands/belair/logo.svg":    {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"><title>belair</title></svg>`)},
+			"brands/belair/logo.svg.br": {Data: []byte("br")},
+		},
+		SPAPaths: []byte(`{"paths": ["/"]}`),
+		Metrics:  prometheus.NewRegistry(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, js, gz, br
+}
+
+func TestAssetsPrecompressedByAcceptEncoding(t *testing.T) {
+	h, js, gz, br := assetServer(t)
+	cases := []struct {
+		accept, coding string
+	}{
+		{"", ""},
+		{"gzip", "gzip"},
+		{"br", "br"},
+		{"gzip, deflate, br", "br"},       // Chromium over HTTPS
+		{"gzip, deflate, br, zstd", "br"}, // Chromium 123+
+		{"gzip, deflate", "gzip"},         // Chromium over plain http
+		{"BR", "br"},
+		{"x-gzip", "gzip"},
+		{"br;q=0.5, gzip", "gzip"},
+		{"br;q=0.5, gzip;q=0.8", "gzip"},
+		{"gzip;q=0.9, br;q=0.9", "br"}, // a tie goes to the smaller
+		{"br;q=0, gzip", "gzip"},
+		{"br;q=0, gzip;q=0", ""},
+		{"gzip;q=0.5, identity", ""}, // identity preferred
+		{"identity", ""},
+		{"deflate", ""},
+		{"zstd", ""},
+		{"*", "br"},
+		{"*;q=0", ""}, // nothing acceptable: identity rather than 406
+		{"gzip;q=0, *", "br"},
+		{"br;q=nonsense, gzip", "gzip"},
+	}
+	for _, tt := range cases {
+		t.Run(tt.accept, func(t *testing.T) {
+			rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": tt.accept}, "")
+			if rec.Code != 200 {
+				t.Fatalf("status %d", rec.Code)
+			}
+			hd := rec.Header()
+			if got := hd.Get("Content-Encoding"); got != tt.coding {
+				t.Fatalf("Content-Encoding %q, want %q", got, tt.coding)
+			}
+			if got := hd.Get("Vary"); got != "Accept-Encoding" {
+				t.Errorf("Vary %q, want Accept-Encoding", got)
+			}
+			if got := hd.Get("Content-Type"); got != "text/javascript; charset=utf-8" {
+				t.Errorf("Content-Type %q", got)
+			}
+			if got := hd.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+				t.Errorf("Cache-Control %q", got)
+			}
+			body := rec.Body.Bytes()
+			if got, want := hd.Get("Content-Length"), len(body); got != strconv.Itoa(want) {
+				t.Errorf("Content-Length %s, body %d bytes", got, want)
+			}
+			var decoded []byte
+			switch tt.coding {
+			case "":
+				decoded = body
+			case "gzip":
+				if !bytes.Equal(body, gz) {
+					t.Fatal("gzip body is not the .gz file")
+				}
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if decoded, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+			case "br":
+				if !bytes.Equal(body, br) {
+					t.Fatal("brotli body is not the .br file")
+				}
+				decoded = js
+			}
+			if !bytes.Equal(decoded, js) {
+				t.Fatal("the body does not decode to the original")
+			}
+		})
+	}
+}
+
+func TestAssetETagPerEncodingAnd304(t *testing.T) {
+	h, _, _, _ := assetServer(t)
+	tags := map[string]string{}
+	for _, accept := range []string{"", "gzip", "br"} {
+		rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": accept}, "")
+		tag := rec.Header().Get("ETag")
+		if !strings.HasPrefix(tag, `"`) || len(tag) < 10 {
+			t.Fatalf("Accept-Encoding %q: ETag %q, want a strong validator", accept, tag)
+		}
+		for other, seen := range tags {
+			if seen == tag {
+				t.Fatalf("Accept-Encoding %q and %q share ETag %s", accept, other, tag)
+			}
+		}
+		tags[accept] = tag
+
+		rec = do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": accept, "If-None-Match": tag}, "")
+		if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+			t.Fatalf("Accept-Encoding %q, If-None-Match %s: status %d, %d bytes; want 304, none", accept, tag, rec.Code, rec.Body.Len())
+		}
+		if rec.Header().Get("ETag") != tag || rec.Header().Get("Vary") != "Accept-Encoding" {
+			t.Errorf("304 headers %v", rec.Header())
+		}
+	}
+	// The gzip validator does not match the brotli representation.
+	rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "br", "If-None-Match": tags["gzip"]}, "")
+	if rec.Code != 200 || rec.Header().Get("Content-Encoding") != "br" {
+		t.Fatalf("br with the gzip ETag: status %d, encoding %q; want 200 br", rec.Code, rec.Header().Get("Content-Encoding"))
+	}
+}
+
+func TestAssetRangeAndHead(t *testing.T) {
+	h, _, gz, _ := assetServer(t)
+	rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "gzip", "Range": "bytes=0-9"}, "")
+	if rec.Code != http.StatusPartialContent {
+		t.Fatalf("range: status %d", rec.Code)
+	}
+	// A range is of the representation sent: the gzip bytes.
+	if !bytes.Equal(rec.Body.Bytes(), gz[:10]) || rec.Header().Get("Content-Encoding") != "gzip" ||
+		rec.Header().Get("Content-Range") != "bytes 0-9/"+strconv.Itoa(len(gz)) || rec.Header().Get("Content-Length") != "10" {
+		t.Fatalf("range: %v, body %x", rec.Header(), rec.Body.Bytes())
+	}
+
+	rec = do(h, "HEAD", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "gzip"}, "")
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") != strconv.Itoa(len(gz)) ||
+		rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("HEAD: status %d, %d bytes, %v", rec.Code, rec.Body.Len(), rec.Header())
+	}
+}
+
+func TestAssetCachingAndWhatIsServed(t *testing.T) {
+	h, _, _, _ := assetServer(t)
+	cases := []struct {
+		target, accept     string
+		status             int
+		cache, coding, typ string
+	}{
+		{"/assets/app-abc.js", "br", 200, "public, max-age=31536000, immutable", "br", "text/javascript; charset=utf-8"},
+		// Already compressed: no sibling, no Vary.
+		{"/assets/photo-abc.webp", "br, gzip", 200, "public, max-age=31536000, immutable", "", "image/webp"},
+		{"/favicon.svg", "gzip", 200, "public, max-age=3600", "gzip", "image/svg+xml"},
+		{"/brands/belair/logo.svg", "br", 200, "public, max-age=3600", "br", "image/svg+xml"},
+		// Every page the server renders is asked again before reuse.
+		{"/", "br, gzip", 200, "no-cache", "", "text/html; charset=utf-8"},
+		{"/nope", "br, gzip", 404, "no-cache", "", "text/html; charset=utf-8"},
+		// Siblings and folders are not files of their own.
+		{"/assets/app-abc.js.gz", "", 404, "", "", ""},
+		{"/assets/app-abc.js.br", "", 404, "", "", ""},
+		{"/assets/", "", 404, "", "", ""},
+		{"/assets/missing.js", "gzip", 404, "", "", ""},
+	}
+	for _, tt := range cases {
+		t.Run(tt.target, func(t *testing.T) {
+			rec := do(h, "GET", tt.target, "belair.localhost", map[string]string{"Accept-Encoding": tt.accept}, "")
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d", rec.Code, tt.status)
+			}
+			if tt.status == 404 && tt.cache == "" {
+				if rec.Header().Get("Content-Encoding") != "" {
+					t.Errorf("404 with Content-Encoding %q", rec.Header().Get("Content-Encoding"))
+				}
+				return
+			}
+			hd := rec.Header()
+			if hd.Get("Cache-Control") != tt.cache || hd.Get("Content-Encoding") != tt.coding || hd.Get("Content-Type") != tt.typ {
+				t.Fatalf("Cache-Control %q, Content-Encoding %q, Content-Type %q; want %q, %q, %q",
+					hd.Get("Cache-Control"), hd.Get("Content-Encoding"), hd.Get("Content-Type"), tt.cache, tt.coding, tt.typ)
+			}
+			if vary := hd.Values("Vary"); tt.coding != "" && !contains(vary, "Accept-Encoding") {
+				t.Errorf("Vary %q", vary)
+			} else if tt.target == "/assets/photo-abc.webp" && contains(vary, "Accept-Encoding") {
+				t.Errorf("Vary %q on a file with one representation", vary)
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
