@@ -5,7 +5,8 @@ SHELL := /bin/bash
 GO ?= go
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/package.json web/vite.config.ts web/tsconfig*.json -type f 2>/dev/null)
-GO_SOURCES := $(shell find cmd internal web/embed.go -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' 2>/dev/null)
+# config/brands/*.yaml: the sample brands embedded in the binary (config/embed.go).
+GO_SOURCES := $(shell find cmd internal web/embed.go config -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' -o -name '*.yaml' 2>/dev/null)
 
 .PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium bench clean
 

@@ -39,7 +39,7 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (GUICHET_ADDR)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "data directory for SQLite (GUICHET_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL; empty for SQLite (GUICHET_DATABASE_URL)")
-	fs.StringVar(&cfg.BrandsDir, "brands-dir", cfg.BrandsDir, "brand files directory (GUICHET_BRANDS_DIR)")
+	fs.StringVar(&cfg.BrandsDir, "brands-dir", cfg.BrandsDir, "brand files directory; unset: the sample brands embedded in the binary (GUICHET_BRANDS_DIR)")
 	fs.StringVar(&cfg.SMTPURL, "smtp-url", cfg.SMTPURL, "smtp://user:pass@host:587 (GUICHET_SMTP_URL)")
 	fs.StringVar(&cfg.SMSURL, "sms-url", cfg.SMSURL, "SMS provider URL (GUICHET_SMS_URL)")
 	fs.BoolVar(&cfg.Dev, "dev", cfg.Dev, "development mode: demo data, dev mailbox, plain http (GUICHET_DEV=1)")
@@ -80,7 +80,7 @@ func run(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%s: %d brands valid\n", cfg.BrandsDir, len(reg.All()))
+		fmt.Fprintf(stdout, "%s: %d brands valid\n", cfg.BrandsSource(), len(reg.All()))
 		return nil
 	case "outbox":
 		return outbox(ctx, cfg, fs.Args(), stdout)

@@ -137,3 +137,24 @@ func TestDevAdminListenerTakesAFreePort(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckConfigSaysWhichBrands runs `guichet check-config` away from the
+// repository: without GUICHET_BRANDS_DIR it checks the embedded sample
+// brands and says so; a directory given wins and is named.
+func TestCheckConfigSaysWhichBrands(t *testing.T) {
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	t.Setenv("GUICHET_BRANDS_DIR", "")
+	var out bytes.Buffer
+	if err := run([]string{"check-config"}, &out); err != nil || out.String() != "embedded sample brands: 5 brands valid\n" {
+		t.Fatalf("check-config without GUICHET_BRANDS_DIR = %q, %v", out.String(), err)
+	}
+	dir := filepath.Join(repo, "../../config/brands")
+	out.Reset()
+	if err := run([]string{"check-config", "--brands-dir", dir}, &out); err != nil || out.String() != dir+": 5 brands valid\n" {
+		t.Fatalf("check-config --brands-dir = %q, %v", out.String(), err)
+	}
+}

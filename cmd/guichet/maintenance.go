@@ -56,7 +56,7 @@ func runMaintenance(ctx context.Context, cfg app.Config, args []string, stdout i
 				return err
 			}
 			if _, ok := reg.ByID(change.Brand); !ok {
-				return fmt.Errorf("--brand %q: not a brand of %s", *brand, cfg.BrandsDir)
+				return fmt.Errorf("--brand %q: not a brand of %s", *brand, cfg.BrandsSource())
 			}
 		}
 	case "off", "status":

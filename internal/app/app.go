@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/httpapi"
@@ -33,7 +34,7 @@ type Config struct {
 	Addr         string // GUICHET_ADDR
 	DataDir      string // GUICHET_DATA_DIR
 	DatabaseURL  string // GUICHET_DATABASE_URL
-	BrandsDir    string // GUICHET_BRANDS_DIR
+	BrandsDir    string // GUICHET_BRANDS_DIR; empty: the sample brands embedded in the binary
 	SMTPURL      string // GUICHET_SMTP_URL
 	SMSURL       string // GUICHET_SMS_URL
 	Mail         string // GUICHET_MAIL=log: log instead of delivering (outside --dev)
@@ -74,7 +75,7 @@ func ConfigFromEnv() Config {
 		Addr:         get("GUICHET_ADDR", "127.0.0.1:8080"),
 		DataDir:      get("GUICHET_DATA_DIR", "./data"),
 		DatabaseURL:  get("GUICHET_DATABASE_URL", ""),
-		BrandsDir:    get("GUICHET_BRANDS_DIR", "config/brands"),
+		BrandsDir:    get("GUICHET_BRANDS_DIR", ""),
 		SMTPURL:      get("GUICHET_SMTP_URL", ""),
 		SMSURL:       get("GUICHET_SMS_URL", ""),
 		Mail:         get("GUICHET_MAIL", ""),
@@ -130,15 +131,36 @@ func (c Config) env() string {
 	return "prod"
 }
 
-// LoadBrands loads and validates the brand files (also `guichet check-config`).
+// EmbeddedBrands names the sample brand files built into the binary
+// (guichet/config), served when GUICHET_BRANDS_DIR is not set.
+const EmbeddedBrands = "embedded sample brands"
+
+// BrandsSource says where the brand files come from: the directory of
+// GUICHET_BRANDS_DIR, or EmbeddedBrands.
+func (c Config) BrandsSource() string {
+	if c.BrandsDir == "" {
+		return EmbeddedBrands
+	}
+	return c.BrandsDir
+}
+
+// LoadBrands loads and validates the brand files (also `guichet check-config`):
+// those of GUICHET_BRANDS_DIR when set, else the embedded samples, so the
+// binary starts from any working directory.
 func LoadBrands(cfg Config) (*brand.Registry, error) {
-	reg, err := brand.LoadDir(cfg.BrandsDir)
+	var reg *brand.Registry
+	var err error
+	if cfg.BrandsDir == "" {
+		reg, err = brand.LoadFS(config.Brands(), EmbeddedBrands)
+	} else {
+		reg, err = brand.LoadDir(cfg.BrandsDir)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if cfg.DefaultBrand != "" {
 		if _, ok := reg.ByID(cfg.DefaultBrand); !ok {
-			return nil, fmt.Errorf("GUICHET_DEFAULT_BRAND: %q is not a brand of %s", cfg.DefaultBrand, cfg.BrandsDir)
+			return nil, fmt.Errorf("GUICHET_DEFAULT_BRAND: %q is not a brand of %s", cfg.DefaultBrand, cfg.BrandsSource())
 		}
 	}
 	return reg, nil
@@ -191,6 +213,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	slog.Info("brands loaded", "from", cfg.BrandsSource(), "count", len(brands.All()))
 	db, err := OpenStore(ctx, cfg)
 	if err != nil {
 		return nil, err

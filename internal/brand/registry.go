@@ -2,6 +2,7 @@ package brand
 
 import (
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -57,9 +58,25 @@ type Registry struct {
 // on failure the error is a *LoadError naming file, field and problem for
 // everything wrong, not just the first.
 func LoadDir(dir string) (*Registry, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+	if _, err := os.ReadDir(dir); err != nil { // the error names dir, not "."
 		return nil, fmt.Errorf("brand: %w", err)
+	}
+	return load(os.DirFS(dir), dir, func(name string) string { return filepath.Join(dir, name) })
+}
+
+// LoadFS is LoadDir for the *.yaml files at the root of fsys (the sample
+// brands embedded in the binary: guichet/config); label names the source
+// in messages and Brand.File ("label/name.yaml").
+func LoadFS(fsys fs.FS, label string) (*Registry, error) {
+	return load(fsys, label, func(name string) string { return label + "/" + name })
+}
+
+// load is the one validation path of LoadDir and LoadFS; pathOf gives the
+// name a file is reported under.
+func load(fsys fs.FS, label string, pathOf func(name string) string) (*Registry, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("brand: %s: %w", label, err)
 	}
 	var files []string
 	for _, e := range entries {
@@ -68,14 +85,14 @@ func LoadDir(dir string) (*Registry, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("brand: %s holds no brand file (*.yaml)", dir)
+		return nil, fmt.Errorf("brand: %s holds no brand file (*.yaml)", label)
 	}
 
 	var all []Problem
 	var decoded []*Brand // every brand that decoded, valid or not, for cross checks
 	for _, name := range files {
-		path := filepath.Join(dir, name)
-		b, ps := loadFile(path, strings.TrimSuffix(name, ".yaml"))
+		path := pathOf(name)
+		b, ps := loadFile(fsys, name, path, strings.TrimSuffix(name, ".yaml"))
 		for _, p := range ps {
 			all = append(all, Problem{File: path, Field: p.field, Message: p.message})
 		}
@@ -114,10 +131,10 @@ func LoadDir(dir string) (*Registry, error) {
 }
 
 // loadFile returns the decoded brand (nil if it did not decode, even in
-// part) and its problems.
-func loadFile(path, stem string) (*Brand, problems) {
+// part) and its problems; name is the file in fsys, path what it is called.
+func loadFile(fsys fs.FS, name, path, stem string) (*Brand, problems) {
 	var ps problems
-	info, err := os.Stat(path)
+	info, err := fs.Stat(fsys, name)
 	if err != nil {
 		ps.add("", "%v", err)
 		return nil, ps
@@ -126,7 +143,7 @@ func loadFile(path, stem string) (*Brand, problems) {
 		ps.add("", "the file is larger than %d bytes", maxFileSize)
 		return nil, ps
 	}
-	data, err := os.ReadFile(path)
+	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		ps.add("", "%v", err)
 		return nil, ps

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"guichet/config"
 )
 
 const realBrandsDir = "../../config/brands"
@@ -640,4 +643,37 @@ func FuzzDecode(f *testing.F) {
 			validate(&b, "a")
 		}
 	})
+}
+
+// TestLoadFSEmbeddedSamples: the sample brands embedded in the binary load
+// through the same validation as a directory, with the same result.
+func TestLoadFSEmbeddedSamples(t *testing.T) {
+	fromDir := loadReal(t)
+	fromFS, err := LoadFS(config.Brands(), "embedded")
+	if err != nil {
+		t.Fatalf("LoadFS(config.Brands()): %v", err)
+	}
+	if len(fromFS.All()) != len(fromDir.All()) {
+		t.Fatalf("%d embedded brands, %d in %s", len(fromFS.All()), len(fromDir.All()), realBrandsDir)
+	}
+	for i, b := range fromFS.All() {
+		if b.ID != fromDir.All()[i].ID || b.Name != fromDir.All()[i].Name {
+			t.Errorf("embedded brand %d is %s, %s holds %s", i, b.ID, realBrandsDir, fromDir.All()[i].ID)
+		}
+		if b.File() != "embedded/"+b.ID+".yaml" {
+			t.Errorf("File() = %q", b.File())
+		}
+	}
+}
+
+func TestLoadFSProblems(t *testing.T) {
+	_, err := LoadFS(fstest.MapFS{"fx.yaml": {Data: []byte("id: fx\nprovinces: [\n")}}, "samples")
+	var le *LoadError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "samples/fx.yaml") {
+		t.Fatalf("LoadFS of a broken file = %v, want a *LoadError naming samples/fx.yaml", err)
+	}
+	if _, err := LoadFS(fstest.MapFS{"a.yml": {Data: []byte("id: a")}}, "samples"); err == nil ||
+		!strings.Contains(err.Error(), "samples holds no brand file") {
+		t.Fatalf("LoadFS without *.yaml = %v", err)
+	}
 }
