@@ -365,7 +365,8 @@ describe('Form', () => {
 
   it('checks a field blurred by a press (mouse or tap) only after that press’s click, so the click lands where it was aimed', async () => {
     const onSubmit = vi.fn();
-    await renderInSite(<LoginForm onSubmit={onSubmit} />);
+    let form: Parameters<NonNullable<LoginProps['expose']>>[0] | undefined;
+    await renderInSite(<LoginForm onSubmit={onSubmit} expose={(f) => (form = f)} />);
     await act(async () => fireEvent.click(signIn()));
     const email = textbox('Email address');
     const password = screen.getByLabelText('Password');
@@ -378,11 +379,18 @@ describe('Form', () => {
       fireEvent.blur(password);
     });
     expect(password.getAttribute('aria-invalid')).toBe('true');
-    act(() => fireEvent.mouseUp(signIn()));
-    expect(password.getAttribute('aria-invalid')).toBe('true');
-    await act(async () => fireEvent.click(signIn()));
+    act(() => {
+      fireEvent.mouseUp(signIn());
+      expect(password.getAttribute('aria-invalid')).toBe('true');
+      fireEvent.click(signIn());
+      // A server message for the field, before the check put off by the press had run.
+      form?.setError('password', 'login.error');
+    });
     expect(onSubmit).toHaveBeenCalledExactlyOnceWith({ email: 'jean@example.com', password: 'Green Lamp42' });
-    expect(password.getAttribute('aria-invalid')).toBeNull();
+    // The submit checked every field: the check put off is dropped and does not undo the server's message.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(password.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText('The email or password is incorrect. Please try again.', { selector: '.field__error' })).toBeTruthy();
 
     // A press elsewhere: the blurred field is checked once the press is over.
     act(() => fireEvent.change(email, { target: { value: 'jean@' } }));
@@ -394,6 +402,24 @@ describe('Form', () => {
     act(() => fireEvent.mouseUp(document.body));
     await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
     expect(email.getAttribute('aria-invalid')).toBe('true');
+
+    // A press whose mouseup never came (a menu took it): the next key ends the wait.
+    act(() => fireEvent.change(email, { target: { value: 'jean@example.com' } }));
+    act(() => {
+      fireEvent.mouseDown(document.body);
+      fireEvent.blur(email);
+    });
+    act(() => fireEvent.keyDown(document.body, { key: 'Tab' }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(email.getAttribute('aria-invalid')).toBeNull();
+    // The other buttons do not hold a check back.
+    act(() => fireEvent.change(email, { target: { value: 'jean@' } }));
+    act(() => {
+      fireEvent.mouseDown(document.body, { button: 2 });
+      fireEvent.blur(email);
+    });
+    expect(email.getAttribute('aria-invalid')).toBe('true');
+    act(() => fireEvent.mouseUp(document.body, { button: 2 }));
   });
 
   it('restarts: no messages, and blur checks nothing until the next submit', async () => {

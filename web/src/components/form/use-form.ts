@@ -109,8 +109,16 @@ let listening = false;
 function followPresses() {
   if (listening || typeof document === 'undefined') return;
   listening = true;
-  document.addEventListener('mousedown', () => (pressing = true), true);
-  for (const type of ['mouseup', 'pointercancel', 'dragend']) document.addEventListener(type, released, true);
+  document.addEventListener(
+    'mousedown',
+    (event) => {
+      // The main button only: a menu opened by another may swallow its mouseup.
+      if (event.button === 0) pressing = true;
+    },
+    true,
+  );
+  // A key pressed meanwhile ends the wait too, so a lost mouseup cannot hold the checks back.
+  for (const type of ['mouseup', 'pointercancel', 'dragend', 'keydown']) document.addEventListener(type, released, true);
 }
 
 /** Runs `run` now, or after the click of the press under way. */
@@ -164,6 +172,9 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
   // Rules may be new functions on every render (they close over the brand's
   // format or today's date); the latest ones and inputs are always used.
   const latest = useRef({ specs, inputs, submitted });
+  // Counts submits, restarts and server messages: a check put off by a press
+  // is dropped when one came first (it has checked or set the field since).
+  const round = useRef(0);
   useLayoutEffect(() => {
     latest.current = { specs, inputs, submitted };
   });
@@ -180,6 +191,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
 
   // A server's message for a field answers a submit: the summary shows it too.
   const setError = useCallback((name: string, key: MessageKey | null) => {
+    round.current += 1;
     setErrors((current) => withError(current, name, key));
     setSummary((current) => withError(current, name, key));
   }, []);
@@ -187,11 +199,11 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
   const blur = useCallback(
     (name: string) => {
       if (!latest.current.submitted) return;
+      const at = round.current;
       whenReleased(() => {
-        // Read at run time: a restart or a submit may have come first.
         const { specs: s, inputs: i, submitted: done } = latest.current;
         const spec = s[name];
-        if (!done || !spec) return;
+        if (round.current !== at || !done || !spec) return;
         const result = check(spec, i, name);
         setFieldError(name, result.ok ? null : result.key);
       });
@@ -202,6 +214,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
   const restart = useCallback((next: Partial<Record<string, FieldInput>>) => {
     latest.current.inputs = { ...latest.current.inputs, ...next };
     latest.current.submitted = false;
+    round.current += 1;
     setInputs((current) => ({ ...current, ...next }));
     setSubmitted(false);
     setErrors({});
@@ -218,6 +231,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
       else found[name] = result.key;
     }
     latest.current.submitted = true;
+    round.current += 1;
     setSubmitted(true);
     setErrors(found as FormErrors<S>);
     setSummary(found as FormErrors<S>);
