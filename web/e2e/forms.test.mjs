@@ -195,11 +195,17 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         const phone = form.getByLabel(l.phone, { exact: true });
         assert.equal(await phone.evaluate((el) => el === document.activeElement), true);
 
-        // After a submit, leaving a corrected field clears its message.
+        // After a submit, leaving a corrected field clears its message; the
+        // summary stays as it was until the next submit rebuilds it, so
+        // nothing above the button moves (issue 12, e2e/first-click.test.mjs).
         await email.fill('jean@example.com');
         await email.blur();
         assert.equal(await email.getAttribute('aria-invalid'), null);
+        assert.equal(await summary.getByRole('link', { name: l.emailRequired }).count(), 1);
+        await form.getByRole('button', { name: l.submit }).click();
+        await summary.getByRole('link', { name: l.phoneRequired }).waitFor();
         assert.equal(await summary.getByRole('link', { name: l.emailRequired }).count(), 0);
+        assert.equal(await summary.evaluate((el) => el === document.activeElement), true);
         assert.deepEqual(errors, []);
       } finally {
         await context.close();

@@ -334,9 +334,108 @@ describe('Form', () => {
     act(() => fireEvent.blur(email));
     expect(email.getAttribute('aria-invalid')).toBeNull();
     expect(email.getAttribute('aria-describedby')).toBeNull();
-    // The summary keeps the remaining error only.
+  });
+
+  // Issue 12: a blur must not move the submit button from under the pointer.
+  it('keeps the error summary of the last submit when a blur fixes a field; the next submit rebuilds it', async () => {
+    await renderInSite(<LoginForm onSubmit={() => undefined} />);
+    await act(async () => fireEvent.click(signIn()));
     const summary = screen.getByRole('alert', { name: 'Please correct the following errors' });
-    expect(within(summary).getAllByRole('link').map((a) => a.textContent)).toEqual(['Enter your password.']);
+    const links = () => within(summary).getAllByRole('link').map((a) => a.textContent);
+    expect(links()).toEqual(['Enter your email address.', 'Enter your password.']);
+    const email = textbox('Email address');
+    act(() => fireEvent.change(email, { target: { value: 'jean@example.com' } }));
+    act(() => fireEvent.blur(email));
+    // The field's own message goes; the summary stays as the submit left it.
+    expect(email.getAttribute('aria-invalid')).toBeNull();
+    expect(screen.getByRole('alert', { name: 'Please correct the following errors' })).toBe(summary);
+    expect(links()).toEqual(['Enter your email address.', 'Enter your password.']);
+    // A blur that finds a new error shows it by the field only.
+    act(() => fireEvent.change(email, { target: { value: 'jean@' } }));
+    act(() => fireEvent.blur(email));
+    expect(email.getAttribute('aria-invalid')).toBe('true');
+    expect(links()).toEqual(['Enter your email address.', 'Enter your password.']);
+    await act(async () => fireEvent.click(signIn()));
+    expect(document.activeElement).toBe(screen.getByRole('alert', { name: 'Please correct the following errors' }));
+    expect(within(screen.getByRole('alert', { name: 'Please correct the following errors' })).getAllByRole('link').map((a) => a.textContent)).toEqual([
+      'Enter a valid email address, for example name@example.com.',
+      'Enter your password.',
+    ]);
+  });
+
+  it('checks a field blurred by a press (mouse or tap) only after that press’s click, so the click lands where it was aimed', async () => {
+    const onSubmit = vi.fn();
+    let form: Parameters<NonNullable<LoginProps['expose']>>[0] | undefined;
+    await renderInSite(<LoginForm onSubmit={onSubmit} expose={(f) => (form = f)} />);
+    await act(async () => fireEvent.click(signIn()));
+    const email = textbox('Email address');
+    const password = screen.getByLabelText('Password');
+    act(() => fireEvent.change(email, { target: { value: 'jean@example.com' } }));
+    act(() => fireEvent.blur(email));
+    act(() => fireEvent.change(password, { target: { value: 'Green Lamp42' } }));
+    // The press on Sign in blurs the password: until its click, nothing changes.
+    act(() => {
+      fireEvent.mouseDown(signIn());
+      fireEvent.blur(password);
+    });
+    expect(password.getAttribute('aria-invalid')).toBe('true');
+    act(() => {
+      fireEvent.mouseUp(signIn());
+      expect(password.getAttribute('aria-invalid')).toBe('true');
+      fireEvent.click(signIn());
+      // A server message for the field, before the check put off by the press had run.
+      form?.setError('password', 'login.error');
+    });
+    expect(onSubmit).toHaveBeenCalledExactlyOnceWith({ email: 'jean@example.com', password: 'Green Lamp42' });
+    // The submit checked every field: the check put off is dropped and does not undo the server's message.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(password.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByText('The email or password is incorrect. Please try again.', { selector: '.field__error' })).toBeTruthy();
+
+    // A press elsewhere: the blurred field is checked once the press is over.
+    act(() => fireEvent.change(email, { target: { value: 'jean@' } }));
+    act(() => {
+      fireEvent.mouseDown(document.body);
+      fireEvent.blur(email);
+    });
+    expect(email.getAttribute('aria-invalid')).toBeNull();
+    act(() => fireEvent.mouseUp(document.body));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(email.getAttribute('aria-invalid')).toBe('true');
+
+    // A press whose mouseup never came (a menu took it): the next key ends the wait.
+    act(() => fireEvent.change(email, { target: { value: 'jean@example.com' } }));
+    act(() => {
+      fireEvent.mouseDown(document.body);
+      fireEvent.blur(email);
+    });
+    act(() => fireEvent.keyDown(document.body, { key: 'Tab' }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(email.getAttribute('aria-invalid')).toBeNull();
+    // The other buttons do not hold a check back.
+    act(() => fireEvent.change(email, { target: { value: 'jean@' } }));
+    act(() => {
+      fireEvent.mouseDown(document.body, { button: 2 });
+      fireEvent.blur(email);
+    });
+    expect(email.getAttribute('aria-invalid')).toBe('true');
+    act(() => fireEvent.mouseUp(document.body, { button: 2 }));
+  });
+
+  it('restarts: no messages, and blur checks nothing until the next submit', async () => {
+    let form: Parameters<NonNullable<LoginProps['expose']>>[0] | undefined;
+    await renderInSite(<LoginForm onSubmit={() => undefined} expose={(f) => (form = f)} />);
+    await act(async () => fireEvent.click(signIn()));
+    const email = textbox('Email address');
+    act(() => fireEvent.change(email, { target: { value: 'jean@example.com' } }));
+    act(() => form?.restart({ email: '' }));
+    expect(email.value).toBe('');
+    expect(screen.queryByRole('alert', { name: 'Please correct the following errors' })).toBeNull();
+    expect(email.getAttribute('aria-invalid')).toBeNull();
+    act(() => fireEvent.blur(email));
+    expect(email.getAttribute('aria-invalid')).toBeNull();
+    await act(async () => fireEvent.click(signIn()));
+    expect(email.getAttribute('aria-invalid')).toBe('true');
   });
 
   it('shows the messages in French', async () => {

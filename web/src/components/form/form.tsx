@@ -84,11 +84,13 @@ function FormAlert() {
 function ErrorSummary({ ref }: { ref: Ref<HTMLDivElement> }) {
   const t = useT();
   const form = useFormContext();
+  // The summary of the last submit (and the server's answer to it): a blur
+  // does not change it, so nothing above the submit button moves (use-form).
   const invalid = Object.keys(form.specs).flatMap((name) => {
-    const key = form.errors[name];
+    const key = form.summary[name];
     return key ? [{ name, key }] : [];
   });
-  if (!form.submitted || invalid.length === 0) return null;
+  if (invalid.length === 0) return null;
   const headingId = `${form.id}-summary`;
   return (
     <div ref={ref} className="error-summary" role="alert" aria-labelledby={headingId} tabIndex={-1}>

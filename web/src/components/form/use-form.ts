@@ -1,10 +1,17 @@
-import { useCallback, useId, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { MessageKey } from '@/i18n/catalog';
 import type { RuleResult } from '@/lib/rules/result';
 
 // One form state for a screen: each field names its rule (lib/rules), and the
 // form runs them on submit, and on blur once the visitor has submitted. The
 // screen receives the rules' normalized values, never what was typed.
+//
+// Nothing may move under the pointer between a press and its click (issue 12):
+// the mousedown on the submit button blurs the field, and a blur that removed
+// messages above the button moved it away before the click, which was lost.
+// So a blur only updates the field's own message, never the error summary
+// (the next submit rebuilds it), and a blur caused by a press waits until
+// that press's click has been dispatched.
 
 export type FieldInput = string | boolean;
 
@@ -60,6 +67,8 @@ export interface FormState<S extends FieldSpecs> {
   specs: S;
   inputs: FormInputs<S>;
   errors: FormErrors<S>;
+  /** The messages of the error summary: those of the last submit and of the server since; a blur leaves them. */
+  summary: FormErrors<S>;
   /** A message for the whole form (a server answer that is no field's), shown in a role="alert" region. */
   formError: MessageKey | null;
   /** The visitor has submitted once: blur validates from now on. */
@@ -70,11 +79,52 @@ export interface FormState<S extends FieldSpecs> {
   /** Sets or clears a field's message (a server error key, e.g. 'login.error'). */
   setError(name: keyof S & string, key: MessageKey | null): void;
   setFormError(key: MessageKey | null): void;
-  /** Runs the rule of one field if the form was submitted once (on blur). */
+  /** Runs the rule of one field if the form was submitted once (on blur); after the press under way, if any. */
   blur(name: keyof S & string): void;
+  /** Starts over as if never submitted, with these inputs: no messages, and blur checks nothing until the next submit. */
+  restart(inputs: Partial<FormInputs<S>>): void;
   /** Runs every rule and shows the messages: the normalized values, or null when a rule fails. */
   validate(): FormValues<S> | null;
   setSubmitting(submitting: boolean): void;
+}
+
+/** A mouse button or a tap is down; the blurs it caused wait for its click. */
+let pressing = false;
+const afterPress = new Set<() => void>();
+
+function released() {
+  if (!pressing) return;
+  pressing = false;
+  // mouseup and click are dispatched in one task: this runs after the click.
+  setTimeout(() => {
+    const waiting = [...afterPress];
+    afterPress.clear();
+    for (const run of waiting) run();
+  }, 0);
+}
+
+let listening = false;
+
+/** Follows presses on the whole document (a tap's mousedown too, which is what blurs the field). */
+function followPresses() {
+  if (listening || typeof document === 'undefined') return;
+  listening = true;
+  document.addEventListener(
+    'mousedown',
+    (event) => {
+      // The main button only: a menu opened by another may swallow its mouseup.
+      if (event.button === 0) pressing = true;
+    },
+    true,
+  );
+  // A key pressed meanwhile ends the wait too, so a lost mouseup cannot hold the checks back.
+  for (const type of ['mouseup', 'pointercancel', 'dragend', 'keydown']) document.addEventListener(type, released, true);
+}
+
+/** Runs `run` now, or after the click of the press under way. */
+function whenReleased(run: () => void) {
+  if (pressing) afterPress.add(run);
+  else run();
 }
 
 /** The id of a field's (first) control: error summary links point at it. */
@@ -87,6 +137,13 @@ function check(spec: FieldSpec, inputs: Record<string, FieldInput>, name: string
   if (!spec.rule) return { ok: true, value: input };
   const other = spec.with === undefined ? '' : inputs[spec.with];
   return spec.rule(input, typeof other === 'string' ? other : '');
+}
+
+function withError<E extends Partial<Record<string, MessageKey>>>(current: E, name: string, key: MessageKey | null): E {
+  const next: Partial<Record<string, MessageKey>> = { ...current };
+  if (key === null) delete next[name];
+  else next[name] = key;
+  return next as E;
 }
 
 /**
@@ -107,6 +164,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
     () => Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.initial ?? ''])) as FormInputs<S>,
   );
   const [errors, setErrors] = useState<FormErrors<S>>({});
+  const [summary, setSummary] = useState<FormErrors<S>>({});
   const [formError, setFormError] = useState<MessageKey | null>(null);
   const [submitted, setSubmitted] = useState(false);
   const [submitting, setSubmitting] = useState(false);
@@ -114,34 +172,54 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
   // Rules may be new functions on every render (they close over the brand's
   // format or today's date); the latest ones and inputs are always used.
   const latest = useRef({ specs, inputs, submitted });
+  // Counts submits, restarts and server messages: a check put off by a press
+  // is dropped when one came first (it has checked or set the field since).
+  const round = useRef(0);
   useLayoutEffect(() => {
     latest.current = { specs, inputs, submitted };
   });
+  useEffect(followPresses, []);
 
   const setInput = useCallback((name: string, input: FieldInput) => {
     latest.current.inputs = { ...latest.current.inputs, [name]: input };
     setInputs((current) => ({ ...current, [name]: input }));
   }, []);
 
+  const setFieldError = useCallback((name: string, key: MessageKey | null) => {
+    setErrors((current) => withError(current, name, key));
+  }, []);
+
+  // A server's message for a field answers a submit: the summary shows it too.
   const setError = useCallback((name: string, key: MessageKey | null) => {
-    setErrors((current) => {
-      const next: Partial<Record<string, MessageKey>> = { ...current };
-      if (key === null) delete next[name];
-      else next[name] = key;
-      return next as FormErrors<S>;
-    });
+    round.current += 1;
+    setErrors((current) => withError(current, name, key));
+    setSummary((current) => withError(current, name, key));
   }, []);
 
   const blur = useCallback(
     (name: string) => {
-      const { specs: s, inputs: i, submitted: done } = latest.current;
-      const spec = s[name];
-      if (!done || !spec) return;
-      const result = check(spec, i, name);
-      setError(name, result.ok ? null : result.key);
+      if (!latest.current.submitted) return;
+      const at = round.current;
+      whenReleased(() => {
+        const { specs: s, inputs: i, submitted: done } = latest.current;
+        const spec = s[name];
+        if (round.current !== at || !done || !spec) return;
+        const result = check(spec, i, name);
+        setFieldError(name, result.ok ? null : result.key);
+      });
     },
-    [setError],
+    [setFieldError],
   );
+
+  const restart = useCallback((next: Partial<Record<string, FieldInput>>) => {
+    latest.current.inputs = { ...latest.current.inputs, ...next };
+    latest.current.submitted = false;
+    round.current += 1;
+    setInputs((current) => ({ ...current, ...next }));
+    setSubmitted(false);
+    setErrors({});
+    setSummary({});
+  }, []);
 
   const validate = useCallback((): FormValues<S> | null => {
     const { specs: s, inputs: i } = latest.current;
@@ -153,8 +231,10 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
       else found[name] = result.key;
     }
     latest.current.submitted = true;
+    round.current += 1;
     setSubmitted(true);
     setErrors(found as FormErrors<S>);
+    setSummary(found as FormErrors<S>);
     return Object.keys(found).length === 0 ? (values as FormValues<S>) : null;
   }, []);
 
@@ -163,6 +243,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
     specs,
     inputs,
     errors,
+    summary,
     formError,
     submitted,
     submitting,
@@ -170,6 +251,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
     setError,
     setFormError,
     blur,
+    restart: restart as FormState<S>['restart'],
     validate,
     setSubmitting,
   };

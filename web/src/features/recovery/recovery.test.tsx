@@ -161,6 +161,30 @@ describe('/verify', () => {
     expect(readResetProgress().verifyFrom).toBeNull();
   });
 
+  // Issue 12 defect 9: the emptied field said 'Enter the 6-digit security code' when tabbed away, and kept it after a resend.
+  it('after a wrong code, shows the server’s message only: leaving the emptied field adds none, and a resend clears them', async () => {
+    requested();
+    await open('/verify', { [VALIDATE]: wrongCode, [resendPath('v1')]: { status: 200, body: { id: 'acc-1', validationId: 'v2' } } }, 'Enter your security code');
+    await submitCode('000001');
+    await screen.findByText('The security code is incorrect. Try again.');
+    const field = screen.getByLabelText('Security code');
+    act(() => fireEvent.blur(field));
+    expect(screen.queryByText('Enter the 6-digit security code.')).toBeNull();
+    expect(field.getAttribute('aria-invalid')).toBeNull();
+    expect(screen.getByText('The security code is incorrect. Try again.')).toBeTruthy();
+
+    // A submit of the empty field says it is required; a new code clears every message.
+    await click('Continue');
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    await click('Send a new code');
+    await screen.findByText('We’ve sent you a new code. Only the newest code works.', {}, { timeout: 3000 });
+    expect(screen.queryByText('Enter the 6-digit security code.')).toBeNull();
+    expect(screen.queryByText('The security code is incorrect. Try again.')).toBeNull();
+    expect(field.getAttribute('aria-invalid')).toBeNull();
+    act(() => fireEvent.blur(field));
+    expect(field.getAttribute('aria-invalid')).toBeNull();
+  });
+
   it.each(['EXCEEDED_RETRIES_CODE_ACTIVATION', 'CODE_EXPIRED'])('the server refusing the code (403 %s) is the resend-code roadblock', async (code) => {
     requested();
     await open('/verify', { [VALIDATE]: { status: 403, body: { errorCode: code } } }, 'Enter your security code');

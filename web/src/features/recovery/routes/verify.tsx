@@ -47,7 +47,7 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
   const [limit] = useState(() => randomAttemptLimit());
   const wrongCodes = useRef(0);
   const form = useForm({ code: { rule: checkSecurityCode } });
-  const { setInput, setFormError } = form;
+  const { restart, setFormError } = form;
   const codeInput = fieldId(form.id, 'code');
 
   /** A roadblock ends this visit of /verify: back from it, /verify redirects to /. */
@@ -79,7 +79,10 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
     if (outcome.kind === 'message' && errorCodeOf(answer.data) === 'INVALID_ACTIVATION_CODE') {
       wrongCodes.current += 1;
       if (wrongCodes.current >= limit) return leave('resend-code');
-      setInput('code', '');
+      // A new try starts: the emptied field is not checked on blur (it said
+      // 'Enter the 6-digit security code' when tabbed away), only the
+      // server's wrong-code message shows until the next submit.
+      restart({ code: '' });
       setFormError(outcome.key);
       document.getElementById(codeInput)?.focus();
       return;
@@ -91,10 +94,11 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
     else if (outcome.kind !== 'soft-roadblock') leaveVerify();
   };
 
+  // A new code: a new try, with no message of the old one.
   const codeSent = useCallback(() => {
-    setInput('code', '');
+    restart({ code: '' });
     setFormError(null);
-  }, [setInput, setFormError]);
+  }, [restart, setFormError]);
 
   return (
     <section className="page page--narrow recovery" aria-labelledby="verify-title">
