@@ -1,5 +1,5 @@
 import { useCallback, useId, useLayoutEffect, useRef, useState } from 'react';
-import type { MessageKey } from '@/i18n/catalog';
+import type { Message, MessageKey } from '@/i18n/catalog';
 import type { RuleResult } from '@/lib/rules/result';
 
 // One form state for a screen: each field names its rule (lib/rules), and the
@@ -61,7 +61,7 @@ export interface FormState<S extends FieldSpecs> {
   inputs: FormInputs<S>;
   errors: FormErrors<S>;
   /** A message for the whole form (a server answer that is no field's), shown in a role="alert" region. */
-  formError: MessageKey | null;
+  formError: Message | null;
   /** The visitor has submitted once: blur validates from now on. */
   submitted: boolean;
   /** onSubmit is running: the submit button is disabled and aria-busy. */
@@ -69,7 +69,7 @@ export interface FormState<S extends FieldSpecs> {
   setInput<K extends keyof S & string>(name: K, input: InputOf<S[K]>): void;
   /** Sets or clears a field's message (a server error key, e.g. 'login.error'). */
   setError(name: keyof S & string, key: MessageKey | null): void;
-  setFormError(key: MessageKey | null): void;
+  setFormError(message: Message | null): void;
   /** Runs the rule of one field if the form was submitted once (on blur). */
   blur(name: keyof S & string): void;
   /** Runs every rule and shows the messages: the normalized values, or null when a rule fails. */
@@ -107,7 +107,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
     () => Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.initial ?? ''])) as FormInputs<S>,
   );
   const [errors, setErrors] = useState<FormErrors<S>>({});
-  const [formError, setFormError] = useState<MessageKey | null>(null);
+  const [formError, setFormError] = useState<Message | null>(null);
   const [submitted, setSubmitted] = useState(false);
   const [submitting, setSubmitting] = useState(false);
 

@@ -6,7 +6,7 @@ import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import { useApiClients } from '@/lib/api/use-api';
-import { errorCodeOf } from '@/lib/flow/error-catalogue';
+import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { finishReset, readResetProgress, tokenReceived } from '@/lib/flow/reset-state';
 import { readFlow, updateFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
@@ -189,7 +189,7 @@ function ResetForm({ variant }: { variant: ResetVariant }) {
       roadblock('technical');
       return;
     }
-    if (outcome.kind === 'message') form.setFormError(outcome.key);
+    if (outcome.kind === 'message') form.setFormError(outcomeMessage(outcome));
   };
 
   return (
