@@ -443,6 +443,12 @@ describe('429 RATE_LIMITED', () => {
     expect(submitted).toEqual([]);
   });
 
+  it('/reset?token=: the link is not used, the page says how long to wait', async () => {
+    const calls = await open('/reset?token=link-token', { [LINK]: limited('600') }, 'Checking your link…');
+    await expectMessage('Too many tries from this connection. Try again in 10 minutes.', '/reset?token=link-token');
+    expect(calls).toHaveLength(1);
+  });
+
   it('in French, with a non-breaking space before « minutes »', async () => {
     fakeApi({ [REQUEST]: limited('180') });
     await renderApp(siteConfig({ brand: belair, province: 'qc', language: 'fr' }), '/forgot');
