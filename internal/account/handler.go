@@ -9,6 +9,7 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/rules"
+	"guichet/internal/throttle"
 )
 
 // Handler serves the sign-in calls of spec §7 (routes in
@@ -223,7 +224,7 @@ func apiError(err error) error {
 	case errors.Is(err, ErrNotFound):
 		return errAccountNotFound
 	case errors.Is(err, ErrRateLimited):
-		return api.ErrTooManyRequest
+		return api.TooManyRequests(throttle.RetryAfter(err))
 	case errors.Is(err, ErrUnknownNotification):
 		return errBadNotification
 	case errors.Is(err, ErrBusy):

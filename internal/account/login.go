@@ -27,12 +27,13 @@ func (s *Service) Find(ctx context.Context, brand, email, ip string) (Found, err
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		found, answer = Found{}, nil
 		e := audit.Event{Brand: brand, IP: ip, Event: EventFind}
-		ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.Find, throttle.ClientKey(ip))
+		wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.Find, throttle.ClientKey(ip))
 		if err != nil {
 			return err
 		}
-		if !ok {
-			e.Outcome, e.Detail, answer = "rate_limited", s.Limits.Find.Scope, ErrRateLimited
+		if wait > 0 {
+			e.Outcome, e.Detail = "rate_limited", s.Limits.Find.Scope
+			answer = &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
 			return s.record(ctx, tx, e)
 		}
 		r, err := recordByEmail(ctx, tx, brand, email)

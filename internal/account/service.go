@@ -139,10 +139,10 @@ func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e au
 	if rule.Limit <= 0 || rule.Window <= 0 {
 		return nil
 	}
-	var ok bool
+	var wait time.Duration
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		var err error
-		if ok, err = s.Limiter.AllowTx(ctx, tx, rule, throttle.ClientKey(ip)); err != nil || ok {
+		if wait, err = s.Limiter.CheckTx(ctx, tx, rule, throttle.ClientKey(ip)); err != nil || wait == 0 {
 			return err
 		}
 		e.Outcome, e.Detail = "rate_limited", rule.Scope
@@ -151,8 +151,8 @@ func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e au
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return ErrRateLimited
+	if wait > 0 {
+		return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
 	}
 	return nil
 }

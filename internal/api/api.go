@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"guichet/internal/brand"
 )
@@ -55,6 +56,17 @@ type Error struct {
 	Data map[string]any `json:"data,omitempty"`
 	// RetryAfter, when set, is the Retry-After header in seconds.
 	RetryAfter int `json:"-"`
+}
+
+// TooManyRequests is ErrTooManyRequest with a Retry-After of wait, in
+// whole seconds rounded up (none when wait is zero): the SPA tells the
+// visitor how many minutes to wait.
+func TooManyRequests(wait time.Duration) *Error {
+	e := *ErrTooManyRequest
+	if wait > 0 {
+		e.RetryAfter = int((wait + time.Second - 1) / time.Second)
+	}
+	return &e
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Code) }

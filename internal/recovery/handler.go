@@ -7,6 +7,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/rules"
+	"guichet/internal/throttle"
 )
 
 // Handler serves the recovery calls (routes in internal/httpapi/routes.go):
@@ -264,7 +265,7 @@ func apiError(err error) error {
 	case errors.Is(err, account.ErrDisabled):
 		return errDisabled
 	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
-		return api.ErrTooManyRequest
+		return api.TooManyRequests(throttle.RetryAfter(err))
 	case errors.Is(err, account.ErrBusy):
 		return account.BusyAnswer(err)
 	}

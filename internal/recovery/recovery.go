@@ -257,18 +257,15 @@ func tokenHash(token string) string {
 // allow applies a per-client rule to e.IP (by throttle.ClientKey), auditing
 // a refusal with the full address.
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, e audit.Event) error {
-	ok, err := s.Limiter.Allow(ctx, rule, throttle.ClientKey(e.IP))
-	if err != nil {
+	wait, err := s.Limiter.Check(ctx, rule, throttle.ClientKey(e.IP))
+	if err != nil || wait == 0 {
 		return err
-	}
-	if ok {
-		return nil
 	}
 	e.Outcome, e.Detail = "rate_limited", rule.Scope
 	if err := s.record(ctx, s.DB, e); err != nil {
 		return err
 	}
-	return ErrRateLimited
+	return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
 }
 
 // record writes an audit event stamped with the service clock.

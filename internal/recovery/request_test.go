@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -251,7 +252,9 @@ func TestRateLimits(t *testing.T) {
 			for range 3 {
 				e.request("nobody@example.com")
 			}
-			e.post(requestPath, map[string]string{"email": "nobody@example.com"}).expect(t, 429, "RATE_LIMITED")
+			got := e.post(requestPath, map[string]string{"email": "nobody@example.com"})
+			got.expect(t, 429, "RATE_LIMITED")
+			expectRetryAfter(t, e, got, func() answer { return e.post(requestPath, map[string]string{"email": "nobody@example.com"}) })
 		})
 		t.Run("codes per account", func(t *testing.T) {
 			e := newEnv(t, db)
@@ -299,7 +302,25 @@ func TestRateLimits(t *testing.T) {
 			for range 2 {
 				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
-			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).expect(t, 429, "RATE_LIMITED")
+			got := e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"})
+			got.expect(t, 429, "RATE_LIMITED")
+			expectRetryAfter(t, e, got, func() answer {
+				return e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"})
+			})
 		})
 	})
+}
+
+// expectRetryAfter checks that a 429 tells how long to wait (the SPA says it
+// in minutes) and that retry, sent after that wait, is no longer limited.
+func expectRetryAfter(t *testing.T, e *env, limited answer, retry func() answer) {
+	t.Helper()
+	wait, err := strconv.Atoi(limited.header.Get("Retry-After"))
+	if err != nil || wait < 1 || wait > 2*3600 {
+		t.Fatalf("Retry-After %q, want 1 s to two windows", limited.header.Get("Retry-After"))
+	}
+	e.clock.Advance(time.Duration(wait) * time.Second)
+	if got := retry(); got.status == 429 {
+		t.Fatalf("still limited after Retry-After (%d s)", wait)
+	}
 }

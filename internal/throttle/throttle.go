@@ -76,8 +76,28 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, subject string) (bool, e
 // commits). A rule with Limit <= 0 or Window <= 0 allows everything without
 // counting.
 func (l *Limiter) AllowTx(ctx context.Context, tx *store.Tx, rule Rule, subject string) (bool, error) {
+	wait, err := l.CheckTx(ctx, tx, rule, subject)
+	return wait == 0, err
+}
+
+// Check is Allow that tells, on a refusal, how long until a hit would be
+// allowed again: zero when this hit is within the limit.
+func (l *Limiter) Check(ctx context.Context, rule Rule, subject string) (time.Duration, error) {
+	var wait time.Duration
+	err := l.db.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		wait, err = l.CheckTx(ctx, tx, rule, subject)
+		return err
+	})
+	return wait, err
+}
+
+// CheckTx is Check in the caller's transaction, as AllowTx. The wait
+// assumes no other hit meanwhile: what a client that waits as told sees
+// (the Retry-After of a 429), while one that keeps trying keeps counting.
+func (l *Limiter) CheckTx(ctx context.Context, tx *store.Tx, rule Rule, subject string) (time.Duration, error) {
 	if rule.Limit <= 0 || rule.Window <= 0 {
-		return true, nil
+		return 0, nil
 	}
 	if len(subject) > maxSubject || !utf8.ValidString(subject) {
 		sum := sha256.Sum256([]byte(subject))
@@ -92,18 +112,56 @@ func (l *Limiter) AllowTx(ctx context.Context, tx *store.Tx, rule Rule, subject 
 		ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_limits.hits + 1
 		RETURNING hits`, rule.Scope, subject, start, start+2*win).Scan(&current)
 	if err != nil {
-		return false, fmt.Errorf("throttle %s: %w", rule.Scope, err)
+		return 0, fmt.Errorf("throttle %s: %w", rule.Scope, err)
 	}
 	var previous int64
 	err = tx.QueryRow(ctx, "SELECT hits FROM rate_limits WHERE scope = ? AND subject = ? AND window_start = ?",
 		rule.Scope, subject, start-win).Scan(&previous)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("throttle %s: %w", rule.Scope, err)
+		return 0, fmt.Errorf("throttle %s: %w", rule.Scope, err)
 	}
 	// current + previous * (win - elapsed) / win <= limit, multiplied by win
 	// to stay exact in integers.
 	elapsed := now - start
-	return current*win+previous*(win-elapsed) <= int64(rule.Limit)*win, nil
+	limit := int64(rule.Limit)
+	if current*win+previous*(win-elapsed) <= limit*win {
+		return 0, nil
+	}
+	return time.Duration(waitMillis(current, previous, elapsed, win, limit)) * time.Millisecond, nil
+}
+
+// waitMillis is the least wait after which one more hit is within the limit,
+// with no hit meanwhile, at least 1 ms. A hit at elapsed t of this window
+// needs (current+1)*win + previous*(win-t) <= limit*win; failing that, a hit
+// at t of the next window needs win + current*(win-t) <= limit*win, which
+// holds at t = win at the latest.
+func waitMillis(current, previous, elapsed, win, limit int64) int64 {
+	if room := (limit - current - 1) * win; room >= 0 && previous > 0 {
+		if t := win - room/previous; t < win {
+			return max(t-elapsed, 1)
+		}
+	}
+	t := win - (limit-1)*win/current
+	return max(win-elapsed+max(t, 0), 1)
+}
+
+// Limited is a refusal of a rule (Err, the caller's own error) with the
+// wait before the client may try again, for a Retry-After header.
+type Limited struct {
+	Err        error
+	RetryAfter time.Duration
+}
+
+func (e *Limited) Error() string { return e.Err.Error() }
+func (e *Limited) Unwrap() error { return e.Err }
+
+// RetryAfter is the wait a *Limited in err's chain carries, else zero.
+func RetryAfter(err error) time.Duration {
+	var l *Limited
+	if errors.As(err, &l) {
+		return l.RetryAfter
+	}
+	return 0
 }
 
 // Prune deletes counters no rule can read any more and returns how many.

@@ -140,3 +140,55 @@ func TestClientKey(t *testing.T) {
 		}
 	}
 }
+
+// A refusal tells how long to wait (the 429's Retry-After): a hit after
+// exactly that wait is allowed, one a millisecond earlier is not.
+func TestCheckTellsTheWait(t *testing.T) {
+	rule := throttle.Rule{Scope: "wait", Limit: 3, Window: time.Minute}
+	start := time.Unix(1_800_000_000-1_800_000_000%60, 0)
+	cases := []struct {
+		name    string
+		allowed []time.Duration // hits within the limit, since start
+		denied  time.Duration   // the refused hit
+		want    time.Duration
+	}{
+		// 4 hits in this window: the next one fits when 4 * (60-t)/60 + 1 <= 3, t = 30 s of the next window.
+		{"over in this window", []time.Duration{0, time.Second, 2 * time.Second}, 3 * time.Second, 87 * time.Second},
+		// The previous window's 3 hits weigh: 2 + 3 * (60-t)/60 <= 3 at t = 40 s of this one.
+		{"the previous window fades", []time.Duration{50 * time.Second, 51 * time.Second, 52 * time.Second}, 61 * time.Second, 39 * time.Second},
+	}
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		for i, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				base := start.Add(time.Duration(i) * time.Hour)
+				var at time.Time
+				l := throttle.New(db, func() time.Time { return at })
+				hit := func(since time.Duration, subject string) time.Duration {
+					t.Helper()
+					at = base.Add(since)
+					wait, err := l.Check(context.Background(), rule, subject)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return wait
+				}
+				for _, subject := range []string{"early", "on time"} {
+					for _, d := range c.allowed {
+						if wait := hit(d, subject); wait != 0 {
+							t.Fatalf("hit at %v refused (%v)", d, wait)
+						}
+					}
+					if wait := hit(c.denied, subject); wait != c.want {
+						t.Fatalf("wait %v, want %v", wait, c.want)
+					}
+				}
+				if wait := hit(c.denied+c.want-time.Millisecond, "early"); wait == 0 {
+					t.Fatal("allowed before the wait was over")
+				}
+				if wait := hit(c.denied+c.want, "on time"); wait != 0 {
+					t.Fatalf("refused after the wait (%v more)", wait)
+				}
+			})
+		}
+	})
+}

@@ -2,6 +2,7 @@ import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 're
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
 import { usePageView, type PageCategory } from '@/lib/analytics';
 import { useSite } from '@/lib/site/site-context';
+import { usePageFocus } from './page-focus';
 
 // Spec §2.1. Every page is a lazy chunk, so a visitor downloads only the flow
 // they use. The server answers 404 for a path that matches none of these
@@ -71,6 +72,7 @@ export function AppRoutes() {
   const search = useSearch();
   const { parser } = useRouter();
   const { dev } = useSite();
+  usePageFocus();
   const known = pageRoutes.some((route) => matchRoute(parser, route.path, path)[0]);
   const target = redirectTarget(path, search, known);
   if (target !== null) return <Redirect to={target} replace />;

@@ -6,6 +6,9 @@ export type MessageKey = keyof typeof en;
 export type Messages = Record<MessageKey, string>;
 export type MessageParams = Record<string, string | number>;
 
+/** A message to show: a key, or a key with the values it names (a server answer's wait, say). */
+export type Message = MessageKey | { key: MessageKey; params: MessageParams };
+
 export const english: Messages = en;
 
 export function isMessageKey(key: string): key is MessageKey {

@@ -1,6 +1,6 @@
 import { createContext, use, useCallback, useEffect, type ReactNode } from 'react';
 import type { Language } from '@/lib/site/types';
-import { english, interpolate, loadedMessages, loadMessages, type MessageKey, type MessageParams, type Messages } from './catalog';
+import { english, interpolate, loadedMessages, loadMessages, type Message, type MessageKey, type MessageParams, type Messages } from './catalog';
 
 export type Translate = (key: MessageKey, params?: MessageParams) => string;
 
@@ -23,4 +23,9 @@ export function I18nProvider({ brand, language, children }: { brand: string; lan
 export function useT(): Translate {
   const messages = use(MessagesContext);
   return useCallback((key, params) => interpolate(messages[key], params), [messages]);
+}
+
+/** The text of a message in the current language. */
+export function messageText(t: Translate, message: Message): string {
+  return typeof message === 'string' ? t(message) : t(message.key, message.params);
 }

@@ -1,5 +1,5 @@
 import { createContext, use, useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode, type Ref } from 'react';
-import { useT } from '@/i18n/i18n';
+import { messageText, useT } from '@/i18n/i18n';
 import { fieldId, type FieldInput, type FieldSpecs, type FormState, type FormValues } from './use-form';
 import './form.css';
 
@@ -75,7 +75,7 @@ function FormAlert() {
   const { formError } = useFormContext();
   return (
     <div role="alert" className={formError ? 'form-alert' : undefined}>
-      {formError ? <p>{t(formError)}</p> : null}
+      {formError ? <p>{messageText(t, formError)}</p> : null}
     </div>
   );
 }

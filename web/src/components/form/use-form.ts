@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
-import type { MessageKey } from '@/i18n/catalog';
+import type { Message, MessageKey } from '@/i18n/catalog';
 import type { RuleResult } from '@/lib/rules/result';
 
 // One form state for a screen: each field names its rule (lib/rules), and the
@@ -70,7 +70,7 @@ export interface FormState<S extends FieldSpecs> {
   /** The messages of the error summary: those of the last submit and of the server since; a blur leaves them. */
   summary: FormErrors<S>;
   /** A message for the whole form (a server answer that is no field's), shown in a role="alert" region. */
-  formError: MessageKey | null;
+  formError: Message | null;
   /** The visitor has submitted once: blur validates from now on. */
   submitted: boolean;
   /** onSubmit is running: the submit button is disabled and aria-busy. */
@@ -78,7 +78,7 @@ export interface FormState<S extends FieldSpecs> {
   setInput<K extends keyof S & string>(name: K, input: InputOf<S[K]>): void;
   /** Sets or clears a field's message (a server error key, e.g. 'login.error'). */
   setError(name: keyof S & string, key: MessageKey | null): void;
-  setFormError(key: MessageKey | null): void;
+  setFormError(message: Message | null): void;
   /** Runs the rule of one field if the form was submitted once (on blur); after the press under way, if any. */
   blur(name: keyof S & string): void;
   /** Starts over as if never submitted, with these inputs: no messages, and blur checks nothing until the next submit. */
@@ -165,7 +165,7 @@ export function useForm<const S extends FieldSpecs>(specs: S & NoInfer<Checked<S
   );
   const [errors, setErrors] = useState<FormErrors<S>>({});
   const [summary, setSummary] = useState<FormErrors<S>>({});
-  const [formError, setFormError] = useState<MessageKey | null>(null);
+  const [formError, setFormError] = useState<Message | null>(null);
   const [submitted, setSubmitted] = useState(false);
   const [submitting, setSubmitting] = useState(false);
 

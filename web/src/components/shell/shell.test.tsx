@@ -62,6 +62,20 @@ describe('header', () => {
     expect(window.location.pathname).toBe('/not-found');
   });
 
+  it('writes the choice over a ?province= or ?lang= in the address, which the server reads first on a reload', async () => {
+    await renderApp(siteConfig({ brand: belair, province: 'on', language: 'en' }), '/forgot?lang=en&x=1&province=on');
+    await screen.findByRole('heading', { level: 1, name: 'Forgot your password?' });
+    await act(async () => fireEvent.change(screen.getByRole('combobox', { name: 'Province' }), { target: { value: 'qc' } }));
+    expect(window.location.pathname + window.location.search).toBe('/forgot?lang=en&x=1&province=qc');
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Français' })));
+    await screen.findByRole('heading', { level: 1, name: 'Mot de passe oublié\u00a0?' });
+    expect(window.location.pathname + window.location.search).toBe('/forgot?lang=fr&x=1&province=qc');
+    // Alberta is English only: the language follows, in the address too.
+    await act(async () => fireEvent.change(screen.getByRole('combobox', { name: 'Province' }), { target: { value: 'ab' } }));
+    await screen.findByRole('heading', { level: 1, name: 'Forgot your password?' });
+    expect(window.location.pathname + window.location.search).toBe('/forgot?lang=en&x=1&province=ab');
+  });
+
   it('keeps the language when the new province offers it', async () => {
     await renderApp(siteConfig({ brand: belair, province: 'qc', language: 'fr' }));
     fireEvent.change(screen.getByRole('combobox', { name: 'Province' }), { target: { value: 'on' } });

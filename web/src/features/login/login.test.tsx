@@ -287,3 +287,23 @@ describe('login page', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Something went wrong' })).toBeTruthy();
   });
 });
+
+// Issue 12: the per-address limits of find and authentication are no outage.
+describe('429 RATE_LIMITED on the login', () => {
+  const limited = { status: 429, body: { errorCode: 'RATE_LIMITED', messageKey: 'error.rateLimited' }, headers: { 'Retry-After': '61' } };
+  it.each<{ step: string; routes: FakeRoutes }>([
+    { step: 'find', routes: { 'POST /api/v1/accounts/find': limited } },
+    { step: 'authentication', routes: { 'POST /api/v1/accounts/find': found('A'), 'POST /api/v1/accounts/acc-1/authentication': limited } },
+  ])('after $step: the form says how long to wait, counts no failure, and no roadblock shows', async ({ routes }) => {
+    vi.spyOn(Math, 'random').mockReturnValue(0); // a limit of 3 failures
+    await openLogin(routes);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await signIn(EMAIL, 'Guichet-Demo-2026!');
+      const alert = await screen.findByRole('alert');
+      await waitFor(() => expect(alert.textContent).toBe('Too many tries from this connection. Try again in 2 minutes.'));
+      expect(where()).toBe('/');
+      expect(readFlow().roadblocked).not.toBe(true);
+    }
+    expect(submitted).toEqual([]);
+  });
+});

@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
-import type { MessageKey } from '@/i18n/catalog';
+import type { Message } from '@/i18n/catalog';
 import { useApiClients } from '@/lib/api/use-api';
 import { accountApi } from '@/lib/flow/account-api';
 import { setPkmsAccount } from '@/lib/flow/cookies';
-import type { FlowOutcome } from '@/lib/flow/error-catalogue';
+import { outcomeMessage, type FlowOutcome } from '@/lib/flow/error-catalogue';
 import { holdTemporaryPassword } from '@/lib/flow/state';
 import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { useSite } from '@/lib/site/site-context';
@@ -17,7 +17,7 @@ export interface LoginFlow {
    * password (status T, on to /reset) or the authentication and the web SSO
    * form post. Resolves the message to show, or null when the page is left.
    */
-  signIn(email: string, password: string): Promise<MessageKey | null>;
+  signIn(email: string, password: string): Promise<Message | null>;
   /** The SSO form post is under way: the page is being left, so it takes no second submit. */
   leaving: boolean;
   /** The soft roadblock dialog, when one is open. */
@@ -46,9 +46,9 @@ export function useLoginFlow(): LoginFlow {
 
   /** What the page shows for an outcome that is no success; login.error counts a failed attempt. */
   const failure = useCallback(
-    (outcome: FlowOutcome): MessageKey | null => {
+    (outcome: FlowOutcome): Message | null => {
       if (outcome.kind === 'message') {
-        if (outcome.key !== 'login.error') return outcome.key;
+        if (outcome.key !== 'login.error') return outcomeMessage(outcome);
         failures.current += 1;
         if (failures.current < limit) return 'login.error';
         roadblock('login-difficulties');
@@ -63,7 +63,7 @@ export function useLoginFlow(): LoginFlow {
   );
 
   const signIn = useCallback(
-    async (email: string, password: string): Promise<MessageKey | null> => {
+    async (email: string, password: string): Promise<Message | null> => {
       const api = accountApi(clients);
       const found = await run(() => api.find(email), 'login-find');
       if (!found) return null;

@@ -15,6 +15,8 @@ export type PasswordChanged = components['schemas']['PasswordResponse'];
 export interface RecoveryAnswer<T> {
   status: number;
   data: unknown;
+  /** A 429's Retry-After is read from here. */
+  headers?: Headers;
   value: T | undefined;
 }
 
@@ -27,7 +29,7 @@ const isChanged = (d: unknown): d is PasswordChanged => isObject(d) && typeof d.
 
 function typed<T>(answer: ApiResponse<unknown>, guard: (d: unknown) => d is T): RecoveryAnswer<T> {
   const ok = answer.status >= 200 && answer.status < 300;
-  return { status: answer.status, data: answer.data, value: ok && guard(answer.data) ? answer.data : undefined };
+  return { status: answer.status, data: answer.data, headers: answer.headers, value: ok && guard(answer.data) ? answer.data : undefined };
 }
 
 export interface RecoveryApi {

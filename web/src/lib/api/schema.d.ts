@@ -521,9 +521,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED per IP. */
+            /** @description RATE_LIMITED, too many tries from the client address, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -587,10 +589,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
+            /** @description RATE_LIMITED (too many tries from the client address, with Retry-After in seconds); or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
-                    /** @description Seconds, with BUSY. */
+                    /** @description Seconds, with BUSY and with RATE_LIMITED. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -646,10 +648,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
+            /** @description RATE_LIMITED (too many tries from the client address, with Retry-After in seconds); or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
-                    /** @description Seconds, with BUSY. */
+                    /** @description Seconds, with BUSY and with RATE_LIMITED. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -705,9 +707,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED, too many tries from the client address, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -806,9 +810,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED, too many tries from the client address, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -897,9 +903,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED, too many tries from the client address, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -955,9 +963,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED. */
+            /** @description RATE_LIMITED, too many tries from the client address, with Retry-After in seconds. */
             429: {
                 headers: {
+                    /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1021,10 +1031,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED; or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
+            /** @description RATE_LIMITED (too many tries from the client address, with Retry-After in seconds); or BUSY (messageKey error.busy) when the password hashers' expected wait passes the budget, refused before anything is counted, with Retry-After in seconds. */
             429: {
                 headers: {
-                    /** @description Seconds, with BUSY. */
+                    /** @description Seconds, with BUSY and with RATE_LIMITED. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { interpolate } from '@/i18n/catalog';
+import en from '@/i18n/en.json';
+import fr from '@/i18n/fr.json';
 import { repoPath } from '@/test/repo';
 import {
   ACCOUNT_TYPE_PATH,
@@ -7,6 +10,7 @@ import {
   IDENTITY_VERIFICATION_PATH,
   interpretResponse,
   referenceCode,
+  retryAfterMinutes,
   UNABLE_TO_IDENTIFY_PATH,
   websealOutcome,
   type ApiCall,
@@ -84,7 +88,11 @@ const rows: Row[] = [
   { spec: '8.1 503 maintenance', status: 503, expected: roadblock('maintenance') },
   { spec: '8.1 530 maintenance', status: 530, expected: roadblock('maintenance') },
   { spec: '8.1 other status 401', status: 401, expected: roadblock('technical') },
-  { spec: '8.1 other status 429', status: 429, code: 'RATE_LIMITED', call: 'authentication', expected: roadblock('technical') },
+  { spec: '8.1 other status 429', status: 429, code: 'OTHER', call: 'authentication', expected: roadblock('technical') },
+  // Issue 12: a per-address limit is a message on the form with the wait, never the technical roadblock.
+  ...(['login-find', 'authentication', 'temporary', 'password', 'other'] as const).map(
+    (call): Row => ({ spec: `429 RATE_LIMITED after ${call}`, status: 429, code: 'RATE_LIMITED', call, expected: message('error.rateLimited.unknown', 'RATE_LIMITED') }),
+  ),
   // Issue 11: a password check shed under load is a message on the form, not a roadblock.
   { spec: '429 BUSY after authentication', status: 429, code: 'BUSY', call: 'authentication', expected: message('error.busy', 'BUSY') },
   { spec: '429 BUSY after the temporary step', status: 429, code: 'BUSY', call: 'temporary', expected: message('error.busy', 'BUSY') },
@@ -153,6 +161,34 @@ describe('interpretResponse (spec §8)', () => {
   it.each(rows)('$spec', ({ status, code, message: text, call = 'other', options, expected }) => {
     const data = code === undefined && text === undefined ? undefined : { errorCode: code, messageKey: text ?? 'x' };
     expect(interpretResponse({ status, data }, call, options)).toEqual(expected);
+  });
+});
+
+describe('429 RATE_LIMITED says how many minutes to wait (Retry-After, rounded up)', () => {
+  const limited = (retryAfter: string) =>
+    interpretResponse({ status: 429, data: { errorCode: 'RATE_LIMITED' }, headers: new Headers({ 'Retry-After': retryAfter }) }, 'other');
+  it.each([
+    { retryAfter: '1', key: 'error.rateLimited.one', minutes: 1 },
+    { retryAfter: '60', key: 'error.rateLimited.one', minutes: 1 },
+    { retryAfter: '61', key: 'error.rateLimited.other', minutes: 2 },
+    { retryAfter: '540', key: 'error.rateLimited.other', minutes: 9 },
+    { retryAfter: '541', key: 'error.rateLimited.other', minutes: 10 },
+  ])('Retry-After $retryAfter: $minutes', ({ retryAfter, key, minutes }) => {
+    expect(limited(retryAfter)).toEqual({ kind: 'message', key, params: { minutes }, roadblocked: false, errorCode: 'RATE_LIMITED' });
+  });
+  it('reads an HTTP date too, and no number without a readable header', () => {
+    const now = Date.parse('2026-11-24T06:00:00Z');
+    expect(retryAfterMinutes(new Headers({ 'Retry-After': 'Tue, 24 Nov 2026 06:04:30 GMT' }), now)).toBe(5);
+    expect(retryAfterMinutes(new Headers({ 'Retry-After': 'soon' }), now)).toBeNull();
+    expect(retryAfterMinutes(new Headers(), now)).toBeNull();
+    expect(limited('soon')).toEqual(message('error.rateLimited.unknown', 'RATE_LIMITED'));
+  });
+  it('the texts: singular, plural, a non-breaking space between the number and « minutes »', () => {
+    const text = (catalogue: Record<string, string>, key: string, minutes: number) => interpolate(catalogue[key] ?? key, { minutes });
+    expect(text(en, 'error.rateLimited.one', 1)).toBe('Too many tries from this connection. Try again in 1 minute.');
+    expect(text(en, 'error.rateLimited.other', 4)).toBe('Too many tries from this connection. Try again in 4 minutes.');
+    expect(text(fr, 'error.rateLimited.one', 1)).toBe('Trop d’essais à partir de cette connexion. Réessayez dans 1\u00a0minute.');
+    expect(text(fr, 'error.rateLimited.other', 4)).toBe('Trop d’essais à partir de cette connexion. Réessayez dans 4\u00a0minutes.');
   });
 });
 

@@ -1,4 +1,4 @@
-import type { MessageKey } from '@/i18n/catalog';
+import type { Message, MessageKey, MessageParams } from '@/i18n/catalog';
 import type { RoadblockPage } from './roadblocks';
 
 // Spec §8, the error catalogue: the one place that turns an API answer (or a
@@ -40,6 +40,8 @@ export type ApiCall =
 export interface ApiAnswer {
   status: number;
   data?: unknown;
+  /** The response's headers: a 429's Retry-After says how long to wait. */
+  headers?: Headers;
 }
 
 export interface InterpretOptions {
@@ -54,8 +56,8 @@ export type FlowOutcome =
   | { kind: 'continue'; roadblocked: false }
   /** The caller decides (404, 409, 417, a 400 code of the caller's own); roadblocked for 404 and 409. */
   | { kind: 'returned'; roadblocked: boolean; errorCode: string | null }
-  /** Show this message on the page. */
-  | { kind: 'message'; key: MessageKey; roadblocked: boolean; errorCode: string | null }
+  /** Show this message on the page (with params when it names values). */
+  | { kind: 'message'; key: MessageKey; params?: MessageParams; roadblocked: boolean; errorCode: string | null }
   /** Go to a /roadblock page with the roadblocked flag; errorCode is the reference to show (a 500's). */
   | { kind: 'roadblock'; page: RoadblockPage; roadblocked: true; errorCode: string | null }
   /** Go to another page of the app. */
@@ -77,6 +79,35 @@ function errorMessageOf(data: unknown): string {
   const { message, messageKey } = data as Record<string, unknown>;
   if (typeof message === 'string') return message;
   return typeof messageKey === 'string' ? messageKey : '';
+}
+
+/** What a 'message' outcome shows, for a form's alert. */
+export function outcomeMessage(outcome: { key: MessageKey; params?: MessageParams }): Message {
+  return outcome.params ? { key: outcome.key, params: outcome.params } : outcome.key;
+}
+
+/**
+ * The whole minutes of a Retry-After header (seconds, or an HTTP date),
+ * rounded up and at least 1; null when it is missing or unreadable.
+ */
+export function retryAfterMinutes(headers: Headers | undefined, now: number = Date.now()): number | null {
+  const value = headers?.get('Retry-After')?.trim();
+  if (!value) return null;
+  const seconds = /^\d+$/.test(value) ? Number(value) : (Date.parse(value) - now) / 1000;
+  if (!Number.isFinite(seconds)) return null;
+  return Math.max(1, Math.ceil(seconds / 60));
+}
+
+/**
+ * 429 RATE_LIMITED: too many tries from the client's address, which a
+ * household or a mobile carrier shares. Not an outage: the form says how
+ * long to wait (Retry-After), in the singular for one minute.
+ */
+function rateLimited(answer: ApiAnswer): FlowOutcome {
+  const minutes = retryAfterMinutes(answer.headers);
+  if (minutes === null) return say('error.rateLimited.unknown', 'RATE_LIMITED');
+  const key = minutes === 1 ? 'error.rateLimited.one' : 'error.rateLimited.other';
+  return { kind: 'message', key, params: { minutes }, roadblocked: false, errorCode: 'RATE_LIMITED' };
 }
 
 /** Spec §8.3 "Other" and §8.2: codes shown to the visitor as a reference (lnr…). */
@@ -231,6 +262,7 @@ export function interpretResponse(answer: ApiAnswer, call: ApiCall, options: Int
   // Not in spec §8: the server was too busy to check a password and counted
   // nothing (429 BUSY, unlike RATE_LIMITED); the visitor submits again.
   if (status === 429 && code === 'BUSY') return say('error.busy', code);
+  if (status === 429 && code === 'RATE_LIMITED') return rateLimited(answer);
   return go('technical');
 }
 

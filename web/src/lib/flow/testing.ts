@@ -6,6 +6,8 @@ import { vi } from 'vitest';
 export interface FakeAnswer {
   status: number;
   body?: unknown;
+  /** Response headers besides Content-Type (a 429's Retry-After). */
+  headers?: Record<string, string>;
 }
 
 export interface FakeCall {
@@ -33,7 +35,10 @@ export function fakeApi(routes: FakeRoutes): FakeCall[] {
       const route = routes[`${call.method} ${call.path}`];
       const answer = typeof route === 'function' ? route(call) : (route ?? { status: 404, body: { errorCode: 'NOT_FOUND' } });
       const body = answer.body === undefined ? null : JSON.stringify(answer.body);
-      const headers: Record<string, string> = answer.body === undefined ? {} : { 'Content-Type': 'application/json' };
+      const headers: Record<string, string> = {
+        ...(answer.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...answer.headers,
+      };
       return new Response(body, { status: answer.status, headers });
     }),
   );

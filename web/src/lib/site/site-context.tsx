@@ -1,4 +1,5 @@
 import { createContext, startTransition, use, useCallback, useMemo, useState, type ReactNode } from 'react';
+import { replaceAddressAfterChoice } from './address';
 import { writeCookie } from './cookies';
 import { resolve } from './resolve';
 import type { Language, PublicBrand, PublicProvince, SiteConfig } from './types';
@@ -31,11 +32,13 @@ export function SiteProvider({ config, children }: { config: SiteConfig; childre
   // shown. They run as transitions so the page keeps showing the current
   // language until the new catalogue has loaded. A province that does not
   // offer the current language switches the language too, and its cookie
-  // follows so that a reload shows the same page.
+  // follows so that a reload shows the same page. A ?province= or ?lang= in
+  // the address takes the choice too: the server reads it before the cookies.
   const setProvince = useCallback(
     (province: string) => {
       const next = resolve(brand, { query: { province, lang: selection.language } });
       writeCookie('province', next.province);
+      replaceAddressAfterChoice(next);
       if (next.language === selection.language) {
         setSelection(next);
         return;
@@ -49,6 +52,7 @@ export function SiteProvider({ config, children }: { config: SiteConfig; childre
     (language: Language) => {
       const next = resolve(brand, { query: { province: selection.province, lang: language } });
       writeCookie('language', next.language);
+      replaceAddressAfterChoice(next);
       startTransition(() => setSelection(next));
     },
     [brand, selection.province],

@@ -1,5 +1,7 @@
 import { useRef, useState } from 'react';
-import { useT } from '@/i18n/i18n';
+import type { Message } from '@/i18n/catalog';
+import { messageText, useT } from '@/i18n/i18n';
+import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { useApiClients } from '@/lib/api/use-api';
 import { codeResent, leaveVerify, useResetProgress } from '@/lib/flow/reset-state';
 import { recoveryApi } from '@/features/recovery/api';
@@ -28,6 +30,8 @@ export function ResendCode({ id, validationId, onSent }: ResendCodeProps) {
   const { resends } = useResetProgress();
   const [sending, setSending] = useState(false);
   const [sent, setSent] = useState(false);
+  // A refusal to wait for (429 RATE_LIMITED or BUSY): the code typed still works.
+  const [refused, setRefused] = useState<Message | null>(null);
   // A second click before the first finished is ignored; the button keeps
   // the focus (aria-disabled, not disabled) while it works.
   const busy = useRef(false);
@@ -46,6 +50,7 @@ export function ResendCode({ id, validationId, onSent }: ResendCodeProps) {
     busy.current = true;
     setSending(true);
     setSent(false);
+    setRefused(null);
     const [result] = await Promise.all([send(() => recoveryApi(clients).resend(id, validationId), 'reset-resend'), wait(MIN_SPINNER_MS)]);
     busy.current = false;
     setSending(false);
@@ -58,6 +63,10 @@ export function ResendCode({ id, validationId, onSent }: ResendCodeProps) {
       codeResent(answer.value);
       setSent(true);
       onSent();
+      return;
+    }
+    if (outcome.kind === 'message' && answer.status === 429) {
+      setRefused(outcomeMessage(outcome));
       return;
     }
     if (outcome.kind === 'returned' || outcome.kind === 'continue' || outcome.kind === 'message') roadblock('technical');
@@ -80,6 +89,9 @@ export function ResendCode({ id, validationId, onSent }: ResendCodeProps) {
       <p role="status" className="recovery__status">
         {sent ? t('recovery.verify.resent') : null}
       </p>
+      <div role="alert" className={refused ? 'form-alert' : undefined}>
+        {refused ? <p>{messageText(t, refused)}</p> : null}
+      </div>
       {dialog}
     </div>
   );

@@ -5,6 +5,7 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { rememberedEmail } from '@/lib/flow/cookies';
+import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { startReset } from '@/lib/flow/reset-state';
 import { readFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
@@ -40,7 +41,7 @@ export default function ForgotRoute() {
     }
     const key = fieldKey(result.answer.data, 'email');
     if (result.outcome.kind === 'returned' && key) form.setError('email', key);
-    else if (result.outcome.kind === 'message') form.setFormError(result.outcome.key);
+    else if (result.outcome.kind === 'message') form.setFormError(outcomeMessage(result.outcome));
     // Anything else the request gives no meaning to (a success without ids, a 404) is technical.
     else if (result.outcome.kind === 'returned' || result.outcome.kind === 'continue') roadblock('technical');
   };

@@ -3,10 +3,10 @@ import { Redirect, useLocation, useSearch } from 'wouter';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PhoneField, PostalCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
-import { useT } from '@/i18n/i18n';
-import type { MessageKey } from '@/i18n/catalog';
+import { messageText, useT } from '@/i18n/i18n';
+import type { Message, MessageKey } from '@/i18n/catalog';
 import { useApiClients } from '@/lib/api/use-api';
-import { errorCodeOf } from '@/lib/flow/error-catalogue';
+import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { finishReset, readResetProgress, tokenReceived } from '@/lib/flow/reset-state';
 import { readFlow, updateFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
@@ -59,6 +59,8 @@ function LinkExchange({ token }: { token: string }) {
   const clients = useApiClients();
   const { send, roadblock, dialog } = useRecoveryResponse();
   const [, navigate] = useLocation();
+  // 429 RATE_LIMITED (or BUSY): the link was not used; it works once the wait is over.
+  const [refused, setRefused] = useState<Message | null>(null);
   usePageTitle(t('recovery.reset.checkingLink'));
   // The link works once: the exchange is sent once per page, StrictMode's
   // second effect run included.
@@ -82,13 +84,20 @@ function LinkExchange({ token }: { token: string }) {
         navigate('/reset', { replace: true });
         return;
       }
+      if (outcome.kind === 'message' && answer.status === 429) {
+        setRefused(outcomeMessage(outcome));
+        return;
+      }
       if (outcome.kind === 'returned' || outcome.kind === 'continue' || outcome.kind === 'message') roadblock('technical');
     })();
   }, [clients, navigate, roadblock, send, token]);
 
   return (
-    <section className="page page--narrow recovery" aria-labelledby="reset-link-title" aria-busy="true">
+    <section className="page page--narrow recovery" aria-labelledby="reset-link-title" aria-busy={!refused}>
       <h1 id="reset-link-title">{t('recovery.reset.checkingLink')}</h1>
+      <div role="alert" className={refused ? 'form-alert' : undefined}>
+        {refused ? <p>{messageText(t, refused)}</p> : null}
+      </div>
       {dialog}
     </section>
   );
@@ -189,7 +198,7 @@ function ResetForm({ variant }: { variant: ResetVariant }) {
       roadblock('technical');
       return;
     }
-    if (outcome.kind === 'message') form.setFormError(outcome.key);
+    if (outcome.kind === 'message') form.setFormError(outcomeMessage(outcome));
   };
 
   return (

@@ -5,7 +5,7 @@ import { SecurityCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
-import { errorCodeOf } from '@/lib/flow/error-catalogue';
+import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
 import { leaveVerify, tokenReceived, useResetProgress } from '@/lib/flow/reset-state';
 import { useFlow } from '@/lib/flow/state';
@@ -89,7 +89,7 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
     }
     const key = fieldKey(answer.data, 'code');
     if (outcome.kind === 'returned' && key) form.setError('code', key);
-    else if (outcome.kind === 'message') setFormError(outcome.key);
+    else if (outcome.kind === 'message') setFormError(outcomeMessage(outcome));
     else if (outcome.kind === 'returned') leave('technical');
     else if (outcome.kind !== 'soft-roadblock') leaveVerify();
   };

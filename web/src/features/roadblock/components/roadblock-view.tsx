@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef } from 'react';
+import { useId } from 'react';
 import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
@@ -15,19 +15,12 @@ export function RoadblockView({ page }: { page: RoadblockPage }) {
   const t = useT();
   const { errorCode } = useFlow();
   const titleId = useId();
-  const heading = useRef<HTMLHeadingElement>(null);
   const content = roadblockContent[page];
   usePageTitle(t(content.title));
 
-  // A roadblock replaces the page the visitor was on: move focus to its title
-  // so screen readers announce where they are.
-  useEffect(() => heading.current?.focus(), [page]);
-
   return (
     <section className="page page--narrow roadblock" aria-labelledby={titleId}>
-      <h1 id={titleId} ref={heading} tabIndex={-1}>
-        {t(content.title)}
-      </h1>
+      <h1 id={titleId}>{t(content.title)}</h1>
       <p>{t(content.text)}</p>
       {content.behaviour === 'locked-account' ? <LockedAccountNotice /> : null}
       {errorCode ? <p className="roadblock__code">{t('roadblock.errorCode', { code: errorCode })}</p> : null}
