@@ -1,6 +1,7 @@
 import type { ApiResponse } from '@/lib/api/client';
 import type { components } from '@/lib/api/schema';
 import type { ApiClients } from '@/lib/api/use-api';
+import { resendResetCode } from '@/lib/flow/reset-code';
 
 // The recovery calls of spec §7 on the second client (api/v1), as
 // internal/recovery/handler.go answers them and api/openapi.yaml documents
@@ -45,11 +46,11 @@ export interface RecoveryApi {
   setPassword(id: string, body: PasswordRequest): Promise<RecoveryAnswer<PasswordChanged>>;
 }
 
-export function recoveryApi({ second: v1 }: ApiClients): RecoveryApi {
+export function recoveryApi(clients: ApiClients): RecoveryApi {
+  const v1 = clients.second;
   return {
     requestReset: async (email) => typed(await v1.request('post', '/accounts/password-reset', { body: { email } }), isStarted),
-    resend: async (id, validationId) =>
-      typed(await v1.request('post', '/accounts/{id}/password-reset/{validationId}/resend', { params: { id, validationId } }), isStarted),
+    resend: async (id, validationId) => typed(await resendResetCode(clients, id, validationId), isStarted),
     validate: async (id, validationId, code) =>
       typed(
         await v1.request('post', '/accounts/{id}/validations/{validationId}/', {

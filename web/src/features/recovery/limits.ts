@@ -2,8 +2,7 @@
 // (internal/recovery: 5 guesses a code, 4 resends a request); these are the
 // browser's, for the visitor's sake.
 
-/** Spec §9 "Resend: 4 (forgot resend)": the fifth ask goes to the resend-reset-password roadblock. */
-export const MAX_RESENDS = 4;
+export { CODE_GUESSES, MAX_RESENDS } from '@/lib/flow/reset-code';
 
 /** Spec §9: the resend spinner shows for at least 1 second. */
 export const MIN_SPINNER_MS = 1000;

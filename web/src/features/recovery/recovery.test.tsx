@@ -58,6 +58,12 @@ async function open(url: string, routes: FakeRoutes, heading: string) {
   return calls;
 }
 
+/** /verify's message after a wrong code: from the second one on, with the tries left (5 a code on the server). */
+function wrongCodeText(attempt: number, left: number): string {
+  if (attempt < 2 || left < 1) return 'The security code is incorrect. Try again.';
+  return `The security code is incorrect. Try again. You have ${left} ${left === 1 ? 'try' : 'tries'} left.`;
+}
+
 async function submitCode(code: string) {
   type('Security code', code);
   await click('Continue');
@@ -147,7 +153,7 @@ describe('/verify', () => {
     const calls = await open('/verify', { [VALIDATE]: wrongCode }, 'Enter your security code');
     for (let attempt = 1; attempt < limit; attempt++) {
       await submitCode(`00000${attempt}`);
-      await screen.findByText('The security code is incorrect. Try again.');
+      await screen.findByText(wrongCodeText(attempt, Math.min(limit, 5) - attempt));
       expect(where()).toBe('/verify');
       expect((screen.getByLabelText('Security code') as HTMLInputElement).value).toBe('');
       expect(document.activeElement).toBe(screen.getByLabelText('Security code'));
@@ -159,6 +165,51 @@ describe('/verify', () => {
     expect(calls).toHaveLength(limit);
     expect(calls[0]?.body).toEqual({ validationValue: '000001' });
     expect(readResetProgress().verifyFrom).toBeNull();
+  });
+
+  // Issue 12 defect 8: the roadblock came without warning after the last wrong code.
+  it.each([
+    { random: 0, limit: 3, messages: ['The security code is incorrect. Try again.', 'The security code is incorrect. Try again. You have 1 try left.'] },
+    {
+      random: 0.99,
+      limit: 6,
+      messages: [
+        'The security code is incorrect. Try again.',
+        'The security code is incorrect. Try again. You have 3 tries left.',
+        'The security code is incorrect. Try again. You have 2 tries left.',
+        'The security code is incorrect. Try again. You have 1 try left.',
+      ],
+    },
+  ])('from the second wrong code on, says how many tries are left (limit $limit, the server’s 5 guesses)', async ({ random, messages }) => {
+    vi.spyOn(Math, 'random').mockReturnValue(random);
+    requested();
+    await open('/verify', { [VALIDATE]: wrongCode }, 'Enter your security code');
+    for (const [i, message] of messages.entries()) {
+      await submitCode(`00000${i + 1}`);
+      await screen.findByText(message);
+    }
+    expect(where()).toBe('/verify');
+  });
+
+  it('says the tries left in French, singular and plural', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.99);
+    requested();
+    fakeApi({ [VALIDATE]: wrongCode });
+    await renderApp(siteConfig({ brand: belair, province: 'qc', language: 'fr' }), '/verify');
+    await screen.findByRole('heading', { level: 1, name: 'Entrez votre code de sécurité' });
+    const codeField = () => screen.getByLabelText('Code de sécurité');
+    const expected = [
+      'Le code de sécurité est incorrect. Réessayez.',
+      'Le code de sécurité est incorrect. Réessayez. Il vous reste 3\u00a0essais.',
+      'Le code de sécurité est incorrect. Réessayez. Il vous reste 2\u00a0essais.',
+      'Le code de sécurité est incorrect. Réessayez. Il vous reste 1\u00a0essai.',
+    ];
+    for (const [i, message] of expected.entries()) {
+      fireEvent.change(codeField(), { target: { value: `00000${i + 1}` } });
+      await click('Continuer');
+      // textContent: the query's matcher would fold the non-breaking space the typography needs.
+      await waitFor(() => expect(document.querySelector('form .form-alert')?.textContent).toBe(message));
+    }
   });
 
   // Issue 12 defect 9: the emptied field said 'Enter the 6-digit security code' when tabbed away, and kept it after a resend.

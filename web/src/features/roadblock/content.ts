@@ -12,12 +12,13 @@ import type { RoadblockPage } from '@/lib/flow/roadblocks';
  *   goes, then registration identification or the root;
  * - reset-password: a link to /forgot besides the card;
  * - token-expired: a button that emails a new reset link (RESET_PSW);
+ * - resend-code: 'Send me a new code' while the reset request allows a resend;
  * - locked-account: sends the LOCKED_ACCOUNT email on load. The locked
  *   account page is wrong-cellphone ("account locked 24 hours", reached
  *   with the registration id or the login's pkms cookie); block is 403 3001,
  *   an access blocked by the insurer, where no email is sent.
  */
-export type RoadblockBehaviour = 'call-us' | 'pin' | 'registration-reset' | 'reset-password' | 'token-expired' | 'locked-account';
+export type RoadblockBehaviour = 'call-us' | 'pin' | 'registration-reset' | 'reset-password' | 'token-expired' | 'resend-code' | 'locked-account';
 
 export interface RoadblockContent {
   title: MessageKey;
@@ -54,7 +55,7 @@ export const roadblockContent: Record<RoadblockPage, RoadblockContent> = {
     behaviour: 'call-us',
   },
   'no-options': { title: 'roadblock.noOptions.title', text: 'roadblock.noOptions.text', behaviour: 'call-us' },
-  'resend-code': { title: 'roadblock.resendCode.title', text: 'roadblock.resendCode.text', behaviour: 'call-us' },
+  'resend-code': { title: 'roadblock.resendCode.title', text: 'roadblock.resendCode.text', behaviour: 'resend-code' },
   'resend-email': { title: 'roadblock.resendEmail.title', text: 'roadblock.resendEmail.text', behaviour: 'call-us' },
   'resend-reset-password': {
     title: 'roadblock.resendResetPassword.title',

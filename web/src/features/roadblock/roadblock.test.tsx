@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { english } from '@/i18n/catalog';
 import { setPkmsAccount } from '@/lib/flow/cookies';
 import { ROADBLOCK_PAGES } from '@/lib/flow/roadblocks';
+import { leaveVerify, readResetProgress, startReset, updateResetProgress } from '@/lib/flow/reset-state';
 import { readFlow, updateFlow } from '@/lib/flow/state';
 import { fakeApi } from '@/lib/flow/testing';
 import type { PublicBrand } from '@/lib/site/types';
@@ -45,7 +46,8 @@ describe('every roadblock page, with the flag', () => {
     const { title, text } = roadblockContent[page];
     // Focus on the title when a page leads here: src/app/page-focus.test.tsx.
     await screen.findByRole('heading', { level: 1, name: english[title] });
-    expect(screen.getByText(english[text])).toBeTruthy();
+    // No account known here: token-expired says its button leads to /forgot (tests below).
+    expect(screen.getByText(english[page === 'token-expired' ? 'roadblock.tokenExpired.textForgot' : text])).toBeTruthy();
     expect(document.title).toBe(`${english[title]} | belairdirect`);
     const card = screen.getByRole('region', { name: 'Call us' });
     expect(within(card).getByRole('link', { name: '1 833-000-0102' }).getAttribute('href')).toBe('tel:+18330000102');
@@ -182,9 +184,78 @@ describe('token expired', () => {
     await waitFor(() => expect(where()).toBe(to));
   });
 
-  it('without a known account the visitor asks for a link on /forgot', async () => {
+  // Issue 12 defect 11: the page promised an email its button did not send.
+  it('without a known account, says what its button does: /forgot, for a new code', async () => {
     await openRoadblock('/roadblock/token-expired');
-    expect((await screen.findByRole('link', { name: 'Reset my password' })).getAttribute('href')).toBe('/forgot');
+    expect((await screen.findByRole('link', { name: 'Get a new code' })).getAttribute('href')).toBe('/forgot');
     expect(screen.queryByRole('button', { name: 'Send me a new link' })).toBeNull();
+    expect(screen.getByText(english['roadblock.tokenExpired.textForgot'])).toBeTruthy();
+    expect(screen.queryByText(english['roadblock.tokenExpired.text'])).toBeNull();
+  });
+
+  it('with a known account, promises the email its button sends', async () => {
+    setPkmsAccount('acc-3');
+    await openRoadblock('/roadblock/token-expired');
+    await screen.findByRole('button', { name: 'Send me a new link' });
+    expect(screen.getByText(english['roadblock.tokenExpired.text'])).toBeTruthy();
+    expect(screen.queryByRole('link', { name: 'Get a new code' })).toBeNull();
+  });
+
+  it('says it in French too', async () => {
+    await openRoadblock('/roadblock/token-expired', siteConfig({ brand: belair, province: 'qc', language: 'fr' }));
+    expect((await screen.findByRole('link', { name: 'Obtenir un nouveau code' })).getAttribute('href')).toBe('/forgot');
+  });
+});
+
+// Issue 12 defect 8: too many wrong codes ended in a call, with no new code offered.
+describe('resend code (too many wrong codes)', () => {
+  const RESEND = 'POST /api/v1/accounts/acc-1/password-reset/v1/resend';
+  const underWay = (resends = 0) => {
+    startReset({ id: 'acc-1', validationId: 'v1', email: 'demo@belair.example' });
+    leaveVerify();
+    updateResetProgress({ resends });
+  };
+
+  it('"Send me a new code" emails one and goes back to /verify, which says so', async () => {
+    const calls = fakeApi({ [RESEND]: { status: 200, body: { id: 'acc-1', validationId: 'v2' } } });
+    underWay();
+    await openRoadblock('/roadblock/resend-code');
+    expect(await screen.findByText('We can email you a new security code.')).toBeTruthy();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Send me a new code' })));
+    await screen.findByRole('heading', { level: 1, name: 'Enter your security code' });
+    expect(where()).toBe('/verify');
+    expect(screen.getByRole('status').textContent).toBe('We’ve sent you a new code. Only the newest code works.');
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([RESEND]);
+    expect(readFlow()).toMatchObject({ roadblocked: false, resetPassword: { id: 'acc-1', validationId: 'v2' } });
+    expect(readResetProgress()).toMatchObject({ resends: 1, verifyFrom: '/forgot' });
+  });
+
+  it('with no resend left, offers no button and says so', async () => {
+    const calls = fakeApi({});
+    underWay(4);
+    await openRoadblock('/roadblock/resend-code');
+    expect(await screen.findByText(english['roadblock.resendCode.noMoreCodes'])).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Send me a new code' })).toBeNull();
+    expect(calls).toEqual([]);
+  });
+
+  it('without a reset under way, offers the call only', async () => {
+    await openRoadblock('/roadblock/resend-code');
+    await screen.findByRole('heading', { level: 1, name: 'Too many attempts' });
+    expect(screen.queryByRole('button', { name: 'Send me a new code' })).toBeNull();
+  });
+
+  it('the server refusing the resend (409) is the resend-reset-password roadblock', async () => {
+    fakeApi({ [RESEND]: { status: 409, body: { errorCode: 'RESEND_LIMIT_REACHED' } } });
+    underWay(1);
+    await openRoadblock('/roadblock/resend-code');
+    await act(async () => fireEvent.click(await screen.findByRole('button', { name: 'Send me a new code' })));
+    await waitFor(() => expect(where()).toBe('/roadblock/resend-reset-password'));
+  });
+
+  it('in French', async () => {
+    underWay();
+    await openRoadblock('/roadblock/resend-code', siteConfig({ brand: belair, province: 'qc', language: 'fr' }));
+    expect(await screen.findByRole('button', { name: 'M’envoyer un nouveau code' })).toBeTruthy();
   });
 });

@@ -15,6 +15,8 @@ export interface ResendCodeProps {
   validationId: string;
   /** A new code went out (the page clears what was typed). */
   onSent: () => void;
+  /** /verify opened with a new code just sent (the resend-code roadblock's button): the status says so. */
+  sentOnArrival?: boolean;
 }
 
 /**
@@ -23,13 +25,13 @@ export interface ResendCodeProps {
  * to happen; a status region says the code went. At most 4 resends: the
  * fifth ask, or the server refusing one, is the resend-reset-password roadblock.
  */
-export function ResendCode({ id, validationId, onSent }: ResendCodeProps) {
+export function ResendCode({ id, validationId, onSent, sentOnArrival = false }: ResendCodeProps) {
   const t = useT();
   const clients = useApiClients();
   const { send, roadblock, dialog } = useRecoveryResponse();
   const { resends } = useResetProgress();
   const [sending, setSending] = useState(false);
-  const [sent, setSent] = useState(false);
+  const [sent, setSent] = useState(sentOnArrival);
   // A refusal to wait for (429 RATE_LIMITED or BUSY): the code typed still works.
   const [refused, setRefused] = useState<Message | null>(null);
   // A second click before the first finished is ignored; the button keeps

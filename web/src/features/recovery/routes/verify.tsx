@@ -15,6 +15,8 @@ import { recoveryApi } from '@/features/recovery/api';
 import { ResendCode } from '@/features/recovery/components/resend-code';
 import { fieldKey } from '@/features/recovery/field-errors';
 import { RESET_ACTION } from '@/features/recovery/limits';
+import { triesLeft, wrongCodeMessage } from '@/features/recovery/tries-left';
+import { NEW_CODE_SENT } from '@/lib/flow/reset-code';
 import { randomAttemptLimit } from '@/lib/flow/attempts';
 import { useRecoveryResponse } from '@/features/recovery/use-recovery-response';
 import '@/features/recovery/recovery.css';
@@ -46,6 +48,10 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
   // Per page visit: a new visit draws a new limit and counts again.
   const [limit] = useState(() => randomAttemptLimit());
   const wrongCodes = useRef(0);
+  // Wrong guesses of the current code: the server kills a code at its fifth.
+  const wrongOfCode = useRef(0);
+  // Arrived from the resend-code roadblock's 'Send me a new code' (spec §4.4).
+  const [arrivedWithNewCode] = useState(newCodeSentState);
   const form = useForm({ code: { rule: checkSecurityCode } });
   const { restart, setFormError } = form;
   const codeInput = fieldId(form.id, 'code');
@@ -78,12 +84,13 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
     }
     if (outcome.kind === 'message' && errorCodeOf(answer.data) === 'INVALID_ACTIVATION_CODE') {
       wrongCodes.current += 1;
+      wrongOfCode.current += 1;
       if (wrongCodes.current >= limit) return leave('resend-code');
       // A new try starts: the emptied field is not checked on blur (it said
       // 'Enter the 6-digit security code' when tabbed away), only the
       // server's wrong-code message shows until the next submit.
       restart({ code: '' });
-      setFormError(outcome.key);
+      setFormError(wrongCodeMessage(outcome.key, wrongCodes.current, triesLeft(limit, wrongCodes.current, wrongOfCode.current)));
       document.getElementById(codeInput)?.focus();
       return;
     }
@@ -96,6 +103,7 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
 
   // A new code: a new try, with no message of the old one.
   const codeSent = useCallback(() => {
+    wrongOfCode.current = 0;
     restart({ code: '' });
     setFormError(null);
   }, [restart, setFormError]);
@@ -108,7 +116,7 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
         <SecurityCodeField name="code" />
         <SubmitButton>{t('recovery.verify.submit')}</SubmitButton>
       </Form>
-      <ResendCode id={id} validationId={validationId} onSent={codeSent} />
+      <ResendCode id={id} validationId={validationId} onSent={codeSent} sentOnArrival={arrivedWithNewCode} />
       <p className="recovery__links">
         <Link href="/forgot" onClick={() => leaveVerify()}>
           {t('recovery.verify.back')}
@@ -117,4 +125,9 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
       {dialog}
     </section>
   );
+}
+
+function newCodeSentState(): boolean {
+  const state: unknown = window.history.state;
+  return typeof state === 'object' && state !== null && (state as Record<string, unknown>)[NEW_CODE_SENT] === true;
 }
