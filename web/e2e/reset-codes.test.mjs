@@ -143,7 +143,7 @@ test('wrong codes: a warning from the second, then the roadblock sends a new cod
     const seen = new Set((await mailbox(email)).map((m) => m.id));
     await askForCode(page, email);
     const first = codeOf(await waitForMail(email, 'reset-code', seen));
-    const wrong = (n) => String((Number(first) + n) % 1_000_000).padStart(6, '0');
+    const wrong = (/** @type {number} */ n) => String((Number(first) + n) % 1_000_000).padStart(6, '0');
 
     await sendCode(page, wrong(1));
     await alertSays(page, WRONG);
