@@ -142,9 +142,9 @@ func (s *spa) logoless(path string) (*brand.Brand, bool) {
 // textLogo draws a brand's name in its text colour, the size of the logo
 // files (180×40), as the header shows it.
 func textLogo(b *brand.Brand) []byte {
-	name := html.EscapeString(b.Name)
+	name := html.EscapeString(b.Name.EN)
 	fit := ""
-	if utf8.RuneCountInString(b.Name) > 14 { // wider than the box at this size
+	if utf8.RuneCountInString(b.Name.EN) > 14 { // wider than the box at this size
 		fit = ` textLength="176" lengthAdjust="spacingAndGlyphs"`
 	}
 	return fmt.Appendf(nil, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 180 40" width="180" height="40" role="img">`+
