@@ -80,6 +80,15 @@ func TestEveryTemplateForEveryBrandAndLanguage(t *testing.T) {
 						if out.Subject == "" || strings.ContainsAny(out.Subject, "\r\n") || !strings.Contains(out.Subject, brandName) {
 							t.Errorf("subject %q", out.Subject)
 						}
+						// French subjects name the brand first, as Quebec
+						// senders do: « belairdirect : votre code de vérification ».
+						if lang == "fr" && !strings.HasPrefix(out.Subject, brandName+"\u00a0: ") {
+							t.Errorf("French subject %q does not start with %q", out.Subject, brandName+" : ")
+						}
+						if noReply := map[string]string{"en": "Please do not reply", "fr": "Veuillez ne pas y répondre"}[lang]; !strings.Contains(out.Text, noReply) ||
+							!strings.Contains(html.UnescapeString(out.HTML), noReply) {
+							t.Errorf("no %q in the message", noReply)
+						}
 						phone := b.Phone("")
 						if miss, ok := containsAll(out.Text, append(wants, brandName, phone, greeting[lang])...); !ok {
 							t.Errorf("text part lacks %q:\n%s", miss, out.Text)
