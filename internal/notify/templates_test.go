@@ -133,7 +133,7 @@ func checkTypography(t *testing.T, lang, part, s string) {
 // frenchUnit is a number and its unit with an ordinary space between them,
 // which French separates with a no-break space so that a line never starts
 // with the unit (« 6 chiffres », « 10 minutes », « 24 heures »).
-var frenchUnit = regexp.MustCompile(`\d[ \t\n](chiffres?|caractères?|secondes?|minutes?|heures?|jours?|semaines?|mois|ans?|h|min|\$|%)\b`)
+var frenchUnit = regexp.MustCompile(`\d[ \t\n](chiffres?|caractères?|secondes?|minutes?|heures?|jours?|semaines?|mois|ans?|h|min|\$|%)(\P{L}|$)`)
 
 // typographyProblems applies Canadian French typography: a no-break space
 // before : ; ! ? and », after «, and between a number and its unit. English
