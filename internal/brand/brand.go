@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Languages and provinces known to the product (spec §1).
@@ -32,8 +34,10 @@ const FallbackLanguage = "en"
 // Brand is one brand file. Fields tagged brand:"required" must be present in
 // the YAML; the rest of the validation is in validate.go.
 type Brand struct {
-	ID     string `yaml:"id" brand:"required"`
-	Name   string `yaml:"name" brand:"required"`
+	ID string `yaml:"id" brand:"required"`
+	// Name is the brand as it writes itself in each language: one text when
+	// it is the same in both (belairdirect), else {en: ..., fr: ...}.
+	Name   Name   `yaml:"name" brand:"required"`
 	APIKey string `yaml:"apiKey" brand:"required"`
 	// SampleValues marks a file whose phone numbers are samples, not real lines.
 	SampleValues bool `yaml:"sampleValues"`
@@ -110,6 +114,35 @@ func (l LocalizedURL) For(language string) string {
 		return l.FR
 	}
 	return l.EN
+}
+
+// Name is a brand's name per language. In YAML it is either one text, the
+// same in every language, or a mapping {en: ..., fr: ...}.
+type Name struct {
+	EN string `yaml:"en" json:"en" brand:"required"`
+	FR string `yaml:"fr" json:"fr" brand:"required"`
+}
+
+// For returns the name in a language ("fr" or anything else for English).
+func (n Name) For(language string) string {
+	if language == "fr" {
+		return n.FR
+	}
+	return n.EN
+}
+
+// UnmarshalYAML reads one text as the name in every language.
+func (n *Name) UnmarshalYAML(node *yaml.Node) error {
+	if node.Kind == yaml.ScalarNode {
+		var s string
+		if err := node.Decode(&s); err != nil {
+			return err
+		}
+		*n = Name{EN: s, FR: s}
+		return nil
+	}
+	type plain Name // without this method, so Decode does not recurse
+	return node.Decode((*plain)(n))
 }
 
 // Links are the header and footer links. ScreenShare is only required for the

@@ -102,6 +102,11 @@ func (w *walker) check(n *yaml.Node, t reflect.Type, path string, depth int) {
 		}
 		t = t.Elem()
 	}
+	if t == reflect.TypeFor[Name]() && n.Kind != yaml.MappingNode {
+		// A name the same in every language is written as one text.
+		w.checkScalar(n, reflect.TypeFor[string](), path)
+		return
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		w.checkStruct(n, t, path, depth)

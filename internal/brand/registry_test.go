@@ -188,6 +188,26 @@ func TestLoadDirProblems(t *testing.T) {
 			want:  []string{"a.yaml: colour: unknown field (expected one of: id, name, apiKey"},
 		},
 		{
+			name:  "name without French",
+			files: map[string]string{"a.yaml": brandFile("a", "name: Test a", "name: {en: Test a}")},
+			want:  []string{"a.yaml: name.fr: required field is missing"},
+		},
+		{
+			name:  "name in an unknown language",
+			files: map[string]string{"a.yaml": brandFile("a", "name: Test a", "name: {en: Test a, fr: Essai a, de: Test a}")},
+			want:  []string{"a.yaml: name.de: unknown field (expected one of: en, fr)"},
+		},
+		{
+			name:  "empty French name",
+			files: map[string]string{"a.yaml": brandFile("a", "name: Test a", "name: {en: Test a, fr: ' '}")},
+			want:  []string{"a.yaml: name.fr: must not be empty"},
+		},
+		{
+			name:  "name as a list",
+			files: map[string]string{"a.yaml": brandFile("a", "name: Test a", "name: [Test a]")},
+			want:  []string{"a.yaml: name: expected a text value, found a list"},
+		},
+		{
 			name:  "unknown nested field",
 			files: map[string]string{"a.yaml": brandFile("a", "    ubi: false\n", "    ubi: false\n    sunday: {open: \"08:00\", close: \"12:00\"}\n")},
 			want:  []string{"a.yaml: provinces[2].sunday: unknown field (expected one of: key, languages, menu, license, ubi, phone, timeZone, hours)"},
@@ -478,6 +498,36 @@ func TestLoadDirFixtureIsValid(t *testing.T) {
 	}
 	if len(r.All()) != 2 {
 		t.Fatalf("brands = %d, want 2", len(r.All()))
+	}
+}
+
+// TestBrandNamePerLanguage: one text names the brand in both languages; a
+// mapping gives each language its own name.
+func TestBrandNamePerLanguage(t *testing.T) {
+	dir := writeDir(t, map[string]string{
+		"a.yaml": brandFile("a"),
+		"b.yaml": brandFile("b", "name: Test b", "name:\n  en: B Insurance\n  fr: Assurance B"),
+	})
+	r, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := r.ByID("a")
+	b, _ := r.ByID("b")
+	if a.Name != (Name{EN: "Test a", FR: "Test a"}) || b.Name != (Name{EN: "B Insurance", FR: "Assurance B"}) {
+		t.Fatalf("names: a %+v, b %+v", a.Name, b.Name)
+	}
+	if got := b.Site("qc", "fr", false, false, EnvProd).Brand; got.Name != "Assurance B" || got.Names != b.Name {
+		t.Errorf("French site: name %q, names %+v", got.Name, got.Names)
+	}
+	if got := b.Site("on", "en", false, false, EnvProd).Brand; got.Name != "B Insurance" {
+		t.Errorf("English site: name %q", got.Name)
+	}
+	real := loadReal(t)
+	for id, fr := range map[string]string{"intact": "Intact Assurance", "bna": "Banque Nationale Assurances", "belair": "belairdirect"} {
+		if b, _ := real.ByID(id); b.Name.FR != fr {
+			t.Errorf("%s French name %q, want %q", id, b.Name.FR, fr)
+		}
 	}
 }
 

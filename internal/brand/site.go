@@ -19,8 +19,11 @@ type SiteConfig struct {
 // PublicBrand is what the browser may know of a brand: no host names, no
 // other environment's URLs.
 type PublicBrand struct {
-	ID                 string            `json:"id"`
+	ID string `json:"id"`
+	// Name is the brand's name in the page's language; Names has both, for
+	// when the page changes language.
 	Name               string            `json:"name"`
+	Names              Name              `json:"names"`
 	APIKey             string            `json:"apiKey"`
 	DefaultProvince    string            `json:"defaultProvince"`
 	DefaultLanguage    string            `json:"defaultLanguage"`
@@ -83,7 +86,7 @@ func (b *Brand) Site(province, language string, webview, dev bool, env string) S
 
 	return SiteConfig{
 		Brand: PublicBrand{
-			ID: b.ID, Name: b.Name, APIKey: b.APIKey,
+			ID: b.ID, Name: b.Name.For(language), Names: b.Name, APIKey: b.APIKey,
 			DefaultProvince: b.DefaultProvince, DefaultLanguage: b.DefaultLanguage,
 			Provinces: provinces, Features: b.Features, Links: links,
 			ScreenShare: b.ScreenShare, Theme: b.Theme, PolicyNumber: pn,

@@ -26,7 +26,8 @@ func TestSiteJSONShape(t *testing.T) {
 			where := b.ID + " " + env
 			expectKeys(t, where, site, "brand,dev,language,province,webview")
 			brand := site["brand"].(map[string]any)
-			expectKeys(t, where+" brand", brand, "apiKey,defaultLanguage,defaultProvince,driverLicenceMasks,features,id,links,name,policyNumber,provinces,screenShare,sso,theme")
+			expectKeys(t, where+" brand", brand, "apiKey,defaultLanguage,defaultProvince,driverLicenceMasks,features,id,links,name,names,policyNumber,provinces,screenShare,sso,theme")
+			expectKeys(t, where+" names", brand["names"], localized)
 			expectKeys(t, where+" features", brand["features"], "chatbot,registration,usenewmarketingredirection")
 			links := brand["links"].(map[string]any)
 			expectKeys(t, where+" links", links, "appStore,certificate,googlePlay,marketing,privacy,screenShare,security,terms")

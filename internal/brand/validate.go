@@ -37,8 +37,13 @@ func validate(b *Brand, stem string) problems {
 	case b.ID != stem:
 		ps.add("id", "%q does not match the file name (%s.yaml)", b.ID, stem)
 	}
-	if strings.TrimSpace(b.Name) == "" {
+	switch {
+	case strings.TrimSpace(b.Name.EN) == "" && strings.TrimSpace(b.Name.FR) == "":
 		ps.add("name", "must not be empty")
+	case strings.TrimSpace(b.Name.EN) == "":
+		ps.add("name.en", "must not be empty")
+	case strings.TrimSpace(b.Name.FR) == "":
+		ps.add("name.fr", "must not be empty")
 	}
 	if !apiKeyPattern.MatchString(b.APIKey) {
 		ps.add("apiKey", "must be 16 to 128 letters, digits, '-' or '_'")

@@ -242,3 +242,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestLogoPerLanguage: /brands/<id>/logo.fr.svg is the French logo; without
+// a file, a brand named alike in both languages shares its logo file, and
+// the others get their French name drawn.
+func TestLogoPerLanguage(t *testing.T) {
+	h, _, _, _ := assetServer(t)
+	cases := []struct{ target, want, not string }{
+		{"/brands/belair/logo.fr.svg", "<title>belair</title>", ""},
+		{"/brands/intact/logo.svg", "<title>Intact Insurance</title>", "Assurance"},
+		{"/brands/intact/logo.fr.svg", "<title>Intact Assurance</title>", "Insurance"},
+		{"/brands/bna/logo.fr.svg", "<title>Banque Nationale Assurances</title>", "Insurance"},
+	}
+	for _, c := range cases {
+		rec := do(h, "GET", c.target, "belair.localhost", nil, "")
+		body := rec.Body.String()
+		if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.Contains(body, c.want) ||
+			(c.not != "" && strings.Contains(body, c.not)) {
+			t.Errorf("%s: status %d, %q: %s", c.target, rec.Code, rec.Header().Get("Content-Type"), body)
+		}
+	}
+	for _, target := range []string{"/brands/belair/logo.de.svg", "/brands/nope/logo.fr.svg", "/brands/intact/x/logo.fr.svg"} {
+		if rec := do(h, "GET", target, "belair.localhost", nil, ""); rec.Code != 404 {
+			t.Errorf("%s: status %d, want 404", target, rec.Code)
+		}
+	}
+}

@@ -105,10 +105,18 @@ func (s *spa) assets() http.Handler {
 		if strings.HasPrefix(r.URL.Path, "/assets/") {
 			cache = cacheImmutable
 		}
-		if b, ok := s.logoless(r.URL.Path); ok {
+		if b, lang, ok := s.logoless(r.URL.Path); ok {
+			if lang == "fr" && b.Name.FR == b.Name.EN && s.hasFile("brands/"+b.ID+"/logo.svg") {
+				// Same name in French: the one logo file serves both.
+				r2 := *r
+				r2.URL = new(*r.URL)
+				r2.URL.Path = "/brands/" + b.ID + "/logo.svg"
+				s.serveAsset(w, &r2, cache)
+				return
+			}
 			w.Header().Set("Cache-Control", cache)
 			w.Header().Set("Content-Type", "image/svg+xml")
-			http.ServeContent(w, r, "logo.svg", time.Time{}, bytes.NewReader(textLogo(b)))
+			http.ServeContent(w, r, "logo.svg", time.Time{}, bytes.NewReader(textLogo(b, lang)))
 			return
 		}
 		if s.files == nil {
@@ -119,32 +127,42 @@ func (s *spa) assets() http.Handler {
 	})
 }
 
-// logoless returns the brand whose logo path this is when the SPA has no
-// logo file for it (web/public/brands/<id>/logo.svg): a brand added as a
-// file alone.
-func (s *spa) logoless(path string) (*brand.Brand, bool) {
-	id, ok := strings.CutPrefix(path, "/brands/")
-	if id, ok = strings.CutSuffix(id, "/logo.svg"); !ok || s.brands == nil {
-		return nil, false
+// logoless returns the brand and language of a logo path
+// (/brands/<id>/logo.svg, English, or /brands/<id>/logo.fr.svg, French)
+// when the SPA has no file for it (web/public/brands/<id>/): a brand added
+// as a file alone, or one whose name is the same in French.
+func (s *spa) logoless(path string) (*brand.Brand, string, bool) {
+	rest, ok := strings.CutPrefix(path, "/brands/")
+	if !ok || s.brands == nil {
+		return nil, "", false
+	}
+	id, file, ok := strings.Cut(rest, "/")
+	lang := map[string]string{"logo.svg": "en", "logo.fr.svg": "fr"}[file]
+	if !ok || lang == "" {
+		return nil, "", false
 	}
 	b, ok := s.brands.ByID(id)
-	if !ok {
-		return nil, false
+	if !ok || s.hasFile("brands/"+id+"/"+file) {
+		return nil, "", false
 	}
-	if s.files != nil {
-		if _, err := fs.Stat(s.files, "brands/"+id+"/logo.svg"); err == nil {
-			return nil, false
-		}
-	}
-	return b, true
+	return b, lang, true
 }
 
-// textLogo draws a brand's name in its text colour, the size of the logo
-// files (180×40), as the header shows it.
-func textLogo(b *brand.Brand) []byte {
-	name := html.EscapeString(b.Name)
+func (s *spa) hasFile(name string) bool {
+	if s.files == nil {
+		return false
+	}
+	_, err := fs.Stat(s.files, name)
+	return err == nil
+}
+
+// textLogo draws a brand's name in a language, in its text colour, the size
+// of the logo files (180×40), as the header shows it.
+func textLogo(b *brand.Brand, language string) []byte {
+	raw := b.Name.For(language)
+	name := html.EscapeString(raw)
 	fit := ""
-	if utf8.RuneCountInString(b.Name) > 14 { // wider than the box at this size
+	if utf8.RuneCountInString(raw) > 14 { // wider than the box at this size
 		fit = ` textLength="176" lengthAdjust="spacingAndGlyphs"`
 	}
 	return fmt.Appendf(nil, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 180 40" width="180" height="40" role="img">`+

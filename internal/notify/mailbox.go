@@ -263,7 +263,7 @@ func previewMessage(b *brand.Brand, language, template string, ch Channel) (Mail
 	if err != nil {
 		return MailboxMessage{}, err
 	}
-	msg := MailboxMessage{To: "alex@example.com", From: b.Name, Subject: out.Subject, Text: out.Text,
+	msg := MailboxMessage{To: "alex@example.com", From: b.Name.For(language), Subject: out.Subject, Text: out.Text,
 		HTML: out.HTML, Channel: ch, Brand: b.ID, Language: language, Template: template}
 	if ch == ChannelSMS {
 		msg.To, msg.Text = "+15145550123", out.SMS

@@ -59,7 +59,7 @@ func TestMailboxStoresAndServesMessages(t *testing.T) {
 		}
 		if email["channel"] != "email" || email["to"] != "alex@example.com" || email["language"] != "fr" ||
 			!strings.Contains(email["text"].(string), testLink) || !strings.Contains(email["html"].(string), "<html") ||
-			!strings.Contains(email["subject"].(string), "Réinitialisez") {
+			!strings.Contains(email["subject"].(string), "réinitialisez votre mot de passe") {
 			t.Errorf("email entry: %v", email)
 		}
 

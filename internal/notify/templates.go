@@ -198,7 +198,7 @@ func newView(b *brand.Brand, language, template string, data map[string]string) 
 	v := view{
 		Brand: brandView{
 			ID:          b.ID,
-			Name:        b.Name,
+			Name:        b.Name.For(language),
 			Phone:       phone,
 			PhoneURI:    htmltemplate.URL(phoneURI(phone)),
 			Website:     b.MarketingURL(province, language),

@@ -48,6 +48,15 @@ func TestEveryTemplateForEveryBrandAndLanguage(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
+						// The brand's name in the message's language, never the other one.
+						brandName := b.Name.For(lang)
+						if other := b.Name.For(map[string]string{"en": "fr", "fr": "en"}[lang]); other != brandName {
+							for part, text := range map[string]string{"subject": out.Subject, "text": out.Text, "html": out.HTML, "sms": out.SMS} {
+								if strings.Contains(text, other) {
+									t.Errorf("%s holds the brand's %s name %q", part, map[string]string{"en": "fr", "fr": "en"}[lang], other)
+								}
+							}
+						}
 						var wants []string
 						if code := data[DataCode]; code != "" {
 							wants = append(wants, code)
@@ -62,21 +71,30 @@ func TestEveryTemplateForEveryBrandAndLanguage(t *testing.T) {
 							if n := utf8.RuneCountInString(out.SMS); n > 200 {
 								t.Errorf("sms is %d characters long", n)
 							}
-							if miss, ok := containsAll(out.SMS, append(wants, b.Name)...); !ok {
+							if miss, ok := containsAll(out.SMS, append(wants, brandName)...); !ok {
 								t.Errorf("sms lacks %q: %s", miss, out.SMS)
 							}
 							checkTypography(t, lang, "sms", out.SMS)
 							return
 						}
-						if out.Subject == "" || strings.ContainsAny(out.Subject, "\r\n") || !strings.Contains(out.Subject, b.Name) {
+						if out.Subject == "" || strings.ContainsAny(out.Subject, "\r\n") || !strings.Contains(out.Subject, brandName) {
 							t.Errorf("subject %q", out.Subject)
 						}
+						// French subjects name the brand first, as Quebec
+						// senders do: « belairdirect : votre code de vérification ».
+						if lang == "fr" && !strings.HasPrefix(out.Subject, brandName+"\u00a0: ") {
+							t.Errorf("French subject %q does not start with %q", out.Subject, brandName+" : ")
+						}
+						if noReply := map[string]string{"en": "Please do not reply", "fr": "Veuillez ne pas y répondre"}[lang]; !strings.Contains(out.Text, noReply) ||
+							!strings.Contains(html.UnescapeString(out.HTML), noReply) {
+							t.Errorf("no %q in the message", noReply)
+						}
 						phone := b.Phone("")
-						if miss, ok := containsAll(out.Text, append(wants, b.Name, phone, greeting[lang])...); !ok {
+						if miss, ok := containsAll(out.Text, append(wants, brandName, phone, greeting[lang])...); !ok {
 							t.Errorf("text part lacks %q:\n%s", miss, out.Text)
 						}
 						visible := html.UnescapeString(out.HTML)
-						if miss, ok := containsAll(visible, append(wants, b.Name, phone, greeting[lang],
+						if miss, ok := containsAll(visible, append(wants, brandName, phone, greeting[lang],
 							`<html lang="`+lang+`">`, b.Theme.Primary, b.Theme.PrimaryText, phoneURI(phone))...); !ok {
 							t.Errorf("html part lacks %q", miss)
 						}
@@ -112,11 +130,22 @@ func checkTypography(t *testing.T, lang, part, s string) {
 	}
 }
 
+// frenchUnit is a number and its unit with an ordinary space between them,
+// which French separates with a no-break space so that a line never starts
+// with the unit (« 6 chiffres », « 10 minutes », « 24 heures »).
+var frenchUnit = regexp.MustCompile(`\d[ \t\n](chiffres?|caractères?|secondes?|minutes?|heures?|jours?|semaines?|mois|ans?|h|min|\$|%)(\P{L}|$)`)
+
 // typographyProblems applies Canadian French typography: a no-break space
-// before : ; ! ? and », after «. English must not put a space before them.
+// before : ; ! ? and », after «, and between a number and its unit. English
+// must not put a space before : ; ! ?.
 func typographyProblems(lang, s string) []string {
 	var problems []string
 	s = urlPattern.ReplaceAllString(s, "URL")
+	if lang == "fr" {
+		for _, m := range frenchUnit.FindAllString(s, -1) {
+			problems = append(problems, fmt.Sprintf("no no-break space between a number and its unit in %q", m))
+		}
+	}
 	runes := []rune(s)
 	for i, r := range runes {
 		before, after := rune(0), rune(0)
@@ -154,6 +183,14 @@ func TestTypographyCheckCatchesMistakes(t *testing.T) {
 		{"fr", "Bienvenue !", false},
 		{"fr", "«\u00a0Oui»", false},
 		{"fr", "«Oui\u00a0»", false},
+		{"fr", "Oui\u00a0; non", true},
+		{"fr", "Oui ; non", false},
+		{"fr", "Oui; non", false},
+		{"fr", "un code de 6\u00a0chiffres valide 10\u00a0minutes", true},
+		{"fr", "un code de 6 chiffres", false},
+		{"fr", "valide 10 minutes", false},
+		{"fr", "pendant 24 heures", false},
+		{"fr", "pendant 24\nheures", false},
 		{"en", "Code: 1", true},
 		{"en", "Code : 1", false},
 	}

@@ -352,7 +352,7 @@ func (w *Worker) send(ctx context.Context, r outboxRow, now time.Time) error {
 			return errors.New("no email sender configured")
 		}
 		return w.email.Send(ctx, Email{
-			ID: r.id, To: r.to, FromName: b.Name, Subject: out.Subject, Text: out.Text, HTML: out.HTML,
+			ID: r.id, To: r.to, FromName: b.Name.For(r.language), Subject: out.Subject, Text: out.Text, HTML: out.HTML,
 			Date: now, Brand: r.brand, Language: r.language, Template: r.template,
 		})
 	case ChannelSMS:

@@ -74,7 +74,7 @@ func TestDeliveryHeadersPartsBrandAndLanguage(t *testing.T) {
 		}
 		m := parseMail(t, raw.Data)
 		from, err := m.Header.AddressList("From")
-		if err != nil || len(from) != 1 || from[0].Name != b.Name || from[0].Address != "no-reply@guichet.test" {
+		if err != nil || len(from) != 1 || from[0].Name != b.Name.For("fr") || from[0].Address != "no-reply@guichet.test" {
 			t.Errorf("From = %v (%v)", from, err)
 		}
 		to, err := m.Header.AddressList("To")
@@ -104,7 +104,7 @@ func TestDeliveryHeadersPartsBrandAndLanguage(t *testing.T) {
 		if html := strings.ReplaceAll(m.HTML, "\r\n", "\n"); html != want.HTML {
 			t.Errorf("html part differs from the rendering")
 		}
-		if miss, ok := containsAll(m.Text, testCode, "Bonjour Élise", b.Phone("qc"), b.Name); !ok {
+		if miss, ok := containsAll(m.Text, testCode, "Bonjour Élise", b.Phone("qc"), b.Name.FR); !ok {
 			t.Errorf("text part lacks %q", miss)
 		}
 		if miss, ok := containsAll(m.HTML, testCode, `lang="fr"`, b.Theme.Primary); !ok {
@@ -120,7 +120,7 @@ func TestDeliveryHeadersPartsBrandAndLanguage(t *testing.T) {
 			t.Errorf("plain row after delivery: state %s data %q", state, stored)
 		}
 		if en := parseMail(t, byTo["sam@example.com"].Data); en.Header.Get("Content-Language") != "en" ||
-			!strings.Contains(en.Text, "Hello,") || !strings.Contains(en.Subject, mustBrand(t, reg, "intact").Name) {
+			!strings.Contains(en.Text, "Hello,") || !strings.Contains(en.Subject, mustBrand(t, reg, "intact").Name.EN) {
 			t.Errorf("english message: %q %q", en.Subject, en.Header.Get("Content-Language"))
 		}
 		deliverDue(t, w, 0)
@@ -528,7 +528,7 @@ func TestSMSDeliveryThroughTheWorker(t *testing.T) {
 		}
 		belair := byTo["+15145550123"]
 		if belair.Get("From") != "+15145550100" || !strings.Contains(belair.Get("Body"), testCode) ||
-			!strings.Contains(belair.Get("Body"), "code de vérification") || !strings.Contains(belair.Get("Body"), mustBrand(t, reg, "belair").Name) {
+			!strings.Contains(belair.Get("Body"), "code de vérification") || !strings.Contains(belair.Get("Body"), mustBrand(t, reg, "belair").Name.FR) {
 			t.Errorf("belair sms: %v", belair)
 		}
 		intact := byTo["+15145550124"]

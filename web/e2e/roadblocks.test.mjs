@@ -23,12 +23,12 @@ after(async () => {
 const pages = [
   { page: 'technical', en: 'Something went wrong', fr: 'Un problème est survenu' },
   { page: 'block', en: 'Your access is blocked', fr: 'Votre accès est bloqué' },
-  { page: 'token-expired', en: 'This link has expired', fr: 'Ce lien est expiré' },
+  { page: 'token-expired', en: 'This link has expired', fr: 'Ce lien a expiré' },
   { page: 'two-factor', en: "We couldn't verify your identity", fr: 'Nous n’avons pas pu vérifier votre identité' },
   { page: 'forgot-password', en: 'Reset your password', fr: 'Réinitialisez votre mot de passe' },
   { page: 'inconsistency', en: "Some information in your file doesn't match", fr: 'Certains renseignements de votre dossier ne concordent pas' },
   { page: 'temporary', en: 'Your temporary password no longer works', fr: 'Votre mot de passe temporaire ne fonctionne plus' },
-  { page: 'login-difficulties', en: 'Having trouble signing in?', fr: 'Vous avez de la difficulté à vous connecter' },
+  { page: 'login-difficulties', en: 'Having trouble signing in?', fr: 'Vous avez de la difficulté à vous connecter\u00a0?' },
   { page: 'maintenance', en: 'Our site is under maintenance', fr: 'Notre site est en maintenance' },
   { page: 'more-than-one-profile', en: 'We found more than one profile', fr: 'Nous avons trouvé plus d’un profil' },
   { page: 'registration-difficulties', en: "We couldn't find your policy", fr: 'Nous n’avons pas trouvé votre police' },
@@ -36,8 +36,8 @@ const pages = [
   { page: 'resend-code', en: 'Too many attempts', fr: 'Trop de tentatives' },
   { page: 'resend-email', en: "We can't send another email", fr: 'Nous ne pouvons pas envoyer d’autre courriel' },
   { page: 'resend-reset-password', en: "We can't send another code", fr: 'Nous ne pouvons pas envoyer d’autre code' },
-  { page: 'pin-difficulties', en: 'Having trouble with your PIN?', fr: 'Vous avez de la difficulté avec votre NIP' },
-  { page: 'wrong-cellphone', en: 'Your account is locked for 24 hours', fr: 'Votre compte est verrouillé pendant 24 heures' },
+  { page: 'pin-difficulties', en: 'Having trouble with your PIN?', fr: 'Vous avez de la difficulté avec votre NIP\u00a0?' },
+  { page: 'wrong-cellphone', en: 'Your account is locked for 24 hours', fr: 'Votre compte est verrouillé pendant 24\u00a0heures' },
 ];
 
 /**

@@ -85,6 +85,37 @@ describe('every brand host shows its own logo, phone and province list', () => {
   }
 });
 
+describe('a French page names the brand as it writes itself in French', () => {
+  const french = [
+    { host: 'bna', id: 'bna', name: 'Banque Nationale Assurances', english: 'National Bank Insurance', logo: '/brands/bna/logo.fr.svg' },
+    { host: 'intact', id: 'intact', name: 'Intact Assurance', english: 'Intact Insurance', logo: '/brands/intact/logo.fr.svg' },
+    { host: 'belair', id: 'belair', name: 'belairdirect', english: 'belairdirect', logo: '/brands/belair/logo.fr.svg' },
+  ];
+  for (const { host, name, english, logo } of french) {
+    test(host, async () => {
+      const { context, page, errors } = await open(host, '/not-found?province=qc&lang=fr');
+      try {
+        await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
+        const header = page.getByRole('banner');
+        const img = header.getByRole('img', { name, exact: true });
+        assert.equal(await img.getAttribute('src'), logo);
+        await page.waitForFunction((src) => {
+          const i = /** @type {HTMLImageElement | null} */ (document.querySelector(`img[src="${src}"]`));
+          return !!i && i.complete && i.naturalWidth > 0;
+        }, logo);
+        await header.getByRole('link', { name: `Page d’accueil de ${name}` }).waitFor();
+        assert.equal(await page.title(), `Page introuvable | ${name}`);
+        await page.getByRole('contentinfo').getByText(`© ${new Date().getFullYear()} ${name}.`).waitFor();
+        if (english !== name) assert.ok(!(await page.locator('body').innerText()).includes(english), `no ${english} on the page`);
+        await checkA11y(page);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
 test('the SPA calls api/v1/welcome once on start with the second client headers', async () => {
   const context = await browser.newContext();
   try {

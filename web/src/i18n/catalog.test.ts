@@ -70,6 +70,12 @@ describe('keys used in the code', () => {
   });
 });
 
+// A number (or a {placeholder} that stands for one) and its unit with an
+// ordinary space between them: French keeps them on one line with a
+// non-breaking space (« 6 chiffres », « 10 minutes », « 24 heures »).
+const numberThenUnit =
+  /(\d|\})[ \t\n](chiffres?|caractères?|lettres|secondes?|minutes?|heures?|jours?|semaines?|mois|ans?|h|min|\$|%)(?![\p{L}])/u;
+
 // Canadian French typography: a non-breaking space (U+00A0) before the colon
 // and » and after «; never a plain space before : ; ! ? » or after «.
 describe('French typography', () => {
@@ -88,12 +94,26 @@ describe('French typography', () => {
     for (const m of value.matchAll(/(.)?»/g)) expect(m[1]).toBe('\u00a0');
     for (const m of value.matchAll(/«(.)?/g)) expect(m[1]).toBe('\u00a0');
     expect(value, 'typographic apostrophe').not.toMatch(/'/);
+    // ; ! ? take a non-breaking space too (« profil\u00a0; nous »).
+    for (const m of value.matchAll(/(.)?[;!?]/g)) expect(m[1], `before ${m[0]}`).toBe('\u00a0');
+    expect(value, 'a number and its unit are kept together').not.toMatch(numberThenUnit);
   });
 
   it('the checks catch bad typography', () => {
-    const bad = ['Téléphone : 1', 'Téléphone: 1', '« citation »', 'Vraiment ?'];
-    const flagged = bad.filter((v) => / [:;!?»]|« /.test(v) || [...v.matchAll(/(.)?:(?=\s|$)/g)].some((m) => m[1] !== '\u00a0'));
+    const bad = ['Téléphone : 1', 'Téléphone: 1', '« citation »', 'Vraiment ?', 'profil; nous'];
+    const flagged = bad.filter(
+      (v) =>
+        / [:;!?»]|« /.test(v) ||
+        [...v.matchAll(/(.)?:(?=\s|$)/g)].some((m) => m[1] !== '\u00a0') ||
+        [...v.matchAll(/(.)?[;!?]/g)].some((m) => m[1] !== '\u00a0'),
+    );
     expect(flagged).toEqual(bad);
+  });
+
+  it('the unit check catches a breakable space between a number and its unit', () => {
+    const bad = ['un code à 6 chiffres', 'dans 10 minutes', 'pendant 24 heures', 'dans {minutes} minutes', 'de 2 à 254 caractères'];
+    expect(bad.filter((v) => numberThenUnit.test(v))).toEqual(bad);
+    expect(numberThenUnit.test('un code à 6\u00a0chiffres valide 10\u00a0minutes')).toBe(false);
   });
 });
 

@@ -26,7 +26,9 @@ export function Header() {
           href={brand.links.marketing[language]}
           aria-label={t('header.logoLabel', { brand: brand.name })}
         >
-          <img src={`/brands/${brand.id}/logo.svg`} alt={brand.name} width="180" height="40" />
+          {/* The French logo writes the name as the brand does in French; the
+              server falls back to the English file or draws the name. */}
+          <img src={`/brands/${brand.id}/logo${language === 'fr' ? '.fr' : ''}.svg`} alt={brand.name} width="180" height="40" />
         </a>
         <div className="site-header__tools">
           {phone ? (

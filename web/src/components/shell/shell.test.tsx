@@ -51,6 +51,20 @@ describe('header', () => {
     expect(window.location.pathname + window.location.search).toBe('/not-found?x=1');
   });
 
+  it('names the brand as it writes itself in the current language: logo, home link, title and footer', async () => {
+    await renderApp(siteConfig({ brand: bna, province: 'qc', language: 'en' }), '/not-found');
+    const logoIn = () => within(screen.getByRole('banner'));
+    expect(logoIn().getByRole('img', { name: 'National Bank Insurance' }).getAttribute('src')).toBe('/brands/bna/logo.svg');
+    await waitFor(() => expect(document.title).toBe('Page not found | National Bank Insurance'));
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Français' })));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Page introuvable' })).toBeTruthy();
+    const logo = logoIn().getByRole('link', { name: 'Page d’accueil de Banque Nationale Assurances' });
+    expect(within(logo).getByRole('img', { name: 'Banque Nationale Assurances' }).getAttribute('src')).toBe('/brands/bna/logo.fr.svg');
+    await waitFor(() => expect(document.title).toBe('Page introuvable | Banque Nationale Assurances'));
+    expect(within(screen.getByRole('contentinfo')).getByText(/Banque Nationale Assurances\. Tous droits réservés/)).toBeTruthy();
+    expect(document.body.textContent).not.toContain('National Bank Insurance');
+  });
+
   it('switches the province, its phone and, when the province lacks it, the language', async () => {
     await renderApp(siteConfig({ brand: belair, province: 'qc', language: 'fr' }));
     expect(screen.getByRole('heading', { level: 1, name: 'Page introuvable' })).toBeTruthy();

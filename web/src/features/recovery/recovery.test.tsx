@@ -530,6 +530,6 @@ describe('429 RATE_LIMITED', () => {
     await screen.findByRole('heading', { level: 1, name: 'Mot de passe oublié\u00a0?' });
     fireEvent.change(screen.getByLabelText('Adresse courriel'), { target: { value: EMAIL } });
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'M’envoyer un code' })));
-    await expectMessage('Trop d’essais à partir de cette connexion. Réessayez dans 3\u00a0minutes.', '/forgot');
+    await expectMessage('Trop de tentatives ont été faites à partir de votre connexion. Réessayez dans 3\u00a0minutes.', '/forgot');
   });
 });

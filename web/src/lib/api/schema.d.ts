@@ -352,7 +352,13 @@ export interface components {
         PublicBrand: {
             /** @description the brand file's name (config/brands/<id>.yaml); brands are data, not a fixed list */
             id: string;
+            /** @description the brand's name in the page's language (SiteConfig.language) */
             name: string;
+            /** @description the brand's name as it writes itself in each language, for when the page changes language */
+            names: {
+                en: string;
+                fr: string;
+            };
             apiKey: string;
             defaultProvince: string;
             /** @enum {string} */

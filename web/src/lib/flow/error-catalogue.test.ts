@@ -187,8 +187,8 @@ describe('429 RATE_LIMITED says how many minutes to wait (Retry-After, rounded u
     const text = (catalogue: Record<string, string>, key: string, minutes: number) => interpolate(catalogue[key] ?? key, { minutes });
     expect(text(en, 'error.rateLimited.one', 1)).toBe('Too many tries from this connection. Try again in 1 minute.');
     expect(text(en, 'error.rateLimited.other', 4)).toBe('Too many tries from this connection. Try again in 4 minutes.');
-    expect(text(fr, 'error.rateLimited.one', 1)).toBe('Trop d’essais à partir de cette connexion. Réessayez dans 1\u00a0minute.');
-    expect(text(fr, 'error.rateLimited.other', 4)).toBe('Trop d’essais à partir de cette connexion. Réessayez dans 4\u00a0minutes.');
+    expect(text(fr, 'error.rateLimited.one', 1)).toBe('Trop de tentatives ont été faites à partir de votre connexion. Réessayez dans 1\u00a0minute.');
+    expect(text(fr, 'error.rateLimited.other', 4)).toBe('Trop de tentatives ont été faites à partir de votre connexion. Réessayez dans 4\u00a0minutes.');
   });
 });
 

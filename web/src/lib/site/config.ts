@@ -33,6 +33,9 @@ export function readSiteConfig(doc: Document = document): SiteConfig {
   if (typeof brand.id !== 'string' || typeof brand.name !== 'string') {
     throw new SiteConfigError('site configuration: brand.id and brand.name must be strings');
   }
+  if (!isObject(brand.names) || typeof brand.names.en !== 'string' || typeof brand.names.fr !== 'string') {
+    throw new SiteConfigError('site configuration: brand.names must give the name in en and fr');
+  }
   if (!Array.isArray(brand.provinces) || brand.provinces.length === 0) {
     throw new SiteConfigError('site configuration: brand.provinces must be a non-empty list');
   }

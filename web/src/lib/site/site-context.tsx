@@ -5,6 +5,7 @@ import { resolve } from './resolve';
 import type { Language, PublicBrand, PublicProvince, SiteConfig } from './types';
 
 export interface Site {
+  /** The brand, its name in the current language (brand.name). */
   brand: PublicBrand;
   province: string;
   /** The brand's configuration of the current province. */
@@ -58,10 +59,15 @@ export function SiteProvider({ config, children }: { config: SiteConfig; childre
     [brand, selection.province],
   );
 
+  // The brand writes its name per language (Intact Insurance, Intact
+  // Assurance); brand.name follows the language the page is in now.
+  const name = brand.names[selection.language];
+  const localBrand = useMemo(() => ({ ...brand, name }), [brand, name]);
+
   const site = useMemo<Site>(() => {
     const provinceConfig = brand.provinces.find((p) => p.key === selection.province);
     return {
-      brand,
+      brand: localBrand,
       province: selection.province,
       provinceConfig,
       language: selection.language,
@@ -71,7 +77,7 @@ export function SiteProvider({ config, children }: { config: SiteConfig; childre
       setProvince,
       setLanguage,
     };
-  }, [brand, config.webview, config.dev, selection, setProvince, setLanguage]);
+  }, [brand, localBrand, config.webview, config.dev, selection, setProvince, setLanguage]);
 
   return <SiteContext value={site}>{children}</SiteContext>;
 }
