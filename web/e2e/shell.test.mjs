@@ -248,3 +248,128 @@ describe('layouts pass axe at each breakpoint', () => {
     });
   }
 });
+
+/**
+ * The right edge of every visible control in the header, and the viewport's width.
+ * @param {import('playwright-core').Page} page
+ */
+const headerOverflow = (page) =>
+  page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const header = /** @type {HTMLElement} */ (document.querySelector('header'));
+    const out = [...header.querySelectorAll('a, button, select, img, label')]
+      .map((e) => e.getBoundingClientRect())
+      .filter((b) => b.width > 1 && (b.right > width + 0.5 || b.left < -0.5));
+    return out.length;
+  });
+
+/**
+ * A real tap (or click) in the middle of an element.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ * @param {boolean} [touch]
+ */
+async function press(page, locator, touch = false) {
+  const box = await locator.boundingBox();
+  assert.ok(box, 'the control is shown');
+  if (touch) await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
+  else await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+describe('the header on phones', () => {
+  // 72 px is one row of 44 px targets with its padding and border; 120 px
+  // leaves room for a larger default font before the page's own content
+  // (the login form) falls below a 640 px screen's fold.
+  for (const host of ['belair', 'intact', 'bna', 'scotia', 'servus']) {
+    test(`${host} at 320 × 640: one compact row, nothing sticks out`, async () => {
+      const { context, page, errors } = await open(host, '/?province=qc&lang=fr', { viewport: { width: 320, height: 640 } });
+      try {
+        const header = await page.getByRole('banner').boundingBox();
+        assert.ok(header && header.height <= 120, `the header is ${header?.height} px tall`);
+        assert.equal(await headerOverflow(page), 0);
+        const config = await siteConfig(page);
+        const province = config.brand.provinces.find((/** @type {any} */ p) => p.key === config.province);
+        const phone = page.getByRole('banner').getByRole('link', { name: province.phone });
+        assert.match((await phone.getAttribute('href')) ?? '', /^tel:\+1\d{10}$/);
+        assert.ok(((await phone.boundingBox())?.width ?? 0) >= 44, 'the phone icon is a 44 px target');
+        await checkA11y(page);
+        assert.deepEqual(errors, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  test('at 375 × 667 the login form’s Sign in button shows without scrolling', async () => {
+    const { context, page } = await open('belair', '/?province=on&lang=en', { viewport: { width: 375, height: 667 } });
+    try {
+      const box = await page.getByRole('button', { name: 'Sign in' }).boundingBox();
+      assert.ok(box && box.y + box.height <= 667, `Sign in ends at ${box && box.y + box.height} px`);
+      assert.equal(await page.evaluate(() => window.scrollY), 0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('at 390 px, province and language change by tap', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url('belair', '/not-found?province=on&lang=en'));
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+      const menu = page.getByRole('button', { name: /^Province and language: Ontario, English/ });
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+      assert.equal(await page.getByRole('combobox', { name: 'Province' }).count(), 0, 'the panel is closed');
+      await press(page, menu, true);
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await checkA11y(page);
+      assert.equal(await headerOverflow(page), 0);
+      await press(page, page.getByRole('button', { name: 'Français' }), true);
+      await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
+      await page.getByRole('combobox', { name: 'Province' }).selectOption('qc');
+      await page.getByRole('button', { name: /^Province et langue\s: Québec, français/ }).waitFor();
+      assert.equal(await cookie(context, 'province'), 'qc');
+      assert.equal(await cookie(context, 'language'), 'fr');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('at 390 px, province and language change by keyboard, in a sensible focus order', async () => {
+    const { context, page } = await open('belair', '/not-found?province=on&lang=en', { viewport: { width: 390, height: 844 } });
+    try {
+      /** @returns {Promise<string>} the focused element's tag and accessible text */
+      const focused = () => page.evaluate(() => {
+        const e = /** @type {HTMLElement} */ (document.activeElement);
+        return `${e.tagName.toLowerCase()} ${e.getAttribute('aria-label') ?? e.textContent?.trim() ?? ''}`;
+      });
+      await page.keyboard.press('Tab'); // skip link
+      await page.keyboard.press('Tab');
+      assert.match(await focused(), /^a belairdirect home page/);
+      await page.keyboard.press('Tab');
+      assert.match(await focused(), /^a .*1 833/);
+      await page.keyboard.press('Tab');
+      assert.match(await focused(), /^button Province and language/);
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      assert.match(await focused(), /^select /);
+      // A closed select takes arrow keys on chromium's Linux build.
+      await page.keyboard.press('ArrowUp');
+      await page.getByRole('button', { name: /^Province and language: Quebec, English/ }).waitFor();
+      assert.equal(await cookie(context, 'province'), 'qc');
+      await page.keyboard.press('Tab');
+      assert.match(await focused(), /^button Français/);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
+      assert.equal(await cookie(context, 'language'), 'fr');
+      // Escape closes the panel and gives focus back to its button.
+      await page.getByRole('button', { name: 'English' }).focus();
+      await page.keyboard.press('Escape');
+      const menu = page.getByRole('button', { name: /^Province et langue/ });
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+      assert.equal(await menu.evaluate((e) => e === document.activeElement), true);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -90,6 +90,21 @@ describe('header', () => {
     expect(window.location.pathname + window.location.search).toBe('/forgot?lang=en&x=1&province=ab');
   });
 
+  it('has a phone-sized button naming the province and language that opens and closes their panel', async () => {
+    await renderApp(siteConfig({ brand: belair, province: 'qc', language: 'fr' }));
+    const button = screen.getByRole('button', { name: 'Province et langue\u00a0: Québec, français' });
+    const panel = document.getElementById(button.getAttribute('aria-controls') ?? '');
+    expect(panel).not.toBeNull();
+    expect(within(panel as HTMLElement).getByRole('combobox', { name: 'Province' })).toBeTruthy();
+    expect(within(panel as HTMLElement).getByRole('button', { name: 'English' })).toBeTruthy();
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(button);
+    expect(button.getAttribute('aria-expanded')).toBe('true');
+    fireEvent.keyDown(within(panel as HTMLElement).getByRole('combobox', { name: 'Province' }), { key: 'Escape' });
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(button);
+  });
+
   it('keeps the language when the new province offers it', async () => {
     await renderApp(siteConfig({ brand: belair, province: 'qc', language: 'fr' }));
     fireEvent.change(screen.getByRole('combobox', { name: 'Province' }), { target: { value: 'on' } });

@@ -86,7 +86,9 @@ function MyAccountDetails({ me }: { me: Me }) {
         </div>
         <div>
           <dt>{t('account.email')}</dt>
-          <dd>{me.email.toLowerCase()}</dd>
+          <dd className="my-account__email">
+            <EmailAddress email={me.email.toLowerCase()} />
+          </dd>
         </div>
         <div>
           <dt>{t('account.brand')}</dt>
@@ -97,16 +99,18 @@ function MyAccountDetails({ me }: { me: Me }) {
       {me.policies.length === 0 ? (
         <p>{t('account.noPolicies')}</p>
       ) : (
-        <table className="my-account__policies" aria-labelledby="my-account-policies">
-          <thead>
-            <tr>
-              <th scope="col">{t('account.policyNumber')}</th>
-              <th scope="col">{t('account.policyKind')}</th>
-              <th scope="col">{t('account.policyProvince')}</th>
-              <th scope="col">{t('account.policyRole')}</th>
+        // Explicit roles: on phones the CSS stacks each row as a card
+        // (display: block), which makes some browsers drop table semantics.
+        <table role="table" className="my-account__policies" aria-labelledby="my-account-policies">
+          <thead role="rowgroup">
+            <tr role="row">
+              <th role="columnheader" scope="col">{t('account.policyNumber')}</th>
+              <th role="columnheader" scope="col">{t('account.policyKind')}</th>
+              <th role="columnheader" scope="col">{t('account.policyProvince')}</th>
+              <th role="columnheader" scope="col">{t('account.policyRole')}</th>
             </tr>
           </thead>
-          <tbody>
+          <tbody role="rowgroup">
             {me.policies.map((policy) => (
               <PolicyRow key={`${policy.number}:${policy.role}`} policy={policy} />
             ))}
@@ -125,11 +129,35 @@ function PolicyRow({ policy }: { policy: MePolicy }) {
   const kind = Object.hasOwn(kindKeys, policy.kind) ? kindKeys[policy.kind as keyof typeof kindKeys] : null;
   const role = Object.hasOwn(roleKeys, policy.role) ? roleKeys[policy.role as keyof typeof roleKeys] : null;
   return (
-    <tr>
-      <td>{formatPolicyNumber(policy.number, format.mask)}</td>
-      <td>{kind ? t(kind) : policy.kind}</td>
-      <td>{isMessageKey(provinceKey) ? t(provinceKey) : policy.province.toUpperCase()}</td>
-      <td>{role ? t(role) : policy.role}</td>
+    <tr role="row">
+      <td role="cell" data-label={t('account.policyNumber')}>
+        <span className="my-account__policy-number">{formatPolicyNumber(policy.number, format.mask)}</span>
+      </td>
+      <td role="cell" data-label={t('account.policyKind')}>
+        {kind ? t(kind) : policy.kind}
+      </td>
+      <td role="cell" data-label={t('account.policyProvince')}>
+        {isMessageKey(provinceKey) ? t(provinceKey) : policy.province.toUpperCase()}
+      </td>
+      <td role="cell" data-label={t('account.policyRole')}>
+        {role ? t(role) : policy.role}
+      </td>
     </tr>
+  );
+}
+
+/**
+ * An email address that may wrap only after its @ on a narrow screen, never
+ * in the middle of a name (the CSS breaks anywhere only as a last resort).
+ */
+function EmailAddress({ email }: { email: string }) {
+  const at = email.lastIndexOf('@');
+  if (at < 0) return <>{email}</>;
+  return (
+    <>
+      {email.slice(0, at + 1)}
+      <wbr />
+      {email.slice(at + 1)}
+    </>
   );
 }

@@ -1,0 +1,167 @@
+// Every screen of the SPA at 320 px, the narrowest phone in use (WCAG 1.4.10
+// reflow), in both languages: nothing may scroll sideways or stick out.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { checkA11y, launchBrowser, repoRoot, startServer } from './harness.mjs';
+
+const DEMO_PASSWORD = 'Guichet-Demo-2026!';
+const viewport = { width: 320, height: 640 };
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+/** @type {string[]} the SPA's paths, /my-account and the roadblocks apart */
+let paths;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  const spa = JSON.parse(await readFile(`${repoRoot}web/src/app/paths.json`, 'utf8')).paths;
+  const source = await readFile(`${repoRoot}web/src/lib/flow/roadblocks.ts`, 'utf8');
+  const block = /ROADBLOCK_PAGES = \[([^\]]*)\]/.exec(source)?.[1] ?? '';
+  const roadblocks = [...block.matchAll(/'([a-z-]+)'/g)].map((m) => `/roadblock/${m[1]}`);
+  assert.ok(roadblocks.length > 10, 'the roadblock pages are read from roadblocks.ts');
+  paths = [...spa.filter((/** @type {string} */ p) => p !== '/my-account' && p !== '/roadblock/:page'), ...roadblocks];
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * The flow state of a recovery under way (lib/flow/state.ts,
+ * lib/flow/reset-state.ts), so /verify, /reset and the roadblocks show
+ * their own content instead of redirecting to login.
+ */
+const flow = {
+  roadblocked: true,
+  resetPassword: {
+    id: 'narrow-test',
+    email: 'alexandra.martin-tremblay@belairdirect-example.com',
+    emailResetPWD: 'alexandra.martin-tremblay@belairdirect-example.com',
+    temp: null,
+    isTempPWD: false,
+    validationId: 'narrow-test',
+    resetPasswordId: null,
+  },
+};
+const progress = { verifyFrom: '/forgot', resends: 0, token: 'narrow-test', ubiDriver: false };
+
+/**
+ * What sticks out of a 320 px page: the document's scroll width and every
+ * visible element whose box passes the viewport's right or left edge.
+ * @param {import('playwright-core').Page} page
+ */
+function overflow(page) {
+  return page.evaluate(() => {
+    const root = document.documentElement;
+    const width = root.clientWidth;
+    /** @param {Element | null} e */
+    const hidden = (e) => {
+      for (; e && e !== document.body; e = e.parentElement) {
+        const box = e.getBoundingClientRect();
+        if (getComputedStyle(e).overflow === 'hidden' && box.width <= 1 && box.height <= 1) return true;
+      }
+      return false;
+    };
+    /** @type {string[]} */
+    const out = [];
+    for (const element of document.body.querySelectorAll('*')) {
+      const box = element.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      // Visually hidden text (in a 1 px clipped box) is nothing a person sees.
+      if (hidden(element)) continue;
+      if (box.right > width + 0.5 || box.left < -0.5) {
+        const name = element.tagName.toLowerCase() + (element.className && typeof element.className === 'string' ? `.${element.className.split(' ').join('.')}` : '');
+        out.push(`${name} [${Math.round(box.left)}, ${Math.round(box.right)}]`);
+      }
+    }
+    return { scrollWidth: root.scrollWidth, clientWidth: width, out };
+  });
+}
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {string} where
+ */
+async function expectNoSidewaysScroll(page, where) {
+  const { scrollWidth, clientWidth, out } = await overflow(page);
+  assert.ok(scrollWidth <= clientWidth, `${where}: the page scrolls sideways (${scrollWidth} > ${clientWidth} px)`);
+  assert.deepEqual(out, [], `${where}: elements stick out of the ${clientWidth} px viewport`);
+}
+
+const cases = [
+  { brand: 'belair', language: 'en', query: '?province=on&lang=en', email: 'demo@belair.example' },
+  { brand: 'belair', language: 'fr', query: '?province=qc&lang=fr', email: 'demo@belair.example' },
+  { brand: 'intact', language: 'en', query: '?province=on&lang=en', email: 'demo@intact.example' },
+  { brand: 'intact', language: 'fr', query: '?province=qc&lang=fr', email: 'demo@intact.example' },
+];
+
+for (const { brand, language, query, email } of cases) {
+  describe(`${brand} ${language} at 320 px`, () => {
+    test('every screen fits the width and passes axe', async () => {
+      /** @type {string[]} */
+      const failures = [];
+      for (const path of paths) {
+        const context = await browser.newContext({ viewport });
+        try {
+          await context.addInitScript(
+            ([f, p]) => {
+              if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(f));
+              if (!sessionStorage.getItem('guichet.reset')) sessionStorage.setItem('guichet.reset', JSON.stringify(p));
+            },
+            [flow, progress],
+          );
+          const page = await context.newPage();
+          await page.goto(server.url(brand, path + query));
+          await page.getByRole('heading', { level: 1 }).waitFor();
+          await page.waitForLoadState('networkidle');
+          assert.equal(await page.locator('html').getAttribute('lang'), language);
+          try {
+            await expectNoSidewaysScroll(page, `${path} (${new URL(page.url()).pathname})`);
+            await checkA11y(page);
+          } catch (error) {
+            failures.push(String(/** @type {Error} */ (error).message));
+          }
+        } finally {
+          await context.close();
+        }
+      }
+      assert.deepEqual(failures, []);
+    });
+
+    test('/my-account of a signed-in demo policyholder', async () => {
+      const context = await browser.newContext({ viewport });
+      try {
+        const page = await context.newPage();
+        await page.goto(server.url(brand, `/${query}`));
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        const fr = language === 'fr';
+        await page.getByLabel(fr ? 'Adresse courriel' : 'Email address').fill(email);
+        await page.getByLabel(fr ? 'Mot de passe' : 'Password', { exact: true }).fill(DEMO_PASSWORD);
+        const signIn = page.getByRole('button', { name: fr ? 'Se connecter' : 'Sign in' });
+        const box = await signIn.boundingBox();
+        assert.ok(box);
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+        await page.waitForURL(server.url(brand, '/my-account'));
+        await page.getByText(email, { exact: true }).waitFor();
+        await page.getByRole('table').waitFor();
+        await expectNoSidewaysScroll(page, '/my-account');
+        // A policy number is one unbreakable line.
+        const numbers = page.getByRole('table').getByRole('cell').locator('.my-account__policy-number');
+        assert.ok((await numbers.count()) > 0);
+        for (const number of await numbers.all()) {
+          // An inline box has one client rect per line it spans.
+          const lines = await number.evaluate((span) => span.getClientRects().length);
+          assert.equal(lines, 1, `policy number ${await number.textContent()} fits on one line`);
+        }
+        await checkA11y(page);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+}
