@@ -32,6 +32,9 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}', 'eslint.test.ts', 'scripts/**/*.test.ts'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
+    // Above the waits' bound (src/test/setup.ts), so a slow machine fails a
+    // test on what it waited for, not on the test's clock.
+    testTimeout: 20_000,
     // Tests read the shared files of the repository (testdata/, api/).
     env: { GUICHET_REPO_ROOT: fileURLToPath(new URL('..', import.meta.url)) },
   },

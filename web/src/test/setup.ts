@@ -1,5 +1,10 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+
+// findBy*/waitFor give up after this long. Testing Library's 1 s default was
+// missed on a loaded CI machine (a lazy route's first render took longer); a
+// wait that ends early costs nothing, so the bound only has to be generous.
+configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => {
   if (typeof document === 'undefined') return; // a test in the node environment
