@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-
-	"guichet/internal/api/apitest")
+	"guichet/internal/api/apitest"
+)
 
 // TestDatabaseOutageIsTechnical closes the database under the running
 // application: a flow's call answers spec §8.1's plain 500 (no errorCode),
