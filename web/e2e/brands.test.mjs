@@ -51,7 +51,7 @@ for (const language of ['en', 'fr']) {
       await header.getByRole('link', { name: config.brand.provinces.find((/** @type {any} */ p) => p.key === province).phone }).waitFor();
       await page.getByRole('contentinfo').getByText(`© ${new Date().getFullYear()} Acme Mutual`).waitFor();
       // The promo image comes from the brands directory (acme/promo.svg).
-      const promo = page.getByTestId('form-aside').locator('img');
+      const promo = page.locator('.form-aside').locator('img');
       assert.equal(await promo.getAttribute('src'), '/brands/acme/promo.svg');
       await promo.scrollIntoViewIfNeeded();
       await page.waitForFunction(() => /** @type {HTMLImageElement | null} */ (document.querySelector('.form-aside img'))?.complete);

@@ -28,7 +28,7 @@ const phone = { width: 390, height: 844 };
  * @param {import('playwright-core').Page} page
  */
 async function boxes(page) {
-  const aside = page.getByTestId('form-aside');
+  const aside = page.locator('.form-aside');
   const form = page.locator('main form').first();
   const before = page.locator('main .page > :not(.form-aside):not(dialog)').last();
   const [a, f, b] = await Promise.all([aside.boundingBox(), form.boundingBox(), before.boundingBox()]);
@@ -58,7 +58,7 @@ function panelShifts(page) {
 
 /** @param {import('playwright-core').Page} page */
 async function imageLoads(page) {
-  const img = page.getByTestId('form-aside').locator('img');
+  const img = page.locator('.form-aside').locator('img');
   await img.scrollIntoViewIfNeeded();
   await page.waitForFunction(() => /** @type {HTMLImageElement | null} */ (document.querySelector('.form-aside img'))?.complete);
   assert.ok(await img.evaluate((el) => /** @type {HTMLImageElement} */ (el).naturalWidth > 0), 'promo image loads');
@@ -76,7 +76,7 @@ for (const { brand, path, language, title } of [
   test(`${brand} ${path} ${language}: the panel is beside the form at 1280 px`, async () => {
     const { context, page, errors } = await openPage(browser, server.url(brand, path + query), { viewport: desktop });
     try {
-      await page.getByTestId('form-aside').getByRole('heading', { level: 2, name: title }).waitFor();
+      await page.locator('.form-aside').getByRole('heading', { level: 2, name: title }).waitFor();
       const { aside, form } = await boxes(page);
       assert.ok(aside.x >= form.x + form.width, `panel (x ${aside.x}) right of the form (ends at ${form.x + form.width})`);
       assert.ok(aside.y < form.y + form.height && form.y < aside.y + aside.height, 'panel and form side by side');
@@ -92,7 +92,7 @@ for (const { brand, path, language, title } of [
   test(`${brand} ${path} ${language}: the panel is below the form at 390 px`, async () => {
     const { context, page, errors } = await openPage(browser, server.url(brand, path + query), { viewport: phone });
     try {
-      await page.getByTestId('form-aside').getByRole('heading', { level: 2, name: title }).waitFor();
+      await page.locator('.form-aside').getByRole('heading', { level: 2, name: title }).waitFor();
       const { aside, form, before } = await boxes(page);
       assert.ok(aside.y >= before.y + before.height, `panel (y ${aside.y}) below the page's content (ends at ${before.y + before.height})`);
       assert.ok(aside.y >= form.y + form.height, 'panel below the form');
@@ -111,7 +111,7 @@ for (const { brand, path, language, title } of [
 test('the store badges lead to the brand file stores, and the panel follows the language chosen with the mouse', async () => {
   const { context, page, errors } = await openPage(browser, server.url('belair', '/?province=on&lang=en'), { viewport: desktop });
   try {
-    const aside = page.getByTestId('form-aside');
+    const aside = page.locator('.form-aside');
     const config = JSON.parse((await page.locator('#guichet-site').textContent()) ?? '{}');
     assert.equal(await aside.getByRole('link', { name: 'Download on the App Store' }).getAttribute('href'), config.brand.links.appStore.en);
     assert.equal(await aside.getByRole('link', { name: 'Get it on Google Play' }).getAttribute('href'), config.brand.links.googlePlay.en);
@@ -136,7 +136,7 @@ for (const viewport of [desktop, phone]) {
     });
     try {
       await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
-      assert.equal(await page.getByTestId('form-aside').count(), 0);
+      assert.equal(await page.locator('.form-aside').count(), 0);
       assert.equal(await page.getByRole('link', { name: 'Download on the App Store' }).count(), 0);
       await checkA11y(page);
       assert.deepEqual(realErrors(errors), []);

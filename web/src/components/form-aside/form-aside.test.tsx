@@ -9,7 +9,7 @@ afterEach(() => {
   sessionStorage.clear();
 });
 
-const aside = () => screen.queryByTestId('form-aside');
+const aside = () => document.querySelector<HTMLElement>('.form-aside');
 
 async function open(config = siteConfig({ brand: belair }), url = '/') {
   fakeApi({});

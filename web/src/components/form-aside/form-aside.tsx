@@ -25,7 +25,7 @@ export function FormAside() {
   const apps = stores.filter(({ store }) => brand.links[store][language] !== '');
   if (!promo && apps.length === 0) return null;
   return (
-    <div className="form-aside" data-testid="form-aside">
+    <div className="form-aside">
       {promo ? (
         <section className="form-aside__promo" aria-labelledby="form-aside-title">
           <h2 id="form-aside-title">{promo.title}</h2>
