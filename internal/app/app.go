@@ -146,14 +146,17 @@ func (c Config) BrandsSource() string {
 
 // LoadBrands loads and validates the brand files (also `guichet check-config`):
 // those of GUICHET_BRANDS_DIR when set, else the embedded samples, so the
-// binary starts from any working directory.
+// binary starts from any working directory. A promo image must be in the
+// brands directory (<dir>/<id>/<file>) or built into the SPA
+// (web/public/brands/<id>/<file>).
 func LoadBrands(cfg Config) (*brand.Registry, error) {
 	var reg *brand.Registry
 	var err error
+	assets := brand.WithAssets(web.Dist())
 	if cfg.BrandsDir == "" {
-		reg, err = brand.LoadFS(config.Brands(), EmbeddedBrands)
+		reg, err = brand.LoadFS(config.Brands(), EmbeddedBrands, assets)
 	} else {
-		reg, err = brand.LoadDir(cfg.BrandsDir)
+		reg, err = brand.LoadDir(cfg.BrandsDir, assets)
 	}
 	if err != nil {
 		return nil, err

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
+	"mime"
 	"net/http"
+	pathpkg "path"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -105,6 +107,13 @@ func (s *spa) assets() http.Handler {
 		if strings.HasPrefix(r.URL.Path, "/assets/") {
 			cache = cacheImmutable
 		}
+		if img, ok := s.brandImage(r.URL.Path); ok {
+			// A promo image of the brands directory (brand.LoadDir).
+			w.Header().Set("Cache-Control", cache)
+			w.Header().Set("Content-Type", imageType(r.URL.Path))
+			http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(img))
+			return
+		}
 		if b, lang, ok := s.logoless(r.URL.Path); ok {
 			if lang == "fr" && b.Name.FR == b.Name.EN && s.hasFile("brands/"+b.ID+"/logo.svg") {
 				// Same name in French: the one logo file serves both.
@@ -125,6 +134,21 @@ func (s *spa) assets() http.Handler {
 		}
 		s.serveAsset(w, r, cache)
 	})
+}
+
+// brandImage returns a promo image the brands directory carries.
+func (s *spa) brandImage(path string) ([]byte, bool) {
+	if s.brands == nil {
+		return nil, false
+	}
+	return s.brands.Image(path)
+}
+
+// imageType is the Content-Type of a promo image by its extension (the
+// names brand files may give: .svg, .webp, .avif, .png, .jpg, all in Go's
+// built-in table).
+func imageType(path string) string {
+	return mime.TypeByExtension(pathpkg.Ext(path))
 }
 
 // logoless returns the brand and language of a logo path

@@ -339,6 +339,19 @@ export interface components {
             length: number;
             mask: string;
         };
+        /** @description The promo panel of one language (brand file promo.<lang>). */
+        PromoPanel: {
+            title: string;
+            text: string;
+            /** @description the path the image is served at, /brands/<id>/<file>; shown in a 16:9 box */
+            image: string;
+            /** @description empty: the image is decorative */
+            imageAlt: string;
+            link: {
+                url: string;
+                text: string;
+            };
+        };
         PublicProvince: {
             key: string;
             languages: ("en" | "fr")[];
@@ -369,6 +382,7 @@ export interface components {
                 chatbot: boolean;
                 usenewmarketingredirection: boolean;
             };
+            /** @description every link in both languages; screenShare, appStore and googlePlay are empty texts when the brand has none */
             links: {
                 marketing: components["schemas"]["LocalizedURL"];
                 certificate: components["schemas"]["LocalizedURL"];
@@ -401,6 +415,13 @@ export interface components {
                 loginUrl: components["schemas"]["LocalizedURL"];
                 external: boolean;
             };
+            /** @description the promo panel beside the forms in the page's language (SiteConfig.language); null when the brand has none */
+            promo: components["schemas"]["PromoPanel"] | null;
+            /** @description the promo panel in each language, for when the page changes language; null when the brand has none */
+            promos: {
+                en: components["schemas"]["PromoPanel"];
+                fr: components["schemas"]["PromoPanel"];
+            } | null;
         };
         /** @description Injected by the server into index.html as JSON in script#guichet-site. */
         SiteConfig: {
