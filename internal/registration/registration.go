@@ -59,8 +59,8 @@ type Limits struct {
 // DefaultLimits let a person retry comfortably.
 func DefaultLimits() Limits {
 	return Limits{
-		FindPerIP:      throttle.Rule{Scope: "registration.find.ip", Limit: 10, Window: 10 * time.Minute},
-		FindPerPolicy:  throttle.Rule{Scope: "registration.find.policy", Limit: 5, Window: time.Hour},
+		FindPerIP:      throttle.Rule{Scope: "registration.find.ip", Limit: 20, Window: 10 * time.Minute},
+		FindPerPolicy:  throttle.Rule{Scope: "registration.find.policy", Limit: 10, Window: time.Hour},
 		SendsPerPerson: throttle.Rule{Scope: "registration.codes", Limit: 8, Window: time.Hour},
 		Calls:          throttle.Rule{Scope: "registration.calls", Limit: 60, Window: 10 * time.Minute},
 	}
