@@ -210,8 +210,9 @@ var (
 	errTokenInvalid    = api.NewError(http.StatusForbidden, "3004", "roadblock.tokenExpired")
 	errWrongPostalCode = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "resetPassword.wrongPostalCode",
 		Fields: map[string]string{rules.FieldPostalCode: "resetPassword.wrongPostalCode"}}
-	errWrongPhone = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "resetPassword.wrongPhone",
-		Fields: map[string]string{rules.FieldPhone: "resetPassword.wrongPhone"}}
+	// errWrongCellphone: the wrong-cellphone roadblock (account locked 24
+	// hours after a wrong phone).
+	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
 	// Temporary variant: the sign-in's answers (account.Handler).
 	errWrongTemporary   = api.NewError(http.StatusBadRequest, "3005", "login.error")
 	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
@@ -256,8 +257,8 @@ func apiError(err error) error {
 		return errTokenInvalid
 	case errors.Is(err, ErrWrongPostalCode):
 		return errWrongPostalCode
-	case errors.Is(err, ErrWrongPhone):
-		return errWrongPhone
+	case errors.Is(err, ErrWrongCellphone):
+		return errWrongCellphone
 	case errors.Is(err, account.ErrWrongTemporary):
 		return errWrongTemporary
 	case errors.Is(err, account.ErrTemporaryInvalid):

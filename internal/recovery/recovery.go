@@ -118,6 +118,10 @@ var (
 	// token.
 	ErrWrongPostalCode = errors.New("recovery: wrong postal code")
 	ErrWrongPhone      = errors.New("recovery: wrong phone")
+	// ErrWrongCellphone: a UBI driver gave a wrong cell phone, now or less
+	// than account.PhoneLock ago: the account is locked (spec §9), the
+	// wrong-cellphone roadblock.
+	ErrWrongCellphone = errors.New("recovery: account locked after a wrong cell phone")
 )
 
 // PasswordError is a new password that breaks a rule of spec §5; Key is the

@@ -1367,7 +1367,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordResponse"];
                 };
             };
-            /** @description 1002 wrong postal code or phone; 2001 password rule (key in fields.password); 2002 password content; 3005 wrong temporary password; BAD_REQUEST. */
+            /** @description 1002 wrong postal code; 2001 password rule (key in fields.password); 2002 password content; 3005 wrong temporary password; BAD_REQUEST. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1376,7 +1376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3004: the reset token is dead. Temporary variant: 3001 for the right temporary password of an account staff disabled. */
+            /** @description 3004: the reset token is dead. WRONG_CELLPHONE: a UBI driver's wrong cell phone, now or in the last 24 hours; the account is locked 24 hours (the wrong-cellphone roadblock). Temporary variant: 3001 for the right temporary password of an account staff disabled. */
             403: {
                 headers: {
                     [name: string]: unknown;
