@@ -260,30 +260,14 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 			e.Outcome, answer = "resend_limit", ErrResends
 			return s.record(ctx, tx, e)
 		}
-		wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.SendsPerPerson, cur.personID)
-		if err != nil {
-			return err
-		}
-		if wait > 0 {
-			e.Outcome, e.Detail = eventOutcomeLimit, s.Limits.SendsPerPerson.Scope
-			answer = &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
-			return s.record(ctx, tx, e)
-		}
-		code, err := codes.New(s.Rand)
-		if err != nil {
-			return err
-		}
-		next.chosen, next.sends = o.ID, next.sends+1
-		next.codeHMAC = codes.HMAC(s.codeKey, cur.id, o.ID, strconv.Itoa(next.sends), code)
-		next.codeExpiresAt, next.codeAttempts = now.Add(CodeTTL).UnixMilli(), 0
 		if o.Method != MethodAskEmailCode {
 			next.state = stateCodeSent
 		}
-		if moved, err := move(ctx, tx, next, cur); err != nil || !moved {
-			if err == nil {
-				e.Outcome, answer = "state", ErrState
-				err = s.record(ctx, tx, e)
-			}
+		var code string
+		if code, answer, err = s.issue(ctx, tx, &next, o.ID, now, &e); answer != nil || err != nil {
+			return err
+		}
+		if answer, err = s.move(ctx, tx, next, cur, &e); answer != nil || err != nil {
 			return err
 		}
 		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
@@ -305,6 +289,38 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 	}
 	s.poke()
 	return out, nil
+}
+
+// issue gives next a new code for option optID (one more send), within
+// the per-person cap: answer is ErrRateLimited (audited in e) over it.
+func (s *Service) issue(ctx context.Context, tx *store.Tx, next *registration, optID string, now time.Time,
+	e *audit.Event) (code string, answer, err error) {
+	wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.SendsPerPerson, next.personID)
+	if err != nil {
+		return "", nil, err
+	}
+	if wait > 0 {
+		e.Outcome, e.Detail = eventOutcomeLimit, s.Limits.SendsPerPerson.Scope
+		return "", &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}, s.record(ctx, tx, *e)
+	}
+	if code, err = codes.New(s.Rand); err != nil {
+		return "", nil, err
+	}
+	next.chosen, next.sends = optID, next.sends+1
+	next.codeHMAC = codes.HMAC(s.codeKey, next.id, optID, strconv.Itoa(next.sends), code)
+	next.codeExpiresAt, next.codeAttempts = now.Add(CodeTTL).UnixMilli(), 0
+	return code, nil, nil
+}
+
+// move is move() whose refusal (another call moved the registration
+// first) is the answer ErrState, audited in e.
+func (s *Service) move(ctx context.Context, tx *store.Tx, next, cur registration, e *audit.Event) (answer, err error) {
+	moved, err := move(ctx, tx, next, cur)
+	if err != nil || moved {
+		return nil, err
+	}
+	e.Outcome = "state"
+	return ErrState, s.record(ctx, tx, *e)
 }
 
 // codeMessage is the registration-code email or SMS of an option.
@@ -545,39 +561,20 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email, ip str
 			}
 			next.state, next.email = stateAskPassword, a.Email
 			next.options = []Option{{ID: oid, Method: MethodAskPassword, MaskedValue: maskEmail(a.Email)}}
-			if moved, err := move(ctx, tx, next, cur); err != nil || !moved {
-				if err == nil {
-					e.Outcome, answer = "state", ErrState
-					err = s.record(ctx, tx, e)
-				}
+			if answer, err = s.move(ctx, tx, next, cur, &e); answer != nil || err != nil {
 				return err
 			}
 			out = Step{ID: cur.id, Next: next.options}
 			e.Outcome = "ask_password"
 			return s.record(ctx, tx, e)
 		}
-		wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.SendsPerPerson, cur.personID)
-		if err != nil {
-			return err
-		}
-		if wait > 0 {
-			e.Outcome, e.Detail = eventOutcomeLimit, s.Limits.SendsPerPerson.Scope
-			answer = &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
-			return s.record(ctx, tx, e)
-		}
-		code, err := codes.New(s.Rand)
-		if err != nil {
-			return err
-		}
 		o := Option{ID: oid, Method: MethodAskEmailCode, MaskedValue: maskEmail(email)}
-		next.state, next.pendingEmail, next.options, next.chosen, next.sends = stateEmailCodeSent, email, []Option{o}, o.ID, 1
-		next.codeHMAC = codes.HMAC(s.codeKey, cur.id, o.ID, "1", code)
-		next.codeExpiresAt, next.codeAttempts = now.Add(CodeTTL).UnixMilli(), 0
-		if moved, err := move(ctx, tx, next, cur); err != nil || !moved {
-			if err == nil {
-				e.Outcome, answer = "state", ErrState
-				err = s.record(ctx, tx, e)
-			}
+		next.state, next.pendingEmail, next.options, next.sends = stateEmailCodeSent, email, []Option{o}, 0
+		var code string
+		if code, answer, err = s.issue(ctx, tx, &next, o.ID, now, &e); answer != nil || err != nil {
+			return err
+		}
+		if answer, err = s.move(ctx, tx, next, cur, &e); answer != nil || err != nil {
 			return err
 		}
 		if _, err := notify.Enqueue(ctx, tx, s.codeMessage(next, p, o, code, now)); err != nil {
