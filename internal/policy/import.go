@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -102,26 +103,96 @@ func (im *Importer) Import(ctx context.Context, in io.Reader) (ImportResult, err
 	if err != nil {
 		return ImportResult{}, err
 	}
-	var res ImportResult
-	err = im.DB.InTx(ctx, func(tx *store.Tx) error {
-		res = ImportResult{Rows: len(rows)}
-		if im.Lock != "" {
+	res := ImportResult{Rows: len(rows)}
+	if im.Lock != "" {
+		// Instances starting together: the plan is made under the lock.
+		err := im.DB.InTx(ctx, func(tx *store.Tx) error {
+			res = ImportResult{Rows: len(rows)}
 			if err := tx.Lock(ctx, im.Lock); err != nil {
 				return err
 			}
-		}
-		if err := im.apply(ctx, tx, rows, &res); err != nil {
-			return err
-		}
-		if im.DryRun {
-			return errDryRun
-		}
-		return nil
-	})
-	if errors.Is(err, errDryRun) {
-		err = nil
+			key, err := pinKeyOf(ctx, tx, im.Now, true)
+			if err != nil {
+				return err
+			}
+			changes, err := im.plan(ctx, tx, key, rows, &res)
+			if err != nil {
+				return err
+			}
+			return changes.write(ctx, tx)
+		})
+		return res, err
 	}
-	return res, err
+	// The plan reads outside the write transaction, so that on SQLite the
+	// server's writes wait only while the changes are written (nothing
+	// when the file changes nothing).
+	key, err := pinKeyOf(ctx, im.DB, im.Now, !im.DryRun)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	changes, err := im.plan(ctx, im.DB, key, rows, &res)
+	if err != nil || im.DryRun || changes.empty() {
+		return res, err
+	}
+	return res, im.DB.InTx(ctx, func(tx *store.Tx) error { return changes.write(ctx, tx) })
+}
+
+// pinKeyOf is the PIN key (PINKey); without create, a missing secret
+// gives a random key (no PIN is stored yet, so every PIN is new anyway).
+func pinKeyOf(ctx context.Context, q codes.Store, now time.Time, create bool) ([]byte, error) {
+	if !create {
+		var stored string
+		err := q.QueryRow(ctx, "SELECT secret FROM recovery_secrets WHERE name = ?", pinSecretName).Scan(&stored)
+		if errors.Is(err, sql.ErrNoRows) {
+			var random [32]byte
+			_, err := rand.Read(random[:])
+			return random[:], err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pin secret: %w", err)
+		}
+	}
+	secret, err := codes.LoadSecret(ctx, q, pinSecretName, now, rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return codes.Derive(secret, pinPurpose), nil
+}
+
+const pinPurpose = "guichet policy pin v1"
+
+// changes are the writes an import plans.
+type changes struct {
+	newPolicies, newPeople [][]any
+	updates                []update
+}
+
+type update struct {
+	q    string
+	args []any
+}
+
+func (c *changes) empty() bool {
+	return len(c.newPolicies) == 0 && len(c.newPeople) == 0 && len(c.updates) == 0
+}
+
+// write applies the changes in tx: policies first (people refer to them).
+func (c *changes) write(ctx context.Context, tx *store.Tx) error {
+	if err := insertBatches(ctx, tx, "INSERT INTO policies (id, brand, number, kind, province, status, created_at) VALUES ",
+		7, c.newPolicies); err != nil {
+		return fmt.Errorf("insert policies: %w", err)
+	}
+	for _, u := range c.updates {
+		if _, err := tx.Exec(ctx, u.q, u.args...); err != nil {
+			return fmt.Errorf("update: %w", err)
+		}
+	}
+	if err := insertBatches(ctx, tx, `INSERT INTO insured_people (id, policy_id, brand, role, first_name, last_name,
+		first_name_key, last_name_key, date_of_birth, postal_code, driver_licence, licence_province, email, cell_phone,
+		ubi, pin_hash, pin_issued_at, created_at, updated_at) VALUES `, 19, c.newPeople); err != nil {
+		return fmt.Errorf("insert people: %w", err)
+	}
+	return nil
 }
 
 var errDryRun = errors.New("dry run")
@@ -321,12 +392,10 @@ func (im *Importer) check(line int, get func(string) string, today time.Time,
 // batch is how many rows one multi-row INSERT carries.
 const batch = 200
 
-func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *ImportResult) error {
-	secret, err := codes.LoadSecret(ctx, tx, pinSecretName, im.Now, rand.Reader)
-	if err != nil {
-		return err
-	}
-	pinKey := codes.Derive(secret, "guichet policy pin v1")
+// plan reads the brands' existing records once and works out the writes
+// of the file, counting its rows in res.
+func (im *Importer) plan(ctx context.Context, q Reader, pinKey []byte, rows []row, res *ImportResult) (*changes, error) {
+	c := &changes{}
 	now := im.Now.UnixMilli()
 	// Existing records of the brands named, read once.
 	type existingPolicy struct {
@@ -343,28 +412,28 @@ func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *Im
 		brands[rows[i].brand] = true
 	}
 	for b := range brands {
-		prow, err := tx.Query(ctx, "SELECT id, number, kind, province, status FROM policies WHERE brand = ?", b)
+		prow, err := q.Query(ctx, "SELECT id, number, kind, province, status FROM policies WHERE brand = ?", b)
 		if err != nil {
-			return fmt.Errorf("read policies: %w", err)
+			return nil, fmt.Errorf("read policies: %w", err)
 		}
 		for prow.Next() {
 			var e existingPolicy
 			var number string
 			if err := prow.Scan(&e.id, &number, &e.kind, &e.province, &e.status); err != nil {
 				prow.Close()
-				return err
+				return nil, err
 			}
 			pols[b+"\x00"+number] = e
 		}
 		prow.Close()
 		if err := prow.Err(); err != nil {
-			return err
+			return nil, err
 		}
-		qrow, err := tx.Query(ctx, `SELECT id, policy_id, role, first_name_key, last_name_key, date_of_birth, first_name,
+		qrow, err := q.Query(ctx, `SELECT id, policy_id, role, first_name_key, last_name_key, date_of_birth, first_name,
 			last_name, postal_code, driver_licence, licence_province, email, cell_phone, pin_hash, ubi
 			FROM insured_people WHERE brand = ?`, b)
 		if err != nil {
-			return fmt.Errorf("read people: %w", err)
+			return nil, fmt.Errorf("read people: %w", err)
 		}
 		for qrow.Next() {
 			var e existingPerson
@@ -373,14 +442,14 @@ func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *Im
 			if err := qrow.Scan(&e.id, &policyID, &role, &fk, &lk, &dob, &e.first, &e.last, &e.postal, &e.licence,
 				&e.licenceProvince, &e.email, &e.phone, &e.pinHash, &ubi); err != nil {
 				qrow.Close()
-				return err
+				return nil, err
 			}
 			e.ubi = ubi != 0
 			people[policyID+"\x00"+role+"\x00"+fk+"\x00"+lk+"\x00"+dob] = e
 		}
 		qrow.Close()
 		if err := qrow.Err(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// Policies first: new ones inserted in batches, changed ones updated.
@@ -397,7 +466,7 @@ func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *Im
 		if !found {
 			id, err := codes.RandomID(rand.Reader)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			policyID[k] = id
 			newPolicies = append(newPolicies, []any{id, r.brand, r.number, string(r.kind), r.province, string(r.status), now})
@@ -406,16 +475,11 @@ func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *Im
 		policyID[k] = e.id
 		if e.kind != string(r.kind) || e.province != r.province || e.status != string(r.status) {
 			changedPolicy[k] = true
-			if _, err := tx.Exec(ctx, "UPDATE policies SET kind = ?, province = ?, status = ? WHERE id = ?",
-				string(r.kind), r.province, string(r.status), e.id); err != nil {
-				return fmt.Errorf("update policy: %w", err)
-			}
+			c.updates = append(c.updates, update{"UPDATE policies SET kind = ?, province = ?, status = ? WHERE id = ?",
+				[]any{string(r.kind), r.province, string(r.status), e.id}})
 		}
 	}
-	if err := insertBatches(ctx, tx, "INSERT INTO policies (id, brand, number, kind, province, status, created_at) VALUES ",
-		7, newPolicies); err != nil {
-		return fmt.Errorf("insert policies: %w", err)
-	}
+	c.newPolicies = newPolicies
 	var newPeople [][]any
 	for i := range rows {
 		r := &rows[i]
@@ -428,7 +492,7 @@ func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *Im
 		if !found {
 			id, err := codes.RandomID(rand.Reader)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			pinAt := int64(0)
 			if pinHash != "" {
@@ -455,7 +519,7 @@ func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *Im
 		if e.pinHash != pinHash {
 			pinAt = "?"
 		}
-		q := `UPDATE insured_people SET first_name = ?, last_name = ?, postal_code = ?, driver_licence = ?,
+		uq := `UPDATE insured_people SET first_name = ?, last_name = ?, postal_code = ?, driver_licence = ?,
 			licence_province = ?, email = ?, cell_phone = ?, ubi = ?, pin_hash = ?, pin_issued_at = ` + pinAt + `,
 			updated_at = ? WHERE id = ?`
 		args := []any{r.first, r.last, r.postal, r.licence, r.licenceProvince, r.email, r.phone, boolInt(r.ubi), pinHash}
@@ -467,17 +531,11 @@ func (im *Importer) apply(ctx context.Context, tx *store.Tx, rows []row, res *Im
 			args = append(args, issued)
 		}
 		args = append(args, now, e.id)
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return fmt.Errorf("update person: %w", err)
-		}
+		c.updates = append(c.updates, update{uq, args})
 		res.Updated++
 	}
-	if err := insertBatches(ctx, tx, `INSERT INTO insured_people (id, policy_id, brand, role, first_name, last_name,
-		first_name_key, last_name_key, date_of_birth, postal_code, driver_licence, licence_province, email, cell_phone,
-		ubi, pin_hash, pin_issued_at, created_at, updated_at) VALUES `, 19, newPeople); err != nil {
-		return fmt.Errorf("insert people: %w", err)
-	}
-	return nil
+	c.newPeople = newPeople
+	return c, nil
 }
 
 // insertBatches runs head with up to batch rows of n values each per

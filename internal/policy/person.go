@@ -79,7 +79,7 @@ func PINKey(ctx context.Context, db *store.DB, now time.Time, rnd io.Reader) ([]
 	if err != nil {
 		return nil, err
 	}
-	return codes.Derive(secret, "guichet policy pin v1"), nil
+	return codes.Derive(secret, pinPurpose), nil
 }
 
 const pinSecretName = "policy-pin"
