@@ -281,7 +281,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	a.workers = append(a.workers, func(ctx context.Context) error {
-		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, func(ctx context.Context) (int64, error) {
+		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, registrations.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
 		})
 	})

@@ -215,3 +215,19 @@ func TestLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestPrune deletes registrations a day after they expired, not before.
+func TestPrune(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.started()
+		e.clock.Advance(registration.TTL + 23*time.Hour)
+		if n, err := e.svc.Prune(context.Background()); err != nil || n != 0 {
+			t.Fatalf("Prune = %d, %v", n, err)
+		}
+		e.clock.Advance(time.Hour)
+		if n, err := e.svc.Prune(context.Background()); err != nil || n != 1 {
+			t.Fatalf("Prune = %d, %v", n, err)
+		}
+	})
+}

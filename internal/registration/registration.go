@@ -16,6 +16,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -167,4 +168,18 @@ func (s *Service) poke() {
 	if s.Poke != nil {
 		s.Poke()
 	}
+}
+
+// keep is how long a registration stays after it expired (audit aside,
+// nothing reads it then).
+const keep = 24 * time.Hour
+
+// Prune deletes registrations expired more than a day ago and returns how
+// many went; the janitor calls it now and then.
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	res, err := s.DB.Exec(ctx, "DELETE FROM registrations WHERE expires_at <= ?", s.Now().Add(-keep).UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("registration prune: %w", err)
+	}
+	return res.RowsAffected()
 }
