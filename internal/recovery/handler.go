@@ -153,8 +153,9 @@ type passwordAnswer struct {
 // SetPassword is POST api/v1/accounts/{id}/password, either
 // {password, token, postalCode | cellPhone} or {password, tempPassword}.
 // 200 {email}. 400 2001 (rule broken; key in messageKey and fields.password)
-// or 2002 (contains the email); 400 1002 wrong postal code or phone; 403
-// 3004 reset token dead (the fifth wrong postal code or phone included); 400
+// or 2002 (contains the email); 400 1002 wrong postal code; 403
+// WRONG_CELLPHONE a UBI driver's wrong phone (the account locked 24 hours);
+// 403 3004 reset token dead (the fifth wrong postal code included); 400
 // with a field key for a malformed postal code or phone; temporary variant:
 // 400 3005 wrong temporary password, 409 TEMPORARY_PASSWORD_INVALID none
 // usable, 403 3001 the right one of an account staff disabled; 429

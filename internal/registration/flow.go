@@ -346,11 +346,55 @@ func (s *Service) codeMessage(r registration, p policy.Person, o Option, code st
 // checkCode checks a code sent by the option; a right one moves the
 // registration on (verify), once.
 func (s *Service) checkCode(ctx context.Context, r registration, o Option, code, ip string) (Step, error) {
-	e := audit.Event{Brand: r.brand, IP: ip, Event: EventVerify, Detail: o.Method}
 	want := stateCodeSent
 	if o.Method == MethodAskEmailCode {
 		want = stateEmailCodeSent
 	}
+	return s.check(ctx, r, ip, o.Method, func(_ *store.Tx, cur registration, now time.Time) (guess, error) {
+		return guess{
+			allowed:  cur.state == want && cur.chosen == o.ID,
+			dead:     cur.codeAttempts >= CodeGuesses || now.UnixMilli() >= cur.codeExpiresAt,
+			right:    codes.Equal(cur.codeHMAC, codes.HMAC(s.codeKey, cur.id, o.ID, strconv.Itoa(cur.sends), code)),
+			counter:  "code_attempts",
+			wrongOut: "wrong_code",
+		}, nil
+	})
+}
+
+// checkPIN checks the PIN the insurer mailed (identified or code-sent
+// state: the visitor may turn to the PIN after asking for a code).
+func (s *Service) checkPIN(ctx context.Context, r registration, pin, ip string) (Step, error) {
+	return s.check(ctx, r, ip, MethodPIN, func(tx *store.Tx, cur registration, now time.Time) (guess, error) {
+		g := guess{allowed: cur.state == stateIdentified || cur.state == stateCodeSent, counter: "pin_attempts",
+			wrongOut: "wrong_pin"}
+		if !g.allowed {
+			return g, nil
+		}
+		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
+		if err != nil {
+			return g, err
+		}
+		g.dead = cur.pinAttempts >= CodeGuesses || !p.HasPIN(now)
+		g.right = codes.Equal(p.PINHash, policy.PINHash(s.pinKey, pin))
+		return g, nil
+	})
+}
+
+// guess is what check needs to know of a code or PIN typed.
+type guess struct {
+	allowed  bool   // the registration's state accepts it
+	dead     bool   // its guesses are used up (or it expired)
+	right    bool   // it matches
+	counter  string // the column counting wrong guesses
+	wrongOut string // the audit outcome of a wrong guess
+}
+
+// check runs a code or PIN check in one transaction: refused out of
+// order, dead after CodeGuesses wrong guesses, a wrong one counted (tries
+// left), a right one moves the registration on (verified), once.
+func (s *Service) check(ctx context.Context, r registration, ip, detail string,
+	judge func(*store.Tx, registration, time.Time) (guess, error)) (Step, error) {
+	e := audit.Event{Brand: r.brand, IP: ip, Event: EventVerify, Detail: detail}
 	var out Step
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -359,20 +403,22 @@ func (s *Service) checkCode(ctx context.Context, r registration, o Option, code,
 		if err != nil {
 			return err
 		}
-		if cur.state != want || cur.chosen != o.ID || !cur.live(now) {
+		g, err := judge(tx, cur, now)
+		switch {
+		case err != nil:
+			return err
+		case !g.allowed || !cur.live(now):
 			e.Outcome, answer = "state", ErrState
 			return s.record(ctx, tx, e)
-		}
-		if cur.codeAttempts >= CodeGuesses || now.UnixMilli() >= cur.codeExpiresAt {
+		case g.dead:
 			e.Outcome, answer = "code_exceeded", ErrCodeExceeded
 			return s.record(ctx, tx, e)
-		}
-		if !codes.Equal(cur.codeHMAC, codes.HMAC(s.codeKey, cur.id, o.ID, strconv.Itoa(cur.sends), code)) {
-			n, err := count(ctx, tx, "code_attempts", cur, CodeGuesses)
+		case !g.right:
+			n, err := count(ctx, tx, g.counter, cur, CodeGuesses)
 			if err != nil {
 				return err
 			}
-			e.Outcome, answer = "wrong_code", wrongOrExceeded(n)
+			e.Outcome, answer = g.wrongOut, wrongOrExceeded(n)
 			return s.record(ctx, tx, e)
 		}
 		out, answer, err = s.verified(ctx, tx, cur, now, &e)
@@ -394,47 +440,6 @@ func wrongOrExceeded(n int) error {
 		return ErrCodeExceeded
 	}
 	return &WrongCode{TriesLeft: CodeGuesses - n}
-}
-
-// checkPIN checks the PIN the insurer mailed (identified or code-sent
-// state: the visitor may turn to the PIN after asking for a code).
-func (s *Service) checkPIN(ctx context.Context, r registration, pin, ip string) (Step, error) {
-	e := audit.Event{Brand: r.brand, IP: ip, Event: EventVerify, Detail: MethodPIN}
-	var out Step
-	var answer error
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := load(ctx, tx, r.brand, r.id)
-		if err != nil {
-			return err
-		}
-		if (cur.state != stateIdentified && cur.state != stateCodeSent) || !cur.live(now) {
-			e.Outcome, answer = "state", ErrState
-			return s.record(ctx, tx, e)
-		}
-		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
-		if err != nil {
-			return err
-		}
-		if cur.pinAttempts >= CodeGuesses || !p.HasPIN(now) {
-			e.Outcome, answer = "code_exceeded", ErrCodeExceeded
-			return s.record(ctx, tx, e)
-		}
-		if !codes.Equal(p.PINHash, policy.PINHash(s.pinKey, pin)) {
-			n, err := count(ctx, tx, "pin_attempts", cur, CodeGuesses)
-			if err != nil {
-				return err
-			}
-			e.Outcome, answer = "wrong_pin", wrongOrExceeded(n)
-			return s.record(ctx, tx, e)
-		}
-		out, answer, err = s.verified(ctx, tx, cur, now, &e)
-		return err
-	})
-	if err != nil {
-		return Step{}, err
-	}
-	return out, answer
 }
 
 // verified moves a registration whose code or PIN was right to the next
