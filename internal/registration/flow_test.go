@@ -174,6 +174,28 @@ func TestBranches(t *testing.T) {
 			e.post(auth, map[string]string{"password": ownerPass}).expect(t, 409, "REGISTRATION_STATE")
 			e.find("REG0007", "Ubald", "Conduit").expect(t, 200, "")
 		}},
+		{"UBI driver without an email: the policyholder's email submitted leads to password-validation", func(t *testing.T, e *env) {
+			f := e.find("REG0010", "Victor", "Volant").expect(t, 240, "")
+			if f.json(t)["ubiMatchPH"] != false {
+				t.Fatalf("find %s", f.body)
+			}
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["SMS"]).expect(t, 200, "")
+			n := e.value(id, ids["SMS"], e.next("+15145550110").data[notify.DataCode]).expect(t, 240, "")
+			methods, next := n.options(t)
+			if !slices.Equal(methods, []string{"ask-email"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			n = e.value(id, next["ask-email"], "owner@example.com").expect(t, 240, "")
+			if methods, _ := n.options(t); !slices.Equal(methods, []string{"ask-password"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).expect(t, 200, "")
+			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0010:driver"}) {
+				t.Fatalf("linked %v", got)
+			}
+		}},
 		{"already registered", func(t *testing.T, e *env) {
 			r := e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "OWN-0001", "firstName": "olivia",
 				"lastName": "OWNER", "dateOfBirth": "1980-04-12", "postalCode": "m5v2t6"}).expect(t, 200, "")

@@ -45,6 +45,7 @@ const people = "brand,policy_number,kind,province,role,first_name,last_name,date
 	"belair,REG0007,auto,on,driver,Ubald,Conduit," + dob + "," + postal + ",,,owner@example.com,5145550107,,true,active\n" +
 	"belair,REG0008,home,on,holder,Carl,Annule," + dob + "," + postal + ",,,carl@example.com,,,false,cancelled\n" +
 	"belair,REG0009,auto,on,holder,Léa,Côté-Gagnon," + dob + "," + postal + ",A12345678901234,on,lea@example.com,,,false,active\n" +
+	"belair,REG0010,auto,on,driver,Victor,Volant," + dob + "," + postal + ",,,,5145550110,,true,active\n" +
 	"belair,OWN0001,auto,on,holder,Olivia,Owner,1980-04-12," + postal + ",,,owner@example.com,,,false,active\n"
 
 // env is one test's services and routes on a fresh database, with the
