@@ -3,10 +3,12 @@ package recovery_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/api/apitest"
 	"guichet/internal/notify"
 	"guichet/internal/sso"
 	"guichet/internal/store"
@@ -277,7 +279,11 @@ func TestWrongCellphoneLocks24Hours(t *testing.T) {
 		a := e.create("ubi@example.com", func(a *account.Account) { a.UBIDriver = true }, "")
 		token := e.verified(a)
 		wrong := map[string]string{"token": token, "password": newPassword, "cellPhone": "4165550199"}
-		e.post(passwordPath(a.ID), wrong).expect(t, 403, "WRONG_CELLPHONE")
+		got := e.post(passwordPath(a.ID), wrong)
+		got.expect(t, 403, "WRONG_CELLPHONE")
+		if status, body := apitest.Answer(t, "wrong-cellphone"); got.status != status || !reflect.DeepEqual(any(got.json(t)), body) {
+			t.Fatalf("wrong cell phone: %d %s, want testdata/api/answers.json's %d %v", got.status, got.body, status, body)
+		}
 		right := map[string]string{"token": token, "password": newPassword, "cellPhone": phone}
 		e.post(passwordPath(a.ID), right).expect(t, 403, "3004") // the token died
 		if _, err := e.accounts.Authenticate(context.Background(), account.Credentials{Brand: "belair",
