@@ -36,6 +36,7 @@ function median(xs) {
 /**
  * Whether the server has a page at the path on this build.
  * @param {string} url
+ * @returns {Promise<boolean>}
  */
 async function exists(url) {
   // Chromium resolves *.localhost to loopback by itself; Node does not, so

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from '@/app/app';
+import { preloadPage } from '@/app/routes';
 import { loadMessages } from '@/i18n/catalog';
 import { createSecondClient } from '@/lib/api/client';
 import { maintenancePageBypass } from '@/lib/api/use-api';
@@ -34,9 +35,14 @@ async function start(root: HTMLElement): Promise<void> {
   });
   void startCall(() => client.request('get', '/welcome'));
 
-  // The first render waits for the catalogue so no other language flashes;
-  // should it fail to load, the app's error boundary reports it.
-  await loadMessages(config.brand.id, config.language).catch(() => undefined);
+  // The first render waits for the catalogue so no other language flashes,
+  // and for the page's chunk so the first paint holds the whole page and
+  // nothing moves when it arrives; should either fail to load, the app's
+  // error boundary reports it.
+  await Promise.all([
+    loadMessages(config.brand.id, config.language).catch(() => undefined),
+    preloadPage(window.location.pathname, config.dev),
+  ]);
   createRoot(root).render(
     <StrictMode>
       <App config={config} />
