@@ -27,9 +27,10 @@ export interface PageChunks {
  */
 export function routeImports(source: string): Map<string, string> {
   const imports = new Map<string, string>();
-  for (const m of source.matchAll(/const (\w+) = lazyPage\(\(\) => import\('([^']+)'\)\)/g)) imports.set(m[1], m[2]);
+  // Spaces and line breaks allowed where a formatter may put them.
+  for (const m of source.matchAll(/const (\w+) = lazyPage\(\s*\(\) =>\s*import\(\s*['"]([^'"]+)['"],?\s*\),?\s*\)/g)) imports.set(m[1], m[2]);
   const routes = new Map<string, string>();
-  for (const m of source.matchAll(/\{ path: '([^']+)',[^}]*?\bpage: (\w+)/g)) {
+  for (const m of source.matchAll(/\{\s*path: ['"]([^'"]+)['"],[^}]*?\bpage: (\w+)/g)) {
     const spec = imports.get(m[2]);
     if (!spec) throw new Error(`routes.tsx: page ${m[2]} of ${m[1]} is not a lazyPage(() => import('…'))`);
     routes.set(m[1], spec);
