@@ -57,6 +57,28 @@ async function exists(url) {
   return res.status === 200;
 }
 
+/**
+ * One Lighthouse run; a run whose trace went wrong (NO_NAVSTART and the
+ * like, seen on a busy machine) is made again, twice at most.
+ * @param {string} url
+ * @returns {Promise<import('lighthouse').Result>}
+ */
+async function audit(url) {
+  for (let attempt = 1; ; attempt++) {
+    const result = await lighthouse(url, {
+      port: chrome.port,
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance', 'accessibility', 'best-practices'],
+    });
+    if (!result) throw new Error(`${url}: Lighthouse returned nothing`);
+    const { runtimeError } = result.lhr;
+    if (!runtimeError) return result.lhr;
+    if (attempt === 3) throw new Error(`${url}: ${runtimeError.code} ${runtimeError.message}`);
+    console.log(`  (${url}: ${runtimeError.code}, run again)`);
+  }
+}
+
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH || '/usr/bin/chromium',
   chromeFlags: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -76,15 +98,7 @@ try {
     /** @type {Set<string>} */
     const missed = new Set();
     for (let i = 0; i < runs; i++) {
-      const result = await lighthouse(url, {
-        port: chrome.port,
-        output: 'json',
-        logLevel: 'error',
-        onlyCategories: ['performance', 'accessibility', 'best-practices'],
-      });
-      if (!result) throw new Error(`${url}: Lighthouse returned nothing`);
-      const { categories: c, audits: a, runtimeError } = result.lhr;
-      if (runtimeError) throw new Error(`${url}: ${runtimeError.code} ${runtimeError.message}`);
+      const { categories: c, audits: a } = await audit(url);
       rows.push({
         perf: Math.round((c.performance.score ?? 0) * 100),
         a11y: Math.round((c.accessibility.score ?? 0) * 100),
