@@ -28,6 +28,7 @@ type spa struct {
 	assetIndex map[string]*asset
 	paths      []string
 	brands     *brand.Registry
+	chunks     *pageChunks // nil when the build has no page-chunks.json
 }
 
 func newSPA(files fs.FS, pathsJSON []byte, brands *brand.Registry) (*spa, error) {
@@ -50,6 +51,9 @@ func newSPA(files fs.FS, pathsJSON []byte, brands *brand.Registry) (*spa, error)
 		}
 		s.index = index
 		if s.assetIndex, err = indexAssets(files); err != nil {
+			return nil, err
+		}
+		if s.chunks, err = readPageChunks(files); err != nil {
 			return nil, err
 		}
 	}
@@ -270,6 +274,8 @@ func (s *server) renderIndex(w http.ResponseWriter, r *http.Request, status int)
 	}
 	nonce := nonceOf(r)
 	page := bytes.Replace(s.spa.index, []byte(`<html lang="en"`), []byte(`<html lang="`+html.EscapeString(site.Language)+`"`), 1)
+	preload := s.spa.preloadTags(r.URL.Path, status == http.StatusNotFound, site.Brand.ID, site.Language)
+	page = bytes.Replace(page, []byte("</head>"), append(preload, "</head>"...), 1)
 	page = bytes.ReplaceAll(page, []byte("<script"), []byte(`<script nonce="`+nonce+`"`))
 	page = bytes.ReplaceAll(page, []byte(`<link rel="modulepreload"`), []byte(`<link rel="modulepreload" nonce="`+nonce+`"`))
 	inject := []byte(`<script id="guichet-site" type="application/json">` + string(data) + "</script>\n</head>")
