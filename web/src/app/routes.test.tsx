@@ -28,6 +28,14 @@ describe('redirectTarget (spec §2.1, as internal/httpapi/spa.go)', () => {
   });
 });
 
+describe('registration', () => {
+  it('/registration?a=b lands on identification, keeping the query string', async () => {
+    await renderApp(siteConfig(), '/registration?a=b');
+    await waitFor(() => expect(window.location.pathname + window.location.search).toBe('/registration/identification?a=b'));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Create your online account' })).toBeTruthy();
+  });
+});
+
 describe('route table', () => {
   it('lists the same patterns as paths.json, which the server reads', () => {
     const { paths } = JSON.parse(readFileSync(repoPath('web/src/app/paths.json'), 'utf8')) as { paths: string[] };
@@ -38,7 +46,6 @@ describe('route table', () => {
 describe('routes in the app', () => {
   it.each([
     { url: '/WAA/not-found?x=1', landed: '/not-found?x=1' },
-    { url: '/registration?a=b', landed: '/registration/identification?a=b' },
     { url: '/create-an-account/zzz?a=b', landed: '/not-found' },
     { url: '/unknown/page', landed: '/unknown/page' },
   ])('$url lands on $landed showing not-found', async ({ url, landed }) => {

@@ -1,6 +1,8 @@
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
 import { usePageView, type PageCategory } from '@/lib/analytics';
+import { notePage } from '@/lib/flow/previous-page';
+import { REGISTRATION_PAGES, registrationPath } from '@/lib/flow/registration-guard';
 import { useSite } from '@/lib/site/site-context';
 import { usePageFocus } from './page-focus';
 
@@ -27,6 +29,8 @@ const CheckYourInboxRoute = lazy(() => import('@/features/roadblock/routes/check
 const ForgotRoute = lazy(() => import('@/features/recovery/routes/forgot'));
 const VerifyRoute = lazy(() => import('@/features/recovery/routes/verify'));
 const ResetRoute = lazy(() => import('@/features/recovery/routes/reset'));
+// Every legacy registration page is one chunk: the visitor who starts goes through several.
+const RegistrationRoute = lazy(() => import('@/features/registration/routes/registration'));
 
 export const pageRoutes: readonly PageRoute[] = [
   { path: '/not-found', category: 'error', page: NotFoundRoute },
@@ -40,6 +44,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/forgot', category: 'forgot-password', page: ForgotRoute },
   { path: '/verify', category: 'forgot-password', page: VerifyRoute },
   { path: '/reset', category: 'forgot-password', page: ResetRoute },
+  ...REGISTRATION_PAGES.map((page): PageRoute => ({ path: registrationPath(page), category: 'registration', page: RegistrationRoute })),
 ];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };
@@ -73,6 +78,8 @@ export function AppRoutes() {
   const { parser } = useRouter();
   const { dev } = useSite();
   usePageFocus();
+  // The flow guards (spec §2.4) read the page the visitor came from.
+  notePage(path);
   const known = pageRoutes.some((route) => matchRoute(parser, route.path, path)[0]);
   const target = redirectTarget(path, search, known);
   if (target !== null) return <Redirect to={target} replace />;

@@ -1,17 +1,25 @@
 import en from './en.json';
+import type registrationEn from './sections/registration.en.json';
 import type { Language } from '@/lib/site/types';
 
-// en.json is the source of truth: its keys are the only valid message keys.
-export type MessageKey = keyof typeof en;
-export type Messages = Record<MessageKey, string>;
+// en.json is the source of truth: its keys are the valid message keys, with
+// those of the sections (sections/<name>.en.json): the texts of one lazy
+// feature, fetched with it so the login route's JavaScript does not carry
+// them (MessageSection in i18n.tsx provides them).
+export type BaseKey = keyof typeof en;
+export type SectionKey = keyof typeof registrationEn;
+export type MessageKey = BaseKey | SectionKey;
+/** The base catalogue, and the keys of the sections loaded where they are used. */
+export type Messages = Record<BaseKey, string> & Partial<Record<SectionKey, string>>;
 export type MessageParams = Record<string, string | number>;
 
 /** A message to show: a key, or a key with the values it names (a server answer's wait, say). */
 export type Message = MessageKey | { key: MessageKey; params: MessageParams };
 
-export const english: Messages = en;
+export const english: Record<BaseKey, string> = en;
 
-export function isMessageKey(key: string): key is MessageKey {
+/** A key of the base catalogue (en.json). */
+export function isMessageKey(key: string): key is BaseKey {
   return Object.hasOwn(english, key);
 }
 
@@ -56,6 +64,36 @@ export function loadMessages(brand: string, language: Language): Promise<Message
 /** Messages already loaded by loadMessages, so the first render need not suspend. */
 export function loadedMessages(brand: string, language: Language): Messages | undefined {
   return loaded.get(`${brand}:${language}`);
+}
+
+/** The message sections: one feature's texts, a lazy chunk per language. */
+export type SectionName = 'registration';
+
+const sectionCatalogs = import.meta.glob<Partial<Record<SectionKey, string>>>('./sections/*.json', { import: 'default' });
+const sectionsLoading = new Map<string, Promise<Partial<Record<SectionKey, string>>>>();
+
+function sectionFile(section: SectionName, language: Language): Promise<Partial<Record<SectionKey, string>>> {
+  const load = sectionCatalogs[`./sections/${section}.${language}.json`];
+  return load ? load() : Promise.resolve({});
+}
+
+/** A section's messages in a language, English where the language has none. */
+export function loadSection(section: SectionName, language: Language): Promise<Partial<Record<SectionKey, string>>> {
+  const id = `${section}:${language}`;
+  let promise = sectionsLoading.get(id);
+  if (!promise) {
+    const layers = [sectionFile(section, 'en')];
+    if (language !== 'en') layers.push(sectionFile(section, language));
+    promise = Promise.all(layers).then((parts) => Object.assign({}, ...parts) as Partial<Record<SectionKey, string>>);
+    // Marked as React marks a promise it has read, so use() of a loaded section never suspends.
+    const marked = promise;
+    marked.then(
+      (value) => Object.assign(marked, { status: 'fulfilled', value }),
+      () => sectionsLoading.delete(id),
+    );
+    sectionsLoading.set(id, promise);
+  }
+  return promise;
 }
 
 /** Replaces {name} placeholders; a placeholder without a value stays as written. */

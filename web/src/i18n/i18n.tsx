@@ -1,6 +1,17 @@
-import { createContext, use, useCallback, useEffect, type ReactNode } from 'react';
+import { createContext, use, useCallback, useEffect, useMemo, type ReactNode } from 'react';
 import type { Language } from '@/lib/site/types';
-import { english, interpolate, loadedMessages, loadMessages, type Message, type MessageKey, type MessageParams, type Messages } from './catalog';
+import {
+  english,
+  interpolate,
+  loadedMessages,
+  loadMessages,
+  loadSection,
+  type Message,
+  type MessageKey,
+  type MessageParams,
+  type Messages,
+  type SectionName,
+} from './catalog';
 
 export type Translate = (key: MessageKey, params?: MessageParams) => string;
 
@@ -19,10 +30,22 @@ export function I18nProvider({ brand, language, children }: { brand: string; lan
   return <MessagesContext value={messages}>{children}</MessagesContext>;
 }
 
-/** The t(key, params) function of the current language. */
+/**
+ * Adds a section's messages (a lazy feature's texts) to those of the
+ * surrounding provider, suspending while the section loads.
+ */
+export function MessageSection({ name, language, children }: { name: SectionName; language: Language; children: ReactNode }) {
+  const parent = use(MessagesContext);
+  // Always through use(), so a render that suspended calls it again when it resumes.
+  const section = use(loadSection(name, language));
+  const messages = useMemo(() => ({ ...parent, ...section }), [parent, section]);
+  return <MessagesContext value={messages}>{children}</MessagesContext>;
+}
+
+/** The t(key, params) function of the current language; a section key outside its section reads as the key. */
 export function useT(): Translate {
   const messages = use(MessagesContext);
-  return useCallback((key, params) => interpolate(messages[key], params), [messages]);
+  return useCallback((key, params) => interpolate(messages[key] ?? key, params), [messages]);
 }
 
 /** The text of a message in the current language. */

@@ -1,0 +1,84 @@
+import { useState } from 'react';
+import { Form, SubmitButton } from '@/components/form/form';
+import { PasswordField } from '@/components/form/password-field';
+import { TermsField } from '@/components/form/terms-field';
+import { fieldId, useForm } from '@/components/form/use-form';
+import { useT } from '@/i18n/i18n';
+import { useApiClients } from '@/lib/api/use-api';
+import { outcomeMessage } from '@/lib/flow/error-catalogue';
+import { updateFlow, useFlow } from '@/lib/flow/state';
+import { postToSso } from '@/lib/flow/sso-form';
+import { usePageTitle } from '@/lib/page-title';
+import { checkPassword } from '@/lib/rules/password';
+import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
+import { checkTerms } from '@/lib/rules/terms';
+import { useSite } from '@/lib/site/site-context';
+import { registrationApi } from '@/features/registration/api';
+import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+
+const TITLE_ID = 'registration-password-title';
+
+/**
+ * /registration/account-creation/password (spec §2.4): the password, its
+ * confirmation and the terms. 201 creates the account; the new
+ * policyholder is signed in through the SSO form post (email and password)
+ * and lands on /my-account. Spec §8.3 Create: 2002 and 2003 are messages,
+ * 1003 the login-difficulties roadblock.
+ */
+export function AccountPassword() {
+  const t = useT();
+  const clients = useApiClients();
+  const { brand, language } = useSite();
+  const { registration } = useFlow();
+  const response = useRegistrationResponse();
+  const [leaving, setLeaving] = useState(false);
+  usePageTitle(t('registration.password.title'));
+  const email = registration?.email ?? '';
+  const form = useForm({
+    // The password may not contain the email (spec §5): the rule compares with it.
+    email: { initial: email },
+    password: { rule: checkPassword, with: 'email' },
+    passwordConfirmation: { rule: checkPasswordConfirmation, with: 'password' },
+    terms: { rule: checkTerms, initial: false },
+  });
+  const id = registration?.id ?? '';
+
+  const submit = async (values: { password: string; passwordConfirmation: string }) => {
+    const result = await response.send(() => registrationApi(clients).create(id, values.password, values.passwordConfirmation), 'create');
+    if (!result) return;
+    const { answer, outcome } = result;
+    if (outcome.kind === 'continue') {
+      const username = answer.value?.email;
+      if (!username) return response.roadblock('technical');
+      setLeaving(true);
+      // The registration is closed: its state goes; the SSO's redirect opens /my-account.
+      updateFlow({ registration: null, roadblocked: false });
+      postToSso(brand.sso.loginUrl[language], { username, password: values.password });
+      return;
+    }
+    if (outcome.kind === 'message' && (outcome.errorCode === '2002' || outcome.errorCode === '2003')) {
+      // Spec §8.3 Create: the password's content or a character: the password field says so.
+      form.setError('password', outcome.key);
+      document.getElementById(fieldId(form.id, 'password'))?.focus();
+      return;
+    }
+    if (outcome.kind === 'message') form.setFormError(outcomeMessage(outcome));
+    else if (outcome.kind === 'returned') response.roadblock('technical');
+  };
+
+  return (
+    <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
+      <h1 id={TITLE_ID}>{t('registration.password.title')}</h1>
+      <p>{email ? t('registration.password.text', { email }) : t('registration.password.textNoEmail')}</p>
+      <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
+        <PasswordField name="password" autoComplete="new-password" label={t('registration.password.password')} hint={t('protectAccount.passwordInfo')} />
+        <PasswordField name="passwordConfirmation" autoComplete="new-password" label={t('registration.password.confirmation')} />
+        <TermsField name="terms" />
+        <div className="registration__actions">
+          <SubmitButton disabled={leaving}>{t('registration.password.submit')}</SubmitButton>
+        </div>
+      </Form>
+      {response.dialog}
+    </section>
+  );
+}
