@@ -50,3 +50,6 @@ go test -run '^$' -bench . -benchtime 40x -count 3 ./internal/argon2id | grep Be
 
 echo "== notification delivery throughput to a local SMTP server (1 and 2 workers; PostgreSQL too when GUICHET_TEST_DATABASE_URL is set)"
 go test -run '^$' -bench BenchmarkDelivery -benchtime 2000x ./internal/notify
+
+echo "== policy import: 100,000 rows into a fresh SQLite database, one transaction (issue 13: under 30 s)"
+go test -run '^$' -bench BenchmarkImport100k -benchtime 1x -count 2 ./internal/policy | grep Benchmark
