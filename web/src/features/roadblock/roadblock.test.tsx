@@ -51,7 +51,7 @@ describe('the roadblock guard (spec §2.6)', () => {
     { page: 'pin-difficulties', from: '/registration/account-creation/password', opens: false },
     { page: 'pin-difficulties', from: null, opens: false },
     { page: 'block', from: null, opens: true },
-  ])('$page from $from: opens $opens', async ({ page, from, opens }) => {
+  ] as const)('$page from $from: opens $opens', async ({ page, from, opens }) => {
     fakeApi({});
     updateFlow({ roadblocked: true });
     forgetPages();

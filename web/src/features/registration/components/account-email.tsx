@@ -11,6 +11,7 @@ import { checkEmail } from '@/lib/rules/email';
 import { checkEmailConfirmation } from '@/lib/rules/email-confirmation';
 import { optionsOf, registrationApi } from '@/features/registration/api';
 import { afterEmail, ATTEMPTS } from '@/features/registration/flow';
+import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 
 const TITLE_ID = 'registration-email-title';
@@ -69,7 +70,9 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
       setFormError({ key: 'registration.email.taken', params: { email } });
       return;
     }
+    const invalid = fieldKey(answer.data);
     if (outcome.kind === 'message') setFormError(outcomeMessage(outcome));
+    else if (outcome.kind === 'returned' && invalid) setFormError(invalid.key);
     else if (outcome.kind === 'returned') response.roadblock('technical');
   };
 

@@ -14,6 +14,7 @@ import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
 import { checkTerms } from '@/lib/rules/terms';
 import { useSite } from '@/lib/site/site-context';
 import { registrationApi } from '@/features/registration/api';
+import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 
 const TITLE_ID = 'registration-password-title';
@@ -58,11 +59,12 @@ export function AccountPassword() {
     }
     if (outcome.kind === 'message' && (outcome.errorCode === '2002' || outcome.errorCode === '2003')) {
       // Spec §8.3 Create: the password's content or a character: the password field says so.
-      form.setError('password', outcome.key);
+      form.setError('password', fieldKey(answer.data)?.key ?? outcome.key);
       document.getElementById(fieldId(form.id, 'password'))?.focus();
       return;
     }
     if (outcome.kind === 'message') form.setFormError(outcomeMessage(outcome));
+    else if (outcome.kind === 'returned' && fieldKey(answer.data)) form.setFormError(fieldKey(answer.data)?.key ?? null);
     else if (outcome.kind === 'returned') response.roadblock('technical');
   };
 

@@ -14,6 +14,7 @@ import { checkSecurityCode } from '@/lib/rules/security-code';
 import { optionsOf, registrationApi } from '@/features/registration/api';
 import { PinLetter } from '@/features/registration/components/pin-letter';
 import { afterCode, MAX_RESENDS, MIN_SPINNER_MS } from '@/features/registration/flow';
+import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 
 const TITLE_ID = 'registration-code-title';
@@ -74,7 +75,9 @@ export function ValidationCode({ method }: { method: CodeMethod }) {
       document.getElementById(fieldId(form.id, 'code'))?.focus();
       return;
     }
+    const invalid = fieldKey(answer.data);
     if (outcome.kind === 'message') setFormError(outcomeMessage(outcome));
+    else if (outcome.kind === 'returned' && invalid) setFormError(invalid.key);
     else if (outcome.kind === 'returned' || outcome.kind === 'continue') response.roadblock('technical');
   };
 
