@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"reflect"
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/api/apitest"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 )
@@ -30,7 +30,7 @@ func TestDisabledAccount(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		wantStatus, wantBody := fixtureAnswer(t, "disabled")
+		wantStatus, wantBody := apitest.Answer(t, "disabled")
 		isDisabledAnswer := func(got answer) bool {
 			var body any
 			return json.Unmarshal(got.body, &body) == nil && got.status == wantStatus && reflect.DeepEqual(body, wantBody)
@@ -117,28 +117,4 @@ func TestDisabledAccount(t *testing.T) {
 			t.Fatalf("the refused sign-in is not audited: %v", e.auditRows(a.ID))
 		}
 	})
-}
-
-// fixtureAnswer is an answer of testdata/api/answers.json, the answers the
-// SPA's error catalogue test maps to roadblocks.
-func fixtureAnswer(t *testing.T, name string) (int, any) {
-	t.Helper()
-	raw, err := os.ReadFile("../../testdata/api/answers.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Answers map[string]struct {
-			Status int `json:"status"`
-			Body   any `json:"body"`
-		} `json:"answers"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatal(err)
-	}
-	a, ok := f.Answers[name]
-	if !ok {
-		t.Fatalf("testdata/api/answers.json has no %q", name)
-	}
-	return a.Status, a.Body
 }

@@ -3,10 +3,11 @@ package app
 import (
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"guichet/internal/api/apitest"
 )
 
 // TestDatabaseOutageIsTechnical closes the database under the running
@@ -16,7 +17,7 @@ func TestDatabaseOutageIsTechnical(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *App) {
 		belair, _ := a.Brands.ByID("belair")
 		a.DB.Close()
-		wantStatus, wantBody := fixtureAnswer(t, "technical")
+		wantStatus, wantBody := apitest.Answer(t, "technical")
 		for _, c := range []struct{ path, body string }{
 			{"/api/v1/accounts/find", `{"email":"demo@belair.example"}`},
 			{"/api/v1/accounts/password-reset", `{"email":"demo@belair.example"}`},
@@ -35,28 +36,4 @@ func TestDatabaseOutageIsTechnical(t *testing.T) {
 			}
 		}
 	})
-}
-
-// fixtureAnswer is an answer of testdata/api/answers.json, the answers the
-// SPA's error catalogue test maps to roadblocks.
-func fixtureAnswer(t *testing.T, name string) (int, any) {
-	t.Helper()
-	raw, err := os.ReadFile("../../testdata/api/answers.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Answers map[string]struct {
-			Status int `json:"status"`
-			Body   any `json:"body"`
-		} `json:"answers"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatal(err)
-	}
-	a, ok := f.Answers[name]
-	if !ok {
-		t.Fatalf("testdata/api/answers.json has no %q", name)
-	}
-	return a.Status, a.Body
 }

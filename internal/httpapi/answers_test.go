@@ -6,38 +6,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"guichet/internal/api"
+	"guichet/internal/api/apitest"
 )
-
-// fixtureAnswer is an answer of testdata/api/answers.json, the answers the
-// SPA's error catalogue test maps to roadblocks.
-func fixtureAnswer(t *testing.T, name string) (int, any) {
-	t.Helper()
-	raw, err := os.ReadFile("../../testdata/api/answers.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Answers map[string]struct {
-			Status int `json:"status"`
-			Body   any `json:"body"`
-		} `json:"answers"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatal(err)
-	}
-	a, ok := f.Answers[name]
-	if !ok {
-		t.Fatalf("testdata/api/answers.json has no %q", name)
-	}
-	return a.Status, a.Body
-}
 
 // TestUnexpectedErrorsAreTechnical: a handler's plain error (the database
 // gone, a bug) and a panic answer spec §8.1's 500 without errorCode, the
@@ -53,7 +29,7 @@ func TestUnexpectedErrorsAreTechnical(t *testing.T) {
 		panic("a bug")
 	}))
 	h := s.middleware(mux)
-	wantStatus, wantBody := fixtureAnswer(t, "technical")
+	wantStatus, wantBody := apitest.Answer(t, "technical")
 	for _, path := range []string{"/api/v1/error", "/api/v1/panic"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("POST", path, bytes.NewReader(nil)))
