@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { repoPath } from '@/test/repo';
 import { renderApp } from '@/test/render';
 import { siteConfig } from '@/test/site-fixture';
+import { REGISTRATION_PAGES } from '@/lib/flow/registration-guard';
 import { pageRoutes, redirectTarget } from './routes';
 
 describe('redirectTarget (spec §2.1, as internal/httpapi/spa.go)', () => {
@@ -29,6 +30,11 @@ describe('redirectTarget (spec §2.1, as internal/httpapi/spa.go)', () => {
 });
 
 describe('registration', () => {
+  it('routes every page of the guard module, and no other under /registration', () => {
+    const routed = pageRoutes.filter((r) => r.path.startsWith('/registration/')).map((r) => r.path);
+    expect(routed).toEqual(REGISTRATION_PAGES.map((page) => `/registration/${page}`));
+  });
+
   it('/registration?a=b lands on identification, keeping the query string', async () => {
     await renderApp(siteConfig(), '/registration?a=b');
     await waitFor(() => expect(window.location.pathname + window.location.search).toBe('/registration/identification?a=b'));

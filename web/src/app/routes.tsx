@@ -2,7 +2,6 @@ import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 're
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
 import { usePageView, type PageCategory } from '@/lib/analytics';
 import { notePage } from '@/lib/flow/previous-page';
-import { REGISTRATION_PAGES, registrationPath } from '@/lib/flow/registration-guard';
 import { useSite } from '@/lib/site/site-context';
 import { usePageFocus } from './page-focus';
 
@@ -44,7 +43,19 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/forgot', category: 'forgot-password', page: ForgotRoute },
   { path: '/verify', category: 'forgot-password', page: VerifyRoute },
   { path: '/reset', category: 'forgot-password', page: ResetRoute },
-  ...REGISTRATION_PAGES.map((page): PageRoute => ({ path: registrationPath(page), category: 'registration', page: RegistrationRoute })),
+  // Spec §2.4, as REGISTRATION_PAGES of lib/flow/registration-guard (a test keeps them equal; that module stays out of this chunk).
+  ...[
+    'identification',
+    'validation',
+    'validation/sms',
+    'validation/email',
+    'validation/pin',
+    'account-creation/email',
+    'account-creation/new-email',
+    'account-creation/password',
+    'password-validation',
+    'email-sent',
+  ].map((page): PageRoute => ({ path: `/registration/${page}`, category: 'registration', page: RegistrationRoute })),
 ];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };

@@ -66,36 +66,6 @@ export function loadedMessages(brand: string, language: Language): Messages | un
   return loaded.get(`${brand}:${language}`);
 }
 
-/** The message sections: one feature's texts, a lazy chunk per language. */
-export type SectionName = 'registration';
-
-const sectionCatalogs = import.meta.glob<Partial<Record<SectionKey, string>>>('./sections/*.json', { import: 'default' });
-const sectionsLoading = new Map<string, Promise<Partial<Record<SectionKey, string>>>>();
-
-function sectionFile(section: SectionName, language: Language): Promise<Partial<Record<SectionKey, string>>> {
-  const load = sectionCatalogs[`./sections/${section}.${language}.json`];
-  return load ? load() : Promise.resolve({});
-}
-
-/** A section's messages in a language, English where the language has none. */
-export function loadSection(section: SectionName, language: Language): Promise<Partial<Record<SectionKey, string>>> {
-  const id = `${section}:${language}`;
-  let promise = sectionsLoading.get(id);
-  if (!promise) {
-    const layers = [sectionFile(section, 'en')];
-    if (language !== 'en') layers.push(sectionFile(section, language));
-    promise = Promise.all(layers).then((parts) => Object.assign({}, ...parts) as Partial<Record<SectionKey, string>>);
-    // Marked as React marks a promise it has read, so use() of a loaded section never suspends.
-    const marked = promise;
-    marked.then(
-      (value) => Object.assign(marked, { status: 'fulfilled', value }),
-      () => sectionsLoading.delete(id),
-    );
-    sectionsLoading.set(id, promise);
-  }
-  return promise;
-}
-
 /** Replaces {name} placeholders; a placeholder without a value stays as written. */
 export function interpolate(template: string, params?: MessageParams): string {
   if (!params) return template;

@@ -1,21 +1,20 @@
-import { createContext, use, useCallback, useEffect, useMemo, type ReactNode } from 'react';
+import { createContext, use, useCallback, useEffect, type ReactNode } from 'react';
 import type { Language } from '@/lib/site/types';
 import {
   english,
   interpolate,
   loadedMessages,
   loadMessages,
-  loadSection,
   type Message,
   type MessageKey,
   type MessageParams,
   type Messages,
-  type SectionName,
 } from './catalog';
 
 export type Translate = (key: MessageKey, params?: MessageParams) => string;
 
-const MessagesContext = createContext<Messages>(english);
+/** The messages of the page; a MessageSection (section.tsx) adds a feature's. */
+export const MessagesContext = createContext<Messages>(english);
 
 /**
  * Provides the catalogue of a brand and language. While another language
@@ -27,18 +26,6 @@ export function I18nProvider({ brand, language, children }: { brand: string; lan
   useEffect(() => {
     document.documentElement.lang = language;
   }, [language]);
-  return <MessagesContext value={messages}>{children}</MessagesContext>;
-}
-
-/**
- * Adds a section's messages (a lazy feature's texts) to those of the
- * surrounding provider, suspending while the section loads.
- */
-export function MessageSection({ name, language, children }: { name: SectionName; language: Language; children: ReactNode }) {
-  const parent = use(MessagesContext);
-  // Always through use(), so a render that suspended calls it again when it resumes.
-  const section = use(loadSection(name, language));
-  const messages = useMemo(() => ({ ...parent, ...section }), [parent, section]);
   return <MessagesContext value={messages}>{children}</MessagesContext>;
 }
 

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Redirect, useLocation, useSearch } from 'wouter';
-import { MessageSection } from '@/i18n/i18n';
+import { MessageSection } from '@/i18n/section';
 import { previousPage } from '@/lib/flow/previous-page';
 import { guardRedirect, mayOpen, registrationPageOf, type RegistrationPage } from '@/lib/flow/registration-guard';
 import { useFlow } from '@/lib/flow/state';
