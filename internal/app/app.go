@@ -23,6 +23,7 @@ import (
 	"guichet/internal/maintenance"
 	"guichet/internal/notify"
 	"guichet/internal/recovery"
+	"guichet/internal/registration"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/web"
@@ -270,8 +271,13 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
-	accounts.Poke, recoveries.Poke = worker.Poke, worker.Poke
-	deps.Account = &account.Handler{Service: accounts}
+	registrations, err := registration.New(ctx, accounts)
+	if err != nil {
+		return fmt.Errorf("registration: %w", err)
+	}
+	accounts.Poke, recoveries.Poke, registrations.Poke = worker.Poke, worker.Poke, worker.Poke
+	deps.Registration = &registration.Handler{Service: registrations}
+	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	a.workers = append(a.workers, func(ctx context.Context) error {
@@ -286,6 +292,11 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 			return fmt.Errorf("demo data: %w", err)
 		}
 		slog.Info("demo accounts ready", "count", len(demo))
+		people, err := registration.SeedDemo(ctx, a.DB, a.Brands.All(), time.Now())
+		if err != nil {
+			return err
+		}
+		slog.Info("registration demo people ready", "count", len(people))
 	}
 	return nil
 }

@@ -59,6 +59,9 @@ type Importer struct {
 	Now    time.Time
 	// DryRun checks and counts, then rolls everything back.
 	DryRun bool
+	// Lock, when set, is taken first in the transaction (tx.Lock): the
+	// --dev demo people of instances starting together.
+	Lock string
 }
 
 // maxErrors bounds the problems reported for one file.
@@ -102,6 +105,11 @@ func (im *Importer) Import(ctx context.Context, in io.Reader) (ImportResult, err
 	var res ImportResult
 	err = im.DB.InTx(ctx, func(tx *store.Tx) error {
 		res = ImportResult{Rows: len(rows)}
+		if im.Lock != "" {
+			if err := tx.Lock(ctx, im.Lock); err != nil {
+				return err
+			}
+		}
 		if err := im.apply(ctx, tx, rows, &res); err != nil {
 			return err
 		}
