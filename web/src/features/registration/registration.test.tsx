@@ -188,6 +188,25 @@ describe('/registration/identification', () => {
     await screen.findByRole('heading', { level: 1, name: (name) => name.replace(/['’]/g, '’') === title });
   });
 
+  it('a single ask-email: account-creation/email submits the email with that option', async () => {
+    const ask = { id: 'ask-9', method: 'ask-email', maskedValue: '' };
+    const calls = await openAt(
+      '/registration/identification',
+      { [FIND]: found([ask]), [validation('ask-9')]: { status: 202, body: { email: 'new@example.com' } } },
+      null,
+      null,
+    );
+    await heading('Create your online account');
+    await fillIdentification();
+    await click('Next');
+    await heading('Choose your email address');
+    type('Email address', 'new@example.com');
+    type('Confirm your email address', 'new@example.com');
+    await click('Next');
+    await heading('Check your inbox');
+    expect(calls.map((c) => c.path)).toEqual(['/api/v1/accounts/find', `/api/v1/registrations/${REG}/validations/ask-9/`]);
+  });
+
   it('404: a message, twice; the third is the registration-difficulties roadblock', async () => {
     await openAt('/registration/identification', { [FIND]: notFound }, null, null);
     await heading('Create your online account');
@@ -418,6 +437,20 @@ describe('/registration/account-creation/email and /new-email', () => {
     await click('Next');
     await waitFor(() => expect(where()).toBe('/roadblock/more-than-one-profile'));
     expect(calls[0]?.body).toEqual({ validationValue: 'taken@example.com' });
+  });
+
+  it('another 404 (no such option) is the technical roadblock, not a taken email', async () => {
+    await openAt(
+      '/registration/account-creation/new-email',
+      { [validation('ask-1')]: { status: 404, body: { errorCode: 'NOT_FOUND' } } },
+      '/registration/validation/email',
+      askEmail,
+    );
+    await heading('Choose another email address');
+    type('Email address', 'new@example.com');
+    type('Confirm your email address', 'new@example.com');
+    await click('Next');
+    await waitFor(() => expect(where()).toBe('/roadblock/technical'));
   });
 
   it('the retype must match', async () => {

@@ -4,7 +4,7 @@ import { Form, SubmitButton } from '@/components/form/form';
 import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
-import { outcomeMessage } from '@/lib/flow/error-catalogue';
+import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, updateFlow, useFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
 import { checkEmail } from '@/lib/rules/email';
@@ -62,7 +62,7 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
       navigate(target.to);
       return;
     }
-    if (outcome.kind === 'message' && answer.status === 404) {
+    if (outcome.kind === 'message' && answer.status === 404 && errorCodeOf(answer.data) === 'EMAIL_ALREADY_EXISTS') {
       const taken = (readFlow().registration?.emailTaken ?? 0) + 1;
       // The 404 set the roadblocked flag (§8.1); the page stays and counts.
       updateFlow((s) => ({ registration: { ...s.registration, emailTaken: taken } }));
@@ -71,6 +71,8 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
       return;
     }
     const invalid = fieldKey(answer.data);
+    // Any other 404 (an unknown registration or option) is no answer this page can show.
+    if (answer.status === 404) return response.roadblock('technical');
     if (outcome.kind === 'message') setFormError(outcomeMessage(outcome));
     else if (outcome.kind === 'returned' && invalid) setFormError(invalid.key);
     else if (outcome.kind === 'returned') response.roadblock('technical');

@@ -80,6 +80,8 @@ export function Identification() {
     const found = answer.value;
     if (outcome.kind === 'continue' && found?.status === 'REGISTRATION') {
       const options = optionsOf(found.twoFactorValidations);
+      // A single ask-email: account-creation/email submits the email with that option.
+      const askEmail = options.length === 1 && options[0]?.method === 'ask-email' ? options[0] : undefined;
       updateFlow({
         registration: {
           ...person,
@@ -89,6 +91,7 @@ export function Identification() {
           isUbiFlow: found.ubiMatchPH === true,
           email: found.email,
           province,
+          nextOption: askEmail,
         },
       });
       const next = afterIdentification(options);
