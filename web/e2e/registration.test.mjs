@@ -81,12 +81,17 @@ async function typeInto(page, locator, text) {
 }
 
 /**
- * Waits for the page's h1 and runs axe on it.
+ * Waits for the page's h1, which a page change focuses (app/page-focus.ts),
+ * and runs axe on the page.
  * @param {import('playwright-core').Page} page
  * @param {string} title
+ * @param {{ focus?: boolean }} [options] focus: false for the first page of a visit (opened by its address)
  */
-async function arrive(page, title) {
+async function arrive(page, title, { focus = true } = {}) {
   await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  if (focus) {
+    await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
+  }
   await checkA11y(page);
 }
 
@@ -425,7 +430,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         try {
           await page.waitForURL((url) => url.pathname === '/');
           assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
-          await arrive(page, m['login.title']);
+          await arrive(page, m['login.title'], { focus: false });
         } finally {
           await context.close();
         }
@@ -433,10 +438,10 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       // /registration keeps redirecting to identification with the query string; the unguarded pages open.
       const { context, page } = await openPage(browser, server.url(BRAND, `/registration?lang=${language}&from=x`));
       try {
-        await arrive(page, m['registration.identification.title']);
+        await arrive(page, m['registration.identification.title'], { focus: false });
         assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
         await page.goto(server.url(BRAND, `/registration/email-sent?lang=${language}`));
-        await arrive(page, m['registration.emailSent.title']);
+        await arrive(page, m['registration.emailSent.title'], { focus: false });
       } finally {
         await context.close();
       }
