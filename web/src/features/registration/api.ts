@@ -1,4 +1,5 @@
 import type { ApiResponse } from '@/lib/api/client';
+import type { components } from '@/lib/api/schema';
 import type { ApiClients } from '@/lib/api/use-api';
 import type { TwoFactorOption } from '@/lib/flow/state';
 
@@ -14,30 +15,16 @@ export interface RegistrationAnswer<T> {
   value: T | undefined;
 }
 
+type Schemas = components['schemas'];
+
 /** The identification payload (spec §2.4); driverLicence only where the province has UBI. */
-export interface Identification {
-  policyNumber: string;
-  firstName: string;
-  lastName: string;
-  dateOfBirth: string;
-  postalCode: string;
-  driverLicence?: string;
-  licenceProvince?: string;
-}
+export type Identification = Schemas['RegistrationFindRequest'];
 
 /** 240: a registration under way, with the ways to verify the person. */
-export interface Found {
-  id: string;
-  status: 'REGISTRATION';
-  twoFactorValidations: TwoFactorOption[];
-  ubiMatchPH: boolean;
-  email: string;
-}
+export type Found = Schemas['RegistrationFound'];
 
 /** 200 after identification: the person already has an account. */
-export interface AlreadyRegistered {
-  status: 'REGISTERED';
-}
+export type AlreadyRegistered = Schemas['AlreadyRegistered'];
 
 /** A validation call's success: 200 {id, email} (verified), or 240 {id, twoFactorValidations} (next method, or a code sent). */
 export interface Validated {

@@ -1,7 +1,6 @@
-import { useCallback, useMemo, type ReactNode } from 'react';
-import { errorCodeOf, type ApiAnswer, type ApiCall, type FlowOutcome } from '@/lib/flow/error-catalogue';
+import { errorCodeOf, type ApiAnswer, type ApiCall } from '@/lib/flow/error-catalogue';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
-import { useFlowResponse } from '@/lib/flow/use-flow-response';
+import { useFlowSend, type FlowSend } from '@/lib/flow/use-flow-response';
 
 /**
  * The roadblocks of registration answers that spec §8's catalogue gives no
@@ -30,33 +29,11 @@ export function registrationRoadblock(answer: ApiAnswer): RoadblockPage | null {
   return null;
 }
 
-export interface RegistrationResponse {
-  /** Sends a request and acts on its answer (registrationRoadblock, then spec §8); null when it failed without an answer. */
-  send<A extends ApiAnswer>(request: () => Promise<A>, call: ApiCall): Promise<{ answer: A; outcome: FlowOutcome } | null>;
-  roadblock(page: RoadblockPage): void;
-  dialog: ReactNode;
-}
+const sameCall = (call: ApiCall): ApiCall => call;
 
+export type RegistrationResponse = FlowSend<ApiCall>;
+
+/** The registration calls' answers: registrationRoadblock, then spec §8 for the call given (useFlowSend). */
 export function useRegistrationResponse(): RegistrationResponse {
-  const { apply, roadblock, dialog } = useFlowResponse();
-  const send = useCallback(
-    async <A extends ApiAnswer,>(request: () => Promise<A>, call: ApiCall) => {
-      let answer: A;
-      try {
-        answer = await request();
-      } catch {
-        roadblock('technical');
-        return null;
-      }
-      const page = registrationRoadblock(answer);
-      if (page) {
-        roadblock(page);
-        const outcome: FlowOutcome = { kind: 'roadblock', page, roadblocked: true, errorCode: null };
-        return { answer, outcome };
-      }
-      return { answer, outcome: apply(answer, call) };
-    },
-    [apply, roadblock],
-  );
-  return useMemo(() => ({ send, roadblock: (page: RoadblockPage) => roadblock(page), dialog }), [send, roadblock, dialog]);
+  return useFlowSend(registrationRoadblock, sameCall);
 }

@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PasswordField } from '@/components/form/password-field';
 import { TermsField } from '@/components/form/terms-field';
@@ -6,16 +5,15 @@ import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
-import { updateFlow, useFlow } from '@/lib/flow/state';
-import { postToSso } from '@/lib/flow/sso-form';
+import { useFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
 import { checkTerms } from '@/lib/rules/terms';
-import { useSite } from '@/lib/site/site-context';
 import { registrationApi } from '@/features/registration/api';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { useSignIn } from '@/features/registration/use-sign-in';
 
 const TITLE_ID = 'registration-password-title';
 
@@ -29,10 +27,9 @@ const TITLE_ID = 'registration-password-title';
 export function AccountPassword() {
   const t = useT();
   const clients = useApiClients();
-  const { brand, language } = useSite();
   const { registration } = useFlow();
   const response = useRegistrationResponse();
-  const [leaving, setLeaving] = useState(false);
+  const { leaving, signIn } = useSignIn();
   usePageTitle(t('registration.password.title'));
   const email = registration?.email ?? '';
   const form = useForm({
@@ -51,10 +48,7 @@ export function AccountPassword() {
     if (outcome.kind === 'continue') {
       const username = answer.value?.email;
       if (!username) return response.roadblock('technical');
-      setLeaving(true);
-      // The registration is closed: its state goes; the SSO's redirect opens /my-account.
-      updateFlow({ registration: null, roadblocked: false });
-      postToSso(brand.sso.loginUrl[language], { username, password: values.password });
+      signIn(username, values.password);
       return;
     }
     if (outcome.kind === 'message' && (outcome.errorCode === '2002' || outcome.errorCode === '2003')) {

@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { Link } from 'wouter';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PasswordField } from '@/components/form/password-field';
@@ -6,13 +5,12 @@ import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
-import { updateFlow, useFlow } from '@/lib/flow/state';
-import { postToSso } from '@/lib/flow/sso-form';
+import { useFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
 import { checkLoginPassword } from '@/lib/rules/login-password';
-import { useSite } from '@/lib/site/site-context';
 import { registrationApi } from '@/features/registration/api';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { useSignIn } from '@/features/registration/use-sign-in';
 
 const TITLE_ID = 'registration-password-validation-title';
 
@@ -24,10 +22,9 @@ const TITLE_ID = 'registration-password-validation-title';
 export function PasswordValidation() {
   const t = useT();
   const clients = useApiClients();
-  const { brand, language } = useSite();
   const { registration } = useFlow();
   const response = useRegistrationResponse();
-  const [leaving, setLeaving] = useState(false);
+  const { leaving, signIn } = useSignIn();
   usePageTitle(t('registration.passwordValidation.title'));
   const form = useForm({ password: { rule: checkLoginPassword } });
   const id = registration?.id ?? '';
@@ -40,9 +37,8 @@ export function PasswordValidation() {
     if (outcome.kind === 'continue') {
       const username = answer.value?.email;
       if (!username) return response.roadblock('technical');
-      setLeaving(true);
-      updateFlow({ registration: null, emailToken: null, roadblocked: false });
-      postToSso(brand.sso.loginUrl[language], { username, password });
+      // Spec §4.2: success deletes the email token and logs the user in.
+      signIn(username, password);
       return;
     }
     if (outcome.kind === 'message') {

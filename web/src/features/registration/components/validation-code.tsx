@@ -4,9 +4,10 @@ import { Form, SubmitButton } from '@/components/form/form';
 import { PinField, SecurityCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import type { Message, MessageKey } from '@/i18n/catalog';
-import { messageText, useT } from '@/i18n/i18n';
+import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
+import { ResendLink } from '@/lib/flow/resend-link';
 import { readFlow, updateFlow, useFlow, type RegistrationState, type TwoFactorOption } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
 import { checkPin } from '@/lib/rules/pin';
@@ -28,6 +29,13 @@ export function selectedOption(registration: RegistrationState | null): TwoFacto
   if (registration.nextOption?.id === id) return registration.nextOption;
   return registration.twoFactorValidations?.find((o) => o.id === id);
 }
+
+const RESEND_TEXTS = {
+  notReceived: 'registration.code.notReceived',
+  resend: 'registration.code.resend',
+  resending: 'registration.code.resending',
+  resent: 'registration.code.resent',
+} as const;
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -126,7 +134,6 @@ export function wrongCode(pin: boolean, plain: MessageKey, data: unknown): Messa
  * the resend-code roadblock.
  */
 function ResendCode({ id, validationId, onSent }: { id: string; validationId: string; onSent: () => void }) {
-  const t = useT();
   const clients = useApiClients();
   const response = useRegistrationResponse();
   const [sending, setSending] = useState(false);
@@ -157,25 +164,8 @@ function ResendCode({ id, validationId, onSent }: { id: string; validationId: st
   };
 
   return (
-    <div className="registration__resend">
-      <p>{t('registration.code.notReceived')}</p>
-      <button
-        type="button"
-        className="registration__link-button"
-        aria-disabled={sending || undefined}
-        aria-busy={sending || undefined}
-        onClick={() => void resend()}
-      >
-        {sending ? <span className="registration__spinner" aria-hidden="true" /> : null}
-        {t(sending ? 'registration.code.resending' : 'registration.code.resend')}
-      </button>
-      <p role="status" className="registration__status">
-        {sent ? t('registration.code.resent') : null}
-      </p>
-      <div role="alert" className={refused ? 'form-alert' : undefined}>
-        {refused ? <p>{messageText(t, refused)}</p> : null}
-      </div>
+    <ResendLink texts={RESEND_TEXTS} sending={sending} sent={sent} refused={refused} onResend={() => void resend()}>
       {response.dialog}
-    </div>
+    </ResendLink>
   );
 }

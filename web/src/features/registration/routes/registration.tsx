@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { Redirect, useLocation, useSearch } from 'wouter';
 import { MessageSection } from '@/i18n/section';
 import { previousPage } from '@/lib/flow/previous-page';
-import { guardRedirect, mayOpen, registrationPageOf, type RegistrationPage } from '@/lib/flow/registration-guard';
+import { guardRedirect, mayOpen, REGISTRATION_PAGES, registrationPageOf, type RegistrationPage } from '@/lib/flow/registration-guard';
 import { useFlow } from '@/lib/flow/state';
 import { useSite } from '@/lib/site/site-context';
 import { AccountEmail } from '@/features/registration/components/account-email';
@@ -14,17 +14,8 @@ import { ValidationChoice } from '@/features/registration/components/validation-
 import { ValidationCode } from '@/features/registration/components/validation-code';
 import '@/features/registration/registration.css';
 
-/** Pages that need a registration under way (an id from identification); the others start one or end it. */
-const NEEDS_REGISTRATION: ReadonlySet<RegistrationPage> = new Set([
-  'validation',
-  'validation/sms',
-  'validation/email',
-  'validation/pin',
-  'account-creation/email',
-  'account-creation/new-email',
-  'account-creation/password',
-  'password-validation',
-]);
+/** Pages that need a registration under way (an id from identification): all but the one that starts it and the one that ends it. */
+const NEEDS_REGISTRATION: ReadonlySet<RegistrationPage> = new Set(REGISTRATION_PAGES.filter((p) => p !== 'identification' && p !== 'email-sent'));
 
 function page(name: RegistrationPage): ReactNode {
   switch (name) {
