@@ -1,5 +1,6 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadSection } from '@/i18n/section';
 import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow, type RegistrationState } from '@/lib/flow/state';
 import { ssoFields } from '@/lib/flow/sso-form';
@@ -29,6 +30,13 @@ const notFound: FakeAnswer = { status: 404, body: { errorCode: 'POLICY_NUMBER_NO
 const registered: FakeAnswer = { status: 200, body: { status: 'REGISTERED' } };
 
 let submitted: HTMLFormElement[];
+
+// The registration texts load with the feature (a lazy chunk); loaded once
+// here, as renderApp loads the catalogues, so no page's first render waits
+// on a loaded machine.
+beforeAll(async () => {
+  await Promise.all([loadSection('registration', 'en'), loadSection('registration', 'fr')]);
+});
 
 beforeEach(() => {
   submitted = [];
@@ -511,6 +519,14 @@ describe('/registration/account-creation/email and /new-email', () => {
 
 const verified: RegistrationState = { ...underWay, email: 'marie@example.com' };
 
+/** The password page filled in, terms ticked, submitted. */
+async function submitPassword() {
+  type('Password', 'Green#Lamp42x');
+  type('Confirm your password', 'Green#Lamp42x');
+  fireEvent.click(screen.getByRole('checkbox'));
+  await click('Create my account');
+}
+
 describe('/registration/account-creation/password', () => {
   it('the terms must be ticked', async () => {
     const calls = await openAt('/registration/account-creation/password', {}, '/registration/validation/sms', verified);
@@ -530,10 +546,7 @@ describe('/registration/account-creation/password', () => {
       verified,
     );
     await heading('Create your password');
-    type('Password', 'Green#Lamp42x');
-    type('Confirm your password', 'Green#Lamp42x');
-    fireEvent.click(screen.getByRole('checkbox'));
-    await click('Create my account');
+    await submitPassword();
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls[0]?.body).toEqual({ password: 'Green#Lamp42x', passwordConfirmation: 'Green#Lamp42x', termsAccepted: true });
     const form = submitted[0];
@@ -548,10 +561,7 @@ describe('/registration/account-creation/password', () => {
   ])('400 $code: the password field says so', async ({ code, text }) => {
     await openAt('/registration/account-creation/password', { [CREATE]: { status: 400, body: { errorCode: code } } }, '/registration/validation/sms', verified);
     await heading('Create your password');
-    type('Password', 'Green#Lamp42x');
-    type('Confirm your password', 'Green#Lamp42x');
-    fireEvent.click(screen.getByRole('checkbox'));
-    await click('Create my account');
+    await submitPassword();
     expect((await screen.findAllByText(text)).length).toBeGreaterThan(0);
     expect(submitted).toEqual([]);
   });
@@ -559,10 +569,7 @@ describe('/registration/account-creation/password', () => {
   it('400 1003: login-difficulties', async () => {
     await openAt('/registration/account-creation/password', { [CREATE]: { status: 400, body: { errorCode: '1003' } } }, '/registration/validation/sms', verified);
     await heading('Create your password');
-    type('Password', 'Green#Lamp42x');
-    type('Confirm your password', 'Green#Lamp42x');
-    fireEvent.click(screen.getByRole('checkbox'));
-    await click('Create my account');
+    await submitPassword();
     await waitFor(() => expect(where()).toBe('/roadblock/login-difficulties'));
   });
 
@@ -574,10 +581,7 @@ describe('/registration/account-creation/password', () => {
       verified,
     );
     await heading('Create your password');
-    type('Password', 'Green#Lamp42x');
-    type('Confirm your password', 'Green#Lamp42x');
-    fireEvent.click(screen.getByRole('checkbox'));
-    await click('Create my account');
+    await submitPassword();
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));
     await click('Back to registration');
     await heading('Create your online account');
@@ -633,10 +637,7 @@ describe('a whole registration in the app', () => {
     type('Security code', '123456');
     await click('Next');
     await heading('Create your password');
-    type('Password', 'Green#Lamp42x');
-    type('Confirm your password', 'Green#Lamp42x');
-    fireEvent.click(screen.getByRole('checkbox'));
-    await click('Create my account');
+    await submitPassword();
     await waitFor(() => expect(submitted).toHaveLength(1));
   });
 });
