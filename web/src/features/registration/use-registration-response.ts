@@ -1,6 +1,6 @@
 import { errorCodeOf, type ApiAnswer, type ApiCall } from '@/lib/flow/error-catalogue';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
-import { useFlowSend, type FlowSend } from '@/lib/flow/use-flow-response';
+import { useFlowSend, type FlowSend } from '@/lib/flow/use-flow-send';
 
 /**
  * The roadblocks of registration answers that spec §8's catalogue gives no
