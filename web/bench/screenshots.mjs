@@ -4,10 +4,12 @@
 // Starts the built binary (bin/guichet serve --dev) like the browser tests.
 // Usage (from web/): node bench/screenshots.mjs [out-dir]
 //   out-dir defaults to web/screenshots (git-ignored; never committed).
-//   SHOTS_BRANDS=belair,intact  SHOTS_WIDTHS=320,1280  SHOTS_PAGES=login,roadblock
+//   SHOTS_BRANDS=belair,intact  SHOTS_LANGUAGES=fr  SHOTS_WIDTHS=320,1280
+//   SHOTS_PAGES=login,forgot,roadblock,my-account,unknown-site
 //   narrow a run down while looking at one thing.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { brands, launchBrowser, repoRoot, startServer } from '../e2e/harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
@@ -18,9 +20,25 @@ const pick = (value, all) => (value ? value.split(',').filter((v) => all.include
 const widths = pick(process.env.SHOTS_WIDTHS, ['320', '390', '768', '1280', '1920']).map(Number);
 const languages = pick(process.env.SHOTS_LANGUAGES, ['en', 'fr']);
 const chosenBrands = pick(process.env.SHOTS_BRANDS, brands);
-const pages = pick(process.env.SHOTS_PAGES, ['login', 'forgot', 'roadblock', 'my-account']);
+const pages = pick(process.env.SHOTS_PAGES, ['login', 'forgot', 'roadblock', 'my-account', 'unknown-site']);
 /** Phones are taller than wide; larger screens 16:10-ish. */
 const heightOf = (/** @type {number} */ width) => (width < 768 ? 740 : width < 1280 ? 1024 : Math.round(width * 0.56));
+
+/**
+ * A province of the brand where the language is spoken (qc for French when
+ * the brand serves it), or none: servus serves Alberta in English only.
+ * @param {string} brand @param {string} language
+ */
+async function provinceFor(brand, language) {
+  const file = await readFile(join(repoRoot, `config/brands/${brand}.yaml`), 'utf8');
+  const provinces = [...file.matchAll(/- key: "?([a-z]{2})"?\s+languages: \[([^\]]*)\]/g)].map((m) => ({
+    key: m[1],
+    languages: m[2].split(',').map((l) => l.trim()),
+  }));
+  const preferred = language === 'fr' ? 'qc' : 'on';
+  return (provinces.find((p) => p.key === preferred && p.languages.includes(language)) ??
+    provinces.find((p) => p.languages.includes(language)))?.key;
+}
 
 // The flow state a roadblock needs to show itself (lib/flow/state.ts).
 const flow = { roadblocked: true, resetPassword: null };
@@ -32,7 +50,12 @@ let count = 0;
 try {
   for (const brand of chosenBrands) {
     for (const language of languages) {
-      const query = language === 'fr' ? '?province=qc&lang=fr' : '?province=on&lang=en';
+      const province = await provinceFor(brand, language);
+      if (!province) {
+        console.log(`${brand} has no ${language} pages: skipped`);
+        continue;
+      }
+      const query = `?province=${province}&lang=${language}`;
       for (const width of widths) {
         const context = await browser.newContext({ viewport: { width, height: heightOf(width) } });
         await context.addInitScript((f) => sessionStorage.setItem('guichet.flow', JSON.stringify(f)), flow);
@@ -77,11 +100,11 @@ try {
       }
     }
   }
-  if (!process.env.SHOTS_BRANDS) {
+  if (pages.includes('unknown-site')) {
     for (const width of widths) {
       const context = await browser.newContext({ viewport: { width, height: heightOf(width) } });
       const page = await context.newPage();
-      await page.goto(server.url('unknown', '/'));
+      await page.goto(server.url('unknown', '/?lang=en'));
       await page.screenshot({ path: join(out, `unknown-site-${width}.png`), fullPage: true });
       count++;
       await context.close();
