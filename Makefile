@@ -60,8 +60,14 @@ test-e2e: bin/guichet chromium
 	cd web && npm run e2e
 
 ## bench: budgets and throughput figures (not in CI); see docs/benchmarks.md.
-bench: build
+bench: build web/bench/node_modules/.installed chromium
 	scripts/bench.sh
+
+# Lighthouse for `make bench` only, in its own package (web/bench/), so that
+# `make test` and CI never install it.
+web/bench/node_modules/.installed: web/bench/package-lock.json
+	cd web/bench && npm ci --no-audit --no-fund
+	touch $@
 
 ## screenshots: login, forgot, a roadblock and /my-account of every brand in
 ## both languages at 320, 390, 768, 1280 and 1920 px, and the unknown-site

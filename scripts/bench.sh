@@ -29,6 +29,13 @@ echo "idle resident memory: $((rss / 1024)) MB (budget 40 MB)"
 echo "== login route JavaScript on the wire (precompressed brotli/gzip, as Chromium receives it; en and fr)"
 (cd web && node bench/route-js.mjs "http://belair.localhost:$port/" 110)
 
+echo "== Lighthouse 12, mobile preset, median of \${BENCH_LH_RUNS:-3} runs per page (issue 12: performance >= 95, CLS <= 0.02, accessibility and best practices 100)"
+# BENCH_LH_PATHS: the pages measured (a path this build does not have is skipped).
+lighthouse_failed=0
+(cd web/bench && node lighthouse.mjs "http://belair.localhost:$port" \
+	${BENCH_LH_PATHS:-/ /forgot /registration/identification /create-an-account/identification/account-type}) ||
+	{ lighthouse_failed=1; echo "(a Lighthouse target was missed: see the lines above)"; }
+
 echo "== sign-in throughput (find + authentication + session) against the argon2id bound"
 GUICHET_BENCH=1 go test -run '^TestSignInThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
 	echo "(a sign-in target was missed: see the lines above)"
@@ -50,3 +57,10 @@ go test -run '^$' -bench . -benchtime 40x -count 3 ./internal/argon2id | grep Be
 
 echo "== notification delivery throughput to a local SMTP server (1 and 2 workers; PostgreSQL too when GUICHET_TEST_DATABASE_URL is set)"
 go test -run '^$' -bench BenchmarkDelivery -benchtime 2000x ./internal/notify
+
+echo "== policy import: 100,000 rows into a fresh SQLite database, one transaction (issue 13: under 30 s)"
+go test -run '^$' -bench BenchmarkImport100k -benchtime 1x -count 2 ./internal/policy | grep Benchmark
+if [ "$lighthouse_failed" = 1 ]; then
+	echo "bench: a Lighthouse target was missed" >&2
+	exit 1
+fi

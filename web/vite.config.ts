@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { pageChunks } from './scripts/page-chunks';
 
 // web/embed.go embeds dist, which must hold a file even before the first
 // build; the build empties dist, so it puts the tracked .keep back.
@@ -15,7 +16,7 @@ const keepDist: Plugin = {
 };
 
 export default defineConfig({
-  plugins: [react(), keepDist],
+  plugins: [react(), keepDist, pageChunks(fileURLToPath(new URL('./src/app/routes.tsx', import.meta.url)))],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },

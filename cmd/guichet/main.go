@@ -34,6 +34,10 @@ func run(args []string, stdout io.Writer) error {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
+	dryRun := false
+	if cmd == "import-policies" {
+		args, dryRun = dryRunFlag(args)
+	}
 	cfg := app.ConfigFromEnv()
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (GUICHET_ADDR)")
@@ -86,6 +90,8 @@ func run(args []string, stdout io.Writer) error {
 		return outbox(ctx, cfg, fs.Args(), stdout)
 	case "backup":
 		return backup(ctx, cfg, fs.Args(), stdout)
+	case "import-policies":
+		return importPolicies(ctx, cfg, fs.Args(), dryRun, stdout)
 	case "maintenance":
 		return maintenanceCmd(ctx, cfg, fs.Args(), stdout)
 	case "version":

@@ -21,7 +21,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		}
 		for _, want := range []string{"serve", "migrate", "check-config", "outbox list", "outbox retry ID",
 			"maintenance on [--brand B] [--until RFC3339]", "maintenance off [--brand B]", "maintenance status",
-			"backup FILE", "version", "-data-dir", "-tls-key"} {
+			"backup FILE", "import-policies [--dry-run] FILE.csv", "version", "-data-dir", "-tls-key"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("guichet %v does not list %q:\n%s", args, want, out.String())
 			}
@@ -156,5 +156,44 @@ func TestCheckConfigSaysWhichBrands(t *testing.T) {
 	out.Reset()
 	if err := run([]string{"check-config", "--brands-dir", dir}, &out); err != nil || out.String() != dir+": 5 brands valid\n" {
 		t.Fatalf("check-config --brands-dir = %q, %v", out.String(), err)
+	}
+}
+
+// TestImportPoliciesCommand: a bad file prints `line N: column: problem`,
+// fails and writes nothing; --dry-run counts without writing; a good file
+// prints the counts, twice the same file changes nothing.
+func TestImportPoliciesCommand(t *testing.T) {
+	t.Setenv("GUICHET_DATABASE_URL", "")
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	header := "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n"
+	good := write("good.csv", header+"belair,BEL-1234,auto,qc,holder,Jean,Côté,1980-04-12,H2X 1Y4,,,jean@example.com,,,false,active\n")
+	bad := write("bad.csv", header+"belair,BEL-1234,car,qc,holder,Jean,Côté,1980-04-12,H2X 1Y4,,,,,,,\n")
+	var out bytes.Buffer
+	err := run([]string{"import-policies", "--data-dir", dir, bad}, &out)
+	if err == nil || !strings.Contains(out.String(), "line 2: kind: want home or auto") {
+		t.Fatalf("bad file: %v %q", err, out.String())
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"import-policies", "--dry-run", "--data-dir", dir, good}, "1 rows: 1 added, 0 updated, 0 unchanged (dry run: nothing written)\n"},
+		{[]string{"import-policies", "--data-dir", dir, good}, "1 rows: 1 added, 0 updated, 0 unchanged\n"},
+		{[]string{"import-policies", "--data-dir", dir, good}, "1 rows: 0 added, 0 updated, 1 unchanged\n"},
+	} {
+		out.Reset()
+		if err := run(c.args, &out); err != nil || out.String() != c.want {
+			t.Fatalf("guichet %v = %q, %v; want %q", c.args, out.String(), err, c.want)
+		}
+	}
+	if err := run([]string{"import-policies", "--data-dir", dir}, &out); err == nil || !strings.Contains(err.Error(), "usage") {
+		t.Fatalf("without FILE: %v", err)
 	}
 }

@@ -20,6 +20,8 @@ Commands:
   maintenance off [--brand B]      end maintenance
   maintenance status               tell what is in maintenance
   backup FILE                      copy the SQLite database to FILE while serving
+  import-policies [--dry-run] FILE.csv
+                                   load the insurer's policy records (one transaction)
   version                          print the version
   help                             print this help
 

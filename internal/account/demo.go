@@ -73,6 +73,10 @@ var demoPostalCodes = map[string]string{
 	"qc": "H2X 1Y4", "sk": "S4P 3Y2", "yt": "Y1A 2C6",
 }
 
+// DemoPostalCode is the demo postal code of a province (the demo accounts'
+// and registration's demo people's).
+func DemoPostalCode(province string) string { return demoPostalCodes[province] }
+
 // SeedDemo creates the --dev demo accounts of every brand (README) and puts
 // existing ones back in their demo state: status, lockout cleared, a usable
 // temporary password for temp@. Passwords of existing accounts are left as

@@ -1,7 +1,10 @@
 package account
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -21,15 +24,33 @@ import (
 //	POST /api/v1/accounts/{id}/notification     Notification
 type Handler struct {
 	Service *Service
+	// Registration answers the registration variant of find (a body with
+	// policyNumber; internal/registration); nil: the login variant only.
+	Registration api.Handler
 }
 
 type findForm struct {
 	Email string `json:"email"`
 }
 
-// Find is the login variant of POST api/v1/accounts/find: {"email"}.
-// 200 {id, status: "A"|"T", email}; 404 when no account has that email.
+// Find is POST api/v1/accounts/find. A body naming a policyNumber is the
+// registration variant, answered by h.Registration; otherwise the login
+// variant: {"email"}. 200 {id, status: "A"|"T", email}; 404 when no account
+// has that email.
 func (h *Handler) Find(w http.ResponseWriter, r *http.Request) error {
+	if h.Registration != nil {
+		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxBody))
+		if err != nil {
+			return api.ErrBodyTooLarge
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(raw, &keys) == nil {
+			if _, ok := keys["policyNumber"]; ok {
+				return h.Registration(w, r)
+			}
+		}
+	}
 	var f findForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err

@@ -54,6 +54,10 @@ type Error struct {
 	Fields map[string]string `json:"fields,omitempty"`
 	// Data carries extra answer data a spec status needs (rarely used).
 	Data map[string]any `json:"data,omitempty"`
+	// Field names the form field of a VALIDATION error (registration).
+	Field string `json:"field,omitempty"`
+	// TriesLeft is the guesses left after a wrong registration code or PIN.
+	TriesLeft *int `json:"triesLeft,omitempty"`
 	// RetryAfter, when set, is the Retry-After header in seconds.
 	RetryAfter int `json:"-"`
 }

@@ -23,6 +23,7 @@ import (
 	"guichet/internal/maintenance"
 	"guichet/internal/notify"
 	"guichet/internal/recovery"
+	"guichet/internal/registration"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/web"
@@ -146,14 +147,17 @@ func (c Config) BrandsSource() string {
 
 // LoadBrands loads and validates the brand files (also `guichet check-config`):
 // those of GUICHET_BRANDS_DIR when set, else the embedded samples, so the
-// binary starts from any working directory.
+// binary starts from any working directory. A promo image must be in the
+// brands directory (<dir>/<id>/<file>) or built into the SPA
+// (web/public/brands/<id>/<file>).
 func LoadBrands(cfg Config) (*brand.Registry, error) {
 	var reg *brand.Registry
 	var err error
+	assets := brand.WithAssets(web.Dist())
 	if cfg.BrandsDir == "" {
-		reg, err = brand.LoadFS(config.Brands(), EmbeddedBrands)
+		reg, err = brand.LoadFS(config.Brands(), EmbeddedBrands, assets)
 	} else {
-		reg, err = brand.LoadDir(cfg.BrandsDir)
+		reg, err = brand.LoadDir(cfg.BrandsDir, assets)
 	}
 	if err != nil {
 		return nil, err
@@ -270,12 +274,17 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
-	accounts.Poke, recoveries.Poke = worker.Poke, worker.Poke
-	deps.Account = &account.Handler{Service: accounts}
+	registrations, err := registration.New(ctx, accounts)
+	if err != nil {
+		return fmt.Errorf("registration: %w", err)
+	}
+	accounts.Poke, recoveries.Poke, registrations.Poke = worker.Poke, worker.Poke, worker.Poke
+	deps.Registration = &registration.Handler{Service: registrations}
+	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	a.workers = append(a.workers, func(ctx context.Context) error {
-		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, func(ctx context.Context) (int64, error) {
+		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, registrations.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
 		})
 	})
@@ -286,6 +295,11 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 			return fmt.Errorf("demo data: %w", err)
 		}
 		slog.Info("demo accounts ready", "count", len(demo))
+		people, err := registration.SeedDemo(ctx, a.DB, a.Brands.All(), time.Now())
+		if err != nil {
+			return err
+		}
+		slog.Info("registration demo people ready", "count", len(people))
 	}
 	return nil
 }

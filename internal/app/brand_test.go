@@ -18,8 +18,9 @@ import (
 // TestSixthBrand drops a brand the code does not know (testdata/brands/
 // acme.yaml) into a brands directory beside the five of config/brands and
 // serves it: its pages carry its site configuration, its API answers, its
-// emails go out in its name and colours, and it has a logo without a logo
-// file.
+// emails go out in its name and colours, it has a logo without a logo file,
+// and its promo image comes from its folder in the brands directory
+// (testdata/brands/acme/promo.svg).
 func TestSixthBrand(t *testing.T) {
 	dir := t.TempDir()
 	files, _ := filepath.Glob("../../config/brands/*.yaml")
@@ -31,6 +32,16 @@ func TestSixthBrand(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	image, err := os.ReadFile("../../testdata/brands/acme/promo.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "acme"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "acme", "promo.svg"), image, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	cfg := Config{Dev: true, DataDir: t.TempDir(), BrandsDir: dir}
 	if reg, err := LoadBrands(cfg); err != nil || len(reg.All()) != 6 { // guichet check-config
@@ -84,9 +95,9 @@ func TestSixthBrand(t *testing.T) {
 	}
 
 	siteConfig := regexp.MustCompile(`<script id="guichet-site" type="application/json">(.*?)</script>`)
-	for _, tc := range []struct{ host, query, province, language string }{
-		{"acme.localhost", "", "on", "en"},
-		{"account.acme.example", "?province=qc&lang=fr", "qc", "fr"},
+	for _, tc := range []struct{ host, query, province, language, promo string }{
+		{"acme.localhost", "", "on", "en", "Acme in your pocket"},
+		{"account.acme.example", "?province=qc&lang=fr", "qc", "fr", "Acme dans votre poche"},
 	} {
 		res, page := get(tc.host, "/"+tc.query)
 		m := siteConfig.FindStringSubmatch(page)
@@ -94,14 +105,18 @@ func TestSixthBrand(t *testing.T) {
 			t.Fatalf("%s/: %d, site configuration found: %v", tc.host, res.StatusCode, m != nil)
 		}
 		var site struct {
-			Brand              struct{ ID, Name string }
+			Brand struct {
+				ID, Name string
+				Promo    struct{ Title, Image string }
+			}
 			Province, Language string
 		}
 		if err := json.Unmarshal([]byte(m[1]), &site); err != nil {
 			t.Fatal(err)
 		}
 		if site.Brand.ID != "acme" || site.Brand.Name != "Acme Mutual" || site.Province != tc.province ||
-			site.Language != tc.language || !strings.Contains(page, `<html lang="`+tc.language+`"`) {
+			site.Language != tc.language || !strings.Contains(page, `<html lang="`+tc.language+`"`) ||
+			site.Brand.Promo.Title != tc.promo || site.Brand.Promo.Image != "/brands/acme/promo.svg" {
 			t.Fatalf("%s/%s: site configuration %+v", tc.host, tc.query, site)
 		}
 	}
@@ -143,6 +158,13 @@ func TestSixthBrand(t *testing.T) {
 	own, _ := os.ReadFile("../../web/public/brands/servus/logo.svg")
 	if res, logo := get("acme.localhost", "/brands/servus/logo.svg"); res.StatusCode != 200 || logo != string(own) {
 		t.Fatalf("a brand's own logo file: %d %q", res.StatusCode, logo)
+	}
+	if res, promo := get("acme.localhost", "/brands/acme/promo.svg"); res.StatusCode != 200 ||
+		res.Header.Get("Content-Type") != "image/svg+xml" || promo != string(image) {
+		t.Fatalf("acme promo image from the brands directory: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	if res, _ := get("acme.localhost", "/brands/acme/acme.yaml"); res.StatusCode != 404 {
+		t.Fatalf("a file of the brands directory no promo names: %d", res.StatusCode)
 	}
 	if res, _ := get("acme.localhost", "/brands/nobody/logo.svg"); res.StatusCode != 404 {
 		t.Fatalf("logo of no brand: %d", res.StatusCode)

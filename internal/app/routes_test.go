@@ -52,7 +52,14 @@ var plausibleBodies = map[string][]string{
 		`{"mediumType":"EMAIL","notificationType":"LOCKED_ACCOUNT"}`,
 	},
 	"POST /api/v1/accounts/{id}/password-reset/{validationId}/resend": {``},
-	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}":       {`{"validationValue":"{code}"}`},
+	"POST /api/v1/registrations/{id}/validations/{validationId}/{$}": {
+		`{}`, `{"validationValue":"{code}"}`, `{"validationValue":"AB12CD34"}`, `{"validationValue":"someone@example.com"}`,
+	},
+	"POST /api/v1/registrations/{id}/authentication": {`{"password":"Wrong-Horse-9!"}`},
+	"POST /api/v1/accounts/{id}/create": {
+		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true}`,
+	},
+	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {
 		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,
 		`{"password":"Brand-New-Pass-2026!","tempPassword":"Temp-Pass-2026"}`,

@@ -60,6 +60,9 @@ type Brand struct {
 	SSO       map[string]SSOEnvironment `yaml:"sso" brand:"required"`
 	Provinces []*Province               `yaml:"provinces" brand:"required"`
 
+	// Promo is the promo panel beside the forms (spec §1); nil: none.
+	Promo *Promo `yaml:"promo"`
+
 	file string // path the brand was loaded from
 }
 
@@ -146,7 +149,8 @@ func (n *Name) UnmarshalYAML(node *yaml.Node) error {
 }
 
 // Links are the header and footer links. ScreenShare is only required for the
-// brand that shows the screen-share link.
+// brand that shows the screen-share link; AppStore and GooglePlay are given
+// in both languages or left out (the brand has no app in that store).
 type Links struct {
 	Marketing   LocalizedURL `yaml:"marketing" json:"marketing" brand:"required"`
 	Certificate LocalizedURL `yaml:"certificate" json:"certificate" brand:"required"`
@@ -154,8 +158,44 @@ type Links struct {
 	Terms       LocalizedURL `yaml:"terms" json:"terms" brand:"required"`
 	Security    LocalizedURL `yaml:"security" json:"security" brand:"required"`
 	ScreenShare LocalizedURL `yaml:"screenShare" json:"screenShare"`
-	AppStore    LocalizedURL `yaml:"appStore" json:"appStore" brand:"required"`
-	GooglePlay  LocalizedURL `yaml:"googlePlay" json:"googlePlay" brand:"required"`
+	AppStore    LocalizedURL `yaml:"appStore" json:"appStore"`
+	GooglePlay  LocalizedURL `yaml:"googlePlay" json:"googlePlay"`
+}
+
+// Promo is the promo panel shown beside the login, recovery and
+// registration forms (spec §1), one per language.
+type Promo struct {
+	EN PromoPanel `yaml:"en" brand:"required"`
+	FR PromoPanel `yaml:"fr" brand:"required"`
+}
+
+// For returns the panel in a language ("fr" or anything else for English).
+func (p *Promo) For(language string) PromoPanel {
+	if language == "fr" {
+		return p.FR
+	}
+	return p.EN
+}
+
+// PromoPanel is the promo panel in one language.
+type PromoPanel struct {
+	Title string `yaml:"title" brand:"required"`
+	Text  string `yaml:"text" brand:"required"`
+	// Image is a file name (promo.svg): the brands directory's <id>/ folder
+	// when the file is there, else the SPA's brands/<id>/ folder
+	// (web/public/brands/<id>/, built into the binary). It is served at
+	// /brands/<id>/<image> and shown in a 16:9 box.
+	Image string `yaml:"image" brand:"required"`
+	// ImageAlt describes the image; empty (the default) marks it decorative,
+	// for when the title and text say it all.
+	ImageAlt string    `yaml:"imageAlt"`
+	Link     PromoLink `yaml:"link" brand:"required"`
+}
+
+// PromoLink is where the promo panel leads, and the link's text.
+type PromoLink struct {
+	URL  string `yaml:"url" json:"url" brand:"required"`
+	Text string `yaml:"text" json:"text" brand:"required"`
 }
 
 // MarketingURL overrides the marketing link for some languages and provinces

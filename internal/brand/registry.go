@@ -13,6 +13,9 @@ import (
 // maxFileSize bounds a brand file; real ones are a few kilobytes.
 const maxFileSize = 1 << 20
 
+// maxImageSize bounds a promo image; the sample ones are under 8 KB.
+const maxImageSize = 256 << 10
+
 // DevDefaultID is the brand plain localhost (and 127.0.0.1, ::1) serves in
 // dev mode (design.md "--dev"); without it, the first brand by id does.
 const DevDefaultID = "belair"
@@ -52,28 +55,53 @@ type Registry struct {
 	hosts     map[string]*Brand
 	devHosts  map[string]*Brand
 	defaultID string
+	// images: the promo images read from the brands directory, by the path
+	// they are served at (/brands/<id>/<file>).
+	images map[string][]byte
+}
+
+// Option changes how LoadDir and LoadFS load.
+type Option func(*options)
+
+type options struct {
+	assets fs.FS
+	dir    string // LoadDir's directory, named in messages
+}
+
+// WithAssets gives the SPA's built files (web.Dist()): a promo image that is
+// not in the brands directory (<id>/<file> beside the brand files) must be
+// there, at brands/<id>/<file> (web/public/brands/<id>/ in the source).
+// Without it, such an image is not looked for (tests of other packages).
+func WithAssets(fsys fs.FS) Option {
+	return func(o *options) { o.assets = fsys }
 }
 
 // LoadDir loads and validates every *.yaml file of dir. Decoding is strict;
 // on failure the error is a *LoadError naming file, field and problem for
 // everything wrong, not just the first.
-func LoadDir(dir string) (*Registry, error) {
+// A promo image is read from dir/<id>/<file> when there (see WithAssets).
+func LoadDir(dir string, opts ...Option) (*Registry, error) {
 	if _, err := os.ReadDir(dir); err != nil { // the error names dir, not "."
 		return nil, fmt.Errorf("brand: %w", err)
 	}
-	return load(os.DirFS(dir), dir, func(name string) string { return filepath.Join(dir, name) })
+	opts = append(opts, func(o *options) { o.dir = dir })
+	return load(os.DirFS(dir), dir, func(name string) string { return filepath.Join(dir, name) }, opts)
 }
 
 // LoadFS is LoadDir for the *.yaml files at the root of fsys (the sample
 // brands embedded in the binary: guichet/config); label names the source
 // in messages and Brand.File ("label/name.yaml").
-func LoadFS(fsys fs.FS, label string) (*Registry, error) {
-	return load(fsys, label, func(name string) string { return label + "/" + name })
+func LoadFS(fsys fs.FS, label string, opts ...Option) (*Registry, error) {
+	return load(fsys, label, func(name string) string { return label + "/" + name }, opts)
 }
 
 // load is the one validation path of LoadDir and LoadFS; pathOf gives the
 // name a file is reported under.
-func load(fsys fs.FS, label string, pathOf func(name string) string) (*Registry, error) {
+func load(fsys fs.FS, label string, pathOf func(name string) string, opts []Option) (*Registry, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("brand: %s: %w", label, err)
@@ -90,9 +118,13 @@ func load(fsys fs.FS, label string, pathOf func(name string) string) (*Registry,
 
 	var all []Problem
 	var decoded []*Brand // every brand that decoded, valid or not, for cross checks
+	images := map[string][]byte{}
 	for _, name := range files {
 		path := pathOf(name)
 		b, ps := loadFile(fsys, name, path, strings.TrimSuffix(name, ".yaml"))
+		if b != nil && b.Promo != nil {
+			ps = append(ps, loadImages(b, fsys, label, o, images, ps)...)
+		}
 		for _, p := range ps {
 			all = append(all, Problem{File: path, Field: p.field, Message: p.message})
 		}
@@ -110,6 +142,7 @@ func load(fsys fs.FS, label string, pathOf func(name string) string) (*Registry,
 		byID:     map[string]*Brand{},
 		hosts:    map[string]*Brand{},
 		devHosts: map[string]*Brand{},
+		images:   images,
 	}
 	slices.SortFunc(r.brands, func(a, b *Brand) int { return strings.Compare(a.ID, b.ID) })
 	for _, b := range r.brands {
@@ -162,6 +195,56 @@ func loadFile(fsys fs.FS, name, path, stem string) (*Brand, problems) {
 		}
 	}
 	return b, ps
+}
+
+// loadImages finds the promo images of b: in the brands directory
+// (<id>/<file>, read into images to be served) or in the SPA's assets
+// (brands/<id>/<file>). known are the problems found so far: an image name
+// already reported is not looked for.
+func loadImages(b *Brand, fsys fs.FS, label string, o options, images map[string][]byte, known problems) problems {
+	var ps problems
+	looked := map[string]bool{} // both languages often show the same file
+	for _, lang := range knownLanguages {
+		field := "promo." + lang + ".image"
+		file := b.Promo.For(lang).Image
+		if coveredBy(field, known) || looked[file] {
+			continue
+		}
+		looked[file] = true
+		own := b.ID + "/" + file
+		served := "/brands/" + own
+		if info, err := fs.Stat(fsys, own); err == nil {
+			switch data, err := fs.ReadFile(fsys, own); {
+			case info.Size() > maxImageSize:
+				ps.add(field, "%s/%s is larger than %d KB", label, own, maxImageSize>>10)
+			case err != nil:
+				ps.add(field, "%v", err)
+			default:
+				images[served] = data
+			}
+			continue
+		}
+		if o.assets == nil {
+			continue
+		}
+		info, err := fs.Stat(o.assets, "brands/"+own)
+		switch {
+		case err != nil && o.dir != "":
+			ps.add(field, "image %q not found: put it in %s, or in web/public/brands/%s/ and rebuild (make build)", file, filepath.Join(o.dir, b.ID, file), b.ID)
+		case err != nil:
+			ps.add(field, "image %q not found in web/public/brands/%s/ (built into the binary: make build)", file, b.ID)
+		case info.Size() > maxImageSize:
+			ps.add(field, "web/public/brands/%s is larger than %d KB", own, maxImageSize>>10)
+		}
+	}
+	return ps
+}
+
+// Image returns a promo image read from the brands directory, by the path
+// it is served at (/brands/<id>/<file>); false for any other path.
+func (r *Registry) Image(path string) ([]byte, bool) {
+	data, ok := r.images[path]
+	return data, ok
 }
 
 // coveredBy reports whether field is, or is inside, a field with a problem.

@@ -35,6 +35,32 @@ type PublicBrand struct {
 	PolicyNumber       PolicyNumber      `json:"policyNumber"`
 	DriverLicenceMasks map[string]string `json:"driverLicenceMasks"`
 	SSO                PublicSSO         `json:"sso"`
+	// Promo is the promo panel in the page's language; Promos has both, for
+	// when the page changes language. Both null when the brand has none.
+	Promo  *PublicPromo  `json:"promo"`
+	Promos *PublicPromos `json:"promos"`
+}
+
+// PublicPromo is one language's promo panel as the SPA shows it. Image is
+// the path it is served at; ImageAlt empty means the image is decorative.
+type PublicPromo struct {
+	Title    string    `json:"title"`
+	Text     string    `json:"text"`
+	Image    string    `json:"image"`
+	ImageAlt string    `json:"imageAlt"`
+	Link     PromoLink `json:"link"`
+}
+
+// PublicPromos is the promo panel in each language.
+type PublicPromos struct {
+	EN PublicPromo `json:"en"`
+	FR PublicPromo `json:"fr"`
+}
+
+// publicPromo is the panel of a language, with its image's served path.
+func (b *Brand) publicPromo(language string) PublicPromo {
+	p := b.Promo.For(language)
+	return PublicPromo{Title: p.Title, Text: p.Text, Image: "/brands/" + b.ID + "/" + p.Image, ImageAlt: p.ImageAlt, Link: p.Link}
 }
 
 // PublicProvince is one province as the SPA sees it.
@@ -83,6 +109,15 @@ func (b *Brand) Site(province, language string, webview, dev bool, env string) S
 		masks = map[string]string{}
 	}
 	login := b.ssoEnvironment(env).LoginURL
+	var promo *PublicPromo
+	var promos *PublicPromos
+	if b.Promo != nil {
+		promos = &PublicPromos{EN: b.publicPromo("en"), FR: b.publicPromo("fr")}
+		promo = &promos.EN
+		if language == "fr" {
+			promo = &promos.FR
+		}
+	}
 
 	return SiteConfig{
 		Brand: PublicBrand{
@@ -92,6 +127,8 @@ func (b *Brand) Site(province, language string, webview, dev bool, env string) S
 			ScreenShare: b.ScreenShare, Theme: b.Theme, PolicyNumber: pn,
 			DriverLicenceMasks: masks,
 			SSO:                PublicSSO{LoginURL: login, External: isAbsolute(login.EN) || isAbsolute(login.FR)},
+			Promo:              promo,
+			Promos:             promos,
 		},
 		Province: province,
 		Language: language,

@@ -26,7 +26,7 @@ func TestSiteJSONShape(t *testing.T) {
 			where := b.ID + " " + env
 			expectKeys(t, where, site, "brand,dev,language,province,webview")
 			brand := site["brand"].(map[string]any)
-			expectKeys(t, where+" brand", brand, "apiKey,defaultLanguage,defaultProvince,driverLicenceMasks,features,id,links,name,names,policyNumber,provinces,screenShare,sso,theme")
+			expectKeys(t, where+" brand", brand, "apiKey,defaultLanguage,defaultProvince,driverLicenceMasks,features,id,links,name,names,policyNumber,promo,promos,provinces,screenShare,sso,theme")
 			expectKeys(t, where+" names", brand["names"], localized)
 			expectKeys(t, where+" features", brand["features"], "chatbot,registration,usenewmarketingredirection")
 			links := brand["links"].(map[string]any)
@@ -35,6 +35,11 @@ func TestSiteJSONShape(t *testing.T) {
 				expectKeys(t, where+" links."+name, l, localized)
 			}
 			expectKeys(t, where+" theme", brand["theme"], "accent,background,primary,primaryText,text")
+			expectKeys(t, where+" promos", brand["promos"], localized)
+			for _, promo := range []any{brand["promo"], brand["promos"].(map[string]any)["en"], brand["promos"].(map[string]any)["fr"]} {
+				expectKeys(t, where+" promo", promo, "image,imageAlt,link,text,title")
+				expectKeys(t, where+" promo.link", promo.(map[string]any)["link"], "text,url")
+			}
 			pn := brand["policyNumber"].(map[string]any)
 			expectKeys(t, where+" policyNumber", pn, "byProvince,length,mask")
 			for key, f := range pn["byProvince"].(map[string]any) {

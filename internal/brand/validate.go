@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"guichet/internal/rules"
 )
@@ -25,6 +26,16 @@ var (
 	phonePattern  = regexp.MustCompile(`^1 [0-9]{3}-[0-9]{3}-[0-9]{4}$`)
 	colourPattern = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
 	envPattern    = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
+	// imagePattern: a file name in the brand's image folder, no path.
+	imagePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}(\.[a-z0-9]+)?\.(svg|webp|avif|png|jpg)$`)
+)
+
+// Longest promo texts, in characters: the panel is a narrow column.
+const (
+	maxPromoTitle = 80
+	maxPromoText  = 300
+	maxPromoLink  = 60
+	maxPromoAlt   = 200
 )
 
 // validate checks the values of a decoded brand whose file is named
@@ -68,7 +79,41 @@ func validate(b *Brand, stem string) problems {
 		}
 	}
 	validateSSO(&ps, b.SSO)
+	if b.Promo != nil {
+		for _, lang := range knownLanguages {
+			validatePromoPanel(&ps, "promo."+lang, b.Promo.For(lang))
+		}
+	}
 	return ps
+}
+
+// validatePromoPanel checks one language's promo panel; whether its image
+// exists is checked by load, which knows where images are.
+func validatePromoPanel(ps *problems, field string, p PromoPanel) {
+	texts := []struct {
+		name, value string
+		max         int
+		optional    bool
+	}{
+		{"title", p.Title, maxPromoTitle, false}, {"text", p.Text, maxPromoText, false},
+		{"link.text", p.Link.Text, maxPromoLink, false}, {"imageAlt", p.ImageAlt, maxPromoAlt, true},
+	}
+	for _, t := range texts {
+		switch n := utf8.RuneCountInString(t.value); {
+		case strings.TrimSpace(t.value) == "" && !t.optional:
+			ps.add(field+"."+t.name, "must not be empty")
+		case strings.TrimSpace(t.value) == "" && t.value != "":
+			ps.add(field+"."+t.name, "is only spaces (leave it out to mark the image decorative)")
+		case n > t.max:
+			ps.add(field+"."+t.name, "is %d characters long, more than the %d the panel holds", n, t.max)
+		}
+	}
+	if !imagePattern.MatchString(p.Image) {
+		ps.add(field+".image", "%q must be a file name such as promo.svg (lower-case letters, digits, '-' or '_'; .svg, .webp, .avif, .png or .jpg; no folder)", p.Image)
+	}
+	if err := checkURL(p.Link.URL); err != nil {
+		ps.add(field+".link.url", "%v", err)
+	}
 }
 
 func validateHosts(ps *problems, b *Brand) {
@@ -220,6 +265,15 @@ func validateLinks(ps *problems, b *Brand, provinces map[string]*Province) {
 	for _, l := range links {
 		if l.name == "screenShare" && !b.ScreenShare && l.url == (LocalizedURL{}) {
 			continue // only the brand that shows the link needs it
+		}
+		if l.name == "appStore" || l.name == "googlePlay" {
+			if l.url == (LocalizedURL{}) {
+				continue // the brand has no app in this store
+			}
+			if l.url.EN == "" || l.url.FR == "" {
+				ps.add("links."+l.name, "give the link in both languages (en and fr), or leave %s out when the brand has no app there", l.name)
+				continue
+			}
 		}
 		for _, lang := range knownLanguages {
 			if err := checkURL(l.url.For(lang)); err != nil {

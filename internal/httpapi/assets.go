@@ -186,6 +186,9 @@ func (s *spa) serveAsset(w http.ResponseWriter, r *http.Request, cacheControl st
 		return
 	}
 	ctype := mime.TypeByExtension(path.Ext(a.name))
+	if path.Ext(a.name) == ".woff2" {
+		ctype = "font/woff2" // not in Go's own table; /etc/mime.types may lack it
+	}
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}

@@ -73,6 +73,14 @@ func (s *server) routes() []Route {
 		apiRoute("POST /api/v1/accounts/{id}/password", h.SetPassword)
 	}
 
+	// Legacy registration (spec §2.4, §4.2); its find is accounts/find's
+	// registration variant.
+	if h := s.deps.Registration; h != nil {
+		apiRoute("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", h.Validate)
+		apiRoute("POST /api/v1/registrations/{id}/authentication", h.Authentication)
+		apiRoute("POST /api/v1/accounts/{id}/create", h.Create)
+	}
+
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 
 	// Dev-only pages.

@@ -13,6 +13,7 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/maintenance"
 	"guichet/internal/recovery"
+	"guichet/internal/registration"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 )
@@ -49,6 +50,9 @@ type Deps struct {
 	Account  *account.Handler
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
+	// Registration is legacy registration (its find goes through
+	// Account.Find, which dispatches on the payload).
+	Registration *registration.Handler
 }
 
 // Server is the whole HTTP handler, with its route table.

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
+	"mime"
 	"net/http"
+	pathpkg "path"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,6 +28,7 @@ type spa struct {
 	assetIndex map[string]*asset
 	paths      []string
 	brands     *brand.Registry
+	chunks     *pageChunks // nil when the build has no page-chunks.json
 }
 
 func newSPA(files fs.FS, pathsJSON []byte, brands *brand.Registry) (*spa, error) {
@@ -48,6 +51,9 @@ func newSPA(files fs.FS, pathsJSON []byte, brands *brand.Registry) (*spa, error)
 		}
 		s.index = index
 		if s.assetIndex, err = indexAssets(files); err != nil {
+			return nil, err
+		}
+		if s.chunks, err = readPageChunks(files); err != nil {
 			return nil, err
 		}
 	}
@@ -105,6 +111,13 @@ func (s *spa) assets() http.Handler {
 		if strings.HasPrefix(r.URL.Path, "/assets/") {
 			cache = cacheImmutable
 		}
+		if img, ok := s.brandImage(r.URL.Path); ok {
+			// A promo image of the brands directory (brand.LoadDir).
+			w.Header().Set("Cache-Control", cache)
+			w.Header().Set("Content-Type", imageType(r.URL.Path))
+			http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(img))
+			return
+		}
 		if b, lang, ok := s.logoless(r.URL.Path); ok {
 			if lang == "fr" && b.Name.FR == b.Name.EN && s.hasFile("brands/"+b.ID+"/logo.svg") {
 				// Same name in French: the one logo file serves both.
@@ -125,6 +138,21 @@ func (s *spa) assets() http.Handler {
 		}
 		s.serveAsset(w, r, cache)
 	})
+}
+
+// brandImage returns a promo image the brands directory carries.
+func (s *spa) brandImage(path string) ([]byte, bool) {
+	if s.brands == nil {
+		return nil, false
+	}
+	return s.brands.Image(path)
+}
+
+// imageType is the Content-Type of a promo image by its extension (the
+// names brand files may give: .svg, .webp, .avif, .png, .jpg, all in Go's
+// built-in table).
+func imageType(path string) string {
+	return mime.TypeByExtension(pathpkg.Ext(path))
 }
 
 // logoless returns the brand and language of a logo path
@@ -246,6 +274,8 @@ func (s *server) renderIndex(w http.ResponseWriter, r *http.Request, status int)
 	}
 	nonce := nonceOf(r)
 	page := bytes.Replace(s.spa.index, []byte(`<html lang="en"`), []byte(`<html lang="`+html.EscapeString(site.Language)+`"`), 1)
+	preload := s.spa.preloadTags(r.URL.Path, status == http.StatusNotFound, site.Brand.ID, site.Language)
+	page = bytes.Replace(page, []byte("</head>"), append(preload, "</head>"...), 1)
 	page = bytes.ReplaceAll(page, []byte("<script"), []byte(`<script nonce="`+nonce+`"`))
 	page = bytes.ReplaceAll(page, []byte(`<link rel="modulepreload"`), []byte(`<link rel="modulepreload" nonce="`+nonce+`"`))
 	inject := []byte(`<script id="guichet-site" type="application/json">` + string(data) + "</script>\n</head>")

@@ -92,7 +92,7 @@ func TestMailboxStoresAndServesMessages(t *testing.T) {
 			"Template previews"); !ok {
 			t.Errorf("page lacks %q", miss)
 		}
-		if n := strings.Count(page, `href="/_dev/mail/preview?`); n != len(reg.All())*len(languages)*9 {
+		if n := strings.Count(page, `href="/_dev/mail/preview?`); n != len(reg.All())*len(languages)*10 {
 			t.Errorf("page has %d preview links", n)
 		}
 

@@ -62,6 +62,10 @@ const (
 	// TemplatePasswordChanged tells the password was changed. Optional data:
 	// firstName.
 	TemplatePasswordChanged = "password-changed"
+	// TemplateRegistrationNotice tells an account's owner that someone
+	// passed registration's identification for the person who holds it (a
+	// security notice). Optional data: firstName.
+	TemplateRegistrationNotice = "registration-notice"
 	// TemplateRegistrationInvite is the magic-link registration invitation.
 	// Data: link; optional minutes, firstName.
 	TemplateRegistrationInvite = "registration-invite"
@@ -92,6 +96,7 @@ var catalogue = map[string]templateSpec{
 	TemplateAccountCreated:     {channels: []Channel{ChannelEmail}},
 	TemplatePasswordChanged:    {channels: []Channel{ChannelEmail}},
 	TemplateRegistrationInvite: {channels: []Channel{ChannelEmail}, required: []string{DataLink}, sensitive: true},
+	TemplateRegistrationNotice: {channels: []Channel{ChannelEmail}},
 }
 
 // Templates lists the template names, sorted.

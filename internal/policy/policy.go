@@ -43,6 +43,7 @@ type Policy struct {
 	Number   string // upper-case letters and digits, no mask characters
 	Kind     Kind
 	Province string
+	Status   Status // Active unless the insurer cancelled it
 }
 
 // Linked is a policy as seen from an account: the policy and the account's

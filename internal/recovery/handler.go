@@ -153,8 +153,9 @@ type passwordAnswer struct {
 // SetPassword is POST api/v1/accounts/{id}/password, either
 // {password, token, postalCode | cellPhone} or {password, tempPassword}.
 // 200 {email}. 400 2001 (rule broken; key in messageKey and fields.password)
-// or 2002 (contains the email); 400 1002 wrong postal code or phone; 403
-// 3004 reset token dead (the fifth wrong postal code or phone included); 400
+// or 2002 (contains the email); 400 1002 wrong postal code; 403
+// WRONG_CELLPHONE a UBI driver's wrong phone (the account locked 24 hours);
+// 403 3004 reset token dead (the fifth wrong postal code included); 400
 // with a field key for a malformed postal code or phone; temporary variant:
 // 400 3005 wrong temporary password, 409 TEMPORARY_PASSWORD_INVALID none
 // usable, 403 3001 the right one of an account staff disabled; 429
@@ -210,8 +211,9 @@ var (
 	errTokenInvalid    = api.NewError(http.StatusForbidden, "3004", "roadblock.tokenExpired")
 	errWrongPostalCode = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "resetPassword.wrongPostalCode",
 		Fields: map[string]string{rules.FieldPostalCode: "resetPassword.wrongPostalCode"}}
-	errWrongPhone = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "resetPassword.wrongPhone",
-		Fields: map[string]string{rules.FieldPhone: "resetPassword.wrongPhone"}}
+	// errWrongCellphone: the wrong-cellphone roadblock (account locked 24
+	// hours after a wrong phone).
+	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
 	// Temporary variant: the sign-in's answers (account.Handler).
 	errWrongTemporary   = api.NewError(http.StatusBadRequest, "3005", "login.error")
 	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
@@ -256,8 +258,8 @@ func apiError(err error) error {
 		return errTokenInvalid
 	case errors.Is(err, ErrWrongPostalCode):
 		return errWrongPostalCode
-	case errors.Is(err, ErrWrongPhone):
-		return errWrongPhone
+	case errors.Is(err, ErrWrongCellphone):
+		return errWrongCellphone
 	case errors.Is(err, account.ErrWrongTemporary):
 		return errWrongTemporary
 	case errors.Is(err, account.ErrTemporaryInvalid):

@@ -73,7 +73,23 @@ func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.A
 	if err != nil {
 		return account.Account{}, err
 	}
+	if a.UBIDriver {
+		locked, err := account.PhoneLocked(ctx, s.DB, req.Brand, a.ID, s.Now())
+		if err != nil {
+			return account.Account{}, err
+		}
+		if locked {
+			e.Outcome = "phone_locked"
+			if err := s.record(ctx, s.DB, e); err != nil {
+				return account.Account{}, err
+			}
+			return account.Account{}, ErrWrongCellphone
+		}
+	}
 	if want == "" || subtle.ConstantTimeCompare([]byte(given), []byte(want)) != 1 {
+		if errors.Is(wrong, ErrWrongPhone) {
+			return account.Account{}, s.wrongPhone(ctx, req.Token, a.ID, e)
+		}
 		return account.Account{}, s.wrongIdentity(ctx, req.Token, e, wrong)
 	}
 	var done account.Account
@@ -143,6 +159,22 @@ func (s *Service) wrongIdentity(ctx context.Context, token string, e audit.Event
 		return err
 	}
 	return answer
+}
+
+// wrongPhone answers a UBI driver's wrong cell phone (spec §9): the token
+// dies and the account is locked 24 hours (account.LockForWrongPhone), in
+// one transaction.
+func (s *Service) wrongPhone(ctx context.Context, token, accountID string, e audit.Event) error {
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		if _, err := tx.Exec(ctx, "UPDATE recovery_tokens SET attempts = ? WHERE token_hash = ?", TokenAttempts, tokenHash(token)); err != nil {
+			return fmt.Errorf("kill token: %w", err)
+		}
+		return account.LockForWrongPhone(ctx, tx, accountID, e, s.Now())
+	})
+	if err != nil {
+		return err
+	}
+	return ErrWrongCellphone
 }
 
 // refuseToken audits a refused token and returns ErrTokenInvalid.

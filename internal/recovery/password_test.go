@@ -3,10 +3,12 @@ package recovery_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/api/apitest"
 	"guichet/internal/notify"
 	"guichet/internal/sso"
 	"guichet/internal/store"
@@ -30,7 +32,6 @@ func TestPasswordWithToken(t *testing.T) {
 			{"policyholder, malformed postal code", false, map[string]string{"password": newPassword, "postalCode": "123"}, 400, "errorPostalCodeFormat", "postalCode", "errorPostalCodeFormat"},
 			{"policyholder, phone instead of postal code", false, map[string]string{"password": newPassword, "cellPhone": phone}, 400, "errorPostalCodeRequired", "postalCode", "errorPostalCodeRequired"},
 			{"UBI driver, right phone", true, map[string]string{"password": newPassword, "cellPhone": phone}, 200, "", "", ""},
-			{"UBI driver, wrong phone", true, map[string]string{"password": newPassword, "cellPhone": "4165550199"}, 400, "1002", "phone", "resetPassword.wrongPhone"},
 			{"UBI driver, postal code instead of phone", true, map[string]string{"password": newPassword, "postalCode": postalCode}, 400, "errorPhoneRequired", "phone", "errorPhoneRequired"},
 			{"password too short", false, map[string]string{"password": "Sh0rt!", "postalCode": postalCode}, 400, "2001", "password", "protectAccount.passwordInfo"},
 			{"password without a special character", false, map[string]string{"password": "Abcdefgh123", "postalCode": postalCode}, 400, "2001", "password", "protectAccount.passwordInfo"},
@@ -264,5 +265,35 @@ func TestTemporaryVariant(t *testing.T) {
 				t.Fatal("the password changed")
 			}
 		})
+	})
+}
+
+// TestWrongCellphoneLocks24Hours: a UBI driver's wrong cell phone on /reset
+// answers 403 WRONG_CELLPHONE (the wrong-cellphone roadblock), kills the
+// token and locks the account 24 hours (spec §9): sign-in answers as for a
+// wrong password, and a new code's token meets the same answer even with the
+// right phone until the 24 hours pass.
+func TestWrongCellphoneLocks24Hours(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		a := e.create("ubi@example.com", func(a *account.Account) { a.UBIDriver = true }, "")
+		token := e.verified(a)
+		wrong := map[string]string{"token": token, "password": newPassword, "cellPhone": "4165550199"}
+		got := e.post(passwordPath(a.ID), wrong)
+		got.expect(t, 403, "WRONG_CELLPHONE")
+		if status, body := apitest.Answer(t, "wrong-cellphone"); got.status != status || !reflect.DeepEqual(any(got.json(t)), body) {
+			t.Fatalf("wrong cell phone: %d %s, want testdata/api/answers.json's %d %v", got.status, got.body, status, body)
+		}
+		right := map[string]string{"token": token, "password": newPassword, "cellPhone": phone}
+		e.post(passwordPath(a.ID), right).expect(t, 403, "3004") // the token died
+		if _, err := e.accounts.Authenticate(context.Background(), account.Credentials{Brand: "belair",
+			AccountID: a.ID, Password: oldPassword, IP: ip}); !errors.Is(err, account.ErrWrongPassword) {
+			t.Fatalf("sign-in while phone-locked: %v", err)
+		}
+		right["token"] = e.verified(a)
+		e.post(passwordPath(a.ID), right).expect(t, 403, "WRONG_CELLPHONE")
+		e.clock.Advance(account.PhoneLock)
+		right["token"] = e.verified(a)
+		e.post(passwordPath(a.ID), right).expect(t, 200, "")
 	})
 }

@@ -17,7 +17,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -26,6 +25,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -118,6 +118,10 @@ var (
 	// token.
 	ErrWrongPostalCode = errors.New("recovery: wrong postal code")
 	ErrWrongPhone      = errors.New("recovery: wrong phone")
+	// ErrWrongCellphone: a UBI driver gave a wrong cell phone, now or less
+	// than account.PhoneLock ago: the account is locked (spec §9), the
+	// wrong-cellphone roadblock.
+	ErrWrongCellphone = errors.New("recovery: account locked after a wrong cell phone")
 )
 
 // PasswordError is a new password that breaks a rule of spec §5; Key is the
@@ -167,46 +171,18 @@ func New(ctx context.Context, accounts *account.Service) (*Service, error) {
 // secretName is the row of recovery_secrets this package uses.
 const secretName = "recovery"
 
-// loadSecret returns the 256-bit server secret stored in recovery_secrets,
-// creating it when absent. Every instance on the same database reads the
-// same row, so a code made by one instance is checked by any other; the
-// insert is ON CONFLICT DO NOTHING, so two instances starting together agree
-// on whichever row was written first.
+// loadSecret returns the server secret of this package (codes.LoadSecret).
 func loadSecret(ctx context.Context, db *store.DB, now time.Time, rnd io.Reader) ([]byte, error) {
-	var fresh [32]byte
-	if _, err := io.ReadFull(rnd, fresh[:]); err != nil {
-		return nil, fmt.Errorf("recovery secret: %w", err)
-	}
-	if _, err := db.Exec(ctx, `INSERT INTO recovery_secrets (name, secret, created_at) VALUES (?, ?, ?)
-		ON CONFLICT (name) DO NOTHING`, secretName, hex.EncodeToString(fresh[:]), now.UnixMilli()); err != nil {
-		return nil, fmt.Errorf("recovery secret: %w", err)
-	}
-	var stored string
-	if err := db.QueryRow(ctx, "SELECT secret FROM recovery_secrets WHERE name = ?", secretName).Scan(&stored); err != nil {
-		return nil, fmt.Errorf("recovery secret: %w", err)
-	}
-	secret, err := hex.DecodeString(stored)
-	if err != nil || len(secret) < 32 {
-		return nil, fmt.Errorf("recovery secret: stored value is not 32 bytes of hex")
-	}
-	return secret, nil
+	return codes.LoadSecret(ctx, db, secretName, now, rnd)
 }
 
-// derive is HMAC-SHA256(secret, purpose): one key per use of the secret.
-func derive(secret []byte, purpose string) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(purpose))
-	return m.Sum(nil)
-}
+// derive is codes.Derive: one key per use of the secret.
+func derive(secret []byte, purpose string) []byte { return codes.Derive(secret, purpose) }
 
 // codeHMAC is how a code is stored: bound to its validation id, so the same
 // six digits of two codes give two unrelated values.
 func (s *Service) codeHMAC(validationID, code string) string {
-	m := hmac.New(sha256.New, s.codeKey)
-	m.Write([]byte(validationID))
-	m.Write([]byte{0})
-	m.Write([]byte(code))
-	return hex.EncodeToString(m.Sum(nil))
+	return codes.HMAC(s.codeKey, validationID, code)
 }
 
 // decoyID is the id answered for an unknown email: the same shape as an
@@ -222,30 +198,10 @@ func (s *Service) decoyID(brand, normalizedEmail string) string {
 
 // randomID returns 16 random bytes from s.Rand, base64url without padding
 // (the shape of account ids): validation ids, request ids, reset tokens.
-func (s *Service) randomID() (string, error) {
-	var b [16]byte
-	if _, err := io.ReadFull(s.Rand, b[:]); err != nil {
-		return "", fmt.Errorf("recovery: random: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
-}
-
-// codeSpace is the largest multiple of 10^6 that fits in 32 bits: values at
-// or above it are drawn again so every code is equally likely.
-const codeSpace = 4_294_000_000
+func (s *Service) randomID() (string, error) { return codes.RandomID(s.Rand) }
 
 // newCode returns 6 uniformly random digits from s.Rand.
-func (s *Service) newCode() (string, error) {
-	var b [4]byte
-	for {
-		if _, err := io.ReadFull(s.Rand, b[:]); err != nil {
-			return "", fmt.Errorf("recovery: random: %w", err)
-		}
-		if n := binary.BigEndian.Uint32(b[:]); n < codeSpace {
-			return fmt.Sprintf("%06d", n%1_000_000), nil
-		}
-	}
-}
+func (s *Service) newCode() (string, error) { return codes.New(s.Rand) }
 
 // tokenHash is how reset tokens are stored: they carry 128 random bits, so
 // SHA-256 alone makes a stolen table useless.

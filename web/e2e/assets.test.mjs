@@ -94,4 +94,44 @@ describe('precompressed assets', () => {
       await context.close();
     }
   });
+
+  // Issue 12: one web font, self-hosted, subset, preloaded, at most 40 KB
+  // on the wire for every face a page uses.
+  test('the web font: Source Sans 3, preloaded, every face fetched from /assets/ in 40 KB at most, in use', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      /** @type {Promise<{ path: string; wire: number; type: string; cache: string }>[]} */
+      const fonts = [];
+      page.on('requestfinished', (req) => {
+        if (req.resourceType() !== 'font') return;
+        fonts.push((async () => {
+          const res = await req.response();
+          const sizes = await req.sizes();
+          /** @type {Record<string, string>} */
+          const headers = res ? await res.allHeaders() : {};
+          return { path: new URL(req.url()).pathname, wire: sizes.responseBodySize, type: headers['content-type'] ?? '', cache: headers['cache-control'] ?? '' };
+        })());
+      });
+      const response = await page.goto(server.url('belair', '/'));
+      const html = (await response?.text()) ?? '';
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const loaded = await Promise.all(fonts);
+      assert.ok(loaded.length >= 1 && loaded.length <= 2, `two weights at most: ${loaded.map((f) => f.path)}`);
+      const total = loaded.reduce((sum, f) => sum + f.wire, 0);
+      assert.ok(total <= 40 * 1024, `fonts: ${(total / 1024).toFixed(1)} KB on the wire, budget 40 KB (${loaded.map((f) => `${f.path} ${f.wire}`)})`);
+      for (const f of loaded) {
+        assert.match(f.path, /^\/assets\/source-sans-3-latin-\d00-normal-[\w-]+\.woff2$/);
+        assert.equal(f.type, 'font/woff2', f.path);
+        assert.equal(f.cache, 'public, max-age=31536000, immutable', f.path);
+        assert.ok(html.includes(`<link rel="preload" href="${f.path}" as="font" type="font/woff2" crossorigin`), `${f.path} is not preloaded`);
+      }
+      const family = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+      assert.match(family, /^"Source Sans 3", "Source Sans 3 Fallback"/);
+      assert.ok(await page.evaluate(() => document.fonts.check('16px "Source Sans 3"')), 'the font is not in use');
+    } finally {
+      await context.close();
+    }
+  });
 });

@@ -1,9 +1,9 @@
 // A brand is data: a sixth brand the code does not know (testdata/brands/
 // acme.yaml), dropped into a brands directory beside the five of
-// config/brands, is served with its own configuration and a logo drawn from
-// its name.
+// config/brands, is served with its own configuration, a logo drawn from
+// its name and the promo image its folder carries (testdata/brands/acme/).
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -23,6 +23,7 @@ before(async () => {
     await copyFile(join(config, name), join(brandsDir, name));
   }
   await copyFile(join(repoRoot, 'testdata/brands/acme.yaml'), join(brandsDir, 'acme.yaml'));
+  await cp(join(repoRoot, 'testdata/brands/acme'), join(brandsDir, 'acme'), { recursive: true });
   server = await startServer({ brandsDir });
   browser = await launchBrowser();
 });
@@ -49,6 +50,12 @@ for (const language of ['en', 'fr']) {
       assert.ok(await logo.evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth > 0), 'logo loads');
       await header.getByRole('link', { name: config.brand.provinces.find((/** @type {any} */ p) => p.key === province).phone }).waitFor();
       await page.getByRole('contentinfo').getByText(`© ${new Date().getFullYear()} Acme Mutual`).waitFor();
+      // The promo image comes from the brands directory (acme/promo.svg).
+      const promo = page.locator('.form-aside').locator('img');
+      assert.equal(await promo.getAttribute('src'), '/brands/acme/promo.svg');
+      await promo.scrollIntoViewIfNeeded();
+      await page.waitForFunction(() => /** @type {HTMLImageElement | null} */ (document.querySelector('.form-aside img'))?.complete);
+      assert.ok(await promo.evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth > 0), 'promo image loads');
       await checkA11y(page);
       assert.deepEqual(errors, []);
     } finally {

@@ -6,7 +6,7 @@
 // Defect 9: after a wrong code, /verify shows the server's message only.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, pathOf, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, codeOf, launchBrowser, mailbox, pathOf, siteConfig, startServer, waitForMail } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const NEW_PASSWORD = 'Fresh-Start-2026#';
@@ -29,38 +29,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/**
- * Newest first: the dev mailbox's reset-code emails to an address.
- * @param {string} to
- * @returns {Promise<Array<{ id: string; text: string; template: string }>>}
- */
-async function resetCodes(to) {
-  const response = await fetch(`http://127.0.0.1:${server.port}/_dev/mail.json?to=${encodeURIComponent(to)}`);
-  assert.equal(response.status, 200);
-  /** @type {Array<{ id: string; text: string; template: string }>} */
-  const mails = await response.json();
-  return mails.filter((m) => m.template === 'reset-code');
-}
-
-/**
- * The code of a reset-code email to an address not among `seen` (the outbox sends in the background).
- * @param {string} to
- * @param {Set<string>} seen
- */
-async function newCode(to, seen) {
-  for (let tries = 0; tries < 150; tries++) {
-    const mail = (await resetCodes(to)).find((m) => !seen.has(m.id));
-    if (mail) {
-      seen.add(mail.id);
-      const match = /\b(\d{6})\b/.exec(mail.text);
-      assert.ok(match, `a 6-digit code in: ${mail.text}`);
-      return match[1] ?? '';
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no new reset-code email to ${to}`);
-}
 
 /**
  * @typedef {object} Pointer
@@ -158,13 +126,13 @@ describe('one click after fixing the errors sends the form', () => {
         const page = await context.newPage();
         await page.goto(server.url(brand, '/forgot'));
         await page.getByRole('heading', { level: 1 }).waitFor();
-        const seen = new Set((await resetCodes(email)).map((m) => m.id));
+        const seen = new Set((await mailbox(server, email)).map((m) => m.id));
 
         await submitEmpty(page, pointer, 'Send me a code');
         await fixAndPressOnce(page, pointer, [['Email address', email]], 'Send me a code', /^\/api\/v1\/accounts\/password-reset$/);
         await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
 
-        const code = await newCode(email, seen);
+        const code = codeOf(await waitForMail(server, email, 'reset-code', seen));
         await submitEmpty(page, pointer, 'Continue');
         await fixAndPressOnce(page, pointer, [['Security code', code]], 'Continue', /^\/api\/v1\/accounts\/[^/]+\/validations\/[^/]+\/$/);
         await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
@@ -197,12 +165,12 @@ test('after a wrong code, /verify shows the server’s message only, even when t
     const page = await context.newPage();
     await page.goto(server.url('intact', '/forgot'));
     await page.getByRole('heading', { level: 1 }).waitFor();
-    const seen = new Set((await resetCodes(email)).map((m) => m.id));
+    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
     await page.getByLabel('Email address').click();
     await page.keyboard.type(email);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
-    const code = await newCode(email, seen);
+    const code = codeOf(await waitForMail(server, email, 'reset-code', seen));
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
     const field = page.getByLabel('Security code', { exact: true });
@@ -237,7 +205,7 @@ test('after a wrong code, /verify shows the server’s message only, even when t
     assert.equal(await page.getByText(CODE_REQUIRED).count(), 0, 'no required-code message after tabbing away');
 
     // And the newest code works.
-    const fresh = await newCode(email, seen);
+    const fresh = codeOf(await waitForMail(server, email, 'reset-code', seen));
     await field.click();
     await page.keyboard.type(fresh);
     await page.keyboard.press('Enter');

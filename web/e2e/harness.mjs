@@ -218,3 +218,56 @@ export const pathOf = (page) => new URL(page.url()).pathname + new URL(page.url(
  * @param {string[]} errors
  */
 export const realErrors = (errors) => errors.filter((e) => !e.startsWith('Failed to load resource'));
+
+/**
+ * @typedef {{ id: string; to: string; subject: string; text: string; template: string }} Mail
+ */
+
+/**
+ * The dev mailbox's messages (to one address when `to` is given), newest first.
+ * @param {Server} server
+ * @param {string} [to]
+ * @returns {Promise<Mail[]>}
+ */
+export async function mailbox(server, to) {
+  const query = to === undefined ? '' : `?to=${encodeURIComponent(to)}`;
+  const response = await fetch(`http://127.0.0.1:${server.port}/_dev/mail.json${query}`);
+  if (!response.ok) throw new Error(`/_dev/mail.json answered ${response.status}`);
+  return /** @type {Promise<Mail[]>} */ (response.json());
+}
+
+/**
+ * Waits (15 s at most) for the newest message of a template to an address
+ * that is not among `seen`, and adds it there (the outbox delivers in the
+ * background).
+ * @param {Server} server
+ * @param {string} to
+ * @param {string} template
+ * @param {Set<string>} [seen] ids of messages already read
+ * @returns {Promise<Mail>}
+ */
+export async function waitForMail(server, to, template, seen = new Set()) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const mails = await mailbox(server, to);
+    const found = mails.find((m) => m.template === template && !seen.has(m.id));
+    if (found) {
+      seen.add(found.id);
+      return found;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no new ${template} email to ${to} within 15 s: ${JSON.stringify(mails.map((m) => [m.template, m.id]))}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * The 6-digit code in a message.
+ * @param {Mail} mail
+ */
+export function codeOf(mail) {
+  const match = /\b(\d{6})\b/.exec(mail.text);
+  if (!match?.[1]) throw new Error(`no 6-digit code in: ${mail.text}`);
+  return match[1];
+}

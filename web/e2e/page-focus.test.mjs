@@ -4,7 +4,7 @@
 // Real mouse clicks at the controls' coordinates and keys, as a person does.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pathOf, realErrors, startServer } from './harness.mjs';
+import { checkA11y, codeOf, launchBrowser, openPage, pathOf, realErrors, startServer, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 
@@ -73,22 +73,6 @@ async function expectNewPage(page, heading, previousTitle) {
   return focused.title;
 }
 
-/**
- * The 6-digit code of the newest reset-code email to an address (dev mailbox).
- * @param {string} to
- */
-async function newestCode(to) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const response = await fetch(`http://127.0.0.1:${server.port}/_dev/mail.json?to=${encodeURIComponent(to)}`);
-    const mails = /** @type {{ template: string; text: string }[]} */ (await response.json());
-    const match = /\b(\d{6})\b/.exec(mails.find((m) => m.template === 'reset-code')?.text ?? '');
-    if (match?.[1]) return match[1];
-    if (Date.now() > deadline) throw new Error(`no reset-code email to ${to} within 15 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 test('login → forgot → verify → reset → my-account: focus on each new page’s h1, its title announced', async () => {
   const email = 'demo@belair.example';
   const { context, page, errors } = await openPage(browser, server.url('belair', '/'), {
@@ -109,7 +93,7 @@ test('login → forgot → verify → reset → my-account: focus on each new pa
     await page.keyboard.press('Enter'); // by keyboard: no ring either
     title = await expectNewPage(page, 'Enter your security code', title);
 
-    await typeInto(page, page.getByLabel('Security code', { exact: true }), await newestCode(email));
+    await typeInto(page, page.getByLabel('Security code', { exact: true }), codeOf(await waitForMail(server, email, 'reset-code')));
     await clickOn(page, page.getByRole('button', { name: 'Continue' }));
     title = await expectNewPage(page, 'Choose a new password', title);
     assert.equal(pathOf(page), '/reset');
@@ -144,7 +128,7 @@ test('a roadblock, in French: focus on its title, without the ring it showed bef
     await typeInto(page, page.getByLabel('Adresse courriel'), email);
     await clickOn(page, page.getByRole('button', { name: 'M’envoyer un code' }));
     title = await expectNewPage(page, 'Entrez votre code de sécurité', title);
-    const code = await newestCode(email);
+    const code = codeOf(await waitForMail(server, email, 'reset-code'));
     for (let i = 1; i <= 3; i++) {
       const wrong = String((Number(code) + i) % 1_000_000).padStart(6, '0');
       await typeInto(page, page.getByLabel('Code de sécurité', { exact: true }), wrong);

@@ -5,7 +5,7 @@
 // (codes per hour, guesses per day) never meet.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, codeOf, launchBrowser, mailbox, openPage, pageViews, pathOf, realErrors, siteConfig, startServer, waitForMail } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -66,57 +66,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/**
- * @typedef {object} Mail
- * @property {string} id
- * @property {string} to
- * @property {string} subject
- * @property {string} text
- * @property {string} template
- */
-
-/**
- * The dev mailbox's messages to an address, newest first.
- * @param {string} to
- * @returns {Promise<Mail[]>}
- */
-async function mailbox(to) {
-  const response = await fetch(`http://127.0.0.1:${server.port}/_dev/mail.json?to=${encodeURIComponent(to)}`);
-  assert.equal(response.status, 200);
-  return /** @type {Promise<Mail[]>} */ (response.json());
-}
-
-/**
- * Waits for a message of a template to an address that is not among `seen`
- * (the outbox delivers in the background).
- * @param {string} to
- * @param {string} template
- * @param {Set<string>} [seen] ids of messages already read
- * @returns {Promise<Mail>}
- */
-async function waitForMail(to, template, seen = new Set()) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const found = (await mailbox(to)).find((m) => m.template === template && !seen.has(m.id));
-    if (found) {
-      seen.add(found.id);
-      return found;
-    }
-    if (Date.now() > deadline) throw new Error(`no new ${template} email to ${to} within 15 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/**
- * The 6-digit code of a reset-code email.
- * @param {Mail} mail
- */
-function codeOf(mail) {
-  const match = /\b(\d{6})\b/.exec(mail.text);
-  assert.ok(match, `a 6-digit code in: ${mail.text}`);
-  return match[1] ?? '';
-}
 
 /**
  * A call of the second API client (api/v1) from the page, as the SPA sends it.
@@ -232,11 +181,11 @@ describe('the whole recovery, reading the code from the dev mailbox, ending sign
         assert.equal(config.language, language);
         await page.getByRole('link', { name: text.forgotLink }).click();
         await checkA11y(page);
-        const seen = new Set((await mailbox(email)).map((m) => m.id));
+        const seen = new Set((await mailbox(server, email)).map((m) => m.id));
         await askForCode(page, text, email);
         await checkA11y(page);
 
-        const mail = await waitForMail(email, 'reset-code', seen);
+        const mail = await waitForMail(server, email, 'reset-code', seen);
         await submitCode(page, text, codeOf(mail));
         await page.getByRole('heading', { level: 1, name: text.resetTitle }).waitFor();
         assert.equal(pathOf(page), '/reset');
@@ -258,7 +207,7 @@ describe('the whole recovery, reading the code from the dev mailbox, ending sign
 
         assert.equal(await authenticationStatus(page, email, DEMO_PASSWORD), 400, 'the old password no longer works');
         assert.equal(await authenticationStatus(page, email, NEW_PASSWORD), 200, 'the new one does');
-        await waitForMail(email, 'password-changed', seen);
+        await waitForMail(server, email, 'password-changed', seen);
         assert.equal(await resetState(page), null, 'nothing of the reset is kept');
         assert.deepEqual(
           (await pageViews(page)).map((e) => e.pageCategory),
@@ -340,9 +289,9 @@ test('wrong codes up to the limit, then the resend-code roadblock', async () => 
     await fixRandom(context, 0); // limit 3
     const page = await context.newPage();
     await page.goto(server.url('belair', '/forgot'));
-    const seen = new Set((await mailbox(email)).map((m) => m.id));
+    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
     await askForCode(page, TEXT.en, email);
-    const code = codeOf(await waitForMail(email, 'reset-code', seen));
+    const code = codeOf(await waitForMail(server, email, 'reset-code', seen));
     const [first, second, third] = otherCodes(code, 3);
     await wrongCode(page, first ?? '');
     assert.equal(pathOf(page), '/verify');
@@ -368,9 +317,9 @@ test('a dead code (5 wrong guesses: the server refuses it) is the resend-code ro
     await fixRandom(context, 0.99); // limit 6: the server's 5 guesses end first
     const page = await context.newPage();
     await page.goto(server.url('intact', '/forgot'));
-    const seen = new Set((await mailbox(email)).map((m) => m.id));
+    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
     await askForCode(page, TEXT.en, email);
-    const code = codeOf(await waitForMail(email, 'reset-code', seen));
+    const code = codeOf(await waitForMail(server, email, 'reset-code', seen));
     const { id, validationId } = await resetState(page);
     const guesses = otherCodes(code, 5);
     for (const guess of guesses.slice(0, 4)) await wrongCode(page, guess);
@@ -392,19 +341,19 @@ test('resends: four new codes, each with its spinner, then the resend-reset-pass
   const email = 'francais@belair.example';
   const { context, page, errors } = await openPage(browser, server.url('belair', '/forgot'));
   try {
-    const seen = new Set((await mailbox(email)).map((m) => m.id));
+    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
     await askForCode(page, TEXT.en, email);
-    const codes = [codeOf(await waitForMail(email, 'reset-code', seen))];
+    const codes = [codeOf(await waitForMail(server, email, 'reset-code', seen))];
     const firstRequest = await resetState(page);
     for (let resend = 1; resend <= 4; resend++) {
       await page.getByRole('button', { name: 'Send a new code' }).click();
       await page.getByRole('button', { name: 'Sending a new code…' }).waitFor();
       await page.getByRole('status').filter({ hasText: 'We’ve sent you a new code.' }).waitFor();
       await page.getByRole('button', { name: 'Send a new code' }).waitFor();
-      codes.push(codeOf(await waitForMail(email, 'reset-code', seen)));
+      codes.push(codeOf(await waitForMail(server, email, 'reset-code', seen)));
     }
     await checkA11y(page);
-    assert.equal((await mailbox(email)).filter((m) => m.template === 'reset-code').length, 5);
+    assert.equal((await mailbox(server, email)).filter((m) => m.template === 'reset-code').length, 5);
 
     // Only the newest code works: the first one died with the first resend.
     const { id, validationId } = await resetState(page);
@@ -432,11 +381,11 @@ test('an emailed /reset?token= link: the token leaves the address, the proof and
   const email = 'demo@servus.example';
   const { context, page, errors } = await openPage(browser, server.url('servus', '/'));
   try {
-    const seen = new Set((await mailbox(email)).map((m) => m.id));
+    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
     const found = await apiPost(page, '/accounts/find', { email });
     const sent = await apiPost(page, `/accounts/${found.data.id}/notification`, { mediumType: 'EMAIL', notificationType: 'RESET_PSW' });
     assert.equal(sent.status, 200);
-    const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(email, 'reset-link', seen)).text)?.[0];
+    const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(server, email, 'reset-link', seen)).text)?.[0];
     assert.ok(link, 'the email holds a /reset?token= link');
     const { pathname, search } = new URL(link);
 

@@ -8,7 +8,7 @@
 //   its button leads to /forgot for a new code.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, realErrors, siteConfig, startServer, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 const POSTAL_CODES = { on: 'M5V 2T6', ab: 'T2P 1J9' };
@@ -28,47 +28,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/**
- * @typedef {{ id: string; to: string; subject: string; text: string; template: string }} Mail
- */
-
-/**
- * The dev mailbox's messages to an address.
- * @param {string} to
- * @returns {Promise<Mail[]>}
- */
-async function mailbox(to) {
-  const response = await fetch(`http://127.0.0.1:${server.port}/_dev/mail.json?to=${encodeURIComponent(to)}`);
-  assert.equal(response.status, 200);
-  return /** @type {Promise<Mail[]>} */ (response.json());
-}
-
-/**
- * Waits for a message of a template to an address that is not among `seen`.
- * @param {string} to
- * @param {string} template
- * @param {Set<string>} seen ids already read; the new one is added
- * @returns {Promise<Mail>}
- */
-async function waitForMail(to, template, seen) {
-  for (let tries = 0; tries < 150; tries++) {
-    const found = (await mailbox(to)).find((m) => m.template === template && !seen.has(m.id));
-    if (found) {
-      seen.add(found.id);
-      return found;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no new ${template} email to ${to}`);
-}
-
-/** @param {Mail} mail */
-function codeOf(mail) {
-  const match = /\b(\d{6})\b/.exec(mail.text);
-  assert.ok(match, `a 6-digit code in: ${mail.text}`);
-  return match[1] ?? '';
-}
 
 /**
  * A mouse click at the middle of what the locator finds.
@@ -140,9 +99,9 @@ test('wrong codes: a warning from the second, then the roadblock sends a new cod
     const errors = [];
     page.on('pageerror', (error) => errors.push(String(error)));
     await page.goto(server.url('belair', '/forgot'));
-    const seen = new Set((await mailbox(email)).map((m) => m.id));
+    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
     await askForCode(page, email);
-    const first = codeOf(await waitForMail(email, 'reset-code', seen));
+    const first = codeOf(await waitForMail(server, email, 'reset-code', seen));
     const wrong = (/** @type {number} */ n) => String((Number(first) + n) % 1_000_000).padStart(6, '0');
 
     await sendCode(page, wrong(1));
@@ -163,7 +122,7 @@ test('wrong codes: a warning from the second, then the roadblock sends a new cod
     await page.getByRole('status').filter({ hasText: 'We’ve sent you a new code. Only the newest code works.' }).waitFor();
     await checkA11y(page);
 
-    const fresh = codeOf(await waitForMail(email, 'reset-code', seen));
+    const fresh = codeOf(await waitForMail(server, email, 'reset-code', seen));
     await sendCode(page, fresh);
     await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
     assert.equal(pathOf(page), '/reset');
@@ -204,7 +163,7 @@ async function usedLink(brand, email, seen) {
       { email, apiKey: config.brand.apiKey, province: config.province, language: config.language },
     );
     assert.equal(sent, 200);
-    const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(email, 'reset-link', seen)).text)?.[0];
+    const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(server, email, 'reset-link', seen)).text)?.[0];
     assert.ok(link, 'the email holds a /reset?token= link');
     const { pathname, search } = new URL(link);
     await page.goto(server.url(brand, pathname + search));
@@ -222,7 +181,7 @@ async function usedLink(brand, email, seen) {
 
 test('a used emailed link, opened later: token-expired says its button leads to /forgot, and a new code arrives from there', async () => {
   const email = 'demo@scotia.example';
-  const seen = new Set((await mailbox(email)).map((m) => m.id));
+  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
   const link = await usedLink('scotia', email, seen);
 
   // A new visit: the old email opened again.
@@ -239,7 +198,7 @@ test('a used emailed link, opened later: token-expired says its button leads to 
     await mouseClick(page, page.getByRole('link', { name: 'Get a new code' }));
     await askForCode(page, email);
     await checkA11y(page);
-    const mail = await waitForMail(email, 'reset-code', seen);
+    const mail = await waitForMail(server, email, 'reset-code', seen);
     assert.match(mail.text, /\b\d{6}\b/);
     assert.deepEqual(realErrors(errors), []);
   } finally {
@@ -249,14 +208,14 @@ test('a used emailed link, opened later: token-expired says its button leads to 
 
 test('a used emailed link opened during a recovery: token-expired emails a new link (RESET_PSW) and goes to /check-your-inbox', async () => {
   const email = 'francais@scotia.example';
-  const seen = new Set((await mailbox(email)).map((m) => m.id));
+  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
   const link = await usedLink('scotia', email, seen);
 
   // The visitor asked for a code, then opened the old email in the same tab: the flow knows the account.
   const { context, page, errors } = await openPage(browser, server.url('scotia', '/forgot'));
   try {
     await askForCode(page, email);
-    await waitForMail(email, 'reset-code', seen);
+    await waitForMail(server, email, 'reset-code', seen);
     await page.goto(server.url('scotia', link));
     await page.waitForURL(server.url('scotia', '/roadblock/token-expired'));
     await page.getByText('The link you used is no longer valid. We can email you a new one.').waitFor();
@@ -266,7 +225,7 @@ test('a used emailed link opened during a recovery: token-expired emails a new l
     await page.waitForURL(server.url('scotia', '/check-your-inbox'));
     await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
     await checkA11y(page);
-    const mail = await waitForMail(email, 'reset-link', seen);
+    const mail = await waitForMail(server, email, 'reset-link', seen);
     assert.match(mail.text, /\/reset\?token=/);
     assert.deepEqual(realErrors(errors), []);
   } finally {

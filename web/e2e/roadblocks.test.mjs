@@ -2,7 +2,7 @@
 // roadblock modal (§8.2), against the built binary.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, launchBrowser, openPage, pageViews, siteConfig, startServer, waitForMail } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
@@ -81,25 +81,6 @@ async function accountId(page, email) {
     },
     { apiKey: key, address: email },
   );
-}
-
-/**
- * Waits for the dev mailbox to hold an email of a template to an address
- * (the outbox worker delivers it there).
- * @param {string} to
- * @param {string} template
- */
-async function waitForMail(to, template) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const response = await fetch(`http://127.0.0.1:${server.port}/_dev/mail.json`);
-    /** @type {{ to: string; template: string; text: string }[]} */
-    const mails = response.ok ? await response.json() : [];
-    const mail = mails.find((m) => m.to === to && m.template === template);
-    if (mail) return mail;
-    if (Date.now() > deadline) throw new Error(`no ${template} email to ${to}: ${JSON.stringify(mails.map((m) => [m.to, m.template]))}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 describe('every roadblock page, with the flag: title, call-us card, axe', () => {
@@ -210,7 +191,7 @@ test('the locked-account page emails LOCKED_ACCOUNT to the account of the pkms c
     await page.goto(server.url('belair', '/roadblock/wrong-cellphone'));
     await page.getByRole('heading', { level: 1, name: 'Your account is locked for 24 hours' }).waitFor();
     await page.getByRole('status').filter({ hasText: "We've sent you an email about it" }).waitFor();
-    const mail = await waitForMail('locked@belair.example', 'locked-account');
+    const mail = await waitForMail(server, 'locked@belair.example', 'locked-account');
     assert.ok(mail.text.length > 0);
     await checkA11y(page);
     assert.deepEqual(errors, []);
@@ -234,7 +215,7 @@ test('token expired: the button emails a new reset link and goes to /check-your-
     await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Back to login' }).getAttribute('href'), '/');
     await checkA11y(page);
-    const mail = await waitForMail('demo@scotia.example', 'reset-link');
+    const mail = await waitForMail(server, 'demo@scotia.example', 'reset-link');
     assert.match(mail.text, /http:\/\/scotia\.localhost:\d+\//);
     assert.deepEqual(errors, []);
   } finally {

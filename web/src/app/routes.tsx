@@ -1,4 +1,4 @@
-import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
+import { createElement, lazy, Suspense, type ComponentType } from 'react';
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
 import { usePageView, type PageCategory } from '@/lib/analytics';
 import { useSite } from '@/lib/site/site-context';
@@ -9,24 +9,56 @@ import { usePageFocus } from './page-focus';
 // patterns; it reads them from paths.json, which lists the same patterns (a
 // test keeps the two equal).
 
+/**
+ * A page in its own chunk. `preload()` fetches the chunk; once it has
+ * arrived the page renders at once, without suspending: main.tsx preloads
+ * the first page before the first render, so the first paint holds the
+ * whole page and nothing below it (the footer) moves when it arrives
+ * (issue 12, defect 3). Before that it is a React.lazy of the same import.
+ */
+export interface LazyPage {
+  (): React.JSX.Element;
+  preload: () => Promise<unknown>;
+}
+
+export function lazyPage(load: () => Promise<{ default: ComponentType }>): LazyPage {
+  let loaded: ComponentType | undefined;
+  let loading: Promise<{ default: ComponentType }> | undefined;
+  const preload = () =>
+    (loading ??= load().then(
+      (module) => {
+        loaded = module.default;
+        return module;
+      },
+      (error: unknown) => {
+        loading = undefined; // a later render tries again
+        throw error;
+      },
+    ));
+  const Lazy = lazy(preload);
+  const Page = () => createElement(loaded ?? Lazy);
+  Page.preload = preload;
+  return Page;
+}
+
 export interface PageRoute {
   path: string;
   category: PageCategory;
-  page: LazyExoticComponent<ComponentType>;
+  page: LazyPage;
   /** A developer page (/_dev/...): shown only when served with --dev, else not-found. */
   dev?: boolean;
 }
 
-const NotFoundRoute = lazy(() => import('./routes/not-found'));
-const DevFormsRoute = lazy(() => import('@/features/dev-forms/routes/dev-forms'));
-const LoginRoute = lazy(() => import('@/features/login/routes/login'));
-const WebsealRoute = lazy(() => import('@/features/webseal/routes/webseal'));
-const MyAccountRoute = lazy(() => import('@/features/account/routes/my-account'));
-const RoadblockRoute = lazy(() => import('@/features/roadblock/routes/roadblock'));
-const CheckYourInboxRoute = lazy(() => import('@/features/roadblock/routes/check-your-inbox'));
-const ForgotRoute = lazy(() => import('@/features/recovery/routes/forgot'));
-const VerifyRoute = lazy(() => import('@/features/recovery/routes/verify'));
-const ResetRoute = lazy(() => import('@/features/recovery/routes/reset'));
+const NotFoundRoute = lazyPage(() => import('./routes/not-found'));
+const DevFormsRoute = lazyPage(() => import('@/features/dev-forms/routes/dev-forms'));
+const LoginRoute = lazyPage(() => import('@/features/login/routes/login'));
+const WebsealRoute = lazyPage(() => import('@/features/webseal/routes/webseal'));
+const MyAccountRoute = lazyPage(() => import('@/features/account/routes/my-account'));
+const RoadblockRoute = lazyPage(() => import('@/features/roadblock/routes/roadblock'));
+const CheckYourInboxRoute = lazyPage(() => import('@/features/roadblock/routes/check-your-inbox'));
+const ForgotRoute = lazyPage(() => import('@/features/recovery/routes/forgot'));
+const VerifyRoute = lazyPage(() => import('@/features/recovery/routes/verify'));
+const ResetRoute = lazyPage(() => import('@/features/recovery/routes/reset'));
 
 export const pageRoutes: readonly PageRoute[] = [
   { path: '/not-found', category: 'error', page: NotFoundRoute },
@@ -43,6 +75,32 @@ export const pageRoutes: readonly PageRoute[] = [
 ];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };
+
+/**
+ * Whether a route pattern matches a path, as wouter's default parser and
+ * the server (internal/httpapi/spa.go matchPath) do for these patterns:
+ * literal segments, ":name" for one segment; a trailing slash is ignored.
+ */
+export function patternMatches(pattern: string, path: string): boolean {
+  const xs = (path.length > 1 ? path.replace(/\/$/, '') : path).split('/');
+  const ps = pattern.split('/');
+  return ps.length === xs.length && ps.every((seg, i) => (seg.startsWith(':') ? xs[i] !== '' : seg === xs[i]));
+}
+
+/**
+ * Fetches the chunk of the page a path shows (not-found when none) before
+ * the first render; the server has already asked for it in index.html
+ * (<link rel="modulepreload">), so this mostly waits for it. Never rejects:
+ * a page that fails to load is the error boundary's business at render.
+ */
+export function preloadPage(path: string, dev: boolean): Promise<void> {
+  if (redirectTarget(path, '', true) !== null) return Promise.resolve();
+  const route = pageRoutes.find((r) => patternMatches(r.path, path) && (!r.dev || dev)) ?? unknownPage;
+  return route.page.preload().then(
+    () => undefined,
+    () => undefined,
+  );
+}
 
 /**
  * The redirects of spec §2.1, exactly as the server applies them

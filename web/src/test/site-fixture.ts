@@ -44,7 +44,28 @@ const common = {
   policyNumber: { length: 7, mask: 'AAA-AAAA', byProvince: {} },
   driverLicenceMasks: { qc: 'A9999-999999-99' },
   sso: { loginUrl: { en: '/pkmslogin.form', fr: '/pkmslogin.form' }, external: false },
+  promo: null,
+  promos: null,
 };
+
+function promos(id: string): NonNullable<PublicBrand['promos']> {
+  return {
+    en: {
+      title: 'Your insurance in your pocket',
+      text: 'See your policies wherever you are.',
+      image: `/brands/${id}/promo.svg`,
+      imageAlt: '',
+      link: { url: `https://www.${id}.test/en/app`, text: 'Discover the app' },
+    },
+    fr: {
+      title: 'Votre assurance dans votre poche',
+      text: 'Consultez vos polices où que vous soyez.',
+      image: `/brands/${id}/promo.svg`,
+      imageAlt: 'Un téléphone',
+      link: { url: `https://www.${id}.test/fr/app`, text: 'Découvrir l’application' },
+    },
+  };
+}
 
 export const belair: PublicBrand = {
   ...common,
@@ -57,6 +78,8 @@ export const belair: PublicBrand = {
   provinces: [province('qc', ['fr', 'en']), province('on', ['en', 'fr']), province('ab', ['en'])],
   links: links('www.belairdirect.test'),
   screenShare: true,
+  promo: promos('belair').en,
+  promos: promos('belair'),
 };
 
 export const bna: PublicBrand = {

@@ -10,6 +10,12 @@ const legalLinks: readonly { link: BrandLinkName; label: MessageKey }[] = [
   { link: 'security', label: 'footer.security' },
 ];
 
+// A brand may have no app in a store (an empty link): its badge is left out.
+const appLinks: readonly { link: BrandLinkName; label: MessageKey }[] = [
+  { link: 'appStore', label: 'footer.appStore' },
+  { link: 'googlePlay', label: 'footer.googlePlay' },
+];
+
 /** Spec §2.7 footer: legal links, screen sharing (one brand), rights reserved, app downloads. */
 export function Footer({ year = new Date().getFullYear() }: { year?: number }) {
   const t = useT();
@@ -31,21 +37,22 @@ export function Footer({ year = new Date().getFullYear() }: { year?: number }) {
             ) : null}
           </ul>
         </nav>
-        <section className="site-footer__apps" aria-labelledby="footer-apps-heading">
-          <h2 id="footer-apps-heading">{t('footer.appsHeading')}</h2>
-          <ul>
-            <li>
-              <a className="app-badge" href={brand.links.appStore[language]}>
-                {t('footer.appStore')}
-              </a>
-            </li>
-            <li>
-              <a className="app-badge" href={brand.links.googlePlay[language]}>
-                {t('footer.googlePlay')}
-              </a>
-            </li>
-          </ul>
-        </section>
+        {appLinks.some(({ link }) => brand.links[link][language]) ? (
+          <section className="site-footer__apps" aria-labelledby="footer-apps-heading">
+            <h2 id="footer-apps-heading">{t('footer.appsHeading')}</h2>
+            <ul>
+              {appLinks
+                .filter(({ link }) => brand.links[link][language])
+                .map(({ link, label }) => (
+                  <li key={link}>
+                    <a className="app-badge" href={brand.links[link][language]}>
+                      {t(label)}
+                    </a>
+                  </li>
+                ))}
+            </ul>
+          </section>
+        ) : null}
         <p className="site-footer__rights">{t('footer.rightsReserved', { year, brand: brand.name })}</p>
       </div>
     </footer>

@@ -30,8 +30,59 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Login variant: find the account by email (spec §7, §4.3). */
+        /** Find the account: login variant by email (spec §4.3), or registration variant by the identification payload (spec §2.4, §4.2); the server dispatches on the body. */
         post: operations["findAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registrations/{id}/validations/{validationId}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Legacy registration (spec §4.2): send or resend an option's code (no validationValue), check a code or PIN, or submit an email (ask-email, ask-username options). */
+        post: operations["registrationValidation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/registrations/{id}/authentication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Password-validation (spec §2.4): a UBI driver links the policy to the policyholder account of the email on file with its password. */
+        post: operations["registrationAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the account of a verified registration ({id} is the registration id): account, link to the policy, registration closed and welcome email, in one transaction. */
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -224,6 +275,10 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             };
+            /** @description With errorCode VALIDATION: the form field that breaks its rule (messageKey is the rule's key). */
+            field?: string;
+            /** @description With INVALID_ACTIVATION_CODE of registration: guesses left on the code or PIN. */
+            triesLeft?: number;
         };
         TechnicalError: {
             /** @description Only where the spec gives one (login difficulties); none is emitted today. */
@@ -316,6 +371,76 @@ export interface components {
         PasswordResponse: {
             email: string;
         };
+        /** @description Registration variant of accounts/find (spec §2.4 identification). Field rules of spec §5; the policy number follows the brand's format (mask characters allowed). */
+        RegistrationFindRequest: {
+            policyNumber: string;
+            firstName: string;
+            lastName: string;
+            /** @description YYYY-MM-DD */
+            dateOfBirth: string;
+            /** @description A9A 9A9 (space optional) */
+            postalCode: string;
+            /** @description Only where the province has UBI; dashes ignored. */
+            driverLicence?: string;
+            /** @description Province of the licence (lower case) or 'other'. */
+            licenceProvince?: string;
+        };
+        TwoFactorValidation: {
+            /** @description Registration-scoped option id (22 characters of base64url). */
+            id: string;
+            /** @enum {string} */
+            method: "EMAIL" | "SMS" | "PIN" | "NONE" | "ask-email" | "ask-password" | "ask-username" | "ask-email-code";
+            /** @description Enough to recognise the email or cell phone, never the whole value; empty for PIN, NONE and the ask- actions without one. */
+            maskedValue: string;
+        };
+        /** @description 240: one active insured person matches and has no account. */
+        RegistrationFound: {
+            /** @description The registration id (expires after 30 minutes). */
+            id: string;
+            /** @enum {string} */
+            status: "REGISTRATION";
+            /** @description EMAIL, SMS, PIN then NONE when there is a real option; [ask-email] alone for a holder with nothing on file; [] when nothing is possible (no-options roadblock). */
+            twoFactorValidations: components["schemas"]["TwoFactorValidation"][];
+            /** @description A UBI driver whose email on file is a policyholder's account (the UBI flow). */
+            ubiMatchPH: boolean;
+            /** @description The masked email on file, or empty. */
+            email: string;
+        };
+        /** @description 200 of the registration variant: that person already has an account (nothing revealed); its owner gets a security notice. */
+        AlreadyRegistered: {
+            /** @enum {string} */
+            status: "REGISTERED";
+        };
+        RegistrationValidationRequest: {
+            /** @description Absent: send (or resend) the option's code. A 6-digit code, an 8-character PIN, or an email (ask-email, ask-username options). */
+            validationValue?: string;
+        };
+        RegistrationCodeSent: {
+            id: string;
+            twoFactorValidations: components["schemas"]["TwoFactorValidation"][];
+            resendsLeft: number;
+        };
+        /** @description Identity verified: next page account-creation/password; the username is this email. */
+        RegistrationVerified: {
+            id: string;
+            email: string;
+        };
+        /** @description 240: the next step is the one option's method (ask-email, ask-username, ask-password, ask-email-code). */
+        RegistrationNext: {
+            id: string;
+            twoFactorValidations: components["schemas"]["TwoFactorValidation"][];
+        };
+        RegistrationPasswordRequest: {
+            password: string;
+        };
+        RegistrationEmail: {
+            email: string;
+        };
+        CreateAccountRequest: {
+            password: string;
+            passwordConfirmation: string;
+            termsAccepted: boolean;
+        };
         Welcome: {
             brand: string;
             province: string;
@@ -338,6 +463,19 @@ export interface components {
         PolicyNumberFormat: {
             length: number;
             mask: string;
+        };
+        /** @description The promo panel of one language (brand file promo.<lang>). */
+        PromoPanel: {
+            title: string;
+            text: string;
+            /** @description the path the image is served at, /brands/<id>/<file>; shown in a 16:9 box */
+            image: string;
+            /** @description empty: the image is decorative */
+            imageAlt: string;
+            link: {
+                url: string;
+                text: string;
+            };
         };
         PublicProvince: {
             key: string;
@@ -369,6 +507,7 @@ export interface components {
                 chatbot: boolean;
                 usenewmarketingredirection: boolean;
             };
+            /** @description every link in both languages; screenShare, appStore and googlePlay are empty texts when the brand has none */
             links: {
                 marketing: components["schemas"]["LocalizedURL"];
                 certificate: components["schemas"]["LocalizedURL"];
@@ -401,6 +540,13 @@ export interface components {
                 loginUrl: components["schemas"]["LocalizedURL"];
                 external: boolean;
             };
+            /** @description the promo panel beside the forms in the page's language (SiteConfig.language); null when the brand has none */
+            promo: components["schemas"]["PromoPanel"] | null;
+            /** @description the promo panel in each language, for when the page changes language; null when the brand has none */
+            promos: {
+                en: components["schemas"]["PromoPanel"];
+                fr: components["schemas"]["PromoPanel"];
+            } | null;
         };
         /** @description Injected by the server into index.html as JSON in script#guichet-site. */
         SiteConfig: {
@@ -496,20 +642,29 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["FindRequest"];
+                "application/json": components["schemas"]["FindRequest"] | components["schemas"]["RegistrationFindRequest"];
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Login: the account. Registration: REGISTERED, that person already has an account (its owner gets a security notice). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FindResponse"];
+                    "application/json": components["schemas"]["FindResponse"] | components["schemas"]["AlreadyRegistered"];
                 };
             };
-            /** @description Email breaks its rule (errorCode is the rule key). */
+            /** @description Registration: one active insured person matches and has no account; continue with the options. */
+            240: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationFound"];
+                };
+            };
+            /** @description Login: email breaks its rule (errorCode is the rule key). Registration: errorCode VALIDATION, messageKey the rule's key, field the field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -518,7 +673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No account has that email. */
+            /** @description Login: no account has that email. Registration: POLICY_NUMBER_NOT_FOUND (identification.notFound), nothing matches. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -527,10 +682,233 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED, too many tries from the client address, with Retry-After in seconds. */
+            /** @description RATE_LIMITED, too many tries from the client address (registration also per policy number), with Retry-After in seconds. */
             429: {
                 headers: {
                     /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    registrationValidation: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+                validationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegistrationValidationRequest"];
+            };
+        };
+        responses: {
+            /** @description Send: the code left (RegistrationCodeSent, the chosen option and resends left). Check: verified, next page account-creation/password (RegistrationVerified). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationCodeSent"] | components["schemas"]["RegistrationVerified"];
+                };
+            };
+            /** @description Continue with the one option given: ask-email (account-creation/email), ask-username (new-email), ask-password (password-validation), ask-email-code (a code went to the submitted email: validation/email). */
+            240: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationNext"];
+                };
+            };
+            /** @description INVALID_ACTIVATION_CODE with triesLeft (a wrong code or PIN); VALIDATION (field, messageKey) for a malformed code, PIN or email. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION (5 wrong guesses, or the code expired after 10 minutes); EXCEEDED_RESENDS (a fourth resend). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown registration or option; EMAIL_ALREADY_EXISTS: the submitted email belongs to another account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REGISTRATION_STATE: the call is out of order, or the registration is closed or expired (30 minutes). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, too many tries (client address, policy or person), with Retry-After in seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until one more try is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    registrationAuthentication: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegistrationPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description Linked (role driver); the SPA signs in through the SSO form post with this email and the password. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationEmail"];
+                };
+            };
+            /** @description 3005: wrong password (a locked account answers the same). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown registration. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REGISTRATION_STATE: not at the password-validation step, closed or expired. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, too many tries (client address, policy or person), or BUSY (the password hashers are saturated), with Retry-After in seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until one more try is allowed. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description Created; the SPA signs in through the SSO form post (username = email). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationEmail"];
+                };
+            };
+            /** @description 2002 password content (spec §5 rule, blocklist, contains the email; messageKey the rule key); 2003 invalid character; 1003 after 5 failed tries (login-difficulties); VALIDATION for the confirmation or the terms. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown registration. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REGISTRATION_STATE: no verified code yet, or closed (another create won) or expired. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, too many tries (client address, policy or person), or BUSY (the password hashers are saturated), with Retry-After in seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until one more try is allowed. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1010,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordResponse"];
                 };
             };
-            /** @description 1002 wrong postal code or phone; 2001 password rule (key in fields.password); 2002 password content; 3005 wrong temporary password; BAD_REQUEST. */
+            /** @description 1002 wrong postal code; 2001 password rule (key in fields.password); 2002 password content; 3005 wrong temporary password; BAD_REQUEST. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1019,7 +1397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3004: the reset token is dead. Temporary variant: 3001 for the right temporary password of an account staff disabled. */
+            /** @description 3004: the reset token is dead. WRONG_CELLPHONE: a UBI driver's wrong cell phone, now or in the last 24 hours; the account is locked 24 hours (the wrong-cellphone roadblock). Temporary variant: 3001 for the right temporary password of an account staff disabled. */
             403: {
                 headers: {
                     [name: string]: unknown;

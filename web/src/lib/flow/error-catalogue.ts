@@ -240,6 +240,9 @@ export function interpretResponse(answer: ApiAnswer, call: ApiCall, options: Int
         return go('two-factor');
       case '3007':
         return go('forgot-password');
+      case 'WRONG_CELLPHONE':
+        // Spec §9: a UBI driver's wrong cell phone locks the account 24 hours.
+        return go('wrong-cellphone');
     }
     return go('technical'); // 3008 and any other
   }

@@ -61,8 +61,10 @@ export function SiteProvider({ config, children }: { config: SiteConfig; childre
 
   // The brand writes its name per language (Intact Insurance, Intact
   // Assurance); brand.name follows the language the page is in now.
+  // So does the promo panel (brand.promo, brand.promos).
   const name = brand.names[selection.language];
-  const localBrand = useMemo(() => ({ ...brand, name }), [brand, name]);
+  const promo = brand.promos?.[selection.language] ?? null;
+  const localBrand = useMemo(() => ({ ...brand, name, promo }), [brand, name, promo]);
 
   const site = useMemo<Site>(() => {
     const provinceConfig = brand.provinces.find((p) => p.key === selection.province);

@@ -1,4 +1,5 @@
 import { Link } from 'wouter';
+import { FormAside } from '@/components/form-aside/form-aside';
 import { useT } from '@/i18n/i18n';
 import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
@@ -30,6 +31,7 @@ export default function LoginRoute() {
           {t('login.createAccount')}
         </Link>
       </div>
+      <FormAside />
     </section>
   );
 }

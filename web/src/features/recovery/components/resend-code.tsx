@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Message } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
@@ -37,6 +37,15 @@ export function ResendCode({ id, validationId, onSent, sentOnArrival = false }: 
   // A second click before the first finished is ignored; the button keeps
   // the focus (aria-disabled, not disabled) while it works.
   const busy = useRef(false);
+  // Whether this page still shows the link: the spinner's second outlives
+  // the page when an answer opened a roadblock, or the visitor left.
+  const shown = useRef(false);
+  useEffect(() => {
+    shown.current = true;
+    return () => {
+      shown.current = false;
+    };
+  }, []);
 
   const leave = () => {
     roadblock('resend-reset-password');
@@ -53,16 +62,25 @@ export function ResendCode({ id, validationId, onSent, sentOnArrival = false }: 
     setSending(true);
     setSent(false);
     setRefused(null);
-    const [result] = await Promise.all([send(() => recoveryApi(clients).resend(id, validationId), 'reset-resend'), wait(MIN_SPINNER_MS)]);
+    // What the answer means for the recovery is kept as soon as it is in:
+    // a new code's id, or /verify closed behind a roadblock the answer has
+    // already opened (send navigates to it). Only what this page shows
+    // waits for the spinner's second, and only while the page is shown: a
+    // late leaveVerify() would close a /verify opened since (issue 12, seen
+    // as one test's resend clearing the next test's recovery).
+    const answered = send(() => recoveryApi(clients).resend(id, validationId), 'reset-resend').then((result) => {
+      if (!result || result.outcome.kind === 'roadblock' || result.outcome.kind === 'navigate') leaveVerify();
+      else if (result.outcome.kind === 'continue' && result.answer.value) codeResent(result.answer.value);
+      return result;
+    });
+    const [result] = await Promise.all([answered, wait(MIN_SPINNER_MS)]);
+    if (!shown.current) return;
     busy.current = false;
     setSending(false);
-    if (!result) {
-      leaveVerify();
-      return;
-    }
+    if (!result) return;
     const { outcome, answer } = result;
+    if (outcome.kind === 'roadblock' || outcome.kind === 'navigate') return;
     if (outcome.kind === 'continue' && answer.value) {
-      codeResent(answer.value);
       setSent(true);
       onSent();
       return;

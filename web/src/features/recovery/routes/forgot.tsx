@@ -1,4 +1,5 @@
 import { Link, useLocation } from 'wouter';
+import { FormAside } from '@/components/form-aside/form-aside';
 import { EmailField } from '@/components/form/email-field';
 import { Form, SubmitButton } from '@/components/form/form';
 import { useForm } from '@/components/form/use-form';
@@ -57,6 +58,7 @@ export default function ForgotRoute() {
       <p className="recovery__links">
         <Link href="/">{t('recovery.backToLogin')}</Link>
       </p>
+      <FormAside />
       {dialog}
     </section>
   );

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Redirect, useLocation, useSearch } from 'wouter';
+import { FormAside } from '@/components/form-aside/form-aside';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PhoneField, PostalCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
@@ -211,6 +212,7 @@ function ResetForm({ variant }: { variant: ResetVariant }) {
         <NewPasswordFields />
         <SubmitButton disabled={leaving}>{t('recovery.reset.submit')}</SubmitButton>
       </Form>
+      <FormAside />
       {dialog}
     </section>
   );

@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
 import { Link, Redirect, useLocation } from 'wouter';
+import { FormAside } from '@/components/form-aside/form-aside';
 import { Form, SubmitButton } from '@/components/form/form';
 import { SecurityCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
@@ -122,6 +123,7 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
           {t('recovery.verify.back')}
         </Link>
       </p>
+      <FormAside />
       {dialog}
     </section>
   );

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"guichet/internal/app"
+	"guichet/internal/policy"
+)
+
+const importUsage = "usage: guichet import-policies [--dry-run] FILE.csv"
+
+// dryRunFlag takes --dry-run out of import-policies' arguments (anywhere
+// among them), so the other flags parse as for every command.
+func dryRunFlag(args []string) ([]string, bool) {
+	dry := false
+	out := slices.DeleteFunc(slices.Clone(args), func(a string) bool {
+		if a == "--dry-run" || a == "-dry-run" {
+			dry = true
+			return true
+		}
+		return false
+	})
+	return out, dry
+}
+
+// importPolicies is `guichet import-policies [--dry-run] FILE.csv`: the
+// insurer's policy records registration checks identities against
+// (policy.Importer). A file with any bad row prints every problem as `line
+// N: column: problem` and writes nothing.
+func importPolicies(ctx context.Context, cfg app.Config, args []string, dryRun bool, stdout io.Writer) error {
+	if len(args) != 1 {
+		return errors.New(importUsage)
+	}
+	reg, err := app.LoadBrands(cfg)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	db, err := app.OpenStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: time.Now(), DryRun: dryRun}
+	res, err := im.Import(ctx, f)
+	var problems policy.ImportErrors
+	if errors.As(err, &problems) {
+		fmt.Fprintln(stdout, problems.Error())
+		return fmt.Errorf("%s: %d problems, nothing imported", args[0], len(problems))
+	}
+	if err != nil {
+		return err
+	}
+	suffix := ""
+	if dryRun {
+		suffix = " (dry run: nothing written)"
+	}
+	fmt.Fprintln(stdout, res.String()+suffix)
+	return nil
+}

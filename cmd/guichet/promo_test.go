@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckConfigPromoImage: `guichet check-config` fails, naming the file,
+// the field and where to put the image, when a brand's promo image is in
+// neither the brands directory (<dir>/<id>/) nor the built SPA
+// (web/public/brands/<id>/), and passes once the brands directory carries it.
+func TestCheckConfigPromoImage(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := filepath.Glob("../../config/brands/*.yaml")
+	for _, f := range append(files, "../../testdata/brands/acme.yaml") {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	err := run([]string{"check-config", "--brands-dir", dir}, &out)
+	want := filepath.Join(dir, "acme.yaml") + `: promo.en.image: image "promo.svg" not found: put it in ` +
+		filepath.Join(dir, "acme", "promo.svg") + ", or in web/public/brands/acme/ and rebuild (make build)"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("check-config without acme's promo image = %q, %v; want %q", out.String(), err, want)
+	}
+	// The five sample brands' images are built into the SPA: only acme is reported.
+	if n := strings.Count(err.Error(), "\n") + 1; n != 1 {
+		t.Fatalf("%d problems, want acme's alone:\n%v", n, err)
+	}
+
+	image, err := os.ReadFile("../../testdata/brands/acme/promo.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "acme"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "acme", "promo.svg"), image, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run([]string{"check-config", "--brands-dir", dir}, &out); err != nil || out.String() != dir+": 6 brands valid\n" {
+		t.Fatalf("check-config with acme's image in the brands directory = %q, %v", out.String(), err)
+	}
+}

@@ -1,0 +1,104 @@
+// Package codes is what every flow that sends a one-time code shares
+// (design.md "Codes"): the server secret kept in the database, the keys
+// derived from it, 6-digit codes from a CSPRNG, random ids, and the HMAC a
+// code (or a mailed PIN) is stored as. Password recovery and registration
+// use it; each keeps its own tables, counters and guess limits.
+package codes
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Length is the number of digits of a code (spec §9).
+const Length = 6
+
+// Store is a *store.DB or a *store.Tx.
+type Store interface {
+	Exec(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryRow(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+// LoadSecret returns the 256-bit server secret stored in recovery_secrets
+// under name, creating it when absent. Every instance on the same database
+// reads the same row, so a code made by one instance is checked by any
+// other; the insert is ON CONFLICT DO NOTHING, so two instances starting
+// together agree on whichever row was written first.
+func LoadSecret(ctx context.Context, db Store, name string, now time.Time, rnd io.Reader) ([]byte, error) {
+	var fresh [32]byte
+	if _, err := io.ReadFull(rnd, fresh[:]); err != nil {
+		return nil, fmt.Errorf("%s secret: %w", name, err)
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO recovery_secrets (name, secret, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO NOTHING`, name, hex.EncodeToString(fresh[:]), now.UnixMilli()); err != nil {
+		return nil, fmt.Errorf("%s secret: %w", name, err)
+	}
+	var stored string
+	if err := db.QueryRow(ctx, "SELECT secret FROM recovery_secrets WHERE name = ?", name).Scan(&stored); err != nil {
+		return nil, fmt.Errorf("%s secret: %w", name, err)
+	}
+	secret, err := hex.DecodeString(stored)
+	if err != nil || len(secret) < 32 {
+		return nil, fmt.Errorf("%s secret: stored value is not 32 bytes of hex", name)
+	}
+	return secret, nil
+}
+
+// Derive is HMAC-SHA256(secret, purpose): one key per use of the secret.
+func Derive(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}
+
+// HMAC is how a code is stored: HMAC-SHA256 under key of the parts,
+// separated by a NUL byte so "v1","23" and "v12","3" differ. Bind a code to its
+// validation id (the same six digits of two codes give unrelated values).
+func HMAC(key []byte, parts ...string) string {
+	m := hmac.New(sha256.New, key)
+	for i, p := range parts {
+		if i > 0 {
+			m.Write([]byte{0})
+		}
+		m.Write([]byte(p))
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Equal compares two stored HMACs in constant time.
+func Equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
+
+// RandomID returns 16 random bytes from rnd, base64url without padding (the
+// shape of every id of the API, api.IDLength).
+func RandomID(rnd io.Reader) (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(rnd, b[:]); err != nil {
+		return "", fmt.Errorf("codes: random: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// codeSpace is the largest multiple of 10^6 that fits in 32 bits: values at
+// or above it are drawn again so every code is equally likely.
+const codeSpace = 4_294_000_000
+
+// New returns Length uniformly random digits from rnd.
+func New(rnd io.Reader) (string, error) {
+	var b [4]byte
+	for {
+		if _, err := io.ReadFull(rnd, b[:]); err != nil {
+			return "", fmt.Errorf("codes: random: %w", err)
+		}
+		if n := binary.BigEndian.Uint32(b[:]); n < codeSpace {
+			return fmt.Sprintf("%06d", n%1_000_000), nil
+		}
+	}
+}

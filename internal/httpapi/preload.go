@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io/fs"
+	"strings"
+)
+
+// pageChunks is dist/page-chunks.json (web/scripts/page-chunks.ts): what a
+// first visit to each page needs besides the entry chunk. index.html names
+// them, so the browser fetches the page's chunk and the message catalogues
+// alongside the entry rather than after it has run (issue 12, defect 3:
+// the login page painted late and its footer jumped when the page arrived).
+type pageChunks struct {
+	Pages map[string]struct {
+		JS  []string `json:"js"`
+		CSS []string `json:"css"`
+	} `json:"pages"`
+	Catalogs map[string]string `json:"catalogs"`
+}
+
+// readPageChunks reads page-chunks.json; a build without it (a Go-only
+// test build) preloads nothing.
+func readPageChunks(files fs.FS) (*pageChunks, error) {
+	data, err := fs.ReadFile(files, "page-chunks.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var pc pageChunks
+	if err := json.Unmarshal(data, &pc); err != nil {
+		return nil, fmt.Errorf("page-chunks.json: %w", err)
+	}
+	return &pc, nil
+}
+
+// preloadTags returns the <link> elements for a page: the chunks of the
+// route that matches path ("*", the not-found page, when none does or
+// notFound) and the catalogues src/i18n/catalog.ts loads for brand and
+// language (the brand's English overrides; for another language, that
+// language's catalogue and the brand's overrides in it).
+func (s *spa) preloadTags(path string, notFound bool, brandID, language string) []byte {
+	if s.chunks == nil {
+		return nil
+	}
+	pattern := "*"
+	if !notFound {
+		for _, p := range s.paths {
+			if matchPath(p, path) {
+				pattern = p
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	module := func(file string) {
+		if file != "" {
+			fmt.Fprintf(&b, `<link rel="modulepreload" crossorigin href="/%s">`+"\n", html.EscapeString(file))
+		}
+	}
+	page := s.chunks.Pages[pattern]
+	for _, f := range page.CSS {
+		fmt.Fprintf(&b, `<link rel="stylesheet" crossorigin href="/%s">`+"\n", html.EscapeString(f))
+	}
+	for _, f := range page.JS {
+		module(f)
+	}
+	module(s.chunks.Catalogs[brandID+".en"])
+	if language != "en" {
+		module(s.chunks.Catalogs[language])
+		module(s.chunks.Catalogs[brandID+"."+language])
+	}
+	return []byte(b.String())
+}

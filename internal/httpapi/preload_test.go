@@ -1,0 +1,73 @@
+package httpapi
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/brand"
+	"guichet/internal/store/storetest"
+)
+
+const testPageChunks = `{
+ "pages": {
+  "/": {"js": ["assets/login-1.js", "assets/field-1.js"], "css": []},
+  "/roadblock/:page": {"js": ["assets/roadblock-1.js"], "css": ["assets/roadblock-1.css"]},
+  "*": {"js": ["assets/not-found-1.js"], "css": []}
+ },
+ "catalogs": {"fr": "assets/fr-1.js", "bna.en": "assets/bna.en-1.js", "bna.fr": "assets/bna.fr-1.js"}
+}`
+
+// Issue 12, defect 3: index.html names the page's chunks and the message
+// catalogues, so the browser fetches them with the entry, not after it.
+func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
+	brands, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Config{Dev: true, Env: "dev"}, Deps{
+		Brands: brands,
+		DB:     storetest.Open(t),
+		SPA: fstest.MapFS{
+			"index.html":       {Data: []byte(testIndex)},
+			"page-chunks.json": {Data: []byte(testPageChunks)},
+		},
+		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/roadblock/:page"]}`),
+		Metrics:  prometheus.NewRegistry(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`<link rel="(modulepreload|stylesheet)"(?: nonce="[^"]+")? crossorigin href="([^"]+)">`)
+	cases := []struct {
+		target, host string
+		want         []string
+	}{
+		{"/", "bna.localhost", []string{"modulepreload /assets/login-1.js", "modulepreload /assets/field-1.js", "modulepreload /assets/bna.en-1.js"}},
+		{"/?lang=fr", "bna.localhost", []string{"modulepreload /assets/login-1.js", "modulepreload /assets/field-1.js",
+			"modulepreload /assets/bna.en-1.js", "modulepreload /assets/fr-1.js", "modulepreload /assets/bna.fr-1.js"}},
+		{"/roadblock/technical", "belair.localhost", []string{"stylesheet /assets/roadblock-1.css", "modulepreload /assets/roadblock-1.js"}},
+		{"/nope", "belair.localhost", []string{"modulepreload /assets/not-found-1.js"}},
+	}
+	for _, c := range cases {
+		t.Run(c.target, func(t *testing.T) {
+			body := do(h, "GET", c.target, c.host, nil, "").Body.String()
+			head := body[:strings.Index(body, "</head>")]
+			var got []string
+			for _, m := range links.FindAllStringSubmatch(head, -1) {
+				if m[2] != "/assets/vendor-abc.js" { // the entry's own, already in index.html
+					got = append(got, m[1]+" "+m[2])
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Fatalf("preloads:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+			if strings.Count(head, `<link rel="modulepreload" nonce="`) != strings.Count(head, `<link rel="modulepreload"`) {
+				t.Fatalf("a modulepreload lacks the nonce: %s", head)
+			}
+		})
+	}
+}

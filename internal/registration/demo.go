@@ -1,0 +1,153 @@
+package registration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/brand"
+	"guichet/internal/policy"
+	"guichet/internal/rules"
+	"guichet/internal/store"
+)
+
+// DemoPIN is the registration PIN of the --dev PIN demo person (README).
+const DemoPIN = "AB12CD34"
+
+// DemoDateOfBirth is the date of birth of every --dev registration demo
+// person but the already registered one (the demo account's).
+const DemoDateOfBirth = "1985-03-14"
+
+// DemoPerson is one --dev registration demo person, for the README and
+// docs/registration-demo.md.
+type DemoPerson struct {
+	Brand, PolicyNumber, FirstName, LastName, DateOfBirth, PostalCode string
+	Case                                                              string
+}
+
+// demoPeople: one per branch of spec §4.2; n numbers the policy
+// (REG0001...), 0 is the demo account's auto policy.
+var demoPeople = []struct {
+	n           int
+	role, kind  string
+	first, last string
+	local       string // email on file: local@brand.example ("demo": the demo account's)
+	phone, pin  string
+	ubi, cancel bool
+	what        string
+}{
+	{1, "holder", "auto", "Emma", "Courriel", "reg-email", "", "", false, false, "EMAIL code to reg-email@<brand>.example, then the password page"},
+	{2, "holder", "auto", "Simon", "Texto", "reg-sms", "5145550101", "", false, false, "SMS code (dev mailbox, to +15145550101), then the password page (username reg-sms@<brand>.example)"},
+	{3, "holder", "home", "Paula", "Nip", "reg-pin", "", DemoPIN, false, false, "PIN " + DemoPIN + ", then the password page"},
+	{4, "holder", "home", "Alice", "Sansfil", "", "", "", false, false, "nothing on file: ask-email (account-creation/email), a code to the email typed"},
+	{5, "holder", "auto", "Ugo", "Pris", "demo", "", "", false, false, "email on file is the demo account's: code to demo@<brand>.example, then ask-username (new-email)"},
+	{6, "driver", "auto", "Nora", "Aucun", "", "", "", false, false, "driver with nothing on file: no options (no-options roadblock)"},
+	{7, "driver", "auto", "Ubald", "Conduit", "demo", "5145550107", "", true, false, "UBI driver whose email is the demo policyholder's: code, then ask-password (password-validation, Guichet-Demo-2026!)"},
+	{8, "holder", "home", "Carl", "Annule", "reg-cancelled", "", "", false, true, "cancelled policy: not found (404)"},
+	{0, "holder", "auto", "Alex", "Martin", "", "", "", false, false, "already registered (200): the demo account demo@<brand>.example gets a security notice"},
+}
+
+// demoLock serialises the seeders of instances sharing a database.
+const demoLock = "guichet registration demo data"
+
+// SeedDemo imports, for every brand, the registration demo people (after
+// account.SeedDemo: the already registered one is the demo account), with
+// a fresh PIN issue date, and returns them for the README.
+func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time.Time) ([]DemoPerson, error) {
+	var csv strings.Builder
+	csv.WriteString(strings.Join(policy.Columns, ",") + "\n")
+	var out []DemoPerson
+	type registered struct{ brand, email, number string }
+	var owners []registered
+	for _, b := range brands {
+		province := b.DefaultProvince
+		postal := account.DemoPostalCode(province)
+		for _, d := range demoPeople {
+			number, dob := demoNumber(b, d.n), DemoDateOfBirth
+			if d.n == 0 {
+				a, err := account.ByEmail(ctx, db, b.ID, "demo@"+b.ID+".example")
+				if err != nil {
+					return nil, fmt.Errorf("registration demo: the demo account of %s: %w", b.ID, err)
+				}
+				if number, err = autoPolicy(ctx, db, a.ID); err != nil {
+					return nil, fmt.Errorf("registration demo: %s: %w", b.ID, err)
+				}
+				dob, postal = a.DateOfBirth, a.PostalCode
+				owners = append(owners, registered{b.ID, a.Email, number})
+			}
+			email := ""
+			if d.local != "" {
+				email = d.local + "@" + b.ID + ".example"
+			}
+			status := "active"
+			if d.cancel {
+				status = "cancelled"
+			}
+			fmt.Fprintf(&csv, "%s,%s,%s,%s,%s,%s,%s,%s,%s,,,%s,%s,%s,%t,%s\n", b.ID, number, d.kind, province,
+				d.role, d.first, d.last, dob, postal, email, d.phone, d.pin, d.ubi, status)
+			out = append(out, DemoPerson{Brand: b.ID, PolicyNumber: number, FirstName: d.first, LastName: d.last,
+				DateOfBirth: dob, PostalCode: postal, Case: strings.ReplaceAll(d.what, "<brand>", b.ID)})
+		}
+	}
+	byID := map[string]*brand.Brand{}
+	for _, b := range brands {
+		byID[b.ID] = b
+	}
+	im := &policy.Importer{DB: db, Now: now, Lock: demoLock,
+		Brands: func(id string) (*brand.Brand, bool) { b, ok := byID[id]; return b, ok }}
+	if _, err := im.Import(ctx, strings.NewReader(csv.String())); err != nil {
+		return nil, fmt.Errorf("registration demo: %w", err)
+	}
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.Lock(ctx, demoLock); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE insured_people SET pin_issued_at = ? WHERE pin_hash <> '' AND first_name = 'Paula' AND last_name = 'Nip'",
+			now.UnixMilli()); err != nil {
+			return err
+		}
+		for _, o := range owners {
+			if _, err := tx.Exec(ctx, `UPDATE insured_people SET account_id = (SELECT id FROM accounts WHERE brand = ? AND email_normalized = ?)
+				WHERE brand = ? AND first_name = 'Alex' AND last_name = 'Martin' AND policy_id = (SELECT id FROM policies WHERE brand = ? AND number = ?)`,
+				o.brand, account.NormalizeEmail(o.email), o.brand, o.brand, o.number); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// demoNumber is REG and digits, in the brand's policy format of its default
+// province (digits only when the format wants no letters there).
+func demoNumber(b *brand.Brand, n int) string {
+	f := b.PolicyNumberFormat(b.DefaultProvince)
+	format := rules.PolicyFormat{Length: f.Length, Mask: f.Mask}
+	for _, prefix := range []string{"REG", ""} {
+		if f.Length <= len(prefix) {
+			continue
+		}
+		number := prefix + fmt.Sprintf("%0*d", f.Length-len(prefix), n)
+		if _, err := rules.PolicyNumber(number, format); err == nil {
+			return number
+		}
+	}
+	return fmt.Sprintf("%0*d", f.Length, n)
+}
+
+// autoPolicy is the number of an account's auto policy.
+func autoPolicy(ctx context.Context, db *store.DB, accountID string) (string, error) {
+	linked, err := policy.ForAccount(ctx, db, accountID)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range linked {
+		if l.Kind == policy.Auto && l.Role == policy.Holder {
+			return l.Number, nil
+		}
+	}
+	return "", errors.New("no auto policy")
+}

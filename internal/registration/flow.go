@@ -1,0 +1,804 @@
+package registration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/audit"
+	"guichet/internal/codes"
+	"guichet/internal/notify"
+	"guichet/internal/policy"
+	"guichet/internal/rules"
+	"guichet/internal/store"
+	"guichet/internal/throttle"
+)
+
+// Identification is the registration variant of accounts/find, each field
+// normalised by its rule (handler.go).
+type Identification struct {
+	policy.Match
+	Language string // the site's: the emails' language
+	Province string // the site's: the phone number the emails show
+	IP       string
+}
+
+// Found answers an identification (spec §4.2 find statuses): Registered
+// (200) when the person already has an account, else the registration (240).
+type Found struct {
+	Registered           bool
+	ID                   string
+	TwoFactorValidations []Option
+	UBIMatchPH           bool
+	Email                string // masked
+}
+
+// Find identifies the visitor as an insured person of an active policy.
+// The person's account, if any, is told by email (a security notice) and
+// the answer is Registered; otherwise a registration starts with the
+// options what is on file allows.
+func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
+	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: EventFind}
+	if err := s.allow(ctx, s.Limits.FindPerIP, throttle.ClientKey(in.IP), e); err != nil {
+		return Found{}, err
+	}
+	if err := s.allow(ctx, s.Limits.FindPerPolicy, in.Brand+" "+policy.NormalizeNumber(in.Number), e); err != nil {
+		return Found{}, err
+	}
+	var out Found
+	var answer error
+	queued := false
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		p, err := policy.Find(ctx, tx, in.Match)
+		if errors.Is(err, store.ErrNotFound) {
+			e.Outcome, answer = "not_found", ErrNoMatch
+			return s.record(ctx, tx, e)
+		}
+		if err != nil {
+			return err
+		}
+		if p.AccountID != "" {
+			a, err := account.ByID(ctx, tx, in.Brand, p.AccountID)
+			if err != nil {
+				return err
+			}
+			e.AccountID, e.Outcome = a.ID, "registered"
+			if _, err := notify.Enqueue(ctx, tx, s.notice(a, in.Language, in.Province)); err != nil {
+				return err
+			}
+			queued = true
+			out = Found{Registered: true}
+			return s.record(ctx, tx, e)
+		}
+		r, err := s.start(ctx, tx, p, in, now)
+		if err != nil {
+			return err
+		}
+		out = Found{ID: r.id, TwoFactorValidations: r.options, Email: maskEmail(p.Email)}
+		out.UBIMatchPH, err = holderAccount(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		e.Outcome, e.Detail = "identified", string(p.Role)
+		return s.record(ctx, tx, e)
+	})
+	if err != nil {
+		return Found{}, err
+	}
+	if queued {
+		s.poke()
+	}
+	return out, answer
+}
+
+// notice is the security notice to the owner of an account someone passed
+// identification for.
+func (s *Service) notice(a account.Account, language, province string) notify.Message {
+	data := map[string]string{}
+	if a.FirstName != "" {
+		data[notify.DataFirstName] = a.FirstName
+	}
+	if province != "" {
+		data[notify.DataProvince] = province
+	}
+	return notify.Message{Brand: a.Brand, Language: emailLanguage(language, a.Language), Channel: notify.ChannelEmail,
+		To: a.Email, Template: notify.TemplateRegistrationNotice, Data: data}
+}
+
+// start opens a registration for the person with the options of spec §4.2:
+// EMAIL, SMS and PIN from what is on file, then NONE; ask-email alone for a
+// holder with nothing on file; none for a driver with nothing on file.
+func (s *Service) start(ctx context.Context, tx *store.Tx, p policy.Person, in Identification, now time.Time) (registration, error) {
+	id, err := codes.RandomID(s.Rand)
+	if err != nil {
+		return registration{}, err
+	}
+	r := registration{id: id, brand: in.Brand, personID: p.ID, state: stateIdentified, options: []Option{},
+		language: in.Language, province: in.Province, expiresAt: now.Add(TTL).UnixMilli()}
+	add := func(method, masked string) error {
+		oid, err := codes.RandomID(s.Rand)
+		r.options = append(r.options, Option{ID: oid, Method: method, MaskedValue: masked})
+		return err
+	}
+	if p.Email != "" {
+		if err := add(MethodEmail, maskEmail(p.Email)); err != nil {
+			return r, err
+		}
+	}
+	if p.CellPhone != "" {
+		if err := add(MethodSMS, maskPhone(p.CellPhone)); err != nil {
+			return r, err
+		}
+	}
+	if p.HasPIN(now) {
+		if err := add(MethodPIN, ""); err != nil {
+			return r, err
+		}
+	}
+	switch {
+	case len(r.options) > 0:
+		err = add(MethodNone, "")
+	case p.Role == policy.Holder:
+		r.state = stateAskEmail
+		err = add(MethodAskEmail, "")
+	}
+	if err != nil {
+		return r, err
+	}
+	return r, insert(ctx, tx, r, now)
+}
+
+// holderAccount reports whether the person is a UBI driver whose email on
+// file is the email of an account holding a policy (spec §4.2 ubiMatchPH).
+func holderAccount(ctx context.Context, q policy.Reader, p policy.Person) (bool, error) {
+	if !p.UBI || p.Role != policy.Driver || p.Email == "" {
+		return false, nil
+	}
+	a, err := account.ByEmail(ctx, q, p.Brand, p.Email)
+	if errors.Is(err, account.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return holds(ctx, q, a.ID)
+}
+
+func holds(ctx context.Context, q policy.Reader, accountID string) (bool, error) {
+	linked, err := policy.ForAccount(ctx, q, accountID)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range linked {
+		if l.Role == policy.Holder {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Validation is a call of registrations/{id}/validations/{validationId}/.
+type Validation struct {
+	Brand        string
+	ID           string
+	ValidationID string
+	// Value is nil to send (or resend) the option's code; else the code,
+	// PIN or email typed, normalised by handler.go for the option's method.
+	Value *string
+	IP    string
+}
+
+// Step answers a validation call. Sent: a code left (200 with the option
+// and resends left). Verified: identity proved (200 {id, email}). Next: the
+// one option to go on with (240).
+type Step struct {
+	ID          string
+	Sent        bool
+	ResendsLeft int
+	Verified    bool
+	Email       string
+	Next        []Option
+}
+
+// Validate runs one validation call (spec §4.2 "Choosing an option", "Code
+// submission", "Email submission").
+func (s *Service) Validate(ctx context.Context, v Validation) (Step, error) {
+	e := audit.Event{Brand: v.Brand, IP: v.IP, Event: EventVerify}
+	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(v.IP), e); err != nil {
+		return Step{}, err
+	}
+	r, err := load(ctx, s.DB, v.Brand, v.ID)
+	if err != nil {
+		return Step{}, err
+	}
+	o, ok := r.option(v.ValidationID)
+	if !ok || !r.live(s.Now()) {
+		return Step{}, ErrState
+	}
+	switch {
+	case v.Value == nil && (o.Method == MethodEmail || o.Method == MethodSMS || o.Method == MethodAskEmailCode):
+		return s.send(ctx, r, o, v.IP)
+	case v.Value != nil && (o.Method == MethodEmail || o.Method == MethodSMS || o.Method == MethodAskEmailCode):
+		return s.checkCode(ctx, r, o, *v.Value, v.IP)
+	case v.Value != nil && o.Method == MethodPIN:
+		return s.checkPIN(ctx, r, *v.Value, v.IP)
+	case v.Value != nil && (o.Method == MethodAskEmail || o.Method == MethodAskUsername):
+		return s.submitEmail(ctx, r, *v.Value, v.IP)
+	}
+	return Step{}, ErrState
+}
+
+// send sends (or resends) a code by the option: EMAIL and SMS from the
+// identified state, ask-email-code to the email submitted.
+func (s *Service) send(ctx context.Context, r registration, o Option, ip string) (Step, error) {
+	e := audit.Event{Brand: r.brand, IP: ip, Event: EventSend, Detail: o.Method}
+	var out Step
+	var answer error
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		cur, err := load(ctx, tx, r.brand, r.id)
+		if err != nil {
+			return err
+		}
+		allowed := cur.state == stateIdentified || cur.state == stateCodeSent
+		if o.Method == MethodAskEmailCode {
+			allowed = cur.state == stateEmailCodeSent
+		}
+		if !allowed || !cur.live(now) {
+			e.Outcome, answer = "state", ErrState
+			return s.record(ctx, tx, e)
+		}
+		next := cur
+		if cur.chosen != o.ID {
+			next.sends = 0
+		}
+		if next.sends > MaxResends {
+			e.Outcome, answer = "resend_limit", ErrResends
+			return s.record(ctx, tx, e)
+		}
+		if o.Method != MethodAskEmailCode {
+			next.state = stateCodeSent
+		}
+		var code string
+		if code, answer, err = s.issue(ctx, tx, &next, o.ID, now, &e); answer != nil || err != nil {
+			return err
+		}
+		if answer, err = s.move(ctx, tx, next, cur, &e); answer != nil || err != nil {
+			return err
+		}
+		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
+		if err != nil {
+			return err
+		}
+		if _, err := notify.Enqueue(ctx, tx, s.codeMessage(cur, p, o, code, now)); err != nil {
+			return err
+		}
+		out = Step{ID: cur.id, Sent: true, ResendsLeft: MaxResends - (next.sends - 1), Next: []Option{o}}
+		e.Outcome = "code_sent"
+		return s.record(ctx, tx, e)
+	})
+	if err != nil {
+		return Step{}, err
+	}
+	if answer != nil {
+		return Step{}, answer
+	}
+	s.poke()
+	return out, nil
+}
+
+// issue gives next a new code for option optID (one more send), within
+// the per-person cap: answer is ErrRateLimited (audited in e) over it.
+func (s *Service) issue(ctx context.Context, tx *store.Tx, next *registration, optID string, now time.Time,
+	e *audit.Event) (code string, answer, err error) {
+	wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.SendsPerPerson, next.personID)
+	if err != nil {
+		return "", nil, err
+	}
+	if wait > 0 {
+		e.Outcome, e.Detail = eventOutcomeLimit, s.Limits.SendsPerPerson.Scope
+		return "", &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}, s.record(ctx, tx, *e)
+	}
+	if code, err = codes.New(s.Rand); err != nil {
+		return "", nil, err
+	}
+	next.chosen, next.sends = optID, next.sends+1
+	next.codeHMAC = codes.HMAC(s.codeKey, next.id, optID, strconv.Itoa(next.sends), code)
+	next.codeExpiresAt, next.codeAttempts = now.Add(CodeTTL).UnixMilli(), 0
+	return code, nil, nil
+}
+
+// move is move() whose refusal (another call moved the registration
+// first) is the answer ErrState, audited in e.
+func (s *Service) move(ctx context.Context, tx *store.Tx, next, cur registration, e *audit.Event) (answer, err error) {
+	moved, err := move(ctx, tx, next, cur)
+	if err != nil || moved {
+		return nil, err
+	}
+	e.Outcome = "state"
+	return ErrState, s.record(ctx, tx, *e)
+}
+
+// codeMessage is the registration-code email or SMS of an option.
+func (s *Service) codeMessage(r registration, p policy.Person, o Option, code string, now time.Time) notify.Message {
+	m := notify.Message{Brand: r.brand, Language: emailLanguage(r.language, ""), Channel: notify.ChannelEmail,
+		Template: notify.TemplateRegistrationCode, Sensitive: true, ExpiresAt: now.Add(CodeTTL),
+		Data: map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(CodeTTL / time.Minute)),
+			notify.DataFirstName: p.FirstName}}
+	if r.province != "" {
+		m.Data[notify.DataProvince] = r.province
+	}
+	switch o.Method {
+	case MethodSMS:
+		m.Channel, m.To = notify.ChannelSMS, p.CellPhone
+	case MethodAskEmailCode:
+		m.To = r.pendingEmail
+	default:
+		m.To = p.Email
+	}
+	return m
+}
+
+// checkCode checks a code sent by the option; a right one moves the
+// registration on (verify), once.
+func (s *Service) checkCode(ctx context.Context, r registration, o Option, code, ip string) (Step, error) {
+	want := stateCodeSent
+	if o.Method == MethodAskEmailCode {
+		want = stateEmailCodeSent
+	}
+	return s.check(ctx, r, ip, o.Method, func(_ *store.Tx, cur registration, now time.Time) (guess, error) {
+		return guess{
+			allowed:  cur.state == want && cur.chosen == o.ID,
+			dead:     cur.codeAttempts >= CodeGuesses || now.UnixMilli() >= cur.codeExpiresAt,
+			right:    codes.Equal(cur.codeHMAC, codes.HMAC(s.codeKey, cur.id, o.ID, strconv.Itoa(cur.sends), code)),
+			counter:  "code_attempts",
+			wrongOut: "wrong_code",
+		}, nil
+	})
+}
+
+// checkPIN checks the PIN the insurer mailed (identified or code-sent
+// state: the visitor may turn to the PIN after asking for a code).
+func (s *Service) checkPIN(ctx context.Context, r registration, pin, ip string) (Step, error) {
+	return s.check(ctx, r, ip, MethodPIN, func(tx *store.Tx, cur registration, now time.Time) (guess, error) {
+		g := guess{allowed: cur.state == stateIdentified || cur.state == stateCodeSent, counter: "pin_attempts",
+			wrongOut: "wrong_pin"}
+		if !g.allowed {
+			return g, nil
+		}
+		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
+		if err != nil {
+			return g, err
+		}
+		g.dead = cur.pinAttempts >= CodeGuesses || !p.HasPIN(now)
+		g.right = codes.Equal(p.PINHash, policy.PINHash(s.pinKey, pin))
+		return g, nil
+	})
+}
+
+// guess is what check needs to know of a code or PIN typed.
+type guess struct {
+	allowed  bool   // the registration's state accepts it
+	dead     bool   // its guesses are used up (or it expired)
+	right    bool   // it matches
+	counter  string // the column counting wrong guesses
+	wrongOut string // the audit outcome of a wrong guess
+}
+
+// check runs a code or PIN check in one transaction: refused out of
+// order, dead after CodeGuesses wrong guesses, a wrong one counted (tries
+// left), a right one moves the registration on (verified), once.
+func (s *Service) check(ctx context.Context, r registration, ip, detail string,
+	judge func(*store.Tx, registration, time.Time) (guess, error)) (Step, error) {
+	e := audit.Event{Brand: r.brand, IP: ip, Event: EventVerify, Detail: detail}
+	var out Step
+	var answer error
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		cur, err := load(ctx, tx, r.brand, r.id)
+		if err != nil {
+			return err
+		}
+		g, err := judge(tx, cur, now)
+		switch {
+		case err != nil:
+			return err
+		case !g.allowed || !cur.live(now):
+			e.Outcome, answer = "state", ErrState
+			return s.record(ctx, tx, e)
+		case g.dead:
+			e.Outcome, answer = "code_exceeded", ErrCodeExceeded
+			return s.record(ctx, tx, e)
+		case !g.right:
+			n, err := count(ctx, tx, g.counter, cur, CodeGuesses)
+			if err != nil {
+				return err
+			}
+			e.Outcome, answer = g.wrongOut, wrongOrExceeded(n)
+			return s.record(ctx, tx, e)
+		}
+		out, answer, err = s.verified(ctx, tx, cur, now, &e)
+		return err
+	})
+	if err != nil {
+		return Step{}, err
+	}
+	return out, answer
+}
+
+// wrongOrExceeded is the answer to the n-th wrong guess (0: the code moved
+// meanwhile).
+func wrongOrExceeded(n int) error {
+	switch {
+	case n == 0:
+		return ErrState
+	case n >= CodeGuesses:
+		return ErrCodeExceeded
+	}
+	return &WrongCode{TriesLeft: CodeGuesses - n}
+}
+
+// verified moves a registration whose code or PIN was right to the next
+// step of spec §4.2: the password (200) when the email on file can be the
+// username; ask-password for a UBI driver whose email is a policyholder
+// account's; ask-username when the email is another account's; ask-email
+// when none is on file. After an email code, the submitted email is the
+// username. Returns ErrState (as answer) when another call spent the code.
+func (s *Service) verified(ctx context.Context, tx *store.Tx, cur registration, now time.Time, e *audit.Event) (Step, error, error) {
+	next := cur
+	next.codeHMAC, next.codeExpiresAt, next.codeAttempts = "", 0, 0
+	email := cur.pendingEmail
+	if cur.state != stateEmailCodeSent {
+		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
+		if err != nil {
+			return Step{}, nil, err
+		}
+		email = p.Email
+	}
+	method := ""
+	switch {
+	case email == "":
+		method = MethodAskEmail
+	default:
+		a, err := account.ByEmail(ctx, tx, cur.brand, email)
+		switch {
+		case errors.Is(err, account.ErrNotFound):
+		case err != nil:
+			return Step{}, nil, err
+		case cur.state == stateEmailCodeSent:
+			// Taken since it was submitted.
+			method = MethodAskUsername
+		default:
+			p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
+			if err != nil {
+				return Step{}, nil, err
+			}
+			method = MethodAskUsername
+			if ok, err := holderAccount(ctx, tx, p); err != nil {
+				return Step{}, nil, err
+			} else if ok {
+				method = MethodAskPassword
+				next.email = a.Email
+			}
+		}
+	}
+	out := Step{ID: cur.id}
+	switch method {
+	case "":
+		next.state, next.email, next.options = stateVerified, email, []Option{}
+		out.Verified, out.Email = true, email
+	default:
+		oid, err := codes.RandomID(s.Rand)
+		if err != nil {
+			return Step{}, nil, err
+		}
+		masked := ""
+		if method != MethodAskEmail {
+			masked = maskEmail(email)
+		}
+		next.options = []Option{{ID: oid, Method: method, MaskedValue: masked}}
+		next.state = stateAskEmail
+		if method == MethodAskPassword {
+			next.state = stateAskPassword
+		}
+		out.Next = next.options
+	}
+	moved, err := move(ctx, tx, next, cur)
+	if err != nil {
+		return Step{}, nil, err
+	}
+	if !moved {
+		e.Outcome = "code_used"
+		return Step{}, ErrState, s.record(ctx, tx, *e)
+	}
+	e.Outcome = "ok"
+	if method != "" {
+		e.Detail += " " + method
+	}
+	return out, nil, s.record(ctx, tx, *e)
+}
+
+// submitEmail takes the email of account-creation/email or new-email: a
+// code goes to it (ask-email-code), unless it is another account's (404,
+// ErrEmailTaken) or, for a UBI driver, a policyholder account's
+// (ask-password).
+func (s *Service) submitEmail(ctx context.Context, r registration, email, ip string) (Step, error) {
+	e := audit.Event{Brand: r.brand, IP: ip, Event: EventEmail}
+	var out Step
+	var answer error
+	sent := false
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		cur, err := load(ctx, tx, r.brand, r.id)
+		if err != nil {
+			return err
+		}
+		if cur.state != stateAskEmail || !cur.live(now) {
+			e.Outcome, answer = "state", ErrState
+			return s.record(ctx, tx, e)
+		}
+		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
+		if err != nil {
+			return err
+		}
+		oid, err := codes.RandomID(s.Rand)
+		if err != nil {
+			return err
+		}
+		next := cur
+		a, err := account.ByEmail(ctx, tx, cur.brand, email)
+		switch {
+		case errors.Is(err, account.ErrNotFound):
+		case err != nil:
+			return err
+		default:
+			ok, err := holds(ctx, tx, a.ID)
+			if err != nil {
+				return err
+			}
+			if !(ok && p.UBI && p.Role == policy.Driver) {
+				e.Outcome, answer = "email_taken", ErrEmailTaken
+				return s.record(ctx, tx, e)
+			}
+			next.state, next.email = stateAskPassword, a.Email
+			next.options = []Option{{ID: oid, Method: MethodAskPassword, MaskedValue: maskEmail(a.Email)}}
+			if answer, err = s.move(ctx, tx, next, cur, &e); answer != nil || err != nil {
+				return err
+			}
+			out = Step{ID: cur.id, Next: next.options}
+			e.Outcome = "ask_password"
+			return s.record(ctx, tx, e)
+		}
+		o := Option{ID: oid, Method: MethodAskEmailCode, MaskedValue: maskEmail(email)}
+		next.state, next.pendingEmail, next.options, next.sends = stateEmailCodeSent, email, []Option{o}, 0
+		var code string
+		if code, answer, err = s.issue(ctx, tx, &next, o.ID, now, &e); answer != nil || err != nil {
+			return err
+		}
+		if answer, err = s.move(ctx, tx, next, cur, &e); answer != nil || err != nil {
+			return err
+		}
+		if _, err := notify.Enqueue(ctx, tx, s.codeMessage(next, p, o, code, now)); err != nil {
+			return err
+		}
+		sent = true
+		out = Step{ID: cur.id, Next: next.options}
+		e.Outcome = "code_sent"
+		return s.record(ctx, tx, e)
+	})
+	if err != nil {
+		return Step{}, err
+	}
+	if sent {
+		s.poke()
+	}
+	return out, answer
+}
+
+// emailLanguage is the site's language when it is one of spec §1's, else
+// the fallback's.
+func emailLanguage(site, fallback string) string {
+	switch {
+	case site == "en" || site == "fr":
+		return site
+	case fallback == "fr":
+		return "fr"
+	}
+	return "en"
+}
+
+// Link is the password-validation call: a UBI driver proves it holds the
+// policyholder account of its email with the account's password, and the
+// driver's policy is linked to that account.
+func (s *Service) Link(ctx context.Context, brand, id, password, ip string) (string, error) {
+	r, err := load(ctx, s.DB, brand, id)
+	if err != nil {
+		return "", err
+	}
+	if r.state != stateAskPassword || !r.live(s.Now()) {
+		return "", ErrState
+	}
+	var email string
+	var answer error
+	err = s.Accounts.SignInWithPassword(ctx, account.Credentials{Brand: brand, Email: r.email, Password: password, IP: ip},
+		func(tx *store.Tx, a account.Account) error {
+			now := s.Now()
+			e := audit.Event{Brand: brand, AccountID: a.ID, IP: ip, Event: EventLink}
+			cur, err := load(ctx, tx, brand, id)
+			if err != nil {
+				return err
+			}
+			next := cur
+			next.state, next.closedAt = stateClosed, now.UnixMilli()
+			moved, err := move(ctx, tx, next, cur)
+			if err != nil {
+				return err
+			}
+			if !moved || cur.state != stateAskPassword {
+				e.Outcome, answer = "state", ErrState
+				return s.record(ctx, tx, e)
+			}
+			p, err := policy.PersonByID(ctx, tx, brand, cur.personID)
+			if err != nil {
+				return err
+			}
+			if err := policy.Link(ctx, tx, a.ID, p.PolicyID, policy.Driver); err != nil {
+				return err
+			}
+			if err := policy.SetAccount(ctx, tx, p.ID, a.ID, now); err != nil {
+				return err
+			}
+			email = a.Email
+			e.Outcome = "ok"
+			return s.record(ctx, tx, e)
+		})
+	if err != nil {
+		return "", err
+	}
+	return email, answer
+}
+
+// Creation is the account-creation/password call.
+type Creation struct {
+	Brand, ID              string
+	Password, Confirmation string
+	TermsAccepted          bool
+	IP                     string
+}
+
+// Create creates the account of a verified registration: the account, its
+// link to the policy (holder or driver), the registration closed and the
+// welcome email, in one transaction; of concurrent creates one wins, the
+// others get ErrState. A refused password counts (CreateTries, then
+// ErrCreateTries).
+func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
+	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: EventCreate}
+	ctx, release, err := s.Accounts.Hasher.Admit(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(c.IP), e); err != nil {
+		return "", err
+	}
+	r, err := load(ctx, s.DB, c.Brand, c.ID)
+	if err != nil {
+		return "", err
+	}
+	if r.state != stateVerified || !r.live(s.Now()) {
+		return "", ErrState
+	}
+	if r.createFailures >= CreateTries {
+		return "", ErrCreateTries
+	}
+	password, key := checkPassword(c, r.email)
+	if key != "" {
+		var answer error
+		err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+			n, err := count(ctx, tx, "create_failures", r, CreateTries)
+			if err != nil {
+				return err
+			}
+			switch {
+			case n == 0:
+				answer = ErrState
+			case n >= CreateTries:
+				answer = ErrCreateTries
+			default:
+				answer = &PasswordError{Key: key}
+			}
+			e.Outcome, e.Detail = "password_refused", key
+			return s.record(ctx, tx, e)
+		})
+		if err != nil {
+			return "", err
+		}
+		return "", answer
+	}
+	hash, err := s.Accounts.Hasher.Hash(ctx, password)
+	if err != nil {
+		return "", err
+	}
+	var answer error
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		cur, err := load(ctx, tx, c.Brand, c.ID)
+		if err != nil {
+			return err
+		}
+		next := cur
+		next.state, next.closedAt = stateClosed, now.UnixMilli()
+		moved, err := move(ctx, tx, next, cur)
+		if err != nil {
+			return err
+		}
+		if !moved || cur.state != stateVerified || !cur.live(now) {
+			e.Outcome, answer = "state", ErrState
+			return s.record(ctx, tx, e)
+		}
+		p, err := policy.PersonByID(ctx, tx, c.Brand, cur.personID)
+		if err != nil {
+			return err
+		}
+		a, err := account.Insert(ctx, tx, account.Account{
+			Brand: c.Brand, Email: cur.email, UBIDriver: p.UBI, FirstName: p.FirstName, LastName: p.LastName,
+			Language: emailLanguage(cur.language, ""), PostalCode: p.PostalCode, Phone: p.CellPhone,
+			DateOfBirth: p.DateOfBirth,
+		}, hash, now)
+		if errors.Is(err, account.ErrEmailTaken) {
+			e.Outcome, answer = "email_taken", ErrState
+			return s.record(ctx, tx, e)
+		}
+		if err != nil {
+			return err
+		}
+		if err := policy.Link(ctx, tx, a.ID, p.PolicyID, p.Role); err != nil {
+			return err
+		}
+		if err := policy.SetAccount(ctx, tx, p.ID, a.ID, now); err != nil {
+			return err
+		}
+		data := map[string]string{notify.DataFirstName: a.FirstName}
+		if cur.province != "" {
+			data[notify.DataProvince] = cur.province
+		}
+		if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.Language,
+			Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateAccountCreated, Data: data}); err != nil {
+			return err
+		}
+		e.AccountID, e.Outcome = a.ID, "ok"
+		return s.record(ctx, tx, e)
+	})
+	if err != nil {
+		return "", err
+	}
+	if answer != nil {
+		return "", answer
+	}
+	s.poke()
+	return r.email, nil
+}
+
+// checkPassword applies spec §5's password rules (and the confirmation and
+// terms) to a creation; key is the refused rule's key, "" when all pass.
+func checkPassword(c Creation, email string) (string, string) {
+	password, err := rules.Password(c.Password, email)
+	if err == nil {
+		_, err = rules.PasswordConfirmation(c.Confirmation, password)
+	}
+	if err == nil {
+		err = rules.Terms(c.TermsAccepted)
+	}
+	var re rules.Error
+	if errors.As(err, &re) {
+		return "", re.Key
+	}
+	if err != nil {
+		return "", fmt.Sprint(err)
+	}
+	return password, ""
+}

@@ -1,0 +1,253 @@
+package registration_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"guichet/internal/notify"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+// TestBranches walks every branch of spec §4.2 (find statuses, options,
+// code and PIN submission, email submission, password-validation, create)
+// on both databases.
+func TestBranches(t *testing.T) {
+	branches := []struct {
+		name string
+		run  func(t *testing.T, e *env)
+	}{
+		{"email code, then create, then already registered", func(t *testing.T, e *env) {
+			f := e.find("reg-0001", "EMMA", "courriel").expect(t, 240, "")
+			methods, ids := f.options(t)
+			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) || f.str(t, "status") != "REGISTRATION" ||
+				f.str(t, "email") != "e•••@e•••.com" || f.json(t)["ubiMatchPH"] != false {
+				t.Fatalf("find: %s", f.body)
+			}
+			id := f.str(t, "id")
+			s := e.send(id, ids["EMAIL"]).expect(t, 200, "")
+			if s.json(t)["resendsLeft"] != 3.0 {
+				t.Fatalf("send: %s", s.body)
+			}
+			m := e.next("emma@example.com")
+			if m.template != notify.TemplateRegistrationCode || m.channel != "email" || len(m.data[notify.DataCode]) != 6 {
+				t.Fatalf("code message %+v", m)
+			}
+			wrong := "000000"
+			if m.data[notify.DataCode] == wrong {
+				wrong = "111111"
+			}
+			w := e.value(id, ids["EMAIL"], wrong).expect(t, 400, "INVALID_ACTIVATION_CODE")
+			if w.json(t)["triesLeft"] != 4.0 {
+				t.Fatalf("wrong code: %s", w.body)
+			}
+			v := e.value(id, ids["EMAIL"], m.data[notify.DataCode]).expect(t, 200, "")
+			if v.str(t, "email") != "emma@example.com" || v.str(t, "id") != id {
+				t.Fatalf("verified: %s", v.body)
+			}
+			e.create(id, newPassword).expect(t, 201, "")
+			if got := e.linked("emma@example.com"); !slices.Equal(got, []string{"REG0001:holder"}) {
+				t.Fatalf("linked %v", got)
+			}
+			if m := e.next("emma@example.com"); m.template != notify.TemplateAccountCreated {
+				t.Fatalf("welcome %+v", m)
+			}
+			r := e.find("REG0001", "Emma", "Courriel").expect(t, 200, "")
+			if len(r.json(t)) != 1 || r.str(t, "status") != "REGISTERED" {
+				t.Fatalf("registered: %s", r.body)
+			}
+			if m := e.next("emma@example.com"); m.template != notify.TemplateRegistrationNotice || m.language != "en" {
+				t.Fatalf("notice %+v", m)
+			}
+		}},
+		{"SMS code", func(t *testing.T, e *env) {
+			f := e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
+			methods, ids := f.options(t)
+			if !slices.Equal(methods, []string{"EMAIL", "SMS", "NONE"}) {
+				t.Fatalf("options %v", methods)
+			}
+			id := f.str(t, "id")
+			e.send(id, ids["SMS"]).expect(t, 200, "")
+			m := e.next("+15145550101")
+			if m.channel != "sms" {
+				t.Fatalf("sms %+v", m)
+			}
+			e.value(id, ids["SMS"], m.data[notify.DataCode]).expect(t, 200, "")
+			e.create(id, newPassword).expect(t, 201, "")
+			e.linked("simon@example.com")
+		}},
+		{"PIN", func(t *testing.T, e *env) {
+			f := e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
+			methods, ids := f.options(t)
+			if !slices.Equal(methods, []string{"EMAIL", "PIN", "NONE"}) {
+				t.Fatalf("options %v", methods)
+			}
+			id := f.str(t, "id")
+			e.send(id, ids["PIN"]).expect(t, 409, "REGISTRATION_STATE")
+			e.value(id, ids["PIN"], "ZZ12CD34").expect(t, 400, "INVALID_ACTIVATION_CODE")
+			e.value(id, ids["PIN"], "ab12-cd34").expect(t, 200, "")
+			e.none("paula@example.com")
+		}},
+		{"a PIN older than its life is not offered", func(t *testing.T, e *env) {
+			e.clock.Advance(181 * 24 * time.Hour)
+			methods, _ := e.find("REG0003", "Paula", "Nip").expect(t, 240, "").options(t)
+			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) {
+				t.Fatalf("options %v", methods)
+			}
+		}},
+		{"ask-email: nothing on file", func(t *testing.T, e *env) {
+			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
+			methods, ids := f.options(t)
+			if !slices.Equal(methods, []string{"ask-email"}) || f.str(t, "email") != "" {
+				t.Fatalf("find %s", f.body)
+			}
+			id := f.str(t, "id")
+			e.value(id, ids["ask-email"], "not an email").expect(t, 400, "VALIDATION")
+			e.value(id, ids["ask-email"], "Owner@Example.com").expect(t, 404, "EMAIL_ALREADY_EXISTS")
+			n := e.value(id, ids["ask-email"], "alice@example.com").expect(t, 240, "")
+			methods, next := n.options(t)
+			if !slices.Equal(methods, []string{"ask-email-code"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			code := e.next("alice@example.com").data[notify.DataCode]
+			e.send(id, next["ask-email-code"]).expect(t, 200, "")
+			e.value(id, next["ask-email-code"], code).expect(t, 400, "INVALID_ACTIVATION_CODE") // replaced by the resend
+			code = e.next("alice@example.com").data[notify.DataCode]
+			v := e.value(id, next["ask-email-code"], code).expect(t, 200, "")
+			if v.str(t, "email") != "alice@example.com" {
+				t.Fatalf("verified %s", v.body)
+			}
+			e.create(id, newPassword).expect(t, 201, "")
+			e.linked("alice@example.com")
+		}},
+		{"ask-username: the email on file is another account's", func(t *testing.T, e *env) {
+			f := e.find("REG0005", "Ugo", "Pris").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["EMAIL"]).expect(t, 200, "")
+			n := e.value(id, ids["EMAIL"], e.next("owner@example.com").data[notify.DataCode]).expect(t, 240, "")
+			methods, next := n.options(t)
+			if !slices.Equal(methods, []string{"ask-username"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
+			n = e.value(id, next["ask-username"], "ugo@example.com").expect(t, 240, "")
+			_, next = n.options(t)
+			e.value(id, next["ask-email-code"], e.next("ugo@example.com").data[notify.DataCode]).expect(t, 200, "")
+			e.create(id, newPassword).expect(t, 201, "")
+			e.linked("ugo@example.com")
+		}},
+		{"no options: a driver with nothing on file", func(t *testing.T, e *env) {
+			f := e.find("REG0006", "Nora", "Aucun").expect(t, 240, "")
+			if methods, _ := f.options(t); len(methods) != 0 {
+				t.Fatalf("options %v", methods)
+			}
+		}},
+		{"NONE leads nowhere on the server", func(t *testing.T, e *env) {
+			f := e.find("REG0001", "Emma", "Courriel").expect(t, 240, "")
+			_, ids := f.options(t)
+			e.send(f.str(t, "id"), ids["NONE"]).expect(t, 409, "REGISTRATION_STATE")
+		}},
+		{"UBI driver of a policyholder account: password-validation", func(t *testing.T, e *env) {
+			f := e.find("REG0007", "Ubald", "Conduit").expect(t, 240, "")
+			if f.json(t)["ubiMatchPH"] != true {
+				t.Fatalf("find %s", f.body)
+			}
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["SMS"]).expect(t, 200, "")
+			n := e.value(id, ids["SMS"], e.next("+15145550107").data[notify.DataCode]).expect(t, 240, "")
+			if methods, _ := n.options(t); !slices.Equal(methods, []string{"ask-password"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
+			auth := "/api/v1/registrations/" + id + "/authentication"
+			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).expect(t, 400, "3005")
+			ok := e.post(auth, map[string]string{"password": ownerPass}).expect(t, 200, "")
+			if ok.str(t, "email") != "owner@example.com" {
+				t.Fatalf("link %s", ok.body)
+			}
+			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0007:driver"}) {
+				t.Fatalf("linked %v", got)
+			}
+			e.post(auth, map[string]string{"password": ownerPass}).expect(t, 409, "REGISTRATION_STATE")
+			e.find("REG0007", "Ubald", "Conduit").expect(t, 200, "")
+		}},
+		{"UBI driver without an email: the policyholder's email submitted leads to password-validation", func(t *testing.T, e *env) {
+			f := e.find("REG0010", "Victor", "Volant").expect(t, 240, "")
+			if f.json(t)["ubiMatchPH"] != false {
+				t.Fatalf("find %s", f.body)
+			}
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["SMS"]).expect(t, 200, "")
+			n := e.value(id, ids["SMS"], e.next("+15145550110").data[notify.DataCode]).expect(t, 240, "")
+			methods, next := n.options(t)
+			if !slices.Equal(methods, []string{"ask-email"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			n = e.value(id, next["ask-email"], "owner@example.com").expect(t, 240, "")
+			if methods, _ := n.options(t); !slices.Equal(methods, []string{"ask-password"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).expect(t, 200, "")
+			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0010:driver"}) {
+				t.Fatalf("linked %v", got)
+			}
+		}},
+		{"already registered", func(t *testing.T, e *env) {
+			r := e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "OWN-0001", "firstName": "olivia",
+				"lastName": "OWNER", "dateOfBirth": "1980-04-12", "postalCode": "m5v2t6"}).expect(t, 200, "")
+			if r.str(t, "status") != "REGISTERED" {
+				t.Fatalf("%s", r.body)
+			}
+			if m := e.next("owner@example.com"); m.template != notify.TemplateRegistrationNotice {
+				t.Fatalf("notice %+v", m)
+			}
+		}},
+		{"not found: cancelled policy, wrong name, wrong licence", func(t *testing.T, e *env) {
+			e.find("REG0008", "Carl", "Annule").expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
+			e.find("REG0001", "Emma", "Courriels").expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
+			lic := func(l string) answer {
+				return e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "REG0009", "firstName": "lea",
+					"lastName": "cote gagnon", "dateOfBirth": dob, "postalCode": postal, "driverLicence": l, "licenceProvince": "on"})
+			}
+			lic("B12345678901234").expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
+			lic("A1234-56789-01234").expect(t, 240, "")
+			e.none("carl@example.com")
+		}},
+		{"malformed fields: 400 VALIDATION with the field", func(t *testing.T, e *env) {
+			for field, body := range map[string]map[string]string{
+				"policyNumber": {"policyNumber": "REG-01", "firstName": "Emma", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": postal},
+				"firstName":    {"policyNumber": "REG0001", "firstName": "E", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": postal},
+				"birthDate":    {"policyNumber": "REG0001", "firstName": "Emma", "lastName": "Courriel", "dateOfBirth": "1985-02-30", "postalCode": postal},
+				"postalCode":   {"policyNumber": "REG0001", "firstName": "Emma", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": "123"},
+			} {
+				a := e.post("/api/v1/accounts/find", body).expect(t, 400, "VALIDATION")
+				if a.str(t, "field") != field || a.str(t, "messageKey") == "" {
+					t.Errorf("%s: %s", field, a.body)
+				}
+			}
+			e.post("/api/v1/accounts/find", `{"policyNumber":"REG0001","colour":"red"}`).expect(t, 400, "BAD_REQUEST")
+		}},
+		{"create: password rules, 1003 after 5 refusals", func(t *testing.T, e *env) {
+			f := e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.value(id, ids["PIN"], pin).expect(t, 200, "")
+			e.create(id, "Paula-paula@example.com-1").expect(t, 400, "2002")
+			e.create(id, "Brand-New-Pass-7\u0000").expect(t, 400, "2003")
+			e.post("/api/v1/accounts/"+id+"/create", map[string]any{"password": newPassword,
+				"passwordConfirmation": "other", "termsAccepted": true}).expect(t, 400, "2002")
+			e.create(id, "short").expect(t, 400, "2002")
+			e.create(id, "short").expect(t, 400, "1003")
+			e.create(id, newPassword).expect(t, 400, "1003")
+		}},
+	}
+	for _, b := range branches {
+		t.Run(b.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { b.run(t, newEnv(t, db)) })
+		})
+	}
+}

@@ -1,0 +1,233 @@
+package registration_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"guichet/internal/notify"
+	"guichet/internal/registration"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+	"guichet/internal/throttle"
+)
+
+// started finds Emma (EMAIL option) and returns the registration id and
+// the EMAIL option's id.
+func (e *env) started() (id, email string) {
+	e.t.Helper()
+	f := e.find("REG0001", "Emma", "Courriel").expect(e.t, 240, "")
+	_, ids := f.options(e.t)
+	return f.str(e.t, "id"), ids["EMAIL"]
+}
+
+// TestGuards: calls out of order, after the registration closed or
+// expired, and past the code's limits are refused (spec §4.2 guards).
+func TestGuards(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, e *env)
+	}{
+		{"a code check before a send", func(t *testing.T, e *env) {
+			id, opt := e.started()
+			e.value(id, opt, "123456").expect(t, 409, "REGISTRATION_STATE")
+		}},
+		{"unknown registration, other brand's", func(t *testing.T, e *env) {
+			_, opt := e.started()
+			e.send("AAAAAAAAAAAAAAAAAAAAAA", opt).expect(t, 404, "NOT_FOUND")
+			e.create("AAAAAAAAAAAAAAAAAAAAAA", newPassword).expect(t, 404, "NOT_FOUND")
+			e.post("/api/v1/registrations/AAAAAAAAAAAAAAAAAAAAAA/authentication", map[string]string{"password": "x"}).
+				expect(t, 404, "NOT_FOUND")
+			e.send("short", opt).expect(t, 404, "NOT_FOUND")
+			var n int
+			if err := e.db.QueryRow(context.Background(), "UPDATE registrations SET brand = 'intact' RETURNING 1").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			id, _ := e.started()
+			e.send(id, opt).expect(t, 409, "REGISTRATION_STATE") // an option of the other registration
+		}},
+		{"expired after 30 minutes", func(t *testing.T, e *env) {
+			id, opt := e.started()
+			e.send(id, opt).expect(t, 200, "")
+			e.clock.Advance(registration.TTL)
+			e.send(id, opt).expect(t, 409, "REGISTRATION_STATE")
+			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 409, "REGISTRATION_STATE")
+		}},
+		{"a code expires after 10 minutes", func(t *testing.T, e *env) {
+			id, opt := e.started()
+			e.send(id, opt).expect(t, 200, "")
+			e.clock.Advance(registration.CodeTTL)
+			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+		}},
+		{"5 wrong guesses kill the code", func(t *testing.T, e *env) {
+			id, opt := e.started()
+			e.send(id, opt).expect(t, 200, "")
+			code := e.next("emma@example.com").data[notify.DataCode]
+			wrong := "000000"
+			if code == wrong {
+				wrong = "111111"
+			}
+			for left := 4; left >= 1; left-- {
+				if got := e.value(id, opt, wrong).expect(t, 400, "INVALID_ACTIVATION_CODE").json(t)["triesLeft"]; got != float64(left) {
+					t.Fatalf("triesLeft %v, want %d", got, left)
+				}
+			}
+			e.value(id, opt, wrong).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, opt, code).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			// A resend gives a new code with its own guesses.
+			e.send(id, opt).expect(t, 200, "")
+			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+		}},
+		{"5 wrong PINs", func(t *testing.T, e *env) {
+			f := e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			for range 4 {
+				e.value(id, ids["PIN"], "ZZZZZZZZ").expect(t, 400, "INVALID_ACTIVATION_CODE")
+			}
+			e.value(id, ids["PIN"], "ZZZZZZZZ").expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, ids["PIN"], pin).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+		}},
+		{"3 resends at most", func(t *testing.T, e *env) {
+			id, opt := e.started()
+			for left := 3; left >= 0; left-- {
+				if got := e.send(id, opt).expect(t, 200, "").json(t)["resendsLeft"]; got != float64(left) {
+					t.Fatalf("resendsLeft %v, want %d", got, left)
+				}
+				e.next("emma@example.com")
+			}
+			e.send(id, opt).expect(t, 403, "EXCEEDED_RESENDS")
+			e.none("emma@example.com")
+		}},
+		{"a malformed code or PIN is not a guess", func(t *testing.T, e *env) {
+			id, opt := e.started()
+			e.send(id, opt).expect(t, 200, "")
+			for range 6 {
+				e.value(id, opt, "12345").expect(t, 400, "VALIDATION")
+			}
+			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+		}},
+		{"nothing after create", func(t *testing.T, e *env) {
+			id, opt := e.started()
+			e.send(id, opt).expect(t, 200, "")
+			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+			e.create(id, newPassword).expect(t, 201, "")
+			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
+			e.send(id, opt).expect(t, 409, "REGISTRATION_STATE")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
+		})
+	}
+}
+
+// parallel runs fn n times at once and counts the statuses.
+func parallel(n int, fn func() answer) map[int]int {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	statuses := map[int]int{}
+	start := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			a := fn()
+			mu.Lock()
+			statuses[a.status]++
+			mu.Unlock()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return statuses
+}
+
+// TestConcurrentCreatesMakeOneAccount: 16 creates of one registration at
+// once give one account; the others are refused.
+func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		id, opt := e.started()
+		e.send(id, opt).expect(t, 200, "")
+		e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+		got := parallel(16, func() answer { return e.create(id, newPassword) })
+		if got[http.StatusCreated] != 1 || got[http.StatusConflict] != 15 {
+			t.Fatalf("statuses %v", got)
+		}
+		var n int
+		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("%d accounts (%v)", n, err)
+		}
+		e.linked("emma@example.com")
+		e.next("emma@example.com") // one welcome email
+	})
+}
+
+// TestConcurrentRightCodesSucceedOnce: 16 submits of the right code at
+// once: one verifies, the others are refused (single use).
+func TestConcurrentRightCodesSucceedOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		id, opt := e.started()
+		e.send(id, opt).expect(t, 200, "")
+		code := e.next("emma@example.com").data[notify.DataCode]
+		got := parallel(16, func() answer { return e.value(id, opt, code) })
+		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
+			t.Fatalf("statuses %v", got)
+		}
+	})
+}
+
+// TestLimits: identification per client address and per policy number,
+// codes per person; refusals are 429 with Retry-After and audited.
+func TestLimits(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Limits.FindPerPolicy = throttle.Rule{Scope: "registration.find.policy", Limit: 2, Window: time.Hour}
+		e.find("REG0001", "Emma", "Courriel").expect(t, 240, "")
+		e.find("REG-0001", "Someone", "Else").expect(t, 404, "")
+		a := e.find("reg0001", "Emma", "Courriel").expect(t, 429, "RATE_LIMITED")
+		if a.header.Get("Retry-After") == "" {
+			t.Fatal("no Retry-After")
+		}
+		e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
+
+		e.svc.Limits.FindPerIP = throttle.Rule{Scope: "registration.find.ip", Limit: 1, Window: 10 * time.Minute}
+		e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
+		e.find("REG0004", "Alice", "Sansfil").expect(t, 429, "RATE_LIMITED")
+		e.svc.Limits.FindPerIP = throttle.Rule{}
+
+		e.svc.Limits.SendsPerPerson = throttle.Rule{Scope: "registration.codes", Limit: 1, Window: time.Hour}
+		f := e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
+		_, ids := f.options(t)
+		e.send(f.str(t, "id"), ids["SMS"]).expect(t, 200, "")
+		e.send(f.str(t, "id"), ids["EMAIL"]).expect(t, 429, "RATE_LIMITED")
+
+		var n int
+		if err := db.QueryRow(context.Background(),
+			"SELECT COUNT(*) FROM audit_events WHERE event LIKE 'registration.%' AND outcome = 'rate_limited'").Scan(&n); err != nil || n != 3 {
+			t.Fatalf("%d rate_limited audit rows (%v)", n, err)
+		}
+	})
+}
+
+// TestPrune deletes registrations a day after they expired, not before.
+func TestPrune(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.started()
+		e.clock.Advance(registration.TTL + 23*time.Hour)
+		if n, err := e.svc.Prune(context.Background()); err != nil || n != 0 {
+			t.Fatalf("Prune = %d, %v", n, err)
+		}
+		e.clock.Advance(time.Hour)
+		if n, err := e.svc.Prune(context.Background()); err != nil || n != 1 {
+			t.Fatalf("Prune = %d, %v", n, err)
+		}
+	})
+}

@@ -1,0 +1,321 @@
+package registration
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/brand"
+	"guichet/internal/policy"
+	"guichet/internal/rules"
+	"guichet/internal/throttle"
+)
+
+// Handler serves the legacy registration calls (routes in
+// internal/httpapi/routes.go; Find through account.Handler.Find, which
+// dispatches on the payload):
+//
+//	POST /api/v1/accounts/find                                        Find (registration variant)
+//	POST /api/v1/registrations/{id}/validations/{validationId}/{$}    Validate
+//	POST /api/v1/registrations/{id}/authentication                    Authentication
+//	POST /api/v1/accounts/{id}/create                                 Create
+type Handler struct {
+	Service *Service
+}
+
+type findForm struct {
+	PolicyNumber    string `json:"policyNumber"`
+	FirstName       string `json:"firstName"`
+	LastName        string `json:"lastName"`
+	DateOfBirth     string `json:"dateOfBirth"`
+	PostalCode      string `json:"postalCode"`
+	DriverLicence   string `json:"driverLicence"`
+	LicenceProvince string `json:"licenceProvince"`
+}
+
+type foundAnswer struct {
+	ID                   string   `json:"id"`
+	Status               string   `json:"status"`
+	TwoFactorValidations []Option `json:"twoFactorValidations"`
+	UBIMatchPH           bool     `json:"ubiMatchPH"`
+	Email                string   `json:"email"`
+}
+
+// statusContinue is the spec's 240 "continue".
+const statusContinue = 240
+
+// Find is the registration variant of POST api/v1/accounts/find (spec
+// §4.2): 240 {id, status: REGISTRATION, twoFactorValidations, ubiMatchPH,
+// email}; 200 {status: REGISTERED}; 404 POLICY_NUMBER_NOT_FOUND; 400
+// VALIDATION with the field; 429 RATE_LIMITED.
+func (h *Handler) Find(w http.ResponseWriter, r *http.Request) error {
+	var f findForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	site := api.SiteOf(r)
+	m, err := identification(f, site.Brand, site.Province, h.Service.Now())
+	if err != nil {
+		return validation(err)
+	}
+	found, err := h.Service.Find(r.Context(), Identification{Match: m, Language: site.Language,
+		Province: site.Province, IP: api.ClientIP(r)})
+	if err != nil {
+		return apiError(err)
+	}
+	if found.Registered {
+		api.JSON(w, http.StatusOK, map[string]string{"status": "REGISTERED"})
+		return nil
+	}
+	api.JSON(w, statusContinue, foundAnswer{ID: found.ID, Status: "REGISTRATION",
+		TwoFactorValidations: found.TwoFactorValidations, UBIMatchPH: found.UBIMatchPH, Email: found.Email})
+	return nil
+}
+
+// identification checks the fields with spec §5's rules: the policy number
+// with the brand's format in the site's province, the driver licence only
+// where the province has UBI.
+func identification(f findForm, b *brand.Brand, province string, today time.Time) (policy.Match, error) {
+	format := b.PolicyNumberFormat(province)
+	number, err := rules.PolicyNumber(f.PolicyNumber, rules.PolicyFormat{Length: format.Length, Mask: format.Mask})
+	if err != nil {
+		return policy.Match{}, err
+	}
+	m := policy.Match{Brand: b.ID, Number: number}
+	if m.FirstName, err = rules.FirstName(f.FirstName); err != nil {
+		return m, err
+	}
+	if m.LastName, err = rules.LastName(f.LastName); err != nil {
+		return m, err
+	}
+	if m.DateOfBirth, err = rules.DateOfBirth(f.DateOfBirth, today); err != nil {
+		return m, err
+	}
+	if m.PostalCode, err = rules.PostalCode(f.PostalCode); err != nil {
+		return m, err
+	}
+	if p, ok := b.Province(province); ok && p.UBI && f.DriverLicence != "" {
+		if m.DriverLicence, err = rules.DriverLicence(f.DriverLicence, f.LicenceProvince, true); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+type validationForm struct {
+	ValidationValue *string `json:"validationValue"`
+}
+
+type sentAnswer struct {
+	ID                   string   `json:"id"`
+	TwoFactorValidations []Option `json:"twoFactorValidations"`
+	ResendsLeft          int      `json:"resendsLeft"`
+}
+
+type verifiedAnswer struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+type nextAnswer struct {
+	ID                   string   `json:"id"`
+	TwoFactorValidations []Option `json:"twoFactorValidations"`
+}
+
+// Validate is POST api/v1/registrations/{id}/validations/{validationId}/:
+// {} sends or resends the option's code (200 {id, twoFactorValidations,
+// resendsLeft}); {validationValue} checks a code or PIN (200 {id, email} or
+// 240 {id, twoFactorValidations: [next]}) or submits an email (240 with
+// ask-email-code or ask-password; 404 EMAIL_ALREADY_EXISTS). Wrong: 400
+// INVALID_ACTIVATION_CODE with triesLeft; 403 EXCEEDED_RETRIES_CODE_ACTIVATION
+// or EXCEEDED_RESENDS; 409 REGISTRATION_STATE out of order; 404 NOT_FOUND.
+func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	validationID, err := api.PathID(r, "validationId")
+	if err != nil {
+		return err
+	}
+	var f validationForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	site := api.SiteOf(r)
+	v := Validation{Brand: site.Brand.ID, ID: id, ValidationID: validationID, IP: api.ClientIP(r)}
+	if f.ValidationValue != nil {
+		value, err := h.normalize(r, v, *f.ValidationValue)
+		if err != nil {
+			return validation(err)
+		}
+		v.Value = &value
+	}
+	step, err := h.Service.Validate(r.Context(), v)
+	if err != nil {
+		return apiError(err)
+	}
+	switch {
+	case step.Sent:
+		api.JSON(w, http.StatusOK, sentAnswer{ID: step.ID, TwoFactorValidations: step.Next, ResendsLeft: step.ResendsLeft})
+	case step.Verified:
+		api.JSON(w, http.StatusOK, verifiedAnswer{ID: step.ID, Email: step.Email})
+	default:
+		api.JSON(w, statusContinue, nextAnswer{ID: step.ID, TwoFactorValidations: step.Next})
+	}
+	return nil
+}
+
+// normalize checks a validation value with the rule of its option's
+// method: 6 digits for a code, 8 letters or digits for the PIN, an email
+// for ask-email and ask-username. An unknown option passes as typed (the
+// service answers it).
+func (h *Handler) normalize(r *http.Request, v Validation, value string) (string, error) {
+	reg, err := load(r.Context(), h.Service.DB, v.Brand, v.ID)
+	if err != nil {
+		return "", apiError(err)
+	}
+	o, _ := reg.option(v.ValidationID)
+	switch o.Method {
+	case MethodEmail, MethodSMS, MethodAskEmailCode:
+		return rules.SecurityCode(value)
+	case MethodPIN:
+		return rules.PIN(value)
+	case MethodAskEmail, MethodAskUsername:
+		return rules.Email(value)
+	}
+	return value, nil
+}
+
+type passwordForm struct {
+	Password string `json:"password"`
+}
+
+type emailAnswer struct {
+	Email string `json:"email"`
+}
+
+// Authentication is POST api/v1/registrations/{id}/authentication
+// (password-validation): 200 {email} when the password of the policyholder
+// account is right (the driver's policy is linked to it); 400 3005 when
+// wrong (a locked account answers the same); 409 REGISTRATION_STATE.
+func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var f passwordForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	password, err := rules.LoginPassword(f.Password)
+	if err != nil {
+		return validation(err)
+	}
+	email, err := h.Service.Link(r.Context(), api.SiteOf(r).Brand.ID, id, password, api.ClientIP(r))
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusOK, emailAnswer{Email: email})
+	return nil
+}
+
+type createForm struct {
+	Password             string `json:"password"`
+	PasswordConfirmation string `json:"passwordConfirmation"`
+	TermsAccepted        bool   `json:"termsAccepted"`
+}
+
+// Create is POST api/v1/accounts/{id}/create ({id}: the registration id):
+// 201 {email}; 400 2002 (password content), 2003 (invalid character), 1003
+// (the fifth refusal: login-difficulties) or VALIDATION (confirmation,
+// terms); 409 REGISTRATION_STATE before a verified code or after another
+// create; 429.
+func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var f createForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	email, err := h.Service.Create(r.Context(), Creation{Brand: api.SiteOf(r).Brand.ID, ID: id, Password: f.Password,
+		Confirmation: f.PasswordConfirmation, TermsAccepted: f.TermsAccepted, IP: api.ClientIP(r)})
+	if err != nil {
+		return apiError(err)
+	}
+	api.JSON(w, http.StatusCreated, emailAnswer{Email: email})
+	return nil
+}
+
+// Errors of the registration API, with spec §8's statuses and codes.
+var (
+	errNoMatch   = api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "identification.notFound")
+	errNotFound  = api.ErrNotFound
+	errState     = api.NewError(http.StatusConflict, "REGISTRATION_STATE", "roadblock.technical")
+	errExceeded  = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
+	errResends   = api.NewError(http.StatusForbidden, "EXCEEDED_RESENDS", "roadblock.resendCode")
+	errTaken     = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
+	errTries     = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
+	errWrongLink = api.NewError(http.StatusBadRequest, "3005", "login.error")
+)
+
+// Spec §8.3 Create codes.
+const (
+	codePasswordContent  = "2002"
+	codeInvalidCharacter = "2003"
+)
+
+// validation answers a field that breaks its rule: 400 VALIDATION with
+// the rule's key and the field.
+func validation(err error) error {
+	var re rules.Error
+	if !errors.As(err, &re) {
+		return err
+	}
+	return &api.Error{Status: http.StatusBadRequest, Code: "VALIDATION", MessageKey: re.Key, Field: re.Field,
+		Fields: map[string]string{re.Field: re.Key}}
+}
+
+// apiError maps the package's domain errors to the API's, once.
+func apiError(err error) error {
+	var wrong *WrongCode
+	var pe *PasswordError
+	switch {
+	case errors.As(err, &wrong):
+		left := wrong.TriesLeft
+		return &api.Error{Status: http.StatusBadRequest, Code: "INVALID_ACTIVATION_CODE",
+			MessageKey: "code.validation.wrong", TriesLeft: &left}
+	case errors.As(err, &pe):
+		code := codePasswordContent
+		if pe.Key == rules.KeyPasswordInvalidCharacter {
+			code = codeInvalidCharacter
+		}
+		return &api.Error{Status: http.StatusBadRequest, Code: code, MessageKey: pe.Key,
+			Fields: map[string]string{rules.FieldPassword: pe.Key}}
+	case errors.Is(err, ErrNoMatch):
+		return errNoMatch
+	case errors.Is(err, ErrNotFound):
+		return errNotFound
+	case errors.Is(err, ErrState):
+		return errState
+	case errors.Is(err, ErrCodeExceeded):
+		return errExceeded
+	case errors.Is(err, ErrResends):
+		return errResends
+	case errors.Is(err, ErrEmailTaken):
+		return errTaken
+	case errors.Is(err, ErrCreateTries):
+		return errTries
+	case errors.Is(err, account.ErrWrongPassword), errors.Is(err, account.ErrMustReset):
+		return errWrongLink
+	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
+		return api.TooManyRequests(throttle.RetryAfter(err))
+	case errors.Is(err, account.ErrBusy):
+		return account.BusyAnswer(err)
+	}
+	return err
+}

@@ -1,0 +1,309 @@
+package registration_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"guichet/config"
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/brand"
+	"guichet/internal/policy"
+	"guichet/internal/registration"
+	"guichet/internal/store"
+	"guichet/internal/testclock"
+)
+
+// testParams keep argon2 fast in tests.
+var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+
+const (
+	ip          = "192.0.2.10"
+	dob         = "1985-03-14"
+	postal      = "M5V 2T6"
+	ownerPass   = "Correct-Horse-9!"
+	newPassword = "Brand-New-Pass-7?"
+	pin         = "AB12CD34"
+)
+
+// people is the policy file of the tests: one person per branch of spec
+// §4.2 (policy numbers of belair, province on).
+const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+	"belair,REG0001,auto,on,holder,Emma,Courriel," + dob + "," + postal + ",,,emma@example.com,,,false,active\n" +
+	"belair,REG0002,auto,on,holder,Simon,Texto," + dob + "," + postal + ",,,simon@example.com,5145550101,,false,active\n" +
+	"belair,REG0003,home,on,holder,Paula,Nip," + dob + "," + postal + ",,,paula@example.com,,AB12CD34,false,active\n" +
+	"belair,REG0004,home,on,holder,Alice,Sansfil," + dob + "," + postal + ",,,,,,false,active\n" +
+	"belair,REG0005,auto,on,holder,Ugo,Pris," + dob + "," + postal + ",,,owner@example.com,,,false,active\n" +
+	"belair,REG0006,auto,on,driver,Nora,Aucun," + dob + "," + postal + ",,,,,,false,active\n" +
+	"belair,REG0007,auto,on,driver,Ubald,Conduit," + dob + "," + postal + ",,,owner@example.com,5145550107,,true,active\n" +
+	"belair,REG0008,home,on,holder,Carl,Annule," + dob + "," + postal + ",,,carl@example.com,,,false,cancelled\n" +
+	"belair,REG0009,auto,on,holder,Léa,Côté-Gagnon," + dob + "," + postal + ",A12345678901234,on,lea@example.com,,,false,active\n" +
+	"belair,REG0010,auto,on,driver,Victor,Volant," + dob + "," + postal + ",,,,5145550110,,true,active\n" +
+	"belair,OWN0001,auto,on,holder,Olivia,Owner,1980-04-12," + postal + ",,,owner@example.com,,,false,active\n"
+
+// env is one test's services and routes on a fresh database, with the
+// policy file imported and the owner's account (owner@example.com, holder
+// of OWN0001) created.
+type env struct {
+	t      *testing.T
+	db     *store.DB
+	clock  *testclock.Clock
+	svc    *registration.Service
+	belair *brand.Brand
+	mux    *http.ServeMux
+	owner  account.Account
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	ctx := context.Background()
+	reg, err := brand.LoadFS(config.Brands(), "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := reg.ByID("belair")
+	c := testclock.New()
+	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
+	if _, err := im.Import(ctx, strings.NewReader(people)); err != nil {
+		t.Fatal(err)
+	}
+	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
+	accounts.Limits = account.Limits{}
+	svc, err := registration.New(ctx, accounts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Limits = registration.Limits{}
+	e := &env{t: t, db: db, clock: c, svc: svc, belair: b, seen: map[string]bool{}}
+	// The owner registered already: an account linked to OWN0001.
+	hash, err := account.NewHasher(testParams).Hash(ctx, ownerPass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.InTx(ctx, func(tx *store.Tx) error {
+		a, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "owner@example.com",
+			FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, hash, c.Now())
+		if err != nil {
+			return err
+		}
+		e.owner = a
+		p, err := policy.ByNumber(ctx, tx, "belair", "OWN0001")
+		if err != nil {
+			return err
+		}
+		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &registration.Handler{Service: svc}
+	login := &account.Handler{Service: accounts, Registration: h.Find}
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/v1/accounts/find", api.Handler(login.Find))
+	mux.Handle("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", api.Handler(h.Validate))
+	mux.Handle("POST /api/v1/registrations/{id}/authentication", api.Handler(h.Authentication))
+	mux.Handle("POST /api/v1/accounts/{id}/create", api.Handler(h.Create))
+	e.mux = mux
+	return e
+}
+
+// answer is a recorded response.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(a.body, &m); err != nil {
+		t.Fatalf("body %q: %v", a.body, err)
+	}
+	return m
+}
+
+func (a answer) str(t *testing.T, key string) string {
+	t.Helper()
+	s, _ := a.json(t)[key].(string)
+	return s
+}
+
+// expect fails unless the answer has the status and, when code is not
+// empty, that errorCode.
+func (a answer) expect(t *testing.T, status int, code string) answer {
+	t.Helper()
+	if a.status != status {
+		t.Fatalf("status %d, want %d: %s", a.status, status, a.body)
+	}
+	if code != "" {
+		if got := a.str(t, "errorCode"); got != code {
+			t.Fatalf("errorCode %q, want %q: %s", got, code, a.body)
+		}
+	}
+	return a
+}
+
+// options returns the methods of the answer's twoFactorValidations and
+// their ids by method.
+func (a answer) options(t *testing.T) ([]string, map[string]string) {
+	t.Helper()
+	var body struct {
+		TwoFactorValidations []registration.Option `json:"twoFactorValidations"`
+	}
+	if err := json.Unmarshal(a.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	methods, ids := []string{}, map[string]string{}
+	for _, o := range body.TwoFactorValidations {
+		methods = append(methods, o.Method)
+		ids[o.Method] = o.ID
+	}
+	return methods, ids
+}
+
+func (e *env) post(path string, body any) answer {
+	e.t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if s, ok := body.(string); ok {
+		raw = []byte(s)
+	}
+	r := httptest.NewRequest(http.MethodPost, "https://belair.example"+path, bytes.NewReader(raw))
+	r.Header.Set("Content-Type", "application/json")
+	r.RemoteAddr = ip + ":40000"
+	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: e.belair, Province: "on", Language: "en"}))
+	w := httptest.NewRecorder()
+	e.mux.ServeHTTP(w, r)
+	res := w.Result()
+	out, _ := io.ReadAll(res.Body)
+	return answer{status: res.StatusCode, header: res.Header, body: out}
+}
+
+// find sends the registration variant of accounts/find.
+func (e *env) find(number, first, last string) answer {
+	e.t.Helper()
+	return e.post("/api/v1/accounts/find", map[string]string{"policyNumber": number, "firstName": first,
+		"lastName": last, "dateOfBirth": dob, "postalCode": postal})
+}
+
+func validatePath(id, validationID string) string {
+	return "/api/v1/registrations/" + id + "/validations/" + validationID + "/"
+}
+
+func (e *env) send(id, validationID string) answer {
+	e.t.Helper()
+	return e.post(validatePath(id, validationID), map[string]any{})
+}
+
+func (e *env) value(id, validationID, v string) answer {
+	e.t.Helper()
+	return e.post(validatePath(id, validationID), map[string]string{"validationValue": v})
+}
+
+func (e *env) create(id, password string) answer {
+	e.t.Helper()
+	return e.post("/api/v1/accounts/"+id+"/create", map[string]any{"password": password,
+		"passwordConfirmation": password, "termsAccepted": true})
+}
+
+// message is the newest outbox row to a recipient not read before.
+type message struct {
+	template, channel, language string
+	data                        map[string]string
+}
+
+// next returns the one message queued to `to` since the last call, failing
+// unless there is exactly one.
+func (e *env) next(to string) message {
+	e.t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rows, err := e.db.Query(context.Background(), "SELECT id, template, channel, language, data FROM outbox WHERE recipient = ?", to)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var fresh []message
+	for rows.Next() {
+		var id, data string
+		var m message
+		if err := rows.Scan(&id, &m.template, &m.channel, &m.language, &data); err != nil {
+			e.t.Fatal(err)
+		}
+		if e.seen[id] {
+			continue
+		}
+		e.seen[id] = true
+		if err := json.Unmarshal([]byte(data), &m.data); err != nil {
+			e.t.Fatal(err)
+		}
+		fresh = append(fresh, m)
+	}
+	if len(fresh) != 1 {
+		e.t.Fatalf("%d new messages to %s, want 1", len(fresh), to)
+	}
+	return fresh[0]
+}
+
+// none fails if a message was queued to `to` since the last look.
+func (e *env) none(to string) {
+	e.t.Helper()
+	var n int
+	if err := e.db.QueryRow(context.Background(), "SELECT COUNT(*) FROM outbox WHERE recipient = ?", to).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := 0
+	rows, err := e.db.Query(context.Background(), "SELECT id FROM outbox WHERE recipient = ?", to)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		_ = rows.Scan(&id)
+		if e.seen[id] {
+			seen++
+		}
+	}
+	if n != seen {
+		e.t.Fatalf("%d unexpected messages to %s", n-seen, to)
+	}
+}
+
+// linked returns "number:role" of the account's policies.
+func (e *env) linked(email string) []string {
+	e.t.Helper()
+	ctx := context.Background()
+	a, err := account.ByEmail(ctx, e.db, "belair", email)
+	if err != nil {
+		e.t.Fatalf("account %s: %v", email, err)
+	}
+	ps, err := policy.ForAccount(ctx, e.db, a.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Number+":"+string(p.Role))
+	}
+	return out
+}

@@ -1,0 +1,185 @@
+// Package registration is the legacy registration of spec §2.4 and §4.2: a
+// visitor identifies as a person insured on a policy (policy.Find), proves
+// it with a code sent to the email or cell phone on file or with the PIN the
+// insurer mailed, and creates an online account linked to the policy (or, a
+// UBI driver whose email on file is a policyholder's account, links the
+// policy to that account with its password).
+//
+// A registration is a server-side state machine (flow.go): every call is
+// refused with ErrState unless the registration is in a state the spec's
+// guards allow, and it expires 30 minutes after identification. Codes follow
+// design.md's rules (internal/codes: CSPRNG, HMAC, 10 minutes, 5 guesses,
+// single use under concurrency).
+package registration
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/audit"
+	"guichet/internal/codes"
+	"guichet/internal/policy"
+	"guichet/internal/store"
+	"guichet/internal/throttle"
+)
+
+// Limits of the flow (spec §9, design.md "Codes").
+const (
+	// TTL is how long a registration lives after identification.
+	TTL = 30 * time.Minute
+	// CodeTTL is how long a code may be used.
+	CodeTTL = 10 * time.Minute
+	// CodeGuesses is how many times a code (or the PIN) may be tried.
+	CodeGuesses = 5
+	// MaxResends is spec §9's validation resend limit.
+	MaxResends = 3
+	// CreateTries is spec §9's "create password: 5".
+	CreateTries = 5
+	// PhoneLock is spec §9's account lock after a wrong phone number.
+	PhoneLock = 24 * time.Hour
+)
+
+// Limits are the server's own limits, whatever the browser counts.
+type Limits struct {
+	// FindPerIP limits identification attempts per client address.
+	FindPerIP throttle.Rule
+	// FindPerPolicy limits identification attempts per policy number.
+	FindPerPolicy throttle.Rule
+	// SendsPerPerson caps the codes sent for one insured person.
+	SendsPerPerson throttle.Rule
+	// Calls limits the other calls (codes, emails, passwords) per client
+	// address.
+	Calls throttle.Rule
+}
+
+// DefaultLimits let a person retry comfortably.
+func DefaultLimits() Limits {
+	return Limits{
+		FindPerIP:      throttle.Rule{Scope: "registration.find.ip", Limit: 20, Window: 10 * time.Minute},
+		FindPerPolicy:  throttle.Rule{Scope: "registration.find.policy", Limit: 10, Window: time.Hour},
+		SendsPerPerson: throttle.Rule{Scope: "registration.codes", Limit: 8, Window: time.Hour},
+		Calls:          throttle.Rule{Scope: "registration.calls", Limit: 60, Window: 10 * time.Minute},
+	}
+}
+
+// Audit event names written by this package.
+const (
+	EventFind         = "registration.find"
+	EventSend         = "registration.send"
+	EventVerify       = "registration.verify"
+	EventEmail        = "registration.email"
+	EventLink         = "registration.link"
+	EventCreate       = "registration.create"
+	EventWrongPhone   = "registration.wrong_phone"
+	eventOutcomeLimit = "rate_limited"
+)
+
+// Domain errors; handler.go maps them to the API's statuses once.
+var (
+	ErrRateLimited = errors.New("registration: too many requests")
+	// ErrNoMatch: no active insured person matches the identification.
+	ErrNoMatch = errors.New("registration: no matching person")
+	// ErrNotFound: no registration has that id (in this brand).
+	ErrNotFound = errors.New("registration: unknown registration")
+	// ErrState: the call is out of order, or the registration is closed or
+	// expired.
+	ErrState = errors.New("registration: not allowed in this state")
+	// ErrCodeExceeded: the code's (or PIN's) guesses are used up, or the
+	// code expired.
+	ErrCodeExceeded = errors.New("registration: too many wrong codes")
+	// ErrResends: MaxResends resends already.
+	ErrResends = errors.New("registration: resend limit reached")
+	// ErrEmailTaken: the email submitted belongs to another account.
+	ErrEmailTaken = errors.New("registration: email already used")
+	// ErrCreateTries: CreateTries refused passwords already.
+	ErrCreateTries = errors.New("registration: too many refused passwords")
+)
+
+// WrongCode is a wrong code or PIN, with the guesses left.
+type WrongCode struct{ TriesLeft int }
+
+func (e *WrongCode) Error() string { return "registration: wrong code" }
+
+// PasswordError is a refused new password: Key is the rules key.
+type PasswordError struct{ Key string }
+
+func (e *PasswordError) Error() string { return "registration: password rule " + e.Key }
+
+// Service runs the flow on the store. Fields may be set before first use.
+type Service struct {
+	DB       *store.DB
+	Accounts *account.Service // hashing, password checks, its clock
+	Limiter  *throttle.Limiter
+	Now      func() time.Time
+	Rand     io.Reader
+	Limits   Limits
+	// Poke, when set, is called after a transaction that queued a message
+	// commits (the notify worker's Poke).
+	Poke func()
+
+	codeKey []byte
+	pinKey  []byte
+}
+
+// New returns a service on the accounts' store and clock, with the default
+// limits; it reads (or creates) the secrets codes and PINs are keyed with.
+func New(ctx context.Context, accounts *account.Service) (*Service, error) {
+	now := accounts.Now()
+	secret, err := codes.LoadSecret(ctx, accounts.DB, "registration", now, rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	pinKey, err := policy.PINKey(ctx, accounts.DB, now, rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{
+		DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
+		Rand: rand.Reader, Limits: DefaultLimits(),
+		codeKey: codes.Derive(secret, "guichet registration code v1"), pinKey: pinKey,
+	}, nil
+}
+
+// allow applies a rule to subject, auditing a refusal.
+func (s *Service) allow(ctx context.Context, rule throttle.Rule, subject string, e audit.Event) error {
+	wait, err := s.Limiter.Check(ctx, rule, subject)
+	if err != nil || wait == 0 {
+		return err
+	}
+	e.Outcome, e.Detail = eventOutcomeLimit, rule.Scope
+	if err := s.record(ctx, s.DB, e); err != nil {
+		return err
+	}
+	return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
+}
+
+// record writes an audit event stamped with the service clock.
+func (s *Service) record(ctx context.Context, ex audit.Execer, e audit.Event) error {
+	e.At = s.Now()
+	return audit.Record(ctx, ex, e)
+}
+
+func (s *Service) poke() {
+	if s.Poke != nil {
+		s.Poke()
+	}
+}
+
+// keep is how long a registration stays after it expired (audit aside,
+// nothing reads it then).
+const keep = 24 * time.Hour
+
+// Prune deletes registrations expired more than a day ago and returns how
+// many went; the janitor calls it now and then.
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	res, err := s.DB.Exec(ctx, "DELETE FROM registrations WHERE expires_at <= ?", s.Now().Add(-keep).UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("registration prune: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,97 @@
+// Build step (vite.config.ts): writes dist/page-chunks.json, which tells the
+// server (internal/httpapi/preload.go) what a first visit to each page
+// needs besides the entry chunk, so it can name them in index.html
+// (<link rel="modulepreload">, stylesheets) and the browser fetches them
+// alongside the entry instead of after it has run (issue 12, defect 3):
+//   pages:    route pattern (src/app/routes.tsx) → the page's chunk, the
+//             chunks it imports that the entry does not, and its CSS;
+//   catalogs: "fr", "<brand>.<language>" → the message catalogue's chunk
+//             (src/i18n/catalog.ts loads them before the first render).
+// It also writes <link rel="preload"> for the web fonts into index.html.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Plugin, Rollup } from 'vite';
+
+type OutputBundle = Rollup.OutputBundle;
+type OutputChunk = Rollup.OutputChunk;
+
+export interface PageChunks {
+  pages: Record<string, { js: string[]; css: string[] }>;
+  catalogs: Record<string, string>;
+}
+
+/**
+ * The route table's lazy pages: pattern → import specifier, read from the
+ * source of routes.tsx (`const X = lazyPage(() => import('…'))` and
+ * `{ path: '…', …, page: X }`).
+ */
+export function routeImports(source: string): Map<string, string> {
+  const imports = new Map<string, string>();
+  // Spaces and line breaks allowed where a formatter may put them.
+  for (const m of source.matchAll(/const (\w+) = lazyPage\(\s*\(\) =>\s*import\(\s*['"]([^'"]+)['"],?\s*\),?\s*\)/g)) imports.set(m[1], m[2]);
+  const routes = new Map<string, string>();
+  for (const m of source.matchAll(/\{\s*path: ['"]([^'"]+)['"],[^}]*?\bpage: (\w+)/g)) {
+    const spec = imports.get(m[2]);
+    if (!spec) throw new Error(`routes.tsx: page ${m[2]} of ${m[1]} is not a lazyPage(() => import('…'))`);
+    routes.set(m[1], spec);
+  }
+  const notFound = source.match(/const unknownPage: PageRoute = \{[^}]*\bpage: (\w+)/);
+  if (notFound && imports.has(notFound[1])) routes.set('*', imports.get(notFound[1])!);
+  return routes;
+}
+
+function chunks(bundle: OutputBundle): OutputChunk[] {
+  return Object.values(bundle).filter((f): f is OutputChunk => f.type === 'chunk');
+}
+
+/** A chunk and every chunk it imports statically, by file name. */
+function closure(bundle: OutputBundle, start: string, into = new Set<string>()): Set<string> {
+  if (into.has(start)) return into;
+  into.add(start);
+  const chunk = bundle[start];
+  if (chunk?.type === 'chunk') for (const dep of chunk.imports) closure(bundle, dep, into);
+  return into;
+}
+
+export function pageChunks(routesFile: string): Plugin {
+  return {
+    name: 'guichet-page-chunks',
+    apply: 'build',
+    async generateBundle(_options, bundle) {
+      const entry = chunks(bundle).find((c) => c.isEntry);
+      if (!entry) throw new Error('page-chunks: no entry chunk');
+      const loaded = closure(bundle, entry.fileName);
+      const out: PageChunks = { pages: {}, catalogs: {} };
+      for (const [pattern, spec] of routeImports(readFileSync(routesFile, 'utf8'))) {
+        const resolved = await this.resolve(spec, routesFile);
+        const chunk = resolved && chunks(bundle).find((c) => c.facadeModuleId === resolved.id);
+        if (!chunk) throw new Error(`page-chunks: no chunk for ${pattern} (${spec})`);
+        const files = [...closure(bundle, chunk.fileName)].filter((f) => !loaded.has(f));
+        const css = new Set<string>();
+        for (const f of files) {
+          const c = bundle[f];
+          if (c?.type === 'chunk') for (const s of c.viteMetadata?.importedCss ?? []) css.add(s);
+        }
+        out.pages[pattern] = { js: files, css: [...css] };
+      }
+      for (const c of chunks(bundle)) {
+        const id = c.facadeModuleId ?? '';
+        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
+      }
+      this.emitFile({ type: 'asset', fileName: 'page-chunks.json', source: `${JSON.stringify(out, null, 1)}\n` });
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(_html, ctx) {
+        // The fonts every page uses (styles/fonts.css), so text paints in
+        // them at once rather than swapping later.
+        const fonts = Object.keys(ctx.bundle ?? {}).filter((f) => f.endsWith('.woff2')).sort();
+        return fonts.map((f) => ({
+          tag: 'link',
+          attrs: { rel: 'preload', href: `/${f}`, as: 'font', type: 'font/woff2', crossorigin: '' },
+          injectTo: 'head' as const,
+        }));
+      },
+    },
+  };
+}
