@@ -23,15 +23,15 @@ const pathAndQuery = (url) => new URL(url).pathname + new URL(url).search;
 
 describe('redirects keep what spec §2.1 says they keep', () => {
   const cases = [
-    { from: '/WAA/not-found?x=1', to: '/not-found?x=1' },
-    { from: '/registration?a=b', to: '/registration/identification?a=b' },
-    { from: '/create-an-account/zzz', to: '/not-found' },
+    { from: '/WAA/not-found?x=1', to: '/not-found?x=1', title: 'Page not found' },
+    { from: '/registration?a=b', to: '/registration/identification?a=b', title: 'Create your online account' },
+    { from: '/create-an-account/zzz', to: '/not-found', title: 'Page not found' },
   ];
-  for (const { from, to } of cases) {
+  for (const { from, to, title } of cases) {
     test(`${from} -> ${to}`, async () => {
       const { context, page, errors } = await openPage(browser, server.url('intact', from));
       try {
-        await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+        await page.getByRole('heading', { level: 1, name: title }).waitFor();
         assert.equal(pathAndQuery(page.url()), to);
         await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
         const views = await pageViews(page);

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { repoPath } from '@/test/repo';
 import { renderApp } from '@/test/render';
 import { siteConfig } from '@/test/site-fixture';
+import { REGISTRATION_PAGES } from '@/lib/flow/registration-guard';
 import { lazyPage, pageRoutes, patternMatches, preloadPage, redirectTarget } from './routes';
 
 describe('redirectTarget (spec §2.1, as internal/httpapi/spa.go)', () => {
@@ -29,6 +30,19 @@ describe('redirectTarget (spec §2.1, as internal/httpapi/spa.go)', () => {
   });
 });
 
+describe('registration', () => {
+  it('routes every page of the guard module, and no other under /registration', () => {
+    const routed = pageRoutes.filter((r) => r.path.startsWith('/registration/')).map((r) => r.path);
+    expect(routed).toEqual(REGISTRATION_PAGES.map((page) => `/registration/${page}`));
+  });
+
+  it('/registration?a=b lands on identification, keeping the query string', async () => {
+    await renderApp(siteConfig(), '/registration?a=b');
+    await waitFor(() => expect(window.location.pathname + window.location.search).toBe('/registration/identification?a=b'));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Create your online account' })).toBeTruthy();
+  });
+});
+
 describe('route table', () => {
   it('lists the same patterns as paths.json, which the server reads', () => {
     const { paths } = JSON.parse(readFileSync(repoPath('web/src/app/paths.json'), 'utf8')) as { paths: string[] };
@@ -39,7 +53,6 @@ describe('route table', () => {
 describe('routes in the app', () => {
   it.each([
     { url: '/WAA/not-found?x=1', landed: '/not-found?x=1' },
-    { url: '/registration?a=b', landed: '/registration/identification?a=b' },
     { url: '/create-an-account/zzz?a=b', landed: '/not-found' },
     { url: '/unknown/page', landed: '/unknown/page' },
   ])('$url lands on $landed showing not-found', async ({ url, landed }) => {

@@ -1,6 +1,7 @@
 import { createElement, lazy, Suspense, type ComponentType } from 'react';
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
 import { usePageView, type PageCategory } from '@/lib/analytics';
+import { notePage } from '@/lib/flow/previous-page';
 import { useSite } from '@/lib/site/site-context';
 import { usePageFocus } from './page-focus';
 
@@ -59,6 +60,8 @@ const CheckYourInboxRoute = lazyPage(() => import('@/features/roadblock/routes/c
 const ForgotRoute = lazyPage(() => import('@/features/recovery/routes/forgot'));
 const VerifyRoute = lazyPage(() => import('@/features/recovery/routes/verify'));
 const ResetRoute = lazyPage(() => import('@/features/recovery/routes/reset'));
+// Every legacy registration page is one chunk: the visitor who starts goes through several.
+const RegistrationRoute = lazyPage(() => import('@/features/registration/routes/registration'));
 
 export const pageRoutes: readonly PageRoute[] = [
   { path: '/not-found', category: 'error', page: NotFoundRoute },
@@ -72,6 +75,19 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/forgot', category: 'forgot-password', page: ForgotRoute },
   { path: '/verify', category: 'forgot-password', page: VerifyRoute },
   { path: '/reset', category: 'forgot-password', page: ResetRoute },
+  // Spec §2.4, as REGISTRATION_PAGES of lib/flow/registration-guard (a test keeps them equal; that module stays out of this chunk).
+  ...[
+    'identification',
+    'validation',
+    'validation/sms',
+    'validation/email',
+    'validation/pin',
+    'account-creation/email',
+    'account-creation/new-email',
+    'account-creation/password',
+    'password-validation',
+    'email-sent',
+  ].map((page): PageRoute => ({ path: `/registration/${page}`, category: 'registration', page: RegistrationRoute })),
 ];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };
@@ -131,6 +147,8 @@ export function AppRoutes() {
   const { parser } = useRouter();
   const { dev } = useSite();
   usePageFocus();
+  // The flow guards (spec §2.4) read the page the visitor came from.
+  notePage(path);
   const known = pageRoutes.some((route) => matchRoute(parser, route.path, path)[0]);
   const target = redirectTarget(path, search, known);
   if (target !== null) return <Redirect to={target} replace />;

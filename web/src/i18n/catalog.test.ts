@@ -3,8 +3,11 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoPath } from '@/test/repo';
 import { english, interpolate, isMessageKey, loadMessages, type MessageParams } from './catalog';
+import { loadSection } from './section';
 import en from './en.json';
 import fr from './fr.json';
+import registrationEn from './sections/registration.en.json';
+import registrationFr from './sections/registration.fr.json';
 
 const i18nDir = repoPath('web/src/i18n');
 const srcDir = repoPath('web/src');
@@ -17,9 +20,30 @@ const brandFiles = readdirSync(join(i18nDir, 'brands')).map((file) => ({
 
 const placeholders = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
 
+/** The message sections (sections/<name>.<lang>.json): a lazy feature's texts. */
+const sections = [{ name: 'registration', en: registrationEn as Record<string, string>, fr: registrationFr as Record<string, string> }];
+const sectionFiles = readdirSync(join(i18nDir, 'sections'));
+const isSectionKey = (key: string) => sections.some((section) => Object.hasOwn(section.en, key));
+
 describe('catalogues', () => {
   it('French has exactly the keys of English', () => {
     expect(Object.keys(fr).sort()).toEqual(Object.keys(en).sort());
+  });
+
+  it('every section file is listed here, in both languages', () => {
+    expect(sectionFiles.sort()).toEqual(sections.flatMap(({ name }) => [`${name}.en.json`, `${name}.fr.json`]).sort());
+  });
+
+  it.each(sections)('section $name: French has exactly the keys of English, under its own prefix, none of the base catalogue', (section) => {
+    expect(Object.keys(section.fr).sort()).toEqual(Object.keys(section.en).sort());
+    for (const key of Object.keys(section.en)) {
+      expect(key.startsWith(`${section.name}.`), key).toBe(true);
+      expect(isMessageKey(key), `${key} is also in en.json`).toBe(false);
+    }
+    for (const [key, value] of [...Object.entries(section.en), ...Object.entries(section.fr)]) {
+      expect(typeof value === 'string' && value.trim() !== '', key).toBe(true);
+    }
+    for (const [key, value] of Object.entries(section.fr)) expect(placeholders(value), key).toEqual(placeholders(section.en[key] ?? ''));
   });
 
   it('every value is a non-empty string', () => {
@@ -65,8 +89,8 @@ describe('keys used in the code', () => {
     expect(uses.length).toBeGreaterThan(10);
   });
 
-  it.each(uses)('$file uses $key, which en.json has', ({ key }) => {
-    expect(isMessageKey(key)).toBe(true);
+  it.each(uses)('$file uses $key, which en.json (or its section) has', ({ key }) => {
+    expect(isMessageKey(key) || isSectionKey(key)).toBe(true);
   });
 });
 
@@ -81,6 +105,7 @@ const numberThenUnit =
 describe('French typography', () => {
   const values = [
     ...Object.entries(fr).map(([key, value]) => ({ where: `fr.json ${key}`, value })),
+    ...sections.flatMap(({ name, fr: messages }) => Object.entries(messages).map(([key, value]) => ({ where: `${name}.fr.json ${key}`, value }))),
     ...brandFiles
       .filter(({ file }) => file.endsWith('.fr.json'))
       .flatMap(({ file, messages }) => Object.entries(messages).map(([key, value]) => ({ where: `${file} ${key}`, value }))),
@@ -127,6 +152,15 @@ describe('interpolate', () => {
   ];
   it.each(cases)('$template', ({ template, params, expected }) => {
     expect(interpolate(template, params)).toBe(expected);
+  });
+});
+
+describe('loadSection', () => {
+  it('French over English; the same promise each time', async () => {
+    const french = await loadSection('registration', 'fr');
+    expect(french['registration.next']).toBe(registrationFr['registration.next']);
+    expect(await loadSection('registration', 'en')).toEqual(registrationEn);
+    expect(loadSection('registration', 'fr')).toBe(loadSection('registration', 'fr'));
   });
 });
 

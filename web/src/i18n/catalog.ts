@@ -1,17 +1,25 @@
 import en from './en.json';
+import type registrationEn from './sections/registration.en.json';
 import type { Language } from '@/lib/site/types';
 
-// en.json is the source of truth: its keys are the only valid message keys.
-export type MessageKey = keyof typeof en;
-export type Messages = Record<MessageKey, string>;
+// en.json is the source of truth: its keys are the valid message keys, with
+// those of the sections (sections/<name>.en.json): the texts of one lazy
+// feature, fetched with it so the login route's JavaScript does not carry
+// them (MessageSection in i18n.tsx provides them).
+export type BaseKey = keyof typeof en;
+export type SectionKey = keyof typeof registrationEn;
+export type MessageKey = BaseKey | SectionKey;
+/** The base catalogue, and the keys of the sections loaded where they are used. */
+export type Messages = Record<BaseKey, string> & Partial<Record<SectionKey, string>>;
 export type MessageParams = Record<string, string | number>;
 
 /** A message to show: a key, or a key with the values it names (a server answer's wait, say). */
 export type Message = MessageKey | { key: MessageKey; params: MessageParams };
 
-export const english: Messages = en;
+export const english: Record<BaseKey, string> = en;
 
-export function isMessageKey(key: string): key is MessageKey {
+/** A key of the base catalogue (en.json). */
+export function isMessageKey(key: string): key is BaseKey {
   return Object.hasOwn(english, key);
 }
 

@@ -1,10 +1,20 @@
 import { createContext, use, useCallback, useEffect, type ReactNode } from 'react';
 import type { Language } from '@/lib/site/types';
-import { english, interpolate, loadedMessages, loadMessages, type Message, type MessageKey, type MessageParams, type Messages } from './catalog';
+import {
+  english,
+  interpolate,
+  loadedMessages,
+  loadMessages,
+  type Message,
+  type MessageKey,
+  type MessageParams,
+  type Messages,
+} from './catalog';
 
 export type Translate = (key: MessageKey, params?: MessageParams) => string;
 
-const MessagesContext = createContext<Messages>(english);
+/** The messages of the page; a MessageSection (section.tsx) adds a feature's. */
+export const MessagesContext = createContext<Messages>(english);
 
 /**
  * Provides the catalogue of a brand and language. While another language
@@ -19,10 +29,10 @@ export function I18nProvider({ brand, language, children }: { brand: string; lan
   return <MessagesContext value={messages}>{children}</MessagesContext>;
 }
 
-/** The t(key, params) function of the current language. */
+/** The t(key, params) function of the current language; a section key outside its section reads as the key. */
 export function useT(): Translate {
   const messages = use(MessagesContext);
-  return useCallback((key, params) => interpolate(messages[key], params), [messages]);
+  return useCallback((key, params) => interpolate(messages[key] ?? key, params), [messages]);
 }
 
 /** The text of a message in the current language. */

@@ -214,8 +214,16 @@ describe('login page', () => {
     expect((screen.getByRole('checkbox', { name: 'Remember me' }) as HTMLInputElement).checked).toBe(false);
   });
 
+  it('create account: smart registration for the flag once it is built, legacy registration otherwise', () => {
+    expect(createAccountPath(true, true)).toBe('/create-an-account/identification/account-type');
+    expect(createAccountPath(false, true)).toBe('/registration/identification');
+    expect(createAccountPath(false, false)).toBe('/registration/identification');
+  });
+
+  // Issue 13: the button works on every brand; until smart registration
+  // exists, the brands with the flag on come to legacy registration too.
   it.each([
-    { registration: true, href: '/create-an-account/identification/account-type' },
+    { registration: true, href: '/registration/identification' },
     { registration: false, href: '/registration/identification' },
   ])('create account goes to $href when the registration flag is $registration', async ({ registration, href }) => {
     expect(createAccountPath(registration)).toBe(href);

@@ -1,7 +1,6 @@
-import { useCallback, useMemo, type ReactNode } from 'react';
-import { errorCodeOf, type ApiAnswer, type ApiCall, type FlowOutcome } from '@/lib/flow/error-catalogue';
+import { errorCodeOf, type ApiAnswer, type ApiCall } from '@/lib/flow/error-catalogue';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
-import { useFlowResponse } from '@/lib/flow/use-flow-response';
+import { useFlowSend, type FlowSend } from '@/lib/flow/use-flow-send';
 
 /** The recovery calls, for what their answers mean. */
 export type RecoveryCall = 'reset-request' | 'reset-resend' | 'reset-code' | 'reset-link' | 'password';
@@ -35,38 +34,9 @@ function catalogueCall(call: RecoveryCall): ApiCall {
   return call === 'password' ? 'password' : 'other';
 }
 
-export interface RecoveryResponse {
-  /**
-   * Sends a request and acts on its answer (recoveryRoadblock, then spec §8
-   * through useFlowResponse); a request that fails without an answer goes
-   * to the technical roadblock and resolves null.
-   */
-  send<A extends ApiAnswer>(request: () => Promise<A>, call: RecoveryCall): Promise<{ answer: A; outcome: FlowOutcome } | null>;
-  roadblock(page: RoadblockPage): void;
-  /** The soft roadblock dialog while it is open. */
-  dialog: ReactNode;
-}
+export type RecoveryResponse = FlowSend<RecoveryCall>;
 
+/** The recovery calls' answers: recoveryRoadblock, then spec §8 (useFlowSend). */
 export function useRecoveryResponse(): RecoveryResponse {
-  const { apply, roadblock, dialog } = useFlowResponse();
-  const send = useCallback(
-    async <A extends ApiAnswer,>(request: () => Promise<A>, call: RecoveryCall) => {
-      let answer: A;
-      try {
-        answer = await request();
-      } catch {
-        roadblock('technical');
-        return null;
-      }
-      const page = recoveryRoadblock(answer, call);
-      if (page) {
-        roadblock(page);
-        const outcome: FlowOutcome = { kind: 'roadblock', page, roadblocked: true, errorCode: errorCodeOf(answer.data) };
-        return { answer, outcome };
-      }
-      return { answer, outcome: apply(answer, catalogueCall(call)) };
-    },
-    [apply, roadblock],
-  );
-  return useMemo(() => ({ send, roadblock: (page: RoadblockPage) => roadblock(page), dialog }), [send, roadblock, dialog]);
+  return useFlowSend(recoveryRoadblock, catalogueCall);
 }

@@ -1,4 +1,4 @@
-import type { MessageKey } from '@/i18n/catalog';
+import type { BaseKey } from '@/i18n/catalog';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
 
 /**
@@ -21,8 +21,8 @@ import type { RoadblockPage } from '@/lib/flow/roadblocks';
 export type RoadblockBehaviour = 'call-us' | 'pin' | 'registration-reset' | 'reset-password' | 'token-expired' | 'resend-code' | 'locked-account';
 
 export interface RoadblockContent {
-  title: MessageKey;
-  text: MessageKey;
+  title: BaseKey;
+  text: BaseKey;
   behaviour: RoadblockBehaviour;
 }
 

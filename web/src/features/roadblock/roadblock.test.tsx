@@ -2,6 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { english } from '@/i18n/catalog';
 import { setPkmsAccount } from '@/lib/flow/cookies';
+import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { ROADBLOCK_PAGES } from '@/lib/flow/roadblocks';
 import { leaveVerify, readResetProgress, startReset, updateResetProgress } from '@/lib/flow/reset-state';
 import { readFlow, updateFlow } from '@/lib/flow/state';
@@ -18,8 +19,11 @@ afterEach(() => {
 
 const where = () => window.location.pathname + window.location.search;
 
-async function openRoadblock(path: string, config = siteConfig({ brand: belair })) {
+/** Opens a roadblock page as a flow does: the flag set, arriving from a registration validation page (spec §2.4's guards). */
+async function openRoadblock(path: string, config = siteConfig({ brand: belair }), from = '/registration/validation') {
   updateFlow({ roadblocked: true });
+  forgetPages();
+  notePage(from);
   await renderApp(config, path);
 }
 
@@ -32,6 +36,30 @@ describe('the roadblock guard (spec §2.6)', () => {
       await waitFor(() => expect(where()).toBe('/?province=qc&lang=fr'));
     },
   );
+
+  // Spec §2.4: no-options and pin-difficulties only from validation (and
+  // no-options from identification, when it finds no option: §4.2).
+  it.each([
+    { page: 'no-options', from: '/registration/validation', opens: true },
+    { page: 'no-options', from: '/registration/validation/sms', opens: true },
+    { page: 'no-options', from: '/registration/identification', opens: true },
+    { page: 'no-options', from: '/', opens: false },
+    { page: 'no-options', from: null, opens: false },
+    { page: 'pin-difficulties', from: '/registration/validation/pin', opens: true },
+    { page: 'pin-difficulties', from: '/registration/validation/email', opens: true },
+    { page: 'pin-difficulties', from: '/registration/identification', opens: false },
+    { page: 'pin-difficulties', from: '/registration/account-creation/password', opens: false },
+    { page: 'pin-difficulties', from: null, opens: false },
+    { page: 'block', from: null, opens: true },
+  ] as const)('$page from $from: opens $opens', async ({ page, from, opens }) => {
+    fakeApi({});
+    updateFlow({ roadblocked: true });
+    forgetPages();
+    if (from !== null) notePage(from);
+    await renderApp(siteConfig({ brand: belair }), `/roadblock/${page}?lang=en`);
+    await waitFor(() => expect(where()).toBe(opens ? `/roadblock/${page}?lang=en` : '/?lang=en'));
+    if (opens) expect(screen.getByRole('heading', { level: 1, name: english[roadblockContent[page].title] })).toBeTruthy();
+  });
 
   it('an unknown roadblock page is not found', async () => {
     await openRoadblock('/roadblock/no-such-page');

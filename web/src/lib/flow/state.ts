@@ -48,6 +48,12 @@ export interface RegistrationState {
   email?: string;
   isUbiFlow?: boolean;
   province?: string;
+  /** Spec §4.2 counts (3 each lead to a roadblock): 404 not found, 200 already registered, an email taken. */
+  notFound?: number;
+  alreadyRegistered?: number;
+  emailTaken?: number;
+  /** The option a 240 asked for next (ask-email, ask-username, ask-password, ask-email-code). */
+  nextOption?: TwoFactorOption;
 }
 
 /** Spec §3 email token (a magic link's token). */

@@ -1,12 +1,19 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Message } from '@/i18n/catalog';
-import { messageText, useT } from '@/i18n/i18n';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { useApiClients } from '@/lib/api/use-api';
+import { ResendLink } from '@/lib/flow/resend-link';
 import { codeResent, leaveVerify, useResetProgress } from '@/lib/flow/reset-state';
 import { recoveryApi } from '@/features/recovery/api';
 import { MAX_RESENDS, MIN_SPINNER_MS } from '@/features/recovery/limits';
 import { useRecoveryResponse } from '@/features/recovery/use-recovery-response';
+
+const TEXTS = {
+  notReceived: 'recovery.verify.notReceived',
+  resend: 'recovery.verify.resend',
+  resending: 'recovery.verify.resending',
+  resent: 'recovery.verify.resent',
+} as const;
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -26,7 +33,6 @@ export interface ResendCodeProps {
  * fifth ask, or the server refusing one, is the resend-reset-password roadblock.
  */
 export function ResendCode({ id, validationId, onSent, sentOnArrival = false }: ResendCodeProps) {
-  const t = useT();
   const clients = useApiClients();
   const { send, roadblock, dialog } = useRecoveryResponse();
   const { resends } = useResetProgress();
@@ -94,25 +100,8 @@ export function ResendCode({ id, validationId, onSent, sentOnArrival = false }: 
   };
 
   return (
-    <div className="recovery__resend">
-      <p>{t('recovery.verify.notReceived')}</p>
-      <button
-        type="button"
-        className="recovery__link-button"
-        aria-disabled={sending || undefined}
-        aria-busy={sending || undefined}
-        onClick={() => void resend()}
-      >
-        {sending ? <span className="recovery__spinner" aria-hidden="true" /> : null}
-        {t(sending ? 'recovery.verify.resending' : 'recovery.verify.resend')}
-      </button>
-      <p role="status" className="recovery__status">
-        {sent ? t('recovery.verify.resent') : null}
-      </p>
-      <div role="alert" className={refused ? 'form-alert' : undefined}>
-        {refused ? <p>{messageText(t, refused)}</p> : null}
-      </div>
+    <ResendLink texts={TEXTS} sending={sending} sent={sent} refused={refused} onResend={() => void resend()}>
       {dialog}
-    </div>
+    </ResendLink>
   );
 }

@@ -1,17 +1,29 @@
+import { useState } from 'react';
 import { Redirect, useParams, useSearch } from 'wouter';
-import { isRoadblockPage } from '@/lib/flow/roadblocks';
+import { previousPage } from '@/lib/flow/previous-page';
+import { guardRedirect, mayOpen } from '@/lib/flow/registration-guard';
+import { isRoadblockPage, type RoadblockPage } from '@/lib/flow/roadblocks';
 import { useFlow } from '@/lib/flow/state';
 import { RoadblockView } from '@/features/roadblock/components/roadblock-view';
 
+/** Spec §2.4's table guards two roadblocks of legacy registration besides the flag. */
+function arrivedAllowed(page: string): boolean {
+  if (page === 'no-options' || page === 'pin-difficulties') return mayOpen(`roadblock/${page}`, previousPage());
+  return true;
+}
+
 /**
  * /roadblock (the technical page) and /roadblock/:page. Spec §2.6: reachable
- * only while the roadblocked flag is set, else / keeping the query string.
+ * only while the roadblocked flag is set, else / keeping the query string;
+ * no-options and pin-difficulties also only from the validation pages (§2.4).
  */
 export default function RoadblockRoute() {
   const { page = 'technical' } = useParams<{ page?: string }>();
   const search = useSearch();
   const { roadblocked } = useFlow();
-  if (!roadblocked) return <Redirect to={search ? `/?${search}` : '/'} replace />;
+  // Decided on arrival, from the page the visitor came from.
+  const [allowed] = useState(() => arrivedAllowed(page));
+  if (!roadblocked || !allowed) return <Redirect to={guardRedirect(search)} replace />;
   if (!isRoadblockPage(page)) return <Redirect to="/not-found" replace />;
-  return <RoadblockView page={page} />;
+  return <RoadblockView page={page satisfies RoadblockPage} />;
 }

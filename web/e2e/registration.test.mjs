@@ -1,0 +1,450 @@
+// Browser tests of legacy registration (issue 13, spec §2.4, §4.2, §2.6)
+// against the built binary and its --dev registration demo people
+// (docs/registration-demo.md), in English and in French, axe on every page.
+// The visitor uses the mouse and the keyboard (page.mouse, page.keyboard).
+// Each language has its own server (a fresh database: an account created
+// in one does not exist in the other, and the per-address identification
+// limit, 20 per 10 minutes, is never met).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { brands, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+
+/** @param {string} path */
+const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
+/** What the visitor reads: the catalogues and the registration section, by language. */
+const messages = {
+  en: { ...json('en.json'), ...json('sections/registration.en.json') },
+  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
+};
+
+const BRAND = 'belair';
+const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
+const POSTAL = 'M5V 2T6';
+/** Belair's default province, on, has UBI: a well-formed Ontario licence (none is on file for the demo people). */
+const LICENCE = 'A12341234512345';
+const PIN = 'AB12CD34';
+const DEMO_EMAIL = `demo@${BRAND}.example`;
+const DEMO_PASSWORD = 'Guichet-Demo-2026!';
+const NEW_PASSWORD = 'Fresh-Start-2026#';
+
+/**
+ * @typedef {{ policy: string; first: string; last: string; dob?: { day: string; month: { en: string; fr: string }; year: string } }} Person
+ */
+/** @type {Record<string, Person>} */
+const people = {
+  email: { policy: 'REG0001', first: 'Emma', last: 'Courriel' },
+  sms: { policy: 'REG0002', first: 'Simon', last: 'Texto' },
+  pin: { policy: 'REG0003', first: 'Paula', last: 'Nip' },
+  askEmail: { policy: 'REG0004', first: 'Alice', last: 'Sansfil' },
+  askUsername: { policy: 'REG0005', first: 'Ugo', last: 'Pris' },
+  noOptions: { policy: 'REG0006', first: 'Nora', last: 'Aucun' },
+  ubi: { policy: 'REG0007', first: 'Ubald', last: 'Conduit' },
+  cancelled: { policy: 'REG0008', first: 'Carl', last: 'Annule' },
+  registered: { policy: 'BEL1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
+};
+
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/**
+ * A press of the mouse at the middle of an element, as a person clicks.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ */
+async function press(page, locator) {
+  await locator.scrollIntoViewIfNeeded();
+  const box = await locator.boundingBox();
+  if (!box) throw new Error('the element is not shown');
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+/**
+ * Clicks into a field with the mouse and types into it.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ * @param {string} text
+ */
+async function typeInto(page, locator, text) {
+  await press(page, locator);
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text);
+}
+
+/**
+ * Waits for the page's h1, which a page change focuses (app/page-focus.ts),
+ * and runs axe on the page.
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ * @param {{ focus?: boolean }} [options] focus: false for the first page of a visit (opened by its address)
+ */
+async function arrive(page, title, { focus = true } = {}) {
+  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  if (focus) {
+    await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
+  }
+  await checkA11y(page);
+}
+
+describe('the create-account button on every brand goes to registration identification', () => {
+  /** @type {import('./harness.mjs').Server} */
+  let server;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  for (const brand of brands) {
+    test(brand, async () => {
+      const { context, page, errors } = await openPage(browser, server.url(brand, '/?lang=en'));
+      try {
+        await press(page, page.getByRole('link', { name: messages.en['login.createAccount'] }));
+        await arrive(page, messages.en['registration.identification.title']);
+        assert.equal(pathOf(page), '/registration/identification');
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
+
+for (const language of /** @type {const} */ (['en', 'fr'])) {
+  const m = messages[language];
+  describe(`registration in ${language === 'en' ? 'English' : 'French'}`, () => {
+    /** @type {import('./harness.mjs').Server} */
+    let server;
+    before(async () => {
+      server = await startServer();
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    /**
+     * A fresh visitor on the login page, in the language (cookies, so the
+     * pages the SSO redirects to speak it too), who presses Create an account.
+     */
+    async function startRegistration() {
+      const cookies = [
+        { name: 'province', value: 'on' },
+        { name: 'language', value: language },
+      ];
+      const opened = await openPage(browser, server.url(BRAND, '/'), { cookies });
+      await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
+      await arrive(opened.page, m['registration.identification.title']);
+      return opened;
+    }
+
+    /**
+     * Fills identification for a person and presses Next.
+     * @param {import('playwright-core').Page} page
+     * @param {Person} person
+     */
+    async function identify(page, person) {
+      const dob = person.dob ?? DOB;
+      await typeInto(page, page.getByLabel(m['form.policyNumber']), person.policy);
+      await typeInto(page, page.getByLabel(m['form.firstName']), person.first);
+      await typeInto(page, page.getByLabel(m['form.lastName']), person.last);
+      await typeInto(page, page.getByLabel(m['form.day']), dob.day);
+      // The month by keyboard: Tab to the dropdown, type the month's name.
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(dob.month[language]);
+      await typeInto(page, page.getByLabel(m['form.year']), dob.year);
+      await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+      await typeInto(page, page.getByLabel(m['form.driverLicence']), LICENCE);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    }
+
+    /**
+     * Presses Next and waits for the answer (the button is disabled while the form sends).
+     * @param {import('playwright-core').Page} page
+     */
+    async function next(page) {
+      const button = page.getByRole('button', { name: m['registration.next'], exact: true });
+      await press(page, button);
+      await page.waitForFunction(() => !document.querySelector('button[type="submit"][disabled]'));
+    }
+
+    /**
+     * Types a code from the dev mailbox and presses Next.
+     * @param {import('playwright-core').Page} page
+     * @param {string} to
+     * @param {Set<string>} seen
+     */
+    async function typeCodeFrom(page, to, seen) {
+      const mail = await waitForMail(server, to, 'registration-code', seen);
+      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    }
+
+    /** @param {string} to */
+    const seenMail = async (to) => new Set((await mailbox(server, to)).map((mail) => mail.id));
+
+    /**
+     * The password page: password, confirmation, terms; the SSO signs in and /my-account lists the policy.
+     * @param {import('playwright-core').Page} page
+     * @param {string} policy
+     */
+    async function createAccount(page, policy) {
+      await arrive(page, m['registration.password.title']);
+      assert.equal(pathOf(page), '/registration/account-creation/password');
+      await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+      await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+      // Without the terms: the rule's message, nothing sent.
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      await page.getByText(m.errorTermsRequired).first().waitFor();
+      await press(page, page.getByRole('checkbox'));
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      await page.waitForURL((url) => url.pathname === '/my-account');
+      await arrive(page, m['account.title']);
+      await page.getByText(policy.replace(/^(...)/, '$1-')).first().waitFor();
+    }
+
+    test('by email code: a new account, then signing out and back in with the new password', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        const to = `reg-email@${BRAND}.example`;
+        const seen = await seenMail(to);
+        await identify(page, people.email);
+        await arrive(page, m['registration.validation.title']);
+        assert.equal(pathOf(page), '/registration/validation');
+        await press(page, page.getByRole('radio', { name: /@/ }));
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        assert.equal(pathOf(page), '/registration/validation/email');
+        await typeCodeFrom(page, to, seen);
+        await createAccount(page, people.email.policy);
+
+        await press(page, page.getByRole('button', { name: m['account.signOut'] }));
+        await arrive(page, m['login.title']);
+        await typeInto(page, page.getByLabel(m['form.email']), to);
+        await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), NEW_PASSWORD);
+        await page.keyboard.press('Enter');
+        await page.waitForURL((url) => url.pathname === '/my-account');
+        await arrive(page, m['account.title']);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('by SMS code, with a resend (a spinner, then a new code)', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        const to = '+15145550101';
+        const seen = await seenMail(to);
+        await identify(page, people.sms);
+        await arrive(page, m['registration.validation.title']);
+        await press(page, page.getByRole('radio', { name: /0101/ }));
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        assert.equal(pathOf(page), '/registration/validation/sms');
+        await waitForMail(server, to, 'registration-code', seen);
+        await press(page, page.getByRole('button', { name: m['registration.code.resend'] }));
+        await page.getByRole('button', { name: m['registration.code.resending'] }).waitFor();
+        await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
+        await typeCodeFrom(page, to, seen);
+        await createAccount(page, people.sms.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('by PIN, with the picture of the letter', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        await identify(page, people.pin);
+        await arrive(page, m['registration.validation.title']);
+        await press(page, page.getByRole('radio', { name: m['registration.validation.option.pin'] }));
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.pin.title']);
+        assert.equal(pathOf(page), '/registration/validation/pin');
+        await page.getByRole('img', { name: m['registration.pin.imageTitle'] }).waitFor();
+        // A wrong PIN first: the page says so, with the tries left.
+        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await page.getByRole('alert').filter({ hasText: m['registration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
+        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await createAccount(page, people.pin.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('ask-email: nothing on file; an email taken says so, a new one gets a code', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        const email = `alice.${language}@example.com`;
+        await identify(page, people.askEmail);
+        await arrive(page, m['registration.email.title']);
+        assert.equal(pathOf(page), '/registration/account-creation/email');
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), DEMO_EMAIL);
+        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), DEMO_EMAIL);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await page.getByRole('alert').filter({ hasText: m['registration.email.taken'].replace('{email}', DEMO_EMAIL) }).waitFor();
+        assert.equal(pathOf(page), '/registration/account-creation/email');
+        const seen = await seenMail(email);
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        assert.equal(pathOf(page), '/registration/validation/email');
+        await typeCodeFrom(page, email, seen);
+        await createAccount(page, people.askEmail.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('ask-username: the email on file is taken, another one is chosen', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        const seen = await seenMail(DEMO_EMAIL);
+        await identify(page, people.askUsername);
+        await arrive(page, m['registration.validation.title']);
+        await press(page, page.getByRole('radio', { name: /@/ }));
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        await typeCodeFrom(page, DEMO_EMAIL, seen);
+        await arrive(page, m['registration.newEmail.title']);
+        assert.equal(pathOf(page), '/registration/account-creation/new-email');
+        const email = `ugo.${language}@example.com`;
+        const seenNew = await seenMail(email);
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        assert.equal(pathOf(page), '/registration/validation/email');
+        await typeCodeFrom(page, email, seenNew);
+        await createAccount(page, people.askUsername.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('UBI driver whose email is a policyholder account: password-validation links the policy', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        const to = '+15145550107';
+        const seen = await seenMail(to);
+        await identify(page, people.ubi);
+        await arrive(page, m['registration.validation.title']);
+        await press(page, page.getByRole('radio', { name: /0107/ }));
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        await typeCodeFrom(page, to, seen);
+        await arrive(page, m['registration.passwordValidation.title']);
+        assert.equal(pathOf(page), '/registration/password-validation');
+        await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
+        await page.keyboard.press('Enter');
+        await page.waitForURL((url) => url.pathname === '/my-account');
+        await arrive(page, m['account.title']);
+        await page.getByText('REG-0007').first().waitFor();
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('already registered three times: a message with a sign-in link twice, then more-than-one-profile', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        await identify(page, people.registered);
+        for (let i = 0; i < 2; i++) {
+          if (i > 0) await next(page);
+          await page.getByRole('alert').filter({ hasText: m['registration.identification.alreadyRegistered'] }).waitFor();
+          await page.getByRole('link', { name: m['registration.identification.signIn'] }).waitFor();
+          assert.equal(pathOf(page), '/registration/identification');
+          await checkA11y(page);
+        }
+        await next(page);
+        await arrive(page, m['roadblock.moreThanOneProfile.title']);
+        assert.equal(pathOf(page), '/roadblock/more-than-one-profile');
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('not found three times: a message twice, then registration-difficulties, whose button starts again', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        await identify(page, people.cancelled);
+        await page.getByRole('alert').filter({ hasText: m['identification.notFound'] }).waitFor();
+        await checkA11y(page);
+        await next(page);
+        await page.getByRole('alert').filter({ hasText: m['identification.notFound'] }).waitFor();
+        assert.equal(pathOf(page), '/registration/identification');
+        await next(page);
+        await arrive(page, m['roadblock.registrationDifficulties.title']);
+        assert.equal(pathOf(page), '/roadblock/registration-difficulties');
+        await press(page, page.getByRole('button', { name: m['roadblock.backToRegistration'] }));
+        await arrive(page, m['registration.identification.title']);
+        assert.equal(pathOf(page), '/registration/identification');
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('no options: the no-options roadblock', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        await identify(page, people.noOptions);
+        await arrive(page, m['roadblock.noOptions.title']);
+        assert.equal(pathOf(page), '/roadblock/no-options');
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('guards: a registration page opened by its address goes to / keeping the query string', async () => {
+      for (const path of [
+        '/registration/validation',
+        '/registration/validation/sms',
+        '/registration/validation/email',
+        '/registration/validation/pin',
+        '/registration/account-creation/email',
+        '/registration/account-creation/new-email',
+        '/registration/account-creation/password',
+      ]) {
+        const { context, page } = await openPage(browser, server.url(BRAND, `${path}?lang=${language}&from=x`));
+        try {
+          await page.waitForURL((url) => url.pathname === '/');
+          assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
+          await arrive(page, m['login.title'], { focus: false });
+        } finally {
+          await context.close();
+        }
+      }
+      // /registration keeps redirecting to identification with the query string; the unguarded pages open.
+      const { context, page } = await openPage(browser, server.url(BRAND, `/registration?lang=${language}&from=x`));
+      try {
+        await arrive(page, m['registration.identification.title'], { focus: false });
+        assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
+        await page.goto(server.url(BRAND, `/registration/email-sent?lang=${language}`));
+        await arrive(page, m['registration.emailSent.title'], { focus: false });
+      } finally {
+        await context.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,25 @@
+import { useCallback, useState } from 'react';
+import { updateFlow } from '@/lib/flow/state';
+import { postToSso } from '@/lib/flow/sso-form';
+import { useSite } from '@/lib/site/site-context';
+
+/**
+ * The end of a registration (an account created, or a policy linked to an
+ * existing one): the registration state and the email token go, and the
+ * visitor is signed in through the SSO form post, which lands on
+ * /my-account. `leaving` holds the submit button back meanwhile.
+ */
+export function useSignIn(): { leaving: boolean; signIn: (username: string, password: string) => void } {
+  const { brand, language } = useSite();
+  const [leaving, setLeaving] = useState(false);
+  const url = brand.sso.loginUrl[language];
+  const signIn = useCallback(
+    (username: string, password: string) => {
+      setLeaving(true);
+      updateFlow({ registration: null, emailToken: null, roadblocked: false });
+      postToSso(url, { username, password });
+    },
+    [url],
+  );
+  return { leaving, signIn };
+}

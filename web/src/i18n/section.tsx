@@ -1,0 +1,48 @@
+import { use, useMemo, type ReactNode } from 'react';
+import type { Language } from '@/lib/site/types';
+import type { SectionKey } from './catalog';
+import { MessagesContext } from './i18n';
+
+// Message sections (sections/<name>.<lang>.json): the texts of one lazy
+// feature, fetched with it, so the login route's JavaScript carries neither
+// them nor this loader. Their keys are MessageKeys (catalog.ts), read with
+// useT() under a <MessageSection>.
+
+export type SectionName = 'registration';
+type SectionMessages = Partial<Record<SectionKey, string>>;
+
+const sectionCatalogs = import.meta.glob<SectionMessages>('./sections/*.json', { import: 'default' });
+const loading = new Map<string, Promise<SectionMessages>>();
+
+function sectionFile(section: SectionName, language: Language): Promise<SectionMessages> {
+  const load = sectionCatalogs[`./sections/${section}.${language}.json`];
+  return load ? load() : Promise.resolve({});
+}
+
+/** A section's messages in a language, English where the language has none; the same promise each time. */
+export function loadSection(section: SectionName, language: Language): Promise<SectionMessages> {
+  const id = `${section}:${language}`;
+  let promise = loading.get(id);
+  if (!promise) {
+    const layers = [sectionFile(section, 'en')];
+    if (language !== 'en') layers.push(sectionFile(section, language));
+    const loaded = Promise.all(layers).then((parts) => Object.assign({}, ...parts) as SectionMessages);
+    // Marked as React marks a promise it has read, so use() of a loaded section does not suspend.
+    loaded.then(
+      (value) => Object.assign(loaded, { status: 'fulfilled', value }),
+      () => loading.delete(id),
+    );
+    loading.set(id, loaded);
+    promise = loaded;
+  }
+  return promise;
+}
+
+/** Adds a section's messages to those of the surrounding provider, suspending while the section loads. */
+export function MessageSection({ name, language, children }: { name: SectionName; language: Language; children: ReactNode }) {
+  const parent = use(MessagesContext);
+  // Always through use(), so a render that suspended calls it again when it resumes.
+  const section = use(loadSection(name, language));
+  const messages = useMemo(() => ({ ...parent, ...section }), [parent, section]);
+  return <MessagesContext value={messages}>{children}</MessagesContext>;
+}
