@@ -8,7 +8,7 @@ WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/pa
 # config/brands/*.yaml: the sample brands embedded in the binary (config/embed.go).
 GO_SOURCES := $(shell find cmd internal web/embed.go config -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' -o -name '*.yaml' 2>/dev/null)
 
-.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium bench clean
+.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium bench screenshots clean
 
 all: build
 
@@ -68,6 +68,12 @@ bench: build web/bench/node_modules/.installed chromium
 web/bench/node_modules/.installed: web/bench/package-lock.json
 	cd web/bench && npm ci --no-audit --no-fund
 	touch $@
+
+## screenshots: login, forgot, a roadblock and /my-account of every brand in
+## both languages at 320, 390, 768, 1280 and 1920 px, and the unknown-site
+## page, as PNGs in web/screenshots (git-ignored); SHOTS_* narrow it down.
+screenshots: build chromium
+	cd web && node bench/screenshots.mjs
 
 clean:
 	rm -rf bin web/dist/assets web/dist/index.html

@@ -206,8 +206,9 @@ type MarketingURL struct {
 	Provinces []string `yaml:"provinces"`
 }
 
-// Theme colours, "#RRGGBB". primaryText on primary, text on background and
-// accent on background all have a contrast ratio of at least 4.5:1.
+// Theme colours, "#RRGGBB". primaryText on primary, and text, accent and
+// primary on background (primary is the colour of links and secondary
+// buttons) all have a contrast ratio of at least 4.5:1.
 type Theme struct {
 	Primary     string `yaml:"primary" json:"primary" brand:"required"`
 	PrimaryText string `yaml:"primaryText" json:"primaryText" brand:"required"`

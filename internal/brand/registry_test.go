@@ -382,6 +382,13 @@ func TestLoadDirProblems(t *testing.T) {
 			},
 		},
 		{
+			name:  "primary too light for links on the background",
+			files: map[string]string{"a.yaml": brandFile("a", `primary: "#C8102E"`, `primary: "#F4A6B0"`, `primaryText: "#FFFFFF"`, `primaryText: "#1C1C1C"`)},
+			want: []string{
+				"a.yaml: theme.primary: contrast with background is 1.",
+			},
+		},
+		{
 			name:  "policy number mask and length disagree",
 			files: map[string]string{"a.yaml": brandFile("a", "length: 9, mask: XXXXXXXXX", "length: 9, mask: XXX-XXX", "{ab: {", "{mb: {", "mask: XXX-XXXX", "mask: XXX-XX")},
 			want: []string{

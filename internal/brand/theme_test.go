@@ -16,6 +16,7 @@ func TestThemeContrast(t *testing.T) {
 			{"primaryText on primary", th.PrimaryText, th.Primary},
 			{"text on background", th.Text, th.Background},
 			{"accent on background", th.Accent, th.Background},
+			{"primary on background", th.Primary, th.Background},
 		} {
 			if got := contrastRatio(pair.fg, pair.bg); got < minContrast {
 				t.Errorf("%s %s: contrast %.2f:1, want at least %.1f:1", b.ID, pair.name, got, minContrast)

@@ -335,6 +335,7 @@ func validateTheme(ps *problems, t Theme) {
 		{t.PrimaryText, t.Primary, "primaryText", "primary"},
 		{t.Text, t.Background, "text", "background"},
 		{t.Accent, t.Background, "accent", "background"},
+		{t.Primary, t.Background, "primary", "background"}, // links and secondary buttons
 	}
 	for _, p := range pairs {
 		if r := contrastRatio(p.fg, p.bg); r < minContrast {

@@ -78,6 +78,38 @@ func (a *asset) etag(files fs.FS, file string) (string, error) {
 	return tag, nil
 }
 
+// weighted is one element of an Accept-* field and its q-value.
+type weighted struct {
+	token string
+	q     float64
+}
+
+// qValues splits an Accept-* field (RFC 9110 §12.4.2) into its elements in
+// order, each with its weight (1 when none is given; 0 when malformed, which
+// accepts nothing rather than guessing).
+func qValues(field string) []weighted {
+	var out []weighted
+	for part := range strings.SplitSeq(field, ",") {
+		token, params, _ := strings.Cut(part, ";")
+		token = strings.TrimSpace(token)
+		weight := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil || w < 0 || w > 1 {
+					w = 0
+				}
+				weight = w
+			}
+		}
+		if token != "" {
+			out = append(out, weighted{token, weight})
+		}
+	}
+	return out
+}
+
 // negotiate picks the content coding of a response from Accept-Encoding
 // (RFC 9110 §12.5.3): the available coding of highest q-value, brotli
 // before gzip before identity on a tie. "" is identity, served too when the
@@ -87,26 +119,12 @@ func negotiate(acceptEncoding string, available map[string]string) string {
 		return ""
 	}
 	q := map[string]float64{}
-	for part := range strings.SplitSeq(acceptEncoding, ",") {
-		coding, params, _ := strings.Cut(part, ";")
-		coding = strings.ToLower(strings.TrimSpace(coding))
+	for _, w := range qValues(acceptEncoding) {
+		coding := strings.ToLower(w.token)
 		if coding == "x-gzip" {
 			coding = "gzip"
 		}
-		weight := 1.0
-		for p := range strings.SplitSeq(params, ";") {
-			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
-				w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-				if err != nil || w < 0 || w > 1 {
-					w = 0 // a malformed weight accepts nothing rather than guessing
-				}
-				weight = w
-			}
-		}
-		if coding != "" {
-			q[coding] = weight
-		}
+		q[coding] = w.q
 	}
 	weight := func(coding string, unlisted float64) float64 {
 		if w, ok := q[coding]; ok {

@@ -261,26 +261,6 @@ func webview(r *http.Request) bool {
 	return false
 }
 
-func (s *server) unknownSite(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/api/") {
-		api.JSON(w, http.StatusNotFound, api.NewError(http.StatusNotFound, "UNKNOWN_SITE", "error.unknownSite"))
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusNotFound)
-	_ = unknownSitePage.Execute(w, nil)
-}
-
-var unknownSitePage = template.Must(template.New("unknown").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Unknown site</title></head>
-<body><main><h1>Unknown site</h1>
-<p>This address does not belong to any of our insurance portals. Check the address, or go to your insurer's website.</p>
-<div lang="fr"><h2>Site inconnu</h2>
-<p>Cette adresse ne correspond à aucun de nos portails d’assurance. Vérifiez l’adresse ou rendez-vous sur le site de votre assureur.</p></div>
-</main></body></html>`))
-
 type statusRecorder struct {
 	http.ResponseWriter
 	status  int

@@ -7,7 +7,7 @@ import { copyFile, cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, repoRoot, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, launchBrowser, openPage, realErrors, repoRoot, siteConfig, startServer } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
@@ -58,6 +58,49 @@ for (const language of ['en', 'fr']) {
       assert.ok(await promo.evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth > 0), 'promo image loads');
       await checkA11y(page);
       assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+// A host that is no brand's: the unknown-site page lists every brand of the
+// brands directory (the sixth too), in the language asked for, and its links
+// lead to a brand's portal.
+const unknownSite = {
+  en: { heading: 'This address is not one of our sites', sites: 'Our insurers’ sites', signIn: 'Sign in', other: 'Français', bna: 'National Bank Insurance' },
+  fr: { heading: 'Cette adresse ne correspond à aucun de nos sites', sites: 'Les sites de nos assureurs', signIn: 'Se connecter', other: 'English', bna: 'Banque Nationale Assurances' },
+};
+for (const language of /** @type {const} */ (['en', 'fr'])) {
+  test(`unknown.localhost lists every brand's site (${language})`, async () => {
+    const l = unknownSite[language];
+    const { context, page, response, errors } = await openPage(browser, server.url('unknown', `/?lang=${language}`));
+    try {
+      assert.equal(response?.status(), 404);
+      assert.equal(await page.locator('html').getAttribute('lang'), language);
+      await page.getByRole('heading', { level: 1, name: l.heading }).waitFor();
+      await page.getByRole('banner').getByRole('link', { name: l.other }).waitFor();
+      const list = page.getByRole('main').getByRole('region', { name: l.sites }).getByRole('listitem');
+      assert.equal(await list.count(), 6, 'five sample brands and acme');
+      for (const name of ['belairdirect', l.bna, 'Acme Mutual']) {
+        await page.getByRole('heading', { level: 3, name, exact: true }).waitFor();
+      }
+      // The stylesheet applied (the CSP allows it) and the logos load.
+      assert.equal(await page.locator('.sites').evaluate((ul) => getComputedStyle(ul).display), 'grid');
+      for (const img of await page.locator('.site__logo').all()) {
+        assert.ok(await img.evaluate((i) => /** @type {HTMLImageElement} */ (i).naturalWidth > 0), `${await img.getAttribute('src')} loads`);
+      }
+      await checkA11y(page);
+      // The page's own 404 is the point (its console note may come before page.url() is set).
+      assert.deepEqual(realErrors(errors), []);
+
+      const signIn = page.getByRole('link', { name: `${l.signIn} – Acme Mutual` });
+      assert.equal(await signIn.getAttribute('href'), server.url('acme', `/?lang=${language}`));
+      const box = await signIn.boundingBox();
+      assert.ok(box);
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      await page.waitForURL(server.url('acme', `/?lang=${language}`));
+      assert.equal((await siteConfig(page)).brand.id, 'acme');
     } finally {
       await context.close();
     }

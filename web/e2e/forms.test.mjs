@@ -33,6 +33,7 @@ const text = {
     passwordConfirmation: 'Confirm your new password',
     password: 'Password',
     show: 'Show password',
+    hide: 'Hide password',
     firstName: 'First name',
     lastName: 'Last name',
     dateOfBirth: 'Date of birth',
@@ -69,6 +70,7 @@ const text = {
     passwordConfirmation: 'Confirmez votre nouveau mot de passe',
     password: 'Mot de passe',
     show: 'Afficher le mot de passe',
+    hide: 'Masquer le mot de passe',
     firstName: 'Prénom',
     lastName: 'Nom de famille',
     dateOfBirth: 'Date de naissance',
@@ -270,10 +272,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         assert.equal(await password.getAttribute('autocomplete'), 'current-password');
         await password.fill('  any  thing');
         const show = form.getByRole('button', { name: l.show }).last();
-        assert.equal(await show.getAttribute('aria-pressed'), 'false');
+        assert.equal(await show.getAttribute('aria-pressed'), null);
         await show.click();
-        assert.equal(await show.getAttribute('aria-pressed'), 'true');
+        // The toggle now says what it would do: hide the password it shows.
         assert.equal(await password.getAttribute('type'), 'text');
+        assert.equal(await form.getByRole('button', { name: l.hide }).count(), 1);
         await form.getByLabel(l.firstName, { exact: true }).fill('Marie-Ève');
         await form.getByLabel(l.lastName, { exact: true }).fill('O’Brien');
         const date = form.getByRole('group', { name: l.dateOfBirth });

@@ -484,17 +484,26 @@ describe('Form', () => {
     expect(textbox('Email address').getAttribute('aria-invalid')).toBe('true');
   });
 
-  it('lets a password be shown and hidden with a pressed toggle', async () => {
-    await renderInSite(<LoginForm onSubmit={() => undefined} />);
-    const password = screen.getByLabelText('Password') as HTMLInputElement;
-    const toggle = screen.getByRole('button', { name: 'Show password' });
-    expect([password.type, password.autocomplete, toggle.getAttribute('aria-pressed')]).toEqual(['password', 'current-password', 'false']);
+  it.each([
+    { language: 'en' as const, show: 'Show password', hide: 'Hide password' },
+    { language: 'fr' as const, show: 'Afficher le mot de passe', hide: 'Masquer le mot de passe' },
+  ])('lets a password be shown and hidden, the toggle saying what it does ($language)', async ({ language, show, hide }) => {
+    await renderInSite(<LoginForm onSubmit={() => undefined} />, { language });
+    const password = screen.getByLabelText(language === 'en' ? 'Password' : 'Mot de passe') as HTMLInputElement;
+    const toggle = screen.getByRole('button', { name: show });
+    expect([password.type, password.autocomplete]).toEqual(['password', 'current-password']);
+    // The name changes, so no pressed state contradicts it.
+    expect(toggle.hasAttribute('aria-pressed')).toBe(false);
     act(() => fireEvent.click(toggle));
-    expect([password.type, toggle.getAttribute('aria-pressed')]).toEqual(['text', 'true']);
+    expect(password.type).toBe('text');
+    expect(toggle.textContent).toBe(hide);
+    expect(screen.getByRole('button', { name: hide })).toBe(toggle);
+    expect(screen.queryByRole('button', { name: show })).toBeNull();
     expect(toggle.getAttribute('aria-controls')).toBe(password.id);
     act(() => fireEvent.click(toggle));
     expect(password.type).toBe('password');
-    expect(textbox('Email address').autocomplete).toBe('username');
+    expect(toggle.textContent).toBe(show);
+    expect(textbox(language === 'en' ? 'Email address' : 'Adresse courriel').autocomplete).toBe('username');
   });
 
   it('gives a retype rule the other field and a checkbox its own rule', async () => {

@@ -13,9 +13,11 @@ export interface PasswordFieldProps {
 }
 
 /**
- * A password with a show/hide toggle: a button whose name stays "Show
- * password" and whose aria-pressed tells whether the password shows.
- * data-sensitive marks what co-browsing must never send.
+ * A password with a show/hide toggle: a button that says what it will do,
+ * "Show password" while the password is hidden and "Hide password" while it
+ * shows (its name changes, so it carries no aria-pressed: a pressed "Hide"
+ * would say the opposite). data-sensitive marks what co-browsing must never
+ * send.
  */
 export function PasswordField({ name, autoComplete, label, hint, disabled }: PasswordFieldProps) {
   const t = useT();
@@ -43,12 +45,16 @@ export function PasswordField({ name, autoComplete, label, hint, disabled }: Pas
         <button
           type="button"
           className="password-field__toggle"
-          aria-pressed={shown}
           aria-controls={field.id}
           disabled={disabled}
           onClick={() => setShown((s) => !s)}
         >
-          {t('form.showPassword')}
+          <svg className="password-field__icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+            <path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z" />
+            <circle cx="12" cy="12" r="3" />
+            {shown ? <path d="M4 4l16 16" /> : null}
+          </svg>
+          {t(shown ? 'form.hidePassword' : 'form.showPassword')}
         </button>
       </div>
     </FieldFrame>
