@@ -271,3 +271,46 @@ export function codeOf(mail) {
   if (!match?.[1]) throw new Error(`no 6-digit code in: ${mail.text}`);
   return match[1];
 }
+
+/**
+ * What sticks out of a narrow page: the document's scroll width and every
+ * visible element whose box passes the viewport's right or left edge.
+ * @param {import('playwright-core').Page} page
+ */
+function overflow(page) {
+  return page.evaluate(() => {
+    const root = document.documentElement;
+    const width = root.clientWidth;
+    /** @param {Element | null} e */
+    const hidden = (e) => {
+      for (; e && e !== document.body; e = e.parentElement) {
+        const box = e.getBoundingClientRect();
+        if (getComputedStyle(e).overflow === 'hidden' && box.width <= 1 && box.height <= 1) return true;
+      }
+      return false;
+    };
+    /** @type {string[]} */
+    const out = [];
+    for (const element of document.body.querySelectorAll('*')) {
+      const box = element.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0) continue;
+      // Visually hidden text (in a 1 px clipped box) is nothing a person sees.
+      if (hidden(element)) continue;
+      if (box.right > width + 0.5 || box.left < -0.5) {
+        const name = element.tagName.toLowerCase() + (element.className && typeof element.className === 'string' ? `.${element.className.split(' ').join('.')}` : '');
+        out.push(`${name} [${Math.round(box.left)}, ${Math.round(box.right)}]`);
+      }
+    }
+    return { scrollWidth: root.scrollWidth, clientWidth: width, out };
+  });
+}
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {string} where
+ */
+export async function expectNoSidewaysScroll(page, where) {
+  const { scrollWidth, clientWidth, out } = await overflow(page);
+  if (scrollWidth > clientWidth) throw new Error(`${where}: the page scrolls sideways (${scrollWidth} > ${clientWidth} px)`);
+  if (out.length > 0) throw new Error(`${where}: elements stick out of the ${clientWidth} px viewport: ${out.join(', ')}`);
+}

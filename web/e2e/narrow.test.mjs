@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, repoRoot, startServer } from './harness.mjs';
+import { checkA11y, expectNoSidewaysScroll, launchBrowser, repoRoot, startServer } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const viewport = { width: 320, height: 640 };
@@ -49,49 +49,6 @@ const flow = {
   },
 };
 const progress = { verifyFrom: '/forgot', resends: 0, token: 'narrow-test', ubiDriver: false };
-
-/**
- * What sticks out of a 320 px page: the document's scroll width and every
- * visible element whose box passes the viewport's right or left edge.
- * @param {import('playwright-core').Page} page
- */
-function overflow(page) {
-  return page.evaluate(() => {
-    const root = document.documentElement;
-    const width = root.clientWidth;
-    /** @param {Element | null} e */
-    const hidden = (e) => {
-      for (; e && e !== document.body; e = e.parentElement) {
-        const box = e.getBoundingClientRect();
-        if (getComputedStyle(e).overflow === 'hidden' && box.width <= 1 && box.height <= 1) return true;
-      }
-      return false;
-    };
-    /** @type {string[]} */
-    const out = [];
-    for (const element of document.body.querySelectorAll('*')) {
-      const box = element.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0) continue;
-      // Visually hidden text (in a 1 px clipped box) is nothing a person sees.
-      if (hidden(element)) continue;
-      if (box.right > width + 0.5 || box.left < -0.5) {
-        const name = element.tagName.toLowerCase() + (element.className && typeof element.className === 'string' ? `.${element.className.split(' ').join('.')}` : '');
-        out.push(`${name} [${Math.round(box.left)}, ${Math.round(box.right)}]`);
-      }
-    }
-    return { scrollWidth: root.scrollWidth, clientWidth: width, out };
-  });
-}
-
-/**
- * @param {import('playwright-core').Page} page
- * @param {string} where
- */
-async function expectNoSidewaysScroll(page, where) {
-  const { scrollWidth, clientWidth, out } = await overflow(page);
-  assert.ok(scrollWidth <= clientWidth, `${where}: the page scrolls sideways (${scrollWidth} > ${clientWidth} px)`);
-  assert.deepEqual(out, [], `${where}: elements stick out of the ${clientWidth} px viewport`);
-}
 
 const cases = [
   { brand: 'belair', language: 'en', query: '?province=on&lang=en', email: 'demo@belair.example' },

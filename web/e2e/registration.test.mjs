@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { brands, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+import { brands, checkA11y, codeOf, expectNoSidewaysScroll, launchBrowser, mailbox, openPage, pathOf, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -89,6 +89,7 @@ async function typeInto(page, locator, text) {
  */
 async function arrive(page, title, { focus = true } = {}) {
   await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  await expectNoSidewaysScroll(page, `${title} (${pathOf(page)})`);
   if (focus) {
     await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
   }
@@ -141,7 +142,9 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         { name: 'province', value: 'on' },
         { name: 'language', value: language },
       ];
-      const opened = await openPage(browser, server.url(BRAND, '/'), { cookies });
+      // French, the longer words, on the narrowest phone (320 px, WCAG 1.4.10 reflow); English at the default desktop width.
+      const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
+      const opened = await openPage(browser, server.url(BRAND, '/'), viewport ? { cookies, viewport } : { cookies });
       await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
       await arrive(opened.page, m['registration.identification.title']);
       return opened;
