@@ -332,6 +332,9 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 		return Issued{}, err
 	}
 	expires := req.Start.Add(req.Expiry)
+	if req.Send && !expires.After(now) {
+		return Issued{}, &InvalidError{Field: "start", Problem: "the link would be expired already: nothing to send"}
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO email_tokens (id, token_hash, brand, person_id, source, email, language, issued_by,
 		created_at, start_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, Hash(token), b.ID, p.ID, req.Source, req.Email, language, req.IssuedBy,

@@ -162,7 +162,7 @@ func apiError(err error) error {
 	var inv *InvalidError
 	switch {
 	case errors.As(err, &inv):
-		field := map[string]string{"policy_number": "policyNumber"}[inv.Field]
+		field := map[string]string{"policy_number": "policyNumber", "start": "startDate"}[inv.Field]
 		if field == "" {
 			field = inv.Field
 		}
