@@ -169,7 +169,7 @@ type Limits struct {
 
 // DefaultLimits let a person open a few links comfortably and stop a scan.
 func DefaultLimits() Limits {
-	return Limits{Reads: throttle.Rule{Scope: "emailtoken.read.ip", Limit: 30, Window: 10 * time.Minute}}
+	return Limits{Reads: throttle.Rule{Scope: "emailtoken.read.ip", Limit: 60, Window: 10 * time.Minute}}
 }
 
 // Service issues, reads and consumes tokens. Fields may be set before
