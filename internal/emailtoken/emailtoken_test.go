@@ -569,3 +569,30 @@ func TestLinkBase(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentReadsShareOneRegistration: reads racing on one token open
+// one registration, so none escapes the token's checks.
+func TestConcurrentReadsShareOneRegistration(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		out := e.issue("TOK0001", "theo@example.com", "edoc")
+		const n = 6
+		ids := make([]string, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ids[i] = e.read(out.Token, "edoc").token(t).ID
+			}()
+		}
+		wg.Wait()
+		for _, id := range ids {
+			if id != ids[0] {
+				t.Fatalf("reads got %v", ids)
+			}
+		}
+		if n := e.count("SELECT COUNT(*) FROM registrations WHERE state <> 'closed'"); n != 1 {
+			t.Fatalf("%d open registrations", n)
+		}
+	})
+}

@@ -61,6 +61,14 @@ func (s *Service) Read(ctx context.Context, rd Read) (Answer, error) {
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
+		// Reads of one token take turns (a row lock on PostgreSQL, the
+		// write lock on SQLite), so concurrent reads share one registration:
+		// none is left open that the token does not name.
+		if WellFormed(rd.Token) {
+			if _, err := tx.Exec(ctx, "UPDATE email_tokens SET attempts = attempts WHERE token_hash = ?", Hash(rd.Token)); err != nil {
+				return err
+			}
+		}
 		t, err := Lookup(ctx, tx, rd.Brand, rd.Token)
 		switch {
 		case errors.Is(err, ErrNotFound):
