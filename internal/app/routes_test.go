@@ -62,8 +62,8 @@ var plausibleBodies = map[string][]string{
 		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true,"postalCode":"M5V 2T6","dateOfBirth":"1985-03-14"}`,
 		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true,"cellPhone":"514-555-0303"}`,
 	},
-	"GET /api/v1/tokens/{token}":    {``},
-	"DELETE /api/v1/tokens/{token}": {``},
+	"GET /api/v1/tokens/{token}":                                {``},
+	"DELETE /api/v1/tokens/{token}":                             {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {
 		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,
