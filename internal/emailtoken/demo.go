@@ -9,7 +9,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/policy"
-	"guichet/internal/rules"
 	"guichet/internal/store"
 )
 
@@ -109,19 +108,5 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 	return out, err
 }
 
-// DemoNumber is TOK and digits in the brand's policy format of its default
-// province (digits only when the format wants no letters there).
-func DemoNumber(b *brand.Brand, n int) string {
-	f := b.PolicyNumberFormat(b.DefaultProvince)
-	format := rules.PolicyFormat{Length: f.Length, Mask: f.Mask}
-	for _, prefix := range []string{"TOK", ""} {
-		if f.Length <= len(prefix) {
-			continue
-		}
-		number := prefix + fmt.Sprintf("%0*d", f.Length-len(prefix), n)
-		if _, err := rules.PolicyNumber(number, format); err == nil {
-			return number
-		}
-	}
-	return fmt.Sprintf("%0*d", f.Length, n)
-}
+// DemoNumber is TOK and digits in the brand's format (policy.DemoNumber).
+func DemoNumber(b *brand.Brand, n int) string { return policy.DemoNumber(b, "TOK", n) }

@@ -43,35 +43,11 @@ func (s *Service) resetWithEmailToken(ctx context.Context, req TokenReset, e aud
 		return account.Account{}, s.refuseToken(ctx, e, "invalid_token")
 	}
 	e.AccountID = own
-	a, err := account.ByID(ctx, s.DB, req.Brand, req.ID)
-	if errors.Is(err, account.ErrNotFound) {
-		return account.Account{}, s.refuseToken(ctx, e, "account_gone")
-	}
+	a, password, wrong, err := s.prove(ctx, req, e)
 	if err != nil {
 		return account.Account{}, err
 	}
-	given, want, wrong, err := identity(a, req.PostalCode, req.CellPhone)
-	if err != nil {
-		return account.Account{}, err
-	}
-	password, err := checkPassword(req.Password, a.Email)
-	if err != nil {
-		return account.Account{}, err
-	}
-	if a.UBIDriver {
-		locked, err := account.PhoneLocked(ctx, s.DB, req.Brand, a.ID, now)
-		if err != nil {
-			return account.Account{}, err
-		}
-		if locked {
-			e.Outcome = "phone_locked"
-			if err := s.record(ctx, s.DB, e); err != nil {
-				return account.Account{}, err
-			}
-			return account.Account{}, ErrWrongCellphone
-		}
-	}
-	if !sameProof(given, want) {
+	if wrong != nil {
 		return account.Account{}, s.wrongEmailTokenIdentity(ctx, t, a.ID, e, wrong)
 	}
 	var done account.Account

@@ -63,35 +63,11 @@ func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.A
 		return account.Account{}, s.refuseToken(ctx, e, "invalid_token")
 	}
 	e.AccountID = t.accountID
-	a, err := account.ByID(ctx, s.DB, req.Brand, req.ID)
-	if errors.Is(err, account.ErrNotFound) {
-		return account.Account{}, s.refuseToken(ctx, e, "account_gone")
-	}
+	a, password, wrong, err := s.prove(ctx, req, e)
 	if err != nil {
 		return account.Account{}, err
 	}
-	given, want, wrong, err := identity(a, req.PostalCode, req.CellPhone)
-	if err != nil {
-		return account.Account{}, err
-	}
-	password, err := checkPassword(req.Password, a.Email)
-	if err != nil {
-		return account.Account{}, err
-	}
-	if a.UBIDriver {
-		locked, err := account.PhoneLocked(ctx, s.DB, req.Brand, a.ID, s.Now())
-		if err != nil {
-			return account.Account{}, err
-		}
-		if locked {
-			e.Outcome = "phone_locked"
-			if err := s.record(ctx, s.DB, e); err != nil {
-				return account.Account{}, err
-			}
-			return account.Account{}, ErrWrongCellphone
-		}
-	}
-	if !sameProof(given, want) {
+	if wrong != nil {
 		if errors.Is(wrong, ErrWrongPhone) {
 			return account.Account{}, s.wrongPhone(ctx, req.Token, a.ID, e)
 		}
@@ -116,6 +92,45 @@ func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.A
 	}
 	s.poke()
 	return done, nil
+}
+
+// prove checks what a reset asks once its token is good: the account (gone:
+// the token is refused), the proof of identity's shape, the new password's
+// rules and a UBI driver's phone lock (ErrWrongCellphone). wrong is the
+// mismatch of the proof given (ErrWrongPostalCode, ErrWrongPhone), nil when
+// it matches.
+func (s *Service) prove(ctx context.Context, req TokenReset, e audit.Event) (a account.Account, password string, wrong, err error) {
+	a, err = account.ByID(ctx, s.DB, req.Brand, req.ID)
+	if errors.Is(err, account.ErrNotFound) {
+		return a, "", nil, s.refuseToken(ctx, e, "account_gone")
+	}
+	if err != nil {
+		return a, "", nil, err
+	}
+	given, want, mismatch, err := identity(a, req.PostalCode, req.CellPhone)
+	if err != nil {
+		return a, "", nil, err
+	}
+	if password, err = checkPassword(req.Password, a.Email); err != nil {
+		return a, "", nil, err
+	}
+	if a.UBIDriver {
+		locked, err := account.PhoneLocked(ctx, s.DB, req.Brand, a.ID, s.Now())
+		if err != nil {
+			return a, "", nil, err
+		}
+		if locked {
+			e.Outcome = "phone_locked"
+			if err := s.record(ctx, s.DB, e); err != nil {
+				return a, "", nil, err
+			}
+			return a, "", nil, ErrWrongCellphone
+		}
+	}
+	if !sameProof(given, want) {
+		return a, password, mismatch, nil
+	}
+	return a, password, nil, nil
 }
 
 // sameProof compares a proof of identity given with the account's, in

@@ -10,7 +10,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/policy"
-	"guichet/internal/rules"
 	"guichet/internal/store"
 )
 
@@ -121,22 +120,8 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 	return out, err
 }
 
-// demoNumber is REG and digits, in the brand's policy format of its default
-// province (digits only when the format wants no letters there).
-func demoNumber(b *brand.Brand, n int) string {
-	f := b.PolicyNumberFormat(b.DefaultProvince)
-	format := rules.PolicyFormat{Length: f.Length, Mask: f.Mask}
-	for _, prefix := range []string{"REG", ""} {
-		if f.Length <= len(prefix) {
-			continue
-		}
-		number := prefix + fmt.Sprintf("%0*d", f.Length-len(prefix), n)
-		if _, err := rules.PolicyNumber(number, format); err == nil {
-			return number
-		}
-	}
-	return fmt.Sprintf("%0*d", f.Length, n)
-}
+// demoNumber is REG and digits in the brand's format (policy.DemoNumber).
+func demoNumber(b *brand.Brand, n int) string { return policy.DemoNumber(b, "REG", n) }
 
 // autoPolicy is the number of an account's auto policy.
 func autoPolicy(ctx context.Context, db *store.DB, accountID string) (string, error) {

@@ -718,27 +718,8 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 	}
 	password, key := checkPassword(c, r.email)
 	if key != "" {
-		var answer error
-		err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-			n, err := count(ctx, tx, "create_failures", r, CreateTries)
-			if err != nil {
-				return err
-			}
-			switch {
-			case n == 0:
-				answer = ErrState
-			case n >= CreateTries:
-				answer = ErrCreateTries
-			default:
-				answer = &PasswordError{Key: key}
-			}
-			e.Outcome, e.Detail = "password_refused", key
-			return s.record(ctx, tx, e)
-		})
-		if err != nil {
-			return "", err
-		}
-		return "", answer
+		e.Outcome, e.Detail = "password_refused", key
+		return "", s.refuseCreate(ctx, r, e, &PasswordError{Key: key})
 	}
 	hash, err := s.Accounts.Hasher.Hash(ctx, password)
 	if err != nil {

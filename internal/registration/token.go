@@ -186,7 +186,8 @@ func (s *Service) CreateWithToken(ctx context.Context, c TokenCreation) (string,
 			}
 		}
 		if !same(postal, p.PostalCode) || (dob != "" && !same(dob, p.DateOfBirth)) {
-			return "", s.wrongIdentity(ctx, r, e)
+			e.Outcome = "wrong_identity"
+			return "", s.refuseCreate(ctx, r, e, ErrIdentity)
 		}
 	}
 	c.inTx = func(ctx context.Context, tx *store.Tx, p policy.Person, now time.Time) (error, error) {
@@ -213,9 +214,12 @@ func same(given, onFile string) bool {
 	return onFile != "" && subtle.ConstantTimeCompare([]byte(given), []byte(onFile)) == 1
 }
 
-// wrongIdentity counts a wrong postal code or date of birth.
-func (s *Service) wrongIdentity(ctx context.Context, r registration, e audit.Event) error {
-	var answer error
+// refuseCreate counts a refused create (a password, or a token's wrong
+// postal code or date of birth), audited as e: the answer is wrong, or
+// ErrCreateTries the CreateTries-th time (ErrState if the registration moved
+// meanwhile).
+func (s *Service) refuseCreate(ctx context.Context, r registration, e audit.Event, wrong error) error {
+	answer := wrong
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		n, err := count(ctx, tx, "create_failures", r, CreateTries)
 		if err != nil {
@@ -226,10 +230,7 @@ func (s *Service) wrongIdentity(ctx context.Context, r registration, e audit.Eve
 			answer = ErrState
 		case n >= CreateTries:
 			answer = ErrCreateTries
-		default:
-			answer = ErrIdentity
 		}
-		e.Outcome = "wrong_identity"
 		return s.record(ctx, tx, e)
 	})
 	if err != nil {
