@@ -288,6 +288,8 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 	if req.Start.IsZero() {
 		req.Start = now
 	}
+	// Stored in milliseconds: the answer says what is stored.
+	req.Start = req.Start.Truncate(time.Millisecond)
 	var policyID, status, province string
 	err = tx.QueryRow(ctx, "SELECT id, status, province FROM policies WHERE brand = ? AND number = ?",
 		b.ID, policy.NormalizeNumber(req.PolicyNumber)).Scan(&policyID, &status, &province)

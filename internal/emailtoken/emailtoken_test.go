@@ -596,3 +596,24 @@ func TestConcurrentReadsShareOneRegistration(t *testing.T) {
 		}
 	})
 }
+
+// TestResetWithEmailTokenWrongCellphone: a UBI driver's reset with an email
+// token asks the cell phone; a wrong one kills the token and locks the
+// account 24 hours.
+func TestResetWithEmailTokenWrongCellphone(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		out := e.issue("TOK0007", "uma@example.com", "edoc")
+		a := e.read(out.Token, "edoc").token(t)
+		if a.Action != emailtoken.ActionReset || a.ID != e.uma.ID {
+			t.Fatalf("%+v", a)
+		}
+		path := "/api/v1/accounts/" + a.ID + "/password"
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "postalCode": postal}).expect(t, 400, "")
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "cellPhone": "5145550304"}).expect(t, 403, "WRONG_CELLPHONE")
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "cellPhone": cell}).expect(t, 403, "3004")
+		again := e.issue("TOK0007", "uma@example.com", "BA")
+		e.post(path, map[string]string{"password": newPassword, "token": again.Token, "cellPhone": cell}).expect(t, 403, "WRONG_CELLPHONE")
+		e.clock.Advance(day + time.Minute)
+		e.post(path, map[string]string{"password": newPassword, "token": again.Token, "cellPhone": cell}).expect(t, 200, "")
+	})
+}

@@ -49,6 +49,8 @@ const people = "brand,policy_number,kind,province,role,first_name,last_name,date
 	"belair,TOK0005,home,on,holder,Carl,Annule," + dob + "," + postal + ",,,carl@example.com,,,false,cancelled\n" +
 	// reset-password-login: the owner's own person
 	"belair,OWN0001,auto,on,holder,Olivia,Owner,1980-04-12," + postal + ",,,owner@example.com,,,false,active\n" +
+	// reset-password-login of a UBI driver with an account: the cell phone
+	"belair,TOK0007,auto,on,driver,Uma,Compte," + dob + "," + postal + ",,,uma@example.com," + cell + ",,true,active\n" +
 	"bna,BNA0001,auto,qc,holder,Bruno,Autre," + dob + ",H2X 1Y4,,,bruno@example.com,,,false,active\n"
 
 // env is one test's services and routes on a fresh database.
@@ -62,6 +64,7 @@ type env struct {
 	mux    *http.ServeMux
 	admin  http.Handler
 	owner  account.Account
+	uma    account.Account // a UBI driver's account
 	keys   map[string]string
 }
 
@@ -112,7 +115,16 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID)
+		if _, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID); err != nil {
+			return err
+		}
+		uma, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "uma@example.com", Language: "en",
+			UBIDriver: true, Phone: cell, FirstName: "Uma", LastName: "Compte", DateOfBirth: dob, PostalCode: postal}, hash, c.Now())
+		if err != nil {
+			return err
+		}
+		e.uma = uma
+		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE first_name = 'Uma'", uma.ID)
 		return err
 	})
 	if err != nil {
