@@ -218,6 +218,12 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, b := range brands.All() {
+		if k := os.Getenv(serviceKeyVariable(b.ID)); k != "" && len(k) < MinServiceKeyLength {
+			return nil, fmt.Errorf("%s: %d characters; a key the admin API accepts needs at least %d",
+				serviceKeyVariable(b.ID), len(k), MinServiceKeyLength)
+		}
+	}
 	slog.Info("brands loaded", "from", cfg.BrandsSource(), "count", len(brands.All()))
 	db, err := OpenStore(ctx, cfg)
 	if err != nil {
@@ -331,7 +337,7 @@ func (a *App) tokenService(regs emailtoken.Registrations) *emailtoken.Service {
 // GUICHET_SERVICE_KEY_<BRAND> (e.g. GUICHET_SERVICE_KEY_BELAIR); in --dev
 // without it, dev-service-key-<brand>; "" (every call refused) otherwise.
 func (c Config) serviceKey(brandID string) string {
-	if v := os.Getenv("GUICHET_SERVICE_KEY_" + strings.ToUpper(brandID)); v != "" {
+	if v := os.Getenv(serviceKeyVariable(brandID)); v != "" {
 		return v
 	}
 	if c.Dev {
@@ -339,6 +345,11 @@ func (c Config) serviceKey(brandID string) string {
 	}
 	return ""
 }
+
+func serviceKeyVariable(brandID string) string { return "GUICHET_SERVICE_KEY_" + strings.ToUpper(brandID) }
+
+// MinServiceKeyLength is the shortest GUICHET_SERVICE_KEY_<BRAND> accepted.
+const MinServiceKeyLength = 24
 
 // DevServiceKeyPrefix starts a brand's admin API key in --dev when
 // GUICHET_SERVICE_KEY_<BRAND> is not set (README).

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +33,7 @@ func TestAdminTokensAPI(t *testing.T) {
 		}{
 			{"", "belair", 401},
 			{"wrong", "belair", 403},
+			{"belair-key-from-the-environment-but-longer", "belair", 403},
 			{"dev-service-key-belair", "belair", 403}, // not --dev
 			{"", "bna", 401},
 			{"belair-key-from-the-environment", "bna", 403},
@@ -46,4 +48,14 @@ func TestAdminTokensAPI(t *testing.T) {
 			t.Fatalf("public listener answered %d", status)
 		}
 	})
+}
+
+// TestShortServiceKeyRefused: a service key too short to resist guessing
+// stops the start.
+func TestShortServiceKeyRefused(t *testing.T) {
+	t.Setenv("GUICHET_SERVICE_KEY_SCOTIA", "short-key")
+	_, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
+	if err == nil || !strings.Contains(err.Error(), "GUICHET_SERVICE_KEY_SCOTIA: 9 characters") {
+		t.Fatalf("%v", err)
+	}
 }

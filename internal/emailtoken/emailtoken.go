@@ -100,9 +100,10 @@ type Token struct {
 	Attempts                                               int
 }
 
-// Live reports whether the token may still be used at now.
+// Live reports whether the token may still be used at now: not used, not
+// killed by wrong answers, started and not expired.
 func (t Token) Live(now time.Time) bool {
-	return t.UsedAt.IsZero() && now.Before(t.ExpiresAt) && !now.Before(t.StartAt)
+	return t.UsedAt.IsZero() && t.Attempts < ResetAttempts && now.Before(t.ExpiresAt) && !now.Before(t.StartAt)
 }
 
 // Hash is how a raw token is stored: hex SHA-256.

@@ -398,6 +398,9 @@ func TestResetWithEmailToken(t *testing.T) {
 		}
 		e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": "H2X 1Y4"}).expect(t, 403, "3004")
 		e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": postal}).expect(t, 403, "3004")
+		if x := e.read(dead.Token, "BA").token(t); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
+			t.Fatalf("a killed token reads %+v", x)
+		}
 	})
 }
 

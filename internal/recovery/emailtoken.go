@@ -28,7 +28,7 @@ func (s *Service) resetWithEmailToken(ctx context.Context, req TokenReset, e aud
 	if err != nil {
 		return account.Account{}, err
 	}
-	if !t.Live(now) || t.Attempts >= emailtoken.ResetAttempts {
+	if !t.Live(now) {
 		return account.Account{}, s.refuseToken(ctx, e, "invalid_token")
 	}
 	p, err := policy.PersonByID(ctx, s.DB, t.Brand, t.PersonID)
