@@ -346,7 +346,9 @@ func (c Config) serviceKey(brandID string) string {
 	return ""
 }
 
-func serviceKeyVariable(brandID string) string { return "GUICHET_SERVICE_KEY_" + strings.ToUpper(brandID) }
+func serviceKeyVariable(brandID string) string {
+	return "GUICHET_SERVICE_KEY_" + strings.ToUpper(brandID)
+}
 
 // MinServiceKeyLength is the shortest GUICHET_SERVICE_KEY_<BRAND> accepted.
 const MinServiceKeyLength = 24
