@@ -1666,7 +1666,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminTokenIssued"];
                 };
             };
-            /** @description VALIDATION (field, messageKey) for a malformed field or an unknown brand; INVALID_SOURCE for a source other than edoc, BA, mrkt; POLICY_INACTIVE when the policy is not active. */
+            /** @description VALIDATION (field, messageKey) for a malformed field (startDate: an expired link is never sent); INVALID_SOURCE for a source other than edoc, BA, mrkt; POLICY_INACTIVE when the policy is not active. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1684,7 +1684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN: a wrong key, another brand's key, or a brand with no key configured. */
+            /** @description FORBIDDEN: a wrong key, another brand's key, a brand with no key configured, or no such brand. */
             403: {
                 headers: {
                     [name: string]: unknown;
