@@ -54,7 +54,7 @@ func TestActions(t *testing.T) {
 			}
 		}},
 		{"OWN0001", "owner@example.com", emailtoken.ActionReset, func(t *testing.T, e *env, a emailtoken.Answer) {
-			if a.ID != e.owner.ID || len(a.TwoFactorValidations) != 0 {
+			if a.ID != e.owner.ID || len(a.TwoFactorValidations) != 0 || a.UBIDriver {
 				t.Fatalf("%+v", a)
 			}
 		}},
@@ -607,7 +607,7 @@ func TestResetWithEmailTokenWrongCellphone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0007", "uma@example.com", "edoc")
 		a := e.read(out.Token, "edoc").token(t)
-		if a.Action != emailtoken.ActionReset || a.ID != e.uma.ID {
+		if a.Action != emailtoken.ActionReset || a.ID != e.uma.ID || !a.UBIDriver {
 			t.Fatalf("%+v", a)
 		}
 		path := "/api/v1/accounts/" + a.ID + "/password"

@@ -123,7 +123,12 @@ func (s *Service) decide(ctx context.Context, tx *store.Tx, t Token, p policy.Pe
 		return out, nil
 	}
 	if own != "" {
-		out.Action, out.ID = ActionReset, own
+		// /reset asks what the account asks: a UBI driver's cell phone.
+		a, err := account.ByID(ctx, tx, t.Brand, own)
+		if err != nil {
+			return Answer{}, err
+		}
+		out.Action, out.ID, out.UBIDriver = ActionReset, own, a.UBIDriver
 		return out, nil
 	}
 	opening := Opening{Brand: t.Brand, PersonID: p.ID, Language: rd.Language, Province: rd.Province,

@@ -499,7 +499,7 @@ export interface components {
             email: string;
             /** @description True with ask-password: a UBI driver whose email is a policyholder account's. */
             ubiMatchPH: boolean;
-            /** @description Spec §3 Token data isUbiDriver: the person is a UBI driver with a cell phone on file, so the token variant of account-creation/password asks the cell phone (999-999-9999) instead of the postal code and date of birth. */
+            /** @description Spec §3 Token data isUbiDriver, every action: the token variant of account-creation/password asks the cell phone (999-999-9999) instead of the postal code and date of birth (the person is a UBI driver with a cell phone on file); reset-password-login: /reset asks the cell phone (the account is a UBI driver's). */
             ubiDriver: boolean;
             /** @enum {string} */
             action: "default-password-register" | "ask-username" | "ask-password" | "reset-password-login" | "token-expired";
