@@ -362,4 +362,3 @@ func wrong(code string) string {
 	}
 	return "000000"
 }
-
