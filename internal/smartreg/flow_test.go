@@ -377,3 +377,39 @@ func TestConcurrentCreates(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentSessionsOfOnePerson: two sessions of one person, each with
+// its own username, create at once: one account, the other session
+// ACCOUNT_ALREADY_EXISTS.
+func TestConcurrentSessionsOfOnePerson(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		first := e.toCreate()
+		second := e.visitor()
+		second.start("policyHolder")
+		second.identify("SMR0001", "Emma", "Courriel")
+		second.send(second.option("EMAIL"))
+		second.verify(e.code("emma@example.com")).ok(t, 200, "CONFIRM_USERNAME")
+		second.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.two@example.com"})
+		second.verify(e.code("emma.two@example.com")).ok(t, 200, "CREATE")
+		answers := make([]answer, 2)
+		var wg sync.WaitGroup
+		for i, f := range []*flow{first, second} {
+			wg.Go(func() { answers[i] = f.create(newPassword) })
+		}
+		wg.Wait()
+		won := 0
+		for _, a := range answers {
+			switch {
+			case a.status == 201:
+				won++
+			case a.status == 400 && a.str(t, "error") == "ACCOUNT_ALREADY_EXISTS":
+			default:
+				t.Fatalf("answers %d %s / %d %s", answers[0].status, answers[0].body, answers[1].status, answers[1].body)
+			}
+		}
+		if won != 1 || e.count("SELECT COUNT(*) FROM accounts WHERE email IN ('emma@example.com', 'emma.two@example.com')") != 1 {
+			t.Fatalf("%d created", won)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -35,18 +36,36 @@ const (
 	newPassword = "Brand-New-Pass-7?"
 )
 
-// policyFile is the insurer's records of the tests (belair, province qc):
-// one person per path of smart registration.
-const policyFile = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
-	"belair,SMR0001,auto,qc,holder,Emma,Courriel," + birth + "," + postalCode + ",,,emma@example.com,,,false,active\n" +
-	"belair,SMR0002,auto,qc,holder,Simon,Texto," + birth + "," + postalCode + ",,,simon@example.com,5145550101,,false,active\n" +
-	"belair,SMR0003,home,qc,holder,Paula,Nip," + birth + "," + postalCode + ",,,paula@example.com,," + thePIN + ",false,active\n" +
-	"belair,SMR0004,home,qc,holder,Alice,Sansfil," + birth + "," + postalCode + ",,,,,,false,active\n" +
-	"belair,SMR0005,auto,qc,holder,Ugo,Pris," + birth + "," + postalCode + ",,,owner@example.com,,,false,active\n" +
-	"belair,SMR0006,auto,qc,driver,Nora,Aucun," + birth + "," + postalCode + ",,,nora@example.com,,,false,active\n" +
-	"belair,SMR0007,auto,qc,driver,Ubald,Conduit," + birth + "," + postalCode + ",,,owner@example.com,5145550107,,true,active\n" +
-	"belair,SMR0008,home,qc,holder,Carl,Annule," + birth + "," + postalCode + ",,,carl@example.com,,,false,cancelled\n" +
-	"belair,OWN0001,auto,qc,holder,Olivia,Owner,1980-04-12," + postalCode + ",,,owner@example.com,,,false,active\n"
+// insured are the insurer's records of the tests (belair, province qc,
+// born `birth`, living at `postalCode`): one person per path of smart
+// registration; policyFile writes them as `guichet import-policies` reads.
+var insured = []struct {
+	number, kind, role, first, last, email, cell, pin string
+	ubi, cancelled                                     bool
+}{
+	{number: "SMR0001", kind: "auto", role: "holder", first: "Emma", last: "Courriel", email: "emma@example.com"},
+	{number: "SMR0002", kind: "auto", role: "holder", first: "Simon", last: "Texto", email: "simon@example.com", cell: "5145550101"},
+	{number: "SMR0003", kind: "home", role: "holder", first: "Paula", last: "Nip", email: "paula@example.com", pin: thePIN},
+	{number: "SMR0004", kind: "home", role: "holder", first: "Alice", last: "Sansfil"},
+	{number: "SMR0005", kind: "auto", role: "holder", first: "Ugo", last: "Pris", email: ownerEmail},
+	{number: "SMR0006", kind: "auto", role: "driver", first: "Nora", last: "Aucun", email: "nora@example.com"},
+	{number: "SMR0007", kind: "auto", role: "driver", first: "Ubald", last: "Conduit", email: ownerEmail, cell: "5145550107", ubi: true},
+	{number: "SMR0008", kind: "home", role: "holder", first: "Carl", last: "Annule", email: "carl@example.com", cancelled: true},
+}
+
+func policyFile() string {
+	var b strings.Builder
+	b.WriteString("brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code," +
+		"driver_licence,licence_province,email,cell_phone,pin,ubi,status\n")
+	for _, p := range insured {
+		status := map[bool]string{false: "active", true: "cancelled"}[p.cancelled]
+		fmt.Fprintf(&b, "belair,%s,%s,qc,%s,%s,%s,%s,%s,,,%s,%s,%s,%t,%s\n", p.number, p.kind, p.role, p.first, p.last,
+			birth, postalCode, p.email, p.cell, p.pin, p.ubi, status)
+	}
+	// The owner, registered already (newEnv makes the account).
+	b.WriteString("belair,OWN0001,auto,qc,holder,Olivia,Owner,1980-04-12," + postalCode + ",,,owner@example.com,,,false,active\n")
+	return b.String()
+}
 
 // smartYAML is appended to a copy of belair's brand file for the tests of
 // brand field lists (brandWithLists).
@@ -111,7 +130,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	b, _ := reg.ByID("belair")
 	c := testclock.New()
 	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
-	if _, err := im.Import(ctx, strings.NewReader(policyFile)); err != nil {
+	if _, err := im.Import(ctx, strings.NewReader(policyFile())); err != nil {
 		t.Fatal(err)
 	}
 	e := &env{t: t, db: db, clock: c, reg: reg, belair: b, province: "qc", seen: map[string]bool{}}
