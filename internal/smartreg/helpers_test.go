@@ -41,7 +41,7 @@ const (
 // registration; policyFile writes them as `guichet import-policies` reads.
 var insured = []struct {
 	number, kind, role, first, last, email, cell, pin string
-	ubi, cancelled                                     bool
+	ubi, cancelled                                    bool
 }{
 	{number: "SMR0001", kind: "auto", role: "holder", first: "Emma", last: "Courriel", email: "emma@example.com"},
 	{number: "SMR0002", kind: "auto", role: "holder", first: "Simon", last: "Texto", email: "simon@example.com", cell: "5145550101"},
