@@ -109,6 +109,9 @@ func identification(b *brand.Brand, accountType, province string, typed map[stri
 	}
 	for name := range typed {
 		if !listed[name] {
+			if len(name) > 40 {
+				name = "unknown" // not echoed back at any length
+			}
 			return given{}, rules.Error{Field: name, Key: keyUnknownField}
 		}
 	}
