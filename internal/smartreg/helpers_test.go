@@ -3,6 +3,7 @@ package smartreg_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/api"
+	"guichet/internal/api/apitest"
 	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/registration"
@@ -121,6 +123,7 @@ type env struct {
 	province string
 	owner    account.Account
 	seen     map[string]bool
+	schemas  map[string]map[string]any
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
@@ -284,7 +287,48 @@ func (f *flow) do(method, path string, body any) answer {
 	if a.token != "" {
 		f.token = a.token
 	}
+	f.e.conforms(path, a)
 	return a
+}
+
+// conforms checks an answer (and its token's claims) against the schemas
+// of api/openapi.yaml the SPA's types come from.
+func (e *env) conforms(path string, a answer) {
+	e.t.Helper()
+	if e.schemas == nil {
+		e.schemas = apitest.Schemas(e.t)
+	}
+	var body any
+	if err := json.Unmarshal(a.body, &body); err != nil {
+		e.t.Fatalf("%s: %d %q: %v", path, a.status, a.body, err)
+	}
+	name := "Error"
+	switch {
+	case a.status/100 == 2 && strings.HasPrefix(path, "/api/v2/registration/fields"):
+		name = "SmartFields"
+	case a.status/100 == 2 && path == "/api/v2/verify/options":
+		name = "SmartOptions"
+	case a.status/100 == 2:
+		name = "SmartStep"
+	case a.status == http.StatusBadRequest && body.(map[string]any)["error"] != nil:
+		name = "SmartError"
+	}
+	if err := apitest.Conform(e.schemas, name, body); err != nil {
+		e.t.Fatalf("%s answered %d %s: %v", path, a.status, a.body, err)
+	}
+	if a.token != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(strings.Split(a.token, ".")[1])
+		var claims any
+		if err == nil {
+			err = json.Unmarshal(raw, &claims)
+		}
+		if err == nil {
+			err = apitest.Conform(e.schemas, "SmartSessionClaims", claims)
+		}
+		if err != nil {
+			e.t.Fatalf("%s: token claims: %v", path, err)
+		}
+	}
 }
 
 func (f *flow) start(accountType string) answer {

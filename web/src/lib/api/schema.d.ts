@@ -855,6 +855,7 @@ export interface components {
         SmartFields: {
             step: components["schemas"]["SmartStepName"];
             page: string;
+            data?: components["schemas"]["SmartStepData"];
             fields: components["schemas"]["SmartField"][];
         };
         /** @description The values of the fields answer (names from the catalogue); a field the list does not hold is refused (VALIDATION). */
@@ -880,6 +881,7 @@ export interface components {
         SmartOptions: {
             step: components["schemas"]["SmartStepName"];
             page: string;
+            data?: components["schemas"]["SmartStepData"];
             /** @description Empty: no option (the unavailable-option roadblock). */
             options: components["schemas"]["SmartOption"][];
         };
