@@ -19,6 +19,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/api/apitest"
 	"guichet/internal/brand"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -142,27 +143,21 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The owner registered already, as any person does (identity.CreateAccount).
+	owners, err := policy.People(ctx, db, "belair", "OWN0001")
+	if err != nil || len(owners) != 1 {
+		t.Fatalf("owner: %v %v", owners, err)
+	}
 	err = db.InTx(ctx, func(tx *store.Tx) error {
-		a, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: ownerEmail, FirstName: "Olivia",
-			LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postalCode}, hash, c.Now())
-		if err != nil {
-			return err
-		}
-		e.owner = a
-		p, err := policy.ByNumber(ctx, tx, "belair", "OWN0001")
-		if err != nil {
-			return err
-		}
-		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID)
+		e.owner, err = identity.CreateAccount(ctx, tx, owners[0], identity.Creation{Email: ownerEmail, Language: "en",
+			PasswordHash: hash}, c.Now())
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.mux = mux(e.svc)
+	e.skip() // the owner's account-created email
 	return e
 }
 
@@ -210,14 +205,7 @@ type answer struct {
 	body   []byte
 }
 
-func (a answer) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(a.body, &m); err != nil {
-		t.Fatalf("body %q: %v", a.body, err)
-	}
-	return m
-}
+func (a answer) json(t *testing.T) map[string]any { return apitest.Object(t, a.body) }
 
 func (a answer) str(t *testing.T, key string) string {
 	t.Helper()

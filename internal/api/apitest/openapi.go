@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,16 @@ func Schemas(t testing.TB) map[string]map[string]any {
 		t.Fatal(err)
 	}
 	return doc.Components.Schemas
+}
+
+// Object decodes a JSON object body; the test fails when it is not one.
+func Object(t testing.TB, body []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil || m == nil {
+		t.Fatalf("body %q is not a JSON object: %v", body, err)
+	}
+	return m
 }
 
 // Conform checks a decoded JSON value against the schema called name: no
