@@ -151,11 +151,7 @@ func TestPaths(t *testing.T) {
 				"lastName": "Courriel", "dateOfBirth": birth, "email": "EMMA@example.com"}).ok(t, 200, "VERIFY")
 		}},
 		{"back: code page to options to identification to account type", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0001", "Emma", "Courriel")
-			f.send(f.option("EMAIL"))
-			code := e.code("emma@example.com")
+			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
 			b := f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "VERIFY")
 			if b.str(t, "page") != "/create-an-account/verify/options" {
 				t.Fatalf("back: %s", b.body)
@@ -217,11 +213,8 @@ func TestErrors(t *testing.T) {
 			}
 		}},
 		{"INVALID_ACTIVATION_CODE with tries left, then EXCEEDED_RETRIES_CODE_ACTIVATION closes", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0001", "Emma", "Courriel")
-			f.send(f.option("EMAIL"))
-			bad := wrong(e.code("emma@example.com"))
+			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
+			bad := wrong(code)
 			for left := 4; left >= 1; left-- {
 				r := f.verify(bad).refused(t, "INVALID_ACTIVATION_CODE")
 				if r.json(t)["triesLeft"] != float64(left) {
@@ -232,20 +225,12 @@ func TestErrors(t *testing.T) {
 			f.verify(bad).refused(t, "invalid-token")
 		}},
 		{"EXCEEDED_RETRIES_CODE_ACTIVATION: an expired code", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0001", "Emma", "Courriel")
-			f.send(f.option("EMAIL"))
-			code := e.code("emma@example.com")
+			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
 			e.clock.Advance(11 * time.Minute)
 			f.verify(code).refused(t, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"EXCEEDED_RESENDS after 3 resends", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0002", "Simon", "Texto")
-			f.send(f.option("SMS"))
-			last := e.code("+15145550101")
+			f, last := e.toCode("SMR0002", "Simon", "Texto", "SMS", "+15145550101")
 			for left := 2; left >= 0; left-- {
 				r := f.do(http.MethodGet, "/api/v2/verify/resend", nil).ok(t, 200, "VERIFY")
 				if r.data(t, "resendsLeft") != float64(left) {
@@ -288,11 +273,7 @@ func TestErrors(t *testing.T) {
 		}},
 		{"ACCOUNT_ALREADY_EXISTS at create: the person got an account in another session", func(t *testing.T, e *env) {
 			first := e.toCreate()
-			second := e.visitor()
-			second.start("policyHolder")
-			second.identify("SMR0001", "Emma", "Courriel")
-			second.send(second.option("EMAIL"))
-			second.verify(e.code("emma@example.com")).ok(t, 200, "CONFIRM_USERNAME")
+			second := e.toConfirm()
 			second.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.other@example.com"})
 			second.verify(e.code("emma.other@example.com")).ok(t, 200, "CREATE")
 			first.create(newPassword).ok(t, 201, "DONE")
@@ -319,12 +300,23 @@ func TestErrors(t *testing.T) {
 // toConfirm brings a visitor (Emma, EMAIL code) to CONFIRM_USERNAME.
 func (e *env) toConfirm() *flow {
 	e.t.Helper()
+	f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
+	f.verify(code).ok(e.t, 200, "CONFIRM_USERNAME")
+	return f
+}
+
+// toCode brings a policyholder to the code page of option (EMAIL, SMS or
+// PIN) and returns the code sent to `to` ("" for the PIN).
+func (e *env) toCode(number, first, last, option, to string) (*flow, string) {
+	e.t.Helper()
 	f := e.visitor()
 	f.start("policyHolder").ok(e.t, 200, "IDENTIFY")
-	f.identify("SMR0001", "Emma", "Courriel").ok(e.t, 200, "VERIFY")
-	f.send(f.option("EMAIL")).ok(e.t, 200, "VERIFY")
-	f.verify(e.code("emma@example.com")).ok(e.t, 200, "CONFIRM_USERNAME")
-	return f
+	f.identify(number, first, last).ok(e.t, 200, "VERIFY")
+	f.send(f.option(option)).ok(e.t, 200, "VERIFY")
+	if to == "" {
+		return f, ""
+	}
+	return f, e.code(to)
 }
 
 // toCreate brings a visitor (Emma) to CREATE with her email on file.
@@ -385,11 +377,7 @@ func TestConcurrentSessionsOfOnePerson(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		first := e.toCreate()
-		second := e.visitor()
-		second.start("policyHolder")
-		second.identify("SMR0001", "Emma", "Courriel")
-		second.send(second.option("EMAIL"))
-		second.verify(e.code("emma@example.com")).ok(t, 200, "CONFIRM_USERNAME")
+		second := e.toConfirm()
 		second.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.two@example.com"})
 		second.verify(e.code("emma.two@example.com")).ok(t, 200, "CREATE")
 		answers := make([]answer, 2)

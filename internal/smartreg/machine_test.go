@@ -64,17 +64,11 @@ func TestStateMachine(t *testing.T) {
 			return f
 		}, []string{"options", "send", "back"}},
 		{"verify: code sent", "VERIFY", func(e *env) *flow {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0002", "Simon", "Texto")
-			f.send(f.option("SMS")).ok(e.t, 200, "VERIFY")
+			f, _ := e.toCode("SMR0002", "Simon", "Texto", "SMS", "")
 			return f
 		}, []string{"options", "send", "resend", "verify", "back"}},
 		{"verify: PIN chosen", "VERIFY", func(e *env) *flow {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0003", "Paula", "Nip")
-			f.send(f.option("PIN")).ok(e.t, 200, "VERIFY")
+			f, _ := e.toCode("SMR0003", "Paula", "Nip", "PIN", "")
 			return f
 		}, []string{"options", "send", "verify", "back"}},
 		{"verify: username code sent", "VERIFY", func(e *env) *flow {
@@ -85,11 +79,8 @@ func TestStateMachine(t *testing.T) {
 		{"confirm username", "CONFIRM_USERNAME", func(e *env) *flow { return e.toConfirm() },
 			[]string{"confirm-email", "choose-username"}},
 		{"ask new username", "ASK_NEW_USERNAME", func(e *env) *flow {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0005", "Ugo", "Pris")
-			f.send(f.option("EMAIL"))
-			f.verify(e.code(ownerEmail)).ok(e.t, 200, "ASK_NEW_USERNAME")
+			f, code := e.toCode("SMR0005", "Ugo", "Pris", "EMAIL", ownerEmail)
+			f.verify(code).ok(e.t, 200, "ASK_NEW_USERNAME")
 			return f
 		}, []string{"choose-username"}},
 		{"create", "CREATE", func(e *env) *flow { return e.toCreate() }, []string{"create", "back"}},
