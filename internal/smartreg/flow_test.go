@@ -9,8 +9,10 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/policy"
+	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/throttle"
 )
 
 // TestPaths walks every path of the flow to DONE or its roadblock, on both
@@ -400,4 +402,49 @@ func TestConcurrentSessionsOfOnePerson(t *testing.T) {
 			t.Fatalf("%d created", won)
 		}
 	})
+}
+
+// TestLimits: the legacy registration's throttles hold for smart
+// registration (429 RATE_LIMITED with Retry-After, the v1 Error shape), in
+// the scopes the two flows share.
+func TestLimits(t *testing.T) {
+	rule := func(scope string) throttle.Rule { return throttle.Rule{Scope: scope, Limit: 1, Window: time.Hour} }
+	cases := []struct {
+		name string
+		set  func(l *registration.Limits)
+		run  func(t *testing.T, e *env) answer
+	}{
+		{"session starts per address", func(l *registration.Limits) { l.Calls = rule("registration.calls") }, func(t *testing.T, e *env) answer {
+			e.visitor().start("policyHolder").ok(t, 200, "IDENTIFY")
+			return e.visitor().start("policyHolder")
+		}},
+		{"identifications per address", func(l *registration.Limits) { l.FindPerIP = rule("registration.find.ip") }, func(t *testing.T, e *env) answer {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("ZZZ9999", "Emma", "Courriel").refused(t, "POLICY_NUMBER_NOT_FOUND")
+			return f.identify("SMR0001", "Emma", "Courriel")
+		}},
+		{"identifications per policy number", func(l *registration.Limits) { l.FindPerPolicy = rule("registration.find.policy") }, func(t *testing.T, e *env) answer {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("SMR0001", "Emma", "Autre").refused(t, "POLICY_NUMBER_NOT_FOUND")
+			return f.identify("smr-0001", "Emma", "Courriel")
+		}},
+		{"codes per person", func(l *registration.Limits) { l.SendsPerPerson = rule("registration.codes") }, func(t *testing.T, e *env) answer {
+			f, _ := e.toCode("SMR0002", "Simon", "Texto", "SMS", "+15145550101")
+			return f.do(http.MethodGet, "/api/v2/verify/resend", nil)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) {
+				e := newEnv(t, db)
+				c.set(&e.svc.Limits)
+				a := c.run(t, e)
+				if a.status != http.StatusTooManyRequests || a.str(t, "errorCode") != "RATE_LIMITED" {
+					t.Fatalf("%d %s", a.status, a.body)
+				}
+			})
+		})
+	}
 }
