@@ -65,6 +65,9 @@ type Brand struct {
 	// Tokens configures the emailed magic-link tokens (internal/emailtoken).
 	Tokens Tokens `yaml:"tokens"`
 
+	// SmartRegistration configures smart registration; nil: its defaults.
+	SmartRegistration *SmartRegistration `yaml:"smartRegistration"`
+
 	file string // path the brand was loaded from
 }
 

@@ -82,6 +82,7 @@ func validate(b *Brand, stem string) problems {
 	if d := b.Tokens.ExpiryDays; d < 0 || d > MaxTokenExpiryDays {
 		ps.add("tokens.expiryDays", "%d must be 1 to %d days (absent: %d)", d, MaxTokenExpiryDays, DefaultTokenExpiryDays)
 	}
+	validateSmartRegistration(&ps, b.SmartRegistration, provinces)
 	if b.Promo != nil {
 		for _, lang := range knownLanguages {
 			validatePromoPanel(&ps, "promo."+lang, b.Promo.For(lang))

@@ -15,6 +15,7 @@ import (
 	"guichet/internal/maintenance"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
+	"guichet/internal/smartreg"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 )
@@ -57,6 +58,8 @@ type Deps struct {
 	// Tokens is the emailed magic-link tokens (issue 14): public reads and
 	// the admin API (NewAdmin).
 	Tokens *emailtoken.Handler
+	// Smart is smart registration (api/v2).
+	Smart *smartreg.Handler
 }
 
 // Server is the whole HTTP handler, with its route table.
