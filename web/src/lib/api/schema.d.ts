@@ -81,7 +81,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create the account of a verified registration ({id} is the registration id): account, link to the policy, registration closed and welcome email, in one transaction. */
+        /** Create the account of a verified registration ({id} is the registration id): account, link to the policy, registration closed and welcome email, in one transaction. Token variant ({id} from GET /api/v1/tokens/{token}, action default-password-register): also postalCode (and dateOfBirth) or, for a UBI driver, cellPhone; the email token is consumed in the same transaction. */
         post: operations["createAccount"];
         delete?: never;
         options?: never;
@@ -115,7 +115,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Check the password; a locked account answers exactly like a wrong password. */
+        /** Check the password; a locked account answers exactly like a wrong password. When {id} is an email-token registration in ask-password (GET /api/v1/tokens/{token}): the UBI link, password of the policyholder account plus dateOfBirth and postalCode of the driver on file; success links the driver's policy to that account and consumes the token. */
         post: operations["authenticate"];
         delete?: never;
         options?: never;
@@ -259,6 +259,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens/{token}": {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                /** @description The raw token of an emailed link: 43 characters of base64url (256 random bits). Any other value answers 404 before any lookup. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** Read an emailed magic-link token (spec §7, §4.2 token routing by action). With src: the link's source, which must be the token's. Without src: the web SSO error 0x00000000 case, source not checked. Reading a live token again returns the same registration while it lives. */
+        get: operations["readEmailToken"];
+        put?: never;
+        post?: never;
+        /** Spend the token after account creation or link (spec §7); idempotent. The server already spends it itself on create, link and reset. */
+        delete: operations["deleteEmailToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue an emailed magic-link token (edoc, BA, mrkt) for an insured person, as `guichet tokens issue` does; send: true also queues the invitation email. Audited token.issue (issued_by admin). */
+        post: operations["adminIssueToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -303,9 +344,9 @@ export interface components {
         };
         AuthenticationRequest: {
             password: string;
-            /** @description YYYY-MM-DD; sent when an email token exists. */
+            /** @description YYYY-MM-DD; sent when an email token exists (required when {id} is an email-token registration). */
             dateOfBirth?: string;
-            /** @description Sent when an email token exists. */
+            /** @description Sent when an email token exists (required when {id} is an email-token registration). */
             postalCode?: string;
         };
         AuthenticationResponse: {
@@ -362,6 +403,7 @@ export interface components {
         };
         PasswordRequest: {
             password: string;
+            /** @description The reset token of a code or /reset link, or the raw email token of a reset-password-login invitation (GET /api/v1/tokens/{token}); the email token is consumed on success. */
             token?: string;
             postalCode?: string;
             /** @description 10 digits, no dashes. */
@@ -440,6 +482,64 @@ export interface components {
             password: string;
             passwordConfirmation: string;
             termsAccepted: boolean;
+            /** @description Email-token registration (spec §3 Create-account payload, token flow): required, except for a UBI driver. A9A 9A9, space optional. */
+            postalCode?: string;
+            /** @description Email-token registration: YYYY-MM-DD, optional (the SPA omits it for a token read without src, the web SSO case); checked when given. Not for a UBI driver. */
+            dateOfBirth?: string;
+            /** @description Email-token registration of a UBI driver: required, 10 digits (dashes allowed and stripped). */
+            cellPhone?: string;
+        };
+        /** @description Spec §3 Email token response: what an emailed magic link leads to, decided by the server from the person's state (spec §4.2 token routing by action). */
+        EmailTokenResponse: {
+            /** @description ask-password, ask-username, default-password-register: the registration id (22 characters) for /accounts/{id}/authentication, /registrations/{id}/validations/{validationId}/ or /accounts/{id}/create. reset-password-login: the account id for /accounts/{id}/password. token-expired: the account id (the RESET_PSW button) or empty. */
+            id: string;
+            /** @description ask-password: [{method ask-password}]; ask-username: [{method ask-username}] (the new email goes to /registrations/{id}/validations/{validationId}/); otherwise []. */
+            twoFactorValidations: components["schemas"]["TwoFactorValidation"][];
+            /** @description default-password-register: the email invited (the username). ask-password: the policyholder account's email. Otherwise empty. */
+            email: string;
+            /** @description True with ask-password: a UBI driver whose email is a policyholder account's. */
+            ubiMatchPH: boolean;
+            /** @enum {string} */
+            action: "default-password-register" | "ask-username" | "ask-password" | "reset-password-login" | "token-expired";
+            /**
+             * Format: date-time
+             * @description When the token became usable (RFC 3339, UTC).
+             */
+            startDate: string;
+        };
+        /** @description An invitation to issue (the insurer's systems, admin listener). The person is the insured person of that active policy whose email on file is email. */
+        AdminTokenRequest: {
+            /** @description Brand id; must be the service key's brand. */
+            brand: string;
+            /** @description Any mask, any case. */
+            policyNumber: string;
+            email: string;
+            /** @description edoc, BA or mrkt (exact case); anything else is 400 INVALID_SOURCE. */
+            source: string;
+            /**
+             * @description Of the link and the email; default the person's account language, else the brand's default.
+             * @enum {string}
+             */
+            language?: "en" | "fr";
+            /** @description Also queue the invitation email (outbox). */
+            send?: boolean;
+            /**
+             * Format: date-time
+             * @description RFC 3339; default now. The link answers 404 before it.
+             */
+            startDate?: string;
+            /** @description Days from startDate to expiry; default the brand file's tokens.expiryDays (14). */
+            days?: number;
+        };
+        AdminTokenIssued: {
+            /** @description The token's record id (never the token itself). */
+            id: string;
+            /** @description https://<brand host>/registration/link?token=…&src=…&lang=… (the only place the raw token appears). */
+            link: string;
+            /** Format: date-time */
+            startDate: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         Welcome: {
             brand: string;
@@ -878,8 +978,17 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationEmail"];
                 };
             };
-            /** @description 2002 password content (spec §5 rule, blocklist, contains the email; messageKey the rule key); 2003 invalid character; 1003 after 5 failed tries (login-difficulties); VALIDATION for the confirmation or the terms. */
+            /** @description 2002 password content (spec §5 rule, blocklist, contains the email; messageKey the rule key); 2003 invalid character; 1003 after 5 failed tries (login-difficulties); VALIDATION for the confirmation, the terms, or (email-token registration) a missing or malformed postalCode, dateOfBirth or cellPhone; 1002 (email-token registration): wrong postal code or date of birth (counts toward the 5 tries). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WRONG_CELLPHONE (messageKey roadblock.wrongCellphone), email-token registration of a UBI driver: the cell phone is not the one on file; the registration is closed and the person locked 24 hours (every token create of that person answers the same until then). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -896,7 +1005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description REGISTRATION_STATE: no verified code yet, or closed (another create won) or expired. */
+            /** @description REGISTRATION_STATE: no verified code yet, or closed (another create won; with an email token: the token was used) or expired. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1005,16 +1114,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Success. Sign-in: {loginTicket}. Email-token registration: {email}, linked (role driver); the SPA signs in through the SSO form post with this email and the password. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AuthenticationResponse"];
+                    "application/json": components["schemas"]["AuthenticationResponse"] | components["schemas"]["RegistrationEmail"];
                 };
             };
-            /** @description 3005 wrong password (or locked, or unknown); 1002 wrong date of birth or postal code. */
+            /** @description 3005 wrong password (or locked, or unknown); 1002 wrong date of birth or postal code. Email-token registration: both count as sign-in failures of the policyholder account; VALIDATION when dateOfBirth or postalCode is missing. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1025,6 +1134,15 @@ export interface operations {
             };
             /** @description 3001: every credential was right, but staff disabled the account (the block roadblock). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REGISTRATION_STATE: an email-token registration not in ask-password, closed (the token was used) or expired. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1420,6 +1538,162 @@ export interface operations {
                 headers: {
                     /** @description Seconds, with BUSY and with RATE_LIMITED. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    readEmailToken: {
+        parameters: {
+            query?: {
+                /** @description edoc, BA or mrkt (exact case). Another value, or one that is not the token's source, answers 404. */
+                src?: string;
+            };
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                /** @description The raw token of an emailed link: 43 characters of base64url (256 random bits). Any other value answers 404 before any lookup. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action to take. A used or expired token answers 200 with action token-expired. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailTokenResponse"];
+                };
+            };
+            /** @description NOT_FOUND: malformed, unknown, another brand's token, src not the token's, or the start date still in the future. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, too many reads from the client address, with Retry-After in seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    deleteEmailToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                /** @description The raw token of an emailed link: 43 characters of base64url (256 random bits). Any other value answers 404 before any lookup. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Spent (or already spent). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description NOT_FOUND: malformed, unknown or another brand's token. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, with Retry-After in seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the address may try again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    adminIssueToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Issued. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTokenIssued"];
+                };
+            };
+            /** @description VALIDATION (field, messageKey) for a malformed field or an unknown brand; INVALID_SOURCE for a source other than edoc, BA, mrkt; POLICY_INACTIVE when the policy is not active. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: no Authorization header, an empty one, or not `Bearer <key>`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: a wrong key, another brand's key, or a brand with no key configured. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NO_PERSON: no insured person of that policy has that email on file. */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
