@@ -28,9 +28,10 @@ import { useSignIn } from '@/features/registration/use-sign-in';
 const TITLE_ID = 'registration-password-title';
 
 /**
- * What the token variant asks besides the password (spec §2.4): the postal
- * code, or the cell phone for a UBI driver, and the date of birth unless the
- * token was read without src (web SSO). null: no email token, the legacy page.
+ * What the token variant asks besides the password (spec §2.4, §3): the
+ * cell phone for a UBI driver, else the postal code and the date of birth
+ * unless the token was read without src (web SSO). null: no email token,
+ * the legacy page.
  */
 interface TokenVariant {
   token: string;
@@ -41,12 +42,14 @@ interface TokenVariant {
 function tokenVariant(): TokenVariant | null {
   const { emailToken, registration } = readFlow();
   if (!emailToken) return null;
-  return { token: emailToken.token, proof: registration?.ubiDriver ? 'phone' : 'postalCode', dateOfBirth: emailToken.emailSource !== '' };
+  // Spec §3 token flow: cellPhone, or postalCode, or postalCode with dateOfBirth.
+  if (registration?.ubiDriver) return { token: emailToken.token, proof: 'phone', dateOfBirth: false };
+  return { token: emailToken.token, proof: 'postalCode', dateOfBirth: emailToken.emailSource !== '' };
 }
 
 /** Spec §8.3 Create 1002 in the token variant: which answers did not match, on the proof's field. */
 function wrongProof(variant: TokenVariant): MessageKey {
-  if (variant.proof === 'phone') return variant.dateOfBirth ? 'registration.password.wrongCellPhone' : 'registration.password.wrongCellPhoneOnly';
+  if (variant.proof === 'phone') return 'registration.password.wrongCellPhone';
   return variant.dateOfBirth ? 'registration.password.wrongPostalCode' : 'registration.password.wrongPostalCodeOnly';
 }
 
