@@ -62,8 +62,32 @@ type Brand struct {
 
 	// Promo is the promo panel beside the forms (spec §1); nil: none.
 	Promo *Promo `yaml:"promo"`
+	// Tokens configures the emailed magic-link tokens (internal/emailtoken).
+	Tokens Tokens `yaml:"tokens"`
 
 	file string // path the brand was loaded from
+}
+
+// Tokens configures a brand's emailed magic-link tokens.
+type Tokens struct {
+	// ExpiryDays is how long a token lives from its start date; 0: the
+	// default, DefaultTokenExpiryDays.
+	ExpiryDays int `yaml:"expiryDays"`
+}
+
+// DefaultTokenExpiryDays is a token's life when the brand file does not say.
+const DefaultTokenExpiryDays = 14
+
+// MaxTokenExpiryDays bounds tokens.expiryDays and an issuer's --days.
+const MaxTokenExpiryDays = 365
+
+// TokenExpiry is how long the brand's email tokens live.
+func (b *Brand) TokenExpiry() time.Duration {
+	days := b.Tokens.ExpiryDays
+	if days == 0 {
+		days = DefaultTokenExpiryDays
+	}
+	return time.Duration(days) * 24 * time.Hour
 }
 
 // Province is one province a brand serves (spec §3 "Province configuration").

@@ -188,6 +188,16 @@ func TestLoadDirProblems(t *testing.T) {
 			want:  []string{"a.yaml: colour: unknown field (expected one of: id, name, apiKey"},
 		},
 		{
+			name:  "token expiry out of range",
+			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\ntokens: {expiryDays: 400}")},
+			want:  []string{"a.yaml: tokens.expiryDays: 400 must be 1 to 365 days (absent: 14)"},
+		},
+		{
+			name:  "negative token expiry",
+			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\ntokens: {expiryDays: -1}")},
+			want:  []string{"a.yaml: tokens.expiryDays: -1 must be 1 to 365 days (absent: 14)"},
+		},
+		{
 			name:  "name without French",
 			files: map[string]string{"a.yaml": brandFile("a", "name: Test a", "name: {en: Test a}")},
 			want:  []string{"a.yaml: name.fr: required field is missing"},

@@ -79,6 +79,9 @@ func validate(b *Brand, stem string) problems {
 		}
 	}
 	validateSSO(&ps, b.SSO)
+	if d := b.Tokens.ExpiryDays; d < 0 || d > MaxTokenExpiryDays {
+		ps.add("tokens.expiryDays", "%d must be 1 to %d days (absent: %d)", d, MaxTokenExpiryDays, DefaultTokenExpiryDays)
+	}
 	if b.Promo != nil {
 		for _, lang := range knownLanguages {
 			validatePromoPanel(&ps, "promo."+lang, b.Promo.For(lang))

@@ -254,6 +254,8 @@ func previewMessage(b *brand.Brand, language, template string, ch Channel) (Mail
 			data[k] = "123456"
 		case DataLink:
 			data[k] = link
+		case DataExpires:
+			data[k] = "2026-12-01"
 		}
 	}
 	if template == TemplateLockedAccount || template == TemplateAccountCreated {

@@ -69,6 +69,13 @@ const (
 	// TemplateRegistrationInvite is the magic-link registration invitation.
 	// Data: link; optional minutes, firstName.
 	TemplateRegistrationInvite = "registration-invite"
+	// TemplateInvitationEdoc, TemplateInvitationBA and TemplateInvitationMrkt
+	// are the emailed magic-link invitations of internal/emailtoken, one per
+	// source (e-documents, broker or agent, marketing). Data: link, expires;
+	// optional firstName.
+	TemplateInvitationEdoc = "invitation_edoc"
+	TemplateInvitationBA   = "invitation_BA"
+	TemplateInvitationMrkt = "invitation_mrkt"
 )
 
 // Data keys the templates read. "province" picks the phone number shown
@@ -79,6 +86,8 @@ const (
 	DataFirstName = "firstName"
 	DataMinutes   = "minutes"
 	DataProvince  = "province"
+	// DataExpires is a date (YYYY-MM-DD), shown in the message's language.
+	DataExpires = "expires"
 )
 
 // templateSpec says what a template needs.
@@ -97,6 +106,9 @@ var catalogue = map[string]templateSpec{
 	TemplatePasswordChanged:    {channels: []Channel{ChannelEmail}},
 	TemplateRegistrationInvite: {channels: []Channel{ChannelEmail}, required: []string{DataLink}, sensitive: true},
 	TemplateRegistrationNotice: {channels: []Channel{ChannelEmail}},
+	TemplateInvitationEdoc:     {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
+	TemplateInvitationBA:       {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
+	TemplateInvitationMrkt:     {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
 }
 
 // Templates lists the template names, sorted.
@@ -153,7 +165,7 @@ const (
 var (
 	brandIDPattern = regexp.MustCompile(`^[a-z][a-z0-9]{1,19}$`)
 	digitsPattern  = regexp.MustCompile(`^[0-9]{1,4}$`)
-	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince}
+	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince, DataExpires}
 )
 
 // Enqueue validates m and writes it to the outbox in tx, due at once. It
@@ -241,6 +253,11 @@ func validateData(data map[string]string, spec templateSpec) error {
 	}
 	if m, ok := data[DataMinutes]; ok && !digitsPattern.MatchString(m) {
 		return fmt.Errorf("%w: minutes must be a number", ErrInvalidMessage)
+	}
+	if d, ok := data[DataExpires]; ok {
+		if _, err := time.Parse(time.DateOnly, d); err != nil {
+			return fmt.Errorf("%w: expires must be a date (YYYY-MM-DD)", ErrInvalidMessage)
+		}
 	}
 	return nil
 }

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	texttemplate "text/template"
+	"time"
 
 	"guichet/internal/brand"
 )
@@ -47,6 +49,7 @@ type view struct {
 	Link      string
 	FirstName string
 	Minutes   string
+	Expires   string // DataExpires in the language's long form
 }
 
 type brandView struct {
@@ -214,11 +217,32 @@ func newView(b *brand.Brand, language, template string, data map[string]string) 
 		Link:      data[DataLink],
 		FirstName: data[DataFirstName],
 		Minutes:   data[DataMinutes],
+		Expires:   longDate(data[DataExpires], language),
 	}
 	if v.Minutes == "" && (template == TemplateRegistrationCode || template == TemplateResetCode) {
 		v.Minutes = defaultCodeMinutes
 	}
 	return v
+}
+
+var frenchMonths = []string{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre",
+	"octobre", "novembre", "décembre"}
+
+// longDate writes a YYYY-MM-DD date as people read it: "December 8, 2026",
+// « 8 décembre 2026 » (« 1er » the first of the month); "" stays "".
+func longDate(date, language string) string {
+	d, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return ""
+	}
+	if language == "fr" {
+		day := strconv.Itoa(d.Day())
+		if d.Day() == 1 {
+			day = "1er"
+		}
+		return day + "\u00a0" + frenchMonths[d.Month()-1] + " " + strconv.Itoa(d.Year())
+	}
+	return d.Format("January 2, 2006")
 }
 
 // phoneURI turns "1 800-555-0199" into "tel:+18005550199".

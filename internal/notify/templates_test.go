@@ -25,6 +25,8 @@ func sampleData(template string) map[string]string {
 			data[k] = testCode
 		case DataLink:
 			data[k] = testLink
+		case DataExpires:
+			data[k] = "2026-12-01"
 		}
 	}
 	return data

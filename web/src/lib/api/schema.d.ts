@@ -499,6 +499,8 @@ export interface components {
             email: string;
             /** @description True with ask-password: a UBI driver whose email is a policyholder account's. */
             ubiMatchPH: boolean;
+            /** @description Spec §3 Token data isUbiDriver: the person is a UBI driver with a cell phone on file, so the token variant of account-creation/password asks the cell phone (999-999-9999) instead of the postal code and date of birth. */
+            ubiDriver: boolean;
             /** @enum {string} */
             action: "default-password-register" | "ask-username" | "ask-password" | "reset-password-login" | "token-expired";
             /**
