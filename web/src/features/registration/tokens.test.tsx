@@ -353,3 +353,34 @@ describe('/webseal.do 0x00000000 with an email token held', () => {
     expect(readFlow().emailToken).toBeNull();
   });
 });
+
+describe('a token held from an earlier invitation', () => {
+  it('a registration by identification drops it: the password page is the legacy one', async () => {
+    fakeApi({
+      'POST /api/v1/accounts/find': {
+        status: 240,
+        body: { id: REG, status: 'REGISTRATION', twoFactorValidations: [{ id: 'ask', method: 'ask-email', maskedValue: '' }], ubiMatchPH: false, email: '' },
+      },
+    });
+    updateFlow({ emailToken: { token: TOKEN, emailSource: 'edoc', startDate: '' } });
+    await renderApp(siteConfig(), '/registration/identification');
+    await heading('Create your online account');
+    type('Policy number', 'abcdefg');
+    type('First name', 'Marie');
+    type('Last name', 'Tremblay');
+    fillDate('17', '05', '1980');
+    type('Postal code', 'h2x1y4');
+    await click('Next');
+    await waitFor(() => expect(where()).toBe('/registration/account-creation/email'));
+    expect(readFlow().emailToken).toBeNull();
+  });
+
+  it('new-email’s cancel drops it with the registration', async () => {
+    await openWithToken('/registration/account-creation/new-email', {}, { id: REG, nextOption: { id: 'opt-u', method: 'ask-username', maskedValue: '' } });
+    await heading('Choose another email address');
+    await click('Cancel');
+    await waitFor(() => expect(where()).toBe('/'));
+    expect(readFlow().emailToken).toBeNull();
+    expect(readFlow().registration).toBeNull();
+  });
+});
