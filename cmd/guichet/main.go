@@ -94,6 +94,8 @@ func run(args []string, stdout io.Writer) error {
 		return importPolicies(ctx, cfg, fs.Args(), dryRun, stdout)
 	case "maintenance":
 		return maintenanceCmd(ctx, cfg, fs.Args(), stdout)
+	case "tokens":
+		return tokensCmd(ctx, cfg, fs.Args(), stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -21,7 +21,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		}
 		for _, want := range []string{"serve", "migrate", "check-config", "outbox list", "outbox retry ID",
 			"maintenance on [--brand B] [--until RFC3339]", "maintenance off [--brand B]", "maintenance status",
-			"backup FILE", "import-policies [--dry-run] FILE.csv", "version", "-data-dir", "-tls-key"} {
+			"backup FILE", "import-policies [--dry-run] FILE.csv", "tokens issue --brand B", "tokens issue --csv FILE", "version", "-data-dir", "-tls-key"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("guichet %v does not list %q:\n%s", args, want, out.String())
 			}

@@ -22,6 +22,10 @@ Commands:
   backup FILE                      copy the SQLite database to FILE while serving
   import-policies [--dry-run] FILE.csv
                                    load the insurer's policy records (one transaction)
+  tokens issue --brand B --policy NUMBER --email EMAIL --source edoc|BA|mrkt [--send]
+               [--language en|fr] [--start RFC3339] [--days N]
+                                   issue an emailed magic-link invitation; prints the link
+  tokens issue --csv FILE [--send] a campaign file (brand,policy_number,email,source), one transaction
   version                          print the version
   help                             print this help
 

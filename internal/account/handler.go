@@ -2,6 +2,7 @@ package account
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -27,6 +28,11 @@ type Handler struct {
 	// Registration answers the registration variant of find (a body with
 	// policyNumber; internal/registration); nil: the login variant only.
 	Registration api.Handler
+	// LinkRegistration answers authentication when {id} is a registration
+	// of the brand (IsRegistration): the UBI link of an email token
+	// (internal/registration); nil: the sign-in only.
+	LinkRegistration api.Handler
+	IsRegistration   func(ctx context.Context, brand, id string) (bool, error)
 }
 
 type findForm struct {
@@ -117,6 +123,15 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
 		return err
+	}
+	if h.LinkRegistration != nil && h.IsRegistration != nil {
+		is, err := h.IsRegistration(r.Context(), api.SiteOf(r).Brand.ID, id)
+		if err != nil {
+			return err
+		}
+		if is {
+			return h.LinkRegistration(w, r)
+		}
 	}
 	var f authenticationForm
 	if err := api.Decode(w, r, &f); err != nil {

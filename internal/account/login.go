@@ -67,7 +67,17 @@ type Credentials struct {
 	// token exists (spec §7); empty means not asked. Both normalized by rules.
 	DateOfBirth string
 	PostalCode  string
-	IP          string
+	// Answers, when set, is what DateOfBirth and PostalCode must equal
+	// instead of the account's own (the UBI link checks the driver's
+	// record); a wrong one counts as a failed sign-in all the same.
+	Answers *SecurityAnswers
+	IP      string
+}
+
+// SecurityAnswers are a date of birth (YYYY-MM-DD) and a postal code (A9A
+// 9A9) on file.
+type SecurityAnswers struct {
+	DateOfBirth, PostalCode string
 }
 
 // Authenticate is spec §7's authentication step: it checks the password
@@ -150,6 +160,10 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 		return err
 	}
 	now := s.Now()
+	answers := SecurityAnswers{DateOfBirth: r.DateOfBirth, PostalCode: r.PostalCode}
+	if c.Answers != nil {
+		answers = *c.Answers
+	}
 	switch {
 	case !found:
 		if e.Detail == "" {
@@ -169,8 +183,8 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 	case !match:
 		e.Outcome = "wrong_password"
 		return s.fail(ctx, r.ID, e, ErrWrongPassword)
-	case c.DateOfBirth != "" && c.DateOfBirth != r.DateOfBirth,
-		c.PostalCode != "" && c.PostalCode != r.PostalCode:
+	case c.DateOfBirth != "" && c.DateOfBirth != answers.DateOfBirth,
+		c.PostalCode != "" && c.PostalCode != answers.PostalCode:
 		e.Outcome = "wrong_security_answers"
 		return s.fail(ctx, r.ID, e, ErrSecurityAnswers)
 	case !r.DisabledAt.IsZero():

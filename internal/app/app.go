@@ -19,6 +19,7 @@ import (
 	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/emailtoken"
 	"guichet/internal/httpapi"
 	"guichet/internal/maintenance"
 	"guichet/internal/notify"
@@ -280,11 +281,15 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	}
 	accounts.Poke, recoveries.Poke, registrations.Poke = worker.Poke, worker.Poke, worker.Poke
 	deps.Registration = &registration.Handler{Service: registrations}
-	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find}
+	tokens := a.tokenService(registrations)
+	tokens.Poke = worker.Poke
+	deps.Tokens = &emailtoken.Handler{Service: tokens, ServiceKey: a.cfg.serviceKey, Brands: a.Brands.All}
+	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find,
+		LinkRegistration: deps.Registration.Authentication, IsRegistration: registrations.IsRegistration}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	a.workers = append(a.workers, func(ctx context.Context) error {
-		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, registrations.Prune, func(ctx context.Context) (int64, error) {
+		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
 		})
 	})
@@ -300,9 +305,44 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 			return err
 		}
 		slog.Info("registration demo people ready", "count", len(people))
+		invited, err := emailtoken.SeedDemo(ctx, a.DB, a.Brands.All(), time.Now())
+		if err != nil {
+			return err
+		}
+		slog.Info("token demo people ready", "count", len(invited))
 	}
 	return nil
 }
+
+// TokenService is the emailed magic-link tokens' service of a deployment:
+// links on the brand's hosts, or in --dev on its dev hosts at GUICHET_ADDR's
+// port (`guichet tokens issue` uses it too, without registrations).
+func TokenService(cfg Config, db *store.DB, brands *brand.Registry, regs emailtoken.Registrations) *emailtoken.Service {
+	s := emailtoken.New(db, brands.ByID, time.Now)
+	s.Dev, s.DevAddr, s.Registrations = cfg.Dev, cfg.Addr, regs
+	return s
+}
+
+func (a *App) tokenService(regs emailtoken.Registrations) *emailtoken.Service {
+	return TokenService(a.cfg, a.DB, a.Brands, regs)
+}
+
+// serviceKey is a brand's key for the admin API:
+// GUICHET_SERVICE_KEY_<BRAND> (e.g. GUICHET_SERVICE_KEY_BELAIR); in --dev
+// without it, dev-service-key-<brand>; "" (every call refused) otherwise.
+func (c Config) serviceKey(brandID string) string {
+	if v := os.Getenv("GUICHET_SERVICE_KEY_" + strings.ToUpper(brandID)); v != "" {
+		return v
+	}
+	if c.Dev {
+		return DevServiceKeyPrefix + brandID
+	}
+	return ""
+}
+
+// DevServiceKeyPrefix starts a brand's admin API key in --dev when
+// GUICHET_SERVICE_KEY_<BRAND> is not set (README).
+const DevServiceKeyPrefix = "dev-service-key-"
 
 // delivery chooses where email and SMS go: SMTP and the SMS provider when
 // configured; in --dev otherwise the dev mailbox (/_dev/mail); outside --dev

@@ -58,10 +58,17 @@ var plausibleBodies = map[string][]string{
 	"POST /api/v1/registrations/{id}/authentication": {`{"password":"Wrong-Horse-9!"}`},
 	"POST /api/v1/accounts/{id}/create": {
 		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true}`,
+		// The email-token variants (issue 14).
+		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true,"postalCode":"M5V 2T6","dateOfBirth":"1985-03-14"}`,
+		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true,"cellPhone":"514-555-0303"}`,
 	},
+	"GET /api/v1/tokens/{token}":                                {``},
+	"DELETE /api/v1/tokens/{token}":                             {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {
 		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,
+		// An emailed invitation's token (43 characters, issue 14).
+		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,
 		`{"password":"Brand-New-Pass-2026!","tempPassword":"Temp-Pass-2026"}`,
 		// Holds the local part of TestDecoyIDsAnswerLikeAccountIDs' email.
 		`{"password":"Alexander-2026!","tempPassword":"Temp-Pass-2026"}`,

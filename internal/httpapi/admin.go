@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"guichet/internal/api"
 )
 
 // NewAdmin builds the operators' handler, served on a listener of its own
@@ -14,6 +16,11 @@ func NewAdmin(deps Deps) http.Handler {
 	mux := http.NewServeMux()
 	if deps.Metrics != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(deps.Metrics, promhttp.HandlerOpts{}))
+	}
+	if deps.Tokens != nil {
+		// The insurers' systems issue invitations (per-brand service keys).
+		mux.Handle("POST /api/admin/v1/tokens", api.Handler(deps.Tokens.AdminIssue))
+		mux.Handle("/api/", api.Handler(func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound }))
 	}
 	return mux
 }

@@ -81,6 +81,12 @@ func (s *server) routes() []Route {
 		apiRoute("POST /api/v1/accounts/{id}/create", h.Create)
 	}
 
+	// Emailed magic-link tokens (spec §4.2 token routing, §7).
+	if h := s.deps.Tokens; h != nil {
+		apiRoute("GET /api/v1/tokens/{token}", h.Read)
+		apiRoute("DELETE /api/v1/tokens/{token}", h.Delete)
+	}
+
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 
 	// Dev-only pages.

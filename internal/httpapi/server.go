@@ -11,6 +11,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
@@ -53,6 +54,9 @@ type Deps struct {
 	// Registration is legacy registration (its find goes through
 	// Account.Find, which dispatches on the payload).
 	Registration *registration.Handler
+	// Tokens is the emailed magic-link tokens (issue 14): public reads and
+	// the admin API (NewAdmin).
+	Tokens *emailtoken.Handler
 }
 
 // Server is the whole HTTP handler, with its route table.

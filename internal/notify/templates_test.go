@@ -1,6 +1,8 @@
 package notify
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io/fs"
@@ -300,5 +302,30 @@ func TestRenderDetails(t *testing.T) {
 	without, _ := Render(b, "fr", TemplateLockedAccount, ChannelEmail, nil)
 	if !strings.Contains(with.Text, testLink) || strings.Contains(without.Text, "https://account") {
 		t.Errorf("locked-account link handling")
+	}
+}
+
+// TestInvitationExpiryDate: the invitations show the expiry date as people
+// read it in each language (« 1er » the first of the month in French).
+func TestInvitationExpiryDate(t *testing.T) {
+	b, _ := testBrands(t).ByID("belair")
+	for _, c := range []struct{ lang, date, want string }{
+		{"en", "2026-12-01", "December 1, 2026"},
+		{"fr", "2026-12-01", "1er\u00a0décembre 2026"},
+		{"fr", "2027-03-09", "9\u00a0mars 2027"},
+	} {
+		for _, name := range []string{TemplateInvitationEdoc, TemplateInvitationBA, TemplateInvitationMrkt} {
+			out, err := Render(b, c.lang, name, ChannelEmail, map[string]string{DataLink: testLink, DataExpires: c.date})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.Text, c.want) || !strings.Contains(html.UnescapeString(out.HTML), c.want) {
+				t.Errorf("%s %s: no %q in\n%s", c.lang, name, c.want, out.Text)
+			}
+		}
+	}
+	if _, err := Enqueue(context.Background(), nil, Message{Brand: "belair", Language: "en", Channel: ChannelEmail,
+		To: "a@example.com", Template: TemplateInvitationBA, Data: map[string]string{DataLink: testLink, DataExpires: "soon"}}); !errors.Is(err, ErrInvalidMessage) {
+		t.Errorf("expires not a date: %v", err)
 	}
 }

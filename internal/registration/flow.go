@@ -615,6 +615,13 @@ func emailLanguage(site, fallback string) string {
 // policyholder account of its email with the account's password, and the
 // driver's policy is linked to that account.
 func (s *Service) Link(ctx context.Context, brand, id, password, ip string) (string, error) {
+	return s.link(ctx, account.Credentials{Brand: brand, Password: password, IP: ip}, id, nil)
+}
+
+// link is Link with the sign-in's credentials (c.Email is set here) and a
+// step run in the linking transaction (the email token's, token.go).
+func (s *Service) link(ctx context.Context, c account.Credentials, id string, inTx txStep) (string, error) {
+	brand, ip := c.Brand, c.IP
 	r, err := load(ctx, s.DB, brand, id)
 	if err != nil {
 		return "", err
@@ -624,7 +631,8 @@ func (s *Service) Link(ctx context.Context, brand, id, password, ip string) (str
 	}
 	var email string
 	var answer error
-	err = s.Accounts.SignInWithPassword(ctx, account.Credentials{Brand: brand, Email: r.email, Password: password, IP: ip},
+	c.Email = r.email
+	err = s.Accounts.SignInWithPassword(ctx, c,
 		func(tx *store.Tx, a account.Account) error {
 			now := s.Now()
 			e := audit.Event{Brand: brand, AccountID: a.ID, IP: ip, Event: EventLink}
@@ -645,6 +653,11 @@ func (s *Service) Link(ctx context.Context, brand, id, password, ip string) (str
 			p, err := policy.PersonByID(ctx, tx, brand, cur.personID)
 			if err != nil {
 				return err
+			}
+			if inTx != nil {
+				if answer, err = inTx(ctx, tx, p, now); err != nil || answer != nil {
+					return s.refused(ctx, tx, &e, answer, err)
+				}
 			}
 			if err := policy.Link(ctx, tx, a.ID, p.PolicyID, policy.Driver); err != nil {
 				return err
@@ -668,7 +681,15 @@ type Creation struct {
 	Password, Confirmation string
 	TermsAccepted          bool
 	IP                     string
+	// inTx runs in the creating transaction once the registration moved
+	// (the email token's step, token.go).
+	inTx txStep
 }
+
+// txStep is a step of another flow (the email token's) run in a create or
+// link transaction: answer refuses (the transaction commits what it
+// recorded, nothing else), err fails.
+type txStep func(ctx context.Context, tx *store.Tx, p policy.Person, now time.Time) (answer, err error)
 
 // Create creates the account of a verified registration: the account, its
 // link to the policy (holder or driver), the registration closed and the
@@ -743,6 +764,11 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 		p, err := policy.PersonByID(ctx, tx, c.Brand, cur.personID)
 		if err != nil {
 			return err
+		}
+		if c.inTx != nil {
+			if answer, err = c.inTx(ctx, tx, p, now); err != nil || answer != nil {
+				return s.refused(ctx, tx, &e, answer, err)
+			}
 		}
 		a, err := account.Insert(ctx, tx, account.Account{
 			Brand: c.Brand, Email: cur.email, UBIDriver: p.UBI, FirstName: p.FirstName, LastName: p.LastName,

@@ -191,6 +191,9 @@ func (h *Handler) normalize(r *http.Request, v Validation, value string) (string
 
 type passwordForm struct {
 	Password string `json:"password"`
+	// Asked with an email token (token registrations only).
+	DateOfBirth string `json:"dateOfBirth"`
+	PostalCode  string `json:"postalCode"`
 }
 
 type emailAnswer struct {
@@ -198,9 +201,12 @@ type emailAnswer struct {
 }
 
 // Authentication is POST api/v1/registrations/{id}/authentication
-// (password-validation): 200 {email} when the password of the policyholder
-// account is right (the driver's policy is linked to it); 400 3005 when
-// wrong (a locked account answers the same); 409 REGISTRATION_STATE.
+// (password-validation), also POST api/v1/accounts/{id}/authentication when
+// {id} is a registration (account.Handler dispatches): 200 {email} when the
+// password of the policyholder account is right (the driver's policy is
+// linked to it); 400 3005 when wrong (a locked account answers the same);
+// 409 REGISTRATION_STATE. A token registration also needs dateOfBirth and
+// postalCode (400 VALIDATION without; 400 1002 when not the driver's).
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -214,7 +220,24 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return validation(err)
 	}
-	email, err := h.Service.Link(r.Context(), api.SiteOf(r).Brand.ID, id, password, api.ClientIP(r))
+	brand := api.SiteOf(r).Brand.ID
+	token, err := h.Service.tokenRegistration(r.Context(), brand, id)
+	if err != nil {
+		return err
+	}
+	var email string
+	if token {
+		var dob, postal string
+		if dob, err = rules.DateOfBirth(f.DateOfBirth, h.Service.Now()); err != nil {
+			return validation(err)
+		}
+		if postal, err = rules.PostalCode(f.PostalCode); err != nil {
+			return validation(err)
+		}
+		email, err = h.Service.LinkWithToken(r.Context(), brand, id, password, dob, postal, api.ClientIP(r))
+	} else {
+		email, err = h.Service.Link(r.Context(), brand, id, password, api.ClientIP(r))
+	}
 	if err != nil {
 		return apiError(err)
 	}
@@ -226,13 +249,20 @@ type createForm struct {
 	Password             string `json:"password"`
 	PasswordConfirmation string `json:"passwordConfirmation"`
 	TermsAccepted        bool   `json:"termsAccepted"`
+	// The token variant's proof of identity (spec §3 Create-account
+	// payload, token flow); ignored for other registrations.
+	PostalCode  string `json:"postalCode"`
+	DateOfBirth string `json:"dateOfBirth"`
+	CellPhone   string `json:"cellPhone"`
 }
 
 // Create is POST api/v1/accounts/{id}/create ({id}: the registration id):
 // 201 {email}; 400 2002 (password content), 2003 (invalid character), 1003
 // (the fifth refusal: login-difficulties) or VALIDATION (confirmation,
 // terms); 409 REGISTRATION_STATE before a verified code or after another
-// create; 429.
+// create; 429. A token registration (token.go) also takes the postal code
+// and date of birth (400 1002 when wrong) or a UBI driver's cell phone (403
+// WRONG_CELLPHONE when wrong: the person is locked 24 hours).
 func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -242,8 +272,19 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
 	}
-	email, err := h.Service.Create(r.Context(), Creation{Brand: api.SiteOf(r).Brand.ID, ID: id, Password: f.Password,
-		Confirmation: f.PasswordConfirmation, TermsAccepted: f.TermsAccepted, IP: api.ClientIP(r)})
+	c := Creation{Brand: api.SiteOf(r).Brand.ID, ID: id, Password: f.Password,
+		Confirmation: f.PasswordConfirmation, TermsAccepted: f.TermsAccepted, IP: api.ClientIP(r)}
+	token, err := h.Service.tokenRegistration(r.Context(), c.Brand, id)
+	if err != nil {
+		return err
+	}
+	var email string
+	if token {
+		email, err = h.Service.CreateWithToken(r.Context(), TokenCreation{Creation: c, PostalCode: f.PostalCode,
+			DateOfBirth: f.DateOfBirth, CellPhone: f.CellPhone})
+	} else {
+		email, err = h.Service.Create(r.Context(), c)
+	}
 	if err != nil {
 		return apiError(err)
 	}
@@ -261,6 +302,10 @@ var (
 	errTaken     = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
 	errTries     = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
 	errWrongLink = api.NewError(http.StatusBadRequest, "3005", "login.error")
+	// Email-token registrations (token.go).
+	errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "login.securityQuestions",
+		Fields: map[string]string{rules.FieldPostalCode: "login.securityQuestions"}}
+	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
 )
 
 // Spec §8.3 Create codes.
@@ -284,7 +329,10 @@ func validation(err error) error {
 func apiError(err error) error {
 	var wrong *WrongCode
 	var pe *PasswordError
+	var re rules.Error
 	switch {
+	case errors.As(err, &re):
+		return validation(err)
 	case errors.As(err, &wrong):
 		left := wrong.TriesLeft
 		return &api.Error{Status: http.StatusBadRequest, Code: "INVALID_ACTIVATION_CODE",
@@ -312,6 +360,12 @@ func apiError(err error) error {
 		return errTries
 	case errors.Is(err, account.ErrWrongPassword), errors.Is(err, account.ErrMustReset):
 		return errWrongLink
+	case errors.Is(err, ErrIdentity), errors.Is(err, account.ErrSecurityAnswers):
+		return errSecurityAnswers
+	case errors.Is(err, ErrWrongCellphone):
+		return errWrongCellphone
+	case errors.Is(err, account.ErrDisabled):
+		return api.NewError(http.StatusForbidden, "3001", "roadblock.block")
 	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
 		return api.TooManyRequests(throttle.RetryAfter(err))
 	case errors.Is(err, account.ErrBusy):

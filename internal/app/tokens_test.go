@@ -1,0 +1,49 @@
+package app
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestAdminTokensAPI: the insurers' token API is on the admin handler only,
+// behind GUICHET_SERVICE_KEY_<BRAND>; a brand without a key refuses every
+// key, and the public listener does not serve it.
+func TestAdminTokensAPI(t *testing.T) {
+	t.Setenv("GUICHET_SERVICE_KEY_BELAIR", "belair-key-from-the-environment")
+	t.Setenv("GUICHET_SERVICE_KEY_BNA", "")
+	eachDatabase(t, func(t *testing.T, a *App) {
+		call := func(h http.Handler, host, key, brand string) (int, string) {
+			body := `{"brand":"` + brand + `","policyNumber":"BEL-0001","email":"nobody@example.com","source":"edoc"}`
+			r := httptest.NewRequest(http.MethodPost, "http://"+host+"/api/admin/v1/tokens", strings.NewReader(body))
+			if key != "" {
+				r.Header.Set("Authorization", "Bearer "+key)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			out, _ := io.ReadAll(w.Result().Body)
+			return w.Code, string(out)
+		}
+		for _, c := range []struct {
+			key, brand string
+			status     int
+		}{
+			{"", "belair", 401},
+			{"wrong", "belair", 403},
+			{"dev-service-key-belair", "belair", 403}, // not --dev
+			{"", "bna", 401},
+			{"belair-key-from-the-environment", "bna", 403},
+			{"belair-key-from-the-environment", "belair", 404}, // authenticated: nobody with that email
+		} {
+			if status, body := call(a.AdminHandler, "127.0.0.1:9090", c.key, c.brand); status != c.status {
+				t.Errorf("key %q brand %s: %d %s, want %d", c.key, c.brand, status, body, c.status)
+			}
+		}
+		belair, _ := a.Brands.ByID("belair")
+		if status, _ := call(a.Handler, belair.Hosts[0], "belair-key-from-the-environment", "belair"); status < 400 {
+			t.Fatalf("public listener answered %d", status)
+		}
+	})
+}
