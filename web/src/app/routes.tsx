@@ -87,6 +87,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/registration/account-creation/password', category: 'registration', page: RegistrationRoute },
   { path: '/registration/password-validation', category: 'registration', page: RegistrationRoute },
   { path: '/registration/email-sent', category: 'registration', page: RegistrationRoute },
+  { path: '/registration/link', category: 'registration', page: RegistrationRoute },
 ];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };

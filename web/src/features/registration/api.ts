@@ -39,6 +39,17 @@ export interface EmailBody {
   email: string;
 }
 
+/**
+ * The token variant's proof of identity (spec §3 create-account payload,
+ * token flow): cellPhone (digits only) for a UBI driver, else postalCode,
+ * with dateOfBirth unless the token was read without src (web SSO).
+ */
+export interface TokenProof {
+  postalCode?: string;
+  cellPhone?: string;
+  dateOfBirth?: string;
+}
+
 const isObject = (d: unknown): d is Record<string, unknown> => typeof d === 'object' && d !== null;
 const isOption = (d: unknown): d is TwoFactorOption =>
   isObject(d) && typeof d.id === 'string' && typeof d.method === 'string' && (d.maskedValue === undefined || typeof d.maskedValue === 'string');
@@ -70,8 +81,10 @@ export interface RegistrationApi {
   validate(id: string, validationId: string, validationValue: string): Promise<RegistrationAnswer<Validated | EmailBody>>;
   /** POST registrations/{id}/authentication: the UBI link with the existing account's password. */
   authenticate(id: string, password: string): Promise<RegistrationAnswer<EmailBody>>;
-  /** POST accounts/{id}/create. */
-  create(id: string, password: string, passwordConfirmation: string): Promise<RegistrationAnswer<EmailBody>>;
+  /** POST accounts/{id}/authentication with an email token held: the UBI link, with the driver's postal code and date of birth. */
+  authenticateWithToken(id: string, body: { password: string; postalCode: string; dateOfBirth: string }): Promise<RegistrationAnswer<EmailBody>>;
+  /** POST accounts/{id}/create; with an email token held, its proof of identity as well. */
+  create(id: string, password: string, passwordConfirmation: string, proof?: TokenProof): Promise<RegistrationAnswer<EmailBody>>;
 }
 
 export function registrationApi(clients: ApiClients): RegistrationApi {
@@ -85,9 +98,14 @@ export function registrationApi(clients: ApiClients): RegistrationApi {
       typed(await validation(id, validationId, { validationValue }), (d): d is Validated | EmailBody => isValidated(d) || isEmailBody(d)),
     authenticate: async (id, password) =>
       typed(await v1.request('post', '/registrations/{id}/authentication', { params: { id }, body: { password } }), isEmailBody),
-    create: async (id, password, passwordConfirmation) =>
+    authenticateWithToken: async (id, body) =>
+      typed(await v1.request('post', '/accounts/{id}/authentication', { params: { id }, body }), isEmailBody),
+    create: async (id, password, passwordConfirmation, proof = {}) =>
       typed(
-        await v1.request('post', '/accounts/{id}/create', { params: { id }, body: { password, passwordConfirmation, termsAccepted: true } }),
+        await v1.request('post', '/accounts/{id}/create', {
+          params: { id },
+          body: { password, passwordConfirmation, termsAccepted: true, ...proof },
+        }),
         isEmailBody,
       ),
   };

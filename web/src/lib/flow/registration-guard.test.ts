@@ -25,16 +25,22 @@ const rows: { page: GuardedPage; table: string[]; flow: string[] }[] = [
   },
   // | account-creation/email | validation/email |  (§4.2: a single ask-email after identification; 240 ask-email after a code)
   { page: 'account-creation/email', table: ['validation/email'], flow: ['identification', 'validation/sms', 'validation/pin'] },
-  // | new-email | password or validation/email |  (§4.2: 240 ask-username after a code)
-  { page: 'account-creation/new-email', table: ['account-creation/password', 'validation/email'], flow: ['validation/sms', 'validation/pin'] },
-  // | password | validation |
-  { page: 'account-creation/password', table: V, flow: [] },
+  // | new-email | password or validation/email |  (§4.2: 240 ask-username after a code; token action ask-username)
+  {
+    page: 'account-creation/new-email',
+    table: ['account-creation/password', 'validation/email'],
+    flow: ['validation/sms', 'validation/pin', 'link'],
+  },
+  // | password | validation |  (§4.2: token action default-password-register)
+  { page: 'account-creation/password', table: V, flow: ['link'] },
   // | roadblock no-options and pin-difficulties | validation |  (§4.2: no option after identification)
   { page: 'roadblock/no-options', table: V, flow: ['identification'] },
   { page: 'roadblock/pin-difficulties', table: V, flow: [] },
 ];
 
 const previous: (string | null)[] = [...REGISTRATION_PAGES.map((p) => `/registration/${p}`), '/', '/roadblock/technical', '/registration/zzz', null];
+/** /webseal.do (SSO 0x00000000 with an email token held) opens what the link's entry opens. */
+const fromWebseal: Partial<Record<GuardedPage, boolean>> = { 'account-creation/new-email': true, 'account-creation/password': true };
 
 describe('spec §2.4 guard table', () => {
   const cases = rows.flatMap(({ page, table, flow }) =>
@@ -48,7 +54,12 @@ describe('spec §2.4 guard table', () => {
     expect(mayOpen(page, from)).toBe(opens);
   });
 
-  it.each(['identification', 'password-validation', 'email-sent'] as const)('%s is not guarded', (page) => {
+  it.each(rows.map((r) => r.page))('%s from /webseal.do opens only for an email token action', (page) => {
+    expect(mayOpen(page, '/webseal.do')).toBe(fromWebseal[page] === true);
+    expect(mayOpen(page, '/webseal.do/')).toBe(fromWebseal[page] === true);
+  });
+
+  it.each(['identification', 'password-validation', 'email-sent', 'link'] as const)('%s is not guarded', (page) => {
     for (const from of previous) expect(mayOpen(page, from)).toBe(true);
   });
 

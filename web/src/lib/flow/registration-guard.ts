@@ -17,6 +17,7 @@ export const REGISTRATION_PAGES = [
   'account-creation/password',
   'password-validation',
   'email-sent',
+  'link',
 ] as const;
 
 export type RegistrationPage = (typeof REGISTRATION_PAGES)[number];
@@ -36,7 +37,7 @@ const ALL_VALIDATION: RegistrationPage[] = ['validation', 'validation/sms', 'val
  * validation"); "email" in the code pages' rows is validation/email;
  * "account-creation password/email/new-email" are those three pages.
  * Pages the table does not list (identification, password-validation,
- * email-sent) have no guard.
+ * email-sent, and link, an emailed magic link's entry) have no guard.
  */
 export const GUARD_TABLE: Partial<Record<GuardedPage, readonly RegistrationPage[]>> = {
   validation: ['identification', 'validation/sms', 'validation/email', 'validation/pin'],
@@ -64,11 +65,15 @@ export const GUARD_TABLE: Partial<Record<GuardedPage, readonly RegistrationPage[
  * - a code or PIN answered 240 ask-email goes to account-creation/email,
  *   ask-username to new-email;
  * - an email submitted on account-creation/email answered ask-email-code
- *   goes to validation/email.
+ *   goes to validation/email;
+ * - an email token's action (spec §4.2 token routing, read on link)
+ *   goes to new-email (ask-username) or account-creation/password
+ *   (default-password-register).
  */
 export const FLOW_ADDITIONS: Partial<Record<GuardedPage, readonly RegistrationPage[]>> = {
   'account-creation/email': ['identification', 'validation/sms', 'validation/pin'],
-  'account-creation/new-email': ['validation/sms', 'validation/pin'],
+  'account-creation/new-email': ['validation/sms', 'validation/pin', 'link'],
+  'account-creation/password': ['link'],
   'validation/email': ['account-creation/email'],
   'roadblock/no-options': ['identification'],
 };
@@ -80,10 +85,17 @@ export function registrationPageOf(path: string | null): RegistrationPage | null
   return (REGISTRATION_PAGES as readonly string[]).includes(rest) ? (rest as RegistrationPage) : null;
 }
 
+/**
+ * /webseal.do routes an email token too (spec §8.5 0x00000000 with a token
+ * held: GET tokens/{token} without src), to the pages link may open.
+ */
+export const WEBSEAL = '/webseal.do';
+
 /** Whether `page` may open after the page at path `from` (null: none, the page was opened directly). */
 export function mayOpen(page: GuardedPage, from: string | null): boolean {
   const allowed = GUARD_TABLE[page];
   if (!allowed) return true;
+  if (from !== null && from.replace(/(.)\/$/, '$1') === WEBSEAL) return (FLOW_ADDITIONS[page] ?? []).includes('link');
   const previous = registrationPageOf(from);
   if (previous === null) return false;
   return allowed.includes(previous) || (FLOW_ADDITIONS[page] ?? []).includes(previous);

@@ -47,6 +47,8 @@ export interface RegistrationState {
   ubiMatchPH?: boolean;
   email?: string;
   isUbiFlow?: boolean;
+  /** An email token's person is a UBI driver: the token variant asks the cell phone instead of the postal code. */
+  ubiDriver?: boolean;
   province?: string;
   /** Spec §4.2 counts (3 each lead to a roadblock): 404 not found, 200 already registered, an email taken. */
   notFound?: number;

@@ -167,6 +167,8 @@ function ResetForm({ variant }: { variant: ResetVariant }) {
       const email = answer.value?.email;
       if (!email) return roadblock('technical');
       finishReset();
+      // An invitation's email token (reset-password-login) was the proof: the server has spent it.
+      updateFlow({ emailToken: null });
       setLeaving(true);
       postToSso(brand.sso.loginUrl[language], { username: email, password: values.password });
       return;

@@ -81,7 +81,7 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
 
   const cancel = () => {
     navigate('/');
-    updateFlow({ registration: null });
+    updateFlow({ registration: null, emailToken: null });
   };
 
   return (

@@ -1,17 +1,26 @@
+import { useState } from 'react';
 import { FormAside } from '@/components/form-aside/form-aside';
+import { DateOfBirthField } from '@/components/form/date-of-birth-field';
 import { Form, SubmitButton } from '@/components/form/form';
+import { PhoneField, PostalCodeField } from '@/components/form/masked-field';
 import { PasswordField } from '@/components/form/password-field';
 import { TermsField } from '@/components/form/terms-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
+import type { MessageKey } from '@/i18n/catalog';
 import { useApiClients } from '@/lib/api/use-api';
-import { outcomeMessage } from '@/lib/flow/error-catalogue';
-import { useFlow } from '@/lib/flow/state';
+import { tokenApi } from '@/lib/flow/email-token';
+import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
+import { readFlow, useFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
+import { checkDateOfBirth } from '@/lib/rules/date-of-birth';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
+import { checkPhone } from '@/lib/rules/phone';
+import { checkPostalCode } from '@/lib/rules/postal-code';
+import { pass } from '@/lib/rules/result';
 import { checkTerms } from '@/lib/rules/terms';
-import { registrationApi } from '@/features/registration/api';
+import { registrationApi, type TokenProof } from '@/features/registration/api';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 import { useSignIn } from '@/features/registration/use-sign-in';
@@ -19,11 +28,43 @@ import { useSignIn } from '@/features/registration/use-sign-in';
 const TITLE_ID = 'registration-password-title';
 
 /**
+ * What the token variant asks besides the password (spec §2.4, §3): the
+ * cell phone for a UBI driver, else the postal code and the date of birth
+ * unless the token was read without src (web SSO). null: no email token,
+ * the legacy page.
+ */
+interface TokenVariant {
+  token: string;
+  proof: 'postalCode' | 'phone';
+  dateOfBirth: boolean;
+}
+
+function tokenVariant(): TokenVariant | null {
+  const { emailToken, registration } = readFlow();
+  if (!emailToken) return null;
+  // Spec §3 token flow: cellPhone, or postalCode, or postalCode with dateOfBirth.
+  if (registration?.ubiDriver) return { token: emailToken.token, proof: 'phone', dateOfBirth: false };
+  return { token: emailToken.token, proof: 'postalCode', dateOfBirth: emailToken.emailSource !== '' };
+}
+
+/** Spec §8.3 Create 1002 in the token variant: which answers did not match, on the proof's field. */
+function wrongProof(variant: TokenVariant): MessageKey {
+  if (variant.proof === 'phone') return 'registration.password.wrongCellPhone';
+  return variant.dateOfBirth ? 'registration.password.wrongPostalCode' : 'registration.password.wrongPostalCodeOnly';
+}
+
+/** A field the variant does not show: always valid, never sent. */
+const unused = () => pass('');
+
+/**
  * /registration/account-creation/password (spec §2.4): the password, its
  * confirmation and the terms. 201 creates the account; the new
  * policyholder is signed in through the SSO form post (email and password)
  * and lands on /my-account. Spec §8.3 Create: 2002 and 2003 are messages,
- * 1003 the login-difficulties roadblock.
+ * 1003 the login-difficulties roadblock. With an email token held (the
+ * token variant) it also asks the proof of identity; 1002 says it did not
+ * match, 403 WRONG_CELLPHONE is the 24-hour lock (wrong-cellphone
+ * roadblock), and success deletes the token before signing in.
  */
 export function AccountPassword() {
   const t = useT();
@@ -32,8 +73,13 @@ export function AccountPassword() {
   const response = useRegistrationResponse();
   const { leaving, signIn } = useSignIn();
   usePageTitle(t('registration.password.title'));
+  // Read once: signing in clears the token while the page stays until the SSO answers.
+  const [variant] = useState(tokenVariant);
   const email = registration?.email ?? '';
   const form = useForm({
+    postalCode: { rule: variant?.proof === 'postalCode' ? checkPostalCode : unused },
+    phone: { rule: variant?.proof === 'phone' ? (input: string) => checkPhone(input, true) : unused },
+    dateOfBirth: { rule: variant?.dateOfBirth ? (input: string) => checkDateOfBirth(input, new Date()) : unused },
     // The password may not contain the email (spec §5): the rule compares with it.
     email: { initial: email },
     password: { rule: checkPassword, with: 'email' },
@@ -42,14 +88,27 @@ export function AccountPassword() {
   });
   const id = registration?.id ?? '';
 
-  const submit = async (values: { password: string; passwordConfirmation: string }) => {
-    const result = await response.send(() => registrationApi(clients).create(id, values.password, values.passwordConfirmation), 'create');
+  const submit = async (values: { postalCode: string; phone: string; dateOfBirth: string; password: string; passwordConfirmation: string }) => {
+    const proof: TokenProof | undefined = variant
+      ? {
+          ...(variant.proof === 'phone' ? { cellPhone: values.phone } : { postalCode: values.postalCode }),
+          ...(variant.dateOfBirth ? { dateOfBirth: values.dateOfBirth } : {}),
+        }
+      : undefined;
+    const result = await response.send(() => registrationApi(clients).create(id, values.password, values.passwordConfirmation, proof), 'create');
     if (!result) return;
     const { answer, outcome } = result;
     if (outcome.kind === 'continue') {
       const username = answer.value?.email;
       if (!username) return response.roadblock('technical');
+      // Spec §7: DELETE the token after the account is created (the server consumed it already: the answer changes nothing).
+      if (variant) await tokenApi(clients).remove(variant.token).catch(() => undefined);
       signIn(username, values.password);
+      return;
+    }
+    if (variant && errorCodeOf(answer.data) === '1002') {
+      form.setError(variant.proof, wrongProof(variant));
+      document.getElementById(fieldId(form.id, variant.proof))?.focus();
       return;
     }
     if (outcome.kind === 'message' && (outcome.errorCode === '2002' || outcome.errorCode === '2003')) {
@@ -67,7 +126,11 @@ export function AccountPassword() {
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
       <h1 id={TITLE_ID}>{t('registration.password.title')}</h1>
       <p>{email ? t('registration.password.text', { email }) : t('registration.password.textNoEmail')}</p>
+      {variant ? <p>{t('registration.password.tokenText')}</p> : null}
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
+        {variant?.proof === 'postalCode' ? <PostalCodeField name="postalCode" /> : null}
+        {variant?.proof === 'phone' ? <PhoneField name="phone" label={t('registration.password.cellPhone')} /> : null}
+        {variant?.dateOfBirth ? <DateOfBirthField name="dateOfBirth" /> : null}
         <PasswordField name="password" autoComplete="new-password" label={t('registration.password.password')} hint={t('protectAccount.passwordInfo')} />
         <PasswordField name="passwordConfirmation" autoComplete="new-password" label={t('registration.password.confirmation')} />
         <TermsField name="terms" />

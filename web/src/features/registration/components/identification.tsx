@@ -94,6 +94,8 @@ export function Identification() {
           province,
           nextOption: askEmail,
         },
+        // A registration by identification is no invitation's: the password page asks no token proof.
+        emailToken: null,
       });
       const next = afterIdentification(options);
       if ('roadblock' in next) response.roadblock(next.roadblock);

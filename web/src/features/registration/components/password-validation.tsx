@@ -1,24 +1,36 @@
+import { useState } from 'react';
 import { FormAside } from '@/components/form-aside/form-aside';
 import { Link } from 'wouter';
+import { DateOfBirthField } from '@/components/form/date-of-birth-field';
 import { Form, SubmitButton } from '@/components/form/form';
+import { PostalCodeField } from '@/components/form/masked-field';
 import { PasswordField } from '@/components/form/password-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
-import { outcomeMessage } from '@/lib/flow/error-catalogue';
-import { useFlow } from '@/lib/flow/state';
+import { tokenApi } from '@/lib/flow/email-token';
+import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
+import { readFlow, useFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
+import { checkDateOfBirth } from '@/lib/rules/date-of-birth';
 import { checkLoginPassword } from '@/lib/rules/login-password';
+import { checkPostalCode } from '@/lib/rules/postal-code';
+import { pass } from '@/lib/rules/result';
 import { registrationApi } from '@/features/registration/api';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 import { useSignIn } from '@/features/registration/use-sign-in';
 
 const TITLE_ID = 'registration-password-validation-title';
 
+/** A field the page does not show: always valid, never sent. */
+const unused = () => pass('');
+
 /**
  * /registration/password-validation (spec §2.4, §4.2): a UBI driver whose
  * email is already a policyholder's account links the policy to it with
  * that account's password; success deletes the email token and signs in.
+ * With an email token held (an invitation's ask-password) it also asks the
+ * driver's postal code and date of birth and posts accounts/{id}/authentication.
  */
 export function PasswordValidation() {
   const t = useT();
@@ -27,19 +39,36 @@ export function PasswordValidation() {
   const response = useRegistrationResponse();
   const { leaving, signIn } = useSignIn();
   usePageTitle(t('registration.passwordValidation.title'));
-  const form = useForm({ password: { rule: checkLoginPassword } });
+  // Read once: signing in clears the token while the page stays until the SSO answers.
+  const [token] = useState(() => readFlow().emailToken?.token ?? null);
+  const form = useForm({
+    password: { rule: checkLoginPassword },
+    postalCode: { rule: token ? checkPostalCode : unused },
+    dateOfBirth: { rule: token ? (input: string) => checkDateOfBirth(input, new Date()) : unused },
+  });
   const id = registration?.id ?? '';
   const email = registration?.nextOption?.maskedValue || registration?.email || '';
 
-  const submit = async ({ password }: { password: string }) => {
-    const result = await response.send(() => registrationApi(clients).authenticate(id, password), 'authentication');
+  const submit = async ({ password, postalCode, dateOfBirth }: { password: string; postalCode: string; dateOfBirth: string }) => {
+    const api = registrationApi(clients);
+    const result = await response.send(
+      () => (token ? api.authenticateWithToken(id, { password, postalCode, dateOfBirth }) : api.authenticate(id, password)),
+      'authentication',
+    );
     if (!result) return;
     const { answer, outcome } = result;
     if (outcome.kind === 'continue') {
       const username = answer.value?.email;
       if (!username) return response.roadblock('technical');
       // Spec §4.2: success deletes the email token and logs the user in.
+      if (token) await tokenApi(clients).remove(token).catch(() => undefined);
       signIn(username, password);
+      return;
+    }
+    if (token && errorCodeOf(answer.data) === '1002') {
+      // The driver's postal code or date of birth: said on the postal code.
+      form.setError('postalCode', 'registration.passwordValidation.wrongAnswers');
+      document.getElementById(fieldId(form.id, 'postalCode'))?.focus();
       return;
     }
     if (outcome.kind === 'message') {
@@ -57,9 +86,11 @@ export function PasswordValidation() {
   return (
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
       <h1 id={TITLE_ID}>{t('registration.passwordValidation.title')}</h1>
-      <p>{t('registration.passwordValidation.text', { email })}</p>
+      <p>{t(token ? 'registration.passwordValidation.tokenText' : 'registration.passwordValidation.text', { email })}</p>
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
         <PasswordField name="password" autoComplete="current-password" />
+        {token ? <PostalCodeField name="postalCode" /> : null}
+        {token ? <DateOfBirthField name="dateOfBirth" /> : null}
         <div className="registration__actions">
           <SubmitButton disabled={leaving}>{t('registration.passwordValidation.submit')}</SubmitButton>
         </div>

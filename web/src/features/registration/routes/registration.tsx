@@ -10,12 +10,19 @@ import { AccountPassword } from '@/features/registration/components/account-pass
 import { EmailSent } from '@/features/registration/components/email-sent';
 import { Identification } from '@/features/registration/components/identification';
 import { PasswordValidation } from '@/features/registration/components/password-validation';
+import { TokenLink } from '@/features/registration/components/token-link';
 import { ValidationChoice } from '@/features/registration/components/validation-choice';
 import { ValidationCode } from '@/features/registration/components/validation-code';
 import '@/features/registration/registration.css';
 
-/** Pages that need a registration under way (an id from identification): all but the one that starts it and the one that ends it. */
-const NEEDS_REGISTRATION: ReadonlySet<RegistrationPage> = new Set(REGISTRATION_PAGES.filter((p) => p !== 'identification' && p !== 'email-sent'));
+/**
+ * Pages that need a registration under way (an id from identification or an
+ * email token): all but the ones that start one (identification, an emailed
+ * link's entry) and the one that ends it.
+ */
+const NEEDS_REGISTRATION: ReadonlySet<RegistrationPage> = new Set(
+  REGISTRATION_PAGES.filter((p) => p !== 'identification' && p !== 'email-sent' && p !== 'link'),
+);
 
 function page(name: RegistrationPage): ReactNode {
   switch (name) {
@@ -39,6 +46,8 @@ function page(name: RegistrationPage): ReactNode {
       return <PasswordValidation />;
     case 'email-sent':
       return <EmailSent />;
+    case 'link':
+      return <TokenLink />;
   }
 }
 

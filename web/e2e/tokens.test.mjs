@@ -1,0 +1,288 @@
+// Browser tests of emailed magic-link invitations (issue 14, spec §4.2 token
+// routing, §2.4 token variants, §2.6 token-expired) against the built
+// binary and its --dev demo people TOK-0001..0004 (docs/registration-demo.md),
+// in English (desktop) and French (a 320 px phone), axe on every page.
+// Tokens are issued as an operator does: `guichet tokens issue --dev …` on
+// the server's data dir (harness cli); --send puts the invitation in the dev
+// mailbox, whose link the visitor follows.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { checkA11y, codeOf, expectNoSidewaysScroll, launchBrowser, mailbox, openPage, pathOf, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+
+/** @param {string} path */
+const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
+const messages = {
+  en: { ...json('en.json'), ...json('sections/registration.en.json') },
+  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
+};
+
+const BRAND = 'belair';
+/** The demo people's date of birth and postal code (docs/registration-demo.md). */
+const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
+const POSTAL = 'M5V 2T6';
+const DEMO_EMAIL = `demo@${BRAND}.example`;
+const DEMO_PASSWORD = 'Guichet-Demo-2026!';
+const NEW_PASSWORD = 'Fresh-Start-2026#';
+
+/** The token demo people of docs/registration-demo.md, by the action their token reads as. */
+const people = {
+  /** default-password-register: a policyholder with no account. */
+  register: { policy: 'TOK-0001', email: `tok-new@${BRAND}.example` },
+  /** ask-username: the email on file is the demo account's. */
+  username: { policy: 'TOK-0002', email: DEMO_EMAIL },
+  /** ask-password: a UBI driver whose email is the demo policyholder account's. */
+  ubi: { policy: 'TOK-0003', email: DEMO_EMAIL },
+  /** reset-password-login: the French demo account's person (its postal code is the province's demo one). */
+  account: { policy: 'TOK-0004', email: `francais@${BRAND}.example` },
+};
+
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ */
+async function press(page, locator) {
+  await locator.scrollIntoViewIfNeeded();
+  const box = await locator.boundingBox();
+  if (!box) throw new Error('the element is not shown');
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ * @param {string} text
+ */
+async function typeInto(page, locator, text) {
+  await press(page, locator);
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text);
+}
+
+/**
+ * The page's h1 is shown and focused (a page change), nothing scrolls sideways, axe passes.
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ */
+async function arrive(page, title) {
+  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  await expectNoSidewaysScroll(page, `${title} (${pathOf(page)})`);
+  await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
+  await checkA11y(page);
+}
+
+/** The invitation link in a message. @param {{ text: string }} mail */
+function linkOf(mail) {
+  const match = /https?:\/\/\S+\/registration\/link\?\S+/.exec(mail.text);
+  if (!match) throw new Error(`no invitation link in: ${mail.text}`);
+  return match[0].replace(/[).,>]+$/, '');
+}
+
+for (const language of /** @type {const} */ (['en', 'fr'])) {
+  const m = messages[language];
+  describe(`invitations in ${language === 'en' ? 'English' : 'French'}`, () => {
+    /** @type {import('./harness.mjs').Server} */
+    let server;
+    before(async () => {
+      server = await startServer();
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    /**
+     * `guichet tokens issue --dev` for a demo person; resolves the link it prints.
+     * @param {{ policy: string; email: string }} person
+     * @param {string} source
+     * @param {string[]} [more]
+     */
+    async function issue(person, source, more = []) {
+      const out = await server.cli('tokens', 'issue', '--dev', '--brand', BRAND, '--policy', person.policy, '--email', person.email, '--source', source, '--language', language, ...more);
+      const link = out.trim().split('\n').pop() ?? '';
+      assert.match(link, /\/registration\/link\?token=[A-Za-z0-9_-]{43}&src=/);
+      return link;
+    }
+
+    /**
+     * Opens an invitation link as the visitor does (French on a 320 px phone);
+     * the entry page reads it and takes the token out of the address.
+     * @param {string} link
+     */
+    async function follow(link) {
+      const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
+      const opened = await openPage(browser, link, viewport ? { viewport } : {});
+      // The entry's heading first, or already the page the token leads to.
+      await opened.page.waitForFunction(() => !location.search.includes('token='));
+      return opened;
+    }
+
+    /**
+     * Fills the date of birth group by mouse and keyboard.
+     * @param {import('playwright-core').Page} page
+     */
+    async function typeDateOfBirth(page) {
+      await typeInto(page, page.getByLabel(m['form.day']), DOB.day);
+      await page.keyboard.press('Tab');
+      await page.keyboard.type(DOB.month[language]);
+      await typeInto(page, page.getByLabel(m['form.year']), DOB.year);
+    }
+
+    /**
+     * @param {import('playwright-core').Page} page
+     * @param {string} [policy] a policy my-account must list
+     */
+    async function signedIn(page, policy) {
+      await page.waitForURL((url) => url.pathname === '/my-account');
+      await arrive(page, m['account.title']);
+      if (policy) await page.getByText(policy).first().waitFor();
+    }
+
+    test('an edoc invitation from the dev mailbox to a signed-in account; the used link then reads as expired', async () => {
+      const seen = new Set((await mailbox(server, people.register.email)).map((mail) => mail.id));
+      await issue(people.register, 'edoc', ['--send']);
+      const mail = await waitForMail(server, people.register.email, 'invitation_edoc', seen);
+      const link = linkOf(mail);
+      assert.ok(link.startsWith(server.url(BRAND, '/registration/link?')), link);
+      assert.match(link, new RegExp(`[?&]lang=${language}\\b`));
+
+      const { context, page, errors } = await follow(link);
+      try {
+        await arrive(page, m['registration.password.title']);
+        assert.equal(pathOf(page), '/registration/account-creation/password');
+        // The proof of identity first: a wrong postal code is refused on its field.
+        await typeInto(page, page.getByLabel(m['form.postalCode']), 'H0H 0H0');
+        await typeDateOfBirth(page);
+        await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+        await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+        await press(page, page.getByRole('checkbox'));
+        await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+        await page.getByText(m['registration.password.wrongPostalCode']).first().waitFor();
+        await checkA11y(page);
+        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+        await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+        await signedIn(page, people.register.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+
+      // The same link again: spent, the token-expired roadblock (never a second account).
+      const again = await follow(link);
+      try {
+        await arrive(again.page, m['roadblock.tokenExpired.title']);
+        assert.equal(pathOf(again.page), '/roadblock/token-expired');
+        assert.deepEqual(realErrors(again.errors), []);
+      } finally {
+        await again.context.close();
+      }
+    });
+
+    test('a UBI driver links the policy to the policyholder account by its password', async () => {
+      const link = await issue(people.ubi, 'BA');
+      const { context, page, errors } = await follow(link);
+      try {
+        await arrive(page, m['registration.passwordValidation.title']);
+        assert.equal(pathOf(page), '/registration/password-validation');
+        await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
+        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+        await typeDateOfBirth(page);
+        await press(page, page.getByRole('button', { name: m['registration.passwordValidation.submit'] }));
+        await signedIn(page, people.ubi.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('an expired link: its roadblock, whose button emails a new reset link (RESET_PSW)', async () => {
+      const start = new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+      const link = await issue(people.account, 'mrkt', ['--start', start, '--days', '1']);
+      const seen = new Set((await mailbox(server, people.account.email)).map((mail) => mail.id));
+      const { context, page, errors } = await follow(link);
+      try {
+        await arrive(page, m['roadblock.tokenExpired.title']);
+        assert.equal(pathOf(page), '/roadblock/token-expired');
+        await press(page, page.getByRole('button', { name: m['roadblock.sendNewLink'] }));
+        await page.waitForURL((url) => url.pathname === '/check-your-inbox');
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await checkA11y(page);
+        await waitForMail(server, people.account.email, 'reset-link', seen);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('a person with an account: /reset with the postal code sets a new password and signs in', async () => {
+      const link = await issue(people.account, 'edoc');
+      const { context, page, errors } = await follow(link);
+      try {
+        await arrive(page, m['recovery.reset.title']);
+        assert.equal(pathOf(page), '/reset');
+        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+        await typeInto(page, page.getByLabel(m['recovery.reset.newPassword'], { exact: true }), `${NEW_PASSWORD}${language}`);
+        await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), `${NEW_PASSWORD}${language}`);
+        await press(page, page.getByRole('button', { name: m['recovery.reset.submit'] }));
+        await signedIn(page);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('ask-username: the email on file is taken, a new one gets a code, then the password page', async () => {
+      const link = await issue(people.username, 'edoc');
+      const { context, page, errors } = await follow(link);
+      try {
+        await arrive(page, m['registration.newEmail.title']);
+        assert.equal(pathOf(page), '/registration/account-creation/new-email');
+        const email = `tok-new.${language}@example.com`;
+        const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        const code = codeOf(await waitForMail(server, email, 'registration-code', seen));
+        await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), code);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.password.title']);
+        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+        await typeDateOfBirth(page);
+        await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+        await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+        await press(page, page.getByRole('checkbox'));
+        await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+        await signedIn(page, people.username.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('a tampered or unknown link goes to the login page', async () => {
+      const link = await issue(people.register, 'mrkt');
+      const tampered = link.replace(/token=([A-Za-z0-9_-])/, (_, c) => `token=${c === 'A' ? 'B' : 'A'}`);
+      const { context, page, errors } = await follow(tampered);
+      try {
+        await page.waitForURL((url) => url.pathname === '/');
+        await page.getByRole('heading', { level: 1, name: m['login.title'], exact: true }).waitFor();
+        await checkA11y(page);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+}
