@@ -61,16 +61,7 @@ func (s *Service) resetWithEmailToken(ctx context.Context, req TokenReset, e aud
 		done = cur
 		return s.passwordSet(ctx, tx, cur, req.Language, req.Province, e)
 	})
-	switch {
-	case errors.Is(err, ErrTokenInvalid):
-		return account.Account{}, s.refuseToken(ctx, e, "token_used")
-	case errors.Is(err, account.ErrNotFound):
-		return account.Account{}, s.refuseToken(ctx, e, "account_gone")
-	case err != nil:
-		return account.Account{}, err
-	}
-	s.poke()
-	return done, nil
+	return s.resetDone(ctx, e, done, err)
 }
 
 // wrongEmailTokenIdentity counts a wrong postal code on the email token

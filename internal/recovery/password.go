@@ -81,9 +81,15 @@ func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.A
 		done = cur
 		return s.passwordSet(ctx, tx, cur, req.Language, req.Province, e)
 	})
+	return s.resetDone(ctx, e, done, err)
+}
+
+// resetDone answers a token reset once its transaction ran: a token spent
+// meanwhile (another submit with the same token won the race) or an account
+// gone is refused and audited; done is the account whose password was set.
+func (s *Service) resetDone(ctx context.Context, e audit.Event, done account.Account, err error) (account.Account, error) {
 	switch {
 	case errors.Is(err, ErrTokenInvalid):
-		// Another submit with the same token won the race.
 		return account.Account{}, s.refuseToken(ctx, e, "token_used")
 	case errors.Is(err, account.ErrNotFound):
 		return account.Account{}, s.refuseToken(ctx, e, "account_gone")
