@@ -11,7 +11,7 @@ import { usePageTitle } from '@/lib/page-title';
 import { checkLoginPassword } from '@/lib/rules/login-password';
 import { registrationApi } from '@/features/registration/api';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
-import { useSignIn } from '@/features/registration/use-sign-in';
+import { useSignIn } from '@/lib/flow/use-sign-in';
 
 const TITLE_ID = 'registration-password-validation-title';
 
