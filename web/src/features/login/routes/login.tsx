@@ -7,8 +7,8 @@ import { LoginForm } from '@/features/login/components/login-form';
 import { useBackGuard } from '@/features/login/use-back-guard';
 import '@/features/login/login.css';
 
-/** Smart registration (spec §2.5) is not built yet: brands with the flag on also use legacy registration (issue 13). */
-export const SMART_REGISTRATION_BUILT = false;
+/** Smart registration (spec §2.5, issue 15): brands with the registration flag on go to its account type. */
+export const SMART_REGISTRATION_BUILT = true;
 
 /**
  * Spec §2.2: where the create-account button goes, by the brand's
