@@ -63,6 +63,9 @@ type Brand struct {
 	// Promo is the promo panel beside the forms (spec §1); nil: none.
 	Promo *Promo `yaml:"promo"`
 
+	// SmartRegistration configures smart registration; nil: its defaults.
+	SmartRegistration *SmartRegistration `yaml:"smartRegistration"`
+
 	file string // path the brand was loaded from
 }
 

@@ -79,6 +79,7 @@ func validate(b *Brand, stem string) problems {
 		}
 	}
 	validateSSO(&ps, b.SSO)
+	validateSmartRegistration(&ps, b.SmartRegistration, provinces)
 	if b.Promo != nil {
 		for _, lang := range knownLanguages {
 			validatePromoPanel(&ps, "promo."+lang, b.Promo.For(lang))

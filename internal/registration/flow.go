@@ -10,6 +10,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/audit"
 	"guichet/internal/codes"
+	"guichet/internal/identity"
 	"guichet/internal/notify"
 	"guichet/internal/policy"
 	"guichet/internal/rules"
@@ -98,15 +99,7 @@ func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
 // notice is the security notice to the owner of an account someone passed
 // identification for.
 func (s *Service) notice(a account.Account, language, province string) notify.Message {
-	data := map[string]string{}
-	if a.FirstName != "" {
-		data[notify.DataFirstName] = a.FirstName
-	}
-	if province != "" {
-		data[notify.DataProvince] = province
-	}
-	return notify.Message{Brand: a.Brand, Language: emailLanguage(language, a.Language), Channel: notify.ChannelEmail,
-		To: a.Email, Template: notify.TemplateRegistrationNotice, Data: data}
+	return identity.Notice(a, language, province)
 }
 
 // start opens a registration for the person with the options of spec §4.2:
@@ -124,18 +117,8 @@ func (s *Service) start(ctx context.Context, tx *store.Tx, p policy.Person, in I
 		r.options = append(r.options, Option{ID: oid, Method: method, MaskedValue: masked})
 		return err
 	}
-	if p.Email != "" {
-		if err := add(MethodEmail, maskEmail(p.Email)); err != nil {
-			return r, err
-		}
-	}
-	if p.CellPhone != "" {
-		if err := add(MethodSMS, maskPhone(p.CellPhone)); err != nil {
-			return r, err
-		}
-	}
-	if p.HasPIN(now) {
-		if err := add(MethodPIN, ""); err != nil {
+	for _, o := range identity.Offers(p, now) {
+		if err := add(o.Method, o.Masked); err != nil {
 			return r, err
 		}
 	}
@@ -152,34 +135,11 @@ func (s *Service) start(ctx context.Context, tx *store.Tx, p policy.Person, in I
 	return r, insert(ctx, tx, r, now)
 }
 
-// holderAccount reports whether the person is a UBI driver whose email on
-// file is the email of an account holding a policy (spec §4.2 ubiMatchPH).
-func holderAccount(ctx context.Context, q policy.Reader, p policy.Person) (bool, error) {
-	if !p.UBI || p.Role != policy.Driver || p.Email == "" {
-		return false, nil
-	}
-	a, err := account.ByEmail(ctx, q, p.Brand, p.Email)
-	if errors.Is(err, account.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return holds(ctx, q, a.ID)
-}
-
-func holds(ctx context.Context, q policy.Reader, accountID string) (bool, error) {
-	linked, err := policy.ForAccount(ctx, q, accountID)
-	if err != nil {
-		return false, err
-	}
-	for _, l := range linked {
-		if l.Role == policy.Holder {
-			return true, nil
-		}
-	}
-	return false, nil
-}
+// holderAccount and holds are identity's (shared with smart registration).
+var (
+	holderAccount = identity.HolderAccount
+	holds         = identity.Holds
+)
 
 // Validation is a call of registrations/{id}/validations/{validationId}/.
 type Validation struct {
@@ -325,22 +285,15 @@ func (s *Service) move(ctx context.Context, tx *store.Tx, next, cur registration
 
 // codeMessage is the registration-code email or SMS of an option.
 func (s *Service) codeMessage(r registration, p policy.Person, o Option, code string, now time.Time) notify.Message {
-	m := notify.Message{Brand: r.brand, Language: emailLanguage(r.language, ""), Channel: notify.ChannelEmail,
-		Template: notify.TemplateRegistrationCode, Sensitive: true, ExpiresAt: now.Add(CodeTTL),
-		Data: map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(CodeTTL / time.Minute)),
-			notify.DataFirstName: p.FirstName}}
-	if r.province != "" {
-		m.Data[notify.DataProvince] = r.province
-	}
+	c := identity.Code{Brand: r.brand, Language: r.language, Province: r.province, To: p.Email,
+		FirstName: p.FirstName, Code: code, TTL: CodeTTL}
 	switch o.Method {
 	case MethodSMS:
-		m.Channel, m.To = notify.ChannelSMS, p.CellPhone
+		c.SMS, c.To = true, p.CellPhone
 	case MethodAskEmailCode:
-		m.To = r.pendingEmail
-	default:
-		m.To = p.Email
+		c.To = r.pendingEmail
 	}
-	return m
+	return identity.CodeMessage(c, now)
 }
 
 // checkCode checks a code sent by the option; a right one moves the
@@ -599,17 +552,8 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email, ip str
 	return out, answer
 }
 
-// emailLanguage is the site's language when it is one of spec §1's, else
-// the fallback's.
-func emailLanguage(site, fallback string) string {
-	switch {
-	case site == "en" || site == "fr":
-		return site
-	case fallback == "fr":
-		return "fr"
-	}
-	return "en"
-}
+// emailLanguage is identity's.
+var emailLanguage = identity.Language
 
 // Link is the password-validation call: a UBI driver proves it holds the
 // policyholder account of its email with the account's password, and the
@@ -744,30 +688,13 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 		if err != nil {
 			return err
 		}
-		a, err := account.Insert(ctx, tx, account.Account{
-			Brand: c.Brand, Email: cur.email, UBIDriver: p.UBI, FirstName: p.FirstName, LastName: p.LastName,
-			Language: emailLanguage(cur.language, ""), PostalCode: p.PostalCode, Phone: p.CellPhone,
-			DateOfBirth: p.DateOfBirth,
-		}, hash, now)
+		a, err := identity.CreateAccount(ctx, tx, p, identity.Creation{Email: cur.email, Language: cur.language,
+			Province: cur.province, PasswordHash: hash}, now)
 		if errors.Is(err, account.ErrEmailTaken) {
 			e.Outcome, answer = "email_taken", ErrState
 			return s.record(ctx, tx, e)
 		}
 		if err != nil {
-			return err
-		}
-		if err := policy.Link(ctx, tx, a.ID, p.PolicyID, p.Role); err != nil {
-			return err
-		}
-		if err := policy.SetAccount(ctx, tx, p.ID, a.ID, now); err != nil {
-			return err
-		}
-		data := map[string]string{notify.DataFirstName: a.FirstName}
-		if cur.province != "" {
-			data[notify.DataProvince] = cur.province
-		}
-		if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.Language,
-			Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateAccountCreated, Data: data}); err != nil {
 			return err
 		}
 		e.AccountID, e.Outcome = a.ID, "ok"

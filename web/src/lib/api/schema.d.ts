@@ -259,6 +259,210 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open a smart registration session (spec §4.1): IDENTIFY for a policyholder; REDIRECT (/registration/identification) for an insured driver unless the brand file lists driver fields. The first call: no token. */
+        get: operations["smartStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/registration/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The step endpoint: the identification fields of the session's account type and province, from the brand file (smartRegistration.identification.<accountType>.<province|default>; default: the legacy fields). Step IDENTIFY. */
+        get: operations["smartFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/registration/identify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Identify with the fields' values (step IDENTIFY): VERIFY (/create-an-account/verify/options); REDIRECT with data.policyNumber and data.postalCode when the matched person can only finish in legacy registration (a UBI driver whose email on file is a policyholder's account). */
+        post: operations["smartIdentify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/verify/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The verification options of the identified person (step VERIFY): EMAIL, SMS (cell phone on file), PIN (a mailed PIN). */
+        get: operations["smartOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/verify/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Choose an option (step VERIFY): a code is sent by email or SMS, or the PIN is chosen; page /create-an-account/verify/code with data optionName, maskedValue, resendsLeft. */
+        post: operations["smartSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/verify/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Send a new code to the chosen EMAIL or SMS option (step VERIFY, page /verify/code); the previous code dies. */
+        get: operations["smartResend"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/registration/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the code or PIN (step VERIFY, after send): CONFIRM_USERNAME (data.email: the email on file, used by no account), ASK_NEW_USERNAME (none usable), or CREATE when the code went to the email the person chose or confirmed. */
+        post: operations["smartVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/verify/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm the email on file as username (step CONFIRM_USERNAME): CREATE when the verified code went to that email, else a code is sent to it (VERIFY, /create-an-account/verify/code). */
+        post: operations["smartConfirmEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/choose-username": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Choose another email as username (steps CONFIRM_USERNAME, ASK_NEW_USERNAME): a code is sent to it (VERIFY, /create-an-account/verify/code, data.email). */
+        post: operations["smartChooseUsername"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create the account (step CREATE): account, links to the person's policies, session closed to DONE and the account-created email, in one transaction (as legacy create). */
+        post: operations["smartCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/account-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The new account's username (step DONE): data.username, lower-cased. */
+        get: operations["smartAccountInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/back": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Go back to the previous step of the session (its history); ACCOUNT_TYPE_SELECTION from IDENTIFY. */
+        get: operations["smartBack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -557,6 +761,138 @@ export interface components {
             webview: boolean;
             dev: boolean;
         };
+        /** @enum {string} */
+        SmartStepName: "ACCOUNT_TYPE_SELECTION" | "IDENTIFY" | "VERIFY" | "CONFIRM_USERNAME" | "ASK_NEW_USERNAME" | "CREATE" | "REDIRECT" | "DONE";
+        /** @description The payload of the x-registration-session JWT (base64url JSON, the token's second part); the SPA decodes step and page, the server trusts only its signature and its session row. */
+        SmartSessionClaims: {
+            /** @description Session id. */
+            sid: string;
+            brand: string;
+            step: components["schemas"]["SmartStepName"];
+            page: string;
+            /** @description Issued at, Unix seconds. */
+            iat: number;
+            /** @description Expires at, Unix seconds (iat + 30 minutes; each answer renews it). */
+            exp: number;
+        };
+        /**
+         * @description Every 400 of api/v2. `error` is the code the smart client reads:
+         *     invalid-token (message "invalid token": missing, garbled, bad signature, unknown key id or another
+         *     brand's token; "jwt expired"; "state not found in cache": the session is gone, closed or expired);
+         *     STEP_NOT_ALLOWED (the call is not one of the session's step; nothing changed);
+         *     VALIDATION (fields: field name to rule key); POLICY_NUMBER_NOT_FOUND; UNABLE_TO_IDENTIFY;
+         *     ACCOUNT_ALREADY_EXISTS; INVALID_ACTIVATION_CODE (triesLeft); EXCEEDED_RETRIES_CODE_ACTIVATION;
+         *     EXCEEDED_RESENDS; EMAIL_ALREADY_EXISTS; PASSWORD_POLICY_VIOLATION; EMAIL_UPDATE_FAILED.
+         *     errorCode repeats error and messageKey names the i18n message, as in the v1 Error shape.
+         */
+        SmartError: {
+            /** @enum {string} */
+            error: "invalid-token" | "STEP_NOT_ALLOWED" | "VALIDATION" | "POLICY_NUMBER_NOT_FOUND" | "UNABLE_TO_IDENTIFY" | "ACCOUNT_ALREADY_EXISTS" | "INVALID_ACTIVATION_CODE" | "EXCEEDED_RETRIES_CODE_ACTIVATION" | "EXCEEDED_RESENDS" | "EMAIL_ALREADY_EXISTS" | "PASSWORD_POLICY_VIOLATION" | "EMAIL_UPDATE_FAILED";
+            /** @description English, for logs; for invalid-token one of 'invalid token', 'jwt expired', 'state not found in cache'. */
+            message: string;
+            errorCode?: string;
+            messageKey?: string;
+            /** @description With VALIDATION (and PASSWORD_POLICY_VIOLATION: password): field name to rule key. */
+            fields?: {
+                [key: string]: string;
+            };
+            /** @description With INVALID_ACTIVATION_CODE: guesses left on the code or PIN. */
+            triesLeft?: number;
+        };
+        /** @description Data of a step, when it has some. */
+        SmartStepData: {
+            /** @description CONFIRM_USERNAME: the email on file proposed as username; VERIFY after choose-username or verify/email: where the code went. */
+            email?: string;
+            /**
+             * @description VERIFY on /verify/code: the chosen option.
+             * @enum {string}
+             */
+            optionName?: "EMAIL" | "SMS" | "PIN";
+            /** @description VERIFY on /verify/code: where the code went (masked), empty for PIN. */
+            maskedValue?: string;
+            /** @description VERIFY on /verify/code: resends left (0 for PIN). */
+            resendsLeft?: number;
+            /** @description REDIRECT after identify: for the legacy identification form. */
+            policyNumber?: string;
+            /** @description REDIRECT after identify: for the legacy identification form. */
+            postalCode?: string;
+            /** @description DONE (account-info): the new account's username, lower-cased. */
+            username?: string;
+        };
+        /** @description Every 2xx of api/v2: the step and page (also in the token), and the step's data. */
+        SmartStep: {
+            step: components["schemas"]["SmartStepName"];
+            /** @description The SPA path of the step, e.g. /create-an-account/identification. */
+            page: string;
+            data?: components["schemas"]["SmartStepData"];
+        };
+        SmartFieldRules: {
+            minLength: number;
+            maxLength: number;
+            /** @description An ECMAScript pattern the value (mask characters included) matches. */
+            pattern?: string;
+        };
+        SmartFieldOption: {
+            value: string;
+            labelKey: string;
+        };
+        SmartField: {
+            /**
+             * @description The catalogue of fields the server validates (spec §5 rules) and matches.
+             * @enum {string}
+             */
+            name: "policyNumber" | "firstName" | "lastName" | "dateOfBirth" | "postalCode" | "driverLicence" | "email" | "phone";
+            /** @enum {string} */
+            type: "text" | "date" | "email" | "tel";
+            required: boolean;
+            /** @description i18n key, smartRegistration.field.<name>. */
+            labelKey: string;
+            /** @description Input mask (9 digit, A letter, other characters literal); empty for none. The policy number's is the brand's for the province. */
+            mask: string;
+            rules: components["schemas"]["SmartFieldRules"];
+            options?: components["schemas"]["SmartFieldOption"][];
+        };
+        SmartFields: {
+            step: components["schemas"]["SmartStepName"];
+            page: string;
+            fields: components["schemas"]["SmartField"][];
+        };
+        /** @description The values of the fields answer (names from the catalogue); a field the list does not hold is refused (VALIDATION). */
+        SmartIdentifyRequest: {
+            policyNumber?: string;
+            firstName?: string;
+            lastName?: string;
+            /** @description YYYY-MM-DD */
+            dateOfBirth?: string;
+            postalCode?: string;
+            driverLicence?: string;
+            email?: string;
+            phone?: string;
+        };
+        SmartOption: {
+            /** @description Session-scoped option id. */
+            id: string;
+            /** @enum {string} */
+            optionName: "EMAIL" | "SMS" | "PIN";
+            /** @description The masked email or cell phone; empty for PIN. */
+            data: string;
+        };
+        SmartOptions: {
+            step: components["schemas"]["SmartStepName"];
+            page: string;
+            /** @description Empty: no option (the unavailable-option roadblock). */
+            options: components["schemas"]["SmartOption"][];
+        };
+        SmartSendRequest: {
+            optionId: string;
+        };
+        SmartVerifyRequest: {
+            /** @description The 6-digit code, or the 8-character PIN when the option is PIN. */
+            code: string;
+        };
+        SmartEmailRequest: {
+            email: string;
+        };
     };
     responses: {
         /** @description An error with the spec's status, error code and message key. */
@@ -588,15 +924,41 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A smart registration refusal (spec §8.1 invalid-token, §8.2 codes, STEP_NOT_ALLOWED, VALIDATION). */
+        SmartRefused: {
+            headers: {
+                "x-registration-session": components["headers"]["RegistrationSession"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SmartError"];
+            };
+        };
+        /** @description RATE_LIMITED (client address or policy number), with Retry-After in seconds; the common Error shape. */
+        SmartRateLimited: {
+            headers: {
+                /** @description Seconds until one more try is allowed. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         Province: string;
         Language: "en" | "fr";
         /** @description Staff's way through maintenance mode (any /api call). */
         MaintenancePageBypass: string;
+        /** @description The smart registration session token (JWT) of the previous answer. */
+        RegistrationSession: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The renewed session token (JWT, HS256, kid in the header; claims sid, brand, step, page, iat, exp = now + 30 min, sliding). The SPA keeps it and decodes step and page from its payload. Sent on every answer of a live session, refusals of the session's own step included. */
+        RegistrationSession: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1427,6 +1789,494 @@ export interface operations {
                 };
             };
             500: components["responses"]["Technical"];
+        };
+    };
+    smartStart: {
+        parameters: {
+            query?: {
+                /** @description policyHolder|insuredDriver; default policyHolder */
+                accountType?: "policyHolder" | "insuredDriver";
+            };
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description VALIDATION: an unknown accountType. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartFields: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartFields"];
+                };
+            };
+            /** @description invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartIdentify: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmartIdentifyRequest"];
+            };
+        };
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description VALIDATION {fields}; POLICY_NUMBER_NOT_FOUND (no active policy with that number in the brand, or no person of it matches: the same answer, so a number cannot be probed) on the 1st and 2nd failure of the session; UNABLE_TO_IDENTIFY on the 3rd (the session closes); ACCOUNT_ALREADY_EXISTS (the owner gets the security notice email); invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartOptions: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartOptions"];
+                };
+            };
+            /** @description invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartSend: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmartSendRequest"];
+            };
+        };
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description VALIDATION (unknown optionId); invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartResend: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description EXCEEDED_RESENDS after 3 resends; STEP_NOT_ALLOWED for a PIN or before a code was sent; invalid-token. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartVerify: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmartVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description VALIDATION (not 6 digits / 8 characters); INVALID_ACTIVATION_CODE {triesLeft}; EXCEEDED_RETRIES_CODE_ACTIVATION (5 guesses used or the code expired; the session closes); invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartConfirmEmail: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Empty"];
+            };
+        };
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description EMAIL_ALREADY_EXISTS (another account took the email meanwhile; the step becomes ASK_NEW_USERNAME); invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartChooseUsername: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SmartEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description VALIDATION; EMAIL_ALREADY_EXISTS (used by an account; re-entry allowed, the session is unchanged); invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartCreate: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAccountRequest"];
+            };
+        };
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            201: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description PASSWORD_POLICY_VIOLATION (the password contains the email; fields.password); VALIDATION (other password rules, confirmation, terms); ACCOUNT_ALREADY_EXISTS (the person got an account meanwhile); EMAIL_ALREADY_EXISTS (the email was taken meanwhile; the step becomes ASK_NEW_USERNAME); EMAIL_UPDATE_FAILED (the verified email no longer passes the email rule at creation — the session goes back to ASK_NEW_USERNAME); invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartAccountInfo: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description invalid-token; STEP_NOT_ALLOWED. */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    smartBack: {
+        parameters: {
+            query?: never;
+            header: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+                /** @description The smart registration session token (JWT) of the previous answer. */
+                "x-registration-session": components["parameters"]["RegistrationSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next step; x-registration-session holds the renewed token. */
+            200: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartStep"];
+                };
+            };
+            /** @description invalid-token; STEP_NOT_ALLOWED (DONE, or nothing to go back to). */
+            400: {
+                headers: {
+                    "x-registration-session": components["headers"]["RegistrationSession"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SmartError"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
         };
     };
 }
