@@ -36,12 +36,12 @@ export interface StepField {
 const isObject = (d: unknown): d is Record<string, unknown> => typeof d === 'object' && d !== null && !Array.isArray(d);
 const text = (d: unknown): string => (typeof d === 'string' ? d : '');
 
-/** The errorCode a refusal's body names: errorCode, else error ("invalid-token" as INVALID_TOKEN). */
+/** The code of a refusal (SmartError's error, which errorCode repeats), "invalid-token" read as spec §8.2's INVALID_TOKEN. */
 export function smartErrorCode(data: unknown): string | null {
   if (!isObject(data)) return null;
-  if (typeof data.errorCode === 'string' && data.errorCode !== '') return data.errorCode;
-  if (typeof data.error !== 'string' || data.error === '') return null;
-  return data.error === 'invalid-token' ? 'INVALID_TOKEN' : data.error;
+  const code = typeof data.error === 'string' && data.error !== '' ? data.error : data.errorCode;
+  if (typeof code !== 'string' || code === '') return null;
+  return code === 'invalid-token' ? 'INVALID_TOKEN' : code;
 }
 
 function readField(d: unknown): StepField | null {
@@ -74,31 +74,32 @@ const readOptions = (d: unknown): SmartOption[] | undefined => {
   return options.length === d.options.length && options.every((o) => o.id !== '' && o.optionName !== '') ? options : undefined;
 };
 
-/** data.email (CONFIRM_USERNAME after a code), or data.username (account-info). */
-const readData = (d: unknown): { email?: string; username?: string } => {
+/** A step's data (SmartStepData): the fields this app reads, those of another type left out. */
+export interface StepData {
+  /** CONFIRM_USERNAME: the email on file; VERIFY after choose-username or verify/email: where the code went. */
+  email?: string;
+  /** VERIFY on the code page: the chosen option and where its code went. */
+  optionName?: string;
+  maskedValue?: string;
+  /** REDIRECT after identify: for the legacy identification form. */
+  policyNumber?: string;
+  postalCode?: string;
+  /** DONE (account-info). */
+  username?: string;
+}
+
+const DATA_KEYS = ['email', 'optionName', 'maskedValue', 'policyNumber', 'postalCode', 'username'] as const;
+
+const readData = (d: unknown): StepData => {
   if (!isObject(d) || !isObject(d.data)) return {};
-  const { email, username } = d.data;
-  return { ...(typeof email === 'string' ? { email } : {}), ...(typeof username === 'string' ? { username } : {}) };
+  const data = d.data;
+  return Object.fromEntries(DATA_KEYS.flatMap((k) => (typeof data[k] === 'string' ? [[k, data[k]]] : []))) as StepData;
 };
 
-/**
- * VALIDATION's field messages: {fields: {name: messageKey}} or
- * {fields: [{name|field, messageKey}]}.
- */
+/** VALIDATION's (and PASSWORD_POLICY_VIOLATION's) fields: field name to rule key. */
 export function invalidFields(data: unknown): Record<string, string> {
-  if (!isObject(data)) return {};
-  const { fields } = data;
-  if (Array.isArray(fields)) {
-    return Object.fromEntries(
-      fields.filter(isObject).flatMap((f) => {
-        const name = text(f.name) || text(f.field);
-        const key = text(f.messageKey) || text(f.key);
-        return name && key ? [[name, key]] : [];
-      }),
-    );
-  }
-  if (isObject(fields)) return Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  return {};
+  if (!isObject(data) || !isObject(data.fields)) return {};
+  return Object.fromEntries(Object.entries(data.fields).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
 /** The tries a wrong code leaves (INVALID_ACTIVATION_CODE {triesLeft}), or null. */
@@ -119,39 +120,38 @@ function answer<T>(response: ApiResponse<unknown>, read: (d: unknown) => T | und
   };
 }
 
-const anything = (d: unknown) => (isObject(d) ? d : {});
 
 export interface SmartApi {
   /** GET registration: a new session for the account type. */
-  start(accountType: AccountType): Promise<SmartAnswer<object>>;
+  start(accountType: AccountType): Promise<SmartAnswer<StepData>>;
   /** GET registration/fields: the identification step's fields. */
   fields(): Promise<SmartAnswer<StepField[]>>;
   /** POST registration/identify with the fields' values. */
-  identify(values: Record<string, string>): Promise<SmartAnswer<object>>;
+  identify(values: Record<string, string>): Promise<SmartAnswer<StepData>>;
   /** GET verify/options. */
   options(): Promise<SmartAnswer<SmartOption[]>>;
   /** POST verify/send: a code to the option (EMAIL, SMS), or the PIN chosen. */
-  send(optionId: string): Promise<SmartAnswer<object>>;
+  send(optionId: string): Promise<SmartAnswer<StepData>>;
   /** GET verify/resend: a new code. */
-  resend(): Promise<SmartAnswer<object>>;
+  resend(): Promise<SmartAnswer<StepData>>;
   /** POST registration/verify with a code or PIN. */
-  verify(code: string): Promise<SmartAnswer<{ email?: string }>>;
+  verify(code: string): Promise<SmartAnswer<StepData>>;
   /** POST verify/email: the email on file is the username. */
-  confirmEmail(): Promise<SmartAnswer<object>>;
+  confirmEmail(): Promise<SmartAnswer<StepData>>;
   /** POST choose-username with another email. */
-  chooseUsername(email: string): Promise<SmartAnswer<object>>;
+  chooseUsername(email: string): Promise<SmartAnswer<StepData>>;
   /** POST create: 201 DONE. */
-  create(password: string, passwordConfirmation: string): Promise<SmartAnswer<object>>;
+  create(password: string, passwordConfirmation: string): Promise<SmartAnswer<StepData>>;
   /** GET account-info: the username, in DONE. */
-  accountInfo(): Promise<SmartAnswer<{ username?: string }>>;
+  accountInfo(): Promise<SmartAnswer<StepData>>;
   /** GET back: the previous step. */
-  back(): Promise<SmartAnswer<object>>;
+  back(): Promise<SmartAnswer<StepData>>;
 }
 
 /** The calls, each sending the session token given (none for start). */
 export function smartApi(clients: ApiClients, token: string | null): SmartApi {
   const v2 = clients.main;
-  const headers = token ? { [SESSION_HEADER]: token } : {};
+  const headers: Record<string, string> = token ? { [SESSION_HEADER]: token } : {};
   const get = async <T,>(path: '/registration' | '/registration/fields' | '/verify/options' | '/verify/resend' | '/account-info' | '/back', read: (d: unknown) => T | undefined, query?: Record<string, string>) =>
     answer(await v2.request('get', path, { headers, ...(query ? { query } : {}) }), read);
   const post = async <T,>(
@@ -160,17 +160,17 @@ export function smartApi(clients: ApiClients, token: string | null): SmartApi {
     read: (d: unknown) => T | undefined,
   ) => answer(await v2.request('post', path, { headers, body }), read);
   return {
-    start: (accountType) => get('/registration', anything, { accountType }),
+    start: (accountType) => get('/registration', readData, { accountType }),
     fields: () => get('/registration/fields', readFields),
-    identify: (values) => post('/registration/identify', values, anything),
+    identify: (values) => post('/registration/identify', values, readData),
     options: () => get('/verify/options', readOptions),
-    send: (optionId) => post('/verify/send', { optionId }, anything),
-    resend: () => get('/verify/resend', anything),
+    send: (optionId) => post('/verify/send', { optionId }, readData),
+    resend: () => get('/verify/resend', readData),
     verify: (code) => post('/registration/verify', { code }, readData),
-    confirmEmail: () => post('/verify/email', {}, anything),
-    chooseUsername: (email) => post('/choose-username', { email }, anything),
-    create: (password, passwordConfirmation) => post('/create', { password, passwordConfirmation, termsAccepted: true }, anything),
+    confirmEmail: () => post('/verify/email', {}, readData),
+    chooseUsername: (email) => post('/choose-username', { email }, readData),
+    create: (password, passwordConfirmation) => post('/create', { password, passwordConfirmation, termsAccepted: true }, readData),
     accountInfo: () => get('/account-info', readData),
-    back: () => get('/back', anything),
+    back: () => get('/back', readData),
   };
 }

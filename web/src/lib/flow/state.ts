@@ -76,6 +76,8 @@ export interface SmartRegistrationState {
   email?: string;
   /** Resends asked for the current code (spec §9: 3). */
   resends?: number;
+  /** An email found taken (EMAIL_ALREADY_EXISTS) on the way to the choose-username page, which says so. */
+  taken?: string;
 }
 
 /** Spec §3 email token (a magic link's token). */

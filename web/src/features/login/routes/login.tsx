@@ -12,8 +12,8 @@ export const SMART_REGISTRATION_BUILT = true;
 
 /**
  * Spec §2.2: where the create-account button goes, by the brand's
- * registration flag: smart registration's account type when it is on (once
- * smart registration exists), legacy registration otherwise.
+ * registration flag: smart registration's account type when it is on,
+ * legacy registration otherwise.
  */
 export function createAccountPath(registration: boolean, smartBuilt = SMART_REGISTRATION_BUILT): string {
   return registration && smartBuilt ? '/create-an-account/identification/account-type' : '/registration/identification';

@@ -6,7 +6,7 @@ import { fieldId, useForm } from '@/components/form/use-form';
 import { isMessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
-import { readFlow, useFlow } from '@/lib/flow/state';
+import { readFlow, updateFlow, useFlow } from '@/lib/flow/state';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
 import { checkTerms } from '@/lib/rules/terms';
@@ -51,8 +51,10 @@ export function Create() {
       document.getElementById(fieldId(form.id, 'password'))?.focus();
       return;
     }
-    if (outcome.kind === 'message' && outcome.errorCode === 'EMAIL_ALREADY_EXISTS' && email) {
-      return form.setFormError({ key: 'smartRegistration.email.taken', params: { email } });
+    if (outcome.kind === 'message' && outcome.errorCode === 'EMAIL_ALREADY_EXISTS') {
+      // The email was taken meanwhile: the session asks for another (ASK_NEW_USERNAME), whose page says so.
+      updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, taken: email } } : {}));
+      return smart.follow();
     }
     if (outcome.kind === 'message') return form.setFormError(outcomeMessage(outcome));
     if (outcome.kind === 'returned' && outcome.errorCode === 'VALIDATION') {

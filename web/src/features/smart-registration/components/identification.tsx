@@ -69,7 +69,9 @@ function IdentificationForm({ fields, smart }: { fields: KnownField[]; smart: Sm
     if (!result) return;
     const { answer, outcome } = result;
     if (outcome.kind === 'continue') {
-      return smart.follow({ policyNumber: body.policyNumber, postalCode: body.postalCode });
+      // REDIRECT hands these to legacy registration's form (spec §4.1): the answer's, else those typed.
+      const { policyNumber = body.policyNumber, postalCode = body.postalCode } = answer.value ?? {};
+      return smart.follow({ policyNumber, postalCode });
     }
     if (outcome.kind === 'message') return setFormError(outcomeMessage(outcome));
     if (outcome.kind === 'returned' && outcome.errorCode === 'VALIDATION') {

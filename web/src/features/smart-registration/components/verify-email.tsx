@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { EmailField } from '@/components/form/email-field';
 import { Form, SubmitButton } from '@/components/form/form';
 import { useForm } from '@/components/form/use-form';
@@ -25,18 +25,27 @@ export function VerifyEmail() {
   const { smartRegistration } = useFlow();
   const onFile = decodeSession(smartRegistration?.token)?.step === 'CONFIRM_USERNAME' ? smartRegistration?.email : undefined;
   const [choosing, setChoosing] = useState(!onFile);
+  const [taken, setTaken] = useState(smartRegistration?.taken);
   return (
     <SmartPage title={t('smartRegistration.email.title')} dialog={smart.dialog}>
       {onFile && !choosing ? (
-        <ConfirmEmail email={onFile} smart={smart} onChooseAnother={() => setChoosing(true)} />
+        <ConfirmEmail
+          email={onFile}
+          smart={smart}
+          onChooseAnother={(email) => {
+            setTaken(email);
+            setChoosing(true);
+          }}
+        />
       ) : (
-        <ChooseEmail smart={smart} />
+        <ChooseEmail smart={smart} taken={taken} />
       )}
     </SmartPage>
   );
 }
 
-function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart: SmartSend; onChooseAnother: () => void }) {
+/** The email on file: kept (a code goes to it unless the first one did), or another chosen (taken: it was found used meanwhile). */
+function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart: SmartSend; onChooseAnother: (taken?: string) => void }) {
   const t = useT();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Message | null>(null);
@@ -50,9 +59,12 @@ function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart:
     const { outcome } = result;
     if (outcome.kind === 'continue') {
       // A code goes to it when the first one went elsewhere: the code page says where.
-      updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, option: { id: '', optionName: 'EMAIL', data: email }, resends: 0 } } : {}));
+      const option = { id: '', optionName: 'EMAIL', data: result.answer.value?.email ?? email };
+      updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, option, resends: 0 } } : {}));
       return smart.follow();
     }
+    // Spec §8.2 EMAIL_ALREADY_EXISTS: another account took it meanwhile; the session asks for another.
+    if (outcome.kind === 'message' && outcome.errorCode === 'EMAIL_ALREADY_EXISTS') return onChooseAnother(email);
     if (outcome.kind === 'message') setError(outcomeMessage(outcome));
     else if (outcome.kind === 'returned') smart.roadblock('technical');
   };
@@ -66,7 +78,7 @@ function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart:
         <button type="button" className="button button--primary" disabled={busy} aria-busy={busy || undefined} onClick={() => void confirm()}>
           {t('smartRegistration.email.useThis')}
         </button>
-        <button type="button" className="button button--secondary" onClick={onChooseAnother}>
+        <button type="button" className="button button--secondary" onClick={() => onChooseAnother()}>
           {t('smartRegistration.email.chooseAnother')}
         </button>
       </div>
@@ -74,18 +86,24 @@ function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart:
   );
 }
 
-function ChooseEmail({ smart }: { smart: SmartSend }) {
+/** Another email: a code goes to it (the code page); one already used says so and another may be typed. */
+function ChooseEmail({ smart, taken }: { smart: SmartSend; taken: string | undefined }) {
   const t = useT();
   const form = useForm({
     email: { rule: checkEmail },
     emailConfirmation: { rule: checkEmailConfirmation, with: 'email' },
   });
+  const { setFormError } = form;
+  useEffect(() => {
+    if (taken) setFormError({ key: 'smartRegistration.email.taken', params: { email: taken } });
+  }, [taken, setFormError]);
   const submit = async ({ email }: { email: string }) => {
     const result = await smart.send((api) => api.chooseUsername(email));
     if (!result) return;
     const { outcome } = result;
     if (outcome.kind === 'continue') {
-      updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, email, option: { id: '', optionName: 'EMAIL', data: email }, resends: 0 } } : {}));
+      const option = { id: '', optionName: 'EMAIL', data: result.answer.value?.email ?? email };
+      updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, email, option, resends: 0, taken: undefined } } : {}));
       return smart.follow();
     }
     // Spec §8.2 EMAIL_ALREADY_EXISTS: said with the address; another may be typed (the session is unchanged).

@@ -27,7 +27,10 @@ async function choose(smart: SmartSend, option: SmartOption): Promise<Message | 
   if (result?.outcome.kind === 'message') return outcomeMessage(result.outcome);
   if (result?.outcome.kind === 'returned') smart.roadblock('technical');
   if (result?.outcome.kind !== 'continue') return null;
-  updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, option, resends: 0 } } : {}));
+  // The answer names the option and where its code went (the code page's text).
+  const { optionName = option.optionName, maskedValue = option.data } = result.answer.value ?? {};
+  const sent = { id: option.id, optionName, data: maskedValue };
+  updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, option: sent, resends: 0 } } : {}));
   smart.follow();
   return null;
 }
