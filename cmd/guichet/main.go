@@ -84,6 +84,9 @@ func run(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if _, _, err := app.RegistrationSession(cfg); err != nil {
+			return err
+		}
 		fmt.Fprintf(stdout, "%s: %d brands valid\n", cfg.BrandsSource(), len(reg.All()))
 		return nil
 	case "outbox":

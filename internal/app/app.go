@@ -24,6 +24,7 @@ import (
 	"guichet/internal/notify"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
+	"guichet/internal/smartreg"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/web"
@@ -62,6 +63,14 @@ type Config struct {
 	// account.DefaultWaitBudget, 0 for no bound): a password check expected
 	// to wait longer for a hasher is answered 429 BUSY at once.
 	HashWaitBudget string
+	// RegistrationJWTKeys (GUICHET_REGISTRATION_JWT_KEYS): the smart
+	// registration session keys, "kid:base64key,..." (the first signs, all
+	// verify); empty: a key kept in the database.
+	RegistrationJWTKeys string
+	// RegistrationSessionTTL (GUICHET_REGISTRATION_SESSION_TTL, a Go
+	// duration, --dev only): a shorter smart registration session, for
+	// browser tests of the expired session.
+	RegistrationSessionTTL string
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -91,6 +100,9 @@ func ConfigFromEnv() Config {
 		MaintenanceBypass:  get("GUICHET_MAINTENANCE_BYPASS", ""),
 		obsoleteTrustProxy: get("GUICHET_TRUST_PROXY", "") != "",
 		HashWaitBudget:     get("GUICHET_HASH_WAIT_BUDGET", ""),
+
+		RegistrationJWTKeys:    get("GUICHET_REGISTRATION_JWT_KEYS", ""),
+		RegistrationSessionTTL: get("GUICHET_REGISTRATION_SESSION_TTL", ""),
 	}
 }
 
@@ -280,11 +292,24 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	}
 	accounts.Poke, recoveries.Poke, registrations.Poke = worker.Poke, worker.Poke, worker.Poke
 	deps.Registration = &registration.Handler{Service: registrations}
+	keys, ttl, err := RegistrationSession(a.cfg)
+	if err != nil {
+		return err
+	}
+	smart, err := smartreg.New(ctx, accounts, keys)
+	if err != nil {
+		return fmt.Errorf("smart registration: %w", err)
+	}
+	smart.Poke = worker.Poke
+	if ttl > 0 {
+		smart.TTL = ttl
+	}
+	deps.Smart = &smartreg.Handler{Service: smart}
 	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	a.workers = append(a.workers, func(ctx context.Context) error {
-		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, registrations.Prune, func(ctx context.Context) (int64, error) {
+		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, registrations.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
 		})
 	})
@@ -439,4 +464,25 @@ func newServer(h http.Handler) *http.Server {
 		MaxHeaderBytes:    32 << 10,
 		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
 	}
+}
+
+// RegistrationSession checks the smart registration session settings (also
+// `guichet check-config`): the key list (none: the database key) and the
+// session TTL, which only --dev may shorten (0: smartreg.TTL).
+func RegistrationSession(cfg Config) (smartreg.Keys, time.Duration, error) {
+	keys, err := smartreg.ParseKeys(cfg.RegistrationJWTKeys)
+	if err != nil {
+		return nil, 0, fmt.Errorf("GUICHET_REGISTRATION_JWT_KEYS: %w", err)
+	}
+	if cfg.RegistrationSessionTTL == "" {
+		return keys, 0, nil
+	}
+	if !cfg.Dev {
+		return nil, 0, errors.New("GUICHET_REGISTRATION_SESSION_TTL is for --dev only (browser tests of an expired session)")
+	}
+	ttl, err := time.ParseDuration(cfg.RegistrationSessionTTL)
+	if err != nil || ttl < time.Second || ttl > smartreg.TTL {
+		return nil, 0, fmt.Errorf("GUICHET_REGISTRATION_SESSION_TTL %q: want a duration from 1s to %s", cfg.RegistrationSessionTTL, smartreg.TTL)
+	}
+	return keys, ttl, nil
 }

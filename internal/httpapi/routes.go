@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"guichet/internal/api"
+	"guichet/internal/smartreg"
 )
 
 // RouteKind says which middleware a route gets on top of the common one.
@@ -79,6 +80,30 @@ func (s *server) routes() []Route {
 		apiRoute("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", h.Validate)
 		apiRoute("POST /api/v1/registrations/{id}/authentication", h.Authentication)
 		apiRoute("POST /api/v1/accounts/{id}/create", h.Create)
+	}
+
+	// Smart registration (spec §2.5, §4.1, §7 api/v2): every answer carries
+	// the session token header; refusals have the smart client's shape.
+	if h := s.deps.Smart; h != nil {
+		for _, r := range []struct {
+			pattern string
+			h       api.Handler
+		}{
+			{"GET /api/v2/registration", h.Start},
+			{"GET /api/v2/registration/fields", h.Fields},
+			{"POST /api/v2/registration/identify", h.Identify},
+			{"GET /api/v2/verify/options", h.Options},
+			{"POST /api/v2/verify/send", h.Send},
+			{"GET /api/v2/verify/resend", h.Resend},
+			{"POST /api/v2/registration/verify", h.Verify},
+			{"POST /api/v2/verify/email", h.ConfirmEmail},
+			{"POST /api/v2/choose-username", h.ChooseUsername},
+			{"POST /api/v2/create", h.Create},
+			{"GET /api/v2/account-info", h.AccountInfo},
+			{"GET /api/v2/back", h.Back},
+		} {
+			apiRoute(r.pattern, smartreg.Wrap(r.h))
+		}
 	}
 
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })

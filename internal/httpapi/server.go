@@ -14,6 +14,7 @@ import (
 	"guichet/internal/maintenance"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
+	"guichet/internal/smartreg"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 )
@@ -53,6 +54,8 @@ type Deps struct {
 	// Registration is legacy registration (its find goes through
 	// Account.Find, which dispatches on the payload).
 	Registration *registration.Handler
+	// Smart is smart registration (api/v2).
+	Smart *smartreg.Handler
 }
 
 // Server is the whole HTTP handler, with its route table.

@@ -155,6 +155,28 @@ func Find(ctx context.Context, q Reader, m Match) (Person, error) {
 	return Person{}, store.ErrNotFound
 }
 
+// People returns the people of the brand's active policy with that number
+// (any mask, any case), holders first; none when there is no such policy.
+// Smart registration matches the fields a brand asks for against them.
+func People(ctx context.Context, q Reader, brand, number string) ([]Person, error) {
+	rows, err := q.Query(ctx, selectPerson+` JOIN policies p ON p.id = ip.policy_id
+		WHERE p.brand = ? AND p.number = ? AND p.status = 'active' ORDER BY ip.role DESC, ip.id`,
+		brand, NormalizeNumber(number))
+	if err != nil {
+		return nil, fmt.Errorf("people of policy: %w", err)
+	}
+	defer rows.Close()
+	var out []Person
+	for rows.Next() {
+		p, err := scanPerson(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
 // PersonByID returns a person of a brand.
 func PersonByID(ctx context.Context, q Reader, brand, id string) (Person, error) {
 	p, err := scanPerson(q.QueryRow(ctx, selectPerson+" WHERE ip.brand = ? AND ip.id = ?", brand, id))
