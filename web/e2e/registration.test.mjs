@@ -18,7 +18,11 @@ const messages = {
   fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
 };
 
-const BRAND = 'belair';
+/** Smart registration's first page (issue 15), where the create-account button of belair and intact goes. */
+const smartTitle = /** @type {string} */ (json('sections/smartRegistration.en.json')['smartRegistration.accountType.title']);
+
+// A brand without the registration flag: its create-account button comes here (belair and intact go to smart registration).
+const BRAND = 'bna';
 const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
 const POSTAL = 'M5V 2T6';
 /** Belair's default province, on, has UBI: a well-formed Ontario licence (none is on file for the demo people). */
@@ -41,7 +45,7 @@ const people = {
   noOptions: { policy: 'REG0006', first: 'Nora', last: 'Aucun' },
   ubi: { policy: 'REG0007', first: 'Ubald', last: 'Conduit' },
   cancelled: { policy: 'REG0008', first: 'Carl', last: 'Annule' },
-  registered: { policy: 'BEL1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
+  registered: { policy: 'BNA1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
 };
 
 /** @type {import('playwright-core').Browser} */
@@ -96,7 +100,7 @@ async function arrive(page, title, { focus = true } = {}) {
   await checkA11y(page);
 }
 
-describe('the create-account button on every brand goes to registration identification', () => {
+describe('the create-account button: smart registration where the brand has the flag (belair, intact), else registration identification', () => {
   /** @type {import('./harness.mjs').Server} */
   let server;
   before(async () => {
@@ -108,11 +112,12 @@ describe('the create-account button on every brand goes to registration identifi
 
   for (const brand of brands) {
     test(brand, async () => {
+      const smart = brand === 'belair' || brand === 'intact';
       const { context, page, errors } = await openPage(browser, server.url(brand, '/?lang=en'));
       try {
         await press(page, page.getByRole('link', { name: messages.en['login.createAccount'] }));
-        await arrive(page, messages.en['registration.identification.title']);
-        assert.equal(pathOf(page), '/registration/identification');
+        await arrive(page, smart ? smartTitle : messages.en['registration.identification.title']);
+        assert.equal(pathOf(page), smart ? '/create-an-account/identification/account-type' : '/registration/identification');
         assert.deepEqual(realErrors(errors), []);
       } finally {
         await context.close();

@@ -33,10 +33,14 @@ export interface FieldContext {
   today: Date;
 }
 
-/** The policy number's format: the server's mask and length, else the brand's for the province. */
+/**
+ * The policy number's format: the server's (the brand's rule; minLength
+ * counts the letters and digits, maxLength the mask's separators too), else
+ * the brand's for the province.
+ */
 export function fieldPolicyFormat(field: StepField, ctx: FieldContext): PolicyFormat {
   const brand = policyFormat(ctx.brand.policyNumber, ctx.province);
-  const length = field.rules.maxLength ?? brand.length;
+  const length = field.rules.minLength ?? brand.length;
   return { length, mask: field.mask || (length === brand.length ? brand.mask : '') };
 }
 

@@ -29,7 +29,7 @@ const refused = (error: string, extra: Record<string, unknown> = {}, message = e
 });
 
 const FIELDS = [
-  { name: 'policyNumber', type: 'text', required: true, labelKey: 'smartRegistration.field.policyNumber', mask: 'AAA-9999', rules: { minLength: 7, maxLength: 7 } },
+  { name: 'policyNumber', type: 'text', required: true, labelKey: 'smartRegistration.field.policyNumber', mask: 'AAA-9999', rules: { minLength: 7, maxLength: 8 } },
   { name: 'firstName', type: 'text', required: true, labelKey: 'smartRegistration.field.firstName', mask: '', rules: { minLength: 1, maxLength: 30 } },
   { name: 'lastName', type: 'text', required: true, labelKey: 'smartRegistration.field.lastName', mask: '', rules: { minLength: 1, maxLength: 30 } },
   { name: 'postalCode', type: 'text', required: true, labelKey: 'smartRegistration.field.postalCode', mask: 'A9A 9A9', rules: { minLength: 6, maxLength: 7 } },
