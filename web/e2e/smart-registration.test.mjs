@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, codeOf, expectNoSidewaysScroll, launchBrowser, mailbox, openPage, pathOf, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -47,47 +47,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/**
- * A press of the mouse at the middle of an element, as a person clicks.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- */
-async function press(page, locator) {
-  await locator.scrollIntoViewIfNeeded();
-  const box = await locator.boundingBox();
-  if (!box) throw new Error('the element is not shown');
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-}
-
-/**
- * Clicks into a field with the mouse and types into it.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- * @param {string} text
- */
-async function typeInto(page, locator, text) {
-  await press(page, locator);
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(text);
-}
-
-/**
- * Waits for the page's h1, which a page change focuses, checks that nothing
- * scrolls sideways, and runs axe.
- * @param {import('playwright-core').Page} page
- * @param {string} title
- * @param {{ focus?: boolean }} [options] focus: false for the first page of a visit (opened by its address)
- */
-async function arrive(page, title, { focus = true } = {}) {
-  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  await expectNoSidewaysScroll(page, `${title} (${pathOf(page)})`);
-  if (focus) {
-    await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
-  }
-  await checkA11y(page);
-}
 
 /** @param {'en' | 'fr'} language */
 function visitor(language) {

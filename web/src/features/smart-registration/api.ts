@@ -68,10 +68,14 @@ const readFields = (d: unknown): StepField[] | undefined => {
   return fields.every((f) => f !== null) ? (fields as StepField[]) : undefined;
 };
 
+const OPTION_NAMES: readonly string[] = ['EMAIL', 'SMS', 'PIN'] satisfies SmartOption['optionName'][];
+
+export const isOptionName = (name: unknown): name is SmartOption['optionName'] => typeof name === 'string' && OPTION_NAMES.includes(name);
+
+/** The options, those of a kind this app does not know left out (none left: the unavailable-option roadblock). */
 const readOptions = (d: unknown): SmartOption[] | undefined => {
   if (!isObject(d) || !Array.isArray(d.options)) return undefined;
-  const options = d.options.filter(isObject).map((o) => ({ id: text(o.id), optionName: text(o.optionName), data: text(o.data) }));
-  return options.length === d.options.length && options.every((o) => o.id !== '' && o.optionName !== '') ? options : undefined;
+  return d.options.filter(isObject).flatMap((o) => (typeof o.id === 'string' && o.id !== '' && isOptionName(o.optionName) ? [{ id: o.id, optionName: o.optionName, data: text(o.data) }] : []));
 };
 
 /** A step's data (SmartStepData): the fields this app reads, those of another type left out. */

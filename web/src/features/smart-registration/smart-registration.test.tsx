@@ -2,7 +2,7 @@ import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSection } from '@/i18n/section';
 import { forgetPages } from '@/lib/flow/previous-page';
-import { readFlow, updateFlow, type SmartRegistrationState } from '@/lib/flow/state';
+import { readFlow, updateFlow, type SmartOption, type SmartRegistrationState } from '@/lib/flow/state';
 import { ssoFields } from '@/lib/flow/sso-form';
 import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
@@ -49,9 +49,9 @@ const CREATE = 'POST /api/v2/create';
 const INFO = 'GET /api/v2/account-info';
 const BACK = 'GET /api/v2/back';
 
-const EMAIL_OPTION = { id: 'o1', optionName: 'EMAIL', data: 'e***@example.com' };
-const SMS_OPTION = { id: 'o2', optionName: 'SMS', data: '***-***-0101' };
-const PIN_OPTION = { id: 'o3', optionName: 'PIN', data: '' };
+const EMAIL_OPTION: SmartOption = { id: 'o1', optionName: 'EMAIL', data: 'e***@example.com' };
+const SMS_OPTION: SmartOption = { id: 'o2', optionName: 'SMS', data: '***-***-0101' };
+const PIN_OPTION: SmartOption = { id: 'o3', optionName: 'PIN', data: '' };
 
 let submitted: HTMLFormElement[];
 
@@ -313,8 +313,8 @@ describe('verification', () => {
   const options = (list: unknown[]): FakeAnswer => ({ ...step('VERIFY', SMART_PATHS.verifyOptions), body: { step: 'VERIFY', page: SMART_PATHS.verifyOptions, options: list } });
   const sent = (optionName: string, maskedValue: string) => step('VERIFY', SMART_PATHS.verifyCode, { optionName, maskedValue, resendsLeft: 3 });
 
-  it('no option: the unavailable-option roadblock', async () => {
-    await openAt(SMART_PATHS.verifyOptions, { [OPTIONS]: options([]) }, { at: ['VERIFY', SMART_PATHS.verifyOptions] });
+  it('no option (or none of a known kind): the unavailable-option roadblock', async () => {
+    await openAt(SMART_PATHS.verifyOptions, { [OPTIONS]: options([{ id: 'o9', optionName: 'FAX', data: '' }]) }, { at: ['VERIFY', SMART_PATHS.verifyOptions] });
     await heading('We can’t send you a security code');
     expect(where()).toBe(SMART_PATHS.unavailableOption);
     expect(readFlow().roadblocked).toBe(true);

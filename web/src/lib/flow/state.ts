@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import type { components } from '@/lib/api/schema';
 
 // The flow state the features share (spec §3), kept in sessionStorage so a
 // reload of the tab keeps it and closing the tab forgets it. Features read it
@@ -57,12 +58,7 @@ export interface RegistrationState {
 }
 
 /** A smart registration verification option (spec §4.1), as GET /api/v2/verify/options lists it. */
-export interface SmartOption {
-  id: string;
-  optionName: string;
-  /** The masked address or number; empty for the PIN. */
-  data: string;
-}
+export type SmartOption = components['schemas']['SmartOption'];
 
 /**
  * Spec §4.1 smart registration: the session token of the last answer (its

@@ -5,6 +5,7 @@ import { readFlow, updateFlow, useFlow } from '@/lib/flow/state';
 import type { AccountType as Choice } from '@/features/smart-registration/api';
 import { SMART_PATHS } from '@/features/smart-registration/session';
 import { useSmartSend } from '@/features/smart-registration/use-smart-send';
+import { ChoiceFieldset } from './choice-fieldset';
 import { SmartPage } from './smart-page';
 
 const CHOICES: readonly { value: Choice; label: 'smartRegistration.accountType.policyHolder' | 'smartRegistration.accountType.insuredDriver'; hint: 'smartRegistration.accountType.policyHolderHint' | 'smartRegistration.accountType.insuredDriverHint' }[] = [
@@ -68,26 +69,13 @@ export function AccountType() {
         {sessionExpired ? <p>{t('smartRegistration.accountType.sessionEnded')}</p> : null}
       </div>
       <form noValidate className="form" onSubmit={(event) => void submit(event)}>
-        <fieldset className="field field--group smart-registration__choices">
-          <legend className="field__label">{t('smartRegistration.accountType.legend')}</legend>
-          {CHOICES.map(({ value, label, hint }) => (
-            <div key={value} className="smart-registration__choice">
-              <input
-                id={`account-type-${value}`}
-                type="radio"
-                name="accountType"
-                value={value}
-                checked={choice === value}
-                onChange={() => setChoice(value)}
-                aria-describedby={`account-type-${value}-hint`}
-              />
-              <label htmlFor={`account-type-${value}`}>{t(label)}</label>
-              <p id={`account-type-${value}-hint`} className="field__hint">
-                {t(hint)}
-              </p>
-            </div>
-          ))}
-        </fieldset>
+        <ChoiceFieldset
+          name="accountType"
+          legend={t('smartRegistration.accountType.legend')}
+          choices={CHOICES.map(({ value, label, hint }) => ({ value, label: t(label), hint: t(hint) }))}
+          chosen={choice}
+          onChoose={(value) => setChoice(value as Choice)}
+        />
         <p>
           <Link href={SMART_PATHS.accountTypeHelp}>{t('smartRegistration.accountType.help')}</Link>
         </p>

@@ -59,7 +59,7 @@ function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart:
     const { outcome } = result;
     if (outcome.kind === 'continue') {
       // A code goes to it when the first one went elsewhere: the code page says where.
-      const option = { id: '', optionName: 'EMAIL', data: result.answer.value?.email ?? email };
+      const option = { id: '', optionName: 'EMAIL' as const, data: result.answer.value?.email ?? email };
       updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, option, resends: 0 } } : {}));
       return smart.follow();
     }
@@ -102,7 +102,7 @@ function ChooseEmail({ smart, taken }: { smart: SmartSend; taken: string | undef
     if (!result) return;
     const { outcome } = result;
     if (outcome.kind === 'continue') {
-      const option = { id: '', optionName: 'EMAIL', data: result.answer.value?.email ?? email };
+      const option = { id: '', optionName: 'EMAIL' as const, data: result.answer.value?.email ?? email };
       updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, email, option, resends: 0, taken: undefined } } : {}));
       return smart.follow();
     }

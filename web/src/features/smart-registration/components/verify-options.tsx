@@ -4,19 +4,18 @@ import type { Message, SectionKey } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { updateFlow, type SmartOption } from '@/lib/flow/state';
+import { isOptionName } from '@/features/smart-registration/api';
 import { SMART_PATHS } from '@/features/smart-registration/session';
 import { useSmartSend, type SmartSend } from '@/features/smart-registration/use-smart-send';
 import { BackButton } from './back-button';
+import { ChoiceFieldset } from './choice-fieldset';
 import { SmartPage } from './smart-page';
 
-const LABELS: Record<string, SectionKey> = {
+const LABELS: Record<SmartOption['optionName'], SectionKey> = {
   EMAIL: 'smartRegistration.options.email',
   SMS: 'smartRegistration.options.sms',
   PIN: 'smartRegistration.options.pin',
 };
-
-/** The options the page knows how to verify with. */
-export const knownOptions = (options: SmartOption[]) => options.filter((o) => Object.hasOwn(LABELS, o.optionName));
 
 /**
  * Sends a code to the option (or chooses the PIN), keeps it for the code
@@ -28,8 +27,8 @@ async function choose(smart: SmartSend, option: SmartOption): Promise<Message | 
   if (result?.outcome.kind === 'returned') smart.roadblock('technical');
   if (result?.outcome.kind !== 'continue') return null;
   // The answer names the option and where its code went (the code page's text).
-  const { optionName = option.optionName, maskedValue = option.data } = result.answer.value ?? {};
-  const sent = { id: option.id, optionName, data: maskedValue };
+  const { optionName, maskedValue = option.data } = result.answer.value ?? {};
+  const sent: SmartOption = { id: option.id, optionName: isOptionName(optionName) ? optionName : option.optionName, data: maskedValue };
   updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, option: sent, resends: 0 } } : {}));
   smart.follow();
   return null;
@@ -57,7 +56,7 @@ export function VerifyOptions() {
     void smart.send((api) => api.options()).then(async (result) => {
       if (!result || result.outcome.kind !== 'continue') return;
       if (!result.answer.value) return smart.roadblock('technical');
-      const known = knownOptions(result.answer.value);
+      const known = result.answer.value;
       if (known.length === 0) {
         updateFlow({ roadblocked: true, smartRegistration: null });
         navigate(SMART_PATHS.unavailableOption);
@@ -88,22 +87,13 @@ export function VerifyOptions() {
       </div>
       {options ? (
         <form noValidate className="form" onSubmit={(event) => void submit(event)}>
-          <fieldset className="field field--group smart-registration__choices">
-            <legend className="field__label">{t('smartRegistration.options.legend')}</legend>
-            {options.map((option) => (
-              <div key={option.id} className="smart-registration__choice">
-                <input
-                  id={`option-${option.id}`}
-                  type="radio"
-                  name="option"
-                  value={option.id}
-                  checked={chosen === option.id}
-                  onChange={() => setChosen(option.id)}
-                />
-                <label htmlFor={`option-${option.id}`}>{t(LABELS[option.optionName] ?? 'smartRegistration.options.pin', { value: option.data })}</label>
-              </div>
-            ))}
-          </fieldset>
+          <ChoiceFieldset
+            name="option"
+            legend={t('smartRegistration.options.legend')}
+            choices={options.map((o) => ({ value: o.id, label: t(LABELS[o.optionName], { value: o.data }) }))}
+            chosen={chosen}
+            onChoose={setChosen}
+          />
           <div className="smart-registration__actions">
             <button type="submit" className="button button--primary" disabled={busy} aria-busy={busy || undefined}>
               {t('smartRegistration.next')}
