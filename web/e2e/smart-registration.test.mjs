@@ -337,13 +337,18 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       }
     });
 
-    test('the account type: its help page closes back to it; Back to login goes to /', async () => {
+    test('the account type: its help page closes back to it; the browser’s back and Back to login go to /', async () => {
       const { context, page, errors } = await v.start(server, 'intact');
       try {
         await press(page, page.getByRole('link', { name: m['smartRegistration.accountType.help'] }));
         await arrive(page, m['smartRegistration.help.title']);
         assert.equal(pathOf(page), '/create-an-account/identification/account-type-help');
         await v.button(page, m['smartRegistration.help.close']);
+        await arrive(page, m['smartRegistration.accountType.title']);
+        await page.goBack();
+        await arrive(page, m['login.title']);
+        assert.equal(pathOf(page), '/');
+        await press(page, page.getByRole('link', { name: m['login.createAccount'] }));
         await arrive(page, m['smartRegistration.accountType.title']);
         await v.button(page, m['smartRegistration.backToLogin']);
         await arrive(page, m['login.title']);
