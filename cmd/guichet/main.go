@@ -56,6 +56,8 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.TrustedProxies, "trusted-proxies", cfg.TrustedProxies, "load balancers whose X-Forwarded-For hops are skipped: CIDR list (GUICHET_TRUSTED_PROXIES)")
 	fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "admin listener (/metrics); off: none (GUICHET_ADMIN_ADDR)")
 	fs.StringVar(&cfg.MaintenanceBypass, "maintenance-bypass", cfg.MaintenanceBypass, "maintenancePageBypass value that lets staff through maintenance (GUICHET_MAINTENANCE_BYPASS)")
+	fs.StringVar(&cfg.RegistrationJWTKeys, "registration-jwt-keys", cfg.RegistrationJWTKeys, "smart registration session keys kid:base64key,... (first signs); prefer the variable (GUICHET_REGISTRATION_JWT_KEYS)")
+	fs.StringVar(&cfg.RegistrationSessionTTL, "registration-session-ttl", cfg.RegistrationSessionTTL, "--dev only: shorter smart registration session, e.g. 20s (GUICHET_REGISTRATION_SESSION_TTL)")
 	fs.StringVar(&cfg.HashWaitBudget, "hash-wait-budget", cfg.HashWaitBudget,
 		"longest expected wait for a password hash before 429 BUSY, e.g. 2s; 0: no bound (GUICHET_HASH_WAIT_BUDGET)")
 	if err := fs.Parse(args); err != nil {

@@ -176,3 +176,62 @@ func TestHostilePathValues(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileSessionValues is TestHostilePathValues for the routes of smart
+// registration (api/v2), whose values come in the x-registration-session
+// header and the accountType query instead of the path: every api/v2 route
+// of the table gets each hostile value (and forged tokens), over HTTP on
+// both databases; no answer may be a 5xx, and none a success.
+func TestHostileSessionValues(t *testing.T) {
+	forged := map[string]string{
+		"alg none":    "eyJhbGciOiJub25lIiwia2lkIjoiZGIxIn0.eyJzaWQiOiJBQUFBQUFBQUFBQUFBQUFBQUFBQUFBIiwiYnJhbmQiOiJiZWxhaXIiLCJleHAiOjk5OTk5OTk5OTl9.",
+		"three dots":  "...",
+		"NUL payload": "eyJhbGciOiJIUzI1NiIsImtpZCI6ImRiMSJ9.AA.AA",
+	}
+	eachDatabase(t, func(t *testing.T, a *App) {
+		srv := httptest.NewServer(a.Handler)
+		defer srv.Close()
+		belair, _ := a.Brands.ByID("belair")
+		n := 0
+		for _, r := range a.Routes {
+			method, path, _ := strings.Cut(r.Pattern, " ")
+			if !strings.HasPrefix(path, "/api/v2/") {
+				continue
+			}
+			n++
+			values := map[string]string{}
+			for k, v := range hostileValues {
+				values[k] = v
+			}
+			for k, v := range forged {
+				values[k] = v
+			}
+			for name, value := range values {
+				target := srv.URL + path
+				if path == "/api/v2/registration" {
+					target += "?accountType=" + value
+				}
+				req, err := http.NewRequest(method, target, strings.NewReader(`{"code":"123456","email":"a@example.com","optionId":"x"}`))
+				if err != nil {
+					t.Fatalf("%s, %s: %v", r.Pattern, name, err)
+				}
+				req.Host = belair.Hosts[0]
+				req.Header.Set("api-key", belair.APIKey)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("x-registration-session", value)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatalf("%s, %s: %v", r.Pattern, name, err)
+				}
+				answer, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode >= 500 || res.StatusCode < 300 {
+					t.Errorf("%s, %s: %d %.200s", r.Pattern, name, res.StatusCode, answer)
+				}
+			}
+		}
+		if n != 12 {
+			t.Fatalf("%d api/v2 routes in the table, want 12", n)
+		}
+	})
+}

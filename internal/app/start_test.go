@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"encoding/base64"
+	"strings"
 	"sync"
 	"testing"
 
@@ -55,5 +57,34 @@ func TestInstancesStartTogether(t *testing.T) {
 				t.Fatalf("%d migrations recorded, %d left to apply", migrations, n)
 			}
 		})
+	}
+}
+
+// TestRegistrationSessionSettings: a malformed or short key list is refused
+// (serve and check-config), and the short session TTL only with --dev.
+func TestRegistrationSessionSettings(t *testing.T) {
+	good := "k1:" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", 32)))
+	cases := []struct {
+		cfg  Config
+		fail string
+	}{
+		{Config{}, ""},
+		{Config{RegistrationJWTKeys: good}, ""},
+		{Config{RegistrationJWTKeys: "k1:" + base64.StdEncoding.EncodeToString([]byte("short"))}, "at least 32"},
+		{Config{RegistrationJWTKeys: "nonsense"}, "GUICHET_REGISTRATION_JWT_KEYS"},
+		{Config{RegistrationSessionTTL: "20s"}, "--dev only"},
+		{Config{Dev: true, RegistrationSessionTTL: "20s"}, ""},
+		{Config{Dev: true, RegistrationSessionTTL: "2h"}, "1s to 30m0s"},
+		{Config{Dev: true, RegistrationSessionTTL: "soon"}, "want a duration"},
+	}
+	for _, c := range cases {
+		_, _, err := RegistrationSession(c.cfg)
+		if c.fail == "" && err != nil || c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.fail)
+		}
+	}
+	cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", RegistrationJWTKeys: "k1:c2hvcnQ="}
+	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_REGISTRATION_JWT_KEYS") {
+		t.Fatalf("New with a short key: %v", err)
 	}
 }

@@ -188,6 +188,21 @@ func TestLoadDirProblems(t *testing.T) {
 			want:  []string{"a.yaml: colour: unknown field (expected one of: id, name, apiKey"},
 		},
 		{
+			name: "smart registration field lists",
+			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\n"+
+				"smartRegistration:\n  identification:\n"+
+				"    policyHolder:\n      qc: [policyNumber, lastName, dateOfBirth, shoeSize]\n      zz: [policyNumber, lastName, dateOfBirth]\n"+
+				"      default: [policyNumber, lastName, lastName]\n"+
+				"    boss:\n      default: [policyNumber, lastName, dateOfBirth]")},
+			want: []string{
+				`a.yaml: smartRegistration.identification.boss: "boss" is not an account type ([policyHolder insuredDriver])`,
+				`a.yaml: smartRegistration.identification.policyHolder.default: "lastName" is listed twice`,
+				`a.yaml: smartRegistration.identification.policyHolder.default: must list "dateOfBirth"`,
+				`a.yaml: smartRegistration.identification.policyHolder.qc: "shoeSize" is not a known field`,
+				`a.yaml: smartRegistration.identification.policyHolder.zz: "zz" is neither one of this brand's provinces nor default`,
+			},
+		},
+		{
 			name:  "name without French",
 			files: map[string]string{"a.yaml": brandFile("a", "name: Test a", "name: {en: Test a}")},
 			want:  []string{"a.yaml: name.fr: required field is missing"},

@@ -2,14 +2,9 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"regexp"
-	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
+	"guichet/internal/api/apitest"
 	"guichet/internal/brand"
 )
 
@@ -18,18 +13,7 @@ import (
 // which the SPA's types are generated: no undeclared property, no missing
 // required one, types as declared.
 func TestSiteConfigMatchesOpenAPI(t *testing.T) {
-	raw, err := os.ReadFile("../../api/openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Components struct {
-			Schemas map[string]map[string]any `yaml:"schemas"`
-		} `yaml:"components"`
-	}
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	schemas := apitest.Schemas(t)
 	// testdata/brands holds a brand the code does not know: the contract
 	// must not list the brands.
 	for _, dir := range []string{"../../config/brands", "../../testdata/brands"} {
@@ -42,112 +26,10 @@ func TestSiteConfigMatchesOpenAPI(t *testing.T) {
 				data, _ := json.Marshal(b.Site(p.Key, p.Languages[0], true, false, brand.EnvProd))
 				var v any
 				_ = json.Unmarshal(data, &v)
-				if err := conform(doc.Components.Schemas, map[string]any{"$ref": "#/components/schemas/SiteConfig"}, v, "SiteConfig"); err != nil {
+				if err := apitest.Conform(schemas, "SiteConfig", v); err != nil {
 					t.Fatalf("%s/%s: %v", b.ID, p.Key, err)
 				}
 			}
 		}
 	}
-}
-
-func conform(schemas map[string]map[string]any, s map[string]any, v any, path string) error {
-	if ref, ok := s["$ref"].(string); ok {
-		name := strings.TrimPrefix(ref, "#/components/schemas/")
-		target, ok := schemas[name]
-		if !ok {
-			return fmt.Errorf("%s: unknown $ref %s", path, ref)
-		}
-		return conform(schemas, target, v, path)
-	}
-	if alts, ok := s["oneOf"].([]any); ok {
-		var errs []string
-		for _, alt := range alts {
-			err := conform(schemas, alt.(map[string]any), v, path)
-			if err == nil {
-				return nil
-			}
-			errs = append(errs, err.Error())
-		}
-		return fmt.Errorf("%s: matches no alternative (%s)", path, strings.Join(errs, "; "))
-	}
-	switch s["type"] {
-	case "null":
-		if v != nil {
-			return fmt.Errorf("%s: want null", path)
-		}
-	case "string":
-		str, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("%s: want string, got %T", path, v)
-		}
-		if enum, ok := s["enum"].([]any); ok && !containsAny(enum, str) {
-			return fmt.Errorf("%s: %q not in %v", path, str, enum)
-		}
-		if pattern, ok := s["pattern"].(string); ok && !regexp.MustCompile(pattern).MatchString(str) {
-			return fmt.Errorf("%s: %q does not match %s", path, str, pattern)
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return fmt.Errorf("%s: want boolean, got %T", path, v)
-		}
-	case "integer":
-		if f, ok := v.(float64); !ok || f != float64(int64(f)) {
-			return fmt.Errorf("%s: want integer, got %v", path, v)
-		}
-	case "array":
-		arr, ok := v.([]any)
-		if !ok {
-			return fmt.Errorf("%s: want array, got %T", path, v)
-		}
-		for i, item := range arr {
-			if err := conform(schemas, s["items"].(map[string]any), item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case "object":
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s: want object, got %T", path, v)
-		}
-		props, _ := s["properties"].(map[string]any)
-		for _, req := range asStrings(s["required"]) {
-			if _, ok := obj[req]; !ok {
-				return fmt.Errorf("%s: required property %q missing", path, req)
-			}
-		}
-		for k, val := range obj {
-			if ps, ok := props[k].(map[string]any); ok {
-				if err := conform(schemas, ps, val, path+"."+k); err != nil {
-					return err
-				}
-				continue
-			}
-			if ap, ok := s["additionalProperties"].(map[string]any); ok {
-				if err := conform(schemas, ap, val, path+"."+k); err != nil {
-					return err
-				}
-				continue
-			}
-			return fmt.Errorf("%s: property %q is not in the schema", path, k)
-		}
-	}
-	return nil
-}
-
-func asStrings(v any) []string {
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, x := range list {
-		out = append(out, fmt.Sprint(x))
-	}
-	return out
-}
-
-func containsAny(list []any, s string) bool {
-	for _, x := range list {
-		if fmt.Sprint(x) == s {
-			return true
-		}
-	}
-	return false
 }

@@ -16,7 +16,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -147,15 +146,10 @@ func New(ctx context.Context, accounts *account.Service) (*Service, error) {
 
 // allow applies a rule to subject, auditing a refusal.
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, subject string, e audit.Event) error {
-	wait, err := s.Limiter.Check(ctx, rule, subject)
-	if err != nil || wait == 0 {
-		return err
-	}
-	e.Outcome, e.Detail = eventOutcomeLimit, rule.Scope
-	if err := s.record(ctx, s.DB, e); err != nil {
-		return err
-	}
-	return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
+	return s.Limiter.Guard(ctx, rule, subject, ErrRateLimited, func(scope string) error {
+		e.Outcome, e.Detail = eventOutcomeLimit, scope
+		return s.record(ctx, s.DB, e)
+	})
 }
 
 // record writes an audit event stamped with the service clock.
@@ -177,9 +171,5 @@ const keep = 24 * time.Hour
 // Prune deletes registrations expired more than a day ago and returns how
 // many went; the janitor calls it now and then.
 func (s *Service) Prune(ctx context.Context) (int64, error) {
-	res, err := s.DB.Exec(ctx, "DELETE FROM registrations WHERE expires_at <= ?", s.Now().Add(-keep).UnixMilli())
-	if err != nil {
-		return 0, fmt.Errorf("registration prune: %w", err)
-	}
-	return res.RowsAffected()
+	return s.DB.DeleteExpired(ctx, "registrations", s.Now().Add(-keep))
 }

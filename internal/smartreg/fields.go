@@ -2,6 +2,7 @@ package smartreg
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -108,6 +109,9 @@ func identification(b *brand.Brand, accountType, province string, typed map[stri
 	}
 	for name := range typed {
 		if !listed[name] {
+			if len(name) > 40 {
+				name = "unknown" // not echoed back at any length
+			}
 			return given{}, rules.Error{Field: name, Key: keyUnknownField}
 		}
 	}
@@ -136,6 +140,11 @@ func identification(b *brand.Brand, accountType, province string, typed map[stri
 			v, err = rules.Email(v)
 		case "phone":
 			v, err = rules.Phone(v, true)
+		}
+		var re rules.Error
+		if errors.As(err, &re) {
+			// The field as the form names it (the rule's may differ).
+			return given{}, rules.Error{Field: name, Key: re.Key}
 		}
 		if err != nil {
 			return given{}, err

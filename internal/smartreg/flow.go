@@ -166,8 +166,9 @@ func (s *Service) act(ctx context.Context, c Call, call string, fn op) (Result, 
 	for attempt := 0; ; attempt++ {
 		var res Result
 		var answer error
+		queued := false
 		err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-			res, answer = Result{}, nil
+			res, answer, queued = Result{}, nil, false
 			now := s.Now()
 			cur, err := load(ctx, tx, c.Brand.ID, claims.SID)
 			if errors.Is(err, errGone) || err == nil && !cur.live(now) {
@@ -198,6 +199,7 @@ func (s *Service) act(ctx context.Context, c Call, call string, fn op) (Result, 
 			if moved, err := save(ctx, tx, next, cur); err != nil || !moved {
 				return errors.Join(errConflict, err)
 			}
+			queued = next.queued
 			if next.closedAt != 0 {
 				return nil
 			}
@@ -215,6 +217,9 @@ func (s *Service) act(ctx context.Context, c Call, call string, fn op) (Result, 
 		}
 		if err != nil {
 			return Result{}, err
+		}
+		if queued && s.Poke != nil {
+			s.Poke()
 		}
 		return res, answer
 	}
@@ -276,8 +281,7 @@ func (s *Service) Identify(ctx context.Context, c Call, typed map[string]string)
 	if err := s.allow(ctx, s.Limits.FindPerIP, throttle.ClientKey(c.IP), e); err != nil {
 		return Result{}, err
 	}
-	queued := false
-	res, err := s.act(ctx, c, CallIdentify, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
+	return s.act(ctx, c, CallIdentify, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
 		g, err := identification(c.Brand, cur.accountType, cur.province, typed, now)
 		if err != nil {
 			return err, nil
@@ -315,7 +319,7 @@ func (s *Service) Identify(ctx context.Context, c Call, typed map[string]string)
 			if _, err := notify.Enqueue(ctx, tx, identity.Notice(a, cur.language, cur.province)); err != nil {
 				return nil, err
 			}
-			queued = true
+			next.queued = true
 			e.AccountID, e.Outcome = a.ID, "registered"
 			return ErrAccountExists, s.record(ctx, tx, e)
 		}
@@ -346,16 +350,12 @@ func (s *Service) Identify(ctx context.Context, c Call, typed map[string]string)
 		e.Outcome, e.Detail = "identified", string(p.Role)
 		return nil, s.record(ctx, tx, e)
 	})
-	if queued {
-		s.poke()
-	}
-	return res, err
 }
 
 // Options lists the identified person's verification options.
 func (s *Service) Options(ctx context.Context, c Call) (Result, error) {
 	return s.act(ctx, c, CallOptions, func(_ *store.Tx, cur session, _ *session, _ time.Time, res *Result) (error, error) {
-		res.Options = slices.Clone(cur.options)
+		res.Options = append([]Option{}, cur.options...)
 		return nil, nil
 	})
 }
@@ -366,8 +366,7 @@ var ErrUnknownOption = rules.Error{Field: "optionId", Key: "errorUnknownOption"}
 // Send chooses an option: a code goes by email or SMS, or the PIN is
 // chosen; the page becomes the code page.
 func (s *Service) Send(ctx context.Context, c Call, optionID string) (Result, error) {
-	sent := false
-	res, err := s.act(ctx, c, CallSend, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
+	return s.act(ctx, c, CallSend, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
 		o, ok := cur.option(optionID)
 		if !ok {
 			return ErrUnknownOption, nil
@@ -384,33 +383,20 @@ func (s *Service) Send(ctx context.Context, c Call, optionID string) (Result, er
 			next.sends = 0
 		}
 		next.chosen = o.ID
-		answer, err := s.sendCode(ctx, tx, cur, next, now, c.IP, o.OptionName)
-		sent = answer == nil && err == nil
-		return answer, err
+		return s.sendCode(ctx, tx, cur, next, now, c.IP, o.OptionName)
 	})
-	if sent {
-		s.poke()
-	}
-	return res, err
 }
 
 // Resend sends a new code to where the last one went (the previous one
 // dies); MaxResends resends at most.
 func (s *Service) Resend(ctx context.Context, c Call) (Result, error) {
-	sent := false
-	res, err := s.act(ctx, c, CallResend, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
+	return s.act(ctx, c, CallResend, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
 		method := identity.MethodEmail
 		if o, ok := cur.option(cur.chosen); ok {
 			method = o.OptionName
 		}
-		answer, err := s.sendCode(ctx, tx, cur, next, now, c.IP, method)
-		sent = answer == nil && err == nil
-		return answer, err
+		return s.sendCode(ctx, tx, cur, next, now, c.IP, method)
 	})
-	if sent {
-		s.poke()
-	}
-	return res, err
 }
 
 // sendCode issues a new code for next.chosen (one more send, within
@@ -454,6 +440,7 @@ func (s *Service) sendCode(ctx context.Context, tx *store.Tx, cur session, next 
 	if _, err := notify.Enqueue(ctx, tx, identity.CodeMessage(m, now)); err != nil {
 		return nil, err
 	}
+	next.queued = true
 	e.Outcome = "code_sent"
 	return nil, s.record(ctx, tx, e)
 }
@@ -547,8 +534,7 @@ func clearCode(s *session) {
 // ConfirmEmail takes the email on file as username: CREATE when the
 // identity code went to it, else a code is sent to it.
 func (s *Service) ConfirmEmail(ctx context.Context, c Call) (Result, error) {
-	sent := false
-	res, err := s.act(ctx, c, CallConfirmEmail, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
+	return s.act(ctx, c, CallConfirmEmail, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
 		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
 		if err != nil {
 			return nil, err
@@ -566,21 +552,14 @@ func (s *Service) ConfirmEmail(ctx context.Context, c Call) (Result, error) {
 			next.step, next.page, next.email = StepCreate, PageCreate, p.Email
 			return nil, nil
 		}
-		answer, err = s.usernameCode(ctx, tx, cur, next, now, c.IP, p.Email)
-		sent = answer == nil && err == nil
-		return answer, err
+		return s.usernameCode(ctx, tx, cur, next, now, c.IP, p.Email)
 	})
-	if sent {
-		s.poke()
-	}
-	return res, err
 }
 
 // ChooseUsername takes another email as username: a code is sent to it.
 // ErrEmailTaken changes nothing (the visitor types another).
 func (s *Service) ChooseUsername(ctx context.Context, c Call, typed string) (Result, error) {
-	sent := false
-	res, err := s.act(ctx, c, CallChooseUsername, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
+	return s.act(ctx, c, CallChooseUsername, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
 		email, err := rules.Email(typed)
 		if err != nil {
 			return err, nil
@@ -589,14 +568,8 @@ func (s *Service) ChooseUsername(ctx context.Context, c Call, typed string) (Res
 		if answer != nil || err != nil {
 			return answer, err
 		}
-		answer, err = s.usernameCode(ctx, tx, cur, next, now, c.IP, email)
-		sent = answer == nil && err == nil
-		return answer, err
+		return s.usernameCode(ctx, tx, cur, next, now, c.IP, email)
 	})
-	if sent {
-		s.poke()
-	}
-	return res, err
 }
 
 // username refuses an email another account uses (audited).
@@ -675,8 +648,7 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	created := false
-	res, err := s.act(ctx, c, CallCreate, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
+	return s.act(ctx, c, CallCreate, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
 		e := audit.Event{Brand: cur.brand, IP: c.IP, Event: EventCreate}
 		// Lock the person's row, then read it: of two sessions of one
 		// person creating at once, the second sees the first's account.
@@ -718,15 +690,10 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 		if err != nil {
 			return nil, err
 		}
-		next.step, next.page, next.history, next.accountID = StepDone, PageDone, nil, a.ID
-		created = true
+		next.step, next.page, next.history, next.accountID, next.queued = StepDone, PageDone, nil, a.ID, true
 		e.AccountID, e.Outcome = a.ID, "ok"
 		return nil, s.record(ctx, tx, e)
 	})
-	if created && err == nil {
-		s.poke()
-	}
-	return res, err
 }
 
 // AccountInfo is the new account's username (DONE).

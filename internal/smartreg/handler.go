@@ -1,6 +1,7 @@
 package smartreg
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -10,31 +11,19 @@ import (
 	"guichet/internal/throttle"
 )
 
-// Handler serves the smart registration calls (routes in
-// internal/httpapi/routes.go, contract in api/openapi.yaml):
-//
-//	GET  /api/v2/registration             Start
-//	GET  /api/v2/registration/fields      Fields (the step endpoint)
-//	POST /api/v2/registration/identify    Identify
-//	GET  /api/v2/verify/options           Options
-//	POST /api/v2/verify/send              Send
-//	GET  /api/v2/verify/resend            Resend
-//	POST /api/v2/registration/verify      Verify
-//	POST /api/v2/verify/email             ConfirmEmail
-//	POST /api/v2/choose-username          ChooseUsername
-//	POST /api/v2/create                   Create
-//	GET  /api/v2/account-info             AccountInfo
-//	GET  /api/v2/back                     Back
+// Handler serves the smart registration calls; routes.go (internal/httpapi)
+// maps each path of api/openapi.yaml's /api/v2 to one method, named after
+// the Service call it answers.
 type Handler struct {
 	Service *Service
 }
 
 type stepAnswer struct {
-	Step    string   `json:"step"`
-	Page    string   `json:"page"`
-	Data    *Data    `json:"data,omitempty"`
-	Fields  []Field  `json:"fields,omitempty"`
-	Options []Option `json:"options,omitempty"`
+	Step    string    `json:"step"`
+	Page    string    `json:"page"`
+	Data    *Data     `json:"data,omitempty"`
+	Fields  *[]Field  `json:"fields,omitempty"`
+	Options *[]Option `json:"options,omitempty"`
 }
 
 // answer writes a result: the token header whenever the session lives
@@ -46,9 +35,12 @@ func answer(w http.ResponseWriter, status int, res Result, err error) error {
 	if err != nil {
 		return apiError(err)
 	}
-	body := stepAnswer{Step: res.Step, Page: res.Page, Data: res.Data, Fields: res.Fields, Options: res.Options}
-	if res.Fields != nil && body.Fields == nil {
-		body.Fields = []Field{}
+	body := stepAnswer{Step: res.Step, Page: res.Page, Data: res.Data}
+	if res.Fields != nil {
+		body.Fields = &res.Fields
+	}
+	if res.Options != nil {
+		body.Options = &res.Options
 	}
 	api.JSON(w, status, body)
 	return nil
@@ -56,6 +48,22 @@ func answer(w http.ResponseWriter, status int, res Result, err error) error {
 
 func call(r *http.Request) Call {
 	return Call{Brand: api.SiteOf(r).Brand, Token: r.Header.Get(HeaderSession), IP: api.ClientIP(r)}
+}
+
+// get answers a call without a body.
+func get(w http.ResponseWriter, r *http.Request, fn func(context.Context, Call) (Result, error)) error {
+	res, err := fn(r.Context(), call(r))
+	return answer(w, http.StatusOK, res, err)
+}
+
+// post decodes the body into a T, then answers fn's result with status.
+func post[T any](w http.ResponseWriter, r *http.Request, status int, fn func(context.Context, Call, T) (Result, error)) error {
+	var body T
+	if err := api.Decode(w, r, &body); err != nil {
+		return err
+	}
+	res, err := fn(r.Context(), call(r), body)
+	return answer(w, status, res, err)
 }
 
 // Start is GET registration?accountType=policyHolder|insuredDriver.
@@ -66,122 +74,88 @@ func (h *Handler) Start(w http.ResponseWriter, r *http.Request) error {
 	return answer(w, http.StatusOK, res, err)
 }
 
-// Fields is GET registration/fields.
+// Fields is GET registration/fields (the step endpoint).
 func (h *Handler) Fields(w http.ResponseWriter, r *http.Request) error {
-	res, err := h.Service.Fields(r.Context(), call(r))
-	if err == nil && res.Fields == nil {
-		res.Fields = []Field{}
-	}
-	return answer(w, http.StatusOK, res, err)
+	return get(w, r, h.Service.Fields)
 }
 
 // Identify is POST registration/identify with the fields' values.
 func (h *Handler) Identify(w http.ResponseWriter, r *http.Request) error {
-	var typed map[string]string
-	if err := api.Decode(w, r, &typed); err != nil {
-		return err
-	}
-	res, err := h.Service.Identify(r.Context(), call(r), typed)
-	return answer(w, http.StatusOK, res, err)
+	return post(w, r, http.StatusOK, h.Service.Identify)
 }
 
 // Options is GET verify/options.
 func (h *Handler) Options(w http.ResponseWriter, r *http.Request) error {
-	res, err := h.Service.Options(r.Context(), call(r))
-	if err == nil {
-		if res.Options == nil {
-			res.Options = []Option{}
-		}
-		if res.Token != "" {
-			w.Header().Set(HeaderSession, res.Token)
-		}
-		api.JSON(w, http.StatusOK, struct {
-			Step    string   `json:"step"`
-			Page    string   `json:"page"`
-			Options []Option `json:"options"`
-		}{res.Step, res.Page, res.Options})
-		return nil
-	}
-	return answer(w, http.StatusOK, res, err)
+	return get(w, r, h.Service.Options)
+}
+
+type sendForm struct {
+	OptionID string `json:"optionId"`
 }
 
 // Send is POST verify/send {optionId}.
 func (h *Handler) Send(w http.ResponseWriter, r *http.Request) error {
-	var f struct {
-		OptionID string `json:"optionId"`
-	}
-	if err := api.Decode(w, r, &f); err != nil {
-		return err
-	}
-	res, err := h.Service.Send(r.Context(), call(r), f.OptionID)
-	return answer(w, http.StatusOK, res, err)
+	return post(w, r, http.StatusOK, func(ctx context.Context, c Call, f sendForm) (Result, error) {
+		return h.Service.Send(ctx, c, f.OptionID)
+	})
 }
 
 // Resend is GET verify/resend.
 func (h *Handler) Resend(w http.ResponseWriter, r *http.Request) error {
-	res, err := h.Service.Resend(r.Context(), call(r))
-	return answer(w, http.StatusOK, res, err)
+	return get(w, r, h.Service.Resend)
+}
+
+type verifyForm struct {
+	Code string `json:"code"`
 }
 
 // Verify is POST registration/verify {code}.
 func (h *Handler) Verify(w http.ResponseWriter, r *http.Request) error {
-	var f struct {
-		Code string `json:"code"`
-	}
-	if err := api.Decode(w, r, &f); err != nil {
-		return err
-	}
-	res, err := h.Service.Verify(r.Context(), call(r), f.Code)
-	return answer(w, http.StatusOK, res, err)
+	return post(w, r, http.StatusOK, func(ctx context.Context, c Call, f verifyForm) (Result, error) {
+		return h.Service.Verify(ctx, c, f.Code)
+	})
 }
 
 // ConfirmEmail is POST verify/email {}.
 func (h *Handler) ConfirmEmail(w http.ResponseWriter, r *http.Request) error {
-	var f struct{}
-	if err := api.Decode(w, r, &f); err != nil {
-		return err
-	}
-	res, err := h.Service.ConfirmEmail(r.Context(), call(r))
-	return answer(w, http.StatusOK, res, err)
+	return post(w, r, http.StatusOK, func(ctx context.Context, c Call, _ struct{}) (Result, error) {
+		return h.Service.ConfirmEmail(ctx, c)
+	})
+}
+
+type emailForm struct {
+	Email string `json:"email"`
 }
 
 // ChooseUsername is POST choose-username {email}.
 func (h *Handler) ChooseUsername(w http.ResponseWriter, r *http.Request) error {
-	var f struct {
-		Email string `json:"email"`
-	}
-	if err := api.Decode(w, r, &f); err != nil {
-		return err
-	}
-	res, err := h.Service.ChooseUsername(r.Context(), call(r), f.Email)
-	return answer(w, http.StatusOK, res, err)
+	return post(w, r, http.StatusOK, func(ctx context.Context, c Call, f emailForm) (Result, error) {
+		return h.Service.ChooseUsername(ctx, c, f.Email)
+	})
+}
+
+type createForm struct {
+	Password             string `json:"password"`
+	PasswordConfirmation string `json:"passwordConfirmation"`
+	TermsAccepted        bool   `json:"termsAccepted"`
 }
 
 // Create is POST create {password, passwordConfirmation, termsAccepted}: 201.
 func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
-	var f struct {
-		Password             string `json:"password"`
-		PasswordConfirmation string `json:"passwordConfirmation"`
-		TermsAccepted        bool   `json:"termsAccepted"`
-	}
-	if err := api.Decode(w, r, &f); err != nil {
-		return err
-	}
-	res, err := h.Service.Create(r.Context(), call(r), Creation{Password: f.Password,
-		Confirmation: f.PasswordConfirmation, TermsAccepted: f.TermsAccepted})
-	return answer(w, http.StatusCreated, res, err)
+	return post(w, r, http.StatusCreated, func(ctx context.Context, c Call, f createForm) (Result, error) {
+		return h.Service.Create(ctx, c, Creation{Password: f.Password, Confirmation: f.PasswordConfirmation,
+			TermsAccepted: f.TermsAccepted})
+	})
 }
 
 // AccountInfo is GET account-info.
 func (h *Handler) AccountInfo(w http.ResponseWriter, r *http.Request) error {
-	res, err := h.Service.AccountInfo(r.Context(), call(r))
-	return answer(w, http.StatusOK, res, err)
+	return get(w, r, h.Service.AccountInfo)
 }
 
 // Back is GET back.
 func (h *Handler) Back(w http.ResponseWriter, r *http.Request) error {
-	res, err := h.Service.Back(r.Context(), call(r))
-	return answer(w, http.StatusOK, res, err)
+	return get(w, r, h.Service.Back)
 }
 
 // Refusal is the body of every 400 of api/v2 (spec §8.1 smart client,

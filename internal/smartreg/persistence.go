@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"guichet/internal/store"
@@ -47,18 +48,20 @@ type session struct {
 	language, province             string
 	version                        int
 	expiresAt, closedAt            int64
+	// queued (not stored): the call queued a message; act pokes the
+	// delivery worker once it committed.
+	queued bool
 }
 
 // chosenEmail marks a code sent to the email being chosen as username.
 const chosenEmail = "username-email"
 
 func (s *session) option(id string) (Option, bool) {
-	for _, o := range s.options {
-		if o.ID == id {
-			return o, true
-		}
+	i := slices.IndexFunc(s.options, func(o Option) bool { return o.ID == id })
+	if i < 0 {
+		return Option{}, false
 	}
-	return Option{}, false
+	return s.options[i], true
 }
 
 // live: the session may still be served at now.

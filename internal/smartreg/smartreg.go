@@ -17,7 +17,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -149,15 +148,10 @@ func New(ctx context.Context, accounts *account.Service, keys Keys) (*Service, e
 }
 
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, subject string, e audit.Event) error {
-	wait, err := s.Limiter.Check(ctx, rule, subject)
-	if err != nil || wait == 0 {
-		return err
-	}
-	e.Outcome, e.Detail = "rate_limited", rule.Scope
-	if err := s.record(ctx, s.DB, e); err != nil {
-		return err
-	}
-	return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
+	return s.Limiter.Guard(ctx, rule, subject, ErrRateLimited, func(scope string) error {
+		e.Outcome, e.Detail = "rate_limited", scope
+		return s.record(ctx, s.DB, e)
+	})
 }
 
 func (s *Service) record(ctx context.Context, ex audit.Execer, e audit.Event) error {
@@ -165,20 +159,8 @@ func (s *Service) record(ctx context.Context, ex audit.Execer, e audit.Event) er
 	return audit.Record(ctx, ex, e)
 }
 
-func (s *Service) poke() {
-	if s.Poke != nil {
-		s.Poke()
-	}
-}
-
-// keep: how long an ended session stays (nothing reads it then).
-const keep = 24 * time.Hour
-
-// Prune deletes sessions expired more than a day ago; the janitor calls it.
+// Prune deletes sessions expired more than a day ago (nothing reads them
+// then); the janitor calls it.
 func (s *Service) Prune(ctx context.Context) (int64, error) {
-	res, err := s.DB.Exec(ctx, "DELETE FROM smart_registrations WHERE expires_at <= ?", s.Now().Add(-keep).UnixMilli())
-	if err != nil {
-		return 0, fmt.Errorf("smart registration prune: %w", err)
-	}
-	return res.RowsAffected()
+	return s.DB.DeleteExpired(ctx, "smart_registrations", s.Now().Add(-24*time.Hour))
 }

@@ -321,6 +321,17 @@ func retryable(err error) bool {
 		strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
+// DeleteExpired deletes the rows of table (a constant of the caller) whose
+// expires_at (unix milliseconds) is at or before `before`, and returns how
+// many went: the janitor's prunes.
+func (db *DB) DeleteExpired(ctx context.Context, table string, before time.Time) (int64, error) {
+	res, err := db.Exec(ctx, "DELETE FROM "+table+" WHERE expires_at <= ?", before.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("prune %s: %w", table, err)
+	}
+	return res.RowsAffected()
+}
+
 // IsUniqueViolation tells whether err comes from a unique constraint.
 func IsUniqueViolation(err error) bool {
 	if err == nil {

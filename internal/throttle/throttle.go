@@ -155,6 +155,20 @@ type Limited struct {
 func (e *Limited) Error() string { return e.Err.Error() }
 func (e *Limited) Unwrap() error { return e.Err }
 
+// Guard applies rule to subject: nil when within it; else refused (the
+// caller's error) with the wait, after onRefusal(rule.Scope) (the caller
+// audits the refusal; its error wins).
+func (l *Limiter) Guard(ctx context.Context, rule Rule, subject string, refused error, onRefusal func(scope string) error) error {
+	wait, err := l.Check(ctx, rule, subject)
+	if err != nil || wait == 0 {
+		return err
+	}
+	if err := onRefusal(rule.Scope); err != nil {
+		return err
+	}
+	return &Limited{Err: refused, RetryAfter: wait}
+}
+
 // RetryAfter is the wait a *Limited in err's chain carries, else zero.
 func RetryAfter(err error) time.Duration {
 	var l *Limited

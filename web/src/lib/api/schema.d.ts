@@ -855,6 +855,7 @@ export interface components {
         SmartFields: {
             step: components["schemas"]["SmartStepName"];
             page: string;
+            data?: components["schemas"]["SmartStepData"];
             fields: components["schemas"]["SmartField"][];
         };
         /** @description The values of the fields answer (names from the catalogue); a field the list does not hold is refused (VALIDATION). */
@@ -880,6 +881,7 @@ export interface components {
         SmartOptions: {
             step: components["schemas"]["SmartStepName"];
             page: string;
+            data?: components["schemas"]["SmartStepData"];
             /** @description Empty: no option (the unavailable-option roadblock). */
             options: components["schemas"]["SmartOption"][];
         };
@@ -2188,7 +2190,7 @@ export interface operations {
                     "application/json": components["schemas"]["SmartStep"];
                 };
             };
-            /** @description PASSWORD_POLICY_VIOLATION (the password contains the email; fields.password); VALIDATION (other password rules, confirmation, terms); ACCOUNT_ALREADY_EXISTS (the person got an account meanwhile); EMAIL_ALREADY_EXISTS (the email was taken meanwhile; the step becomes ASK_NEW_USERNAME); EMAIL_UPDATE_FAILED (the verified email no longer passes the email rule at creation — the session goes back to ASK_NEW_USERNAME); invalid-token; STEP_NOT_ALLOWED. */
+            /** @description PASSWORD_POLICY_VIOLATION (the password contains the email; fields.password); VALIDATION (other password rules, confirmation, terms); ACCOUNT_ALREADY_EXISTS (the person got an account meanwhile; the session ends); EMAIL_ALREADY_EXISTS (the email was taken meanwhile; the step becomes ASK_NEW_USERNAME); EMAIL_UPDATE_FAILED (the person's policy record can no longer take the account: an import cancelled the policy or removed the person under the session; nothing changes, try later); invalid-token; STEP_NOT_ALLOWED. */
             400: {
                 headers: {
                     "x-registration-session": components["headers"]["RegistrationSession"];

@@ -1,0 +1,450 @@
+package smartreg_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/policy"
+	"guichet/internal/registration"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+	"guichet/internal/throttle"
+)
+
+// TestPaths walks every path of the flow to DONE or its roadblock, on both
+// databases.
+func TestPaths(t *testing.T) {
+	paths := []struct {
+		name string
+		run  func(t *testing.T, e *env)
+	}{
+		{"email code, email on file confirmed without a second code, create, account info", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("policyHolder").ok(t, 200, "IDENTIFY")
+			f.identify("smr-0001", "EMMA", "courriel").ok(t, 200, "VERIFY")
+			s := f.send(f.option("EMAIL")).ok(t, 200, "VERIFY")
+			if s.str(t, "page") != "/create-an-account/verify/code" || s.data(t, "optionName") != "EMAIL" ||
+				s.data(t, "maskedValue") != "e•••@e•••.com" || s.data(t, "resendsLeft") != 3.0 {
+				t.Fatalf("send: %s", s.body)
+			}
+			v := f.verify(e.code("emma@example.com")).ok(t, 200, "CONFIRM_USERNAME")
+			if v.data(t, "email") != "emma@example.com" || v.str(t, "page") != "/create-an-account/verify/email" {
+				t.Fatalf("verify: %s", v.body)
+			}
+			f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).ok(t, 200, "CREATE")
+			c := f.create(newPassword).ok(t, 201, "DONE")
+			if c.str(t, "page") != "/create-an-account/confirmation" {
+				t.Fatalf("create: %s", c.body)
+			}
+			info := f.do(http.MethodGet, "/api/v2/account-info", nil).ok(t, 200, "DONE")
+			if info.data(t, "username") != "emma@example.com" {
+				t.Fatalf("account-info: %s", info.body)
+			}
+			a, err := account.ByEmail(context.Background(), e.db, "belair", "emma@example.com")
+			if err != nil || a.FirstName != "Emma" || a.Language != "fr" {
+				t.Fatalf("account %+v %v", a, err)
+			}
+			linked, _ := policy.ForAccount(context.Background(), e.db, a.ID)
+			if len(linked) != 1 || linked[0].Number != "SMR0001" || linked[0].Role != policy.Holder {
+				t.Fatalf("linked %+v", linked)
+			}
+		}},
+		{"SMS code, then the email on file gets a code of its own", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("").ok(t, 200, "IDENTIFY")
+			f.identify("SMR0002", "Simon", "Texto").ok(t, 200, "VERIFY")
+			f.send(f.option("SMS")).ok(t, 200, "VERIFY")
+			f.verify(e.code("+15145550101")).ok(t, 200, "CONFIRM_USERNAME")
+			s := f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).ok(t, 200, "VERIFY")
+			if s.str(t, "page") != "/create-an-account/verify/code" || s.data(t, "email") != "simon@example.com" {
+				t.Fatalf("verify/email: %s", s.body)
+			}
+			f.verify(e.code("simon@example.com")).ok(t, 200, "CREATE")
+			f.create(newPassword).ok(t, 201, "DONE")
+		}},
+		{"PIN, then another username chosen", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("SMR0003", "Paula", "Nip").ok(t, 200, "VERIFY")
+			s := f.send(f.option("PIN")).ok(t, 200, "VERIFY")
+			if s.data(t, "optionName") != "PIN" || s.data(t, "resendsLeft") != 0.0 {
+				t.Fatalf("send PIN: %s", s.body)
+			}
+			f.do(http.MethodGet, "/api/v2/verify/resend", nil).refused(t, "STEP_NOT_ALLOWED")
+			f.verify("zx98cv7").refused(t, "VALIDATION")
+			f.verify("zx98cv76").ok(t, 200, "CONFIRM_USERNAME")
+			f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "PN.Second@Example.com"}).ok(t, 200, "VERIFY")
+			f.verify(e.code("PN.Second@Example.com")).ok(t, 200, "CREATE")
+			f.create(newPassword).ok(t, 201, "DONE")
+			info := f.do(http.MethodGet, "/api/v2/account-info", nil)
+			if info.data(t, "username") != "pn.second@example.com" {
+				t.Fatalf("account-info: %s", info.body)
+			}
+		}},
+		{"email on file used by another account: ASK_NEW_USERNAME", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("SMR0005", "Ugo", "Pris").ok(t, 200, "VERIFY")
+			f.send(f.option("EMAIL"))
+			f.verify(e.code(ownerEmail)).ok(t, 200, "ASK_NEW_USERNAME")
+			f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).refused(t, "STEP_NOT_ALLOWED")
+			f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": ownerEmail}).refused(t, "EMAIL_ALREADY_EXISTS")
+			f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "ugo@example.com"}).ok(t, 200, "VERIFY")
+			f.verify(e.code("ugo@example.com")).ok(t, 200, "CREATE")
+			f.create(newPassword).ok(t, 201, "DONE")
+		}},
+		{"nothing on file: no options", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("SMR0004", "Alice", "Sansfil").ok(t, 200, "VERIFY")
+			o := f.do(http.MethodGet, "/api/v2/verify/options", nil).ok(t, 200, "VERIFY")
+			if opts, _ := o.json(t)["options"].([]any); opts == nil || len(opts) != 0 {
+				t.Fatalf("options: %s", o.body)
+			}
+		}},
+		{"insured driver without driver fields: REDIRECT at start", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.brand, _ = e.reg.ByID("intact")
+			s := f.start("insuredDriver").ok(t, 200, "REDIRECT")
+			if s.str(t, "page") != "/registration/identification" {
+				t.Fatalf("start: %s", s.body)
+			}
+			f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "ACCOUNT_TYPE_SELECTION")
+		}},
+		{"a driver identified as policyholder: REDIRECT with the number and postal code", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("policyHolder")
+			r := f.identify("SMR0006", "Nora", "Aucun").ok(t, 200, "REDIRECT")
+			if r.data(t, "policyNumber") != "SMR0006" || r.data(t, "postalCode") != postalCode {
+				t.Fatalf("identify: %s", r.body)
+			}
+		}},
+		{"UBI driver whose email is a policyholder's account: REDIRECT (legacy links it)", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("insuredDriver").ok(t, 200, "IDENTIFY")
+			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0007",
+				"firstName": "Ubald", "lastName": "Conduit", "dateOfBirth": birth, "phone": "514-555-0107"}).ok(t, 200, "REDIRECT")
+		}},
+		{"brand field list: the driver's fields and answer", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("insuredDriver").ok(t, 200, "IDENTIFY")
+			fields := f.do(http.MethodGet, "/api/v2/registration/fields", nil).ok(t, 200, "IDENTIFY")
+			var names []string
+			for _, x := range fields.json(t)["fields"].([]any) {
+				names = append(names, x.(map[string]any)["name"].(string))
+			}
+			if len(names) != 5 || names[4] != "phone" {
+				t.Fatalf("fields: %s", fields.body)
+			}
+			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0006",
+				"firstName": "Nora", "lastName": "Aucun", "dateOfBirth": birth, "phone": "514-555-0106"}).refused(t, "POLICY_NUMBER_NOT_FOUND")
+			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0006",
+				"firstName": "Nora", "lastName": "Aucun", "dateOfBirth": birth, "postalCode": postalCode}).refused(t, "VALIDATION")
+		}},
+		{"brand field list of a province: email instead of first name and postal code", func(t *testing.T, e *env) {
+			e.province = "on"
+			f := e.visitor()
+			f.start("policyHolder")
+			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0001",
+				"lastName": "Courriel", "dateOfBirth": birth, "email": "EMMA@example.com"}).ok(t, 200, "VERIFY")
+		}},
+		{"back: code page to options to identification to account type", func(t *testing.T, e *env) {
+			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
+			b := f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "VERIFY")
+			if b.str(t, "page") != "/create-an-account/verify/options" {
+				t.Fatalf("back: %s", b.body)
+			}
+			f.verify(code).refused(t, "STEP_NOT_ALLOWED") // the code died with the page
+			f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "IDENTIFY")
+			f.do(http.MethodGet, "/api/v2/verify/options", nil).refused(t, "STEP_NOT_ALLOWED")
+			f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "ACCOUNT_TYPE_SELECTION")
+			f.do(http.MethodGet, "/api/v2/back", nil).refused(t, "STEP_NOT_ALLOWED")
+		}},
+	}
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { p.run(t, newEnv(t, db)) })
+		})
+	}
+}
+
+// TestErrors brings about every §8.2 error where its situation arises.
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, e *env)
+	}{
+		{"VALIDATION: a field breaking its rule, an unknown field, an unknown account type", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("boss").refused(t, "VALIDATION")
+			f.start("policyHolder")
+			r := f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0001",
+				"firstName": "Emma", "lastName": "Courriel", "dateOfBirth": "1985-02-30", "postalCode": postalCode}).refused(t, "VALIDATION")
+			if r.json(t)["fields"].(map[string]any)["dateOfBirth"] != "errorDateOfBirthFormat" || r.token == "" {
+				t.Fatalf("identify: %s (token %q)", r.body, r.token)
+			}
+			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0001",
+				"firstName": "Emma", "lastName": "Courriel", "dateOfBirth": birth, "postalCode": postalCode,
+				"email": "emma@example.com"}).refused(t, "VALIDATION")
+		}},
+		{"POLICY_NUMBER_NOT_FOUND twice, then UNABLE_TO_IDENTIFY closes the session", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("ZZZ9999", "Emma", "Courriel").refused(t, "POLICY_NUMBER_NOT_FOUND")
+			f.identify("SMR0008", "Carl", "Annule").refused(t, "POLICY_NUMBER_NOT_FOUND") // cancelled
+			r := f.identify("SMR0001", "Emma", "Autre").refused(t, "UNABLE_TO_IDENTIFY")
+			if r.token != "" {
+				t.Fatalf("a closed session got a token")
+			}
+			f.identify("SMR0001", "Emma", "Courriel").refused(t, "invalid-token")
+			if m := f.identify("SMR0001", "Emma", "Courriel").str(t, "message"); m != "state not found in cache" {
+				t.Fatalf("message %q", m)
+			}
+		}},
+		{"ACCOUNT_ALREADY_EXISTS at identify: the owner gets the security notice", func(t *testing.T, e *env) {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "OWN0001",
+				"firstName": "Olivia", "lastName": "Owner", "dateOfBirth": "1980-04-12", "postalCode": postalCode}).refused(t, "ACCOUNT_ALREADY_EXISTS")
+			if n := e.count("SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = 'registration-notice'", ownerEmail); n != 1 {
+				t.Fatalf("%d notices", n)
+			}
+		}},
+		{"INVALID_ACTIVATION_CODE with tries left, then EXCEEDED_RETRIES_CODE_ACTIVATION closes", func(t *testing.T, e *env) {
+			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
+			bad := wrong(code)
+			for left := 4; left >= 1; left-- {
+				r := f.verify(bad).refused(t, "INVALID_ACTIVATION_CODE")
+				if r.json(t)["triesLeft"] != float64(left) {
+					t.Fatalf("triesLeft: %s", r.body)
+				}
+			}
+			f.verify(bad).refused(t, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			f.verify(bad).refused(t, "invalid-token")
+		}},
+		{"EXCEEDED_RETRIES_CODE_ACTIVATION: an expired code", func(t *testing.T, e *env) {
+			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
+			e.clock.Advance(11 * time.Minute)
+			f.verify(code).refused(t, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+		}},
+		{"EXCEEDED_RESENDS after 3 resends", func(t *testing.T, e *env) {
+			f, last := e.toCode("SMR0002", "Simon", "Texto", "SMS", "+15145550101")
+			for left := 2; left >= 0; left-- {
+				r := f.do(http.MethodGet, "/api/v2/verify/resend", nil).ok(t, 200, "VERIFY")
+				if r.data(t, "resendsLeft") != float64(left) {
+					t.Fatalf("resend: %s", r.body)
+				}
+				previous := last
+				last = e.code("+15145550101")
+				if previous != last {
+					f.verify(previous).refused(t, "INVALID_ACTIVATION_CODE") // a resend kills the code before
+				}
+			}
+			f.do(http.MethodGet, "/api/v2/verify/resend", nil).refused(t, "EXCEEDED_RESENDS")
+			f.verify(last).ok(t, 200, "CONFIRM_USERNAME") // the last code lives
+		}},
+		{"EMAIL_ALREADY_EXISTS at choose-username, then re-entry", func(t *testing.T, e *env) {
+			f := e.toConfirm()
+			r := f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "OWNER@example.com"}).refused(t, "EMAIL_ALREADY_EXISTS")
+			if r.token == "" {
+				t.Fatal("no token on a refusal of a live session")
+			}
+			f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma2@example.com"}).ok(t, 200, "VERIFY")
+		}},
+		{"PASSWORD_POLICY_VIOLATION and VALIDATION at create", func(t *testing.T, e *env) {
+			f := e.toCreate()
+			f.create("Emma-Courriel-2026!").ok(t, 400, "")
+			r := f.create("xEMMA-2026-Pass!").refused(t, "PASSWORD_POLICY_VIOLATION")
+			if r.json(t)["fields"].(map[string]any)["password"] != "errorPasswordContainsEmail" {
+				t.Fatalf("create: %s", r.body)
+			}
+			f.create("short").refused(t, "VALIDATION")
+			f.do(http.MethodPost, "/api/v2/create", map[string]any{"password": newPassword,
+				"passwordConfirmation": newPassword, "termsAccepted": false}).refused(t, "VALIDATION")
+			f.create(newPassword).ok(t, 201, "DONE")
+		}},
+		{"EMAIL_ALREADY_EXISTS at create: the email was taken meanwhile", func(t *testing.T, e *env) {
+			f := e.toCreate()
+			e.insertAccount("emma@example.com")
+			f.create(newPassword).refused(t, "EMAIL_ALREADY_EXISTS")
+			f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.b@example.com"}).ok(t, 200, "VERIFY")
+		}},
+		{"ACCOUNT_ALREADY_EXISTS at create: the person got an account in another session", func(t *testing.T, e *env) {
+			first := e.toCreate()
+			second := e.toConfirm()
+			second.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.other@example.com"})
+			second.verify(e.code("emma.other@example.com")).ok(t, 200, "CREATE")
+			first.create(newPassword).ok(t, 201, "DONE")
+			second.create(newPassword).refused(t, "ACCOUNT_ALREADY_EXISTS")
+		}},
+		{"EMAIL_UPDATE_FAILED: the policy ended under the session", func(t *testing.T, e *env) {
+			f := e.toCreate()
+			if _, err := e.db.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'SMR0001'"); err != nil {
+				t.Fatal(err)
+			}
+			f.create(newPassword).refused(t, "EMAIL_UPDATE_FAILED")
+			if n := e.count("SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'"); n != 0 {
+				t.Fatalf("%d accounts", n)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
+		})
+	}
+}
+
+// toConfirm brings a visitor (Emma, EMAIL code) to CONFIRM_USERNAME.
+func (e *env) toConfirm() *flow {
+	e.t.Helper()
+	f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
+	f.verify(code).ok(e.t, 200, "CONFIRM_USERNAME")
+	return f
+}
+
+// toCode brings a policyholder to the code page of option (EMAIL, SMS or
+// PIN) and returns the code sent to `to` ("" for the PIN).
+func (e *env) toCode(number, first, last, option, to string) (*flow, string) {
+	e.t.Helper()
+	f := e.visitor()
+	f.start("policyHolder").ok(e.t, 200, "IDENTIFY")
+	f.identify(number, first, last).ok(e.t, 200, "VERIFY")
+	f.send(f.option(option)).ok(e.t, 200, "VERIFY")
+	if to == "" {
+		return f, ""
+	}
+	return f, e.code(to)
+}
+
+// toCreate brings a visitor (Emma) to CREATE with her email on file.
+func (e *env) toCreate() *flow {
+	e.t.Helper()
+	f := e.toConfirm()
+	f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).ok(e.t, 200, "CREATE")
+	return f
+}
+
+func (e *env) insertAccount(email string) {
+	e.t.Helper()
+	err := e.db.InTx(context.Background(), func(tx *store.Tx) error {
+		_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: email}, "", e.clock.Now())
+		return err
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestConcurrentCreates: of the creates of one session sent at once,
+// exactly one makes the account.
+func TestConcurrentCreates(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		f := e.toCreate()
+		const n = 6
+		statuses := make([]int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				g := &flow{e: e, mux: e.mux, brand: e.belair, token: f.token}
+				statuses[i] = g.create(newPassword).status
+			})
+		}
+		wg.Wait()
+		created := 0
+		for _, s := range statuses {
+			switch s {
+			case 201:
+				created++
+			case 400:
+			default:
+				t.Fatalf("statuses %v", statuses)
+			}
+		}
+		if created != 1 || e.count("SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'") != 1 {
+			t.Fatalf("statuses %v", statuses)
+		}
+	})
+}
+
+// TestConcurrentSessionsOfOnePerson: two sessions of one person, each with
+// its own username, create at once: one account, the other session
+// ACCOUNT_ALREADY_EXISTS.
+func TestConcurrentSessionsOfOnePerson(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		first := e.toCreate()
+		second := e.toConfirm()
+		second.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.two@example.com"})
+		second.verify(e.code("emma.two@example.com")).ok(t, 200, "CREATE")
+		answers := make([]answer, 2)
+		var wg sync.WaitGroup
+		for i, f := range []*flow{first, second} {
+			wg.Go(func() { answers[i] = f.create(newPassword) })
+		}
+		wg.Wait()
+		won := 0
+		for _, a := range answers {
+			switch {
+			case a.status == 201:
+				won++
+			case a.status == 400 && a.str(t, "error") == "ACCOUNT_ALREADY_EXISTS":
+			default:
+				t.Fatalf("answers %d %s / %d %s", answers[0].status, answers[0].body, answers[1].status, answers[1].body)
+			}
+		}
+		if won != 1 || e.count("SELECT COUNT(*) FROM accounts WHERE email IN ('emma@example.com', 'emma.two@example.com')") != 1 {
+			t.Fatalf("%d created", won)
+		}
+	})
+}
+
+// TestLimits: the legacy registration's throttles hold for smart
+// registration (429 RATE_LIMITED with Retry-After, the v1 Error shape), in
+// the scopes the two flows share.
+func TestLimits(t *testing.T) {
+	rule := func(scope string) throttle.Rule { return throttle.Rule{Scope: scope, Limit: 1, Window: time.Hour} }
+	cases := []struct {
+		name string
+		set  func(l *registration.Limits)
+		run  func(t *testing.T, e *env) answer
+	}{
+		{"session starts per address", func(l *registration.Limits) { l.Calls = rule("registration.calls") }, func(t *testing.T, e *env) answer {
+			e.visitor().start("policyHolder").ok(t, 200, "IDENTIFY")
+			return e.visitor().start("policyHolder")
+		}},
+		{"identifications per address", func(l *registration.Limits) { l.FindPerIP = rule("registration.find.ip") }, func(t *testing.T, e *env) answer {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("ZZZ9999", "Emma", "Courriel").refused(t, "POLICY_NUMBER_NOT_FOUND")
+			return f.identify("SMR0001", "Emma", "Courriel")
+		}},
+		{"identifications per policy number", func(l *registration.Limits) { l.FindPerPolicy = rule("registration.find.policy") }, func(t *testing.T, e *env) answer {
+			f := e.visitor()
+			f.start("policyHolder")
+			f.identify("SMR0001", "Emma", "Autre").refused(t, "POLICY_NUMBER_NOT_FOUND")
+			return f.identify("smr-0001", "Emma", "Courriel")
+		}},
+		{"codes per person", func(l *registration.Limits) { l.SendsPerPerson = rule("registration.codes") }, func(t *testing.T, e *env) answer {
+			f, _ := e.toCode("SMR0002", "Simon", "Texto", "SMS", "+15145550101")
+			return f.do(http.MethodGet, "/api/v2/verify/resend", nil)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) {
+				e := newEnv(t, db)
+				c.set(&e.svc.Limits)
+				a := c.run(t, e)
+				if a.status != http.StatusTooManyRequests || a.str(t, "errorCode") != "RATE_LIMITED" {
+					t.Fatalf("%d %s", a.status, a.body)
+				}
+			})
+		})
+	}
+}

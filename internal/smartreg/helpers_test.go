@@ -1,0 +1,415 @@
+package smartreg_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/api/apitest"
+	"guichet/internal/brand"
+	"guichet/internal/identity"
+	"guichet/internal/policy"
+	"guichet/internal/registration"
+	"guichet/internal/smartreg"
+	"guichet/internal/store"
+	"guichet/internal/testclock"
+)
+
+// testParams keep argon2 fast in tests.
+var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+
+const (
+	clientIP    = "198.51.100.7"
+	birth       = "1979-11-02"
+	postalCode  = "H2X 1Y4"
+	ownerEmail  = "owner@example.com"
+	thePIN      = "ZX98CV76"
+	newPassword = "Brand-New-Pass-7?"
+)
+
+// insured are the insurer's records of the tests (belair, province qc,
+// born `birth`, living at `postalCode`): one person per path of smart
+// registration; policyFile writes them as `guichet import-policies` reads.
+var insured = []struct {
+	number, kind, role, first, last, email, cell, pin string
+	ubi, cancelled                                    bool
+}{
+	{number: "SMR0001", kind: "auto", role: "holder", first: "Emma", last: "Courriel", email: "emma@example.com"},
+	{number: "SMR0002", kind: "auto", role: "holder", first: "Simon", last: "Texto", email: "simon@example.com", cell: "5145550101"},
+	{number: "SMR0003", kind: "home", role: "holder", first: "Paula", last: "Nip", email: "paula@example.com", pin: thePIN},
+	{number: "SMR0004", kind: "home", role: "holder", first: "Alice", last: "Sansfil"},
+	{number: "SMR0005", kind: "auto", role: "holder", first: "Ugo", last: "Pris", email: ownerEmail},
+	{number: "SMR0006", kind: "auto", role: "driver", first: "Nora", last: "Aucun", email: "nora@example.com"},
+	{number: "SMR0007", kind: "auto", role: "driver", first: "Ubald", last: "Conduit", email: ownerEmail, cell: "5145550107", ubi: true},
+	{number: "SMR0008", kind: "home", role: "holder", first: "Carl", last: "Annule", email: "carl@example.com", cancelled: true},
+}
+
+func policyFile() string {
+	var b strings.Builder
+	b.WriteString("brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code," +
+		"driver_licence,licence_province,email,cell_phone,pin,ubi,status\n")
+	for _, p := range insured {
+		status := map[bool]string{false: "active", true: "cancelled"}[p.cancelled]
+		fmt.Fprintf(&b, "belair,%s,%s,qc,%s,%s,%s,%s,%s,,,%s,%s,%s,%t,%s\n", p.number, p.kind, p.role, p.first, p.last,
+			birth, postalCode, p.email, p.cell, p.pin, p.ubi, status)
+	}
+	// The owner, registered already (newEnv makes the account).
+	b.WriteString("belair,OWN0001,auto,qc,holder,Olivia,Owner,1980-04-12," + postalCode + ",,,owner@example.com,,,false,active\n")
+	return b.String()
+}
+
+// smartYAML is appended to a copy of belair's brand file for the tests of
+// brand field lists (brandWithLists).
+const smartYAML = `
+smartRegistration:
+  identification:
+    policyHolder:
+      on: [policyNumber, lastName, dateOfBirth, email]
+    insuredDriver:
+      default: [policyNumber, firstName, lastName, dateOfBirth, phone]
+`
+
+// brands loads the sample brands, belair with the field lists of smartYAML.
+func brands(t *testing.T) *brand.Registry {
+	t.Helper()
+	dir := t.TempDir()
+	entries, err := os.ReadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("../../config/brands", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "belair.yaml" {
+			raw = append(raw, smartYAML...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg, err := brand.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// env is one test's services and routes on a database, the policy file
+// imported and the owner's account (owner@example.com, holder of OWN0001).
+type env struct {
+	t        *testing.T
+	db       *store.DB
+	clock    *testclock.Clock
+	svc      *smartreg.Service
+	reg      *brand.Registry
+	belair   *brand.Brand
+	mux      *http.ServeMux
+	province string
+	owner    account.Account
+	seen     map[string]bool
+	schemas  map[string]map[string]any
+}
+
+func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	ctx := context.Background()
+	reg := brands(t)
+	b, _ := reg.ByID("belair")
+	c := testclock.New()
+	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
+	if _, err := im.Import(ctx, strings.NewReader(policyFile())); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, db: db, clock: c, reg: reg, belair: b, province: "qc", seen: map[string]bool{}}
+	e.svc = e.service(nil)
+	hash, err := account.NewHasher(testParams).Hash(ctx, "Correct-Horse-9!")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner registered already, as any person does (identity.CreateAccount).
+	owners, err := policy.People(ctx, db, "belair", "OWN0001")
+	if err != nil || len(owners) != 1 {
+		t.Fatalf("owner: %v %v", owners, err)
+	}
+	err = db.InTx(ctx, func(tx *store.Tx) error {
+		e.owner, err = identity.CreateAccount(ctx, tx, owners[0], identity.Creation{Email: ownerEmail, Language: "en",
+			PasswordHash: hash}, c.Now())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.mux = mux(e.svc)
+	e.skip() // the owner's account-created email
+	return e
+}
+
+// service is one more instance on the env's database and clock (keys nil:
+// the database key, shared by every instance).
+func (e *env) service(keys smartreg.Keys) *smartreg.Service {
+	e.t.Helper()
+	accounts := account.NewService(e.db, account.NewHasher(testParams), e.clock.Now)
+	accounts.Limits = account.Limits{}
+	svc, err := smartreg.New(context.Background(), accounts, keys)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	svc.Limits = registration.Limits{}
+	return svc
+}
+
+// mux routes the calls as internal/httpapi does (routes.go).
+func mux(svc *smartreg.Service) *http.ServeMux {
+	h := &smartreg.Handler{Service: svc}
+	m := http.NewServeMux()
+	for pattern, fn := range map[string]api.Handler{
+		"GET /api/v2/registration":           h.Start,
+		"GET /api/v2/registration/fields":    h.Fields,
+		"POST /api/v2/registration/identify": h.Identify,
+		"GET /api/v2/verify/options":         h.Options,
+		"POST /api/v2/verify/send":           h.Send,
+		"GET /api/v2/verify/resend":          h.Resend,
+		"POST /api/v2/registration/verify":   h.Verify,
+		"POST /api/v2/verify/email":          h.ConfirmEmail,
+		"POST /api/v2/choose-username":       h.ChooseUsername,
+		"POST /api/v2/create":                h.Create,
+		"GET /api/v2/account-info":           h.AccountInfo,
+		"GET /api/v2/back":                   h.Back,
+	} {
+		m.Handle(pattern, smartreg.Wrap(fn))
+	}
+	return m
+}
+
+// answer is a recorded response.
+type answer struct {
+	status int
+	token  string // the x-registration-session header, or ""
+	body   []byte
+}
+
+func (a answer) json(t *testing.T) map[string]any { return apitest.Object(t, a.body) }
+
+func (a answer) str(t *testing.T, key string) string {
+	t.Helper()
+	s, _ := a.json(t)[key].(string)
+	return s
+}
+
+func (a answer) data(t *testing.T, key string) any {
+	t.Helper()
+	d, _ := a.json(t)["data"].(map[string]any)
+	return d[key]
+}
+
+// ok fails unless the answer is status with step (when not empty).
+func (a answer) ok(t *testing.T, status int, step string) answer {
+	t.Helper()
+	if a.status != status {
+		t.Fatalf("status %d, want %d: %s", a.status, status, a.body)
+	}
+	if step != "" && a.str(t, "step") != step {
+		t.Fatalf("step %q, want %q: %s", a.str(t, "step"), step, a.body)
+	}
+	return a
+}
+
+// refused fails unless the answer is a 400 with that error.
+func (a answer) refused(t *testing.T, code string) answer {
+	t.Helper()
+	if a.status != http.StatusBadRequest || a.str(t, "error") != code {
+		t.Fatalf("want 400 %s, got %d %s", code, a.status, a.body)
+	}
+	return a
+}
+
+// flow is one visitor's session: the token it holds, renewed by answers.
+type flow struct {
+	e     *env
+	mux   *http.ServeMux
+	token string
+	brand *brand.Brand
+}
+
+func (e *env) visitor() *flow { return &flow{e: e, mux: e.mux, brand: e.belair} }
+
+func (f *flow) do(method, path string, body any) answer {
+	f.e.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			f.e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	r := httptest.NewRequest(method, "https://belair.example"+path, rd)
+	r.Header.Set("Content-Type", "application/json")
+	if f.token != "" {
+		r.Header.Set(smartreg.HeaderSession, f.token)
+	}
+	r.RemoteAddr = clientIP + ":40000"
+	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: f.brand, Province: f.e.province, Language: "fr"}))
+	w := httptest.NewRecorder()
+	f.mux.ServeHTTP(w, r)
+	res := w.Result()
+	out, _ := io.ReadAll(res.Body)
+	a := answer{status: res.StatusCode, token: res.Header.Get(smartreg.HeaderSession), body: out}
+	if a.token != "" {
+		f.token = a.token
+	}
+	f.e.conforms(path, a)
+	return a
+}
+
+// conforms checks an answer (and its token's claims) against the schemas
+// of api/openapi.yaml the SPA's types come from.
+func (e *env) conforms(path string, a answer) {
+	e.t.Helper()
+	if e.schemas == nil {
+		e.schemas = apitest.Schemas(e.t)
+	}
+	var body any
+	if err := json.Unmarshal(a.body, &body); err != nil {
+		e.t.Fatalf("%s: %d %q: %v", path, a.status, a.body, err)
+	}
+	name := "Error"
+	switch {
+	case a.status/100 == 2 && strings.HasPrefix(path, "/api/v2/registration/fields"):
+		name = "SmartFields"
+	case a.status/100 == 2 && path == "/api/v2/verify/options":
+		name = "SmartOptions"
+	case a.status/100 == 2:
+		name = "SmartStep"
+	case a.status == http.StatusBadRequest && body.(map[string]any)["error"] != nil:
+		name = "SmartError"
+	}
+	if err := apitest.Conform(e.schemas, name, body); err != nil {
+		e.t.Fatalf("%s answered %d %s: %v", path, a.status, a.body, err)
+	}
+	if a.token != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(strings.Split(a.token, ".")[1])
+		var claims any
+		if err == nil {
+			err = json.Unmarshal(raw, &claims)
+		}
+		if err == nil {
+			err = apitest.Conform(e.schemas, "SmartSessionClaims", claims)
+		}
+		if err != nil {
+			e.t.Fatalf("%s: token claims: %v", path, err)
+		}
+	}
+}
+
+func (f *flow) start(accountType string) answer {
+	f.e.t.Helper()
+	return f.do(http.MethodGet, "/api/v2/registration?accountType="+accountType, nil)
+}
+
+// identify sends the default (legacy) fields of a person of policyFile.
+func (f *flow) identify(number, first, last string) answer {
+	f.e.t.Helper()
+	return f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": number,
+		"firstName": first, "lastName": last, "dateOfBirth": birth, "postalCode": postalCode})
+}
+
+// option returns the id of the option named (EMAIL, SMS, PIN).
+func (f *flow) option(name string) string {
+	f.e.t.Helper()
+	a := f.do(http.MethodGet, "/api/v2/verify/options", nil).ok(f.e.t, 200, "VERIFY")
+	var body struct {
+		Options []smartreg.Option `json:"options"`
+	}
+	if err := json.Unmarshal(a.body, &body); err != nil {
+		f.e.t.Fatal(err)
+	}
+	for _, o := range body.Options {
+		if o.OptionName == name {
+			return o.ID
+		}
+	}
+	f.e.t.Fatalf("no %s option: %s", name, a.body)
+	return ""
+}
+
+func (f *flow) send(optionID string) answer {
+	return f.do(http.MethodPost, "/api/v2/verify/send", map[string]string{"optionId": optionID})
+}
+
+func (f *flow) verify(code string) answer {
+	return f.do(http.MethodPost, "/api/v2/registration/verify", map[string]string{"code": code})
+}
+
+func (f *flow) create(password string) answer {
+	return f.do(http.MethodPost, "/api/v2/create", map[string]any{"password": password,
+		"passwordConfirmation": password, "termsAccepted": true})
+}
+
+var sixDigits = regexp.MustCompile(`^\d{6}$`)
+
+// code returns the code of the one message queued to `to` since the last
+// look, failing unless there is exactly one.
+func (e *env) code(to string) string {
+	e.t.Helper()
+	rows, err := e.db.Query(context.Background(), "SELECT id, data FROM outbox WHERE recipient = ?", to)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var fresh []string
+	for rows.Next() {
+		var id, data string
+		if err := rows.Scan(&id, &data); err != nil {
+			e.t.Fatal(err)
+		}
+		if e.seen[id] {
+			continue
+		}
+		e.seen[id] = true
+		var m map[string]string
+		if err := json.Unmarshal([]byte(data), &m); err != nil {
+			e.t.Fatal(err)
+		}
+		fresh = append(fresh, m["code"])
+	}
+	if len(fresh) != 1 || !sixDigits.MatchString(fresh[0]) {
+		e.t.Fatalf("%d new messages with codes %v to %s, want one", len(fresh), fresh, to)
+	}
+	return fresh[0]
+}
+
+// count is a COUNT(*) query's answer.
+func (e *env) count(q string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// wrong returns a 6-digit code other than code.
+func wrong(code string) string {
+	if code == "000000" {
+		return "111111"
+	}
+	return "000000"
+}
