@@ -78,9 +78,9 @@ export function fieldLabel(field: StepField, messages: Partial<Messages>): strin
   return field.labelKey && Object.hasOwn(messages, field.labelKey) ? messages[field.labelKey as keyof Messages] : undefined;
 }
 
-/** The control of a field. */
-export function FieldControl({ field, label, ctx }: { field: StepField & { name: FieldName }; label: string | undefined; ctx: FieldContext }): ReactNode {
-  const props = { name: field.name, ...(label ? { label } : {}) };
+/** The control of a field; an optional one says so in its hint. */
+export function FieldControl({ field, label, optional, ctx }: { field: StepField & { name: FieldName }; label: string | undefined; optional: string; ctx: FieldContext }): ReactNode {
+  const props = { name: field.name, ...(label ? { label } : {}), ...(field.required ? {} : { hint: optional }) };
   switch (field.name) {
     case 'policyNumber':
       return <PolicyNumberField {...props} format={fieldPolicyFormat(field, ctx)} />;

@@ -168,6 +168,9 @@ describe('account type (spec §2.5)', () => {
     expect(calls[0]).toMatchObject({ method: 'GET', path: '/api/v2/registration' });
     for (const label of ['Policy number', 'First name', 'Last name', 'Postal code', 'Phone number']) expect(screen.getByLabelText(label)).toBeTruthy();
     expect(screen.queryByLabelText('Driver’s licence number')).toBeNull();
+    // The optional field says so (its hint describes it).
+    expect(screen.getByLabelText('Phone number').getAttribute('aria-describedby')).toBeTruthy();
+    expect(screen.getByText('Optional')).toBeTruthy();
   });
 
   it('sends no token to start, then the token of each answer', async () => {

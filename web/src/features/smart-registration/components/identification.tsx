@@ -91,7 +91,7 @@ function IdentificationForm({ fields, smart }: { fields: KnownField[]; smart: Sm
         </p>
       ) : null}
       {fields.map((field) => (
-        <FieldControl key={field.name} field={field} label={fieldLabel(field, messages)} ctx={ctx} />
+        <FieldControl key={field.name} field={field} label={fieldLabel(field, messages)} optional={t('smartRegistration.field.optional')} ctx={ctx} />
       ))}
       <div className="smart-registration__actions">
         <SubmitButton>{t('smartRegistration.next')}</SubmitButton>
