@@ -101,38 +101,34 @@ export function VerifyCode() {
 /** Resend (spec §2.5, §9): a spinner for at least a second, at most 3 times, the server's refusal beside the link. */
 function ResendCode({ onSent }: { onSent: () => void }) {
   const smart = useSmartSend();
-  const [sending, setSending] = useState(false);
-  const [sent, setSent] = useState(false);
-  const [refused, setRefused] = useState<Message | null>(null);
+  const [status, setStatus] = useState<{ sending: boolean; sent: boolean; refused: Message | null }>({ sending: false, sent: false, refused: null });
   const busy = useRef(false);
+  const refuse = (refused: Message) => setStatus({ sending: false, sent: false, refused });
+  const countResends = (resends: (n: number) => number) =>
+    updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, resends: resends(s.smartRegistration.resends ?? 0) } } : {}));
 
   const resend = async () => {
     if (busy.current) return;
-    setSent(false);
-    if ((readFlow().smartRegistration?.resends ?? 0) >= MAX_RESENDS) return setRefused('smartRegistration.code.noMoreResends');
+    if ((readFlow().smartRegistration?.resends ?? 0) >= MAX_RESENDS) return refuse('smartRegistration.code.noMoreResends');
     busy.current = true;
-    setSending(true);
-    setRefused(null);
+    setStatus({ sending: true, sent: false, refused: null });
     const [result] = await Promise.all([smart.send((api) => api.resend()), wait(MIN_SPINNER_MS)]);
     busy.current = false;
-    setSending(false);
-    if (!result) return;
-    const { outcome } = result;
-    if (outcome.kind === 'continue') {
-      updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, resends: (s.smartRegistration.resends ?? 0) + 1 } } : {}));
-      setSent(true);
+    setStatus((s) => ({ ...s, sending: false }));
+    const outcome = result?.outcome;
+    if (outcome?.kind === 'continue') {
+      countResends((n) => n + 1);
+      setStatus({ sending: false, sent: true, refused: null });
       onSent();
-      return;
-    }
-    if (outcome.kind === 'returned' && outcome.errorCode === 'EXCEEDED_RESENDS') {
-      updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, resends: MAX_RESENDS } } : {}));
-      setRefused('smartRegistration.code.noMoreResends');
-    } else if (outcome.kind === 'message') setRefused(outcomeMessage(outcome));
-    else if (outcome.kind === 'returned') smart.roadblock('technical');
+    } else if (outcome?.kind === 'returned' && outcome.errorCode === 'EXCEEDED_RESENDS') {
+      countResends(() => MAX_RESENDS);
+      refuse('smartRegistration.code.noMoreResends');
+    } else if (outcome?.kind === 'message') refuse(outcomeMessage(outcome));
+    else if (outcome?.kind === 'returned') smart.roadblock('technical');
   };
 
   return (
-    <ResendLink texts={RESEND_TEXTS} sending={sending} sent={sent} refused={refused} onResend={() => void resend()}>
+    <ResendLink texts={RESEND_TEXTS} sending={status.sending} sent={status.sent} refused={status.refused} onResend={() => void resend()}>
       {smart.dialog}
     </ResendLink>
   );
