@@ -10,7 +10,6 @@ import { checkEmail } from '@/lib/rules/email';
 import { checkEmailConfirmation } from '@/lib/rules/email-confirmation';
 import { decodeSession } from '@/features/smart-registration/session';
 import { useSmartSend, type SmartSend } from '@/features/smart-registration/use-smart-send';
-import { BackButton } from './back-button';
 import { SmartPage } from './smart-page';
 
 /**
@@ -38,7 +37,7 @@ export function VerifyEmail() {
           }}
         />
       ) : (
-        <ChooseEmail smart={smart} taken={taken} />
+        <ChooseEmail smart={smart} taken={taken} onCancel={onFile ? () => setChoosing(false) : undefined} />
       )}
     </SmartPage>
   );
@@ -86,8 +85,12 @@ function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart:
   );
 }
 
-/** Another email: a code goes to it (the code page); one already used says so and another may be typed. */
-function ChooseEmail({ smart, taken }: { smart: SmartSend; taken: string | undefined }) {
+/**
+ * Another email: a code goes to it (the code page); one already used says
+ * so and another may be typed. Past a verified code the server has no step
+ * to go back to: Back returns to the email on file, when there is one.
+ */
+function ChooseEmail({ smart, taken, onCancel }: { smart: SmartSend; taken: string | undefined; onCancel: (() => void) | undefined }) {
   const t = useT();
   const form = useForm({
     email: { rule: checkEmail },
@@ -121,7 +124,11 @@ function ChooseEmail({ smart, taken }: { smart: SmartSend; taken: string | undef
         <EmailField name="emailConfirmation" autoComplete="email" label={t('smartRegistration.email.confirmation')} />
         <div className="smart-registration__actions">
           <SubmitButton>{t('smartRegistration.next')}</SubmitButton>
-          <BackButton smart={smart} />
+          {onCancel ? (
+            <button type="button" className="button button--secondary" onClick={onCancel}>
+              {t('smartRegistration.back')}
+            </button>
+          ) : null}
         </div>
       </Form>
     </>
