@@ -330,6 +330,20 @@ describe('verification', () => {
     expect(screen.getByText(/by text message to \*\*\*-\*\*\*-0101/)).toBeTruthy();
   });
 
+  it('back from the code page: a single option is offered, not sent again, and Back goes on to identification', async () => {
+    const calls = await openAt(
+      SMART_PATHS.verifyCode,
+      { [BACK]: () => (calls.some((c) => c.path === '/api/v2/verify/options') ? step('IDENTIFY', SMART_PATHS.identification) : step('VERIFY', SMART_PATHS.verifyOptions)), [OPTIONS]: options([EMAIL_OPTION]), [GET_FIELDS]: refused('STEP_NOT_ALLOWED') },
+      { at: ['VERIFY', SMART_PATHS.verifyCode], option: EMAIL_OPTION },
+    );
+    await click('Back');
+    await heading('Verify your identity');
+    await screen.findByRole('radio', { name: 'By email at e***@example.com' });
+    expect(calls.filter((c) => c.path === '/api/v2/verify/send')).toEqual([]);
+    await click('Back');
+    await waitFor(() => expect(calls.filter((c) => c.path === '/api/v2/back')).toHaveLength(2));
+  });
+
   it('several: the visitor chooses; a wrong code says the tries left, then CONFIRM_USERNAME', async () => {
     const verify = [refused('INVALID_ACTIVATION_CODE', { triesLeft: 4 }), step('CONFIRM_USERNAME', SMART_PATHS.verifyEmail, { email: 'emma@example.com' })];
     const calls = await openAt(

@@ -3,6 +3,7 @@ import { useLocation } from 'wouter';
 import type { Message, SectionKey } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
+import { previousPage } from '@/lib/flow/previous-page';
 import { updateFlow, type SmartOption } from '@/lib/flow/state';
 import { isOptionName } from '@/features/smart-registration/api';
 import { SMART_PATHS } from '@/features/smart-registration/session';
@@ -37,7 +38,8 @@ async function choose(smart: SmartSend, option: SmartOption): Promise<Message | 
 /**
  * /create-an-account/verify/options (spec §2.5, §4.1): none is the
  * unavailable-option roadblock; a single option is chosen and its code sent
- * at once; several are offered.
+ * at once (unless the visitor came back from the code page); several are
+ * offered.
  */
 export function VerifyOptions() {
   const t = useT();
@@ -48,6 +50,8 @@ export function VerifyOptions() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Message | null>(null);
   const started = useRef(false);
+  // Back from the code page shows even a single option, so a further Back can reach identification.
+  const [fromCode] = useState(() => previousPage() === SMART_PATHS.verifyCode);
 
   useEffect(() => {
     // Once: a second run (StrictMode) must not send a second code.
@@ -63,7 +67,7 @@ export function VerifyOptions() {
         return;
       }
       const [only] = known;
-      if (known.length === 1 && only) return setError(await choose(smart, only));
+      if (known.length === 1 && only && !fromCode) return setError(await choose(smart, only));
       setOptions(known);
       setChosen(known[0]?.id ?? '');
     });
