@@ -314,3 +314,44 @@ export async function expectNoSidewaysScroll(page, where) {
   if (scrollWidth > clientWidth) throw new Error(`${where}: the page scrolls sideways (${scrollWidth} > ${clientWidth} px)`);
   if (out.length > 0) throw new Error(`${where}: elements stick out of the ${clientWidth} px viewport: ${out.join(', ')}`);
 }
+
+/**
+ * A press of the mouse at the middle of an element, as a person clicks.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ */
+export async function press(page, locator) {
+  await locator.scrollIntoViewIfNeeded();
+  const box = await locator.boundingBox();
+  if (!box) throw new Error('the element is not shown');
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+/**
+ * Clicks into a field with the mouse and types into it.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} locator
+ * @param {string} text
+ */
+export async function typeInto(page, locator, text) {
+  await press(page, locator);
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text);
+}
+
+/**
+ * Waits for the page's h1, which a page change focuses (app/page-focus.ts),
+ * and runs axe on the page.
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ * @param {{ focus?: boolean }} [options] focus: false for the first page of a visit (opened by its address)
+ */
+export async function arrive(page, title, { focus = true } = {}) {
+  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  await expectNoSidewaysScroll(page, `${title} (${pathOf(page)})`);
+  if (focus) {
+    await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
+  }
+  await checkA11y(page);
+}

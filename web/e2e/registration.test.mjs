@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { brands, checkA11y, codeOf, expectNoSidewaysScroll, launchBrowser, mailbox, openPage, pathOf, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+import { arrive, brands, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -18,7 +18,11 @@ const messages = {
   fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
 };
 
-const BRAND = 'belair';
+/** Smart registration's first page (issue 15), where the create-account button of belair and intact goes. */
+const smartTitle = /** @type {string} */ (json('sections/smartRegistration.en.json')['smartRegistration.accountType.title']);
+
+// A brand without the registration flag: its create-account button comes here (belair and intact go to smart registration).
+const BRAND = 'bna';
 const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
 const POSTAL = 'M5V 2T6';
 /** Belair's default province, on, has UBI: a well-formed Ontario licence (none is on file for the demo people). */
@@ -41,7 +45,7 @@ const people = {
   noOptions: { policy: 'REG0006', first: 'Nora', last: 'Aucun' },
   ubi: { policy: 'REG0007', first: 'Ubald', last: 'Conduit' },
   cancelled: { policy: 'REG0008', first: 'Carl', last: 'Annule' },
-  registered: { policy: 'BEL1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
+  registered: { policy: 'BNA1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
 };
 
 /** @type {import('playwright-core').Browser} */
@@ -55,48 +59,7 @@ after(async () => {
   await browser?.close();
 });
 
-/**
- * A press of the mouse at the middle of an element, as a person clicks.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- */
-async function press(page, locator) {
-  await locator.scrollIntoViewIfNeeded();
-  const box = await locator.boundingBox();
-  if (!box) throw new Error('the element is not shown');
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-}
-
-/**
- * Clicks into a field with the mouse and types into it.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- * @param {string} text
- */
-async function typeInto(page, locator, text) {
-  await press(page, locator);
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(text);
-}
-
-/**
- * Waits for the page's h1, which a page change focuses (app/page-focus.ts),
- * and runs axe on the page.
- * @param {import('playwright-core').Page} page
- * @param {string} title
- * @param {{ focus?: boolean }} [options] focus: false for the first page of a visit (opened by its address)
- */
-async function arrive(page, title, { focus = true } = {}) {
-  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  await expectNoSidewaysScroll(page, `${title} (${pathOf(page)})`);
-  if (focus) {
-    await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
-  }
-  await checkA11y(page);
-}
-
-describe('the create-account button on every brand goes to registration identification', () => {
+describe('the create-account button: smart registration where the brand has the flag (belair, intact), else registration identification', () => {
   /** @type {import('./harness.mjs').Server} */
   let server;
   before(async () => {
@@ -108,11 +71,12 @@ describe('the create-account button on every brand goes to registration identifi
 
   for (const brand of brands) {
     test(brand, async () => {
+      const smart = brand === 'belair' || brand === 'intact';
       const { context, page, errors } = await openPage(browser, server.url(brand, '/?lang=en'));
       try {
         await press(page, page.getByRole('link', { name: messages.en['login.createAccount'] }));
-        await arrive(page, messages.en['registration.identification.title']);
-        assert.equal(pathOf(page), '/registration/identification');
+        await arrive(page, smart ? smartTitle : messages.en['registration.identification.title']);
+        assert.equal(pathOf(page), smart ? '/create-an-account/identification/account-type' : '/registration/identification');
         assert.deepEqual(realErrors(errors), []);
       } finally {
         await context.close();

@@ -62,6 +62,8 @@ const VerifyRoute = lazyPage(() => import('@/features/recovery/routes/verify'));
 const ResetRoute = lazyPage(() => import('@/features/recovery/routes/reset'));
 // Every legacy registration page is one chunk: the visitor who starts goes through several.
 const RegistrationRoute = lazyPage(() => import('@/features/registration/routes/registration'));
+// Every smart registration page (spec §2.5) is one chunk too.
+const SmartRegistrationRoute = lazyPage(() => import('@/features/smart-registration/routes/smart-registration'));
 
 export const pageRoutes: readonly PageRoute[] = [
   { path: '/not-found', category: 'error', page: NotFoundRoute },
@@ -88,6 +90,21 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/registration/password-validation', category: 'registration', page: RegistrationRoute },
   { path: '/registration/email-sent', category: 'registration', page: RegistrationRoute },
   { path: '/registration/link', category: 'registration', page: RegistrationRoute },
+  // Spec §2.5, as SMART_PATHS of features/smart-registration/session.ts.
+  { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/identification/account-type-help', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/identification', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/verify/options', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/verify/code', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/verify/email', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/account-creation/create', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/create', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/confirmation', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/identity-verification', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/pin-identification', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/unavailable-option', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/unable-to-identify', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/roadblock/unable-to-identify', category: 'smart-registration', page: SmartRegistrationRoute },
 ];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };

@@ -8,6 +8,8 @@ import en from './en.json';
 import fr from './fr.json';
 import registrationEn from './sections/registration.en.json';
 import registrationFr from './sections/registration.fr.json';
+import smartRegistrationEn from './sections/smartRegistration.en.json';
+import smartRegistrationFr from './sections/smartRegistration.fr.json';
 
 const i18nDir = repoPath('web/src/i18n');
 const srcDir = repoPath('web/src');
@@ -21,7 +23,10 @@ const brandFiles = readdirSync(join(i18nDir, 'brands')).map((file) => ({
 const placeholders = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]))].sort();
 
 /** The message sections (sections/<name>.<lang>.json): a lazy feature's texts. */
-const sections = [{ name: 'registration', en: registrationEn as Record<string, string>, fr: registrationFr as Record<string, string> }];
+const sections = [
+  { name: 'registration', en: registrationEn as Record<string, string>, fr: registrationFr as Record<string, string> },
+  { name: 'smartRegistration', en: smartRegistrationEn as Record<string, string>, fr: smartRegistrationFr as Record<string, string> },
+];
 const sectionFiles = readdirSync(join(i18nDir, 'sections'));
 const isSectionKey = (key: string) => sections.some((section) => Object.hasOwn(section.en, key));
 

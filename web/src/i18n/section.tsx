@@ -8,7 +8,7 @@ import { MessagesContext } from './i18n';
 // them nor this loader. Their keys are MessageKeys (catalog.ts), read with
 // useT() under a <MessageSection>.
 
-export type SectionName = 'registration';
+export type SectionName = 'registration' | 'smartRegistration';
 type SectionMessages = Partial<Record<SectionKey, string>>;
 
 const sectionCatalogs = import.meta.glob<SectionMessages>('./sections/*.json', { import: 'default' });

@@ -220,10 +220,9 @@ describe('login page', () => {
     expect(createAccountPath(false, false)).toBe('/registration/identification');
   });
 
-  // Issue 13: the button works on every brand; until smart registration
-  // exists, the brands with the flag on come to legacy registration too.
+  // Issue 15: the brands with the flag on go to smart registration's account type; the others to legacy registration.
   it.each([
-    { registration: true, href: '/registration/identification' },
+    { registration: true, href: '/create-an-account/identification/account-type' },
     { registration: false, href: '/registration/identification' },
   ])('create account goes to $href when the registration flag is $registration', async ({ registration, href }) => {
     expect(createAccountPath(registration)).toBe(href);

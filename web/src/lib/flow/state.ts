@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import type { components } from '@/lib/api/schema';
 
 // The flow state the features share (spec §3), kept in sessionStorage so a
 // reload of the tab keeps it and closing the tab forgets it. Features read it
@@ -58,6 +59,25 @@ export interface RegistrationState {
   nextOption?: TwoFactorOption;
 }
 
+/** A smart registration verification option (spec §4.1), as GET /api/v2/verify/options lists it. */
+export type SmartOption = components['schemas']['SmartOption'];
+
+/**
+ * Spec §4.1 smart registration: the session token of the last answer (its
+ * step and page are decoded from it), and what the pages show across steps.
+ */
+export interface SmartRegistrationState {
+  token: string;
+  /** The option the code went to (the PIN page when PIN). */
+  option?: SmartOption;
+  /** CONFIRM_USERNAME: the email on file the visitor may keep as username. */
+  email?: string;
+  /** Resends asked for the current code (spec §9: 3). */
+  resends?: number;
+  /** An email found taken (EMAIL_ALREADY_EXISTS) on the way to the choose-username page, which says so. */
+  taken?: string;
+}
+
 /** Spec §3 email token (a magic link's token). */
 export interface EmailToken {
   token: string;
@@ -77,6 +97,7 @@ export interface FlowState {
   resetPassword: ResetPasswordState | null;
   registration: RegistrationState | null;
   emailToken: EmailToken | null;
+  smartRegistration: SmartRegistrationState | null;
 }
 
 export const STORAGE_KEY = 'guichet.flow';
@@ -89,6 +110,7 @@ export const initialFlow: FlowState = Object.freeze({
   resetPassword: null,
   registration: null,
   emailToken: null,
+  smartRegistration: null,
 });
 
 function storage(): Storage | null {
@@ -116,6 +138,11 @@ function parseResetPassword(value: unknown): ResetPasswordState | null {
   };
 }
 
+function parseSmartRegistration(value: unknown): SmartRegistrationState | null {
+  if (!isObject(value) || typeof value.token !== 'string' || value.token === '') return null;
+  return value as unknown as SmartRegistrationState;
+}
+
 function parseEmailToken(value: unknown): EmailToken | null {
   if (!isObject(value) || typeof value.token !== 'string' || value.token === '') return null;
   return { token: value.token, emailSource: text(value.emailSource) ?? '', startDate: text(value.startDate) ?? '' };
@@ -139,6 +166,7 @@ export function parseFlow(raw: string | null): FlowState {
     resetPassword: parseResetPassword(value.resetPassword),
     registration: isObject(value.registration) ? (value.registration as RegistrationState) : null,
     emailToken: parseEmailToken(value.emailToken),
+    smartRegistration: parseSmartRegistration(value.smartRegistration),
   };
 }
 
@@ -186,7 +214,7 @@ export function useFlow(): FlowState {
 
 /** Spec §2.6 call-us card and PIN roadblock: the roadblock flag, the registration data and the email token go. */
 export function resetAfterRoadblock(): FlowState {
-  return updateFlow({ roadblocked: false, errorCode: null, registration: null, emailToken: null });
+  return updateFlow({ roadblocked: false, errorCode: null, registration: null, emailToken: null, smartRegistration: null });
 }
 
 /** Spec §2.6 inconsistency and technical roadblocks: the registration state goes. */

@@ -7,13 +7,13 @@ import { LoginForm } from '@/features/login/components/login-form';
 import { useBackGuard } from '@/features/login/use-back-guard';
 import '@/features/login/login.css';
 
-/** Smart registration (spec §2.5) is not built yet: brands with the flag on also use legacy registration (issue 13). */
-export const SMART_REGISTRATION_BUILT = false;
+/** Smart registration (spec §2.5, issue 15): brands with the registration flag on go to its account type. */
+export const SMART_REGISTRATION_BUILT = true;
 
 /**
  * Spec §2.2: where the create-account button goes, by the brand's
- * registration flag: smart registration's account type when it is on (once
- * smart registration exists), legacy registration otherwise.
+ * registration flag: smart registration's account type when it is on,
+ * legacy registration otherwise.
  */
 export function createAccountPath(registration: boolean, smartBuilt = SMART_REGISTRATION_BUILT): string {
   return registration && smartBuilt ? '/create-an-account/identification/account-type' : '/registration/identification';

@@ -23,7 +23,7 @@ import { checkTerms } from '@/lib/rules/terms';
 import { registrationApi, type TokenProof } from '@/features/registration/api';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
-import { useSignIn } from '@/features/registration/use-sign-in';
+import { useSignIn } from '@/lib/flow/use-sign-in';
 
 const TITLE_ID = 'registration-password-title';
 

@@ -14,7 +14,7 @@ import { usePageTitle } from '@/lib/page-title';
 import { checkPin } from '@/lib/rules/pin';
 import { checkSecurityCode } from '@/lib/rules/security-code';
 import { optionsOf, registrationApi } from '@/features/registration/api';
-import { PinLetter } from '@/features/registration/components/pin-letter';
+import { PinLetter } from '@/lib/flow/pin-letter';
 import { afterCode, MAX_RESENDS, MIN_SPINNER_MS } from '@/features/registration/flow';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
@@ -101,7 +101,7 @@ export function ValidationCode({ method }: { method: CodeMethod }) {
       {pin ? (
         <>
           <p>{t('registration.pin.text')}</p>
-          <PinLetter />
+          <PinLetter title={t('registration.pin.imageTitle')} caption={t('registration.pin.imageText')} />
         </>
       ) : (
         <p>{t(method === 'SMS' ? 'registration.code.textSms' : 'registration.code.textEmail', { value: option?.maskedValue ?? '' })}</p>

@@ -1,18 +1,20 @@
 import { useId } from 'react';
 import { useT } from '@/i18n/i18n';
+import './flow.css';
 
 /**
- * Where the PIN is printed on the insurer's letter (spec §2.4): a drawing
- * of the letter, text lines as bars, the PIN box at the top right
- * highlighted. Our own drawing, in the brand's colours.
+ * Where the PIN is printed on the insurer's letter (spec §2.4, §2.5): a
+ * drawing of the letter, text lines as bars, the PIN box at the top right
+ * highlighted. Our own drawing, in the brand's colours. Both registrations
+ * show it, each with its own texts.
  */
-export function PinLetter() {
+export function PinLetter({ title, caption }: { title: string; caption: string }) {
   const t = useT();
   const titleId = useId();
   return (
-    <figure className="registration__pin-letter">
+    <figure className="pin-letter">
       <svg viewBox="0 0 240 300" role="img" aria-labelledby={titleId} focusable="false">
-        <title id={titleId}>{t('registration.pin.imageTitle')}</title>
+        <title id={titleId}>{title}</title>
         <rect x="8" y="8" width="224" height="284" rx="6" fill="#fff" stroke="currentColor" strokeWidth="2" />
         <rect x="24" y="28" width="64" height="14" rx="2" fill="currentColor" opacity="0.55" />
         <rect x="24" y="52" width="88" height="6" rx="2" fill="currentColor" opacity="0.3" />
@@ -29,7 +31,7 @@ export function PinLetter() {
           <rect key={y} x="24" y={y} width={i % 4 === 3 ? 120 : 192} height="6" rx="2" fill="currentColor" opacity="0.25" />
         ))}
       </svg>
-      <figcaption>{t('registration.pin.imageText')}</figcaption>
+      <figcaption>{caption}</figcaption>
     </figure>
   );
 }

@@ -1,0 +1,416 @@
+// Browser tests of smart registration (issue 15, spec §2.5, §4.1, §8.1,
+// §8.2) against the built binary and its --dev registration demo people
+// (docs/registration-demo.md), on belair and intact, in English (desktop)
+// and in French (a 320 px phone, WCAG 1.4.10 reflow), axe on every page.
+// The visitor uses the mouse and the keyboard. Each language has its own
+// server (a fresh database: an account created in one does not exist in
+// the other); the ended session has one whose sessions live 1 second
+// (GUICHET_REGISTRATION_SESSION_TTL, --dev only).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+
+/** @param {string} path */
+const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
+/** What the visitor reads: the catalogues and the two registration sections, by language. */
+const messages = {
+  en: { ...json('en.json'), ...json('sections/registration.en.json'), ...json('sections/smartRegistration.en.json') },
+  fr: { ...json('fr.json'), ...json('sections/registration.fr.json'), ...json('sections/smartRegistration.fr.json') },
+};
+
+const ACCOUNT_TYPE = '/create-an-account/identification/account-type';
+const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
+const POSTAL = 'M5V 2T6';
+/** On (both brands' default province) has UBI: the licence is asked for, optional; a well-formed one is typed. */
+const LICENCE = 'A12341234512345';
+const PIN = 'AB12CD34';
+const NEW_PASSWORD = 'Fresh-Start-2026#';
+
+/** The demo people (docs/registration-demo.md): policy number by brand (intact in on: 9 characters). */
+const people = {
+  email: { policy: { belair: 'REG0001', intact: 'REG000001' }, first: 'Emma', last: 'Courriel' },
+  sms: { policy: { belair: 'REG0002', intact: 'REG000002' }, first: 'Simon', last: 'Texto' },
+  pin: { policy: { belair: 'REG0003', intact: 'REG000003' }, first: 'Paula', last: 'Nip' },
+  askUsername: { policy: { belair: 'REG0005', intact: 'REG000005' }, first: 'Ugo', last: 'Pris' },
+};
+/** @typedef {(typeof people)[keyof typeof people]} Person */
+/** @typedef {'belair' | 'intact'} Brand */
+
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+});
+
+/** @param {'en' | 'fr'} language */
+function visitor(language) {
+  const m = messages[language];
+  const cookies = [
+    { name: 'province', value: 'on' },
+    { name: 'language', value: language },
+  ];
+  const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
+
+  /**
+   * A fresh visitor on the brand's login page who presses Create an account (smart registration: the flag is on).
+   * @param {import('./harness.mjs').Server} server
+   * @param {Brand} brand
+   */
+  async function start(server, brand) {
+    const opened = await openPage(browser, server.url(brand, '/'), viewport ? { cookies, viewport } : { cookies });
+    await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
+    await arrive(opened.page, m['smartRegistration.accountType.title']);
+    assert.equal(pathOf(opened.page), ACCOUNT_TYPE);
+    return opened;
+  }
+
+  /**
+   * Presses a button by its name.
+   * @param {import('playwright-core').Page} page
+   * @param {string} name
+   */
+  const button = (page, name) => press(page, page.getByRole('button', { name, exact: true }));
+
+  /**
+   * Policyholder (the default), Next, then the identification form the server's fields build, and Next.
+   * @param {import('playwright-core').Page} page
+   * @param {Brand} brand
+   * @param {Person} person
+   */
+  async function identify(page, brand, person) {
+    assert.equal(await page.getByRole('radio', { name: m['smartRegistration.accountType.policyHolder'] }).isChecked(), true);
+    await button(page, m['smartRegistration.next']);
+    await arrive(page, m['smartRegistration.identification.title']);
+    assert.equal(pathOf(page), '/create-an-account/identification');
+    await typeInto(page, page.getByLabel(m['smartRegistration.field.policyNumber']), person.policy[brand]);
+    await typeInto(page, page.getByLabel(m['smartRegistration.field.firstName']), person.first);
+    await typeInto(page, page.getByLabel(m['smartRegistration.field.lastName']), person.last);
+    await typeInto(page, page.getByLabel(m['form.day']), DOB.day);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(DOB.month[language]);
+    await typeInto(page, page.getByLabel(m['form.year']), DOB.year);
+    await typeInto(page, page.getByLabel(m['smartRegistration.field.postalCode']), POSTAL);
+    await typeInto(page, page.getByLabel(m['smartRegistration.field.driverLicence']), LICENCE);
+    await button(page, m['smartRegistration.next']);
+  }
+
+  /**
+   * The options page: choose the option whose label matches, Next; the code
+   * page. null: a person with a single option, chosen and sent at once
+   * (spec §4.1), so the code page comes straight after identification.
+   * @param {import('playwright-core').Page} page
+   * @param {string | RegExp | null} option
+   * @param {string} title
+   */
+  async function choose(page, option, title) {
+    if (option !== null) {
+      await arrive(page, m['smartRegistration.options.title']);
+      assert.equal(pathOf(page), '/create-an-account/verify/options');
+      await press(page, page.getByRole('radio', { name: option }));
+      await button(page, m['smartRegistration.next']);
+    }
+    await arrive(page, title);
+    assert.equal(pathOf(page), '/create-an-account/verify/code');
+  }
+
+  /**
+   * Types the newest code sent to `to` and presses Next.
+   * @param {import('./harness.mjs').Server} server
+   * @param {import('playwright-core').Page} page
+   * @param {string} to
+   * @param {Set<string>} seen
+   */
+  async function typeCode(server, page, to, seen) {
+    const mail = await waitForMail(server, to, 'registration-code', seen);
+    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+    await button(page, m['smartRegistration.next']);
+  }
+
+  /**
+   * The password page, then the confirmation, whose button signs in: /my-account lists the policy.
+   * @param {import('playwright-core').Page} page
+   * @param {string} username
+   * @param {string} policy
+   */
+  async function create(page, username, policy) {
+    await arrive(page, m['smartRegistration.create.title']);
+    assert.equal(pathOf(page), '/create-an-account/account-creation/create');
+    await typeInto(page, page.getByLabel(m['smartRegistration.create.password'], { exact: true }), NEW_PASSWORD);
+    await typeInto(page, page.getByLabel(m['smartRegistration.create.confirmation']), NEW_PASSWORD);
+    await press(page, page.getByRole('checkbox'));
+    await button(page, m['smartRegistration.create.submit']);
+    await arrive(page, m['smartRegistration.confirmation.title']);
+    assert.equal(pathOf(page), '/create-an-account/confirmation');
+    await page.getByText(m['smartRegistration.confirmation.text'].replace('{username}', username)).waitFor();
+    await button(page, m['smartRegistration.confirmation.goToProfile']);
+    await page.waitForURL((url) => url.pathname === '/my-account');
+    await arrive(page, m['account.title']);
+    await page.getByText(policy.length === 7 ? policy.replace(/^(...)/, '$1-') : policy).first().waitFor();
+  }
+
+  /**
+   * The choose-username page confirming the email on file.
+   * @param {import('playwright-core').Page} page
+   * @param {string} email
+   */
+  async function keepEmail(page, email) {
+    await arrive(page, m['smartRegistration.email.title']);
+    assert.equal(pathOf(page), '/create-an-account/verify/email');
+    await page.getByText(m['smartRegistration.email.confirmText'].replace('{email}', email)).waitFor();
+    await button(page, m['smartRegistration.email.useThis']);
+  }
+
+  return { m, start, button, identify, choose, typeCode, create, keepEmail };
+}
+
+/**
+ * @param {import('./harness.mjs').Server} server
+ * @param {string} to
+ */
+const seenMail = async (server, to) => new Set((await mailbox(server, to)).map((mail) => mail.id));
+
+for (const language of /** @type {const} */ (['en', 'fr'])) {
+  const v = visitor(language);
+  const { m } = v;
+  describe(`smart registration in ${language === 'en' ? 'English' : 'French'}`, () => {
+    /** @type {import('./harness.mjs').Server} */
+    let server;
+    before(async () => {
+      server = await startServer();
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    /**
+     * @param {import('playwright-core').Page} page
+     * @param {string} to
+     * @param {Set<string>} seen
+     */
+    const typeCode = (page, to, seen) => v.typeCode(server, page, to, seen);
+
+    test('belair, by email code: the email on file kept, the account created, the confirmation signs in', async () => {
+      const { context, page, errors } = await v.start(server, 'belair');
+      try {
+        const to = 'reg-email@belair.example';
+        const seen = await seenMail(server, to);
+        await v.identify(page, 'belair', people.email);
+        // Emma has an email only: its code goes at once.
+        await v.choose(page, null, m['smartRegistration.code.title']);
+        await typeCode(page, to, seen);
+        await v.keepEmail(page, to);
+        // The code went to that email: no second one.
+        await v.create(page, to, people.email.policy.belair);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('intact, by SMS, with a resend; the email on file kept gets a code of its own', async () => {
+      const { context, page, errors } = await v.start(server, 'intact');
+      try {
+        const phone = '+15145550101';
+        const email = 'reg-sms@intact.example';
+        const seen = await seenMail(server, phone);
+        const seenEmail = await seenMail(server, email);
+        await v.identify(page, 'intact', people.sms);
+        await v.choose(page, /0101/, m['smartRegistration.code.title']);
+        await waitForMail(server, phone, 'registration-code', seen);
+        await v.button(page, m['smartRegistration.code.resend']);
+        await page.getByRole('button', { name: m['smartRegistration.code.resending'] }).waitFor();
+        await page.getByRole('status').filter({ hasText: m['smartRegistration.code.resent'] }).waitFor();
+        await typeCode(page, phone, seen);
+        await v.keepEmail(page, email);
+        await arrive(page, m['smartRegistration.code.title']);
+        assert.equal(pathOf(page), '/create-an-account/verify/code');
+        await page.getByText(m['smartRegistration.code.textEmail'].replace('{value}', email)).waitFor();
+        await typeCode(page, email, seenEmail);
+        await v.create(page, email, people.sms.policy.intact);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('belair, by PIN: the letter, a wrong PIN says so, the right one goes on', async () => {
+      const { context, page, errors } = await v.start(server, 'belair');
+      try {
+        const email = 'reg-pin@belair.example';
+        const seenEmail = await seenMail(server, email);
+        await v.identify(page, 'belair', people.pin);
+        await v.choose(page, m['smartRegistration.options.pin'], m['smartRegistration.pin.title']);
+        await page.getByRole('img', { name: m['smartRegistration.pin.imageTitle'] }).waitFor();
+        assert.equal(await page.getByRole('button', { name: m['smartRegistration.code.resend'] }).count(), 0);
+        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
+        await v.button(page, m['smartRegistration.next']);
+        await page.getByRole('alert').filter({ hasText: m['smartRegistration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
+        await checkA11y(page);
+        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
+        await v.button(page, m['smartRegistration.next']);
+        await v.keepEmail(page, email);
+        await arrive(page, m['smartRegistration.code.title']);
+        await typeCode(page, email, seenEmail);
+        await v.create(page, email, people.pin.policy.belair);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('belair, another username: the email on file is taken; EMAIL_ALREADY_EXISTS, then a new one', async () => {
+      const { context, page, errors } = await v.start(server, 'belair');
+      try {
+        const demo = 'demo@belair.example';
+        const seen = await seenMail(server, demo);
+        await v.identify(page, 'belair', people.askUsername);
+        await v.choose(page, null, m['smartRegistration.code.title']);
+        await typeCode(page, demo, seen);
+        await arrive(page, m['smartRegistration.email.title']);
+        assert.equal(pathOf(page), '/create-an-account/verify/email');
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), demo);
+        await typeInto(page, page.getByLabel(m['smartRegistration.email.confirmation']), demo);
+        await v.button(page, m['smartRegistration.next']);
+        await page.getByRole('alert').filter({ hasText: m['smartRegistration.email.taken'].replace('{email}', demo) }).waitFor();
+        assert.equal(pathOf(page), '/create-an-account/verify/email');
+        await checkA11y(page);
+        const email = `ugo.${language}@example.com`;
+        const seenNew = await seenMail(server, email);
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+        await typeInto(page, page.getByLabel(m['smartRegistration.email.confirmation']), email);
+        await v.button(page, m['smartRegistration.next']);
+        await arrive(page, m['smartRegistration.code.title']);
+        await page.getByText(m['smartRegistration.code.textEmail'].replace('{value}', email)).waitFor();
+        await typeCode(page, email, seenNew);
+        await v.create(page, email, people.askUsername.policy.belair);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('intact, wrong codes: a message with the tries left, then exceeded retries to identity-verification', async () => {
+      const { context, page, errors } = await v.start(server, 'intact');
+      try {
+        const to = 'reg-email@intact.example';
+        const seen = await seenMail(server, to);
+        await v.identify(page, 'intact', people.email);
+        await v.choose(page, null, m['smartRegistration.code.title']);
+        const right = codeOf(await waitForMail(server, to, 'registration-code', seen));
+        const wrong = right === '000000' ? '111111' : '000000';
+        await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
+        await v.button(page, m['smartRegistration.next']);
+        await page.getByRole('alert').filter({ hasText: m['smartRegistration.code.wrong.other'].replace('{count}', '4') }).waitFor();
+        await checkA11y(page);
+        const roadblock = page.getByRole('heading', { level: 1, name: m['smartRegistration.roadblock.identityVerification.title'] });
+        for (let i = 0; i < 5 && !(await roadblock.isVisible()); i++) {
+          await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
+          await v.button(page, m['smartRegistration.next']);
+          await page.waitForFunction(() => !document.querySelector('button[type="submit"][disabled]'));
+        }
+        await arrive(page, m['smartRegistration.roadblock.identityVerification.title']);
+        assert.equal(pathOf(page), '/create-an-account/identity-verification');
+        await v.button(page, m['smartRegistration.roadblock.backToLogin']);
+        await arrive(page, m['login.title']);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('belair, an additional driver is handed to legacy registration', async () => {
+      const { context, page, errors } = await v.start(server, 'belair');
+      try {
+        await press(page, page.getByRole('radio', { name: m['smartRegistration.accountType.insuredDriver'] }));
+        await v.button(page, m['smartRegistration.next']);
+        await arrive(page, m['registration.identification.title']);
+        assert.equal(pathOf(page), '/registration/identification');
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('the account type: its help page closes back to it; the browser’s back and Back to login go to /', async () => {
+      const { context, page, errors } = await v.start(server, 'intact');
+      try {
+        await press(page, page.getByRole('link', { name: m['smartRegistration.accountType.help'] }));
+        await arrive(page, m['smartRegistration.help.title']);
+        assert.equal(pathOf(page), '/create-an-account/identification/account-type-help');
+        await v.button(page, m['smartRegistration.help.close']);
+        await arrive(page, m['smartRegistration.accountType.title']);
+        await page.goBack();
+        await arrive(page, m['login.title']);
+        assert.equal(pathOf(page), '/');
+        await press(page, page.getByRole('link', { name: m['login.createAccount'] }));
+        await arrive(page, m['smartRegistration.accountType.title']);
+        await v.button(page, m['smartRegistration.backToLogin']);
+        await arrive(page, m['login.title']);
+        assert.equal(pathOf(page), '/');
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('the guard: a step page without its session goes to the account type keeping the query string; an unknown page is not-found', async () => {
+      for (const path of ['/create-an-account/identification', '/create-an-account/verify/code', '/create-an-account/verify/email', '/create-an-account/create']) {
+        const { context, page } = await openPage(browser, server.url('belair', `${path}?lang=${language}&from=x`));
+        try {
+          await page.waitForURL((url) => url.pathname === ACCOUNT_TYPE);
+          assert.equal(pathOf(page), `${ACCOUNT_TYPE}?lang=${language}&from=x`, path);
+          await arrive(page, m['smartRegistration.accountType.title'], { focus: false });
+        } finally {
+          await context.close();
+        }
+      }
+      const { context, page } = await openPage(browser, server.url('belair', `/create-an-account/confirmation?lang=${language}`));
+      try {
+        // No credentials held: /.
+        await page.waitForURL((url) => url.pathname === '/');
+        await page.goto(server.url('belair', `/create-an-account/nothing-here?lang=${language}`));
+        await page.waitForURL((url) => url.pathname === '/not-found');
+      } finally {
+        await context.close();
+      }
+    });
+  });
+}
+
+describe('an ended session (sessions of 1 second)', () => {
+  /** @type {import('./harness.mjs').Server} */
+  let server;
+  before(async () => {
+    server = await startServer({ env: { GUICHET_REGISTRATION_SESSION_TTL: '1s' } });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  for (const language of /** @type {const} */ (['en', 'fr'])) {
+    test(`${language}: the next call after it ended goes back to the account type, which says so`, async () => {
+      const v = visitor(language);
+      const { m } = v;
+      const { context, page, errors } = await v.start(server, 'belair');
+      try {
+        await v.button(page, m['smartRegistration.next']);
+        await arrive(page, m['smartRegistration.identification.title']);
+        // The token's exp is in whole seconds: past it for sure.
+        await page.waitForTimeout(2100);
+        await press(page, page.getByRole('button', { name: m['smartRegistration.back'], exact: true }));
+        await page.getByRole('alert').filter({ hasText: m['smartRegistration.accountType.sessionEnded'] }).waitFor();
+        await arrive(page, m['smartRegistration.accountType.title']);
+        assert.equal(pathOf(page), ACCOUNT_TYPE);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
