@@ -4,7 +4,7 @@
 // Real mouse clicks at the controls' coordinates and keys, as a person does.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, codeOf, launchBrowser, openPage, pathOf, realErrors, startServer, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, launchBrowser, openPage, pathOf, press, realErrors, startServer, typeInto, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 
@@ -22,29 +22,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/**
- * A mouse click at the middle of what the locator finds.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- */
-async function clickOn(page, locator) {
-  await locator.scrollIntoViewIfNeeded();
-  const box = await locator.boundingBox();
-  assert.ok(box, 'the control is shown');
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-}
-
-/**
- * Clicks into a field and types, as a person does.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} field
- * @param {string} text
- */
-async function typeInto(page, field, text) {
-  await clickOn(page, field);
-  await page.keyboard.type(text);
-}
 
 /**
  * The new page is shown, its h1 has the focus without a ring, the title
@@ -86,7 +63,7 @@ test('login → forgot → verify → reset → my-account: focus on each new pa
     let title = await page.title();
     assert.equal(await page.evaluate(() => document.activeElement === document.body), true);
 
-    await clickOn(page, page.getByRole('link', { name: 'Forgot your password?' }));
+    await press(page, page.getByRole('link', { name: 'Forgot your password?' }));
     title = await expectNewPage(page, 'Forgot your password?', title);
 
     await typeInto(page, page.getByLabel('Email address'), email);
@@ -94,14 +71,14 @@ test('login → forgot → verify → reset → my-account: focus on each new pa
     title = await expectNewPage(page, 'Enter your security code', title);
 
     await typeInto(page, page.getByLabel('Security code', { exact: true }), codeOf(await waitForMail(server, email, 'reset-code')));
-    await clickOn(page, page.getByRole('button', { name: 'Continue' }));
+    await press(page, page.getByRole('button', { name: 'Continue' }));
     title = await expectNewPage(page, 'Choose a new password', title);
     assert.equal(pathOf(page), '/reset');
 
     await typeInto(page, page.getByLabel('Postal code'), 'M5V 2T6');
     await typeInto(page, page.getByLabel('New password', { exact: true }), NEW_PASSWORD);
     await typeInto(page, page.getByLabel('Confirm your new password'), NEW_PASSWORD);
-    await clickOn(page, page.getByRole('button', { name: 'Save my new password' }));
+    await press(page, page.getByRole('button', { name: 'Save my new password' }));
     // The SSO form post loads /my-account as a new document: it continues
     // the journey, so its h1 takes the focus too.
     await page.waitForURL(server.url('belair', '/my-account'));
@@ -126,7 +103,7 @@ test('a roadblock, in French: focus on its title, without the ring it showed bef
     await page.reload();
     let title = await page.title();
     await typeInto(page, page.getByLabel('Adresse courriel'), email);
-    await clickOn(page, page.getByRole('button', { name: 'M’envoyer un code' }));
+    await press(page, page.getByRole('button', { name: 'M’envoyer un code' }));
     title = await expectNewPage(page, 'Entrez votre code de sécurité', title);
     const code = codeOf(await waitForMail(server, email, 'reset-code'));
     for (let i = 1; i <= 3; i++) {
@@ -151,12 +128,12 @@ test('French and Québec chosen in the header outlive a reload of /?lang=en&prov
     await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
     // The province list by keyboard, as a person who tabs to it does.
     const province = page.getByRole('combobox', { name: 'Province' });
-    await clickOn(page, province);
+    await press(page, province);
     await page.keyboard.press('Escape');
     await page.keyboard.type('Qu');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => new URL(location.href).searchParams.get('province') === 'qc');
-    await clickOn(page, page.getByRole('button', { name: 'Français' }));
+    await press(page, page.getByRole('button', { name: 'Français' }));
     await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
     const address = new URL(page.url());
     assert.equal(address.pathname, '/');

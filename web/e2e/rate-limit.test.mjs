@@ -5,7 +5,7 @@
 // its own, so no other test's requests count.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, launchBrowser, openPage, pathOf, press, realErrors, siteConfig, startServer } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
@@ -21,17 +21,6 @@ after(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/**
- * A mouse click at the middle of what the locator finds.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- */
-async function clickOn(page, locator) {
-  const box = await locator.boundingBox();
-  assert.ok(box, 'the control is shown');
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-}
 
 test('the 11th forgot request from one address in 10 minutes says how many minutes to wait, on the form', async () => {
   const { context, page, errors } = await openPage(browser, server.url('belair', '/forgot'));
@@ -57,10 +46,10 @@ test('the 11th forgot request from one address in 10 minutes says how many minut
 
     // The 11th, by the form.
     const email = page.getByLabel('Email address');
-    await clickOn(page, email);
+    await press(page, email);
     await page.keyboard.type('demo@belair.example');
     const answer = page.waitForResponse((r) => r.url().endsWith('/api/v1/accounts/password-reset'));
-    await clickOn(page, page.getByRole('button', { name: 'Send me a code' }));
+    await press(page, page.getByRole('button', { name: 'Send me a code' }));
     const response = await answer;
     assert.equal(response.status(), 429);
     const retryAfter = Number(await response.headerValue('Retry-After'));

@@ -8,7 +8,7 @@
 //   its button leads to /forgot for a new code.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, realErrors, siteConfig, startServer, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, siteConfig, startServer, typeInto, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 const POSTAL_CODES = { on: 'M5V 2T6', ab: 'T2P 1J9' };
@@ -30,31 +30,6 @@ after(async () => {
 });
 
 /**
- * A mouse click at the middle of what the locator finds.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- */
-async function mouseClick(page, locator) {
-  await locator.waitFor();
-  const box = await locator.boundingBox();
-  assert.ok(box, 'the control is on screen');
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-}
-
-/**
- * Clicks a field with the mouse, empties it and types on the keyboard.
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} field
- * @param {string} text
- */
-async function typeInto(page, field, text) {
-  await mouseClick(page, field);
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(text);
-}
-
-/**
  * The form's alert on /verify says exactly this.
  * @param {import('playwright-core').Page} page
  * @param {string} message
@@ -72,7 +47,7 @@ async function alertSays(page, message) {
  */
 async function sendCode(page, code) {
   await typeInto(page, page.getByLabel('Security code', { exact: true }), code);
-  await mouseClick(page, page.getByRole('button', { name: 'Continue' }));
+  await press(page, page.getByRole('button', { name: 'Continue' }));
 }
 
 /**
@@ -83,7 +58,7 @@ async function sendCode(page, code) {
 async function askForCode(page, email) {
   await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
   await typeInto(page, page.getByLabel('Email address'), email);
-  await mouseClick(page, page.getByRole('button', { name: 'Send me a code' }));
+  await press(page, page.getByRole('button', { name: 'Send me a code' }));
   await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
   assert.equal(pathOf(page), '/verify');
 }
@@ -116,7 +91,7 @@ test('wrong codes: a warning from the second, then the roadblock sends a new cod
     await page.getByText('We can email you a new security code.').waitFor();
     await checkA11y(page);
 
-    await mouseClick(page, page.getByRole('button', { name: 'Send me a new code' }));
+    await press(page, page.getByRole('button', { name: 'Send me a new code' }));
     await page.waitForURL(server.url('belair', '/verify'));
     await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
     await page.getByRole('status').filter({ hasText: 'We’ve sent you a new code. Only the newest code works.' }).waitFor();
@@ -132,7 +107,7 @@ test('wrong codes: a warning from the second, then the roadblock sends a new cod
     await typeInto(page, page.getByLabel('Postal code'), POSTAL_CODES[/** @type {'on' | 'ab'} */ (config.brand.defaultProvince)]);
     await typeInto(page, page.getByLabel('New password', { exact: true }), NEW_PASSWORD);
     await typeInto(page, page.getByLabel('Confirm your new password'), NEW_PASSWORD);
-    await mouseClick(page, page.getByRole('button', { name: 'Save my new password' }));
+    await press(page, page.getByRole('button', { name: 'Save my new password' }));
     await page.waitForURL(server.url('belair', '/my-account'));
     await page.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
     await checkA11y(page);
@@ -171,7 +146,7 @@ async function usedLink(brand, email, seen) {
     await typeInto(page, page.getByLabel('Postal code'), POSTAL_CODES[/** @type {'on' | 'ab'} */ (config.brand.defaultProvince)]);
     await typeInto(page, page.getByLabel('New password', { exact: true }), NEW_PASSWORD);
     await typeInto(page, page.getByLabel('Confirm your new password'), NEW_PASSWORD);
-    await mouseClick(page, page.getByRole('button', { name: 'Save my new password' }));
+    await press(page, page.getByRole('button', { name: 'Save my new password' }));
     await page.waitForURL(server.url(brand, '/my-account'));
     return pathname + search;
   } finally {
@@ -195,7 +170,7 @@ test('a used emailed link, opened later: token-expired says its button leads to 
     assert.equal(await page.getByText('We can email you a new one.').count(), 0, 'no email is promised that the button does not send');
     await checkA11y(page);
 
-    await mouseClick(page, page.getByRole('link', { name: 'Get a new code' }));
+    await press(page, page.getByRole('link', { name: 'Get a new code' }));
     await askForCode(page, email);
     await checkA11y(page);
     const mail = await waitForMail(server, email, 'reset-code', seen);
@@ -221,7 +196,7 @@ test('a used emailed link opened during a recovery: token-expired emails a new l
     await page.getByText('The link you used is no longer valid. We can email you a new one.').waitFor();
     await checkA11y(page);
 
-    await mouseClick(page, page.getByRole('button', { name: 'Send me a new link' }));
+    await press(page, page.getByRole('button', { name: 'Send me a new link' }));
     await page.waitForURL(server.url('scotia', '/check-your-inbox'));
     await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
     await checkA11y(page);

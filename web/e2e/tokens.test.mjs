@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, codeOf, expectNoSidewaysScroll, launchBrowser, mailbox, openPage, pathOf, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -47,41 +47,6 @@ before(async () => {
 after(async () => {
   await browser?.close();
 });
-
-/**
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- */
-async function press(page, locator) {
-  await locator.scrollIntoViewIfNeeded();
-  const box = await locator.boundingBox();
-  if (!box) throw new Error('the element is not shown');
-  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-}
-
-/**
- * @param {import('playwright-core').Page} page
- * @param {import('playwright-core').Locator} locator
- * @param {string} text
- */
-async function typeInto(page, locator, text) {
-  await press(page, locator);
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(text);
-}
-
-/**
- * The page's h1 is shown and focused (a page change), nothing scrolls sideways, axe passes.
- * @param {import('playwright-core').Page} page
- * @param {string} title
- */
-async function arrive(page, title) {
-  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
-  await expectNoSidewaysScroll(page, `${title} (${pathOf(page)})`);
-  await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
-  await checkA11y(page);
-}
 
 /** The invitation link in a message. @param {{ text: string }} mail */
 function linkOf(mail) {
