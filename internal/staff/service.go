@@ -387,7 +387,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 		if opened.Token, err = openSession(ctx, tx, r.ID, "", now, true); err != nil {
 			return err
 		}
-		opened.Principal = r.Principal(now.UTC())
+		opened.Principal = r.Principal(time.UnixMilli(now.UnixMilli()).UTC())
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSetup,
 			Outcome: "ok", Actor: "staff:" + r.ID})
 	})
@@ -505,7 +505,7 @@ func (s *Service) Factor(ctx context.Context, token, code, recoveryCode, ip stri
 		if opened.Token, err = openSession(ctx, tx, r.ID, token, now, true); err != nil {
 			return err
 		}
-		opened.Principal = r.Principal(now.UTC())
+		opened.Principal = r.Principal(time.UnixMilli(now.UnixMilli()).UTC())
 		e.Outcome, e.Detail = "ok", factorKind(code)
 		return audit.Record(ctx, tx, e)
 	})
@@ -602,7 +602,7 @@ func (s *Service) Reauth(ctx context.Context, token, code, ip string) (Principal
 		}
 		return Principal{}, ErrInvalidCode
 	}
-	return r.Principal(now.UTC()), nil
+	return r.Principal(time.UnixMilli(now.UnixMilli()).UTC()), nil
 }
 
 // Lookup returns the signed-in staff member of a session token (not a
