@@ -462,9 +462,11 @@ func (s *Service) fail(ctx context.Context, staffID string, e audit.Event) error
 			locked = e.At.Add(LockDuration).UnixMilli()
 			n = 0
 		}
-		if _, err := tx.Exec(ctx, `UPDATE staff_accounts SET failed_attempts = ?,
-			locked_until = CASE WHEN ? > 0 THEN ? ELSE locked_until END, updated_at = ? WHERE id = ?`,
-			n, locked, locked, e.At.UnixMilli(), staffID); err != nil {
+		q, args := "UPDATE staff_accounts SET failed_attempts = ?, updated_at = ? WHERE id = ?", []any{n, e.At.UnixMilli(), staffID}
+		if locked != 0 {
+			q, args = "UPDATE staff_accounts SET failed_attempts = ?, locked_until = ?, updated_at = ? WHERE id = ?", []any{n, locked, e.At.UnixMilli(), staffID}
+		}
+		if _, err := tx.Exec(ctx, q, args...); err != nil {
 			return err
 		}
 		if err := audit.Record(ctx, tx, e); err != nil {
