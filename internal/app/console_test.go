@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/api/apitest"
 	"guichet/internal/sso"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
@@ -237,5 +238,59 @@ func TestConsoleAndPortalSessionsApart(t *testing.T) {
 		staffOnConsole := newBrowser(t, a, consoleHost)
 		staffOnConsole.cookies = map[string]string{staff.CookieName: opened.Token}
 		staffOnConsole.want("GET", "/api/console/v1/session", "", 200, "")
+	})
+}
+
+// TestConsoleAnswersMatchOpenAPI: the session and set-up answers conform to
+// api/openapi.yaml's schemas (the console SPA's generated types); code
+// requests take one of code or recoveryCode (reauth: code only); a
+// recovery code signs in once.
+func TestConsoleAnswersMatchOpenAPI(t *testing.T) {
+	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := context.Background()
+		schemas := apitest.Schemas(t)
+		conform := func(name string, v map[string]any) {
+			t.Helper()
+			if err := apitest.Conform(schemas, name, v); err != nil {
+				t.Fatalf("%s: %v: %v", name, err, v)
+			}
+		}
+		_, token, err := a.Staff.Add(ctx, staff.NewMember{Email: "val@example.com", Name: "Val", Role: staff.RoleSupervisor, Brands: []string{"intact"}}, "cli")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newBrowser(t, a, consoleHost)
+		setup := c.want("GET", "/api/console/v1/setup/"+token, "", 200, "")
+		conform("StaffSetup", setup)
+		secret, _ := staff.DecodeSecret(setup["secret"].(string))
+		done := c.want("POST", "/api/console/v1/setup/"+token, `{"password":"Console-Pass-2026!","code":"`+staff.TOTP(secret, clock.Now())+`"}`, 200, "")
+		conform("StaffSetupDone", done)
+		conform("StaffMe", c.want("GET", "/api/console/v1/session", "", 200, ""))
+		conform("Error", c.want("POST", "/api/console/v1/session/reauth", `{"recoveryCode":"abcd-efgh-jkmn"}`, 400, "VALIDATION"))
+		c.want("POST", "/api/console/v1/session/reauth", `{}`, 400, "VALIDATION")
+		c.want("POST", "/api/console/v1/session/reauth", `{"code":"1","extra":1}`, 400, "")
+		clock.Advance(staff.Period)
+		conform("StaffSignedIn", c.want("POST", "/api/console/v1/session/reauth", `{"code":"`+staff.TOTP(secret, clock.Now())+`"}`, 200, ""))
+
+		recovery := done["recoveryCodes"].([]any)[3].(string)
+		for i, want := range []int{200, 401} {
+			s := newBrowser(t, a, consoleHost)
+			next := s.want("POST", "/api/console/v1/session", `{"email":"val@example.com","password":"Console-Pass-2026!"}`, 200, "")
+			conform("StaffSignInNext", next)
+			s.want("POST", "/api/console/v1/session/totp", `{"code":"123456","recoveryCode":"`+recovery+`"}`, 400, "VALIDATION")
+			got, out := s.do("POST", "/api/console/v1/session/totp", `{"recoveryCode":"`+recovery+`"}`)
+			if got != want {
+				t.Fatalf("recovery code, use %d: %d %v", i+1, got, out)
+			}
+			if want == 200 {
+				conform("StaffSignedIn", out)
+			}
+		}
+		// The 10 KB body, the wrong type: 4xx, never 5xx.
+		for _, body := range []string{`{"email":1}`, `[]`, `{"email":"` + strings.Repeat("a", 10<<10) + `@example.com","password":"x"}`} {
+			if got, out := c.do("POST", "/api/console/v1/session", body); got < 400 || got >= 500 {
+				t.Fatalf("%.40s: %d %v", body, got, out)
+			}
+		}
 	})
 }
