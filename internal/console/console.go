@@ -55,13 +55,13 @@ const (
 )
 
 // auditBrand is the audit rows' brand of console events that concern no
-// customer's brand (staff-core's staff.AuditBrand).
-const auditBrand = "console"
+// customer's brand.
+const auditBrand = staff.AuditBrand
 
 // Errors of the console's calls, mapped once here.
 var (
-	errSignIn         = api.NewError(http.StatusUnauthorized, "SIGN_IN_REQUIRED", "console.error.signInRequired")
-	errReauth         = api.NewError(http.StatusUnauthorized, "REAUTH_REQUIRED", "console.error.reauthRequired")
+	errSignIn         = staff.ErrSignInRequired
+	errReauth         = staff.ErrReauthRequired
 	errForbiddenRole  = api.NewError(http.StatusForbidden, "FORBIDDEN_ROLE", "console.error.forbiddenRole")
 	errForbiddenBrand = api.NewError(http.StatusForbidden, "FORBIDDEN_BRAND", "console.error.forbiddenBrand")
 	errNotFound       = api.NewError(http.StatusNotFound, "NOT_FOUND", "console.error.notFound")
