@@ -356,7 +356,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	}
 	a.Staff = staffs
 	deps.Staff = &staff.Handler{Service: staffs, Dev: a.cfg.Dev}
-	deps.Console = &console.Handler{DB: a.DB, Accounts: accounts, Tokens: tokens, Brands: a.Brands.ByID, Now: time.Now,
+	deps.Console = &console.Handler{DB: a.DB, Accounts: accounts, Tokens: tokens, Brands: a.Brands.ByID, Now: a.cfg.clock(),
 		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, a.cfg.Dev, a.cfg.Addr) }}
 	retention, err := a.cfg.auditRetention()
 	if err != nil {

@@ -104,12 +104,12 @@ func (h *Handler) refuse(ctx context.Context, r *http.Request, p staff.Principal
 // the staff member serves its brand (403 FORBIDDEN_BRAND and an audit row
 // otherwise).
 func (h *Handler) customer(r *http.Request, p staff.Principal) (account.Account, error) {
-	id := r.PathValue("id")
-	if id == "" || len(id) > 64 {
-		return account.Account{}, errNotFound
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return account.Account{}, err
 	}
 	var b string
-	err := h.DB.QueryRow(r.Context(), "SELECT brand FROM accounts WHERE id = ?", id).Scan(&b)
+	err = h.DB.QueryRow(r.Context(), "SELECT brand FROM accounts WHERE id = ?", id).Scan(&b)
 	if err != nil {
 		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			return account.Account{}, errNotFound
