@@ -247,6 +247,9 @@ func TestCustomerView(t *testing.T) {
 			t.Fatalf("%d %s", got.status, got.body)
 		}
 		m := got.json(t)
+		if s := m["lastSignIns"].([]any); len(s) != 0 {
+			t.Fatalf("last sign-ins: %v", s)
+		}
 		if m["brand"] != "belair" || m["email"] != "Alex.Martin@example.com" || m["name"] != "Alex Martin" || m["status"] != "active" ||
 			m["language"] != "en" || m["failedAttempts"] != float64(1) || m["locked"] != false {
 			t.Fatalf("account: %s", got.body)
@@ -256,6 +259,13 @@ func TestCustomerView(t *testing.T) {
 		}
 		if ev := m["events"].([]any); len(ev) == 0 || ev[0].(map[string]any)["event"] != account.EventAuthentication {
 			t.Fatalf("events: %v", ev)
+		}
+		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": password}); got.status != 200 {
+			t.Fatalf("right password: %d %s", got.status, got.body)
+		}
+		m = e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil).json(t)
+		if s := m["lastSignIns"].([]any); len(s) != 1 || m["failedAttempts"] != float64(0) {
+			t.Fatalf("after a sign-in: %v", m)
 		}
 		if got := e.as(&p, "GET", "/api/console/v1/customers/unknown", nil); got.status != 404 {
 			t.Fatalf("unknown: %d %s", got.status, got.body)
