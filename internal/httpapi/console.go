@@ -71,23 +71,25 @@ func (s *server) staffGuard(h http.Handler) http.Handler {
 }
 
 // consolePage serves the console SPA for every page path of the console
-// host (its router shows its own not-found page), with the CSP nonce.
+// host, with the CSP nonce: 200, or 404 for the portal's pages.
 func (s *server) consolePage(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeProblem(w, r, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "error.badRequest")
-		return
-	}
-	if s.console.html == nil {
+	// Nothing posts to the console's pages (the portal's form post is not here).
+	if r.Method != http.MethodGet && r.Method != http.MethodHead || s.console.html == nil {
 		writeProblem(w, r, http.StatusNotFound, "CONSOLE_NOT_BUILT", "error.notFound")
 		return
+	}
+	// The portal's pages do not exist here: the console's page, with 404
+	// (its router shows its not-found page).
+	status := http.StatusOK
+	if r.URL.Path != "/" && s.spa.known(r.URL.Path) {
+		status = http.StatusNotFound
 	}
 	nonce := nonceOf(r)
 	page := bytes.ReplaceAll(s.console.html, []byte("<script"), []byte(`<script nonce="`+nonce+`"`))
 	page = bytes.ReplaceAll(page, []byte(`<link rel="modulepreload"`), []byte(`<link rel="modulepreload" nonce="`+nonce+`"`))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(page)
 	}
