@@ -1370,21 +1370,24 @@ export interface components {
             actor: string;
             ip: string;
         };
-        ConsoleCustomerDetail: components["schemas"]["ConsoleCustomer"] & {
+        ConsoleCustomerDetail: {
+            id: string;
+            brand: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "temporary" | "locked";
+            locked: boolean;
+            disabled: boolean;
             /** @enum {string} */
             language: "en" | "fr";
             phone: string;
             /** Format: date-time */
             createdAt: string;
-            /**
-             * Format: date-time
-             * @description End of the timed lock, when one runs.
-             */
+            /** @description End of the timed lock, when one runs. */
             lockedUntil: string | null;
-            /** Format: date-time */
-            disabledAt?: string | null;
-            /** Format: date-time */
-            temporaryExpiresAt?: string | null;
+            disabledAt: string | null;
+            temporaryExpiresAt: string | null;
             /** @description Failed sign-in attempts on record (the lockout's window). */
             failedAttempts: number;
             policies: {
@@ -1415,7 +1418,6 @@ export interface components {
             /** @description The set-up (password and TOTP) is done. */
             enrolled: boolean;
             disabled: boolean;
-            /** Format: date-time */
             lockedUntil: string | null;
             /** Format: date-time */
             createdAt: string;
