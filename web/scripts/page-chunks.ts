@@ -58,7 +58,8 @@ export function pageChunks(routesFile: string): Plugin {
     name: 'guichet-page-chunks',
     apply: 'build',
     async generateBundle(_options, bundle) {
-      const entry = chunks(bundle).find((c) => c.isEntry);
+      // The portal's entry (src/main.tsx); the console's (console.html) has no page chunks.
+      const entry = chunks(bundle).find((c) => c.isEntry && /\/src\/main\.tsx$/.test(c.facadeModuleId ?? ''));
       if (!entry) throw new Error('page-chunks: no entry chunk');
       const loaded = closure(bundle, entry.fileName);
       const out: PageChunks = { pages: {}, catalogs: {} };

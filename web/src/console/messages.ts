@@ -1,0 +1,38 @@
+import { english, type Messages } from '@/i18n/catalog';
+import consoleEn from '@/i18n/sections/console.en.json';
+import type { Language } from '@/lib/site/types';
+
+// The console's texts: the base catalogue (the shared form components' rule
+// messages) and the console section (i18n/sections/console.*.json). English is
+// in the entry; French arrives as its own chunks when chosen.
+
+const STORAGE_KEY = 'guichet-console-language';
+
+export function initialLanguage(): Language {
+  try {
+    const saved = localStorage.getItem(STORAGE_KEY);
+    if (saved === 'en' || saved === 'fr') return saved;
+  } catch {
+    // storage refused: the browser's language decides
+  }
+  return navigator.language.toLowerCase().startsWith('fr') ? 'fr' : 'en';
+}
+
+export function saveLanguage(language: Language): void {
+  try {
+    localStorage.setItem(STORAGE_KEY, language);
+  } catch {
+    // not kept: the next visit starts from the browser's language
+  }
+}
+
+const englishMessages: Messages = { ...english, ...consoleEn };
+let french: Promise<Messages> | null = null;
+
+export function consoleMessages(language: Language): Promise<Messages> {
+  if (language === 'en') return Promise.resolve(englishMessages);
+  french ??= Promise.all([import('@/i18n/fr.json'), import('@/i18n/sections/console.fr.json')]).then(
+    ([base, section]) => ({ ...englishMessages, ...base.default, ...section.default }),
+  );
+  return french;
+}
