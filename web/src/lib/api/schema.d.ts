@@ -504,6 +504,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in staff member (a session that passed the second factor). */
+        get: operations["consoleSession"];
+        put?: never;
+        /** Sign in, step 1: email and password. Opens a pending session (new cookie, any old session of the browser revoked); the second factor follows. */
+        post: operations["consoleSignIn"];
+        /** Sign out: the session is revoked server-side and the cookie cleared; 204 whether or not there was one. */
+        delete: operations["consoleSignOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/session/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in, step 2: a TOTP code (RFC 6238, SHA-1, 30 s, 6 digits, ±1 step, each step once) or a recovery code (single use). The session gets a new id and cookie. */
+        post: operations["consoleSignInTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/session/reauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-authenticate (ASVS 7.5): a fresh TOTP code sets the session's factorAt to now, as state-changing console calls need it within 15 minutes. */
+        post: operations["consoleReauth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/setup/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The set-up link's token (from `guichet staff add`: https://<console host>/setup#<token>; the SPA reads it from the fragment). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** The set-up of a new staff member: who, and the TOTP secret to enrol (the same secret until the link is used). */
+        get: operations["consoleSetup"];
+        put?: never;
+        /** Finish the set-up: the password and a first code of the secret. Answers the 10 recovery codes (shown once) and signs in (a fresh factor). The link is spent. */
+        post: operations["consoleSetupFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -997,10 +1071,72 @@ export interface components {
         SmartEmailRequest: {
             email: string;
         };
+        /** @description The signed-in staff member. */
+        StaffMe: {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            role: "agent" | "supervisor" | "admin";
+            /** @description The brands served; empty: every brand. */
+            brands: string[];
+            /**
+             * Format: date-time
+             * @description When the session last proved the second factor (sign-in or re-authentication); state-changing calls want it within 15 minutes.
+             */
+            factorAt: string;
+        };
+        StaffSignInRequest: {
+            email: string;
+            password: string;
+        };
+        StaffSignInNext: {
+            /**
+             * @description The second factor is due: POST /api/console/v1/session/totp.
+             * @enum {string}
+             */
+            next: "totp";
+        };
+        /** @description One of code (the authenticator's 6 digits) or recoveryCode (one of the 10 recovery codes; reauth takes code only). */
+        StaffCodeRequest: {
+            code?: string;
+            recoveryCode?: string;
+        };
+        StaffSignedIn: {
+            staff: components["schemas"]["StaffMe"];
+        };
+        StaffSetup: {
+            email: string;
+            name: string;
+            /** @description The TOTP secret, base32 without padding (shown as text beside the QR code). */
+            secret: string;
+            /** @description otpauth://totp/Guichet:<email>?secret=…&issuer=Guichet&algorithm=SHA1&digits=6&period=30 (the QR code's content). */
+            otpauthUri: string;
+        };
+        StaffSetupRequest: {
+            /** @description The portal's password rule (internal/rules), with the staff email. */
+            password: string;
+            /** @description A current code of the secret shown. */
+            code: string;
+        };
+        StaffSetupDone: {
+            /** @description Shown once; stored hashed; each works once. */
+            recoveryCodes: string[];
+            staff: components["schemas"]["StaffMe"];
+        };
     };
     responses: {
         /** @description An error with the spec's status, error code and message key. */
         Error: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description SIGN_IN_REQUIRED: no live signed-in staff session on the console host; REAUTH_REQUIRED: a state-changing call whose second factor is older than 15 minutes (POST /api/console/v1/session/reauth, then retry). */
+        StaffUnauthorized: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2555,6 +2691,266 @@ export interface operations {
             };
             500: components["responses"]["Technical"];
             503: components["responses"]["Maintenance"];
+        };
+    };
+    consoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The staff member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffMe"];
+                };
+            };
+            /** @description SIGN_IN_REQUIRED: no session, a pending one (second factor not yet given), or one ended (idle 15 minutes, 8 hours in all, signed out, the member disabled). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffSignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Password right: the pending session cookie; the TOTP step is next. */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSignInNext"];
+                };
+            };
+            /** @description VALIDATION: a malformed body. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_CREDENTIALS: unknown email, wrong password, a member not set up yet, locked (5 failures: 15 minutes) or disabled: one answer for all. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleSignInTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSignedIn"];
+                };
+            };
+            /** @description VALIDATION: a malformed body, or neither code nor recoveryCode. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_CODE: a wrong, reused or out-of-window code (counts as a failure toward the lockout); SIGN_IN_REQUIRED: no pending session (or it ended, or the member is locked or disabled). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleReauth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The factor is fresh. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSignedIn"];
+                };
+            };
+            /** @description VALIDATION: a malformed body or no code. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_CODE (counts as a failure); SIGN_IN_REQUIRED. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The set-up link's token (from `guichet staff add`: https://<console host>/setup#<token>; the SPA reads it from the fragment). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member and the secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSetup"];
+                };
+            };
+            /** @description NOT_FOUND: an unknown, used or expired (24 h) link, or the member disabled. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleSetupFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The set-up link's token (from `guichet staff add`: https://<console host>/setup#<token>; the SPA reads it from the fragment). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffSetupRequest"];
+            };
+        };
+        responses: {
+            /** @description Set up and signed in: the session cookie. */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSetupDone"];
+                };
+            };
+            /** @description VALIDATION {fields: {password: messageKey}}: the portal's password rule; INVALID_CODE: the code does not match the secret. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: an unknown, used or expired link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
         };
     };
 }
