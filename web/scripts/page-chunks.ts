@@ -59,7 +59,7 @@ export function pageChunks(routesFile: string): Plugin {
     apply: 'build',
     async generateBundle(_options, bundle) {
       // The portal's entry (src/main.tsx); the console's (console.html) has no page chunks.
-      const entry = chunks(bundle).find((c) => c.isEntry && /\/src\/main\.tsx$/.test(c.facadeModuleId ?? ''));
+      const entry = chunks(bundle).find((c) => c.isEntry && c.moduleIds.some((id) => /\/src\/main\.tsx$/.test(id)));
       if (!entry) throw new Error('page-chunks: no entry chunk');
       const loaded = closure(bundle, entry.fileName);
       const out: PageChunks = { pages: {}, catalogs: {} };
@@ -77,7 +77,8 @@ export function pageChunks(routesFile: string): Plugin {
       }
       for (const c of chunks(bundle)) {
         const id = c.facadeModuleId ?? '';
-        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
+        // The console's catalogues (sections/console.*) are the console entry's, not the portal's.
+        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id) && !/\/console\.\w+\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
       }
       this.emitFile({ type: 'asset', fileName: 'page-chunks.json', source: `${JSON.stringify(out, null, 1)}\n` });
     },

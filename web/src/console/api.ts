@@ -2,7 +2,9 @@
 // same-origin JSON with the staff session cookie; an error answers
 // {errorCode, messageKey}. No retries: every call is a person's click.
 
-export type Role = 'agent' | 'supervisor' | 'admin';
+import type { components } from '@/lib/api/schema';
+
+export type Role = components['schemas']['StaffMe']['role'];
 
 export interface Me {
   id: string;
@@ -14,11 +16,15 @@ export interface Me {
   factorAt?: string;
 }
 
+export type StaffSetupDone = components['schemas']['StaffSetupDone'];
+
 export interface Answer<T> {
   status: number;
   data: T | null;
   /** The error's code when the call failed (errorCode of the body), else ''. */
   errorCode: string;
+  /** A 400 VALIDATION's message key per field ({fields: {password: key}}), else {}. */
+  fields: Record<string, string>;
 }
 
 export const API = '/api/console/v1';
@@ -33,7 +39,7 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
   try {
     response = await fetch(`${API}${path}`, init);
   } catch {
-    return { status: 0, data: null, errorCode: 'NETWORK' };
+    return { status: 0, data: null, errorCode: 'NETWORK', fields: {} };
   }
   const text = await response.text();
   let data: unknown = null;
@@ -44,9 +50,13 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
       data = null;
     }
   }
-  if (response.ok) return { status: response.status, data: data as T, errorCode: '' };
-  const code = data && typeof data === 'object' && 'errorCode' in data ? String((data as { errorCode: unknown }).errorCode) : '';
-  return { status: response.status, data: null, errorCode: code || `HTTP_${response.status}` };
+  if (response.ok) return { status: response.status, data: data as T, errorCode: '', fields: {} };
+  const error = (data && typeof data === 'object' ? data : {}) as { errorCode?: unknown; fields?: unknown };
+  const fields: Record<string, string> = {};
+  if (error.fields && typeof error.fields === 'object')
+    for (const [name, key] of Object.entries(error.fields)) if (typeof key === 'string') fields[name] = key;
+  const code = typeof error.errorCode === 'string' || typeof error.errorCode === 'number' ? String(error.errorCode) : '';
+  return { status: response.status, data: null, errorCode: code || `HTTP_${response.status}`, fields };
 }
 
 /** Brands as the server sends them: a list, or a comma list ('' = all). */

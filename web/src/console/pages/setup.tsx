@@ -1,27 +1,24 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PasswordField } from '@/components/form/password-field';
 import { TextField } from '@/components/form/text-field';
 import { fieldId, useForm } from '@/components/form/use-form';
+import { isMessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
 import { checkSecurityCode } from '@/lib/rules/security-code';
-import { call, readMe } from '../api';
+import { call, readMe, type StaffSetupDone } from '../api';
 import { errorMessage } from '../errors';
 import { PageHeading } from '../heading';
+import type { components } from '@/lib/api/schema';
 import { QrCode } from '../qr-code';
 import { useSession } from '../session';
 
 const TITLE_ID = 'console-setup-title';
 
-interface SetupLink {
-  email: string;
-  name: string;
-  secret: string;
-  otpauthUri: string;
-}
+type SetupLink = components['schemas']['StaffSetup'];
 
 /** The set-up token: the fragment of the link (/setup#token), never sent to a server by the browser. */
 function tokenOf(hash: string): string {
@@ -72,6 +69,7 @@ export function SetupPage() {
 
 function SetupForm({ token, link, onDone }: { token: string; link: SetupLink; onDone: (codes: string[]) => void }) {
   const t = useT();
+  const { setMe } = useSession();
   const form = useForm({
     email: { initial: link.email },
     password: { rule: checkPassword, with: 'email' },
@@ -79,22 +77,27 @@ function SetupForm({ token, link, onDone }: { token: string; link: SetupLink; on
     code: { rule: checkSecurityCode },
   });
   const submit = async (values: { password: string; code: string }) => {
-    const answer = await call<{ recoveryCodes?: string[] }>('POST', `/setup/${encodeURIComponent(token)}`, {
+    const answer = await call<StaffSetupDone>('POST', `/setup/${encodeURIComponent(token)}`, {
       password: values.password,
       code: values.code,
     });
     if (answer.status === 200) {
+      // Signed in by the answer; the recovery codes are shown before the console.
+      setMe(readMe(answer.data?.staff));
       onDone(answer.data?.recoveryCodes ?? []);
+      return;
+    }
+    const passwordKey = answer.fields.password;
+    if (passwordKey && isMessageKey(passwordKey)) {
+      form.setError('password', passwordKey);
+      document.getElementById(fieldId(form.id, 'password'))?.focus();
       return;
     }
     if (answer.errorCode === 'INVALID_CODE') {
       form.setError('code', 'console.code.invalid');
       document.getElementById(fieldId(form.id, 'code'))?.focus();
     } else if (answer.status === 404) form.setFormError('console.setup.invalidLink');
-    else if (answer.status === 400 && answer.errorCode.startsWith('errorPassword')) {
-      form.setError('password', answer.errorCode as 'errorPasswordCommon');
-      document.getElementById(fieldId(form.id, 'password'))?.focus();
-    } else form.setFormError(errorMessage(answer.errorCode));
+    else form.setFormError(errorMessage(answer.errorCode));
   };
   return (
     <section className="console-page console-page--narrow" aria-labelledby={TITLE_ID}>
@@ -119,17 +122,9 @@ function SetupForm({ token, link, onDone }: { token: string; link: SetupLink; on
 
 function RecoveryCodes({ codes }: { codes: string[] }) {
   const t = useT();
-  const { setMe } = useSession();
   const [, navigate] = useLocation();
-  const heading = useRef(null);
-  const proceed = async () => {
-    // The set-up answer signed the member in: the session says who.
-    const answer = await call<unknown>('GET', '/session');
-    setMe(answer.status === 200 ? readMe(answer.data) : null);
-    navigate(answer.status === 200 ? '/' : '/sign-in');
-  };
   return (
-    <section className="console-page console-page--narrow" aria-labelledby="console-codes-title" ref={heading}>
+    <section className="console-page console-page--narrow" aria-labelledby="console-codes-title">
       <PageHeading id="console-codes-title">{t('console.setup.codesTitle')}</PageHeading>
       <p>{t('console.setup.codesText')}</p>
       <ol className="console-codes" aria-label={t('console.setup.codesTitle')}>
@@ -139,7 +134,7 @@ function RecoveryCodes({ codes }: { codes: string[] }) {
           </li>
         ))}
       </ol>
-      <button type="button" className="console-button" onClick={() => void proceed()}>
+      <button type="button" className="console-button" onClick={() => navigate('/')}>
         {t('console.setup.continue')}
       </button>
     </section>

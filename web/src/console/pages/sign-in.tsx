@@ -29,7 +29,7 @@ export function SignInPage() {
     <section className="console-page console-page--narrow" aria-labelledby={TITLE_ID}>
       <PageHeading id={TITLE_ID}>{t('console.signIn.title')}</PageHeading>
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
-        <EmailField name="email" />
+        <EmailField name="email" autoComplete="username" />
         <PasswordField name="password" autoComplete="current-password" />
         <SubmitButton>{t('console.signIn.submit')}</SubmitButton>
       </Form>
