@@ -578,6 +578,193 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/v1/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Find customers by email (exact or prefix), name, policy number or phone, within the brands the staff member serves (others never returned). At most 50. */
+        get: operations["consoleSearchCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/customers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer's account: status, language, linked policies, last sign-ins, failed attempts, lock state, open registrations and the 50 most recent audit events. */
+        get: operations["consoleCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/customers/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unlock the account: the staff lock (status locked) and the timed lock of failed attempts both end; the failed attempts are forgotten. Needs a fresh second factor; audited with the staff member as actor. */
+        post: operations["consoleCustomerUnlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/customers/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable the account: its right password answers 403 3001 (the block roadblock); its sessions stop working. Needs a fresh second factor; audited with the staff member as actor. */
+        post: operations["consoleCustomerDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/customers/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Re-enable a disabled account: it gets back the state it had. Needs a fresh second factor; audited with the staff member as actor. */
+        post: operations["consoleCustomerEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/customers/{id}/reset-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email the customer a password-reset link (the recovery link email, in the account's language). Needs a fresh second factor; audited with the staff member as actor. */
+        post: operations["consoleCustomerResetEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/customers/{id}/temporary-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a temporary password (random, 10 characters easy to read on the phone, hashed, single use, valid 24 h; the next sign-in must reset the password). show: answered once to read to the customer; email: sent to the customer's email, not answered. Needs a fresh second factor; audited. */
+        post: operations["consoleCustomerTemporaryPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/customers/{id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** (Re)send a registration invitation for one of the brand's policies to the customer's email (an email token issued by staff:<id>). Needs a fresh second factor; audited. */
+        post: operations["consoleCustomerInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/policies/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Supervisor or admin: import the policy CSV of the registration issue (the body, text/csv, at most 10 MB). dryRun=true (the default) only reports; false writes. A file with rows of a brand the staff member does not serve is refused whole (FORBIDDEN_BRAND). Needs a fresh second factor; audited. */
+        post: operations["consolePolicyImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Supervisor or admin: turn a brand's maintenance mode on (until optional) or off. Needs a fresh second factor; audited. */
+        post: operations["consoleMaintenance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/audit.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Supervisor or admin: the audit rows of [from, to) as RFC 4180 CSV (header at,brand,account_id,ip,event,outcome,detail,actor; times RFC 3339 UTC), within the brands served (brand narrows to one). The export is itself audited. */
+        get: operations["consoleAuditExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1124,6 +1311,86 @@ export interface components {
             recoveryCodes: string[];
             staff: components["schemas"]["StaffMe"];
         };
+        ConsoleCustomer: {
+            id: string;
+            brand: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "temporary" | "locked";
+            /** @description Signing in is refused now (staff lock, or the timed lock of failed attempts). */
+            locked: boolean;
+            disabled: boolean;
+        };
+        ConsoleCustomers: {
+            customers: components["schemas"]["ConsoleCustomer"][];
+        };
+        ConsoleAuditEvent: {
+            /** Format: date-time */
+            at: string;
+            event: string;
+            outcome: string;
+            detail: string;
+            /** @description Who acted for an operators' action (staff:<id>, cli); empty for the customer. */
+            actor: string;
+            ip: string;
+        };
+        ConsoleCustomerDetail: components["schemas"]["ConsoleCustomer"] & {
+            /** @enum {string} */
+            language: "en" | "fr";
+            phone: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description End of the timed lock, when one runs.
+             */
+            lockedUntil: string | null;
+            /** Format: date-time */
+            disabledAt?: string | null;
+            /** Format: date-time */
+            temporaryExpiresAt?: string | null;
+            /** @description Failed sign-in attempts on record (the lockout's window). */
+            failedAttempts: number;
+            policies: {
+                number: string;
+                kind: string;
+                role: string;
+            }[];
+            /** @description The 10 most recent successful sign-ins, newest first. */
+            lastSignIns: string[];
+            openRegistrations: {
+                id: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                expiresAt: string;
+            }[];
+            /** @description The 50 most recent audit events, newest first. */
+            events: components["schemas"]["ConsoleAuditEvent"][];
+        };
+        ConsoleTemporaryPassword: {
+            /** @enum {string} */
+            delivery: "show" | "email";
+            /** @description delivery show only: shown once, never stored in clear. */
+            temporaryPassword?: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        ConsoleImportReport: {
+            dryRun: boolean;
+            /** @description IMPORT_INVALID when errors is not empty. */
+            errorCode?: string;
+            rows?: number;
+            added?: number;
+            updated?: number;
+            unchanged?: number;
+            errors: {
+                line: number;
+                column: string;
+                problem: string;
+            }[];
+        };
     };
     responses: {
         /** @description An error with the spec's status, error code and message key. */
@@ -1137,6 +1404,15 @@ export interface components {
         };
         /** @description SIGN_IN_REQUIRED: no live signed-in staff session on the console host; REAUTH_REQUIRED: a state-changing call whose second factor is older than 15 minutes (POST /api/console/v1/session/reauth, then retry). */
         StaffUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description FORBIDDEN_ROLE: the staff member's role may not make this call; FORBIDDEN_BRAND: the customer or brand is not one the staff member serves (audited). */
+        ConsoleForbidden: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2950,6 +3226,443 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleSearchCustomers: {
+        parameters: {
+            query: {
+                q: string;
+                /** @description Only this brand (one the staff member serves; another answers no rows). */
+                brand?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching customers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleCustomers"];
+                };
+            };
+            /** @description VALIDATION: q empty or one character (field q). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleCustomerDetail"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            /** @description FORBIDDEN_BRAND: the customer is of a brand the staff member does not serve (audited). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such customer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleCustomerUnlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the account as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleCustomer"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such customer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleCustomerDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the account as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleCustomer"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such customer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleCustomerEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the account as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleCustomer"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such customer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleCustomerResetEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; the account as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleCustomer"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such customer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleCustomerTemporaryPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    delivery: "show" | "email";
+                };
+            };
+        };
+        responses: {
+            /** @description Issued; temporaryPassword only for delivery show. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleTemporaryPassword"];
+                };
+            };
+            /** @description VALIDATION: delivery neither show nor email. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such customer. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleCustomerInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    policyNumber: string;
+                    /** @description The invitation's source (as the tokens issue's sources, e.g. email). */
+                    source: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION (fields policyNumber, source). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such customer, or POLICY_NUMBER_NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consolePolicyImport: {
+        parameters: {
+            query?: {
+                dryRun?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description The import report (written, or what would be with dryRun). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleImportReport"];
+                };
+            };
+            /** @description IMPORT_INVALID: the file has errors (errors lists line, column, problem); nothing written. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleImportReport"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleMaintenance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    brand: string;
+                    on: boolean;
+                    /** Format: date-time */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        brand: string;
+                        on: boolean;
+                        /** Format: date-time */
+                        until?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: unknown brand, until not in the future. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleAuditExport: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+                brand?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description VALIDATION: from or to missing or malformed, from after to, period longer than 366 days. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
             500: components["responses"]["Technical"];
         };
     };
