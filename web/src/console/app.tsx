@@ -2,10 +2,12 @@ import { Suspense, use, useEffect, useMemo, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { MessagesContext, useT } from '@/i18n/i18n';
 import type { Language } from '@/lib/site/types';
-import { call, readMe, type Me } from './api';
+import { atLeast, call, readMe, type Me } from './api';
 import { consoleMessages, saveLanguage } from './messages';
 import { SessionContext, useSession, type ConsoleSession } from './session';
+import { AuditPage } from './pages/audit';
 import { CustomerPage } from './pages/customer';
+import { MaintenancePage } from './pages/maintenance';
 import { NotFoundPage } from './pages/not-found';
 import { SearchPage } from './pages/search';
 import { SignInPage } from './pages/sign-in';
@@ -42,6 +44,8 @@ function Header() {
       {me ? (
         <nav aria-label={t('console.nav.label')} className="console-nav">
           <Link href="/">{t('console.nav.search')}</Link>
+          {atLeast(me, 'supervisor') ? <Link href="/maintenance">{t('console.nav.maintenance')}</Link> : null}
+          {atLeast(me, 'supervisor') ? <Link href="/audit">{t('console.nav.audit')}</Link> : null}
         </nav>
       ) : null}
       <div className="console-header__tools">
@@ -71,6 +75,8 @@ function Pages() {
       <Route path="/setup" component={SetupPage} />
       <Route path="/" component={SearchPage} />
       <Route path="/customers/:id">{(params) => <CustomerPage id={params.id} />}</Route>
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/maintenance" component={MaintenancePage} /> : null}
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/audit" component={AuditPage} /> : null}
       <Route component={NotFoundPage} />
     </Switch>
   );

@@ -2,44 +2,18 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
+import type { components } from '@/lib/api/schema';
 import { call, type Answer } from '../api';
 import { Dialog } from '../dialog';
 import { errorMessage } from '../errors';
 import { PageHeading } from '../heading';
 import { ReauthDialog } from '../reauth';
-import { StateBadges } from './search';
+import { StateBadges, StatusText } from './search';
 
-interface Policy {
-  number: string;
-  kind?: string;
-  role?: string;
-}
-interface AuditRow {
-  at?: string;
-  event?: string;
-  actor?: string;
-}
-interface SignIn {
-  at?: string;
-  ip?: string;
-  outcome?: string;
-}
-export interface CustomerAccount {
-  id: string | number;
-  brand: string;
-  email: string;
-  name?: string;
-  status?: string;
-  language?: string;
-  locked?: boolean;
-  lockedUntil?: string | null;
-  disabled?: boolean;
-  failedAttempts?: number;
-  policies?: Policy[];
-  signIns?: SignIn[];
-  openRegistrations?: number | unknown[];
-  audit?: AuditRow[];
-}
+export type CustomerAccount = components['schemas']['ConsoleCustomerDetail'];
+
+/** The invitation sources of spec §9 (emailtoken.Sources). */
+const SOURCES = ['edoc', 'BA', 'mrkt'] as const;
 
 export type ActionName = 'unlock' | 'disable' | 'enable' | 'temporaryPassword' | 'resetEmail' | 'invitation';
 
@@ -105,8 +79,9 @@ export function CustomerPage({ id }: { id: string }) {
   }
   const account = answer.data;
   const policies = account.policies ?? [];
-  const audit = account.audit ?? [];
-  const signIns = account.signIns ?? [];
+  const audit = account.events ?? [];
+  const signIns = account.lastSignIns ?? [];
+  const registrations = account.openRegistrations ?? [];
   return (
     <section className="console-page" aria-labelledby="console-customer-title">
       <p>
@@ -120,10 +95,16 @@ export function CustomerPage({ id }: { id: string }) {
         <dd>{account.brand}</dd>
         <dt>{t('console.customer.status')}</dt>
         <dd>
-          {account.status} <StateBadges locked={Boolean(account.locked)} disabled={Boolean(account.disabled)} />
+          <StatusText status={account.status} /> <StateBadges locked={Boolean(account.locked)} disabled={Boolean(account.disabled)} />
         </dd>
         <dt>{t('console.customer.language')}</dt>
-        <dd>{account.language ?? ''}</dd>
+        <dd>{account.language === 'fr' ? 'Français' : 'English'}</dd>
+        {account.phone ? (
+          <>
+            <dt>{t('console.customer.phone')}</dt>
+            <dd>{account.phone}</dd>
+          </>
+        ) : null}
         <dt>{t('console.customer.failedAttempts')}</dt>
         <dd>{account.failedAttempts ?? 0}</dd>
         {account.lockedUntil ? (
@@ -203,8 +184,19 @@ export function CustomerPage({ id }: { id: string }) {
         <p>{t('console.customer.none')}</p>
       ) : (
         <ul>
-          {signIns.map((s, i) => (
-            <li key={i}>{[when(s.at, language), s.outcome, s.ip].filter(Boolean).join(' · ')}</li>
+          {signIns.map((at, i) => (
+            <li key={i}>{when(at, language)}</li>
+          ))}
+        </ul>
+      )}
+
+      <h2>{t('console.customer.registrations')}</h2>
+      {registrations.length === 0 ? (
+        <p>{t('console.customer.none')}</p>
+      ) : (
+        <ul>
+          {registrations.map((r) => (
+            <li key={r.id}>{t('console.customer.registration', { created: when(r.createdAt, language), expires: when(r.expiresAt, language) })}</li>
           ))}
         </ul>
       )}
@@ -218,6 +210,7 @@ export function CustomerPage({ id }: { id: string }) {
             <tr>
               <th scope="col">{t('console.customer.auditAt')}</th>
               <th scope="col">{t('console.customer.auditEvent')}</th>
+              <th scope="col">{t('console.customer.auditOutcome')}</th>
               <th scope="col">{t('console.customer.auditActor')}</th>
             </tr>
           </thead>
@@ -225,8 +218,12 @@ export function CustomerPage({ id }: { id: string }) {
             {audit.map((row, i) => (
               <tr key={i}>
                 <td>{when(row.at, language)}</td>
-                <td>{row.event ?? ''}</td>
-                <td>{row.actor ?? ''}</td>
+                <td>
+                  {row.event}
+                  {row.detail ? <span className="console-detail"> {row.detail}</span> : null}
+                </td>
+                <td>{row.outcome}</td>
+                <td>{row.actor}</td>
               </tr>
             ))}
           </tbody>
@@ -254,14 +251,15 @@ function ActionDialog({
   const fieldIds = useId();
   const spec = ACTIONS[action];
   const [delivery, setDelivery] = useState<'show' | 'email'>('show');
-  const [policyNumber, setPolicyNumber] = useState('');
+  const [policyNumber, setPolicyNumber] = useState(account.policies[0]?.number ?? '');
+  const [source, setSource] = useState<(typeof SOURCES)[number]>('edoc');
   const [fieldError, setFieldError] = useState<MessageKey | null>(null);
   const [reauth, setReauth] = useState(false);
   const [busy, setBusy] = useState(false);
 
   const body = (): unknown => {
     if (action === 'temporaryPassword') return { delivery };
-    if (action === 'invitation') return { policyNumber: policyNumber.trim(), source: 'console' };
+    if (action === 'invitation') return { policyNumber: policyNumber.trim(), source };
     return {};
   };
   const run = async () => {
@@ -286,7 +284,7 @@ function ActionDialog({
       setReauth(true);
       return;
     }
-    if (action === 'invitation' && answer.status === 400) {
+    if (action === 'invitation' && (answer.status === 400 || answer.errorCode === 'POLICY_NUMBER_NOT_FOUND')) {
       setFieldError('console.invitation.invalid');
       return;
     }
@@ -333,6 +331,14 @@ function ActionDialog({
           <p id={`${fieldIds}-policy-error`} className="console-field__error">
             {fieldError ? t(fieldError) : null}
           </p>
+          <label htmlFor={`${fieldIds}-source`}>{t('console.invitation.source')}</label>
+          <select id={`${fieldIds}-source`} value={source} onChange={(e) => setSource(e.target.value as (typeof SOURCES)[number])}>
+            {SOURCES.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
         </div>
       ) : null}
       <div className="console-dialog__actions">

@@ -2,19 +2,24 @@ import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
+import type { components } from '@/lib/api/schema';
 import { call } from '../api';
 import { errorMessage } from '../errors';
 import { PageHeading } from '../heading';
 import { useSession } from '../session';
 
-export interface CustomerRow {
-  id: string | number;
-  brand: string;
-  email: string;
-  name: string;
-  status: string;
-  locked: boolean;
-  disabled: boolean;
+export type CustomerRow = components['schemas']['ConsoleCustomer'];
+
+const statusKey = {
+  active: 'console.status.active',
+  temporary: 'console.status.temporary',
+  locked: 'console.status.locked',
+} as const;
+
+/** The account's status in words (ConsoleCustomer.status). */
+export function StatusText({ status }: { status: CustomerRow['status'] }) {
+  const t = useT();
+  return <>{statusKey[status] ? t(statusKey[status]) : status}</>;
 }
 
 /** Every brand of the portal (config/brands); a member serving some sees those only. */
@@ -115,7 +120,7 @@ export function SearchPage() {
                 <td>{c.email}</td>
                 <td>{c.brand}</td>
                 <td>
-                  {c.status} <StateBadges locked={c.locked} disabled={c.disabled} />
+                  <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
                 </td>
               </tr>
             ))}
