@@ -1,4 +1,4 @@
-import { Suspense, use, useEffect, useMemo, useState } from 'react';
+import { startTransition, Suspense, use, useEffect, useMemo, useState } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { MessagesContext, useT } from '@/i18n/i18n';
 import type { Language } from '@/lib/site/types';
@@ -21,7 +21,7 @@ const roleKey = { agent: 'console.role.agent', supervisor: 'console.role.supervi
 const PUBLIC = ['/sign-in', '/sign-in/code', '/setup'];
 
 function Messages({ language, children }: { language: Language; children: React.ReactNode }) {
-  const messages = use(useMemo(() => consoleMessages(language), [language]));
+  const messages = use(consoleMessages(language));
   useEffect(() => {
     document.documentElement.lang = language;
   }, [language]);
@@ -101,7 +101,8 @@ export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
       language,
       setLanguage(next: Language) {
         saveLanguage(next);
-        setLanguageState(next);
+        // A transition: the current text stays on screen while French loads.
+        startTransition(() => setLanguageState(next));
       },
     }),
     [me, language],

@@ -27,12 +27,27 @@ export function saveLanguage(language: Language): void {
 }
 
 const englishMessages: Messages = { ...english, ...consoleEn };
-let french: Promise<Messages> | null = null;
 
-export function consoleMessages(language: Language): Promise<Messages> {
-  if (language === 'en') return Promise.resolve(englishMessages);
-  french ??= Promise.all([import('@/i18n/fr.json'), import('@/i18n/sections/console.fr.json')]).then(
-    ([base, section]) => ({ ...englishMessages, ...base.default, ...section.default }),
+/** A promise React's use() reads at once: marked as React marks one it has seen settle. */
+function settled<T>(promise: Promise<T>): Promise<T> {
+  promise.then(
+    (value) => Object.assign(promise, { status: 'fulfilled', value }),
+    () => undefined,
   );
-  return french;
+  return promise;
+}
+
+const loading = new Map<Language, Promise<Messages>>([['en', settled(Promise.resolve(englishMessages))]]);
+
+/** The console's messages in a language; the same promise each time (French is fetched once). */
+export function consoleMessages(language: Language): Promise<Messages> {
+  let promise = loading.get(language);
+  if (!promise) {
+    promise = Promise.all([import('@/i18n/fr.json'), import('@/i18n/sections/console.fr.json')]).then(
+      ([base, section]): Messages => ({ ...englishMessages, ...base.default, ...section.default }),
+    );
+    promise.catch(() => loading.delete(language));
+    loading.set(language, promise);
+  }
+  return promise;
 }
