@@ -26,6 +26,10 @@ Commands:
                [--language en|fr] [--start RFC3339] [--days N]
                                    issue an emailed magic-link invitation; prints the link
   tokens issue --csv FILE [--send] a campaign file (brand,policy_number,email,source), one transaction
+  staff add EMAIL --name NAME --role agent|supervisor|admin [--brands belair,intact|all]
+                                   add a console staff member; prints the one-time set-up link (24 h)
+  staff disable EMAIL              disable a staff member (their sessions end at once)
+  staff list                       list the staff members
   version                          print the version
   help                             print this help
 

@@ -27,6 +27,7 @@ import (
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
 	"guichet/internal/sso"
+	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/web"
 )
@@ -72,6 +73,13 @@ type Config struct {
 	// duration, --dev only): a shorter smart registration session, for
 	// browser tests of the expired session.
 	RegistrationSessionTTL string
+	// ConsoleHost (GUICHET_CONSOLE_HOST): the staff console's host name;
+	// in --dev console.localhost also serves it. Empty outside --dev: no
+	// console.
+	ConsoleHost string
+	// StaffKey (GUICHET_STAFF_KEY): 32 bytes (hex or base64) sealing the
+	// staff TOTP secrets; empty: a key kept in the database.
+	StaffKey string
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -104,6 +112,8 @@ func ConfigFromEnv() Config {
 
 		RegistrationJWTKeys:    get("GUICHET_REGISTRATION_JWT_KEYS", ""),
 		RegistrationSessionTTL: get("GUICHET_REGISTRATION_SESSION_TTL", ""),
+		ConsoleHost:            get("GUICHET_CONSOLE_HOST", ""),
+		StaffKey:               get("GUICHET_STAFF_KEY", ""),
 	}
 }
 
@@ -208,6 +218,8 @@ type App struct {
 	Handler http.Handler
 	// Routes is the handler's route table (tests walk it).
 	Routes []httpapi.Route
+	// Staff is the staff accounts and console sessions (issue 16).
+	Staff *staff.Service
 	// AdminHandler is served on GUICHET_ADMIN_ADDR (metrics).
 	AdminHandler http.Handler
 	workers      []func(context.Context) error
@@ -254,7 +266,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	h, err := httpapi.New(httpapi.Config{
 		Dev: cfg.Dev, Env: cfg.env(), DefaultBrand: cfg.DefaultBrand, TrustedProxies: proxies,
-		MaintenanceBypass: cfg.MaintenanceBypass,
+		MaintenanceBypass: cfg.MaintenanceBypass, ConsoleHost: cfg.ConsoleHost,
 	}, deps)
 	if err != nil {
 		db.Close()
@@ -319,8 +331,14 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		LinkRegistration: deps.Registration.Authentication, IsRegistration: registrations.IsRegistration}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
+	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
+	if err != nil {
+		return err
+	}
+	a.Staff = staffs
+	deps.Staff = &staff.Handler{Service: staffs, Dev: a.cfg.Dev}
 	a.workers = append(a.workers, func(ctx context.Context) error {
-		return janitor(ctx, time.Hour, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
+		return janitor(ctx, time.Hour, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
 		})
 	})
@@ -341,8 +359,56 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 			return err
 		}
 		slog.Info("token demo people ready", "count", len(invited))
+		seeded, err := staffs.SeedDev(ctx)
+		if err != nil {
+			return fmt.Errorf("dev staff: %w", err)
+		}
+		slog.Info("dev staff ready", "created", seeded, "console", "http://"+httpapi.DevConsoleHost+portOf(a.cfg.Addr))
 	}
 	return nil
+}
+
+// StaffService is the staff accounts' service of a deployment (`guichet
+// staff` uses it too): GUICHET_STAFF_KEY or the database's key, brands
+// checked against the brand files.
+func StaffService(ctx context.Context, cfg Config, db *store.DB, brands *brand.Registry, hasher *account.Hasher) (*staff.Service, error) {
+	var root []byte
+	if cfg.StaffKey != "" {
+		var err error
+		if root, err = staff.ParseKey(cfg.StaffKey); err != nil {
+			return nil, fmt.Errorf("GUICHET_STAFF_KEY: %w", err)
+		}
+	}
+	if hasher == nil {
+		hasher = account.NewHasher(account.DefaultParams)
+	}
+	s, err := staff.New(ctx, db, hasher, cfg.clock(), root)
+	if err != nil {
+		return nil, err
+	}
+	s.KnownBrand = func(id string) bool { _, ok := brands.ByID(id); return ok }
+	return s, nil
+}
+
+// ConsoleOrigin is where the console is served: https://GUICHET_CONSOLE_HOST,
+// or in --dev http://console.localhost at GUICHET_ADDR's port ("" when
+// there is none).
+func ConsoleOrigin(cfg Config) string {
+	if cfg.Dev {
+		return "http://" + httpapi.DevConsoleHost + portOf(cfg.Addr)
+	}
+	if cfg.ConsoleHost == "" {
+		return ""
+	}
+	return "https://" + cfg.ConsoleHost
+}
+
+// portOf is ":port" of an address, "" without one.
+func portOf(addr string) string {
+	if _, port, err := net.SplitHostPort(addr); err == nil && port != "" {
+		return ":" + port
+	}
+	return ""
 }
 
 // TokenService is the emailed magic-link tokens' service of a deployment:

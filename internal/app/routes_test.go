@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"guichet/internal/httpapi"
+	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 )
 
 // testApp builds the application as `guichet serve` does (no --dev: logged
@@ -62,7 +64,10 @@ var plausibleBodies = map[string][]string{
 		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true,"postalCode":"M5V 2T6","dateOfBirth":"1985-03-14"}`,
 		`{"password":"Brand-New-Pass-2026!","passwordConfirmation":"Brand-New-Pass-2026!","termsAccepted":true,"cellPhone":"514-555-0303"}`,
 	},
-	"GET /api/v1/tokens/{token}":                                {``},
+	"GET /api/v1/tokens/{token}": {``},
+	// The staff console (issue 16), on the console host.
+	"GET /api/console/v1/setup/{token}":                         {``},
+	"POST /api/console/v1/setup/{token}":                        {`{"password":"Brand-New-Pass-2026!","code":"123456"}`},
 	"DELETE /api/v1/tokens/{token}":                             {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {
@@ -111,8 +116,8 @@ func parameterised(t *testing.T, routes []httpapi.Route) map[string][]string {
 		for _, m := range pathParam.FindAllStringSubmatch(r.Pattern, -1) {
 			names = append(names, m[1])
 		}
-		if len(names) == 0 {
-			continue
+		if len(names) == 0 || isConsole(r.Kind) {
+			continue // the console's: TestHostileConsolePathValues
 		}
 		if r.Kind != httpapi.API {
 			t.Fatalf("%s: a %s route with path parameters; these tests only know how to call API routes", r.Pattern, r.Kind)
@@ -239,6 +244,73 @@ func TestHostileSessionValues(t *testing.T) {
 		}
 		if n != 12 {
 			t.Fatalf("%d api/v2 routes in the table, want 12", n)
+		}
+	})
+}
+
+func isConsole(k httpapi.RouteKind) bool { return k == httpapi.Console || k == httpapi.ConsolePublic }
+
+// TestHostileConsolePathValues is TestHostilePathValues for the console's
+// routes: sent to the console host, without api key, with a signed-in
+// admin's fresh session; no 5xx, no success.
+func TestHostileConsolePathValues(t *testing.T) {
+	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := context.Background()
+		_, token, err := a.Staff.Add(ctx, staff.NewMember{Email: "root@example.com", Name: "Root", Role: staff.RoleAdmin}, "cli")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := a.Staff.Setup(ctx, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened, _, err := a.Staff.CompleteSetup(ctx, token, "Brand-New-Pass-2026!", staff.TOTP(info.Secret, clock.Now()), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(a.Handler)
+		defer srv.Close()
+		n := 0
+		for _, r := range a.Routes {
+			params := pathParam.FindAllStringSubmatch(r.Pattern, -1)
+			if !isConsole(r.Kind) || len(params) == 0 {
+				continue
+			}
+			if _, ok := plausibleBodies[r.Pattern]; !ok {
+				t.Fatalf("%s has path parameters and no plausible body in plausibleBodies", r.Pattern)
+			}
+			n++
+			for _, param := range params {
+				for name, value := range hostileValues {
+					values := map[string]string{}
+					for _, p := range params {
+						values[p[1]] = placeholder
+					}
+					values[param[1]] = value
+					method, path := fill(r.Pattern, values)
+					for _, body := range plausibleBodies[r.Pattern] {
+						req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+						if err != nil {
+							t.Fatalf("%s, %s = %s: %v", r.Pattern, param[1], name, err)
+						}
+						req.Host = consoleHost
+						req.Header.Set("Content-Type", "application/json")
+						req.AddCookie(&http.Cookie{Name: staff.CookieName, Value: opened.Token})
+						res, err := http.DefaultClient.Do(req)
+						if err != nil {
+							t.Fatalf("%s, %s = %s: %v", r.Pattern, param[1], name, err)
+						}
+						answer, _ := io.ReadAll(res.Body)
+						res.Body.Close()
+						if res.StatusCode >= 500 || res.StatusCode < 300 {
+							t.Errorf("%s, %s = %s: %d %.200s", r.Pattern, param[1], name, res.StatusCode, answer)
+						}
+					}
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatal("no console route with a path parameter: the route table was not read")
 		}
 	})
 }

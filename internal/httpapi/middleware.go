@@ -141,9 +141,14 @@ func (s *server) csp(r *http.Request, nonce string) string {
 	if s.cfg.Dev && strings.HasPrefix(r.URL.Path, "/_dev/") {
 		style = "style-src 'self' 'unsafe-inline'"
 	}
+	formActions := s.formActions
+	if s.isConsoleHost(r.Host) {
+		// The console posts to no external sign-in.
+		formActions = ""
+	}
 	return "default-src 'self'; script-src 'nonce-" + nonce + "' 'strict-dynamic'; " + style +
 		"; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
-		"form-action 'self'" + s.formActions + "; frame-ancestors 'none'"
+		"form-action 'self'" + formActions + "; frame-ancestors 'none'"
 }
 
 // externalFormActions allows the form post to an external web SSO when a

@@ -26,6 +26,15 @@ const (
 	Static RouteKind = "static"
 	// Dev routes exist with --dev only.
 	Dev RouteKind = "dev"
+	// ConsolePublic routes are served on the console host only (404 on
+	// brand hosts), without api key or brand: the staff sign-in, set-up
+	// and the console SPA's files.
+	ConsolePublic RouteKind = "console-public"
+	// Console routes are ConsolePublic ones behind the staff session: the
+	// handler finds staff.PrincipalFrom(ctx) set (401 SIGN_IN_REQUIRED
+	// otherwise), and every method but GET and HEAD also wants a fresh
+	// second factor (401 REAUTH_REQUIRED).
+	Console RouteKind = "console"
 )
 
 // Route is one entry of the route table: an http.ServeMux pattern, its kind
@@ -46,6 +55,9 @@ func (s *server) routes() []Route {
 		t = append(t, Route{Pattern: pattern, Kind: kind, handler: h})
 	}
 	apiRoute := func(pattern string, h api.Handler) { add(API, pattern, h) }
+	consolePublic := func(pattern string, h api.Handler) { add(ConsolePublic, pattern, h) }
+	consoleRoute := func(pattern string, h api.Handler) { add(Console, pattern, h) }
+	_ = consoleRoute // the console's routes (internal/console) join below
 
 	add(Operation, "GET /healthz", http.HandlerFunc(s.healthz))
 	add(Operation, "GET /readyz", http.HandlerFunc(s.readyz))
@@ -114,6 +126,23 @@ func (s *server) routes() []Route {
 
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 
+	// The staff console (issue 16), on the console host only: its sessions
+	// and set-up links (internal/staff).
+	if h := s.deps.Staff; h != nil {
+		consolePublic("POST /api/console/v1/session", h.SignIn)
+		consolePublic("GET /api/console/v1/session", h.Me)
+		consolePublic("DELETE /api/console/v1/session", h.SignOut)
+		consolePublic("POST /api/console/v1/session/totp", h.Factor)
+		consolePublic("POST /api/console/v1/session/reauth", h.Reauth)
+		consolePublic("GET /api/console/v1/setup/{token}", h.Setup)
+		consolePublic("POST /api/console/v1/setup/{token}", h.FinishSetup)
+	}
+	// The console's customer and supervisor APIs (internal/console, issue 16).
+
+	consolePublic("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
+	// On brand hosts, the console's API does not exist (no api key asked).
+	add(Operation, "/api/console/", api.Handler(func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound }))
+
 	// Dev-only pages.
 	if s.cfg.Dev && s.deps.DevMail != nil {
 		for _, p := range []string{"GET /_dev/mail", "GET /_dev/mail.json", "GET /_dev/mail.css", "GET /_dev/mail/"} {
@@ -126,14 +155,27 @@ func (s *server) routes() []Route {
 	add(Static, "GET /brands/", s.spa.assets())
 	add(Static, "GET /favicon.svg", s.spa.assets())
 	add(Page, "/", http.HandlerFunc(s.page))
+	// The console host: its SPA's files and page (web/console.html).
+	add(ConsolePublic, "GET /assets/", s.spa.assets())
+	add(ConsolePublic, "GET /favicon.svg", s.spa.assets())
+	add(ConsolePublic, "/", http.HandlerFunc(s.consolePage))
 	return t
 }
 
-// register puts the routes on the mux, each behind its kind's middleware.
-func (s *server) register(mux *http.ServeMux, routes []Route) {
+// register puts the routes on the brand hosts' mux or the console host's,
+// each behind its kind's middleware.
+func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 	for _, r := range routes {
 		h := r.handler
 		switch r.Kind {
+		case ConsolePublic:
+			consoleMux.Handle(r.Pattern, h)
+			continue
+		case Console:
+			consoleMux.Handle(r.Pattern, s.staffGuard(h))
+			continue
+		case Operation:
+			consoleMux.Handle(r.Pattern, h)
 		case API:
 			h = s.withBrand(s.withAPI(h))
 		case Page:

@@ -17,6 +17,7 @@ import (
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
 	"guichet/internal/sso"
+	"guichet/internal/staff"
 	"guichet/internal/store"
 )
 
@@ -34,6 +35,10 @@ type Config struct {
 	// MaintenanceBypass is the maintenancePageBypass value that lets staff
 	// through maintenance; empty: none does.
 	MaintenanceBypass string
+	// ConsoleHost is the staff console's host (GUICHET_CONSOLE_HOST; in
+	// --dev also console.localhost), any port; empty outside --dev: no
+	// console.
+	ConsoleHost string
 }
 
 // Deps are the services the routes call.
@@ -60,6 +65,9 @@ type Deps struct {
 	Tokens *emailtoken.Handler
 	// Smart is smart registration (api/v2).
 	Smart *smartreg.Handler
+	// Staff is the console's sessions and set-up (issue 16), on the console
+	// host only; its Guard protects every Console route.
+	Staff *staff.Handler
 }
 
 // Server is the whole HTTP handler, with its route table.
@@ -80,16 +88,20 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	s.spa = app
 	s.metrics = newHTTPMetrics(deps.Metrics)
-	mux := http.NewServeMux()
+	if s.console, err = newConsolePage(deps.SPA); err != nil {
+		return nil, err
+	}
+	mux, consoleMux := http.NewServeMux(), http.NewServeMux()
 	routes := s.routes()
-	s.register(mux, routes)
-	return &Server{Handler: s.middleware(mux), routes: routes}, nil
+	s.register(mux, consoleMux, routes)
+	return &Server{Handler: s.middleware(s.byHost(mux, consoleMux)), routes: routes}, nil
 }
 
 type server struct {
 	cfg     Config
 	deps    Deps
 	spa     *spa
+	console *consolePage
 	metrics *httpMetrics
 	// formActions lists external SSO origins the login form may post to.
 	formActions string

@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/brand"
+	"guichet/internal/store/storetest"
+)
+
+const testConsoleHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Console</title>
+<script type="module" crossorigin src="/assets/console-abc.js"></script>
+<link rel="modulepreload" crossorigin href="/assets/shared-abc.js">
+</head><body><div id="console"></div></body></html>`
+
+func consoleServer(t *testing.T, cfg Config, withConsole bool) (http.Handler, *brand.Registry) {
+	t.Helper()
+	brands, err := brand.LoadDir("../../config/brands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Env = "dev"
+	files := fstest.MapFS{
+		"index.html":            {Data: []byte(testIndex)},
+		"assets/console-abc.js": {Data: []byte("console.log(2)")},
+	}
+	if withConsole {
+		files["console.html"] = &fstest.MapFile{Data: []byte(testConsoleHTML)}
+	}
+	h, err := New(cfg, Deps{
+		Brands: brands, DB: storetest.Open(t), SPA: files,
+		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/my-account", "/roadblock/:page"]}`),
+		Metrics:  prometheus.NewRegistry(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, brands
+}
+
+// TestConsoleHostIsolation: the console host serves the console's page
+// (with its nonce and a CSP of its own) and its API, nothing of the
+// portal; brand hosts serve nothing of the console.
+func TestConsoleHostIsolation(t *testing.T) {
+	h, brands := consoleServer(t, Config{ConsoleHost: "console.example.test"}, true)
+	b, _ := brands.ByID("belair")
+	key := map[string]string{"api-key": b.APIKey}
+	brandHost := b.Hosts[0]
+	for _, host := range []string{"console.example.test", "CONSOLE.example.test:8443"} {
+		rec := do(h, "GET", "/customers/abc", host, nil, "")
+		body := rec.Body.String()
+		if rec.Code != 200 || !strings.Contains(body, `<div id="console">`) || strings.Contains(body, "guichet-site") {
+			t.Fatalf("%s console page: %d %s", host, rec.Code, body)
+		}
+		csp := rec.Header().Get("Content-Security-Policy")
+		nonce := between(csp, "'nonce-", "'")
+		if nonce == "" || !strings.Contains(body, `<script nonce="`+nonce+`"`) || !strings.Contains(body, `<link rel="modulepreload" nonce="`+nonce+`"`) {
+			t.Fatalf("nonce %q not on the page's scripts: %s", nonce, body)
+		}
+		if !strings.Contains(csp, "form-action 'self'; frame-ancestors 'none'") || rec.Header().Get("X-Frame-Options") != "DENY" {
+			t.Fatalf("console CSP: %s", csp)
+		}
+	}
+	for _, c := range []struct {
+		host, method, path string
+		header             map[string]string
+		status             int
+		not                string
+	}{
+		// The portal on the console host: API and pages 404.
+		{"console.example.test", "GET", "/api/v1/welcome", key, 404, ""},
+		{"console.example.test", "POST", "/api/v1/accounts/find", key, 404, ""},
+		{"console.example.test", "POST", "/pkmslogin.form", nil, 404, ""},
+		{"console.example.test", "GET", "/my-account", nil, 404, "guichet-site"},
+		{"console.example.test", "GET", "/roadblock/block", nil, 404, "guichet-site"},
+		{"console.example.test", "GET", "/api/console/v1/nothing", nil, 404, ""},
+		// The console on brand hosts: its API 404 (with or without api key), its page never.
+		{brandHost, "GET", "/api/console/v1/session", nil, 404, ""},
+		{brandHost, "POST", "/api/console/v1/session", key, 404, ""},
+		{brandHost, "GET", "/api/console/v1/setup/AAAA", key, 404, ""},
+		{brandHost, "GET", "/sign-in", nil, 404, `id="console"`},
+		{brandHost, "GET", "/", nil, 200, `id="console"`},
+		{"unknown.example", "GET", "/api/console/v1/session", nil, 404, ""},
+	} {
+		rec := do(h, c.method, c.path, c.host, c.header, "")
+		if rec.Code != c.status || c.not != "" && strings.Contains(rec.Body.String(), c.not) {
+			t.Errorf("%s %s on %s: %d %.200s; want %d", c.method, c.path, c.host, rec.Code, rec.Body.String(), c.status)
+		}
+	}
+	// The console host is no brand host: without --dev, console.localhost is not it.
+	if rec := do(h, "GET", "/customers/abc", "console.localhost:8080", nil, ""); strings.Contains(rec.Body.String(), `id="console"`) {
+		t.Fatal("console.localhost served the console outside --dev")
+	}
+}
+
+// TestConsoleHostDev: in --dev console.localhost (any port) is the console
+// host; a build without console.html answers 404 there, never the portal.
+func TestConsoleHostDev(t *testing.T) {
+	h, _ := consoleServer(t, Config{Dev: true}, false)
+	rec := do(h, "GET", "/", "console.localhost:5173", nil, "")
+	if rec.Code != 404 || strings.Contains(rec.Body.String(), "guichet-site") {
+		t.Fatalf("no console build: %d %s", rec.Code, rec.Body)
+	}
+	h, _ = consoleServer(t, Config{Dev: true}, true)
+	if rec := do(h, "GET", "/setup", "console.localhost:5173", nil, ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), `id="console"`) {
+		t.Fatalf("dev console: %d %s", rec.Code, rec.Body)
+	}
+	if rec := do(h, "GET", "/assets/console-abc.js", "console.localhost:5173", nil, ""); rec.Code != 200 {
+		t.Fatalf("console asset: %d", rec.Code)
+	}
+}
+
+// TestConsoleCrossOrigin: a state-changing console call from another origin
+// is refused before any handler (as the portal's).
+func TestConsoleCrossOrigin(t *testing.T) {
+	h, _ := consoleServer(t, Config{ConsoleHost: "console.example.test"}, true)
+	rec := do(h, "POST", "/api/console/v1/session", "console.example.test",
+		map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, `{}`)
+	if rec.Code != 403 || !strings.Contains(rec.Body.String(), "CROSS_ORIGIN") {
+		t.Fatalf("cross-origin: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func between(s, start, end string) string {
+	_, rest, ok := strings.Cut(s, start)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, end)
+	return v
+}
