@@ -1,0 +1,216 @@
+// Browser test of the staff console (issue 16) on http://console.localhost:PORT
+// against the built binary: set-up from the CLI link (QR code, secret as
+// text, TOTP computed here from the secret shown, recovery codes), sign-in
+// with a TOTP code, the language toggle, and axe on every page. The console's
+// code stays out of the portal's chunks.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { checkA11y, launchBrowser, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const consoleUrl = (path = '/') => `http://console.localhost:${server.port}${path}`;
+const en = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.en.json'), 'utf8'));
+const fr = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.fr.json'), 'utf8'));
+
+/** RFC 4648 base32 (no padding) to bytes. */
+function base32(text) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const out = [];
+  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
+    const i = alphabet.indexOf(c);
+    if (i < 0) throw new Error(`not base32: ${c}`);
+    value = (value << 5) | i;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+/** RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret at a time step. */
+export function totp(secret, step) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
+  const offset = mac[mac.length - 1] & 0x0f;
+  const number = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
+  return String(number).padStart(6, '0');
+}
+
+/**
+ * Codes for a secret: each call gives the next time step's code, from the
+ * current step on, so no code is offered twice (the server accepts ±1 step,
+ * each step once). Steps ahead of now are refused past +1: a test uses two
+ * codes of a secret at most.
+ */
+function codes(secret) {
+  let step = Math.floor(Date.now() / 30_000) - 1;
+  return () => totp(secret, ++step);
+}
+
+test('RFC 6238 test vector (SHA-1, T = 59 s)', () => {
+  // RFC 6238 appendix B: secret "12345678901234567890", 8 digits 94287082; 6 digits are its last six.
+  const secret = 'GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ';
+  assert.equal(totp(secret, 1), '287082');
+});
+
+/** A fresh context on a console page; records errors. */
+async function open(path) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  await page.goto(consoleUrl(path));
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  return { context, page, errors };
+}
+
+/** The h1 of a console page has the focus and axe finds nothing. */
+async function arrive(page, title) {
+  await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
+  await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
+  await checkA11y(page);
+}
+
+/** Signs a seeded member in with the password and a TOTP code; resolves on the search page. */
+async function signIn(page, email, nextCode) {
+  await arrive(page, en['console.signIn.title']);
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
+  await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
+  await arrive(page, en['console.code.title']);
+  await page.getByLabel(en['console.code.code'], { exact: true }).fill(nextCode());
+  await page.getByRole('button', { name: en['console.code.submit'] }).click();
+  await arrive(page, en['console.search.title']);
+}
+
+describe('console', () => {
+  test('set-up from the CLI link: QR code and secret, password and first code, recovery codes once; then sign-in with a code', async () => {
+    const link = (await server.cli('staff', 'add', 'nia@console.example', '--name', 'Nia New', '--role', 'agent', '--brands', 'belair', '--dev')).trim();
+    assert.match(link, new RegExp(`^http://console\\.localhost:${server.port}/setup#[A-Za-z0-9_-]+$`));
+    const { context, page, errors } = await open(link.replace(/^http:\/\/[^/]+/, ''));
+    await arrive(page, en['console.setup.title']);
+    await page.getByRole('img', { name: en['console.setup.qrLabel'] }).waitFor();
+    const secret = (await page.getByTestId('setup-secret').textContent())?.replace(/\s/g, '') ?? '';
+    assert.match(secret, /^[A-Z2-7]{16,}$/);
+    const next = codes(secret);
+
+    // A wrong first code is refused on its field.
+    await page.getByLabel('Password', { exact: true }).fill('Nia-Console-2026!');
+    await page.getByLabel(en['console.setup.confirmation']).fill('Nia-Console-2026!');
+    const wrong = totp(secret, Math.floor(Date.now() / 30_000) + 20);
+    await page.getByLabel(en['console.setup.code']).fill(wrong);
+    await page.getByRole('button', { name: en['console.setup.submit'] }).click();
+    await page.getByText(en['console.code.invalid']).first().waitFor();
+
+    await page.getByLabel(en['console.setup.code']).fill(next());
+    await page.getByRole('button', { name: en['console.setup.submit'] }).click();
+    await arrive(page, en['console.setup.codesTitle']);
+    const recovery = await page.getByRole('list', { name: en['console.setup.codesTitle'] }).getByRole('listitem').allTextContents();
+    assert.equal(recovery.length, 10);
+    await page.getByRole('button', { name: en['console.setup.continue'] }).click();
+    await arrive(page, en['console.search.title']);
+    assert.equal(pathOf(page), '/');
+
+    // The link is spent.
+    const again = await context.newPage();
+    await again.goto(link);
+    await again.getByText(en['console.setup.invalidLink']).waitFor();
+
+    // Sign out, then in again with the password and the next code.
+    await page.getByRole('button', { name: en['console.nav.signOut'] }).click();
+    await arrive(page, en['console.signIn.title']);
+    await page.getByLabel('Email address').fill('nia@console.example');
+    await page.getByLabel('Password', { exact: true }).fill('Nia-Console-2026!');
+    await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
+    await arrive(page, en['console.code.title']);
+    // A recovery code works too, once.
+    await page.getByRole('button', { name: en['console.code.useRecovery'] }).click();
+    await page.getByLabel(en['console.code.recovery']).fill(recovery[0]);
+    await page.getByRole('button', { name: en['console.code.submit'] }).click();
+    await arrive(page, en['console.search.title']);
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+
+  test('sign-in: a wrong password and a wrong code are said; a signed-out visitor lands on /sign-in', async () => {
+    const { context, page } = await open('/customers/1');
+    assert.equal(pathOf(page), '/sign-in');
+    await arrive(page, en['console.signIn.title']);
+    await page.getByLabel('Email address').fill('agent@console.example');
+    await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+    await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
+    await page.getByText(en['console.signIn.invalid']).waitFor();
+    await checkA11y(page);
+    await page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
+    await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
+    await arrive(page, en['console.code.title']);
+    const wrong = totp('GUICHETAGENTDEVTOTPSECRETAAAAAAA', Math.floor(Date.now() / 30_000) + 20);
+    await page.getByLabel(en['console.code.code'], { exact: true }).fill(wrong);
+    await page.getByRole('button', { name: en['console.code.submit'] }).click();
+    await page.getByText(en['console.code.invalid']).waitFor();
+    await checkA11y(page);
+    await context.close();
+  });
+
+  test('French: the toggle translates the console and keeps the choice', async () => {
+    const { context, page } = await open('/sign-in');
+    await arrive(page, en['console.signIn.title']);
+    await page.getByRole('button', { name: 'Français' }).click();
+    await page.getByRole('heading', { level: 1, name: fr['console.signIn.title'] }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'fr');
+    await checkA11y(page);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: fr['console.signIn.title'] }).waitFor();
+    await context.close();
+  });
+
+  test('the portal’s chunks hold none of the console’s code', async () => {
+    const dist = join(repoRoot, 'web/dist');
+    const consoleHtml = readFileSync(join(dist, 'console.html'), 'utf8');
+    const consoleEntry = /src="\/(assets\/console-[^"]+\.js)"/.exec(consoleHtml)?.[1];
+    assert.ok(consoleEntry, 'console.html names its entry');
+    const portal = await fetch(`http://127.0.0.1:${server.port}/`, { headers: { Host: `belair.localhost:${server.port}` } });
+    const portalHtml = await portal.text();
+    assert.ok(!portalHtml.includes('console-'), 'the portal page names no console file');
+    const chunks = JSON.parse(readFileSync(join(dist, 'page-chunks.json'), 'utf8'));
+    const portalFiles = new Set([
+      ...[...portalHtml.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]),
+      ...Object.values(chunks.pages).flatMap((p) => p.js),
+      ...Object.values(chunks.catalogs),
+    ]);
+    assert.ok(!portalFiles.has(consoleEntry));
+    for (const file of portalFiles) {
+      const text = readFileSync(join(dist, file), 'utf8');
+      assert.ok(!text.includes('console.signIn.title'), `${file} holds console texts`);
+      assert.ok(!text.includes('/api/console/v1'), `${file} holds console calls`);
+    }
+    // And the console page is not the portal's: no portal entry in it.
+    assert.ok(!/src="\/assets\/index-/.test(consoleHtml));
+  });
+});
