@@ -121,8 +121,8 @@ describe('console', () => {
     const next = codes(secret);
 
     // A wrong first code is refused on its field.
-    await page.getByLabel('Password', { exact: true }).fill('Nia-Console-2026!');
-    await page.getByLabel(en['console.setup.confirmation']).fill('Nia-Console-2026!');
+    await page.getByLabel('Password', { exact: true }).fill('Harbour-Lantern-58!');
+    await page.getByLabel(en['console.setup.confirmation']).fill('Harbour-Lantern-58!');
     const wrong = totp(secret, Math.floor(Date.now() / 30_000) + 20);
     await page.getByLabel(en['console.setup.code']).fill(wrong);
     await page.getByRole('button', { name: en['console.setup.submit'] }).click();
@@ -146,7 +146,7 @@ describe('console', () => {
     await page.getByRole('button', { name: en['console.nav.signOut'] }).click();
     await arrive(page, en['console.signIn.title']);
     await page.getByLabel('Email address').fill('nia@console.example');
-    await page.getByLabel('Password', { exact: true }).fill('Nia-Console-2026!');
+    await page.getByLabel('Password', { exact: true }).fill('Harbour-Lantern-58!');
     await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
     await arrive(page, en['console.code.title']);
     // A recovery code works too, once.
