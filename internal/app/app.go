@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/httpapi"
 	"guichet/internal/maintenance"
@@ -80,6 +82,10 @@ type Config struct {
 	// StaffKey (GUICHET_STAFF_KEY): 32 bytes (hex or base64) sealing the
 	// staff TOTP secrets; empty: a key kept in the database.
 	StaffKey string
+	// AuditRetentionMonths (GUICHET_AUDIT_RETENTION_MONTHS): audit rows
+	// older than this are purged by the janitor; "" is 24 (console.
+	// DefaultAuditRetentionMonths), 0 keeps them for ever.
+	AuditRetentionMonths string
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -114,6 +120,7 @@ func ConfigFromEnv() Config {
 		RegistrationSessionTTL: get("GUICHET_REGISTRATION_SESSION_TTL", ""),
 		ConsoleHost:            get("GUICHET_CONSOLE_HOST", ""),
 		StaffKey:               get("GUICHET_STAFF_KEY", ""),
+		AuditRetentionMonths:   get("GUICHET_AUDIT_RETENTION_MONTHS", ""),
 	}
 }
 
@@ -132,6 +139,18 @@ func (c Config) clock() func() time.Time {
 		return c.now
 	}
 	return time.Now
+}
+
+// auditRetention is GUICHET_AUDIT_RETENTION_MONTHS, in months.
+func (c Config) auditRetention() (int, error) {
+	if c.AuditRetentionMonths == "" {
+		return console.DefaultAuditRetentionMonths, nil
+	}
+	n, err := strconv.Atoi(c.AuditRetentionMonths)
+	if err != nil || n < 0 || n > 1200 {
+		return 0, fmt.Errorf("GUICHET_AUDIT_RETENTION_MONTHS=%q: a number of months, 0 to keep audit rows for ever", c.AuditRetentionMonths)
+	}
+	return n, nil
 }
 
 // adminEnabled: whether Serve opens the admin listener.
@@ -337,9 +356,17 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	}
 	a.Staff = staffs
 	deps.Staff = &staff.Handler{Service: staffs, Dev: a.cfg.Dev}
+	deps.Console = &console.Handler{DB: a.DB, Accounts: accounts, Tokens: tokens, Brands: a.Brands.ByID, Now: a.cfg.clock(),
+		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, a.cfg.Dev, a.cfg.Addr) }}
+	retention, err := a.cfg.auditRetention()
+	if err != nil {
+		return err
+	}
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
+		}, func(ctx context.Context) (int64, error) {
+			return console.PurgeAudit(ctx, a.DB, time.Now(), retention)
 		})
 	})
 

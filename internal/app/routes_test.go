@@ -68,6 +68,13 @@ var plausibleBodies = map[string][]string{
 	// The staff console (issue 16), on the console host.
 	"GET /api/console/v1/setup/{token}":                         {``},
 	"POST /api/console/v1/setup/{token}":                        {`{"password":"Brand-New-Pass-2026!","code":"123456"}`},
+	"GET /api/console/v1/customers/{id}":                        {``},
+	"POST /api/console/v1/customers/{id}/unlock":                {``},
+	"POST /api/console/v1/customers/{id}/disable":               {``},
+	"POST /api/console/v1/customers/{id}/enable":                {``},
+	"POST /api/console/v1/customers/{id}/temporary-password":    {`{"delivery":"show"}`, `{"delivery":"email"}`},
+	"POST /api/console/v1/customers/{id}/reset-email":           {``},
+	"POST /api/console/v1/customers/{id}/invitation":            {`{"policyNumber":"BEL-1234","source":"edoc"}`},
 	"DELETE /api/v1/tokens/{token}":                             {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {

@@ -57,7 +57,6 @@ func (s *server) routes() []Route {
 	apiRoute := func(pattern string, h api.Handler) { add(API, pattern, h) }
 	consolePublic := func(pattern string, h api.Handler) { add(ConsolePublic, pattern, h) }
 	consoleRoute := func(pattern string, h api.Handler) { add(Console, pattern, h) }
-	_ = consoleRoute // the console's routes (internal/console) join below
 
 	add(Operation, "GET /healthz", http.HandlerFunc(s.healthz))
 	add(Operation, "GET /readyz", http.HandlerFunc(s.readyz))
@@ -138,6 +137,19 @@ func (s *server) routes() []Route {
 		consolePublic("POST /api/console/v1/setup/{token}", h.FinishSetup)
 	}
 	// The console's customer and supervisor APIs (internal/console, issue 16).
+	if h := s.deps.Console; h != nil {
+		consoleRoute("GET /api/console/v1/customers", h.Search)
+		consoleRoute("GET /api/console/v1/customers/{id}", h.Customer)
+		consoleRoute("POST /api/console/v1/customers/{id}/unlock", h.Unlock)
+		consoleRoute("POST /api/console/v1/customers/{id}/disable", h.Disable)
+		consoleRoute("POST /api/console/v1/customers/{id}/enable", h.Enable)
+		consoleRoute("POST /api/console/v1/customers/{id}/temporary-password", h.TemporaryPassword)
+		consoleRoute("POST /api/console/v1/customers/{id}/reset-email", h.ResetEmail)
+		consoleRoute("POST /api/console/v1/customers/{id}/invitation", h.Invitation)
+		consoleRoute("POST /api/console/v1/policies/import", h.Import)
+		consoleRoute("POST /api/console/v1/maintenance", h.Maintenance)
+		consoleRoute("GET /api/console/v1/audit.csv", h.AuditExport)
+	}
 
 	consolePublic("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 	// On brand hosts, the console's API does not exist (no api key asked).

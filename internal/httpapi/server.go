@@ -11,6 +11,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/recovery"
@@ -68,6 +69,9 @@ type Deps struct {
 	// Staff is the console's sessions and set-up (issue 16), on the console
 	// host only; its Guard protects every Console route.
 	Staff *staff.Handler
+	// Console is the console's customer and supervisor calls (issue 16),
+	// Console routes behind Staff's session.
+	Console *console.Handler
 }
 
 // Server is the whole HTTP handler, with its route table.

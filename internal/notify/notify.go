@@ -76,6 +76,9 @@ const (
 	TemplateInvitationEdoc = "invitation_edoc"
 	TemplateInvitationBA   = "invitation_BA"
 	TemplateInvitationMrkt = "invitation_mrkt"
+	// TemplateTemporaryPassword carries a temporary password staff issued
+	// from the console (issue 16). Data: code (the password), expires.
+	TemplateTemporaryPassword = "temporary-password"
 )
 
 // Data keys the templates read. "province" picks the phone number shown
@@ -109,6 +112,7 @@ var catalogue = map[string]templateSpec{
 	TemplateInvitationEdoc:     {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
 	TemplateInvitationBA:       {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
 	TemplateInvitationMrkt:     {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
+	TemplateTemporaryPassword:  {channels: []Channel{ChannelEmail}, required: []string{DataCode, DataExpires}, sensitive: true},
 }
 
 // Templates lists the template names, sorted.

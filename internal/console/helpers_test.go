@@ -1,0 +1,222 @@
+package console_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"guichet/config"
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/brand"
+	"guichet/internal/console"
+	"guichet/internal/emailtoken"
+	"guichet/internal/policy"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/testclock"
+)
+
+var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+
+const (
+	password = "Correct-Horse-9!"
+	staffIP  = "203.0.113.9"
+)
+
+// people are the policies the customers hold (and an invitation's person).
+const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+	"belair,BEL1234,auto,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex.martin@example.com,,,false,active\n" +
+	"belair,BEL5678,home,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex.martin@example.com,,,false,active\n" +
+	"intact,123456789,auto,ab,holder,Sam,Roy,1975-06-30,M5V 2T6,,,sam.roy@example.com,,,false,active\n"
+
+type env struct {
+	t        *testing.T
+	db       *store.DB
+	clock    *testclock.Clock
+	accounts *account.Service
+	h        *console.Handler
+	mux      *http.ServeMux
+	brands   *brand.Registry
+	alex     account.Account // belair, holds BEL1234
+	sam      account.Account // intact
+}
+
+func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	ctx := context.Background()
+	reg, err := brand.LoadFS(config.Brands(), "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testclock.New()
+	if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}).Import(ctx, strings.NewReader(people)); err != nil {
+		t.Fatal(err)
+	}
+	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
+	accounts.Limits = account.Limits{}
+	tokens := emailtoken.New(db, reg.ByID, c.Now)
+	tokens.Limits = emailtoken.Limits{}
+	h := &console.Handler{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
+		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }}
+	e := &env{t: t, db: db, clock: c, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
+	for pattern, fn := range map[string]api.Handler{
+		"GET /api/console/v1/customers":                          h.Search,
+		"GET /api/console/v1/customers/{id}":                     h.Customer,
+		"POST /api/console/v1/customers/{id}/unlock":             h.Unlock,
+		"POST /api/console/v1/customers/{id}/disable":            h.Disable,
+		"POST /api/console/v1/customers/{id}/enable":             h.Enable,
+		"POST /api/console/v1/customers/{id}/temporary-password": h.TemporaryPassword,
+		"POST /api/console/v1/customers/{id}/reset-email":        h.ResetEmail,
+		"POST /api/console/v1/customers/{id}/invitation":         h.Invitation,
+		"POST /api/console/v1/policies/import":                   h.Import,
+		"POST /api/console/v1/maintenance":                       h.Maintenance,
+		"GET /api/console/v1/audit.csv":                          h.AuditExport,
+	} {
+		e.mux.Handle(pattern, fn)
+	}
+	// The customer's own calls on the brand site, to prove what staff did.
+	ah := &account.Handler{Service: accounts}
+	e.mux.Handle("POST /api/v1/accounts/{id}/temporary", api.Handler(ah.Temporary))
+	e.mux.Handle("POST /api/v1/accounts/{id}/authentication", api.Handler(ah.Authentication))
+	e.alex = e.create("belair", "Alex.Martin@example.com", "Alex", "Martin", "4165550123", "BEL1234")
+	e.sam = e.create("intact", "sam.roy@example.com", "Sam", "Roy", "6135550199", "123456789")
+	return e
+}
+
+// create stores a customer with the password, linked to the policy.
+func (e *env) create(b, email, first, last, phone, number string) account.Account {
+	e.t.Helper()
+	ctx := context.Background()
+	hash, err := e.accounts.Hasher.Hash(ctx, password)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var a account.Account
+	err = e.db.InTx(ctx, func(tx *store.Tx) error {
+		a, err = account.Insert(ctx, tx, account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
+			Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, hash, e.clock.Now())
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO account_policies (account_id, policy_id, role)
+			SELECT ?, id, 'holder' FROM policies WHERE brand = ? AND number = ?`, a.ID, b, number)
+		return err
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return a
+}
+
+// principals of each role; the agent serves belair only.
+func (e *env) agent() staff.Principal {
+	return staff.Principal{ID: "agent1", Email: "agent@console.example", Role: staff.RoleAgent, Brands: []string{"belair"}, FactorAt: e.clock.Now()}
+}
+func (e *env) supervisor() staff.Principal {
+	return staff.Principal{ID: "super1", Email: "supervisor@console.example", Role: staff.RoleSupervisor, FactorAt: e.clock.Now()}
+}
+func (e *env) admin() staff.Principal {
+	return staff.Principal{ID: "admin1", Email: "admin@console.example", Role: staff.RoleAdmin, FactorAt: e.clock.Now()}
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(a.body, &m); err != nil {
+		t.Fatalf("body %q: %v", a.body, err)
+	}
+	return m
+}
+
+func (a answer) code(t *testing.T) string {
+	t.Helper()
+	c, _ := a.json(t)["errorCode"].(string)
+	return c
+}
+
+// as sends a console call for p (nil: no staff member signed in). body is
+// JSON unless a string (sent as is).
+func (e *env) as(p *staff.Principal, method, path string, body any) answer {
+	e.t.Helper()
+	var raw []byte
+	switch v := body.(type) {
+	case nil:
+	case string:
+		raw = []byte(v)
+	default:
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	r := httptest.NewRequest(method, "https://console.example"+path, bytes.NewReader(raw))
+	r.Header.Set("Content-Type", "application/json")
+	r.RemoteAddr = staffIP + ":40000"
+	if p != nil {
+		r = r.WithContext(staff.WithPrincipal(r.Context(), *p))
+	}
+	return e.serve(r)
+}
+
+func (e *env) serve(r *http.Request) answer {
+	w := httptest.NewRecorder()
+	e.mux.ServeHTTP(w, r)
+	res := w.Result()
+	out, _ := io.ReadAll(res.Body)
+	return answer{status: res.StatusCode, header: res.Header, body: out}
+}
+
+// customerCall is a customer's own call on the brand's site.
+func (e *env) customerCall(b, path string, body any) answer {
+	e.t.Helper()
+	raw, _ := json.Marshal(body)
+	br, _ := e.brands.ByID(b)
+	r := httptest.NewRequest(http.MethodPost, "https://"+b+".example"+path, bytes.NewReader(raw))
+	r.Header.Set("Content-Type", "application/json")
+	r.RemoteAddr = "198.51.100.7:40000"
+	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: br, Province: br.DefaultProvince, Language: "en"}))
+	return e.serve(r)
+}
+
+// auditRows are "event outcome actor" of the rows of an actor, oldest first.
+func (e *env) auditRows(actor string) []string {
+	e.t.Helper()
+	rows, err := e.db.Query(context.Background(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var ev, oc, id string
+		if err := rows.Scan(&ev, &oc, &id); err != nil {
+			e.t.Fatal(err)
+		}
+		out = append(out, ev+" "+oc+" "+id)
+	}
+	return out
+}
+
+func (e *env) account(a account.Account) account.Account {
+	e.t.Helper()
+	got, err := account.ByID(context.Background(), e.db, a.Brand, a.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return got
+}
+
+var _ = time.Second
