@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
+import { checkA11y, launchBrowser, openPage, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
@@ -26,10 +26,15 @@ after(async () => {
 });
 
 const consoleUrl = (path = '/') => `http://console.localhost:${server.port}${path}`;
+/** @type {Record<string, string>} */
 const en = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.en.json'), 'utf8'));
+/** @type {Record<string, string>} */
 const fr = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.fr.json'), 'utf8'));
 
-/** RFC 4648 base32 (no padding) to bytes. */
+/**
+ * RFC 4648 base32 (no padding) to bytes.
+ * @param {string} text
+ */
 function base32(text) {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
   let bits = 0;
@@ -48,8 +53,12 @@ function base32(text) {
   return Buffer.from(out);
 }
 
-/** RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret at a time step. */
-export function totp(secret, step) {
+/**
+ * RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret at a time step.
+ * @param {string} secret
+ * @param {number} step
+ */
+function totp(secret, step) {
   const counter = Buffer.alloc(8);
   counter.writeBigUInt64BE(BigInt(step));
   const mac = createHmac('sha1', base32(secret)).update(counter).digest();
@@ -58,15 +67,28 @@ export function totp(secret, step) {
   return String(number).padStart(6, '0');
 }
 
+/** The last time step used per secret in this file (the server takes each step once). */
+const lastStep = new Map();
+
 /**
- * Codes for a secret: each call gives the next time step's code, from the
- * current step on, so no code is offered twice (the server accepts ±1 step,
- * each step once). Steps ahead of now are refused past +1: a test uses two
- * codes of a secret at most.
+ * Code sources for a secret: each code is of a step after the last one used
+ * with that secret, within the ±1 step the server accepts (waiting for the
+ * clock when the steps of the window are spent).
+ * @param {string} secret
+ * @returns {() => Promise<string>}
  */
 function codes(secret) {
-  let step = Math.floor(Date.now() / 30_000) - 1;
-  return () => totp(secret, ++step);
+  return async () => {
+    for (;;) {
+      const now = Math.floor(Date.now() / 30_000);
+      const step = Math.max((lastStep.get(secret) ?? -Infinity) + 1, now - 1);
+      if (step <= now + 1) {
+        lastStep.set(secret, step);
+        return totp(secret, step);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  };
 }
 
 test('RFC 6238 test vector (SHA-1, T = 59 s)', () => {
@@ -75,7 +97,10 @@ test('RFC 6238 test vector (SHA-1, T = 59 s)', () => {
   assert.equal(totp(secret, 1), '287082');
 });
 
-/** A fresh context on a console page; records errors. */
+/**
+ * A fresh context on a console page; records errors.
+ * @param {string} path
+ */
 async function open(path) {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -90,21 +115,30 @@ async function open(path) {
   return { context, page, errors };
 }
 
-/** The h1 of a console page has the focus and axe finds nothing. */
+/**
+ * The h1 of a console page has the focus and axe finds nothing.
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ */
 async function arrive(page, title) {
   await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
   await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
   await checkA11y(page);
 }
 
-/** Signs a seeded member in with the password and a TOTP code; resolves on the search page. */
+/**
+ * Signs a seeded member in with the password and a TOTP code; resolves on the search page.
+ * @param {import('playwright-core').Page} page
+ * @param {string} email
+ * @param {() => Promise<string>} nextCode
+ */
 async function signIn(page, email, nextCode) {
   await arrive(page, en['console.signIn.title']);
   await page.getByLabel('Email address').fill(email);
   await page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
   await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
   await arrive(page, en['console.code.title']);
-  await page.getByLabel(en['console.code.code'], { exact: true }).fill(nextCode());
+  await page.getByLabel(en['console.code.code'], { exact: true }).fill(await nextCode());
   await page.getByRole('button', { name: en['console.code.submit'] }).click();
   await arrive(page, en['console.search.title']);
 }
@@ -128,7 +162,7 @@ describe('console', () => {
     await page.getByRole('button', { name: en['console.setup.submit'] }).click();
     await page.getByText(en['console.code.invalid']).first().waitFor();
 
-    await page.getByLabel(en['console.setup.code']).fill(next());
+    await page.getByLabel(en['console.setup.code']).fill(await next());
     await page.getByRole('button', { name: en['console.setup.submit'] }).click();
     await arrive(page, en['console.setup.codesTitle']);
     const recovery = await page.getByRole('list', { name: en['console.setup.codesTitle'] }).getByRole('listitem').allTextContents();
@@ -190,6 +224,129 @@ describe('console', () => {
     await context.close();
   });
 
+  /**
+   * Searches a customer by email and opens the account page.
+   * @param {import('playwright-core').Page} page
+   * @param {string} email
+   */
+  async function openCustomer(page, email) {
+    await page.getByLabel(en['console.search.query']).fill(email);
+    await page.getByRole('button', { name: en['console.search.submit'] }).click();
+    await page.getByRole('status').filter({ hasText: en['console.search.count'].replace('{count}', '1') }).waitFor();
+    await checkA11y(page);
+    const link = page.getByRole('table').getByRole('link').first();
+    // The account page's heading is the customer's name, the link's text.
+    const name = (await link.textContent()) ?? '';
+    await link.click();
+    await arrive(page, name);
+    await page.getByText(email).first().waitFor();
+  }
+
+  /**
+   * Confirms one action of the customer page and waits for its outcome.
+   * @param {import('playwright-core').Page} page
+   * @param {string} action the action's key (console.action.*)
+   * @param {string} done the outcome's key (console.done.*)
+   */
+  async function act(page, action, done) {
+    await page.getByRole('button', { name: en[`console.action.${action}`] }).click();
+    const dialog = page.getByRole('dialog', { name: en[`console.action.${action}`] });
+    await dialog.waitFor();
+    await checkA11y(page);
+    await dialog.getByRole('button', { name: en['console.confirm.yes'] }).click();
+    await page.getByRole('status').filter({ hasText: en[`console.done.${done}`] }).waitFor();
+  }
+
+  /**
+   * Signs in on a brand's portal.
+   * @param {string} brand
+   * @param {string} email
+   * @param {string} password
+   */
+  async function portalSignIn(brand, email, password) {
+    const opened = await openPage(browser, server.url(brand, '/'));
+    await opened.page.getByLabel('Email address').fill(email);
+    await opened.page.getByLabel('Password', { exact: true }).fill(password);
+    await opened.page.getByRole('button', { name: 'Sign in' }).click();
+    return opened;
+  }
+
+  test('an agent unlocks a locked customer, who then signs in; a temporary password leads to /reset; a disabled account meets the block roadblock', async () => {
+    const { context, page, errors } = await open('/sign-in');
+    await signIn(page, 'agent@console.example', codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA'));
+
+    await openCustomer(page, 'locked@belair.example');
+    await act(page, 'unlock', 'unlock');
+    await checkA11y(page);
+    const unlocked = await portalSignIn('belair', 'locked@belair.example', 'Guichet-Demo-2026!');
+    await unlocked.page.waitForURL(server.url('belair', '/my-account'));
+    await unlocked.context.close();
+
+    await page.getByRole('link', { name: en['console.nav.search'] }).click();
+    await arrive(page, en['console.search.title']);
+    await openCustomer(page, 'francais@belair.example');
+    await page.getByRole('button', { name: en['console.action.temporaryPassword'] }).click();
+    await page.getByRole('dialog').getByRole('button', { name: en['console.confirm.yes'] }).click();
+    const temporary = (await page.getByTestId('temporary-password').textContent()) ?? '';
+    assert.ok(temporary.length >= 8, temporary);
+    await checkA11y(page);
+    const reset = await portalSignIn('belair', 'francais@belair.example', temporary);
+    await reset.page.waitForURL(server.url('belair', '/reset'));
+    await reset.context.close();
+
+    await page.getByRole('link', { name: en['console.nav.search'] }).click();
+    await openCustomer(page, 'demo@intact.example');
+    await act(page, 'disable', 'disable');
+    const blocked = await portalSignIn('intact', 'demo@intact.example', 'Guichet-Demo-2026!');
+    await blocked.page.waitForURL(server.url('intact', '/roadblock/block'));
+    await blocked.context.close();
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+
+  test('a supervisor turns maintenance on and off; an agent is refused another brand’s customer', async () => {
+    const { context, page } = await open('/sign-in');
+    await signIn(page, 'supervisor@console.example', codes('GUICHETSUPERVISORDEVTOTPSECRETAA'));
+    // The supervisor serves every brand: a bna customer's page, whose address the agent tries below.
+    await page.getByLabel(en['console.search.query']).fill('demo@bna.example');
+    await page.getByRole('button', { name: en['console.search.submit'] }).click();
+    const href = (await page.getByRole('table').getByRole('link').first().getAttribute('href')) ?? '';
+    assert.match(href, /^\/customers\/.+/);
+
+    await page.getByRole('link', { name: en['console.nav.maintenance'] }).click();
+    await arrive(page, en['console.maintenance.title']);
+    await page.getByLabel(en['console.search.brand']).selectOption('servus');
+    await page.getByRole('button', { name: en['console.maintenance.on'] }).click();
+    await page.getByRole('dialog').waitFor();
+    await checkA11y(page);
+    await page.getByRole('dialog').getByRole('button', { name: en['console.confirm.yes'] }).click();
+    await page.getByRole('status').filter({ hasText: en['console.maintenance.doneOn'].replace('{brand}', 'servus') }).waitFor();
+    const visitor = await browser.newContext();
+    const portal = await visitor.newPage();
+    await portal.goto(server.url('servus', '/'));
+    await portal.getByRole('heading', { level: 1, name: 'Our site is under maintenance' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: en['console.maintenance.off'] }).click();
+    await page.getByRole('dialog').getByRole('button', { name: en['console.confirm.yes'] }).click();
+    await page.getByRole('status').filter({ hasText: en['console.maintenance.doneOff'].replace('{brand}', 'servus') }).waitFor();
+    await visitor.close();
+
+    await page.getByRole('link', { name: en['console.nav.audit'] }).click();
+    await arrive(page, en['console.audit.title']);
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: en['console.audit.download'] }).click();
+    const csv = readFileSync((await (await download).path()) ?? '', 'utf8');
+    assert.match(csv, /^at,brand,account_id,ip,event,outcome,detail,actor/);
+    await context.close();
+
+    const agent = await open('/sign-in');
+    await signIn(agent.page, 'agent@console.example', codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA'));
+    assert.equal(await agent.page.getByRole('link', { name: en['console.nav.maintenance'] }).count(), 0);
+    await agent.page.goto(consoleUrl(href));
+    await agent.page.getByText(en['console.error.forbiddenBrand']).waitFor();
+    await checkA11y(agent.page);
+    await agent.context.close();
+  });
+
   test('the portal’s chunks hold none of the console’s code', async () => {
     const dist = join(repoRoot, 'web/dist');
     const consoleHtml = readFileSync(join(dist, 'console.html'), 'utf8');
@@ -201,8 +358,8 @@ describe('console', () => {
     const chunks = JSON.parse(readFileSync(join(dist, 'page-chunks.json'), 'utf8'));
     const portalFiles = new Set([
       ...[...portalHtml.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]),
-      ...Object.values(chunks.pages).flatMap((p) => p.js),
-      ...Object.values(chunks.catalogs),
+      ...Object.values(/** @type {Record<string, { js: string[] }>} */ (chunks.pages)).flatMap((p) => p.js),
+      ...Object.values(/** @type {Record<string, string>} */ (chunks.catalogs)),
     ]);
     assert.ok(!portalFiles.has(consoleEntry));
     for (const file of portalFiles) {
