@@ -29,9 +29,18 @@ export interface Answer<T> {
 
 export const API = '/api/console/v1';
 
-export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<Answer<T>> {
+/** A body sent as is (a CSV file), not as JSON. */
+export interface RawBody {
+  type: string;
+  text: string;
+}
+
+export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, raw?: RawBody): Promise<Answer<T>> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
-  if (body !== undefined) {
+  if (raw) {
+    init.headers = { ...init.headers, 'Content-Type': raw.type };
+    init.body = raw.text;
+  } else if (body !== undefined) {
     init.headers = { ...init.headers, 'Content-Type': 'application/json' };
     init.body = JSON.stringify(body);
   }
@@ -51,6 +60,9 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
     }
   }
   if (response.ok) return { status: response.status, data: data as T, errorCode: '', fields: {} };
+  // An import's refusal (400 IMPORT_INVALID) answers its report: kept for the page.
+  if (data && typeof data === 'object' && 'errors' in data && Array.isArray((data as { errors: unknown }).errors))
+    return { status: response.status, data: data as T, errorCode: 'IMPORT_INVALID', fields: {} };
   const error = (data && typeof data === 'object' ? data : {}) as { errorCode?: unknown; fields?: unknown };
   const fields: Record<string, string> = {};
   if (error.fields && typeof error.fields === 'object')

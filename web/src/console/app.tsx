@@ -7,6 +7,7 @@ import { consoleMessages, saveLanguage } from './messages';
 import { SessionContext, useSession, type ConsoleSession } from './session';
 import { AuditPage } from './pages/audit';
 import { CustomerPage } from './pages/customer';
+import { ImportPage } from './pages/import';
 import { MaintenancePage } from './pages/maintenance';
 import { NotFoundPage } from './pages/not-found';
 import { SearchPage } from './pages/search';
@@ -46,6 +47,7 @@ function Header() {
           <Link href="/">{t('console.nav.search')}</Link>
           {atLeast(me, 'supervisor') ? <Link href="/maintenance">{t('console.nav.maintenance')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/audit">{t('console.nav.audit')}</Link> : null}
+          {atLeast(me, 'supervisor') ? <Link href="/import">{t('console.nav.import')}</Link> : null}
         </nav>
       ) : null}
       <div className="console-header__tools">
@@ -77,6 +79,7 @@ function Pages() {
       <Route path="/customers/:id">{(params) => <CustomerPage id={params.id} />}</Route>
       {atLeast(me ?? null, 'supervisor') ? <Route path="/maintenance" component={MaintenancePage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/audit" component={AuditPage} /> : null}
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/import" component={ImportPage} /> : null}
       <Route component={NotFoundPage} />
     </Switch>
   );

@@ -17,7 +17,8 @@ function serve(route: Route) {
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
     const path = String(input).replace('/api/console/v1', '');
     const method = init?.method ?? 'GET';
-    const body: unknown = init?.body ? JSON.parse(String(init.body)) : undefined;
+    const text = init?.body ? String(init.body) : '';
+    const body: unknown = text.startsWith('{') ? JSON.parse(text) : text || undefined;
     calls.push({ method, path, body });
     const reply = route(method, path, body) ?? { status: 404, body: { errorCode: 'NOT_FOUND', messageKey: 'x' } };
     return new Response(reply.body === undefined ? '' : JSON.stringify(reply.body), { status: reply.status });
@@ -240,5 +241,43 @@ describe('console app', () => {
     await screen.findByRole('heading', { level: 1, name: 'Connexion du personnel' });
     expect(document.documentElement.lang).toBe('fr');
     expect(localStorage.getItem('guichet-console-language')).toBe('fr');
+  });
+
+  it('imports the policy file only after a clean dry run and a confirmation', async () => {
+    at('/import');
+    const supervisor = { ...agent, role: 'supervisor', brands: [] };
+    let bodies: string[] = [];
+    const calls = serve((method, path) => {
+      if (path === '/session') return { status: 200, body: supervisor };
+      if (method === 'POST' && path === '/policies/import?dryRun=true') {
+        if (bodies.length === 0) return { status: 400, body: { dryRun: true, errorCode: 'IMPORT_INVALID', errors: [{ line: 2, column: 'brand', problem: 'unknown brand' }] } };
+        return { status: 200, body: { dryRun: true, rows: 1, added: 1, updated: 0, unchanged: 0, errors: [] } };
+      }
+      if (method === 'POST' && path === '/policies/import?dryRun=false') return { status: 200, body: { dryRun: false, rows: 1, added: 1, updated: 0, unchanged: 0, errors: [] } };
+    });
+    const fetchMock = vi.mocked(fetch);
+    render(<ConsoleApp initialLanguage="en" />);
+    await screen.findByRole('heading', { level: 1, name: consoleEn['console.import.title'] });
+    const input = screen.getByLabelText(consoleEn['console.import.file']);
+    fireEvent.change(input, { target: { files: [new File(['brand,policy_number\nnobrand,X\n'], 'bad.csv', { type: 'text/csv' })] } });
+    // The file is read asynchronously: until it is, Check says to choose one and sends nothing.
+    await waitFor(() => {
+      fireEvent.click(screen.getByRole('button', { name: consoleEn['console.import.check'] }));
+      expect(calls.some((c) => c.method === 'POST')).toBe(true);
+    });
+    expect(await screen.findByText('unknown brand')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: consoleEn['console.import.write'] })).toBeNull();
+    bodies = fetchMock.mock.calls.filter(([, init]) => init?.method === 'POST').map(([, init]) => String(init?.body));
+    expect(bodies).toEqual(['brand,policy_number\nnobrand,X\n']);
+    fireEvent.click(screen.getByRole('button', { name: consoleEn['console.import.check'] }));
+    fireEvent.click(await screen.findByRole('button', { name: consoleEn['console.import.write'] }));
+    await screen.findByRole('dialog', { name: consoleEn['console.import.write'] });
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: consoleEn['console.confirm.yes'] })));
+    expect(await screen.findByText(/Imported: 1 rows/)).toBeTruthy();
+    expect(calls.filter((c) => c.method === 'POST').map((c) => c.path)).toEqual([
+      '/policies/import?dryRun=true',
+      '/policies/import?dryRun=true',
+      '/policies/import?dryRun=false',
+    ]);
   });
 });
