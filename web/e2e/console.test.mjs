@@ -330,6 +330,21 @@ describe('console', () => {
     await page.getByRole('status').filter({ hasText: en['console.maintenance.doneOff'].replace('{brand}', 'servus') }).waitFor();
     await visitor.close();
 
+    // The policy import: a file with problems is only checked, its problems listed, nothing offered to write.
+    await page.getByRole('link', { name: en['console.nav.import'] }).click();
+    await arrive(page, en['console.import.title']);
+    await page.getByLabel(en['console.import.file']).setInputFiles({
+      name: 'policies.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('brand,policy_number,colour\n'),
+    });
+    const imported = page.waitForResponse((r) => r.url().includes('/api/console/v1/policies/import?dryRun=true'));
+    await page.getByRole('button', { name: en['console.import.check'] }).click();
+    assert.equal((await imported).status(), 400);
+    await page.getByRole('table').getByRole('row').nth(1).waitFor();
+    assert.equal(await page.getByRole('button', { name: en['console.import.write'] }).count(), 0);
+    await checkA11y(page);
+
     await page.getByRole('link', { name: en['console.nav.audit'] }).click();
     await arrive(page, en['console.audit.title']);
     const download = page.waitForEvent('download');

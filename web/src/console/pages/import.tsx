@@ -19,7 +19,7 @@ type Step = 'dryRun' | 'write';
 export function ImportPage() {
   const t = useT();
   const id = useId();
-  const [file, setFile] = useState<{ name: string; text: string } | null>(null);
+  const [file, setFile] = useState<File | null>(null);
   const [report, setReport] = useState<Report | null>(null);
   const [error, setError] = useState<MessageKey | null>(null);
   const [confirm, setConfirm] = useState(false);
@@ -35,7 +35,7 @@ export function ImportPage() {
     setBusy(true);
     const answer = await call<Report>('POST', `/policies/import?dryRun=${step === 'dryRun' ? 'true' : 'false'}`, undefined, {
       type: 'text/csv',
-      text: file.text,
+      text: await file.text(),
     });
     setBusy(false);
     setConfirm(false);
@@ -65,10 +65,8 @@ export function ImportPage() {
           accept=".csv,text/csv"
           aria-describedby={`${id}-error`}
           onChange={(event) => {
-            const chosen = event.target.files?.[0];
             setReport(null);
-            if (!chosen) return setFile(null);
-            void chosen.text().then((text) => setFile({ name: chosen.name, text }));
+            setFile(event.target.files?.[0] ?? null);
           }}
         />
       </div>
