@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/account"
+	"guichet/internal/api/apitest"
+	"guichet/internal/sso"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
@@ -186,5 +189,108 @@ func eachConsole(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Cl
 	t.Run("postgres", func(t *testing.T) {
 		clock := testclock.New()
 		fn(t, consoleApp(t, storetest.PostgresURL(t), clock), clock)
+	})
+}
+
+// TestConsoleAndPortalSessionsApart: a customer's session cookie is never
+// a console session (nor is the portal there), and a staff session cookie
+// is never a customer's on a brand host.
+func TestConsoleAndPortalSessionsApart(t *testing.T) {
+	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := context.Background()
+		if _, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		belair, _ := a.Brands.ByID("belair")
+		customer := newBrowser(t, a, belair.Hosts[0])
+		customer.header.Set("api-key", belair.APIKey)
+		customer.header.Set("Content-Type", "application/x-www-form-urlencoded")
+		status, _ := customer.do("POST", "/pkmslogin.form", "login-form-type=pwd&username=demo%40belair.example&password=Guichet-Demo-2026%21")
+		customer.header.Del("Content-Type")
+		if status != http.StatusSeeOther || customer.cookies[sso.CookieName] == "" {
+			t.Fatalf("customer sign-in: %d %v", status, customer.cookies)
+		}
+		customer.want("GET", "/api/v1/me", "", 200, "")
+
+		// The customer's cookies on the console host.
+		onConsole := newBrowser(t, a, consoleHost)
+		onConsole.cookies = customer.cookies
+		onConsole.header.Set("api-key", belair.APIKey)
+		onConsole.want("GET", "/api/console/v1/session", "", 401, "SIGN_IN_REQUIRED")
+		onConsole.want("GET", "/api/v1/me", "", 404, "NOT_FOUND")
+		onConsole.want("POST", "/api/v1/logout", "", 404, "NOT_FOUND")
+		// Even under the staff cookie's name, a customer's token is nothing here.
+		onConsole.cookies = map[string]string{staff.CookieName: customer.cookies[sso.CookieName]}
+		onConsole.want("GET", "/api/console/v1/session", "", 401, "SIGN_IN_REQUIRED")
+
+		// A staff session on a brand host: not a customer's, no console API.
+		_, token, _ := a.Staff.Add(ctx, staff.NewMember{Email: "kim@example.com", Name: "Kim", Role: staff.RoleAgent}, "cli")
+		info, _ := a.Staff.Setup(ctx, token)
+		opened, _, err := a.Staff.CompleteSetup(ctx, token, "Console-Pass-2026!", staff.TOTP(info.Secret, clock.Now()), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		onBrand := newBrowser(t, a, belair.Hosts[0])
+		onBrand.header.Set("api-key", belair.APIKey)
+		onBrand.cookies = map[string]string{staff.CookieName: opened.Token, sso.CookieName: opened.Token}
+		onBrand.want("GET", "/api/v1/me", "", 401, "UNAUTHENTICATED")
+		onBrand.want("GET", "/api/console/v1/session", "", 404, "NOT_FOUND")
+		staffOnConsole := newBrowser(t, a, consoleHost)
+		staffOnConsole.cookies = map[string]string{staff.CookieName: opened.Token}
+		staffOnConsole.want("GET", "/api/console/v1/session", "", 200, "")
+	})
+}
+
+// TestConsoleAnswersMatchOpenAPI: the session and set-up answers conform to
+// api/openapi.yaml's schemas (the console SPA's generated types); code
+// requests take one of code or recoveryCode (reauth: code only); a
+// recovery code signs in once.
+func TestConsoleAnswersMatchOpenAPI(t *testing.T) {
+	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := context.Background()
+		schemas := apitest.Schemas(t)
+		conform := func(name string, v map[string]any) {
+			t.Helper()
+			if err := apitest.Conform(schemas, name, v); err != nil {
+				t.Fatalf("%s: %v: %v", name, err, v)
+			}
+		}
+		_, token, err := a.Staff.Add(ctx, staff.NewMember{Email: "val@example.com", Name: "Val", Role: staff.RoleSupervisor, Brands: []string{"intact"}}, "cli")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newBrowser(t, a, consoleHost)
+		setup := c.want("GET", "/api/console/v1/setup/"+token, "", 200, "")
+		conform("StaffSetup", setup)
+		secret, _ := staff.DecodeSecret(setup["secret"].(string))
+		done := c.want("POST", "/api/console/v1/setup/"+token, `{"password":"Console-Pass-2026!","code":"`+staff.TOTP(secret, clock.Now())+`"}`, 200, "")
+		conform("StaffSetupDone", done)
+		conform("StaffMe", c.want("GET", "/api/console/v1/session", "", 200, ""))
+		conform("Error", c.want("POST", "/api/console/v1/session/reauth", `{"recoveryCode":"abcd-efgh-jkmn"}`, 400, "VALIDATION"))
+		c.want("POST", "/api/console/v1/session/reauth", `{}`, 400, "VALIDATION")
+		c.want("POST", "/api/console/v1/session/reauth", `{"code":"1","extra":1}`, 400, "")
+		clock.Advance(staff.Period)
+		conform("StaffSignedIn", c.want("POST", "/api/console/v1/session/reauth", `{"code":"`+staff.TOTP(secret, clock.Now())+`"}`, 200, ""))
+
+		recovery := done["recoveryCodes"].([]any)[3].(string)
+		for i, want := range []int{200, 401} {
+			s := newBrowser(t, a, consoleHost)
+			next := s.want("POST", "/api/console/v1/session", `{"email":"val@example.com","password":"Console-Pass-2026!"}`, 200, "")
+			conform("StaffSignInNext", next)
+			s.want("POST", "/api/console/v1/session/totp", `{"code":"123456","recoveryCode":"`+recovery+`"}`, 400, "VALIDATION")
+			got, out := s.do("POST", "/api/console/v1/session/totp", `{"recoveryCode":"`+recovery+`"}`)
+			if got != want {
+				t.Fatalf("recovery code, use %d: %d %v", i+1, got, out)
+			}
+			if want == 200 {
+				conform("StaffSignedIn", out)
+			}
+		}
+		// The 10 KB body, the wrong type: 4xx, never 5xx.
+		for _, body := range []string{`{"email":1}`, `[]`, `{"email":"` + strings.Repeat("a", 10<<10) + `@example.com","password":"x"}`} {
+			if got, out := c.do("POST", "/api/console/v1/session", body); got < 400 || got >= 500 {
+				t.Fatalf("%.40s: %d %v", body, got, out)
+			}
+		}
 	})
 }
