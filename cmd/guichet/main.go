@@ -59,6 +59,8 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.RegistrationJWTKeys, "registration-jwt-keys", cfg.RegistrationJWTKeys, "smart registration session keys kid:base64key,... (first signs); prefer the variable (GUICHET_REGISTRATION_JWT_KEYS)")
 	fs.StringVar(&cfg.RegistrationSessionTTL, "registration-session-ttl", cfg.RegistrationSessionTTL, "--dev only: shorter smart registration session, e.g. 20s (GUICHET_REGISTRATION_SESSION_TTL)")
 	fs.StringVar(&cfg.ConsoleHost, "console-host", cfg.ConsoleHost, "the staff console's host name; --dev: console.localhost (GUICHET_CONSOLE_HOST)")
+	fs.StringVar(&cfg.AuditRetentionMonths, "audit-retention-months", cfg.AuditRetentionMonths,
+		"months audit rows are kept before the janitor purges them; 0: for ever (GUICHET_AUDIT_RETENTION_MONTHS)")
 	fs.StringVar(&cfg.HashWaitBudget, "hash-wait-budget", cfg.HashWaitBudget,
 		"longest expected wait for a password hash before 429 BUSY, e.g. 2s; 0: no bound (GUICHET_HASH_WAIT_BUDGET)")
 	if err := fs.Parse(args); err != nil {

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/api/apitest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/testclock"
@@ -53,6 +55,13 @@ func TestConsoleActionsBehindTheStaffSession(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		schemas := apitest.Schemas(t)
+		conform := func(name string, v map[string]any) {
+			t.Helper()
+			if err := apitest.Conform(schemas, name, v); err != nil {
+				t.Fatalf("%s: %v: %v", name, err, v)
+			}
+		}
 		anon := newBrowser(t, a, consoleHost)
 		anon.want("GET", "/api/console/v1/customers?q=locked", "", 401, "SIGN_IN_REQUIRED")
 		anon.want("POST", "/api/console/v1/customers/"+belairID+"/unlock", "", 401, "SIGN_IN_REQUIRED")
@@ -62,13 +71,20 @@ func TestConsoleActionsBehindTheStaffSession(t *testing.T) {
 		if list := found["customers"].([]any); len(list) != 1 || list[0].(map[string]any)["locked"] != true {
 			t.Fatalf("search: %v", found)
 		}
-		if got := agent.want("POST", "/api/console/v1/customers/"+belairID+"/unlock", "", 200, ""); got["locked"] != false {
-			t.Fatalf("unlock: %v", got)
+		conform("ConsoleCustomers", found)
+		conform("ConsoleCustomerDetail", agent.want("GET", "/api/console/v1/customers/"+belairID, "", 200, ""))
+		unlocked := agent.want("POST", "/api/console/v1/customers/"+belairID+"/unlock", "", 200, "")
+		if unlocked["locked"] != false {
+			t.Fatalf("unlock: %v", unlocked)
 		}
-		if acc, err := account.ByID(ctx, a.DB, "belair", belairID); err != nil || acc.Status != account.Active {
+		conform("ConsoleCustomer", unlocked)
+		conform("ConsoleTemporaryPassword", agent.want("POST", "/api/console/v1/customers/"+belairID+"/temporary-password", `{"delivery":"show"}`, 200, ""))
+		conform("ConsoleCustomerDetail", agent.want("GET", "/api/console/v1/customers/"+belairID, "", 200, ""))
+		conform("Error", agent.want("GET", "/api/console/v1/customers?q=x", "", 400, "VALIDATION"))
+		if acc, err := account.ByID(ctx, a.DB, "belair", belairID); err != nil || acc.Status != account.Temporary {
 			t.Fatalf("after unlock: %+v %v", acc, err)
 		}
-		agent.want("GET", "/api/console/v1/customers/"+intactID, "", 403, "FORBIDDEN_BRAND")
+		conform("Error", agent.want("GET", "/api/console/v1/customers/"+intactID, "", 403, "FORBIDDEN_BRAND"))
 		agent.want("POST", "/api/console/v1/maintenance", `{"brand":"belair","on":true}`, 403, "FORBIDDEN_ROLE")
 		var n int
 		if err := a.DB.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = 'console.forbidden' AND brand = 'intact' AND account_id = ?",
@@ -82,6 +98,16 @@ func TestConsoleActionsBehindTheStaffSession(t *testing.T) {
 		clock.Advance(6 * time.Minute)
 		agent.want("GET", "/api/console/v1/customers/"+belairID, "", 200, "")
 		agent.want("POST", "/api/console/v1/customers/"+belairID+"/disable", "", 401, "REAUTH_REQUIRED")
+
+		admin := signedInStaff(t, a, clock, "admin.actions@example.com", staff.RoleAdmin, nil)
+		added := admin.want("POST", "/api/console/v1/staff", `{"email":"new.agent@example.com","name":"New Agent","role":"agent","brands":["belair"]}`, 200, "")
+		if link, _ := added["setupLink"].(string); !strings.HasPrefix(link, "https://"+consoleHost+"/setup#") {
+			t.Fatalf("set-up link: %v", added)
+		}
+		conform("ConsoleStaffMember", added["staff"].(map[string]any))
+		for _, m := range admin.want("GET", "/api/console/v1/staff", "", 200, "")["staff"].([]any) {
+			conform("ConsoleStaffMember", m.(map[string]any))
+		}
 
 		site := newBrowser(t, a, "belair.localhost")
 		site.cookies = agent.cookies

@@ -74,6 +74,7 @@ var plausibleBodies = map[string][]string{
 	"POST /api/console/v1/customers/{id}/enable":                {``},
 	"POST /api/console/v1/customers/{id}/temporary-password":    {`{"delivery":"show"}`, `{"delivery":"email"}`},
 	"POST /api/console/v1/customers/{id}/reset-email":           {``},
+	"POST /api/console/v1/staff/{id}/disable":                   {``},
 	"POST /api/console/v1/customers/{id}/invitation":            {`{"policyNumber":"BEL-1234","source":"edoc"}`},
 	"DELETE /api/v1/tokens/{token}":                             {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},

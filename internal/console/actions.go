@@ -96,7 +96,7 @@ func (h *Handler) Unlock(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		res, err := tx.Exec(r.Context(), `UPDATE accounts SET status = CASE WHEN status <> ? THEN status
-			WHEN temp_hash <> '' AND temp_expires_at > ? AND temp_failures < 3 THEN ? ELSE ? END,
+			WHEN temp_hash <> '' AND temp_expires_at > ? THEN ? ELSE ? END,
 			locked_until = 0, lock_level = 0, updated_at = ?
 			WHERE id = ? AND (status = ? OR locked_until > ? OR lock_level > 0)`,
 			string(account.Locked), now.UnixMilli(), string(account.Temporary), string(account.Active), now.UnixMilli(),

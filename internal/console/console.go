@@ -30,6 +30,10 @@ type Handler struct {
 	DB       *store.DB
 	Accounts *account.Service
 	Tokens   *emailtoken.Service
+	// Staff is the staff accounts (the admins' calls).
+	Staff *staff.Service
+	// ConsoleOrigin is the console's scheme://host, where set-up links go.
+	ConsoleOrigin string
 	// Brands resolves a brand id (the registry's Get).
 	Brands func(id string) (*brand.Brand, bool)
 	// LinkBase is the scheme://host of a brand's site, where the links of

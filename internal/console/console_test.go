@@ -47,6 +47,9 @@ func (e *env) calls() []call {
 		{"maintenance on", "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": true}, staff.RoleSupervisor},
 		{"maintenance off", "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": false}, staff.RoleSupervisor},
 		{"audit export", "GET", "/api/console/v1/audit.csv?from=2000-01-01&to=2000-06-01", nil, staff.RoleSupervisor},
+		{"staff list", "GET", "/api/console/v1/staff", nil, staff.RoleAdmin},
+		{"staff add", "POST", "/api/console/v1/staff", map[string]any{"email": "new@console.example", "name": "New One", "role": "agent", "brands": []string{"belair"}}, staff.RoleAdmin},
+		{"staff disable", "POST", "/api/console/v1/staff/" + e.member.ID + "/disable", nil, staff.RoleAdmin},
 	}
 }
 
@@ -169,6 +172,7 @@ func TestAuditRowPerAction(t *testing.T) {
 			"enable": account.EventEnable, "temporary show": console.EventTemporary, "temporary email": console.EventTemporary,
 			"reset email": console.EventResetEmail, "invitation": console.EventInvitation, "import dry run": console.EventImport,
 			"maintenance on": maintenance.EventOn, "maintenance off": maintenance.EventOff, "audit export": console.EventAuditExport,
+			"staff add": staff.EventAdd, "staff disable": staff.EventDisable,
 		}
 		for _, c := range e.calls() {
 			before := e.auditRows(p.Actor())
@@ -176,7 +180,7 @@ func TestAuditRowPerAction(t *testing.T) {
 				t.Fatalf("%s: %d %s", c.name, got.status, got.body)
 			}
 			after := e.auditRows(p.Actor())
-			if c.name == "search" {
+			if c.name == "search" || c.name == "staff list" {
 				continue
 			}
 			fresh := after[len(before):]
@@ -243,6 +247,9 @@ func TestCustomerView(t *testing.T) {
 			t.Fatalf("%d %s", got.status, got.body)
 		}
 		m := got.json(t)
+		if s := m["lastSignIns"].([]any); len(s) != 0 {
+			t.Fatalf("last sign-ins: %v", s)
+		}
 		if m["brand"] != "belair" || m["email"] != "Alex.Martin@example.com" || m["name"] != "Alex Martin" || m["status"] != "active" ||
 			m["language"] != "en" || m["failedAttempts"] != float64(1) || m["locked"] != false {
 			t.Fatalf("account: %s", got.body)
@@ -252,6 +259,13 @@ func TestCustomerView(t *testing.T) {
 		}
 		if ev := m["events"].([]any); len(ev) == 0 || ev[0].(map[string]any)["event"] != account.EventAuthentication {
 			t.Fatalf("events: %v", ev)
+		}
+		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": password}); got.status != 200 {
+			t.Fatalf("right password: %d %s", got.status, got.body)
+		}
+		m = e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil).json(t)
+		if s := m["lastSignIns"].([]any); len(s) != 1 || m["failedAttempts"] != float64(0) {
+			t.Fatalf("after a sign-in: %v", m)
 		}
 		if got := e.as(&p, "GET", "/api/console/v1/customers/unknown", nil); got.status != 404 {
 			t.Fatalf("unknown: %d %s", got.status, got.body)
@@ -522,6 +536,46 @@ func TestPurgeAudit(t *testing.T) {
 		var left int
 		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event IN ('e1', 'e2')").Scan(&left); err != nil || left != 2 {
 			t.Fatalf("left %d %v", left, err)
+		}
+	})
+}
+
+func TestStaffAdmin(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		p := e.admin()
+		got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "Sup@Console.example", "name": "Sue Per", "role": "supervisor"})
+		m := got.json(t)
+		if got.status != 200 || !strings.HasPrefix(m["setupLink"].(string), "https://console.example/setup#") ||
+			m["staff"].(map[string]any)["email"] != "sup@console.example" {
+			t.Fatalf("add: %d %s", got.status, got.body)
+		}
+		token := strings.TrimPrefix(m["setupLink"].(string), "https://console.example/setup#")
+		if info, err := e.h.Staff.Setup(context.Background(), token); err != nil || info.Email != "sup@console.example" {
+			t.Fatalf("the link does not set up: %+v %v", info, err)
+		}
+		if got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "sup@console.example", "name": "Again", "role": "agent"}); got.status != 409 || got.code(t) != "STAFF_EXISTS" {
+			t.Fatalf("twice: %d %s", got.status, got.body)
+		}
+		for _, body := range []map[string]any{{"email": "x@console.example", "name": "X", "role": "boss"}, {"email": "bad", "name": "X", "role": "agent"},
+			{"email": "y@console.example", "name": "", "role": "agent"}, {"email": "z@console.example", "name": "Z", "role": "agent", "brands": []string{"nobrand"}}} {
+			if got := e.as(&p, "POST", "/api/console/v1/staff", body); got.status != 400 || got.code(t) != "VALIDATION" {
+				t.Fatalf("%v: %d %s", body, got.status, got.body)
+			}
+		}
+		list := e.as(&p, "GET", "/api/console/v1/staff", nil)
+		if n := len(list.json(t)["staff"].([]any)); list.status != 200 || n != 2 {
+			t.Fatalf("list: %d %s", list.status, list.body)
+		}
+		if got := e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil); got.status != 200 || got.json(t)["disabled"] != true {
+			t.Fatalf("disable: %d %s", got.status, got.body)
+		}
+		p.ID = e.member.ID
+		if got := e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil); got.status != 409 || got.code(t) != "STAFF_SELF" {
+			t.Fatalf("self: %d %s", got.status, got.body)
+		}
+		if got := e.as(&p, "POST", "/api/console/v1/staff/AAAAAAAAAAAAAAAAAAAAAA/disable", nil); got.status != 404 {
+			t.Fatalf("unknown: %d %s", got.status, got.body)
 		}
 	})
 }

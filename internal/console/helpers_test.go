@@ -46,6 +46,7 @@ type env struct {
 	brands   *brand.Registry
 	alex     account.Account // belair, holds BEL1234
 	sam      account.Account // intact
+	member   staff.Member    // a staff member admins may disable
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
@@ -63,7 +64,15 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	accounts.Limits = account.Limits{}
 	tokens := emailtoken.New(db, reg.ByID, c.Now)
 	tokens.Limits = emailtoken.Limits{}
+	staffs, err := staff.New(ctx, db, account.NewHasher(testParams), c.Now, nil)
+	if err == nil {
+		staffs.KnownBrand = func(b string) bool { _, ok := reg.ByID(b); return ok }
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := &console.Handler{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
+		Staff: staffs, ConsoleOrigin: "https://console.example",
 		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }}
 	e := &env{t: t, db: db, clock: c, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
 	for pattern, fn := range map[string]api.Handler{
@@ -78,6 +87,9 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		"POST /api/console/v1/policies/import":                   h.Import,
 		"POST /api/console/v1/maintenance":                       h.Maintenance,
 		"GET /api/console/v1/audit.csv":                          h.AuditExport,
+		"GET /api/console/v1/staff":                              h.StaffList,
+		"POST /api/console/v1/staff":                             h.StaffAdd,
+		"POST /api/console/v1/staff/{id}/disable":                h.StaffDisable,
 	} {
 		e.mux.Handle(pattern, fn)
 	}
@@ -86,6 +98,9 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	e.mux.Handle("POST /api/v1/accounts/{id}/temporary", api.Handler(ah.Temporary))
 	e.mux.Handle("POST /api/v1/accounts/{id}/authentication", api.Handler(ah.Authentication))
 	e.alex = e.create("belair", "Alex.Martin@example.com", "Alex", "Martin", "4165550123", "BEL1234")
+	if e.member, _, err = staffs.Add(ctx, staff.NewMember{Email: "leaving@console.example", Name: "Leaving", Role: staff.RoleAgent}, "cli"); err != nil {
+		t.Fatal(err)
+	}
 	e.sam = e.create("intact", "sam.roy@example.com", "Sam", "Roy", "6135550199", "123456789")
 	return e
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -270,21 +271,33 @@ func (h *Handler) AuditExport(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	if err := cw.Write(AuditColumns); err != nil {
+	// Past the header the status is sent: a failure can only cut the file
+	// short, so it is logged.
+	cut := func(err error) error {
+		slog.ErrorContext(r.Context(), "audit export cut short", "err", err)
 		return nil
+	}
+	if err := cw.Write(AuditColumns); err != nil {
+		return cut(err)
 	}
 	rec := make([]string, len(AuditColumns))
 	for rows.Next() {
 		var at int64
 		if err := rows.Scan(&at, &rec[1], &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7]); err != nil {
-			return nil // the header is gone: a cut file, the client sees it short
+			return cut(err)
 		}
 		rec[0] = time.UnixMilli(at).UTC().Format("2006-01-02T15:04:05.000Z")
 		if err := cw.Write(rec); err != nil {
-			return nil
+			return cut(err)
 		}
 	}
+	if err := rows.Err(); err != nil {
+		return cut(err)
+	}
 	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return cut(err)
+	}
 	return nil
 }
 

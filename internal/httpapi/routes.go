@@ -149,6 +149,9 @@ func (s *server) routes() []Route {
 		consoleRoute("POST /api/console/v1/policies/import", h.Import)
 		consoleRoute("POST /api/console/v1/maintenance", h.Maintenance)
 		consoleRoute("GET /api/console/v1/audit.csv", h.AuditExport)
+		consoleRoute("GET /api/console/v1/staff", h.StaffList)
+		consoleRoute("POST /api/console/v1/staff", h.StaffAdd)
+		consoleRoute("POST /api/console/v1/staff/{id}/disable", h.StaffDisable)
 	}
 
 	consolePublic("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })

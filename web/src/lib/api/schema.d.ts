@@ -765,6 +765,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/v1/staff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Admin: every staff member, by email. */
+        get: operations["consoleStaffList"];
+        put?: never;
+        /** Admin: add a staff member; answers the one-time set-up link (24 h) to give them. Needs a fresh second factor; audited (staff.add). */
+        post: operations["consoleStaffAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/staff/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Admin: disable a staff member; their sessions end at once. Needs a fresh second factor; audited (staff.disable). */
+        post: operations["consoleStaffDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1335,21 +1370,24 @@ export interface components {
             actor: string;
             ip: string;
         };
-        ConsoleCustomerDetail: components["schemas"]["ConsoleCustomer"] & {
+        ConsoleCustomerDetail: {
+            id: string;
+            brand: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "temporary" | "locked";
+            locked: boolean;
+            disabled: boolean;
             /** @enum {string} */
             language: "en" | "fr";
             phone: string;
             /** Format: date-time */
             createdAt: string;
-            /**
-             * Format: date-time
-             * @description End of the timed lock, when one runs.
-             */
+            /** @description End of the timed lock, when one runs. */
             lockedUntil: string | null;
-            /** Format: date-time */
-            disabledAt?: string | null;
-            /** Format: date-time */
-            temporaryExpiresAt?: string | null;
+            disabledAt: string | null;
+            temporaryExpiresAt: string | null;
             /** @description Failed sign-in attempts on record (the lockout's window). */
             failedAttempts: number;
             policies: {
@@ -1368,6 +1406,21 @@ export interface components {
             }[];
             /** @description The 50 most recent audit events, newest first. */
             events: components["schemas"]["ConsoleAuditEvent"][];
+        };
+        ConsoleStaffMember: {
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            role: "agent" | "supervisor" | "admin";
+            /** @description Empty: every brand. */
+            brands: string[];
+            /** @description The set-up (password and TOTP) is done. */
+            enrolled: boolean;
+            disabled: boolean;
+            lockedUntil: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         ConsoleTemporaryPassword: {
             /** @enum {string} */
@@ -3663,6 +3716,130 @@ export interface operations {
             };
             401: components["responses"]["StaffUnauthorized"];
             403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleStaffList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The staff members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        staff: components["schemas"]["ConsoleStaffMember"][];
+                    };
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleStaffAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    name: string;
+                    /** @enum {string} */
+                    role: "agent" | "supervisor" | "admin";
+                    /** @description Empty or absent: every brand. */
+                    brands?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Added: the member and the set-up link (shown once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        staff: components["schemas"]["ConsoleStaffMember"];
+                        /** @description https://<console host>/setup#<token> */
+                        setupLink: string;
+                    };
+                };
+            };
+            /** @description VALIDATION: email, name, role or an unknown brand. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description STAFF_EXISTS: a member has that email. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleStaffDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member, disabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleStaffMember"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such member. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STAFF_SELF: an admin cannot disable themselves. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Technical"];
         };
     };

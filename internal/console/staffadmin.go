@@ -1,0 +1,123 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"guichet/internal/api"
+	"guichet/internal/staff"
+)
+
+var (
+	errStaffExists = api.NewError(http.StatusConflict, "STAFF_EXISTS", "console.staff.exists")
+	errSelf        = api.NewError(http.StatusConflict, "STAFF_SELF", "console.staff.self")
+)
+
+type memberJSON struct {
+	ID          string     `json:"id"`
+	Email       string     `json:"email"`
+	Name        string     `json:"name"`
+	Role        string     `json:"role"`
+	Brands      []string   `json:"brands"`
+	Enrolled    bool       `json:"enrolled"`
+	Disabled    bool       `json:"disabled"`
+	LockedUntil *time.Time `json:"lockedUntil"`
+	CreatedAt   time.Time  `json:"createdAt"`
+}
+
+func memberOf(m staff.Member, now time.Time) memberJSON {
+	out := memberJSON{ID: m.ID, Email: m.Email, Name: m.Name, Role: string(m.Role), Brands: m.Brands,
+		Enrolled: m.Enrolled, Disabled: m.Disabled, CreatedAt: m.CreatedAt}
+	if out.Brands == nil {
+		out.Brands = []string{}
+	}
+	if now.Before(m.LockedUntil) {
+		out.LockedUntil = &m.LockedUntil
+	}
+	return out
+}
+
+// StaffList is GET /api/console/v1/staff (admin): every staff member.
+func (h *Handler) StaffList(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.call(r, staff.RoleAdmin, false); err != nil {
+		return err
+	}
+	members, err := h.Staff.List(r.Context())
+	if err != nil {
+		return err
+	}
+	now := h.Now()
+	out := make([]memberJSON, 0, len(members))
+	for _, m := range members {
+		out = append(out, memberOf(m, now))
+	}
+	api.JSON(w, http.StatusOK, map[string]any{"staff": out})
+	return nil
+}
+
+type addForm struct {
+	Email  string   `json:"email"`
+	Name   string   `json:"name"`
+	Role   string   `json:"role"`
+	Brands []string `json:"brands"`
+}
+
+// StaffAdd is POST /api/console/v1/staff (admin) {email, name, role,
+// brands}: a new member and the one-time set-up link to give them
+// (audited by staff.Service.Add with the admin as actor).
+func (h *Handler) StaffAdd(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.call(r, staff.RoleAdmin, true)
+	if err != nil {
+		return err
+	}
+	var f addForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	m, token, err := h.Staff.Add(r.Context(), staff.NewMember{Email: f.Email, Name: f.Name, Role: staff.Role(f.Role), Brands: f.Brands}, p.Actor())
+	switch {
+	case errors.Is(err, staff.ErrExists):
+		return errStaffExists
+	case errors.Is(err, staff.ErrInvalid):
+		return validation("staff", "console.staff.invalid")
+	case err != nil:
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	api.JSON(w, http.StatusOK, map[string]any{"staff": memberOf(m, h.Now()), "setupLink": h.ConsoleOrigin + "/setup#" + token})
+	return nil
+}
+
+// StaffDisable is POST /api/console/v1/staff/{id}/disable (admin): the
+// member can no longer sign in; their sessions end at once. An admin cannot
+// disable themselves (409 STAFF_SELF).
+func (h *Handler) StaffDisable(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.call(r, staff.RoleAdmin, true)
+	if err != nil {
+		return err
+	}
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if id == p.ID {
+		return errSelf
+	}
+	members, err := h.Staff.List(r.Context())
+	if err != nil {
+		return err
+	}
+	for _, m := range members {
+		if m.ID != id {
+			continue
+		}
+		if err := h.Staff.Disable(r.Context(), m.Email, p.Actor()); err != nil {
+			return err
+		}
+		m.Disabled = true
+		api.JSON(w, http.StatusOK, memberOf(m, h.Now()))
+		return nil
+	}
+	return errNotFound
+}
