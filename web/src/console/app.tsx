@@ -11,6 +11,7 @@ import { ImportPage } from './pages/import';
 import { MaintenancePage } from './pages/maintenance';
 import { NotFoundPage } from './pages/not-found';
 import { SearchPage } from './pages/search';
+import { StaffPage } from './pages/staff';
 import { SignInPage } from './pages/sign-in';
 import { SignInCodePage } from './pages/sign-in-code';
 import { SetupPage } from './pages/setup';
@@ -48,6 +49,7 @@ function Header() {
           {atLeast(me, 'supervisor') ? <Link href="/maintenance">{t('console.nav.maintenance')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/audit">{t('console.nav.audit')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/import">{t('console.nav.import')}</Link> : null}
+          {atLeast(me, 'admin') ? <Link href="/staff">{t('console.nav.staff')}</Link> : null}
         </nav>
       ) : null}
       <div className="console-header__tools">
@@ -80,6 +82,7 @@ function Pages() {
       {atLeast(me ?? null, 'supervisor') ? <Route path="/maintenance" component={MaintenancePage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/audit" component={AuditPage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/import" component={ImportPage} /> : null}
+      {atLeast(me ?? null, 'admin') ? <Route path="/staff" component={StaffPage} /> : null}
       <Route component={NotFoundPage} />
     </Switch>
   );

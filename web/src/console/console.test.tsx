@@ -41,6 +41,8 @@ const account: CustomerAccount = {
   phone: '',
   createdAt: '2026-01-01T00:00:00Z',
   lockedUntil: '2026-01-02T00:00:00Z',
+  disabledAt: null,
+  temporaryExpiresAt: null,
   failedAttempts: 5,
   policies: [{ number: 'AB12345', kind: 'auto', role: 'holder' }],
   lastSignIns: [],

@@ -11,6 +11,16 @@ export function errorMessage(errorCode: string): MessageKey {
       return 'console.error.forbiddenBrand';
     case 'SIGN_IN_REQUIRED':
       return 'console.error.signInRequired';
+    case 'NOT_FOUND':
+      return 'console.error.notFound';
+    case 'POLICY_NUMBER_NOT_FOUND':
+      return 'console.invitation.noPerson';
+    case 'POLICY_INACTIVE':
+      return 'console.invitation.inactive';
+    case 'TOO_LARGE':
+      return 'console.import.tooLarge';
+    case 'MAINTENANCE_EVERY_BRAND':
+      return 'console.maintenance.everyBrand';
     case 'VALIDATION':
       return 'console.error.validation';
     case 'RATE_LIMITED':

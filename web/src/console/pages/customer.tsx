@@ -284,8 +284,12 @@ function ActionDialog({
       setReauth(true);
       return;
     }
-    if (action === 'invitation' && (answer.status === 400 || answer.errorCode === 'POLICY_NUMBER_NOT_FOUND')) {
+    if (action === 'invitation' && answer.status === 400) {
       setFieldError('console.invitation.invalid');
+      return;
+    }
+    if (action === 'invitation' && (answer.errorCode === 'POLICY_NUMBER_NOT_FOUND' || answer.errorCode === 'POLICY_INACTIVE')) {
+      setFieldError(errorMessage(answer.errorCode));
       return;
     }
     onOutcome({ kind: 'error', key: errorMessage(answer.errorCode) });
