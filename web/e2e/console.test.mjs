@@ -362,6 +362,31 @@ describe('console', () => {
     await agent.context.close();
   });
 
+  test('an admin adds a staff member (set-up link shown once) and disables them', async () => {
+    const { context, page } = await open('/sign-in');
+    await signIn(page, 'admin@console.example', codes('GUICHETADMINDEVTOTPSECRETAAAAAAA'));
+    await page.getByRole('link', { name: en['console.nav.staff'] }).click();
+    await arrive(page, en['console.staff.title']);
+    await page.getByRole('row').filter({ hasText: 'agent@console.example' }).waitFor();
+    await page.getByLabel(en['console.customer.email']).fill('zed@console.example');
+    await page.getByLabel(en['console.customer.name']).fill('Zed Zero');
+    await page.getByLabel('belair').check();
+    await page.getByRole('button', { name: en['console.staff.add'] }).click();
+    const dialog = page.getByRole('dialog', { name: en['console.staff.add'] });
+    await dialog.waitFor();
+    await checkA11y(page);
+    await dialog.getByRole('button', { name: en['console.confirm.yes'] }).click();
+    const link = (await page.getByTestId('setup-link').textContent()) ?? '';
+    assert.match(link, new RegExp(`^http://console\\.localhost:${server.port}/setup#[A-Za-z0-9_-]+$`));
+    await page.getByRole('row').filter({ hasText: 'zed@console.example' }).waitFor();
+    await checkA11y(page);
+    await page.getByRole('button', { name: en['console.staff.disable'].replace('{email}', 'zed@console.example') }).click();
+    await page.getByRole('dialog').getByRole('button', { name: en['console.confirm.yes'] }).click();
+    await page.getByRole('row').filter({ hasText: 'zed@console.example' }).getByText(en['console.state.disabled']).waitFor();
+    assert.match(await server.cli('staff', 'list'), /zed@console\.example/);
+    await context.close();
+  });
+
   test('the portal’s chunks hold none of the console’s code', async () => {
     const dist = join(repoRoot, 'web/dist');
     const consoleHtml = readFileSync(join(dist, 'console.html'), 'utf8');
