@@ -27,6 +27,14 @@ export default defineConfig({
     assetsDir: 'assets',
     emptyOutDir: true,
     target: 'es2022',
+    // Two pages: the portal (index.html) and the staff console (console.html,
+    // served on the console host only); neither imports the other's code.
+    rollupOptions: {
+      input: {
+        index: fileURLToPath(new URL('./index.html', import.meta.url)),
+        console: fileURLToPath(new URL('./console.html', import.meta.url)),
+      },
+    },
   },
   test: {
     environment: 'jsdom',

@@ -11,8 +11,8 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 const COMPRESSIBLE = /\.(?:js|mjs|css|svg|json|html|txt|xml|map|webmanifest|ico)$/;
 
 /**
- * Compresses every compressible file under dir (index.html excepted: the
- * server renders it per request) and returns what it wrote.
+ * Compresses every compressible file under dir (index.html and console.html
+ * excepted: the server renders them per request) and returns what it wrote.
  * @param {string} dir
  * @returns {{ file: string; raw: number; br: number | null; gz: number | null }[]}
  */
@@ -21,7 +21,7 @@ export function compressDist(dir) {
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath, entry.name);
     const file = relative(dir, path);
-    if (!entry.isFile() || !COMPRESSIBLE.test(entry.name) || file === 'index.html') continue;
+    if (!entry.isFile() || !COMPRESSIBLE.test(entry.name) || file === 'index.html' || file === 'console.html') continue;
     const data = readFileSync(path);
     const br = brotliCompressSync(data, {
       params: {

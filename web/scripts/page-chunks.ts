@@ -58,7 +58,8 @@ export function pageChunks(routesFile: string): Plugin {
     name: 'guichet-page-chunks',
     apply: 'build',
     async generateBundle(_options, bundle) {
-      const entry = chunks(bundle).find((c) => c.isEntry);
+      // The portal's entry (src/main.tsx); the console's (console.html) has no page chunks.
+      const entry = chunks(bundle).find((c) => c.isEntry && c.moduleIds.some((id) => /\/src\/main\.tsx$/.test(id)));
       if (!entry) throw new Error('page-chunks: no entry chunk');
       const loaded = closure(bundle, entry.fileName);
       const out: PageChunks = { pages: {}, catalogs: {} };
@@ -76,7 +77,8 @@ export function pageChunks(routesFile: string): Plugin {
       }
       for (const c of chunks(bundle)) {
         const id = c.facadeModuleId ?? '';
-        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
+        // The console's catalogues (sections/console.*) are the console entry's, not the portal's.
+        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id) && !/\/console\.\w+\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
       }
       this.emitFile({ type: 'asset', fileName: 'page-chunks.json', source: `${JSON.stringify(out, null, 1)}\n` });
     },

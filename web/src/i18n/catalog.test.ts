@@ -6,6 +6,8 @@ import { english, interpolate, isMessageKey, loadMessages, type MessageParams } 
 import { loadSection } from './section';
 import en from './en.json';
 import fr from './fr.json';
+import consoleEn from './sections/console.en.json';
+import consoleFr from './sections/console.fr.json';
 import registrationEn from './sections/registration.en.json';
 import registrationFr from './sections/registration.fr.json';
 import smartRegistrationEn from './sections/smartRegistration.en.json';
@@ -26,6 +28,8 @@ const placeholders = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/
 const sections = [
   { name: 'registration', en: registrationEn as Record<string, string>, fr: registrationFr as Record<string, string> },
   { name: 'smartRegistration', en: smartRegistrationEn as Record<string, string>, fr: smartRegistrationFr as Record<string, string> },
+  // The staff console's texts (src/console): loaded by its own entry, never by the portal's.
+  { name: 'console', en: consoleEn as Record<string, string>, fr: consoleFr as Record<string, string> },
 ];
 const sectionFiles = readdirSync(join(i18nDir, 'sections'));
 const isSectionKey = (key: string) => sections.some((section) => Object.hasOwn(section.en, key));

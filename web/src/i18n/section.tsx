@@ -11,7 +11,8 @@ import { MessagesContext } from './i18n';
 export type SectionName = 'registration' | 'smartRegistration';
 type SectionMessages = Partial<Record<SectionKey, string>>;
 
-const sectionCatalogs = import.meta.glob<SectionMessages>('./sections/*.json', { import: 'default' });
+// The console's sections (console.*.json) belong to the console's entry (src/console), never to the portal's chunks.
+const sectionCatalogs = import.meta.glob<SectionMessages>(['./sections/*.json', '!./sections/console.*.json'], { import: 'default' });
 const loading = new Map<string, Promise<SectionMessages>>();
 
 function sectionFile(section: SectionName, language: Language): Promise<SectionMessages> {

@@ -1,0 +1,99 @@
+// The staff console's calls to /api/console/v1 (api/openapi.yaml, tag console):
+// same-origin JSON with the staff session cookie; an error answers
+// {errorCode, messageKey}. No retries: every call is a person's click.
+
+import type { components } from '@/lib/api/schema';
+
+export type Role = components['schemas']['StaffMe']['role'];
+
+export interface Me {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  /** The brands served; empty: all of them. */
+  brands: string[];
+  factorAt?: string;
+}
+
+export type StaffSetupDone = components['schemas']['StaffSetupDone'];
+
+export interface Answer<T> {
+  status: number;
+  data: T | null;
+  /** The error's code when the call failed (errorCode of the body), else ''. */
+  errorCode: string;
+  /** A 400 VALIDATION's message key per field ({fields: {password: key}}), else {}. */
+  fields: Record<string, string>;
+}
+
+export const API = '/api/console/v1';
+
+/** A body sent as is (a CSV file), not as JSON. */
+export interface RawBody {
+  type: string;
+  text: string;
+}
+
+export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, raw?: RawBody): Promise<Answer<T>> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (raw) {
+    init.headers = { ...init.headers, 'Content-Type': raw.type };
+    init.body = raw.text;
+  } else if (body !== undefined) {
+    init.headers = { ...init.headers, 'Content-Type': 'application/json' };
+    init.body = JSON.stringify(body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${API}${path}`, init);
+  } catch {
+    return { status: 0, data: null, errorCode: 'NETWORK', fields: {} };
+  }
+  const text = await response.text();
+  let data: unknown = null;
+  if (text !== '') {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (response.ok) return { status: response.status, data: data as T, errorCode: '', fields: {} };
+  // An import's refusal (400 IMPORT_INVALID) answers its report: kept for the page.
+  if (data && typeof data === 'object' && 'errors' in data && Array.isArray((data as { errors: unknown }).errors))
+    return { status: response.status, data: data as T, errorCode: 'IMPORT_INVALID', fields: {} };
+  const error = (data && typeof data === 'object' ? data : {}) as { errorCode?: unknown; fields?: unknown };
+  const fields: Record<string, string> = {};
+  if (error.fields && typeof error.fields === 'object')
+    for (const [name, key] of Object.entries(error.fields)) if (typeof key === 'string') fields[name] = key;
+  const code = typeof error.errorCode === 'string' || typeof error.errorCode === 'number' ? String(error.errorCode) : '';
+  return { status: response.status, data: null, errorCode: code || `HTTP_${response.status}`, fields };
+}
+
+/** Brands as the server sends them: a list, or a comma list ('' = all). */
+export function brandList(brands: unknown): string[] {
+  if (Array.isArray(brands)) return brands.map(String).filter((b) => b !== '' && b !== 'all');
+  if (typeof brands === 'string') return brands.split(',').map((b) => b.trim()).filter((b) => b !== '' && b !== 'all');
+  return [];
+}
+
+export function readMe(data: unknown): Me | null {
+  if (!data || typeof data !== 'object') return null;
+  const m = data as Record<string, unknown>;
+  if (typeof m.id !== 'string' && typeof m.id !== 'number') return null;
+  return {
+    id: String(m.id),
+    email: String(m.email ?? ''),
+    name: String(m.name ?? ''),
+    role: (m.role === 'supervisor' || m.role === 'admin' ? m.role : 'agent') as Role,
+    brands: brandList(m.brands),
+    factorAt: typeof m.factorAt === 'string' ? m.factorAt : undefined,
+  };
+}
+
+/** Roles in order of what they may do: a supervisor does what an agent does, and more. */
+export function atLeast(me: Me | null, role: Role): boolean {
+  const rank: Record<Role, number> = { agent: 0, supervisor: 1, admin: 2 };
+  return me !== null && rank[me.role] >= rank[role];
+}

@@ -1,0 +1,128 @@
+import { startTransition, Suspense, use, useEffect, useMemo, useState } from 'react';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { MessagesContext, useT } from '@/i18n/i18n';
+import type { Language } from '@/lib/site/types';
+import { atLeast, call, readMe, type Me } from './api';
+import { consoleMessages, saveLanguage } from './messages';
+import { SessionContext, useSession, type ConsoleSession } from './session';
+import { AuditPage } from './pages/audit';
+import { CustomerPage } from './pages/customer';
+import { ImportPage } from './pages/import';
+import { MaintenancePage } from './pages/maintenance';
+import { NotFoundPage } from './pages/not-found';
+import { SearchPage } from './pages/search';
+import { StaffPage } from './pages/staff';
+import { SignInPage } from './pages/sign-in';
+import { SignInCodePage } from './pages/sign-in-code';
+import { SetupPage } from './pages/setup';
+import './console.css';
+
+const roleKey = { agent: 'console.role.agent', supervisor: 'console.role.supervisor', admin: 'console.role.admin' } as const;
+
+/** Pages a signed-out visitor may open; every other one sends to /sign-in. */
+const PUBLIC = ['/sign-in', '/sign-in/code', '/setup'];
+
+function Messages({ language, children }: { language: Language; children: React.ReactNode }) {
+  const messages = use(consoleMessages(language));
+  useEffect(() => {
+    document.documentElement.lang = language;
+  }, [language]);
+  return <MessagesContext value={messages}>{children}</MessagesContext>;
+}
+
+function Header() {
+  const t = useT();
+  const { me, setMe, language, setLanguage } = useSession();
+  const [, navigate] = useLocation();
+  const signOut = async () => {
+    await call('DELETE', '/session');
+    setMe(null);
+    navigate('/sign-in');
+  };
+  const other: Language = language === 'en' ? 'fr' : 'en';
+  return (
+    <header className="console-header">
+      <p className="console-header__title">{t('console.title')}</p>
+      {me ? (
+        <nav aria-label={t('console.nav.label')} className="console-nav">
+          <Link href="/">{t('console.nav.search')}</Link>
+          {atLeast(me, 'supervisor') ? <Link href="/maintenance">{t('console.nav.maintenance')}</Link> : null}
+          {atLeast(me, 'supervisor') ? <Link href="/audit">{t('console.nav.audit')}</Link> : null}
+          {atLeast(me, 'supervisor') ? <Link href="/import">{t('console.nav.import')}</Link> : null}
+          {atLeast(me, 'admin') ? <Link href="/staff">{t('console.nav.staff')}</Link> : null}
+        </nav>
+      ) : null}
+      <div className="console-header__tools">
+        {me ? <span className="console-header__who">{t('console.signedInAs', { name: me.name || me.email, role: t(roleKey[me.role]) })}</span> : null}
+        <button type="button" className="console-button console-button--quiet" lang={other} onClick={() => setLanguage(other)}>
+          {t('console.language.switch')}
+        </button>
+        {me ? (
+          <button type="button" className="console-button console-button--quiet" onClick={() => void signOut()}>
+            {t('console.nav.signOut')}
+          </button>
+        ) : null}
+      </div>
+    </header>
+  );
+}
+
+function Pages() {
+  const { me } = useSession();
+  const [location] = useLocation();
+  if (me === undefined) return null;
+  if (me === null && !PUBLIC.includes(location)) return <Redirect to="/sign-in" replace />;
+  return (
+    <Switch>
+      <Route path="/sign-in" component={SignInPage} />
+      <Route path="/sign-in/code" component={SignInCodePage} />
+      <Route path="/setup" component={SetupPage} />
+      <Route path="/" component={SearchPage} />
+      <Route path="/customers/:id">{(params) => <CustomerPage id={params.id} />}</Route>
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/maintenance" component={MaintenancePage} /> : null}
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/audit" component={AuditPage} /> : null}
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/import" component={ImportPage} /> : null}
+      {atLeast(me ?? null, 'admin') ? <Route path="/staff" component={StaffPage} /> : null}
+      <Route component={NotFoundPage} />
+    </Switch>
+  );
+}
+
+export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
+  const [language, setLanguageState] = useState(initialLanguage);
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  useEffect(() => {
+    let live = true;
+    void call<unknown>('GET', '/session').then((answer) => {
+      if (live) setMe(answer.status === 200 ? readMe(answer.data) : null);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  const session: ConsoleSession = useMemo(
+    () => ({
+      me,
+      setMe,
+      language,
+      setLanguage(next: Language) {
+        saveLanguage(next);
+        // A transition: the current text stays on screen while French loads.
+        startTransition(() => setLanguageState(next));
+      },
+    }),
+    [me, language],
+  );
+  return (
+    <SessionContext value={session}>
+      <Suspense fallback={null}>
+        <Messages language={language}>
+          <Header />
+          <main id="main" className="console-main">
+            <Pages />
+          </main>
+        </Messages>
+      </Suspense>
+    </SessionContext>
+  );
+}

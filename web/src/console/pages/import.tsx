@@ -1,0 +1,144 @@
+import { useId, useState } from 'react';
+import { useT } from '@/i18n/i18n';
+import type { MessageKey } from '@/i18n/catalog';
+import type { components } from '@/lib/api/schema';
+import { call } from '../api';
+import { Dialog } from '../dialog';
+import { errorMessage } from '../errors';
+import { PageHeading } from '../heading';
+import { ReauthDialog } from '../reauth';
+
+type Report = components['schemas']['ConsoleImportReport'];
+type Step = 'dryRun' | 'write';
+
+/**
+ * /import (supervisor, admin): the policy file (CSV). A dry run first, whose
+ * report lists every problem; only a clean file can then be written, after
+ * a confirmation.
+ */
+export function ImportPage() {
+  const t = useT();
+  const id = useId();
+  const [file, setFile] = useState<File | null>(null);
+  const [report, setReport] = useState<Report | null>(null);
+  const [error, setError] = useState<MessageKey | null>(null);
+  const [confirm, setConfirm] = useState(false);
+  const [reauth, setReauth] = useState<Step | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const send = async (step: Step) => {
+    if (!file) {
+      setError('console.import.noFile');
+      document.getElementById(`${id}-file`)?.focus();
+      return;
+    }
+    setBusy(true);
+    const answer = await call<Report>('POST', `/policies/import?dryRun=${step === 'dryRun' ? 'true' : 'false'}`, undefined, {
+      type: 'text/csv',
+      text: await file.text(),
+    });
+    setBusy(false);
+    setConfirm(false);
+    if (answer.errorCode === 'REAUTH_REQUIRED') {
+      setReauth(step);
+      return;
+    }
+    if (answer.data && (answer.status === 200 || answer.errorCode === 'IMPORT_INVALID')) {
+      setError(null);
+      setReport(answer.data);
+      return;
+    }
+    setReport(null);
+    setError(errorMessage(answer.errorCode));
+  };
+
+  const clean = report !== null && report.dryRun && report.errors.length === 0;
+  return (
+    <section className="console-page" aria-labelledby="console-import-title">
+      <PageHeading id="console-import-title">{t('console.import.title')}</PageHeading>
+      <p>{t('console.import.text')}</p>
+      <div className="console-field">
+        <label htmlFor={`${id}-file`}>{t('console.import.file')}</label>
+        <input
+          id={`${id}-file`}
+          type="file"
+          accept=".csv,text/csv"
+          aria-describedby={`${id}-error`}
+          onChange={(event) => {
+            setReport(null);
+            setFile(event.target.files?.[0] ?? null);
+          }}
+        />
+      </div>
+      <div className="console-actions">
+        <button type="button" className="console-button" onClick={() => void send('dryRun')} disabled={busy} aria-busy={busy || undefined}>
+          {t('console.import.check')}
+        </button>
+        {clean ? (
+          <button type="button" className="console-button" onClick={() => setConfirm(true)}>
+            {t('console.import.write')}
+          </button>
+        ) : null}
+      </div>
+      <div id={`${id}-error`} role="alert" className={error ? 'console-error' : undefined}>
+        {error ? t(error) : null}
+      </div>
+      <div role="status">
+        {report ? (
+          <p>
+            {t(report.dryRun ? 'console.import.reportDryRun' : 'console.import.reportWritten', {
+              rows: report.rows ?? 0,
+              added: report.added ?? 0,
+              updated: report.updated ?? 0,
+              unchanged: report.unchanged ?? 0,
+            })}{' '}
+            {report.errors.length > 0 ? t('console.import.problems', { count: report.errors.length }) : null}
+          </p>
+        ) : null}
+      </div>
+      {report && report.errors.length > 0 ? (
+        <table className="console-table">
+          <caption className="visually-hidden">{t('console.import.problemsTitle')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('console.import.line')}</th>
+              <th scope="col">{t('console.import.column')}</th>
+              <th scope="col">{t('console.import.problem')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.errors.map((e, i) => (
+              <tr key={i}>
+                <td>{e.line}</td>
+                <td>{e.column}</td>
+                <td>{e.problem}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {reauth ? (
+        <ReauthDialog
+          onCancel={() => setReauth(null)}
+          onDone={() => {
+            const step = reauth;
+            setReauth(null);
+            void send(step);
+          }}
+        />
+      ) : confirm ? (
+        <Dialog title={t('console.import.write')} onClose={() => setConfirm(false)}>
+          <p>{t('console.import.confirm', { file: file?.name ?? '', rows: report?.rows ?? 0 })}</p>
+          <div className="console-dialog__actions">
+            <button type="button" className="console-button" onClick={() => void send('write')} disabled={busy}>
+              {t('console.confirm.yes')}
+            </button>
+            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(false)}>
+              {t('console.confirm.cancel')}
+            </button>
+          </div>
+        </Dialog>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,132 @@
+import { useId, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { useT } from '@/i18n/i18n';
+import type { MessageKey } from '@/i18n/catalog';
+import type { components } from '@/lib/api/schema';
+import { call } from '../api';
+import { errorMessage } from '../errors';
+import { PageHeading } from '../heading';
+import { useSession } from '../session';
+
+export type CustomerRow = components['schemas']['ConsoleCustomer'];
+
+const statusKey = {
+  active: 'console.status.active',
+  temporary: 'console.status.temporary',
+  locked: 'console.status.locked',
+} as const;
+
+/** The account's status in words (ConsoleCustomer.status). */
+export function StatusText({ status }: { status: CustomerRow['status'] }) {
+  const t = useT();
+  return <>{statusKey[status] ? t(statusKey[status]) : status}</>;
+}
+
+/** Every brand of the portal (config/brands); a member serving some sees those only. */
+export const ALL_BRANDS = ['belair', 'bna', 'intact', 'scotia', 'servus'];
+
+export function StateBadges({ locked, disabled }: { locked: boolean; disabled: boolean }) {
+  const t = useT();
+  return (
+    <>
+      {locked ? <span className="console-badge console-badge--warn">{t('console.state.locked')}</span> : null}
+      {disabled ? <span className="console-badge console-badge--bad">{t('console.state.disabled')}</span> : null}
+    </>
+  );
+}
+
+/** /: the search box first, then the results as a table of links. */
+export function SearchPage() {
+  const t = useT();
+  const { me } = useSession();
+  const id = useId();
+  const [q, setQ] = useState('');
+  const [brand, setBrand] = useState('');
+  const [error, setError] = useState<MessageKey | null>(null);
+  const [results, setResults] = useState<CustomerRow[] | null>(null);
+  const [busy, setBusy] = useState(false);
+  const brands = me && me.brands.length > 0 ? me.brands : ALL_BRANDS;
+  const search = async (event: FormEvent) => {
+    event.preventDefault();
+    if (q.trim().length < 2) {
+      setError('console.search.tooShort');
+      document.getElementById(`${id}-q`)?.focus();
+      return;
+    }
+    setBusy(true);
+    const params = new URLSearchParams({ q: q.trim() });
+    if (brand) params.set('brand', brand);
+    const answer = await call<{ customers?: CustomerRow[] }>('GET', `/customers?${params.toString()}`);
+    setBusy(false);
+    if (answer.status !== 200) {
+      setError(answer.errorCode === 'VALIDATION' ? 'console.search.tooShort' : errorMessage(answer.errorCode));
+      return;
+    }
+    setError(null);
+    setResults(answer.data?.customers ?? []);
+  };
+  return (
+    <section className="console-page" aria-labelledby="console-search-title">
+      <PageHeading id="console-search-title">{t('console.search.title')}</PageHeading>
+      <form className="console-search" onSubmit={(e) => void search(e)} role="search" aria-label={t('console.search.title')} noValidate>
+        <div className="console-field console-field--grow">
+          <label htmlFor={`${id}-q`}>{t('console.search.query')}</label>
+          <input
+            id={`${id}-q`}
+            type="search"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            autoComplete="off"
+            aria-invalid={error === 'console.search.tooShort' ? true : undefined}
+            aria-describedby={`${id}-error`}
+          />
+        </div>
+        <div className="console-field">
+          <label htmlFor={`${id}-brand`}>{t('console.search.brand')}</label>
+          <select id={`${id}-brand`} value={brand} onChange={(e) => setBrand(e.target.value)}>
+            <option value="">{t('console.search.allBrands')}</option>
+            {brands.map((b) => (
+              <option key={b} value={b}>
+                {b}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="console-button" aria-busy={busy || undefined} disabled={busy}>
+          {t('console.search.submit')}
+        </button>
+      </form>
+      <div id={`${id}-error`} role="alert" className={error ? 'console-error' : undefined}>
+        {error ? t(error) : null}
+      </div>
+      <div role="status">{results ? t('console.search.count', { count: results.length }) : null}</div>
+      {results && results.length > 0 ? (
+        <table className="console-table">
+          <caption className="visually-hidden">{t('console.search.results')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('console.customer.name')}</th>
+              <th scope="col">{t('console.customer.email')}</th>
+              <th scope="col">{t('console.customer.brand')}</th>
+              <th scope="col">{t('console.customer.status')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {results.map((c) => (
+              <tr key={c.id}>
+                <td>
+                  <Link href={`/customers/${encodeURIComponent(String(c.id))}`}>{c.name || c.email}</Link>
+                </td>
+                <td>{c.email}</td>
+                <td>{c.brand}</td>
+                <td>
+                  <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,38 @@
+import { useLocation } from 'wouter';
+import { EmailField } from '@/components/form/email-field';
+import { Form, SubmitButton } from '@/components/form/form';
+import { PasswordField } from '@/components/form/password-field';
+import { useForm } from '@/components/form/use-form';
+import { useT } from '@/i18n/i18n';
+import { checkEmail } from '@/lib/rules/email';
+import { checkLoginPassword } from '@/lib/rules/login-password';
+import { call } from '../api';
+import { PageHeading } from '../heading';
+import { errorMessage } from '../errors';
+
+const TITLE_ID = 'console-sign-in-title';
+
+/** /sign-in: email and password; the second factor follows on /sign-in/code. */
+export function SignInPage() {
+  const t = useT();
+  const [, navigate] = useLocation();
+  const form = useForm({ email: { rule: checkEmail }, password: { rule: checkLoginPassword } });
+  const submit = async (values: { email: string; password: string }) => {
+    const answer = await call<{ next?: string }>('POST', '/session', { email: values.email, password: values.password });
+    if (answer.status === 200) {
+      navigate('/sign-in/code');
+      return;
+    }
+    form.setFormError(answer.errorCode === 'INVALID_CREDENTIALS' ? 'console.signIn.invalid' : errorMessage(answer.errorCode));
+  };
+  return (
+    <section className="console-page console-page--narrow" aria-labelledby={TITLE_ID}>
+      <PageHeading id={TITLE_ID}>{t('console.signIn.title')}</PageHeading>
+      <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
+        <EmailField name="email" autoComplete="username" />
+        <PasswordField name="password" autoComplete="current-password" />
+        <SubmitButton>{t('console.signIn.submit')}</SubmitButton>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,197 @@
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useT } from '@/i18n/i18n';
+import type { MessageKey } from '@/i18n/catalog';
+import type { components } from '@/lib/api/schema';
+import { call, type Role } from '../api';
+import { Dialog } from '../dialog';
+import { errorMessage } from '../errors';
+import { PageHeading } from '../heading';
+import { ReauthDialog } from '../reauth';
+import { useSession } from '../session';
+import { ALL_BRANDS } from './search';
+
+type Member = components['schemas']['ConsoleStaffMember'];
+
+const roleKey = { agent: 'console.role.agent', supervisor: 'console.role.supervisor', admin: 'console.role.admin' } as const;
+
+function staffError(code: string): MessageKey {
+  if (code === 'STAFF_EXISTS') return 'console.staff.exists';
+  if (code === 'STAFF_SELF') return 'console.staff.self';
+  if (code === 'VALIDATION') return 'console.staff.invalid';
+  return errorMessage(code);
+}
+
+type Pending = { kind: 'add' } | { kind: 'disable'; member: Member };
+
+/** /staff (admin): the staff members; add one (the set-up link is shown once), disable one. */
+export function StaffPage() {
+  const t = useT();
+  const id = useId();
+  const { me } = useSession();
+  const [members, setMembers] = useState<Member[] | null>(null);
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('agent');
+  const [brands, setBrands] = useState<string[]>([]);
+  const [link, setLink] = useState('');
+  const [error, setError] = useState<MessageKey | null>(null);
+  const [confirm, setConfirm] = useState<Pending | null>(null);
+  const [reauth, setReauth] = useState<Pending | null>(null);
+
+  const load = useCallback(async () => {
+    const answer = await call<{ staff: Member[] }>('GET', '/staff');
+    if (answer.status === 200) setMembers(answer.data?.staff ?? []);
+    else setError(errorMessage(answer.errorCode));
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const run = async (pending: Pending) => {
+    setConfirm(null);
+    const answer =
+      pending.kind === 'add'
+        ? await call<{ setupLink: string }>('POST', '/staff', { email: email.trim(), name: name.trim(), role, brands })
+        : await call('POST', `/staff/${encodeURIComponent(pending.member.id)}/disable`);
+    if (answer.errorCode === 'REAUTH_REQUIRED') {
+      setReauth(pending);
+      return;
+    }
+    if (answer.status !== 200) {
+      setError(staffError(answer.errorCode));
+      return;
+    }
+    setError(null);
+    if (pending.kind === 'add') {
+      setLink((answer.data as { setupLink?: string } | null)?.setupLink ?? '');
+      setEmail('');
+      setName('');
+    }
+    void load();
+  };
+
+  const add = (event: FormEvent) => {
+    event.preventDefault();
+    if (email.trim() === '' || name.trim() === '') {
+      setError('console.staff.invalid');
+      return;
+    }
+    setLink('');
+    setConfirm({ kind: 'add' });
+  };
+
+  return (
+    <section className="console-page" aria-labelledby="console-staff-title">
+      <PageHeading id="console-staff-title">{t('console.staff.title')}</PageHeading>
+      {members ? (
+        <table className="console-table">
+          <caption className="visually-hidden">{t('console.staff.title')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('console.customer.name')}</th>
+              <th scope="col">{t('console.customer.email')}</th>
+              <th scope="col">{t('console.staff.role')}</th>
+              <th scope="col">{t('console.staff.brands')}</th>
+              <th scope="col">{t('console.customer.status')}</th>
+              <th scope="col">{t('console.action.heading')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => (
+              <tr key={m.id}>
+                <td>{m.name}</td>
+                <td>{m.email}</td>
+                <td>{t(roleKey[m.role])}</td>
+                <td>{m.brands.length === 0 ? t('console.staff.allBrands') : m.brands.join(', ')}</td>
+                <td>{m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')}</td>
+                <td>
+                  {!m.disabled && m.id !== me?.id ? (
+                    <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm({ kind: 'disable', member: m })}>
+                      {t('console.staff.disable', { email: m.email })}
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p role="status">{t('console.loading')}</p>
+      )}
+
+      <h2 id={`${id}-add`}>{t('console.staff.add')}</h2>
+      <form onSubmit={add} aria-labelledby={`${id}-add`} noValidate>
+        <div className="console-field">
+          <label htmlFor={`${id}-email`}>{t('console.customer.email')}</label>
+          <input id={`${id}-email`} type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+        </div>
+        <div className="console-field">
+          <label htmlFor={`${id}-name`}>{t('console.customer.name')}</label>
+          <input id={`${id}-name`} autoComplete="off" value={name} onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="console-field">
+          <label htmlFor={`${id}-role`}>{t('console.staff.role')}</label>
+          <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            {(['agent', 'supervisor', 'admin'] as const).map((r) => (
+              <option key={r} value={r}>
+                {t(roleKey[r])}
+              </option>
+            ))}
+          </select>
+        </div>
+        <fieldset className="console-fieldset">
+          <legend>{t('console.staff.brandsLegend')}</legend>
+          {ALL_BRANDS.map((b) => (
+            <label key={b}>
+              <input
+                type="checkbox"
+                checked={brands.includes(b)}
+                onChange={(e) => setBrands(e.target.checked ? [...brands, b] : brands.filter((x) => x !== b))}
+              />{' '}
+              {b}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" className="console-button">
+          {t('console.staff.add')}
+        </button>
+      </form>
+      <div role="alert" className={error ? 'console-error' : undefined}>
+        {error ? t(error) : null}
+      </div>
+      <div role="status" className={link ? 'console-done' : undefined}>
+        {link ? (
+          <p>
+            {t('console.staff.link')} <code className="console-secret" data-testid="setup-link">{link}</code>
+          </p>
+        ) : null}
+      </div>
+      {reauth ? (
+        <ReauthDialog
+          onCancel={() => setReauth(null)}
+          onDone={() => {
+            const pending = reauth;
+            setReauth(null);
+            void run(pending);
+          }}
+        />
+      ) : confirm ? (
+        <Dialog title={confirm.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle')} onClose={() => setConfirm(null)}>
+          <p>
+            {confirm.kind === 'add'
+              ? t('console.staff.confirmAdd', { email: email.trim(), role: t(roleKey[role]) })
+              : t('console.staff.confirmDisable', { email: confirm.member.email })}
+          </p>
+          <div className="console-dialog__actions">
+            <button type="button" className="console-button" onClick={() => void run(confirm)}>
+              {t('console.confirm.yes')}
+            </button>
+            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(null)}>
+              {t('console.confirm.cancel')}
+            </button>
+          </div>
+        </Dialog>
+      ) : null}
+    </section>
+  );
+}

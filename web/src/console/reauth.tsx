@@ -1,0 +1,43 @@
+import { useState } from 'react';
+import { Form, SubmitButton } from '@/components/form/form';
+import { TextField } from '@/components/form/text-field';
+import { useForm } from '@/components/form/use-form';
+import { useT } from '@/i18n/i18n';
+import { checkSecurityCode } from '@/lib/rules/security-code';
+import { call } from './api';
+import { Dialog } from './dialog';
+import { errorMessage } from './errors';
+
+/**
+ * Asked when an action answers 401 REAUTH_REQUIRED: a fresh code from the
+ * authenticator (POST /session/reauth); onDone retries the action.
+ */
+export function ReauthDialog({ onDone, onCancel }: { onDone: () => void; onCancel: () => void }) {
+  const t = useT();
+  const form = useForm({ code: { rule: checkSecurityCode } });
+  const [done, setDone] = useState(false);
+  const submit = async (values: { code: string }) => {
+    const answer = await call('POST', '/session/reauth', { code: values.code });
+    if (answer.status === 200 || answer.status === 204) {
+      setDone(true);
+      onDone();
+      return;
+    }
+    form.setFormError(answer.errorCode === 'INVALID_CODE' ? 'console.code.invalid' : errorMessage(answer.errorCode));
+  };
+  if (done) return null;
+  return (
+    <Dialog title={t('console.reauth.title')} onClose={onCancel}>
+      <p>{t('console.reauth.text')}</p>
+      <Form form={form} onSubmit={submit}>
+        <TextField name="code" label={t('console.code.code')} autoComplete="one-time-code" inputMode="numeric" maxLength={12} />
+        <div className="console-dialog__actions">
+          <SubmitButton>{t('console.reauth.submit')}</SubmitButton>
+          <button type="button" className="console-button console-button--quiet" onClick={onCancel}>
+            {t('console.confirm.cancel')}
+          </button>
+        </div>
+      </Form>
+    </Dialog>
+  );
+}
