@@ -68,8 +68,16 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
   if (error.fields && typeof error.fields === 'object')
     for (const [name, key] of Object.entries(error.fields)) if (typeof key === 'string') fields[name] = key;
   const code = typeof error.errorCode === 'string' || typeof error.errorCode === 'number' ? String(error.errorCode) : '';
+  // The session ended (idle 15 minutes, 8 hours, signed out in another tab):
+  // the app goes back to /sign-in and says so. GET /session's 401 is how a
+  // signed-out visitor is told apart, not an ending.
+  if (response.status === 401 && code === 'SIGN_IN_REQUIRED' && !(method === 'GET' && path === '/session'))
+    window.dispatchEvent(new Event(SESSION_ENDED));
   return { status: response.status, data: null, errorCode: code || `HTTP_${response.status}`, fields };
 }
+
+/** The window event `call` sends when a call finds the staff session ended. */
+export const SESSION_ENDED = 'guichet:console-session-ended';
 
 /** Brands as the server sends them: a list, or a comma list ('' = all). */
 export function brandList(brands: unknown): string[] {

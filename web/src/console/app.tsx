@@ -2,7 +2,7 @@ import { startTransition, Suspense, use, useEffect, useMemo, useState } from 're
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { MessagesContext, useT } from '@/i18n/i18n';
 import type { Language } from '@/lib/site/types';
-import { atLeast, call, readMe, type Me } from './api';
+import { atLeast, call, readMe, SESSION_ENDED, type Me } from './api';
 import { consoleMessages, saveLanguage } from './messages';
 import { SessionContext, useSession, type ConsoleSession } from './session';
 import { AuditPage } from './pages/audit';
@@ -90,11 +90,20 @@ function Pages() {
 
 export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
   const [language, setLanguageState] = useState(initialLanguage);
-  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [me, setMeState] = useState<Me | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
+  useEffect(() => {
+    const end = () => {
+      setEnded(true);
+      setMeState(null); // Pages sends a signed-out visitor to /sign-in
+    };
+    window.addEventListener(SESSION_ENDED, end);
+    return () => window.removeEventListener(SESSION_ENDED, end);
+  }, []);
   useEffect(() => {
     let live = true;
     void call<unknown>('GET', '/session').then((answer) => {
-      if (live) setMe(answer.status === 200 ? readMe(answer.data) : null);
+      if (live) setMeState(answer.status === 200 ? readMe(answer.data) : null);
     });
     return () => {
       live = false;
@@ -103,7 +112,11 @@ export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
   const session: ConsoleSession = useMemo(
     () => ({
       me,
-      setMe,
+      setMe(next: Me | null) {
+        if (next) setEnded(false);
+        setMeState(next);
+      },
+      ended,
       language,
       setLanguage(next: Language) {
         saveLanguage(next);
@@ -111,7 +124,7 @@ export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
         startTransition(() => setLanguageState(next));
       },
     }),
-    [me, language],
+    [me, ended, language],
   );
   return (
     <SessionContext value={session}>

@@ -139,6 +139,24 @@ describe('console app', () => {
     expect(screen.queryByRole('link', { name: consoleEn['console.nav.maintenance'] })).toBeNull();
   });
 
+  it('goes back to /sign-in and says why when a call finds the session ended', async () => {
+    at('/');
+    let live = true;
+    serve((method, path) => {
+      if (method === 'GET' && path === '/session') return live ? { status: 200, body: agent } : { status: 401, body: { errorCode: 'SIGN_IN_REQUIRED' } };
+      if (path.startsWith('/customers?')) return { status: 401, body: { errorCode: 'SIGN_IN_REQUIRED' } };
+    });
+    render(<ConsoleApp initialLanguage="en" />);
+    await screen.findByRole('heading', { level: 1, name: consoleEn['console.search.title'] });
+    expect(screen.queryByText(consoleEn['console.error.signInRequired'])).toBeNull();
+    live = false; // idle 15 minutes: the server dropped the session
+    fireEvent.change(screen.getByLabelText(consoleEn['console.search.query']), { target: { value: 'pat@' } });
+    fireEvent.click(screen.getByRole('button', { name: consoleEn['console.search.submit'] }));
+    await screen.findByRole('heading', { level: 1, name: consoleEn['console.signIn.title'] });
+    expect(window.location.pathname).toBe('/sign-in');
+    expect(screen.getByText(consoleEn['console.error.signInRequired']).getAttribute('role')).toBe('alert');
+  });
+
   it('says a wrong code without leaving the page', async () => {
     at('/sign-in/code');
     serve((method, path) => {

@@ -6,6 +6,8 @@ export interface ConsoleSession {
   /** undefined while the first GET /session runs; null: signed out. */
   me: Me | null | undefined;
   setMe(me: Me | null): void;
+  /** A call found the session ended: /sign-in says so until the next sign-in. */
+  ended: boolean;
   language: Language;
   setLanguage(language: Language): void;
 }

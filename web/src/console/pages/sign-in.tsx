@@ -8,6 +8,7 @@ import { checkEmail } from '@/lib/rules/email';
 import { checkLoginPassword } from '@/lib/rules/login-password';
 import { call } from '../api';
 import { PageHeading } from '../heading';
+import { useSession } from '../session';
 import { errorMessage } from '../errors';
 
 const TITLE_ID = 'console-sign-in-title';
@@ -16,6 +17,7 @@ const TITLE_ID = 'console-sign-in-title';
 export function SignInPage() {
   const t = useT();
   const [, navigate] = useLocation();
+  const { ended } = useSession();
   const form = useForm({ email: { rule: checkEmail }, password: { rule: checkLoginPassword } });
   const submit = async (values: { email: string; password: string }) => {
     const answer = await call<{ next?: string }>('POST', '/session', { email: values.email, password: values.password });
@@ -28,6 +30,11 @@ export function SignInPage() {
   return (
     <section className="console-page console-page--narrow" aria-labelledby={TITLE_ID}>
       <PageHeading id={TITLE_ID}>{t('console.signIn.title')}</PageHeading>
+      {ended ? (
+        <p role="alert" className="console-error">
+          {t('console.error.signInRequired')}
+        </p>
+      ) : null}
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
         <EmailField name="email" autoComplete="username" />
         <PasswordField name="password" autoComplete="current-password" />
