@@ -9,6 +9,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/rules"
+	"guichet/internal/throttle"
 )
 
 // Handler serves the console's session and set-up API on the console host
@@ -58,6 +59,8 @@ func apiError(err error) error {
 		return api.ErrNotFound
 	case errors.As(err, &busy):
 		return api.TooManyRequests(busy.Wait)
+	case errors.Is(err, ErrRateLimited):
+		return api.TooManyRequests(throttle.RetryAfter(err))
 	}
 	return err
 }

@@ -19,6 +19,7 @@ import (
 	"guichet/internal/codes"
 	"guichet/internal/rules"
 	"guichet/internal/store"
+	"guichet/internal/throttle"
 )
 
 // Limits of design.md's security baseline for staff.
@@ -54,9 +55,13 @@ var (
 	ErrInvalidCode        = errors.New("staff: invalid code")
 	ErrNoSession          = errors.New("staff: no session")
 	ErrLinkNotFound       = errors.New("staff: no such set-up link")
-	ErrExists             = errors.New("staff: a member has that email")
-	ErrUnknown            = errors.New("staff: no such member")
-	ErrInvalid            = errors.New("staff: invalid member")
+	// ErrRateLimited: too many sign-in attempts (passwords and codes) from
+	// one client address, whatever accounts they name (wrapped in a
+	// throttle.Limited with the wait).
+	ErrRateLimited = errors.New("staff: too many sign-in attempts")
+	ErrExists      = errors.New("staff: a member has that email")
+	ErrUnknown     = errors.New("staff: no such member")
+	ErrInvalid     = errors.New("staff: invalid member")
 )
 
 // Member is a staff account.
@@ -84,7 +89,33 @@ type Service struct {
 	Now    func() time.Time
 	// KnownBrand tells whether a brand id exists (nil: any).
 	KnownBrand func(string) bool
-	keys       keys
+	// Limiter and SignInLimit bound the sign-in attempts (passwords and
+	// codes) per client address: the per-member lockout alone would let
+	// one address try a password on every member in turn.
+	Limiter     *throttle.Limiter
+	SignInLimit throttle.Rule
+	keys        keys
+}
+
+// DefaultSignInLimit: 30 attempts per 10 minutes per client address, room
+// for a team behind one office address and none for guessing.
+var DefaultSignInLimit = throttle.Rule{Scope: "staff.sign_in.ip", Limit: 30, Window: 10 * time.Minute}
+
+// allowAttempt counts one sign-in attempt of ip; beyond the limit it audits
+// the refusal and answers ErrRateLimited with the wait, before any hashing.
+func (s *Service) allowAttempt(ctx context.Context, e audit.Event) error {
+	if s.Limiter == nil {
+		return nil
+	}
+	wait, err := s.Limiter.Check(ctx, s.SignInLimit, throttle.ClientKey(e.IP))
+	if err != nil || wait == 0 {
+		return err
+	}
+	e.Outcome, e.Detail = "rate_limited", s.SignInLimit.Scope
+	if err := audit.Record(ctx, s.DB, e); err != nil {
+		return err
+	}
+	return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
 }
 
 // New returns the service; root is GUICHET_STAFF_KEY's 32 bytes, or nil for
@@ -94,7 +125,7 @@ func New(ctx context.Context, db *store.DB, hasher *account.Hasher, now func() t
 	if err != nil {
 		return nil, fmt.Errorf("staff keys: %w", err)
 	}
-	return &Service{DB: db, Hasher: hasher, Now: now, keys: k}, nil
+	return &Service{DB: db, Hasher: hasher, Now: now, Limiter: throttle.New(db, now), SignInLimit: DefaultSignInLimit, keys: k}, nil
 }
 
 const memberColumns = "id, email, name, role, brands, password_hash, totp_secret, totp_last_step, failed_attempts, locked_until, disabled_at, enrolled_at, created_at"
@@ -402,6 +433,9 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 // locked or disabled: ErrInvalidCredentials alike, after the same hash work.
 func (s *Service) SignIn(ctx context.Context, email, password, oldToken, ip string) (string, error) {
 	email = strings.ToLower(email)
+	if err := s.allowAttempt(ctx, audit.Event{At: s.Now(), Brand: AuditBrand, IP: ip, Event: EventSignIn}); err != nil {
+		return "", err
+	}
 	r, err := s.byEmail(ctx, s.DB, email)
 	if err != nil && !errors.Is(err, ErrUnknown) {
 		return "", err
@@ -494,6 +528,9 @@ func (s *Service) Factor(ctx context.Context, token, code, recoveryCode, ip stri
 	}
 	now := s.Now()
 	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSignIn, Actor: "staff:" + r.ID}
+	if err := s.allowAttempt(ctx, e); err != nil {
+		return Opened{}, err
+	}
 	var opened Opened
 	ok := false
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {

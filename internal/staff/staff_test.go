@@ -3,13 +3,17 @@ package staff
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/api"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/throttle"
 )
 
 // TestRFC6238Vectors checks HOTP/TOTP against RFC 6238 appendix B (SHA-1,
@@ -360,4 +364,45 @@ func TestSecretsSealed(t *testing.T) {
 	if _, err := f.s.keys.open("another-id", sealed); err == nil {
 		t.Fatal("opened for another member")
 	}
+}
+
+// One address may not try passwords on member after member: the per-member
+// lockout never fires then, the per-address limit does.
+func TestSignInLimitPerAddress(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db)
+		f.s.SignInLimit = throttle.Rule{Scope: "staff.sign_in.ip", Limit: 3, Window: 10 * time.Minute}
+		const ip = "203.0.113.7"
+		for i := range 3 {
+			if _, err := f.s.SignIn(ctx, fmt.Sprintf("member%d@example.com", i), "Wrong-Pass-2026!", "", ip); !errors.Is(err, ErrInvalidCredentials) {
+				t.Fatalf("attempt %d: %v", i+1, err)
+			}
+		}
+		_, err := f.s.SignIn(ctx, f.m.Email, password, "", ip)
+		if !errors.Is(err, ErrRateLimited) || throttle.RetryAfter(err) <= 0 {
+			t.Fatalf("the 4th attempt from one address, right password: %v (wait %v)", err, throttle.RetryAfter(err))
+		}
+		if got := apiError(err); got.(*api.Error).Status != http.StatusTooManyRequests {
+			t.Fatalf("answered %v, want 429", got)
+		}
+		pending, err := f.s.SignIn(ctx, f.m.Email, password, "", "198.51.100.9")
+		if err != nil {
+			t.Fatalf("another address: %v", err)
+		}
+		_, err = f.s.Factor(ctx, pending, TOTP(f.secret, f.clock.Now()), "", ip)
+		if !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("a code from the limited address: %v", err)
+		}
+		wait := throttle.RetryAfter(err)
+		var refused int
+		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE ip = ? AND outcome = 'rate_limited'", ip).Scan(&refused)
+		if refused != 2 {
+			t.Fatalf("%d rate_limited audit rows, want 2", refused)
+		}
+		f.clock.Advance(wait) // the Retry-After the refusal gave
+		if _, err := f.s.SignIn(ctx, f.m.Email, password, "", ip); err != nil {
+			t.Fatalf("after waiting %v as told: %v", wait, err)
+		}
+	})
 }

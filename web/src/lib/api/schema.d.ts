@@ -3093,6 +3093,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description RATE_LIMITED: more than 30 sign-in attempts (passwords and codes) from the client address in 10 minutes, whatever the members named; Retry-After in seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Technical"];
         };
     };
@@ -3150,6 +3160,16 @@ export interface operations {
             /** @description INVALID_CODE: a wrong, reused or out-of-window code (counts as a failure toward the lockout); SIGN_IN_REQUIRED: no pending session (or it ended, or the member is locked or disabled). */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: more than 30 sign-in attempts (passwords and codes) from the client address in 10 minutes, whatever the members named; Retry-After in seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
