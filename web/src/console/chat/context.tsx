@@ -109,8 +109,7 @@ export function reduce(state: ChatState, action: Action): ChatState {
         case 'state':
           return frame.status === 'ended' ? { ...state, ended: { ...state.ended, [frame.conversationId]: true } } : state;
         case 'figures': {
-          const { type: _type, ...figures } = frame;
-          return { ...state, figures };
+          return { ...state, figures: { waiting: frame.waiting, active: frame.active, averageWaitSeconds: frame.averageWaitSeconds, agents: frame.agents ?? [] } };
         }
         case 'error': {
           const conversationId = frame.conversationId ?? '';

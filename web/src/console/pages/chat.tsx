@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import { Dialog } from '../dialog';
@@ -233,7 +233,7 @@ export function ChatPage() {
     };
   }, []);
 
-  const mine = state.queue?.mine ?? [];
+  const mine = useMemo(() => state.queue?.mine ?? [], [state.queue]);
   // Remember every conversation held here: one the visitor ends stays readable until closed.
   useEffect(() => {
     if (mine.length === 0) return;
