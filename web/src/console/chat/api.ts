@@ -5,90 +5,32 @@
 // session-ended handling.
 
 import type { MessageKey } from '@/i18n/catalog';
-import { call, type Answer } from '../api';
+import type { components } from '@/lib/api/schema';
+import { call } from '../api';
 import { errorMessage } from '../errors';
 
 export type ChatLanguage = 'en' | 'fr';
 export const CHAT_LANGUAGES: ChatLanguage[] = ['en', 'fr'];
 
-export interface Availability {
-  status: 'available' | 'away';
-  languages: ChatLanguage[];
-}
+type Schemas = components['schemas'];
 
-/** A conversation as the queue lists it. */
-export interface Item {
-  id: string;
-  brand: string;
-  province: string;
-  language: string;
-  name: string;
-  topic: string;
-  page: string;
-  roadblock: string;
-  account: { id: string; email: string } | null;
-  status: string;
-  createdAt: string;
-  waitingSince: string;
-  agentId: string;
-  agentName: string;
-  lastSeq: number;
-  unread: number;
-  /** Offline conversations: where the answer goes, and the question. */
-  email?: string;
-  question?: string;
-  /** Transcript search: the words that matched. */
-  snippet?: string;
-}
-
-export interface Queue {
-  waiting: Item[];
-  mine: Item[];
-  offline: Item[];
-}
-
-export interface Link {
-  label: string;
-  url: string;
-}
-
+export type Availability = Schemas['ChatAvailability'];
+/** A conversation as the queue lists it (offline ones: kind offline, with email and question). */
+export type Item = Schemas['ChatItem'];
+export type Queue = Schemas['ChatQueue'];
 /** One message of a conversation (a `message` frame, or a transcript's line). */
-export interface ChatMessage {
-  conversationId?: string;
-  seq: number;
-  sender: 'visitor' | 'agent' | 'bot' | 'system';
-  body: string;
-  at: string;
-  clientId?: string;
-  agentName?: string;
-  reply?: { text?: string; links?: Link[] };
-  system?: { key: string; name?: string };
-}
-
-export interface AgentRow {
-  id: string;
-  name: string;
-  languages: string[];
-  active: number;
-  max: number;
-}
-
-export interface Figures {
-  waiting: number;
-  active: number;
-  averageWaitSeconds: number;
-  agents: { id: string; name: string; status: string; active: number; handled: number }[];
-}
-
+export type ChatMessage = Omit<Schemas['ChatMessageFrame'], 'type'> & { type?: 'message' };
+export type AgentRow = Schemas['ChatAgentLine'];
+export type Figures = Schemas['ChatFigures'];
 /** GET canned: per brand, per language. */
-export type Canned = Record<string, Partial<Record<ChatLanguage, string[]>>>;
+export type Canned = Schemas['ChatCanned'];
 
 export type ServerFrame =
   | ({ type: 'queue' } & Queue)
   | ({ type: 'message'; conversationId: string } & ChatMessage)
   | { type: 'typing'; conversationId: string; on: boolean }
   | { type: 'read'; conversationId: string; seq: number }
-  | { type: 'state'; conversationId: string; status: string; agentName?: string | null }
+  | { type: 'state'; conversationId: string; status: Schemas['ChatStatus']; agentName?: string | null }
   | ({ type: 'figures' } & Figures)
   | { type: 'pong' }
   | { type: 'error'; errorCode: string; clientId?: string; conversationId?: string };
@@ -115,7 +57,7 @@ export const chatApi = {
   end: (conversation: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/end`),
   reply: (conversation: string, body: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/reply`, { body }),
   conversation: (conversation: string) => call<{ item: Item; messages: ChatMessage[] }>('GET', `${CHAT}/conversations/${id(conversation)}`),
-  agents: () => call<AgentRow[] | { agents: AgentRow[] }>('GET', `${CHAT}/agents`),
+  agents: () => call<AgentRow[]>('GET', `${CHAT}/agents`),
   canned: () => call<Canned>('GET', `${CHAT}/canned`),
   transcripts: (q: { q: string; from: string; to: string; brand: string }) => {
     const params = new URLSearchParams();
@@ -126,13 +68,6 @@ export const chatApi = {
   figures: () => call<Figures>('GET', `${CHAT}/figures`),
 };
 
-/** GET agents answers a list (or {agents: list}). */
-export function agentList(answer: Answer<AgentRow[] | { agents: AgentRow[] }>): AgentRow[] {
-  const data = answer.data;
-  if (Array.isArray(data)) return data;
-  return data?.agents ?? [];
-}
-
 /** The words of a chat call's refusal. */
 export function chatError(code: string): MessageKey {
   switch (code) {
@@ -140,15 +75,14 @@ export function chatError(code: string): MessageKey {
       return 'console.chat.error.alreadyTaken';
     case 'AGENT_LIMIT':
       return 'console.chat.error.agentLimit';
-    case 'AGENT_UNAVAILABLE':
     case 'TARGET_UNAVAILABLE':
-    case 'TARGET_LIMIT':
       return 'console.chat.error.transferRefused';
     case 'CONVERSATION_ENDED':
       return 'console.chat.error.ended';
     case 'MESSAGE_TOO_LONG':
       return 'console.chat.error.tooLong';
-    case 'NO_CONVERSATION':
+    case 'NOT_HOLDER':
+      return 'console.chat.error.notHolder';
     case 'NOT_FOUND':
       return 'console.chat.error.gone';
     default:

@@ -38,6 +38,7 @@ function item(id: string, name: string, more: Partial<Item> = {}): Item {
     brand: 'belair',
     province: 'on',
     language: 'fr',
+    kind: 'live',
     name,
     topic: 'Connexion',
     page: '/login',
@@ -182,7 +183,7 @@ describe('chat page', () => {
 
   it('accepts: focus goes to the composer, the transcript is there, the socket follows it live', async () => {
     let accepted = false;
-    const held = { ...pat, status: 'active', agentId: '1', agentName: 'Agent' };
+    const held: Item = { ...pat, status: 'active', agentId: '1', agentName: 'Agent' };
     await chatPage((method, path) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: accepted ? [] : [pat], mine: accepted ? [held] : [], offline: [] } };
       if (method === 'POST' && path === '/chat/conversations/c1/accept') {
@@ -238,7 +239,7 @@ describe('chat page', () => {
   });
 
   it('sends with Enter, not with Shift+Enter; counts to 2000 and refuses longer; shows a message as sending until its echo', async () => {
-    const held = { ...pat, status: 'active' };
+    const held: Item = { ...pat, status: 'active' };
     await chatPage((_method, path) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [held], offline: [] } };
       if (path === '/chat/conversations/c1') return { status: 200, body: { item: held, messages: [] } };
@@ -272,7 +273,7 @@ describe('chat page', () => {
   });
 
   it('puts a canned reply of the brand and language in the composer', async () => {
-    const held = { ...pat, status: 'active' };
+    const held: Item = { ...pat, status: 'active' };
     await chatPage((_method, path) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [held], offline: [] } };
       if (path === '/chat/conversations/c1') return { status: 200, body: { item: held, messages: [] } };
@@ -288,7 +289,7 @@ describe('chat page', () => {
   });
 
   it('transfers to an available agent chosen in a dialog; a refusal is worded', async () => {
-    const held = { ...pat, status: 'active' };
+    const held: Item = { ...pat, status: 'active' };
     let refuse = true;
     const calls = await chatPage((method, path) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: refuse ? [held] : [], offline: [] } };
@@ -329,7 +330,7 @@ describe('chat page', () => {
   });
 
   it('ends a chat after a confirmation', async () => {
-    const held = { ...pat, status: 'active' };
+    const held: Item = { ...pat, status: 'active' };
     let live = true;
     const calls = await chatPage((method, path) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: live ? [held] : [], offline: [] } };
@@ -349,7 +350,7 @@ describe('chat page', () => {
   });
 
   it('answers an offline message by email', async () => {
-    const left = item('o1', 'Lou', { status: 'offline', email: 'lou@example.com', question: 'Can I change my address?', language: 'en' });
+    const left = item('o1', 'Lou', { kind: 'offline', status: 'waiting', email: 'lou@example.com', question: 'Can I change my address?', language: 'en' });
     let answered = false;
     const calls = await chatPage((method, path) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [], offline: answered ? [] : [left] } };
@@ -464,7 +465,7 @@ describe('supervisors', () => {
 
   it('searches transcripts by words, dates and brand, and reads one', async () => {
     at('/chat/transcripts');
-    const found = { ...pat, status: 'ended', agentName: 'Agent', snippet: '…mot de passe oublié…' };
+    const found: Item = { ...pat, status: 'ended', agentName: 'Agent', snippet: '…mot de passe oublié…' };
     const calls = serve((_method, path) => {
       if (path === '/session') return { status: 200, body: supervisor };
       if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [], offline: [] } };
@@ -482,7 +483,7 @@ describe('supervisors', () => {
     fireEvent.click(await screen.findByRole('button', { name: fill(en['console.chat.transcripts.view'], { name: 'Pat' }) }));
     expect(await screen.findByText('J’ai oublié mon mot de passe')).toBeTruthy();
     expect(calls.find((c) => c.path.startsWith('/chat/transcripts'))?.path).toBe(
-      '/chat/transcripts?q=mot+de+passe&from=2026-11-01T00%3A00%3A00Z&to=2026-12-01T00%3A00%3A00Z&brand=belair',
+      '/chat/transcripts?q=mot+de+passe&from=2026-11-01&to=2026-11-30&brand=belair',
     );
   });
 });

@@ -3,7 +3,7 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import { useSession } from '../session';
 import { Dialog } from '../dialog';
-import { agentList, chatApi, chatError, MAX_MESSAGE, type AgentRow, type ChatMessage, type Item } from './api';
+import { chatApi, chatError, MAX_MESSAGE, type AgentRow, type ChatMessage, type Item } from './api';
 import type { Pending } from './context';
 import { clock, when } from './format';
 import { MessageText } from './text';
@@ -259,7 +259,7 @@ export function TransferDialog({ item, onClose, onDone }: { item: Item; onClose:
         setAgents([]);
         return;
       }
-      setAgents(agentList(answer).filter((a) => a.id !== me?.id && (a.languages.length === 0 || a.languages.includes(item.language))));
+      setAgents((answer.data ?? []).filter((a) => a.id !== me?.id && (a.languages.length === 0 || a.languages.includes(item.language))));
     });
     return () => {
       live = false;

@@ -110,9 +110,8 @@ export function ChatTranscriptsPage() {
       setError('console.audit.invalid');
       return;
     }
-    // Whole days: the end date is included.
-    const end = to ? new Date(Date.parse(`${to}T00:00:00Z`) + 86_400_000).toISOString().replace('.000Z', 'Z') : '';
-    const answer = await chatApi.transcripts({ q: q.trim(), from: from ? `${from}T00:00:00Z` : '', to: end, brand });
+    // Dates as days (YYYY-MM-DD); the server counts the end day in.
+    const answer = await chatApi.transcripts({ q: q.trim(), from, to, brand });
     if (answer.status !== 200) {
       setError(chatError(answer.errorCode));
       return;
