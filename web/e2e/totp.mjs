@@ -46,12 +46,13 @@ const lastStep = new Map();
  * with that secret, within the ±1 step the server accepts (waiting for the
  * clock when the steps of the window are spent).
  * @param {string} secret
+ * @param {() => number} [clock] the server's time in ms (its GUICHET_DEV_NOW clock may be shifted)
  * @returns {() => Promise<string>}
  */
-export function codes(secret) {
+export function codes(secret, clock = Date.now) {
   return async () => {
     for (;;) {
-      const now = Math.floor(Date.now() / 30_000);
+      const now = Math.floor(clock() / 30_000);
       const step = Math.max((lastStep.get(secret) ?? -Infinity) + 1, now - 1);
       if (step <= now + 1) {
         lastStep.set(secret, step);

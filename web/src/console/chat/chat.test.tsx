@@ -5,7 +5,7 @@ import consoleFr from '@/i18n/sections/console.fr.json';
 import { ConsoleApp } from '../app';
 import { agent, at, serve, type Route } from '../testing';
 import type { ClientFrame, Item, ServerFrame } from './api';
-import { merge } from './context';
+import { initialState, merge, reduce } from './context';
 import { duration } from './format';
 import type { AgentSocketOptions } from './socket';
 import { MessageText, safeHref } from './text';
@@ -122,6 +122,16 @@ describe('chat pieces', () => {
     expect(list.map((x) => x.seq)).toEqual([1, 2, 3, 4]);
     const same = merge(list, [m(2)]);
     expect(same).toBe(list);
+  });
+
+  it('takes the server clock from the Date header, never behind the queue (a shifted dev clock)', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+    const queue = { waiting: [pat], mine: [], offline: [] };
+    expect(reduce(initialState, { kind: 'queue', queue, serverDate: NOW + 2_000 }).skew).toBe(2_000);
+    // GUICHET_DEV_NOW a day ahead of this browser: the Date header is the real time, the queue is not.
+    const ahead = { ...pat, waitingSince: new Date(NOW + 86_400_000).toISOString() };
+    expect(reduce(initialState, { kind: 'frame', frame: { type: 'queue', waiting: [ahead], mine: [], offline: [] } }).skew).toBe(86_400_000);
   });
 
   it('writes durations as m:ss and h:mm:ss', () => {

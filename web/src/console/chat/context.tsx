@@ -80,12 +80,27 @@ function withMessages(state: ChatState, conversationId: string, messages: ChatMe
   };
 }
 
+/**
+ * The server's clock minus this browser's: from the Date header when there is
+ * one, and never behind the latest instant the queue names (a server whose
+ * clock is shifted, GUICHET_DEV_NOW, still shows waits from 0 up).
+ */
+function skewOf(state: ChatState, queue: Queue, serverDate?: number): number {
+  const local = Date.now();
+  let skew = serverDate === undefined ? state.skew : serverDate - local;
+  for (const item of [...queue.waiting, ...queue.mine]) {
+    const at = Date.parse(item.waitingSince || item.createdAt);
+    if (!Number.isNaN(at)) skew = Math.max(skew, at - local);
+  }
+  return skew;
+}
+
 export function reduce(state: ChatState, action: Action): ChatState {
   switch (action.kind) {
     case 'status':
       return { ...state, status: action.status };
     case 'queue':
-      return { ...state, queue: action.queue, skew: action.serverDate === undefined ? state.skew : action.serverDate - Date.now() };
+      return { ...state, queue: action.queue, skew: skewOf(state, action.queue, action.serverDate) };
     case 'figures':
       return { ...state, figures: action.figures };
     case 'messages':
@@ -98,8 +113,10 @@ export function reduce(state: ChatState, action: Action): ChatState {
     case 'frame': {
       const frame = action.frame;
       switch (frame.type) {
-        case 'queue':
-          return { ...state, queue: { waiting: frame.waiting ?? [], mine: frame.mine ?? [], offline: frame.offline ?? [] } };
+        case 'queue': {
+          const queue = { waiting: frame.waiting ?? [], mine: frame.mine ?? [], offline: frame.offline ?? [] };
+          return { ...state, queue, skew: skewOf(state, queue) };
+        }
         case 'message':
           return withMessages(state, frame.conversationId, [frame]);
         case 'typing':
