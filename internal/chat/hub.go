@@ -166,12 +166,12 @@ func (h *Hub) Shutdown() {
 		list = append(list, c)
 	}
 	h.mu.Unlock()
-	h.stop()
 	var wg sync.WaitGroup
 	for _, c := range list {
 		wg.Go(c.shutdown)
 	}
 	wg.Wait()
+	h.stop()
 }
 
 // Run polls until ctx is done: the conversations changed since the last
