@@ -43,6 +43,9 @@ const (
 	ReasonLowConfidence = "low-confidence" // the best answer scored below Threshold
 	ReasonEmpty         = "empty"          // no question: empty, punctuation, only courtesy words
 	ReasonNoFAQ         = "no-faq"         // the brand has no FAQ file
+	// ReasonCourtesy is no handover: a greeting or a thank-you alone is
+	// answered politely, with the top topics, and the bot stays.
+	ReasonCourtesy = "courtesy"
 )
 
 // Bot answers the questions of every brand that has a FAQ file. It does not
@@ -150,6 +153,13 @@ func (bot *Bot) Answer(brandID, lang, question string) Reply {
 	}
 	q := terms(lang, ws)
 	if len(q) == 0 {
+		if onlyCourtesy(ws) {
+			r := Reply{Text: courtesyText.in(lang), Reason: ReasonCourtesy}
+			for _, id := range bb.faq.Top {
+				r.QuickReplies = append(r.QuickReplies, bb.quickReply(bb.byID[id], lang))
+			}
+			return r
+		}
 		return handover(lang, ReasonEmpty, 0)
 	}
 	best, score := bb.ix[lang].rank(q)
@@ -192,6 +202,23 @@ func language(lang string) string {
 var defaultWelcome = text{
 	EN: "Hello! Ask your question, and one of our agents will answer it.",
 	FR: "Bonjour! Posez votre question : un conseiller ou une conseillère vous répondra.",
+}
+
+// courtesyText answers a greeting or a thank-you alone ("merci!", "hello").
+var courtesyText = text{
+	EN: "You’re welcome. What else can I help you with? Pick a topic, ask a question, or ask to talk to an agent.",
+	FR: "Avec plaisir. Puis-je vous aider avec autre chose? Choisissez un sujet, posez une question ou demandez à parler à un conseiller ou une conseillère.",
+}
+
+// onlyCourtesy: the message holds a courtesy word and nothing that counts
+// (a greeting or a thank-you, not a string of stop words or letters).
+func onlyCourtesy(ws []string) bool {
+	for _, w := range ws {
+		if courtesy[w] {
+			return true
+		}
+	}
+	return false
 }
 
 var handoverTexts = map[string]text{

@@ -188,12 +188,27 @@ func TestAnswerHandsOverWhenAskedForAPerson(t *testing.T) {
 
 func TestAnswerEmptyOrGarbage(t *testing.T) {
 	b := loadSamples(t)
-	for _, q := range []string{"", "   ", "\n\t", "???", "!!! ...", "😀😀", "--", "hello", "thanks!", "bonjour", "merci beaucoup", "a b c", "\x00\xff"} {
+	for _, q := range []string{"", "   ", "\n\t", "???", "!!! ...", "😀😀", "--", "a b c", "\x00\xff"} {
 		for _, lang := range []string{"en", "fr"} {
 			r := b.Answer("belair", lang, q)
 			if !r.Handover || r.Reason != ReasonEmpty || r.TopicID != "" || r.Text == "" {
 				t.Errorf("%s %q = %+v, want an empty handover", lang, q, r)
 			}
+		}
+	}
+}
+
+// A greeting or a thank-you alone is answered politely and the bot stays:
+// handing a "merci!" to an agent would queue a conversation nobody needs.
+func TestAnswerCourtesyStays(t *testing.T) {
+	b := loadSamples(t)
+	for _, q := range []string{"hello", "thanks!", "Thank you", "bonjour", "merci beaucoup", "Merci!", "ok thanks bye"} {
+		for _, lang := range []string{"en", "fr"} {
+			r := b.Answer("belair", lang, q)
+			if r.Handover || r.Reason != ReasonCourtesy || r.TopicID != "" || len(r.QuickReplies) == 0 {
+				t.Errorf("%s %q = %+v, want a courtesy reply that stays", lang, q, r)
+			}
+			checkLanguage(t, lang, r.Text)
 		}
 	}
 }

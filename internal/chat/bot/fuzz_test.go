@@ -25,7 +25,9 @@ func FuzzAnswer(f *testing.F) {
 			t.Fatalf("score %v", r.Score)
 		case r.Handover && (r.TopicID != "" || r.Reason == ""):
 			t.Fatalf("handover with a topic or without a reason: %+v", r)
-		case !r.Handover && (r.TopicID == "" || r.Reason != "" || r.Score < Threshold):
+		case !r.Handover && r.Reason == ReasonCourtesy && (r.TopicID != "" || len(r.QuickReplies) == 0):
+			t.Fatalf("%q: bad courtesy reply %+v", question, r)
+		case !r.Handover && r.Reason != ReasonCourtesy && (r.TopicID == "" || r.Reason != "" || r.Score < Threshold):
 			t.Fatalf("answer without a topic, or below the threshold: %+v", r)
 		}
 		for _, l := range r.Links {
