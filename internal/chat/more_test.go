@@ -23,7 +23,7 @@ import (
 func TestSalesforceConfigShape(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		e.svc.Bot = faqBot{}
+		e.svc.Bot = realBot(t, e)
 		schemas := apitest.Schemas(t)
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "fr")
@@ -71,7 +71,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 func TestChatbotHandsOver(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		e.svc.Bot = faqBot{}
+		e.svc.Bot = realBot(t, e)
 		ctx := context.Background()
 		v := e.visitor("belair")
 		id := v.start()
@@ -83,16 +83,17 @@ func TestChatbotHandsOver(t *testing.T) {
 		if welcome["sender"] != "bot" || welcome["reply"].(map[string]any)["quickReplies"] == nil {
 			t.Fatalf("welcome %v", welcome)
 		}
-		s.send(map[string]any{"type": "message", "clientId": "q1", "body": "What are your hours?"})
+		s.send(map[string]any{"type": "message", "clientId": "q1", "body": "How do I reset my password?"})
 		if m := s.next("message"); m["clientId"] != "q1" {
 			t.Fatalf("own %v", m)
 		}
-		if m := s.next("message"); m["sender"] != "bot" || m["body"] != "We are open 8 to 20." {
+		if m := s.next("message"); m["sender"] != "bot" || m["reply"].(map[string]any)["handover"] != false ||
+			m["reply"].(map[string]any)["topicId"] == "" {
 			t.Fatalf("answer %v", m)
 		}
 		// No agent: asking for one keeps the bot (the widget offers the form).
 		v.want("POST", "/api/v1/chat/conversation/handover", "", 409, "CHAT_CLOSED")
-		s.send(map[string]any{"type": "message", "clientId": "q2", "body": "I want an agent"})
+		s.send(map[string]any{"type": "message", "clientId": "q2", "body": "I want to talk to an agent"})
 		s.next("message")
 		if m := s.next("message"); m["reply"].(map[string]any)["handover"] != true {
 			t.Fatalf("handover reply %v", m)
