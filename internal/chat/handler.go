@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"guichet/internal/api"
 	"guichet/internal/brand"
 )
@@ -355,16 +353,17 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if cerr != nil && !errors.Is(cerr, ErrNoConversation) {
 		return cerr
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	conn, err := accept(w, r)
 	if err != nil {
 		return nil // Accept has answered
 	}
-	conn.SetReadLimit(MaxFrameBytes)
 	if cerr != nil || c.Status == StatusEnded {
 		_ = conn.Close(CloseUnknown, "no live conversation")
 		return nil
 	}
-	h.Hub.serveVisitor(conn, c, after)
+	// The socket lives on in a goroutine of its own: the request's (its
+	// deep stack, the request and the middleware's values) ends here.
+	go h.Hub.serveVisitor(conn, c.ID, after)
 	return nil
 }
 

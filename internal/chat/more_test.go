@@ -457,3 +457,27 @@ func TestAuditRows(t *testing.T) {
 		}
 	})
 }
+
+// TestSilentSocketsAreClosed: a client that sent nothing (not even its
+// ping) for the idle timeout is closed (1001) by the hub's reaper; one
+// that pings is kept.
+func TestSilentSocketsAreClosed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "en")
+		v := e.visitor("scotia")
+		e.activeConversation(v, marie)
+		s := v.socket(0)
+		s.next("state")
+		s.send(map[string]any{"type": "ping"})
+		s.next("pong")
+		e.hub.reap(time.Now().Add(-time.Minute).UnixMilli())
+		s.send(map[string]any{"type": "ping"})
+		s.next("pong")
+		e.hub.reap(time.Now().Add(time.Minute).UnixMilli())
+		if code := s.closeStatus(); code != websocket.StatusGoingAway {
+			t.Fatalf("closed with %d, want 1001", code)
+		}
+	})
+}
