@@ -211,11 +211,16 @@ func (h *Handler) visitorConversation(r *http.Request) (Conversation, error) {
 	return c, nil
 }
 
-// Current is GET /api/v1/chat/conversation.
-func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
+// visitorAct answers the visitor's conversation after act (nil: as it is).
+func (h *Handler) visitorAct(w http.ResponseWriter, r *http.Request, act func(id string) (Conversation, error)) error {
 	c, err := h.visitorConversation(r)
 	if err != nil {
 		return err
+	}
+	if act != nil {
+		if c, err = act(c.ID); err != nil {
+			return err
+		}
 	}
 	a, err := h.answer(r, c)
 	if err != nil {
@@ -223,40 +228,21 @@ func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
 	}
 	api.JSON(w, http.StatusOK, a)
 	return nil
+}
+
+// Current is GET /api/v1/chat/conversation.
+func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
+	return h.visitorAct(w, r, nil)
 }
 
 // Handover is POST /api/v1/chat/conversation/handover.
 func (h *Handler) Handover(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.visitorConversation(r)
-	if err != nil {
-		return err
-	}
-	if c, err = h.Service.Handover(r.Context(), c.ID); err != nil {
-		return err
-	}
-	a, err := h.answer(r, c)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, a)
-	return nil
+	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.Handover(r.Context(), id) })
 }
 
 // End is POST /api/v1/chat/conversation/end.
 func (h *Handler) End(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.visitorConversation(r)
-	if err != nil {
-		return err
-	}
-	if c, err = h.Service.End(r.Context(), c.ID, ""); err != nil {
-		return err
-	}
-	a, err := h.answer(r, c)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, a)
-	return nil
+	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.End(r.Context(), id, "") })
 }
 
 // Transcript is POST /api/v1/chat/conversation/transcript.

@@ -235,10 +235,7 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		v := e.visitor("scotia")
-		id := e.activeConversation(v, marie)
+		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.next("state")
 		s.next("message") // agent joined
@@ -273,10 +270,7 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 func TestShutdownClosesSockets(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		v := e.visitor("scotia")
-		e.activeConversation(v, marie)
+		marie, v, _ := e.chatting("en")
 		s, a := v.socket(0), e.agentSocket(marie)
 		s.next("state")
 		a.next("queue")
@@ -295,10 +289,7 @@ func TestShutdownClosesSockets(t *testing.T) {
 func TestVisitorSocketRefusals(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		v := e.visitor("scotia")
-		e.activeConversation(v, marie)
+		_, v, _ := e.chatting("en")
 		for _, c := range []struct {
 			origin, cookie string
 			status         int
@@ -464,10 +455,7 @@ func TestAuditRows(t *testing.T) {
 func TestSilentSocketsAreClosed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		v := e.visitor("scotia")
-		e.activeConversation(v, marie)
+		_, v, _ := e.chatting("en")
 		s := v.socket(0)
 		s.next("state")
 		s.send(map[string]any{"type": "ping"})
