@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -466,6 +467,84 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 		e.hub.reap(time.Now().Add(time.Minute).UnixMilli())
 		if code := s.closeStatus(); code != websocket.StatusGoingAway {
 			t.Fatalf("closed with %d, want 1001", code)
+		}
+	})
+}
+
+// TestAutoAssign: on a brand with chat.autoAssign (bna), a new
+// conversation goes straight to the available agent serving its language
+// with the fewest active conversations, ties to the one given a
+// conversation longest ago; with every such agent at the limit it waits.
+func TestAutoAssign(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		ana := e.addStaff("ana", "Ana", staff.RoleAgent, "bna")
+		ben := e.addStaff("ben", "Ben", staff.RoleAgent, "bna")
+		french := e.addStaff("chloe", "Chloé", staff.RoleAgent, "bna")
+		e.available(ana, "en")
+		e.available(ben, "en")
+		e.available(french, "fr")
+		start := func(i int) Conversation {
+			t.Helper()
+			bna, _ := e.brands.ByID("bna")
+			st, err := e.svc.Start(ctx, StartInput{Brand: bna, Province: "on", Language: "en", Name: "Alex", Topic: "Claims",
+				IP: fmt.Sprintf("192.0.2.%d", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.Conversation
+		}
+		var got []string
+		for i := range 6 {
+			e.clock.Advance(time.Second)
+			c := start(i)
+			if c.Status != StatusActive {
+				t.Fatalf("conversation %d: %s", i, c.Status)
+			}
+			got = append(got, c.AgentID)
+		}
+		// Both idle at first: ana and ben alternate (fewest active, then
+		// the one given a conversation longest ago); chloé takes French only.
+		if strings.Join(got, ",") != "ana,ben,ana,ben,ana,ben" {
+			t.Fatalf("assigned to %v", got)
+		}
+		if c := start(7); c.Status != StatusWaiting || c.AgentID != "" {
+			t.Fatalf("everyone at the limit: %s to %q", c.Status, c.AgentID)
+		}
+	})
+}
+
+// TestBotHandsOverByMessage: asking the bot for a person while chat is
+// open moves the conversation to the queue at once, the bot's reply and
+// the handover note in the transcript.
+func TestBotHandsOverByMessage(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Bot = realBot(t, e)
+		ctx := context.Background()
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "fr")
+		v := e.visitor("belair")
+		v.language = "fr"
+		id := v.start()
+		if _, err := e.svc.VisitorSend(ctx, id, "c1", "Je veux parler à un conseiller"); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := e.svc.Get(ctx, id)
+		msgs, _ := e.svc.Messages(ctx, id, 0, 0)
+		if c.Status != StatusWaiting || len(msgs) != 4 || msgs[2].Reply == nil || !msgs[2].Reply.Handover || msgs[3].SystemKey != SystemHandover {
+			t.Fatalf("%s with %+v", c.Status, msgs)
+		}
+		// A supervisor's socket gets the figures.
+		sue := e.addStaff("sue", "Sue", staff.RoleSupervisor)
+		s := e.agentSocket(sue)
+		f := s.next("figures")
+		if f["waiting"] != 1.0 {
+			t.Fatalf("figures %v", f)
+		}
+		if err := apitest.Conform(apitest.Schemas(t), "ChatFiguresFrame", f); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
