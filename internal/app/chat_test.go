@@ -222,3 +222,65 @@ func TestDevNow(t *testing.T) {
 		t.Fatalf("sunday: %v", got)
 	}
 }
+
+// TestChatSocketsOutliveServerTimeouts: a socket hijacked from a server
+// whose read and write timeouts are far shorter than the socket's idle
+// time still carries messages (net/http clears the deadlines at the
+// hijack); and `Serve` closes the sockets with 1012 when it shuts down.
+func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
+	clock := testclock.At(chatTuesday)
+	a := consoleApp(t, "", clock)
+	ctx := context.Background()
+	belair, _ := a.Brands.ByID("belair")
+	host := belair.Hosts[0]
+	visitor := newBrowser(t, a, host)
+	visitor.header.Set("api-key", belair.APIKey)
+	visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")
+	header := http.Header{"Origin": {"http://" + host}, "Cookie": {chat.CookieName + "=" + visitor.cookies[chat.CookieName]}}
+
+	srv := httptest.NewUnstartedServer(a.Handler)
+	srv.Config = newServer(a.Handler)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout, srv.Config.IdleTimeout = 50*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0", header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vs.CloseNow()
+	readFrame(t, vs, "message") // the bot's welcome
+	time.Sleep(200 * time.Millisecond) // four times every server timeout
+	if err := vs.Write(ctx, websocket.MessageText, []byte(`{"type":"message","clientId":"late","body":"still there?"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if f := readFrame(t, vs, "message"); f["clientId"] != "late" {
+		t.Fatalf("after the timeouts: %v", f)
+	}
+
+	// Serve's shutdown: 1012 to every socket.
+	a.cfg.Addr, a.cfg.AdminAddr = "127.0.0.1:0", "off"
+	serveCtx, stop := context.WithCancel(ctx)
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(serveCtx, func(s string) { addr <- s }) }()
+	live := &httptest.Server{URL: "http://" + <-addr}
+	ws2, _, err := dialVia(live, host, "/api/v1/chat/socket?after=0", header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readFrame(t, ws2, "state")
+	stop()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := ws2.Read(rctx); err != nil {
+			if code := websocket.CloseStatus(err); code != websocket.StatusServiceRestart {
+				t.Fatalf("closed with %d (%v), want 1012", code, err)
+			}
+			break
+		}
+	}
+	if err := <-served; err != nil && err != http.ErrServerClosed {
+		t.Fatal(err)
+	}
+}
