@@ -94,6 +94,12 @@ func run(args []string, stdout io.Writer) error {
 		if _, _, err := app.RegistrationSession(cfg); err != nil {
 			return err
 		}
+		if _, err := app.LoadBot(cfg, reg); err != nil {
+			return err
+		}
+		if _, err := app.DevClock(cfg); err != nil {
+			return err
+		}
 		fmt.Fprintf(stdout, "%s: %d brands valid\n", cfg.BrandsSource(), len(reg.All()))
 		return nil
 	case "outbox":

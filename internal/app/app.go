@@ -21,6 +21,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
+	"guichet/internal/chat/bot"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/httpapi"
@@ -237,6 +238,20 @@ func LoadBrands(cfg Config) (*brand.Registry, error) {
 	return reg, nil
 }
 
+// LoadBot reads the brands' chatbot FAQ files (<brands dir>/<id>/faq.yaml,
+// or the embedded samples'), checked at start and by `guichet check-config`.
+func LoadBot(cfg Config, reg *brand.Registry) (*bot.Bot, error) {
+	fsys := config.Brands()
+	if cfg.BrandsDir != "" {
+		fsys = os.DirFS(cfg.BrandsDir)
+	}
+	ids := make([]string, 0, len(reg.All()))
+	for _, b := range reg.All() {
+		ids = append(ids, b.ID)
+	}
+	return bot.Load(fsys, ids)
+}
+
 // OpenStore opens the database and applies the migrations.
 func OpenStore(ctx context.Context, cfg Config) (*store.DB, error) {
 	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir})
@@ -267,7 +282,7 @@ type App struct {
 	// ChatHub fans live chat out to this instance's sockets.
 	ChatHub *chat.Hub
 	// chatBot answers chatbot brands' visitors (nil: none).
-	chatBot chat.Bot
+	chatBot *bot.Bot
 	// AdminHandler is served on GUICHET_ADMIN_ADDR (metrics).
 	AdminHandler http.Handler
 	workers      []func(context.Context) error
@@ -305,11 +320,15 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}
 	slog.Info("brands loaded", "from", cfg.BrandsSource(), "count", len(brands.All()))
+	chatBot, err := LoadBot(cfg, brands)
+	if err != nil {
+		return nil, err
+	}
 	db, err := OpenStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, DB: db, Brands: brands}
+	a := &App{cfg: cfg, DB: db, Brands: brands, chatBot: chatBot}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps := httpapi.Deps{
@@ -445,6 +464,7 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 	if a.chatBot != nil {
 		svc.Bot = a.chatBot
 	}
+
 	hub := chat.NewHub(svc)
 	a.ChatHub = hub
 	a.workers = append(a.workers, hub.Run)

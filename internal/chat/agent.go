@@ -344,12 +344,9 @@ func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID
 	var stored Message
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := ms(s.now())
-		c, err := lockConversation(ctx, tx, id, now)
+		c, err := lockLive(ctx, tx, id, now)
 		if err != nil {
 			return err
-		}
-		if c.Status == StatusEnded {
-			return ErrEnded
 		}
 		if c.Status != StatusActive || c.AgentID != p.ID {
 			return ErrNotHolder

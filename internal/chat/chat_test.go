@@ -36,6 +36,17 @@ func (e *env) activeConversation(v *visitor, marie staff.Principal) string {
 	return id
 }
 
+// chatting: Marie, an agent of every brand available in language, and a
+// scotia visitor's conversation she accepted.
+func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
+	e.t.Helper()
+	marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+	e.available(marie, language)
+	v := e.visitor("scotia")
+	v.language = language
+	return marie, v, e.activeConversation(v, marie)
+}
+
 // TestReplayAfterReconnect: a visitor's socket gets the state and every
 // message in order, the visitor's own as the ack; disconnected while the
 // agent sends two messages, a reconnect with after = the last seq it had
@@ -44,10 +55,7 @@ func TestReplayAfterReconnect(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		v := e.visitor("scotia")
-		id := e.activeConversation(v, marie)
+		marie, v, id := e.chatting("en")
 
 		s := v.socket(0)
 		if st := s.read(); st["type"] != "state" || st["status"] != "active" || st["agentName"] != "Marie" {
@@ -96,9 +104,7 @@ func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
 		e := newEnv(t, db)
 		e.svc.Limiter = nil // the visitor's rate limit is TestLimits'
 		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		id := e.activeConversation(e.visitor("scotia"), marie)
+		marie, _, id := e.chatting("en")
 		const senders, each = 8, 15
 		var wg sync.WaitGroup
 		errs := make(chan error, senders*each)
@@ -149,10 +155,7 @@ func TestIdempotentClientID(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		v := e.visitor("scotia")
-		id := e.activeConversation(v, marie)
+		_, v, id := e.chatting("en")
 		a, err := e.svc.VisitorSend(ctx, id, "same", "once")
 		if err != nil {
 			t.Fatal(err)
@@ -267,10 +270,7 @@ func TestLimits(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
-		v := e.visitor("scotia")
-		id := e.activeConversation(v, marie)
+		marie, v, id := e.chatting("en")
 		if _, err := e.svc.VisitorSend(ctx, id, "long", strings.Repeat("é", MaxBody+1)); codeOf(err) != "MESSAGE_TOO_LONG" {
 			t.Fatalf("2001 characters: %v", err)
 		}

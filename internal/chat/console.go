@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"guichet/internal/api"
 	"guichet/internal/audit"
 	"guichet/internal/brand"
@@ -345,11 +343,10 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if !SameOrigin(r) {
 		return ErrCrossOrigin
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	conn, err := accept(w, r)
 	if err != nil {
 		return nil
 	}
-	conn.SetReadLimit(MaxFrameBytes)
-	h.Hub.serveAgent(conn, p)
+	go h.Hub.serveAgent(conn, p)
 	return nil
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"guichet/internal/api"
 	"guichet/internal/brand"
 )
@@ -213,11 +211,16 @@ func (h *Handler) visitorConversation(r *http.Request) (Conversation, error) {
 	return c, nil
 }
 
-// Current is GET /api/v1/chat/conversation.
-func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
+// visitorAct answers the visitor's conversation after act (nil: as it is).
+func (h *Handler) visitorAct(w http.ResponseWriter, r *http.Request, act func(id string) (Conversation, error)) error {
 	c, err := h.visitorConversation(r)
 	if err != nil {
 		return err
+	}
+	if act != nil {
+		if c, err = act(c.ID); err != nil {
+			return err
+		}
 	}
 	a, err := h.answer(r, c)
 	if err != nil {
@@ -225,40 +228,21 @@ func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
 	}
 	api.JSON(w, http.StatusOK, a)
 	return nil
+}
+
+// Current is GET /api/v1/chat/conversation.
+func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
+	return h.visitorAct(w, r, nil)
 }
 
 // Handover is POST /api/v1/chat/conversation/handover.
 func (h *Handler) Handover(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.visitorConversation(r)
-	if err != nil {
-		return err
-	}
-	if c, err = h.Service.Handover(r.Context(), c.ID); err != nil {
-		return err
-	}
-	a, err := h.answer(r, c)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, a)
-	return nil
+	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.Handover(r.Context(), id) })
 }
 
 // End is POST /api/v1/chat/conversation/end.
 func (h *Handler) End(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.visitorConversation(r)
-	if err != nil {
-		return err
-	}
-	if c, err = h.Service.End(r.Context(), c.ID, ""); err != nil {
-		return err
-	}
-	a, err := h.answer(r, c)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, a)
-	return nil
+	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.End(r.Context(), id, "") })
 }
 
 // Transcript is POST /api/v1/chat/conversation/transcript.
@@ -355,16 +339,17 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if cerr != nil && !errors.Is(cerr, ErrNoConversation) {
 		return cerr
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	conn, err := accept(w, r)
 	if err != nil {
 		return nil // Accept has answered
 	}
-	conn.SetReadLimit(MaxFrameBytes)
 	if cerr != nil || c.Status == StatusEnded {
 		_ = conn.Close(CloseUnknown, "no live conversation")
 		return nil
 	}
-	h.Hub.serveVisitor(conn, c, after)
+	// The socket lives on in a goroutine of its own: the request's (its
+	// deep stack, the request and the middleware's values) ends here.
+	go h.Hub.serveVisitor(conn, c.ID, after)
 	return nil
 }
 

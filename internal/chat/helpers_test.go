@@ -324,18 +324,16 @@ func (w *ws) closeStatus() websocket.StatusCode {
 	}
 }
 
-// faqBot is a small chatbot for the tests of the service's bot flow (the
-// bot's own ranking is internal/chat/bot's): it answers questions about
-// hours and hands over when asked for an agent or anything else.
-type faqBot struct{}
-
-func (faqBot) Welcome(brandID, lang string) bot.Reply {
-	return bot.Reply{Text: "Hello! Ask me about our hours.", QuickReplies: []bot.QuickReply{{ID: "hours", Text: "Hours"}}}
-}
-
-func (faqBot) Answer(brandID, lang, q string) bot.Reply {
-	if strings.Contains(strings.ToLower(q), "hours") {
-		return bot.Reply{Text: "We are open 8 to 20.", TopicID: "hours", Score: 3}
+// realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
+func realBot(t *testing.T, e *env) Bot {
+	t.Helper()
+	var ids []string
+	for _, b := range e.brands.All() {
+		ids = append(ids, b.ID)
 	}
-	return bot.Reply{Text: "Let me find you an agent.", Handover: true}
+	b, err := bot.Load(config.Brands(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

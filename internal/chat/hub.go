@@ -2,6 +2,8 @@ package chat
 
 import (
 	"context"
+
+	"github.com/coder/websocket"
 	"log/slog"
 	"sync"
 	"time"
@@ -51,8 +53,13 @@ type waker interface {
 	behind(lastSeq, version int64) bool
 }
 
-// closer is a socket the hub closes on shutdown.
-type closer interface{ shutdown() }
+// closer is a socket the hub closes on shutdown, or when its client has
+// been silent too long.
+type closer interface {
+	shutdown()
+	silent(cutoff int64) bool
+	close(code websocket.StatusCode, reason string)
+}
 
 // Hub fans the conversations' rows out to this instance's sockets: woken by
 // the Notifier or, every PollInterval, by what changed in the database.
@@ -166,12 +173,12 @@ func (h *Hub) Shutdown() {
 		list = append(list, c)
 	}
 	h.mu.Unlock()
-	h.stop()
 	var wg sync.WaitGroup
 	for _, c := range list {
 		wg.Go(c.shutdown)
 	}
 	wg.Wait()
+	h.stop()
 }
 
 // Run polls until ctx is done: the conversations changed since the last
@@ -181,6 +188,8 @@ func (h *Hub) Shutdown() {
 func (h *Hub) Run(ctx context.Context) error {
 	t := time.NewTicker(h.PollInterval)
 	defer t.Stop()
+	reap := time.NewTicker(idleTimeout / 5)
+	defer reap.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -191,7 +200,26 @@ func (h *Hub) Run(ctx context.Context) error {
 			if err := h.poll(ctx); err != nil && ctx.Err() == nil {
 				slog.Warn("chat poll", "err", err)
 			}
+		case now := <-reap.C:
+			h.reap(now.Add(-idleTimeout).UnixMilli())
 		}
+	}
+}
+
+// reap closes the sockets whose clients sent nothing (not even their 20 s
+// ping) since cutoff: dead clients. One timer for the instance, none per
+// socket.
+func (h *Hub) reap(cutoff int64) {
+	h.mu.Lock()
+	var silent []closer
+	for c := range h.sockets {
+		if c.silent(cutoff) {
+			silent = append(silent, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range silent {
+		go c.close(websocket.StatusGoingAway, "no heartbeat")
 	}
 }
 

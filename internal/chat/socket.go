@@ -105,6 +105,9 @@ type socket struct {
 	hub  *Hub
 	conn *websocket.Conn
 	bad  int
+	// heard is when the client last sent a frame (unix ms; the hub's reaper
+	// closes sockets silent for idleTimeout).
+	heard atomic.Int64
 }
 
 func (s *socket) send(v any) error {
@@ -121,6 +124,11 @@ func (s *socket) send(v any) error {
 	return nil
 }
 
+// silent tells whether the client sent nothing since before cutoff (unix ms).
+func (s *socket) silent(cutoff int64) bool { return s.heard.Load() < cutoff }
+
+func (s *socket) close(code websocket.StatusCode, reason string) { _ = s.conn.Close(code, reason) }
+
 func (s *socket) shutdown() {
 	_ = s.conn.Close(websocket.StatusServiceRestart, "server restarting")
 }
@@ -129,9 +137,8 @@ func (s *socket) shutdown() {
 // too many bad frames in a row.
 func (s *socket) readLoop(handle func(clientFrame) error) {
 	for {
-		ctx, cancel := context.WithTimeout(s.hub.ctx, idleTimeout)
-		typ, data, err := s.conn.Read(ctx)
-		cancel()
+		s.heard.Store(time.Now().UnixMilli())
+		typ, data, err := s.conn.Read(s.hub.ctx)
 		if err != nil {
 			if s.hub.ctx.Err() == nil {
 				_ = s.conn.Close(websocket.StatusNormalClosure, "")
@@ -302,20 +309,20 @@ func (s *Service) queuePosition(ctx context.Context, c Conversation) (int, error
 
 // serveVisitor runs a visitor's socket: state, the messages after `after`,
 // then live ones; frames from the visitor until it closes.
-func (h *Hub) serveVisitor(conn *websocket.Conn, conv Conversation, after int64) {
+func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64) {
 	sock := &socket{hub: h, conn: conn}
 	if !h.register(sock, true) {
 		_ = conn.Close(websocket.StatusServiceRestart, "server restarting")
 		return
 	}
 	defer h.register(sock, false)
-	sub := newConvSub(sock, conv.ID, after, false)
+	sub := newConvSub(sock, convID, after, false)
 	var endOnce sync.Once
 	sub.ended = func() {
 		endOnce.Do(func() { _ = conn.Close(websocket.StatusNormalClosure, "conversation ended") })
 	}
-	h.subscribe(conv.ID, sub)
-	defer h.unsubscribe(conv.ID, sub)
+	h.subscribe(convID, sub)
+	defer h.unsubscribe(convID, sub)
 	defer h.watchQueue(sub, false)
 	sub.wake()
 	svc := h.svc
@@ -326,12 +333,12 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, conv Conversation, after int64)
 			if f.ClientID == "" {
 				return errBadFrame
 			}
-			_, err := svc.VisitorSend(ctx, conv.ID, f.ClientID, f.Body)
+			_, err := svc.VisitorSend(ctx, convID, f.ClientID, f.Body)
 			return err
 		case "typing":
-			return svc.Typing(ctx, conv.ID, false, f.On)
+			return svc.Typing(ctx, convID, false, f.On)
 		case "read":
-			return svc.MarkRead(ctx, conv.ID, false, f.Seq)
+			return svc.MarkRead(ctx, convID, false, f.Seq)
 		case "ping":
 			return sock.send(map[string]string{"type": "pong"})
 		}

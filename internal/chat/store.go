@@ -174,6 +174,15 @@ func lockConversation(ctx context.Context, tx *store.Tx, id string, now int64) (
 	return getConversation(ctx, tx, id)
 }
 
+// lockLive is lockConversation refusing an ended conversation.
+func lockLive(ctx context.Context, tx *store.Tx, id string, now int64) (Conversation, error) {
+	c, err := lockConversation(ctx, tx, id, now)
+	if err == nil && c.Status == StatusEnded {
+		err = ErrEnded
+	}
+	return c, err
+}
+
 // appendMessage stores m as the conversation's next message (seq =
 // last_seq + 1) in tx, which must hold the conversation's lock; a message
 // with a client id already stored is returned as it was, nothing added.

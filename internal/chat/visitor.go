@@ -254,12 +254,9 @@ func (s *Service) VisitorSend(ctx context.Context, id, clientID, body string) (M
 	queue := false
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := ms(s.now())
-		c, err := lockConversation(ctx, tx, id, now)
+		c, err := lockLive(ctx, tx, id, now)
 		if err != nil {
 			return err
-		}
-		if c.Status == StatusEnded {
-			return ErrEnded
 		}
 		m, added, err := appendMessage(ctx, tx, Message{ConversationID: id, ClientID: clientID, Sender: SenderVisitor, Body: body, At: now})
 		if err != nil {
