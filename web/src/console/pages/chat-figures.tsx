@@ -8,7 +8,7 @@ import { useChat } from '../chat/context';
 import { Transcript, VisitorContext } from '../chat/conversation';
 import { duration, when } from '../chat/format';
 import { MessageText } from '../chat/text';
-import { ALL_BRANDS } from './search';
+import { PeriodFields, type Period } from '../period';
 
 /** How often the figures are read again while no socket brings them (ms). */
 export const FIGURES_POLL_MS = 5_000;
@@ -93,15 +93,13 @@ export function ChatFiguresPage() {
 export function ChatTranscriptsPage() {
   const t = useT();
   const id = useId();
-  const { me, language } = useSession();
+  const { language } = useSession();
   const [q, setQ] = useState('');
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
-  const [brand, setBrand] = useState('');
+  const [period, setPeriod] = useState<Period>({ from: '', to: '', brand: '' });
+  const { from, to, brand } = period;
   const [items, setItems] = useState<Item[] | null>(null);
   const [error, setError] = useState<MessageKey | null>(null);
   const [open, setOpen] = useState<{ item: Item; messages: ChatMessage[] } | null>(null);
-  const brands = me?.brands.length ? me.brands : ALL_BRANDS;
 
   const search = async (event: FormEvent) => {
     event.preventDefault();
@@ -137,25 +135,7 @@ export function ChatTranscriptsPage() {
           <label htmlFor={`${id}-q`}>{t('console.chat.transcripts.query')}</label>
           <input id={`${id}-q`} type="search" value={q} onChange={(e) => setQ(e.target.value)} />
         </div>
-        <div className="console-field">
-          <label htmlFor={`${id}-from`}>{t('console.audit.from')}</label>
-          <input id={`${id}-from`} type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
-        </div>
-        <div className="console-field">
-          <label htmlFor={`${id}-to`}>{t('console.audit.to')}</label>
-          <input id={`${id}-to`} type="date" value={to} onChange={(e) => setTo(e.target.value)} />
-        </div>
-        <div className="console-field">
-          <label htmlFor={`${id}-brand`}>{t('console.search.brand')}</label>
-          <select id={`${id}-brand`} value={brand} onChange={(e) => setBrand(e.target.value)}>
-            <option value="">{t('console.search.allBrands')}</option>
-            {brands.map((b) => (
-              <option key={b} value={b}>
-                {b}
-              </option>
-            ))}
-          </select>
-        </div>
+        <PeriodFields id={id} value={period} onChange={setPeriod} />
         <button type="submit" className="console-button">
           {t('console.chat.transcripts.submit')}
         </button>
