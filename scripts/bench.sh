@@ -52,6 +52,15 @@ echo "== authentication timing: wrong password, locked, unknown, temporary held 
 GUICHET_BENCH=1 go test -run '^TestSignInTimingMedians$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
 	echo "(the timing target was missed: see the lines above)"
 
+echo "== live chat: 5,000 idle visitor sockets (resident memory per socket, target 20 KB) and agent-to-visitor latency with 500 active conversations (target p99 50 ms), SQLite"
+GUICHET_BENCH=1 go test -run '^TestChatIdleSockets$|^TestChatLatency$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
+	echo "(a chat target was missed: see the lines above)"
+if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
+	echo "== the same on PostgreSQL"
+	GUICHET_BENCH=1 GUICHET_BENCH_POSTGRES=1 go test -run '^TestChatIdleSockets$|^TestChatLatency$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
+		echo "(a chat target was missed: see the lines above)"
+fi
+
 echo "== argon2id at design.md's parameters: internal/argon2id (memory reused) against golang.org/x/crypto/argon2"
 go test -run '^$' -bench . -benchtime 40x -count 3 ./internal/argon2id | grep Benchmark
 

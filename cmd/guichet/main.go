@@ -61,6 +61,8 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.ConsoleHost, "console-host", cfg.ConsoleHost, "the staff console's host name; --dev: console.localhost (GUICHET_CONSOLE_HOST)")
 	fs.StringVar(&cfg.AuditRetentionMonths, "audit-retention-months", cfg.AuditRetentionMonths,
 		"months audit rows are kept before the janitor purges them; 0: for ever (GUICHET_AUDIT_RETENTION_MONTHS)")
+	fs.StringVar(&cfg.DevNow, "dev-now", cfg.DevNow,
+		"--dev only: the clock starts at this RFC 3339 instant and runs on, to try chat hours (GUICHET_DEV_NOW)")
 	fs.StringVar(&cfg.HashWaitBudget, "hash-wait-budget", cfg.HashWaitBudget,
 		"longest expected wait for a password hash before 429 BUSY, e.g. 2s; 0: no bound (GUICHET_HASH_WAIT_BUDGET)")
 	if err := fs.Parse(args); err != nil {
@@ -90,6 +92,12 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 		if _, _, err := app.RegistrationSession(cfg); err != nil {
+			return err
+		}
+		if _, err := app.LoadBot(cfg, reg); err != nil {
+			return err
+		}
+		if _, err := app.DevClock(cfg); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: %d brands valid\n", cfg.BrandsSource(), len(reg.All()))

@@ -20,6 +20,8 @@ import (
 	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/chat"
+	"guichet/internal/chat/bot"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/httpapi"
@@ -31,6 +33,7 @@ import (
 	"guichet/internal/sso"
 	"guichet/internal/staff"
 	"guichet/internal/store"
+	"guichet/internal/throttle"
 	"guichet/web"
 )
 
@@ -86,6 +89,10 @@ type Config struct {
 	// older than this are purged by the janitor; "" is 24 (console.
 	// DefaultAuditRetentionMonths), 0 keeps them for ever.
 	AuditRetentionMonths string
+	// DevNow (GUICHET_DEV_NOW, --dev only): an RFC 3339 instant the
+	// server's clock starts at and runs on from, so chat hours can be
+	// tried (a Sunday, an evening).
+	DevNow string
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -121,6 +128,7 @@ func ConfigFromEnv() Config {
 		ConsoleHost:            get("GUICHET_CONSOLE_HOST", ""),
 		StaffKey:               get("GUICHET_STAFF_KEY", ""),
 		AuditRetentionMonths:   get("GUICHET_AUDIT_RETENTION_MONTHS", ""),
+		DevNow:                 get("GUICHET_DEV_NOW", ""),
 	}
 }
 
@@ -139,6 +147,24 @@ func (c Config) clock() func() time.Time {
 		return c.now
 	}
 	return time.Now
+}
+
+// DevClock is GUICHET_DEV_NOW's clock: nil when unset; refused without
+// --dev and for a value that is not an RFC 3339 instant. The clock starts at
+// that instant and runs on with the real one.
+func DevClock(c Config) (func() time.Time, error) {
+	if c.DevNow == "" {
+		return nil, nil
+	}
+	if !c.Dev {
+		return nil, errors.New("GUICHET_DEV_NOW is for --dev only (trying chat hours); unset it")
+	}
+	start, err := time.Parse(time.RFC3339, c.DevNow)
+	if err != nil {
+		return nil, fmt.Errorf("GUICHET_DEV_NOW=%q: want an RFC 3339 instant such as 2026-11-29T10:00:00-05:00", c.DevNow)
+	}
+	real := time.Now()
+	return func() time.Time { return start.Add(time.Since(real)) }, nil
 }
 
 // auditRetention is GUICHET_AUDIT_RETENTION_MONTHS, in months.
@@ -212,6 +238,20 @@ func LoadBrands(cfg Config) (*brand.Registry, error) {
 	return reg, nil
 }
 
+// LoadBot reads the brands' chatbot FAQ files (<brands dir>/<id>/faq.yaml,
+// or the embedded samples'), checked at start and by `guichet check-config`.
+func LoadBot(cfg Config, reg *brand.Registry) (*bot.Bot, error) {
+	fsys := config.Brands()
+	if cfg.BrandsDir != "" {
+		fsys = os.DirFS(cfg.BrandsDir)
+	}
+	ids := make([]string, 0, len(reg.All()))
+	for _, b := range reg.All() {
+		ids = append(ids, b.ID)
+	}
+	return bot.Load(fsys, ids)
+}
+
 // OpenStore opens the database and applies the migrations.
 func OpenStore(ctx context.Context, cfg Config) (*store.DB, error) {
 	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir})
@@ -239,6 +279,10 @@ type App struct {
 	Routes []httpapi.Route
 	// Staff is the staff accounts and console sessions (issue 16).
 	Staff *staff.Service
+	// ChatHub fans live chat out to this instance's sockets.
+	ChatHub *chat.Hub
+	// chatBot answers chatbot brands' visitors (nil: none).
+	chatBot *bot.Bot
 	// AdminHandler is served on GUICHET_ADMIN_ADDR (metrics).
 	AdminHandler http.Handler
 	workers      []func(context.Context) error
@@ -257,6 +301,14 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if n := len(cfg.MaintenanceBypass); n > 0 && n < MinBypassLength {
 		return nil, fmt.Errorf("GUICHET_MAINTENANCE_BYPASS: %d characters; a secret anyone may try over the API needs at least %d", n, MinBypassLength)
 	}
+	devClock, err := DevClock(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if devClock != nil && cfg.now == nil {
+		cfg.now = devClock
+		slog.Warn("GUICHET_DEV_NOW: the server's clock is shifted", "now", devClock().Format(time.RFC3339))
+	}
 	brands, err := LoadBrands(cfg)
 	if err != nil {
 		return nil, err
@@ -268,11 +320,15 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}
 	slog.Info("brands loaded", "from", cfg.BrandsSource(), "count", len(brands.All()))
+	chatBot, err := LoadBot(cfg, brands)
+	if err != nil {
+		return nil, err
+	}
 	db, err := OpenStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, DB: db, Brands: brands}
+	a := &App{cfg: cfg, DB: db, Brands: brands, chatBot: chatBot}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps := httpapi.Deps{
@@ -363,8 +419,11 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
+	chats := a.chatService(deps, sessions, accounts, worker.Poke)
 	a.workers = append(a.workers, func(ctx context.Context) error {
-		return janitor(ctx, time.Hour, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
+		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
+			return chat.Purge(ctx, chats, a.Brands.All())
+		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, time.Now(), retention)
@@ -394,6 +453,34 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		slog.Info("dev staff ready", "created", seeded, "console", "http://"+httpapi.DevConsoleHost+portOf(a.cfg.Addr))
 	}
 	return nil
+}
+
+// chatService builds live chat (issue 17): the service on the shared clock,
+// its hub (whose poll runs as a worker and whose sockets close with 1012
+// when the server shuts down) and both handlers.
+func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *account.Service, poke func()) *chat.Service {
+	svc := &chat.Service{DB: a.DB, Brands: a.Brands.ByID, Now: a.cfg.clock(), Limiter: throttle.New(a.DB, a.cfg.clock()),
+		Notifier: &chat.LocalNotifier{}, Poke: poke}
+	if a.chatBot != nil {
+		svc.Bot = a.chatBot
+	}
+
+	hub := chat.NewHub(svc)
+	a.ChatHub = hub
+	a.workers = append(a.workers, hub.Run)
+	deps.Chat = &chat.Handler{Service: svc, Hub: hub, Account: func(r *http.Request) (string, string) {
+		s, err := deps.SSO.Current(r)
+		if err != nil {
+			return "", ""
+		}
+		acc, err := account.ByID(r.Context(), a.DB, s.Brand, s.AccountID)
+		if err != nil {
+			return "", ""
+		}
+		return acc.ID, acc.Email
+	}}
+	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All}
+	return svc
 }
 
 // StaffService is the staff accounts' service of a deployment (`guichet
@@ -543,6 +630,11 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 		return fmt.Errorf("listen %s: %w", a.cfg.Addr, err)
 	}
 	srv := newServer(a.Handler)
+	if a.ChatHub != nil {
+		// Hijacked sockets are not the server's to close: tell their
+		// clients to reconnect elsewhere (1012) when it shuts down.
+		srv.RegisterOnShutdown(a.ChatHub.Shutdown)
+	}
 	var admin *http.Server
 	var adminLn net.Listener
 	if a.cfg.adminEnabled() {

@@ -66,15 +66,21 @@ var plausibleBodies = map[string][]string{
 	},
 	"GET /api/v1/tokens/{token}": {``},
 	// The staff console (issue 16), on the console host.
-	"GET /api/console/v1/setup/{token}":                         {``},
-	"POST /api/console/v1/setup/{token}":                        {`{"password":"Brand-New-Pass-2026!","code":"123456"}`},
-	"GET /api/console/v1/customers/{id}":                        {``},
-	"POST /api/console/v1/customers/{id}/unlock":                {``},
-	"POST /api/console/v1/customers/{id}/disable":               {``},
-	"POST /api/console/v1/customers/{id}/enable":                {``},
-	"POST /api/console/v1/customers/{id}/temporary-password":    {`{"delivery":"show"}`, `{"delivery":"email"}`},
-	"POST /api/console/v1/customers/{id}/reset-email":           {``},
-	"POST /api/console/v1/staff/{id}/disable":                   {``},
+	"GET /api/console/v1/setup/{token}":                      {``},
+	"POST /api/console/v1/setup/{token}":                     {`{"password":"Brand-New-Pass-2026!","code":"123456"}`},
+	"GET /api/console/v1/customers/{id}":                     {``},
+	"POST /api/console/v1/customers/{id}/unlock":             {``},
+	"POST /api/console/v1/customers/{id}/disable":            {``},
+	"POST /api/console/v1/customers/{id}/enable":             {``},
+	"POST /api/console/v1/customers/{id}/temporary-password": {`{"delivery":"show"}`, `{"delivery":"email"}`},
+	"POST /api/console/v1/customers/{id}/reset-email":        {``},
+	"POST /api/console/v1/staff/{id}/disable":                {``},
+	// The agents' chat (issue 17).
+	"POST /api/console/v1/chat/conversations/{id}/accept":       {``},
+	"POST /api/console/v1/chat/conversations/{id}/transfer":     {`{"staffId":"x"}`},
+	"POST /api/console/v1/chat/conversations/{id}/end":          {``},
+	"POST /api/console/v1/chat/conversations/{id}/reply":        {`{"body":"Hello"}`},
+	"GET /api/console/v1/chat/conversations/{id}":               {``},
 	"POST /api/console/v1/customers/{id}/invitation":            {`{"policyNumber":"BEL-1234","source":"edoc"}`},
 	"DELETE /api/v1/tokens/{token}":                             {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
@@ -256,7 +262,9 @@ func TestHostileSessionValues(t *testing.T) {
 	})
 }
 
-func isConsole(k httpapi.RouteKind) bool { return k == httpapi.Console || k == httpapi.ConsolePublic }
+func isConsole(k httpapi.RouteKind) bool {
+	return k == httpapi.Console || k == httpapi.ConsolePublic || k == httpapi.ConsoleChat
+}
 
 // TestHostileConsolePathValues is TestHostilePathValues for the console's
 // routes: sent to the console host, without api key, with a signed-in

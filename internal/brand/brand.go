@@ -68,6 +68,9 @@ type Brand struct {
 	// SmartRegistration configures smart registration; nil: its defaults.
 	SmartRegistration *SmartRegistration `yaml:"smartRegistration"`
 
+	// Chat configures live chat (chat.go); every field has a default.
+	Chat Chat `yaml:"chat"`
+
 	file string // path the brand was loaded from
 }
 

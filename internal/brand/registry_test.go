@@ -193,6 +193,19 @@ func TestLoadDirProblems(t *testing.T) {
 			want:  []string{"a.yaml: tokens.expiryDays: 400 must be 1 to 365 days (absent: 14)"},
 		},
 		{
+			name: "chat section out of range",
+			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false",
+				"screenShare: false\nchat: {maxPerAgent: 50, retentionMonths: -1, canned: {en: [\"\"], fr: [\"Bonjour\"]}}")},
+			want: []string{"a.yaml: chat.maxPerAgent: 50 must be 1 to 20 (absent: 3)",
+				"a.yaml: chat.retentionMonths: -1 must be 1 to 120 (absent: 24)",
+				"a.yaml: chat.canned.en: reply 1 must be 1 to 2000 characters"},
+		},
+		{
+			name:  "unknown chat field",
+			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\nchat: {hours: 3}")},
+			want:  []string{"a.yaml: chat.hours: unknown field"},
+		},
+		{
 			name:  "negative token expiry",
 			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\ntokens: {expiryDays: -1}")},
 			want:  []string{"a.yaml: tokens.expiryDays: -1 must be 1 to 365 days (absent: 14)"},
@@ -710,6 +723,9 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, e := range entries {
+		if e.IsDir() { // a brand's folder (its FAQ file), not a brand file
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(realBrandsDir, e.Name()))
 		if err != nil {
 			f.Fatal(err)

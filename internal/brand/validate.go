@@ -83,6 +83,7 @@ func validate(b *Brand, stem string) problems {
 		ps.add("tokens.expiryDays", "%d must be 1 to %d days (absent: %d)", d, MaxTokenExpiryDays, DefaultTokenExpiryDays)
 	}
 	validateSmartRegistration(&ps, b.SmartRegistration, provinces)
+	validateChat(&ps, b.Chat)
 	if b.Promo != nil {
 		for _, lang := range knownLanguages {
 			validatePromoPanel(&ps, "promo."+lang, b.Promo.For(lang))

@@ -70,6 +70,16 @@ func (s *server) staffGuard(h http.Handler) http.Handler {
 	return s.deps.Staff.Guard(h)
 }
 
+// staffSession puts the signed-in staff member in the context without
+// asking a fresh factor (ConsoleChat routes); without the staff handler,
+// every call is refused.
+func (s *server) staffSession(h http.Handler) http.Handler {
+	if s.deps.Staff == nil {
+		return s.staffGuard(h)
+	}
+	return s.deps.Staff.Authenticate(h)
+}
+
 // consolePage serves the console SPA for every page path of the console
 // host, with the CSP nonce: 200, or 404 for the portal's pages.
 func (s *server) consolePage(w http.ResponseWriter, r *http.Request) {

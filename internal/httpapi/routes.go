@@ -35,6 +35,15 @@ const (
 	// otherwise), and every method but GET and HEAD also wants a fresh
 	// second factor (401 REAUTH_REQUIRED).
 	Console RouteKind = "console"
+	// ChatSocket is the visitor's chat WebSocket (issue 17): browsers set
+	// no header on a WebSocket, so the brand from the host, no api key,
+	// maintenance answered 503 before the upgrade; the handler checks the
+	// origin and the chat cookie.
+	ChatSocket RouteKind = "chat-socket"
+	// ConsoleChat routes are the agents' chat calls and socket: a staff
+	// session (401 SIGN_IN_REQUIRED), but no fresh second factor (chatting
+	// is routine); the handler audits every action with the staff id.
+	ConsoleChat RouteKind = "console-chat"
 )
 
 // Route is one entry of the route table: an http.ServeMux pattern, its kind
@@ -123,6 +132,20 @@ func (s *server) routes() []Route {
 		}
 	}
 
+	// Live chat (issue 17, chat.md): configuration, the visitor's
+	// conversation, the message form and the visitor's socket.
+	if h := s.deps.Chat; h != nil {
+		apiRoute("GET /api/v1/salesforceConfig", h.Config)
+		apiRoute("POST /api/v1/chat/conversations", h.Start)
+		apiRoute("GET /api/v1/chat/conversation", h.Current)
+		apiRoute("POST /api/v1/chat/conversation/handover", h.Handover)
+		apiRoute("POST /api/v1/chat/conversation/end", h.End)
+		apiRoute("POST /api/v1/chat/conversation/transcript", h.Transcript)
+		apiRoute("POST /api/v1/chat/conversation/rating", h.Rating)
+		apiRoute("POST /api/v1/chat/offline", h.Offline)
+		add(ChatSocket, "GET /api/v1/chat/socket", api.Handler(h.Socket))
+	}
+
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 
 	// The staff console (issue 16), on the console host only: its sessions
@@ -152,6 +175,24 @@ func (s *server) routes() []Route {
 		consoleRoute("GET /api/console/v1/staff", h.StaffList)
 		consoleRoute("POST /api/console/v1/staff", h.StaffAdd)
 		consoleRoute("POST /api/console/v1/staff/{id}/disable", h.StaffDisable)
+	}
+
+	// The agents' chat (issue 17): staff session, no fresh factor.
+	if h := s.deps.ChatConsole; h != nil {
+		chatRoute := func(pattern string, h api.Handler) { add(ConsoleChat, pattern, h) }
+		chatRoute("GET /api/console/v1/chat/availability", h.GetAvailability)
+		chatRoute("PUT /api/console/v1/chat/availability", h.PutAvailability)
+		chatRoute("GET /api/console/v1/chat/queue", h.Queue)
+		chatRoute("POST /api/console/v1/chat/conversations/{id}/accept", h.Accept)
+		chatRoute("POST /api/console/v1/chat/conversations/{id}/transfer", h.Transfer)
+		chatRoute("POST /api/console/v1/chat/conversations/{id}/end", h.End)
+		chatRoute("POST /api/console/v1/chat/conversations/{id}/reply", h.Reply)
+		chatRoute("GET /api/console/v1/chat/conversations/{id}", h.Conversation)
+		chatRoute("GET /api/console/v1/chat/agents", h.Agents)
+		chatRoute("GET /api/console/v1/chat/canned", h.Canned)
+		chatRoute("GET /api/console/v1/chat/transcripts", h.Transcripts)
+		chatRoute("GET /api/console/v1/chat/figures", h.Figures)
+		chatRoute("GET /api/console/v1/chat/socket", h.Socket)
 	}
 
 	consolePublic("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
@@ -189,6 +230,11 @@ func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 		case Console:
 			consoleMux.Handle(r.Pattern, s.staffGuard(h))
 			continue
+		case ConsoleChat:
+			consoleMux.Handle(r.Pattern, s.staffSession(h))
+			continue
+		case ChatSocket:
+			h = s.withBrand(s.withMaintenance(h))
 		case Operation:
 			consoleMux.Handle(r.Pattern, h)
 		case API:

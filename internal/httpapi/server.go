@@ -11,6 +11,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/chat"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
@@ -72,6 +73,10 @@ type Deps struct {
 	// Console is the console's customer and supervisor calls (issue 16),
 	// Console routes behind Staff's session.
 	Console *console.Handler
+	// Chat is the visitor's live chat (issue 17) on the brand hosts;
+	// ChatConsole the agents' side on the console host.
+	Chat        *chat.Handler
+	ChatConsole *chat.ConsoleHandler
 }
 
 // Server is the whole HTTP handler, with its route table.

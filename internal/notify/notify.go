@@ -79,6 +79,14 @@ const (
 	// TemplateTemporaryPassword carries a temporary password staff issued
 	// from the console (issue 16). Data: code (the password), expires.
 	TemplateTemporaryPassword = "temporary-password"
+	// TemplateChatTranscript is a live chat's transcript, sent to the
+	// visitor who asked for it (issue 17). Data: transcript; optional
+	// firstName.
+	TemplateChatTranscript = "chat-transcript"
+	// TemplateChatOfflineReply is an agent's answer to a message left with
+	// the chat's message form (issue 17). Data: question, answer; optional
+	// firstName.
+	TemplateChatOfflineReply = "chat-offline-reply"
 )
 
 // Data keys the templates read. "province" picks the phone number shown
@@ -91,6 +99,11 @@ const (
 	DataProvince  = "province"
 	// DataExpires is a date (YYYY-MM-DD), shown in the message's language.
 	DataExpires = "expires"
+	// DataTranscript, DataQuestion and DataAnswer are chat texts: several
+	// lines, longer than other data (maxTextValue).
+	DataTranscript = "transcript"
+	DataQuestion   = "question"
+	DataAnswer     = "answer"
 )
 
 // templateSpec says what a template needs.
@@ -113,6 +126,8 @@ var catalogue = map[string]templateSpec{
 	TemplateInvitationBA:       {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
 	TemplateInvitationMrkt:     {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
 	TemplateTemporaryPassword:  {channels: []Channel{ChannelEmail}, required: []string{DataCode, DataExpires}, sensitive: true},
+	TemplateChatTranscript:     {channels: []Channel{ChannelEmail}, required: []string{DataTranscript}},
+	TemplateChatOfflineReply:   {channels: []Channel{ChannelEmail}, required: []string{DataQuestion, DataAnswer}},
 }
 
 // Templates lists the template names, sorted.
@@ -164,12 +179,18 @@ var (
 const (
 	maxDataKeys  = 8
 	maxDataValue = 2048
+	// maxTextValue bounds a chat text (textKeys): a transcript of a long
+	// conversation.
+	maxTextValue = 256 << 10
 )
 
 var (
 	brandIDPattern = regexp.MustCompile(`^[a-z][a-z0-9]{1,19}$`)
 	digitsPattern  = regexp.MustCompile(`^[0-9]{1,4}$`)
-	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince, DataExpires}
+	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince, DataExpires,
+		DataTranscript, DataQuestion, DataAnswer}
+	// textKeys are the data keys holding several lines of text.
+	textKeys = []string{DataTranscript, DataQuestion, DataAnswer}
 )
 
 // Enqueue validates m and writes it to the outbox in tx, due at once. It
@@ -240,6 +261,12 @@ func validateData(data map[string]string, spec templateSpec) error {
 		if !slices.Contains(knownDataKeys, k) {
 			return fmt.Errorf("%w: unknown data key %q", ErrInvalidMessage, k)
 		}
+		if slices.Contains(textKeys, k) {
+			if len(v) > maxTextValue || !utf8.ValidString(v) || strings.ContainsFunc(v, isControlButLine) {
+				return fmt.Errorf("%w: data %q is too long, not UTF-8 or holds control characters", ErrInvalidMessage, k)
+			}
+			continue
+		}
 		if len(v) > maxDataValue || !utf8.ValidString(v) || strings.ContainsFunc(v, isControl) {
 			return fmt.Errorf("%w: data %q is too long, not UTF-8 or holds control characters", ErrInvalidMessage, k)
 		}
@@ -267,6 +294,9 @@ func validateData(data map[string]string, spec templateSpec) error {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+// isControlButLine is isControl letting line breaks and tabs through.
+func isControlButLine(r rune) bool { return r != '\n' && r != '\t' && isControl(r) }
 
 // newID returns a random 128-bit id in hex.
 func newID() (string, error) {

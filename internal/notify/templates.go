@@ -50,6 +50,10 @@ type view struct {
 	FirstName string
 	Minutes   string
 	Expires   string // DataExpires in the language's long form
+	// Chat texts (several lines; the HTML keeps their line breaks).
+	Transcript string
+	Question   string
+	Answer     string
 }
 
 type brandView struct {
@@ -218,6 +222,10 @@ func newView(b *brand.Brand, language, template string, data map[string]string) 
 		FirstName: data[DataFirstName],
 		Minutes:   data[DataMinutes],
 		Expires:   longDate(data[DataExpires], language),
+
+		Transcript: data[DataTranscript],
+		Question:   data[DataQuestion],
+		Answer:     data[DataAnswer],
 	}
 	if v.Minutes == "" && (template == TemplateRegistrationCode || template == TemplateResetCode) {
 		v.Minutes = defaultCodeMinutes

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,8 @@ func sampleData(template string) map[string]string {
 			data[k] = testLink
 		case DataExpires:
 			data[k] = "2026-12-01"
+		case DataTranscript, DataQuestion, DataAnswer:
+			data[k] = "Alex — <b>first</b> line\nMarie — second line"
 		}
 	}
 	return data
@@ -327,5 +330,32 @@ func TestInvitationExpiryDate(t *testing.T) {
 	if _, err := Enqueue(context.Background(), nil, Message{Brand: "belair", Language: "en", Channel: ChannelEmail,
 		To: "a@example.com", Template: TemplateInvitationBA, Data: map[string]string{DataLink: testLink, DataExpires: "soon"}}); !errors.Is(err, ErrInvalidMessage) {
 		t.Errorf("expires not a date: %v", err)
+	}
+}
+
+// TestChatTextsKeepLinesAndStayText: a chat text keeps its line breaks in
+// the plain text and is escaped in the HTML (a visitor's markup is never
+// rendered); other data keys still refuse line breaks.
+func TestChatTextsKeepLinesAndStayText(t *testing.T) {
+	reg := testBrands(t)
+	b := reg.All()[0]
+	data := map[string]string{DataQuestion: "Line one\n<script>x</script>", DataAnswer: "Answer\nline two"}
+	out, err := Render(b, "fr", TemplateChatOfflineReply, ChannelEmail, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "Line one\n<script>x</script>") || !strings.Contains(out.Text, "Answer\nline two") {
+		t.Fatalf("text lost the lines: %s", out.Text)
+	}
+	if strings.Contains(out.HTML, "<script>") || !strings.Contains(out.HTML, "&lt;script&gt;") {
+		t.Fatalf("html did not escape the question: %s", out.HTML)
+	}
+	m := Message{Brand: b.ID, Language: "en", Channel: ChannelEmail, To: "a@example.com", Template: TemplateChatOfflineReply, Data: data}
+	if _, err := m.validate(time.Now()); err != nil {
+		t.Fatalf("chat texts refused: %v", err)
+	}
+	m.Data = map[string]string{DataQuestion: "q", DataAnswer: "a", DataFirstName: "Alex\nBcc: x"}
+	if _, err := m.validate(time.Now()); err == nil {
+		t.Fatal("a line break in firstName was accepted")
 	}
 }

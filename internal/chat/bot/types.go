@@ -19,6 +19,9 @@ type Reply struct {
 	// Handover: the bot passes the conversation to the agents' queue
 	// (confidence below the threshold, or the visitor asked for a person).
 	Handover bool `json:"handover"`
+	// Reason says why the bot hands over (ReasonPerson, ReasonLowConfidence,
+	// ReasonEmpty, ReasonNoFAQ); "" when it answers.
+	Reason string `json:"reason,omitempty"`
 	// QuickReplies are buttons the visitor may press instead of typing:
 	// the brand's top topics (welcome) or related ones.
 	QuickReplies []QuickReply `json:"quickReplies,omitempty"`

@@ -800,6 +800,364 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/salesforceConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Chat configuration (spec §7's shape) and whether chat is open now for the request's province and language (issue 17). */
+        get: operations["salesforceConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a chat: status bot when the brand has the chatbot, else waiting (needs chat open). Sets the HttpOnly visitor cookie guichet-chat (__Host-guichet-chat over TLS). A visitor whose cookie holds a live conversation gets it back (200). Attaches the signed-in account. 10 per hour per client address. */
+        post: operations["chatStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The visitor cookie's conversation (after a reload, in a new tab). */
+        get: operations["chatCurrent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/conversation/handover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for a person: bot -> waiting, with the transcript so far. */
+        post: operations["chatHandover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/conversation/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The visitor ends the chat. */
+        post: operations["chatEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/conversation/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email the transcript of the ended chat (outbox, in the conversation's language); once. */
+        post: operations["chatTranscript"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/conversation/rating": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The one-question satisfaction rating of the ended chat (1 to 5); once. */
+        post: operations["chatRating"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The message form (chat closed or no agent; works open too): an offline conversation in the agents' queue, answered by email. 10 per hour per client address. */
+        post: operations["chatOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/chat/socket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The visitor's WebSocket (frames: ChatClientFrame in, ChatVisitorServerFrame out). No api key (browsers set no header on a WebSocket): the brand from the host, Origin must be this host, the guichet-chat cookie required. On connect: state, then every message with seq > after, then live ones. Close codes: 1000 conversation ended; 1008 repeated bad frames; 1012 server restarting (reconnect with backoff); 4404 conversation unknown or ended (do not reconnect). */
+        get: operations["chatSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's chat availability (available: status available with a heartbeat within 60 s). */
+        get: operations["chatGetAvailability"];
+        /** Go available (with the languages taken) or away. Chat routes need a staff session but no fresh second factor; audited (chat.availability). */
+        put: operations["chatPutAvailability"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's queue: live conversations waiting and offline messages of their brands and languages, and theirs. */
+        get: operations["chatQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/conversations/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a waiting conversation: the first agent wins. Audited (chat.accept). */
+        post: operations["chatAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/conversations/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hand an active conversation to another agent (present, serving the brand and language, under the limit). Audited (chat.transfer). */
+        post: operations["chatTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/conversations/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End a conversation (its agent, or a supervisor). Audited (chat.end). */
+        post: operations["chatAgentEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/conversations/{id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer an offline message by email (outbox, in its language) and close it. Audited (chat.offline_reply). */
+        post: operations["chatReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A conversation and its transcript: its agent, any agent of its brand while it waits or is offline, supervisors of its brand always. Audited (chat.transcript_view). */
+        get: operations["chatConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agents available now (for a transfer). */
+        get: operations["chatAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/canned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Canned replies of the brands the agent serves, per language (brand file chat.canned). */
+        get: operations["chatCanned"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/transcripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Supervisors: search transcripts (messages, names, emails; case-insensitive) of the brands served, created in [from, to] (YYYY-MM-DD; default the last 30 days), newest first, at most 200. Audited (chat.transcript_search). */
+        get: operations["chatTranscripts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/figures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Supervisors: live figures of the brands served. */
+        get: operations["chatFigures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/socket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's WebSocket (frames: ChatClientFrame in, ChatAgentServerFrame out; same origin only). The queue on connect and on every change; figures to supervisors; the messages of the conversations subscribed to. The agent's ping is their presence heartbeat. Close 1012 when the server restarts. */
+        get: operations["chatAgentSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1443,6 +1801,248 @@ export interface components {
                 column: string;
                 problem: string;
             }[];
+        };
+        /** @description GET /api/v1/salesforceConfig (spec §7's shape, issue 17): propertySources[0].source.salesforce holds every province and language of the brand; chat is the request's province and language now. */
+        ChatConfig: {
+            propertySources: {
+                name: string;
+                source: {
+                    /** @description province (lower case) -> language -> settings. */
+                    salesforce: {
+                        [key: string]: {
+                            [key: string]: components["schemas"]["ChatChannelConfig"];
+                        };
+                    };
+                };
+            }[];
+            chat: components["schemas"]["ChatState"];
+        };
+        ChatChannelConfig: {
+            /** @enum {string} */
+            mode: "chatbot" | "direct";
+            label: string;
+            extraPrechatDetails: {
+                label: string;
+                transcriptFields: string[];
+                displayToAgent: boolean;
+            }[];
+        };
+        ChatState: {
+            /** @description Within the province's hours AND an agent of the brand and language available (heartbeat within 60 s). */
+            open: boolean;
+            /** @enum {string} */
+            reason: "open" | "closed" | "no-agent" | "no-hours";
+            /** @description When chat next opens, RFC 3339 in the province's offset; null when open now or never opens. */
+            nextOpen: string | null;
+            timeZone: string;
+            phone: string;
+            chatbot: boolean;
+            /** @description The visitor cookie's live conversation on this brand, or null. */
+            conversation: components["schemas"]["ChatConversationBrief"] | null;
+        };
+        ChatConversationBrief: {
+            id: string;
+            status: components["schemas"]["ChatStatus"];
+        };
+        /** @enum {string} */
+        ChatStatus: "bot" | "waiting" | "active" | "ended";
+        ChatStartRequest: {
+            name: string;
+            topic: string;
+            page?: string;
+            roadblock?: string;
+        };
+        ChatConversation: {
+            id: string;
+            status: components["schemas"]["ChatStatus"];
+            /** @description 1 = next; null unless waiting. */
+            queuePosition: number | null;
+            /** @description The agent's name while active, else null. */
+            agentName: string | null;
+            lastSeq: number;
+        };
+        ChatOfflineRequest: {
+            name: string;
+            email: string;
+            question: string;
+            page?: string;
+            roadblock?: string;
+        };
+        /** @description The bot's reply (internal/chat/bot.Reply); text only, links https. */
+        ChatBotReply: {
+            text: string;
+            links?: {
+                label: string;
+                url: string;
+            }[];
+            topicId?: string;
+            score: number;
+            handover: boolean;
+            quickReplies?: {
+                id: string;
+                text: string;
+            }[];
+        };
+        /** @description Server -> client: one stored message, in seq order (the visitor's own included: the ack, matched by clientId). conversationId on the agent's socket only. System messages have body "" and system {key, name} (the clients' i18n chat.system.<key>). */
+        ChatMessageFrame: {
+            /** @enum {string} */
+            type: "message";
+            conversationId?: string;
+            seq: number;
+            /** @enum {string} */
+            sender: "visitor" | "agent" | "bot" | "system";
+            /** @description Plain text, never HTML (the clients escape it). */
+            body: string;
+            /** @description RFC 3339 */
+            at: string;
+            clientId?: string;
+            agentName?: string;
+            reply?: components["schemas"]["ChatBotReply"];
+            system?: {
+                /** @enum {string} */
+                key: "agentJoined" | "agentLeft" | "transferred" | "ended" | "handover";
+                name?: string;
+            };
+        };
+        /** @description Server -> client: the conversation's status, sent on connect and whenever it changes. */
+        ChatStateFrame: {
+            /** @enum {string} */
+            type: "state";
+            conversationId?: string;
+            status: components["schemas"]["ChatStatus"];
+            queuePosition: number | null;
+            agentName: string | null;
+        };
+        /** @description Both ways: typing on or off (server -> visitor: the agent's; server -> agent: the visitor's). */
+        ChatTypingFrame: {
+            /** @enum {string} */
+            type: "typing";
+            conversationId?: string;
+            on: boolean;
+        };
+        /** @description Both ways: read up to seq. */
+        ChatReadFrame: {
+            /** @enum {string} */
+            type: "read";
+            conversationId?: string;
+            seq: number;
+        };
+        /** @description Server -> client: a frame refused (after 5 in a row the socket closes with 1008). */
+        ChatErrorFrame: {
+            /** @enum {string} */
+            type: "error";
+            /** @description MESSAGE_TOO_LONG, RATE_LIMITED, CONVERSATION_ENDED, INVALID_FRAME, INVALID_FIELD, NOT_HOLDER, FORBIDDEN_BRAND, NOT_FOUND, TECHNICAL */
+            errorCode: string;
+            clientId?: string;
+            conversationId?: string;
+        };
+        ChatPongFrame: {
+            /** @enum {string} */
+            type: "pong";
+        };
+        /** @description Client -> server. message {clientId (≤ 64), body (1..2000 characters after trimming)}: a resend with the same clientId stores nothing twice; typing {on}; read {seq}; ping every 20 s (the agent's ping is their presence heartbeat). The agent's frames name conversationId; subscribe {conversationId, after} replays the messages after `after`, then live ones. */
+        ChatClientFrame: {
+            /** @enum {string} */
+            type: "message" | "typing" | "read" | "ping" | "subscribe";
+            clientId?: string;
+            body?: string;
+            on?: boolean;
+            seq?: number;
+            conversationId?: string;
+            after?: number;
+        };
+        ChatVisitorServerFrame: components["schemas"]["ChatMessageFrame"] | components["schemas"]["ChatStateFrame"] | components["schemas"]["ChatTypingFrame"] | components["schemas"]["ChatReadFrame"] | components["schemas"]["ChatErrorFrame"] | components["schemas"]["ChatPongFrame"];
+        /** @description Server -> agent: the queue, on connect and on every change. */
+        ChatQueueFrame: {
+            /** @enum {string} */
+            type: "queue";
+            waiting: components["schemas"]["ChatItem"][];
+            mine: components["schemas"]["ChatItem"][];
+            offline: components["schemas"]["ChatItem"][];
+        };
+        /** @description Server -> supervisor: the figures, on connect and when they change. */
+        ChatFiguresFrame: {
+            /** @enum {string} */
+            type: "figures";
+            waiting: number;
+            active: number;
+            averageWaitSeconds: number;
+            agents: components["schemas"]["ChatAgentFigure"][];
+        };
+        ChatAgentServerFrame: components["schemas"]["ChatQueueFrame"] | components["schemas"]["ChatFiguresFrame"] | components["schemas"]["ChatMessageFrame"] | components["schemas"]["ChatStateFrame"] | components["schemas"]["ChatTypingFrame"] | components["schemas"]["ChatReadFrame"] | components["schemas"]["ChatErrorFrame"] | components["schemas"]["ChatPongFrame"];
+        /** @description A conversation in the console. kind offline: a message-form question (email, question), answered by email. */
+        ChatItem: {
+            id: string;
+            brand: string;
+            province: string;
+            /** @enum {string} */
+            language: "en" | "fr";
+            /** @enum {string} */
+            kind: "live" | "offline";
+            name: string;
+            topic: string;
+            page: string;
+            roadblock: string;
+            account: {
+                id: string;
+                email: string;
+            } | null;
+            status: components["schemas"]["ChatStatus"];
+            createdAt: string;
+            /** @description RFC 3339; "" while with the bot. */
+            waitingSince: string;
+            agentId: string;
+            agentName: string;
+            lastSeq: number;
+            unread: number;
+            email?: string;
+            question?: string;
+            rating?: number;
+            /** @description Transcript search: the first message holding q. */
+            snippet?: string;
+        };
+        ChatQueue: {
+            waiting: components["schemas"]["ChatItem"][];
+            mine: components["schemas"]["ChatItem"][];
+            offline: components["schemas"]["ChatItem"][];
+        };
+        ChatAvailability: {
+            /** @enum {string} */
+            status: "available" | "away";
+            languages: ("en" | "fr")[];
+        };
+        ChatAgentLine: {
+            id: string;
+            name: string;
+            languages: string[];
+            active: number;
+            max: number;
+        };
+        ChatAgentFigure: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "available" | "away";
+            active: number;
+            /** @description Accepted in the last 24 hours. */
+            handled: number;
+        };
+        ChatFigures: {
+            waiting: number;
+            active: number;
+            averageWaitSeconds: number;
+            agents: components["schemas"]["ChatAgentFigure"][];
+        };
+        /** @description brand id -> canned replies per language (the brands the agent serves). */
+        ChatCanned: {
+            [key: string]: {
+                en: string[];
+                fr: string[];
+            };
+        };
+        ChatTranscript: {
+            item: components["schemas"]["ChatItem"];
+            messages: components["schemas"]["ChatMessageFrame"][];
         };
     };
     responses: {
@@ -3859,6 +4459,859 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    salesforceConfig: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConfig"];
+                };
+            };
+            403: components["responses"]["Error"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatStartRequest"];
+            };
+        };
+        responses: {
+            /** @description The visitor's live conversation, already open. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConversation"];
+                };
+            };
+            /** @description Started. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConversation"];
+                };
+            };
+            /** @description INVALID_FIELD (field: name, topic, page, roadblock) or BAD_REQUEST. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description CHAT_CLOSED: outside hours or no agent (the widget offers the message form). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatCurrent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConversation"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NO_CONVERSATION. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatHandover: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation, waiting (or already with an agent). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConversation"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NO_CONVERSATION. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CHAT_CLOSED (the widget offers the message form) or CONVERSATION_ENDED. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation, ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConversation"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NO_CONVERSATION. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatTranscript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "queued";
+                    };
+                };
+            };
+            /** @description INVALID_FIELD (email). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NO_CONVERSATION. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_ENDED, or ALREADY_DONE (sent once already). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatRating: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rating: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_FIELD (rating). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NO_CONVERSATION. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_ENDED, or ALREADY_DONE. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatOffline: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatOfflineRequest"];
+            };
+        };
+        responses: {
+            /** @description In the queue. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        status: components["schemas"]["ChatStatus"];
+                    };
+                };
+            };
+            /** @description INVALID_FIELD (name, email, question, page, roadblock). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Error"];
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatSocket: {
+        parameters: {
+            query?: {
+                /** @description The last seq the client has (0 or absent for all). */
+                after?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the WebSocket. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description NO_CONVERSATION: no visitor cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CROSS_ORIGIN: Origin is not this host. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a WebSocket handshake. */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    chatGetAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The availability. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatAvailability"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatPutAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatAvailability"];
+            };
+        };
+        responses: {
+            /** @description The availability. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatAvailability"];
+                };
+            };
+            /** @description INVALID_FIELD (status, languages). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queue. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatQueue"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatItem"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_TAKEN (another agent won), AGENT_LIMIT (the brand's maxPerAgent reached), CONVERSATION_ENDED, WRONG_STATUS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    staffId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatItem"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TARGET_UNAVAILABLE, AGENT_LIMIT, NOT_HOLDER, WRONG_STATUS. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatAgentEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatItem"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_HOLDER. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "queued";
+                    };
+                };
+            };
+            /** @description INVALID_FIELD (body) or MESSAGE_TOO_LONG. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_OFFLINE, ALREADY_DONE. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatTranscript"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_HOLDER. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatAgentLine"][];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatCanned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The replies. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCanned"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatTranscripts: {
+        parameters: {
+            query?: {
+                q?: string;
+                from?: string;
+                to?: string;
+                brand?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversations found. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ChatItem"][];
+                    };
+                };
+            };
+            /** @description INVALID_FIELD (q, from, to). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatFigures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatFigures"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    chatAgentSocket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the WebSocket. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            /** @description CROSS_ORIGIN: Origin is not the console host. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a WebSocket handshake. */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["Technical"];
         };

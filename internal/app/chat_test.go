@@ -1,0 +1,286 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"guichet/internal/chat"
+	"guichet/internal/maintenance"
+	"guichet/internal/staff"
+	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
+)
+
+// chatTuesday is a Tuesday at 10:00 in Toronto (chat hours).
+var chatTuesday = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
+
+// eachChat runs fn on a console app whose clock stands in chat hours.
+func eachChat(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Clock)) {
+	t.Run("sqlite", func(t *testing.T) {
+		clock := testclock.At(chatTuesday)
+		fn(t, consoleApp(t, "", clock), clock)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		clock := testclock.At(chatTuesday)
+		fn(t, consoleApp(t, storetest.PostgresURL(t), clock), clock)
+	})
+}
+
+// dialVia opens a WebSocket to host through srv (whatever the host's name
+// resolves to), with headers.
+func dialVia(srv *httptest.Server, host, path string, h http.Header) (*websocket.Conn, *http.Response, error) {
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return websocket.Dial(ctx, "ws://"+host+path, &websocket.DialOptions{HTTPClient: client, HTTPHeader: h})
+}
+
+func readFrame(t *testing.T, c *websocket.Conn, typ string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		_, data, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("read %s: %v", typ, err)
+		}
+		var f map[string]any
+		_ = json.Unmarshal(data, &f)
+		if f["type"] == typ {
+			return f
+		}
+	}
+}
+
+// TestChatThroughTheWholeHandler: the chat's routes in the application's
+// route table, behind every middleware: the visitor's socket hijacks
+// through the wrapped writers on a brand host (no api key; Origin and the
+// chat cookie checked; 503 under maintenance) and does not exist on the
+// console host; the agents' routes want a staff session but no fresh
+// second factor and do not exist on brand hosts; a message goes from the
+// agent's socket to the visitor's.
+func TestChatThroughTheWholeHandler(t *testing.T) {
+	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := context.Background()
+		srv := httptest.NewServer(a.Handler)
+		defer srv.Close()
+		belair, _ := a.Brands.ByID("belair")
+		host := belair.Hosts[0]
+		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		token := agent.cookies[staff.CookieName]
+		me := agent.want("GET", "/api/console/v1/session", "", 200, "")
+		staffID, staffName := me["id"].(string), me["name"].(string)
+
+		// No session: 401. A factor 20 minutes old: chat calls still work,
+		// other console changes ask for it again.
+		newBrowser(t, a, consoleHost).want("GET", "/api/console/v1/chat/queue", "", 401, "SIGN_IN_REQUIRED")
+		clock.Advance(10 * time.Minute)
+		agent.want("GET", "/api/console/v1/chat/queue", "", 200, "")
+		clock.Advance(10 * time.Minute)
+		agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
+		agent.want("POST", "/api/console/v1/maintenance", `{"brand":"belair","on":true}`, 401, "REAUTH_REQUIRED")
+		// The brand host has no agents' routes; the console host no visitor's.
+		visitor := newBrowser(t, a, host)
+		visitor.header.Set("api-key", belair.APIKey)
+		visitor.cookies[staff.CookieName] = token
+		visitor.want("GET", "/api/console/v1/chat/queue", "", 404, "")
+		agent.want("GET", "/api/v1/salesforceConfig", "", 404, "")
+		agent.want("GET", "/api/v1/chat/socket", "", 404, "")
+
+		chatOpen := visitor.want("GET", "/api/v1/salesforceConfig", "", 200, "")["chat"].(map[string]any)
+		if chatOpen["open"] != true {
+			t.Fatalf("chat %v", chatOpen)
+		}
+		started := visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")
+		secret := visitor.cookies[chat.CookieName]
+		if secret == "" || started["status"] != "bot" {
+			t.Fatalf("started %v, cookie %q", started, secret)
+		}
+		visitor.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
+		id := started["id"].(string)
+
+		origin := http.Header{"Origin": {"http://" + host}, "Cookie": {chat.CookieName + "=" + secret}}
+		for _, c := range []struct {
+			host   string
+			header http.Header
+			status int
+		}{
+			{host, http.Header{"Origin": {"http://evil.example"}, "Cookie": {chat.CookieName + "=" + secret}}, 403},
+			{host, http.Header{"Origin": {"http://" + host}}, 401},
+			{consoleHost, http.Header{"Origin": {"http://" + consoleHost}, "Cookie": {chat.CookieName + "=" + secret}}, 404},
+		} {
+			if _, res, err := dialVia(srv, c.host, "/api/v1/chat/socket", c.header); err == nil || res == nil || res.StatusCode != c.status {
+				t.Fatalf("visitor socket on %s: %v %v; want %d", c.host, err, res, c.status)
+			}
+		}
+		agentHeader := http.Header{"Origin": {"http://" + consoleHost}, "Cookie": {staff.CookieName + "=" + token}}
+		if _, res, err := dialVia(srv, host, "/api/console/v1/chat/socket", http.Header{"Origin": {"http://" + host},
+			"Cookie": {staff.CookieName + "=" + token}}); err == nil || res == nil || res.StatusCode != 404 {
+			t.Fatalf("agent socket on a brand host: %v %v", err, res)
+		}
+		if _, res, err := dialVia(srv, consoleHost, "/api/console/v1/chat/socket", http.Header{"Origin": {"http://" + consoleHost}}); err == nil || res == nil || res.StatusCode != 401 {
+			t.Fatalf("agent socket without a session: %v %v", err, res)
+		}
+
+		as, _, err := dialVia(srv, consoleHost, "/api/console/v1/chat/socket", agentHeader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer as.CloseNow()
+		if q := readFrame(t, as, "queue"); len(q["waiting"].([]any)) != 1 {
+			t.Fatalf("queue %v", q)
+		}
+		vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0", origin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vs.CloseNow()
+		if st := readFrame(t, vs, "state"); st["status"] != "waiting" {
+			t.Fatalf("state %v", st)
+		}
+		agent.want("POST", "/api/console/v1/chat/conversations/"+id+"/accept", "", 200, "")
+		_ = as.Write(ctx, websocket.MessageText, []byte(`{"type":"subscribe","conversationId":"`+id+`","after":0}`))
+		_ = as.Write(ctx, websocket.MessageText, []byte(`{"type":"message","conversationId":"`+id+`","clientId":"a1","body":"Hello Alex"}`))
+		for {
+			f := readFrame(t, vs, "message")
+			if f["sender"] == "agent" {
+				if f["body"] != "Hello Alex" || f["agentName"] != staffName {
+					t.Fatalf("agent's message %v", f)
+				}
+				break
+			}
+		}
+		if auditCount(t, a, staffID, chat.EventAccept, "ok") != 1 || auditCount(t, a, staffID, chat.EventAvailability, "ok") != 1 {
+			t.Fatal("the chat actions are not audited")
+		}
+
+		// Maintenance: the visitor's socket is answered 503 before any upgrade.
+		if err := maintenance.On(ctx, a.DB, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Minute) // past the maintenance reader's cache
+		if _, res, err := dialVia(srv, host, "/api/v1/chat/socket", origin); err == nil || res == nil || res.StatusCode != 503 {
+			t.Fatalf("under maintenance: %v %v", err, res)
+		}
+	})
+}
+
+// TestDevNow: GUICHET_DEV_NOW starts the clock at its instant (and it runs
+// on); refused without --dev and when it is no RFC 3339 instant.
+func TestDevNow(t *testing.T) {
+	if _, err := DevClock(Config{DevNow: "2026-11-29T10:00:00-05:00"}); err == nil || !strings.Contains(err.Error(), "--dev") {
+		t.Fatalf("without --dev: %v", err)
+	}
+	for _, bad := range []string{"2026-11-29", "sunday", "2026-11-29T10:00:00"} {
+		if _, err := DevClock(Config{Dev: true, DevNow: bad}); err == nil {
+			t.Fatalf("%q accepted", bad)
+		}
+	}
+	if c, err := DevClock(Config{Dev: true}); c != nil || err != nil {
+		t.Fatalf("unset: clock %v, %v", c != nil, err)
+	}
+	clock, err := DevClock(Config{Dev: true, DevNow: "2026-11-29T10:00:00-05:00"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC)
+	first := clock()
+	if first.Before(start) || first.Sub(start) > time.Hour {
+		t.Fatalf("clock at %s, want from %s", first, start)
+	}
+	if later := clock(); later.Before(first) {
+		t.Fatal("the clock went back")
+	}
+	if _, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
+		DevNow: "2026-11-29T10:00:00-05:00"}); err == nil || !strings.Contains(err.Error(), "GUICHET_DEV_NOW") {
+		t.Fatalf("New without --dev: %v", err)
+	}
+	// --dev on a Sunday: chat is closed and says when it opens.
+	a, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+		DevNow: "2026-11-29T10:00:00-05:00", AdminAddr: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.DB.Close()
+	b := newBrowser(t, a, "belair.localhost")
+	belair, _ := a.Brands.ByID("belair")
+	b.header.Set("api-key", belair.APIKey)
+	b.header.Set("province", "ON")
+	got := b.want("GET", "/api/v1/salesforceConfig", "", 200, "")["chat"].(map[string]any)
+	if got["open"] != false || got["reason"] != "closed" || got["nextOpen"] != "2026-11-30T08:00:00-05:00" {
+		t.Fatalf("sunday: %v", got)
+	}
+}
+
+// TestChatSocketsOutliveServerTimeouts: a socket hijacked from a server
+// whose read and write timeouts are far shorter than the socket's idle
+// time still carries messages (net/http clears the deadlines at the
+// hijack); and `Serve` closes the sockets with 1012 when it shuts down.
+func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
+	clock := testclock.At(chatTuesday)
+	a := consoleApp(t, "", clock)
+	ctx := context.Background()
+	belair, _ := a.Brands.ByID("belair")
+	host := belair.Hosts[0]
+	visitor := newBrowser(t, a, host)
+	visitor.header.Set("api-key", belair.APIKey)
+	visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")
+	header := http.Header{"Origin": {"http://" + host}, "Cookie": {chat.CookieName + "=" + visitor.cookies[chat.CookieName]}}
+
+	srv := httptest.NewUnstartedServer(a.Handler)
+	srv.Config = newServer(a.Handler)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout, srv.Config.IdleTimeout = 50*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0", header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vs.CloseNow()
+	readFrame(t, vs, "message")        // the bot's welcome
+	time.Sleep(200 * time.Millisecond) // four times every server timeout
+	if err := vs.Write(ctx, websocket.MessageText, []byte(`{"type":"message","clientId":"late","body":"still there?"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if f := readFrame(t, vs, "message"); f["clientId"] != "late" {
+		t.Fatalf("after the timeouts: %v", f)
+	}
+
+	// Serve's shutdown: 1012 to every socket.
+	a.cfg.Addr, a.cfg.AdminAddr = "127.0.0.1:0", "off"
+	serveCtx, stop := context.WithCancel(ctx)
+	addr := make(chan string, 1)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(serveCtx, func(s string) { addr <- s }) }()
+	live := &httptest.Server{URL: "http://" + <-addr}
+	ws2, _, err := dialVia(live, host, "/api/v1/chat/socket?after=0", header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readFrame(t, ws2, "state")
+	stop()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := ws2.Read(rctx); err != nil {
+			if code := websocket.CloseStatus(err); code != websocket.StatusServiceRestart {
+				t.Fatalf("closed with %d (%v), want 1012", code, err)
+			}
+			break
+		}
+	}
+	if err := <-served; err != nil && err != http.ErrServerClosed {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,429 @@
+package chat
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"guichet/internal/brand"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+)
+
+// Agent availability statuses.
+const (
+	AgentAvailable = "available"
+	AgentAway      = "away"
+)
+
+// Agent is a staff member's chat presence joined with their account.
+type Agent struct {
+	ID, Name       string
+	Role           staff.Role
+	Brands         []string // empty: every brand
+	Status         string
+	Languages      []string
+	HeartbeatAt    int64
+	LastAssignedAt int64
+}
+
+// Present tells whether the agent is available with a fresh heartbeat.
+func (a Agent) Present(now time.Time) bool {
+	return a.Status == AgentAvailable && now.UnixMilli()-a.HeartbeatAt <= PresenceWindow.Milliseconds()
+}
+
+// Serves tells whether the agent takes conversations of brand in language.
+func (a Agent) Serves(brandID, language string) bool {
+	return (len(a.Brands) == 0 || slices.Contains(a.Brands, brandID)) && slices.Contains(a.Languages, language)
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+const agentSelect = `SELECT s.id, s.name, s.role, s.brands, COALESCE(a.status, 'away'), COALESCE(a.languages, ''),
+	COALESCE(a.heartbeat_at, 0), COALESCE(a.last_assigned_at, 0)
+	FROM staff_accounts s LEFT JOIN chat_agents a ON a.staff_id = s.id
+	WHERE s.disabled_at = 0`
+
+func scanAgents(rows *sql.Rows) ([]Agent, error) {
+	defer rows.Close()
+	var out []Agent
+	for rows.Next() {
+		var a Agent
+		var role, brands, langs string
+		if err := rows.Scan(&a.ID, &a.Name, &role, &brands, &a.Status, &langs, &a.HeartbeatAt, &a.LastAssignedAt); err != nil {
+			return nil, err
+		}
+		a.Role, a.Brands, a.Languages = staff.Role(role), splitList(brands), splitList(langs)
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// presentAgents are the agents available now with a fresh heartbeat.
+func (s *Service) presentAgents(ctx context.Context, q querier) ([]Agent, error) {
+	now := s.now()
+	rows, err := q.Query(ctx, agentSelect+" AND a.status = 'available' AND a.heartbeat_at >= ?", ms(now.Add(-PresenceWindow)))
+	if err != nil {
+		return nil, fmt.Errorf("chat agents: %w", err)
+	}
+	return scanAgents(rows)
+}
+
+// agent reads one staff member's chat presence.
+func (s *Service) agent(ctx context.Context, q querier, id string) (Agent, error) {
+	rows, err := q.Query(ctx, agentSelect+" AND s.id = ?", id)
+	if err != nil {
+		return Agent{}, err
+	}
+	list, err := scanAgents(rows)
+	if err != nil {
+		return Agent{}, err
+	}
+	if len(list) == 0 {
+		return Agent{}, ErrNotFound
+	}
+	return list[0], nil
+}
+
+// Availability is whether a visitor of a brand, province and language can
+// chat now, and when chat next opens.
+type Availability struct {
+	Open bool
+	// Reason: open, closed (outside hours), no-agent (in hours, nobody
+	// available for that brand and language), no-hours (never opens).
+	Reason   string
+	NextOpen time.Time // zero when open now or never opens
+}
+
+// Availability reads the hours (brand.Open, in the province's zone) and
+// the agents present for the brand and language.
+func (s *Service) Availability(ctx context.Context, b *brand.Brand, province, language string) (Availability, error) {
+	now := s.now()
+	next, ever := b.NextOpen(province, now)
+	if !ever {
+		return Availability{Reason: "no-hours"}, nil
+	}
+	if !b.Open(province, now) {
+		return Availability{Reason: "closed", NextOpen: next}, nil
+	}
+	agents, err := s.presentAgents(ctx, s.DB)
+	if err != nil {
+		return Availability{}, err
+	}
+	for _, a := range agents {
+		if a.Serves(b.ID, language) {
+			return Availability{Open: true, Reason: "open"}, nil
+		}
+	}
+	return Availability{Reason: "no-agent"}, nil
+}
+
+// SetAvailability records an agent going available (with the languages
+// they take) or away, and counts as a heartbeat.
+func (s *Service) SetAvailability(ctx context.Context, staffID, status string, languages []string) error {
+	if status != AgentAvailable && status != AgentAway {
+		return invalidField("status")
+	}
+	var langs []string
+	for _, l := range languages {
+		if l != "en" && l != "fr" {
+			return invalidField("languages")
+		}
+		if !slices.Contains(langs, l) {
+			langs = append(langs, l)
+		}
+	}
+	if status == AgentAvailable && len(langs) == 0 {
+		return invalidField("languages")
+	}
+	slices.Sort(langs)
+	now := ms(s.now())
+	_, err := s.DB.Exec(ctx, `INSERT INTO chat_agents (staff_id, status, languages, heartbeat_at, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (staff_id) DO UPDATE SET status = excluded.status, languages = excluded.languages,
+		heartbeat_at = excluded.heartbeat_at, updated_at = excluded.updated_at`, staffID, status, strings.Join(langs, ","), now, now)
+	if err != nil {
+		return fmt.Errorf("chat availability: %w", err)
+	}
+	if status == AgentAvailable {
+		if err := s.assignWaiting(ctx); err != nil {
+			return err
+		}
+	}
+	s.notify(ctx, "", true)
+	return nil
+}
+
+// assignWaiting gives the conversations waiting on brands with
+// chat.autoAssign, oldest first, to agents with room: a conversation queued
+// while every agent was busy or away goes out when one becomes available
+// or ends a conversation, not only when the next visitor arrives.
+func (s *Service) assignWaiting(ctx context.Context) error {
+	var assigned []string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		assigned = assigned[:0]
+		rows, err := tx.Query(ctx, "SELECT id, brand FROM chat_conversations WHERE status = 'waiting' AND kind = 'live' ORDER BY created_at, id")
+		if err != nil {
+			return err
+		}
+		type waiting struct{ id, brand string }
+		var list []waiting
+		for rows.Next() {
+			var w waiting
+			if err := rows.Scan(&w.id, &w.brand); err != nil {
+				rows.Close()
+				return err
+			}
+			list = append(list, w)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, w := range list {
+			b, ok := s.Brands(w.brand)
+			if !ok || !b.Chat.AutoAssign {
+				continue
+			}
+			before, err := getConversation(ctx, tx, w.id)
+			if err != nil {
+				return err
+			}
+			if err := s.autoAssign(ctx, tx, b, w.id); err != nil && !errors.Is(err, ErrAlreadyTaken) && !errors.Is(err, ErrEnded) {
+				return err
+			}
+			after, err := getConversation(ctx, tx, w.id)
+			if err != nil {
+				return err
+			}
+			if after.Status != before.Status {
+				assigned = append(assigned, w.id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("chat auto-assign: %w", err)
+	}
+	for _, id := range assigned {
+		s.notify(ctx, id, true)
+	}
+	return nil
+}
+
+// Heartbeat keeps an agent present (their socket's ping).
+func (s *Service) Heartbeat(ctx context.Context, staffID string) error {
+	_, err := s.DB.Exec(ctx, "UPDATE chat_agents SET heartbeat_at = ? WHERE staff_id = ?", ms(s.now()), staffID)
+	return err
+}
+
+// activeCount is how many active conversations an agent holds.
+func activeCount(ctx context.Context, q querier, staffID string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, "SELECT COUNT(*) FROM chat_conversations WHERE agent_id = ? AND status = 'active'", staffID).Scan(&n)
+	return n, err
+}
+
+// ensureAgentRow makes the agent's chat_agents row exist and takes its lock
+// for the transaction, so an agent's accepts run one after the other (the
+// limit holds under concurrency).
+func ensureAgentRow(ctx context.Context, tx *store.Tx, staffID string, now int64) error {
+	if _, err := tx.Exec(ctx, `INSERT INTO chat_agents (staff_id, status, languages, updated_at) VALUES (?, 'away', '', ?)
+		ON CONFLICT (staff_id) DO NOTHING`, staffID, now); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, "UPDATE chat_agents SET updated_at = ? WHERE staff_id = ?", now, staffID)
+	return err
+}
+
+// Accept gives a waiting conversation to the agent: a conditional update,
+// so of two agents accepting at once exactly one wins (the other gets
+// ALREADY_TAKEN); AGENT_LIMIT past the brand's maxPerAgent.
+func (s *Service) Accept(ctx context.Context, p staff.Principal, id string) (Conversation, error) {
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	if !p.Serves(c.Brand) {
+		return c, ErrForbiddenBrand
+	}
+	b, ok := s.Brands(c.Brand)
+	if !ok {
+		return c, ErrNotFound
+	}
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		return s.assignTx(ctx, tx, b, id, p.ID, p.Name, ms(s.now()), StatusWaiting)
+	})
+	if err != nil {
+		return c, err
+	}
+	s.notify(ctx, id, true)
+	return s.Get(ctx, id)
+}
+
+// assignTx gives conversation id (in status from) to an agent in tx.
+func (s *Service) assignTx(ctx context.Context, tx *store.Tx, b *brand.Brand, id, staffID, name string, now int64, from string) error {
+	if err := ensureAgentRow(ctx, tx, staffID, now); err != nil {
+		return err
+	}
+	n, err := activeCount(ctx, tx, staffID)
+	if err != nil {
+		return err
+	}
+	if n >= b.ChatMaxPerAgent() {
+		return ErrAgentLimit
+	}
+	var res sql.Result
+	if from == StatusWaiting {
+		res, err = tx.Exec(ctx, `UPDATE chat_conversations SET status = 'active', agent_id = ?, agent_name = ?, accepted_at = ?,
+			version = version + 1, updated_at = ? WHERE id = ? AND status = 'waiting' AND kind = 'live'`, staffID, name, now, now, id)
+	} else {
+		res, err = tx.Exec(ctx, `UPDATE chat_conversations SET agent_id = ?, agent_name = ?, agent_typing = 0,
+			version = version + 1, updated_at = ? WHERE id = ? AND status = 'active'`, staffID, name, now, id)
+	}
+	if err != nil {
+		return err
+	}
+	if k, _ := res.RowsAffected(); k == 0 {
+		c, err := getConversation(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if c.Status == StatusEnded {
+			return ErrEnded
+		}
+		if from == StatusWaiting && c.Kind == KindOffline {
+			return ErrWrongStatus
+		}
+		return ErrAlreadyTaken
+	}
+	if _, err := tx.Exec(ctx, "UPDATE chat_agents SET last_assigned_at = ? WHERE staff_id = ?", now, staffID); err != nil {
+		return err
+	}
+	key := SystemAgentJoined
+	if from != StatusWaiting {
+		key = SystemTransferred
+	}
+	_, _, err = appendMessage(ctx, tx, systemMessage(id, key, name, now))
+	return err
+}
+
+// autoAssign gives a conversation just queued to the available agent
+// serving its brand and language with the fewest active conversations
+// (ties: the one given a conversation longest ago); it stays in the queue
+// when every such agent is at the limit.
+func (s *Service) autoAssign(ctx context.Context, tx *store.Tx, b *brand.Brand, id string) error {
+	c, err := getConversation(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	agents, err := s.presentAgents(ctx, tx)
+	if err != nil {
+		return err
+	}
+	type candidate struct {
+		a      Agent
+		active int
+	}
+	var best *candidate
+	for _, a := range agents {
+		if !a.Serves(c.Brand, c.Language) {
+			continue
+		}
+		n, err := activeCount(ctx, tx, a.ID)
+		if err != nil {
+			return err
+		}
+		if n >= b.ChatMaxPerAgent() {
+			continue
+		}
+		if best == nil || n < best.active || n == best.active && (a.LastAssignedAt < best.a.LastAssignedAt ||
+			a.LastAssignedAt == best.a.LastAssignedAt && a.ID < best.a.ID) {
+			best = &candidate{a, n}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return s.assignTx(ctx, tx, b, id, best.a.ID, best.a.Name, ms(s.now()), StatusWaiting)
+}
+
+// Transfer hands an active conversation from its agent (or a supervisor)
+// to another agent who is present, serves the brand and language and is
+// under the limit.
+func (s *Service) Transfer(ctx context.Context, p staff.Principal, id, target string) (Conversation, error) {
+	c, err := s.Get(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	if !p.Serves(c.Brand) {
+		return c, ErrForbiddenBrand
+	}
+	if c.Status != StatusActive {
+		return c, ErrWrongStatus
+	}
+	if c.AgentID != p.ID && !p.Role.AtLeast(staff.RoleSupervisor) {
+		return c, ErrNotHolder
+	}
+	b, ok := s.Brands(c.Brand)
+	if !ok {
+		return c, ErrNotFound
+	}
+	to, err := s.agent(ctx, s.DB, target)
+	if errors.Is(err, ErrNotFound) || err == nil && (target == c.AgentID || !to.Present(s.now()) || !to.Serves(c.Brand, c.Language)) {
+		return c, ErrTargetUnavailable
+	}
+	if err != nil {
+		return c, err
+	}
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		return s.assignTx(ctx, tx, b, id, to.ID, to.Name, ms(s.now()), StatusActive)
+	})
+	if err != nil {
+		return c, err
+	}
+	s.notify(ctx, id, true)
+	return s.Get(ctx, id)
+}
+
+// AgentSend stores an agent's message in a conversation they hold.
+func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID, body string) (Message, error) {
+	body, err := cleanBody(body)
+	if err != nil {
+		return Message{}, err
+	}
+	if len(clientID) > 64 {
+		return Message{}, invalidField("clientId")
+	}
+	var stored Message
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := ms(s.now())
+		c, err := lockLive(ctx, tx, id, now)
+		if err != nil {
+			return err
+		}
+		if c.Status != StatusActive || c.AgentID != p.ID {
+			return ErrNotHolder
+		}
+		stored, _, err = appendMessage(ctx, tx, Message{ConversationID: id, ClientID: clientID, Sender: SenderAgent,
+			AgentID: p.ID, AgentName: p.Name, Body: body, At: now})
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "UPDATE chat_conversations SET agent_typing = 0 WHERE id = ?", id)
+		return err
+	})
+	if err != nil {
+		return Message{}, err
+	}
+	s.notify(ctx, id, false)
+	return stored, nil
+}

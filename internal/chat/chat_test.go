@@ -1,0 +1,394 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"guichet/internal/api"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+func codeOf(err error) string {
+	var e *api.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// activeConversation: a scotia visitor's conversation accepted by marie.
+func (e *env) activeConversation(v *visitor, marie staff.Principal) string {
+	e.t.Helper()
+	id := v.start()
+	e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
+	return id
+}
+
+// chatting: Marie, an agent of every brand available in language, and a
+// scotia visitor's conversation she accepted.
+func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
+	e.t.Helper()
+	marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+	e.available(marie, language)
+	v := e.visitor("scotia")
+	v.language = language
+	return marie, v, e.activeConversation(v, marie)
+}
+
+// TestReplayAfterReconnect: a visitor's socket gets the state and every
+// message in order, the visitor's own as the ack; disconnected while the
+// agent sends two messages, a reconnect with after = the last seq it had
+// gets exactly those two, in order, and then live ones.
+func TestReplayAfterReconnect(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, v, id := e.chatting("en")
+
+		s := v.socket(0)
+		if st := s.read(); st["type"] != "state" || st["status"] != "active" || st["agentName"] != "Marie" {
+			t.Fatalf("first frame %v", st)
+		}
+		joined := s.next("message")
+		if joined["seq"] != 1.0 || joined["sender"] != "system" || joined["system"].(map[string]any)["key"] != "agentJoined" {
+			t.Fatalf("joined %v", joined)
+		}
+		s.send(map[string]any{"type": "message", "clientId": "c-1", "body": "Hello <b>there</b>"})
+		own := s.next("message")
+		if own["seq"] != 2.0 || own["clientId"] != "c-1" || own["body"] != "Hello <b>there</b>" || own["sender"] != "visitor" {
+			t.Fatalf("ack %v", own)
+		}
+		s.conn.CloseNow()
+
+		for _, body := range []string{"first while away", "second while away"} {
+			if _, err := e.svc.AgentSend(ctx, marie, id, "", body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s = v.socket(2)
+		if st := s.read(); st["type"] != "state" {
+			t.Fatalf("reconnect starts with %v", st)
+		}
+		for i, want := range []string{"first while away", "second while away"} {
+			m := s.next("message")
+			if m["seq"] != float64(3+i) || m["body"] != want || m["agentName"] != "Marie" {
+				t.Fatalf("replayed %d: %v", i, m)
+			}
+		}
+		if _, err := e.svc.AgentSend(ctx, marie, id, "", "live one"); err != nil {
+			t.Fatal(err)
+		}
+		if m := s.next("message"); m["seq"] != 5.0 || m["body"] != "live one" {
+			t.Fatalf("live after replay: %v", m)
+		}
+	})
+}
+
+// TestNoSequenceGapsUnderConcurrentSenders: the visitor and the agent
+// sending at once from many goroutines get seqs 1..n without gap or
+// repeat, and last_seq is n.
+func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Limiter = nil // the visitor's rate limit is TestLimits'
+		ctx := context.Background()
+		marie, _, id := e.chatting("en")
+		const senders, each = 8, 15
+		var wg sync.WaitGroup
+		errs := make(chan error, senders*each)
+		for g := range senders {
+			wg.Go(func() {
+				for i := range each {
+					var err error
+					if g%2 == 0 {
+						_, err = e.svc.VisitorSend(ctx, id, fmt.Sprintf("v-%d-%d", g, i), "hello")
+					} else {
+						_, err = e.svc.AgentSend(ctx, marie, id, fmt.Sprintf("a-%d-%d", g, i), "hi")
+					}
+					if err != nil {
+						errs <- err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		msgs, err := e.svc.Messages(ctx, id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1 + senders*each // the agent-joined note first
+		if len(msgs) != want {
+			t.Fatalf("%d messages, want %d", len(msgs), want)
+		}
+		for i, m := range msgs {
+			if m.Seq != int64(i+1) {
+				t.Fatalf("message %d has seq %d", i, m.Seq)
+			}
+		}
+		c, _ := e.svc.Get(ctx, id)
+		if c.LastSeq != int64(want) {
+			t.Fatalf("last_seq %d, want %d", c.LastSeq, want)
+		}
+	})
+}
+
+// TestIdempotentClientID: a resend with the same clientId stores nothing
+// and answers the first seq, over the socket too (one ack frame each, the
+// same seq).
+func TestIdempotentClientID(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		_, v, id := e.chatting("en")
+		a, err := e.svc.VisitorSend(ctx, id, "same", "once")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := e.svc.VisitorSend(ctx, id, "same", "once")
+		if err != nil || b.Seq != a.Seq {
+			t.Fatalf("resend: %+v %v; first seq %d", b, err, a.Seq)
+		}
+		s := v.socket(int(a.Seq))
+		s.send(map[string]any{"type": "message", "clientId": "same", "body": "once"})
+		s.send(map[string]any{"type": "message", "clientId": "other", "body": "twice"})
+		if m := s.next("message"); m["clientId"] != "other" || m["seq"] != float64(a.Seq+1) {
+			t.Fatalf("after a resend the next message is %v", m)
+		}
+		msgs, _ := e.svc.Messages(ctx, id, 0, 0)
+		if len(msgs) != 3 {
+			t.Fatalf("%d messages stored, want 3", len(msgs))
+		}
+	})
+}
+
+// TestTwoAgentsAcceptAtOnce: two agents accept the same conversation at
+// the same moment from their own goroutines, many times: each time exactly
+// one wins and the other gets 409 ALREADY_TAKEN.
+func TestTwoAgentsAcceptAtOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		scotia, _ := e.brands.ByID("scotia")
+		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
+		for _, a := range agents {
+			e.available(a, "en")
+		}
+		wins := map[string]int{}
+		const rounds = 30
+		for round := range rounds {
+			st, err := e.svc.Start(ctx, StartInput{Brand: scotia, Province: "on", Language: "en", Name: "Alex", Topic: "Sign-in",
+				IP: fmt.Sprintf("203.0.113.%d", round)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			results := make([]error, 2)
+			for i, a := range agents {
+				wg.Go(func() {
+					<-start
+					_, results[i] = e.svc.Accept(ctx, a, st.Conversation.ID)
+				})
+			}
+			close(start)
+			wg.Wait()
+			ok, taken := 0, 0
+			for i, err := range results {
+				switch codeOf(err) {
+				case "":
+					ok++
+					wins[agents[i].ID]++
+				case "ALREADY_TAKEN":
+					taken++
+				default:
+					t.Fatalf("round %d: %v", round, err)
+				}
+			}
+			if ok != 1 || taken != 1 {
+				t.Fatalf("round %d: %d won, %d taken", round, ok, taken)
+			}
+			c, _ := e.svc.Get(ctx, st.Conversation.ID)
+			msgs, _ := e.svc.Messages(ctx, c.ID, 0, 0)
+			if c.Status != StatusActive || len(msgs) != 1 {
+				t.Fatalf("round %d: %s with %d messages", round, c.Status, len(msgs))
+			}
+			// Free the winner for the next round.
+			if _, err := e.svc.End(ctx, c.ID, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Logf("wins: %v", wins)
+	})
+}
+
+// TestMaxPerAgent: an agent holds at most the brand's maxPerAgent (3):
+// the fourth accept is 409 AGENT_LIMIT and leaves it waiting; ending one
+// frees a place.
+func TestMaxPerAgent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "en")
+		var ids []string
+		for i := range 4 {
+			v := e.visitor("scotia")
+			v.ip = fmt.Sprintf("198.51.100.%d", i)
+			ids = append(ids, v.start())
+		}
+		for _, id := range ids[:3] {
+			e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
+		}
+		e.staffWant(marie, "POST", "/console/conversations/"+ids[3]+"/accept", "", 409, "AGENT_LIMIT")
+		if c, _ := e.svc.Get(context.Background(), ids[3]); c.Status != StatusWaiting {
+			t.Fatalf("refused accept left %s", c.Status)
+		}
+		e.staffWant(marie, "POST", "/console/conversations/"+ids[0]+"/end", "", 200, "")
+		e.staffWant(marie, "POST", "/console/conversations/"+ids[3]+"/accept", "", 200, "")
+	})
+}
+
+// TestLimits: body size (2000 characters), 20 visitor messages a minute,
+// 10 new conversations an hour per address, frames: an error frame for a
+// bad one, the socket closed with 1008 after five in a row.
+func TestLimits(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, v, id := e.chatting("en")
+		if _, err := e.svc.VisitorSend(ctx, id, "long", strings.Repeat("é", MaxBody+1)); codeOf(err) != "MESSAGE_TOO_LONG" {
+			t.Fatalf("2001 characters: %v", err)
+		}
+		if _, err := e.svc.VisitorSend(ctx, id, "max", strings.Repeat("é", MaxBody)); err != nil {
+			t.Fatalf("2000 characters: %v", err)
+		}
+		for i := 1; i < VisitorMessageLimit.Limit; i++ {
+			if _, err := e.svc.VisitorSend(ctx, id, fmt.Sprint("m", i), "hi"); err != nil {
+				t.Fatalf("message %d: %v", i+1, err)
+			}
+		}
+		before, _ := e.svc.Get(ctx, id)
+		if _, err := e.svc.VisitorSend(ctx, id, "over", "hi"); codeOf(err) != "RATE_LIMITED" {
+			t.Fatalf("21st message: %v", err)
+		}
+		if after, _ := e.svc.Get(ctx, id); after.LastSeq != before.LastSeq {
+			t.Fatal("a refused message was stored")
+		}
+		s := v.socket(int(before.LastSeq))
+		s.send(map[string]any{"type": "message", "clientId": "over-socket", "body": "hi"})
+		if f := s.next("error"); f["errorCode"] != "RATE_LIMITED" || f["clientId"] != "over-socket" {
+			t.Fatalf("error frame %v", f)
+		}
+		e.clock.Advance(2 * time.Minute)
+		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
+			t.Fatal(err)
+		}
+		s.send(map[string]any{"type": "message", "clientId": "too-long", "body": strings.Repeat("x", MaxBody+1)})
+		if f := s.next("error"); f["errorCode"] != "MESSAGE_TOO_LONG" {
+			t.Fatalf("error frame %v", f)
+		}
+		s.send(map[string]any{"type": "message", "clientId": "fine", "body": "fine"})
+		if m := s.next("message"); m["clientId"] != "fine" {
+			t.Fatalf("after the errors: %v", m)
+		}
+		for range maxBadFrames - 1 {
+			if err := s.conn.Write(ctx, websocket.MessageText, []byte("{not json")); err != nil {
+				t.Fatal(err)
+			}
+			if f := s.next("error"); f["errorCode"] != "INVALID_FRAME" {
+				t.Fatalf("bad frame answered %v", f)
+			}
+		}
+		if err := s.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"dance"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if code := s.closeStatus(); code != websocket.StatusPolicyViolation {
+			t.Fatalf("closed with %d, want 1008", code)
+		}
+
+		// Ten new conversations an hour per address.
+		other := e.visitor("scotia")
+		other.ip = "192.0.2.50"
+		for i := range ConversationLimit.Limit - 1 { // the first visitor's start counted one
+			other.cookie = ""
+			if code, out := other.do("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`); code != 201 {
+				t.Fatalf("conversation %d: %d %v", i+2, code, out)
+			}
+		}
+		other.cookie = ""
+		other.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`, 429, "RATE_LIMITED")
+		other.want("POST", "/api/v1/chat/conversations", `{"name":"","topic":"Claims"}`, 400, "INVALID_FIELD")
+		other.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims","extra":1}`, 400, "BAD_REQUEST")
+	})
+}
+
+// TestAvailability: open = the province's hours AND an agent available
+// with a fresh heartbeat, serving the brand and the language.
+func TestAvailability(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		scotia, _ := e.brands.ByID("scotia")
+		intact, _ := e.brands.ByID("intact")
+		check := func(label string, b string, province, lang, want string) {
+			t.Helper()
+			br, _ := e.brands.ByID(b)
+			av, err := e.svc.Availability(ctx, br, province, lang)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if av.Reason != want || av.Open != (want == "open") {
+				t.Fatalf("%s: %+v, want %s", label, av, want)
+			}
+		}
+		check("nobody available", "scotia", "on", "en", "no-agent")
+		check("no hours (intact)", intact.ID, "on", "en", "no-hours")
+		luc := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
+		e.available(luc, "en", "fr")
+		check("an agent of another brand", "scotia", "on", "en", "no-agent")
+		check("the agent's brand", "belair", "on", "en", "open")
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
+		e.available(marie, "en")
+		check("an agent of the brand, English", "scotia", "on", "en", "open")
+		check("no French agent", "scotia", "qc", "fr", "no-agent")
+		e.clock.Advance(PresenceWindow + time.Second)
+		check("heartbeat stale", "scotia", "on", "en", "no-agent")
+		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
+			t.Fatal(err)
+		}
+		check("heartbeat again", "scotia", "on", "en", "open")
+		if err := e.svc.SetAvailability(ctx, marie.ID, AgentAway, nil); err != nil {
+			t.Fatal(err)
+		}
+		check("away", "scotia", "on", "en", "no-agent")
+		e.available(marie, "en")
+		// Tuesday 18:30 in Toronto: scotia closes at 18:00.
+		e.clock.Advance(8*time.Hour + 30*time.Minute)
+		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
+			t.Fatal(err)
+		}
+		av, _ := e.svc.Availability(ctx, scotia, "on", "en")
+		if av.Open || av.Reason != "closed" || !av.NextOpen.Equal(time.Date(2026, 11, 25, 13, 0, 0, 0, time.UTC)) {
+			t.Fatalf("after hours: %+v", av)
+		}
+		// Closed: a new conversation is refused, the message form is not.
+		v := e.visitor("scotia")
+		v.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 409, "CHAT_CLOSED")
+		v.want("POST", "/api/v1/chat/offline", `{"name":"Alex","email":"alex@example.com","question":"Can you call me?"}`, 201, "")
+	})
+}

@@ -1,0 +1,352 @@
+package chat
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"guichet/internal/api"
+	"guichet/internal/audit"
+	"guichet/internal/brand"
+	"guichet/internal/staff"
+)
+
+// ConsoleHandler serves the agents' chat API and socket on the console
+// host (routes of kind ConsoleChat: a staff session, no fresh second
+// factor: chatting is routine). Every action is audited with the staff id.
+type ConsoleHandler struct {
+	Service *Service
+	Hub     *Hub
+	// AllBrands lists the brands (canned replies, limits).
+	AllBrands func() []*brand.Brand
+}
+
+// Audit events of the agents' chat actions (brand staff.AuditBrand,
+// account id the staff member's, detail the conversation id).
+const (
+	EventAvailability = "chat.availability"
+	EventAccept       = "chat.accept"
+	EventTransfer     = "chat.transfer"
+	EventEnd          = "chat.end"
+	EventOfflineReply = "chat.offline_reply"
+	EventView         = "chat.transcript_view"
+	EventSearch       = "chat.transcript_search"
+	EventForbidden    = "console.forbidden"
+)
+
+func (h *ConsoleHandler) principal(r *http.Request, min staff.Role) (staff.Principal, error) {
+	p, ok := staff.PrincipalFrom(r.Context())
+	if !ok || p.ID == "" {
+		return p, staff.ErrSignInRequired
+	}
+	if !p.Role.AtLeast(min) {
+		h.audit(r, p, EventForbidden, "forbidden_role", "")
+		return p, ErrForbiddenRole
+	}
+	return p, nil
+}
+
+func (h *ConsoleHandler) audit(r *http.Request, p staff.Principal, event, outcome, detail string) {
+	// The action stands whether its row is written or not; a failed write
+	// is the database's trouble, logged by the next call that needs it.
+	_ = audit.Record(context.WithoutCancel(r.Context()), h.Service.DB, audit.Event{At: h.Service.now(), Brand: staff.AuditBrand,
+		AccountID: p.ID, IP: api.ClientIP(r), Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()})
+}
+
+// done audits an action's outcome: ok, or the error code.
+func (h *ConsoleHandler) done(r *http.Request, p staff.Principal, event, detail string, err error) error {
+	outcome := "ok"
+	if err != nil {
+		e, ok := err.(*api.Error)
+		if !ok {
+			return err
+		}
+		outcome = e.Code
+		if e == ErrForbiddenBrand {
+			h.audit(r, p, EventForbidden, "forbidden_brand", detail)
+		}
+	}
+	h.audit(r, p, event, outcome, detail)
+	return err
+}
+
+type availability struct {
+	Status    string   `json:"status"`
+	Languages []string `json:"languages"`
+}
+
+// GetAvailability is GET /api/console/v1/chat/availability.
+func (h *ConsoleHandler) GetAvailability(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	a, err := h.Service.agent(r.Context(), h.Service.DB, p.ID)
+	if err != nil {
+		return err
+	}
+	status := AgentAway
+	if a.Present(h.Service.now()) {
+		status = AgentAvailable
+	}
+	api.JSON(w, http.StatusOK, availability{Status: status, Languages: append([]string{}, a.Languages...)})
+	return nil
+}
+
+// PutAvailability is PUT /api/console/v1/chat/availability.
+func (h *ConsoleHandler) PutAvailability(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	var in availability
+	if err := api.Decode(w, r, &in); err != nil {
+		return err
+	}
+	err = h.Service.SetAvailability(r.Context(), p.ID, in.Status, in.Languages)
+	if err := h.done(r, p, EventAvailability, in.Status, err); err != nil {
+		return err
+	}
+	return h.GetAvailability(w, r)
+}
+
+// Queue is GET /api/console/v1/chat/queue.
+func (h *ConsoleHandler) Queue(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	q, err := h.Service.Queue(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusOK, q)
+	return nil
+}
+
+func (h *ConsoleHandler) conversationAction(w http.ResponseWriter, r *http.Request, event string,
+	act func(p staff.Principal, id string) (Conversation, error)) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	c, err := act(p, id)
+	if err := h.done(r, p, event, id, err); err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusOK, ItemOf(c))
+	return nil
+}
+
+// Accept is POST /api/console/v1/chat/conversations/{id}/accept.
+func (h *ConsoleHandler) Accept(w http.ResponseWriter, r *http.Request) error {
+	return h.conversationAction(w, r, EventAccept, func(p staff.Principal, id string) (Conversation, error) {
+		return h.Service.Accept(r.Context(), p, id)
+	})
+}
+
+// Transfer is POST /api/console/v1/chat/conversations/{id}/transfer.
+func (h *ConsoleHandler) Transfer(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		StaffID string `json:"staffId"`
+	}
+	if err := api.Decode(w, r, &in); err != nil {
+		return err
+	}
+	return h.conversationAction(w, r, EventTransfer, func(p staff.Principal, id string) (Conversation, error) {
+		return h.Service.Transfer(r.Context(), p, id, in.StaffID)
+	})
+}
+
+// End is POST /api/console/v1/chat/conversations/{id}/end.
+func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) error {
+	return h.conversationAction(w, r, EventEnd, func(p staff.Principal, id string) (Conversation, error) {
+		c, err := h.Service.Get(r.Context(), id)
+		if err != nil {
+			return c, err
+		}
+		if !p.Serves(c.Brand) {
+			return c, ErrForbiddenBrand
+		}
+		if c.AgentID != p.ID && !p.Role.AtLeast(staff.RoleSupervisor) {
+			return c, ErrNotHolder
+		}
+		return h.Service.End(r.Context(), id, p.Name)
+	})
+}
+
+// Reply is POST /api/console/v1/chat/conversations/{id}/reply: the answer
+// to an offline message, by email.
+func (h *ConsoleHandler) Reply(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err := api.Decode(w, r, &in); err != nil {
+		return err
+	}
+	err = h.Service.ReplyOffline(r.Context(), p, id, in.Body)
+	if err := h.done(r, p, EventOfflineReply, id, err); err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusAccepted, map[string]string{"status": "queued"})
+	return nil
+}
+
+// Conversation is GET /api/console/v1/chat/conversations/{id}: the item
+// and its transcript, for the agent holding it, any agent of its brand
+// while it waits or is offline, supervisors of its brand always.
+func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	c, err := h.Service.Get(r.Context(), id)
+	if err == nil && !p.Serves(c.Brand) {
+		err = ErrForbiddenBrand
+	}
+	if err == nil && c.AgentID != p.ID && c.Kind == KindLive && c.Status != StatusWaiting && !p.Role.AtLeast(staff.RoleSupervisor) {
+		err = ErrNotHolder
+	}
+	if err := h.done(r, p, EventView, id, err); err != nil {
+		return err
+	}
+	msgs, err := h.Service.Messages(r.Context(), id, 0, 0)
+	if err != nil {
+		return err
+	}
+	frames := make([]MessageFrame, 0, len(msgs))
+	for _, m := range msgs {
+		frames = append(frames, Frame(m, id))
+	}
+	api.JSON(w, http.StatusOK, map[string]any{"item": ItemOf(c), "messages": frames})
+	return nil
+}
+
+// Agents is GET /api/console/v1/chat/agents (for a transfer).
+func (h *ConsoleHandler) Agents(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	list, err := h.Service.AvailableAgents(r.Context(), p, func(id string) int {
+		if b, ok := h.Service.Brands(id); ok {
+			return b.ChatMaxPerAgent()
+		}
+		return brand.DefaultMaxPerAgent
+	})
+	if err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusOK, list)
+	return nil
+}
+
+// Canned is GET /api/console/v1/chat/canned: per brand served, per language.
+func (h *ConsoleHandler) Canned(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	out := map[string]brand.CannedReplies{}
+	for _, b := range h.AllBrands() {
+		if p.Serves(b.ID) {
+			c := b.Chat.Canned
+			if c.EN == nil {
+				c.EN = []string{}
+			}
+			if c.FR == nil {
+				c.FR = []string{}
+			}
+			out[b.ID] = c
+		}
+	}
+	api.JSON(w, http.StatusOK, out)
+	return nil
+}
+
+// Transcripts is GET /api/console/v1/chat/transcripts?q=&from=&to=&brand=
+// (supervisors): dates YYYY-MM-DD, [from, to], default the last 30 days.
+func (h *ConsoleHandler) Transcripts(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleSupervisor)
+	if err != nil {
+		return err
+	}
+	qs := r.URL.Query()
+	q := qs.Get("q")
+	if len([]rune(q)) > 100 {
+		return invalidField("q")
+	}
+	now := h.Service.now()
+	from, to := now.AddDate(0, 0, -30), now.Add(time.Minute)
+	if v := qs.Get("from"); v != "" {
+		if from, err = time.Parse(time.DateOnly, v); err != nil {
+			return invalidField("from")
+		}
+	}
+	if v := qs.Get("to"); v != "" {
+		d, err := time.Parse(time.DateOnly, v)
+		if err != nil {
+			return invalidField("to")
+		}
+		to = d.AddDate(0, 0, 1)
+	}
+	b := qs.Get("brand")
+	if b != "" && !p.Serves(b) {
+		return h.done(r, p, EventSearch, b, ErrForbiddenBrand)
+	}
+	items, err := h.Service.Search(r.Context(), p, q, b, from, to)
+	if err != nil {
+		return err
+	}
+	h.audit(r, p, EventSearch, "ok", b)
+	api.JSON(w, http.StatusOK, map[string]any{"items": items})
+	return nil
+}
+
+// Figures is GET /api/console/v1/chat/figures (supervisors).
+func (h *ConsoleHandler) Figures(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleSupervisor)
+	if err != nil {
+		return err
+	}
+	f, err := h.Service.Figures(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusOK, f)
+	return nil
+}
+
+// Socket is GET /api/console/v1/chat/socket: the agent's WebSocket (same
+// origin only).
+func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
+	p, err := h.principal(r, staff.RoleAgent)
+	if err != nil {
+		return err
+	}
+	if !SameOrigin(r) {
+		return ErrCrossOrigin
+	}
+	conn, err := accept(w, r)
+	if err != nil {
+		return nil
+	}
+	go h.Hub.serveAgent(conn, p)
+	return nil
+}

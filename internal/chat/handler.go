@@ -1,0 +1,363 @@
+package chat
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"guichet/internal/api"
+	"guichet/internal/brand"
+)
+
+// Handler serves the visitor's chat API and socket on the brand hosts
+// (routes in internal/httpapi/routes.go).
+type Handler struct {
+	Service *Service
+	Hub     *Hub
+	// Account is the signed-in customer of a request (the portal's
+	// session), "" when none.
+	Account func(r *http.Request) (id, email string)
+}
+
+// Visitor cookie names: __Host- and Secure except over plain http in --dev
+// (as the session cookie).
+const (
+	CookieName    = "__Host-guichet-chat"
+	DevCookieName = "guichet-chat"
+	cookieMaxAge  = 24 * 60 * 60
+)
+
+func cookieFor(r *http.Request) (string, bool) {
+	if r.TLS == nil && api.SiteOf(r).Dev {
+		return DevCookieName, false
+	}
+	return CookieName, true
+}
+
+func visitorSecret(r *http.Request) string {
+	name, _ := cookieFor(r)
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+func setVisitorCookie(w http.ResponseWriter, r *http.Request, secret string) {
+	name, secure := cookieFor(r)
+	http.SetCookie(w, &http.Cookie{Name: name, Value: secret, Path: "/", MaxAge: cookieMaxAge, HttpOnly: true,
+		Secure: secure, SameSite: http.SameSiteLaxMode})
+}
+
+// ConfigAnswer is GET /api/v1/salesforceConfig.
+type ConfigAnswer struct {
+	PropertySources []PropertySource `json:"propertySources"`
+	Chat            ChatState        `json:"chat"`
+}
+
+// PropertySource is spec §7's configuration source.
+type PropertySource struct {
+	Name   string `json:"name"`
+	Source struct {
+		Salesforce map[string]map[string]ChannelConfig `json:"salesforce"`
+	} `json:"source"`
+}
+
+// ChannelConfig is one province and language's chat settings.
+type ChannelConfig struct {
+	Mode                string        `json:"mode"`
+	Label               string        `json:"label"`
+	ExtraPrechatDetails []PrechatItem `json:"extraPrechatDetails"`
+}
+
+// PrechatItem is a detail shown to the agent.
+type PrechatItem struct {
+	Label            string   `json:"label"`
+	TranscriptFields []string `json:"transcriptFields"`
+	DisplayToAgent   bool     `json:"displayToAgent"`
+}
+
+// ChatState is the request's province and language's chat now.
+type ChatState struct {
+	Open         bool               `json:"open"`
+	Reason       string             `json:"reason"`
+	NextOpen     *string            `json:"nextOpen"`
+	TimeZone     string             `json:"timeZone"`
+	Phone        string             `json:"phone"`
+	Chatbot      bool               `json:"chatbot"`
+	Conversation *ConversationBrief `json:"conversation"`
+}
+
+// ConversationBrief is a conversation's id and status.
+type ConversationBrief struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+var chatLabels = map[string]string{"en": "Chat with us", "fr": "Clavardez avec nous"}
+
+// Config is GET /api/v1/salesforceConfig: spec §7's shape from the brand
+// file, plus whether chat is open now for the request's province and
+// language and when it next opens.
+func (h *Handler) Config(w http.ResponseWriter, r *http.Request) error {
+	site := api.SiteOf(r)
+	b := site.Brand
+	mode := "direct"
+	if b.Features.Chatbot {
+		mode = "chatbot"
+	}
+	var ps PropertySource
+	ps.Name = "guichet"
+	ps.Source.Salesforce = map[string]map[string]ChannelConfig{}
+	for _, p := range b.Provinces {
+		byLang := map[string]ChannelConfig{}
+		for _, lang := range p.Languages {
+			byLang[lang] = ChannelConfig{Mode: mode, Label: chatLabels[lang], ExtraPrechatDetails: []PrechatItem{{
+				Label: map[string]string{"en": "Page", "fr": "Page"}[lang], TranscriptFields: []string{"Page__c"}, DisplayToAgent: true}}}
+		}
+		ps.Source.Salesforce[p.Key] = byLang
+	}
+	av, err := h.Service.Availability(r.Context(), b, site.Province, site.Language)
+	if err != nil {
+		return err
+	}
+	st := ChatState{Open: av.Open, Reason: av.Reason, Phone: b.Phone(site.Province), Chatbot: b.Features.Chatbot && h.Service.Bot != nil}
+	if p, ok := b.Province(site.Province); ok {
+		st.TimeZone = p.TimeZone
+		if !av.NextOpen.IsZero() {
+			s := av.NextOpen.In(p.Location()).Format(time.RFC3339)
+			st.NextOpen = &s
+		}
+	}
+	if c, err := h.Service.ByVisitor(r.Context(), visitorSecret(r)); err == nil && c.Brand == b.ID && c.Kind == KindLive {
+		st.Conversation = &ConversationBrief{ID: c.ID, Status: c.Status}
+	}
+	api.JSON(w, http.StatusOK, ConfigAnswer{PropertySources: []PropertySource{ps}, Chat: st})
+	return nil
+}
+
+type startRequest struct {
+	Name      string `json:"name"`
+	Topic     string `json:"topic"`
+	Page      string `json:"page"`
+	Roadblock string `json:"roadblock"`
+}
+
+// conversationAnswer is a visitor's conversation.
+type conversationAnswer struct {
+	ID            string  `json:"id"`
+	Status        string  `json:"status"`
+	QueuePosition *int    `json:"queuePosition"`
+	AgentName     *string `json:"agentName"`
+	LastSeq       int64   `json:"lastSeq"`
+}
+
+func (h *Handler) answer(r *http.Request, c Conversation) (conversationAnswer, error) {
+	a := conversationAnswer{ID: c.ID, Status: c.Status, LastSeq: c.LastSeq}
+	if c.Status == StatusWaiting {
+		pos, err := h.Service.queuePosition(r.Context(), c)
+		if err != nil {
+			return a, err
+		}
+		a.QueuePosition = &pos
+	}
+	if c.Status == StatusActive {
+		a.AgentName = &c.AgentName
+	}
+	return a, nil
+}
+
+// Start is POST /api/v1/chat/conversations.
+func (h *Handler) Start(w http.ResponseWriter, r *http.Request) error {
+	var in startRequest
+	if err := api.Decode(w, r, &in); err != nil {
+		return err
+	}
+	site := api.SiteOf(r)
+	start := StartInput{Brand: site.Brand, Province: site.Province, Language: site.Language, Name: in.Name, Topic: in.Topic,
+		Page: in.Page, Roadblock: in.Roadblock, IP: api.ClientIP(r), Secret: visitorSecret(r)}
+	if h.Account != nil {
+		start.AccountID, start.AccountEmail = h.Account(r)
+	}
+	res, err := h.Service.Start(r.Context(), start)
+	if err != nil {
+		return err
+	}
+	a, err := h.answer(r, res.Conversation)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if res.Created {
+		status = http.StatusCreated
+		setVisitorCookie(w, r, res.Secret)
+	}
+	api.JSON(w, status, a)
+	return nil
+}
+
+// visitorConversation is the cookie's live conversation on this brand.
+func (h *Handler) visitorConversation(r *http.Request) (Conversation, error) {
+	c, err := h.Service.ByVisitor(r.Context(), visitorSecret(r))
+	if err != nil {
+		return c, err
+	}
+	if c.Brand != api.SiteOf(r).Brand.ID || c.Kind != KindLive {
+		return c, ErrNoConversation
+	}
+	return c, nil
+}
+
+// visitorAct answers the visitor's conversation after act (nil: as it is).
+func (h *Handler) visitorAct(w http.ResponseWriter, r *http.Request, act func(id string) (Conversation, error)) error {
+	c, err := h.visitorConversation(r)
+	if err != nil {
+		return err
+	}
+	if act != nil {
+		if c, err = act(c.ID); err != nil {
+			return err
+		}
+	}
+	a, err := h.answer(r, c)
+	if err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusOK, a)
+	return nil
+}
+
+// Current is GET /api/v1/chat/conversation.
+func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
+	return h.visitorAct(w, r, nil)
+}
+
+// Handover is POST /api/v1/chat/conversation/handover.
+func (h *Handler) Handover(w http.ResponseWriter, r *http.Request) error {
+	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.Handover(r.Context(), id) })
+}
+
+// End is POST /api/v1/chat/conversation/end.
+func (h *Handler) End(w http.ResponseWriter, r *http.Request) error {
+	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.End(r.Context(), id, "") })
+}
+
+// Transcript is POST /api/v1/chat/conversation/transcript.
+func (h *Handler) Transcript(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Email string `json:"email"`
+	}
+	if err := api.Decode(w, r, &in); err != nil {
+		return err
+	}
+	c, err := h.visitorConversation(r)
+	if err != nil {
+		return err
+	}
+	if err := h.Service.SendTranscript(r.Context(), c.ID, in.Email); err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusAccepted, map[string]string{"status": "queued"})
+	return nil
+}
+
+// Rating is POST /api/v1/chat/conversation/rating.
+func (h *Handler) Rating(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Rating int `json:"rating"`
+	}
+	if err := api.Decode(w, r, &in); err != nil {
+		return err
+	}
+	c, err := h.visitorConversation(r)
+	if err != nil {
+		return err
+	}
+	if c.Status != StatusEnded {
+		return ErrNotEnded
+	}
+	if err := h.Service.Rate(r.Context(), c.ID, in.Rating); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// Offline is POST /api/v1/chat/offline (the message form).
+func (h *Handler) Offline(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name      string `json:"name"`
+		Email     string `json:"email"`
+		Question  string `json:"question"`
+		Page      string `json:"page"`
+		Roadblock string `json:"roadblock"`
+	}
+	if err := api.Decode(w, r, &in); err != nil {
+		return err
+	}
+	site := api.SiteOf(r)
+	o := OfflineInput{Brand: site.Brand, Province: site.Province, Language: site.Language, Name: in.Name, Email: in.Email,
+		Question: in.Question, Page: in.Page, Roadblock: in.Roadblock, IP: api.ClientIP(r)}
+	if h.Account != nil {
+		o.AccountID, o.AccountEmail = h.Account(r)
+	}
+	c, err := h.Service.Offline(r.Context(), o)
+	if err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusCreated, map[string]string{"id": c.ID, "status": c.Status})
+	return nil
+}
+
+// SameOrigin tells whether a WebSocket handshake comes from a page of the
+// host it asks (browsers always send Origin on a WebSocket).
+func SameOrigin(r *http.Request) bool {
+	u, err := url.Parse(r.Header.Get("Origin"))
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// Socket is GET /api/v1/chat/socket?after=N: the visitor's WebSocket. The
+// route's middleware resolved the brand and answered maintenance; here:
+// same origin (403), the cookie (401 NO_CONVERSATION), then the upgrade.
+// An unknown or ended conversation is closed with 4404.
+func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
+	if !SameOrigin(r) {
+		return ErrCrossOrigin
+	}
+	secret := visitorSecret(r)
+	if secret == "" {
+		return ErrNoCookie
+	}
+	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	if err != nil || after < 0 {
+		after = 0
+	}
+	c, cerr := h.visitorConversation(r)
+	if cerr != nil && !errors.Is(cerr, ErrNoConversation) {
+		return cerr
+	}
+	conn, err := accept(w, r)
+	if err != nil {
+		return nil // Accept has answered
+	}
+	if cerr != nil || c.Status == StatusEnded {
+		_ = conn.Close(CloseUnknown, "no live conversation")
+		return nil
+	}
+	// The socket lives on in a goroutine of its own: the request's (its
+	// deep stack, the request and the middleware's values) ends here.
+	go h.Hub.serveVisitor(conn, c.ID, after)
+	return nil
+}
+
+// brandOf resolves a brand id or ErrNotFound.
+func (s *Service) brandOf(id string) (*brand.Brand, error) {
+	b, ok := s.Brands(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return b, nil
+}

@@ -1,0 +1,339 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"guichet/config"
+	"guichet/internal/api"
+	"guichet/internal/brand"
+	"guichet/internal/chat/bot"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/testclock"
+	"guichet/internal/throttle"
+)
+
+// tuesday10 is a Tuesday at 10:00 in Toronto: every brand with hours is
+// open in on and qc.
+var tuesday10 = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
+
+// env is one chat service on a fresh database with an HTTP server in
+// front: the visitor's routes on "<brand>.test" hosts (the brand resolved
+// from the host's first label, province on, language from the test), and
+// the agents' routes where the header X-Test-Staff names the signed-in
+// staff member (the console's session middleware is internal/app's test).
+type env struct {
+	t      *testing.T
+	db     *store.DB
+	clock  *testclock.Clock
+	brands *brand.Registry
+	svc    *Service
+	hub    *Hub
+	srv    *httptest.Server
+	staff  map[string]staff.Principal
+	mu     sync.Mutex
+}
+
+func newEnv(t *testing.T, db *store.DB) *env {
+	t.Helper()
+	reg, err := brand.LoadFS(config.Brands(), "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := testclock.At(tuesday10)
+	svc := &Service{DB: db, Brands: reg.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: &LocalNotifier{}}
+	e := &env{t: t, db: db, clock: clock, brands: reg, svc: svc, staff: map[string]staff.Principal{}}
+	e.hub = NewHub(svc)
+	t.Cleanup(e.hub.Shutdown)
+	e.srv = httptest.NewServer(e.handler(e.hub))
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+// handler serves the chat's routes the way internal/httpapi does, with the
+// site and the staff member set by the test's own middleware.
+func (e *env) handler(hub *Hub) http.Handler {
+	v := &Handler{Service: hub.svc, Hub: hub}
+	c := &ConsoleHandler{Service: hub.svc, Hub: hub, AllBrands: e.brands.All}
+	mux := http.NewServeMux()
+	for p, h := range map[string]api.Handler{
+		"GET /api/v1/salesforceConfig":              v.Config,
+		"POST /api/v1/chat/conversations":           v.Start,
+		"GET /api/v1/chat/conversation":             v.Current,
+		"POST /api/v1/chat/conversation/handover":   v.Handover,
+		"POST /api/v1/chat/conversation/end":        v.End,
+		"POST /api/v1/chat/conversation/transcript": v.Transcript,
+		"POST /api/v1/chat/conversation/rating":     v.Rating,
+		"POST /api/v1/chat/offline":                 v.Offline,
+		"GET /api/v1/chat/socket":                   v.Socket,
+		"GET /console/availability":                 c.GetAvailability,
+		"PUT /console/availability":                 c.PutAvailability,
+		"GET /console/queue":                        c.Queue,
+		"POST /console/conversations/{id}/accept":   c.Accept,
+		"POST /console/conversations/{id}/transfer": c.Transfer,
+		"POST /console/conversations/{id}/end":      c.End,
+		"POST /console/conversations/{id}/reply":    c.Reply,
+		"GET /console/conversations/{id}":           c.Conversation,
+		"GET /console/transcripts":                  c.Transcripts,
+		"GET /console/figures":                      c.Figures,
+		"GET /console/socket":                       c.Socket,
+	} {
+		mux.Handle(p, h)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if i := strings.IndexByte(host, ':'); i >= 0 {
+			host = host[:i]
+		}
+		if b, ok := e.brands.ByID(strings.Split(host, ".")[0]); ok {
+			lang := r.Header.Get("language")
+			if lang == "" {
+				lang = "en"
+			}
+			province := r.Header.Get("province")
+			if province == "" {
+				province = "on"
+			}
+			r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: b, Province: province, Language: lang, Dev: true}))
+		}
+		e.mu.Lock()
+		p, ok := e.staff[r.Header.Get("X-Test-Staff")]
+		e.mu.Unlock()
+		if ok {
+			r = r.WithContext(staff.WithPrincipal(r.Context(), p))
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// addStaff creates a staff member (role, brands served; none = all).
+func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff.Principal {
+	e.t.Helper()
+	_, err := e.db.Exec(context.Background(), `INSERT INTO staff_accounts (id, email, name, role, brands, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, id+"@example.com", name, string(role), strings.Join(brands, ","), 1, 1)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p := staff.Principal{ID: id, Name: name, Email: id + "@example.com", Role: role, Brands: brands}
+	e.mu.Lock()
+	e.staff[id] = p
+	e.mu.Unlock()
+	return p
+}
+
+// available makes an agent available in languages (a heartbeat now).
+func (e *env) available(p staff.Principal, languages ...string) {
+	e.t.Helper()
+	if err := e.svc.SetAvailability(context.Background(), p.ID, AgentAvailable, languages); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// visitor is a browser on a brand host: its chat cookie and language.
+type visitor struct {
+	e        *env
+	host     string
+	language string
+	ip       string
+	cookie   string
+}
+
+func (e *env) visitor(brandID string) *visitor {
+	return &visitor{e: e, host: brandID + ".test", language: "en", ip: "198.51.100.7"}
+}
+
+func (v *visitor) do(method, path, body string) (int, map[string]any) {
+	v.e.t.Helper()
+	req, err := http.NewRequest(method, v.e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		v.e.t.Fatal(err)
+	}
+	req.Host = v.host
+	req.Header.Set("language", v.language)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", v.ip)
+	if v.cookie != "" {
+		req.AddCookie(&http.Cookie{Name: DevCookieName, Value: v.cookie})
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		v.e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	for _, c := range res.Cookies() {
+		if c.Name == DevCookieName {
+			v.cookie = c.Value
+		}
+	}
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+func (v *visitor) want(method, path, body string, status int, code string) map[string]any {
+	v.e.t.Helper()
+	got, out := v.do(method, path, body)
+	if got != status || code != "" && out["errorCode"] != code {
+		v.e.t.Fatalf("%s %s: %d %v; want %d %s", method, path, got, out, status, code)
+	}
+	return out
+}
+
+// start opens a conversation and returns its id.
+func (v *visitor) start() string {
+	v.e.t.Helper()
+	out := v.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in","page":"/login"}`, 201, "")
+	return out["id"].(string)
+}
+
+// staffDo calls an agents' route as a staff member.
+func (e *env) staffDo(p staff.Principal, method, path, body string) (int, map[string]any) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Host = "console.test"
+	req.Header.Set("X-Test-Staff", p.ID)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+func (e *env) staffWant(p staff.Principal, method, path, body string, status int, code string) map[string]any {
+	e.t.Helper()
+	got, out := e.staffDo(p, method, path, body)
+	if got != status || code != "" && out["errorCode"] != code {
+		e.t.Fatalf("%s %s: %d %v; want %d %s", method, path, got, out, status, code)
+	}
+	return out
+}
+
+// ws is a test's WebSocket client.
+type ws struct {
+	t    *testing.T
+	conn *websocket.Conn
+}
+
+func (e *env) dial(path, host, origin, cookie string, header http.Header) (*ws, *http.Response, error) {
+	if header == nil {
+		header = http.Header{}
+	}
+	if origin != "" {
+		header.Set("Origin", origin)
+	}
+	if cookie != "" {
+		header.Set("Cookie", DevCookieName+"="+cookie)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http")+path,
+		&websocket.DialOptions{Host: host, HTTPHeader: header})
+	if err != nil {
+		return nil, res, err
+	}
+	conn.SetReadLimit(1 << 20)
+	return &ws{t: e.t, conn: conn}, res, nil
+}
+
+// visitorSocket connects a visitor's socket after seq.
+func (v *visitor) socket(after int) *ws {
+	v.e.t.Helper()
+	w, _, err := v.e.dial("/api/v1/chat/socket?after="+strconv.Itoa(after), v.host, "http://"+v.host, v.cookie, nil)
+	if err != nil {
+		v.e.t.Fatal(err)
+	}
+	v.e.t.Cleanup(func() { w.conn.CloseNow() })
+	return w
+}
+
+// agentSocket connects an agent's socket.
+func (e *env) agentSocket(p staff.Principal) *ws {
+	e.t.Helper()
+	w, _, err := e.dial("/console/socket", "console.test", "http://console.test", "", http.Header{"X-Test-Staff": {p.ID}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { w.conn.CloseNow() })
+	return w
+}
+
+func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// read reads the next frame (a test failure after 10 s: a frame that never
+// comes is a failure, not a timing).
+func (w *ws) read() map[string]any {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, data, err := w.conn.Read(ctx)
+	if err != nil {
+		w.t.Fatalf("read: %v", err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		w.t.Fatal(err)
+	}
+	return f
+}
+
+// next reads frames until one of type typ (skipping others).
+func (w *ws) next(typ string) map[string]any {
+	w.t.Helper()
+	for {
+		if f := w.read(); f["type"] == typ {
+			return f
+		}
+	}
+}
+
+func (w *ws) send(v any) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.conn.Write(ctx, websocket.MessageText, []byte(jsonString(v))); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// closeStatus reads until the socket closes and returns its close code.
+func (w *ws) closeStatus() websocket.StatusCode {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := w.conn.Read(ctx); err != nil {
+			return websocket.CloseStatus(err)
+		}
+	}
+}
+
+// realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
+func realBot(t *testing.T, e *env) Bot {
+	t.Helper()
+	var ids []string
+	for _, b := range e.brands.All() {
+		ids = append(ids, b.ID)
+	}
+	b, err := bot.Load(config.Brands(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,59 @@
+package chat
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+
+	"github.com/coder/websocket"
+)
+
+// socketBuffer is the size of a socket's read and write buffers. net/http
+// hands a hijacked connection over with 4 KB of each; chat frames are
+// small and a bigger one goes past a buffer anyway, so an idle socket keeps
+// 1 KB instead of 8.
+const socketBuffer = 512
+
+// smallBuffers is the ResponseWriter the library hijacks: the connection
+// with small buffers (whatever net/http had buffered kept).
+type smallBuffers struct{ http.ResponseWriter }
+
+func (s smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(s.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	// The 101 answer is in net/http's writer: out with it first.
+	if err := rw.Writer.Flush(); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	n := rw.Reader.Buffered()
+	var src io.Reader = conn
+	if n > 0 {
+		early, _ := rw.Reader.Peek(n)
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
+	}
+	r := bufio.NewReaderSize(src, max(socketBuffer, n))
+	if n > 0 {
+		// Into the new buffer, where the library looks for them.
+		if _, err := r.Peek(n); err != nil {
+			conn.Close()
+			return nil, nil, err
+		}
+	}
+	return conn, bufio.NewReadWriter(r, bufio.NewWriterSize(conn, socketBuffer)), nil
+}
+
+// accept upgrades a request to a WebSocket with small buffers, without
+// compression (frames are short text) and a read limit.
+func accept(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
+	conn, err := websocket.Accept(smallBuffers{w}, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		return nil, err
+	}
+	conn.SetReadLimit(MaxFrameBytes)
+	return conn, nil
+}

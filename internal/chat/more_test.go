@@ -1,0 +1,576 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"guichet/internal/api/apitest"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+// TestSalesforceConfigShape: spec §7's shape for every province and
+// language of the brand, and the chat object of the request's province
+// and language, as api/openapi.yaml declares them.
+func TestSalesforceConfigShape(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Bot = realBot(t, e)
+		schemas := apitest.Schemas(t)
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "fr")
+		v := e.visitor("belair")
+		v.language = "fr"
+		out := v.want("GET", "/api/v1/salesforceConfig", "", 200, "")
+		if err := apitest.Conform(schemas, "ChatConfig", out); err != nil {
+			t.Fatal(err)
+		}
+		sf := out["propertySources"].([]any)[0].(map[string]any)["source"].(map[string]any)["salesforce"].(map[string]any)
+		belair, _ := e.brands.ByID("belair")
+		if len(sf) != len(belair.Provinces) {
+			t.Fatalf("%d provinces, want %d", len(sf), len(belair.Provinces))
+		}
+		if sf["qc"].(map[string]any)["fr"].(map[string]any)["mode"] != "chatbot" {
+			t.Fatalf("belair has the chatbot: %v", sf["qc"])
+		}
+		chat := out["chat"].(map[string]any)
+		if chat["open"] != true || chat["reason"] != "open" || chat["nextOpen"] != nil || chat["timeZone"] != "America/Toronto" ||
+			chat["chatbot"] != true || chat["conversation"] != nil {
+			t.Fatalf("chat %v", chat)
+		}
+		id := v.start()
+		chat = v.want("GET", "/api/v1/salesforceConfig", "", 200, "")["chat"].(map[string]any)
+		if conv := chat["conversation"].(map[string]any); conv["id"] != id || conv["status"] != "bot" {
+			t.Fatalf("conversation %v", conv)
+		}
+		// Sunday: closed, next opening Monday 08:00 in the province's offset.
+		e.clock.Advance(5*24*time.Hour + time.Hour)
+		out = v.want("GET", "/api/v1/salesforceConfig", "", 200, "")
+		if err := apitest.Conform(schemas, "ChatConfig", out); err != nil {
+			t.Fatal(err)
+		}
+		chat = out["chat"].(map[string]any)
+		if chat["open"] != false || chat["reason"] != "closed" || chat["nextOpen"] != "2026-11-30T08:00:00-05:00" {
+			t.Fatalf("sunday %v", chat)
+		}
+	})
+}
+
+// TestChatbotHandsOver: a chatbot brand's conversation starts with the
+// bot's welcome, the bot answers a question it knows, and a handover moves
+// it to the queue with the transcript so far; closed, the handover is 409
+// CHAT_CLOSED and the conversation stays with the bot.
+func TestChatbotHandsOver(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Bot = realBot(t, e)
+		ctx := context.Background()
+		v := e.visitor("belair")
+		id := v.start()
+		s := v.socket(0)
+		if st := s.read(); st["status"] != "bot" {
+			t.Fatalf("state %v", st)
+		}
+		welcome := s.next("message")
+		if welcome["sender"] != "bot" || welcome["reply"].(map[string]any)["quickReplies"] == nil {
+			t.Fatalf("welcome %v", welcome)
+		}
+		s.send(map[string]any{"type": "message", "clientId": "q1", "body": "How do I reset my password?"})
+		if m := s.next("message"); m["clientId"] != "q1" {
+			t.Fatalf("own %v", m)
+		}
+		if m := s.next("message"); m["sender"] != "bot" || m["reply"].(map[string]any)["handover"] != false ||
+			m["reply"].(map[string]any)["topicId"] == "" {
+			t.Fatalf("answer %v", m)
+		}
+		// No agent: asking for one keeps the bot (the widget offers the form).
+		v.want("POST", "/api/v1/chat/conversation/handover", "", 409, "CHAT_CLOSED")
+		s.send(map[string]any{"type": "message", "clientId": "q2", "body": "I want to talk to an agent"})
+		s.next("message")
+		if m := s.next("message"); m["reply"].(map[string]any)["handover"] != true {
+			t.Fatalf("handover reply %v", m)
+		}
+		if c, _ := e.svc.Get(ctx, id); c.Status != StatusBot {
+			t.Fatalf("closed handover moved it to %s", c.Status)
+		}
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "en")
+		out := v.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
+		if out["status"] != "waiting" || out["queuePosition"] != 1.0 {
+			t.Fatalf("handover %v", out)
+		}
+		if st := s.next("state"); st["status"] != "waiting" || st["queuePosition"] != 1.0 {
+			t.Fatalf("state %v", st)
+		}
+		got := e.staffWant(marie, "GET", "/console/conversations/"+id, "", 200, "")
+		if n := len(got["messages"].([]any)); n != 6 {
+			t.Fatalf("the agent sees %d messages of the bot's transcript, want 6", n)
+		}
+	})
+}
+
+// TestOfflineMessageReachesTheQueue: the message form's question is an
+// offline item of the agents' queue (live on their socket); the answer is
+// an email in the outbox and closes it.
+func TestOfflineMessageReachesTheQueue(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
+		other := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
+		s := e.agentSocket(marie)
+		if q := s.next("queue"); len(q["offline"].([]any)) != 0 {
+			t.Fatalf("queue %v", q)
+		}
+		v := e.visitor("scotia")
+		v.language = "fr"
+		out := v.want("POST", "/api/v1/chat/offline", `{"name":"Alex","email":"alex@example.com","question":"Pouvez-vous m’appeler ?","page":"/forgot"}`, 201, "")
+		id := out["id"].(string)
+		q := s.next("queue")
+		items := q["offline"].([]any)
+		if len(items) != 1 || items[0].(map[string]any)["question"] != "Pouvez-vous m’appeler ?" || items[0].(map[string]any)["kind"] != "offline" {
+			t.Fatalf("queue %v", q)
+		}
+		if err := apitest.Conform(apitest.Schemas(t), "ChatQueueFrame", q); err != nil {
+			t.Fatal(err)
+		}
+		e.staffWant(other, "POST", "/console/conversations/"+id+"/reply", `{"body":"Oui"}`, 403, "FORBIDDEN_BRAND")
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 409, "WRONG_STATUS")
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Oui, demain matin."}`, 202, "")
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Encore"}`, 409, "ALREADY_DONE")
+		var to, lang, template, data string
+		if err := db.QueryRow(ctx, "SELECT recipient, language, template, data FROM outbox").Scan(&to, &lang, &template, &data); err != nil {
+			t.Fatal(err)
+		}
+		if to != "alex@example.com" || lang != "fr" || template != "chat-offline-reply" || !strings.Contains(data, "demain matin") {
+			t.Fatalf("outbox %s %s %s %s", to, lang, template, data)
+		}
+		if q := s.next("queue"); len(q["offline"].([]any)) != 0 {
+			t.Fatalf("answered item still queued: %v", q)
+		}
+	})
+}
+
+// TestAgentQueueLiveAndTransfer: a new conversation reaches every agent's
+// queue; accepted by one, it leaves the others' queue and joins the
+// winner's; a transfer to a present agent moves it and notes it in the
+// conversation; a transfer to an absent one is refused.
+func TestAgentQueueLiveAndTransfer(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		luc := e.addStaff("luc", "Luc", staff.RoleAgent, "scotia")
+		away := e.addStaff("zoe", "Zoé", staff.RoleAgent)
+		e.available(marie, "en")
+		e.available(luc, "en", "fr")
+		sm, sl := e.agentSocket(marie), e.agentSocket(luc)
+		sm.next("queue")
+		sl.next("queue")
+		v := e.visitor("scotia")
+		id := v.start()
+		for _, s := range []*ws{sm, sl} {
+			if q := s.next("queue"); len(q["waiting"].([]any)) != 1 {
+				t.Fatalf("queue %v", q)
+			}
+		}
+		e.staffWant(luc, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
+		if q := sm.next("queue"); len(q["waiting"].([]any)) != 0 {
+			t.Fatalf("marie still sees it: %v", q)
+		}
+		if q := sl.next("queue"); len(q["mine"].([]any)) != 1 {
+			t.Fatalf("luc's queue %v", q)
+		}
+		e.staffWant(luc, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"zoe"}`, 409, "TARGET_UNAVAILABLE")
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"marie"}`, 409, "NOT_HOLDER")
+		_ = away
+		item := e.staffWant(luc, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"marie"}`, 200, "")
+		if item["agentId"] != "marie" {
+			t.Fatalf("transferred %v", item)
+		}
+		s := v.socket(0)
+		var keys []string
+		for len(keys) < 2 {
+			if m := s.next("message"); m["sender"] == "system" {
+				keys = append(keys, m["system"].(map[string]any)["key"].(string))
+			}
+		}
+		if !slices.Equal(keys, []string{"agentJoined", "transferred"}) {
+			t.Fatalf("system notes %v", keys)
+		}
+		// The new holder's socket: subscribe, send, the visitor sees it.
+		sm.send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
+		sm.send(map[string]any{"type": "message", "conversationId": id, "clientId": "m1", "body": "Bonjour"})
+		for {
+			f := sm.read()
+			if f["type"] == "message" && f["clientId"] == "m1" {
+				if f["conversationId"] != id {
+					t.Fatalf("agent frame %v", f)
+				}
+				break
+			}
+		}
+		if m := s.next("message"); m["body"] != "Bonjour" || m["agentName"] != "Marie" {
+			t.Fatalf("visitor got %v", m)
+		}
+		sl.send(map[string]any{"type": "message", "conversationId": id, "clientId": "x", "body": "still mine?"})
+		if f := sl.next("error"); f["errorCode"] != "NOT_HOLDER" {
+			t.Fatalf("former holder: %v", f)
+		}
+	})
+}
+
+// TestPollDeliversWithoutNotification: two instances on one database, each
+// with its own notifier (as two processes): a message stored through one
+// reaches a socket on the other by the poll alone, and so does a state
+// change; nothing passes only through memory.
+func TestPollDeliversWithoutNotification(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, v, id := e.chatting("en")
+		s := v.socket(0)
+		s.next("state")
+		s.next("message") // agent joined
+
+		other := &Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &LocalNotifier{}}
+		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
+			t.Fatal(err)
+		}
+		if err := other.Typing(ctx, id, true, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.hub.poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var gotTyping, gotMessage bool
+		for !gotTyping || !gotMessage {
+			switch f := s.read(); f["type"] {
+			case "typing":
+				gotTyping = f["on"] == true
+			case "message":
+				if f["body"] != "from the other instance" || f["seq"] != 2.0 {
+					t.Fatalf("message %v", f)
+				}
+				gotMessage = true
+			}
+		}
+	})
+}
+
+// TestShutdownClosesSockets: the hub's shutdown closes every socket with
+// 1012 (reconnect elsewhere), and refuses new ones.
+func TestShutdownClosesSockets(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		marie, v, _ := e.chatting("en")
+		s, a := v.socket(0), e.agentSocket(marie)
+		s.next("state")
+		a.next("queue")
+		e.hub.Shutdown()
+		for _, w := range []*ws{s, a} {
+			if code := w.closeStatus(); code != websocket.StatusServiceRestart {
+				t.Fatalf("closed with %d, want 1012", code)
+			}
+		}
+	})
+}
+
+// TestVisitorSocketRefusals: cross-origin 403 and no cookie 401 before the
+// upgrade; an unknown conversation's cookie or an ended one: 4404; the
+// end of the conversation closes with 1000.
+func TestVisitorSocketRefusals(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		_, v, _ := e.chatting("en")
+		for _, c := range []struct {
+			origin, cookie string
+			status         int
+		}{
+			{"http://evil.example", v.cookie, http.StatusForbidden},
+			{"", v.cookie, http.StatusForbidden},
+			{"http://scotia.test", "", http.StatusUnauthorized},
+		} {
+			_, res, err := e.dial("/api/v1/chat/socket", v.host, c.origin, c.cookie, nil)
+			if err == nil || res == nil || res.StatusCode != c.status {
+				t.Fatalf("origin %q cookie %q: %v %v; want %d", c.origin, c.cookie, err, res, c.status)
+			}
+		}
+		w, _, err := e.dial("/api/v1/chat/socket", v.host, "http://"+v.host, "unknown-secret", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := w.closeStatus(); code != CloseUnknown {
+			t.Fatalf("unknown conversation closed with %d", code)
+		}
+		s := v.socket(0)
+		s.next("state")
+		v.want("POST", "/api/v1/chat/conversation/end", "", 200, "")
+		s.next("message") // agent joined
+		if m := s.next("message"); m["system"].(map[string]any)["key"] != "ended" {
+			t.Fatalf("end note %v", m)
+		}
+		if code := s.closeStatus(); code != websocket.StatusNormalClosure {
+			t.Fatalf("ended closed with %d", code)
+		}
+		w, _, err = e.dial("/api/v1/chat/socket", v.host, "http://"+v.host, v.cookie, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := w.closeStatus(); code != CloseUnknown {
+			t.Fatalf("ended conversation closed with %d", code)
+		}
+	})
+}
+
+// TestTranscriptAndRating: after the end the visitor may have the
+// transcript emailed once (outbox, the conversation's language) and rate
+// once; before the end neither.
+func TestTranscriptAndRating(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "fr")
+		v := e.visitor("scotia")
+		v.language = "fr"
+		id := e.activeConversation(v, marie)
+		if _, err := e.svc.VisitorSend(ctx, id, "1", "Bonjour, <script>alert(1)</script>"); err != nil {
+			t.Fatal(err)
+		}
+		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 409, "NOT_ENDED")
+		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":5}`, 409, "NOT_ENDED")
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/end", "", 200, "")
+		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"not an email"}`, 400, "INVALID_FIELD")
+		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 202, "")
+		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 409, "ALREADY_DONE")
+		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":6}`, 400, "INVALID_FIELD")
+		code, _ := v.do("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`)
+		if code != 204 {
+			t.Fatalf("rating %d", code)
+		}
+		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`, 409, "ALREADY_DONE")
+		var lang, template, data string
+		if err := db.QueryRow(ctx, "SELECT language, template, data FROM outbox").Scan(&lang, &template, &data); err != nil {
+			t.Fatal(err)
+		}
+		var d map[string]string
+		_ = json.Unmarshal([]byte(data), &d)
+		if lang != "fr" || template != "chat-transcript" || !strings.Contains(d["transcript"], "Alex\u00a0: Bonjour, <script>") ||
+			!strings.Contains(d["transcript"], "Marie s’est joint") ||
+			// 15:00 UTC is 10:00 in Ontario (scotia's default province), in November EST.
+			!strings.Contains(d["transcript"], "10 h 00 EST — Alex\u00a0: Bonjour") {
+			t.Fatalf("outbox %s %s %q", lang, template, d["transcript"])
+		}
+	})
+}
+
+// TestPurge: the janitor deletes the conversations (and messages) older
+// than each brand's retentionMonths, and keeps the rest.
+func TestPurge(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "en")
+		oldScotia := e.activeConversation(e.visitor("scotia"), marie) // scotia keeps 36 months
+		v := e.visitor("belair")                                      // belair 24
+		oldBelair := v.start()
+		e.clock.Advance(25 * 30 * 24 * time.Hour)
+		e.available(marie, "en")
+		v2 := e.visitor("belair")
+		v2.ip = "192.0.2.77"
+		recent := v2.start()
+		n, err := Purge(ctx, e.svc, e.brands.All())
+		if err != nil || n != 1 {
+			t.Fatalf("purged %d, %v; want 1", n, err)
+		}
+		for id, kept := range map[string]bool{oldScotia: true, oldBelair: false, recent: true} {
+			_, err := e.svc.Get(ctx, id)
+			if (err == nil) != kept {
+				t.Fatalf("%s kept=%v: %v", id, kept, err)
+			}
+			var msgs int
+			_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ?", id).Scan(&msgs)
+			if !kept && msgs != 0 {
+				t.Fatalf("%d messages left of a purged conversation", msgs)
+			}
+		}
+	})
+}
+
+// TestAuditRows: the agents' actions are audited with the staff id; a
+// brand not served is 403 FORBIDDEN_BRAND and a console.forbidden row;
+// supervisors' calls are refused to agents.
+func TestAuditRows(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "belair")
+		sup := e.addStaff("sue", "Sue", staff.RoleSupervisor, "scotia")
+		e.staffWant(marie, "PUT", "/console/availability", `{"status":"available","languages":["en"]}`, 200, "")
+		e.available(sup, "en")
+		id := e.visitor("scotia").start()
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 403, "FORBIDDEN_BRAND")
+		e.staffWant(marie, "GET", "/console/figures", "", 403, "FORBIDDEN_ROLE")
+		e.staffWant(sup, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
+		e.staffWant(sup, "GET", "/console/transcripts?q=alex", "", 200, "")
+		count := func(staffID, event, outcome string) int {
+			var n int
+			if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND actor = ? AND event = ? AND outcome = ?",
+				staff.AuditBrand, staffID, "staff:"+staffID, event, outcome).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		for _, c := range []struct {
+			id, event, outcome string
+		}{
+			{"marie", EventAvailability, "ok"},
+			{"marie", EventAccept, "FORBIDDEN_BRAND"},
+			{"marie", EventForbidden, "forbidden_brand"},
+			{"marie", EventForbidden, "forbidden_role"},
+			{"sue", EventAccept, "ok"},
+			{"sue", EventSearch, "ok"},
+		} {
+			if n := count(c.id, c.event, c.outcome); n != 1 {
+				t.Errorf("%s %s %s: %d rows", c.id, c.event, c.outcome, n)
+			}
+		}
+		items := e.staffWant(sup, "GET", "/console/transcripts?q=ALEX", "", 200, "")["items"].([]any)
+		if len(items) != 1 {
+			t.Fatalf("search found %d", len(items))
+		}
+	})
+}
+
+// TestSilentSocketsAreClosed: a client that sent nothing (not even its
+// ping) for the idle timeout is closed (1001) by the hub's reaper; one
+// that pings is kept.
+func TestSilentSocketsAreClosed(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		_, v, _ := e.chatting("en")
+		s := v.socket(0)
+		s.next("state")
+		s.send(map[string]any{"type": "ping"})
+		s.next("pong")
+		e.hub.reap(time.Now().Add(-time.Minute).UnixMilli())
+		s.send(map[string]any{"type": "ping"})
+		s.next("pong")
+		e.hub.reap(time.Now().Add(time.Minute).UnixMilli())
+		if code := s.closeStatus(); code != websocket.StatusGoingAway {
+			t.Fatalf("closed with %d, want 1001", code)
+		}
+	})
+}
+
+// TestAutoAssign: on a brand with chat.autoAssign (bna), a new
+// conversation goes straight to the available agent serving its language
+// with the fewest active conversations, ties to the one given a
+// conversation longest ago; with every such agent at the limit it waits.
+func TestAutoAssign(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		ana := e.addStaff("ana", "Ana", staff.RoleAgent, "bna")
+		ben := e.addStaff("ben", "Ben", staff.RoleAgent, "bna")
+		french := e.addStaff("chloe", "Chloé", staff.RoleAgent, "bna")
+		e.available(ana, "en")
+		e.available(ben, "en")
+		e.available(french, "fr")
+		start := func(i int) Conversation {
+			t.Helper()
+			bna, _ := e.brands.ByID("bna")
+			st, err := e.svc.Start(ctx, StartInput{Brand: bna, Province: "on", Language: "en", Name: "Alex", Topic: "Claims",
+				IP: fmt.Sprintf("192.0.2.%d", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.Conversation
+		}
+		var got []string
+		var firstID string
+		for i := range 6 {
+			e.clock.Advance(time.Second)
+			c := start(i)
+			if i == 0 {
+				firstID = c.ID
+			}
+			if c.Status != StatusActive {
+				t.Fatalf("conversation %d: %s", i, c.Status)
+			}
+			got = append(got, c.AgentID)
+		}
+		// Both idle at first: ana and ben alternate (fewest active, then
+		// the one given a conversation longest ago); chloé takes French only.
+		if strings.Join(got, ",") != "ana,ben,ana,ben,ana,ben" {
+			t.Fatalf("assigned to %v", got)
+		}
+		queued := start(7)
+		if queued.Status != StatusWaiting || queued.AgentID != "" {
+			t.Fatalf("everyone at the limit: %s to %q", queued.Status, queued.AgentID)
+		}
+		// A conversation ends: the one waiting goes to the agent who has
+		// room now, without another visitor arriving.
+		first, _ := e.svc.Get(ctx, firstID)
+		if _, err := e.svc.End(ctx, first.ID, first.AgentName); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := e.svc.Get(ctx, queued.ID); c.Status != StatusActive || c.AgentID != first.AgentID {
+			t.Fatalf("after an end, the queued conversation is %s with %q, want active with %s", c.Status, c.AgentID, first.AgentID)
+		}
+		// An agent becoming available takes what waits.
+		waiting := start(8)
+		if waiting.Status != StatusWaiting {
+			t.Fatalf("everyone at the limit again: %s", waiting.Status)
+		}
+		dan := e.addStaff("dan", "Dan", staff.RoleAgent, "bna")
+		e.available(dan, "en")
+		if c, _ := e.svc.Get(ctx, waiting.ID); c.Status != StatusActive || c.AgentID != dan.ID {
+			t.Fatalf("after dan went available: %s with %q", c.Status, c.AgentID)
+		}
+	})
+}
+
+// TestBotHandsOverByMessage: asking the bot for a person while chat is
+// open moves the conversation to the queue at once, the bot's reply and
+// the handover note in the transcript.
+func TestBotHandsOverByMessage(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Bot = realBot(t, e)
+		ctx := context.Background()
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "fr")
+		v := e.visitor("belair")
+		v.language = "fr"
+		id := v.start()
+		if _, err := e.svc.VisitorSend(ctx, id, "c1", "Je veux parler à un conseiller"); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := e.svc.Get(ctx, id)
+		msgs, _ := e.svc.Messages(ctx, id, 0, 0)
+		if c.Status != StatusWaiting || len(msgs) != 4 || msgs[2].Reply == nil || !msgs[2].Reply.Handover || msgs[3].SystemKey != SystemHandover {
+			t.Fatalf("%s with %+v", c.Status, msgs)
+		}
+		// A supervisor's socket gets the figures.
+		sue := e.addStaff("sue", "Sue", staff.RoleSupervisor)
+		s := e.agentSocket(sue)
+		f := s.next("figures")
+		if f["waiting"] != 1.0 {
+			t.Fatalf("figures %v", f)
+		}
+		if err := apitest.Conform(apitest.Schemas(t), "ChatFiguresFrame", f); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

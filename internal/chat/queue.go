@@ -1,0 +1,374 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"guichet/internal/notify"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+)
+
+// Item is a conversation as the console lists it.
+type Item struct {
+	ID           string       `json:"id"`
+	Brand        string       `json:"brand"`
+	Province     string       `json:"province"`
+	Language     string       `json:"language"`
+	Kind         string       `json:"kind"`
+	Name         string       `json:"name"`
+	Topic        string       `json:"topic"`
+	Page         string       `json:"page"`
+	Roadblock    string       `json:"roadblock"`
+	Account      *ItemAccount `json:"account"`
+	Status       string       `json:"status"`
+	CreatedAt    string       `json:"createdAt"`
+	WaitingSince string       `json:"waitingSince"`
+	AgentID      string       `json:"agentId"`
+	AgentName    string       `json:"agentName"`
+	LastSeq      int64        `json:"lastSeq"`
+	Unread       int64        `json:"unread"`
+	Email        string       `json:"email,omitempty"`
+	Question     string       `json:"question,omitempty"`
+	Rating       int          `json:"rating,omitempty"`
+	Snippet      string       `json:"snippet,omitempty"`
+}
+
+// ItemAccount is the signed-in customer a conversation came from.
+type ItemAccount struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+// ItemOf a conversation.
+func ItemOf(c Conversation) Item {
+	it := Item{ID: c.ID, Brand: c.Brand, Province: c.Province, Language: c.Language, Kind: c.Kind, Name: c.Name,
+		Topic: c.Topic, Page: c.Page, Roadblock: c.Roadblock, Status: c.Status, CreatedAt: rfc3339(c.CreatedAt),
+		WaitingSince: rfc3339(c.WaitingSince), AgentID: c.AgentID, AgentName: c.AgentName, LastSeq: c.LastSeq,
+		Unread: max(c.LastSeq-c.AgentReadSeq, 0), Email: c.Email, Question: c.Question, Rating: c.Rating}
+	if c.AccountID != "" {
+		it.Account = &ItemAccount{ID: c.AccountID, Email: c.AccountEmail}
+	}
+	return it
+}
+
+// Queue is an agent's view: the live conversations waiting, theirs, and
+// the offline messages, of their brands and languages.
+type Queue struct {
+	Waiting []Item `json:"waiting"`
+	Mine    []Item `json:"mine"`
+	Offline []Item `json:"offline"`
+}
+
+// agentLanguages are the languages an agent took (both when never set).
+func (s *Service) agentLanguages(ctx context.Context, p staff.Principal) ([]string, error) {
+	a, err := s.agent(ctx, s.DB, p.ID)
+	if err != nil && err != ErrNotFound {
+		return nil, err
+	}
+	if len(a.Languages) == 0 {
+		return []string{"en", "fr"}, nil
+	}
+	return a.Languages, nil
+}
+
+// Queue reads an agent's queue.
+func (s *Service) Queue(ctx context.Context, p staff.Principal) (Queue, error) {
+	langs, err := s.agentLanguages(ctx, p)
+	if err != nil {
+		return Queue{}, err
+	}
+	list, err := s.listConversations(ctx, s.DB, "status = 'waiting' OR (status = 'active' AND agent_id = ?) ORDER BY waiting_since, id", p.ID)
+	if err != nil {
+		return Queue{}, err
+	}
+	q := Queue{Waiting: []Item{}, Mine: []Item{}, Offline: []Item{}}
+	for _, c := range list {
+		switch {
+		case c.Status == StatusActive:
+			q.Mine = append(q.Mine, ItemOf(c))
+		case !p.Serves(c.Brand) || !slices.Contains(langs, c.Language):
+		case c.Kind == KindOffline:
+			q.Offline = append(q.Offline, ItemOf(c))
+		default:
+			q.Waiting = append(q.Waiting, ItemOf(c))
+		}
+	}
+	return q, nil
+}
+
+// Figures are the supervisors' live figures.
+type Figures struct {
+	Waiting            int           `json:"waiting"`
+	Active             int           `json:"active"`
+	AverageWaitSeconds int64         `json:"averageWaitSeconds"`
+	Agents             []AgentFigure `json:"agents"`
+}
+
+// AgentFigure is one agent's line of the figures.
+type AgentFigure struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Active  int    `json:"active"`
+	Handled int    `json:"handled"`
+}
+
+// Figures reads the figures of the supervisor's brands: waiting and
+// active conversations, the average wait of those accepted in the last 24
+// hours, and per agent their status, active and handled (last 24 hours).
+func (s *Service) Figures(ctx context.Context, p staff.Principal) (Figures, error) {
+	now := s.now()
+	since := ms(now.Add(-24 * time.Hour))
+	list, err := s.listConversations(ctx, s.DB, "kind = 'live' AND (status IN ('waiting', 'active') OR accepted_at >= ?)", since)
+	if err != nil {
+		return Figures{}, err
+	}
+	f := Figures{Agents: []AgentFigure{}}
+	var waits, waited int64
+	active, handled := map[string]int{}, map[string]int{}
+	for _, c := range list {
+		if !p.Serves(c.Brand) {
+			continue
+		}
+		switch c.Status {
+		case StatusWaiting:
+			f.Waiting++
+		case StatusActive:
+			f.Active++
+			active[c.AgentID]++
+		}
+		if c.AcceptedAt >= since && c.WaitingSince > 0 {
+			waits += c.AcceptedAt - c.WaitingSince
+			waited++
+			handled[c.AgentID]++
+		}
+	}
+	if waited > 0 {
+		f.AverageWaitSeconds = waits / waited / 1000
+	}
+	rows, err := s.DB.Query(ctx, agentSelect+" ORDER BY s.name, s.id")
+	if err != nil {
+		return f, err
+	}
+	agents, err := scanAgents(rows)
+	if err != nil {
+		return f, err
+	}
+	for _, a := range agents {
+		if !servesAny(p, a.Brands) {
+			continue
+		}
+		status := AgentAway
+		if a.Present(now) {
+			status = AgentAvailable
+		}
+		if status == AgentAway && active[a.ID] == 0 && handled[a.ID] == 0 {
+			continue
+		}
+		f.Agents = append(f.Agents, AgentFigure{ID: a.ID, Name: a.Name, Status: status, Active: active[a.ID], Handled: handled[a.ID]})
+	}
+	return f, nil
+}
+
+// servesAny: the supervisor serves one of the agent's brands (an agent of
+// every brand is everyone's).
+func servesAny(p staff.Principal, brands []string) bool {
+	if len(brands) == 0 || len(p.Brands) == 0 {
+		return true
+	}
+	for _, b := range brands {
+		if p.Serves(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// AgentLine is an available agent, for a transfer.
+type AgentLine struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Languages []string `json:"languages"`
+	Active    int      `json:"active"`
+	Max       int      `json:"max"`
+}
+
+// AvailableAgents are the agents present who serve one of p's brands.
+func (s *Service) AvailableAgents(ctx context.Context, p staff.Principal, maxOf func(brand string) int) ([]AgentLine, error) {
+	agents, err := s.presentAgents(ctx, s.DB)
+	if err != nil {
+		return nil, err
+	}
+	out := []AgentLine{}
+	for _, a := range agents {
+		if !servesAny(p, a.Brands) {
+			continue
+		}
+		n, err := activeCount(ctx, s.DB, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		limit := 0
+		for _, b := range a.Brands {
+			limit = max(limit, maxOf(b))
+		}
+		if len(a.Brands) == 0 {
+			limit = maxOf("")
+		}
+		out = append(out, AgentLine{ID: a.ID, Name: a.Name, Languages: a.Languages, Active: n, Max: limit})
+	}
+	return out, nil
+}
+
+// Search finds conversations of p's brands (or one of them) whose
+// messages, name or email hold q, created in [from, to).
+func (s *Service) Search(ctx context.Context, p staff.Principal, q, brandID string, from, to time.Time) ([]Item, error) {
+	where := "created_at >= ? AND created_at < ?"
+	args := []any{ms(from), ms(to)}
+	if brandID != "" {
+		where += " AND brand = ?"
+		args = append(args, brandID)
+	}
+	like := ""
+	if q != "" {
+		like = "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(q)) + "%"
+		where += ` AND (LOWER(name) LIKE ? ESCAPE '\' OR LOWER(email) LIKE ? ESCAPE '\' OR LOWER(account_email) LIKE ? ESCAPE '\'
+			OR id IN (SELECT conversation_id FROM chat_messages WHERE LOWER(body) LIKE ? ESCAPE '\'))`
+		args = append(args, like, like, like, like)
+	}
+	list, err := s.listConversations(ctx, s.DB, where+" ORDER BY created_at DESC LIMIT 200", args...)
+	if err != nil {
+		return nil, err
+	}
+	out := []Item{}
+	for _, c := range list {
+		if !p.Serves(c.Brand) {
+			continue
+		}
+		it := ItemOf(c)
+		if q != "" {
+			it.Snippet = s.snippet(ctx, c, strings.ToLower(q), like)
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// snippet is the first message holding the words searched, shortened.
+func (s *Service) snippet(ctx context.Context, c Conversation, q, like string) string {
+	var body string
+	err := s.DB.QueryRow(ctx, `SELECT body FROM chat_messages WHERE conversation_id = ? AND LOWER(body) LIKE ? ESCAPE '\'
+		ORDER BY seq LIMIT 1`, c.ID, like).Scan(&body)
+	if err != nil {
+		return ""
+	}
+	r := []rune(body)
+	i := strings.Index(strings.ToLower(body), q)
+	start := 0
+	if i > 0 {
+		start = max(len([]rune(body[:i]))-40, 0)
+	}
+	end := min(start+160, len(r))
+	return string(r[start:end])
+}
+
+// ReplyOffline emails an agent's answer to an offline message (outbox, in
+// its language) and closes it.
+func (s *Service) ReplyOffline(ctx context.Context, p staff.Principal, id, answer string) error {
+	answer, err := cleanBody(answer)
+	if err != nil {
+		return err
+	}
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := ms(s.now())
+		c, err := lockConversation(ctx, tx, id, now)
+		if err != nil {
+			return err
+		}
+		if !p.Serves(c.Brand) {
+			return ErrForbiddenBrand
+		}
+		if c.Kind != KindOffline {
+			return ErrNotOffline
+		}
+		if c.Status == StatusEnded {
+			return ErrAlreadyDone
+		}
+		if _, _, err := appendMessage(ctx, tx, Message{ConversationID: id, Sender: SenderAgent, AgentID: p.ID,
+			AgentName: p.Name, Body: answer, At: now}); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE chat_conversations SET status = 'ended', agent_id = ?, agent_name = ?, accepted_at = ?,
+			ended_at = ?, version = version + 1 WHERE id = ?`, p.ID, p.Name, now, now, id); err != nil {
+			return err
+		}
+		_, err = notify.Enqueue(ctx, tx, notify.Message{Brand: c.Brand, Language: c.Language, Channel: notify.ChannelEmail,
+			To: c.Email, Template: notify.TemplateChatOfflineReply,
+			Data: map[string]string{notify.DataFirstName: c.Name, notify.DataProvince: c.Province,
+				notify.DataQuestion: c.Question, notify.DataAnswer: answer}})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if s.Poke != nil {
+		s.Poke()
+	}
+	s.notify(ctx, id, true)
+	return nil
+}
+
+// Transcript writes a conversation's messages as plain text lines, in the
+// language's typography: the time in the conversation's province (loc; nil
+// is UTC) with its zone's abbreviation, who, and what was said.
+func Transcript(msgs []Message, language, visitorName string, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	var b strings.Builder
+	for _, m := range msgs {
+		at := time.UnixMilli(m.At).In(loc)
+		zone, _ := at.Zone()
+		who := visitorName
+		switch m.Sender {
+		case SenderAgent:
+			who = m.AgentName
+		case SenderBot:
+			who = map[string]string{"en": "Assistant", "fr": "Assistant virtuel"}[language]
+		case SenderSystem:
+			who = ""
+		}
+		body := m.Body
+		if m.Sender == SenderSystem {
+			body = systemText(m.SystemKey, m.SystemName, language)
+		}
+		sep := ": "
+		if language == "fr" {
+			fmt.Fprintf(&b, "%d h %02d %s", at.Hour(), at.Minute(), zone)
+			sep = "\u00a0: "
+		} else {
+			fmt.Fprintf(&b, "%s %s", at.Format("15:04"), zone)
+		}
+		if who != "" {
+			fmt.Fprintf(&b, " — %s%s%s\n", who, sep, body)
+		} else {
+			fmt.Fprintf(&b, " — %s\n", body)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func systemText(key, name, language string) string {
+	en := map[string]string{SystemAgentJoined: name + " joined the chat", SystemAgentLeft: name + " left the chat",
+		SystemTransferred: "Transferred to " + name, SystemEnded: "The chat ended", SystemHandover: "Passed to an agent"}
+	fr := map[string]string{SystemAgentJoined: name + " s’est joint à la conversation", SystemAgentLeft: name + " a quitté la conversation",
+		SystemTransferred: "Transféré à " + name, SystemEnded: "La conversation est terminée", SystemHandover: "Transmis à un conseiller"}
+	if language == "fr" {
+		return fr[key]
+	}
+	return en[key]
+}

@@ -1,0 +1,255 @@
+package chat
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"guichet/internal/chat/bot"
+	"guichet/internal/store"
+)
+
+// Conversation is one row of chat_conversations; times are unix ms.
+type Conversation struct {
+	ID, Brand, Province, Language, Kind, Status string
+	VisitorHash                                 string
+	Name, Topic, Page, Roadblock                string
+	Email, Question                             string
+	AccountID, AccountEmail                     string
+	AgentID, AgentName                          string
+	CreatedAt, WaitingSince, AcceptedAt         int64
+	EndedAt, UpdatedAt                          int64
+	LastSeq, Version                            int64
+	VisitorReadSeq, AgentReadSeq                int64
+	VisitorTyping, AgentTyping                  bool
+	Rating                                      int
+	TranscriptSent                              bool
+}
+
+// Live tells whether the conversation is a live one not ended.
+func (c Conversation) Live() bool { return c.Kind == KindLive && c.Status != StatusEnded }
+
+// Message is one row of chat_messages.
+type Message struct {
+	ConversationID string
+	Seq            int64
+	ClientID       string
+	Sender         string
+	AgentID        string
+	AgentName      string
+	Body           string
+	SystemKey      string
+	SystemName     string
+	Reply          *bot.Reply
+	At             int64
+}
+
+const conversationColumns = `id, brand, province, language, kind, status, visitor_hash, name, topic, page, roadblock,
+	email, question, account_id, account_email, agent_id, agent_name, created_at, waiting_since, accepted_at,
+	ended_at, updated_at, last_seq, version, visitor_read_seq, agent_read_seq, visitor_typing, agent_typing,
+	rating, transcript_sent`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanConversation(sc scanner) (Conversation, error) {
+	var c Conversation
+	var vt, at, ts int
+	err := sc.Scan(&c.ID, &c.Brand, &c.Province, &c.Language, &c.Kind, &c.Status, &c.VisitorHash, &c.Name, &c.Topic,
+		&c.Page, &c.Roadblock, &c.Email, &c.Question, &c.AccountID, &c.AccountEmail, &c.AgentID, &c.AgentName,
+		&c.CreatedAt, &c.WaitingSince, &c.AcceptedAt, &c.EndedAt, &c.UpdatedAt, &c.LastSeq, &c.Version,
+		&c.VisitorReadSeq, &c.AgentReadSeq, &vt, &at, &c.Rating, &ts)
+	c.VisitorTyping, c.AgentTyping, c.TranscriptSent = vt != 0, at != 0, ts != 0
+	return c, err
+}
+
+// querier is a *store.DB or a *store.Tx.
+type querier interface {
+	QueryRow(ctx context.Context, q string, args ...any) *sql.Row
+	Query(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// Get reads a conversation; ErrNotFound when there is none.
+func (s *Service) Get(ctx context.Context, id string) (Conversation, error) {
+	return getConversation(ctx, s.DB, id)
+}
+
+func getConversation(ctx context.Context, q querier, id string) (Conversation, error) {
+	c, err := scanConversation(q.QueryRow(ctx, "SELECT "+conversationColumns+" FROM chat_conversations WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNotFound
+	}
+	if err != nil {
+		return c, fmt.Errorf("chat conversation: %w", err)
+	}
+	return c, nil
+}
+
+// ByVisitor is the visitor cookie's conversation, the latest one; ErrNoConversation without.
+func (s *Service) ByVisitor(ctx context.Context, secret string) (Conversation, error) {
+	if secret == "" || len(secret) > 64 {
+		return Conversation{}, ErrNoConversation
+	}
+	return byVisitor(ctx, s.DB, secretHash(secret))
+}
+
+func byVisitor(ctx context.Context, q querier, hash string) (Conversation, error) {
+	c, err := scanConversation(q.QueryRow(ctx, "SELECT "+conversationColumns+
+		" FROM chat_conversations WHERE visitor_hash = ? ORDER BY created_at DESC LIMIT 1", hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, ErrNoConversation
+	}
+	if err != nil {
+		return c, fmt.Errorf("chat visitor: %w", err)
+	}
+	return c, nil
+}
+
+func (s *Service) listConversations(ctx context.Context, q querier, where string, args ...any) ([]Conversation, error) {
+	rows, err := q.Query(ctx, "SELECT "+conversationColumns+" FROM chat_conversations WHERE "+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("chat conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Messages are a conversation's messages with seq > after, in seq order
+// (at most limit; 0 for all).
+func (s *Service) Messages(ctx context.Context, convID string, after int64, limit int) ([]Message, error) {
+	return messages(ctx, s.DB, convID, after, limit)
+}
+
+func messages(ctx context.Context, q querier, convID string, after int64, limit int) ([]Message, error) {
+	if limit <= 0 {
+		limit = 1 << 30
+	}
+	rows, err := q.Query(ctx, `SELECT seq, client_id, sender, agent_id, agent_name, body, system_key, system_name, reply, at
+		FROM chat_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`, convID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("chat messages: %w", err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		m := Message{ConversationID: convID}
+		var clientID sql.NullString
+		var reply string
+		if err := rows.Scan(&m.Seq, &clientID, &m.Sender, &m.AgentID, &m.AgentName, &m.Body, &m.SystemKey, &m.SystemName, &reply, &m.At); err != nil {
+			return nil, err
+		}
+		m.ClientID = clientID.String
+		if reply != "" {
+			m.Reply = new(bot.Reply)
+			if err := json.Unmarshal([]byte(reply), m.Reply); err != nil {
+				return nil, fmt.Errorf("chat message reply: %w", err)
+			}
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// lockConversation takes the conversation's row lock for the rest of the
+// transaction (PostgreSQL; SQLite transactions are IMMEDIATE already) and
+// returns it as it is now.
+func lockConversation(ctx context.Context, tx *store.Tx, id string, now int64) (Conversation, error) {
+	res, err := tx.Exec(ctx, "UPDATE chat_conversations SET updated_at = ? WHERE id = ?", now, id)
+	if err != nil {
+		return Conversation{}, fmt.Errorf("chat lock: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Conversation{}, ErrNotFound
+	}
+	return getConversation(ctx, tx, id)
+}
+
+// lockLive is lockConversation refusing an ended conversation.
+func lockLive(ctx context.Context, tx *store.Tx, id string, now int64) (Conversation, error) {
+	c, err := lockConversation(ctx, tx, id, now)
+	if err == nil && c.Status == StatusEnded {
+		err = ErrEnded
+	}
+	return c, err
+}
+
+// appendMessage stores m as the conversation's next message (seq =
+// last_seq + 1) in tx, which must hold the conversation's lock; a message
+// with a client id already stored is returned as it was, nothing added.
+func appendMessage(ctx context.Context, tx *store.Tx, m Message) (Message, bool, error) {
+	if m.ClientID != "" {
+		old, err := messageByClientID(ctx, tx, m.ConversationID, m.ClientID)
+		if err == nil {
+			return old, false, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return m, false, err
+		}
+	}
+	err := tx.QueryRow(ctx, `UPDATE chat_conversations SET last_seq = last_seq + 1, updated_at = ?
+		WHERE id = ? RETURNING last_seq`, m.At, m.ConversationID).Scan(&m.Seq)
+	if err != nil {
+		return m, false, fmt.Errorf("chat seq: %w", err)
+	}
+	var reply string
+	if m.Reply != nil {
+		b, err := json.Marshal(m.Reply)
+		if err != nil {
+			return m, false, err
+		}
+		reply = string(b)
+	}
+	var clientID any
+	if m.ClientID != "" {
+		clientID = m.ClientID
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO chat_messages (conversation_id, seq, client_id, sender, agent_id, agent_name,
+		body, system_key, system_name, reply, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ConversationID, m.Seq, clientID, m.Sender, m.AgentID, m.AgentName, m.Body, m.SystemKey, m.SystemName, reply, m.At)
+	if err != nil {
+		return m, false, fmt.Errorf("chat message: %w", err)
+	}
+	return m, true, nil
+}
+
+func messageByClientID(ctx context.Context, tx *store.Tx, convID, clientID string) (Message, error) {
+	m := Message{ConversationID: convID, ClientID: clientID}
+	var reply string
+	err := tx.QueryRow(ctx, `SELECT seq, sender, agent_id, agent_name, body, system_key, system_name, reply, at
+		FROM chat_messages WHERE conversation_id = ? AND client_id = ?`, convID, clientID).
+		Scan(&m.Seq, &m.Sender, &m.AgentID, &m.AgentName, &m.Body, &m.SystemKey, &m.SystemName, &reply, &m.At)
+	return m, err
+}
+
+// systemMessage is a system note (i18n key and a name) at now.
+func systemMessage(convID, key, name string, now int64) Message {
+	return Message{ConversationID: convID, Sender: SenderSystem, SystemKey: key, SystemName: name, At: now}
+}
+
+// setStatus moves a conversation from one of from to status in tx (a
+// conditional update: false when it was not in one of them any more).
+func setStatus(ctx context.Context, tx *store.Tx, id, status string, extra string, args []any, from ...string) (bool, error) {
+	q := "UPDATE chat_conversations SET status = ?, version = version + 1" + extra + " WHERE id = ? AND status IN (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(from)), ", ") + ")"
+	all := append([]any{status}, args...)
+	all = append(all, id)
+	for _, f := range from {
+		all = append(all, f)
+	}
+	res, err := tx.Exec(ctx, q, all...)
+	if err != nil {
+		return false, fmt.Errorf("chat status: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
