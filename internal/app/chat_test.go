@@ -248,7 +248,7 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer vs.CloseNow()
-	readFrame(t, vs, "message") // the bot's welcome
+	readFrame(t, vs, "message")        // the bot's welcome
 	time.Sleep(200 * time.Millisecond) // four times every server timeout
 	if err := vs.Write(ctx, websocket.MessageText, []byte(`{"type":"message","clientId":"late","body":"still there?"}`)); err != nil {
 		t.Fatal(err)

@@ -153,7 +153,69 @@ func (s *Service) SetAvailability(ctx context.Context, staffID, status string, l
 	if err != nil {
 		return fmt.Errorf("chat availability: %w", err)
 	}
+	if status == AgentAvailable {
+		if err := s.assignWaiting(ctx); err != nil {
+			return err
+		}
+	}
 	s.notify(ctx, "", true)
+	return nil
+}
+
+// assignWaiting gives the conversations waiting on brands with
+// chat.autoAssign, oldest first, to agents with room: a conversation queued
+// while every agent was busy or away goes out when one becomes available
+// or ends a conversation, not only when the next visitor arrives.
+func (s *Service) assignWaiting(ctx context.Context) error {
+	var assigned []string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		assigned = assigned[:0]
+		rows, err := tx.Query(ctx, "SELECT id, brand FROM chat_conversations WHERE status = 'waiting' AND kind = 'live' ORDER BY created_at, id")
+		if err != nil {
+			return err
+		}
+		type waiting struct{ id, brand string }
+		var list []waiting
+		for rows.Next() {
+			var w waiting
+			if err := rows.Scan(&w.id, &w.brand); err != nil {
+				rows.Close()
+				return err
+			}
+			list = append(list, w)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, w := range list {
+			b, ok := s.Brands(w.brand)
+			if !ok || !b.Chat.AutoAssign {
+				continue
+			}
+			before, err := getConversation(ctx, tx, w.id)
+			if err != nil {
+				return err
+			}
+			if err := s.autoAssign(ctx, tx, b, w.id); err != nil && !errors.Is(err, ErrAlreadyTaken) && !errors.Is(err, ErrEnded) {
+				return err
+			}
+			after, err := getConversation(ctx, tx, w.id)
+			if err != nil {
+				return err
+			}
+			if after.Status != before.Status {
+				assigned = append(assigned, w.id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("chat auto-assign: %w", err)
+	}
+	for _, id := range assigned {
+		s.notify(ctx, id, true)
+	}
 	return nil
 }
 

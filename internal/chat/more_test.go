@@ -365,7 +365,9 @@ func TestTranscriptAndRating(t *testing.T) {
 		var d map[string]string
 		_ = json.Unmarshal([]byte(data), &d)
 		if lang != "fr" || template != "chat-transcript" || !strings.Contains(d["transcript"], "Alex\u00a0: Bonjour, <script>") ||
-			!strings.Contains(d["transcript"], "Marie s’est joint") {
+			!strings.Contains(d["transcript"], "Marie s’est joint") ||
+			// 15:00 UTC is 10:00 in Ontario (scotia's default province), in November EST.
+			!strings.Contains(d["transcript"], "10 h 00 EST — Alex\u00a0: Bonjour") {
 			t.Fatalf("outbox %s %s %q", lang, template, d["transcript"])
 		}
 	})
@@ -496,9 +498,13 @@ func TestAutoAssign(t *testing.T) {
 			return st.Conversation
 		}
 		var got []string
+		var firstID string
 		for i := range 6 {
 			e.clock.Advance(time.Second)
 			c := start(i)
+			if i == 0 {
+				firstID = c.ID
+			}
 			if c.Status != StatusActive {
 				t.Fatalf("conversation %d: %s", i, c.Status)
 			}
@@ -509,8 +515,28 @@ func TestAutoAssign(t *testing.T) {
 		if strings.Join(got, ",") != "ana,ben,ana,ben,ana,ben" {
 			t.Fatalf("assigned to %v", got)
 		}
-		if c := start(7); c.Status != StatusWaiting || c.AgentID != "" {
-			t.Fatalf("everyone at the limit: %s to %q", c.Status, c.AgentID)
+		queued := start(7)
+		if queued.Status != StatusWaiting || queued.AgentID != "" {
+			t.Fatalf("everyone at the limit: %s to %q", queued.Status, queued.AgentID)
+		}
+		// A conversation ends: the one waiting goes to the agent who has
+		// room now, without another visitor arriving.
+		first, _ := e.svc.Get(ctx, firstID)
+		if _, err := e.svc.End(ctx, first.ID, first.AgentName); err != nil {
+			t.Fatal(err)
+		}
+		if c, _ := e.svc.Get(ctx, queued.ID); c.Status != StatusActive || c.AgentID != first.AgentID {
+			t.Fatalf("after an end, the queued conversation is %s with %q, want active with %s", c.Status, c.AgentID, first.AgentID)
+		}
+		// An agent becoming available takes what waits.
+		waiting := start(8)
+		if waiting.Status != StatusWaiting {
+			t.Fatalf("everyone at the limit again: %s", waiting.Status)
+		}
+		dan := e.addStaff("dan", "Dan", staff.RoleAgent, "bna")
+		e.available(dan, "en")
+		if c, _ := e.svc.Get(ctx, waiting.ID); c.Status != StatusActive || c.AgentID != dan.ID {
+			t.Fatalf("after dan went available: %s with %q", c.Status, c.AgentID)
 		}
 	})
 }

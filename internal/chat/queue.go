@@ -323,12 +323,16 @@ func (s *Service) ReplyOffline(ctx context.Context, p staff.Principal, id, answe
 }
 
 // Transcript writes a conversation's messages as plain text lines, in the
-// language's typography: time (the UTC offset of the server is not the
-// visitor's: times are UTC), who, and what was said.
-func Transcript(msgs []Message, language, visitorName string) string {
+// language's typography: the time in the conversation's province (loc; nil
+// is UTC) with its zone's abbreviation, who, and what was said.
+func Transcript(msgs []Message, language, visitorName string, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
 	var b strings.Builder
 	for _, m := range msgs {
-		at := time.UnixMilli(m.At).UTC()
+		at := time.UnixMilli(m.At).In(loc)
+		zone, _ := at.Zone()
 		who := visitorName
 		switch m.Sender {
 		case SenderAgent:
@@ -342,18 +346,15 @@ func Transcript(msgs []Message, language, visitorName string) string {
 		if m.Sender == SenderSystem {
 			body = systemText(m.SystemKey, m.SystemName, language)
 		}
+		sep := ": "
 		if language == "fr" {
-			fmt.Fprintf(&b, "%d h %02d UTC", at.Hour(), at.Minute())
-			if who != "" {
-				fmt.Fprintf(&b, " — %s\u00a0: %s\n", who, body)
-			} else {
-				fmt.Fprintf(&b, " — %s\n", body)
-			}
-			continue
+			fmt.Fprintf(&b, "%d h %02d %s", at.Hour(), at.Minute(), zone)
+			sep = "\u00a0: "
+		} else {
+			fmt.Fprintf(&b, "%s %s", at.Format("15:04"), zone)
 		}
-		fmt.Fprintf(&b, "%s UTC", at.Format("15:04"))
 		if who != "" {
-			fmt.Fprintf(&b, " — %s: %s\n", who, body)
+			fmt.Fprintf(&b, " — %s%s%s\n", who, sep, body)
 		} else {
 			fmt.Fprintf(&b, " — %s\n", body)
 		}

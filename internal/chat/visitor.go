@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"strings"
@@ -337,6 +339,10 @@ func (s *Service) End(ctx context.Context, id, byAgentName string) (Conversation
 		return Conversation{}, err
 	}
 	s.notify(ctx, id, true)
+	// The agent who held it has room for one more.
+	if err := s.assignWaiting(ctx); err != nil {
+		return Conversation{}, err
+	}
 	return s.Get(ctx, id)
 }
 
@@ -378,13 +384,19 @@ func (s *Service) SendTranscript(ctx context.Context, id, email string) error {
 		if err != nil {
 			return err
 		}
+		var loc *time.Location
+		if b, ok := s.Brands(c.Brand); ok {
+			if p, ok := b.Province(c.Province); ok {
+				loc = p.Location()
+			}
+		}
 		if _, err := tx.Exec(ctx, "UPDATE chat_conversations SET transcript_sent = 1 WHERE id = ?", id); err != nil {
 			return err
 		}
 		_, err = notify.Enqueue(ctx, tx, notify.Message{
 			Brand: c.Brand, Language: c.Language, Channel: notify.ChannelEmail, To: to, Template: notify.TemplateChatTranscript,
 			Data: map[string]string{notify.DataFirstName: c.Name, notify.DataProvince: c.Province,
-				notify.DataTranscript: Transcript(msgs, c.Language, c.Name)},
+				notify.DataTranscript: Transcript(msgs, c.Language, c.Name, loc)},
 		})
 		return err
 	})
