@@ -245,8 +245,10 @@ describe('the agents’ chat in the console', () => {
     const name = m('console.chat.accept', { name: 'Sam' });
     await agent.page.getByRole('button', { name }).waitFor();
     await supervisor.page.getByRole('button', { name }).waitFor();
-    // Both click at once.
-    await Promise.all([agent.page.getByRole('button', { name }).click(), supervisor.page.getByRole('button', { name }).click()]);
+    // Both click at once: the buttons found first, then clicked in the same instant (an
+    // actionable click's checks take longer than the queue frame that removes the row).
+    const buttons = await Promise.all([agent.page, supervisor.page].map((page) => page.getByRole('button', { name }).elementHandle()));
+    await Promise.all(buttons.map((button) => button?.evaluate((el) => /** @type {HTMLElement} */ (el).click())));
     const holds = async (/** @type {import('playwright-core').Page} */ page) => {
       const box = page.getByRole('textbox', { name: m('console.chat.composer.label', { name: 'Sam' }) });
       const taken = page.getByText(en['console.chat.error.alreadyTaken']);

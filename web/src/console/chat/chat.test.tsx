@@ -23,6 +23,7 @@ vi.mock('./socket', async (original) => ({
       close: () => {
         socket.closed = true;
       },
+      lastSeq: () => 0,
     };
   },
 }));

@@ -1,25 +1,17 @@
 // The agent socket (GET /api/console/v1/chat/socket on the console host, the
 // staff session cookie, same origin). The reconnecting socket itself is the
 // portal's (web/src/lib/chat/socket.ts, shared with the visitor's widget):
-// backoff with jitter, close codes honoured, heartbeats, client frames queued
-// while reconnecting.
+// backoff with jitter, close codes honoured, heartbeats (the agent's presence),
+// message frames once each per conversation, messages resent with their
+// clientId and other frames queued while reconnecting.
 
+import { openChatSocket, type ChatSocket, type ChatSocketOptions } from '@/lib/chat/socket';
 import type { ClientFrame, ServerFrame } from './api';
 
-export type SocketStatus = 'connecting' | 'open' | 'reconnecting' | 'closed';
+export type { SocketStatus } from '@/lib/chat/frames';
 
-export interface AgentSocketOptions {
-  url: (after: number) => string;
-  onFrame: (frame: ServerFrame) => void;
-  onStatus?: (status: SocketStatus) => void;
-  heartbeatMs?: number;
-}
-
-export interface AgentSocket {
-  send(frame: ClientFrame): void;
-  close(): void;
-}
-
+export type AgentSocketOptions = ChatSocketOptions<ServerFrame>;
+export type AgentSocket = ChatSocket<ClientFrame>;
 export type OpenSocket = (options: AgentSocketOptions) => AgentSocket;
 
 /** ws(s)://<this host>/api/console/v1/chat/socket */
@@ -28,5 +20,4 @@ export function agentSocketUrl(): string {
   return `${scheme}//${window.location.host}/api/console/v1/chat/socket`;
 }
 
-/** No live socket (yet): the page keeps its figures and queue by polling. */
-export const openAgentSocket: OpenSocket | null = null;
+export const openAgentSocket: OpenSocket = (options) => openChatSocket<ServerFrame, ClientFrame>(options);
