@@ -96,7 +96,7 @@ function Pages() {
     </Switch>
   );
   // The chat (its socket) lives as long as the staff member's session: it ends on sign-out.
-  return me ? <ChatProvider key={me.id}>{pages}</ChatProvider> : pages;
+  return <ChatProvider staffId={me?.id ?? null}>{pages}</ChatProvider>;
 }
 
 export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {

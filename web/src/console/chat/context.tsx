@@ -34,7 +34,8 @@ export type Action =
   | { kind: 'messages'; conversationId: string; messages: ChatMessage[] }
   | { kind: 'pending'; conversationId: string; pending: Pending }
   | { kind: 'figures'; figures: Figures }
-  | { kind: 'status'; status: SocketStatus };
+  | { kind: 'status'; status: SocketStatus }
+  | { kind: 'reset' };
 
 export const initialState: ChatState = {
   queue: null,
@@ -97,6 +98,8 @@ function skewOf(state: ChatState, queue: Queue, serverDate?: number): number {
 
 export function reduce(state: ChatState, action: Action): ChatState {
   switch (action.kind) {
+    case 'reset':
+      return initialState;
     case 'status':
       return { ...state, status: action.status };
     case 'queue':
@@ -173,10 +176,11 @@ export const POLL_MS = 5_000;
  * The chat's state for the signed-in staff member. The agent socket opens
  * when a chat page first asks (start) and stays open across the console's
  * pages, so an agent looking a customer up stays present; it closes on
- * sign-out. On every (re)opening the conversations held are subscribed again
+ * sign-out. The provider stays in place around the pages whoever is signed
+ * in (a page's state survives the sign-in, the set-up's recovery codes say). On every (re)opening the conversations held are subscribed again
  * from their last seq, so a reconnect loses and repeats nothing.
  */
-export function ChatProvider({ children, open = openAgentSocket }: { children: ReactNode; open?: OpenSocket | null }) {
+export function ChatProvider({ children, staffId, open = openAgentSocket }: { children: ReactNode; staffId: string | null; open?: OpenSocket | null }) {
   const [state, dispatch] = useReducer(reduce, initialState);
   const socket = useRef<AgentSocket | null>(null);
   const started = useRef(false);
@@ -208,12 +212,16 @@ export function ChatProvider({ children, open = openAgentSocket }: { children: R
     });
   }, [open, refreshQueue]);
 
+  // Signed out (or another member signed in): the socket closes, the state goes.
   useEffect(
     () => () => {
       socket.current?.close();
       socket.current = null;
+      started.current = false;
+      subscribed.current.clear();
+      dispatch({ kind: 'reset' });
     },
-    [],
+    [staffId],
   );
 
   // Every conversation the agent holds is followed live, replayed after its last seq.
