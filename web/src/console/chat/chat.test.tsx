@@ -360,6 +360,25 @@ describe('chat page', () => {
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Pat' })).toBeNull());
   });
 
+  it('keeps a chat the visitor ended readable until the agent closes it', async () => {
+    const held: Item = { ...pat, status: 'active' };
+    await chatPage((_method, path) => {
+      if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [held], offline: [] } };
+      if (path === '/chat/conversations/c1') return { status: 200, body: { item: held, messages: [{ seq: 1, sender: 'visitor', body: 'Merci, au revoir', at: '2026-11-25T20:00:00Z' }] } };
+    });
+    open();
+    fireEvent.click(await screen.findByRole('button', { name: 'Pat' }));
+    await screen.findByText('Merci, au revoir');
+    frame({ type: 'message', conversationId: 'c1', seq: 2, sender: 'system', body: '', at: '2026-11-25T20:00:05Z', system: { key: 'ended' } });
+    frame({ type: 'state', conversationId: 'c1', status: 'ended' });
+    frame({ type: 'queue', waiting: [], mine: [], offline: [] });
+    expect(screen.getByText(en['console.chat.conversation.ended'])).toBeTruthy();
+    expect(screen.getByText('Merci, au revoir')).toBeTruthy();
+    expect(screen.queryByRole('textbox', { name: fill(en['console.chat.composer.label'], { name: 'Pat' }) })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: en['console.chat.conversation.close'] }));
+    expect(screen.queryByRole('article')).toBeNull();
+  });
+
   it('answers an offline message by email', async () => {
     const left = item('o1', 'Lou', { kind: 'offline', status: 'waiting', email: 'lou@example.com', question: 'Can I change my address?', language: 'en' });
     let answered = false;
