@@ -25,6 +25,8 @@ export interface Answer<T> {
   errorCode: string;
   /** A 400 VALIDATION's message key per field ({fields: {password: key}}), else {}. */
   fields: Record<string, string>;
+  /** The server's clock when it answered (its Date header, ms since the epoch), if it sent one. */
+  serverDate?: number;
 }
 
 export const API = '/api/console/v1';
@@ -35,7 +37,7 @@ export interface RawBody {
   text: string;
 }
 
-export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, raw?: RawBody): Promise<Answer<T>> {
+export async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, raw?: RawBody): Promise<Answer<T>> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
   if (raw) {
     init.headers = { ...init.headers, 'Content-Type': raw.type };
@@ -51,6 +53,8 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
     return { status: 0, data: null, errorCode: 'NETWORK', fields: {} };
   }
   const text = await response.text();
+  const dateHeader = response.headers.get('Date');
+  const serverDate = dateHeader ? Date.parse(dateHeader) : NaN;
   let data: unknown = null;
   if (text !== '') {
     try {
@@ -59,7 +63,8 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
       data = null;
     }
   }
-  if (response.ok) return { status: response.status, data: data as T, errorCode: '', fields: {} };
+  if (response.ok)
+    return { status: response.status, data: data as T, errorCode: '', fields: {}, ...(Number.isNaN(serverDate) ? {} : { serverDate }) };
   // An import's refusal (400 IMPORT_INVALID) answers its report: kept for the page.
   if (data && typeof data === 'object' && 'errors' in data && Array.isArray((data as { errors: unknown }).errors))
     return { status: response.status, data: data as T, errorCode: 'IMPORT_INVALID', fields: {} };

@@ -5,7 +5,10 @@ import type { Language } from '@/lib/site/types';
 import { atLeast, call, readMe, SESSION_ENDED, type Me } from './api';
 import { consoleMessages, saveLanguage } from './messages';
 import { SessionContext, useSession, type ConsoleSession } from './session';
+import { ChatProvider } from './chat/context';
 import { AuditPage } from './pages/audit';
+import { ChatPage } from './pages/chat';
+import { ChatFiguresPage, ChatTranscriptsPage } from './pages/chat-figures';
 import { CustomerPage } from './pages/customer';
 import { ImportPage } from './pages/import';
 import { MaintenancePage } from './pages/maintenance';
@@ -46,6 +49,9 @@ function Header() {
       {me ? (
         <nav aria-label={t('console.nav.label')} className="console-nav">
           <Link href="/">{t('console.nav.search')}</Link>
+          <Link href="/chat">{t('console.nav.chat')}</Link>
+          {atLeast(me, 'supervisor') ? <Link href="/chat/figures">{t('console.nav.chatFigures')}</Link> : null}
+          {atLeast(me, 'supervisor') ? <Link href="/chat/transcripts">{t('console.nav.chatTranscripts')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/maintenance">{t('console.nav.maintenance')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/audit">{t('console.nav.audit')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/import">{t('console.nav.import')}</Link> : null}
@@ -72,13 +78,16 @@ function Pages() {
   const [location] = useLocation();
   if (me === undefined) return null;
   if (me === null && !PUBLIC.includes(location)) return <Redirect to="/sign-in" replace />;
-  return (
+  const pages = (
     <Switch>
       <Route path="/sign-in" component={SignInPage} />
       <Route path="/sign-in/code" component={SignInCodePage} />
       <Route path="/setup" component={SetupPage} />
       <Route path="/" component={SearchPage} />
       <Route path="/customers/:id">{(params) => <CustomerPage id={params.id} />}</Route>
+      {me ? <Route path="/chat" component={ChatPage} /> : null}
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/chat/figures" component={ChatFiguresPage} /> : null}
+      {atLeast(me ?? null, 'supervisor') ? <Route path="/chat/transcripts" component={ChatTranscriptsPage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/maintenance" component={MaintenancePage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/audit" component={AuditPage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/import" component={ImportPage} /> : null}
@@ -86,6 +95,8 @@ function Pages() {
       <Route component={NotFoundPage} />
     </Switch>
   );
+  // The chat (its socket) lives as long as the staff member's session: it ends on sign-out.
+  return <ChatProvider staffId={me?.id ?? null}>{pages}</ChatProvider>;
 }
 
 export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {

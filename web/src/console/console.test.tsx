@@ -7,27 +7,7 @@ import { auditHref } from './pages/audit';
 import { actionsFor, type CustomerAccount } from './pages/customer';
 import { groupSecret } from './pages/setup';
 import { QrCode } from './qr-code';
-
-type Reply = { status: number; body?: unknown };
-type Route = (method: string, path: string, body: unknown) => Reply | undefined;
-
-/** A fetch that answers /api/console/v1 calls from `route` and records them. */
-function serve(route: Route) {
-  const calls: { method: string; path: string; body: unknown }[] = [];
-  const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const path = String(input).replace('/api/console/v1', '');
-    const method = init?.method ?? 'GET';
-    const text = init?.body ? String(init.body) : '';
-    const body: unknown = text.startsWith('{') ? JSON.parse(text) : text || undefined;
-    calls.push({ method, path, body });
-    const reply = route(method, path, body) ?? { status: 404, body: { errorCode: 'NOT_FOUND', messageKey: 'x' } };
-    return new Response(reply.body === undefined ? '' : JSON.stringify(reply.body), { status: reply.status });
-  });
-  vi.stubGlobal('fetch', fetchMock);
-  return calls;
-}
-
-const agent = { id: '1', email: 'agent@console.example', name: 'Agent', role: 'agent', brands: ['belair', 'intact'], factorAt: '2026-01-01T00:00:00Z' };
+import { agent, at, serve } from './testing';
 
 const account: CustomerAccount = {
   id: '42',
@@ -49,10 +29,6 @@ const account: CustomerAccount = {
   openRegistrations: [],
   events: [{ at: '2026-01-01T00:00:00Z', event: 'login', outcome: 'failure', detail: '', actor: '', ip: '127.0.0.1' }],
 };
-
-function at(path: string) {
-  window.history.replaceState(null, '', path);
-}
 
 beforeEach(() => {
   localStorage.clear();

@@ -2,8 +2,7 @@ import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import { API } from '../api';
 import { PageHeading } from '../heading';
-import { useSession } from '../session';
-import { ALL_BRANDS } from './search';
+import { PeriodFields, type Period } from '../period';
 
 /** A yyyy-mm-dd of the date input as the start of that day in UTC (RFC 3339). */
 export function dayStart(day: string): string {
@@ -22,37 +21,16 @@ export function auditHref(from: string, to: string, brand: string): string {
 /** /audit (supervisor, admin): download the audit rows of a period as CSV. */
 export function AuditPage() {
   const t = useT();
-  const { me } = useSession();
   const id = useId();
-  const brands = me && me.brands.length > 0 ? me.brands : ALL_BRANDS;
   const today = new Date().toISOString().slice(0, 10);
-  const [from, setFrom] = useState(today);
-  const [to, setTo] = useState(today);
-  const [brand, setBrand] = useState('');
+  const [period, setPeriod] = useState<Period>({ from: today, to: today, brand: '' });
+  const { from, to, brand } = period;
   const valid = from !== '' && to !== '' && from <= to;
   return (
     <section className="console-page console-page--narrow" aria-labelledby="console-audit-title">
       <PageHeading id="console-audit-title">{t('console.audit.title')}</PageHeading>
       <p>{t('console.audit.text')}</p>
-      <div className="console-field">
-        <label htmlFor={`${id}-from`}>{t('console.audit.from')}</label>
-        <input id={`${id}-from`} type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
-      </div>
-      <div className="console-field">
-        <label htmlFor={`${id}-to`}>{t('console.audit.to')}</label>
-        <input id={`${id}-to`} type="date" value={to} onChange={(e) => setTo(e.target.value)} />
-      </div>
-      <div className="console-field">
-        <label htmlFor={`${id}-brand`}>{t('console.search.brand')}</label>
-        <select id={`${id}-brand`} value={brand} onChange={(e) => setBrand(e.target.value)}>
-          <option value="">{t('console.search.allBrands')}</option>
-          {brands.map((b) => (
-            <option key={b} value={b}>
-              {b}
-            </option>
-          ))}
-        </select>
-      </div>
+      <PeriodFields id={id} value={period} onChange={setPeriod} />
       {valid ? (
         <a className="console-button" href={auditHref(from, to, brand)} download={`audit-${from}-${to}.csv`}>
           {t('console.audit.download')}

@@ -6,17 +6,15 @@ import { Dialog } from '../dialog';
 import { errorMessage } from '../errors';
 import { PageHeading } from '../heading';
 import { ReauthDialog } from '../reauth';
-import { useSession } from '../session';
-import { ALL_BRANDS } from './search';
+import { BrandField, useServedBrands } from '../period';
 
 type Outcome = { kind: 'done'; key: MessageKey; brand: string } | { kind: 'error'; key: MessageKey } | null;
 
 /** /maintenance (supervisor, admin): a brand's maintenance mode on (until a time, optional) or off. */
 export function MaintenancePage() {
   const t = useT();
-  const { me } = useSession();
   const id = useId();
-  const brands = me && me.brands.length > 0 ? me.brands : ALL_BRANDS;
+  const brands = useServedBrands();
   const [brand, setBrand] = useState(brands[0] ?? '');
   const [until, setUntil] = useState('');
   const [confirm, setConfirm] = useState<boolean | null>(null);
@@ -44,16 +42,7 @@ export function MaintenancePage() {
     <section className="console-page console-page--narrow" aria-labelledby="console-maintenance-title">
       <PageHeading id="console-maintenance-title">{t('console.maintenance.title')}</PageHeading>
       <p>{t('console.maintenance.text')}</p>
-      <div className="console-field">
-        <label htmlFor={`${id}-brand`}>{t('console.search.brand')}</label>
-        <select id={`${id}-brand`} value={brand} onChange={(e) => setBrand(e.target.value)}>
-          {brands.map((b) => (
-            <option key={b} value={b}>
-              {b}
-            </option>
-          ))}
-        </select>
-      </div>
+      <BrandField id={id} value={brand} onChange={setBrand} />
       <div className="console-field">
         <label htmlFor={`${id}-until`}>{t('console.maintenance.until')}</label>
         <input id={`${id}-until`} type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} aria-describedby={`${id}-until-hint`} />

@@ -6,7 +6,7 @@ import type { components } from '@/lib/api/schema';
 import { call } from '../api';
 import { errorMessage } from '../errors';
 import { PageHeading } from '../heading';
-import { useSession } from '../session';
+import { BrandField } from '../period';
 
 export type CustomerRow = components['schemas']['ConsoleCustomer'];
 
@@ -22,8 +22,6 @@ export function StatusText({ status }: { status: CustomerRow['status'] }) {
   return <>{statusKey[status] ? t(statusKey[status]) : status}</>;
 }
 
-/** Every brand of the portal (config/brands); a member serving some sees those only. */
-export const ALL_BRANDS = ['belair', 'bna', 'intact', 'scotia', 'servus'];
 
 export function StateBadges({ locked, disabled }: { locked: boolean; disabled: boolean }) {
   const t = useT();
@@ -38,14 +36,12 @@ export function StateBadges({ locked, disabled }: { locked: boolean; disabled: b
 /** /: the search box first, then the results as a table of links. */
 export function SearchPage() {
   const t = useT();
-  const { me } = useSession();
   const id = useId();
   const [q, setQ] = useState('');
   const [brand, setBrand] = useState('');
   const [error, setError] = useState<MessageKey | null>(null);
   const [results, setResults] = useState<CustomerRow[] | null>(null);
   const [busy, setBusy] = useState(false);
-  const brands = me && me.brands.length > 0 ? me.brands : ALL_BRANDS;
   const search = async (event: FormEvent) => {
     event.preventDefault();
     if (q.trim().length < 2) {
@@ -81,17 +77,7 @@ export function SearchPage() {
             aria-describedby={`${id}-error`}
           />
         </div>
-        <div className="console-field">
-          <label htmlFor={`${id}-brand`}>{t('console.search.brand')}</label>
-          <select id={`${id}-brand`} value={brand} onChange={(e) => setBrand(e.target.value)}>
-            <option value="">{t('console.search.allBrands')}</option>
-            {brands.map((b) => (
-              <option key={b} value={b}>
-                {b}
-              </option>
-            ))}
-          </select>
-        </div>
+        <BrandField id={id} value={brand} onChange={setBrand} all />
         <button type="submit" className="console-button" aria-busy={busy || undefined} disabled={busy}>
           {t('console.search.submit')}
         </button>

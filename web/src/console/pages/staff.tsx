@@ -8,7 +8,7 @@ import { errorMessage } from '../errors';
 import { PageHeading } from '../heading';
 import { ReauthDialog } from '../reauth';
 import { useSession } from '../session';
-import { ALL_BRANDS } from './search';
+import { ALL_BRANDS } from '../period';
 
 type Member = components['schemas']['ConsoleStaffMember'];
 

@@ -1,0 +1,64 @@
+// TOTP codes for the browser tests that sign staff in (the console's second
+// factor): RFC 6238 computed here from the secret, each time step used once.
+import { createHmac } from 'node:crypto';
+
+/**
+ * RFC 4648 base32 (no padding) to bytes.
+ * @param {string} text
+ */
+function base32(text) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const out = [];
+  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
+    const i = alphabet.indexOf(c);
+    if (i < 0) throw new Error(`not base32: ${c}`);
+    value = (value << 5) | i;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+/**
+ * RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret at a time step.
+ * @param {string} secret
+ * @param {number} step
+ */
+export function totp(secret, step) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
+  const offset = mac[mac.length - 1] & 0x0f;
+  const number = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
+  return String(number).padStart(6, '0');
+}
+
+/** The last time step used per secret in this file (the server takes each step once). */
+const lastStep = new Map();
+
+/**
+ * Code sources for a secret: each code is of a step after the last one used
+ * with that secret, within the ±1 step the server accepts (waiting for the
+ * clock when the steps of the window are spent).
+ * @param {string} secret
+ * @param {() => number} [clock] the server's time in ms (its GUICHET_DEV_NOW clock may be shifted)
+ * @returns {() => Promise<string>}
+ */
+export function codes(secret, clock = Date.now) {
+  return async () => {
+    for (;;) {
+      const now = Math.floor(clock() / 30_000);
+      const step = Math.max((lastStep.get(secret) ?? -Infinity) + 1, now - 1);
+      if (step <= now + 1) {
+        lastStep.set(secret, step);
+        return totp(secret, step);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  };
+}

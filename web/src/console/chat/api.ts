@@ -1,0 +1,91 @@
+// The agents' side of live chat (issue 17, /work notes chat.md): the REST
+// calls of /api/console/v1/chat and the frames of the agent socket. These
+// routes ask a staff session but no fresh second factor; a session that ended
+// answers 401 SIGN_IN_REQUIRED, which `call` turns into the console's
+// session-ended handling.
+
+import type { MessageKey } from '@/i18n/catalog';
+import type { components } from '@/lib/api/schema';
+import { call } from '../api';
+import { errorMessage } from '../errors';
+
+export type ChatLanguage = 'en' | 'fr';
+export const CHAT_LANGUAGES: ChatLanguage[] = ['en', 'fr'];
+
+type Schemas = components['schemas'];
+
+export type Availability = Schemas['ChatAvailability'];
+/** A conversation as the queue lists it (offline ones: kind offline, with email and question). */
+export type Item = Schemas['ChatItem'];
+export type Queue = Schemas['ChatQueue'];
+/** One message of a conversation (a `message` frame, or a transcript's line). */
+export type ChatMessage = Omit<Schemas['ChatMessageFrame'], 'type'> & { type?: 'message' };
+export type AgentRow = Schemas['ChatAgentLine'];
+export type Figures = Schemas['ChatFigures'];
+/** GET canned: per brand, per language. */
+export type Canned = Schemas['ChatCanned'];
+
+export type ServerFrame =
+  | ({ type: 'queue' } & Queue)
+  | ({ type: 'message'; conversationId: string } & ChatMessage)
+  | { type: 'typing'; conversationId: string; on: boolean }
+  | { type: 'read'; conversationId: string; seq: number }
+  | { type: 'state'; conversationId: string; status: Schemas['ChatStatus']; agentName?: string | null }
+  | ({ type: 'figures' } & Figures)
+  | { type: 'pong' }
+  | { type: 'error'; errorCode: string; clientId?: string; conversationId?: string };
+
+export type ClientFrame =
+  | { type: 'subscribe'; conversationId: string; after: number }
+  | { type: 'message'; conversationId: string; clientId: string; body: string }
+  | { type: 'typing'; conversationId: string; on: boolean }
+  | { type: 'read'; conversationId: string; seq: number }
+  | { type: 'ping' };
+
+/** Longest message, in characters after trimming (the server refuses longer ones). */
+export const MAX_MESSAGE = 2000;
+
+const CHAT = '/chat';
+const id = (value: string) => encodeURIComponent(value);
+
+export const chatApi = {
+  availability: () => call<Availability>('GET', `${CHAT}/availability`),
+  setAvailability: (a: Availability) => call<Availability>('PUT', `${CHAT}/availability`, a),
+  queue: () => call<Queue>('GET', `${CHAT}/queue`),
+  accept: (conversation: string) => call<Item>('POST', `${CHAT}/conversations/${id(conversation)}/accept`),
+  transfer: (conversation: string, staffId: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/transfer`, { staffId }),
+  end: (conversation: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/end`),
+  reply: (conversation: string, body: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/reply`, { body }),
+  conversation: (conversation: string) => call<{ item: Item; messages: ChatMessage[] }>('GET', `${CHAT}/conversations/${id(conversation)}`),
+  agents: () => call<AgentRow[]>('GET', `${CHAT}/agents`),
+  canned: () => call<Canned>('GET', `${CHAT}/canned`),
+  transcripts: (q: { q: string; from: string; to: string; brand: string }) => {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(q)) if (value !== '') params.set(key, value);
+    const query = params.toString();
+    return call<{ items: Item[] }>('GET', `${CHAT}/transcripts${query ? `?${query}` : ''}`);
+  },
+  figures: () => call<Figures>('GET', `${CHAT}/figures`),
+};
+
+/** The words of a chat call's refusal. */
+export function chatError(code: string): MessageKey {
+  switch (code) {
+    case 'ALREADY_TAKEN':
+      return 'console.chat.error.alreadyTaken';
+    case 'AGENT_LIMIT':
+      return 'console.chat.error.agentLimit';
+    case 'TARGET_UNAVAILABLE':
+      return 'console.chat.error.transferRefused';
+    case 'CONVERSATION_ENDED':
+      return 'console.chat.error.ended';
+    case 'MESSAGE_TOO_LONG':
+      return 'console.chat.error.tooLong';
+    case 'NOT_HOLDER':
+      return 'console.chat.error.notHolder';
+    case 'NOT_FOUND':
+      return 'console.chat.error.gone';
+    default:
+      return errorMessage(code);
+  }
+}

@@ -1,0 +1,190 @@
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useT } from '@/i18n/i18n';
+import type { MessageKey } from '@/i18n/catalog';
+import { PageHeading } from '../heading';
+import { useSession } from '../session';
+import { chatApi, chatError, type ChatMessage, type Item } from '../chat/api';
+import { useChat } from '../chat/context';
+import { Transcript, VisitorContext } from '../chat/conversation';
+import { duration, when } from '../chat/format';
+import { MessageText } from '../chat/text';
+import { PeriodFields, type Period } from '../period';
+
+/** How often the figures are read again while no socket brings them (ms). */
+export const FIGURES_POLL_MS = 5_000;
+
+const statusKey: Record<string, MessageKey> = {
+  available: 'console.chat.availability.available',
+  away: 'console.chat.availability.away',
+};
+
+/** /chat/figures (supervisor+): waiting, active, average wait, per agent; live from `figures` frames, else read every few seconds. */
+export function ChatFiguresPage() {
+  const t = useT();
+  const { state, start, dispatch } = useChat();
+  const [error, setError] = useState<MessageKey | null>(null);
+  useEffect(() => start(), [start]);
+  const live = state.status === 'open';
+  useEffect(() => {
+    let on = true;
+    const read = async () => {
+      const answer = await chatApi.figures();
+      if (!on) return;
+      if (answer.status === 200 && answer.data) {
+        setError(null);
+        dispatch({ kind: 'figures', figures: answer.data });
+      } else setError(chatError(answer.errorCode));
+    };
+    void read();
+    if (live) return () => void (on = false);
+    const timer = setInterval(() => void read(), FIGURES_POLL_MS);
+    return () => {
+      on = false;
+      clearInterval(timer);
+    };
+  }, [live, dispatch]);
+  const figures = state.figures;
+  return (
+    <section className="console-page" aria-labelledby="console-chat-figures-title">
+      <PageHeading id="console-chat-figures-title">{t('console.chat.figures.title')}</PageHeading>
+      <div role="alert" className={error ? 'console-error' : undefined}>
+        {error ? t(error) : null}
+      </div>
+      {figures ? (
+        <>
+          <dl className="console-facts chat-figures">
+            <dt>{t('console.chat.figures.waiting')}</dt>
+            <dd data-testid="figures-waiting">{figures.waiting}</dd>
+            <dt>{t('console.chat.figures.active')}</dt>
+            <dd data-testid="figures-active">{figures.active}</dd>
+            <dt>{t('console.chat.figures.averageWait')}</dt>
+            <dd data-testid="figures-average">{duration(figures.averageWaitSeconds)}</dd>
+          </dl>
+          <table className="console-table">
+            <caption>{t('console.chat.figures.agents')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('console.customer.name')}</th>
+                <th scope="col">{t('console.chat.availability.status')}</th>
+                <th scope="col">{t('console.chat.figures.agentActive')}</th>
+                <th scope="col">{t('console.chat.figures.handled')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {figures.agents.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.name}</td>
+                  <td>{a.status in statusKey ? t(statusKey[a.status] as MessageKey) : a.status}</td>
+                  <td>{a.active}</td>
+                  <td>{a.handled}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : (
+        <p role="status">{t('console.loading')}</p>
+      )}
+    </section>
+  );
+}
+
+/** /chat/transcripts (supervisor+): search the transcripts (words, dates, brand) and read one. */
+export function ChatTranscriptsPage() {
+  const t = useT();
+  const id = useId();
+  const { language } = useSession();
+  const [q, setQ] = useState('');
+  const [period, setPeriod] = useState<Period>({ from: '', to: '', brand: '' });
+  const { from, to, brand } = period;
+  const [items, setItems] = useState<Item[] | null>(null);
+  const [error, setError] = useState<MessageKey | null>(null);
+  const [open, setOpen] = useState<{ item: Item; messages: ChatMessage[] } | null>(null);
+
+  const search = async (event: FormEvent) => {
+    event.preventDefault();
+    setOpen(null);
+    if (from && to && from > to) {
+      setError('console.audit.invalid');
+      return;
+    }
+    // Dates as days (YYYY-MM-DD); the server counts the end day in.
+    const answer = await chatApi.transcripts({ q: q.trim(), from, to, brand });
+    if (answer.status !== 200) {
+      setError(chatError(answer.errorCode));
+      return;
+    }
+    setError(null);
+    setItems(answer.data?.items ?? []);
+  };
+  const view = async (item: Item) => {
+    const answer = await chatApi.conversation(item.id);
+    if (answer.status !== 200 || !answer.data) {
+      setError(chatError(answer.errorCode));
+      return;
+    }
+    setError(null);
+    setOpen({ item: answer.data.item ?? item, messages: answer.data.messages ?? [] });
+  };
+
+  return (
+    <section className="console-page" aria-labelledby="console-chat-transcripts-title">
+      <PageHeading id="console-chat-transcripts-title">{t('console.chat.transcripts.title')}</PageHeading>
+      <form className="console-search" onSubmit={(e) => void search(e)} noValidate role="search">
+        <div className="console-field console-field--grow">
+          <label htmlFor={`${id}-q`}>{t('console.chat.transcripts.query')}</label>
+          <input id={`${id}-q`} type="search" value={q} onChange={(e) => setQ(e.target.value)} />
+        </div>
+        <PeriodFields id={id} value={period} onChange={setPeriod} />
+        <button type="submit" className="console-button">
+          {t('console.chat.transcripts.submit')}
+        </button>
+      </form>
+      <div role="alert" className={error ? 'console-error' : undefined}>
+        {error ? t(error) : null}
+      </div>
+      <div role="status">{items ? t('console.chat.transcripts.found', { count: String(items.length) }) : null}</div>
+      {items && items.length > 0 ? (
+        <table className="console-table">
+          <caption className="visually-hidden">{t('console.chat.transcripts.title')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('console.chat.column.visitor')}</th>
+              <th scope="col">{t('console.chat.context.brand')}</th>
+              <th scope="col">{t('console.chat.transcripts.date')}</th>
+              <th scope="col">{t('console.chat.transcripts.agent')}</th>
+              <th scope="col">{t('console.chat.transcripts.match')}</th>
+              <th scope="col">{t('console.action.heading')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((item) => (
+              <tr key={item.id}>
+                <td>
+                  {item.name}
+                  {item.account?.email || item.email ? <div>{item.account?.email || item.email}</div> : null}
+                </td>
+                <td>{item.brand}</td>
+                <td>{when(item.createdAt, language)}</td>
+                <td>{item.agentName || '—'}</td>
+                <td>{item.snippet ? <MessageText text={item.snippet} /> : null}</td>
+                <td>
+                  <button type="button" className="console-link" onClick={() => void view(item)}>
+                    {t('console.chat.transcripts.view', { name: item.name })}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {open ? (
+        <article aria-labelledby="chat-transcript-title" className="chat-conversation">
+          <h2 id="chat-transcript-title">{t('console.chat.transcripts.of', { name: open.item.name })}</h2>
+          <VisitorContext item={open.item} />
+          <Transcript label={t('console.chat.transcript.label', { name: open.item.name })} messages={open.messages} />
+        </article>
+      ) : null}
+    </section>
+  );
+}
