@@ -66,6 +66,9 @@ type Config struct {
 	obsoleteTrustProxy bool
 	// now is the maintenance reader's clock (tests move it); nil: time.Now.
 	now func() time.Time
+	// devShifted: now is GUICHET_DEV_NOW's shifted clock; staff TOTP codes
+	// are still read on the real one (the authenticator app's).
+	devShifted bool
 	// HashWaitBudget (GUICHET_HASH_WAIT_BUDGET, a Go duration; empty for
 	// account.DefaultWaitBudget, 0 for no bound): a password check expected
 	// to wait longer for a hasher is answered 429 BUSY at once.
@@ -307,6 +310,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	if devClock != nil && cfg.now == nil {
 		cfg.now = devClock
+		cfg.devShifted = true
 		slog.Warn("GUICHET_DEV_NOW: the server's clock is shifted", "now", devClock().Format(time.RFC3339))
 	}
 	brands, err := LoadBrands(cfg)
@@ -502,6 +506,9 @@ func StaffService(ctx context.Context, cfg Config, db *store.DB, brands *brand.R
 		return nil, err
 	}
 	s.KnownBrand = func(id string) bool { _, ok := brands.ByID(id); return ok }
+	if cfg.devShifted {
+		s.TOTPNow = time.Now
+	}
 	return s, nil
 }
 

@@ -221,6 +221,18 @@ func TestDevNow(t *testing.T) {
 	if got["open"] != false || got["reason"] != "closed" || got["nextOpen"] != "2026-11-30T08:00:00-05:00" {
 		t.Fatalf("sunday: %v", got)
 	}
+	// Staff still sign in with their authenticator's code, of the real time:
+	// the shifted clock is the portal's, not the phone's.
+	if _, err := a.Staff.SeedDev(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := newBrowser(t, a, "console.localhost")
+	c.want("POST", "/api/console/v1/session", `{"email":"agent@console.example","password":"`+staff.DevPassword+`"}`, 200, "")
+	secret, err := staff.DecodeSecret(staff.DevMembers[0].Secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.want("POST", "/api/console/v1/session/totp", `{"code":"`+staff.TOTP(secret, time.Now())+`"}`, 200, "")
 }
 
 // TestChatSocketsOutliveServerTimeouts: a socket hijacked from a server

@@ -87,6 +87,10 @@ type Service struct {
 	DB     *store.DB
 	Hasher *account.Hasher
 	Now    func() time.Time
+	// TOTPNow is the clock TOTP codes are read on: the authenticator
+	// app's, real time; nil is Now. GUICHET_DEV_NOW shifts Now, never this,
+	// so staff still sign in with their phone's codes.
+	TOTPNow func() time.Time
 	// KnownBrand tells whether a brand id exists (nil: any).
 	KnownBrand func(string) bool
 	// Limiter and SignInLimit bound the sign-in attempts (passwords and
@@ -126,6 +130,13 @@ func New(ctx context.Context, db *store.DB, hasher *account.Hasher, now func() t
 		return nil, fmt.Errorf("staff keys: %w", err)
 	}
 	return &Service{DB: db, Hasher: hasher, Now: now, Limiter: throttle.New(db, now), SignInLimit: DefaultSignInLimit, keys: k}, nil
+}
+
+func (s *Service) totpNow() time.Time {
+	if s.TOTPNow != nil {
+		return s.TOTPNow()
+	}
+	return s.Now()
 }
 
 const memberColumns = "id, email, name, role, brands, password_hash, totp_secret, totp_last_step, failed_attempts, locked_until, disabled_at, enrolled_at, created_at"
@@ -379,7 +390,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 	if err != nil {
 		return Opened{}, nil, err
 	}
-	st, ok := matchStep(secret, code, now, r.lastStep)
+	st, ok := matchStep(secret, code, s.totpNow(), r.lastStep)
 	if !ok {
 		return Opened{}, nil, ErrInvalidCode
 	}
@@ -579,7 +590,7 @@ func (s *Service) prove(ctx context.Context, tx *store.Tx, r row, code, recovery
 		if err != nil {
 			return false, err
 		}
-		st, ok := matchStep(secret, code, now, r.lastStep)
+		st, ok := matchStep(secret, code, s.totpNow(), r.lastStep)
 		if !ok {
 			return false, nil
 		}

@@ -46,7 +46,7 @@ const lastStep = new Map();
  * with that secret, within the ±1 step the server accepts (waiting for the
  * clock when the steps of the window are spent).
  * @param {string} secret
- * @param {() => number} [clock] the server's time in ms (its GUICHET_DEV_NOW clock may be shifted)
+ * @param {() => number} [clock] the time in ms (TOTP codes are of the real time, even under GUICHET_DEV_NOW)
  * @returns {() => Promise<string>}
  */
 export function codes(secret, clock = Date.now) {
