@@ -219,6 +219,19 @@ func (s *Service) assignWaiting(ctx context.Context) error {
 	return nil
 }
 
+// staffActive: the staff account exists and is not disabled
+// (ErrSignedOut otherwise).
+func (s *Service) staffActive(ctx context.Context, staffID string) error {
+	var n int
+	if err := s.DB.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", staffID).Scan(&n); err != nil {
+		return fmt.Errorf("chat staff: %w", err)
+	}
+	if n == 0 {
+		return ErrSignedOut
+	}
+	return nil
+}
+
 // Heartbeat keeps an agent present (their socket's ping).
 func (s *Service) Heartbeat(ctx context.Context, staffID string) error {
 	_, err := s.DB.Exec(ctx, "UPDATE chat_agents SET heartbeat_at = ? WHERE staff_id = ?", ms(s.now()), staffID)
@@ -412,6 +425,13 @@ func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID
 		}
 		if c.Status != StatusActive || c.AgentID != p.ID {
 			return ErrNotHolder
+		}
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", p.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrSignedOut
 		}
 		stored, _, err = appendMessage(ctx, tx, Message{ConversationID: id, ClientID: clientID, Sender: SenderAgent,
 			AgentID: p.ID, AgentName: p.Name, Body: body, At: now})

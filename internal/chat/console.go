@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -19,6 +20,10 @@ type ConsoleHandler struct {
 	Hub     *Hub
 	// AllBrands lists the brands (canned replies, limits).
 	AllBrands func() []*brand.Brand
+	// Session gives the check of a request's staff session that its socket
+	// re-runs on each ping and at least every minute (nil: the socket
+	// re-checks the account only).
+	Session func(r *http.Request) func(ctx context.Context) (staff.Principal, error)
 }
 
 // Audit events of the agents' chat actions (brand staff.AuditBrand,
@@ -47,10 +52,16 @@ func (h *ConsoleHandler) principal(r *http.Request, min staff.Role) (staff.Princ
 }
 
 func (h *ConsoleHandler) audit(r *http.Request, p staff.Principal, event, outcome, detail string) {
-	// The action stands whether its row is written or not; a failed write
-	// is the database's trouble, logged by the next call that needs it.
-	_ = audit.Record(context.WithoutCancel(r.Context()), h.Service.DB, audit.Event{At: h.Service.now(), Brand: staff.AuditBrand,
-		AccountID: p.ID, IP: api.ClientIP(r), Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()})
+	h.Service.auditStaff(context.WithoutCancel(r.Context()), api.ClientIP(r), p, event, outcome, detail)
+}
+
+// auditStaff records a staff member's chat action. The action stands
+// whether its row is written or not; a failed write is logged.
+func (s *Service) auditStaff(ctx context.Context, ip string, p staff.Principal, event, outcome, detail string) {
+	if err := audit.Record(ctx, s.DB, audit.Event{At: s.now(), Brand: staff.AuditBrand, AccountID: p.ID, IP: ip,
+		Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()}); err != nil {
+		slog.Warn("chat audit", "event", event, "err", err)
+	}
 }
 
 // done audits an action's outcome: ok, or the error code.
@@ -217,11 +228,8 @@ func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	c, err := h.Service.Get(r.Context(), id)
-	if err == nil && !p.Serves(c.Brand) {
-		err = ErrForbiddenBrand
-	}
-	if err == nil && c.AgentID != p.ID && c.Kind == KindLive && c.Status != StatusWaiting && !p.Role.AtLeast(staff.RoleSupervisor) {
-		err = ErrNotHolder
+	if err == nil {
+		err = canRead(p, c)
 	}
 	if err := h.done(r, p, EventView, id, err); err != nil {
 		return err
@@ -343,10 +351,25 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if !SameOrigin(r) {
 		return ErrCrossOrigin
 	}
+	release, ok := h.Hub.reserve(map[string]int{"staff:" + p.ID: MaxSocketsPerStaff})
+	if !ok {
+		return ErrRateLimited
+	}
+	ip := api.ClientIP(r)
+	opts := AgentSocketOptions{Audit: func(p staff.Principal, event, outcome, detail string) {
+		h.Service.auditStaff(context.Background(), ip, p, event, outcome, detail)
+	}}
+	if h.Session != nil {
+		opts.Check = h.Session(r)
+	}
 	conn, err := accept(w, r)
 	if err != nil {
+		release()
 		return nil
 	}
-	go h.Hub.serveAgent(conn, p)
+	go func() {
+		defer release()
+		h.Hub.serveAgent(conn, p, opts)
+	}()
 	return nil
 }

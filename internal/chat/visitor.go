@@ -145,10 +145,12 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
 
 func insertConversation(ctx context.Context, tx *store.Tx, c Conversation) error {
 	_, err := tx.Exec(ctx, `INSERT INTO chat_conversations (id, brand, province, language, kind, status, visitor_hash,
-		name, topic, page, roadblock, email, question, account_id, account_email, created_at, waiting_since, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		name, topic, page, roadblock, email, question, account_id, account_email, created_at, waiting_since, updated_at,
+		visitor_seen_at, search)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.Brand, c.Province, c.Language, c.Kind, c.Status, c.VisitorHash, c.Name, c.Topic, c.Page, c.Roadblock,
-		c.Email, c.Question, c.AccountID, c.AccountEmail, c.CreatedAt, c.WaitingSince, c.UpdatedAt)
+		c.Email, c.Question, c.AccountID, c.AccountEmail, c.CreatedAt, c.WaitingSince, c.UpdatedAt,
+		c.CreatedAt, fold(c.Name+" "+c.Email+" "+c.AccountEmail))
 	return err
 }
 
@@ -303,6 +305,16 @@ func (s *Service) Typing(ctx context.Context, id string, agent bool, on bool) er
 		s.notify(ctx, id, false)
 	}
 	return nil
+}
+
+// VisitorSeen records the visitor's heartbeat (socket connect and ping), at
+// most once per visitorSeenEvery: a conditional write that moves neither
+// version nor updated_at, so it wakes nobody.
+func (s *Service) VisitorSeen(ctx context.Context, id string) error {
+	now := ms(s.now())
+	_, err := s.DB.Exec(ctx, "UPDATE chat_conversations SET visitor_seen_at = ? WHERE id = ? AND visitor_seen_at <= ? AND status <> 'ended'",
+		now, id, now-visitorSeenEvery.Milliseconds())
+	return err
 }
 
 // MarkRead records that the visitor (or the agent) read up to seq.
