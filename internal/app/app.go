@@ -483,7 +483,14 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 		}
 		return acc.ID, acc.Email
 	}}
-	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All}
+	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All,
+		// An agent's socket re-checks the session it opened with (signed
+		// out, expired, idle, account disabled: closed with 4401), without
+		// keeping it alive by doing so.
+		Session: func(r *http.Request) func(context.Context) (staff.Principal, error) {
+			token := deps.Staff.Token(r)
+			return func(ctx context.Context) (staff.Principal, error) { return deps.Staff.Service.Check(ctx, token) }
+		}}
 	return svc
 }
 
@@ -637,11 +644,6 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 		return fmt.Errorf("listen %s: %w", a.cfg.Addr, err)
 	}
 	srv := newServer(a.Handler)
-	if a.ChatHub != nil {
-		// Hijacked sockets are not the server's to close: tell their
-		// clients to reconnect elsewhere (1012) when it shuts down.
-		srv.RegisterOnShutdown(a.ChatHub.Shutdown)
-	}
 	var admin *http.Server
 	var adminLn net.Listener
 	if a.cfg.adminEnabled() {
@@ -679,6 +681,13 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	if a.ChatHub != nil {
+		// Hijacked sockets are not the server's to close: tell their
+		// clients to reconnect elsewhere (1012), and wait for it, before
+		// the workers stop and the database closes (a socket opening
+		// meanwhile is refused with 1012 too).
+		a.ChatHub.Shutdown()
+	}
 	if serr := srv.Shutdown(shutCtx); err == nil {
 		err = serr
 	}

@@ -76,6 +76,8 @@ var (
 	ConversationLimit   = throttle.Rule{Scope: "chat.conversation", Limit: 10, Window: time.Hour}
 	OfflineLimit        = throttle.Rule{Scope: "chat.offline", Limit: 10, Window: time.Hour}
 	VisitorMessageLimit = throttle.Rule{Scope: "chat.message", Limit: 20, Window: time.Minute}
+	// TranscriptLimit: transcript emails per client address.
+	TranscriptLimit = throttle.Rule{Scope: "chat.transcript", Limit: 5, Window: time.Hour}
 )
 
 // Bot is the chatbot the service asks (internal/chat/bot's *Bot).
@@ -96,6 +98,9 @@ type Service struct {
 	Notifier Notifier
 	// Poke asks the outbox worker to deliver at once (may be nil).
 	Poke func()
+	// beforeTx runs between a staff action's first read and its
+	// transaction (tests: a concurrent change lands there).
+	beforeTx func()
 }
 
 // Errors of the chat, mapped once here to the API's shape.

@@ -258,7 +258,7 @@ func (h *Handler) Transcript(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Service.SendTranscript(r.Context(), c.ID, in.Email); err != nil {
+	if err := h.Service.SendTranscript(r.Context(), c.ID, in.Email, api.ClientIP(r)); err != nil {
 		return err
 	}
 	api.JSON(w, http.StatusAccepted, map[string]string{"status": "queued"})

@@ -260,6 +260,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	defer t.Stop()
 	reap := time.NewTicker(idleTimeout / 5)
 	defer reap.Stop()
+	// Live conversations whose visitor went silent (AbandonAfter) end.
+	sweep := time.NewTicker(time.Minute)
+	defer sweep.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -272,6 +275,12 @@ func (h *Hub) Run(ctx context.Context) error {
 			}
 		case now := <-reap.C:
 			h.reap(now.Add(-idleTimeout).UnixMilli())
+		case <-sweep.C:
+			if n, err := h.svc.EndAbandoned(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("chat abandoned", "err", err)
+			} else if n > 0 {
+				slog.Info("chat abandoned conversations ended", "count", n)
+			}
 		}
 	}
 }
