@@ -304,3 +304,41 @@ func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoAssignByWaitingSince: auto-assignment serves the one waiting
+// longest (waiting_since, as the queue shows it), not the one created
+// first: a bot conversation handed over late waits behind those queued
+// before its handover.
+func TestAutoAssignByWaitingSince(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
+		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
+		e.available(a1, "en")
+		e.available(a2, "en")
+		now := ms(e.clock.Now())
+		late := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
+			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
+		long := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
+			Name: "Waiting longer", CreatedAt: now - 300_000, WaitingSince: now - 300_000, UpdatedAt: now}
+		if err := db.InTx(ctx, func(tx *store.Tx) error {
+			if err := insertConversation(ctx, tx, late); err != nil {
+				return err
+			}
+			return insertConversation(ctx, tx, long)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.svc.assignWaiting(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The first assigned goes to a1 (ties: the lower id), the next to a2.
+		if c, _ := e.svc.Get(ctx, long.ID); c.AgentID != a1.ID {
+			t.Fatalf("the conversation waiting longer went to %q; want it served first (a1)", c.AgentID)
+		}
+		if c, _ := e.svc.Get(ctx, late.ID); c.AgentID != a2.ID {
+			t.Fatalf("the late handover went to %q; want a2", c.AgentID)
+		}
+	})
+}
