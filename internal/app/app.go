@@ -485,11 +485,17 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 	}}
 	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All,
 		// An agent's socket re-checks the session it opened with (signed
-		// out, expired, idle, account disabled: closed with 4401), without
-		// keeping it alive by doing so.
-		Session: func(r *http.Request) func(context.Context) (staff.Principal, error) {
+		// out, expired, idle, account disabled: closed with 4401); the
+		// agent's actions on it keep the session alive (Lookup), its
+		// pings do not (Check).
+		Session: func(r *http.Request) func(context.Context, bool) (staff.Principal, error) {
 			token := deps.Staff.Token(r)
-			return func(ctx context.Context) (staff.Principal, error) { return deps.Staff.Service.Check(ctx, token) }
+			return func(ctx context.Context, active bool) (staff.Principal, error) {
+				if active {
+					return deps.Staff.Service.Lookup(ctx, token)
+				}
+				return deps.Staff.Service.Check(ctx, token)
+			}
 		}}
 	return svc
 }

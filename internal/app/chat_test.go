@@ -298,9 +298,9 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 }
 
 // TestAgentSocketEndsWithTheSession: an agent's socket re-checks the staff
-// session it opened with on each ping, without keeping it alive: past the
-// idle timeout (its pings are no activity) or after a sign-out it closes
-// with 4401.
+// session it opened with on each ping; the agent's actions on it keep the
+// session alive, its pings do not: past the idle timeout or after a
+// sign-out it closes with 4401.
 func TestAgentSocketEndsWithTheSession(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
@@ -336,8 +336,16 @@ func TestAgentSocketEndsWithTheSession(t *testing.T) {
 		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
 		as := open(agent.cookies[staff.CookieName])
 		clock.Advance(staff.IdleTimeout - time.Minute)
+		// An action on the socket (here a subscribe) is activity: the
+		// session lives on.
+		if err := as.Write(ctx, websocket.MessageText, []byte(`{"type":"subscribe","conversationId":"AAAAAAAAAAAAAAAAAAAAAA","after":0}`)); err != nil {
+			t.Fatal(err)
+		}
+		readFrame(t, as, "error") // NOT_FOUND
+		clock.Advance(staff.IdleTimeout - time.Minute)
 		ping(as)
 		readFrame(t, as, "pong") // still signed in
+		// Pings are no activity: idle past the timeout, the socket closes.
 		clock.Advance(2 * time.Minute)
 		ping(as)
 		if code := closed(as); code != chat.CloseSignedOut {

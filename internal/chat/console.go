@@ -24,7 +24,7 @@ type ConsoleHandler struct {
 	// Session gives the check of a request's staff session that its socket
 	// re-runs on each ping and at least every minute (nil: the socket
 	// re-checks the account only).
-	Session func(r *http.Request) func(ctx context.Context) (staff.Principal, error)
+	Session func(r *http.Request) func(ctx context.Context, active bool) (staff.Principal, error)
 }
 
 // Audit events of the agents' chat actions (brand staff.AuditBrand,

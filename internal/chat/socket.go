@@ -492,6 +492,7 @@ type agentSocket struct {
 	mu          sync.Mutex
 	p           staff.Principal
 	checkedAt   time.Time // the staff session's last check
+	activeAt    time.Time // the last activity recorded on the session
 	beatAt      time.Time // the heartbeat's last write
 	subs        map[string]*convSub
 	typing      map[string]*typingGate
@@ -503,8 +504,11 @@ type agentSocket struct {
 // AgentSocketOptions are what the console's handler gives an agent socket.
 type AgentSocketOptions struct {
 	// Check re-reads the staff session of the upgrade (nil: only the
-	// account is checked): an error closes the socket with 4401.
-	Check func(ctx context.Context) (staff.Principal, error)
+	// account is checked): an error closes the socket with 4401. active
+	// tells that the staff member did something (a message, typing, a
+	// read, a subscribe), which keeps the session alive like a request;
+	// a ping or the timer's check does not.
+	Check func(ctx context.Context, active bool) (staff.Principal, error)
 	// Audit records a subscribe (EventView) with its outcome.
 	Audit func(p staff.Principal, event, outcome, detail string)
 }
@@ -516,16 +520,19 @@ func (a *agentSocket) principal() staff.Principal {
 }
 
 // recheck re-reads the staff member's session and account when force or
-// the last check is recheckEvery old; a session or account gone closes the
-// socket with 4401 (false).
-func (a *agentSocket) recheck(force bool) bool {
+// the last check is recheckEvery old (active: the staff member acted, and
+// the session's activity is recorded, also at most once per
+// recheckEvery); a session or account gone closes the socket with 4401
+// (false).
+func (a *agentSocket) recheck(force, active bool) bool {
 	if a.ended.Load() {
 		return false
 	}
 	svc := a.sock.hub.svc
 	now := svc.now()
 	a.mu.Lock()
-	due := force || now.Sub(a.checkedAt) >= recheckEvery
+	active = active && now.Sub(a.activeAt) >= recheckEvery
+	due := force || active || now.Sub(a.checkedAt) >= recheckEvery
 	p := a.p
 	a.mu.Unlock()
 	if !due {
@@ -535,7 +542,7 @@ func (a *agentSocket) recheck(force bool) bool {
 	err := svc.staffActive(ctx, p.ID)
 	if err == nil && a.opts.Check != nil {
 		var fresh staff.Principal
-		if fresh, err = a.opts.Check(ctx); err == nil && fresh.ID != p.ID {
+		if fresh, err = a.opts.Check(ctx, active); err == nil && fresh.ID != p.ID {
 			err = ErrSignedOut
 		}
 		if err == nil {
@@ -554,6 +561,9 @@ func (a *agentSocket) recheck(force bool) bool {
 	}
 	a.mu.Lock()
 	a.p, a.checkedAt = p, now
+	if active {
+		a.activeAt = now
+	}
 	a.mu.Unlock()
 	return true
 }
@@ -607,9 +617,9 @@ func (a *agentSocket) deliverQueue() {
 // serveAgent runs an agent's socket.
 func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSocketOptions) {
 	sock := &socket{hub: h, conn: conn}
-	a := &agentSocket{sock: sock, p: p, opts: opts, checkedAt: h.svc.now(), subs: map[string]*convSub{},
+	a := &agentSocket{sock: sock, p: p, opts: opts, checkedAt: h.svc.now(), activeAt: h.svc.now(), subs: map[string]*convSub{},
 		typing: map[string]*typingGate{}}
-	sock.onTick = func() { a.recheck(false) }
+	sock.onTick = func() { a.recheck(false, false) }
 	if !h.register(sock, true) {
 		_ = conn.Close(websocket.StatusServiceRestart, "server restarting")
 		return
@@ -633,7 +643,7 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 	a.beatAt = svc.now()
 	a.wake()
 	sock.readLoop(func(f clientFrame) error {
-		if !a.recheck(f.Type == "ping") {
+		if !a.recheck(f.Type == "ping", f.Type != "ping") {
 			return nil // closed with 4401: the next read ends the loop
 		}
 		p := a.principal()

@@ -115,8 +115,8 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 	signedIn := true
 	var mu = &e.mu
 	c := &ConsoleHandler{Service: e.svc, Hub: e.hub, AllBrands: e.brands.All,
-		Session: func(r *http.Request) func(context.Context) (staff.Principal, error) {
-			return func(context.Context) (staff.Principal, error) {
+		Session: func(r *http.Request) func(context.Context, bool) (staff.Principal, error) {
+			return func(context.Context, bool) (staff.Principal, error) {
 				checks <- struct{}{}
 				mu.Lock()
 				defer mu.Unlock()
