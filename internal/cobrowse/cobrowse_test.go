@@ -240,6 +240,25 @@ func TestChatRequest(t *testing.T) {
 		if !slices.Equal(got[len(got)-len(want):], want) {
 			t.Fatalf("transcript %v, want it to end with %v", got, want)
 		}
+		// The emailed transcript says it in the conversation's language.
+		msgs, err := e.chat.Messages(ctx, convID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for lang, texts := range map[string][]string{
+			"en": {"The agent asked to see your screen", "Screen sharing declined", "Screen sharing accepted", "Screen sharing ended"},
+			"fr": {"Le conseiller a demandé à voir votre écran", "Partage d’écran refusé", "Partage d’écran accepté", "Partage d’écran terminé"},
+		} {
+			text := chat.Transcript(msgs, lang, "Alex", time.UTC)
+			for _, want := range texts {
+				if !strings.Contains(text, want) {
+					t.Fatalf("%s transcript lacks %q:\n%s", lang, want, text)
+				}
+			}
+			if strings.Contains(text, id) {
+				t.Fatalf("%s transcript shows the session id", lang)
+			}
+		}
 		for _, ev := range []string{EventStart, EventDecline, EventConsent, EventEnd} {
 			if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%conversation="+convID+"%") == 0 {
 				t.Fatalf("no %s audit row naming the conversation", ev)
