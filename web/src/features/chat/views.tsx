@@ -209,7 +209,7 @@ export function EndPanel({ api, onNewChat }: { api: ChatApi; onNewChat: () => vo
       <div role="status">{rated ? <p>{t('chat.rating.thanks')}</p> : null}</div>
       {rated ? null : (
         <form className="chat-form" noValidate onSubmit={sendRating}>
-          <fieldset className="chat-rating" aria-describedby={ratingError ? `${ratingName}-error` : undefined}>
+          <fieldset className="chat-rating" role="radiogroup" aria-describedby={ratingError ? `${ratingName}-error` : undefined}>
             <legend className="field__label">{t('chat.rating.legend')}</legend>
             {ratings.map((n) => (
               <label key={n} className="chat-rating__option">
