@@ -221,6 +221,10 @@ func TestDevNow(t *testing.T) {
 	if got["open"] != false || got["reason"] != "closed" || got["nextOpen"] != "2026-11-30T08:00:00-05:00" {
 		t.Fatalf("sunday: %v", got)
 	}
+	// The widget counts "today" and "tomorrow" from the server's clock, which runs on from GUICHET_DEV_NOW.
+	if now, _ := got["now"].(string); !strings.HasPrefix(now, "2026-11-29T10:") || !strings.HasSuffix(now, "-05:00") {
+		t.Fatalf("now: %v", got["now"])
+	}
 }
 
 // TestChatSocketsOutliveServerTimeouts: a socket hijacked from a server

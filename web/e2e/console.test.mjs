@@ -4,11 +4,10 @@
 // with a TOTP code, the language toggle, and axe on every page. The console's
 // code stays out of the portal's chunks.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
+import { checkA11y, codes, launchBrowser, openPage, pathOf, realErrors, repoRoot, startServer, totp } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
@@ -30,66 +29,6 @@ const consoleUrl = (path = '/') => `http://console.localhost:${server.port}${pat
 const en = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.en.json'), 'utf8'));
 /** @type {Record<string, string>} */
 const fr = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.fr.json'), 'utf8'));
-
-/**
- * RFC 4648 base32 (no padding) to bytes.
- * @param {string} text
- */
-function base32(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
-    const i = alphabet.indexOf(c);
-    if (i < 0) throw new Error(`not base32: ${c}`);
-    value = (value << 5) | i;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
-}
-
-/**
- * RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret at a time step.
- * @param {string} secret
- * @param {number} step
- */
-function totp(secret, step) {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
-  const offset = mac[mac.length - 1] & 0x0f;
-  const number = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
-  return String(number).padStart(6, '0');
-}
-
-/** The last time step used per secret in this file (the server takes each step once). */
-const lastStep = new Map();
-
-/**
- * Code sources for a secret: each code is of a step after the last one used
- * with that secret, within the ±1 step the server accepts (waiting for the
- * clock when the steps of the window are spent).
- * @param {string} secret
- * @returns {() => Promise<string>}
- */
-function codes(secret) {
-  return async () => {
-    for (;;) {
-      const now = Math.floor(Date.now() / 30_000);
-      const step = Math.max((lastStep.get(secret) ?? -Infinity) + 1, now - 1);
-      if (step <= now + 1) {
-        lastStep.set(secret, step);
-        return totp(secret, step);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  };
-}
 
 test('RFC 6238 test vector (SHA-1, T = 59 s)', () => {
   // RFC 6238 appendix B: secret "12345678901234567890", 8 digits 94287082; 6 digits are its last six.

@@ -2,6 +2,7 @@
 // free port with a temporary data dir, drives Debian's chromium through
 // playwright-core, and checks pages with axe-core.
 import { execFile, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -354,4 +355,67 @@ export async function arrive(page, title, { focus = true } = {}) {
     await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
   }
   await checkA11y(page);
+}
+
+// Staff second factor (issue 16): TOTP codes computed here from a secret.
+
+/**
+ * RFC 4648 base32 (no padding) to bytes.
+ * @param {string} text
+ */
+function base32(text) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = 0;
+  let value = 0;
+  const out = [];
+  for (const c of text.replace(/[\s=]/g, '').toUpperCase()) {
+    const i = alphabet.indexOf(c);
+    if (i < 0) throw new Error(`not base32: ${c}`);
+    value = (value << 5) | i;
+    bits += 5;
+    if (bits >= 8) {
+      out.push((value >>> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  return Buffer.from(out);
+}
+
+/**
+ * RFC 6238 TOTP (SHA-1, 30 s, 6 digits) of a base32 secret at a time step.
+ * @param {string} secret
+ * @param {number} step
+ */
+export function totp(secret, step) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
+  const offset = mac[mac.length - 1] & 0x0f;
+  const number = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
+  return String(number).padStart(6, '0');
+}
+
+/** The last time step used per secret in this file (the server takes each step once). */
+const lastStep = new Map();
+
+/**
+ * Code sources for a secret: each code is of a step after the last one used
+ * with that secret, within the ±1 step the server accepts (waiting for the
+ * clock when the steps of the window are spent).
+ * @param {string} secret
+ * @param {() => number} [clock] the server's clock in ms (GUICHET_DEV_NOW sets it apart from this one)
+ * @returns {() => Promise<string>}
+ */
+export function codes(secret, clock = Date.now) {
+  return async () => {
+    for (;;) {
+      const now = Math.floor(clock() / 30_000);
+      const step = Math.max((lastStep.get(secret) ?? -Infinity) + 1, now - 1);
+      if (step <= now + 1) {
+        lastStep.set(secret, step);
+        return totp(secret, step);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  };
 }

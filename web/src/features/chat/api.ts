@@ -33,7 +33,7 @@ const is2xx = (s: number) => s >= 200 && s < 300;
 
 export interface ConfigAnswer {
   config: ChatConfig;
-  /** The server's clock when it answered (its Date header), for 'today' and 'tomorrow'. */
+  /** The server's clock when it answered (chat.now; GUICHET_DEV_NOW's in dev), for 'today' and 'tomorrow'. */
   serverNow: Date;
 }
 
@@ -43,8 +43,8 @@ export function chatApi(client: Client) {
       try {
         const answer = await client.request('get', '/salesforceConfig');
         if (answer.status !== 200 || !answer.data || !('chat' in answer.data)) return errorOf(answer.status, answer.data);
-        const date = Date.parse(answer.headers.get('date') ?? '');
-        return { ok: true, data: { config: answer.data, serverNow: new Date(Number.isNaN(date) ? Date.now() : date) } };
+        const now = Date.parse(answer.data.chat.now ?? '');
+        return { ok: true, data: { config: answer.data, serverNow: new Date(Number.isNaN(now) ? Date.now() : now) } };
       } catch {
         return { ok: false, status: 0, errorCode: 'NETWORK' };
       }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState, type RefObject } from 'react';
 import { useLocation } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { SectionKey } from '@/i18n/catalog';
@@ -49,8 +49,12 @@ export default function ChatWidget(props: ChatWidgetProps) {
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-/** Tab and Shift+Tab stay inside the dialog; Escape closes it. */
-export function trapKeys(event: KeyboardEvent<HTMLElement>, dialog: HTMLElement, onClose: () => void) {
+/**
+ * Tab and Shift+Tab stay inside the dialog; Escape closes it. Listened to on
+ * the document while the dialog shows, so a focus lost to the page (a form
+ * that went away after its answer) comes back in too.
+ */
+export function trapKeys(event: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'preventDefault' | 'stopPropagation'>, dialog: HTMLElement, onClose: () => void) {
   if (event.key === 'Escape') {
     event.preventDefault();
     event.stopPropagation();
@@ -111,10 +115,16 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
     };
   }, [api, attempt, onLive]);
 
-  // The focus moves in when the dialog shows.
+  // The focus moves in when the dialog shows, and stays in while it does.
   useEffect(() => {
-    if (open) title.current?.focus();
-  }, [open]);
+    if (!open) return;
+    title.current?.focus();
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (dialog.current) trapKeys(event, dialog.current, onClose);
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [open, onClose]);
 
   const chat = config?.config.chat;
   return (
@@ -125,7 +135,6 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
       aria-modal="true"
       aria-labelledby={titleId}
       hidden={!open}
-      onKeyDown={(event) => dialog.current && trapKeys(event, dialog.current, onClose)}
     >
       <div className="chat-dialog__header">
         <h2 id={titleId} ref={title} tabIndex={-1} className="chat-dialog__title">

@@ -25,6 +25,8 @@ function chatConfig(chat: Partial<ChatConfig['chat']> = {}): ChatConfig {
       phone: '1 833-000-0102',
       chatbot: false,
       conversation: null,
+      // Saturday 28 November 2026, 18:00 in Toronto: Monday is two days away.
+      now: '2026-11-28T18:00:00-05:00',
       ...chat,
     },
   };
@@ -54,8 +56,8 @@ function fakeServer(routes: Record<string, () => Response>) {
   return calls;
 }
 
-// Saturday 28 November 2026, 18:00 in Toronto: Monday is two days away.
-const saturday = { Date: 'Sat, 28 Nov 2026 23:00:00 GMT' };
+// The server's Date header is the real clock, not GUICHET_DEV_NOW's: the widget reads chat.now.
+const saturday = { Date: 'Sun, 29 Nov 2026 15:00:00 GMT' };
 
 beforeEach(() => {
   FakeSocket.all = [];
@@ -252,6 +254,13 @@ describe('the conversation', () => {
     expect(document.activeElement).toBe(first);
     fireEvent.keyDown(first, { key: 'Tab', shiftKey: true });
     expect(document.activeElement).toBe(last);
+    // A focus lost to the page comes back in; Escape from there closes too.
+    (document.activeElement as HTMLElement).blur();
+    fireEvent.keyDown(document.body, { key: 'Tab' });
+    expect(document.activeElement).toBe(first);
+    (document.activeElement as HTMLElement).blur();
+    fireEvent.keyDown(document.body, { key: 'Escape' });
+    expect(dialog.hidden).toBe(true);
   });
 });
 
