@@ -165,6 +165,12 @@ describe('on a Sunday (GUICHET_DEV_NOW)', () => {
       const box = await dialog.boundingBox();
       assert.deepEqual([box?.width, box?.height], [354, 500]);
       await checkA11y(page);
+      // A phone: the whole screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      const full = await dialog.boundingBox();
+      assert.deepEqual([full?.x, full?.y, full?.width, full?.height], [0, 0, 390, 844]);
+      await checkA11y(page);
+      await page.setViewportSize({ width: 1280, height: 800 });
 
       // belair has the bot: it still answers when closed, and the message form is one press away.
       await dialog.getByRole('button', { name: en['chat.offline.title'] }).click();
