@@ -13,7 +13,7 @@ function msg(seq: number, extra: Partial<Extract<ServerFrame, { type: 'message' 
   return { type: 'message', seq, sender: 'agent', body: `m${seq}`, at: '2026-11-30T13:00:00Z', ...extra };
 }
 
-function setup(opts: { random?: () => number; events?: EventTarget | null } = {}) {
+function setup(opts: { random?: () => number; events?: EventTarget | null; online?: () => boolean } = {}) {
   const frames: ServerFrame[] = [];
   const statuses: SocketStatus[] = [];
   const sock = openChatSocket<ServerFrame, ClientFrame>({
@@ -24,6 +24,7 @@ function setup(opts: { random?: () => number; events?: EventTarget | null } = {}
     WebSocket: FakeSocket,
     random: opts.random ?? (() => 0.5),
     events: (opts.events ?? null) as never,
+    online: opts.online ?? (() => true),
   });
   return { sock, frames, statuses };
 }
@@ -182,6 +183,21 @@ describe('openChatSocket', () => {
     // No second connection from the backoff timer that was pending (990 ms).
     vi.advanceTimersByTime(2500);
     expect(FakeSocket.all).toHaveLength(3);
+  });
+
+  it('tries no reconnection while the browser is offline', () => {
+    const events = new EventTarget();
+    let online = true;
+    setup({ events, online: () => online });
+    last().open();
+    online = false;
+    events.dispatchEvent(new Event('offline'));
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(1);
+    online = true;
+    events.dispatchEvent(new Event('online'));
+    expect(FakeSocket.all).toHaveLength(2);
+    expect(last().url).toContain('after=0');
   });
 
   it('close() ends it: no reconnection, no frames, no sends', () => {
