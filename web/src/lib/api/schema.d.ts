@@ -1992,6 +1992,8 @@ export interface components {
             chatbot: boolean;
             /** @description The visitor cookie's live conversation on this brand, or null. */
             conversation: components["schemas"]["ChatConversationBrief"] | null;
+            /** @description The server's clock (GUICHET_DEV_NOW's with --dev), RFC 3339 in the province's offset: what 'today' and 'tomorrow' are counted from. */
+            now: string;
         };
         ChatConversationBrief: {
             id: string;
