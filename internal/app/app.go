@@ -22,6 +22,7 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
+	"guichet/internal/cobrowse"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/httpapi"
@@ -284,6 +285,8 @@ type App struct {
 	Staff *staff.Service
 	// ChatHub fans live chat out to this instance's sockets.
 	ChatHub *chat.Hub
+	// CobrowseHub relays co-browse sessions to this instance's sockets.
+	CobrowseHub *cobrowse.Hub
 	// chatBot answers chatbot brands' visitors (nil: none).
 	chatBot *bot.Bot
 	// AdminHandler is served on GUICHET_ADMIN_ADDR (metrics).
@@ -424,9 +427,15 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return err
 	}
 	chats := a.chatService(deps, sessions, accounts, worker.Poke)
+	cobrowses, err := a.cobrowseService(ctx, deps, chats)
+	if err != nil {
+		return err
+	}
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
 			return chat.Purge(ctx, chats, a.Brands.All())
+		}, func(ctx context.Context) (int64, error) {
+			return cobrowses.Purge(ctx, a.Brands.All())
 		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, time.Now())
 		}, func(ctx context.Context) (int64, error) {
@@ -498,6 +507,22 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 			}
 		}}
 	return svc
+}
+
+// cobrowseService builds co-browse (issue 18) on the chat's database,
+// clock and Notifier: its hub's poll and sweep run as a worker, its sockets
+// close with 1012 when the server shuts down.
+func (a *App) cobrowseService(ctx context.Context, deps *httpapi.Deps, chats *chat.Service) (*cobrowse.Service, error) {
+	svc, err := cobrowse.New(ctx, a.DB, chats, a.Brands.ByID, a.cfg.clock())
+	if err != nil {
+		return nil, fmt.Errorf("cobrowse: %w", err)
+	}
+	hub := cobrowse.NewHub(svc)
+	a.CobrowseHub = hub
+	a.workers = append(a.workers, hub.Run)
+	deps.Cobrowse = &cobrowse.Handler{Service: svc, Hub: hub}
+	deps.CobrowseConsole = &cobrowse.ConsoleHandler{Service: svc, Hub: hub}
+	return svc, nil
 }
 
 // StaffService is the staff accounts' service of a deployment (`guichet
@@ -687,11 +712,14 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Hijacked sockets are not the server's to close: tell their clients
+	// to reconnect elsewhere (1012), and wait for it, before the workers
+	// stop and the database closes (a socket opening meanwhile is refused
+	// with 1012 too).
+	if a.CobrowseHub != nil {
+		a.CobrowseHub.Shutdown()
+	}
 	if a.ChatHub != nil {
-		// Hijacked sockets are not the server's to close: tell their
-		// clients to reconnect elsewhere (1012), and wait for it, before
-		// the workers stop and the database closes (a socket opening
-		// meanwhile is refused with 1012 too).
 		a.ChatHub.Shutdown()
 	}
 	if serr := srv.Shutdown(shutCtx); err == nil {

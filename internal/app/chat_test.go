@@ -233,6 +233,10 @@ func TestDevNow(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.want("POST", "/api/console/v1/session/totp", `{"code":"`+staff.TOTP(secret, time.Now())+`"}`, 200, "")
+	// The widget counts "today" and "tomorrow" from the server's clock, which runs on from GUICHET_DEV_NOW.
+	if now, _ := got["now"].(string); !strings.HasPrefix(now, "2026-11-29T10:") || !strings.HasSuffix(now, "-05:00") {
+		t.Fatalf("now: %v", got["now"])
+	}
 }
 
 // TestChatSocketsOutliveServerTimeouts: a socket hijacked from a server

@@ -76,12 +76,17 @@ var plausibleBodies = map[string][]string{
 	"POST /api/console/v1/customers/{id}/reset-email":        {``},
 	"POST /api/console/v1/staff/{id}/disable":                {``},
 	// The agents' chat (issue 17).
-	"POST /api/console/v1/chat/conversations/{id}/accept":       {``},
-	"POST /api/console/v1/chat/conversations/{id}/transfer":     {`{"staffId":"x"}`},
-	"POST /api/console/v1/chat/conversations/{id}/end":          {``},
-	"POST /api/console/v1/chat/conversations/{id}/reply":        {`{"body":"Hello"}`},
-	"GET /api/console/v1/chat/conversations/{id}":               {``},
-	"POST /api/console/v1/customers/{id}/invitation":            {`{"policyNumber":"BEL-1234","source":"edoc"}`},
+	"POST /api/console/v1/chat/conversations/{id}/accept":   {``},
+	"POST /api/console/v1/chat/conversations/{id}/transfer": {`{"staffId":"x"}`},
+	"POST /api/console/v1/chat/conversations/{id}/end":      {``},
+	"POST /api/console/v1/chat/conversations/{id}/reply":    {`{"body":"Hello"}`},
+	"GET /api/console/v1/chat/conversations/{id}":           {``},
+	"POST /api/console/v1/customers/{id}/invitation":        {`{"policyNumber":"BEL-1234","source":"edoc"}`},
+	// Co-browse (issue 18).
+	"POST /api/v1/cobrowse/sessions/{id}/consent":               {`{"accept":true}`, `{"accept":false}`},
+	"POST /api/console/v1/chat/conversations/{id}/cobrowse":     {``},
+	"POST /api/console/v1/cobrowse/sessions/{id}/end":           {``},
+	"GET /api/console/v1/cobrowse/sessions/{id}/socket":         {``},
 	"DELETE /api/v1/tokens/{token}":                             {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {

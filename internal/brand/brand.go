@@ -71,6 +71,9 @@ type Brand struct {
 	// Chat configures live chat (chat.go); every field has a default.
 	Chat Chat `yaml:"chat"`
 
+	// Cobrowse configures co-browse (issue 18).
+	Cobrowse Cobrowse `yaml:"cobrowse"`
+
 	file string // path the brand was loaded from
 }
 

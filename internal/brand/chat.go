@@ -73,3 +73,10 @@ func validateChat(ps *problems, c Chat) {
 		}
 	}
 }
+
+// Cobrowse is the brand file's cobrowse: section (issue 18).
+type Cobrowse struct {
+	// Record keeps a co-browse session's events after it ends (default
+	// false: they are deleted at the end).
+	Record bool `yaml:"record"`
+}

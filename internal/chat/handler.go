@@ -90,6 +90,9 @@ type ChatState struct {
 	Phone        string             `json:"phone"`
 	Chatbot      bool               `json:"chatbot"`
 	Conversation *ConversationBrief `json:"conversation"`
+	// Now is the server's clock (GUICHET_DEV_NOW's with --dev), in the
+	// province's offset: the widget says "today" or "tomorrow" against it.
+	Now string `json:"now"`
 }
 
 // ConversationBrief is a conversation's id and status.
@@ -125,9 +128,11 @@ func (h *Handler) Config(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st := ChatState{Open: av.Open, Reason: av.Reason, Phone: b.Phone(site.Province), Chatbot: b.Features.Chatbot && h.Service.Bot != nil}
+	st := ChatState{Open: av.Open, Reason: av.Reason, Phone: b.Phone(site.Province), Chatbot: b.Features.Chatbot && h.Service.Bot != nil,
+		Now: h.Service.now().UTC().Format(time.RFC3339)}
 	if p, ok := b.Province(site.Province); ok {
 		st.TimeZone = p.TimeZone
+		st.Now = h.Service.now().In(p.Location()).Format(time.RFC3339)
 		if !av.NextOpen.IsZero() {
 			s := av.NextOpen.In(p.Location()).Format(time.RFC3339)
 			st.NextOpen = &s

@@ -438,9 +438,13 @@ func Transcript(msgs []Message, language, visitorName string, loc *time.Location
 
 func systemText(key, name, language string) string {
 	en := map[string]string{SystemAgentJoined: name + " joined the chat", SystemAgentLeft: name + " left the chat",
-		SystemTransferred: "Transferred to " + name, SystemEnded: "The chat ended", SystemHandover: "Passed to an agent"}
+		SystemTransferred: "Transferred to " + name, SystemEnded: "The chat ended", SystemHandover: "Passed to an agent",
+		SystemCobrowseRequest: "The agent asked to see your screen", SystemCobrowseAccepted: "Screen sharing accepted",
+		SystemCobrowseDeclined: "Screen sharing declined", SystemCobrowseEnded: "Screen sharing ended"}
 	fr := map[string]string{SystemAgentJoined: name + " s’est joint à la conversation", SystemAgentLeft: name + " a quitté la conversation",
-		SystemTransferred: "Transféré à " + name, SystemEnded: "La conversation est terminée", SystemHandover: "Transmis à un conseiller"}
+		SystemTransferred: "Transféré à " + name, SystemEnded: "La conversation est terminée", SystemHandover: "Transmis à un conseiller",
+		SystemCobrowseRequest: "Le conseiller a demandé à voir votre écran", SystemCobrowseAccepted: "Partage d’écran accepté",
+		SystemCobrowseDeclined: "Partage d’écran refusé", SystemCobrowseEnded: "Partage d’écran terminé"}
 	if language == "fr" {
 		return fr[key]
 	}

@@ -146,6 +146,18 @@ func (s *server) routes() []Route {
 		add(ChatSocket, "GET /api/v1/chat/socket", api.Handler(h.Socket))
 	}
 
+	// Co-browse (issue 18, docs/cobrowse.md): the footer link's session,
+	// the answer to an agent's request in chat, and the visitor's socket
+	// (a ChatSocket: brand from the host, the handler checks origin and
+	// the co-browse cookie).
+	if h := s.deps.Cobrowse; h != nil {
+		apiRoute("POST /api/v1/cobrowse/sessions", h.Start)
+		apiRoute("POST /api/v1/cobrowse/sessions/{id}/consent", h.Consent)
+		apiRoute("GET /api/v1/cobrowse/session", h.Current)
+		apiRoute("POST /api/v1/cobrowse/session/end", h.End)
+		add(ChatSocket, "GET /api/v1/cobrowse/socket", api.Handler(h.Socket))
+	}
+
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 
 	// The staff console (issue 16), on the console host only: its sessions
@@ -193,6 +205,15 @@ func (s *server) routes() []Route {
 		chatRoute("GET /api/console/v1/chat/transcripts", h.Transcripts)
 		chatRoute("GET /api/console/v1/chat/figures", h.Figures)
 		chatRoute("GET /api/console/v1/chat/socket", h.Socket)
+	}
+	// The agents' co-browse (issue 18): routine like chat, every action
+	// audited by the handler.
+	if h := s.deps.CobrowseConsole; h != nil {
+		cbRoute := func(pattern string, h api.Handler) { add(ConsoleChat, pattern, h) }
+		cbRoute("POST /api/console/v1/chat/conversations/{id}/cobrowse", h.Request)
+		cbRoute("POST /api/console/v1/cobrowse/join", h.Join)
+		cbRoute("POST /api/console/v1/cobrowse/sessions/{id}/end", h.End)
+		cbRoute("GET /api/console/v1/cobrowse/sessions/{id}/socket", h.Socket)
 	}
 
 	consolePublic("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })

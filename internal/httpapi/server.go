@@ -12,6 +12,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
+	"guichet/internal/cobrowse"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
@@ -77,6 +78,10 @@ type Deps struct {
 	// ChatConsole the agents' side on the console host.
 	Chat        *chat.Handler
 	ChatConsole *chat.ConsoleHandler
+	// Cobrowse is the visitor's co-browse (issue 18, docs/cobrowse.md);
+	// CobrowseConsole the agents' side.
+	Cobrowse        *cobrowse.Handler
+	CobrowseConsole *cobrowse.ConsoleHandler
 }
 
 // Server is the whole HTTP handler, with its route table.

@@ -82,6 +82,22 @@ describe('precompressed assets', () => {
     }
   });
 
+  // Issue 17: the live-chat widget is its own chunk, fetched when the bubble is pressed.
+  test("the login page's scripts do not hold the chat widget; pressing the bubble fetches it", async () => {
+    const { context, page, seen } = await loadLogin();
+    try {
+      const widget = /\/assets\/chat-widget-[\w-]+\.js$/;
+      const initial = seen.filter((r) => r.type === 'script').map((r) => r.path);
+      assert.ok(!initial.some((path) => widget.test(path)), `initial scripts: ${initial}`);
+      const fetched = page.waitForResponse((res) => widget.test(new URL(res.url()).pathname));
+      await page.getByRole('button', { name: 'Chat with us' }).click();
+      await fetched;
+      await page.getByRole('dialog', { name: 'Chat with us' }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
   test('a browser offering only gzip and deflate (Chromium to a plain-http host) gets gzip and a working page', async () => {
     const { context, page, seen } = await loadLogin({ 'Accept-Encoding': 'gzip, deflate' });
     try {

@@ -6,6 +6,8 @@ import { english, interpolate, isMessageKey, loadMessages, type MessageParams } 
 import { loadSection } from './section';
 import en from './en.json';
 import fr from './fr.json';
+import chatEn from './sections/chat.en.json';
+import chatFr from './sections/chat.fr.json';
 import consoleEn from './sections/console.en.json';
 import consoleFr from './sections/console.fr.json';
 import registrationEn from './sections/registration.en.json';
@@ -28,6 +30,8 @@ const placeholders = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/
 const sections = [
   { name: 'registration', en: registrationEn as Record<string, string>, fr: registrationFr as Record<string, string> },
   { name: 'smartRegistration', en: smartRegistrationEn as Record<string, string>, fr: smartRegistrationFr as Record<string, string> },
+  // The live-chat widget's texts (src/features/chat), fetched with its chunk when the bubble is pressed.
+  { name: 'chat', en: chatEn as Record<string, string>, fr: chatFr as Record<string, string> },
   // The staff console's texts (src/console): loaded by its own entry, never by the portal's.
   { name: 'console', en: consoleEn as Record<string, string>, fr: consoleFr as Record<string, string> },
 ];

@@ -1,13 +1,15 @@
 import type { ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
 import { useSite } from '@/lib/site/site-context';
+import { ChatBubble } from './chat-bubble';
 import { Footer } from './footer';
 import { Header } from './header';
 import './shell.css';
 
 /**
- * The page frame: skip link, header, main, footer. In webview mode (the
- * mobile app, a waa- cookie) the app draws its own frame, so only main shows.
+ * The page frame: skip link, header, main, footer, the chat bubble. In
+ * webview mode (the mobile app, a waa- cookie) the app draws its own frame,
+ * so only main shows (no chat bubble either).
  */
 export function Shell({ children }: { children: ReactNode }) {
   const t = useT();
@@ -29,6 +31,7 @@ export function Shell({ children }: { children: ReactNode }) {
         {children}
       </main>
       <Footer />
+      <ChatBubble />
     </>
   );
 }

@@ -953,6 +953,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cobrowse/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The footer link's co-browse, after the visitor accepted the consent dialog (Decline calls nothing). Brands with screenShare only. A waiting session with a 6-digit code (CSPRNG, stored as an HMAC, 10 minutes, single use) the visitor reads to the agent; sets the HttpOnly cookie guichet-cobrowse (__Host-guichet-cobrowse over TLS). 10 per hour per client address. Audited (cobrowse.start). */
+        post: operations["cobrowseStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cobrowse/sessions/{id}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The visitor's answer to an agent's request in chat (the chat's cobrowseRequest message names the session), proven by the chat cookie. accept: the session becomes active, the cobrowse cookie is set, cobrowseAccepted in the chat; decline: declined, cobrowseDeclined. Audited (cobrowse.consent, cobrowse.decline). */
+        post: operations["cobrowseConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cobrowse/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cobrowse cookie's latest session on this brand (the banner after a reload). */
+        get: operations["cobrowseCurrent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cobrowse/session/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The visitor stops sharing (the banner's Stop). Both sockets close. Audited (cobrowse.end). */
+        post: operations["cobrowseEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cobrowse/socket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The visitor's co-browse WebSocket (frames: CobrowseClientFrame in, CobrowseVisitorServerFrame out). No api key: the brand from the host, Origin must be this host, the cobrowse cookie required. Events are refused (COBROWSE_NOT_ACTIVE) until the session is active. Close codes: 1000 session ended; 1001 silent 75 s; 1008 repeated bad frames; 1009 frame over 1 MiB; 1012 server restarting (reconnect within 30 s or the session ends); 4404 no live session (do not reconnect). */
+        get: operations["cobrowseSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/console/v1/chat/availability": {
         parameters: {
             query?: never;
@@ -1150,6 +1235,74 @@ export interface paths {
         };
         /** The agent's WebSocket (frames: ChatClientFrame in, ChatAgentServerFrame out; same origin only). The queue on connect and on every change; figures to supervisors; the messages of the conversations subscribed to. The agent's ping is their presence heartbeat (written at most every 15 s). A subscribe follows the rule of GET conversations/{id} (the holder, a supervisor of the brand, any agent of the brand while it waits or is offline; error NOT_HOLDER / FORBIDDEN_BRAND otherwise) and is audited (chat.transcript_view); it is re-checked on every change, so a subscription stops (error NOT_HOLDER with the conversationId, no more frames of it) when another agent accepts the conversation or it is transferred away. The staff session is re-checked on each ping and at least every minute (the agent's actions on the socket count as activity, pings do not): signed out, expired, idle or disabled closes the socket with 4401 (do not reconnect: sign in again, then open a new socket). Close 1012 when the server restarts. At most 10 sockets per staff member (429 before the upgrade). */
         get: operations["chatAgentSocket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/chat/conversations/{id}/cobrowse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The holder agent asks to see the visitor's screen: a pending co-browse session tied to the conversation and a chat system message cobrowseRequest (name: the session id). Unanswered after 10 minutes it ends (expired). Audited (cobrowse.start). */
+        post: operations["cobrowseRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/cobrowse/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The agent types the visitor's code: the waiting session becomes active with them as its agent (of concurrent joins one wins). Five wrong codes per agent per 10 minutes, then 429. Audited (cobrowse.join). */
+        post: operations["cobrowseJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/cobrowse/sessions/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The session's agent ends it; both sockets close. Audited (cobrowse.end). */
+        post: operations["cobrowseAgentEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/cobrowse/sessions/{id}/socket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's viewer (frames: CobrowseClientFrame in, CobrowseViewerServerFrame out; same origin; the session's agent only). Each connection is audited (cobrowse.join, outcome viewer) and asks the visitor for a full snapshot; events with seq > after follow in order. Close codes as the visitor's socket; 4404 when the session is not active. */
+        get: operations["cobrowseViewerSocket"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1839,6 +1992,8 @@ export interface components {
             chatbot: boolean;
             /** @description The visitor cookie's live conversation on this brand, or null. */
             conversation: components["schemas"]["ChatConversationBrief"] | null;
+            /** @description The server's clock (GUICHET_DEV_NOW's with --dev), RFC 3339 in the province's offset: what 'today' and 'tomorrow' are counted from. */
+            now: string;
         };
         ChatConversationBrief: {
             id: string;
@@ -1899,8 +2054,11 @@ export interface components {
             agentName?: string;
             reply?: components["schemas"]["ChatBotReply"];
             system?: {
-                /** @enum {string} */
-                key: "agentJoined" | "agentLeft" | "transferred" | "ended" | "handover";
+                /**
+                 * @description cobrowseRequest: name is the co-browse session id (the visitor answers POST /api/v1/cobrowse/sessions/{id}/consent); the other cobrowse keys: name is the agent.
+                 * @enum {string}
+                 */
+                key: "agentJoined" | "agentLeft" | "transferred" | "ended" | "handover" | "cobrowseRequest" | "cobrowseAccepted" | "cobrowseDeclined" | "cobrowseEnded";
                 name?: string;
             };
         };
@@ -2049,6 +2207,71 @@ export interface components {
         ChatTranscript: {
             item: components["schemas"]["ChatItem"];
             messages: components["schemas"]["ChatMessageFrame"][];
+        };
+        /** @description A co-browse session (docs/cobrowse.md). code only in the answer of POST /api/v1/cobrowse/sessions (shown once); expiresAt while waiting or pending. */
+        CobrowseSession: {
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "waiting" | "active" | "declined" | "ended";
+            /** @enum {string} */
+            origin: "code" | "chat";
+            brand: string;
+            conversationId?: string;
+            agentName?: string;
+            code?: string;
+            /** @description RFC 3339 */
+            expiresAt?: string;
+            /** @enum {string} */
+            endReason?: "visitor" | "agent" | "cap" | "visitor_gone" | "expired" | "declined";
+        };
+        CobrowseConsent: {
+            accept: boolean;
+        };
+        CobrowseJoin: {
+            /** @description The six digits the visitor reads. */
+            code: string;
+        };
+        /** @description Client -> server. Visitor: event (data: an rrweb event, opaque JSON, at most 1 MiB; 40 a second, burst 80; only while active), ping (every 20 s), end. Agent's viewer: pointer (data: {x, y, ...}, at most 1 KiB; 20 a second, burst 40), ping, end. */
+        CobrowseClientFrame: {
+            /** @enum {string} */
+            type: "event" | "pointer" | "ping" | "end";
+            /** @description Opaque JSON. */
+            data?: unknown;
+        };
+        /** @description Server -> client: the session's status on connect and whenever it changes (declined is sent as ended). After ended the socket closes with 1000. */
+        CobrowseStateFrame: {
+            /** @enum {string} */
+            type: "state";
+            /** @enum {string} */
+            status: "waiting" | "active" | "ended";
+            agentName?: string;
+            /** @enum {string} */
+            reason?: "visitor" | "agent" | "cap" | "visitor_gone" | "expired" | "declined";
+        };
+        /** @description Server -> client: a stored frame of the other side: event (to the viewer: the visitor's rrweb events in seq order) or pointer (to the visitor: the agent's pointer). */
+        CobrowseEventFrame: {
+            /** @enum {string} */
+            type: "event" | "pointer";
+            seq: number;
+            /** @description Opaque JSON, as the other side sent it. */
+            data: unknown;
+        };
+        /** @description Server -> visitor. snapshot: a viewer joined; start the recorder or take a full snapshot now. */
+        CobrowseVisitorServerFrame: components["schemas"]["CobrowseStateFrame"] | components["schemas"]["CobrowseEventFrame"] | {
+            /** @enum {string} */
+            type: "snapshot" | "pong";
+        } | {
+            /** @enum {string} */
+            type: "error";
+            errorCode: string;
+        };
+        CobrowseViewerServerFrame: components["schemas"]["CobrowseStateFrame"] | components["schemas"]["CobrowseEventFrame"] | {
+            /** @enum {string} */
+            type: "pong";
+        } | {
+            /** @enum {string} */
+            type: "error";
+            errorCode: string;
         };
     };
     responses: {
@@ -4874,6 +5097,230 @@ export interface operations {
             503: components["responses"]["Maintenance"];
         };
     };
+    cobrowseStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Started, with its code. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CobrowseSession"];
+                };
+            };
+            400: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            /** @description COBROWSE_UNAVAILABLE: the brand has no screen-share link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["SmartRateLimited"];
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    cobrowseConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CobrowseConsent"];
+            };
+        };
+        responses: {
+            /** @description Answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CobrowseSession"];
+                };
+            };
+            /** @description INVALID_FIELD (accept) or BAD_REQUEST. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NO_CONVERSATION: no chat cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NOT_FOUND: unknown, or not the cookie's conversation's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description COBROWSE_STATE: already answered, ended or expired. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    cobrowseCurrent: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CobrowseSession"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NO_COBROWSE. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    cobrowseEnd: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CobrowseSession"];
+                };
+            };
+            403: components["responses"]["Error"];
+            /** @description NO_COBROWSE. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    cobrowseSocket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the WebSocket. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description NO_COBROWSE: no cobrowse cookie. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CROSS_ORIGIN: Origin is not this host. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a WebSocket handshake. */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
     chatGetAvailability: {
         parameters: {
             query?: never;
@@ -5348,6 +5795,205 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    cobrowseRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Requested. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CobrowseSession"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_HOLDER (not the agent of this active conversation), CONVERSATION_ENDED, COBROWSE_PENDING (a live session already). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    cobrowseJoin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CobrowseJoin"];
+            };
+        };
+        responses: {
+            /** @description Joined. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CobrowseSession"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["StaffUnauthorized"];
+            /** @description FORBIDDEN_BRAND: the code's session is of a brand the agent does not serve (audited; the code is not spent). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_CODE: wrong, expired or used. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: five wrong codes in 10 minutes. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    cobrowseAgentEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CobrowseSession"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_HOLDER: another agent's session. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    cobrowseViewerSocket: {
+        parameters: {
+            query?: {
+                /** @description The last seq the viewer has (0 or absent for all kept). */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching protocols: the WebSocket. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            /** @description CROSS_ORIGIN, or FORBIDDEN_BRAND (audited). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_HOLDER. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a WebSocket handshake. */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["Technical"];
         };

@@ -1,41 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClientFrame, ServerFrame, SocketStatus } from './frames';
-import { BACKOFF_CAP_MS, backoffDelay, openChatSocket, type WebSocketLike } from './socket';
-
-/** A WebSocket the test drives: it opens, receives and closes when told. */
-class FakeSocket implements WebSocketLike {
-  static all: FakeSocket[] = [];
-  readyState = 0;
-  sent: unknown[] = [];
-  closedWith: number | undefined;
-  onopen: ((ev: Event) => void) | null = null;
-  onmessage: ((ev: MessageEvent) => void) | null = null;
-  onclose: ((ev: CloseEvent) => void) | null = null;
-  onerror: ((ev: Event) => void) | null = null;
-  constructor(readonly url: string) {
-    FakeSocket.all.push(this);
-  }
-  send(data: string) {
-    if (this.readyState !== 1) throw new Error('send on a socket not open');
-    this.sent.push(JSON.parse(data));
-  }
-  close(code?: number) {
-    this.closedWith = code ?? 1005;
-    this.readyState = 3;
-  }
-  // The server's side.
-  open() {
-    this.readyState = 1;
-    this.onopen?.(new Event('open'));
-  }
-  receive(frame: unknown) {
-    this.onmessage?.(new MessageEvent('message', { data: typeof frame === 'string' ? frame : JSON.stringify(frame) }));
-  }
-  serverClose(code: number) {
-    this.readyState = 3;
-    this.onclose?.(new CloseEvent('close', { code }));
-  }
-}
+import { FakeSocket } from './fake-socket';
+import { BACKOFF_CAP_MS, backoffDelay, openChatSocket } from './socket';
 
 function last(): FakeSocket {
   const s = FakeSocket.all.at(-1);
@@ -47,7 +13,7 @@ function msg(seq: number, extra: Partial<Extract<ServerFrame, { type: 'message' 
   return { type: 'message', seq, sender: 'agent', body: `m${seq}`, at: '2026-11-30T13:00:00Z', ...extra };
 }
 
-function setup(opts: { random?: () => number; events?: EventTarget | null } = {}) {
+function setup(opts: { random?: () => number; events?: EventTarget | null; online?: () => boolean } = {}) {
   const frames: ServerFrame[] = [];
   const statuses: SocketStatus[] = [];
   const sock = openChatSocket<ServerFrame, ClientFrame>({
@@ -58,6 +24,7 @@ function setup(opts: { random?: () => number; events?: EventTarget | null } = {}
     WebSocket: FakeSocket,
     random: opts.random ?? (() => 0.5),
     events: (opts.events ?? null) as never,
+    online: opts.online ?? (() => true),
   });
   return { sock, frames, statuses };
 }
@@ -216,6 +183,21 @@ describe('openChatSocket', () => {
     // No second connection from the backoff timer that was pending (990 ms).
     vi.advanceTimersByTime(2500);
     expect(FakeSocket.all).toHaveLength(3);
+  });
+
+  it('tries no reconnection while the browser is offline', () => {
+    const events = new EventTarget();
+    let online = true;
+    setup({ events, online: () => online });
+    last().open();
+    online = false;
+    events.dispatchEvent(new Event('offline'));
+    vi.advanceTimersByTime(60_000);
+    expect(FakeSocket.all).toHaveLength(1);
+    online = true;
+    events.dispatchEvent(new Event('online'));
+    expect(FakeSocket.all).toHaveLength(2);
+    expect(last().url).toContain('after=0');
   });
 
   it('close() ends it: no reconnection, no frames, no sends', () => {

@@ -16,8 +16,8 @@
 // - Heartbeat: {"type":"ping"} every heartbeatMs while open; a connection that
 //   stayed silent for two heartbeats is dropped and reconnected.
 // - The browser's offline event drops the connection at once (the socket is
-//   likely dead), and its online event retries at once instead of waiting out
-//   the backoff.
+//   likely dead); while navigator.onLine is false no reconnection is tried,
+//   and the online event retries at once instead of waiting out the backoff.
 
 import type { ClientFrame, ServerFrame, SocketStatus } from './frames';
 
@@ -49,6 +49,8 @@ export interface ChatSocketOptions<S extends { type: string } = ServerFrame> {
   random?: () => number;
   /** Where online/offline events come from (default window when there is one; null: none). */
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
+  /** Whether the browser may be online (default navigator.onLine); while false no connection is tried. */
+  online?: () => boolean;
 }
 
 export interface ChatSocket<C extends { type: string } = ClientFrame> {
@@ -92,6 +94,7 @@ export function openChatSocket<S extends { type: string } = ServerFrame, C exten
   const random = o.random ?? Math.random;
   const heartbeatMs = o.heartbeatMs ?? HEARTBEAT_MS;
   const events = o.events === undefined ? (typeof window === 'undefined' ? null : window) : o.events;
+  const online = o.online ?? (() => typeof navigator === 'undefined' || navigator.onLine !== false);
 
   const seqs = new Map<string, number>();
   /** Messages sent and not acknowledged yet, in the order sent (by clientId). */
@@ -128,6 +131,11 @@ export function openChatSocket<S extends { type: string } = ServerFrame, C exten
   function connect() {
     retryTimer = undefined;
     if (stopped) return;
+    // Offline for sure: no attempt (it could only fail); the online event, or the next wait, tries again.
+    if (ws === null && status === 'reconnecting' && !online()) {
+      scheduleReconnect();
+      return;
+    }
     let sock: WebSocketLike;
     try {
       sock = new WS!(o.url(seqs.get('') ?? 0));

@@ -1,0 +1,495 @@
+package cobrowse
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"guichet/internal/api"
+)
+
+// Socket timing and close codes (docs/cobrowse.md).
+const (
+	idleTimeout  = 75 * time.Second
+	writeTimeout = 10 * time.Second
+	maxBadFrames = 5
+	// CloseUnknown: no live session; do not reconnect.
+	CloseUnknown websocket.StatusCode = 4404
+	// DefaultPollInterval is how often the hub polls and sweeps.
+	DefaultPollInterval = 2 * time.Second
+	pollMargin          = 10 * time.Second
+)
+
+// Hub fans the sessions' rows out to this instance's sockets, woken by the
+// Notifier (topics Topic(id)) or by its poll; the poll also sweeps.
+type Hub struct {
+	svc          *Service
+	PollInterval time.Duration
+
+	mu     sync.Mutex
+	subs   map[string]map[*sub]struct{}
+	socks  map[*socket]struct{}
+	closed bool
+	ctx    context.Context
+	stop   context.CancelFunc
+}
+
+// NewHub builds the hub of a service and listens to its Notifier.
+func NewHub(svc *Service) *Hub {
+	ctx, stop := context.WithCancel(context.Background())
+	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, subs: map[string]map[*sub]struct{}{},
+		socks: map[*socket]struct{}{}, ctx: ctx, stop: stop}
+	if svc.Notifier != nil {
+		svc.Notifier.Listen(h.wake)
+	}
+	return h
+}
+
+func (h *Hub) wake(topic string) {
+	id, ok := strings.CutPrefix(topic, "cobrowse:")
+	if !ok {
+		return
+	}
+	h.mu.Lock()
+	var list []*sub
+	for s := range h.subs[id] {
+		list = append(list, s)
+	}
+	h.mu.Unlock()
+	for _, s := range list {
+		s.wake()
+	}
+}
+
+func (h *Hub) subscribe(s *sub, on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	set := h.subs[s.id]
+	if on {
+		if set == nil {
+			set = map[*sub]struct{}{}
+			h.subs[s.id] = set
+		}
+		set[s] = struct{}{}
+		return
+	}
+	delete(set, s)
+	if len(set) == 0 {
+		delete(h.subs, s.id)
+	}
+}
+
+func (h *Hub) register(s *socket, on bool) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if on && h.closed {
+		return false
+	}
+	if on {
+		h.socks[s] = struct{}{}
+	} else {
+		delete(h.socks, s)
+	}
+	return true
+}
+
+// Sockets is how many co-browse sockets are open on this instance.
+func (h *Hub) Sockets() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.socks)
+}
+
+// Shutdown closes every socket with 1012 and stops the poll.
+func (h *Hub) Shutdown() {
+	h.mu.Lock()
+	h.closed = true
+	list := make([]*socket, 0, len(h.socks))
+	for s := range h.socks {
+		list = append(list, s)
+	}
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range list {
+		wg.Go(func() { _ = s.conn.Close(websocket.StatusServiceRestart, "server restarting") })
+	}
+	wg.Wait()
+	h.stop()
+}
+
+// Run polls and sweeps until ctx is done, and closes silent sockets.
+func (h *Hub) Run(ctx context.Context) error {
+	t := time.NewTicker(h.PollInterval)
+	defer t.Stop()
+	reap := time.NewTicker(idleTimeout / 5)
+	defer reap.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-h.ctx.Done():
+			return nil
+		case <-t.C:
+			if _, err := h.svc.Sweep(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("cobrowse sweep", "err", err)
+			}
+			if err := h.Poll(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("cobrowse poll", "err", err)
+			}
+		case now := <-reap.C:
+			cutoff := now.Add(-idleTimeout).UnixMilli()
+			h.mu.Lock()
+			var silent []*socket
+			for s := range h.socks {
+				if s.heard.Load() < cutoff {
+					silent = append(silent, s)
+				}
+			}
+			h.mu.Unlock()
+			for _, s := range silent {
+				go s.conn.Close(websocket.StatusGoingAway, "no heartbeat")
+			}
+		}
+	}
+}
+
+// Poll wakes the subscriptions behind the sessions changed lately (what a
+// lost notification left behind).
+func (h *Hub) Poll(ctx context.Context) error {
+	since := h.svc.now().Add(-h.PollInterval - pollMargin).UnixMilli()
+	rows, err := h.svc.DB.Query(ctx, "SELECT id, last_seq, version FROM cobrowse_sessions WHERE updated_at >= ?", since)
+	if err != nil {
+		return err
+	}
+	var wake []*sub
+	h.mu.Lock()
+	for rows.Next() {
+		var id string
+		var seq, version int64
+		if err := rows.Scan(&id, &seq, &version); err != nil {
+			break
+		}
+		for s := range h.subs[id] {
+			if seq > s.lastSeq.Load() || version > s.version.Load() {
+				wake = append(wake, s)
+			}
+		}
+	}
+	h.mu.Unlock()
+	rows.Close()
+	for _, s := range wake {
+		s.wake()
+	}
+	return rows.Err()
+}
+
+// socket is one WebSocket (visitor's or viewer's).
+type socket struct {
+	hub   *Hub
+	conn  *websocket.Conn
+	heard atomic.Int64
+	bad   int
+}
+
+func (s *socket) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(s.hub.ctx, writeTimeout)
+	defer cancel()
+	if err := s.conn.Write(ctx, websocket.MessageText, b); err != nil {
+		_ = s.conn.CloseNow()
+		return err
+	}
+	return nil
+}
+
+// clientFrame is any frame a client sends; data stays raw (opaque).
+type clientFrame struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+type errorFrame struct {
+	Type      string `json:"type"`
+	ErrorCode string `json:"errorCode"`
+}
+
+// StateFrame is a session's status as both sides see it.
+type StateFrame struct {
+	Type      string `json:"type"`
+	Status    string `json:"status"`
+	AgentName string `json:"agentName,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// EventFrame is a stored frame as the other side receives it.
+type EventFrame struct {
+	Type string          `json:"type"`
+	Seq  int64           `json:"seq"`
+	Data json.RawMessage `json:"data"`
+}
+
+// readLoop reads frames until the socket closes or sends too many bad
+// frames in a row (a refused frame answers an error frame; RATE_LIMITED
+// ones do not count as bad).
+func (s *socket) readLoop(handle func(clientFrame) error) {
+	for {
+		s.heard.Store(time.Now().UnixMilli())
+		typ, data, err := s.conn.Read(s.hub.ctx)
+		if err != nil {
+			return
+		}
+		var f clientFrame
+		if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil || f.Type == "" {
+			if s.badFrame(ErrBadFrame.Code) {
+				return
+			}
+			continue
+		}
+		if err := handle(f); err != nil {
+			var apiErr *api.Error
+			code := "TECHNICAL"
+			if errors.As(err, &apiErr) {
+				code = apiErr.Code
+			} else {
+				slog.Error("cobrowse frame", "type", f.Type, "err", err)
+			}
+			if code == ErrRateLimited.Code {
+				_ = s.send(errorFrame{Type: "error", ErrorCode: code})
+				continue
+			}
+			if s.badFrame(code) {
+				return
+			}
+			continue
+		}
+		s.bad = 0
+	}
+}
+
+func (s *socket) badFrame(code string) bool {
+	s.bad++
+	if s.bad >= maxBadFrames {
+		_ = s.conn.Close(websocket.StatusPolicyViolation, "too many bad frames")
+		return true
+	}
+	_ = s.send(errorFrame{Type: "error", ErrorCode: code})
+	return false
+}
+
+// bucket is a token bucket on the service's clock: rate a second, burst
+// twice as many.
+type bucket struct {
+	now    func() time.Time
+	rate   float64
+	tokens float64
+	last   time.Time
+}
+
+func newBucket(now func() time.Time, rate int) *bucket {
+	return &bucket{now: now, rate: float64(rate), tokens: float64(2 * rate), last: now()}
+}
+
+func (b *bucket) take() bool {
+	t := b.now()
+	b.tokens = min(2*b.rate, b.tokens+t.Sub(b.last).Seconds()*b.rate)
+	b.last = t
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// sub delivers one session's rows to a socket: the state when the row's
+// version moved, then the other side's events after the last seq, and to
+// the visitor a snapshot request per viewer join.
+type sub struct {
+	sock    *socket
+	id      string
+	viewer  bool
+	lastSeq atomic.Int64
+	version atomic.Int64
+	state   StateFrame
+	sent    bool
+	snaps   int64
+
+	mu      sync.Mutex
+	running bool
+	again   bool
+}
+
+func (s *sub) wake() {
+	s.mu.Lock()
+	if s.running {
+		s.again = true
+		s.mu.Unlock()
+		return
+	}
+	s.running = true
+	s.mu.Unlock()
+	go func() {
+		for {
+			s.deliver()
+			s.mu.Lock()
+			if !s.again {
+				s.running = false
+				s.mu.Unlock()
+				return
+			}
+			s.again = false
+			s.mu.Unlock()
+		}
+	}()
+}
+
+func (s *sub) deliver() {
+	svc := s.sock.hub.svc
+	ctx := s.sock.hub.ctx
+	sess, err := svc.Get(ctx, s.id)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			_ = s.sock.conn.Close(CloseUnknown, "no session")
+		}
+		return
+	}
+	st := StateFrame{Type: "state", Status: sess.Status, AgentName: sess.AgentName, Reason: sess.EndReason}
+	if sess.Status == StatusDeclined {
+		st.Status = StatusEnded
+	}
+	if !s.sent || st != s.state {
+		if s.sock.send(st) != nil {
+			return
+		}
+		s.state, s.sent = st, true
+	}
+	if st.Status == StatusEnded {
+		s.version.Store(sess.Version)
+		_ = s.sock.conn.Close(websocket.StatusNormalClosure, "session ended")
+		return
+	}
+	if !s.viewer && sess.SnapshotReq > s.snaps && sess.Status == StatusActive {
+		if s.sock.send(map[string]string{"type": "snapshot"}) != nil {
+			return
+		}
+		s.snaps = sess.SnapshotReq
+	}
+	sender, typ := SenderVisitor, "event"
+	if !s.viewer {
+		sender, typ = SenderAgent, "pointer"
+	}
+	for {
+		evs, err := svc.Events(ctx, s.id, sender, s.lastSeq.Load(), 200)
+		if err != nil {
+			return
+		}
+		for _, e := range evs {
+			if s.sock.send(EventFrame{Type: typ, Seq: e.Seq, Data: json.RawMessage(e.Data)}) != nil {
+				return
+			}
+			s.lastSeq.Store(e.Seq)
+		}
+		if len(evs) < 200 {
+			break
+		}
+	}
+	if sess.LastSeq > s.lastSeq.Load() {
+		s.lastSeq.Store(sess.LastSeq)
+	}
+	s.version.Store(sess.Version)
+}
+
+// serve runs a socket on a session: subscription, frames until it closes.
+func (h *Hub) serve(sock *socket, sb *sub, handle func(clientFrame) error, onClose func()) {
+	if !h.register(sock, true) {
+		_ = sock.conn.Close(websocket.StatusServiceRestart, "server restarting")
+		return
+	}
+	defer h.register(sock, false)
+	sb.version.Store(-1)
+	h.subscribe(sb, true)
+	defer h.subscribe(sb, false)
+	sb.wake()
+	sock.readLoop(handle)
+	if onClose != nil {
+		onClose()
+	}
+}
+
+// serveVisitor runs the visitor's socket on session id.
+func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
+	svc := h.svc
+	sock := &socket{hub: h, conn: conn}
+	sb := &sub{sock: sock, id: sess.ID}
+	// The visitor wants the agent's pointer from now on, not its past.
+	sb.lastSeq.Store(sess.LastSeq)
+	_ = svc.VisitorHere(h.ctx, sess.ID)
+	events := newBucket(svc.now, EventRate)
+	h.serve(sock, sb, func(f clientFrame) error {
+		ctx := h.ctx
+		switch f.Type {
+		case "event":
+			if len(f.Data) == 0 {
+				return ErrBadFrame
+			}
+			if len(f.Data) > MaxEventBytes {
+				return ErrTooLarge
+			}
+			if !events.take() {
+				return ErrRateLimited
+			}
+			_, err := svc.AppendEvent(ctx, sess.ID, SenderVisitor, f.Data)
+			return err
+		case "ping":
+			if err := svc.VisitorHere(ctx, sess.ID); err != nil {
+				return err
+			}
+			return sock.send(map[string]string{"type": "pong"})
+		case "end":
+			_, err := svc.End(ctx, Actor{}, sess.ID, ReasonVisitor)
+			return err
+		}
+		return ErrBadFrame
+	}, func() { _ = svc.VisitorLeft(context.WithoutCancel(h.ctx), sess.ID) })
+}
+
+// serveViewer runs the agent's viewer socket on session id (after).
+func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after int64) {
+	svc := h.svc
+	sock := &socket{hub: h, conn: conn}
+	sb := &sub{sock: sock, id: sess.ID, viewer: true}
+	sb.lastSeq.Store(after)
+	pointers := newBucket(svc.now, PointerRate)
+	h.serve(sock, sb, func(f clientFrame) error {
+		ctx := h.ctx
+		switch f.Type {
+		case "pointer":
+			if len(f.Data) == 0 {
+				return ErrBadFrame
+			}
+			if len(f.Data) > MaxPointer {
+				return ErrTooLarge
+			}
+			if !pointers.take() {
+				return ErrRateLimited
+			}
+			_, err := svc.AppendEvent(ctx, sess.ID, SenderAgent, f.Data)
+			return err
+		case "ping":
+			return sock.send(map[string]string{"type": "pong"})
+		case "end":
+			_, err := svc.End(ctx, who, sess.ID, ReasonAgent)
+			return err
+		}
+		return ErrBadFrame
+	}, nil)
+}

@@ -1,0 +1,410 @@
+import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState, type RefObject } from 'react';
+import { useLocation } from 'wouter';
+import { useT } from '@/i18n/i18n';
+import type { SectionKey } from '@/i18n/catalog';
+import { MessageSection } from '@/i18n/section';
+import { useApiClients } from '@/lib/api/use-api';
+import type { QuickReply } from '@/lib/chat/frames';
+import { openChatSocket, type ChatSocket } from '@/lib/chat/socket';
+import { useSite } from '@/lib/site/site-context';
+import { chatApi, roadblockOf, visitorSocketUrl, type ChatApi, type ConfigAnswer } from './api';
+import { initialConversation, lastReadOwn, newClientId, reduce } from './conversation';
+import { errorKey } from './forms';
+import { Transcript } from './transcript';
+import { ClosedNotice, EndPanel, OfflineForm, Prechat, type Context } from './views';
+import '@/components/form/form.css';
+import './chat.css';
+
+// The visitor's live-chat widget (issue 17), loaded by the shell's bubble on
+// its first press (components/shell/chat-bubble.tsx): a 354 × 500 popup
+// (spec §4.5) on desktop, a full-screen dialog on phones. Closing it hides it
+// and keeps the conversation (and its socket) going; the bubble counts what
+// arrives meanwhile.
+
+export interface ChatWidgetProps {
+  open: boolean;
+  onClose: () => void;
+  /** Messages from the agent or the bot that arrived while closed. */
+  onUnread: (count: number) => void;
+  /** A conversation is live (the bubble's badge, kept across reloads and tabs). */
+  onLive: (live: boolean) => void;
+}
+
+type View =
+  | { kind: 'loading' }
+  | { kind: 'failed' }
+  | { kind: 'closed'; error?: SectionKey }
+  | { kind: 'prechat' }
+  | { kind: 'sent'; name: string; email: string }
+  | { kind: 'chat' };
+
+export default function ChatWidget(props: ChatWidgetProps) {
+  const { language } = useSite();
+  return (
+    <MessageSection name="chat" language={language}>
+      <Dialog {...props} />
+    </MessageSection>
+  );
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Tab and Shift+Tab stay inside the dialog; Escape closes it. Listened to on
+ * the document while the dialog shows, so a focus lost to the page (a form
+ * that went away after its answer) comes back in too.
+ */
+export function trapKeys(event: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'preventDefault' | 'stopPropagation'>, dialog: HTMLElement, onClose: () => void) {
+  if (event.key === 'Escape') {
+    event.preventDefault();
+    event.stopPropagation();
+    onClose();
+    return;
+  }
+  if (event.key !== 'Tab') return;
+  const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('[hidden]'));
+  if (items.length === 0) {
+    event.preventDefault();
+    return;
+  }
+  const first = items[0]!;
+  const last = items.at(-1)!;
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || !dialog.contains(active) || active === dialog.querySelector('h2'))) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
+
+function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
+  const t = useT();
+  const { language } = useSite();
+  const clients = useApiClients();
+  const api = useMemo(() => chatApi(clients.second), [clients]);
+  const [location] = useLocation();
+  const context: Context = { page: location, roadblock: roadblockOf(location) };
+  const titleId = useId();
+  const dialog = useRef<HTMLDivElement>(null);
+  const title = useRef<HTMLHeadingElement>(null);
+  const [view, setView] = useState<View>({ kind: 'loading' });
+  const [config, setConfig] = useState<ConfigAnswer | null>(null);
+  const [attempt, setAttempt] = useState(0);
+
+  // Opening: the configuration and the cookie's conversation, together.
+  useEffect(() => {
+    let live = true;
+    void (async () => {
+      const [cfg, current] = await Promise.all([api.config(), api.current()]);
+      if (!live) return;
+      if (cfg.ok) setConfig(cfg.data);
+      if (current.ok && current.data.status !== 'ended') {
+        onLive(true);
+        setView({ kind: 'chat' });
+        return;
+      }
+      onLive(false);
+      if (!cfg.ok) setView({ kind: 'failed' });
+      else if (cfg.data.config.chat.open || cfg.data.config.chat.chatbot) setView({ kind: 'prechat' });
+      else setView({ kind: 'closed' });
+    })();
+    return () => {
+      live = false;
+    };
+  }, [api, attempt, onLive]);
+
+  // The focus moves in when the dialog shows, and stays in while it does.
+  useEffect(() => {
+    if (!open) return;
+    title.current?.focus();
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (dialog.current) trapKeys(event, dialog.current, onClose);
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [open, onClose]);
+
+  const chat = config?.config.chat;
+  return (
+    <div
+      ref={dialog}
+      className="chat-dialog"
+      role="dialog"
+      aria-modal="true"
+      aria-labelledby={titleId}
+      hidden={!open}
+    >
+      <div className="chat-dialog__header">
+        <h2 id={titleId} ref={title} tabIndex={-1} className="chat-dialog__title">
+          {t('chat.title')}
+        </h2>
+        <button type="button" className="chat-dialog__close" onClick={onClose} aria-label={t('chat.close')}>
+          <svg viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+            <path d="M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6 10.6 12 5 6.4z" />
+          </svg>
+        </button>
+      </div>
+      <div className="chat-dialog__body">
+        {view.kind === 'loading' ? (
+          <p role="status" className="chat-loading">
+            {t('chat.loading')}
+          </p>
+        ) : null}
+        {view.kind === 'failed' ? (
+          <div role="alert" className="chat-failed">
+            <p>{t('chat.error.load')}</p>
+            <button type="button" className="button button--secondary" onClick={() => { setView({ kind: 'loading' }); setAttempt((n) => n + 1); }}>
+              {t('chat.retry')}
+            </button>
+          </div>
+        ) : null}
+        {(view.kind === 'closed' || view.kind === 'prechat') && chat && config ? (
+          <>
+            {!chat.open ? <ClosedNotice chat={chat} now={config.serverNow} language={language} /> : null}
+            {view.kind === 'closed' && view.error ? (
+              <p role="alert" className="form-alert">
+                {t(view.error)}
+              </p>
+            ) : null}
+            {view.kind === 'prechat' ? (
+              <>
+                {!chat.open ? <p>{t('chat.prechat.botClosed')}</p> : null}
+                <Prechat
+                  api={api}
+                  context={context}
+                  onStarted={() => {
+                    onLive(true);
+                    setView({ kind: 'chat' });
+                  }}
+                />
+                {!chat.open ? (
+                  <button type="button" className="button button--secondary" onClick={() => setView({ kind: 'closed' })}>
+                    {t('chat.offline.title')}
+                  </button>
+                ) : null}
+              </>
+            ) : (
+              <OfflineForm api={api} context={context} onSent={(name, email) => setView({ kind: 'sent', name, email })} />
+            )}
+          </>
+        ) : null}
+        {view.kind === 'sent' ? (
+          <div role="status" className="chat-sent">
+            <p>{t('chat.offline.sent', { name: view.name, email: view.email })}</p>
+          </div>
+        ) : null}
+        {view.kind === 'chat' ? (
+          <ConversationView
+            api={api}
+            open={open}
+            timeZone={chat?.timeZone ?? 'America/Toronto'}
+            onUnread={onUnread}
+            onLive={onLive}
+            onClosedHandover={() => setView({ kind: 'closed', error: 'chat.error.closed' })}
+            onNewChat={() => {
+              setView({ kind: 'loading' });
+              setAttempt((n) => n + 1);
+            }}
+            titleRef={title}
+          />
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+interface ConversationViewProps {
+  api: ChatApi;
+  open: boolean;
+  timeZone: string;
+  onUnread: (count: number) => void;
+  onLive: (live: boolean) => void;
+  onClosedHandover: () => void;
+  onNewChat: () => void;
+  titleRef: RefObject<HTMLHeadingElement | null>;
+}
+
+const TYPING_IDLE_MS = 3000;
+
+function ConversationView({ api, open, timeZone, onUnread, onLive, onClosedHandover, onNewChat, titleRef }: ConversationViewProps) {
+  const t = useT();
+  const { language } = useSite();
+  const [state, dispatch] = useReducer(reduce, initialConversation);
+  const socket = useRef<ChatSocket | null>(null);
+  const [draft, setDraft] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [actionError, setActionError] = useState<SectionKey | null>(null);
+  const typing = useRef<{ on: boolean; timer?: ReturnType<typeof setTimeout> }>({ on: false });
+  const seen = useRef(0);
+  const readSent = useRef(0);
+  const composerId = useId();
+
+  useEffect(() => {
+    const typingState = typing.current;
+    const sock = openChatSocket({
+      url: (after) => visitorSocketUrl(after),
+      onFrame: (frame) => dispatch({ kind: 'frame', frame }),
+      onStatus: (status) => dispatch({ kind: 'connection', status }),
+    });
+    socket.current = sock;
+    return () => {
+      sock.close();
+      socket.current = null;
+      clearTimeout(typingState.timer);
+    };
+  }, []);
+
+  // The server closed for good (1000 ended, 4404 unknown or ended): the chat is over.
+  const ended = state.status === 'ended' || state.connection === 'closed';
+  useEffect(() => {
+    if (ended) onLive(false);
+  }, [ended, onLive]);
+
+  // Unread while hidden; read receipts while shown.
+  const lastSeq = state.messages.at(-1)?.seq ?? 0;
+  useEffect(() => {
+    if (open) {
+      seen.current = lastSeq;
+      onUnread(0);
+      if (lastSeq > readSent.current && !ended) {
+        readSent.current = lastSeq;
+        socket.current?.send({ type: 'read', seq: lastSeq });
+      }
+      return;
+    }
+    onUnread(state.messages.filter((m) => m.seq > seen.current && m.sender !== 'visitor').length);
+  }, [open, lastSeq, state.messages, onUnread, ended]);
+
+  const setTyping = useCallback((on: boolean) => {
+    const current = typing.current;
+    clearTimeout(current.timer);
+    if (on) current.timer = setTimeout(() => setTyping(false), TYPING_IDLE_MS);
+    if (current.on === on) return;
+    current.on = on;
+    socket.current?.send({ type: 'typing', on });
+  }, []);
+
+  function send(body: string) {
+    const text = body.trim();
+    if (!text || ended) return;
+    const clientId = newClientId();
+    dispatch({ kind: 'send', pending: { clientId, body: text } });
+    socket.current?.send({ type: 'message', clientId, body: text });
+  }
+
+  async function handover() {
+    setActionError(null);
+    const answer = await api.handover();
+    if (answer.ok) return;
+    if (answer.errorCode === 'CHAT_CLOSED') onClosedHandover();
+    else setActionError(errorKey(answer.errorCode));
+  }
+
+  async function end() {
+    setConfirming(false);
+    const answer = await api.end();
+    if (answer.ok || answer.errorCode === 'CONVERSATION_ENDED') {
+      dispatch({ kind: 'status', status: 'ended', queuePosition: null });
+      titleRef.current?.focus();
+    } else setActionError(errorKey(answer.errorCode));
+  }
+
+  const statusText: string[] = [];
+  if (state.connection === 'reconnecting') statusText.push(t('chat.connection.reconnecting'));
+  else if (state.connection === 'connecting') statusText.push(t('chat.connection.connecting'));
+  if (state.status === 'waiting') {
+    statusText.push(state.queuePosition ? t('chat.queue', { position: state.queuePosition }) : t('chat.waiting'));
+  }
+  const typingName = state.agentTyping && state.status === 'active' ? (state.agentName ?? t('chat.sender.agent')) : null;
+
+  return (
+    <div className="chat-conversation">
+      <div role="status" className="chat-status">
+        {statusText.map((s) => (
+          <p key={s}>{s}</p>
+        ))}
+      </div>
+      <Transcript
+        messages={state.messages}
+        pending={state.pending}
+        timeZone={timeZone}
+        language={language}
+        readSeq={lastReadOwn(state)}
+        quickReplies={state.status === 'bot'}
+        onQuickReply={(q: QuickReply) => send(q.text)}
+        typingName={typingName}
+      />
+      {actionError ? (
+        <p role="alert" className="form-alert">
+          {t(actionError)}
+        </p>
+      ) : null}
+      {ended ? (
+        <>
+          <p className="chat-ended">{t('chat.ended.title')}</p>
+          <EndPanel api={api} onNewChat={onNewChat} />
+        </>
+      ) : (
+        <>
+          <form
+            className="chat-composer"
+            onSubmit={(event) => {
+              event.preventDefault();
+              send(draft);
+              setDraft('');
+              setTyping(false);
+            }}
+          >
+            <label htmlFor={composerId} className="visually-hidden">
+              {t('chat.composer.label')}
+            </label>
+            <textarea
+              id={composerId}
+              className="field__input chat-composer__input"
+              rows={2}
+              maxLength={2000}
+              value={draft}
+              onChange={(event) => {
+                setDraft(event.target.value);
+                setTyping(event.target.value !== '');
+              }}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+                  event.preventDefault();
+                  event.currentTarget.form?.requestSubmit();
+                }
+              }}
+            />
+            <button type="submit" className="chat-composer__send">
+              {t('chat.composer.send')}
+            </button>
+          </form>
+          <div className="chat-actions">
+            {state.status === 'bot' ? (
+              <button type="button" className="chat-action" onClick={() => void handover()}>
+                {t('chat.handover')}
+              </button>
+            ) : null}
+            {confirming ? (
+              <div className="chat-confirm" role="group" aria-labelledby={`${composerId}-confirm`}>
+                <p id={`${composerId}-confirm`}>{t('chat.end.confirm')}</p>
+                <button type="button" className="chat-action chat-action--danger" onClick={() => void end()} autoFocus>
+                  {t('chat.end.yes')}
+                </button>
+                <button type="button" className="chat-action" onClick={() => setConfirming(false)}>
+                  {t('chat.end.no')}
+                </button>
+              </div>
+            ) : (
+              <button type="button" className="chat-action" onClick={() => setConfirming(true)}>
+                {t('chat.end')}
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </div>
+  );
+}
