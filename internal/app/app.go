@@ -492,7 +492,20 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 		}
 		return acc.ID, acc.Email
 	}}
-	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All}
+	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All,
+		// An agent's socket re-checks the session it opened with (signed
+		// out, expired, idle, account disabled: closed with 4401); the
+		// agent's actions on it keep the session alive (Lookup), its
+		// pings do not (Check).
+		Session: func(r *http.Request) func(context.Context, bool) (staff.Principal, error) {
+			token := deps.Staff.Token(r)
+			return func(ctx context.Context, active bool) (staff.Principal, error) {
+				if active {
+					return deps.Staff.Service.Lookup(ctx, token)
+				}
+				return deps.Staff.Service.Check(ctx, token)
+			}
+		}}
 	return svc
 }
 
@@ -662,14 +675,6 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 		return fmt.Errorf("listen %s: %w", a.cfg.Addr, err)
 	}
 	srv := newServer(a.Handler)
-	if a.ChatHub != nil {
-		// Hijacked sockets are not the server's to close: tell their
-		// clients to reconnect elsewhere (1012) when it shuts down.
-		srv.RegisterOnShutdown(a.ChatHub.Shutdown)
-	}
-	if a.CobrowseHub != nil {
-		srv.RegisterOnShutdown(a.CobrowseHub.Shutdown)
-	}
 	var admin *http.Server
 	var adminLn net.Listener
 	if a.cfg.adminEnabled() {
@@ -707,6 +712,16 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// Hijacked sockets are not the server's to close: tell their clients
+	// to reconnect elsewhere (1012), and wait for it, before the workers
+	// stop and the database closes (a socket opening meanwhile is refused
+	// with 1012 too).
+	if a.CobrowseHub != nil {
+		a.CobrowseHub.Shutdown()
+	}
+	if a.ChatHub != nil {
+		a.ChatHub.Shutdown()
+	}
 	if serr := srv.Shutdown(shutCtx); err == nil {
 		err = serr
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,6 +120,8 @@ type chatBench struct {
 	info   chatBenchInfo
 	client *http.Client
 	ips    int
+	// dialIPs numbers the sockets' addresses (dial runs concurrently).
+	dialIPs atomic.Int64
 }
 
 func startChatBench(t *testing.T, agents int) *chatBench {
@@ -227,11 +230,15 @@ func (b *chatBench) startConversations(brandID string, n int) ([]*http.Cookie, [
 	return cookies, ids
 }
 
+// dial opens a socket from an address of its own (the server caps the
+// sockets of one address: chat.MaxSocketsPerIP).
 func (b *chatBench) dial(host, path string, cookie *http.Cookie) *websocket.Conn {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	n := b.dialIPs.Add(1)
 	conn, _, err := websocket.Dial(ctx, "ws://"+b.info.Addr+path, &websocket.DialOptions{Host: host,
-		HTTPHeader: http.Header{"Origin": {"http://" + host}, "Cookie": {cookie.Name + "=" + cookie.Value}}})
+		HTTPHeader: http.Header{"Origin": {"http://" + host}, "Cookie": {cookie.Name + "=" + cookie.Value},
+			"X-Forwarded-For": {fmt.Sprintf("10.128.%d.%d", n>>8&255, n&255)}}})
 	if err != nil {
 		b.t.Fatal(err)
 	}

@@ -300,3 +300,68 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAgentSocketEndsWithTheSession: an agent's socket re-checks the staff
+// session it opened with on each ping; the agent's actions on it keep the
+// session alive, its pings do not: past the idle timeout or after a
+// sign-out it closes with 4401.
+func TestAgentSocketEndsWithTheSession(t *testing.T) {
+	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := context.Background()
+		srv := httptest.NewServer(a.Handler)
+		defer srv.Close()
+		open := func(token string) *websocket.Conn {
+			t.Helper()
+			as, _, err := dialVia(srv, consoleHost, "/api/console/v1/chat/socket",
+				http.Header{"Origin": {"http://" + consoleHost}, "Cookie": {staff.CookieName + "=" + token}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { as.CloseNow() })
+			readFrame(t, as, "queue")
+			return as
+		}
+		ping := func(c *websocket.Conn) {
+			t.Helper()
+			if err := c.Write(ctx, websocket.MessageText, []byte(`{"type":"ping"}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		closed := func(c *websocket.Conn) websocket.StatusCode {
+			t.Helper()
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			for {
+				if _, _, err := c.Read(rctx); err != nil {
+					return websocket.CloseStatus(err)
+				}
+			}
+		}
+		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		as := open(agent.cookies[staff.CookieName])
+		clock.Advance(staff.IdleTimeout - time.Minute)
+		// An action on the socket (here a subscribe) is activity: the
+		// session lives on.
+		if err := as.Write(ctx, websocket.MessageText, []byte(`{"type":"subscribe","conversationId":"AAAAAAAAAAAAAAAAAAAAAA","after":0}`)); err != nil {
+			t.Fatal(err)
+		}
+		readFrame(t, as, "error") // NOT_FOUND
+		clock.Advance(staff.IdleTimeout - time.Minute)
+		ping(as)
+		readFrame(t, as, "pong") // still signed in
+		// Pings are no activity: idle past the timeout, the socket closes.
+		clock.Advance(2 * time.Minute)
+		ping(as)
+		if code := closed(as); code != chat.CloseSignedOut {
+			t.Fatalf("socket of an idle session closed with %d; want 4401", code)
+		}
+
+		other := signedInStaff(t, a, clock, "paul@example.com", staff.RoleAgent, []string{"belair"})
+		bs := open(other.cookies[staff.CookieName])
+		other.want("DELETE", "/api/console/v1/session", "", 204, "")
+		ping(bs)
+		if code := closed(bs); code != chat.CloseSignedOut {
+			t.Fatalf("socket of a signed-out session closed with %d; want 4401", code)
+		}
+	})
+}

@@ -41,6 +41,11 @@ func (a Agent) Serves(brandID, language string) bool {
 	return (len(a.Brands) == 0 || slices.Contains(a.Brands, brandID)) && slices.Contains(a.Languages, language)
 }
 
+// placeholders is "?, ?, …" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
 func splitList(s string) []string {
 	if s == "" {
 		return nil
@@ -167,10 +172,37 @@ func (s *Service) SetAvailability(ctx context.Context, staffID, status string, l
 // while every agent was busy or away goes out when one becomes available
 // or ends a conversation, not only when the next visitor arrives.
 func (s *Service) assignWaiting(ctx context.Context) error {
+	// Only brands with autoAssign that have someone waiting take the
+	// write transaction.
+	rows, err := s.DB.Query(ctx, "SELECT DISTINCT brand FROM chat_conversations WHERE status = 'waiting' AND kind = 'live'")
+	if err != nil {
+		return fmt.Errorf("chat auto-assign: %w", err)
+	}
+	var auto []any
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		if b, ok := s.Brands(id); ok && b.Chat.AutoAssign {
+			auto = append(auto, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(auto) == 0 {
+		return nil
+	}
 	var assigned []string
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		assigned = assigned[:0]
-		rows, err := tx.Query(ctx, "SELECT id, brand FROM chat_conversations WHERE status = 'waiting' AND kind = 'live' ORDER BY created_at, id")
+		// Oldest wait first, as the queue shows it (waiting_since: a bot
+		// conversation handed over late waits behind those queued before).
+		rows, err := tx.Query(ctx, "SELECT id, brand FROM chat_conversations WHERE status = 'waiting' AND kind = 'live' AND brand IN ("+
+			placeholders(len(auto))+") ORDER BY waiting_since, id", auto...)
 		if err != nil {
 			return err
 		}
@@ -219,6 +251,19 @@ func (s *Service) assignWaiting(ctx context.Context) error {
 	return nil
 }
 
+// staffActive: the staff account exists and is not disabled
+// (ErrSignedOut otherwise).
+func (s *Service) staffActive(ctx context.Context, staffID string) error {
+	var n int
+	if err := s.DB.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", staffID).Scan(&n); err != nil {
+		return fmt.Errorf("chat staff: %w", err)
+	}
+	if n == 0 {
+		return ErrSignedOut
+	}
+	return nil
+}
+
 // Heartbeat keeps an agent present (their socket's ping).
 func (s *Service) Heartbeat(ctx context.Context, staffID string) error {
 	_, err := s.DB.Exec(ctx, "UPDATE chat_agents SET heartbeat_at = ? WHERE staff_id = ?", ms(s.now()), staffID)
@@ -260,7 +305,7 @@ func (s *Service) Accept(ctx context.Context, p staff.Principal, id string) (Con
 		return c, ErrNotFound
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		return s.assignTx(ctx, tx, b, id, p.ID, p.Name, ms(s.now()), StatusWaiting)
+		return s.assignTx(ctx, tx, b, id, p.ID, p.Name, ms(s.now()), StatusWaiting, "")
 	})
 	if err != nil {
 		return c, err
@@ -269,8 +314,9 @@ func (s *Service) Accept(ctx context.Context, p staff.Principal, id string) (Con
 	return s.Get(ctx, id)
 }
 
-// assignTx gives conversation id (in status from) to an agent in tx.
-func (s *Service) assignTx(ctx context.Context, tx *store.Tx, b *brand.Brand, id, staffID, name string, now int64, from string) error {
+// assignTx gives conversation id (in status from) to an agent in tx; a
+// transfer (from active) moves it only from holder.
+func (s *Service) assignTx(ctx context.Context, tx *store.Tx, b *brand.Brand, id, staffID, name string, now int64, from, holder string) error {
 	if err := ensureAgentRow(ctx, tx, staffID, now); err != nil {
 		return err
 	}
@@ -287,7 +333,7 @@ func (s *Service) assignTx(ctx context.Context, tx *store.Tx, b *brand.Brand, id
 			version = version + 1, updated_at = ? WHERE id = ? AND status = 'waiting' AND kind = 'live'`, staffID, name, now, now, id)
 	} else {
 		res, err = tx.Exec(ctx, `UPDATE chat_conversations SET agent_id = ?, agent_name = ?, agent_typing = 0,
-			version = version + 1, updated_at = ? WHERE id = ? AND status = 'active'`, staffID, name, now, id)
+			version = version + 1, updated_at = ? WHERE id = ? AND status = 'active' AND agent_id = ?`, staffID, name, now, id, holder)
 	}
 	if err != nil {
 		return err
@@ -302,6 +348,9 @@ func (s *Service) assignTx(ctx context.Context, tx *store.Tx, b *brand.Brand, id
 		}
 		if from == StatusWaiting && c.Kind == KindOffline {
 			return ErrWrongStatus
+		}
+		if from == StatusActive && c.Status == StatusActive {
+			return ErrNotHolder
 		}
 		return ErrAlreadyTaken
 	}
@@ -353,7 +402,7 @@ func (s *Service) autoAssign(ctx context.Context, tx *store.Tx, b *brand.Brand, 
 	if best == nil {
 		return nil
 	}
-	return s.assignTx(ctx, tx, b, id, best.a.ID, best.a.Name, ms(s.now()), StatusWaiting)
+	return s.assignTx(ctx, tx, b, id, best.a.ID, best.a.Name, ms(s.now()), StatusWaiting, "")
 }
 
 // Transfer hands an active conversation from its agent (or a supervisor)
@@ -384,8 +433,27 @@ func (s *Service) Transfer(ctx context.Context, p staff.Principal, id, target st
 	if err != nil {
 		return c, err
 	}
+	if s.beforeTx != nil {
+		s.beforeTx()
+	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		return s.assignTx(ctx, tx, b, id, to.ID, to.Name, ms(s.now()), StatusActive)
+		// The holder checked again under the conversation's lock: a
+		// supervisor's transfer meanwhile wins.
+		now := ms(s.now())
+		cur, err := lockConversation(ctx, tx, id, now)
+		if err != nil {
+			return err
+		}
+		if cur.Status != StatusActive {
+			return ErrWrongStatus
+		}
+		if cur.AgentID != p.ID && !p.Role.AtLeast(staff.RoleSupervisor) {
+			return ErrNotHolder
+		}
+		if cur.AgentID == to.ID {
+			return ErrTargetUnavailable
+		}
+		return s.assignTx(ctx, tx, b, id, to.ID, to.Name, now, StatusActive, cur.AgentID)
 	})
 	if err != nil {
 		return c, err
@@ -412,6 +480,13 @@ func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID
 		}
 		if c.Status != StatusActive || c.AgentID != p.ID {
 			return ErrNotHolder
+		}
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", p.ID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrSignedOut
 		}
 		stored, _, err = appendMessage(ctx, tx, Message{ConversationID: id, ClientID: clientID, Sender: SenderAgent,
 			AgentID: p.ID, AgentName: p.Name, Body: body, At: now})

@@ -18,7 +18,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"guichet/internal/api"
 	"guichet/internal/brand"
@@ -73,6 +76,8 @@ var (
 	ConversationLimit   = throttle.Rule{Scope: "chat.conversation", Limit: 10, Window: time.Hour}
 	OfflineLimit        = throttle.Rule{Scope: "chat.offline", Limit: 10, Window: time.Hour}
 	VisitorMessageLimit = throttle.Rule{Scope: "chat.message", Limit: 20, Window: time.Minute}
+	// TranscriptLimit: transcript emails per client address.
+	TranscriptLimit = throttle.Rule{Scope: "chat.transcript", Limit: 5, Window: time.Hour}
 )
 
 // Bot is the chatbot the service asks (internal/chat/bot's *Bot).
@@ -93,6 +98,9 @@ type Service struct {
 	Notifier Notifier
 	// Poke asks the outbox worker to deliver at once (may be nil).
 	Poke func()
+	// beforeTx runs between a staff action's first read and its
+	// transaction (tests: a concurrent change lands there).
+	beforeTx func()
 }
 
 // Errors of the chat, mapped once here to the API's shape.
@@ -115,6 +123,9 @@ var (
 	ErrTooLong           = api.NewError(http.StatusBadRequest, "MESSAGE_TOO_LONG", "chat.error.tooLong")
 	ErrRateLimited       = api.NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
 	ErrCrossOrigin       = api.NewError(http.StatusForbidden, "CROSS_ORIGIN", "error.technical")
+	// ErrSignedOut: the staff member's session or account is gone (the
+	// agent socket closes with 4401).
+	ErrSignedOut = api.NewError(http.StatusUnauthorized, "SIGN_IN_REQUIRED", "console.error.signInRequired")
 )
 
 // invalidField is 400 INVALID_FIELD naming the field.
@@ -175,4 +186,50 @@ func (s *Service) notify(ctx context.Context, convID string, queue bool) {
 	if queue {
 		s.Notifier.Notify(ctx, TopicQueue)
 	}
+}
+
+// cleanID checks an id or short key a client sends (conversationId,
+// clientId, staffId, brand): at most max bytes of valid UTF-8 without
+// control characters (a NUL would be a 500 on PostgreSQL); 400
+// INVALID_FIELD naming field otherwise. "" passes (callers decide whether
+// the field is required).
+func cleanID(field, s string, max int) error {
+	if len(s) > max || !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+		return invalidField(field)
+	}
+	return nil
+}
+
+// maxID is the longest id or client key accepted.
+const maxID = 64
+
+// foldRune is one rune as the search compares it: lower case, French and
+// other Latin accents dropped (É, é, è → e). One rune in, one rune out, so
+// an index into the folded runes is one into the original's.
+func foldRune(r rune) rune {
+	r = unicode.ToLower(r)
+	if r < 0xC0 {
+		return r
+	}
+	if f, ok := accentFold[r]; ok {
+		return f
+	}
+	return r
+}
+
+var accentFold = func() map[rune]rune {
+	m := map[rune]rune{}
+	for base, list := range map[rune]string{'a': "àáâãäåāăą", 'c': "çćĉċč", 'e': "èéêëēĕėęě", 'i': "ìíîïĩīĭįı",
+		'n': "ñńņňŉ", 'o': "òóôõöøōŏő", 'u': "ùúûüũūŭůűų", 'y': "ýÿŷ", 'g': "ĝğġģ", 's': "śŝşš", 'z': "źżž",
+		'd': "ď", 'l': "ĺļľŀł", 'r': "ŕŗř", 't': "ţťŧ", 'h': "ĥħ", 'j': "ĵ", 'k': "ķ", 'w': "ŵ"} {
+		for _, r := range list {
+			m[r] = base
+		}
+	}
+	return m
+}()
+
+// fold is s as the search stores and compares it (foldRune on each rune).
+func fold(s string) string {
+	return strings.Map(foldRune, s)
 }

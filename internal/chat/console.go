@@ -2,7 +2,9 @@ package chat
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"guichet/internal/api"
@@ -19,6 +21,10 @@ type ConsoleHandler struct {
 	Hub     *Hub
 	// AllBrands lists the brands (canned replies, limits).
 	AllBrands func() []*brand.Brand
+	// Session gives the check of a request's staff session that its socket
+	// re-runs on each ping and at least every minute (nil: the socket
+	// re-checks the account only).
+	Session func(r *http.Request) func(ctx context.Context, active bool) (staff.Principal, error)
 }
 
 // Audit events of the agents' chat actions (brand staff.AuditBrand,
@@ -47,22 +53,27 @@ func (h *ConsoleHandler) principal(r *http.Request, min staff.Role) (staff.Princ
 }
 
 func (h *ConsoleHandler) audit(r *http.Request, p staff.Principal, event, outcome, detail string) {
-	// The action stands whether its row is written or not; a failed write
-	// is the database's trouble, logged by the next call that needs it.
-	_ = audit.Record(context.WithoutCancel(r.Context()), h.Service.DB, audit.Event{At: h.Service.now(), Brand: staff.AuditBrand,
-		AccountID: p.ID, IP: api.ClientIP(r), Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()})
+	h.Service.auditStaff(context.WithoutCancel(r.Context()), api.ClientIP(r), p, event, outcome, detail)
+}
+
+// auditStaff records a staff member's chat action. The action stands
+// whether its row is written or not; a failed write is logged.
+func (s *Service) auditStaff(ctx context.Context, ip string, p staff.Principal, event, outcome, detail string) {
+	if err := audit.Record(ctx, s.DB, audit.Event{At: s.now(), Brand: staff.AuditBrand, AccountID: p.ID, IP: ip,
+		Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()}); err != nil {
+		slog.Warn("chat audit", "event", event, "err", err)
+	}
 }
 
 // done audits an action's outcome: ok, or the error code.
 func (h *ConsoleHandler) done(r *http.Request, p staff.Principal, event, detail string, err error) error {
 	outcome := "ok"
 	if err != nil {
-		e, ok := err.(*api.Error)
-		if !ok {
-			return err
+		outcome = "error"
+		if e, ok := err.(*api.Error); ok {
+			outcome = e.Code
 		}
-		outcome = e.Code
-		if e == ErrForbiddenBrand {
+		if err == ErrForbiddenBrand {
 			h.audit(r, p, EventForbidden, "forbidden_brand", detail)
 		}
 	}
@@ -157,6 +168,9 @@ func (h *ConsoleHandler) Transfer(w http.ResponseWriter, r *http.Request) error 
 	if err := api.Decode(w, r, &in); err != nil {
 		return err
 	}
+	if err := cleanID("staffId", in.StaffID, maxID); err != nil {
+		return err
+	}
 	return h.conversationAction(w, r, EventTransfer, func(p staff.Principal, id string) (Conversation, error) {
 		return h.Service.Transfer(r.Context(), p, id, in.StaffID)
 	})
@@ -165,17 +179,7 @@ func (h *ConsoleHandler) Transfer(w http.ResponseWriter, r *http.Request) error 
 // End is POST /api/console/v1/chat/conversations/{id}/end.
 func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) error {
 	return h.conversationAction(w, r, EventEnd, func(p staff.Principal, id string) (Conversation, error) {
-		c, err := h.Service.Get(r.Context(), id)
-		if err != nil {
-			return c, err
-		}
-		if !p.Serves(c.Brand) {
-			return c, ErrForbiddenBrand
-		}
-		if c.AgentID != p.ID && !p.Role.AtLeast(staff.RoleSupervisor) {
-			return c, ErrNotHolder
-		}
-		return h.Service.End(r.Context(), id, p.Name)
+		return h.Service.EndBy(r.Context(), p, id)
 	})
 }
 
@@ -217,11 +221,8 @@ func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	c, err := h.Service.Get(r.Context(), id)
-	if err == nil && !p.Serves(c.Brand) {
-		err = ErrForbiddenBrand
-	}
-	if err == nil && c.AgentID != p.ID && c.Kind == KindLive && c.Status != StatusWaiting && !p.Role.AtLeast(staff.RoleSupervisor) {
-		err = ErrNotHolder
+	if err == nil {
+		err = canRead(p, c)
 	}
 	if err := h.done(r, p, EventView, id, err); err != nil {
 		return err
@@ -280,8 +281,11 @@ func (h *ConsoleHandler) Canned(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Transcripts is GET /api/console/v1/chat/transcripts?q=&from=&to=&brand=
-// (supervisors): dates YYYY-MM-DD, [from, to], default the last 30 days.
+// Transcripts is GET /api/console/v1/chat/transcripts?q=&from=&to=&brand=&tz=
+// (supervisors): dates YYYY-MM-DD, [from, to] as whole days in the zone tz
+// (IANA), else the brand's default province's, else that of the first
+// brand the supervisor serves; default the last 30 days. Audited with the
+// brand and q.
 func (h *ConsoleHandler) Transcripts(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.principal(r, staff.RoleSupervisor)
 	if err != nil {
@@ -289,34 +293,67 @@ func (h *ConsoleHandler) Transcripts(w http.ResponseWriter, r *http.Request) err
 	}
 	qs := r.URL.Query()
 	q := qs.Get("q")
-	if len([]rune(q)) > 100 {
+	if _, ok := cleanText(q, 100, false); !ok {
 		return invalidField("q")
+	}
+	b := qs.Get("brand")
+	if err := cleanID("brand", b, maxID); err != nil {
+		return err
+	}
+	loc, err := h.searchZone(p, b, qs.Get("tz"))
+	if err != nil {
+		return err
 	}
 	now := h.Service.now()
 	from, to := now.AddDate(0, 0, -30), now.Add(time.Minute)
 	if v := qs.Get("from"); v != "" {
-		if from, err = time.Parse(time.DateOnly, v); err != nil {
+		if from, err = time.ParseInLocation(time.DateOnly, v, loc); err != nil {
 			return invalidField("from")
 		}
 	}
 	if v := qs.Get("to"); v != "" {
-		d, err := time.Parse(time.DateOnly, v)
+		d, err := time.ParseInLocation(time.DateOnly, v, loc)
 		if err != nil {
 			return invalidField("to")
 		}
 		to = d.AddDate(0, 0, 1)
 	}
-	b := qs.Get("brand")
+	detail := "brand=" + b + " q=" + q
 	if b != "" && !p.Serves(b) {
-		return h.done(r, p, EventSearch, b, ErrForbiddenBrand)
+		return h.done(r, p, EventSearch, detail, ErrForbiddenBrand)
 	}
 	items, err := h.Service.Search(r.Context(), p, q, b, from, to)
-	if err != nil {
+	if err := h.done(r, p, EventSearch, detail, err); err != nil {
 		return err
 	}
-	h.audit(r, p, EventSearch, "ok", b)
 	api.JSON(w, http.StatusOK, map[string]any{"items": items})
 	return nil
+}
+
+// searchZone is the zone of a search's dates: tz, else the brand's
+// default province's, else the first served brand's, else UTC.
+func (h *ConsoleHandler) searchZone(p staff.Principal, brandID, tz string) (*time.Location, error) {
+	if tz != "" {
+		if len(tz) > maxID || strings.ContainsFunc(tz, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/_-+", r))
+		}) || strings.Contains(tz, "..") {
+			return nil, invalidField("tz")
+		}
+		loc, err := time.LoadLocation(tz)
+		if err != nil {
+			return nil, invalidField("tz")
+		}
+		return loc, nil
+	}
+	for _, b := range h.AllBrands() {
+		if brandID != "" && b.ID != brandID || brandID == "" && !p.Serves(b.ID) {
+			continue
+		}
+		if prov, ok := b.Province(b.DefaultProvince); ok {
+			return prov.Location(), nil
+		}
+	}
+	return time.UTC, nil
 }
 
 // Figures is GET /api/console/v1/chat/figures (supervisors).
@@ -343,10 +380,25 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if !SameOrigin(r) {
 		return ErrCrossOrigin
 	}
+	release, ok := h.Hub.reserve(map[string]int{"staff:" + p.ID: MaxSocketsPerStaff})
+	if !ok {
+		return ErrRateLimited
+	}
+	ip := api.ClientIP(r)
+	opts := AgentSocketOptions{Audit: func(p staff.Principal, event, outcome, detail string) {
+		h.Service.auditStaff(context.Background(), ip, p, event, outcome, detail)
+	}}
+	if h.Session != nil {
+		opts.Check = h.Session(r)
+	}
 	conn, err := accept(w, r)
 	if err != nil {
+		release()
 		return nil
 	}
-	go h.Hub.serveAgent(conn, p)
+	go func() {
+		defer release()
+		h.Hub.serveAgent(conn, p, opts)
+	}()
 	return nil
 }

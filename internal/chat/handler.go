@@ -10,6 +10,7 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/throttle"
 )
 
 // Handler serves the visitor's chat API and socket on the brand hosts
@@ -262,7 +263,7 @@ func (h *Handler) Transcript(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Service.SendTranscript(r.Context(), c.ID, in.Email); err != nil {
+	if err := h.Service.SendTranscript(r.Context(), c.ID, in.Email, api.ClientIP(r)); err != nil {
 		return err
 	}
 	api.JSON(w, http.StatusAccepted, map[string]string{"status": "queued"})
@@ -327,7 +328,9 @@ func SameOrigin(r *http.Request) bool {
 // Socket is GET /api/v1/chat/socket?after=N: the visitor's WebSocket. The
 // route's middleware resolved the brand and answered maintenance; here:
 // same origin (403), the cookie (401 NO_CONVERSATION), then the upgrade.
-// An unknown or ended conversation is closed with 4404.
+// An unknown conversation, or an ended one the visitor has every message
+// of (after >= its last seq), is closed with 4404; more sockets than the
+// caps allow (per conversation, per address) get 429 RATE_LIMITED.
 func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if !SameOrigin(r) {
 		return ErrCrossOrigin
@@ -344,17 +347,31 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if cerr != nil && !errors.Is(cerr, ErrNoConversation) {
 		return cerr
 	}
+	// 4404 only when there is nothing left to give: no conversation, or
+	// one that ended and whose every message the visitor has. One that
+	// ended while the visitor was away is replayed, then closed with 1000.
+	gone := cerr != nil || c.Status == StatusEnded && after >= c.LastSeq
+	release := func() {}
+	if !gone {
+		var ok bool
+		release, ok = h.Hub.reserve(map[string]int{"conversation:" + c.ID: MaxSocketsPerConversation,
+			"ip:" + throttle.ClientKey(api.ClientIP(r)): MaxSocketsPerIP})
+		if !ok {
+			return ErrRateLimited
+		}
+	}
 	conn, err := accept(w, r)
 	if err != nil {
+		release()
 		return nil // Accept has answered
 	}
-	if cerr != nil || c.Status == StatusEnded {
+	if gone {
 		_ = conn.Close(CloseUnknown, "no live conversation")
 		return nil
 	}
 	// The socket lives on in a goroutine of its own: the request's (its
 	// deep stack, the request and the middleware's values) ends here.
-	go h.Hub.serveVisitor(conn, c.ID, after)
+	go h.Hub.serveVisitor(conn, c.ID, after, release)
 	return nil
 }
 

@@ -63,8 +63,12 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // handler serves the chat's routes the way internal/httpapi does, with the
 // site and the staff member set by the test's own middleware.
 func (e *env) handler(hub *Hub) http.Handler {
+	return e.handlerWith(hub, &ConsoleHandler{Service: hub.svc, Hub: hub, AllBrands: e.brands.All})
+}
+
+// handlerWith is handler with the agents' routes served by c.
+func (e *env) handlerWith(hub *Hub, c *ConsoleHandler) http.Handler {
 	v := &Handler{Service: hub.svc, Hub: hub}
-	c := &ConsoleHandler{Service: hub.svc, Hub: hub, AllBrands: e.brands.All}
 	mux := http.NewServeMux()
 	for p, h := range map[string]api.Handler{
 		"GET /api/v1/salesforceConfig":              v.Config,
@@ -232,6 +236,28 @@ type ws struct {
 }
 
 func (e *env) dial(path, host, origin, cookie string, header http.Header) (*ws, *http.Response, error) {
+	return e.dialURL(e.srv.URL, path, host, origin, cookie, header)
+}
+
+// newTestServer serves the env's routes with the agents' ones served by c.
+func newTestServer(t *testing.T, e *env, c *ConsoleHandler) *httptest.Server {
+	srv := httptest.NewServer(e.handlerWith(e.hub, c))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// dialAt connects an agent's socket on srv.
+func (e *env) dialAt(srv *httptest.Server, p staff.Principal) *ws {
+	e.t.Helper()
+	w, _, err := e.dialURL(srv.URL, "/console/socket", "console.test", "http://console.test", "", http.Header{"X-Test-Staff": {p.ID}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { w.conn.CloseNow() })
+	return w
+}
+
+func (e *env) dialURL(base, path, host, origin, cookie string, header http.Header) (*ws, *http.Response, error) {
 	if header == nil {
 		header = http.Header{}
 	}
@@ -243,7 +269,7 @@ func (e *env) dial(path, host, origin, cookie string, header http.Header) (*ws, 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.srv.URL, "http")+path,
+	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+path,
 		&websocket.DialOptions{Host: host, HTTPHeader: header})
 	if err != nil {
 		return nil, res, err
@@ -275,6 +301,8 @@ func (e *env) agentSocket(p staff.Principal) *ws {
 }
 
 func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 
 // read reads the next frame (a test failure after 10 s: a frame that never
 // comes is a failure, not a timing).

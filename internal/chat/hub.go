@@ -2,11 +2,13 @@ package chat
 
 import (
 	"context"
-
-	"github.com/coder/websocket"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // TopicQueue is the Notifier topic of every change the agents' queues and
@@ -59,6 +61,9 @@ type closer interface {
 	shutdown()
 	silent(cutoff int64) bool
 	close(code websocket.StatusCode, reason string)
+	// tick runs on the reaper's timer (an agent socket re-checks its
+	// staff session).
+	tick()
 }
 
 // Hub fans the conversations' rows out to this instance's sockets: woken by
@@ -71,10 +76,13 @@ type Hub struct {
 	convs   map[string]map[waker]struct{}
 	queues  map[waker]struct{}
 	sockets map[closer]struct{}
-	closed  bool
+	// held counts the open sockets per conversation and per client
+	// address (the caps: MaxSocketsPerConversation, MaxSocketsPerIP).
+	held   map[string]int
+	closed bool
 	// seen is each recently changed conversation's (last_seq, version) at
 	// the last poll, to tell a change of the queue.
-	seen map[string][2]int64
+	seen map[string][4]string
 	ctx  context.Context
 	stop context.CancelFunc
 }
@@ -83,7 +91,7 @@ type Hub struct {
 func NewHub(svc *Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, convs: map[string]map[waker]struct{}{},
-		queues: map[waker]struct{}{}, sockets: map[closer]struct{}{}, seen: map[string][2]int64{}, ctx: ctx, stop: stop}
+		queues: map[waker]struct{}{}, sockets: map[closer]struct{}{}, held: map[string]int{}, seen: map[string][4]string{}, ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}
@@ -109,9 +117,19 @@ func (h *Hub) wake(topic string) {
 	}
 }
 
+// gone tells (under h.mu) whether w is a subscription already released:
+// a delivery still running must not add it back.
+func gone(w waker) bool {
+	c, ok := w.(*convSub)
+	return ok && c.closed.Load()
+}
+
 func (h *Hub) subscribe(convID string, w waker) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if gone(w) {
+		return
+	}
 	set := h.convs[convID]
 	if set == nil {
 		set = map[waker]struct{}{}
@@ -134,11 +152,63 @@ func (h *Hub) unsubscribe(convID string, w waker) {
 func (h *Hub) watchQueue(w waker, on bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if on {
+	if on && !gone(w) {
 		h.queues[w] = struct{}{}
 	} else {
 		delete(h.queues, w)
 	}
+}
+
+// release ends a subscription: out of its conversation's and the queue's
+// watchers, and marked closed (under h.mu) so that a delivery running
+// meanwhile cannot add it back.
+func (h *Hub) release(convID string, c *convSub) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c.closed.Store(true)
+	if set := h.convs[convID]; set != nil {
+		delete(set, c)
+		if len(set) == 0 {
+			delete(h.convs, convID)
+		}
+	}
+	delete(h.queues, c)
+}
+
+// Socket caps of one instance: a visitor's conversation and a client
+// address open at most this many sockets (more: 429 RATE_LIMITED before
+// the upgrade).
+const (
+	MaxSocketsPerConversation = 4
+	MaxSocketsPerIP           = 50
+	MaxSocketsPerStaff        = 10
+)
+
+// reserve counts one socket against each key, all or none; false when one
+// is at its limit. The release function gives them back.
+func (h *Hub) reserve(keys map[string]int) (func(), bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for k, limit := range keys {
+		if h.held[k] >= limit {
+			return nil, false
+		}
+	}
+	for k := range keys {
+		h.held[k]++
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			for k := range keys {
+				if h.held[k]--; h.held[k] <= 0 {
+					delete(h.held, k)
+				}
+			}
+		})
+	}, true
 }
 
 // register keeps a socket for shutdown; false when the hub is closing.
@@ -190,6 +260,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	defer t.Stop()
 	reap := time.NewTicker(idleTimeout / 5)
 	defer reap.Stop()
+	// Live conversations whose visitor went silent (AbandonAfter) end.
+	sweep := time.NewTicker(time.Minute)
+	defer sweep.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -202,6 +275,12 @@ func (h *Hub) Run(ctx context.Context) error {
 			}
 		case now := <-reap.C:
 			h.reap(now.Add(-idleTimeout).UnixMilli())
+		case <-sweep.C:
+			if n, err := h.svc.EndAbandoned(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("chat abandoned", "err", err)
+			} else if n > 0 {
+				slog.Info("chat abandoned conversations ended", "count", n)
+			}
 		}
 	}
 }
@@ -211,55 +290,102 @@ func (h *Hub) Run(ctx context.Context) error {
 // socket.
 func (h *Hub) reap(cutoff int64) {
 	h.mu.Lock()
-	var silent []closer
+	var silent, live []closer
 	for c := range h.sockets {
 		if c.silent(cutoff) {
 			silent = append(silent, c)
+		} else {
+			live = append(live, c)
 		}
 	}
 	h.mu.Unlock()
 	for _, c := range silent {
 		go c.close(websocket.StatusGoingAway, "no heartbeat")
 	}
+	for _, c := range live {
+		c.tick()
+	}
 }
 
 // pollMargin is how far back each poll looks.
 const pollMargin = 10 * time.Second
 
+// pollRow is what a poll reads of a conversation.
+type pollRow struct {
+	id, status, agent  string
+	seq, version, read int64
+}
+
+// queueKey is what of a conversation the agents' queues show: a change of
+// typing or of the visitor's reads is none of theirs.
+func (r pollRow) queueKey() [4]string {
+	return [4]string{r.status, r.agent, itoa(r.seq), itoa(r.read)}
+}
+
+func (h *Hub) scanPoll(ctx context.Context, where string, args ...any) ([]pollRow, error) {
+	rows, err := h.svc.DB.Query(ctx, "SELECT id, status, agent_id, last_seq, version, agent_read_seq FROM chat_conversations WHERE "+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []pollRow
+	for rows.Next() {
+		var r pollRow
+		if err := rows.Scan(&r.id, &r.status, &r.agent, &r.seq, &r.version, &r.read); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// pollChunk is how many subscribed ids one poll query asks for.
+const pollChunk = 500
+
+// poll wakes the subscribers behind their conversation's row, and the
+// queues when a conversation's status, agent, last seq or the agent's
+// reads changed. The subscribed conversations are read by id, so a
+// change whose notification and time window were both missed (a database
+// blip, another instance's clock) is still delivered; the time window
+// finds the changes of conversations nobody here subscribes to, for the
+// queues.
 func (h *Hub) poll(ctx context.Context) error {
 	since := h.svc.now().Add(-h.PollInterval - pollMargin).UnixMilli()
-	rows, err := h.svc.DB.Query(ctx, "SELECT id, last_seq, version FROM chat_conversations WHERE updated_at >= ?", since)
+	changed, err := h.scanPoll(ctx, "updated_at >= ?", since)
 	if err != nil {
 		return err
 	}
-	type row struct {
-		id           string
-		seq, version int64
+	h.mu.Lock()
+	ids := make([]any, 0, len(h.convs))
+	for id := range h.convs {
+		ids = append(ids, id)
 	}
-	var changed []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.seq, &r.version); err != nil {
-			rows.Close()
+	h.mu.Unlock()
+	var subscribed []pollRow
+	for len(ids) > 0 {
+		n := min(len(ids), pollChunk)
+		rows, err := h.scanPoll(ctx, "id IN ("+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+")", ids[:n]...)
+		if err != nil {
 			return err
 		}
-		changed = append(changed, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
+		subscribed = append(subscribed, rows...)
+		ids = ids[n:]
 	}
 	var wake []waker
 	queue := false
 	h.mu.Lock()
-	next := make(map[string][2]int64, len(changed))
+	next := make(map[string][4]string, len(changed))
 	for _, r := range changed {
-		if old, ok := h.seen[r.id]; !ok || old != [2]int64{r.seq, r.version} {
+		if old, ok := h.seen[r.id]; !ok || old != r.queueKey() {
 			queue = true
 		}
-		next[r.id] = [2]int64{r.seq, r.version}
+		next[r.id] = r.queueKey()
+	}
+	woken := map[waker]bool{}
+	for _, r := range append(changed, subscribed...) {
 		for w := range h.convs[r.id] {
-			if w.behind(r.seq, r.version) {
+			if !woken[w] && w.behind(r.seq, r.version) {
+				woken[w] = true
 				wake = append(wake, w)
 			}
 		}
@@ -311,3 +437,4 @@ func (r *runner) loop() {
 		r.mu.Unlock()
 	}
 }
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

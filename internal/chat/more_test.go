@@ -321,12 +321,25 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if code := s.closeStatus(); code != websocket.StatusNormalClosure {
 			t.Fatalf("ended closed with %d", code)
 		}
-		w, _, err = e.dial("/api/v1/chat/socket", v.host, "http://"+v.host, v.cookie, nil)
+		// Every message delivered: nothing left, 4404 (do not reconnect).
+		last := v.want("GET", "/api/v1/chat/conversation", "", 200, "")["lastSeq"].(float64)
+		w, _, err = e.dial(fmt.Sprintf("/api/v1/chat/socket?after=%d", int(last)), v.host, "http://"+v.host, v.cookie, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if code := w.closeStatus(); code != CloseUnknown {
-			t.Fatalf("ended conversation closed with %d", code)
+			t.Fatalf("ended conversation, nothing left, closed with %d", code)
+		}
+		// Messages left: replayed, then 1000.
+		w, _, err = e.dial("/api/v1/chat/socket?after=1", v.host, "http://"+v.host, v.cookie, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := w.next("message"); m["seq"] != float64(2) {
+			t.Fatalf("replay after the end: %v", m)
+		}
+		if code := w.closeStatus(); code != websocket.StatusNormalClosure {
+			t.Fatalf("ended conversation with messages left closed with %d", code)
 		}
 	})
 }

@@ -56,12 +56,23 @@ func ItemOf(c Conversation) Item {
 }
 
 // Queue is an agent's view: the live conversations waiting, theirs, and
-// the offline messages, of their brands and languages.
+// the offline messages, of their brands and languages. Waiting and
+// Offline hold the QueueLimit longest waiting; the totals count them all.
 type Queue struct {
-	Waiting []Item `json:"waiting"`
-	Mine    []Item `json:"mine"`
-	Offline []Item `json:"offline"`
+	Waiting      []Item `json:"waiting"`
+	Mine         []Item `json:"mine"`
+	Offline      []Item `json:"offline"`
+	WaitingTotal int    `json:"waitingTotal"`
+	OfflineTotal int    `json:"offlineTotal"`
 }
+
+// Queue snapshot caps: items per list, and the characters of an offline
+// question's preview (the whole question is the conversation's first
+// message: GET conversations/{id}).
+const (
+	QueueLimit      = 100
+	QuestionPreview = 200
+)
 
 // agentLanguages are the languages an agent took (both when never set).
 func (s *Service) agentLanguages(ctx context.Context, p staff.Principal) ([]string, error) {
@@ -75,26 +86,60 @@ func (s *Service) agentLanguages(ctx context.Context, p staff.Principal) ([]stri
 	return a.Languages, nil
 }
 
-// Queue reads an agent's queue.
+// queueItem is a conversation as the queue lists it: the question cut
+// to its preview.
+func queueItem(c Conversation) Item {
+	it := ItemOf(c)
+	if r := []rune(it.Question); len(r) > QuestionPreview {
+		it.Question = string(r[:QuestionPreview-1]) + "…"
+	}
+	return it
+}
+
+// Queue reads an agent's queue: the brands and languages filtered in SQL,
+// each list capped.
 func (s *Service) Queue(ctx context.Context, p staff.Principal) (Queue, error) {
 	langs, err := s.agentLanguages(ctx, p)
 	if err != nil {
 		return Queue{}, err
 	}
-	list, err := s.listConversations(ctx, s.DB, "status = 'waiting' OR (status = 'active' AND agent_id = ?) ORDER BY waiting_since, id", p.ID)
+	scope := " AND language IN (" + placeholders(len(langs)) + ")"
+	var scopeArgs []any
+	for _, l := range langs {
+		scopeArgs = append(scopeArgs, l)
+	}
+	if len(p.Brands) > 0 {
+		scope += " AND brand IN (" + placeholders(len(p.Brands)) + ")"
+		for _, b := range p.Brands {
+			scopeArgs = append(scopeArgs, b)
+		}
+	}
+	q := Queue{Waiting: []Item{}, Mine: []Item{}, Offline: []Item{}}
+	mine, err := s.listConversations(ctx, s.DB, "status = 'active' AND agent_id = ? ORDER BY waiting_since, id", p.ID)
 	if err != nil {
 		return Queue{}, err
 	}
-	q := Queue{Waiting: []Item{}, Mine: []Item{}, Offline: []Item{}}
-	for _, c := range list {
-		switch {
-		case c.Status == StatusActive:
-			q.Mine = append(q.Mine, ItemOf(c))
-		case !p.Serves(c.Brand) || !slices.Contains(langs, c.Language):
-		case c.Kind == KindOffline:
-			q.Offline = append(q.Offline, ItemOf(c))
-		default:
-			q.Waiting = append(q.Waiting, ItemOf(c))
+	for _, c := range mine {
+		q.Mine = append(q.Mine, queueItem(c))
+	}
+	for _, l := range []struct {
+		kind  string
+		items *[]Item
+		total *int
+	}{{KindLive, &q.Waiting, &q.WaitingTotal}, {KindOffline, &q.Offline, &q.OfflineTotal}} {
+		where := "status = 'waiting' AND kind = ?" + scope
+		args := append([]any{l.kind}, scopeArgs...)
+		list, err := s.listConversations(ctx, s.DB, where+" ORDER BY waiting_since, id LIMIT "+itoa(QueueLimit), args...)
+		if err != nil {
+			return Queue{}, err
+		}
+		for _, c := range list {
+			*l.items = append(*l.items, queueItem(c))
+		}
+		if len(list) < QueueLimit {
+			*l.total = len(list)
+		} else if err := s.DB.QueryRow(ctx, "SELECT COUNT(*) FROM chat_conversations WHERE "+where, args...).Scan(l.total); err != nil {
+			return Queue{}, err
 		}
 	}
 	return q, nil
@@ -224,23 +269,34 @@ func (s *Service) AvailableAgents(ctx context.Context, p staff.Principal, maxOf 
 	return out, nil
 }
 
+// SearchLimit is how many conversations a search answers at most (the
+// latest).
+const SearchLimit = 200
+
 // Search finds conversations of p's brands (or one of them) whose
-// messages, name or email hold q, created in [from, to).
+// messages, name or email hold q (folded: case and accents ignored, the
+// same on SQLite and PostgreSQL), created in [from, to), latest first.
 func (s *Service) Search(ctx context.Context, p staff.Principal, q, brandID string, from, to time.Time) ([]Item, error) {
 	where := "created_at >= ? AND created_at < ?"
 	args := []any{ms(from), ms(to)}
+	brands := p.Brands
 	if brandID != "" {
-		where += " AND brand = ?"
-		args = append(args, brandID)
+		brands = []string{brandID}
+	}
+	if len(brands) > 0 {
+		where += " AND brand IN (" + placeholders(len(brands)) + ")"
+		for _, b := range brands {
+			args = append(args, b)
+		}
 	}
 	like := ""
+	fq := fold(q)
 	if q != "" {
-		like = "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(q)) + "%"
-		where += ` AND (LOWER(name) LIKE ? ESCAPE '\' OR LOWER(email) LIKE ? ESCAPE '\' OR LOWER(account_email) LIKE ? ESCAPE '\'
-			OR id IN (SELECT conversation_id FROM chat_messages WHERE LOWER(body) LIKE ? ESCAPE '\'))`
-		args = append(args, like, like, like, like)
+		like = "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(fq) + "%"
+		where += ` AND (search LIKE ? ESCAPE '\' OR id IN (SELECT conversation_id FROM chat_messages WHERE search LIKE ? ESCAPE '\'))`
+		args = append(args, like, like)
 	}
-	list, err := s.listConversations(ctx, s.DB, where+" ORDER BY created_at DESC LIMIT 200", args...)
+	list, err := s.listConversations(ctx, s.DB, where+" ORDER BY created_at DESC, id LIMIT "+itoa(SearchLimit), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +307,7 @@ func (s *Service) Search(ctx context.Context, p staff.Principal, q, brandID stri
 		}
 		it := ItemOf(c)
 		if q != "" {
-			it.Snippet = s.snippet(ctx, c, strings.ToLower(q), like)
+			it.Snippet = s.snippet(ctx, c, fq, like)
 		}
 		out = append(out, it)
 	}
@@ -259,21 +315,39 @@ func (s *Service) Search(ctx context.Context, p staff.Principal, q, brandID stri
 }
 
 // snippet is the first message holding the words searched, shortened.
-func (s *Service) snippet(ctx context.Context, c Conversation, q, like string) string {
+func (s *Service) snippet(ctx context.Context, c Conversation, folded, like string) string {
 	var body string
-	err := s.DB.QueryRow(ctx, `SELECT body FROM chat_messages WHERE conversation_id = ? AND LOWER(body) LIKE ? ESCAPE '\'
+	err := s.DB.QueryRow(ctx, `SELECT body FROM chat_messages WHERE conversation_id = ? AND search LIKE ? ESCAPE '\'
 		ORDER BY seq LIMIT 1`, c.ID, like).Scan(&body)
 	if err != nil {
 		return ""
 	}
+	return snippetOf(body, folded)
+}
+
+// snippetOf is up to 160 characters of body from 40 before the first
+// place it holds folded (the search, folded). Runes throughout: a folded
+// rune stands where its original does, whatever their UTF-8 lengths.
+func snippetOf(body, folded string) string {
 	r := []rune(body)
-	i := strings.Index(strings.ToLower(body), q)
-	start := 0
-	if i > 0 {
-		start = max(len([]rune(body[:i]))-40, 0)
+	f := make([]rune, len(r))
+	for i, x := range r {
+		f[i] = foldRune(x)
 	}
-	end := min(start+160, len(r))
-	return string(r[start:end])
+	start := 0
+	if i := runeIndex(f, []rune(folded)); i > 0 {
+		start = max(i-40, 0)
+	}
+	return string(r[start:min(start+160, len(r))])
+}
+
+func runeIndex(s, sub []rune) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if slices.Equal(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // ReplyOffline emails an agent's answer to an offline message (outbox, in

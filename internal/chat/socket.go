@@ -98,6 +98,21 @@ const (
 	maxBadFrames = 5
 	// CloseUnknown: the conversation is unknown or ended; do not reconnect.
 	CloseUnknown websocket.StatusCode = 4404
+	// CloseSignedOut: the agent's staff session ended (signed out, expired,
+	// idle, account disabled); sign in again before reconnecting.
+	CloseSignedOut websocket.StatusCode = 4401
+	// recheckEvery is how often at most an agent socket goes without
+	// re-checking its staff session (also on each ping).
+	recheckEvery = 60 * time.Second
+	// typingEvery: a socket writes its side's typing state at most once
+	// per this (the last state wins).
+	typingEvery = time.Second
+	// agentBeatEvery: an agent socket's pings write the heartbeat at most
+	// once per this.
+	agentBeatEvery = 15 * time.Second
+	// visitorSeenEvery: the visitor's heartbeat is written at most once per
+	// this.
+	visitorSeenEvery = 30 * time.Second
 )
 
 // socket is one WebSocket with its writes serialised by the library.
@@ -108,6 +123,14 @@ type socket struct {
 	// heard is when the client last sent a frame (unix ms; the hub's reaper
 	// closes sockets silent for idleTimeout).
 	heard atomic.Int64
+	// onTick runs on the reaper's timer (nil: nothing).
+	onTick func()
+}
+
+func (s *socket) tick() {
+	if s.onTick != nil {
+		go s.onTick()
+	}
 }
 
 func (s *socket) send(v any) error {
@@ -194,6 +217,17 @@ type convSub struct {
 	agent   bool // the agent's side: visitor typing and reads, conversationId on frames
 	lastSeq atomic.Int64
 	version atomic.Int64
+	// closed: released by its socket (set under the hub's mu); a delivery
+	// running then stops and adds nothing back.
+	closed atomic.Bool
+	// access is the agent's right to read the conversation as it is now
+	// (canRead), checked on every delivery: a conversation accepted by or
+	// transferred to someone else stops streaming. revoked is then called
+	// once (nil for the visitor's side).
+	access  func(Conversation) error
+	revoked func(error)
+	// failures in a row of the database reads (the retry's backoff).
+	failures int
 	// What was sent last (deliver runs one at a time).
 	state   StateFrame
 	sentAny bool
@@ -223,20 +257,44 @@ func (c *convSub) tag() string {
 	return ""
 }
 
+// retry wakes the subscription again after a failed read, with backoff
+// (0.25 s doubling to 30 s), so a database blip delays a delivery but
+// never drops it.
+func (c *convSub) retry() {
+	if c.closed.Load() || c.sock.hub.ctx.Err() != nil {
+		return
+	}
+	c.failures++
+	time.AfterFunc(min(250*time.Millisecond<<min(c.failures-1, 7), 30*time.Second), c.wake)
+}
+
 func (c *convSub) deliver() {
+	if c.closed.Load() {
+		return
+	}
 	svc := c.sock.hub.svc
 	ctx := c.sock.hub.ctx
 	conv, err := svc.Get(ctx, c.convID)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) && !c.agent {
 			_ = c.sock.conn.Close(CloseUnknown, "conversation unknown")
+		} else if !errors.Is(err, ErrNotFound) {
+			c.retry()
 		}
 		return
+	}
+	if c.access != nil {
+		if err := c.access(conv); err != nil {
+			c.closed.Store(true)
+			c.revoked(err)
+			return
+		}
 	}
 	state := StateFrame{Type: "state", ConversationID: c.tag(), Status: conv.Status}
 	if conv.Status == StatusWaiting && conv.Kind == KindLive {
 		pos, err := svc.queuePosition(ctx, conv)
 		if err != nil {
+			c.retry()
 			return
 		}
 		state.QueuePosition = &pos
@@ -272,7 +330,11 @@ func (c *convSub) deliver() {
 	}
 	for c.lastSeq.Load() < conv.LastSeq {
 		msgs, err := svc.Messages(ctx, c.convID, c.lastSeq.Load(), 200)
-		if err != nil || len(msgs) == 0 {
+		if err != nil {
+			c.retry()
+			return
+		}
+		if len(msgs) == 0 {
 			return
 		}
 		for _, m := range msgs {
@@ -282,6 +344,7 @@ func (c *convSub) deliver() {
 			c.lastSeq.Store(m.Seq)
 		}
 	}
+	c.failures = 0
 	c.version.Store(conv.Version)
 	if conv.Status == StatusEnded && c.ended != nil {
 		c.ended()
@@ -307,9 +370,74 @@ func (s *Service) queuePosition(ctx context.Context, c Conversation) (int, error
 	return n + 1, err
 }
 
+// typingGate writes one side's typing state of a conversation at most
+// once per typingEvery: a change within it is kept and written when the
+// interval ends (the last state wins), so a flood of typing frames is one
+// write and one wake per second. The database writes only a change.
+type typingGate struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	write func(on bool)
+	last  time.Time
+	want  bool
+	timer *time.Timer
+	done  bool
+}
+
+func (g *typingGate) set(on bool) {
+	g.mu.Lock()
+	g.want = on
+	if g.timer != nil || g.done {
+		g.mu.Unlock()
+		return
+	}
+	if wait := typingEvery - g.now().Sub(g.last); !g.last.IsZero() && wait > 0 {
+		g.timer = time.AfterFunc(wait, g.flush)
+		g.mu.Unlock()
+		return
+	}
+	g.last = g.now()
+	g.mu.Unlock()
+	g.write(on)
+}
+
+func (g *typingGate) flush() {
+	g.mu.Lock()
+	g.timer = nil
+	if g.done {
+		g.mu.Unlock()
+		return
+	}
+	on := g.want
+	g.last = g.now()
+	g.mu.Unlock()
+	g.write(on)
+}
+
+// stop drops a pending write (the socket closed).
+func (g *typingGate) stop() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.done = true
+	if g.timer != nil {
+		g.timer.Stop()
+		g.timer = nil
+	}
+}
+
+func (s *Service) typingGate(id string, agent bool) *typingGate {
+	return &typingGate{now: s.now, write: func(on bool) {
+		if err := s.Typing(context.Background(), id, agent, on); err != nil {
+			slog.Warn("chat typing", "err", err)
+		}
+	}}
+}
+
 // serveVisitor runs a visitor's socket: state, the messages after `after`,
-// then live ones; frames from the visitor until it closes.
-func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64) {
+// then live ones; frames from the visitor until it closes. A conversation
+// that ended while the visitor was away is replayed, then closed with 1000.
+func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64, release func()) {
+	defer release()
 	sock := &socket{hub: h, conn: conn}
 	if !h.register(sock, true) {
 		_ = conn.Close(websocket.StatusServiceRestart, "server restarting")
@@ -322,10 +450,12 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64) {
 		endOnce.Do(func() { _ = conn.Close(websocket.StatusNormalClosure, "conversation ended") })
 	}
 	h.subscribe(convID, sub)
-	defer h.unsubscribe(convID, sub)
-	defer h.watchQueue(sub, false)
-	sub.wake()
+	defer h.release(convID, sub)
 	svc := h.svc
+	typing := svc.typingGate(convID, false)
+	defer typing.stop()
+	_ = svc.VisitorSeen(h.ctx, convID)
+	sub.wake()
 	sock.readLoop(func(f clientFrame) error {
 		ctx := h.ctx
 		switch f.Type {
@@ -333,13 +463,20 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64) {
 			if f.ClientID == "" {
 				return errBadFrame
 			}
+			if err := cleanID("clientId", f.ClientID, maxID); err != nil {
+				return err
+			}
 			_, err := svc.VisitorSend(ctx, convID, f.ClientID, f.Body)
 			return err
 		case "typing":
-			return svc.Typing(ctx, convID, false, f.On)
+			typing.set(f.On)
+			return nil
 		case "read":
 			return svc.MarkRead(ctx, convID, false, f.Seq)
 		case "ping":
+			if err := svc.VisitorSeen(ctx, convID); err != nil {
+				return err
+			}
 			return sock.send(map[string]string{"type": "pong"})
 		}
 		return errBadFrame
@@ -351,11 +488,94 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64) {
 type agentSocket struct {
 	runner
 	sock        *socket
-	p           staff.Principal
+	opts        AgentSocketOptions
 	mu          sync.Mutex
+	p           staff.Principal
+	checkedAt   time.Time // the staff session's last check
+	activeAt    time.Time // the last activity recorded on the session
+	beatAt      time.Time // the heartbeat's last write
 	subs        map[string]*convSub
+	typing      map[string]*typingGate
 	last        []byte // the last queue snapshot sent
 	lastFigures []byte
+	ended       atomic.Bool
+}
+
+// AgentSocketOptions are what the console's handler gives an agent socket.
+type AgentSocketOptions struct {
+	// Check re-reads the staff session of the upgrade (nil: only the
+	// account is checked): an error closes the socket with 4401. active
+	// tells that the staff member did something (a message, typing, a
+	// read, a subscribe), which keeps the session alive like a request;
+	// a ping or the timer's check does not.
+	Check func(ctx context.Context, active bool) (staff.Principal, error)
+	// Audit records a subscribe (EventView) with its outcome.
+	Audit func(p staff.Principal, event, outcome, detail string)
+}
+
+func (a *agentSocket) principal() staff.Principal {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.p
+}
+
+// recheck re-reads the staff member's session and account when force or
+// the last check is recheckEvery old (active: the staff member acted, and
+// the session's activity is recorded, also at most once per
+// recheckEvery); a session or account gone closes the socket with 4401
+// (false).
+func (a *agentSocket) recheck(force, active bool) bool {
+	if a.ended.Load() {
+		return false
+	}
+	svc := a.sock.hub.svc
+	now := svc.now()
+	a.mu.Lock()
+	active = active && now.Sub(a.activeAt) >= recheckEvery
+	due := force || active || now.Sub(a.checkedAt) >= recheckEvery
+	p := a.p
+	a.mu.Unlock()
+	if !due {
+		return true
+	}
+	ctx := a.sock.hub.ctx
+	err := svc.staffActive(ctx, p.ID)
+	if err == nil && a.opts.Check != nil {
+		var fresh staff.Principal
+		if fresh, err = a.opts.Check(ctx, active); err == nil && fresh.ID != p.ID {
+			err = ErrSignedOut
+		}
+		if err == nil {
+			p = fresh
+		}
+	}
+	if errors.Is(err, ErrSignedOut) || errors.Is(err, staff.ErrNoSession) {
+		a.ended.Store(true)
+		_ = a.sock.conn.Close(CloseSignedOut, "signed out")
+		return false
+	}
+	if err != nil {
+		// The database's trouble: try again on the next ping or tick.
+		slog.Warn("chat agent session check", "err", err)
+		return true
+	}
+	a.mu.Lock()
+	a.p, a.checkedAt = p, now
+	if active {
+		a.activeAt = now
+	}
+	a.mu.Unlock()
+	return true
+}
+
+// unsubscribe drops a conversation's subscription (sub: only that one).
+func (a *agentSocket) unsubscribe(id string, sub *convSub) {
+	a.mu.Lock()
+	if cur := a.subs[id]; cur != nil && (sub == nil || cur == sub) {
+		delete(a.subs, id)
+		a.sock.hub.release(id, cur)
+	}
+	a.mu.Unlock()
 }
 
 func (a *agentSocket) behind(int64, int64) bool { return true }
@@ -363,7 +583,8 @@ func (a *agentSocket) behind(int64, int64) bool { return true }
 func (a *agentSocket) deliverQueue() {
 	svc := a.sock.hub.svc
 	ctx := a.sock.hub.ctx
-	q, err := svc.Queue(ctx, a.p)
+	p := a.principal()
+	q, err := svc.Queue(ctx, p)
 	if err != nil {
 		return
 	}
@@ -377,10 +598,10 @@ func (a *agentSocket) deliverQueue() {
 		}
 		a.last = b
 	}
-	if !a.p.Role.AtLeast(staff.RoleSupervisor) {
+	if !p.Role.AtLeast(staff.RoleSupervisor) {
 		return
 	}
-	f, err := svc.Figures(ctx, a.p)
+	f, err := svc.Figures(ctx, p)
 	if err != nil {
 		return
 	}
@@ -394,14 +615,16 @@ func (a *agentSocket) deliverQueue() {
 }
 
 // serveAgent runs an agent's socket.
-func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal) {
+func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSocketOptions) {
 	sock := &socket{hub: h, conn: conn}
+	a := &agentSocket{sock: sock, p: p, opts: opts, checkedAt: h.svc.now(), activeAt: h.svc.now(), subs: map[string]*convSub{},
+		typing: map[string]*typingGate{}}
+	sock.onTick = func() { a.recheck(false, false) }
 	if !h.register(sock, true) {
 		_ = conn.Close(websocket.StatusServiceRestart, "server restarting")
 		return
 	}
 	defer h.register(sock, false)
-	a := &agentSocket{sock: sock, p: p, subs: map[string]*convSub{}}
 	a.fn = a.deliverQueue
 	h.watchQueue(a, true)
 	defer h.watchQueue(a, false)
@@ -409,31 +632,62 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		for id, sub := range a.subs {
-			h.unsubscribe(id, sub)
+			h.release(id, sub)
+		}
+		for _, g := range a.typing {
+			g.stop()
 		}
 	}()
 	svc := h.svc
 	_ = svc.Heartbeat(h.ctx, p.ID)
+	a.beatAt = svc.now()
 	a.wake()
 	sock.readLoop(func(f clientFrame) error {
+		if !a.recheck(f.Type == "ping", f.Type != "ping") {
+			return nil // closed with 4401: the next read ends the loop
+		}
+		p := a.principal()
 		ctx := h.ctx
+		if err := cleanID("conversationId", f.ConversationID, maxID); err != nil {
+			return err
+		}
+		if err := cleanID("clientId", f.ClientID, maxID); err != nil {
+			return err
+		}
 		switch f.Type {
 		case "subscribe":
 			c, err := svc.Get(ctx, f.ConversationID)
+			if err == nil {
+				err = canRead(p, c)
+			}
+			if opts.Audit != nil {
+				outcome := "ok"
+				var apiErr *api.Error
+				if errors.As(err, &apiErr) {
+					outcome = apiErr.Code
+				} else if err != nil {
+					outcome = "error"
+				}
+				opts.Audit(p, EventView, outcome, f.ConversationID)
+			}
 			if err != nil {
 				return err
 			}
-			if !p.Serves(c.Brand) {
-				return ErrForbiddenBrand
-			}
-			if c.AgentID != p.ID && c.Status == StatusActive && !p.Role.AtLeast(staff.RoleSupervisor) {
-				return ErrNotHolder
+			sub := newConvSub(sock, c.ID, max(f.After, 0), true)
+			sub.access = func(c Conversation) error { return canRead(a.principal(), c) }
+			sub.revoked = func(err error) {
+				a.unsubscribe(c.ID, sub)
+				code := "NOT_HOLDER"
+				var apiErr *api.Error
+				if errors.As(err, &apiErr) {
+					code = apiErr.Code
+				}
+				_ = sock.send(errorFrame{Type: "error", ErrorCode: code, ConversationID: c.ID})
 			}
 			a.mu.Lock()
 			if old := a.subs[c.ID]; old != nil {
-				h.unsubscribe(c.ID, old)
+				h.release(c.ID, old)
 			}
-			sub := newConvSub(sock, c.ID, max(f.After, 0), true)
 			a.subs[c.ID] = sub
 			a.mu.Unlock()
 			h.subscribe(c.ID, sub)
@@ -453,7 +707,15 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal) {
 			if c.AgentID != p.ID {
 				return ErrNotHolder
 			}
-			return svc.Typing(ctx, c.ID, true, f.On)
+			a.mu.Lock()
+			g := a.typing[c.ID]
+			if g == nil {
+				g = svc.typingGate(c.ID, true)
+				a.typing[c.ID] = g
+			}
+			a.mu.Unlock()
+			g.set(f.On)
+			return nil
 		case "read":
 			c, err := svc.Get(ctx, f.ConversationID)
 			if err != nil {
@@ -464,11 +726,30 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal) {
 			}
 			return svc.MarkRead(ctx, c.ID, true, f.Seq)
 		case "ping":
-			if err := svc.Heartbeat(ctx, p.ID); err != nil {
-				return err
+			if now := svc.now(); now.Sub(a.beatAt) >= agentBeatEvery {
+				if err := svc.Heartbeat(ctx, p.ID); err != nil {
+					return err
+				}
+				a.beatAt = now
 			}
 			return sock.send(map[string]string{"type": "pong"})
 		}
 		return errBadFrame
 	})
+}
+
+// canRead is the one rule for reading a conversation, for GET
+// conversations/{id} and the socket's subscribe alike: a staff member of
+// its brand (FORBIDDEN_BRAND otherwise) who holds it, or is a supervisor
+// or above, or any agent of the brand while it waits for one (a live
+// conversation in the queue) or is an offline message; NOT_HOLDER
+// otherwise (another agent's, the bot's, or one ended by someone else).
+func canRead(p staff.Principal, c Conversation) error {
+	if !p.Serves(c.Brand) {
+		return ErrForbiddenBrand
+	}
+	if c.AgentID == p.ID || p.Role.AtLeast(staff.RoleSupervisor) || c.Kind == KindOffline || c.Status == StatusWaiting {
+		return nil
+	}
+	return ErrNotHolder
 }

@@ -27,6 +27,8 @@ type Conversation struct {
 	VisitorTyping, AgentTyping                  bool
 	Rating                                      int
 	TranscriptSent                              bool
+	// VisitorSeenAt is the visitor's last heartbeat (unix ms).
+	VisitorSeenAt int64
 }
 
 // Live tells whether the conversation is a live one not ended.
@@ -50,7 +52,7 @@ type Message struct {
 const conversationColumns = `id, brand, province, language, kind, status, visitor_hash, name, topic, page, roadblock,
 	email, question, account_id, account_email, agent_id, agent_name, created_at, waiting_since, accepted_at,
 	ended_at, updated_at, last_seq, version, visitor_read_seq, agent_read_seq, visitor_typing, agent_typing,
-	rating, transcript_sent`
+	rating, transcript_sent, visitor_seen_at`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -60,7 +62,7 @@ func scanConversation(sc scanner) (Conversation, error) {
 	err := sc.Scan(&c.ID, &c.Brand, &c.Province, &c.Language, &c.Kind, &c.Status, &c.VisitorHash, &c.Name, &c.Topic,
 		&c.Page, &c.Roadblock, &c.Email, &c.Question, &c.AccountID, &c.AccountEmail, &c.AgentID, &c.AgentName,
 		&c.CreatedAt, &c.WaitingSince, &c.AcceptedAt, &c.EndedAt, &c.UpdatedAt, &c.LastSeq, &c.Version,
-		&c.VisitorReadSeq, &c.AgentReadSeq, &vt, &at, &c.Rating, &ts)
+		&c.VisitorReadSeq, &c.AgentReadSeq, &vt, &at, &c.Rating, &ts, &c.VisitorSeenAt)
 	c.VisitorTyping, c.AgentTyping, c.TranscriptSent = vt != 0, at != 0, ts != 0
 	return c, err
 }
@@ -188,7 +190,7 @@ func lockLive(ctx context.Context, tx *store.Tx, id string, now int64) (Conversa
 // with a client id already stored is returned as it was, nothing added.
 func appendMessage(ctx context.Context, tx *store.Tx, m Message) (Message, bool, error) {
 	if m.ClientID != "" {
-		old, err := messageByClientID(ctx, tx, m.ConversationID, m.ClientID)
+		old, err := messageByClientID(ctx, tx, m.ConversationID, m.Sender, m.ClientID)
 		if err == nil {
 			return old, false, nil
 		}
@@ -214,19 +216,19 @@ func appendMessage(ctx context.Context, tx *store.Tx, m Message) (Message, bool,
 		clientID = m.ClientID
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO chat_messages (conversation_id, seq, client_id, sender, agent_id, agent_name,
-		body, system_key, system_name, reply, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.ConversationID, m.Seq, clientID, m.Sender, m.AgentID, m.AgentName, m.Body, m.SystemKey, m.SystemName, reply, m.At)
+		body, system_key, system_name, reply, at, search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ConversationID, m.Seq, clientID, m.Sender, m.AgentID, m.AgentName, m.Body, m.SystemKey, m.SystemName, reply, m.At, fold(m.Body))
 	if err != nil {
 		return m, false, fmt.Errorf("chat message: %w", err)
 	}
 	return m, true, nil
 }
 
-func messageByClientID(ctx context.Context, tx *store.Tx, convID, clientID string) (Message, error) {
+func messageByClientID(ctx context.Context, q querier, convID, sender, clientID string) (Message, error) {
 	m := Message{ConversationID: convID, ClientID: clientID}
 	var reply string
-	err := tx.QueryRow(ctx, `SELECT seq, sender, agent_id, agent_name, body, system_key, system_name, reply, at
-		FROM chat_messages WHERE conversation_id = ? AND client_id = ?`, convID, clientID).
+	err := q.QueryRow(ctx, `SELECT seq, sender, agent_id, agent_name, body, system_key, system_name, reply, at
+		FROM chat_messages WHERE conversation_id = ? AND sender = ? AND client_id = ?`, convID, sender, clientID).
 		Scan(&m.Seq, &m.Sender, &m.AgentID, &m.AgentName, &m.Body, &m.SystemKey, &m.SystemName, &reply, &m.At)
 	return m, err
 }

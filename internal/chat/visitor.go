@@ -1,17 +1,21 @@
 package chat
 
 import (
-	"time"
-
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"guichet/internal/brand"
+	"guichet/internal/chat/bot"
 	"guichet/internal/notify"
 	"guichet/internal/rules"
+	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -145,10 +149,12 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
 
 func insertConversation(ctx context.Context, tx *store.Tx, c Conversation) error {
 	_, err := tx.Exec(ctx, `INSERT INTO chat_conversations (id, brand, province, language, kind, status, visitor_hash,
-		name, topic, page, roadblock, email, question, account_id, account_email, created_at, waiting_since, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		name, topic, page, roadblock, email, question, account_id, account_email, created_at, waiting_since, updated_at,
+		visitor_seen_at, search)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.Brand, c.Province, c.Language, c.Kind, c.Status, c.VisitorHash, c.Name, c.Topic, c.Page, c.Roadblock,
-		c.Email, c.Question, c.AccountID, c.AccountEmail, c.CreatedAt, c.WaitingSince, c.UpdatedAt)
+		c.Email, c.Question, c.AccountID, c.AccountEmail, c.CreatedAt, c.WaitingSince, c.UpdatedAt,
+		c.CreatedAt, fold(c.Name+" "+c.Email+" "+c.AccountEmail))
 	return err
 }
 
@@ -225,12 +231,21 @@ func (s *Service) VisitorSend(ctx context.Context, id, clientID, body string) (M
 	if err != nil {
 		return Message{}, err
 	}
-	if len(clientID) > 64 {
-		return Message{}, invalidField("clientId")
+	if err := cleanID("clientId", clientID, maxID); err != nil {
+		return Message{}, err
 	}
 	c, err := s.Get(ctx, id)
 	if err != nil {
 		return Message{}, err
+	}
+	if clientID != "" {
+		// A resend of a message stored already is its ack: no limit, no
+		// write.
+		if m, err := messageByClientID(ctx, s.DB, id, SenderVisitor, clientID); err == nil {
+			return m, nil
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return Message{}, err
+		}
 	}
 	if c.Status == StatusEnded {
 		return Message{}, ErrEnded
@@ -245,13 +260,18 @@ func (s *Service) VisitorSend(ctx context.Context, id, clientID, body string) (M
 	// Whether a handover could go to the queue is read before the
 	// transaction (availability reads other tables).
 	open := false
-	if c.Status == StatusBot {
+	var answer bot.Reply
+	if c.Status == StatusBot && s.Bot != nil {
 		av, err := s.Availability(ctx, b, c.Province, c.Language)
 		if err != nil {
 			return Message{}, err
 		}
 		open = av.Open
+		// The bot answers before the transaction: its ranking does not
+		// hold the write lock (SQLite's one writer).
+		answer = s.Bot.Answer(c.Brand, c.Language, body)
 	}
+	asked := c.Status == StatusBot && s.Bot != nil
 	var stored Message
 	queue := false
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -265,13 +285,13 @@ func (s *Service) VisitorSend(ctx context.Context, id, clientID, body string) (M
 			return err
 		}
 		stored = m
-		if _, err := tx.Exec(ctx, "UPDATE chat_conversations SET visitor_typing = 0 WHERE id = ?", id); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE chat_conversations SET visitor_typing = 0, visitor_seen_at = ? WHERE id = ?", now, id); err != nil {
 			return err
 		}
-		if !added || c.Status != StatusBot || s.Bot == nil {
+		if !added || c.Status != StatusBot || !asked {
 			return nil
 		}
-		r := s.Bot.Answer(c.Brand, c.Language, body)
+		r := answer
 		if _, _, err := appendMessage(ctx, tx, Message{ConversationID: id, Sender: SenderBot, Body: r.Text, Reply: &r, At: now}); err != nil {
 			return err
 		}
@@ -305,6 +325,16 @@ func (s *Service) Typing(ctx context.Context, id string, agent bool, on bool) er
 	return nil
 }
 
+// VisitorSeen records the visitor's heartbeat (socket connect and ping), at
+// most once per visitorSeenEvery: a conditional write that moves neither
+// version nor updated_at, so it wakes nobody.
+func (s *Service) VisitorSeen(ctx context.Context, id string) error {
+	now := ms(s.now())
+	_, err := s.DB.Exec(ctx, "UPDATE chat_conversations SET visitor_seen_at = ? WHERE id = ? AND visitor_seen_at <= ? AND status <> 'ended'",
+		now, id, now-visitorSeenEvery.Milliseconds())
+	return err
+}
+
 // MarkRead records that the visitor (or the agent) read up to seq.
 func (s *Service) MarkRead(ctx context.Context, id string, agent bool, seq int64) error {
 	col := "visitor_read_seq"
@@ -325,8 +355,40 @@ func (s *Service) MarkRead(ctx context.Context, id string, agent bool, seq int64
 // End ends a live conversation (the visitor's or the agent's doing); an
 // ended one stays ended.
 func (s *Service) End(ctx context.Context, id, byAgentName string) (Conversation, error) {
+	return s.end(ctx, id, byAgentName, nil)
+}
+
+// EndBy is a staff member's end of a conversation: the brand and the
+// holder (unless supervisor) are checked in the transaction, under the
+// conversation's lock, so an agent whose conversation was just
+// transferred away cannot end it.
+func (s *Service) EndBy(ctx context.Context, p staff.Principal, id string) (Conversation, error) {
+	if s.beforeTx != nil {
+		s.beforeTx()
+	}
+	return s.end(ctx, id, p.Name, func(c Conversation) error {
+		if !p.Serves(c.Brand) {
+			return ErrForbiddenBrand
+		}
+		if c.AgentID != p.ID && !p.Role.AtLeast(staff.RoleSupervisor) {
+			return ErrNotHolder
+		}
+		return nil
+	})
+}
+
+func (s *Service) end(ctx context.Context, id, byAgentName string, check func(Conversation) error) (Conversation, error) {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := ms(s.now())
+		if check != nil {
+			c, err := lockConversation(ctx, tx, id, now)
+			if err != nil {
+				return err
+			}
+			if err := check(c); err != nil {
+				return err
+			}
+		}
 		moved, err := setStatus(ctx, tx, id, StatusEnded, ", ended_at = ?, visitor_typing = 0, agent_typing = 0", []any{now},
 			StatusBot, StatusWaiting, StatusActive)
 		if err != nil || !moved {
@@ -339,12 +401,63 @@ func (s *Service) End(ctx context.Context, id, byAgentName string) (Conversation
 		return Conversation{}, err
 	}
 	s.notify(ctx, id, true)
-	// The agent who held it has room for one more.
+	// The agent who held it has room for one more. The end stands
+	// whether this works or not; the next end or arrival tries again.
 	if err := s.assignWaiting(ctx); err != nil {
-		return Conversation{}, err
+		slog.Warn("chat auto-assign after an end", "err", err)
 	}
 	return s.Get(ctx, id)
 }
+
+// AbandonAfter: a live conversation (bot, waiting or active) whose
+// visitor sent no heartbeat (socket connect, ping, message) for this long
+// is ended by the hub's sweep, with the usual "ended" system message: it
+// leaves the queue and the agent's limit.
+const AbandonAfter = 10 * time.Minute
+
+// EndAbandoned ends the live conversations whose visitor has been silent
+// for AbandonAfter (at most 500 a run); how many it ended.
+func (s *Service) EndAbandoned(ctx context.Context) (int, error) {
+	rows, err := s.DB.Query(ctx, `SELECT id FROM chat_conversations WHERE status IN ('bot', 'waiting', 'active')
+		AND kind = 'live' AND visitor_seen_at < ? ORDER BY visitor_seen_at LIMIT 500`, ms(s.now().Add(-AbandonAfter)))
+	if err != nil {
+		return 0, fmt.Errorf("chat abandoned: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	cutoff := ms(s.now().Add(-AbandonAfter))
+	n := 0
+	for _, id := range ids {
+		// Re-checked under the lock: a heartbeat since the query keeps it.
+		_, err := s.end(ctx, id, "", func(c Conversation) error {
+			if c.VisitorSeenAt >= cutoff {
+				return errStillHere
+			}
+			return nil
+		})
+		if errors.Is(err, errStillHere) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+var errStillHere = errors.New("visitor still here")
 
 // Rate stores the visitor's one rating (1 to 5) of an ended conversation.
 func (s *Service) Rate(ctx context.Context, id string, rating int) error {
@@ -364,10 +477,15 @@ func (s *Service) Rate(ctx context.Context, id string, rating int) error {
 
 // SendTranscript queues the transcript email of an ended conversation
 // (once), in the conversation's language.
-func (s *Service) SendTranscript(ctx context.Context, id, email string) error {
+func (s *Service) SendTranscript(ctx context.Context, id, email, ip string) error {
 	to, err := rules.Email(email)
 	if err != nil {
 		return invalidField("email")
+	}
+	// The address is the visitor's to choose (and the text partly theirs):
+	// a client address sends few of them from the insurer's domain.
+	if err := s.limit(ctx, TranscriptLimit, ip); err != nil {
+		return err
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		c, err := lockConversation(ctx, tx, id, ms(s.now()))

@@ -285,6 +285,9 @@ func (h *Handler) cookieFor(r *http.Request) (string, bool) {
 	return CookieName, true
 }
 
+// Token is the request's staff session token ("" without one).
+func (h *Handler) Token(r *http.Request) string { return h.token(r) }
+
 func (h *Handler) token(r *http.Request) string {
 	name, _ := h.cookieFor(r)
 	c, err := r.Cookie(name)

@@ -668,6 +668,20 @@ func (s *Service) Lookup(ctx context.Context, token string) (Principal, error) {
 	return r.Principal(sess.factorAt), nil
 }
 
+// Check is Lookup without counting as activity: an open chat socket
+// re-checks its session (signed out, expired, idle, account disabled) with
+// it and does not keep the session alive by doing so.
+func (s *Service) Check(ctx context.Context, token string) (Principal, error) {
+	sess, r, err := s.sessionOf(ctx, token, false)
+	if err != nil {
+		return Principal{}, err
+	}
+	if sess.pending {
+		return Principal{}, ErrNoSession
+	}
+	return r.Principal(sess.factorAt), nil
+}
+
 // SignOut revokes a session (no error when there is none).
 func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 	if token == "" || len(token) > 128 {

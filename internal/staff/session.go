@@ -46,6 +46,12 @@ func openSession(ctx context.Context, tx *store.Tx, staffID, oldToken string, no
 // its use. Ended sessions (idle, absolute, revoked) and those of a
 // disabled member are ErrNoSession.
 func (s *Service) session(ctx context.Context, token string) (session, row, error) {
+	return s.sessionOf(ctx, token, true)
+}
+
+// sessionOf is session; touch false leaves last_seen_at as it is (a check
+// that is not the staff member's activity).
+func (s *Service) sessionOf(ctx context.Context, token string, touch bool) (session, row, error) {
 	if token == "" || len(token) > 128 {
 		return session{}, row{}, ErrNoSession
 	}
@@ -79,7 +85,7 @@ func (s *Service) session(ctx context.Context, token string) (session, row, erro
 	if factor != 0 {
 		sess.factorAt = time.UnixMilli(factor).UTC()
 	}
-	if now.UnixMilli()-seen >= touchEvery.Milliseconds() {
+	if touch && now.UnixMilli()-seen >= touchEvery.Milliseconds() {
 		if _, err := s.DB.Exec(ctx, "UPDATE staff_sessions SET last_seen_at = ? WHERE id_hash = ?", now.UnixMilli(), h); err != nil {
 			return session{}, row{}, fmt.Errorf("touch staff session: %w", err)
 		}

@@ -894,7 +894,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Email the transcript of the ended chat (outbox, in the conversation's language); once. */
+        /** Email the transcript of the ended chat (outbox, in the conversation's language); once. At most 5 per client address per hour (429 RATE_LIMITED). */
         post: operations["chatTranscript"];
         delete?: never;
         options?: never;
@@ -943,7 +943,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The visitor's WebSocket (frames: ChatClientFrame in, ChatVisitorServerFrame out). No api key (browsers set no header on a WebSocket): the brand from the host, Origin must be this host, the guichet-chat cookie required. On connect: state, then every message with seq > after, then live ones. Close codes: 1000 conversation ended; 1008 repeated bad frames; 1012 server restarting (reconnect with backoff); 4404 conversation unknown or ended (do not reconnect). */
+        /** The visitor's WebSocket (frames: ChatClientFrame in, ChatVisitorServerFrame out). No api key (browsers set no header on a WebSocket): the brand from the host, Origin must be this host, the guichet-chat cookie required. On connect: state, then every message with seq > after, then live ones. A conversation that ended while the visitor was away is replayed (the messages after `after`, the end note), then closed with 1000. Close codes: 1000 conversation ended; 1008 repeated bad frames; 1012 server restarting (reconnect with backoff); 4404 conversation unknown, or ended with nothing after `after` (do not reconnect). Typing frames are written at most once a second per socket (the last state wins). The visitor's ping is their heartbeat: a live conversation whose visitor sent none (no socket, ping or message) for 10 minutes is ended (system message `ended`, then 1000). At most 4 sockets per conversation and 50 per client address on one server (429 before the upgrade). */
         get: operations["chatSocket"];
         put?: never;
         post?: never;
@@ -1199,7 +1199,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Supervisors: search transcripts (messages, names, emails; case-insensitive) of the brands served, created in [from, to] (YYYY-MM-DD; default the last 30 days), newest first, at most 200. Audited (chat.transcript_search). */
+        /** Supervisors: search transcripts (messages, names, emails; case and accents ignored: émilie finds ÉMILIE and Emilie) of the brands served, created in [from, to] (YYYY-MM-DD, whole days in the zone tz, else the brand's default province's zone, else that of the first brand served; default the last 30 days), newest first, at most 200. Audited (chat.transcript_search, with the brand and q). */
         get: operations["chatTranscripts"];
         put?: never;
         post?: never;
@@ -1233,7 +1233,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The agent's WebSocket (frames: ChatClientFrame in, ChatAgentServerFrame out; same origin only). The queue on connect and on every change; figures to supervisors; the messages of the conversations subscribed to. The agent's ping is their presence heartbeat. Close 1012 when the server restarts. */
+        /** The agent's WebSocket (frames: ChatClientFrame in, ChatAgentServerFrame out; same origin only). The queue on connect and on every change; figures to supervisors; the messages of the conversations subscribed to. The agent's ping is their presence heartbeat (written at most every 15 s). A subscribe follows the rule of GET conversations/{id} (the holder, a supervisor of the brand, any agent of the brand while it waits or is offline; error NOT_HOLDER / FORBIDDEN_BRAND otherwise) and is audited (chat.transcript_view); it is re-checked on every change, so a subscription stops (error NOT_HOLDER with the conversationId, no more frames of it) when another agent accepts the conversation or it is transferred away. The staff session is re-checked on each ping and at least every minute (the agent's actions on the socket count as activity, pings do not): signed out, expired, idle or disabled closes the socket with 4401 (do not reconnect: sign in again, then open a new socket). Close 1012 when the server restarts. At most 10 sockets per staff member (429 before the upgrade). */
         get: operations["chatAgentSocket"];
         put?: never;
         post?: never;
@@ -2110,13 +2110,15 @@ export interface components {
             after?: number;
         };
         ChatVisitorServerFrame: components["schemas"]["ChatMessageFrame"] | components["schemas"]["ChatStateFrame"] | components["schemas"]["ChatTypingFrame"] | components["schemas"]["ChatReadFrame"] | components["schemas"]["ChatErrorFrame"] | components["schemas"]["ChatPongFrame"];
-        /** @description Server -> agent: the queue, on connect and on every change. */
+        /** @description Server -> agent: the queue, on connect and on every change of a conversation's status, agent or messages. waiting and offline hold at most 100 items (the longest waiting); waitingTotal and offlineTotal count them all (always sent; optional in the schema for older clients). An offline item's question is a preview of at most 200 characters (the whole question is the conversation's first message). */
         ChatQueueFrame: {
             /** @enum {string} */
             type: "queue";
             waiting: components["schemas"]["ChatItem"][];
             mine: components["schemas"]["ChatItem"][];
             offline: components["schemas"]["ChatItem"][];
+            waitingTotal?: number;
+            offlineTotal?: number;
         };
         /** @description Server -> supervisor: the figures, on connect and when they change. */
         ChatFiguresFrame: {
@@ -2154,15 +2156,19 @@ export interface components {
             lastSeq: number;
             unread: number;
             email?: string;
+            /** @description Offline: the question (in the queue, its first 200 characters). */
             question?: string;
             rating?: number;
             /** @description Transcript search: the first message holding q. */
             snippet?: string;
         };
+        /** @description As ChatQueueFrame: waiting and offline capped at 100 items with their totals; offline questions previewed (200 characters). */
         ChatQueue: {
             waiting: components["schemas"]["ChatItem"][];
             mine: components["schemas"]["ChatItem"][];
             offline: components["schemas"]["ChatItem"][];
+            waitingTotal?: number;
+            offlineTotal?: number;
         };
         ChatAvailability: {
             /** @enum {string} */
@@ -4532,6 +4538,8 @@ export interface operations {
                 from: string;
                 to: string;
                 brand?: string;
+                /** @description IANA zone of from and to (e.g. America/Toronto). */
+                tz?: string;
             };
             header?: never;
             path?: never;
@@ -4930,6 +4938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["SmartRateLimited"];
             500: components["responses"]["Technical"];
             503: components["responses"]["Maintenance"];
         };
@@ -5074,6 +5083,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description RATE_LIMITED: too many sockets open for this conversation or client address (reconnect with backoff). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             500: components["responses"]["Technical"];
             503: components["responses"]["Maintenance"];
@@ -5451,6 +5469,15 @@ export interface operations {
                     "application/json": components["schemas"]["ChatItem"];
                 };
             };
+            /** @description INVALID_FIELD (staffId: NUL, control characters, invalid UTF-8 or too long). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["StaffUnauthorized"];
             403: components["responses"]["ConsoleForbidden"];
             /** @description NOT_FOUND. */
@@ -5690,7 +5717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_FIELD (q, from, to). */
+            /** @description INVALID_FIELD (q, from, to, brand, tz; NUL, control characters or invalid UTF-8 included). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5759,6 +5786,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description RATE_LIMITED: too many sockets open for this staff member. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             500: components["responses"]["Technical"];
         };

@@ -1,0 +1,344 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"guichet/internal/api"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+	"guichet/internal/throttle"
+)
+
+// TestSnippetRuneSafe: a message whose lower case is longer in UTF-8
+// (U+023A Ⱥ lowers to a 3-byte ⱥ) gives a snippet, not a panic (a visitor
+// could plant one and break every supervisor's search).
+func TestSnippetRuneSafe(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Limiter = nil
+		ctx := context.Background()
+		_, _, id := e.chatting("en")
+		body := strings.Repeat("Ⱥ", 50) + " claim"
+		if _, err := e.svc.VisitorSend(ctx, id, "c1", body); err != nil {
+			t.Fatal(err)
+		}
+		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
+		items, err := e.svc.Search(ctx, sup, "claim", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(items) != 1 || items[0].Snippet != strings.Repeat("Ⱥ", 39)+" claim" {
+			t.Fatalf("items %+v", items)
+		}
+	})
+}
+
+// TestSearchFoldsCaseAndAccents: "émilie" finds ÉMILIE and Emilie on both
+// databases (SQLite's LOWER is ASCII only).
+func TestSearchFoldsCaseAndAccents(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Limiter = nil
+		ctx := context.Background()
+		_, _, id := e.chatting("fr")
+		if _, err := e.svc.VisitorSend(ctx, id, "c1", "Écoutez, ÉMILIE ne peut pas se connecter"); err != nil {
+			t.Fatal(err)
+		}
+		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
+		for _, q := range []string{"émilie", "EMILIE", "ecoutez"} {
+			items, err := e.svc.Search(ctx, sup, q, "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(items) != 1 {
+				t.Fatalf("search %q found %d conversations; want 1", q, len(items))
+			}
+		}
+	})
+}
+
+// TestSearchFiltersBrandsBeforeTheLimit: a scotia supervisor finds the
+// scotia conversation among 200 newer ones of another brand.
+func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
+	db := storetest.Open(t)
+	e := newEnv(t, db)
+	e.svc.Limiter = nil
+	ctx := context.Background()
+	sc, _ := e.brands.ByID("scotia")
+	in, _ := e.brands.ByID("intact")
+	if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Zed Scotia", Email: "z@example.com", Question: "zebra question"}); err != nil {
+		t.Fatal(err)
+	}
+	for range SearchLimit {
+		e.clock.Advance(time.Second)
+		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: in, Province: "on", Language: "en", Name: "Other", Email: "o@example.com", Question: "zebra question"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor, Brands: []string{"scotia"}}
+	items, err := e.svc.Search(ctx, sup, "zebra", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Brand != "scotia" {
+		t.Fatalf("scotia supervisor's search found %d; want 1", len(items))
+	}
+}
+
+// TestBadBytesAre400: a NUL or invalid UTF-8 in a search's q or brand, or
+// in a transfer's staffId, is 400 INVALID_FIELD (PostgreSQL refuses NUL
+// in text: it was a 500).
+func TestBadBytesAre400(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		marie, _, id := e.chatting("en")
+		sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
+		for _, qs := range []string{"q=%00", "q=%FF", "q=a%00b", "brand=%00", "brand=%FF", "tz=%00", "tz=Nowhere/Land", "tz=../../etc/passwd"} {
+			e.staffWant(sup, "GET", "/console/transcripts?"+qs, "", 400, "INVALID_FIELD")
+		}
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"a\u0000b"}`, 400, "INVALID_FIELD")
+	})
+}
+
+// TestSearchDatesInTheBrandZone: to=2026-11-24 holds that evening's 7 pm
+// chat in Toronto (00:00 UTC the next day), in the brand's default
+// province's zone or the tz asked; the search is audited with q.
+func TestSearchDatesInTheBrandZone(t *testing.T) {
+	db := storetest.Open(t)
+	e := newEnv(t, db)
+	e.svc.Limiter = nil
+	ctx := context.Background()
+	sc, _ := e.brands.ByID("scotia")
+	e.clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.clock.Now())) // 19:30 in Toronto on the 24th
+	if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Evening", Email: "z@example.com", Question: "late question"}); err != nil {
+		t.Fatal(err)
+	}
+	sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
+	for _, qs := range []string{"brand=scotia", "tz=America/Toronto", "brand=scotia&tz=America/Toronto"} {
+		out := e.staffWant(sup, "GET", "/console/transcripts?q=late&from=2026-11-24&to=2026-11-24&"+qs, "", 200, "")
+		if n := len(out["items"].([]any)); n != 1 {
+			t.Fatalf("%s: %d items; want the 7:30 pm one", qs, n)
+		}
+	}
+	out := e.staffWant(sup, "GET", "/console/transcripts?q=late&from=2026-11-24&to=2026-11-24&tz=UTC", "", 200, "")
+	if n := len(out["items"].([]any)); n != 0 {
+		t.Fatalf("tz=UTC: %d items; want none (00:30 on the 25th)", n)
+	}
+	var n int
+	if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail = ?", EventSearch, "brand=scotia q=late").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Fatalf("%d search audit rows with the brand and q; want 2", n)
+	}
+}
+
+// TestQueueCapped: the queue lists at most QueueLimit offline messages
+// (the longest waiting) with their total, and previews each question.
+func TestQueueCapped(t *testing.T) {
+	db := storetest.Open(t)
+	e := newEnv(t, db)
+	e.svc.Limiter = nil
+	ctx := context.Background()
+	sc, _ := e.brands.ByID("scotia")
+	question := strings.Repeat("é", 1500)
+	for i := range QueueLimit + 5 {
+		e.clock.Advance(time.Second)
+		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: fmt.Sprint("N", i),
+			Email: "z@example.com", Question: question}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
+	bob := e.addStaff("bob", "Bob", staff.RoleAgent, "intact")
+	q, err := e.svc.Queue(ctx, marie)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Offline) != QueueLimit || q.OfflineTotal != QueueLimit+5 || q.Offline[0].Name != "N0" {
+		t.Fatalf("offline: %d items, total %d, first %s", len(q.Offline), q.OfflineTotal, q.Offline[0].Name)
+	}
+	if r := []rune(q.Offline[0].Question); len(r) != QuestionPreview {
+		t.Fatalf("question preview of %d characters", len(r))
+	}
+	if q, err := e.svc.Queue(ctx, bob); err != nil || len(q.Offline) != 0 || q.OfflineTotal != 0 {
+		t.Fatalf("another brand's agent: %+v %v", q, err)
+	}
+}
+
+// TestHolderCheckedInTheTransaction: an agent's end or transfer that read
+// the conversation before a supervisor transferred it away is refused
+// (NOT_HOLDER), and the conversation stays with the new holder.
+func TestHolderCheckedInTheTransaction(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, _, id := e.chatting("en")
+		bob := e.addStaff("bob", "Bob", staff.RoleAgent)
+		e.available(bob, "en")
+		paul := e.addStaff("paul", "Paul", staff.RoleAgent)
+		e.available(paul, "en")
+		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
+		meanwhile := func() {
+			e.svc.beforeTx = nil
+			if _, err := e.svc.Transfer(ctx, sup, id, bob.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.svc.beforeTx = meanwhile
+		if _, err := e.svc.EndBy(ctx, marie, id); err != ErrNotHolder {
+			t.Fatalf("marie's end after the transfer: %v", err)
+		}
+		if _, err := e.svc.Transfer(ctx, sup, id, marie.ID); err != nil { // back to marie
+			t.Fatal(err)
+		}
+		e.svc.beforeTx = meanwhile
+		if _, err := e.svc.Transfer(ctx, marie, id, paul.ID); err != ErrNotHolder {
+			t.Fatalf("marie's transfer after the supervisor's: %v", err)
+		}
+		c, err := e.svc.Get(ctx, id)
+		if err != nil || c.Status != StatusActive || c.AgentID != bob.ID {
+			t.Fatalf("conversation %s held by %s; want active with bob (%v)", c.Status, c.AgentID, err)
+		}
+	})
+}
+
+// TestAbandonedConversationsEnd: a live conversation whose visitor sent no
+// heartbeat for AbandonAfter ends (system message "ended"); one whose
+// visitor pinged meanwhile does not.
+func TestAbandonedConversationsEnd(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Limiter = nil
+		ctx := context.Background()
+		m := e.addStaff("m", "M", staff.RoleAgent)
+		e.available(m, "en")
+		gone := e.visitor("scotia")
+		goneID := gone.start()
+		here := e.visitor("scotia")
+		here.ip = "198.51.100.8"
+		hereID := here.start()
+		s := here.socket(0)
+		s.next("state")
+		e.clock.Advance(AbandonAfter / 2)
+		s.send(map[string]any{"type": "ping"})
+		s.next("pong")
+		e.clock.Advance(AbandonAfter/2 + time.Second)
+		n, err := e.svc.EndAbandoned(ctx)
+		if err != nil || n != 1 {
+			t.Fatalf("ended %d (%v); want 1", n, err)
+		}
+		c, _ := e.svc.Get(ctx, goneID)
+		msgs, _ := e.svc.Messages(ctx, goneID, 0, 0)
+		if c.Status != StatusEnded || msgs[len(msgs)-1].SystemKey != SystemEnded {
+			t.Fatalf("abandoned conversation %s, last message %+v", c.Status, msgs[len(msgs)-1])
+		}
+		if c, _ := e.svc.Get(ctx, hereID); c.Status != StatusWaiting {
+			t.Fatalf("conversation with a heartbeat: %s", c.Status)
+		}
+		if q, _ := e.svc.Queue(ctx, m); q.WaitingTotal != 1 {
+			t.Fatalf("queue holds %d waiting; want 1", q.WaitingTotal)
+		}
+	})
+}
+
+// TestIdempotencyPerSender: an agent's clientId equal to one of the
+// visitor's stores the agent's message (not the visitor's back); a
+// visitor's resend is its ack and does not count against the rate limit.
+func TestIdempotencyPerSender(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, _, id := e.chatting("en")
+		if _, err := e.svc.VisitorSend(ctx, id, "same", "visitor's words"); err != nil {
+			t.Fatal(err)
+		}
+		m, err := e.svc.AgentSend(ctx, marie, id, "same", "agent's words")
+		if err != nil || m.Body != "agent's words" || m.Sender != SenderAgent {
+			t.Fatalf("agent's message with the visitor's clientId: %+v %v", m, err)
+		}
+		for range VisitorMessageLimit.Limit + 5 {
+			if m, err := e.svc.VisitorSend(ctx, id, "same", "visitor's words"); err != nil || m.Body != "visitor's words" {
+				t.Fatalf("resend: %+v %v", m, err)
+			}
+		}
+		if _, err := e.svc.VisitorSend(ctx, id, "new", "a new one"); err != nil {
+			t.Fatalf("a new message after resends: %v", err)
+		}
+	})
+}
+
+// TestTranscriptEmailsLimitedPerAddress: one client address gets at most
+// TranscriptLimit transcript emails an hour.
+func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
+	db := storetest.Open(t)
+	e := newEnv(t, db)
+	ctx := context.Background()
+	e.svc.Limiter = throttle.New(db, e.clock.Now)
+	m := e.addStaff("m", "M", staff.RoleAgent)
+	e.available(m, "en")
+	var ids []string
+	for i := range TranscriptLimit.Limit + 1 {
+		v := e.visitor("scotia")
+		v.ip = fmt.Sprintf("192.0.2.%d", i+1)
+		id := v.start()
+		if _, err := e.svc.End(ctx, id, ""); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	for i, id := range ids {
+		err := e.svc.SendTranscript(ctx, id, "anyone@example.com", "203.0.113.9")
+		if i < TranscriptLimit.Limit && err != nil {
+			t.Fatalf("transcript %d: %v", i, err)
+		}
+		var apiErr *api.Error
+		if i == TranscriptLimit.Limit && (!errors.As(err, &apiErr) || apiErr.Code != "RATE_LIMITED") {
+			t.Fatalf("transcript past the limit: %v", err)
+		}
+	}
+}
+
+// TestAutoAssignByWaitingSince: auto-assignment serves the one waiting
+// longest (waiting_since, as the queue shows it), not the one created
+// first: a bot conversation handed over late waits behind those queued
+// before its handover.
+func TestAutoAssignByWaitingSince(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
+		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
+		e.available(a1, "en")
+		e.available(a2, "en")
+		now := ms(e.clock.Now())
+		late := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
+			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
+		long := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
+			Name: "Waiting longer", CreatedAt: now - 300_000, WaitingSince: now - 300_000, UpdatedAt: now}
+		if err := db.InTx(ctx, func(tx *store.Tx) error {
+			if err := insertConversation(ctx, tx, late); err != nil {
+				return err
+			}
+			return insertConversation(ctx, tx, long)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.svc.assignWaiting(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The first assigned goes to a1 (ties: the lower id), the next to a2.
+		if c, _ := e.svc.Get(ctx, long.ID); c.AgentID != a1.ID {
+			t.Fatalf("the conversation waiting longer went to %q; want it served first (a1)", c.AgentID)
+		}
+		if c, _ := e.svc.Get(ctx, late.ID); c.AgentID != a2.ID {
+			t.Fatalf("the late handover went to %q; want a2", c.AgentID)
+		}
+	})
+}

@@ -1,0 +1,337 @@
+package chat
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+// readAll reads a socket's frames until it closes: the frames and the
+// close code.
+func (w *ws) readAll() ([]map[string]any, websocket.StatusCode) {
+	w.t.Helper()
+	var frames []map[string]any
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, data, err := w.conn.Read(ctx)
+		cancel()
+		if err != nil {
+			return frames, websocket.CloseStatus(err)
+		}
+		var f map[string]any
+		if err := jsonUnmarshal(data, &f); err != nil {
+			w.t.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+}
+
+// TestEndedWhileAwayReplays: the visitor's phone drops; the agent sends
+// two messages and ends the chat; the reconnect with the last seq the
+// widget had gets both messages and the end note, then 1000 (not 4404,
+// which would lose them: the widget stops on 4404).
+func TestEndedWhileAwayReplays(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, v, id := e.chatting("en")
+		s := v.socket(0)
+		s.next("message") // seq 1 agentJoined
+		s.conn.CloseNow()
+		for _, body := range []string{"your claim number is 123", "anything else?"} {
+			if _, err := e.svc.AgentSend(ctx, marie, id, "", body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := e.svc.End(ctx, id, marie.Name); err != nil {
+			t.Fatal(err)
+		}
+		frames, code := v.socket(1).readAll()
+		var got []string
+		for _, f := range frames {
+			if f["type"] != "message" {
+				continue
+			}
+			if sys, ok := f["system"].(map[string]any); ok {
+				got = append(got, "system:"+sys["key"].(string))
+			} else {
+				got = append(got, f["body"].(string))
+			}
+		}
+		want := "your claim number is 123|anything else?|system:ended"
+		if strings.Join(got, "|") != want || code != websocket.StatusNormalClosure {
+			t.Fatalf("reconnect after the end: %q closed %d; want %q then 1000", got, code, want)
+		}
+	})
+}
+
+// TestAgentSocketClosesWhenSignedOut: a disabled staff member's open
+// socket stores nothing more and is closed with 4401 on its next ping.
+func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, _, id := e.chatting("en")
+		as := e.agentSocket(marie)
+		as.next("queue")
+		if _, err := db.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ? WHERE id = ?", 5, marie.ID); err != nil {
+			t.Fatal(err)
+		}
+		as.send(map[string]any{"type": "message", "conversationId": id, "clientId": "x1", "body": "still here after being disabled"})
+		as.send(map[string]any{"type": "ping"})
+		if _, code := as.readAll(); code != CloseSignedOut {
+			t.Fatalf("disabled agent's socket closed with %d; want 4401", code)
+		}
+		msgs, err := e.svc.Messages(ctx, id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := msgs[len(msgs)-1]; last.Body == "still here after being disabled" {
+			t.Fatalf("disabled agent's socket stored %q", last.Body)
+		}
+		// The service refuses too (a request already past its middleware).
+		if _, err := e.svc.AgentSend(ctx, marie, id, "x2", "again"); err != ErrSignedOut {
+			t.Fatalf("AgentSend of a disabled agent: %v", err)
+		}
+	})
+}
+
+// TestAgentSocketSessionCheck: the socket re-runs the session's check on
+// each ping and, without pings, on the reaper's tick once a minute
+// passed; a session gone closes it with 4401.
+func TestAgentSocketSessionCheck(t *testing.T) {
+	db := storetest.Open(t)
+	e := newEnv(t, db)
+	marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+	checks := make(chan struct{}, 10)
+	signedIn := true
+	var mu = &e.mu
+	c := &ConsoleHandler{Service: e.svc, Hub: e.hub, AllBrands: e.brands.All,
+		Session: func(r *http.Request) func(context.Context, bool) (staff.Principal, error) {
+			return func(context.Context, bool) (staff.Principal, error) {
+				checks <- struct{}{}
+				mu.Lock()
+				defer mu.Unlock()
+				if !signedIn {
+					return staff.Principal{}, staff.ErrNoSession
+				}
+				return marie, nil
+			}
+		}}
+	srv := newTestServer(t, e, c)
+	as := e.dialAt(srv, marie)
+	as.next("queue")
+	as.send(map[string]any{"type": "ping"})
+	as.next("pong")
+	<-checks
+	e.hub.reap(0) // a tick before the minute: no check
+	e.clock.Advance(recheckEvery)
+	mu.Lock()
+	signedIn = false
+	mu.Unlock()
+	e.hub.reap(0) // the minute passed: checked, signed out
+	if _, code := as.readAll(); code != CloseSignedOut {
+		t.Fatalf("signed-out session's socket closed with %d; want 4401", code)
+	}
+	if n := len(checks); n != 1 {
+		t.Fatalf("%d checks after the ping; want 1 (the tick's)", n)
+	}
+}
+
+// TestSubscribeFollowsReadRule: an agent who subscribed to a waiting
+// conversation stops getting it once another agent accepts it (error
+// NOT_HOLDER, nothing of it after); a subscribe to another agent's ended
+// conversation is refused like GET conversations/{id}; subscribes are
+// audited.
+func TestSubscribeFollowsReadRule(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		e.svc.Limiter = nil
+		ctx := context.Background()
+		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+		e.available(marie, "en")
+		bob := e.addStaff("bob", "Bob", staff.RoleAgent, "scotia")
+		v := e.visitor("scotia")
+		id := v.start()
+		bs := e.agentSocket(bob)
+		bs.next("queue")
+		bs.send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
+		bs.next("state") // allowed while it waits
+		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
+		if f := bs.next("error"); f["errorCode"] != "NOT_HOLDER" || f["conversationId"] != id {
+			t.Fatalf("after marie accepted, bob got %v", f)
+		}
+		secret := "my policy number is ABC-1234"
+		if _, err := e.svc.VisitorSend(ctx, id, "c1", secret); err != nil {
+			t.Fatal(err)
+		}
+		// A frame of bob's own after the message: nothing of the
+		// conversation came before it.
+		bs.send(map[string]any{"type": "ping"})
+		for {
+			f := bs.read()
+			if f["type"] == "pong" {
+				break
+			}
+			if f["conversationId"] == id {
+				t.Fatalf("bob (not holder) still gets %v", f)
+			}
+		}
+		if _, err := e.svc.End(ctx, id, "Marie"); err != nil {
+			t.Fatal(err)
+		}
+		e.staffWant(bob, "GET", "/console/conversations/"+id, "", 409, "NOT_HOLDER")
+		bs.send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
+		if f := bs.next("error"); f["errorCode"] != "NOT_HOLDER" {
+			t.Fatalf("subscribe to marie's ended conversation: %v", f)
+		}
+		var ok, refused int
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'ok'",
+			EventView, bob.ID, id).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'NOT_HOLDER'",
+			EventView, bob.ID, id).Scan(&refused); err != nil {
+			t.Fatal(err)
+		}
+		if ok != 1 || refused != 2 { // the socket's refusal and the REST one
+			t.Fatalf("subscribe audit rows: %d ok, %d NOT_HOLDER; want 1 and 2", ok, refused)
+		}
+	})
+}
+
+// TestTypingFloodCoalesced: 400 typing frames are not 400 writes and
+// wakes: a socket writes its typing state at most once a second.
+func TestTypingFloodCoalesced(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		_, v, id := e.chatting("en")
+		s := v.socket(0)
+		before, err := e.svc.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 400
+		for i := range n {
+			s.send(map[string]any{"type": "typing", "on": i%2 == 0})
+		}
+		s.send(map[string]any{"type": "ping"})
+		s.next("pong")
+		after, err := e.svc.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first frame is written; the rest wait for the second to end
+		// (the test's clock does not move: at most one more write).
+		if d := after.Version - before.Version; d > 2 {
+			t.Fatalf("%d typing frames made %d writes", n, d)
+		}
+	})
+}
+
+// TestPollReadsSubscribedByID: a message committed on another instance
+// (no local notification) whose time window the polls missed (a database
+// blip, a clock apart) is still delivered by the next poll.
+func TestPollReadsSubscribedByID(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, v, id := e.chatting("en")
+		s := v.socket(0)
+		s.next("state")
+		s.next("message")
+		other := &Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &LocalNotifier{}}
+		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(time.Minute) // far past the window
+		if err := e.hub.poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if f := s.next("message"); f["body"] != "from the other instance" {
+			t.Fatalf("got %v", f)
+		}
+	})
+}
+
+// TestReleasedSubscriptionStaysOut: a visitor's subscription released by
+// its closing socket is not added back to the queue's watchers by a
+// delivery that was still running.
+func TestReleasedSubscriptionStaysOut(t *testing.T) {
+	db := storetest.Open(t)
+	e := newEnv(t, db)
+	m := e.addStaff("m", "M", staff.RoleAgent)
+	e.available(m, "en")
+	v := e.visitor("scotia")
+	id := v.start()
+	s := v.socket(0)
+	s.next("state")
+	sub := newConvSub(&socket{hub: e.hub, conn: s.conn}, id, 0, false)
+	e.hub.subscribe(id, sub)
+	e.hub.release(id, sub) // the socket's cleanup ...
+	sub.deliver()          // ... while its delivery ran
+	e.hub.mu.Lock()
+	_, watching := e.hub.queues[sub]
+	_, subscribed := e.hub.convs[id][sub]
+	e.hub.mu.Unlock()
+	if watching || subscribed {
+		t.Fatalf("released subscription back in the hub: queue %v, conversation %v", watching, subscribed)
+	}
+}
+
+// TestSocketCaps: a conversation opens at most MaxSocketsPerConversation
+// sockets on an instance (429 RATE_LIMITED before the upgrade); a closed
+// one gives its place back.
+func TestSocketCaps(t *testing.T) {
+	db := storetest.Open(t)
+	e := newEnv(t, db)
+	_, v, _ := e.chatting("en")
+	var open []*ws
+	for range MaxSocketsPerConversation {
+		s := v.socket(0)
+		s.next("state")
+		open = append(open, s)
+	}
+	_, res, err := e.dial("/api/v1/chat/socket", v.host, "http://"+v.host, v.cookie, nil)
+	if err == nil || res == nil || res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("socket past the cap: %v %v; want 429", err, res)
+	}
+	open[0].conn.Close(websocket.StatusNormalClosure, "")
+	for i := 0; ; i++ { // the server sees the close, then frees the place
+		_, res, err := e.dial("/api/v1/chat/socket", v.host, "http://"+v.host, v.cookie, nil)
+		if err == nil {
+			break
+		}
+		if res == nil || res.StatusCode != http.StatusTooManyRequests || i > 1000 {
+			t.Fatalf("after a close: %v %v", err, res)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSocketFramesRefuseBadIDs: a NUL or invalid UTF-8 in a frame's ids
+// is an INVALID_FIELD error frame, not a database error.
+func TestSocketFramesRefuseBadIDs(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		marie, v, _ := e.chatting("en")
+		s := v.socket(0)
+		s.send(map[string]any{"type": "message", "clientId": "a\u0000b", "body": "hi"})
+		if f := s.next("error"); f["errorCode"] != "INVALID_FIELD" {
+			t.Fatalf("visitor clientId with NUL: %v", f)
+		}
+		as := e.agentSocket(marie)
+		as.send(map[string]any{"type": "subscribe", "conversationId": "x\u0000y"})
+		if f := as.next("error"); f["errorCode"] != "INVALID_FIELD" {
+			t.Fatalf("agent conversationId with NUL: %v", f)
+		}
+	})
+}
