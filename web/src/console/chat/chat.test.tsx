@@ -400,6 +400,48 @@ describe('chat page', () => {
     await waitFor(() => expect(screen.queryByText('Can I change my address?')).toBeNull());
   });
 
+  it('reads a cut question whole from the conversation, and says when a list is partial', async () => {
+    const long = 'My question is long. '.repeat(20).trim();
+    const preview = [...long].slice(0, 199).join('') + '…';
+    const left = item('o2', 'Lou', { kind: 'offline', email: 'lou@example.com', question: preview, language: 'en' });
+    await chatPage((method, path) => {
+      if (path === '/chat/queue') return { status: 200, body: { waiting: [pat], waitingTotal: 140, mine: [], offline: [left], offlineTotal: 1 } };
+      if (path === '/chat/conversations/o2')
+        return { status: 200, body: { item: left, messages: [{ seq: 1, sender: 'visitor', body: long, at: '2026-11-25T19:58:00Z' }] } };
+    });
+    expect(await screen.findByText(long)).toBeTruthy();
+    expect(screen.getByText(fill(en['console.chat.list.partial'], { shown: 1, total: 140 }))).toBeTruthy();
+    expect(screen.getByText(fill(en['console.chat.waiting.count'], { count: 140 }))).toBeTruthy();
+  });
+
+  it('reads the queue again when the server says a followed conversation went to another agent', async () => {
+    let reads = 0;
+    await chatPage((_method, path) => {
+      if (path === '/chat/queue') {
+        reads++;
+        return { status: 200, body: { waiting: [], mine: [], offline: [] } };
+      }
+    });
+    open();
+    const before = reads;
+    frame({ type: 'error', errorCode: 'NOT_HOLDER', conversationId: 'c1' } as ServerFrame);
+    await waitFor(() => expect(reads).toBe(before + 1));
+  });
+
+  it('asks whether the session ended when the server closes the socket for good (4401)', async () => {
+    let ended = false;
+    const calls = await chatPage((_method, path) => {
+      if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [], offline: [] } };
+      if (path === '/chat/availability' && ended) return { status: 401, body: { errorCode: 'SIGN_IN_REQUIRED' } };
+    });
+    open();
+    const asked = calls.filter((c) => c.path === '/chat/availability').length;
+    ended = true;
+    act(() => socket().options.onStatus?.('closed'));
+    await screen.findByRole('heading', { level: 1, name: en['console.signIn.title'] });
+    expect(calls.filter((c) => c.path === '/chat/availability').length).toBe(asked + 1);
+  });
+
   it('goes available or away with the languages taken', async () => {
     const calls = await chatPage((method, path, body) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [], offline: [] } };

@@ -184,6 +184,8 @@ export function ChatProvider({ children, staffId, open = openAgentSocket }: { ch
   const [state, dispatch] = useReducer(reduce, initialState);
   const socket = useRef<AgentSocket | null>(null);
   const started = useRef(false);
+  /** This page closes the socket (sign-out): its end says nothing of the session. */
+  const closing = useRef(false);
   const subscribed = useRef(new Set<string>());
   const stateRef = useRef(state);
   stateRef.current = state;
@@ -200,14 +202,24 @@ export function ChatProvider({ children, staffId, open = openAgentSocket }: { ch
     if (!open) return;
     socket.current = open({
       url: () => agentSocketUrl(),
-      onFrame: (frame) => dispatch({ kind: 'frame', frame }),
+      onFrame: (frame) => {
+        dispatch({ kind: 'frame', frame });
+        // The conversation went to another agent (transfer, or accepted while
+        // followed): the queue says where it is now.
+        if (frame.type === 'error' && frame.errorCode === 'NOT_HOLDER' && frame.conversationId) {
+          subscribed.current.delete(frame.conversationId);
+          void refreshQueue();
+        }
+      },
       onStatus: (status) => {
         // A new connection knows no subscription: each held conversation is subscribed again from its last seq.
         if (status !== 'open') subscribed.current.clear();
         dispatch({ kind: 'status', status });
-        // A socket refused before the upgrade says nothing to the page: a
-        // call tells whether the session ended (the console's own handling).
-        if (status === 'reconnecting') void chatApi.availability();
+        // A socket refused before the upgrade says nothing to the page, and
+        // one the server closed for good (4401: the staff session ended) no
+        // more: a call tells whether the session ended (the console's own
+        // handling goes to sign-in then).
+        if (status === 'reconnecting' || (status === 'closed' && !closing.current)) void chatApi.availability();
       },
     });
   }, [open, refreshQueue]);
@@ -215,7 +227,9 @@ export function ChatProvider({ children, staffId, open = openAgentSocket }: { ch
   // Signed out (or another member signed in): the socket closes, the state goes.
   useEffect(
     () => () => {
+      closing.current = true;
       socket.current?.close();
+      closing.current = false;
       socket.current = null;
       started.current = false;
       subscribed.current.clear();

@@ -97,7 +97,7 @@ function AvailabilityForm({ onChange }: { onChange: (a: Availability) => void })
 }
 
 /** The waiting conversations, the longest wait first, with an Accept button each. */
-function WaitingList({ items, onAccept, busy }: { items: Item[]; onAccept: (item: Item) => void; busy: string }) {
+function WaitingList({ items, total, onAccept, busy }: { items: Item[]; total: number; onAccept: (item: Item) => void; busy: string }) {
   const t = useT();
   const { state } = useChat();
   const now = useServerNow(state.skew);
@@ -106,8 +106,9 @@ function WaitingList({ items, onAccept, busy }: { items: Item[]; onAccept: (item
     <section aria-labelledby="chat-waiting-title">
       <h2 id="chat-waiting-title">{t('console.chat.waiting.title')}</h2>
       <p role="status" className="visually-hidden">
-        {t('console.chat.waiting.count', { count: String(items.length) })}
+        {t('console.chat.waiting.count', { count: String(Math.max(total, items.length)) })}
       </p>
+      {total > items.length ? <p>{t('console.chat.list.partial', { shown: String(items.length), total: String(total) })}</p> : null}
       {sorted.length === 0 ? (
         <p>{t('console.chat.waiting.none')}</p>
       ) : (
@@ -147,8 +148,34 @@ function WaitingList({ items, onAccept, busy }: { items: Item[]; onAccept: (item
   );
 }
 
+/**
+ * An offline message's question: the queue holds a preview (at most
+ * QUESTION_PREVIEW characters); a cut one is read whole from the
+ * conversation's first message.
+ */
+function OfflineQuestion({ item }: { item: Item }) {
+  const preview = item.question ?? item.topic;
+  const [whole, setWhole] = useState<string | null>(null);
+  const cut = [...(item.question ?? '')].length >= QUESTION_PREVIEW;
+  useEffect(() => {
+    if (!cut) return;
+    let live = true;
+    void chatApi.conversation(item.id).then((answer) => {
+      const first = answer.status === 200 ? answer.data?.messages?.find((m) => m.sender === 'visitor') : undefined;
+      if (live && first?.body) setWhole(first.body);
+    });
+    return () => {
+      live = false;
+    };
+  }, [cut, item.id]);
+  return <MessageText text={whole ?? preview} />;
+}
+
+/** The queue's preview of an offline question, in characters (internal/chat QuestionPreview). */
+export const QUESTION_PREVIEW = 200;
+
 /** Messages left while chat was closed: answered by email (POST reply), which closes them. */
-function OfflineList({ items, onAnswered }: { items: Item[]; onAnswered: (item: Item) => void }) {
+function OfflineList({ items, total, onAnswered }: { items: Item[]; total: number; onAnswered: (item: Item) => void }) {
   const t = useT();
   const { language } = useSession();
   const [drafts, setDrafts] = useState<Record<string, string>>({});
@@ -172,6 +199,7 @@ function OfflineList({ items, onAnswered }: { items: Item[]; onAnswered: (item: 
     <section aria-labelledby="chat-offline-title">
       <h2 id="chat-offline-title">{t('console.chat.offline.title')}</h2>
       {items.length === 0 ? <p>{t('console.chat.offline.none')}</p> : null}
+      {total > items.length ? <p>{t('console.chat.list.partial', { shown: String(items.length), total: String(total) })}</p> : null}
       {items.map((item) => (
         <article key={item.id} className="chat-offline" aria-labelledby={`chat-offline-${item.id}`}>
           <h3 id={`chat-offline-${item.id}`}>{t('console.chat.offline.from', { name: item.name, email: item.email ?? '' })}</h3>
@@ -179,7 +207,7 @@ function OfflineList({ items, onAnswered }: { items: Item[]; onAnswered: (item: 
             {item.brand} · {languageName(item.language, t)} · {when(item.createdAt, language)}
           </p>
           <p className="chat-line__body">
-            <MessageText text={item.question ?? item.topic} />
+            <OfflineQuestion item={item} />
           </p>
           <form onSubmit={(e) => void send(e, item)} noValidate>
             <div className="console-field">
@@ -331,7 +359,7 @@ export function ChatPage() {
       <div role="status" className={done ? 'console-done' : undefined}>
         {done}
       </div>
-      {state.queue === null ? <p role="status">{t('console.loading')}</p> : <WaitingList items={waiting} onAccept={(item) => void accept(item)} busy={busy} />}
+      {state.queue === null ? <p role="status">{t('console.loading')}</p> : <WaitingList items={waiting} total={state.queue.waitingTotal ?? waiting.length} onAccept={(item) => void accept(item)} busy={busy} />}
 
       <section aria-labelledby="chat-mine-title" className="chat-mine">
         <h2 id="chat-mine-title">{t('console.chat.mine.title', { count: String(mine.length) })}</h2>
@@ -413,6 +441,7 @@ export function ChatPage() {
 
       <OfflineList
         items={offline}
+        total={state.queue?.offlineTotal ?? offline.length}
         onAnswered={(item) => {
           setDone(t('console.chat.done.answered', { email: item.email ?? '' }));
           if (state.queue) dispatch({ kind: 'queue', queue: { ...state.queue, offline: state.queue.offline.filter((o) => o.id !== item.id) } });

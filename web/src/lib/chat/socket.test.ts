@@ -94,8 +94,8 @@ describe('openChatSocket', () => {
     expect(FakeSocket.all).toHaveLength(4);
   });
 
-  it('stops for good on 1000 and 4404', () => {
-    for (const code of [1000, 4404]) {
+  it('stops for good on 1000, 4401 and 4404', () => {
+    for (const code of [1000, 4401, 4404]) {
       FakeSocket.all = [];
       const { statuses } = setup();
       last().open();

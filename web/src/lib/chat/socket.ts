@@ -1,9 +1,10 @@
 // The reconnecting chat socket, shared by the visitor's widget
 // (web/src/features/chat) and the agents' console (web/src/console/chat).
 //
-// - Reconnects after any close but 1000 (conversation ended) and 4404
-//   (conversation unknown or ended), waiting a full-jitter backoff:
-//   random() × min(15 s, 0.5 s × 2^attempt); an open resets the attempt.
+// - Reconnects after any close but 1000 (conversation ended), 4404
+//   (conversation unknown or ended) and 4401 (the agent's session ended),
+//   waiting a full-jitter backoff: random() × min(15 s, 0.5 s × 2^attempt);
+//   an open resets the attempt.
 // - Resumes: every (re)connection asks url(lastSeq()), so the server replays
 //   what was missed; a message frame whose seq was seen already is dropped, so
 //   onFrame sees each message once, in order. The seq is tracked per key: the
@@ -63,8 +64,11 @@ export interface ChatSocket<C extends { type: string } = ClientFrame> {
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 15_000;
 export const HEARTBEAT_MS = 20_000;
-/** Close codes after which the socket does not reconnect. */
-export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 4404]);
+/**
+ * Close codes after which the socket does not reconnect: 1000 (ended), 4404
+ * (conversation unknown or ended), 4401 (the agent's staff session ended).
+ */
+export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 4401, 4404]);
 
 const OPEN = 1;
 
