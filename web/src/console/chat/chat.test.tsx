@@ -404,7 +404,7 @@ describe('chat page', () => {
     const long = 'My question is long. '.repeat(20).trim();
     const preview = [...long].slice(0, 199).join('') + '…';
     const left = item('o2', 'Lou', { kind: 'offline', email: 'lou@example.com', question: preview, language: 'en' });
-    await chatPage((method, path) => {
+    await chatPage((_method, path) => {
       if (path === '/chat/queue') return { status: 200, body: { waiting: [pat], waitingTotal: 140, mine: [], offline: [left], offlineTotal: 1 } };
       if (path === '/chat/conversations/o2')
         return { status: 200, body: { item: left, messages: [{ seq: 1, sender: 'visitor', body: long, at: '2026-11-25T19:58:00Z' }] } };
