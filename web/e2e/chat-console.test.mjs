@@ -240,10 +240,25 @@ describe('the agents’ chat in the console', () => {
     const name = m('console.chat.accept', { name: 'Sam' });
     await agent.page.getByRole('button', { name }).waitFor();
     await supervisor.page.getByRole('button', { name }).waitFor();
-    // Both click at once: the buttons found first, then clicked in the same instant (an
-    // actionable click's checks take longer than the queue frame that removes the row).
-    const buttons = await Promise.all([agent.page, supervisor.page].map((page) => page.getByRole('button', { name }).elementHandle()));
-    await Promise.all(buttons.map((button) => button?.evaluate((el) => /** @type {HTMLElement} */ (el).click())));
+    // Both click at once: each page's accept call is held until both are on their way, so
+    // the server, not the order the clicks reached the pages, picks the winner (a queue frame
+    // after the first accept would otherwise remove the other's row before its click).
+    /** @type {() => void} */
+    let release = () => {};
+    const bothSent = new Promise((resolve) => {
+      release = () => resolve(undefined);
+    });
+    let sent = 0;
+    for (const page of [agent.page, supervisor.page]) {
+      await page.route('**/api/console/v1/chat/conversations/*/accept', async (route) => {
+        sent += 1;
+        if (sent === 2) release();
+        await bothSent;
+        await route.continue();
+      });
+    }
+    await Promise.all([agent.page, supervisor.page].map((page) => page.getByRole('button', { name }).click()));
+    await bothSent;
     const holds = async (/** @type {import('playwright-core').Page} */ page) => {
       const box = page.getByRole('textbox', { name: m('console.chat.composer.label', { name: 'Sam' }) });
       const taken = page.getByText(en['console.chat.error.alreadyTaken']);
