@@ -8,12 +8,13 @@ WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/pa
 # config/brands/*.yaml: the sample brands embedded in the binary (config/embed.go).
 GO_SOURCES := $(shell find cmd internal web/embed.go config -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' -o -name '*.yaml' 2>/dev/null)
 
-.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium bench screenshots clean
+.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium haproxy bench cluster load screenshots clean
 
 all: build
 
-## deps: npm packages (npm ci when the lock file changed) and Debian's chromium.
-deps: web/node_modules/.installed chromium
+## deps: npm packages (npm ci when the lock file changed), Debian's chromium
+## and haproxy (make cluster's load balancer).
+deps: web/node_modules/.installed chromium haproxy
 
 web/node_modules/.installed: web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
@@ -24,6 +25,13 @@ chromium:
 		echo "installing Debian's chromium"; \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq chromium; fi; \
+	fi
+
+haproxy:
+	@if ! command -v haproxy >/dev/null 2>&1; then \
+		echo "installing Debian's haproxy"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq haproxy; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq haproxy; fi; \
 	fi
 
 ## build: the SPA, then the Go binary that embeds it.
@@ -62,6 +70,18 @@ test-e2e: bin/guichet chromium
 ## bench: budgets and throughput figures (not in CI); see docs/benchmarks.md.
 bench: build web/bench/node_modules/.installed chromium
 	scripts/bench.sh
+
+## cluster: three instances on a PostgreSQL of their own behind HAProxy
+## (deploy/haproxy.cfg): the functional and fault suites of test/cluster
+## (docs/cluster.md).
+cluster: haproxy
+	scripts/cluster.sh
+
+## load: the mixed load scenario of issue 19 through HAProxy, on one
+## instance then on three (not in CI; docs/benchmarks.md). LOAD_RATE or
+## LOAD_RATES (stepped), LOAD_SECONDS (default 600), LOAD_P99_MS.
+load: haproxy
+	GUICHET_LOAD=1 CLUSTER_TIMEOUT=$${CLUSTER_TIMEOUT:-3h} scripts/cluster.sh
 
 # Lighthouse for `make bench` only, in its own package (web/bench/), so that
 # `make test` and CI never install it.

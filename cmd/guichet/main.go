@@ -65,6 +65,8 @@ func run(args []string, stdout io.Writer) error {
 		"--dev only: the clock starts at this RFC 3339 instant and runs on, to try chat hours (GUICHET_DEV_NOW)")
 	fs.StringVar(&cfg.HashWaitBudget, "hash-wait-budget", cfg.HashWaitBudget,
 		"longest expected wait for a password hash before 429 BUSY, e.g. 2s; 0: no bound (GUICHET_HASH_WAIT_BUDGET)")
+	fs.StringVar(&cfg.DrainSeconds, "drain-seconds", cfg.DrainSeconds,
+		"on SIGTERM, seconds /readyz answers 503 while still serving, before the instance stops accepting; default 5 (GUICHET_DRAIN_SECONDS)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)

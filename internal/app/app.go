@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,12 +20,14 @@ import (
 
 	"guichet/config"
 	"guichet/internal/account"
+	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
+	"guichet/internal/fanout"
 	"guichet/internal/httpapi"
 	"guichet/internal/maintenance"
 	"guichet/internal/notify"
@@ -97,6 +100,30 @@ type Config struct {
 	// server's clock starts at and runs on from, so chat hours can be
 	// tried (a Sunday, an evening).
 	DevNow string
+	// DrainSeconds (GUICHET_DRAIN_SECONDS): on SIGTERM, how long /readyz
+	// answers 503 while the instance still serves, so the load balancer
+	// stops sending before it stops accepting; "" is DefaultDrain, 0 none.
+	DrainSeconds string
+}
+
+// DefaultDrain is the drain window when GUICHET_DRAIN_SECONDS is unset:
+// deploy/haproxy.cfg marks a server down after two failed checks one
+// second apart, so five seconds leave room for it.
+const DefaultDrain = 5 * time.Second
+
+// maxDrain bounds GUICHET_DRAIN_SECONDS (systemd's stop timeout is 90 s).
+const maxDrain = 60 * time.Second
+
+// drain is GUICHET_DRAIN_SECONDS as a duration.
+func (c Config) drain() (time.Duration, error) {
+	if c.DrainSeconds == "" {
+		return DefaultDrain, nil
+	}
+	n, err := strconv.Atoi(c.DrainSeconds)
+	if err != nil || n < 0 || time.Duration(n)*time.Second > maxDrain {
+		return 0, fmt.Errorf("GUICHET_DRAIN_SECONDS=%q: a number of seconds from 0 to %d", c.DrainSeconds, int(maxDrain.Seconds()))
+	}
+	return time.Duration(n) * time.Second, nil
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -133,6 +160,7 @@ func ConfigFromEnv() Config {
 		StaffKey:               get("GUICHET_STAFF_KEY", ""),
 		AuditRetentionMonths:   get("GUICHET_AUDIT_RETENTION_MONTHS", ""),
 		DevNow:                 get("GUICHET_DEV_NOW", ""),
+		DrainSeconds:           get("GUICHET_DRAIN_SECONDS", ""),
 	}
 }
 
@@ -287,12 +315,17 @@ type App struct {
 	ChatHub *chat.Hub
 	// CobrowseHub relays co-browse sessions to this instance's sockets.
 	CobrowseHub *cobrowse.Hub
+	// Fanout wakes the other instances' sockets (PostgreSQL; nil on SQLite).
+	Fanout *fanout.Notifier
 	// chatBot answers chatbot brands' visitors (nil: none).
 	chatBot *bot.Bot
 	// AdminHandler is served on GUICHET_ADMIN_ADDR (metrics).
 	AdminHandler http.Handler
 	workers      []func(context.Context) error
 	adminAddr    string
+	// draining: SIGTERM came; /readyz answers 503 (Serve).
+	draining atomic.Bool
+	drainFor time.Duration
 }
 
 // New builds the application from its configuration.
@@ -308,6 +341,10 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, fmt.Errorf("GUICHET_MAINTENANCE_BYPASS: %d characters; a secret anyone may try over the API needs at least %d", n, MinBypassLength)
 	}
 	devClock, err := DevClock(cfg)
+	if err != nil {
+		return nil, err
+	}
+	drainFor, err := cfg.drain()
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +372,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, DB: db, Brands: brands, chatBot: chatBot}
+	a := &App{cfg: cfg, DB: db, Brands: brands, chatBot: chatBot, drainFor: drainFor}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps := httpapi.Deps{
@@ -367,7 +404,11 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
-	worker := notify.NewWorker(a.DB, a.Brands, email, sms, notify.WorkerOptions{Metrics: notify.NewMetrics(metrics)})
+	// StopGrace: a draining instance finishes the sends under way rather
+	// than leaving them claimed for the lease (2 minutes); Serve waits for
+	// them within its shutdown bound.
+	worker := notify.NewWorker(a.DB, a.Brands, email, sms, notify.WorkerOptions{Metrics: notify.NewMetrics(metrics),
+		StopGrace: workerStopGrace})
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		defer closeDelivery()
 		return worker.Run(ctx)
@@ -426,7 +467,11 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
-	chats := a.chatService(deps, sessions, accounts, worker.Poke)
+	notifier, err := a.notifier(ctx, metrics)
+	if err != nil {
+		return err
+	}
+	chats := a.chatService(deps, sessions, accounts, worker.Poke, notifier)
 	cobrowses, err := a.cobrowseService(ctx, deps, chats)
 	if err != nil {
 		return err
@@ -471,9 +516,9 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 // chatService builds live chat (issue 17): the service on the shared clock,
 // its hub (whose poll runs as a worker and whose sockets close with 1012
 // when the server shuts down) and both handlers.
-func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *account.Service, poke func()) *chat.Service {
+func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *account.Service, poke func(), notifier chat.Notifier) *chat.Service {
 	svc := &chat.Service{DB: a.DB, Brands: a.Brands.ByID, Now: a.cfg.clock(), Limiter: throttle.New(a.DB, a.cfg.clock()),
-		Notifier: &chat.LocalNotifier{}, Poke: poke}
+		Notifier: notifier, Poke: poke}
 	if a.chatBot != nil {
 		svc.Bot = a.chatBot
 	}
@@ -509,19 +554,54 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 	return svc
 }
 
+// notifier is what wakes the chat, co-browse and queue sockets after a
+// commit (issue 19): on PostgreSQL, every instance's through LISTEN/NOTIFY
+// (its listener and sender run as a worker, stopped at shutdown after the
+// hubs closed their sockets; counters on /metrics); on SQLite, one
+// instance's, in process.
+func (a *App) notifier(ctx context.Context, metrics *prometheus.Registry) (chat.Notifier, error) {
+	if a.DB.Dialect != store.Postgres {
+		return &chat.LocalNotifier{}, nil
+	}
+	channel, err := fanout.ChannelFor(ctx, a.DB)
+	if err != nil {
+		return nil, err
+	}
+	n, err := fanout.New(a.DB, fanout.Options{URL: a.cfg.DatabaseURL, Channel: channel})
+	if err != nil {
+		return nil, err
+	}
+	n.Register(metrics)
+	a.Fanout = n
+	a.workers = append(a.workers, n.Run)
+	return n, nil
+}
+
 // cobrowseService builds co-browse (issue 18) on the chat's database,
 // clock and Notifier: its hub's poll and sweep run as a worker, its sockets
-// close with 1012 when the server shuts down.
+// close with 1012 when the server shuts down. Ending a chat conversation,
+// or transferring it to another agent, ends its co-browse session in the
+// same transaction (chat's OnEnd and OnTransfer hooks: cobrowse imports
+// chat, so the wiring is here).
 func (a *App) cobrowseService(ctx context.Context, deps *httpapi.Deps, chats *chat.Service) (*cobrowse.Service, error) {
 	svc, err := cobrowse.New(ctx, a.DB, chats, a.Brands.ByID, a.cfg.clock())
 	if err != nil {
 		return nil, fmt.Errorf("cobrowse: %w", err)
 	}
+	chats.OnEnd = svc.EndWithConversation
+	chats.OnTransfer = svc.EndWithTransfer
 	hub := cobrowse.NewHub(svc)
 	a.CobrowseHub = hub
 	a.workers = append(a.workers, hub.Run)
 	deps.Cobrowse = &cobrowse.Handler{Service: svc, Hub: hub}
-	deps.CobrowseConsole = &cobrowse.ConsoleHandler{Service: svc, Hub: hub}
+	deps.CobrowseConsole = &cobrowse.ConsoleHandler{Service: svc, Hub: hub,
+		// A viewer's pings re-check the staff session it opened with
+		// (signed out, expired, disabled: 4401; brand no longer served:
+		// 4403) without keeping it alive.
+		Session: func(r *http.Request) func(context.Context) (staff.Principal, error) {
+			token := deps.Staff.Token(r)
+			return func(ctx context.Context) (staff.Principal, error) { return deps.Staff.Service.Check(ctx, token) }
+		}}
 	return svc, nil
 }
 
@@ -665,16 +745,24 @@ func janitor(ctx context.Context, interval time.Duration, cleanups ...func(conte
 	}
 }
 
+// workerStopGrace bounds the sends a stopping outbox worker finishes.
+const workerStopGrace = 15 * time.Second
+
 // Serve listens on the configured address (and the admin one) until ctx is
-// done, then shuts down gracefully: in-flight requests finish (up to 20 s),
-// workers stop.
+// done, then drains and shuts down gracefully (docs/cluster.md): /readyz
+// turns 503 at once and the instance keeps serving for the drain window
+// (GUICHET_DRAIN_SECONDS) so the load balancer stops sending; then its
+// WebSocket clients are told to reconnect elsewhere (1012), it stops
+// accepting, in-flight requests finish (up to 20 s), and the workers stop:
+// the outbox worker finishes its sends under way and hands back the claims
+// it had not tried.
 func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	defer a.DB.Close()
 	ln, err := net.Listen("tcp", a.cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", a.cfg.Addr, err)
 	}
-	srv := newServer(a.Handler)
+	srv := newServer(a.drainAware(a.Handler))
 	var admin *http.Server
 	var adminLn net.Listener
 	if a.cfg.adminEnabled() {
@@ -708,7 +796,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
-		slog.Info("shutting down")
+		a.drain()
 	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -738,6 +826,35 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	}
 	return err
 }
+
+// drain turns /readyz red and keeps serving, keep-alive connections
+// included, for the drain window: the load balancer marks the instance
+// down and stops sending, and only then does Shutdown close the idle
+// connections (closing them sooner races a request the balancer is sending
+// on one, which it cannot retry when it is a POST).
+func (a *App) drain() {
+	a.draining.Store(true)
+	slog.Info("draining: /readyz answers 503", "for", a.drainFor.String())
+	if a.drainFor > 0 {
+		time.Sleep(a.drainFor)
+	}
+	slog.Info("shutting down")
+}
+
+// drainAware answers /readyz with 503 once the instance drains; every
+// other request is served as before.
+func (a *App) drainAware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/readyz" && a.draining.Load() {
+			api.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Draining reports whether SIGTERM came and the instance drains.
+func (a *App) Draining() bool { return a.draining.Load() }
 
 // AdminAddr is the address the admin listener is bound to, once Serve has
 // called ready; empty when it is off.

@@ -417,6 +417,7 @@ func TestChatLatency(t *testing.T) {
 	slices.Sort(lat)
 	q := func(p float64) time.Duration { return lat[min(int(p*float64(len(lat))), len(lat)-1)] }
 	want := float64(convs) * float64(seconds) / 2
+	t.Logf("load average (1, 5, 15 min) at the end: %s", loadAverage())
 	t.Logf("%d active conversations (%d agents), %d messages (%.0f/s) agent socket -> visitor socket: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms",
 		convs, agents, len(lat), float64(len(lat))/float64(seconds), ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(lat[len(lat)-1]))
 	if float64(len(lat)) < 0.95*want {
@@ -425,6 +426,17 @@ func TestChatLatency(t *testing.T) {
 	if q(0.99) > 50*time.Millisecond {
 		t.Errorf("p99 %.1f ms; target 50 ms", ms(q(0.99)))
 	}
+}
+
+// loadAverage is /proc/loadavg's first three figures: a latency figure
+// means little without what else the two cores were doing.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

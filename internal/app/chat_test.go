@@ -46,6 +46,22 @@ func dialVia(srv *httptest.Server, host, path string, h http.Header) (*websocket
 	return websocket.Dial(ctx, "ws://"+host+path, &websocket.DialOptions{HTTPClient: client, HTTPHeader: h})
 }
 
+// waitingVisitor opens the socket of the visitor whose chat cookie is
+// secret (closed when the test ends) and reads its conversation waiting.
+func waitingVisitor(t *testing.T, srv *httptest.Server, host, secret string) *websocket.Conn {
+	t.Helper()
+	vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0",
+		http.Header{"Origin": {"http://" + host}, "Cookie": {chat.CookieName + "=" + secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { vs.CloseNow() })
+	if st := readFrame(t, vs, "state"); st["status"] != "waiting" {
+		t.Fatalf("state %v", st)
+	}
+	return vs
+}
+
 func readFrame(t *testing.T, c *websocket.Conn, typ string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -141,14 +157,7 @@ func TestChatThroughTheWholeHandler(t *testing.T) {
 		if q := readFrame(t, as, "queue"); len(q["waiting"].([]any)) != 1 {
 			t.Fatalf("queue %v", q)
 		}
-		vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0", origin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer vs.CloseNow()
-		if st := readFrame(t, vs, "state"); st["status"] != "waiting" {
-			t.Fatalf("state %v", st)
-		}
+		vs := waitingVisitor(t, srv, host, secret)
 		agent.want("POST", "/api/console/v1/chat/conversations/"+id+"/accept", "", 200, "")
 		_ = as.Write(ctx, websocket.MessageText, []byte(`{"type":"subscribe","conversationId":"`+id+`","after":0}`))
 		_ = as.Write(ctx, websocket.MessageText, []byte(`{"type":"message","conversationId":"`+id+`","clientId":"a1","body":"Hello Alex"}`))

@@ -108,3 +108,97 @@ func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 		}
 	})
 }
+
+// sharingChat: Marie (belair agent) holds a chat of a belair visitor, who
+// accepted her request to share the screen (its session id).
+func sharingChat(t *testing.T, a *App, clock *testclock.Clock) (agent, visitor *browser, convID, id string) {
+	t.Helper()
+	belair, _ := a.Brands.ByID("belair")
+	agent = signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+	agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
+	visitor = newBrowser(t, a, belair.Hosts[0])
+	visitor.header.Set("api-key", belair.APIKey)
+	convID = visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")["id"].(string)
+	visitor.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
+	agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/accept", "", 200, "")
+	id = agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/cobrowse", "", 201, "")["id"].(string)
+	visitor.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 200, "")
+	return agent, visitor, convID, id
+}
+
+// TestChatEndEndsItsCobrowse: the app wires chat's end to co-browse
+// (chat.Service.OnEnd): the agent ending a chat whose visitor shares the
+// screen ends the sharing too, through the whole handler.
+func TestChatEndEndsItsCobrowse(t *testing.T) {
+	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		agent, visitor, convID, _ := sharingChat(t, a, clock)
+		if s := visitor.want("GET", "/api/v1/cobrowse/session", "", 200, ""); s["status"] != cobrowse.StatusActive {
+			t.Fatalf("before the chat's end: %v", s)
+		}
+		agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/end", "", 200, "")
+		s := visitor.want("GET", "/api/v1/cobrowse/session", "", 200, "")
+		if s["status"] != cobrowse.StatusEnded || s["endReason"] != cobrowse.ReasonAgent {
+			t.Fatalf("after the chat's end: %v", s)
+		}
+	})
+}
+
+// TestChatTransferEndsItsCobrowse: the app wires chat's transfer to
+// co-browse (chat.Service.OnTransfer): the conversation's screen sharing
+// ends with the transfer, so the former holder stops watching and the new
+// holder may ask again; the viewer socket's refusals come after the
+// upgrade, as close codes (the real staff middleware: none signed in is
+// 4401).
+func TestChatTransferEndsItsCobrowse(t *testing.T) {
+	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		srv := httptest.NewServer(a.Handler)
+		defer srv.Close()
+		marie, visitor, convID, id := sharingChat(t, a, clock)
+		luc := signedInStaff(t, a, clock, "luc@example.com", staff.RoleAgent, []string{"belair"})
+
+		viewerPath := "/api/console/v1/cobrowse/sessions/" + id + "/socket"
+		closeOf := func(cookie string) websocket.StatusCode {
+			h := http.Header{"Origin": {"http://" + consoleHost}}
+			if cookie != "" {
+				h.Set("Cookie", staff.CookieName+"="+cookie)
+			}
+			c, res, err := dialVia(srv, consoleHost, viewerPath, h)
+			if err != nil {
+				status := 0
+				if res != nil {
+					status = res.StatusCode
+				}
+				t.Fatalf("viewer refused before the upgrade: %d %v", status, err)
+			}
+			defer c.CloseNow()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			for {
+				if _, _, err := c.Read(ctx); err != nil {
+					return websocket.CloseStatus(err)
+				}
+			}
+		}
+		if got := closeOf(""); got != cobrowse.CloseSignedOut {
+			t.Fatalf("no staff session: close %d", got)
+		}
+		if got := closeOf("forged"); got != cobrowse.CloseSignedOut {
+			t.Fatalf("a forged staff session: close %d", got)
+		}
+
+		luc.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
+		lucID := luc.want("GET", "/api/console/v1/session", "", 200, "")["id"].(string)
+		marie.want("POST", "/api/console/v1/chat/conversations/"+convID+"/transfer", `{"staffId":"`+lucID+`"}`, 200, "")
+		s := visitor.want("GET", "/api/v1/cobrowse/session", "", 200, "")
+		if s["status"] != cobrowse.StatusEnded || s["endReason"] != cobrowse.ReasonAgent {
+			t.Fatalf("after the transfer: %v", s)
+		}
+		if got := closeOf(marie.cookies[staff.CookieName]); got != cobrowse.CloseUnknown {
+			t.Fatalf("the former holder's viewer: close %d", got)
+		}
+		if got := closeOf(luc.cookies[staff.CookieName]); got != cobrowse.CloseNotHolder {
+			t.Fatalf("the new holder's viewer of the old session: close %d", got)
+		}
+		luc.want("POST", "/api/console/v1/chat/conversations/"+convID+"/cobrowse", "", 201, "")
+	})
+}

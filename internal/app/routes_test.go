@@ -268,7 +268,7 @@ func TestHostileSessionValues(t *testing.T) {
 }
 
 func isConsole(k httpapi.RouteKind) bool {
-	return k == httpapi.Console || k == httpapi.ConsolePublic || k == httpapi.ConsoleChat
+	return k == httpapi.Console || k == httpapi.ConsolePublic || k == httpapi.ConsoleChat || k == httpapi.ConsoleSocket
 }
 
 // TestHostileConsolePathValues is TestHostilePathValues for the console's

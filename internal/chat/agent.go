@@ -436,7 +436,9 @@ func (s *Service) Transfer(ctx context.Context, p staff.Principal, id, target st
 	if s.beforeTx != nil {
 		s.beforeTx()
 	}
+	var after func(context.Context)
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		after = nil
 		// The holder checked again under the conversation's lock: a
 		// supervisor's transfer meanwhile wins.
 		now := ms(s.now())
@@ -453,16 +455,49 @@ func (s *Service) Transfer(ctx context.Context, p staff.Principal, id, target st
 		if cur.AgentID == to.ID {
 			return ErrTargetUnavailable
 		}
-		return s.assignTx(ctx, tx, b, id, to.ID, to.Name, now, StatusActive, cur.AgentID)
+		if err := s.assignTx(ctx, tx, b, id, to.ID, to.Name, now, StatusActive, cur.AgentID); err != nil {
+			return err
+		}
+		if s.OnTransfer != nil {
+			after, err = s.OnTransfer(ctx, tx, id, p, time.UnixMilli(now))
+		}
+		return err
 	})
 	if err != nil {
 		return c, err
 	}
 	s.notify(ctx, id, true)
+	if after != nil {
+		after(ctx)
+	}
 	return s.Get(ctx, id)
 }
 
 // AgentSend stores an agent's message in a conversation they hold.
+// errResent rolls back a send whose client id is stored already.
+var errResent = errors.New("chat: message stored already")
+
+// agentSendRefused is why an agent's message was refused, read in its
+// transaction with the conversation's lock: unknown or ended first, then
+// not the holder, then a staff account disabled since the socket opened.
+func agentSendRefused(ctx context.Context, tx *store.Tx, p staff.Principal, id string, now int64) error {
+	c, err := lockLive(ctx, tx, id, now)
+	if err != nil {
+		return err
+	}
+	if c.Status != StatusActive || c.AgentID != p.ID {
+		return ErrNotHolder
+	}
+	var n int
+	if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", p.ID).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrSignedOut
+	}
+	return fmt.Errorf("chat: send to %s refused for no known reason", id)
+}
+
 func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID, body string) (Message, error) {
 	body, err := cleanBody(body)
 	if err != nil {
@@ -471,31 +506,40 @@ func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID
 	if len(clientID) > 64 {
 		return Message{}, invalidField("clientId")
 	}
+	m := Message{ConversationID: id, ClientID: clientID, Sender: SenderAgent, AgentID: p.ID, AgentName: p.Name, Body: body}
 	var stored Message
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := ms(s.now())
-		c, err := lockLive(ctx, tx, id, now)
+		m.At = ms(s.now())
+		// One statement locks the row, checks the agent still holds the
+		// conversation and is enabled, takes the next seq and clears the
+		// typing flag, and the insert skips a client id stored already: a
+		// message costs four round trips to PostgreSQL (with BEGIN and
+		// COMMIT), not nine (the latency bench of docs/benchmarks.md).
+		err := tx.QueryRow(ctx, `UPDATE chat_conversations SET last_seq = last_seq + 1, updated_at = ?, agent_typing = 0
+			WHERE id = ? AND status = ? AND agent_id = ?
+			AND EXISTS (SELECT 1 FROM staff_accounts WHERE id = ? AND disabled_at = 0) RETURNING last_seq`,
+			m.At, id, StatusActive, p.ID, p.ID).Scan(&m.Seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return agentSendRefused(ctx, tx, p, id, m.At)
+		}
 		if err != nil {
+			return fmt.Errorf("chat seq: %w", err)
+		}
+		added, err := insertMessage(ctx, tx, m)
+		if err != nil || added {
+			stored = m
 			return err
 		}
-		if c.Status != StatusActive || c.AgentID != p.ID {
-			return ErrNotHolder
-		}
-		var n int
-		if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", p.ID).Scan(&n); err != nil {
+		// A resend of a message stored already: its ack, and the seq
+		// taken above is given back by the rollback.
+		if stored, err = messageByClientID(ctx, tx, id, SenderAgent, clientID); err != nil {
 			return err
 		}
-		if n == 0 {
-			return ErrSignedOut
-		}
-		stored, _, err = appendMessage(ctx, tx, Message{ConversationID: id, ClientID: clientID, Sender: SenderAgent,
-			AgentID: p.ID, AgentName: p.Name, Body: body, At: now})
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, "UPDATE chat_conversations SET agent_typing = 0 WHERE id = ?", id)
-		return err
+		return errResent
 	})
+	if errors.Is(err, errResent) {
+		return stored, nil
+	}
 	if err != nil {
 		return Message{}, err
 	}

@@ -26,6 +26,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/chat/bot"
+	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -98,6 +99,19 @@ type Service struct {
 	Notifier Notifier
 	// Poke asks the outbox worker to deliver at once (may be nil).
 	Poke func()
+	// OnEnd (may be nil) runs in the transaction that ends a live
+	// conversation, after its status moved: co-browse (set by internal/app,
+	// which imports both) ends the conversation's live session there.
+	// by is the staff member who ended it (zero: the visitor or the
+	// sweep); ip is the visitor's address when they ended it ("" when
+	// unknown). after, if not nil, runs once the transaction commits.
+	OnEnd func(ctx context.Context, tx *store.Tx, convID string, by staff.Principal, ip string, now time.Time) (after func(context.Context), err error)
+	// OnTransfer (may be nil) runs in the transaction that hands an
+	// active conversation to another agent, after the new holder is
+	// recorded: co-browse ends the conversation's live session there (the
+	// former holder must not keep watching; the new one may ask again).
+	// by is the staff member who transferred it; after as OnEnd's.
+	OnTransfer func(ctx context.Context, tx *store.Tx, convID string, by staff.Principal, now time.Time) (after func(context.Context), err error)
 	// beforeTx runs between a staff action's first read and its
 	// transaction (tests: a concurrent change lands there).
 	beforeTx func()

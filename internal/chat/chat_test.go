@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -58,19 +59,19 @@ func TestReplayAfterReconnect(t *testing.T) {
 		marie, v, id := e.chatting("en")
 
 		s := v.socket(0)
-		if st := s.read(); st["type"] != "state" || st["status"] != "active" || st["agentName"] != "Marie" {
+		if st := s.Read(); st["type"] != "state" || st["status"] != "active" || st["agentName"] != "Marie" {
 			t.Fatalf("first frame %v", st)
 		}
-		joined := s.next("message")
+		joined := s.Next("message")
 		if joined["seq"] != 1.0 || joined["sender"] != "system" || joined["system"].(map[string]any)["key"] != "agentJoined" {
 			t.Fatalf("joined %v", joined)
 		}
-		s.send(map[string]any{"type": "message", "clientId": "c-1", "body": "Hello <b>there</b>"})
-		own := s.next("message")
+		s.Send(map[string]any{"type": "message", "clientId": "c-1", "body": "Hello <b>there</b>"})
+		own := s.Next("message")
 		if own["seq"] != 2.0 || own["clientId"] != "c-1" || own["body"] != "Hello <b>there</b>" || own["sender"] != "visitor" {
 			t.Fatalf("ack %v", own)
 		}
-		s.conn.CloseNow()
+		s.Conn.CloseNow()
 
 		for _, body := range []string{"first while away", "second while away"} {
 			if _, err := e.svc.AgentSend(ctx, marie, id, "", body); err != nil {
@@ -78,11 +79,11 @@ func TestReplayAfterReconnect(t *testing.T) {
 			}
 		}
 		s = v.socket(2)
-		if st := s.read(); st["type"] != "state" {
+		if st := s.Read(); st["type"] != "state" {
 			t.Fatalf("reconnect starts with %v", st)
 		}
 		for i, want := range []string{"first while away", "second while away"} {
-			m := s.next("message")
+			m := s.Next("message")
 			if m["seq"] != float64(3+i) || m["body"] != want || m["agentName"] != "Marie" {
 				t.Fatalf("replayed %d: %v", i, m)
 			}
@@ -90,7 +91,7 @@ func TestReplayAfterReconnect(t *testing.T) {
 		if _, err := e.svc.AgentSend(ctx, marie, id, "", "live one"); err != nil {
 			t.Fatal(err)
 		}
-		if m := s.next("message"); m["seq"] != 5.0 || m["body"] != "live one" {
+		if m := s.Next("message"); m["seq"] != 5.0 || m["body"] != "live one" {
 			t.Fatalf("live after replay: %v", m)
 		}
 	})
@@ -165,9 +166,9 @@ func TestIdempotentClientID(t *testing.T) {
 			t.Fatalf("resend: %+v %v; first seq %d", b, err, a.Seq)
 		}
 		s := v.socket(int(a.Seq))
-		s.send(map[string]any{"type": "message", "clientId": "same", "body": "once"})
-		s.send(map[string]any{"type": "message", "clientId": "other", "body": "twice"})
-		if m := s.next("message"); m["clientId"] != "other" || m["seq"] != float64(a.Seq+1) {
+		s.Send(map[string]any{"type": "message", "clientId": "same", "body": "once"})
+		s.Send(map[string]any{"type": "message", "clientId": "other", "body": "twice"})
+		if m := s.Next("message"); m["clientId"] != "other" || m["seq"] != float64(a.Seq+1) {
 			t.Fatalf("after a resend the next message is %v", m)
 		}
 		msgs, _ := e.svc.Messages(ctx, id, 0, 0)
@@ -290,34 +291,34 @@ func TestLimits(t *testing.T) {
 			t.Fatal("a refused message was stored")
 		}
 		s := v.socket(int(before.LastSeq))
-		s.send(map[string]any{"type": "message", "clientId": "over-socket", "body": "hi"})
-		if f := s.next("error"); f["errorCode"] != "RATE_LIMITED" || f["clientId"] != "over-socket" {
+		s.Send(map[string]any{"type": "message", "clientId": "over-socket", "body": "hi"})
+		if f := s.Next("error"); f["errorCode"] != "RATE_LIMITED" || f["clientId"] != "over-socket" {
 			t.Fatalf("error frame %v", f)
 		}
 		e.clock.Advance(2 * time.Minute)
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
 		}
-		s.send(map[string]any{"type": "message", "clientId": "too-long", "body": strings.Repeat("x", MaxBody+1)})
-		if f := s.next("error"); f["errorCode"] != "MESSAGE_TOO_LONG" {
+		s.Send(map[string]any{"type": "message", "clientId": "too-long", "body": strings.Repeat("x", MaxBody+1)})
+		if f := s.Next("error"); f["errorCode"] != "MESSAGE_TOO_LONG" {
 			t.Fatalf("error frame %v", f)
 		}
-		s.send(map[string]any{"type": "message", "clientId": "fine", "body": "fine"})
-		if m := s.next("message"); m["clientId"] != "fine" {
+		s.Send(map[string]any{"type": "message", "clientId": "fine", "body": "fine"})
+		if m := s.Next("message"); m["clientId"] != "fine" {
 			t.Fatalf("after the errors: %v", m)
 		}
 		for range maxBadFrames - 1 {
-			if err := s.conn.Write(ctx, websocket.MessageText, []byte("{not json")); err != nil {
+			if err := s.Conn.Write(ctx, websocket.MessageText, []byte("{not json")); err != nil {
 				t.Fatal(err)
 			}
-			if f := s.next("error"); f["errorCode"] != "INVALID_FRAME" {
+			if f := s.Next("error"); f["errorCode"] != "INVALID_FRAME" {
 				t.Fatalf("bad frame answered %v", f)
 			}
 		}
-		if err := s.conn.Write(ctx, websocket.MessageText, []byte(`{"type":"dance"}`)); err != nil {
+		if err := s.Conn.Write(ctx, websocket.MessageText, []byte(`{"type":"dance"}`)); err != nil {
 			t.Fatal(err)
 		}
-		if code := s.closeStatus(); code != websocket.StatusPolicyViolation {
+		if code := s.CloseStatus(); code != websocket.StatusPolicyViolation {
 			t.Fatalf("closed with %d, want 1008", code)
 		}
 
@@ -390,5 +391,98 @@ func TestAvailability(t *testing.T) {
 		v := e.visitor("scotia")
 		v.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 409, "CHAT_CLOSED")
 		v.want("POST", "/api/v1/chat/offline", `{"name":"Alex","email":"alex@example.com","question":"Can you call me?"}`, 201, "")
+	})
+}
+
+// TestAgentSendStatements: an agent's message is two statements in its
+// transaction (lock + seq + checks in one, the insert that skips a resend)
+// and a resend gives its seq back: the next message follows with no gap.
+// A refused send still says why (not the holder, ended).
+func TestAgentSendStatements(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, _, id := e.chatting("en")
+		before := db.Statements()
+		a, err := e.svc.AgentSend(ctx, marie, id, "c1", "hello")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := db.Statements() - before; n > 2 {
+			t.Fatalf("an agent's message ran %d statements, want at most 2", n)
+		}
+		again, err := e.svc.AgentSend(ctx, marie, id, "c1", "hello")
+		if err != nil || again.Seq != a.Seq || again.Body != "hello" {
+			t.Fatalf("resend: %+v %v; first seq %d", again, err, a.Seq)
+		}
+		b, err := e.svc.AgentSend(ctx, marie, id, "c2", "next")
+		if err != nil || b.Seq != a.Seq+1 {
+			t.Fatalf("after a resend: %+v %v; want seq %d", b, err, a.Seq+1)
+		}
+		c, err := e.svc.Get(ctx, id)
+		if err != nil || c.LastSeq != b.Seq {
+			t.Fatalf("last_seq %d (%v), want %d", c.LastSeq, err, b.Seq)
+		}
+		paul := e.addStaff("paul", "Paul", staff.RoleAgent)
+		if _, err := e.svc.AgentSend(ctx, paul, id, "p1", "mine?"); err != ErrNotHolder {
+			t.Fatalf("another agent's send: %v, want ErrNotHolder", err)
+		}
+		if _, err := e.svc.AgentSend(ctx, marie, "nope", "m1", "hi"); err != ErrNotFound {
+			t.Fatalf("unknown conversation: %v, want ErrNotFound", err)
+		}
+		if _, err := e.svc.EndBy(ctx, marie, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.AgentSend(ctx, marie, id, "m2", "too late"); err != ErrEnded {
+			t.Fatalf("send to an ended conversation: %v, want ErrEnded", err)
+		}
+		if c2, _ := e.svc.Get(ctx, id); c2.LastSeq <= b.Seq {
+			t.Fatalf("ending added no message: last_seq %d", c2.LastSeq)
+		}
+	})
+}
+
+// TestDeliveryReadsOnce: a socket's delivery reads the conversation and
+// the messages after its last seq in one statement, with the same answer
+// Get and Messages give (none after, some, more than a batch).
+func TestDeliveryReadsOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		marie, _, id := e.chatting("fr")
+		for i := range 5 {
+			if _, err := e.svc.AgentSend(ctx, marie, id, fmt.Sprintf("d%d", i), fmt.Sprintf("message %d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, _ := e.svc.Get(ctx, id)
+		for _, tc := range []struct {
+			after int64
+			limit int
+		}{{0, 200}, {2, 200}, {want.LastSeq, 200}, {1, 3}} {
+			before := db.Statements()
+			c, msgs, err := getWithMessages(ctx, db, id, tc.after, tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := db.Statements() - before; n != 1 {
+				t.Fatalf("after %d: %d statements, want 1", tc.after, n)
+			}
+			if c != want {
+				t.Fatalf("after %d: conversation %+v, want %+v", tc.after, c, want)
+			}
+			ref, _ := e.svc.Messages(ctx, id, tc.after, tc.limit)
+			if len(msgs) != len(ref) {
+				t.Fatalf("after %d limit %d: %d messages, want %d", tc.after, tc.limit, len(msgs), len(ref))
+			}
+			for i := range ref {
+				if !reflect.DeepEqual(msgs[i], ref[i]) {
+					t.Fatalf("after %d: message %d %+v, want %+v", tc.after, i, msgs[i], ref[i])
+				}
+			}
+		}
+		if _, _, err := getWithMessages(ctx, db, "unknown", 0, 200); err != ErrNotFound {
+			t.Fatalf("unknown conversation: %v", err)
+		}
 	})
 }

@@ -225,10 +225,10 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 		here.ip = "198.51.100.8"
 		hereID := here.start()
 		s := here.socket(0)
-		s.next("state")
+		s.Next("state")
 		e.clock.Advance(AbandonAfter / 2)
-		s.send(map[string]any{"type": "ping"})
-		s.next("pong")
+		s.Send(map[string]any{"type": "ping"})
+		s.Next("pong")
 		e.clock.Advance(AbandonAfter/2 + time.Second)
 		n, err := e.svc.EndAbandoned(ctx)
 		if err != nil || n != 1 {

@@ -248,7 +248,9 @@ func (h *Handler) Handover(w http.ResponseWriter, r *http.Request) error {
 
 // End is POST /api/v1/chat/conversation/end.
 func (h *Handler) End(w http.ResponseWriter, r *http.Request) error {
-	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.End(r.Context(), id, "") })
+	return h.visitorAct(w, r, func(id string) (Conversation, error) {
+		return h.Service.EndFromVisitor(r.Context(), id, api.ClientIP(r))
+	})
 }
 
 // Transcript is POST /api/v1/chat/conversation/transcript.

@@ -11,12 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"guichet/config"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/chat/bot"
+	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/testclock"
@@ -40,19 +39,23 @@ type env struct {
 	svc    *Service
 	hub    *Hub
 	srv    *httptest.Server
-	staff  map[string]staff.Principal
-	mu     sync.Mutex
+	front  *fanouttest.Front
+	// mu is the tests' own (a test's hooks share state with its checks).
+	mu sync.Mutex
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	return newEnvWith(t, db, &LocalNotifier{})
+}
+
+// newEnvWith is newEnv with its own Notifier (an instance among several).
+func newEnvWith(t *testing.T, db *store.DB, n Notifier) *env {
+	t.Helper()
+	front := fanouttest.NewFront(t)
 	clock := testclock.At(tuesday10)
-	svc := &Service{DB: db, Brands: reg.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: &LocalNotifier{}}
-	e := &env{t: t, db: db, clock: clock, brands: reg, svc: svc, staff: map[string]staff.Principal{}}
+	svc := &Service{DB: db, Brands: front.Brands.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: n}
+	e := &env{t: t, db: db, clock: clock, brands: front.Brands, svc: svc, front: front}
 	e.hub = NewHub(svc)
 	t.Cleanup(e.hub.Shutdown)
 	e.srv = httptest.NewServer(e.handler(e.hub))
@@ -61,7 +64,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 }
 
 // handler serves the chat's routes the way internal/httpapi does, with the
-// site and the staff member set by the test's own middleware.
+// site and the staff member set by the test's front (fanouttest.Front).
 func (e *env) handler(hub *Hub) http.Handler {
 	return e.handlerWith(hub, &ConsoleHandler{Service: hub.svc, Hub: hub, AllBrands: e.brands.All})
 }
@@ -94,45 +97,13 @@ func (e *env) handlerWith(hub *Hub, c *ConsoleHandler) http.Handler {
 	} {
 		mux.Handle(p, h)
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := r.Host
-		if i := strings.IndexByte(host, ':'); i >= 0 {
-			host = host[:i]
-		}
-		if b, ok := e.brands.ByID(strings.Split(host, ".")[0]); ok {
-			lang := r.Header.Get("language")
-			if lang == "" {
-				lang = "en"
-			}
-			province := r.Header.Get("province")
-			if province == "" {
-				province = "on"
-			}
-			r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: b, Province: province, Language: lang, Dev: true}))
-		}
-		e.mu.Lock()
-		p, ok := e.staff[r.Header.Get("X-Test-Staff")]
-		e.mu.Unlock()
-		if ok {
-			r = r.WithContext(staff.WithPrincipal(r.Context(), p))
-		}
-		mux.ServeHTTP(w, r)
-	})
+	return e.front.Handler(mux)
 }
 
 // addStaff creates a staff member (role, brands served; none = all).
 func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff.Principal {
 	e.t.Helper()
-	_, err := e.db.Exec(context.Background(), `INSERT INTO staff_accounts (id, email, name, role, brands, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, id+"@example.com", name, string(role), strings.Join(brands, ","), 1, 1)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	p := staff.Principal{ID: id, Name: name, Email: id + "@example.com", Role: role, Brands: brands}
-	e.mu.Lock()
-	e.staff[id] = p
-	e.mu.Unlock()
-	return p
+	return e.front.AddStaff(e.t, e.db, id, name, role, brands...)
 }
 
 // available makes an agent available in languages (a heartbeat now).
@@ -230,10 +201,7 @@ func (e *env) staffWant(p staff.Principal, method, path, body string, status int
 }
 
 // ws is a test's WebSocket client.
-type ws struct {
-	t    *testing.T
-	conn *websocket.Conn
-}
+type ws = fanouttest.WS
 
 func (e *env) dial(path, host, origin, cookie string, header http.Header) (*ws, *http.Response, error) {
 	return e.dialURL(e.srv.URL, path, host, origin, cookie, header)
@@ -253,7 +221,7 @@ func (e *env) dialAt(srv *httptest.Server, p staff.Principal) *ws {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.t.Cleanup(func() { w.conn.CloseNow() })
+	e.t.Cleanup(func() { w.Conn.CloseNow() })
 	return w
 }
 
@@ -267,15 +235,7 @@ func (e *env) dialURL(base, path, host, origin, cookie string, header http.Heade
 	if cookie != "" {
 		header.Set("Cookie", DevCookieName+"="+cookie)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+path,
-		&websocket.DialOptions{Host: host, HTTPHeader: header})
-	if err != nil {
-		return nil, res, err
-	}
-	conn.SetReadLimit(1 << 20)
-	return &ws{t: e.t, conn: conn}, res, nil
+	return fanouttest.Dial(e.t, base, path, host, header)
 }
 
 // visitorSocket connects a visitor's socket after seq.
@@ -285,7 +245,7 @@ func (v *visitor) socket(after int) *ws {
 	if err != nil {
 		v.e.t.Fatal(err)
 	}
-	v.e.t.Cleanup(func() { w.conn.CloseNow() })
+	v.e.t.Cleanup(func() { w.Conn.CloseNow() })
 	return w
 }
 
@@ -296,61 +256,13 @@ func (e *env) agentSocket(p staff.Principal) *ws {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.t.Cleanup(func() { w.conn.CloseNow() })
+	e.t.Cleanup(func() { w.Conn.CloseNow() })
 	return w
 }
 
 func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
-
-// read reads the next frame (a test failure after 10 s: a frame that never
-// comes is a failure, not a timing).
-func (w *ws) read() map[string]any {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, data, err := w.conn.Read(ctx)
-	if err != nil {
-		w.t.Fatalf("read: %v", err)
-	}
-	var f map[string]any
-	if err := json.Unmarshal(data, &f); err != nil {
-		w.t.Fatal(err)
-	}
-	return f
-}
-
-// next reads frames until one of type typ (skipping others).
-func (w *ws) next(typ string) map[string]any {
-	w.t.Helper()
-	for {
-		if f := w.read(); f["type"] == typ {
-			return f
-		}
-	}
-}
-
-func (w *ws) send(v any) {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := w.conn.Write(ctx, websocket.MessageText, []byte(jsonString(v))); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// closeStatus reads until the socket closes and returns its close code.
-func (w *ws) closeStatus() websocket.StatusCode {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		if _, _, err := w.conn.Read(ctx); err != nil {
-			return websocket.CloseStatus(err)
-		}
-	}
-}
 
 // realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
 func realBot(t *testing.T, e *env) Bot {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
+	"guichet/internal/fanout"
 )
 
 // TopicQueue is the Notifier topic of every change the agents' queues and
@@ -17,8 +17,10 @@ const TopicQueue = "queue"
 
 // Notifier wakes the sockets after a commit: Notify announces a topic to
 // every listener of every instance; it carries no data (the rows do), so a
-// lost notification only delays what the poll finds. Issue 19 adds the
-// PostgreSQL LISTEN/NOTIFY implementation beside LocalNotifier.
+// lost notification only delays what the poll finds. LocalNotifier serves
+// one instance (SQLite); fanout.Notifier, PostgreSQL's LISTEN/NOTIFY, every
+// instance on one database, and sends fanout.TopicAll after its connection
+// comes back (the listeners catch up).
 type Notifier interface {
 	Notify(ctx context.Context, topic string)
 	Listen(fn func(topic string))
@@ -49,21 +51,10 @@ func (n *LocalNotifier) Listen(fn func(string)) {
 // waker is something the hub wakes: a conversation's subscription of a
 // socket, or an agent socket's queue.
 type waker interface {
-	wake()
+	Wake()
 	// behind tells whether a conversation row at lastSeq and version holds
 	// what this waker has not delivered yet.
 	behind(lastSeq, version int64) bool
-}
-
-// closer is a socket the hub closes on shutdown, or when its client has
-// been silent too long.
-type closer interface {
-	shutdown()
-	silent(cutoff int64) bool
-	close(code websocket.StatusCode, reason string)
-	// tick runs on the reaper's timer (an agent socket re-checks its
-	// staff session).
-	tick()
 }
 
 // Hub fans the conversations' rows out to this instance's sockets: woken by
@@ -72,34 +63,41 @@ type Hub struct {
 	svc          *Service
 	PollInterval time.Duration
 
-	mu      sync.Mutex
-	convs   map[string]map[waker]struct{}
-	queues  map[waker]struct{}
-	sockets map[closer]struct{}
+	mu     sync.Mutex
+	convs  map[string]map[waker]struct{}
+	queues map[waker]struct{}
+	socks  *fanout.Sockets
 	// held counts the open sockets per conversation and per client
 	// address (the caps: MaxSocketsPerConversation, MaxSocketsPerIP).
-	held   map[string]int
-	closed bool
+	held map[string]int
 	// seen is each recently changed conversation's (last_seq, version) at
 	// the last poll, to tell a change of the queue.
 	seen map[string][4]string
-	ctx  context.Context
-	stop context.CancelFunc
+	// polling runs one poll at a time (Run's, a catch-up's).
+	polling sync.Mutex
+	ctx     context.Context
+	stop    context.CancelFunc
 }
 
 // NewHub builds the hub of a service and listens to its Notifier.
 func NewHub(svc *Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, convs: map[string]map[waker]struct{}{},
-		queues: map[waker]struct{}{}, sockets: map[closer]struct{}{}, held: map[string]int{}, seen: map[string][4]string{}, ctx: ctx, stop: stop}
+		queues: map[waker]struct{}{}, socks: fanout.NewSockets(ctx), held: map[string]int{}, seen: map[string][4]string{}, ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}
 	return h
 }
 
-// wake is the Notifier's listener.
+// wake is the Notifier's listener. fanout.TopicAll (the Notifier's
+// connection came back: wake-ups may have been lost) polls at once and
+// wakes the queues.
 func (h *Hub) wake(topic string) {
+	if topic == fanout.TopicAll {
+		go h.catchUp()
+		return
+	}
 	h.mu.Lock()
 	var list []waker
 	if topic == TopicQueue {
@@ -113,7 +111,7 @@ func (h *Hub) wake(topic string) {
 	}
 	h.mu.Unlock()
 	for _, w := range list {
-		w.wake()
+		w.Wake()
 	}
 }
 
@@ -211,101 +209,39 @@ func (h *Hub) reserve(keys map[string]int) (func(), bool) {
 	}, true
 }
 
-// register keeps a socket for shutdown; false when the hub is closing.
-func (h *Hub) register(c closer, on bool) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if on && h.closed {
-		return false
-	}
-	if on {
-		h.sockets[c] = struct{}{}
-	} else {
-		delete(h.sockets, c)
-	}
-	return true
-}
-
 // Sockets is how many sockets are open on this instance.
-func (h *Hub) Sockets() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.sockets)
-}
+func (h *Hub) Sockets() int { return h.socks.Len() }
 
 // Shutdown closes every socket with 1012 (service restart: the clients
 // reconnect with backoff, to another instance) and stops the poll.
 func (h *Hub) Shutdown() {
-	h.mu.Lock()
-	h.closed = true
-	list := make([]closer, 0, len(h.sockets))
-	for c := range h.sockets {
-		list = append(list, c)
-	}
-	h.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, c := range list {
-		wg.Go(c.shutdown)
-	}
-	wg.Wait()
+	h.socks.Shutdown()
 	h.stop()
 }
 
-// Run polls until ctx is done: the conversations changed since the last
-// poll (with a margin for transactions still committing and clocks of
-// other instances) wake the subscribers that are behind them, and any
-// change wakes the queues.
+// Run polls until ctx is done or the hub shuts down: the conversations
+// changed since the last poll (with a margin for transactions still
+// committing and clocks of other instances) wake the subscribers that are
+// behind them, and any change wakes the queues; every minute it ends the
+// abandoned conversations; silent sockets are closed (fanout.Sockets.Run).
 func (h *Hub) Run(ctx context.Context) error {
-	t := time.NewTicker(h.PollInterval)
-	defer t.Stop()
-	reap := time.NewTicker(idleTimeout / 5)
-	defer reap.Stop()
-	// Live conversations whose visitor went silent (AbandonAfter) end.
-	sweep := time.NewTicker(time.Minute)
-	defer sweep.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-h.ctx.Done():
-			return nil
-		case <-t.C:
-			if err := h.poll(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("chat poll", "err", err)
-			}
-		case now := <-reap.C:
-			h.reap(now.Add(-idleTimeout).UnixMilli())
-		case <-sweep.C:
-			if n, err := h.svc.EndAbandoned(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("chat abandoned", "err", err)
-			} else if n > 0 {
-				slog.Info("chat abandoned conversations ended", "count", n)
-			}
+	return h.socks.Run(ctx, fanout.Every{Interval: h.PollInterval, Do: func(ctx context.Context) {
+		if err := h.poll(ctx); err != nil && ctx.Err() == nil {
+			slog.Warn("chat poll", "err", err)
 		}
-	}
+	}}, fanout.Every{Interval: time.Minute, Do: func(ctx context.Context) {
+		// Live conversations whose visitor went silent (AbandonAfter) end.
+		if n, err := h.svc.EndAbandoned(ctx); err != nil && ctx.Err() == nil {
+			slog.Warn("chat abandoned", "err", err)
+		} else if n > 0 {
+			slog.Info("chat abandoned conversations ended", "count", n)
+		}
+	}})
 }
 
-// reap closes the sockets whose clients sent nothing (not even their 20 s
-// ping) since cutoff: dead clients. One timer for the instance, none per
-// socket.
-func (h *Hub) reap(cutoff int64) {
-	h.mu.Lock()
-	var silent, live []closer
-	for c := range h.sockets {
-		if c.silent(cutoff) {
-			silent = append(silent, c)
-		} else {
-			live = append(live, c)
-		}
-	}
-	h.mu.Unlock()
-	for _, c := range silent {
-		go c.close(websocket.StatusGoingAway, "no heartbeat")
-	}
-	for _, c := range live {
-		c.tick()
-	}
-}
+// reap closes the sockets silent since cutoff (unix ms) and ticks the
+// others (an agent socket re-checks its staff session).
+func (h *Hub) reap(cutoff int64) { h.socks.Reap(cutoff) }
 
 // pollMargin is how far back each poll looks.
 const pollMargin = 10 * time.Second
@@ -350,6 +286,8 @@ const pollChunk = 500
 // finds the changes of conversations nobody here subscribes to, for the
 // queues.
 func (h *Hub) poll(ctx context.Context) error {
+	h.polling.Lock()
+	defer h.polling.Unlock()
 	since := h.svc.now().Add(-h.PollInterval - pollMargin).UnixMilli()
 	changed, err := h.scanPoll(ctx, "updated_at >= ?", since)
 	if err != nil {
@@ -372,15 +310,8 @@ func (h *Hub) poll(ctx context.Context) error {
 		ids = ids[n:]
 	}
 	var wake []waker
-	queue := false
 	h.mu.Lock()
-	next := make(map[string][4]string, len(changed))
-	for _, r := range changed {
-		if old, ok := h.seen[r.id]; !ok || old != r.queueKey() {
-			queue = true
-		}
-		next[r.id] = r.queueKey()
-	}
+	next, queue, holders := queueChanges(h.seen, changed)
 	woken := map[waker]bool{}
 	for _, r := range append(changed, subscribed...) {
 		for w := range h.convs[r.id] {
@@ -391,50 +322,74 @@ func (h *Hub) poll(ctx context.Context) error {
 		}
 	}
 	h.seen = next
-	if queue {
+	var watchers []waker
+	if queue || len(holders) > 0 {
 		for w := range h.queues {
-			wake = append(wake, w)
+			watchers = append(watchers, w)
 		}
 	}
 	h.mu.Unlock()
+	for _, w := range watchers {
+		// principal() takes the agent socket's lock, which is taken before
+		// h.mu elsewhere (unsubscribe): asked after h.mu is released.
+		if queue || holds(w, holders) {
+			wake = append(wake, w)
+		}
+	}
 	for _, w := range wake {
-		w.wake()
+		w.Wake()
 	}
 	return nil
 }
 
-// runner runs a delivery function on wake, at most one at a time per
-// socket, once more when woken meanwhile; no goroutine while idle.
-type runner struct {
-	mu      sync.Mutex
-	running bool
-	again   bool
-	fn      func()
-}
-
-func (r *runner) wake() {
-	r.mu.Lock()
-	if r.running {
-		r.again = true
-		r.mu.Unlock()
-		return
-	}
-	r.running = true
-	r.mu.Unlock()
-	go r.loop()
-}
-
-func (r *runner) loop() {
-	for {
-		r.fn()
-		r.mu.Lock()
-		if !r.again {
-			r.running = false
-			r.mu.Unlock()
-			return
+// queueChanges compares a poll's rows with the last poll's queue keys:
+// every queue socket is to wake (all) when a conversation's status or
+// agent changed, or on any change of one waiting or offline (everyone's
+// lists, the visitors' positions, the figures); only its holder's
+// (holders) when an active conversation got messages or reads (their own
+// list's unread counts): 250 messages a second across 500 conversations
+// must not re-read 167 agents' queues every poll (the latency bench of
+// docs/benchmarks.md). next is the keys to compare with next time.
+func queueChanges(seen map[string][4]string, changed []pollRow) (next map[string][4]string, all bool, holders map[string]bool) {
+	next = make(map[string][4]string, len(changed))
+	holders = map[string]bool{}
+	for _, r := range changed {
+		key := r.queueKey()
+		if old, ok := seen[r.id]; !ok || old != key {
+			if r.status == StatusActive && r.agent != "" && (!ok || old[0] == key[0] && old[1] == key[1]) {
+				holders[r.agent] = true
+			} else {
+				all = true
+			}
 		}
-		r.again = false
-		r.mu.Unlock()
+		next[r.id] = key
+	}
+	return next, all, holders
+}
+
+// holds tells whether w is the queue socket of one of the staff members
+// in ids.
+func holds(w waker, ids map[string]bool) bool {
+	a, ok := w.(*agentSocket)
+	return ok && ids[a.principal().ID]
+}
+
+// catchUp is a poll now, and every queue woken: each subscription reads
+// its conversation's row and the messages after the last seq it
+// delivered, each queue its snapshot.
+func (h *Hub) catchUp() {
+	if err := h.poll(h.ctx); err != nil && h.ctx.Err() == nil {
+		slog.Warn("chat catch-up poll", "err", err)
+	}
+	h.mu.Lock()
+	list := make([]waker, 0, len(h.queues))
+	for w := range h.queues {
+		list = append(list, w)
+	}
+	h.mu.Unlock()
+	for _, w := range list {
+		w.Wake()
 	}
 }
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

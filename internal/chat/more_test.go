@@ -77,26 +77,26 @@ func TestChatbotHandsOver(t *testing.T) {
 		v := e.visitor("belair")
 		id := v.start()
 		s := v.socket(0)
-		if st := s.read(); st["status"] != "bot" {
+		if st := s.Read(); st["status"] != "bot" {
 			t.Fatalf("state %v", st)
 		}
-		welcome := s.next("message")
+		welcome := s.Next("message")
 		if welcome["sender"] != "bot" || welcome["reply"].(map[string]any)["quickReplies"] == nil {
 			t.Fatalf("welcome %v", welcome)
 		}
-		s.send(map[string]any{"type": "message", "clientId": "q1", "body": "How do I reset my password?"})
-		if m := s.next("message"); m["clientId"] != "q1" {
+		s.Send(map[string]any{"type": "message", "clientId": "q1", "body": "How do I reset my password?"})
+		if m := s.Next("message"); m["clientId"] != "q1" {
 			t.Fatalf("own %v", m)
 		}
-		if m := s.next("message"); m["sender"] != "bot" || m["reply"].(map[string]any)["handover"] != false ||
+		if m := s.Next("message"); m["sender"] != "bot" || m["reply"].(map[string]any)["handover"] != false ||
 			m["reply"].(map[string]any)["topicId"] == "" {
 			t.Fatalf("answer %v", m)
 		}
 		// No agent: asking for one keeps the bot (the widget offers the form).
 		v.want("POST", "/api/v1/chat/conversation/handover", "", 409, "CHAT_CLOSED")
-		s.send(map[string]any{"type": "message", "clientId": "q2", "body": "I want to talk to an agent"})
-		s.next("message")
-		if m := s.next("message"); m["reply"].(map[string]any)["handover"] != true {
+		s.Send(map[string]any{"type": "message", "clientId": "q2", "body": "I want to talk to an agent"})
+		s.Next("message")
+		if m := s.Next("message"); m["reply"].(map[string]any)["handover"] != true {
 			t.Fatalf("handover reply %v", m)
 		}
 		if c, _ := e.svc.Get(ctx, id); c.Status != StatusBot {
@@ -108,7 +108,7 @@ func TestChatbotHandsOver(t *testing.T) {
 		if out["status"] != "waiting" || out["queuePosition"] != 1.0 {
 			t.Fatalf("handover %v", out)
 		}
-		if st := s.next("state"); st["status"] != "waiting" || st["queuePosition"] != 1.0 {
+		if st := s.Next("state"); st["status"] != "waiting" || st["queuePosition"] != 1.0 {
 			t.Fatalf("state %v", st)
 		}
 		got := e.staffWant(marie, "GET", "/console/conversations/"+id, "", 200, "")
@@ -128,14 +128,14 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
 		other := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
 		s := e.agentSocket(marie)
-		if q := s.next("queue"); len(q["offline"].([]any)) != 0 {
+		if q := s.Next("queue"); len(q["offline"].([]any)) != 0 {
 			t.Fatalf("queue %v", q)
 		}
 		v := e.visitor("scotia")
 		v.language = "fr"
 		out := v.want("POST", "/api/v1/chat/offline", `{"name":"Alex","email":"alex@example.com","question":"Pouvez-vous m’appeler ?","page":"/forgot"}`, 201, "")
 		id := out["id"].(string)
-		q := s.next("queue")
+		q := s.Next("queue")
 		items := q["offline"].([]any)
 		if len(items) != 1 || items[0].(map[string]any)["question"] != "Pouvez-vous m’appeler ?" || items[0].(map[string]any)["kind"] != "offline" {
 			t.Fatalf("queue %v", q)
@@ -154,7 +154,7 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 		if to != "alex@example.com" || lang != "fr" || template != "chat-offline-reply" || !strings.Contains(data, "demain matin") {
 			t.Fatalf("outbox %s %s %s %s", to, lang, template, data)
 		}
-		if q := s.next("queue"); len(q["offline"].([]any)) != 0 {
+		if q := s.Next("queue"); len(q["offline"].([]any)) != 0 {
 			t.Fatalf("answered item still queued: %v", q)
 		}
 	})
@@ -173,20 +173,20 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 		e.available(marie, "en")
 		e.available(luc, "en", "fr")
 		sm, sl := e.agentSocket(marie), e.agentSocket(luc)
-		sm.next("queue")
-		sl.next("queue")
+		sm.Next("queue")
+		sl.Next("queue")
 		v := e.visitor("scotia")
 		id := v.start()
 		for _, s := range []*ws{sm, sl} {
-			if q := s.next("queue"); len(q["waiting"].([]any)) != 1 {
+			if q := s.Next("queue"); len(q["waiting"].([]any)) != 1 {
 				t.Fatalf("queue %v", q)
 			}
 		}
 		e.staffWant(luc, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
-		if q := sm.next("queue"); len(q["waiting"].([]any)) != 0 {
+		if q := sm.Next("queue"); len(q["waiting"].([]any)) != 0 {
 			t.Fatalf("marie still sees it: %v", q)
 		}
-		if q := sl.next("queue"); len(q["mine"].([]any)) != 1 {
+		if q := sl.Next("queue"); len(q["mine"].([]any)) != 1 {
 			t.Fatalf("luc's queue %v", q)
 		}
 		e.staffWant(luc, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"zoe"}`, 409, "TARGET_UNAVAILABLE")
@@ -199,7 +199,7 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 		s := v.socket(0)
 		var keys []string
 		for len(keys) < 2 {
-			if m := s.next("message"); m["sender"] == "system" {
+			if m := s.Next("message"); m["sender"] == "system" {
 				keys = append(keys, m["system"].(map[string]any)["key"].(string))
 			}
 		}
@@ -207,10 +207,10 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 			t.Fatalf("system notes %v", keys)
 		}
 		// The new holder's socket: subscribe, send, the visitor sees it.
-		sm.send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
-		sm.send(map[string]any{"type": "message", "conversationId": id, "clientId": "m1", "body": "Bonjour"})
+		sm.Send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
+		sm.Send(map[string]any{"type": "message", "conversationId": id, "clientId": "m1", "body": "Bonjour"})
 		for {
-			f := sm.read()
+			f := sm.Read()
 			if f["type"] == "message" && f["clientId"] == "m1" {
 				if f["conversationId"] != id {
 					t.Fatalf("agent frame %v", f)
@@ -218,11 +218,11 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 				break
 			}
 		}
-		if m := s.next("message"); m["body"] != "Bonjour" || m["agentName"] != "Marie" {
+		if m := s.Next("message"); m["body"] != "Bonjour" || m["agentName"] != "Marie" {
 			t.Fatalf("visitor got %v", m)
 		}
-		sl.send(map[string]any{"type": "message", "conversationId": id, "clientId": "x", "body": "still mine?"})
-		if f := sl.next("error"); f["errorCode"] != "NOT_HOLDER" {
+		sl.Send(map[string]any{"type": "message", "conversationId": id, "clientId": "x", "body": "still mine?"})
+		if f := sl.Next("error"); f["errorCode"] != "NOT_HOLDER" {
 			t.Fatalf("former holder: %v", f)
 		}
 	})
@@ -238,8 +238,8 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
-		s.next("state")
-		s.next("message") // agent joined
+		s.Next("state")
+		s.Next("message") // agent joined
 
 		other := &Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
@@ -253,7 +253,7 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 		}
 		var gotTyping, gotMessage bool
 		for !gotTyping || !gotMessage {
-			switch f := s.read(); f["type"] {
+			switch f := s.Read(); f["type"] {
 			case "typing":
 				gotTyping = f["on"] == true
 			case "message":
@@ -273,11 +273,11 @@ func TestShutdownClosesSockets(t *testing.T) {
 		e := newEnv(t, db)
 		marie, v, _ := e.chatting("en")
 		s, a := v.socket(0), e.agentSocket(marie)
-		s.next("state")
-		a.next("queue")
+		s.Next("state")
+		a.Next("queue")
 		e.hub.Shutdown()
 		for _, w := range []*ws{s, a} {
-			if code := w.closeStatus(); code != websocket.StatusServiceRestart {
+			if code := w.CloseStatus(); code != websocket.StatusServiceRestart {
 				t.Fatalf("closed with %d, want 1012", code)
 			}
 		}
@@ -308,17 +308,17 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code := w.closeStatus(); code != CloseUnknown {
+		if code := w.CloseStatus(); code != CloseUnknown {
 			t.Fatalf("unknown conversation closed with %d", code)
 		}
 		s := v.socket(0)
-		s.next("state")
+		s.Next("state")
 		v.want("POST", "/api/v1/chat/conversation/end", "", 200, "")
-		s.next("message") // agent joined
-		if m := s.next("message"); m["system"].(map[string]any)["key"] != "ended" {
+		s.Next("message") // agent joined
+		if m := s.Next("message"); m["system"].(map[string]any)["key"] != "ended" {
 			t.Fatalf("end note %v", m)
 		}
-		if code := s.closeStatus(); code != websocket.StatusNormalClosure {
+		if code := s.CloseStatus(); code != websocket.StatusNormalClosure {
 			t.Fatalf("ended closed with %d", code)
 		}
 		// Every message delivered: nothing left, 4404 (do not reconnect).
@@ -327,7 +327,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code := w.closeStatus(); code != CloseUnknown {
+		if code := w.CloseStatus(); code != CloseUnknown {
 			t.Fatalf("ended conversation, nothing left, closed with %d", code)
 		}
 		// Messages left: replayed, then 1000.
@@ -335,10 +335,10 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := w.next("message"); m["seq"] != float64(2) {
+		if m := w.Next("message"); m["seq"] != float64(2) {
 			t.Fatalf("replay after the end: %v", m)
 		}
-		if code := w.closeStatus(); code != websocket.StatusNormalClosure {
+		if code := w.CloseStatus(); code != websocket.StatusNormalClosure {
 			t.Fatalf("ended conversation with messages left closed with %d", code)
 		}
 	})
@@ -473,14 +473,14 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 		e := newEnv(t, db)
 		_, v, _ := e.chatting("en")
 		s := v.socket(0)
-		s.next("state")
-		s.send(map[string]any{"type": "ping"})
-		s.next("pong")
+		s.Next("state")
+		s.Send(map[string]any{"type": "ping"})
+		s.Next("pong")
 		e.hub.reap(time.Now().Add(-time.Minute).UnixMilli())
-		s.send(map[string]any{"type": "ping"})
-		s.next("pong")
+		s.Send(map[string]any{"type": "ping"})
+		s.Next("pong")
 		e.hub.reap(time.Now().Add(time.Minute).UnixMilli())
-		if code := s.closeStatus(); code != websocket.StatusGoingAway {
+		if code := s.CloseStatus(); code != websocket.StatusGoingAway {
 			t.Fatalf("closed with %d, want 1001", code)
 		}
 	})
@@ -578,7 +578,7 @@ func TestBotHandsOverByMessage(t *testing.T) {
 		// A supervisor's socket gets the figures.
 		sue := e.addStaff("sue", "Sue", staff.RoleSupervisor)
 		s := e.agentSocket(sue)
-		f := s.next("figures")
+		f := s.Next("figures")
 		if f["waiting"] != 1.0 {
 			t.Fatalf("figures %v", f)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/chat/bot"
+	"guichet/internal/fanout"
 	"guichet/internal/staff"
 )
 
@@ -88,12 +89,9 @@ func Frame(m Message, convID string) MessageFrame {
 	return f
 }
 
-// Socket timing.
+// Socket limits and close codes (the timing is fanout's: IdleTimeout,
+// WriteTimeout).
 const (
-	// idleTimeout closes a socket that sent nothing (not even its 20 s
-	// ping) for this long: a dead client.
-	idleTimeout  = 75 * time.Second
-	writeTimeout = 10 * time.Second
 	// maxBadFrames in a row close the socket with 1008.
 	maxBadFrames = 5
 	// CloseUnknown: the conversation is unknown or ended; do not reconnect.
@@ -115,56 +113,23 @@ const (
 	visitorSeenEvery = 30 * time.Second
 )
 
-// socket is one WebSocket with its writes serialised by the library.
+// socket is one WebSocket of the hub (its writes serialised by the
+// library) and how many bad frames in a row it sent.
 type socket struct {
-	hub  *Hub
-	conn *websocket.Conn
-	bad  int
-	// heard is when the client last sent a frame (unix ms; the hub's reaper
-	// closes sockets silent for idleTimeout).
-	heard atomic.Int64
-	// onTick runs on the reaper's timer (nil: nothing).
-	onTick func()
-}
-
-func (s *socket) tick() {
-	if s.onTick != nil {
-		go s.onTick()
-	}
-}
-
-func (s *socket) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(s.hub.ctx, writeTimeout)
-	defer cancel()
-	if err := s.conn.Write(ctx, websocket.MessageText, b); err != nil {
-		_ = s.conn.CloseNow()
-		return err
-	}
-	return nil
-}
-
-// silent tells whether the client sent nothing since before cutoff (unix ms).
-func (s *socket) silent(cutoff int64) bool { return s.heard.Load() < cutoff }
-
-func (s *socket) close(code websocket.StatusCode, reason string) { _ = s.conn.Close(code, reason) }
-
-func (s *socket) shutdown() {
-	_ = s.conn.Close(websocket.StatusServiceRestart, "server restarting")
+	*fanout.Socket
+	hub *Hub
+	bad int
 }
 
 // readLoop reads frames until the socket closes, idles too long or sends
 // too many bad frames in a row.
 func (s *socket) readLoop(handle func(clientFrame) error) {
 	for {
-		s.heard.Store(time.Now().UnixMilli())
-		typ, data, err := s.conn.Read(s.hub.ctx)
+		s.Heard()
+		typ, data, err := s.Conn.Read(s.hub.ctx)
 		if err != nil {
 			if s.hub.ctx.Err() == nil {
-				_ = s.conn.Close(websocket.StatusNormalClosure, "")
+				_ = s.Conn.Close(websocket.StatusNormalClosure, "")
 			}
 			return
 		}
@@ -198,10 +163,10 @@ func (s *socket) readLoop(handle func(clientFrame) error) {
 func (s *socket) badFrame(clientID, code, convID string) bool {
 	s.bad++
 	if s.bad >= maxBadFrames {
-		_ = s.conn.Close(websocket.StatusPolicyViolation, "too many bad frames")
+		_ = s.Conn.Close(websocket.StatusPolicyViolation, "too many bad frames")
 		return true
 	}
-	_ = s.send(errorFrame{Type: "error", ErrorCode: code, ClientID: clientID, ConversationID: convID})
+	_ = s.Send(errorFrame{Type: "error", ErrorCode: code, ClientID: clientID, ConversationID: convID})
 	return false
 }
 
@@ -211,7 +176,7 @@ var errBadFrame = api.NewError(400, "INVALID_FRAME", "chat.error.invalidFrame")
 // read receipts when the row's version moved, then every message after
 // the last seq delivered, in order.
 type convSub struct {
-	runner
+	fanout.Runner
 	sock    *socket
 	convID  string
 	agent   bool // the agent's side: visitor typing and reads, conversationId on frames
@@ -242,7 +207,7 @@ func newConvSub(sock *socket, convID string, after int64, agent bool) *convSub {
 	c := &convSub{sock: sock, convID: convID, agent: agent}
 	c.lastSeq.Store(after)
 	c.version.Store(-1)
-	c.fn = c.deliver
+	c.Fn = c.deliver
 	return c
 }
 
@@ -265,8 +230,11 @@ func (c *convSub) retry() {
 		return
 	}
 	c.failures++
-	time.AfterFunc(min(250*time.Millisecond<<min(c.failures-1, 7), 30*time.Second), c.wake)
+	time.AfterFunc(min(250*time.Millisecond<<min(c.failures-1, 7), 30*time.Second), c.Wake)
 }
+
+// deliverBatch is how many messages one read of a delivery brings.
+const deliverBatch = 200
 
 func (c *convSub) deliver() {
 	if c.closed.Load() {
@@ -274,10 +242,10 @@ func (c *convSub) deliver() {
 	}
 	svc := c.sock.hub.svc
 	ctx := c.sock.hub.ctx
-	conv, err := svc.Get(ctx, c.convID)
+	conv, msgs, err := getWithMessages(ctx, svc.DB, c.convID, c.lastSeq.Load(), deliverBatch)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) && !c.agent {
-			_ = c.sock.conn.Close(CloseUnknown, "conversation unknown")
+			_ = c.sock.Conn.Close(CloseUnknown, "conversation unknown")
 		} else if !errors.Is(err, ErrNotFound) {
 			c.retry()
 		}
@@ -328,20 +296,19 @@ func (c *convSub) deliver() {
 		}
 		c.read = read
 	}
-	for c.lastSeq.Load() < conv.LastSeq {
-		msgs, err := svc.Messages(ctx, c.convID, c.lastSeq.Load(), 200)
-		if err != nil {
-			c.retry()
-			return
-		}
-		if len(msgs) == 0 {
-			return
-		}
+	for {
 		for _, m := range msgs {
 			if c.send(Frame(m, c.tag())) != nil {
 				return
 			}
 			c.lastSeq.Store(m.Seq)
+		}
+		if len(msgs) < deliverBatch || c.lastSeq.Load() >= conv.LastSeq {
+			break
+		}
+		if msgs, err = svc.Messages(ctx, c.convID, c.lastSeq.Load(), deliverBatch); err != nil {
+			c.retry()
+			return
 		}
 	}
 	c.failures = 0
@@ -351,7 +318,7 @@ func (c *convSub) deliver() {
 	}
 }
 
-func (c *convSub) send(v any) error { return c.sock.send(v) }
+func (c *convSub) send(v any) error { return c.sock.Send(v) }
 
 func sameState(a, b StateFrame) bool {
 	eqInt := a.QueuePosition == nil && b.QueuePosition == nil ||
@@ -438,12 +405,11 @@ func (s *Service) typingGate(id string, agent bool) *typingGate {
 // that ended while the visitor was away is replayed, then closed with 1000.
 func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64, release func()) {
 	defer release()
-	sock := &socket{hub: h, conn: conn}
-	if !h.register(sock, true) {
-		_ = conn.Close(websocket.StatusServiceRestart, "server restarting")
+	sock := &socket{Socket: h.socks.New(conn), hub: h}
+	if !h.socks.Add(sock.Socket) {
 		return
 	}
-	defer h.register(sock, false)
+	defer h.socks.Release(sock.Socket)
 	sub := newConvSub(sock, convID, after, false)
 	var endOnce sync.Once
 	sub.ended = func() {
@@ -458,7 +424,7 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64, rel
 	// long-lived goroutine would grow its stack for good (an idle socket
 	// then holds 8 KB of stack instead of 4; make bench's chat lines).
 	go func() { _ = svc.VisitorSeen(h.ctx, convID) }()
-	sub.wake()
+	sub.Wake()
 	sock.readLoop(func(f clientFrame) error {
 		ctx := h.ctx
 		switch f.Type {
@@ -480,7 +446,7 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64, rel
 			if err := svc.VisitorSeen(ctx, convID); err != nil {
 				return err
 			}
-			return sock.send(map[string]string{"type": "pong"})
+			return sock.Send(map[string]string{"type": "pong"})
 		}
 		return errBadFrame
 	})
@@ -489,7 +455,7 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, convID string, after int64, rel
 // agentSocket is an agent's console socket: the queue, and the
 // conversations subscribed to.
 type agentSocket struct {
-	runner
+	fanout.Runner
 	sock        *socket
 	opts        AgentSocketOptions
 	mu          sync.Mutex
@@ -554,7 +520,7 @@ func (a *agentSocket) recheck(force, active bool) bool {
 	}
 	if errors.Is(err, ErrSignedOut) || errors.Is(err, staff.ErrNoSession) {
 		a.ended.Store(true)
-		_ = a.sock.conn.Close(CloseSignedOut, "signed out")
+		_ = a.sock.Conn.Close(CloseSignedOut, "signed out")
 		return false
 	}
 	if err != nil {
@@ -596,7 +562,7 @@ func (a *agentSocket) deliverQueue() {
 		Queue
 	}{"queue", q})
 	if string(b) != string(a.last) {
-		if a.sock.send(json.RawMessage(b)) != nil {
+		if a.sock.Send(json.RawMessage(b)) != nil {
 			return
 		}
 		a.last = b
@@ -612,23 +578,22 @@ func (a *agentSocket) deliverQueue() {
 		Type string `json:"type"`
 		Figures
 	}{"figures", f})
-	if string(fb) != string(a.lastFigures) && a.sock.send(json.RawMessage(fb)) == nil {
+	if string(fb) != string(a.lastFigures) && a.sock.Send(json.RawMessage(fb)) == nil {
 		a.lastFigures = fb
 	}
 }
 
 // serveAgent runs an agent's socket.
 func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSocketOptions) {
-	sock := &socket{hub: h, conn: conn}
+	sock := &socket{Socket: h.socks.New(conn), hub: h}
 	a := &agentSocket{sock: sock, p: p, opts: opts, checkedAt: h.svc.now(), activeAt: h.svc.now(), subs: map[string]*convSub{},
 		typing: map[string]*typingGate{}}
-	sock.onTick = func() { a.recheck(false, false) }
-	if !h.register(sock, true) {
-		_ = conn.Close(websocket.StatusServiceRestart, "server restarting")
+	sock.OnTick = func() { a.recheck(false, false) }
+	if !h.socks.Add(sock.Socket) {
 		return
 	}
-	defer h.register(sock, false)
-	a.fn = a.deliverQueue
+	defer h.socks.Release(sock.Socket)
+	a.Fn = a.deliverQueue
 	h.watchQueue(a, true)
 	defer h.watchQueue(a, false)
 	defer func() {
@@ -644,7 +609,7 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 	svc := h.svc
 	_ = svc.Heartbeat(h.ctx, p.ID)
 	a.beatAt = svc.now()
-	a.wake()
+	a.Wake()
 	sock.readLoop(func(f clientFrame) error {
 		if !a.recheck(f.Type == "ping", f.Type != "ping") {
 			return nil // closed with 4401: the next read ends the loop
@@ -685,7 +650,7 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 				if errors.As(err, &apiErr) {
 					code = apiErr.Code
 				}
-				_ = sock.send(errorFrame{Type: "error", ErrorCode: code, ConversationID: c.ID})
+				_ = sock.Send(errorFrame{Type: "error", ErrorCode: code, ConversationID: c.ID})
 			}
 			a.mu.Lock()
 			if old := a.subs[c.ID]; old != nil {
@@ -694,7 +659,7 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 			a.subs[c.ID] = sub
 			a.mu.Unlock()
 			h.subscribe(c.ID, sub)
-			sub.wake()
+			sub.Wake()
 			return nil
 		case "message":
 			if f.ClientID == "" || f.ConversationID == "" {
@@ -735,7 +700,7 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 				}
 				a.beatAt = now
 			}
-			return sock.send(map[string]string{"type": "pong"})
+			return sock.Send(map[string]string{"type": "pong"})
 		}
 		return errBadFrame
 	})

@@ -14,26 +14,6 @@ import (
 	"guichet/internal/store/storetest"
 )
 
-// readAll reads a socket's frames until it closes: the frames and the
-// close code.
-func (w *ws) readAll() ([]map[string]any, websocket.StatusCode) {
-	w.t.Helper()
-	var frames []map[string]any
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, data, err := w.conn.Read(ctx)
-		cancel()
-		if err != nil {
-			return frames, websocket.CloseStatus(err)
-		}
-		var f map[string]any
-		if err := jsonUnmarshal(data, &f); err != nil {
-			w.t.Fatal(err)
-		}
-		frames = append(frames, f)
-	}
-}
-
 // TestEndedWhileAwayReplays: the visitor's phone drops; the agent sends
 // two messages and ends the chat; the reconnect with the last seq the
 // widget had gets both messages and the end note, then 1000 (not 4404,
@@ -44,8 +24,8 @@ func TestEndedWhileAwayReplays(t *testing.T) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
-		s.next("message") // seq 1 agentJoined
-		s.conn.CloseNow()
+		s.Next("message") // seq 1 agentJoined
+		s.Conn.CloseNow()
 		for _, body := range []string{"your claim number is 123", "anything else?"} {
 			if _, err := e.svc.AgentSend(ctx, marie, id, "", body); err != nil {
 				t.Fatal(err)
@@ -54,7 +34,7 @@ func TestEndedWhileAwayReplays(t *testing.T) {
 		if _, err := e.svc.End(ctx, id, marie.Name); err != nil {
 			t.Fatal(err)
 		}
-		frames, code := v.socket(1).readAll()
+		frames, code := v.socket(1).ReadAll()
 		var got []string
 		for _, f := range frames {
 			if f["type"] != "message" {
@@ -81,13 +61,13 @@ func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
 		as := e.agentSocket(marie)
-		as.next("queue")
+		as.Next("queue")
 		if _, err := db.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ? WHERE id = ?", 5, marie.ID); err != nil {
 			t.Fatal(err)
 		}
-		as.send(map[string]any{"type": "message", "conversationId": id, "clientId": "x1", "body": "still here after being disabled"})
-		as.send(map[string]any{"type": "ping"})
-		if _, code := as.readAll(); code != CloseSignedOut {
+		as.Send(map[string]any{"type": "message", "conversationId": id, "clientId": "x1", "body": "still here after being disabled"})
+		as.Send(map[string]any{"type": "ping"})
+		if _, code := as.ReadAll(); code != CloseSignedOut {
 			t.Fatalf("disabled agent's socket closed with %d; want 4401", code)
 		}
 		msgs, err := e.svc.Messages(ctx, id, 0, 0)
@@ -128,9 +108,9 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 		}}
 	srv := newTestServer(t, e, c)
 	as := e.dialAt(srv, marie)
-	as.next("queue")
-	as.send(map[string]any{"type": "ping"})
-	as.next("pong")
+	as.Next("queue")
+	as.Send(map[string]any{"type": "ping"})
+	as.Next("pong")
 	<-checks
 	e.hub.reap(0) // a tick before the minute: no check
 	e.clock.Advance(recheckEvery)
@@ -138,7 +118,7 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 	signedIn = false
 	mu.Unlock()
 	e.hub.reap(0) // the minute passed: checked, signed out
-	if _, code := as.readAll(); code != CloseSignedOut {
+	if _, code := as.ReadAll(); code != CloseSignedOut {
 		t.Fatalf("signed-out session's socket closed with %d; want 4401", code)
 	}
 	if n := len(checks); n != 1 {
@@ -162,11 +142,11 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 		v := e.visitor("scotia")
 		id := v.start()
 		bs := e.agentSocket(bob)
-		bs.next("queue")
-		bs.send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
-		bs.next("state") // allowed while it waits
+		bs.Next("queue")
+		bs.Send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
+		bs.Next("state") // allowed while it waits
 		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
-		if f := bs.next("error"); f["errorCode"] != "NOT_HOLDER" || f["conversationId"] != id {
+		if f := bs.Next("error"); f["errorCode"] != "NOT_HOLDER" || f["conversationId"] != id {
 			t.Fatalf("after marie accepted, bob got %v", f)
 		}
 		secret := "my policy number is ABC-1234"
@@ -175,9 +155,9 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 		}
 		// A frame of bob's own after the message: nothing of the
 		// conversation came before it.
-		bs.send(map[string]any{"type": "ping"})
+		bs.Send(map[string]any{"type": "ping"})
 		for {
-			f := bs.read()
+			f := bs.Read()
 			if f["type"] == "pong" {
 				break
 			}
@@ -189,8 +169,8 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.staffWant(bob, "GET", "/console/conversations/"+id, "", 409, "NOT_HOLDER")
-		bs.send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
-		if f := bs.next("error"); f["errorCode"] != "NOT_HOLDER" {
+		bs.Send(map[string]any{"type": "subscribe", "conversationId": id, "after": 0})
+		if f := bs.Next("error"); f["errorCode"] != "NOT_HOLDER" {
 			t.Fatalf("subscribe to marie's ended conversation: %v", f)
 		}
 		var ok, refused int
@@ -221,10 +201,10 @@ func TestTypingFloodCoalesced(t *testing.T) {
 		}
 		const n = 400
 		for i := range n {
-			s.send(map[string]any{"type": "typing", "on": i%2 == 0})
+			s.Send(map[string]any{"type": "typing", "on": i%2 == 0})
 		}
-		s.send(map[string]any{"type": "ping"})
-		s.next("pong")
+		s.Send(map[string]any{"type": "ping"})
+		s.Next("pong")
 		after, err := e.svc.Get(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
@@ -246,8 +226,8 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
-		s.next("state")
-		s.next("message")
+		s.Next("state")
+		s.Next("message")
 		other := &Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
@@ -256,7 +236,7 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 		if err := e.hub.poll(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if f := s.next("message"); f["body"] != "from the other instance" {
+		if f := s.Next("message"); f["body"] != "from the other instance" {
 			t.Fatalf("got %v", f)
 		}
 	})
@@ -273,8 +253,8 @@ func TestReleasedSubscriptionStaysOut(t *testing.T) {
 	v := e.visitor("scotia")
 	id := v.start()
 	s := v.socket(0)
-	s.next("state")
-	sub := newConvSub(&socket{hub: e.hub, conn: s.conn}, id, 0, false)
+	s.Next("state")
+	sub := newConvSub(&socket{Socket: e.hub.socks.New(s.Conn), hub: e.hub}, id, 0, false)
 	e.hub.subscribe(id, sub)
 	e.hub.release(id, sub) // the socket's cleanup ...
 	sub.deliver()          // ... while its delivery ran
@@ -297,14 +277,14 @@ func TestSocketCaps(t *testing.T) {
 	var open []*ws
 	for range MaxSocketsPerConversation {
 		s := v.socket(0)
-		s.next("state")
+		s.Next("state")
 		open = append(open, s)
 	}
 	_, res, err := e.dial("/api/v1/chat/socket", v.host, "http://"+v.host, v.cookie, nil)
 	if err == nil || res == nil || res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("socket past the cap: %v %v; want 429", err, res)
 	}
-	open[0].conn.Close(websocket.StatusNormalClosure, "")
+	open[0].Conn.Close(websocket.StatusNormalClosure, "")
 	for i := 0; ; i++ { // the server sees the close, then frees the place
 		_, res, err := e.dial("/api/v1/chat/socket", v.host, "http://"+v.host, v.cookie, nil)
 		if err == nil {
@@ -324,13 +304,13 @@ func TestSocketFramesRefuseBadIDs(t *testing.T) {
 		e := newEnv(t, db)
 		marie, v, _ := e.chatting("en")
 		s := v.socket(0)
-		s.send(map[string]any{"type": "message", "clientId": "a\u0000b", "body": "hi"})
-		if f := s.next("error"); f["errorCode"] != "INVALID_FIELD" {
+		s.Send(map[string]any{"type": "message", "clientId": "a\u0000b", "body": "hi"})
+		if f := s.Next("error"); f["errorCode"] != "INVALID_FIELD" {
 			t.Fatalf("visitor clientId with NUL: %v", f)
 		}
 		as := e.agentSocket(marie)
-		as.send(map[string]any{"type": "subscribe", "conversationId": "x\u0000y"})
-		if f := as.next("error"); f["errorCode"] != "INVALID_FIELD" {
+		as.Send(map[string]any{"type": "subscribe", "conversationId": "x\u0000y"})
+		if f := as.Next("error"); f["errorCode"] != "INVALID_FIELD" {
 			t.Fatalf("agent conversationId with NUL: %v", f)
 		}
 	})

@@ -89,6 +89,71 @@ func getConversation(ctx context.Context, q querier, id string) (Conversation, e
 	return c, nil
 }
 
+// joinedColumns is conversationColumns read from the conversation c.
+var joinedColumns = func() string {
+	cols := strings.Split(conversationColumns, ",")
+	for i, c := range cols {
+		cols[i] = "c." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}()
+
+// getWithMessages reads a conversation and its first limit messages after
+// seq after in one query (one round trip where Get then Messages took
+// two: every delivery to a socket starts with it); ErrNotFound when there
+// is none.
+func getWithMessages(ctx context.Context, q querier, id string, after int64, limit int) (Conversation, []Message, error) {
+	rows, err := q.Query(ctx, "SELECT "+joinedColumns+`, m.seq, m.client_id, m.sender, m.agent_id, m.agent_name,
+		m.body, m.system_key, m.system_name, m.reply, m.at
+		FROM chat_conversations c LEFT JOIN chat_messages m ON m.conversation_id = c.id AND m.seq > ?
+		WHERE c.id = ? ORDER BY m.seq LIMIT ?`, after, id, limit)
+	if err != nil {
+		return Conversation{}, nil, fmt.Errorf("chat conversation: %w", err)
+	}
+	defer rows.Close()
+	var c Conversation
+	var out []Message
+	found := false
+	for rows.Next() {
+		var seq, at sql.NullInt64
+		var clientID, sender, agentID, agentName, body, key, name, reply sql.NullString
+		row := rowWith{rows, []any{&seq, &clientID, &sender, &agentID, &agentName, &body, &key, &name, &reply, &at}}
+		if c, err = scanConversation(row); err != nil {
+			return Conversation{}, nil, fmt.Errorf("chat conversation: %w", err)
+		}
+		found = true
+		if !seq.Valid {
+			continue
+		}
+		m := Message{ConversationID: id, Seq: seq.Int64, ClientID: clientID.String, Sender: sender.String,
+			AgentID: agentID.String, AgentName: agentName.String, Body: body.String, SystemKey: key.String,
+			SystemName: name.String, At: at.Int64}
+		if reply.String != "" {
+			m.Reply = new(bot.Reply)
+			if err := json.Unmarshal([]byte(reply.String), m.Reply); err != nil {
+				return Conversation{}, nil, fmt.Errorf("chat message reply: %w", err)
+			}
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return Conversation{}, nil, fmt.Errorf("chat conversation: %w", err)
+	}
+	if !found {
+		return Conversation{}, nil, ErrNotFound
+	}
+	return c, out, nil
+}
+
+// rowWith scans a row's leading columns with scanConversation and the rest
+// into more.
+type rowWith struct {
+	rows *sql.Rows
+	more []any
+}
+
+func (r rowWith) Scan(dest ...any) error { return r.rows.Scan(append(dest, r.more...)...) }
+
 // ByVisitor is the visitor cookie's conversation, the latest one; ErrNoConversation without.
 func (s *Service) ByVisitor(ctx context.Context, secret string) (Conversation, error) {
 	if secret == "" || len(secret) > 64 {
@@ -203,11 +268,20 @@ func appendMessage(ctx context.Context, tx *store.Tx, m Message) (Message, bool,
 	if err != nil {
 		return m, false, fmt.Errorf("chat seq: %w", err)
 	}
+	if _, err := insertMessage(ctx, tx, m); err != nil {
+		return m, false, err
+	}
+	return m, true, nil
+}
+
+// insertMessage writes m, whose seq the caller took in tx; false (nothing
+// written) when the sender's client id is stored already.
+func insertMessage(ctx context.Context, tx *store.Tx, m Message) (bool, error) {
 	var reply string
 	if m.Reply != nil {
 		b, err := json.Marshal(m.Reply)
 		if err != nil {
-			return m, false, err
+			return false, err
 		}
 		reply = string(b)
 	}
@@ -215,13 +289,18 @@ func appendMessage(ctx context.Context, tx *store.Tx, m Message) (Message, bool,
 	if m.ClientID != "" {
 		clientID = m.ClientID
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO chat_messages (conversation_id, seq, client_id, sender, agent_id, agent_name,
-		body, system_key, system_name, reply, at, search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	res, err := tx.Exec(ctx, `INSERT INTO chat_messages (conversation_id, seq, client_id, sender, agent_id, agent_name,
+		body, system_key, system_name, reply, at, search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (conversation_id, sender, client_id) DO NOTHING`,
 		m.ConversationID, m.Seq, clientID, m.Sender, m.AgentID, m.AgentName, m.Body, m.SystemKey, m.SystemName, reply, m.At, fold(m.Body))
 	if err != nil {
-		return m, false, fmt.Errorf("chat message: %w", err)
+		return false, fmt.Errorf("chat message: %w", err)
 	}
-	return m, true, nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("chat message: %w", err)
+	}
+	return n == 1, nil
 }
 
 func messageByClientID(ctx context.Context, q querier, convID, sender, clientID string) (Message, error) {

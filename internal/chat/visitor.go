@@ -355,7 +355,13 @@ func (s *Service) MarkRead(ctx context.Context, id string, agent bool, seq int64
 // End ends a live conversation (the visitor's or the agent's doing); an
 // ended one stays ended.
 func (s *Service) End(ctx context.Context, id, byAgentName string) (Conversation, error) {
-	return s.end(ctx, id, byAgentName, nil)
+	return s.end(ctx, id, staff.Principal{Name: byAgentName}, "", nil)
+}
+
+// EndFromVisitor is the visitor's own end of their conversation, from ip
+// (OnEnd gets it: co-browse's end is audited with it).
+func (s *Service) EndFromVisitor(ctx context.Context, id, ip string) (Conversation, error) {
+	return s.end(ctx, id, staff.Principal{}, ip, nil)
 }
 
 // EndBy is a staff member's end of a conversation: the brand and the
@@ -366,7 +372,7 @@ func (s *Service) EndBy(ctx context.Context, p staff.Principal, id string) (Conv
 	if s.beforeTx != nil {
 		s.beforeTx()
 	}
-	return s.end(ctx, id, p.Name, func(c Conversation) error {
+	return s.end(ctx, id, p, "", func(c Conversation) error {
 		if !p.Serves(c.Brand) {
 			return ErrForbiddenBrand
 		}
@@ -377,9 +383,12 @@ func (s *Service) EndBy(ctx context.Context, p staff.Principal, id string) (Conv
 	})
 }
 
-func (s *Service) end(ctx context.Context, id, byAgentName string, check func(Conversation) error) (Conversation, error) {
+func (s *Service) end(ctx context.Context, id string, by staff.Principal, ip string, check func(Conversation) error) (Conversation, error) {
+	var after func(context.Context)
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := ms(s.now())
+		after = nil
+		at := s.now()
+		now := ms(at)
 		if check != nil {
 			c, err := lockConversation(ctx, tx, id, now)
 			if err != nil {
@@ -394,13 +403,21 @@ func (s *Service) end(ctx context.Context, id, byAgentName string, check func(Co
 		if err != nil || !moved {
 			return err
 		}
-		_, _, err = appendMessage(ctx, tx, systemMessage(id, SystemEnded, byAgentName, now))
+		if _, _, err = appendMessage(ctx, tx, systemMessage(id, SystemEnded, by.Name, now)); err != nil {
+			return err
+		}
+		if s.OnEnd != nil {
+			after, err = s.OnEnd(ctx, tx, id, by, ip, at)
+		}
 		return err
 	})
 	if err != nil {
 		return Conversation{}, err
 	}
 	s.notify(ctx, id, true)
+	if after != nil {
+		after(ctx)
+	}
 	// The agent who held it has room for one more. The end stands
 	// whether this works or not; the next end or arrival tries again.
 	if err := s.assignWaiting(ctx); err != nil {
@@ -440,7 +457,7 @@ func (s *Service) EndAbandoned(ctx context.Context) (int, error) {
 	n := 0
 	for _, id := range ids {
 		// Re-checked under the lock: a heartbeat since the query keeps it.
-		_, err := s.end(ctx, id, "", func(c Conversation) error {
+		_, err := s.end(ctx, id, staff.Principal{}, "", func(c Conversation) error {
 			if c.VisitorSeenAt >= cutoff {
 				return errStillHere
 			}

@@ -441,7 +441,16 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 			return err
 		}
 		if fails >= MaxCodeGuesses {
-			refusal = ErrRateLimited
+			// The wait: until the MaxCodeGuesses-th latest wrong guess leaves the window.
+			var at int64
+			if err := tx.QueryRow(ctx, `SELECT at FROM audit_events WHERE brand = ? AND account_id = ? AND event = ?
+				AND outcome = ? ORDER BY at DESC LIMIT 1 OFFSET ?`, staff.AuditBrand, p.ID, EventJoin, ErrInvalidCode.Code,
+				MaxCodeGuesses-1).Scan(&at); err != nil {
+				return err
+			}
+			limited := *ErrRateLimited
+			limited.RetryAfter = int((time.UnixMilli(at).Add(GuessWindow).Sub(now) + time.Second - 1) / time.Second)
+			refusal = &limited
 			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, ErrRateLimited.Code)
 		}
 		var err error
@@ -492,7 +501,6 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 // events deleted unless the brand records, a chat-linked one says so in
 // the chat, audited with who.
 func (s *Service) End(ctx context.Context, who Actor, id, reason string) (Session, error) {
-	now := s.now()
 	var moved bool
 	var sess Session
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -500,28 +508,8 @@ func (s *Service) End(ctx context.Context, who Actor, id, reason string) (Sessio
 		if sess, err = getSession(ctx, tx, "id = ?", id); err != nil {
 			return err
 		}
-		res, err := tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'ended', ended_at = ?, end_reason = ?, code_hmac = '',
-			updated_at = ?, version = version + 1 WHERE id = ? AND status IN ('pending', 'waiting', 'active')`,
-			now.UnixMilli(), reason, now.UnixMilli(), id)
-		if err != nil {
-			return fmt.Errorf("cobrowse end: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		moved = true
-		if !s.records(sess.Brand) {
-			if _, err := tx.Exec(ctx, "DELETE FROM cobrowse_events WHERE session_id = ?", id); err != nil {
-				return err
-			}
-		}
-		if sess.ConversationID != "" {
-			_, err := chat.PostSystem(ctx, tx, sess.ConversationID, chat.SystemCobrowseEnded, sess.AgentName, now, nil)
-			if err != nil && !errors.Is(err, chat.ErrEnded) && !errors.Is(err, chat.ErrNotFound) {
-				return err
-			}
-		}
-		return s.audit(ctx, tx, who, sess, EventEnd, reason)
+		moved, err = s.endInTx(ctx, tx, who, sess, reason, s.now())
+		return err
 	})
 	if err != nil {
 		return Session{}, err
@@ -533,6 +521,97 @@ func (s *Service) End(ctx context.Context, who Actor, id, reason string) (Sessio
 		}
 	}
 	return s.Get(ctx, id)
+}
+
+// endInTx is End's change in tx; false when sess was no longer live.
+func (s *Service) endInTx(ctx context.Context, tx *store.Tx, who Actor, sess Session, reason string, now time.Time) (bool, error) {
+	res, err := tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'ended', ended_at = ?, end_reason = ?, code_hmac = '',
+		updated_at = ?, version = version + 1 WHERE id = ? AND status IN ('pending', 'waiting', 'active')`,
+		now.UnixMilli(), reason, now.UnixMilli(), sess.ID)
+	if err != nil {
+		return false, fmt.Errorf("cobrowse end: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	if !s.records(sess.Brand) {
+		if _, err := tx.Exec(ctx, "DELETE FROM cobrowse_events WHERE session_id = ?", sess.ID); err != nil {
+			return false, err
+		}
+	}
+	if sess.ConversationID != "" {
+		_, err := chat.PostSystem(ctx, tx, sess.ConversationID, chat.SystemCobrowseEnded, sess.AgentName, now, nil)
+		if err != nil && !errors.Is(err, chat.ErrEnded) && !errors.Is(err, chat.ErrNotFound) {
+			return false, err
+		}
+	}
+	return true, s.audit(ctx, tx, who, sess, EventEnd, reason)
+}
+
+// EndWithConversation is chat's OnEnd hook (internal/app sets it): in the
+// transaction ending conversation convID, its live session ends too, for
+// reason agent when a staff member ended the chat, else visitor (the
+// visitor, from ip when known, or the sweep of a silent visitor). The
+// conversation's own "ended" message says it in the chat; after announces
+// the sessions, so both sockets close (rows first).
+func (s *Service) EndWithConversation(ctx context.Context, tx *store.Tx, convID string, by staff.Principal, ip string,
+	now time.Time) (func(context.Context), error) {
+	who, reason := Actor{Staff: by}, ReasonAgent
+	if by.ID == "" {
+		who, reason = Actor{IP: ip}, ReasonVisitor
+	}
+	return s.endOfConversation(ctx, tx, convID, who, reason, now)
+}
+
+// EndWithTransfer is chat's OnTransfer hook (internal/app sets it): in the
+// transaction handing conversation convID to another agent, its live
+// session (pending or active) ends for reason agent, audited with the
+// staff member who transferred it, and says so in the chat
+// (cobrowseEnded): the former holder stops watching, the new holder may
+// ask again. after closes both sockets (rows first).
+func (s *Service) EndWithTransfer(ctx context.Context, tx *store.Tx, convID string, by staff.Principal,
+	now time.Time) (func(context.Context), error) {
+	return s.endOfConversation(ctx, tx, convID, Actor{Staff: by}, ReasonAgent, now)
+}
+
+func (s *Service) endOfConversation(ctx context.Context, tx *store.Tx, convID string, who Actor, reason string,
+	now time.Time) (func(context.Context), error) {
+	rows, err := tx.Query(ctx, "SELECT "+columns+` FROM cobrowse_sessions WHERE conversation_id = ?
+		AND status IN ('pending', 'waiting', 'active')`, convID)
+	if err != nil {
+		return nil, fmt.Errorf("cobrowse of a conversation: %w", err)
+	}
+	var live []Session
+	for rows.Next() {
+		sess, err := scan(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		live = append(live, sess)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var ended []string
+	for _, sess := range live {
+		moved, err := s.endInTx(ctx, tx, who, sess, reason, now)
+		if err != nil {
+			return nil, err
+		}
+		if moved {
+			ended = append(ended, sess.ID)
+		}
+	}
+	if len(ended) == 0 {
+		return nil, nil
+	}
+	return func(ctx context.Context) {
+		for _, id := range ended {
+			s.notify(ctx, id)
+		}
+	}, nil
 }
 
 func (s *Service) records(brandID string) bool {

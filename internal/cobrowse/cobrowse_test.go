@@ -2,6 +2,7 @@ package cobrowse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,9 +31,9 @@ func TestCodeSession(t *testing.T) {
 			t.Fatalf("code %q: six digits, stored only as its HMAC", code)
 		}
 		vs := v.socket("/api/v1/cobrowse/socket")
-		vs.nextState(StatusWaiting)
-		vs.send(map[string]any{"type": "event", "data": map[string]any{"type": 2, "secret": "before"}})
-		if f := vs.next("error"); f["errorCode"] != ErrNotActive.Code {
+		vs.NextState(StatusWaiting)
+		vs.Send(map[string]any{"type": "event", "data": map[string]any{"type": 2, "secret": "before"}})
+		if f := vs.Next("error"); f["errorCode"] != ErrNotActive.Code {
 			t.Fatalf("event before the agent joined: %v", f)
 		}
 		a := e.agent(p)
@@ -40,50 +41,43 @@ func TestCodeSession(t *testing.T) {
 		if out["id"] != id || out["status"] != StatusActive || out["agentName"] != p.Name {
 			t.Fatalf("join: %v", out)
 		}
-		vs.nextState(StatusActive)
+		vs.NextState(StatusActive)
 		view := a.socket("/console/sessions/" + id + "/socket")
-		if f := view.next("state"); f["status"] != StatusActive {
+		if f := view.Next("state"); f["status"] != StatusActive {
 			t.Fatalf("viewer state: %v", f)
 		}
-		vs.next("snapshot")
+		vs.Next("snapshot")
 		for i := range 5 {
-			vs.send(map[string]any{"type": "event", "data": map[string]any{"type": 3, "n": i}})
+			vs.Send(map[string]any{"type": "event", "data": map[string]any{"type": 3, "n": i}})
 		}
 		var last float64
 		for i := range 5 {
-			f := view.next("event")
+			f := view.Next("event")
 			if f["data"].(map[string]any)["n"] != float64(i) || f["seq"].(float64) <= last {
 				t.Fatalf("event %d: %v (after seq %v)", i, f, last)
 			}
 			last = f["seq"].(float64)
 		}
-		view.conn.Close(websocket.StatusNormalClosure, "")
-		vs.send(map[string]any{"type": "event", "data": map[string]any{"n": 5}})
-		vs.send(map[string]any{"type": "event", "data": map[string]any{"n": 6}})
+		view.Conn.Close(websocket.StatusNormalClosure, "")
+		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": 5}})
+		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": 6}})
 		e.eventually("two more events", func() bool { return e.session(id).LastSeq >= int64(last)+2 })
 		view = a.socket(fmt.Sprintf("/console/sessions/%s/socket?after=%d", id, int64(last)))
 		for _, n := range []float64{5, 6} {
-			if f := view.next("event"); f["data"].(map[string]any)["n"] != n {
+			if f := view.Next("event"); f["data"].(map[string]any)["n"] != n {
 				t.Fatalf("resumed: %v, want n=%v", f, n)
 			}
 		}
-		vs.next("snapshot") // the second viewer connection asks again
-		view.send(map[string]any{"type": "pointer", "data": map[string]any{"x": 10, "y": 20}})
-		if f := vs.next("pointer"); f["data"].(map[string]any)["x"] != float64(10) {
+		vs.Next("snapshot") // the second viewer connection asks again
+		view.Send(map[string]any{"type": "pointer", "data": map[string]any{"x": 10, "y": 20}})
+		if f := vs.Next("pointer"); f["data"].(map[string]any)["x"] != float64(10) {
 			t.Fatalf("pointer: %v", f)
 		}
 		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 8 {
 			t.Fatalf("%d events stored, want 8 (7 visitor's, 1 pointer)", n)
 		}
-		vs.send(map[string]any{"type": "end"})
-		for _, w := range []*ws{vs, view} {
-			if f := w.nextState(StatusEnded); f["reason"] != ReasonVisitor {
-				t.Fatalf("end: %v", f)
-			}
-			if got := w.closeStatus(); got != websocket.StatusNormalClosure {
-				t.Fatalf("close %d, want 1000", got)
-			}
-		}
+		vs.Send(map[string]any{"type": "end"})
+		e.endedFor(ReasonVisitor, vs, view)
 		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 0 {
 			t.Fatalf("%d events kept after the end (belair does not record)", n)
 		}
@@ -99,7 +93,7 @@ func TestCodeSession(t *testing.T) {
 			t.Fatal("join not audited with the staff id")
 		}
 		// The socket after the end: 4404.
-		if got := v.socket("/api/v1/cobrowse/socket").closeStatus(); got != CloseUnknown {
+		if got := v.socket("/api/v1/cobrowse/socket").CloseStatus(); got != CloseUnknown {
 			t.Fatalf("socket after the end: %d", got)
 		}
 	})
@@ -122,13 +116,20 @@ func TestCodeExpiresAndGuesses(t *testing.T) {
 		for range MaxCodeGuesses - 1 {
 			a.want("POST", "/console/join", `{"code":"`+wrong+`"}`, 404, ErrInvalidCode.Code)
 		}
-		// Guesses past five are refused even with the right code.
+		// Guesses past five are refused even with the right code, with
+		// the wait until the oldest of the five leaves the window.
+		e.clock.Advance(time.Minute)
 		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 429, ErrRateLimited.Code)
+		if got := a.last.Get("Retry-After"); got != "540" {
+			t.Fatalf("Retry-After %q, want 540", got)
+		}
 		// Another agent is not held back by a1's guesses.
 		e.agent(q).want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
 		e.clock.Advance(GuessWindow)
 		_, _, code = e.codeSession()
-		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
+		if out := a.want("POST", "/console/join", `{"code":"`+code+`"}`, 200, ""); out["language"] != "en" || out["brand"] != "belair" {
+			t.Fatalf("join answer: %v", out)
+		}
 	})
 }
 
@@ -218,22 +219,10 @@ func TestChatRequest(t *testing.T) {
 		if out["status"] != StatusActive || v.cookies[DevCookieName] == "" {
 			t.Fatalf("accept: %v", out)
 		}
-		vs := v.socket("/api/v1/cobrowse/socket")
-		vs.nextState(StatusActive)
-		view := e.agent(p).socket("/console/sessions/" + id2 + "/socket")
-		vs.next("snapshot")
-		vs.send(map[string]any{"type": "event", "data": map[string]any{"type": 2}})
-		view.next("event")
+		vs, view := e.watched(v, p, id2)
 		// The agent ends it: both sockets close, the chat says so.
 		e.agent(p).want("POST", "/console/sessions/"+id2+"/end", "", 200, "")
-		for _, w := range []*ws{vs, view} {
-			if f := w.nextState(StatusEnded); f["reason"] != ReasonAgent {
-				t.Fatalf("end: %v", f)
-			}
-			if got := w.closeStatus(); got != websocket.StatusNormalClosure {
-				t.Fatalf("close %d", got)
-			}
-		}
+		e.endedFor(ReasonAgent, vs, view)
 		want := []string{chat.SystemCobrowseRequest + "=" + id, chat.SystemCobrowseDeclined + "=" + p.Name,
 			chat.SystemCobrowseRequest + "=" + id2, chat.SystemCobrowseAccepted + "=" + p.Name, chat.SystemCobrowseEnded + "=" + p.Name}
 		got := e.systemKeys(convID)
@@ -274,10 +263,10 @@ func TestCapAndVisitorGone(t *testing.T) {
 		p := e.addStaff("a1", "belair")
 		_, vs, id := e.activeCode(p)
 		view := e.agent(p).socket("/console/sessions/" + id + "/socket")
-		vs.next("snapshot")
+		vs.Next("snapshot")
 		e.clock.Advance(MaxDuration - time.Millisecond)
-		vs.send(map[string]any{"type": "ping"})
-		vs.next("pong")
+		vs.Send(map[string]any{"type": "ping"})
+		vs.Next("pong")
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended before 60 minutes")
 		}
@@ -286,29 +275,29 @@ func TestCapAndVisitorGone(t *testing.T) {
 			t.Fatal("not ended at 60 minutes")
 		}
 		for _, w := range []*ws{vs, view} {
-			if f := w.nextState(StatusEnded); f["reason"] != ReasonCap {
+			if f := w.NextState(StatusEnded); f["reason"] != ReasonCap {
 				t.Fatalf("cap: %v", f)
 			}
-			w.closeStatus()
+			w.CloseStatus()
 		}
 
 		// The visitor's socket closes; back within 30 s it goes on, not
 		// back within 30 s it ends.
 		v, vs, id := e.activeCode(p)
-		vs.conn.Close(websocket.StatusGoingAway, "")
+		vs.Conn.Close(websocket.StatusGoingAway, "")
 		e.eventually("the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
 		e.clock.Advance(GoneAfter - time.Millisecond)
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended within 30 s")
 		}
 		vs = v.socket("/api/v1/cobrowse/socket")
-		vs.nextState(StatusActive)
+		vs.NextState(StatusActive)
 		e.eventually("the visitor back", func() bool { return e.session(id).VisitorLeftAt == 0 })
 		e.clock.Advance(GoneAfter)
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended with the visitor's socket open")
 		}
-		vs.conn.Close(websocket.StatusGoingAway, "")
+		vs.Conn.Close(websocket.StatusGoingAway, "")
 		e.eventually("the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
 		e.clock.Advance(GoneAfter)
 		if n, _ := e.svc.Sweep(ctx); n != 1 || e.session(id).EndReason != ReasonVisitorGone {
@@ -329,16 +318,28 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 			t.Fatal("refusal not audited")
 		}
 		e.agent(belair).want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
-		if _, res, err := e.agent(intact).dial("/console/sessions/" + id + "/socket"); err == nil || res.StatusCode != 403 {
-			t.Fatalf("other brand's viewer: %v", err)
+		// Refused after the upgrade with a close code the console does not
+		// reconnect after (a status before it shows as 1006 in a browser).
+		if got := e.agent(intact).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseForbidden {
+			t.Fatalf("other brand's viewer: close %d, want %d", got, CloseForbidden)
 		}
 		e.agent(intact).want("POST", "/console/sessions/"+id+"/end", "", 403, ErrForbiddenBrand.Code)
 		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", EventForbidden, intact.ID) != 3 {
 			t.Fatal("viewer and end refusals not audited")
 		}
 		other := e.addStaff("ab2", "belair")
-		if _, res, err := e.agent(other).dial("/console/sessions/" + id + "/socket"); err == nil || res.StatusCode != 409 {
-			t.Fatalf("not the session's agent: %v", err)
+		if got := e.agent(other).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseNotHolder {
+			t.Fatalf("not the session's agent: close %d, want %d", got, CloseNotHolder)
+		}
+		// No staff session: 4401; an unknown or malformed id: 4404.
+		nobody := &client{e: e, host: "console.test", cookies: map[string]string{}}
+		if got := nobody.socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseSignedOut {
+			t.Fatalf("signed out: close %d, want %d", got, CloseSignedOut)
+		}
+		for _, unknown := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "not%20an%20id"} {
+			if got := e.agent(belair).socket("/console/sessions/" + unknown + "/socket").CloseStatus(); got != CloseUnknown {
+				t.Fatalf("unknown %s: close %d, want %d", unknown, got, CloseUnknown)
+			}
 		}
 		if e.session(id).Status != StatusActive {
 			t.Fatal("session touched by refusals")
@@ -400,31 +401,186 @@ func TestFrameLimits(t *testing.T) {
 		_, vs, id := e.activeCode(p)
 		// The clock stands still: the bucket's burst and nothing more.
 		for i := range 2*EventRate + 3 {
-			vs.send(map[string]any{"type": "event", "data": map[string]any{"n": i}})
+			vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": i}})
 		}
 		for range 3 {
-			if f := vs.next("error"); f["errorCode"] != ErrRateLimited.Code {
+			if f := vs.Next("error"); f["errorCode"] != ErrRateLimited.Code {
 				t.Fatalf("over the rate: %v", f)
 			}
 		}
-		vs.send(map[string]any{"type": "ping"})
-		vs.next("pong")
+		vs.Send(map[string]any{"type": "ping"})
+		vs.Next("pong")
 		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 2*EventRate {
 			t.Fatalf("%d events stored, want %d", n, 2*EventRate)
 		}
 		e.clock.Advance(time.Second)
 		big := `{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes) + `"}`
-		vs.sendRaw([]byte(big))
-		if f := vs.next("error"); f["errorCode"] != ErrTooLarge.Code {
+		vs.SendRaw([]byte(big))
+		if f := vs.Next("error"); f["errorCode"] != ErrTooLarge.Code {
 			t.Fatalf("too large: %v", f)
 		}
-		vs.send(map[string]any{"type": "event", "data": map[string]any{"n": "after"}})
+		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": "after"}})
 		e.eventually("one more event", func() bool {
 			return e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id) == 2*EventRate+1
 		})
-		vs.sendRaw([]byte(`{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes+2048) + `"}`))
-		if got := vs.closeStatus(); got != websocket.StatusMessageTooBig {
+		vs.SendRaw([]byte(`{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes+2048) + `"}`))
+		if got := vs.CloseStatus(); got != websocket.StatusMessageTooBig {
 			t.Fatalf("frame over the read limit: close %d, want 1009", got)
+		}
+	})
+}
+
+// Ending a chat conversation ends its live co-browse session in the same
+// transaction (chat's OnEnd hook, wired by internal/app as here): an
+// active one closes both sockets with 1000 after an ended state, a
+// pending request can no longer be accepted; audited, events deleted.
+func TestChatEndEndsCobrowse(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		p := e.addStaff("a1", "scotia", "belair")
+
+		// Active, the agent ends the chat.
+		convID, id, vs, view := e.sharedChat(p)
+		if _, err := e.chat.EndBy(ctx, p, convID); err != nil {
+			t.Fatal(err)
+		}
+		if s := e.session(id); s.Status != StatusEnded || s.EndReason != ReasonAgent {
+			t.Fatalf("after the chat's end: %+v", s)
+		}
+		e.endedFor(ReasonAgent, vs, view)
+		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 0 {
+			t.Fatalf("%d events left", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?`,
+			EventEnd, ReasonAgent, p.ID, "%session="+id+" conversation="+convID+"%"); n != 1 {
+			t.Fatalf("%d cobrowse.end audit rows by the agent", n)
+		}
+
+		// Pending, the visitor ends the chat: the request is over, audited
+		// with the visitor's address.
+		convID, chatSecret := e.conversation("scotia", p)
+		id = e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)
+		if _, err := e.chat.EndFromVisitor(ctx, convID, "203.0.113.9"); err != nil {
+			t.Fatal(err)
+		}
+		if s := e.session(id); s.Status != StatusEnded || s.EndReason != ReasonVisitor {
+			t.Fatalf("pending after the chat's end: %+v", s)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND ip = ? AND detail LIKE ?`,
+			EventEnd, ReasonVisitor, "203.0.113.9", "%session="+id+"%"); n != 1 {
+			t.Fatalf("%d cobrowse.end audit rows with the visitor's address", n)
+		}
+		v := e.visitor("scotia")
+		v.cookies[chat.DevCookieName] = chatSecret
+		v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 409, ErrState.Code)
+
+		// A conversation already ended ends nothing more; another
+		// conversation's session is untouched.
+		_, vs2, other := e.activeCode(p)
+		if _, err := e.chat.End(ctx, convID, ""); err != nil {
+			t.Fatal(err)
+		}
+		if s := e.session(other); s.Status != StatusActive {
+			t.Fatalf("a code session ended with a chat: %+v", s)
+		}
+		vs2.Conn.Close(websocket.StatusNormalClosure, "")
+	})
+}
+
+// TestTransferEndsCobrowse (a reviewer's find): a chat's transfer used to
+// leave its co-browse session with the former holder, who kept watching
+// the visitor's screen of a conversation no longer theirs, while the new
+// holder's viewer was refused and a new request was COBROWSE_PENDING. The
+// transfer's transaction (chat's OnTransfer hook) now ends it: reason
+// agent, cobrowseEnded in the chat, both sockets closed, audited with the
+// staff member who transferred; the new holder may ask again.
+func TestTransferEndsCobrowse(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		a1 := e.addStaff("a1", "scotia")
+		a2 := e.addStaff("a2", "scotia")
+		convID, id, vs, view := e.sharedChat(a1)
+		if err := e.chat.SetAvailability(ctx, a2.ID, chat.AgentAvailable, []string{"en"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.chat.Transfer(ctx, a1, convID, a2.ID); err != nil {
+			t.Fatal(err)
+		}
+		s := e.session(id)
+		if s.Status != StatusEnded || s.EndReason != ReasonAgent {
+			t.Fatalf("after the transfer: %s %s, want ended (agent)", s.Status, s.EndReason)
+		}
+		// Both sockets told and closed: the former holder sees no more.
+		for name, w := range map[string]*ws{"visitor": vs, "former holder's viewer": view} {
+			if st := w.NextState(StatusEnded); st["reason"] != ReasonAgent {
+				t.Errorf("%s: %v", name, st)
+			}
+			if got := w.CloseStatus(); got != 1000 {
+				t.Errorf("%s: close %d, want 1000", name, got)
+			}
+		}
+		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?",
+			EventEnd, ReasonAgent, a1.ID, "%session="+id+"%") != 1 {
+			t.Error("the end is not audited with the staff member who transferred")
+		}
+		if e.count("SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ? AND system_key = ?", convID,
+			chat.SystemCobrowseEnded) != 1 {
+			t.Error("no cobrowseEnded in the chat")
+		}
+		// The new holder's viewer of the old session: a close code, not
+		// an HTTP refusal (no reconnecting for ever).
+		if got := e.agent(a2).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseNotHolder {
+			t.Errorf("the new holder's viewer of the old session: close %d, want %d", got, CloseNotHolder)
+		}
+		// The former holder's viewer cannot come back.
+		if got := e.agent(a1).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseUnknown {
+			t.Errorf("the former holder's viewer back: close %d, want %d", got, CloseUnknown)
+		}
+		// The new holder asks again, the former may not.
+		e.agent(a1).want("POST", "/console/chat/"+convID+"/cobrowse", "", 409, chat.ErrNotHolder.Code)
+		e.agent(a2).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")
+	})
+}
+
+// TestViewerRechecksSession: each of the viewer's pings re-runs the staff
+// session's check: signed out or disabled closes it with 4401, a brand no
+// longer served with 4403; a database error keeps it (the next ping
+// retries).
+func TestViewerRechecksSession(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		for _, tc := range []struct {
+			name  string
+			check func(p staff.Principal) (staff.Principal, error)
+			want  websocket.StatusCode
+		}{
+			{"signed out", func(staff.Principal) (staff.Principal, error) { return staff.Principal{}, staff.ErrNoSession }, CloseSignedOut},
+			{"brand taken away", func(p staff.Principal) (staff.Principal, error) {
+				p.Brands = []string{"intact"}
+				return p, nil
+			}, CloseForbidden},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e := newEnv(t, db)
+				a := e.addStaff("a-"+strings.ReplaceAll(tc.name, " ", "-"), "belair")
+				_, _, id := e.activeCode(a)
+				vw := e.agent(a).socket("/console/sessions/" + id + "/socket?after=0")
+				vw.NextState(StatusActive)
+				// A database error: the viewer stays.
+				e.mu.Lock()
+				e.check = func(string) (staff.Principal, error) { return staff.Principal{}, errors.New("database away") }
+				e.mu.Unlock()
+				vw.Send(map[string]string{"type": "ping"})
+				vw.Next("pong")
+				e.mu.Lock()
+				e.check = func(string) (staff.Principal, error) { return tc.check(a) }
+				e.mu.Unlock()
+				vw.Send(map[string]string{"type": "ping"})
+				if _, code := vw.ReadAll(); code != tc.want {
+					t.Fatalf("after the check: close %d, want %d", code, tc.want)
+				}
+			})
 		}
 	})
 }

@@ -51,6 +51,7 @@ type SessionAnswer struct {
 	Status         string  `json:"status"`
 	Origin         string  `json:"origin"`
 	Brand          string  `json:"brand"`
+	Language       string  `json:"language,omitempty"`
 	ConversationID string  `json:"conversationId,omitempty"`
 	AgentName      string  `json:"agentName,omitempty"`
 	Code           string  `json:"code,omitempty"`
@@ -59,7 +60,7 @@ type SessionAnswer struct {
 }
 
 func answerOf(s Session) SessionAnswer {
-	a := SessionAnswer{ID: s.ID, Status: s.Status, Origin: s.Origin, Brand: s.Brand, ConversationID: s.ConversationID,
+	a := SessionAnswer{ID: s.ID, Status: s.Status, Origin: s.Origin, Brand: s.Brand, Language: s.Language, ConversationID: s.ConversationID,
 		AgentName: s.AgentName, EndReason: s.EndReason}
 	if s.Status == StatusWaiting || s.Status == StatusPending {
 		exp := s.CodeExpiresAt
@@ -207,6 +208,11 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
 type ConsoleHandler struct {
 	Service *Service
 	Hub     *Hub
+	// Session, when set, gives a viewer socket the check of the staff
+	// session it opened with; each of the viewer's pings re-runs it, so a
+	// staff member signed out, expired or disabled stops watching (4401)
+	// and one whose brands changed too (4403).
+	Session func(r *http.Request) func(context.Context) (staff.Principal, error)
 }
 
 func principal(r *http.Request) (Actor, error) {
@@ -293,27 +299,70 @@ func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Socket is GET /api/console/v1/cobrowse/sessions/{id}/socket?after=N: the
-// agent's viewer. Each connection is audited and asks the visitor for a
-// full snapshot.
-func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
-	who, err := principal(r)
-	if err != nil {
-		return err
+// The viewer socket's refusals, after the upgrade (a status before it
+// shows as 1006 in a browser, which would reconnect for ever): the
+// console does not reconnect after any of them.
+const (
+	// CloseSignedOut: no valid staff session (signed out, expired).
+	CloseSignedOut websocket.StatusCode = 4401
+	// CloseForbidden: a brand the staff member does not serve (audited
+	// console.forbidden, once per attempt).
+	CloseForbidden websocket.StatusCode = 4403
+	// CloseNotHolder: another agent's session.
+	CloseNotHolder websocket.StatusCode = 4409
+)
+
+var refusalReason = map[websocket.StatusCode]string{CloseSignedOut: "signed out", CloseForbidden: "forbidden brand",
+	CloseNotHolder: "not holder", CloseUnknown: "no session"}
+
+// viewerRefusal is the close code of a refusal of the viewer socket (0:
+// none of the known ones; the error answers before the upgrade).
+func viewerRefusal(err error) websocket.StatusCode {
+	switch {
+	case errors.Is(err, staff.ErrSignInRequired):
+		return CloseSignedOut
+	case errors.Is(err, ErrForbiddenBrand):
+		return CloseForbidden
+	case errors.Is(err, ErrNotHolder):
+		return CloseNotHolder
+	case errors.Is(err, ErrNotFound), errors.Is(err, api.ErrNotFound):
+		return CloseUnknown
 	}
+	var e *api.Error
+	if errors.As(err, &e) && e.Status == http.StatusBadRequest {
+		return CloseUnknown // not an id: no such session
+	}
+	return 0
+}
+
+// Socket is GET /api/console/v1/cobrowse/sessions/{id}/socket?after=N: the
+// agent's viewer (route kind ConsoleSocket). Refusals come after the
+// upgrade as close codes: 4401 not signed in, 4403 a brand not served,
+// 4409 another agent's, 4404 unknown or not active. Each connection is
+// audited and asks the visitor for a full snapshot.
+func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if !chat.SameOrigin(r) {
 		return chat.ErrCrossOrigin
 	}
-	s, err := h.held(r, who)
-	if err != nil {
+	who, err := principal(r)
+	var s Session
+	if err == nil {
+		s, err = h.held(r, who)
+	}
+	code := viewerRefusal(err)
+	if err != nil && code == 0 {
 		return err
 	}
 	after, err := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	if err != nil || after < 0 {
 		after = 0
 	}
-	conn, err := accept(w, r, MaxPointer+1024)
-	if err != nil {
+	conn, aerr := accept(w, r, MaxPointer+1024)
+	if aerr != nil {
+		return nil
+	}
+	if code != 0 {
+		_ = conn.Close(code, refusalReason[code])
 		return nil
 	}
 	if s.Status != StatusActive {
@@ -326,6 +375,10 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 		_ = conn.Close(websocket.StatusInternalError, "")
 		return nil
 	}
-	go h.Hub.serveViewer(conn, s, who, after)
+	var check func(context.Context) (staff.Principal, error)
+	if h.Session != nil {
+		check = h.Session(r)
+	}
+	go h.Hub.serveViewer(conn, s, who, after, check)
 	return nil
 }

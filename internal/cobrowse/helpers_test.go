@@ -12,10 +12,10 @@ import (
 
 	"github.com/coder/websocket"
 
-	"guichet/config"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
+	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/testclock"
@@ -38,18 +38,25 @@ type env struct {
 	svc    *Service
 	hub    *Hub
 	srv    *httptest.Server
-	mu     sync.Mutex
-	staff  map[string]staff.Principal
+	front  *fanouttest.Front
+	mu     sync.Mutex // record's and check's
+	// check, when set, answers a viewer socket's session re-check for the
+	// staff id it opened with (the application's staff.Service.Check).
+	check func(staffID string) (staff.Principal, error)
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &env{t: t, db: db, clock: testclock.At(tuesday10), brands: reg, record: map[string]bool{}, staff: map[string]staff.Principal{}}
-	e.chat = &chat.Service{DB: db, Brands: reg.ByID, Now: e.clock.Now, Limiter: throttle.New(db, e.clock.Now), Notifier: &chat.LocalNotifier{}}
+	return newEnvWith(t, db, &chat.LocalNotifier{})
+}
+
+// newEnvWith is newEnv with its own Notifier (an instance among several).
+func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
+	t.Helper()
+	front := fanouttest.NewFront(t)
+	reg := front.Brands
+	e := &env{t: t, db: db, clock: testclock.At(tuesday10), brands: reg, record: map[string]bool{}, front: front}
+	e.chat = &chat.Service{DB: db, Brands: reg.ByID, Now: e.clock.Now, Limiter: throttle.New(db, e.clock.Now), Notifier: n}
 	brands := func(id string) (*brand.Brand, bool) {
 		b, ok := reg.ByID(id)
 		e.mu.Lock()
@@ -61,13 +68,27 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		}
 		return b, ok
 	}
+	var err error
 	if e.svc, err = New(context.Background(), db, e.chat, brands, e.clock.Now); err != nil {
 		t.Fatal(err)
 	}
+	e.chat.OnEnd = e.svc.EndWithConversation
+	e.chat.OnTransfer = e.svc.EndWithTransfer
 	e.hub = NewHub(e.svc)
 	t.Cleanup(e.hub.Shutdown)
 	v := &Handler{Service: e.svc, Hub: e.hub}
-	c := &ConsoleHandler{Service: e.svc, Hub: e.hub}
+	c := &ConsoleHandler{Service: e.svc, Hub: e.hub, Session: func(r *http.Request) func(context.Context) (staff.Principal, error) {
+		id := r.Header.Get("X-Test-Staff")
+		return func(context.Context) (staff.Principal, error) {
+			e.mu.Lock()
+			check := e.check
+			e.mu.Unlock()
+			if check == nil {
+				return staff.Principal{ID: id, Role: staff.RoleAgent}, nil
+			}
+			return check(id)
+		}
+	}}
 	mux := http.NewServeMux()
 	for p, h := range map[string]api.Handler{
 		"POST /api/v1/cobrowse/sessions":              v.Start,
@@ -82,35 +103,14 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	} {
 		mux.Handle(p, h)
 	}
-	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, _ := strings.Cut(r.Host, ":")
-		if b, ok := reg.ByID(strings.Split(host, ".")[0]); ok {
-			r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: b, Province: "on", Language: "en", Dev: true}))
-		}
-		e.mu.Lock()
-		p, ok := e.staff[r.Header.Get("X-Test-Staff")]
-		e.mu.Unlock()
-		if ok {
-			r = r.WithContext(staff.WithPrincipal(r.Context(), p))
-		}
-		mux.ServeHTTP(w, r)
-	}))
+	e.srv = httptest.NewServer(front.Handler(mux))
 	t.Cleanup(e.srv.Close)
 	return e
 }
 
 func (e *env) addStaff(id string, brands ...string) staff.Principal {
 	e.t.Helper()
-	_, err := e.db.Exec(context.Background(), `INSERT INTO staff_accounts (id, email, name, role, brands, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, id+"@example.com", "Agent "+id, "agent", strings.Join(brands, ","), 1, 1)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	p := staff.Principal{ID: id, Name: "Agent " + id, Email: id + "@example.com", Role: staff.RoleAgent, Brands: brands}
-	e.mu.Lock()
-	e.staff[id] = p
-	e.mu.Unlock()
-	return p
+	return e.front.AddStaff(e.t, e.db, id, "Agent "+id, staff.RoleAgent, brands...)
 }
 
 // client is a browser: on a brand host (visitor) or the console (staff).
@@ -119,6 +119,7 @@ type client struct {
 	host    string
 	staffID string
 	cookies map[string]string
+	last    http.Header // the last answer's headers
 }
 
 func (e *env) visitor(brandID string) *client {
@@ -158,6 +159,7 @@ func (c *client) do(method, path, body string) (int, map[string]any) {
 	for _, k := range res.Cookies() {
 		c.cookies[k.Name] = k.Value
 	}
+	c.last = res.Header
 	var out map[string]any
 	_ = json.NewDecoder(res.Body).Decode(&out)
 	return res.StatusCode, out
@@ -172,26 +174,13 @@ func (c *client) want(method, path, body string, status int, code string) map[st
 	return out
 }
 
-type ws struct {
-	t    *testing.T
-	conn *websocket.Conn
-}
+type ws = fanouttest.WS
 
 func (c *client) dial(path string) (*ws, *http.Response, error) {
 	c.e.t.Helper()
 	h := c.header()
 	h.Set("Origin", "http://"+c.host)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(c.e.srv.URL, "http")+path,
-		&websocket.DialOptions{Host: c.host, HTTPHeader: h})
-	if err != nil {
-		return nil, res, err
-	}
-	conn.SetReadLimit(4 << 20)
-	w := &ws{t: c.e.t, conn: conn}
-	c.e.t.Cleanup(func() { conn.CloseNow() })
-	return w, res, nil
+	return fanouttest.Dial(c.e.t, c.e.srv.URL, path, c.host, h)
 }
 
 func (c *client) socket(path string) *ws {
@@ -205,68 +194,6 @@ func (c *client) socket(path string) *ws {
 		c.e.t.Fatalf("dial %s: %v (%d)", path, err, status)
 	}
 	return w
-}
-
-func (w *ws) read() map[string]any {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, data, err := w.conn.Read(ctx)
-	if err != nil {
-		w.t.Fatalf("read: %v", err)
-	}
-	var f map[string]any
-	if err := json.Unmarshal(data, &f); err != nil {
-		w.t.Fatal(err)
-	}
-	return f
-}
-
-// next reads frames until one of type typ.
-func (w *ws) next(typ string) map[string]any {
-	w.t.Helper()
-	for {
-		if f := w.read(); f["type"] == typ {
-			return f
-		}
-	}
-}
-
-// nextState reads until a state frame of status.
-func (w *ws) nextState(status string) map[string]any {
-	w.t.Helper()
-	for {
-		if f := w.next("state"); f["status"] == status {
-			return f
-		}
-	}
-}
-
-func (w *ws) send(v any) {
-	w.t.Helper()
-	b, _ := json.Marshal(v)
-	w.sendRaw(b)
-}
-
-func (w *ws) sendRaw(b []byte) {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := w.conn.Write(ctx, websocket.MessageText, b); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// closeStatus reads until the socket closes and returns its close code.
-func (w *ws) closeStatus() websocket.StatusCode {
-	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		if _, _, err := w.conn.Read(ctx); err != nil {
-			return websocket.CloseStatus(err)
-		}
-	}
 }
 
 // eventually waits (up to 10 s, then fails) for cond: what another
@@ -315,11 +242,18 @@ func (e *env) codeSession() (*client, string, string) {
 // activeCode is a code session the agent joined, the visitor's socket open.
 func (e *env) activeCode(p staff.Principal) (*client, *ws, string) {
 	e.t.Helper()
+	return e.activeCodeVia(e, p)
+}
+
+// activeCodeVia is activeCode with the agent joining through another
+// instance's server (agents: that instance's env).
+func (e *env) activeCodeVia(agents *env, p staff.Principal) (*client, *ws, string) {
+	e.t.Helper()
 	v, id, code := e.codeSession()
 	vs := v.socket("/api/v1/cobrowse/socket")
-	vs.nextState(StatusWaiting)
-	e.agent(p).want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
-	vs.nextState(StatusActive)
+	vs.NextState(StatusWaiting)
+	agents.agent(p).want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
+	vs.NextState(StatusActive)
 	return v, vs, id
 }
 
@@ -358,4 +292,44 @@ func (e *env) systemKeys(convID string) []string {
 		}
 	}
 	return out
+}
+
+// endedFor checks that each socket got the ended state with reason, then
+// the close 1000.
+func (e *env) endedFor(reason string, sockets ...*ws) {
+	e.t.Helper()
+	for _, w := range sockets {
+		if f := w.NextState(StatusEnded); f["reason"] != reason {
+			e.t.Fatalf("end: %v, want reason %s", f, reason)
+		}
+		if got := w.CloseStatus(); got != websocket.StatusNormalClosure {
+			e.t.Fatalf("close %d, want 1000", got)
+		}
+	}
+}
+
+// sharedChat is a scotia conversation held by p whose visitor accepted
+// p's request and shares the screen, watched by p's viewer.
+func (e *env) sharedChat(p staff.Principal) (convID, id string, vs, view *ws) {
+	e.t.Helper()
+	convID, chatSecret := e.conversation("scotia", p)
+	id = e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)
+	v := e.visitor("scotia")
+	v.cookies[chat.DevCookieName] = chatSecret
+	v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 200, "")
+	vs, view = e.watched(v, p, id)
+	return convID, id, vs, view
+}
+
+// watched opens the visitor's socket of active session id and agent p's
+// viewer, and sees one event go from one to the other.
+func (e *env) watched(v *client, p staff.Principal, id string) (vs, view *ws) {
+	e.t.Helper()
+	vs = v.socket("/api/v1/cobrowse/socket")
+	vs.NextState(StatusActive)
+	view = e.agent(p).socket("/console/sessions/" + id + "/socket")
+	vs.Next("snapshot")
+	vs.Send(map[string]any{"type": "event", "data": map[string]any{"type": 2}})
+	view.Next("event")
+	return vs, view
 }

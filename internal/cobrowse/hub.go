@@ -13,18 +13,18 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/api"
+	"guichet/internal/fanout"
+	"guichet/internal/staff"
 )
 
-// Socket timing and close codes (docs/cobrowse.md).
+// Socket limits and close codes (docs/cobrowse.md; the timing is
+// fanout's: IdleTimeout, WriteTimeout).
 const (
-	idleTimeout  = 75 * time.Second
-	writeTimeout = 10 * time.Second
 	maxBadFrames = 5
 	// CloseUnknown: no live session; do not reconnect.
 	CloseUnknown websocket.StatusCode = 4404
 	// DefaultPollInterval is how often the hub polls and sweeps.
 	DefaultPollInterval = 2 * time.Second
-	pollMargin          = 10 * time.Second
 )
 
 // Hub fans the sessions' rows out to this instance's sockets, woken by the
@@ -33,28 +33,31 @@ type Hub struct {
 	svc          *Service
 	PollInterval time.Duration
 
-	mu     sync.Mutex
-	subs   map[string]map[*sub]struct{}
-	socks  map[*socket]struct{}
-	closed bool
-	ctx    context.Context
-	stop   context.CancelFunc
+	mu    sync.Mutex
+	subs  map[string]map[*sub]struct{}
+	socks *fanout.Sockets
+	ctx   context.Context
+	stop  context.CancelFunc
 }
 
 // NewHub builds the hub of a service and listens to its Notifier.
 func NewHub(svc *Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, subs: map[string]map[*sub]struct{}{},
-		socks: map[*socket]struct{}{}, ctx: ctx, stop: stop}
+		socks: fanout.NewSockets(ctx), ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}
 	return h
 }
 
+// wake is the Notifier's listener: a session's topic wakes its
+// subscriptions, fanout.TopicAll (wake-ups may have been lost) every
+// subscription, which reads its session and the events after its last seq.
 func (h *Hub) wake(topic string) {
 	id, ok := strings.CutPrefix(topic, "cobrowse:")
-	if !ok {
+	all := topic == fanout.TopicAll
+	if !ok && !all {
 		return
 	}
 	h.mu.Lock()
@@ -62,9 +65,16 @@ func (h *Hub) wake(topic string) {
 	for s := range h.subs[id] {
 		list = append(list, s)
 	}
+	if all {
+		for _, set := range h.subs {
+			for s := range set {
+				list = append(list, s)
+			}
+		}
+	}
 	h.mu.Unlock()
 	for _, s := range list {
-		s.wake()
+		s.Wake()
 	}
 }
 
@@ -86,85 +96,54 @@ func (h *Hub) subscribe(s *sub, on bool) {
 	}
 }
 
-func (h *Hub) register(s *socket, on bool) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if on && h.closed {
-		return false
-	}
-	if on {
-		h.socks[s] = struct{}{}
-	} else {
-		delete(h.socks, s)
-	}
-	return true
-}
-
 // Sockets is how many co-browse sockets are open on this instance.
-func (h *Hub) Sockets() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.socks)
-}
+func (h *Hub) Sockets() int { return h.socks.Len() }
 
 // Shutdown closes every socket with 1012 and stops the poll.
 func (h *Hub) Shutdown() {
-	h.mu.Lock()
-	h.closed = true
-	list := make([]*socket, 0, len(h.socks))
-	for s := range h.socks {
-		list = append(list, s)
-	}
-	h.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, s := range list {
-		wg.Go(func() { _ = s.conn.Close(websocket.StatusServiceRestart, "server restarting") })
-	}
-	wg.Wait()
+	h.socks.Shutdown()
 	h.stop()
 }
 
 // Run polls and sweeps until ctx is done, and closes silent sockets.
 func (h *Hub) Run(ctx context.Context) error {
-	t := time.NewTicker(h.PollInterval)
-	defer t.Stop()
-	reap := time.NewTicker(idleTimeout / 5)
-	defer reap.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-h.ctx.Done():
-			return nil
-		case <-t.C:
-			if _, err := h.svc.Sweep(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("cobrowse sweep", "err", err)
-			}
-			if err := h.Poll(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("cobrowse poll", "err", err)
-			}
-		case now := <-reap.C:
-			cutoff := now.Add(-idleTimeout).UnixMilli()
-			h.mu.Lock()
-			var silent []*socket
-			for s := range h.socks {
-				if s.heard.Load() < cutoff {
-					silent = append(silent, s)
-				}
-			}
-			h.mu.Unlock()
-			for _, s := range silent {
-				go s.conn.Close(websocket.StatusGoingAway, "no heartbeat")
-			}
+	return h.socks.Run(ctx, fanout.Every{Interval: h.PollInterval, Do: func(ctx context.Context) {
+		if _, err := h.svc.Sweep(ctx); err != nil && ctx.Err() == nil {
+			slog.Warn("cobrowse sweep", "err", err)
 		}
-	}
+		if err := h.Poll(ctx); err != nil && ctx.Err() == nil {
+			slog.Warn("cobrowse poll", "err", err)
+		}
+	}})
 }
 
-// Poll wakes the subscriptions behind the sessions changed lately (what a
-// lost notification left behind).
+// pollChunk is how many subscribed ids one poll query asks for.
+const pollChunk = 500
+
+// Poll wakes the subscriptions behind their session's row (what a lost
+// notification left behind). It reads the sessions this instance
+// subscribes to by id, so a change whose notification was lost is found
+// however long ago it was committed, whatever the clocks of the instances.
 func (h *Hub) Poll(ctx context.Context) error {
-	since := h.svc.now().Add(-h.PollInterval - pollMargin).UnixMilli()
-	rows, err := h.svc.DB.Query(ctx, "SELECT id, last_seq, version FROM cobrowse_sessions WHERE updated_at >= ?", since)
+	h.mu.Lock()
+	ids := make([]any, 0, len(h.subs))
+	for id := range h.subs {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	for len(ids) > 0 {
+		n := min(len(ids), pollChunk)
+		if err := h.pollIDs(ctx, ids[:n]); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func (h *Hub) pollIDs(ctx context.Context, ids []any) error {
+	rows, err := h.svc.DB.Query(ctx, "SELECT id, last_seq, version FROM cobrowse_sessions WHERE id IN ("+
+		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+")", ids...)
 	if err != nil {
 		return err
 	}
@@ -185,31 +164,17 @@ func (h *Hub) Poll(ctx context.Context) error {
 	h.mu.Unlock()
 	rows.Close()
 	for _, s := range wake {
-		s.wake()
+		s.Wake()
 	}
 	return rows.Err()
 }
 
-// socket is one WebSocket (visitor's or viewer's).
+// socket is one WebSocket (visitor's or viewer's) and how many bad frames
+// in a row it sent.
 type socket struct {
-	hub   *Hub
-	conn  *websocket.Conn
-	heard atomic.Int64
-	bad   int
-}
-
-func (s *socket) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(s.hub.ctx, writeTimeout)
-	defer cancel()
-	if err := s.conn.Write(ctx, websocket.MessageText, b); err != nil {
-		_ = s.conn.CloseNow()
-		return err
-	}
-	return nil
+	*fanout.Socket
+	hub *Hub
+	bad int
 }
 
 // clientFrame is any frame a client sends; data stays raw (opaque).
@@ -243,8 +208,8 @@ type EventFrame struct {
 // ones do not count as bad).
 func (s *socket) readLoop(handle func(clientFrame) error) {
 	for {
-		s.heard.Store(time.Now().UnixMilli())
-		typ, data, err := s.conn.Read(s.hub.ctx)
+		s.Heard()
+		typ, data, err := s.Conn.Read(s.hub.ctx)
 		if err != nil {
 			return
 		}
@@ -264,7 +229,7 @@ func (s *socket) readLoop(handle func(clientFrame) error) {
 				slog.Error("cobrowse frame", "type", f.Type, "err", err)
 			}
 			if code == ErrRateLimited.Code {
-				_ = s.send(errorFrame{Type: "error", ErrorCode: code})
+				_ = s.Send(errorFrame{Type: "error", ErrorCode: code})
 				continue
 			}
 			if s.badFrame(code) {
@@ -279,10 +244,10 @@ func (s *socket) readLoop(handle func(clientFrame) error) {
 func (s *socket) badFrame(code string) bool {
 	s.bad++
 	if s.bad >= maxBadFrames {
-		_ = s.conn.Close(websocket.StatusPolicyViolation, "too many bad frames")
+		_ = s.Conn.Close(websocket.StatusPolicyViolation, "too many bad frames")
 		return true
 	}
-	_ = s.send(errorFrame{Type: "error", ErrorCode: code})
+	_ = s.Send(errorFrame{Type: "error", ErrorCode: code})
 	return false
 }
 
@@ -322,34 +287,7 @@ type sub struct {
 	state   StateFrame
 	sent    bool
 	snaps   int64
-
-	mu      sync.Mutex
-	running bool
-	again   bool
-}
-
-func (s *sub) wake() {
-	s.mu.Lock()
-	if s.running {
-		s.again = true
-		s.mu.Unlock()
-		return
-	}
-	s.running = true
-	s.mu.Unlock()
-	go func() {
-		for {
-			s.deliver()
-			s.mu.Lock()
-			if !s.again {
-				s.running = false
-				s.mu.Unlock()
-				return
-			}
-			s.again = false
-			s.mu.Unlock()
-		}
-	}()
+	fanout.Runner
 }
 
 func (s *sub) deliver() {
@@ -358,7 +296,7 @@ func (s *sub) deliver() {
 	sess, err := svc.Get(ctx, s.id)
 	if err != nil {
 		if errors.Is(err, ErrNotFound) {
-			_ = s.sock.conn.Close(CloseUnknown, "no session")
+			_ = s.sock.Conn.Close(CloseUnknown, "no session")
 		}
 		return
 	}
@@ -367,18 +305,18 @@ func (s *sub) deliver() {
 		st.Status = StatusEnded
 	}
 	if !s.sent || st != s.state {
-		if s.sock.send(st) != nil {
+		if s.sock.Send(st) != nil {
 			return
 		}
 		s.state, s.sent = st, true
 	}
 	if st.Status == StatusEnded {
 		s.version.Store(sess.Version)
-		_ = s.sock.conn.Close(websocket.StatusNormalClosure, "session ended")
+		_ = s.sock.Conn.Close(websocket.StatusNormalClosure, "session ended")
 		return
 	}
 	if !s.viewer && sess.SnapshotReq > s.snaps && sess.Status == StatusActive {
-		if s.sock.send(map[string]string{"type": "snapshot"}) != nil {
+		if s.sock.Send(map[string]string{"type": "snapshot"}) != nil {
 			return
 		}
 		s.snaps = sess.SnapshotReq
@@ -393,7 +331,7 @@ func (s *sub) deliver() {
 			return
 		}
 		for _, e := range evs {
-			if s.sock.send(EventFrame{Type: typ, Seq: e.Seq, Data: json.RawMessage(e.Data)}) != nil {
+			if s.sock.Send(EventFrame{Type: typ, Seq: e.Seq, Data: json.RawMessage(e.Data)}) != nil {
 				return
 			}
 			s.lastSeq.Store(e.Seq)
@@ -410,15 +348,14 @@ func (s *sub) deliver() {
 
 // serve runs a socket on a session: subscription, frames until it closes.
 func (h *Hub) serve(sock *socket, sb *sub, handle func(clientFrame) error, onClose func()) {
-	if !h.register(sock, true) {
-		_ = sock.conn.Close(websocket.StatusServiceRestart, "server restarting")
+	if !h.socks.Add(sock.Socket) {
 		return
 	}
-	defer h.register(sock, false)
+	defer h.socks.Release(sock.Socket)
 	sb.version.Store(-1)
 	h.subscribe(sb, true)
 	defer h.subscribe(sb, false)
-	sb.wake()
+	sb.Wake()
 	sock.readLoop(handle)
 	if onClose != nil {
 		onClose()
@@ -428,8 +365,9 @@ func (h *Hub) serve(sock *socket, sb *sub, handle func(clientFrame) error, onClo
 // serveVisitor runs the visitor's socket on session id.
 func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
 	svc := h.svc
-	sock := &socket{hub: h, conn: conn}
+	sock := &socket{Socket: h.socks.New(conn), hub: h}
 	sb := &sub{sock: sock, id: sess.ID}
+	sb.Fn = sb.deliver
 	// The visitor wants the agent's pointer from now on, not its past.
 	sb.lastSeq.Store(sess.LastSeq)
 	_ = svc.VisitorHere(h.ctx, sess.ID)
@@ -453,7 +391,7 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
 			if err := svc.VisitorHere(ctx, sess.ID); err != nil {
 				return err
 			}
-			return sock.send(map[string]string{"type": "pong"})
+			return sock.Send(map[string]string{"type": "pong"})
 		case "end":
 			_, err := svc.End(ctx, Actor{}, sess.ID, ReasonVisitor)
 			return err
@@ -462,11 +400,32 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
 	}, func() { _ = svc.VisitorLeft(context.WithoutCancel(h.ctx), sess.ID) })
 }
 
+// recheck re-runs a viewer's session check: 4401 when the session or the
+// account is gone (or another staff member's), 4403 when the brand is no
+// longer served, 0 to go on (a database error too: the next ping retries).
+func recheck(ctx context.Context, check func(context.Context) (staff.Principal, error), staffID, brand string) websocket.StatusCode {
+	if check == nil {
+		return 0
+	}
+	p, err := check(ctx)
+	switch {
+	case errors.Is(err, staff.ErrNoSession), err == nil && p.ID != staffID:
+		return CloseSignedOut
+	case err != nil:
+		slog.Warn("cobrowse viewer session check", "err", err)
+		return 0
+	case !p.Serves(brand):
+		return CloseForbidden
+	}
+	return 0
+}
+
 // serveViewer runs the agent's viewer socket on session id (after).
-func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after int64) {
+func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after int64, check func(context.Context) (staff.Principal, error)) {
 	svc := h.svc
-	sock := &socket{hub: h, conn: conn}
+	sock := &socket{Socket: h.socks.New(conn), hub: h}
 	sb := &sub{sock: sock, id: sess.ID, viewer: true}
+	sb.Fn = sb.deliver
 	sb.lastSeq.Store(after)
 	pointers := newBucket(svc.now, PointerRate)
 	h.serve(sock, sb, func(f clientFrame) error {
@@ -485,7 +444,11 @@ func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after i
 			_, err := svc.AppendEvent(ctx, sess.ID, SenderAgent, f.Data)
 			return err
 		case "ping":
-			return sock.send(map[string]string{"type": "pong"})
+			if code := recheck(ctx, check, who.Staff.ID, sess.Brand); code != 0 {
+				_ = conn.Close(code, refusalReason[code])
+				return nil
+			}
+			return sock.Send(map[string]string{"type": "pong"})
 		case "end":
 			_, err := svc.End(ctx, who, sess.ID, ReasonAgent)
 			return err

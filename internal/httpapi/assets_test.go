@@ -45,6 +45,7 @@ func assetServer(t *testing.T) (h http.Handler, js, gz, br []byte) {
 			"assets/app-abc.js.gz":      {Data: gz},
 			"assets/app-abc.js.br":      {Data: br},
 			"assets/photo-abc.webp":     {Data: []byte("RIFF....WEBP")},
+			"assets/font-abc.woff2":     {Data: []byte("wOF2")},
 			"favicon.svg":               {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)},
 			"favicon.svg.gz":            {Data: []byte("gz")},
 			"brands/belair/logo.svg":    {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"><title>belair</title></svg>`)},
@@ -265,6 +266,24 @@ func TestLogoPerLanguage(t *testing.T) {
 	for _, target := range []string{"/brands/belair/logo.de.svg", "/brands/nope/logo.fr.svg", "/brands/intact/x/logo.fr.svg"} {
 		if rec := do(h, "GET", target, "belair.localhost", nil, ""); rec.Code != 404 {
 			t.Errorf("%s: status %d, want 404", target, rec.Code)
+		}
+	}
+}
+
+// TestFontsReadableAcrossOrigins: the portal's fonts (hashed, public) may be
+// read by another origin (the console's co-browse viewer replays the
+// visitor's page, whose CSS names them on the brand host; browsers fetch
+// fonts in CORS mode); nothing else is.
+func TestFontsReadableAcrossOrigins(t *testing.T) {
+	h, _, _, _ := assetServer(t)
+	origin := map[string]string{"Origin": "http://console.localhost"}
+	font := do(h, "GET", "/assets/font-abc.woff2", "belair.localhost", origin, "")
+	if font.Code != 200 || font.Header().Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("font: %d %v", font.Code, font.Header())
+	}
+	for _, path := range []string{"/assets/app-abc.js", "/assets/photo-abc.webp", "/favicon.svg", "/"} {
+		if got := do(h, "GET", path, "belair.localhost", origin, "").Header().Get("Access-Control-Allow-Origin"); got != "" {
+			t.Fatalf("%s: Access-Control-Allow-Origin %q", path, got)
 		}
 	}
 }

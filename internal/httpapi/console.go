@@ -80,6 +80,16 @@ func (s *server) staffSession(h http.Handler) http.Handler {
 	return s.deps.Staff.Authenticate(h)
 }
 
+// staffIdentify puts the signed-in staff member, if any, in the context
+// (ConsoleSocket routes: the handler refuses after the upgrade); without
+// the staff handler, nobody is signed in.
+func (s *server) staffIdentify(h http.Handler) http.Handler {
+	if s.deps.Staff == nil {
+		return h
+	}
+	return s.deps.Staff.Identify(h)
+}
+
 // consolePage serves the console SPA for every page path of the console
 // host, with the CSP nonce: 200, or 404 for the portal's pages.
 func (s *server) consolePage(w http.ResponseWriter, r *http.Request) {

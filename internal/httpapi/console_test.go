@@ -134,3 +134,33 @@ func between(s, start, end string) string {
 	v, _, _ := strings.Cut(rest, end)
 	return v
 }
+
+// TestConsoleViewerPolicy: the co-browse viewer's page (and only it) lets
+// the replayed page's inline styles and the brand hosts' styles, images
+// and fonts show; scripts stay nonce-only everywhere.
+func TestConsoleViewerPolicy(t *testing.T) {
+	h, brands := consoleServer(t, Config{ConsoleHost: "console.example.test"}, true)
+	b, _ := brands.ByID("belair")
+	host := b.Hosts[0]
+	viewer := do(h, "GET", ViewerPathPrefix+"abc", "console.example.test", nil, "")
+	csp := viewer.Header().Get("Content-Security-Policy")
+	if viewer.Code != 200 || !strings.Contains(viewer.Body.String(), `<div id="console">`) {
+		t.Fatalf("viewer page: %d", viewer.Code)
+	}
+	for _, want := range []string{"style-src 'self' 'unsafe-inline' ", "img-src 'self' data: blob: ", "font-src 'self' data: ",
+		" " + host + ":*", "; connect-src 'self';", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Fatalf("viewer CSP lacks %q: %s", want, csp)
+		}
+	}
+	script := between(csp, "script-src ", ";")
+	if !strings.HasPrefix(script, "'nonce-") || strings.Contains(script, "unsafe") || strings.Contains(script, host) {
+		t.Fatalf("viewer script-src loosened: %q", script)
+	}
+	for _, c := range []struct{ host, path string }{{"console.example.test", "/cobrowse"}, {"console.example.test", "/chat"}, {host, ViewerPathPrefix + "abc"}} {
+		csp := do(h, "GET", c.path, c.host, nil, "").Header().Get("Content-Security-Policy")
+		if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, host+":*") {
+			t.Fatalf("%s%s CSP loosened: %s", c.host, c.path, csp)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,13 +143,49 @@ func (s *server) csp(r *http.Request, nonce string) string {
 		style = "style-src 'self' 'unsafe-inline'"
 	}
 	formActions := s.formActions
+	img, font := "img-src 'self' data:", "font-src 'self'"
 	if s.isConsoleHost(r.Host) {
 		// The console posts to no external sign-in.
 		formActions = ""
+		if strings.HasPrefix(r.URL.Path, ViewerPathPrefix) {
+			// The co-browse viewer replays the visitor's page in a sandboxed
+			// iframe without scripts that inherits this policy: its inline
+			// <style> and style attributes (rrweb inlines the page's CSS) and
+			// the brand hosts' stylesheets, images and fonts. script-src
+			// stays as strict as everywhere.
+			style = "style-src 'self' 'unsafe-inline'" + s.replaySources
+			img = "img-src 'self' data: blob:" + s.replaySources
+			font = "font-src 'self' data:" + s.replaySources
+		}
 	}
 	return "default-src 'self'; script-src 'nonce-" + nonce + "' 'strict-dynamic'; " + style +
-		"; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
+		"; " + img + "; " + font + "; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
 		"form-action 'self'" + formActions + "; frame-ancestors 'none'"
+}
+
+// ViewerPathPrefix is the console's co-browse viewer page
+// (/cobrowse/sessions/<id>), loaded as a document of its own so that its
+// policy (csp) applies only there.
+const ViewerPathPrefix = "/cobrowse/sessions/"
+
+// replaySources are the brand hosts (any port, the console's scheme) as
+// CSP sources, dev hosts too in dev.
+func replaySources(brands *brand.Registry, dev bool) string {
+	seen := map[string]bool{}
+	var out strings.Builder
+	for _, b := range brands.All() {
+		hosts := b.Hosts
+		if dev {
+			hosts = append(slices.Clone(hosts), b.DevHosts...)
+		}
+		for _, h := range hosts {
+			if h = strings.ToLower(h); !seen[h] {
+				seen[h] = true
+				out.WriteString(" " + h + ":*")
+			}
+		}
+	}
+	return out.String()
 }
 
 // externalFormActions allows the form post to an external web SSO when a

@@ -44,6 +44,11 @@ const (
 	// session (401 SIGN_IN_REQUIRED), but no fresh second factor (chatting
 	// is routine); the handler audits every action with the staff id.
 	ConsoleChat RouteKind = "console-chat"
+	// ConsoleSocket is a ConsoleChat WebSocket that refuses after the
+	// upgrade, with a close code the browser sees (a status before it shows
+	// as 1006): the staff member in the context when signed in, none
+	// otherwise (the handler closes with 4401).
+	ConsoleSocket RouteKind = "console-socket"
 )
 
 // Route is one entry of the route table: an http.ServeMux pattern, its kind
@@ -213,7 +218,7 @@ func (s *server) routes() []Route {
 		cbRoute("POST /api/console/v1/chat/conversations/{id}/cobrowse", h.Request)
 		cbRoute("POST /api/console/v1/cobrowse/join", h.Join)
 		cbRoute("POST /api/console/v1/cobrowse/sessions/{id}/end", h.End)
-		cbRoute("GET /api/console/v1/cobrowse/sessions/{id}/socket", h.Socket)
+		add(ConsoleSocket, "GET /api/console/v1/cobrowse/sessions/{id}/socket", api.Handler(h.Socket))
 	}
 
 	consolePublic("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
@@ -253,6 +258,9 @@ func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 			continue
 		case ConsoleChat:
 			consoleMux.Handle(r.Pattern, s.staffSession(h))
+			continue
+		case ConsoleSocket:
+			consoleMux.Handle(r.Pattern, s.staffIdentify(h))
 			continue
 		case ChatSocket:
 			h = s.withBrand(s.withMaintenance(h))

@@ -95,7 +95,8 @@ func (s *Server) Routes() []Route { return s.routes }
 
 // New builds the whole HTTP handler.
 func New(cfg Config, deps Deps) (*Server, error) {
-	s := &server{cfg: cfg, deps: deps, formActions: externalFormActions(deps.Brands, cfg.Env)}
+	s := &server{cfg: cfg, deps: deps, formActions: externalFormActions(deps.Brands, cfg.Env),
+		replaySources: replaySources(deps.Brands, cfg.Dev)}
 	app, err := newSPA(deps.SPA, deps.SPAPaths, deps.Brands)
 	if err != nil {
 		return nil, err
@@ -119,4 +120,7 @@ type server struct {
 	metrics *httpMetrics
 	// formActions lists external SSO origins the login form may post to.
 	formActions string
+	// replaySources lists the brand hosts whose styles, images and fonts
+	// the console's co-browse viewer shows (the visitor's page).
+	replaySources string
 }

@@ -110,6 +110,12 @@ func (s *spa) assets() http.Handler {
 		cache := cacheHour
 		if strings.HasPrefix(r.URL.Path, "/assets/") {
 			cache = cacheImmutable
+			if strings.HasSuffix(r.URL.Path, ".woff2") || strings.HasSuffix(r.URL.Path, ".woff") {
+				// Fonts are fetched in CORS mode: the console's co-browse
+				// viewer shows the visitor's page, fonts included. Public,
+				// hashed files, no credentials.
+				w.Header().Set("Access-Control-Allow-Origin", "*")
+			}
 		}
 		if img, ok := s.brandImage(r.URL.Path); ok {
 			// A promo image of the brands directory (brand.LoadDir).

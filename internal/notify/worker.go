@@ -82,6 +82,13 @@ type WorkerOptions struct {
 	Logger *slog.Logger
 	// Metrics, when set, counts outcomes and tracks the queue.
 	Metrics *Metrics
+	// StopGrace is how long a delivery already under way may still run
+	// once Run's context ends (an instance draining on SIGTERM): it
+	// finishes and its outcome is recorded, so no message of a stopped
+	// instance waits out its lease. Claims not yet tried are handed back
+	// at once either way. 0 (the default): a delivery is cut at once and
+	// stays claimed until its lease runs out (the server may have it).
+	StopGrace time.Duration
 }
 
 // Worker delivers the outbox. Several workers, in one process or in
@@ -168,8 +175,32 @@ func (w *Worker) Run(ctx context.Context) error {
 	if _, err := loadTemplates(); err != nil {
 		return err
 	}
+	// sendCtx carries the sends: ctx itself without a grace; with one, it
+	// ends StopGrace after ctx, or once the last delivery returned.
+	sendCtx, stopped := ctx, make(chan struct{})
+	if w.opts.StopGrace > 0 {
+		var cancelSends context.CancelFunc
+		sendCtx, cancelSends = context.WithCancel(context.WithoutCancel(ctx))
+		go func() {
+			defer cancelSends()
+			select {
+			case <-ctx.Done():
+			case <-stopped:
+				return
+			}
+			t := time.NewTimer(w.opts.StopGrace)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-stopped:
+			}
+		}()
+	}
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		wg.Wait()
+		close(stopped)
+	}()
 	slots := make(chan struct{}, w.opts.Concurrency)
 	freed := make(chan struct{}, 1)
 	for ctx.Err() == nil {
@@ -193,7 +224,7 @@ func (w *Worker) Run(ctx context.Context) error {
 						default:
 						}
 					}()
-					w.deliver(ctx, r)
+					w.deliverUntil(ctx, sendCtx, r)
 				}()
 			}
 		}
@@ -301,7 +332,11 @@ func (w *Worker) claim(ctx context.Context, n int) ([]outboxRow, error) {
 }
 
 // deliver sends one claimed message and records the outcome.
-func (w *Worker) deliver(ctx context.Context, r outboxRow) {
+func (w *Worker) deliver(ctx context.Context, r outboxRow) { w.deliverUntil(ctx, ctx, r) }
+
+// deliverUntil is deliver whose send may outlive ctx until sendCtx ends
+// (Run's StopGrace): a claim not yet tried when ctx ends is handed back.
+func (w *Worker) deliverUntil(ctx, sendCtx context.Context, r outboxRow) {
 	log := w.log.With("id", r.id, "template", r.template, "channel", r.channel,
 		"brand", r.brand, "attempt", r.attempts)
 	now := w.opts.Now()
@@ -313,8 +348,8 @@ func (w *Worker) deliver(ctx context.Context, r outboxRow) {
 		w.release(ctx, log, r) // stopped before sending: nothing to wait for
 		return
 	}
-	err := w.send(ctx, r, now)
-	if err != nil && ctx.Err() != nil {
+	err := w.send(sendCtx, r, now)
+	if err != nil && sendCtx.Err() != nil {
 		log.InfoContext(ctx, "worker stopped mid-delivery; the message is taken again when its lease runs out")
 		return
 	}

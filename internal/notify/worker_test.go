@@ -897,3 +897,48 @@ func TestClaimNotTriedIsHandedBackOnStop(t *testing.T) {
 	deliverDue(t, w, 1) // due again at once, no lease to wait for
 	waitMessages(t, srv, 1)
 }
+
+// TestStopGraceFinishesTheDeliveryUnderWay stops a worker (an instance
+// draining on SIGTERM) while the SMTP server holds its message's data: with
+// a StopGrace the delivery finishes, is recorded sent once, and nothing is
+// left claimed for a lease to run out; the message queued meanwhile is not
+// claimed by the stopping worker and another worker delivers it at once.
+func TestStopGraceFinishesTheDeliveryUnderWay(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		srv := startSMTP(t, smtpServerOptions{})
+		entered, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		srv.setAfterData(func() {
+			once.Do(func() {
+				close(entered)
+				<-release
+			})
+		})
+		clock := testclock.New()
+		opts := testWorkerOptions(clock, nil)
+		opts.Concurrency, opts.StopGrace = 1, time.Minute
+		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		first := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
+		w.Poke()
+		<-entered
+		second := enqueue(t, db, resetCodeEmail("sam@example.com", testCode))
+		cancel() // SIGTERM while the server holds the first message
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		if state, attempts, _ := outboxState(t, db, first); state != stateSent || attempts != 1 {
+			t.Fatalf("the delivery under way: state %s attempts %d, want sent once", state, attempts)
+		}
+		if state, attempts, _ := outboxState(t, db, second); state != stateQueued || attempts != 0 {
+			t.Fatalf("the message not yet tried: state %s attempts %d, want queued", state, attempts)
+		}
+		waitMessages(t, srv, 1)
+		w2 := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
+		deliverDue(t, w2, 1) // no lease to wait for
+		waitMessages(t, srv, 2)
+	})
+}

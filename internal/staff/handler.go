@@ -252,6 +252,23 @@ func (h *Handler) Authenticate(next http.Handler) http.Handler {
 	})
 }
 
+// Identify is Authenticate for a WebSocket that says "signed out" with a
+// close code after the upgrade (a browser sees no status before it): the
+// principal in the context when the session is valid, none when there is
+// no valid session (the handler refuses); other errors answer as usual.
+func (h *Handler) Identify(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := h.Service.Lookup(r.Context(), h.token(r))
+		if err == nil {
+			r = r.WithContext(WithPrincipal(r.Context(), p))
+		} else if !errors.Is(apiError(err), ErrSignInRequired) {
+			api.WriteError(w, r, apiError(err))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // RequireFresh answers 401 REAUTH_REQUIRED to a state-changing call (any
 // method but GET and HEAD) whose principal's second factor is older than
 // FreshFactor; without a principal, 401 SIGN_IN_REQUIRED.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
@@ -54,7 +55,13 @@ type DB struct {
 	closeOnce     sync.Once
 	// stmts keeps SQLite statements prepared (see stmtCache).
 	stmts stmtCache
+	// statements counts the statements run (Statements).
+	statements atomic.Int64
 }
+
+// Statements is how many statements this DB ran, in transactions or not
+// (BEGIN and COMMIT aside): tests count a call's round trips with it.
+func (db *DB) Statements() int64 { return db.statements.Load() }
 
 // Open opens the database the config names and checks it answers. It does not
 // apply migrations: call Migrate.
@@ -64,8 +71,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		sqlDB.SetMaxOpenConns(20)
-		sqlDB.SetMaxIdleConns(5)
+		// As many idle connections kept as open ones: a burst past a smaller
+		// idle limit closes connections only to dial them again (a new
+		// PostgreSQL backend and its statement cache each time), which is
+		// where chat's latency tail came from (docs/benchmarks.md).
+		sqlDB.SetMaxOpenConns(postgresConns)
+		sqlDB.SetMaxIdleConns(postgresConns)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 		db := &DB{SQL: sqlDB, Dialect: Postgres}
 		if err := db.Ping(ctx); err != nil {
@@ -122,6 +133,11 @@ func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
 	go db.checkpointer(checkpointEvery)
 	return db, nil
 }
+
+// postgresConns is the size of the PostgreSQL connection pool of one
+// instance (max_connections is 100 by default: room for several instances,
+// their LISTEN connections and an operator's psql).
+const postgresConns = 20
 
 // sqliteConns is the size of the SQLite connection pool.
 const sqliteConns = 4
@@ -201,6 +217,7 @@ func rebind(d Dialect, q string) string {
 
 // Exec runs a statement outside a transaction.
 func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	db.statements.Add(1)
 	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
@@ -209,6 +226,7 @@ func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 
 // QueryRow runs a query returning one row.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	db.statements.Add(1)
 	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}
@@ -217,6 +235,7 @@ func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 
 // Query runs a query.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	db.statements.Add(1)
 	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
@@ -236,6 +255,7 @@ type Tx struct {
 
 // stmt returns the cached statement for q bound to the transaction, or nil.
 func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
+	t.db.statements.Add(1)
 	if !t.db.stmts.on {
 		return nil
 	}

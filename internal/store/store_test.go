@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"sync"
 	"testing"
@@ -157,4 +158,38 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// A burst that takes every pooled connection at once gives them all back
+// to the pool: none is closed for an idle limit below the open limit, only
+// to be dialled again by the next burst (on PostgreSQL a new backend and an
+// empty statement cache each time).
+func TestBurstKeepsPooledConnections(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		n := db.SQL.Stats().MaxOpenConnections
+		if n <= 0 {
+			t.Fatal("the pool has no open limit")
+		}
+		for burst := 0; burst < 2; burst++ {
+			conns := make([]*sql.Conn, n)
+			for i := range conns {
+				c, err := db.SQL.Conn(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.PingContext(ctx); err != nil {
+					t.Fatal(err)
+				}
+				conns[i] = c
+			}
+			for _, c := range conns {
+				c.Close()
+			}
+		}
+		st := db.SQL.Stats()
+		if st.MaxIdleClosed != 0 || st.Idle != n {
+			t.Fatalf("after two bursts of %d: %d connections closed for the idle limit, %d idle", n, st.MaxIdleClosed, st.Idle)
+		}
+	})
 }

@@ -27,6 +27,8 @@ export interface Answer<T> {
   fields: Record<string, string>;
   /** The server's clock when it answered (its Date header, ms since the epoch), if it sent one. */
   serverDate?: number;
+  /** A refusal's Retry-After, in seconds, if it sent one. */
+  retryAfter?: number;
 }
 
 export const API = '/api/console/v1';
@@ -78,7 +80,14 @@ export async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: s
   // signed-out visitor is told apart, not an ending.
   if (response.status === 401 && code === 'SIGN_IN_REQUIRED' && !(method === 'GET' && path === '/session'))
     window.dispatchEvent(new Event(SESSION_ENDED));
-  return { status: response.status, data: null, errorCode: code || `HTTP_${response.status}`, fields };
+  const retryAfter = Number(response.headers.get('Retry-After') ?? '');
+  return {
+    status: response.status,
+    data: null,
+    errorCode: code || `HTTP_${response.status}`,
+    fields,
+    ...(retryAfter > 0 ? { retryAfter } : {}),
+  };
 }
 
 /** The window event `call` sends when a call finds the staff session ended. */

@@ -1,11 +1,12 @@
-import { startTransition, Suspense, use, useEffect, useMemo, useState } from 'react';
-import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { lazy, startTransition, Suspense, use, useEffect, useMemo, useState } from 'react';
+import { Link as RouteLink, Redirect, Route, Switch, useLocation } from 'wouter';
 import { MessagesContext, useT } from '@/i18n/i18n';
 import type { Language } from '@/lib/site/types';
 import { atLeast, call, readMe, SESSION_ENDED, type Me } from './api';
 import { consoleMessages, saveLanguage } from './messages';
 import { SessionContext, useSession, type ConsoleSession } from './session';
 import { ChatProvider } from './chat/context';
+import { JoinPage } from './cobrowse/join';
 import { AuditPage } from './pages/audit';
 import { ChatPage } from './pages/chat';
 import { ChatFiguresPage, ChatTranscriptsPage } from './pages/chat-figures';
@@ -20,6 +21,28 @@ import { SignInCodePage } from './pages/sign-in-code';
 import { SetupPage } from './pages/setup';
 import './console.css';
 
+// The co-browse viewer and rrweb's replayer: chunks of their own, loaded on its page only.
+const ViewerRoute = lazy(() => import('./cobrowse/viewer'));
+
+/**
+ * The co-browse viewer's page is a document of its own: the server gives it a
+ * looser style policy (docs/cobrowse.md), which must not outlive it. Opened as
+ * the document, every way out of it is a document load (plain links, the
+ * location's assign), never a client-side route.
+ */
+export const VIEWER_PATH = /^\/cobrowse\/sessions\/[^/]+\/?$/;
+
+/** Document loads (a seam: tests watch them). */
+export const documentNav = {
+  assign(href: string) {
+    window.location.assign(href);
+  },
+};
+
+function PlainLink({ href, children }: { href: string; children: React.ReactNode }) {
+  return <a href={href}>{children}</a>;
+}
+
 const roleKey = { agent: 'console.role.agent', supervisor: 'console.role.supervisor', admin: 'console.role.admin' } as const;
 
 /** Pages a signed-out visitor may open; every other one sends to /sign-in. */
@@ -33,12 +56,17 @@ function Messages({ language, children }: { language: Language; children: React.
   return <MessagesContext value={messages}>{children}</MessagesContext>;
 }
 
-function Header() {
+function Header({ viewerDocument }: { viewerDocument: boolean }) {
   const t = useT();
   const { me, setMe, language, setLanguage } = useSession();
   const [, navigate] = useLocation();
+  const Link = viewerDocument ? PlainLink : RouteLink;
   const signOut = async () => {
     await call('DELETE', '/session');
+    if (viewerDocument) {
+      documentNav.assign('/sign-in');
+      return;
+    }
     setMe(null);
     navigate('/sign-in');
   };
@@ -50,6 +78,7 @@ function Header() {
         <nav aria-label={t('console.nav.label')} className="console-nav">
           <Link href="/">{t('console.nav.search')}</Link>
           <Link href="/chat">{t('console.nav.chat')}</Link>
+          <Link href="/cobrowse">{t('console.nav.cobrowse')}</Link>
           {atLeast(me, 'supervisor') ? <Link href="/chat/figures">{t('console.nav.chatFigures')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/chat/transcripts">{t('console.nav.chatTranscripts')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/maintenance">{t('console.nav.maintenance')}</Link> : null}
@@ -73,10 +102,16 @@ function Header() {
   );
 }
 
-function Pages() {
+function Pages({ viewerDocument }: { viewerDocument: boolean }) {
   const { me } = useSession();
   const [location] = useLocation();
-  if (me === undefined) return null;
+  // Whatever routes away from the viewer's document (a redirect to
+  // /sign-in, a link) loads a new document instead.
+  const leaving = viewerDocument && !VIEWER_PATH.test(location);
+  useEffect(() => {
+    if (leaving) documentNav.assign(location);
+  }, [leaving, location]);
+  if (me === undefined || leaving) return null;
   if (me === null && !PUBLIC.includes(location)) return <Redirect to="/sign-in" replace />;
   const pages = (
     <Switch>
@@ -86,6 +121,16 @@ function Pages() {
       <Route path="/" component={SearchPage} />
       <Route path="/customers/:id">{(params) => <CustomerPage id={params.id} />}</Route>
       {me ? <Route path="/chat" component={ChatPage} /> : null}
+      {me ? <Route path="/cobrowse">{() => <JoinPage />}</Route> : null}
+      {me ? (
+        <Route path="/cobrowse/sessions/:id">
+          {(params) => (
+            <Suspense fallback={null}>
+              <ViewerRoute id={params.id} />
+            </Suspense>
+          )}
+        </Route>
+      ) : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/chat/figures" component={ChatFiguresPage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/chat/transcripts" component={ChatTranscriptsPage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/maintenance" component={MaintenancePage} /> : null}
@@ -101,6 +146,7 @@ function Pages() {
 
 export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
   const [language, setLanguageState] = useState(initialLanguage);
+  const [viewerDocument] = useState(() => VIEWER_PATH.test(window.location.pathname));
   const [me, setMeState] = useState<Me | null | undefined>(undefined);
   const [ended, setEnded] = useState(false);
   useEffect(() => {
@@ -141,9 +187,9 @@ export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
     <SessionContext value={session}>
       <Suspense fallback={null}>
         <Messages language={language}>
-          <Header />
+          <Header viewerDocument={viewerDocument} />
           <main id="main" className="console-main">
-            <Pages />
+            <Pages viewerDocument={viewerDocument} />
           </main>
         </Messages>
       </Suspense>

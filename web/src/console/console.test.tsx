@@ -1,8 +1,8 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import consoleEn from '@/i18n/sections/console.en.json';
-import { atLeast, brandList, readMe } from './api';
-import { ConsoleApp } from './app';
+import { atLeast, brandList, readMe, SESSION_ENDED } from './api';
+import { ConsoleApp, documentNav } from './app';
 import { auditHref } from './pages/audit';
 import { actionsFor, type CustomerAccount } from './pages/customer';
 import { groupSecret } from './pages/setup';
@@ -113,6 +113,49 @@ describe('console app', () => {
     ]);
     // An agent sees no supervisor pages.
     expect(screen.queryByRole('link', { name: consoleEn['console.nav.maintenance'] })).toBeNull();
+  });
+
+  it('leaves the co-browse viewer only by document loads (its style policy ends with its page)', async () => {
+    at('/cobrowse/sessions/s1?brand=belair&language=en');
+    vi.stubGlobal('WebSocket', class {
+      readyState = 0;
+      onopen = null;
+      onmessage = null;
+      onclose = null;
+      onerror = null;
+      send() {}
+      close() {}
+    });
+    const assign = vi.spyOn(documentNav, 'assign').mockImplementation(() => undefined);
+    let live = true;
+    serve((method, path) => {
+      if (method === 'GET' && path === '/session') return live ? { status: 200, body: agent } : { status: 401, body: { errorCode: 'SIGN_IN_REQUIRED' } };
+      if (method === 'DELETE' && path === '/session') return { status: 204 };
+    });
+    try {
+      render(<ConsoleApp initialLanguage="en" />);
+      const chat = await screen.findByRole('link', { name: consoleEn['console.nav.chat'] });
+      await screen.findByRole('heading', { level: 1, name: consoleEn['console.cobrowse.viewer.title'] });
+      // A plain link: the browser loads the page, the router does not catch the click.
+      // (jsdom cannot load a document: the default action is stopped after the page had its say.)
+      const stop = (e: Event) => e.preventDefault();
+      window.addEventListener('click', stop);
+      fireEvent.click(chat);
+      window.removeEventListener('click', stop);
+      expect(window.location.pathname).toBe('/cobrowse/sessions/s1');
+      // Signing out loads the sign-in page; so does a session found ended.
+      fireEvent.click(screen.getByRole('button', { name: consoleEn['console.nav.signOut'] }));
+      await waitFor(() => expect(assign).toHaveBeenCalledWith('/sign-in'));
+      assign.mockClear();
+      live = false;
+      act(() => {
+        window.dispatchEvent(new Event(SESSION_ENDED));
+      });
+      await waitFor(() => expect(assign).toHaveBeenCalledWith('/sign-in'));
+      expect(screen.queryByRole('heading', { level: 1, name: consoleEn['console.signIn.title'] })).toBeNull();
+    } finally {
+      assign.mockRestore();
+    }
   });
 
   it('goes back to /sign-in and says why when a call finds the session ended', async () => {

@@ -8,6 +8,8 @@ import en from './en.json';
 import fr from './fr.json';
 import chatEn from './sections/chat.en.json';
 import chatFr from './sections/chat.fr.json';
+import cobrowseEn from './sections/cobrowse.en.json';
+import cobrowseFr from './sections/cobrowse.fr.json';
 import consoleEn from './sections/console.en.json';
 import consoleFr from './sections/console.fr.json';
 import registrationEn from './sections/registration.en.json';
@@ -32,6 +34,8 @@ const sections = [
   { name: 'smartRegistration', en: smartRegistrationEn as Record<string, string>, fr: smartRegistrationFr as Record<string, string> },
   // The live-chat widget's texts (src/features/chat), fetched with its chunk when the bubble is pressed.
   { name: 'chat', en: chatEn as Record<string, string>, fr: chatFr as Record<string, string> },
+  // Co-browse's dialog and banner (src/features/cobrowse), fetched with its chunk when the visitor asks to share.
+  { name: 'cobrowse', en: cobrowseEn as Record<string, string>, fr: cobrowseFr as Record<string, string> },
   // The staff console's texts (src/console): loaded by its own entry, never by the portal's.
   { name: 'console', en: consoleEn as Record<string, string>, fr: consoleFr as Record<string, string> },
 ];

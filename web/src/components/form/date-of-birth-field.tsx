@@ -73,6 +73,7 @@ export function DateOfBirthField({ name, legend, disabled }: DateOfBirthFieldPro
       aria-describedby={field.describedBy(false)}
       onBlur={leave}
       disabled={disabled}
+      data-private=""
     >
       <legend className="field__label">{legend ?? t('form.dateOfBirth')}</legend>
       <div className="date-field">

@@ -193,7 +193,10 @@ describe('masked fields', () => {
     expect(attrs('Postal code')).toEqual(['text', 'postal-code', null, null]);
     expect(attrs('Security code')).toEqual(['text', 'one-time-code', 'numeric', '6']);
     expect(attrs('PIN')).toEqual(['text', 'one-time-code', null, null]);
-    expect(textbox('Security code').hasAttribute('data-sensitive')).toBe(true);
+    // Co-browse (issue 18) blocks data-private fields outright: their values never leave the browser.
+    for (const name of ['Phone number', 'Postal code', /Policy number/, 'Driver’s licence number', 'Security code', 'PIN']) {
+      expect(textbox(name).hasAttribute('data-private'), String(name)).toBe(true);
+    }
     expect(textbox('Phone number').getAttribute('aria-describedby')).toBe(`${textbox('Phone number').id}-hint`);
   });
 });

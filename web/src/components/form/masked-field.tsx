@@ -21,6 +21,7 @@ export interface MaskedFieldProps {
   /** An HTML maxlength; a paste longer than it is still taken, separators and all. */
   maxLength?: number;
   conformOptions?: ConformOptions;
+  /** A private value (data-private): co-browse never sends it, not even masked (issue 18). */
   sensitive?: boolean;
 }
 
@@ -101,7 +102,7 @@ export function MaskedField({
         autoCapitalize="characters"
         autoCorrect="off"
         spellCheck={false}
-        data-sensitive={sensitive ? '' : undefined}
+        data-private={sensitive ? '' : undefined}
         maxLength={maxLength}
         disabled={disabled}
         value={conformed}
@@ -135,6 +136,7 @@ export function PhoneField({ label, hint, ...props }: FieldProps) {
       type="tel"
       inputMode="tel"
       autoComplete="tel-national"
+      sensitive
     />
   );
 }
@@ -149,6 +151,7 @@ export function PostalCodeField({ label, hint, ...props }: FieldProps) {
       hint={hint ?? t('form.postalCodeHint')}
       mask={POSTAL_CODE_MASK}
       autoComplete="postal-code"
+      sensitive
     />
   );
 }
@@ -170,6 +173,7 @@ export function PolicyNumberField({ label, hint, format, ...props }: FieldProps 
       hint={hint ?? t('form.policyNumberHint', { length })}
       mask={mask || freeMask(length)}
       autoComplete="off"
+      sensitive
     />
   );
 }
@@ -184,7 +188,7 @@ export function DriverLicenceField({ label, province, ...props }: FieldProps & {
   const t = useT();
   const { brand } = useSite();
   const mask = licenceMask(brand.driverLicenceMasks, province);
-  return <MaskedField {...props} label={label ?? t('form.driverLicence')} mask={mask} autoComplete="off" />;
+  return <MaskedField {...props} label={label ?? t('form.driverLicence')} mask={mask} autoComplete="off" sensitive />;
 }
 
 /** Security code (spec §5): 6 digits, a numeric keypad, autocomplete one-time-code (SMS codes are offered). */

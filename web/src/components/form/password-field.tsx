@@ -16,8 +16,8 @@ export interface PasswordFieldProps {
  * A password with a show/hide toggle: a button that says what it will do,
  * "Show password" while the password is hidden and "Hide password" while it
  * shows (its name changes, so it carries no aria-pressed: a pressed "Hide"
- * would say the opposite). data-sensitive marks what co-browsing must never
- * send.
+ * would say the opposite). data-private marks what co-browse must never
+ * send (issue 18).
  */
 export function PasswordField({ name, autoComplete, label, hint, disabled }: PasswordFieldProps) {
   const t = useT();
@@ -34,7 +34,7 @@ export function PasswordField({ name, autoComplete, label, hint, disabled }: Pas
           autoComplete={autoComplete}
           autoCapitalize="none"
           spellCheck={false}
-          data-sensitive=""
+          data-private=""
           disabled={disabled}
           value={field.input}
           onChange={(event) => field.setInput(event.target.value)}

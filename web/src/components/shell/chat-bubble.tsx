@@ -10,6 +10,21 @@ const ChatWidget = lazy(() => import('@/features/chat/chat-widget'));
 /** Set while this browser has a live conversation (the conversation itself is the server's HttpOnly cookie). */
 export const LIVE_KEY = 'guichet.chat.live';
 
+/**
+ * Set while the visitor has messages the server has not acknowledged yet
+ * (typed offline, then the page reloaded): the widget loads at once, closed,
+ * to send them (web/src/features/chat/unsent.ts).
+ */
+export const UNSENT_KEY = 'guichet.chat.unsent';
+
+function hasUnsent(): boolean {
+  try {
+    return window.localStorage.getItem(UNSENT_KEY) !== null;
+  } catch {
+    return false;
+  }
+}
+
 function readLive(): boolean {
   try {
     return window.localStorage.getItem(LIVE_KEY) === '1';
@@ -29,7 +44,7 @@ function writeLive(live: boolean) {
 
 export function ChatBubble() {
   const t = useT();
-  const [loaded, setLoaded] = useState(false);
+  const [loaded, setLoaded] = useState(hasUnsent);
   const [open, setOpen] = useState(false);
   const [live, setLive] = useState(readLive);
   const [unread, setUnread] = useState(0);

@@ -1,5 +1,6 @@
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
+import { requestCobrowse } from '@/lib/cobrowse/start';
 import { useSite } from '@/lib/site/site-context';
 import type { BrandLinkName } from '@/lib/site/types';
 
@@ -16,7 +17,7 @@ const appLinks: readonly { link: BrandLinkName; label: MessageKey }[] = [
   { link: 'googlePlay', label: 'footer.googlePlay' },
 ];
 
-/** Spec §2.7 footer: legal links, screen sharing (one brand), rights reserved, app downloads. */
+/** Spec §2.7 footer: legal links, screen sharing (one brand: co-browse's consent dialog), rights reserved, app downloads. */
 export function Footer({ year = new Date().getFullYear() }: { year?: number }) {
   const t = useT();
   const { brand, language } = useSite();
@@ -32,7 +33,17 @@ export function Footer({ year = new Date().getFullYear() }: { year?: number }) {
             ))}
             {brand.screenShare ? (
               <li>
-                <a href={brand.links.screenShare[language]}>{t('footer.screenShare')}</a>
+                {/* Co-browse (issue 18): the consent dialog opens in place, so the visitor stays on the page they need help with; the href is the brand's page for a browser without the SPA's script. */}
+                <a
+                  href={brand.links.screenShare[language]}
+                  aria-haspopup="dialog"
+                  onClick={(event) => {
+                    event.preventDefault();
+                    requestCobrowse({ origin: 'code' });
+                  }}
+                >
+                  {t('footer.screenShare')}
+                </a>
               </li>
             ) : null}
           </ul>

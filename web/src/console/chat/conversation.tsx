@@ -14,6 +14,10 @@ const systemKey: Record<string, MessageKey> = {
   transferred: 'console.chat.system.transferred',
   ended: 'console.chat.system.ended',
   handover: 'console.chat.system.handover',
+  cobrowseRequest: 'console.chat.system.cobrowseRequest',
+  cobrowseAccepted: 'console.chat.system.cobrowseAccepted',
+  cobrowseDeclined: 'console.chat.system.cobrowseDeclined',
+  cobrowseEnded: 'console.chat.system.cobrowseEnded',
 };
 
 const senderKey = {

@@ -6,6 +6,7 @@ import { PageHeading } from '../heading';
 import { useSession } from '../session';
 import { chatApi, chatError, CHAT_LANGUAGES, MAX_MESSAGE, type Availability, type Canned, type ChatLanguage, type Item } from '../chat/api';
 import { useChat } from '../chat/context';
+import { ShareScreen } from '../cobrowse/request';
 import { CannedReplies, Composer, languageName, Transcript, TransferDialog, VisitorContext } from '../chat/conversation';
 import { duration, useServerNow, waited, when } from '../chat/format';
 import { MessageText } from '../chat/text';
@@ -425,6 +426,7 @@ export function ChatPage() {
                   onSend={(body) => sendMessage(current, body)}
                   onTyping={(on) => send({ type: 'typing', conversationId: current.id, on })}
                 />
+                <ShareScreen key={current.id} item={current} messages={state.messages[current.id] ?? []} />
                 <div className="console-actions">
                   <button type="button" className="console-button console-button--quiet" onClick={() => setDialog({ kind: 'transfer', item: current })}>
                     {t('console.chat.transfer.open')}

@@ -6,11 +6,13 @@ import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
 import type { QuickReply } from '@/lib/chat/frames';
 import { openChatSocket, type ChatSocket } from '@/lib/chat/socket';
+import { trapKeys } from '@/lib/dialog/trap';
 import { useSite } from '@/lib/site/site-context';
 import { chatApi, roadblockOf, visitorSocketUrl, type ChatApi, type ConfigAnswer } from './api';
 import { initialConversation, lastReadOwn, newClientId, reduce } from './conversation';
 import { errorKey } from './forms';
 import { Transcript } from './transcript';
+import { readUnsent, writeUnsent } from './unsent';
 import { ClosedNotice, EndPanel, OfflineForm, Prechat, type Context } from './views';
 import '@/components/form/form.css';
 import './chat.css';
@@ -36,7 +38,7 @@ type View =
   | { kind: 'closed'; error?: SectionKey }
   | { kind: 'prechat' }
   | { kind: 'sent'; name: string; email: string }
-  | { kind: 'chat' };
+  | { kind: 'chat'; conversationId: string };
 
 export default function ChatWidget(props: ChatWidgetProps) {
   const { language } = useSite();
@@ -45,38 +47,6 @@ export default function ChatWidget(props: ChatWidgetProps) {
       <Dialog {...props} />
     </MessageSection>
   );
-}
-
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
-/**
- * Tab and Shift+Tab stay inside the dialog; Escape closes it. Listened to on
- * the document while the dialog shows, so a focus lost to the page (a form
- * that went away after its answer) comes back in too.
- */
-export function trapKeys(event: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'preventDefault' | 'stopPropagation'>, dialog: HTMLElement, onClose: () => void) {
-  if (event.key === 'Escape') {
-    event.preventDefault();
-    event.stopPropagation();
-    onClose();
-    return;
-  }
-  if (event.key !== 'Tab') return;
-  const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('[hidden]'));
-  if (items.length === 0) {
-    event.preventDefault();
-    return;
-  }
-  const first = items[0]!;
-  const last = items.at(-1)!;
-  const active = document.activeElement;
-  if (event.shiftKey && (active === first || !dialog.contains(active) || active === dialog.querySelector('h2'))) {
-    event.preventDefault();
-    last.focus();
-  } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
-    event.preventDefault();
-    first.focus();
-  }
 }
 
 function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
@@ -102,7 +72,7 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
       if (cfg.ok) setConfig(cfg.data);
       if (current.ok && current.data.status !== 'ended') {
         onLive(true);
-        setView({ kind: 'chat' });
+        setView({ kind: 'chat', conversationId: current.data.id });
         return;
       }
       onLive(false);
@@ -174,9 +144,9 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
                 <Prechat
                   api={api}
                   context={context}
-                  onStarted={() => {
+                  onStarted={(conversation) => {
                     onLive(true);
-                    setView({ kind: 'chat' });
+                    setView({ kind: 'chat', conversationId: conversation?.id ?? '' });
                   }}
                 />
                 {!chat.open ? (
@@ -197,6 +167,8 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
         ) : null}
         {view.kind === 'chat' ? (
           <ConversationView
+            key={view.conversationId}
+            conversationId={view.conversationId}
             api={api}
             open={open}
             timeZone={chat?.timeZone ?? 'America/Toronto'}
@@ -216,6 +188,7 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
 }
 
 interface ConversationViewProps {
+  conversationId: string;
   api: ChatApi;
   open: boolean;
   timeZone: string;
@@ -228,10 +201,12 @@ interface ConversationViewProps {
 
 const TYPING_IDLE_MS = 3000;
 
-function ConversationView({ api, open, timeZone, onUnread, onLive, onClosedHandover, onNewChat, titleRef }: ConversationViewProps) {
+function ConversationView({ conversationId, api, open, timeZone, onUnread, onLive, onClosedHandover, onNewChat, titleRef }: ConversationViewProps) {
   const t = useT();
   const { language } = useSite();
-  const [state, dispatch] = useReducer(reduce, initialConversation);
+  // Messages typed before a reload and never acknowledged start as pending.
+  const [state, dispatch] = useReducer(reduce, conversationId, (id) => ({ ...initialConversation, pending: readUnsent(id) }));
+  const unsent = useRef(state.pending);
   const socket = useRef<ChatSocket | null>(null);
   const [draft, setDraft] = useState('');
   const [confirming, setConfirming] = useState(false);
@@ -249,12 +224,18 @@ function ConversationView({ api, open, timeZone, onUnread, onLive, onClosedHando
       onStatus: (status) => dispatch({ kind: 'connection', status }),
     });
     socket.current = sock;
+    // Sent again with their clientId: the server stores each once.
+    for (const p of unsent.current) sock.send({ type: 'message', clientId: p.clientId, body: p.body });
     return () => {
       sock.close();
       socket.current = null;
       clearTimeout(typingState.timer);
     };
   }, []);
+
+  useEffect(() => {
+    if (conversationId) writeUnsent(conversationId, state.pending);
+  }, [conversationId, state.pending]);
 
   // The server closed for good (1000 ended, 4404 unknown or ended): the chat is over.
   const ended = state.status === 'ended' || state.connection === 'closed';

@@ -1,6 +1,7 @@
 import type { BotLink, QuickReply } from '@/lib/chat/frames';
 import { useT } from '@/i18n/i18n';
 import type { SectionKey } from '@/i18n/catalog';
+import { requestCobrowse } from '@/lib/cobrowse/start';
 import type { Language } from '@/lib/site/types';
 import type { Line, Pending } from './conversation';
 import { messageTime } from './time';
@@ -32,6 +33,9 @@ const systemKeys: Record<string, SectionKey> = {
   cobrowseEnded: 'chat.system.cobrowseEnded',
 };
 
+/** The chat messages after which a co-browse request is answered (the chat's end ends its co-browse too). */
+const cobrowseAnswers: ReadonlySet<string> = new Set(['cobrowseAccepted', 'cobrowseDeclined', 'cobrowseEnded', 'ended']);
+
 export interface TranscriptProps {
   messages: Line[];
   pending: Pending[];
@@ -53,13 +57,26 @@ export interface TranscriptProps {
 export function Transcript({ messages, pending, timeZone, language, readSeq, quickReplies, onQuickReply, typingName }: TranscriptProps) {
   const t = useT();
   const lastBot = [...messages].reverse().find((m) => m.sender !== 'system');
+  const lastCobrowseAnswer = messages.reduce((seq, m) => (m.system?.key && cobrowseAnswers.has(m.system.key) ? Math.max(seq, m.seq) : seq), 0);
   return (
     <div className="chat-log" role="log" aria-live="polite" aria-label={t('chat.log')} tabIndex={0}>
       <ol className="chat-log__list">
         {messages.map((m) => {
           if (m.sender === 'system') {
-            // The request itself is answered in the consent dialog (issue 18), not as a line.
-            if (m.system?.key === 'cobrowseRequest') return null;
+            // An agent's co-browse request (issue 18): answered in the consent dialog, opened from here while no answer followed it.
+            if (m.system?.key === 'cobrowseRequest') {
+              const sessionId = m.system.name ?? '';
+              return (
+                <li key={m.seq} className="chat-line chat-line--system chat-line--request">
+                  <p>{t('chat.system.cobrowseRequest')}</p>
+                  {m.seq > lastCobrowseAnswer && sessionId ? (
+                    <button type="button" className="button button--secondary" aria-haspopup="dialog" onClick={() => requestCobrowse({ origin: 'chat', sessionId })}>
+                      {t('chat.cobrowse.review')}
+                    </button>
+                  ) : null}
+                </li>
+              );
+            }
             const key = systemKeys[m.system?.key ?? ''];
             return (
               <li key={m.seq} className="chat-line chat-line--system">

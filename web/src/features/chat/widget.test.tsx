@@ -2,9 +2,11 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { I18nProvider } from '@/i18n/i18n';
 import { loadMessages } from '@/i18n/catalog';
-import { MessageSection } from '@/i18n/section';
+import { loadSection, MessageSection } from '@/i18n/section';
 import { FakeSocket } from '@/lib/chat/fake-socket';
-import { LIVE_KEY } from '@/components/shell/chat-bubble';
+import { LIVE_KEY, UNSENT_KEY } from '@/components/shell/chat-bubble';
+import { onCobrowseRequest, type CobrowseStart } from '@/lib/cobrowse/start';
+import { fakeServer, json } from '@/test/fake-server';
 import { renderApp } from '@/test/render';
 import { belair, siteConfig } from '@/test/site-fixture';
 import type { ChatApi, ChatConfig } from './api';
@@ -30,30 +32,6 @@ function chatConfig(chat: Partial<ChatConfig['chat']> = {}): ChatConfig {
       ...chat,
     },
   };
-}
-
-const json = (status: number, body?: unknown, headers: Record<string, string> = {}) =>
-  new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
-
-interface Call {
-  method: string;
-  url: string;
-  body: unknown;
-  headers: Record<string, string>;
-}
-
-/** A stand-in for the server's chat routes: answers from `routes`, records every call. */
-function fakeServer(routes: Record<string, () => Response>) {
-  const calls: Call[] = [];
-  const fetch = vi.fn(async (url: RequestInfo | URL, init?: RequestInit) => {
-    const method = init?.method ?? 'GET';
-    const path = String(url).split('?')[0] ?? '';
-    calls.push({ method, url: String(url), body: init?.body ? JSON.parse(String(init.body)) : undefined, headers: (init?.headers ?? {}) as Record<string, string> });
-    const route = routes[`${method} ${path}`];
-    return route ? route() : json(404, { errorCode: 'NOT_FOUND' });
-  });
-  vi.stubGlobal('fetch', fetch);
-  return calls;
 }
 
 // The server's Date header is the real clock, not GUICHET_DEV_NOW's: the widget reads chat.now.
@@ -264,6 +242,67 @@ describe('the conversation', () => {
   });
 });
 
+describe('messages typed offline', () => {
+  function server() {
+    return fakeServer({
+      'GET /api/v1/salesforceConfig': () => json(200, chatConfig({ open: true, reason: 'open', nextOpen: null }), saturday),
+      'GET /api/v1/chat/conversation': () => json(200, { id: 'c1', status: 'active', queuePosition: null, agentName: 'Marie', lastSeq: 2 }),
+    });
+  }
+
+  it('are kept in storage until the server acknowledges them', async () => {
+    server();
+    const { dialog } = await openWidget();
+    const sock = await liveSocket();
+    // Offline: the socket never opened.
+    fireEvent.change(within(dialog).getByLabelText('Your message'), { target: { value: 'Typed on the train' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Send' }));
+    await waitFor(() => expect(window.localStorage.getItem(UNSENT_KEY)).toContain('Typed on the train'));
+    const stored = JSON.parse(window.localStorage.getItem(UNSENT_KEY)!) as { conversationId: string; messages: { clientId: string }[] };
+    expect(stored.conversationId).toBe('c1');
+    act(() => sock.open());
+    const clientId = stored.messages[0]!.clientId;
+    expect(sock.sent).toContainEqual({ type: 'message', clientId, body: 'Typed on the train' });
+    act(() => sock.receive({ type: 'message', seq: 3, sender: 'visitor', body: 'Typed on the train', clientId, at: '2026-11-28T23:02:00Z' }));
+    await waitFor(() => expect(window.localStorage.getItem(UNSENT_KEY)).toBeNull());
+  });
+
+  it('after a reload the widget loads by itself and sends them once, with their clientId', async () => {
+    server();
+    window.localStorage.setItem(UNSENT_KEY, JSON.stringify({ conversationId: 'c1', messages: [{ clientId: 'k-1', body: 'Are you there?' }] }));
+    await renderApp(siteConfig({ brand: belair, province: 'on', language: 'en' }), '/not-found');
+    // Not pressed: the bubble loaded the widget, closed, to send what waits.
+    const sock = await liveSocket();
+    act(() => sock.open());
+    expect(sock.sent.filter((f) => (f as { type: string }).type === 'message')).toEqual([{ type: 'message', clientId: 'k-1', body: 'Are you there?' }]);
+    expect(screen.getByRole('dialog', { hidden: true }).hidden).toBe(true);
+    act(() => sock.receive({ type: 'message', seq: 3, sender: 'visitor', body: 'Are you there?', clientId: 'k-1', at: '2026-11-28T23:02:00Z' }));
+    await waitFor(() => expect(window.localStorage.getItem(UNSENT_KEY)).toBeNull());
+  });
+
+  it("another conversation's leftovers are dropped, not sent", async () => {
+    server();
+    window.localStorage.setItem(UNSENT_KEY, JSON.stringify({ conversationId: 'old', messages: [{ clientId: 'k-0', body: 'From before' }] }));
+    await renderApp(siteConfig({ brand: belair, province: 'on', language: 'en' }), '/not-found');
+    const sock = await liveSocket();
+    act(() => sock.open());
+    expect(sock.sent.some((f) => (f as { type: string }).type === 'message')).toBe(false);
+    expect(window.localStorage.getItem(UNSENT_KEY)).toBeNull();
+  });
+
+  it('a message the server refused is not sent again', async () => {
+    server();
+    const { dialog } = await openWidget();
+    const sock = await liveSocket();
+    act(() => sock.open());
+    fireEvent.change(within(dialog).getByLabelText('Your message'), { target: { value: 'x'.repeat(10) } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Send' }));
+    const message = sock.sent.find((f) => (f as { type: string }).type === 'message') as { clientId: string };
+    act(() => sock.receive({ type: 'error', errorCode: 'RATE_LIMITED', clientId: message.clientId }));
+    await waitFor(() => expect(window.localStorage.getItem(UNSENT_KEY)).toBeNull());
+  });
+});
+
 describe('the transcript', () => {
   async function renderTranscript(messages: Line[], onQuickReply = vi.fn(), quickReplies = true) {
     await loadMessages('belair', 'en');
@@ -320,6 +359,30 @@ describe('the transcript', () => {
     const reply = { text: 'Hello!', quickReplies: [{ id: 'password', text: 'I forgot my password' }] };
     const log = await renderTranscript([{ seq: 1, sender: 'bot', body: '', at: '2026-11-28T23:00:00Z', reply }], vi.fn(), false);
     expect(within(log).queryByRole('button')).toBeNull();
+  });
+
+  it('shows an agent\'s co-browse request with a button that opens the consent dialog, until it is answered', async () => {
+    await loadMessages('belair', 'en');
+    await loadSection('chat', 'en');
+    const asked: CobrowseStart[] = [];
+    const off = onCobrowseRequest((start) => asked.push(start));
+    const request: Line = { seq: 4, sender: 'system', body: '', at: '2026-11-28T23:00:00Z', system: { key: 'cobrowseRequest', name: 'chat-sess' } };
+    const view = (messages: Line[]) => (
+      <I18nProvider brand="belair" language="en">
+        <MessageSection name="chat" language="en">
+          <Transcript messages={messages} pending={[]} timeZone="America/Toronto" language="en" readSeq={0} quickReplies={false} onQuickReply={() => {}} typingName={null} />
+        </MessageSection>
+      </I18nProvider>
+    );
+    const { rerender } = render(view([request]));
+    const log = await screen.findByRole('log');
+    expect(log.textContent).toContain("Your agent asks to see this portal's pages as you see them.");
+    fireEvent.click(within(log).getByRole('button', { name: 'Review the request' }));
+    expect(asked).toEqual([{ origin: 'chat', sessionId: 'chat-sess' }]);
+    rerender(view([request, { seq: 5, sender: 'system', body: '', at: '2026-11-28T23:01:00Z', system: { key: 'cobrowseDeclined', name: 'Eve' } }]));
+    expect(within(log).queryByRole('button', { name: 'Review the request' })).toBeNull();
+    expect(log.textContent).toContain('You declined to share your screen.');
+    off();
   });
 });
 

@@ -1301,7 +1301,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The agent's viewer (frames: CobrowseClientFrame in, CobrowseViewerServerFrame out; same origin; the session's agent only). Each connection is audited (cobrowse.join, outcome viewer) and asks the visitor for a full snapshot; events with seq > after follow in order. Close codes as the visitor's socket; 4404 when the session is not active. */
+        /** The agent's viewer (frames: CobrowseClientFrame in, CobrowseViewerServerFrame out; same origin; the session's agent only). Each connection is audited (cobrowse.join, outcome viewer) and asks the visitor for a full snapshot; events with seq > after follow in order. Refusals come after the upgrade, as close codes (a status before it shows as 1006 in a browser, which would reconnect for ever); none of them is retried: 4401 no valid staff session, 4403 a brand the staff member does not serve (audited console.forbidden, once per attempt), 4409 another agent's session (NOT_HOLDER), 4404 unknown, malformed or not active. Other close codes as the visitor's socket. */
         get: operations["cobrowseViewerSocket"];
         put?: never;
         post?: never;
@@ -2216,6 +2216,8 @@ export interface components {
             /** @enum {string} */
             origin: "code" | "chat";
             brand: string;
+            /** @description The visitor's language (en, fr). */
+            language?: string;
             conversationId?: string;
             agentName?: string;
             code?: string;
@@ -5884,9 +5886,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED: five wrong codes in 10 minutes. */
+            /** @description RATE_LIMITED: five wrong codes in 10 minutes; Retry-After says when the oldest of them leaves the window. */
             429: {
                 headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5953,34 +5957,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Switching protocols: the WebSocket. */
+            /** @description Switching protocols: the WebSocket (then closed with 4401, 4403, 4409 or 4404 when refused). */
             101: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            401: components["responses"]["StaffUnauthorized"];
-            /** @description CROSS_ORIGIN, or FORBIDDEN_BRAND (audited). */
+            /** @description CROSS_ORIGIN (before the upgrade). */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_HOLDER. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

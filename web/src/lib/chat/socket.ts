@@ -2,7 +2,8 @@
 // (web/src/features/chat) and the agents' console (web/src/console/chat).
 //
 // - Reconnects after any close but 1000 (conversation ended), 4404
-//   (conversation unknown or ended) and 4401 (the agent's session ended),
+//   (conversation unknown or ended) and 4401 (the agent's session ended)
+//   (finalCloseCodes: the co-browse viewer adds 4403 and 4409; onFinal tells which),
 //   waiting a full-jitter backoff: random() × min(15 s, 0.5 s × 2^attempt);
 //   an open resets the attempt.
 // - Resumes: every (re)connection asks url(lastSeq()), so the server replays
@@ -13,7 +14,8 @@
 //   with their clientId (or an error frame naming it); after a reconnection
 //   they are sent again with the same clientId (the server answers the same
 //   seq, no duplicate). Other frames sent while disconnected are queued and
-//   sent on open, except ping and typing, which are only worth sending now.
+//   sent on open, except ping and typing, which are only worth sending now
+//   (transientTypes: the co-browse viewer's pointer too).
 // - Heartbeat: {"type":"ping"} every heartbeatMs while open; a connection that
 //   stayed silent for two heartbeats is dropped and reconnected.
 // - The browser's offline event drops the connection at once (the socket is
@@ -52,6 +54,12 @@ export interface ChatSocketOptions<S extends { type: string } = ServerFrame> {
   events?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
   /** Whether the browser may be online (default navigator.onLine); while false no connection is tried. */
   online?: () => boolean;
+  /** Close codes after which no reconnection is tried (default FINAL_CLOSE_CODES). */
+  finalCloseCodes?: ReadonlySet<number>;
+  /** Frame types only worth sending now: dropped while not open, never queued (default ping and typing). */
+  transientTypes?: readonly string[];
+  /** A final close code closed the socket (not called on close()). */
+  onFinal?: (code: number) => void;
 }
 
 export interface ChatSocket<C extends { type: string } = ClientFrame> {
@@ -69,6 +77,9 @@ export const HEARTBEAT_MS = 20_000;
  * (conversation unknown or ended), 4401 (the agent's staff session ended).
  */
 export const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([1000, 4401, 4404]);
+
+/** Frame types dropped while disconnected by default: ping and typing (only worth sending now). */
+export const TRANSIENT_TYPES: readonly string[] = ['ping', 'typing'];
 
 const OPEN = 1;
 
@@ -99,6 +110,8 @@ export function openChatSocket<S extends { type: string } = ServerFrame, C exten
   const heartbeatMs = o.heartbeatMs ?? HEARTBEAT_MS;
   const events = o.events === undefined ? (typeof window === 'undefined' ? null : window) : o.events;
   const online = o.online ?? (() => typeof navigator === 'undefined' || navigator.onLine !== false);
+  const finalCodes = o.finalCloseCodes ?? FINAL_CLOSE_CODES;
+  const transient = o.transientTypes ?? TRANSIENT_TYPES;
 
   const seqs = new Map<string, number>();
   /** Messages sent and not acknowledged yet, in the order sent (by clientId). */
@@ -191,8 +204,9 @@ export function openChatSocket<S extends { type: string } = ServerFrame, C exten
       detach(sock);
       if (ws === sock) ws = null;
       stopBeat();
-      if (FINAL_CLOSE_CODES.has(ev.code)) {
+      if (finalCodes.has(ev.code)) {
         finish();
+        o.onFinal?.(ev.code);
         return;
       }
       scheduleReconnect();
@@ -262,7 +276,7 @@ export function openChatSocket<S extends { type: string } = ServerFrame, C exten
         return;
       }
       if (open) raw(frame);
-      else if (f.type !== 'ping' && f.type !== 'typing') queued.push(frame);
+      else if (!transient.includes(f.type)) queued.push(frame);
     },
     close() {
       if (stopped) return;

@@ -1,0 +1,213 @@
+package fanout
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Socket timing shared by the hubs (chat, co-browse).
+const (
+	// IdleTimeout: a socket whose client sent nothing for this long (its
+	// pings come every 20 s) is closed by Sockets.Reap.
+	IdleTimeout = 75 * time.Second
+	// WriteTimeout bounds one write to a client.
+	WriteTimeout = 10 * time.Second
+	// ReapEvery is how often a hub reaps its silent sockets.
+	ReapEvery = IdleTimeout / 5
+)
+
+// Runner runs Fn on Wake, at most one at a time, once more when woken
+// meanwhile; no goroutine while idle (a socket's delivery: it reads the
+// rows after what it delivered).
+type Runner struct {
+	Fn      func()
+	mu      sync.Mutex
+	running bool
+	again   bool
+}
+
+// Wake runs Fn now, or once more after the run in progress.
+func (r *Runner) Wake() {
+	r.mu.Lock()
+	if r.running {
+		r.again = true
+		r.mu.Unlock()
+		return
+	}
+	r.running = true
+	r.mu.Unlock()
+	go r.loop()
+}
+
+func (r *Runner) loop() {
+	for {
+		r.Fn()
+		r.mu.Lock()
+		if !r.again {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.again = false
+		r.mu.Unlock()
+	}
+}
+
+// Socket is one WebSocket of a hub: JSON writes bounded by WriteTimeout
+// on the hub's context, and when its client was last heard.
+type Socket struct {
+	Conn *websocket.Conn
+	// OnTick runs (on a goroutine of its own) at each reap of a socket
+	// not silent (nil: nothing).
+	OnTick func()
+	ctx    context.Context
+	heard  atomic.Int64
+}
+
+// Heard records that the client sent something now.
+func (s *Socket) Heard() { s.heard.Store(time.Now().UnixMilli()) }
+
+// Send writes v as one JSON text frame; a failed write closes the socket.
+func (s *Socket) Send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, WriteTimeout)
+	defer cancel()
+	if err := s.Conn.Write(ctx, websocket.MessageText, b); err != nil {
+		_ = s.Conn.CloseNow()
+		return err
+	}
+	return nil
+}
+
+// Sockets is a hub's open sockets: refused once it shuts down, every one
+// closed with 1012 (service restart: reconnect, to another instance) when
+// it does, the silent ones closed by Reap.
+type Sockets struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	set    map[*Socket]struct{}
+	closed bool
+}
+
+// NewSockets is the registry of a hub whose context is ctx (the sockets'
+// writes end with it).
+func NewSockets(ctx context.Context) *Sockets {
+	return &Sockets{ctx: ctx, set: map[*Socket]struct{}{}}
+}
+
+// New is a socket of this hub on conn, not registered yet (set OnTick,
+// then Add).
+func (r *Sockets) New(conn *websocket.Conn) *Socket {
+	s := &Socket{Conn: conn, ctx: r.ctx}
+	s.Heard()
+	return s
+}
+
+// Add registers s; when the hub is shutting down it closes s with 1012
+// and returns false.
+func (r *Sockets) Add(s *Socket) bool {
+	r.mu.Lock()
+	closed := r.closed
+	if !closed {
+		r.set[s] = struct{}{}
+	}
+	r.mu.Unlock()
+	if closed {
+		_ = s.Conn.Close(websocket.StatusServiceRestart, "server restarting")
+	}
+	return !closed
+}
+
+// Release forgets a socket that ended.
+func (r *Sockets) Release(s *Socket) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.set, s)
+}
+
+// Len is how many sockets are open.
+func (r *Sockets) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.set)
+}
+
+func (r *Sockets) list() []*Socket {
+	list := make([]*Socket, 0, len(r.set))
+	for s := range r.set {
+		list = append(list, s)
+	}
+	return list
+}
+
+// Shutdown refuses new sockets and closes every open one with 1012,
+// returning when all are closed.
+func (r *Sockets) Shutdown() {
+	r.mu.Lock()
+	r.closed = true
+	list := r.list()
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range list {
+		wg.Go(func() { _ = s.Conn.Close(websocket.StatusServiceRestart, "server restarting") })
+	}
+	wg.Wait()
+}
+
+// Reap closes the sockets whose clients sent nothing (not even a ping)
+// since cutoff (unix ms; a hub passes IdleTimeout ago), dead clients, and
+// ticks the others. One timer per hub, none per socket.
+func (r *Sockets) Reap(cutoff int64) {
+	r.mu.Lock()
+	list := r.list()
+	r.mu.Unlock()
+	for _, s := range list {
+		if s.heard.Load() < cutoff {
+			go s.Conn.Close(websocket.StatusGoingAway, "no heartbeat")
+		} else if s.OnTick != nil {
+			go s.OnTick()
+		}
+	}
+}
+
+// Every is work a hub does on a timer.
+type Every struct {
+	Interval time.Duration
+	Do       func(ctx context.Context)
+}
+
+// Run does each Every's work on its timer, and reaps the silent sockets
+// every ReapEvery, until ctx is done (its error) or the hub shuts down
+// (nil). Each timer's work runs one at a time.
+func (r *Sockets) Run(ctx context.Context, work ...Every) error {
+	work = append(work, Every{Interval: ReapEvery, Do: func(context.Context) {
+		r.Reap(time.Now().Add(-IdleTimeout).UnixMilli())
+	}})
+	var wg sync.WaitGroup
+	for _, w := range work {
+		wg.Go(func() {
+			t := time.NewTicker(w.Interval)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-r.ctx.Done():
+					return
+				case <-t.C:
+					w.Do(ctx)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}

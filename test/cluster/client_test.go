@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// demoPassword is the --dev demo accounts' password (README).
+const demoPassword = "Guichet-Demo-2026!"
+
+// client is a browser-like caller from its own loopback address (127.0.0.N:
+// HAProxy connects from 127.0.0.1, the instances' one trusted proxy, so each
+// client's rate limits are its own).
+type client struct {
+	http    *http.Client
+	host    string // the brand's dev host, e.g. belair.localhost
+	cookies map[string]string
+}
+
+func newClient(ip, host string) *client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
+	return &client{host: host, cookies: map[string]string{}, http: &http.Client{
+		Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64},
+		// The issue's bound: never a hang past 5 s.
+		Timeout:       5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// answer is a response read whole.
+type answer struct {
+	status int
+	body   map[string]any
+}
+
+// do sends one request to base (the load balancer or an instance).
+func (c *client) do(ctx context.Context, base, method, path, contentType, body string) (answer, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+base+path, strings.NewReader(body))
+	if err != nil {
+		return answer{}, err
+	}
+	req.Host = c.host
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("api-key", apiKey(c.host))
+	var cookie []string
+	for k, v := range c.cookies {
+		cookie = append(cookie, k+"="+v)
+	}
+	if len(cookie) > 0 {
+		req.Header.Set("Cookie", strings.Join(cookie, "; "))
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer res.Body.Close()
+	for _, ck := range res.Cookies() {
+		if ck.MaxAge < 0 {
+			delete(c.cookies, ck.Name)
+		} else {
+			c.cookies[ck.Name] = ck.Value
+		}
+	}
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return answer{}, err
+	}
+	a := answer{status: res.StatusCode}
+	_ = json.Unmarshal(raw, &a.body)
+	return a, nil
+}
+
+func (c *client) json(ctx context.Context, base, method, path, body string) (answer, error) {
+	return c.do(ctx, base, method, path, "application/json", body)
+}
+
+// signIn runs the portal's sign-in (find, password, the SSO form post)
+// through base; it returns the status of the step that stopped it, or 303
+// with the session cookie set.
+func (c *client) signIn(ctx context.Context, base, email, password string) (int, error) {
+	a, err := c.json(ctx, base, "POST", "/api/v1/accounts/find", fmt.Sprintf(`{"email":%q}`, email))
+	if err != nil || a.status != 200 {
+		return a.status, err
+	}
+	id, _ := a.body["id"].(string)
+	a, err = c.json(ctx, base, "POST", "/api/v1/accounts/"+id+"/authentication", fmt.Sprintf(`{"password":%q}`, password))
+	if err != nil || a.status != 200 {
+		return a.status, err
+	}
+	ticket, _ := a.body["loginTicket"].(string)
+	form := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {ticket}}
+	a, err = c.do(ctx, base, "POST", "/pkmslogin.form", "application/x-www-form-urlencoded", form.Encode())
+	return a.status, err
+}
+
+// apiKeys are the sample brands' public client keys, read once from /.
+var apiKeys = map[string]string{}
+
+func apiKey(host string) string { return apiKeys[host] }
+
+// loadAPIKey reads a brand's public api key from the page the server
+// renders (the site configuration in <head>).
+func loadAPIKey(t *testing.T, host string) {
+	t.Helper()
+	if apiKeys[host] != "" {
+		return
+	}
+	req, _ := http.NewRequest("GET", "http://"+setup.lb+"/", nil)
+	req.Host = host
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	page := string(raw)
+	start := strings.Index(page, `<script id="guichet-site" type="application/json">`)
+	if start < 0 {
+		t.Fatalf("no site configuration on %s's page (%d)", host, res.StatusCode)
+	}
+	page = page[start+len(`<script id="guichet-site" type="application/json">`):]
+	page = page[:strings.Index(page, "</script>")]
+	var site struct {
+		Brand struct {
+			APIKey string `json:"apiKey"`
+		} `json:"brand"`
+	}
+	if err := json.Unmarshal([]byte(page), &site); err != nil {
+		t.Fatalf("site configuration of %s: %v", host, err)
+	}
+	apiKeys[host] = site.Brand.APIKey
+}

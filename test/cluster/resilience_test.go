@@ -1,0 +1,480 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The fault suites run after the functional ones (file order): each ends
+// with every instance UP in HAProxy again.
+
+// waitAllUp fails the test when the instances are not all UP in HAProxy
+// within a minute.
+func waitAllUp(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cl.waitAllUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// traffic is steady load through the load balancer until stopped: each
+// worker loads a page (GET, retried per HTTP semantics on a transport
+// error or a 502/503/504, at most 3 times) and asks for an account (POST,
+// never retried, each from a client address of its own). It counts what the clients finally saw.
+type traffic struct {
+	gets, posts, getFailures, postFailures, retries atomic.Int64
+	stop                                            chan struct{}
+	wg                                              sync.WaitGroup
+	mu                                              sync.Mutex
+	failures                                        []string
+}
+
+func startTraffic(t *testing.T, workers int, ipBase int) *traffic {
+	loadAPIKey(t, "belair.localhost")
+	tr := &traffic{stop: make(chan struct{})}
+	for w := range workers {
+		c := newClient(fmt.Sprintf("127.0.2.%d", ipBase+w), "belair.localhost")
+		tr.wg.Add(1)
+		go func() {
+			defer tr.wg.Done()
+			ctx := context.Background()
+			for {
+				select {
+				case <-tr.stop:
+					return
+				default:
+				}
+				var a answer
+				var err error
+				for try := 0; try < 4; try++ {
+					if try > 0 {
+						tr.retries.Add(1)
+						time.Sleep(100 * time.Millisecond)
+					}
+					a, err = c.do(ctx, setup.lb, "GET", "/", "", "")
+					if err == nil && a.status != 502 && a.status != 503 && a.status != 504 {
+						break
+					}
+				}
+				tr.gets.Add(1)
+				if err != nil || a.status != 200 {
+					tr.getFailures.Add(1)
+					tr.note(fmt.Sprintf("GET /: %d %v", a.status, err))
+				}
+				// Each POST from the next of 1,000 client addresses: the
+				// find rate limit (30 a minute per client) is not under test.
+				n := tr.posts.Load()
+				pc := newClient(fmt.Sprintf("127.0.%d.%d", 4+n/250%4, 1+n%250), "belair.localhost")
+				pc.http.Transport.(*http.Transport).DisableKeepAlives = true
+				a, err = pc.json(ctx, setup.lb, "POST", "/api/v1/accounts/find", `{"email":"demo@belair.example"}`)
+				tr.posts.Add(1)
+				if err != nil || a.status != 200 {
+					tr.postFailures.Add(1)
+					tr.note(fmt.Sprintf("POST find: %d %v", a.status, err))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+	}
+	return tr
+}
+
+// restartIfDown starts a killed instance again (once) and waits for it.
+func restartIfDown(t *testing.T, in *instance) {
+	t.Helper()
+	if in.down() {
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitReady(t, in)
+	waitAllUp(t)
+}
+
+// waitPosts waits for n more POSTs to have been answered.
+func (tr *traffic) waitPosts(t *testing.T, n int64) {
+	t.Helper()
+	want := tr.posts.Load() + n
+	deadline := time.Now().Add(time.Minute)
+	for tr.posts.Load() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("traffic stalled: %d POSTs, want %d", tr.posts.Load(), want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitReady waits for an instance's own /readyz to answer 200.
+func waitReady(t *testing.T, in *instance) {
+	t.Helper()
+	c := newClient("127.0.0.9", "belair.localhost")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		a, err := c.json(context.Background(), in.addr, "GET", "/readyz", "")
+		if err == nil && a.status == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready: %d %v", in.name, a.status, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (tr *traffic) note(s string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if len(tr.failures) < 10 {
+		tr.failures = append(tr.failures, s)
+	}
+}
+
+func (tr *traffic) finish(t *testing.T) {
+	close(tr.stop)
+	tr.wg.Wait()
+	t.Logf("traffic: %d GET (%d retries, %d failed), %d POST (%d failed)",
+		tr.gets.Load(), tr.retries.Load(), tr.getFailures.Load(), tr.posts.Load(), tr.postFailures.Load())
+}
+
+// TestFaultRollingRestart restarts the three instances one after the other
+// (SIGTERM: drain, then a fresh process) under steady traffic: clients that
+// retry per HTTP semantics see no failure, and not even a POST fails,
+// because a draining instance keeps serving until HAProxy stopped sending.
+func TestFaultRollingRestart(t *testing.T) {
+	waitAllUp(t)
+	tr := startTraffic(t, 4, 10)
+	tr.waitPosts(t, 50)
+	for _, in := range cl.instances {
+		in.terminate()
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+		waitReady(t, in)
+		waitAllUp(t)
+		tr.waitPosts(t, 50) // traffic on the three again before the next
+	}
+	tr.finish(t)
+	if tr.gets.Load() == 0 || tr.posts.Load() == 0 {
+		t.Fatal("no traffic ran")
+	}
+	if tr.getFailures.Load() != 0 || tr.postFailures.Load() != 0 {
+		t.Fatalf("failed requests during the rolling restart: %v", tr.failures)
+	}
+}
+
+// TestFaultKill9DuringSignInsAndRegistrations kills two instances (kill
+// -9: no drain), one after the other, while 200 clients at once sign in
+// (80) and register (120, bna's legacy registration by PIN): every request is
+// answered (none hangs past the 5 s client bound); a sign-in whose POST was
+// on a killed instance fails with HAProxy's 502 and nothing else; every
+// registration ends registered (clients retry per HTTP semantics, see
+// register); the database holds no half-written account or registration
+// and no duplicate; the restarted instances are ready again.
+func TestFaultKill9DuringSignInsAndRegistrations(t *testing.T) {
+	const signIns, registrations = 80, 120 // 200 clients at once
+	waitAllUp(t)
+	ctx := context.Background()
+	importKillPolicies(t, registrations)
+	before := accountCount(t)
+	brands := []string{"belair", "bna", "intact", "scotia", "servus"}
+	for _, b := range brands {
+		loadAPIKey(t, b+".localhost")
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var steps atomic.Int64
+	step := func() { steps.Add(1) }
+	outcomes := map[string]int{}
+	for i := range signIns {
+		b := brands[i%len(brands)]
+		c := newClient(fmt.Sprintf("127.0.3.%d", 1+i), b+".localhost")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			status, err := c.signIn(ctx, setup.lb, "demo@"+b+".example", demoPassword)
+			step()
+			key := strconv.Itoa(status)
+			var ne net.Error
+			switch {
+			case errors.As(err, &ne) && ne.Timeout():
+				key = "timeout"
+			case err != nil:
+				key = "lost" // the connection closed without an answer
+			}
+			mu.Lock()
+			outcomes[key]++
+			mu.Unlock()
+		}()
+	}
+	regs := &regTally{outcomes: map[string]int{}}
+	for i := 1; i <= registrations; i++ {
+		c := newClient(fmt.Sprintf("127.0.%d.%d", 5+i/250, 1+i%250), killBrand+".localhost")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			regs.add(register(ctx, c, i, step))
+		}()
+	}
+	// The kills mid-way: app2 once 60 answers came back, app3 once 200
+	// did (app2 started again meanwhile, so one instance is always up).
+	waitSteps := func(n int64) {
+		deadline := time.Now().Add(2 * time.Minute)
+		for steps.Load() < n && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	first, second := cl.instances[1], cl.instances[2]
+	t.Cleanup(func() {
+		for _, in := range []*instance{first, second} {
+			if in.down() {
+				_ = in.start()
+			}
+		}
+		waitAllUp(t)
+	})
+	waitSteps(60)
+	atFirst := steps.Load()
+	first.kill9()
+	if err := first.start(); err != nil {
+		t.Fatal(err)
+	}
+	waitSteps(200)
+	atSecond := steps.Load()
+	waitReady(t, first)
+	second.kill9()
+	wg.Wait()
+	t.Logf("%s killed after %d answers, %s after %d (of %d)", first.name, atFirst, second.name, atSecond, steps.Load())
+	t.Logf("%d sign-ins: %v", signIns, outcomes)
+	t.Logf("%d registrations: %v %v", registrations, regs.outcomes, regs.why)
+	for k, n := range outcomes {
+		switch k {
+		case "303", "429", "502", "lost": // signed in; BUSY (hash budget); in flight on a killed instance
+		default:
+			t.Errorf("%d sign-ins ended with %s", n, k)
+		}
+	}
+	if outcomes["303"] == 0 {
+		t.Error("no sign-in succeeded")
+	}
+	if regs.outcomes[regFailed] != 0 || regs.outcomes[regCreated]+regs.outcomes[regLost] != registrations {
+		t.Errorf("registrations: %v, failures %v", regs.outcomes, regs.why)
+	}
+	for _, in := range []*instance{first, second} {
+		if in.down() {
+			if err := in.start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	waitReady(t, first)
+	waitReady(t, second)
+	waitAllUp(t)
+	got := checkRegistrationRows(t, registrations)
+	if got != registrations {
+		t.Errorf("%d accounts for %d registrations that ended registered", got, registrations)
+	}
+	if after := accountCount(t); after != before+registrations {
+		t.Fatalf("accounts: %d before, %d after %d registrations", before, after, registrations)
+	}
+	c := newClient("127.0.0.7", "belair.localhost")
+	if status, err := c.signIn(ctx, setup.lb, "demo@belair.example", demoPassword); err != nil || status != 303 {
+		t.Fatalf("sign-in after the restart: %d %v", status, err)
+	}
+	k := newClient("127.0.0.6", killBrand+".localhost")
+	if status, err := k.signIn(ctx, setup.lb, killEmail(1), killPassword); err != nil || status != 303 {
+		t.Fatalf("a registered account signs in: %d %v", status, err)
+	}
+}
+
+func accountCount(t *testing.T) int {
+	t.Helper()
+	ctx := context.Background()
+	db := openDB(t)
+	var n int
+	if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM accounts").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// pgCtl runs the cluster's own PostgreSQL's pg_ctl (never the machine's).
+func pgCtl(t *testing.T, args ...string) {
+	t.Helper()
+	out, err := exec.Command(setup.pgCtl, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pg_ctl %v: %v %s", args, err, out)
+	}
+}
+
+// TestFaultPostgresDown stops PostgreSQL for 10 s: every instance's
+// /readyz turns red, calls through the load balancer are answered with the
+// technical (500) or unavailable (503) answer within the 5 s client bound,
+// never a hang; once HAProxy counts no instance ready, the answer is its
+// own (deploy/haproxy.cfg): 503 with errorCode TECHNICAL for /api/*, the
+// static technical roadblock for a page. PostgreSQL back, /readyz is green
+// everywhere, a session opened before the outage still works and nothing
+// queued is lost.
+func TestFaultPostgresDown(t *testing.T) {
+	waitAllUp(t)
+	ctx := context.Background()
+	loadAPIKey(t, "belair.localhost")
+	c := newClient("127.0.0.8", "belair.localhost")
+	if status, err := c.signIn(ctx, setup.lb, "demo@belair.example", demoPassword); err != nil || status != 303 {
+		t.Fatalf("sign-in before the outage: %d %v", status, err)
+	}
+	pgCtl(t, "-m", "fast", "-w", "stop")
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			pgCtl(t, "-w", "start")
+		}
+	})
+	stopped := time.Now()
+	red := map[string]bool{}
+	answers := map[int]int{}
+	hangs, lbAnswers := 0, 0
+	for time.Since(stopped) < 10*time.Second {
+		for _, in := range cl.instances {
+			if a, err := c.json(ctx, in.addr, "GET", "/readyz", ""); err == nil && a.status == 503 {
+				red[in.name] = true
+			}
+		}
+		st, err := lbStates()
+		if err != nil || len(st) != len(cl.instances) {
+			t.Fatalf("HAProxy's states: %v %v", st, err)
+		}
+		noneUp := true
+		for _, s := range st {
+			noneUp = noneUp && !strings.HasPrefix(s, "UP")
+		}
+		a, err := c.json(ctx, setup.lb, "POST", "/api/v1/accounts/find", `{"email":"demo@belair.example"}`)
+		if err != nil {
+			hangs++
+		} else {
+			answers[a.status]++
+		}
+		if noneUp {
+			checkNoInstanceAnswers(t, c)
+			lbAnswers++
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	pgCtl(t, "-w", "start")
+	restarted = true
+	t.Logf("during the outage: answers %v, %d unanswered within 5 s, red: %v, %d rounds with no instance in HAProxy",
+		answers, hangs, red, lbAnswers)
+	if len(red) != len(cl.instances) {
+		t.Errorf("/readyz turned red on %v only", red)
+	}
+	if hangs > 0 {
+		t.Errorf("%d calls not answered within 5 s", hangs)
+	}
+	if lbAnswers == 0 {
+		t.Error("HAProxy never counted every instance down during the outage")
+	}
+	for status, n := range answers {
+		if status != 500 && status != 503 {
+			t.Errorf("%d calls answered %d during the outage", n, status)
+		}
+	}
+	waitAllUp(t)
+	if a, err := c.json(ctx, setup.lb, "GET", "/api/v1/me", ""); err != nil || a.status != 200 {
+		t.Fatalf("the session after the outage: %d %v", a.status, err)
+	}
+	ids := enqueueEmails(t, 20, "after-pg")
+	waitDelivered(t, ids, time.Minute)
+}
+
+// checkNoInstanceAnswers checks the load balancer's own answers while no
+// instance is ready: an API call gets the API's error shape (503, JSON,
+// errorCode TECHNICAL: the SPA shows a roadblock), a page the technical
+// roadblock in English and French that loads nothing from elsewhere; both
+// say when to retry, both within the client's 5 s.
+func checkNoInstanceAnswers(t *testing.T, c *client) {
+	t.Helper()
+	for _, call := range []struct{ method, path, accept, body string }{
+		{"POST", "/api/v1/accounts/find", "application/json", `{"email":"demo@belair.example"}`},
+		{"GET", "/api/console/v1/session", "application/json", ""},
+		{"GET", "/", "text/html", ""},
+		{"GET", "/registration/identification", "text/html", ""},
+	} {
+		req, _ := http.NewRequest(call.method, "http://"+setup.lb+call.path, strings.NewReader(call.body))
+		req.Host = c.host
+		req.Header.Set("Accept", call.accept)
+		res, err := c.http.Do(req)
+		if err != nil {
+			t.Errorf("%s %s with no instance: %v", call.method, call.path, err)
+			continue
+		}
+		raw, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Errorf("%s %s with no instance: %v", call.method, call.path, err)
+			continue
+		}
+		ct := res.Header.Get("Content-Type")
+		if res.StatusCode != 503 || res.Header.Get("Retry-After") == "" || !strings.HasPrefix(ct, call.accept) {
+			t.Errorf("%s %s with no instance: %d %q Retry-After %q", call.method, call.path, res.StatusCode, ct, res.Header.Get("Retry-After"))
+			continue
+		}
+		page := string(raw)
+		if call.accept == "application/json" {
+			var body struct{ ErrorCode, MessageKey string }
+			if err := json.Unmarshal(raw, &body); err != nil || body.ErrorCode != "TECHNICAL" || body.MessageKey != "error.technical" {
+				t.Errorf("%s %s with no instance: %s (%v)", call.method, call.path, page, err)
+			}
+			continue
+		}
+		for _, want := range []string{"Something went wrong", "Un problème est survenu", `lang="fr"`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s with no instance: the page lacks %q", call.path, want)
+			}
+		}
+		for _, bad := range []string{"<script", "<link", "src=", "http://", "https://"} {
+			if strings.Contains(page, bad) {
+				t.Errorf("%s with no instance: the page holds %q (it must stand without the app)", call.path, bad)
+			}
+		}
+	}
+}
+
+// TestFaultSMTPDown stops the SMTP server while messages are queued and
+// starts it again after CLUSTER_SMTP_OUTAGE seconds (default 120, the
+// issue's two minutes): every message is delivered, each once.
+func TestFaultSMTPDown(t *testing.T) {
+	outage := 120 * time.Second
+	if v := os.Getenv("CLUSTER_SMTP_OUTAGE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CLUSTER_SMTP_OUTAGE=%q: seconds", v)
+		}
+		outage = time.Duration(n) * time.Second
+	}
+	cl.sink.stop()
+	t.Cleanup(func() { _ = cl.sink.start() }) // no-op when running
+	ids := enqueueEmails(t, 100, "smtp-down")
+	time.Sleep(outage) // the outage itself, not a measurement
+	if err := cl.sink.start(); err != nil {
+		t.Fatal(err)
+	}
+	// The workers back off (30 s doubling, with jitter): the last retry
+	// before the server came back may be up to about a minute and a half
+	// after it, past a 2-minute outage.
+	waitDelivered(t, ids, outage+3*time.Minute)
+	t.Logf("%d messages queued during a %s SMTP outage, each delivered once", len(ids), outage)
+}

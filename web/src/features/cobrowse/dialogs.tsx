@@ -1,0 +1,136 @@
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useT } from '@/i18n/i18n';
+import type { SectionKey } from '@/i18n/catalog';
+import { trapKeys } from '@/lib/dialog/trap';
+import { useSite } from '@/lib/site/site-context';
+import type { Phase } from './cobrowse';
+
+/**
+ * A modal dialog: labelled by its title, which takes the focus when it opens;
+ * Tab stays inside; Escape is onEscape. Keys are handled on the dialog and
+ * stopped there, so the chat widget's own trap (the request comes from it)
+ * does not pull the focus back.
+ */
+function Modal({ title, describedBy, onEscape, children }: { title: string; describedBy?: string; onEscape: () => void; children: ReactNode }) {
+  const titleId = useId();
+  const dialog = useRef<HTMLDivElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    heading.current?.focus();
+  }, []);
+  return (
+    <div className="cobrowse-backdrop">
+      <div
+        ref={dialog}
+        className="cobrowse-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        aria-describedby={describedBy}
+        onKeyDown={(event) => {
+          if (event.key !== 'Escape' && event.key !== 'Tab') return;
+          event.stopPropagation();
+          if (dialog.current) trapKeys(event, dialog.current, onEscape);
+        }}
+      >
+        <h2 id={titleId} ref={heading} tabIndex={-1} className="cobrowse-dialog__title">
+          {title}
+        </h2>
+        {children}
+      </div>
+    </div>
+  );
+}
+
+export interface ConsentDialogProps {
+  fromChat: boolean;
+  busy: boolean;
+  error: SectionKey | null;
+  onAccept: () => void;
+  onDecline: () => void;
+}
+
+/** What the agent will and will not see, Accept / Decline; Escape declines. Nothing is recorded or sent before Accept. */
+export function ConsentDialog({ fromChat, busy, error, onAccept, onDecline }: ConsentDialogProps) {
+  const t = useT();
+  const introId = useId();
+  return (
+    <Modal title={t('cobrowse.consent.title')} describedBy={introId} onEscape={onDecline}>
+      <p id={introId}>{t(fromChat ? 'cobrowse.consent.chatIntro' : 'cobrowse.consent.intro')}</p>
+      <div className="cobrowse-dialog__lists">
+        <section aria-labelledby={`${introId}-will`}>
+          <h3 id={`${introId}-will`}>{t('cobrowse.consent.willSee')}</h3>
+          <ul>
+            <li>{t('cobrowse.consent.willSee.pages')}</li>
+            <li>{t('cobrowse.consent.willSee.pointer')}</li>
+          </ul>
+        </section>
+        <section aria-labelledby={`${introId}-wont`}>
+          <h3 id={`${introId}-wont`}>{t('cobrowse.consent.wontSee')}</h3>
+          <ul>
+            <li>{t('cobrowse.consent.wontSee.typing')}</li>
+            <li>{t('cobrowse.consent.wontSee.private')}</li>
+            <li>{t('cobrowse.consent.wontSee.outside')}</li>
+            <li>{t('cobrowse.consent.wontSee.control')}</li>
+          </ul>
+        </section>
+      </div>
+      {error ? (
+        <p role="alert" className="cobrowse-dialog__error">
+          {t(error)}
+        </p>
+      ) : null}
+      <div className="cobrowse-dialog__actions">
+        <button type="button" className="button button--primary" onClick={onAccept} aria-disabled={busy}>
+          {busy ? t('cobrowse.consent.starting') : t('cobrowse.consent.accept')}
+        </button>
+        <button type="button" className="button button--secondary" onClick={onDecline}>
+          {t('cobrowse.consent.decline')}
+        </button>
+      </div>
+    </Modal>
+  );
+}
+
+/** "123456" as "123 456" (read aloud digit by digit by the label). */
+export function groupCode(code: string): string {
+  return code.length === 6 ? `${code.slice(0, 3)} ${code.slice(3)}` : code;
+}
+
+/** The code to read to the agent, its expiry, and the live status that turns to 'Sharing with <agent>'. */
+export function CodeDialog({ phase, agent, onClose, onStop }: { phase: Phase; agent: string; onClose: () => void; onStop: () => void }) {
+  const t = useT();
+  const { language } = useSite();
+  const readId = useId();
+  const code = phase.kind === 'waiting' ? phase.code : null;
+  const expiresAt = phase.kind === 'waiting' && phase.expiresAt ? new Date(phase.expiresAt) : null;
+  const time =
+    expiresAt && !Number.isNaN(expiresAt.getTime())
+      ? new Intl.DateTimeFormat(`${language}-CA`, { hour: 'numeric', minute: '2-digit' }).format(expiresAt)
+      : null;
+  return (
+    <Modal title={t('cobrowse.code.title')} describedBy={readId} onEscape={onClose}>
+      {code ? (
+        <>
+          <p id={readId}>{t('cobrowse.code.read')}</p>
+          <p className="cobrowse-code">
+            <span aria-hidden="true">{groupCode(code)}</span>
+            <span className="cobrowse-code__spoken">{t('cobrowse.code.digits', { digits: code.split('').join(' ') })}</span>
+          </p>
+          {time ? <p>{t('cobrowse.code.expires', { time })}</p> : null}
+        </>
+      ) : null}
+      <p role="status" className="cobrowse-dialog__status">
+        {phase.kind === 'active' ? t('cobrowse.status.sharing', { agent }) : t('cobrowse.status.waiting')}
+      </p>
+      <div className="cobrowse-dialog__actions">
+        <button type="button" className="button button--primary" onClick={onClose}>
+          {t('cobrowse.code.close')}
+        </button>
+        <button type="button" className="button button--secondary" onClick={onStop}>
+          {t('cobrowse.banner.stop')}
+        </button>
+      </div>
+    </Modal>
+  );
+}
