@@ -3,12 +3,16 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -23,6 +27,8 @@ type client struct {
 	http    *http.Client
 	host    string // the brand's dev host, e.g. belair.localhost
 	cookies map[string]string
+	// resends counts this client's requests sent again (see do).
+	resends int
 }
 
 func newClient(ip, host string) *client {
@@ -41,11 +47,47 @@ type answer struct {
 	body   map[string]any
 }
 
-// do sends one request to base (the load balancer or an instance).
+// resent counts the requests the clients sent again after a silent close
+// (see do).
+var resent atomic.Int64
+
+// do sends one request to base (the load balancer or an instance), the
+// way a browser does: a request written on a reused keep-alive connection
+// that is closed without a byte of answer is sent again, on a new
+// connection. HAProxy closes the client's connection that way, without an
+// answer and without a log line, when an instance dies with a request that
+// was not the first on the client's connection ("the client is required to
+// retry", its abort_keep_alive case); Chromium and Firefox resend on such a
+// close, a POST too. The first request of a connection gets HAProxy's 502
+// instead, which is never resent.
 func (c *client) do(ctx context.Context, base, method, path, contentType, body string) (answer, error) {
+	for try := 0; ; try++ {
+		a, reused, err := c.send(ctx, base, method, path, contentType, body)
+		if err != nil && reused && try < 2 && silentClose(err) {
+			resent.Add(1)
+			c.resends++
+			continue
+		}
+		return a, err
+	}
+}
+
+// silentClose says the connection closed before any answer (EOF, a reset),
+// not that the client's time bound passed.
+func silentClose(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
+func (c *client) send(ctx context.Context, base, method, path, contentType, body string) (answer, bool, error) {
+	reused := false
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = i.Reused }})
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+base+path, strings.NewReader(body))
 	if err != nil {
-		return answer{}, err
+		return answer{}, false, err
 	}
 	req.Host = c.host
 	if contentType != "" {
@@ -61,7 +103,7 @@ func (c *client) do(ctx context.Context, base, method, path, contentType, body s
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return answer{}, err
+		return answer{}, reused, err
 	}
 	defer res.Body.Close()
 	for _, ck := range res.Cookies() {
@@ -73,11 +115,11 @@ func (c *client) do(ctx context.Context, base, method, path, contentType, body s
 	}
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
-		return answer{}, err
+		return answer{}, reused, err
 	}
 	a := answer{status: res.StatusCode}
 	_ = json.Unmarshal(raw, &a.body)
-	return a, nil
+	return a, reused, nil
 }
 
 func (c *client) json(ctx context.Context, base, method, path, body string) (answer, error) {

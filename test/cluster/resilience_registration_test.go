@@ -71,12 +71,15 @@ const (
 // register runs one person's registration through the load balancer, the
 // way a client that retries per HTTP semantics does. A POST is sent again
 // only when the load balancer says no instance got it (503) or the server
-// says it did nothing (429 BUSY: no hash budget, nothing counted); after a
-// lost answer (502: the instance died with the request) no step is
-// repeated: the client starts over with a fresh find, which is safe (a
-// find only opens a new registration; the old one stays resumable until it
-// expires), and which answers 200 REGISTERED when the lost create had
-// happened. It returns the outcome and, for a failure, why.
+// says it did nothing (429 BUSY: no hash budget, nothing counted), or, as a
+// browser does, when the load balancer closed a reused connection without
+// an answer (client.do). After a lost answer (502: the instance died with
+// the request), or an unexpected answer to a step sent again (the first
+// try may have been applied), no step is repeated: the client starts over
+// with a fresh find, which is safe (a find only opens a new registration;
+// the old one stays resumable until it expires), and which answers 200
+// REGISTERED when the lost create had happened. It returns the outcome
+// and, for a failure, why (each lost answer named).
 func register(ctx context.Context, c *client, i int, steps func()) (string, string) {
 	post := func(path, body string) (answer, error) {
 		for try := 0; ; try++ {
@@ -94,24 +97,37 @@ func register(ctx context.Context, c *client, i int, steps func()) (string, stri
 	}
 	number := strings.ReplaceAll(killPolicy(i), "-", "")
 	find := fmt.Sprintf(`{"policyNumber":%q,"firstName":"Kim","lastName":"Tuer","dateOfBirth":"1985-03-14","postalCode":"M5V 2T6"}`, number)
-	lost := false
-	for attempt := 0; attempt < 5; attempt++ {
+	var lostAt []string // the steps whose answers were lost, in order
+	// unclear says a step's answer does not tell what happened: lost, or
+	// not the expected one after the step was sent again.
+	unclear := func(step string, a answer, want int, resendsBefore int) bool {
+		switch {
+		case a.status == 502:
+			lostAt = append(lostAt, step+" 502")
+		case a.status != want && c.resends > resendsBefore:
+			lostAt = append(lostAt, fmt.Sprintf("%s resent %d", step, a.status))
+		default:
+			return false
+		}
+		return true
+	}
+	for attempt := 0; attempt < 10; attempt++ {
+		r := c.resends
 		a, err := post("/api/v1/accounts/find", find)
 		if err != nil {
-			return regFailed, fmt.Sprintf("find: %v", err)
+			return regFailed, fmt.Sprintf("find: %v (lost before: %v)", err, lostAt)
 		}
 		if a.status == 200 && a.body["status"] == "REGISTERED" {
-			if lost {
+			if len(lostAt) > 0 {
 				return regLost, ""
 			}
 			return regFailed, "registered before it registered"
 		}
-		if a.status == 502 {
-			lost = true
+		if unclear("find", a, 240, r) {
 			continue
 		}
 		if a.status != 240 {
-			return regFailed, fmt.Sprintf("find: %d %v", a.status, a.body)
+			return regFailed, fmt.Sprintf("find: %d %v (lost before: %v)", a.status, a.body, lostAt)
 		}
 		id, _ := a.body["id"].(string)
 		pinID := ""
@@ -124,32 +140,32 @@ func register(ctx context.Context, c *client, i int, steps func()) (string, stri
 		if pinID == "" {
 			return regFailed, fmt.Sprintf("find: no PIN option in %v", a.body)
 		}
+		r = c.resends
 		a, err = post("/api/v1/registrations/"+id+"/validations/"+pinID+"/", `{"validationValue":"`+killPIN+`"}`)
 		if err != nil {
-			return regFailed, fmt.Sprintf("PIN: %v", err)
+			return regFailed, fmt.Sprintf("PIN: %v (lost before: %v)", err, lostAt)
 		}
-		if a.status == 502 {
-			lost = true
+		if unclear("PIN", a, 200, r) {
 			continue
 		}
 		if a.status != 200 {
-			return regFailed, fmt.Sprintf("PIN: %d %v", a.status, a.body)
+			return regFailed, fmt.Sprintf("PIN: %d %v (lost before: %v)", a.status, a.body, lostAt)
 		}
+		r = c.resends
 		a, err = post("/api/v1/accounts/"+id+"/create",
 			`{"password":"`+killPassword+`","passwordConfirmation":"`+killPassword+`","termsAccepted":true}`)
 		if err != nil {
-			return regFailed, fmt.Sprintf("create: %v", err)
+			return regFailed, fmt.Sprintf("create: %v (lost before: %v)", err, lostAt)
 		}
-		if a.status == 502 {
-			lost = true
+		if unclear("create", a, 201, r) {
 			continue
 		}
 		if a.status != 201 {
-			return regFailed, fmt.Sprintf("create: %d %v", a.status, a.body)
+			return regFailed, fmt.Sprintf("create: %d %v (lost before: %v)", a.status, a.body, lostAt)
 		}
 		return regCreated, ""
 	}
-	return regFailed, "five answers lost"
+	return regFailed, fmt.Sprintf("ten answers lost: %v", lostAt)
 }
 
 // checkRegistrationRows reads the database: for the n imported people, no
