@@ -70,9 +70,9 @@ type Hub struct {
 	// held counts the open sockets per conversation and per client
 	// address (the caps: MaxSocketsPerConversation, MaxSocketsPerIP).
 	held map[string]int
-	// seen is each recently changed conversation's (last_seq, version) at
-	// the last poll, to tell a change of the queue.
-	seen map[string][4]string
+	// seen is each recently changed conversation's queue key (status,
+	// agent, last seq, agent's reads), to tell a change of the queue.
+	seen map[string]seenKey
 	// polling runs one poll at a time (Run's, a catch-up's).
 	polling sync.Mutex
 	ctx     context.Context
@@ -83,7 +83,7 @@ type Hub struct {
 func NewHub(svc *Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, convs: map[string]map[waker]struct{}{},
-		queues: map[waker]struct{}{}, socks: fanout.NewSockets(ctx), held: map[string]int{}, seen: map[string][4]string{}, ctx: ctx, stop: stop}
+		queues: map[waker]struct{}{}, socks: fanout.NewSockets(ctx), held: map[string]int{}, seen: map[string]seenKey{}, ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}
@@ -246,6 +246,19 @@ func (h *Hub) reap(cutoff int64) { h.socks.Reap(cutoff) }
 // pollMargin is how far back each poll looks.
 const pollMargin = 10 * time.Second
 
+// seenFor is how long a poll remembers a conversation's queue key after
+// its last change: a conversation unknown to the poll wakes every queue,
+// so this bounds only the cost (a conversation silent longer than this
+// wakes every queue with its next change), never what the queues show.
+const seenFor = 10 * time.Minute
+
+// seenKey is a conversation's queue key and when a poll last found it
+// changed.
+type seenKey struct {
+	key [4]string
+	at  time.Time
+}
+
 // pollRow is what a poll reads of a conversation.
 type pollRow struct {
 	id, status, agent  string
@@ -311,7 +324,7 @@ func (h *Hub) poll(ctx context.Context) error {
 	}
 	var wake []waker
 	h.mu.Lock()
-	next, queue, holders := queueChanges(h.seen, changed)
+	queue, holders := queueChanges(h.seen, changed, h.svc.now())
 	woken := map[waker]bool{}
 	for _, r := range append(changed, subscribed...) {
 		for w := range h.convs[r.id] {
@@ -321,7 +334,6 @@ func (h *Hub) poll(ctx context.Context) error {
 			}
 		}
 	}
-	h.seen = next
 	var watchers []waker
 	if queue || len(holders) > 0 {
 		for w := range h.queues {
@@ -342,29 +354,38 @@ func (h *Hub) poll(ctx context.Context) error {
 	return nil
 }
 
-// queueChanges compares a poll's rows with the last poll's queue keys:
+// queueChanges compares a poll's rows with the queue keys seen before and
+// records the new ones in seen (forgetting those unchanged for seenFor):
 // every queue socket is to wake (all) when a conversation's status or
-// agent changed, or on any change of one waiting or offline (everyone's
-// lists, the visitors' positions, the figures); only its holder's
-// (holders) when an active conversation got messages or reads (their own
-// list's unread counts): 250 messages a second across 500 conversations
-// must not re-read 167 agents' queues every poll (the latency bench of
-// docs/benchmarks.md). next is the keys to compare with next time.
-func queueChanges(seen map[string][4]string, changed []pollRow) (next map[string][4]string, all bool, holders map[string]bool) {
-	next = make(map[string][4]string, len(changed))
+// agent changed, on any change of one that is not active with an agent
+// (waiting, offline: everyone's lists, the visitors' positions, the
+// figures), and on any change of a conversation the poll does not know
+// (its earlier state is unknown: it may have left the waiting list on
+// another instance); only its holder's (holders) when a known active
+// conversation got messages or reads (their own list's unread counts):
+// 250 messages a second across 500 conversations must not re-read 167
+// agents' queues every poll (the latency bench of docs/benchmarks.md).
+func queueChanges(seen map[string]seenKey, changed []pollRow, now time.Time) (all bool, holders map[string]bool) {
 	holders = map[string]bool{}
+	for id, k := range seen {
+		if now.Sub(k.at) > seenFor {
+			delete(seen, id)
+		}
+	}
 	for _, r := range changed {
 		key := r.queueKey()
-		if old, ok := seen[r.id]; !ok || old != key {
-			if r.status == StatusActive && r.agent != "" && (!ok || old[0] == key[0] && old[1] == key[1]) {
-				holders[r.agent] = true
-			} else {
-				all = true
-			}
+		old, ok := seen[r.id]
+		if ok && old.key == key {
+			continue
 		}
-		next[r.id] = key
+		if ok && r.status == StatusActive && r.agent != "" && old.key[0] == key[0] && old.key[1] == key[1] {
+			holders[r.agent] = true
+		} else {
+			all = true
+		}
+		seen[r.id] = seenKey{key: key, at: now}
 	}
-	return next, all, holders
+	return all, holders
 }
 
 // holds tells whether w is the queue socket of one of the staff members
