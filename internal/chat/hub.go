@@ -344,8 +344,12 @@ func (h *Hub) poll(ctx context.Context) error {
 	for _, w := range watchers {
 		// principal() takes the agent socket's lock, which is taken before
 		// h.mu elsewhere (unsubscribe): asked after h.mu is released.
-		if queue || holds(w, holders) {
+		if queue {
 			wake = append(wake, w)
+		} else if a, ok := w.(*agentSocket); ok {
+			if rows := holders[a.principal().ID]; len(rows) > 0 {
+				a.patch(rows)
+			}
 		}
 	}
 	for _, w := range wake {
@@ -364,9 +368,10 @@ func (h *Hub) poll(ctx context.Context) error {
 // another instance); only its holder's (holders) when a known active
 // conversation got messages or reads (their own list's unread counts):
 // 250 messages a second across 500 conversations must not re-read 167
-// agents' queues every poll (the latency bench of docs/benchmarks.md).
-func queueChanges(seen map[string]seenKey, changed []pollRow, now time.Time) (all bool, holders map[string]bool) {
-	holders = map[string]bool{}
+// agents' queues every poll (the latency bench of docs/benchmarks.md):
+// holders has each agent's rows, which patch their socket's list.
+func queueChanges(seen map[string]seenKey, changed []pollRow, now time.Time) (all bool, holders map[string][]pollRow) {
+	holders = map[string][]pollRow{}
 	for id, k := range seen {
 		if now.Sub(k.at) > seenFor {
 			delete(seen, id)
@@ -379,20 +384,13 @@ func queueChanges(seen map[string]seenKey, changed []pollRow, now time.Time) (al
 			continue
 		}
 		if ok && r.status == StatusActive && r.agent != "" && old.key[0] == key[0] && old.key[1] == key[1] {
-			holders[r.agent] = true
+			holders[r.agent] = append(holders[r.agent], r)
 		} else {
 			all = true
 		}
 		seen[r.id] = seenKey{key: key, at: now}
 	}
 	return all, holders
-}
-
-// holds tells whether w is the queue socket of one of the staff members
-// in ids.
-func holds(w waker, ids map[string]bool) bool {
-	a, ok := w.(*agentSocket)
-	return ok && ids[a.principal().ID]
 }
 
 // catchUp is a poll now, and every queue woken: each subscription reads

@@ -1,10 +1,15 @@
 package chat
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"testing"
 	"time"
+
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 )
 
 // TestQueueChanges: which queue sockets a poll wakes. A known active
@@ -54,4 +59,96 @@ func TestQueueChanges(t *testing.T) {
 	if _, ok := seen["c2"]; !ok || len(seen) != 1 {
 		t.Errorf("seen after the last poll: %v", slices.Sorted(maps.Keys(seen)))
 	}
+}
+
+// TestPatchMine: the poll's rows update the agent's own list without a
+// read (seq and unread), an older row changes nothing, and a conversation
+// missing from the list asks for a read.
+func TestPatchMine(t *testing.T) {
+	q := Queue{Mine: []Item{{ID: "c1", LastSeq: 5, Unread: 2}, {ID: "c2", LastSeq: 9, Unread: 0}},
+		Waiting: []Item{{ID: "w1"}}}
+	got, ok := patchMine(q, map[string]pollRow{
+		"c1": {id: "c1", status: StatusActive, agent: "ann", seq: 7, read: 3}, // two more messages
+		"c2": {id: "c2", status: StatusActive, agent: "ann", seq: 8, read: 8}, // older than the list
+	})
+	if !ok || got.Mine[0].LastSeq != 7 || got.Mine[0].Unread != 4 || got.Mine[1].LastSeq != 9 || got.Mine[1].Unread != 0 || len(got.Waiting) != 1 {
+		t.Fatalf("patched: %+v", got)
+	}
+	if q.Mine[0].LastSeq != 5 {
+		t.Fatal("patchMine changed the snapshot it was given")
+	}
+	got, ok = patchMine(got, map[string]pollRow{"c1": {id: "c1", seq: 7, read: 7}}) // the agent read them
+	if !ok || got.Mine[0].Unread != 0 {
+		t.Fatalf("read: %+v", got.Mine[0])
+	}
+	if _, ok := patchMine(q, map[string]pollRow{"c3": {id: "c3", seq: 1}}); ok {
+		t.Fatal("a conversation not in the list was patched instead of read")
+	}
+}
+
+// TestQueuePatchedWithoutRead: a visitor's messages in an agent's
+// conversation reach that agent's queue (unread, seq) through the poll
+// without a queue read; the agent's read brings unread back to 0 the same
+// way. The poll itself reads once (the window: no socket here subscribes
+// to the conversation); a queue read would be four more.
+func TestQueuePatchedWithoutRead(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ctx := context.Background()
+		luc := e.addStaff("luc", "Luc", staff.RoleAgent)
+		e.available(luc, "en")
+		sl := e.agentSocket(luc)
+		sl.Next("queue")
+		v := e.visitor("scotia")
+		id := v.start()
+		sl.Next("queue")
+		e.staffWant(luc, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
+		mineOf := func(q map[string]any) map[string]any {
+			t.Helper()
+			mine := q["mine"].([]any)
+			if len(mine) != 1 {
+				t.Fatalf("mine %v", q)
+			}
+			return mine[0].(map[string]any)
+		}
+		mineOf(sl.Next("queue"))
+		send := func() {
+			t.Helper()
+			if _, err := e.svc.VisitorSend(ctx, id, "", "still there?"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The first poll knows no conversation: every queue reads the
+		// database. Its frame, after a message, says the read is done.
+		if err := e.hub.poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		send()
+		if err := e.hub.poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		start := mineOf(sl.Next("queue"))
+		send()
+		send()
+		before := db.Statements()
+		if err := e.hub.poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		it := mineOf(sl.Next("queue"))
+		if it["unread"] != start["unread"].(float64)+2 || it["lastSeq"] != start["lastSeq"].(float64)+2 {
+			t.Fatalf("after two messages: %v (before: %v)", it, start)
+		}
+		if n := db.Statements() - before; n != 1 {
+			t.Fatalf("%d statements for the poll and the queue frame, want the poll's 1", n)
+		}
+		if err := e.svc.MarkRead(ctx, id, true, int64(it["lastSeq"].(float64))); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.hub.poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if it := mineOf(sl.Next("queue")); it["unread"] != 0.0 {
+			t.Fatalf("after the agent's read: %v", it)
+		}
+	})
 }

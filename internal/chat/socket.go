@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -468,6 +469,59 @@ type agentSocket struct {
 	last        []byte // the last queue snapshot sent
 	lastFigures []byte
 	ended       atomic.Bool
+	// full asks the next deliverQueue for a queue read from the database;
+	// otherwise it applies mine (the poll's rows of this agent's own
+	// conversations: their seq and reads) to lastQ, the last snapshot
+	// read (both under mu; lastQ only in deliverQueue's goroutine).
+	full  bool
+	mine  map[string]pollRow
+	lastQ *Queue
+}
+
+// Wake asks for a queue read from the database (a change of status or
+// agent, of a waiting or offline conversation, a catch-up).
+func (a *agentSocket) Wake() {
+	a.mu.Lock()
+	a.full = true
+	a.mu.Unlock()
+	a.Runner.Wake()
+}
+
+// patch hands the socket its own active conversations' new seq and reads
+// (the poll's holder-only changes): the Mine list is updated without a
+// read, so 250 messages a second do not cost every agent a queue read per
+// poll (docs/benchmarks.md, chat latency).
+func (a *agentSocket) patch(rows []pollRow) {
+	a.mu.Lock()
+	if a.mine == nil {
+		a.mine = map[string]pollRow{}
+	}
+	for _, r := range rows {
+		if old, ok := a.mine[r.id]; !ok || r.seq >= old.seq && r.read >= old.read {
+			a.mine[r.id] = r
+		}
+	}
+	a.mu.Unlock()
+	a.Runner.Wake()
+}
+
+// patchMine applies the rows of the agent's own conversations to a copy
+// of q; ok is false when one of them is not in q.Mine (read the queue
+// again). A row older than what q holds changes nothing.
+func patchMine(q Queue, rows map[string]pollRow) (Queue, bool) {
+	mine := slices.Clone(q.Mine)
+	for _, r := range rows {
+		i := slices.IndexFunc(mine, func(it Item) bool { return it.ID == r.id })
+		if i < 0 {
+			return q, false
+		}
+		it := &mine[i]
+		read := it.LastSeq - it.Unread
+		seq := max(it.LastSeq, r.seq)
+		it.LastSeq, it.Unread = seq, max(seq-max(read, r.read), 0)
+	}
+	q.Mine = mine
+	return q, true
 }
 
 // AgentSocketOptions are what the console's handler gives an agent socket.
@@ -552,11 +606,27 @@ func (a *agentSocket) behind(int64, int64) bool { return true }
 func (a *agentSocket) deliverQueue() {
 	svc := a.sock.hub.svc
 	ctx := a.sock.hub.ctx
-	p := a.principal()
-	q, err := svc.Queue(ctx, p)
-	if err != nil {
-		return
+	a.mu.Lock()
+	p, full, rows := a.p, a.full || a.lastQ == nil, a.mine
+	a.full, a.mine = false, nil
+	a.mu.Unlock()
+	var q Queue
+	if !full {
+		var ok bool
+		if q, ok = patchMine(*a.lastQ, rows); !ok {
+			full = true
+		}
 	}
+	if full {
+		var err error
+		if q, err = svc.Queue(ctx, p); err != nil {
+			a.mu.Lock()
+			a.full = true // the next wake reads again
+			a.mu.Unlock()
+			return
+		}
+	}
+	a.lastQ = &q
 	b, _ := json.Marshal(struct {
 		Type string `json:"type"`
 		Queue
@@ -567,8 +637,8 @@ func (a *agentSocket) deliverQueue() {
 		}
 		a.last = b
 	}
-	if !p.Role.AtLeast(staff.RoleSupervisor) {
-		return
+	if !full || !p.Role.AtLeast(staff.RoleSupervisor) {
+		return // seq and reads are none of the figures' business
 	}
 	f, err := svc.Figures(ctx, p)
 	if err != nil {
