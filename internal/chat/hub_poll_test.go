@@ -88,8 +88,8 @@ func TestPatchMine(t *testing.T) {
 
 // TestQueuePatchedWithoutRead: a visitor's messages in an agent's
 // conversation reach that agent's queue (unread, seq) through the poll
-// without a queue read; the agent's read brings unread back to 0 the same
-// way. The poll itself reads once (the window: no socket here subscribes
+// without a queue read; the agent's reads bring unread down the same way
+// (on the reading socket at once, on the agent's others by the poll). The poll itself reads once (the window: no socket here subscribes
 // to the conversation); a queue read would be four more.
 func TestQueuePatchedWithoutRead(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -141,14 +141,31 @@ func TestQueuePatchedWithoutRead(t *testing.T) {
 		if n := db.Statements() - before; n != 1 {
 			t.Fatalf("%d statements for the poll and the queue frame, want the poll's 1", n)
 		}
-		if err := e.svc.MarkRead(ctx, id, true, int64(it["lastSeq"].(float64))); err != nil {
+		// The agent reads one message on this socket: its list at once,
+		// for the read's own two statements (the conversation, the
+		// update), no queue read and no wake-up of other queues.
+		last := int64(it["lastSeq"].(float64))
+		before = db.Statements()
+		sl.Send(map[string]any{"type": "read", "conversationId": id, "seq": last - 1})
+		if it := mineOf(sl.Next("queue")); it["unread"] != 1.0 {
+			t.Fatalf("after the agent's read on the socket: %v", it)
+		}
+		if n := db.Statements() - before; n != 2 {
+			t.Fatalf("%d statements for a read frame, want 2", n)
+		}
+		// The rest read elsewhere (another tab): the poll patches this one.
+		if err := e.svc.MarkRead(ctx, id, true, last); err != nil {
 			t.Fatal(err)
 		}
+		before = db.Statements()
 		if err := e.hub.poll(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if it := mineOf(sl.Next("queue")); it["unread"] != 0.0 {
-			t.Fatalf("after the agent's read: %v", it)
+			t.Fatalf("after the agent's read elsewhere: %v", it)
+		}
+		if n := db.Statements() - before; n != 1 {
+			t.Fatalf("%d statements for the poll after a read, want 1", n)
 		}
 	})
 }

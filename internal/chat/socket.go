@@ -497,9 +497,10 @@ func (a *agentSocket) patch(rows []pollRow) {
 		a.mine = map[string]pollRow{}
 	}
 	for _, r := range rows {
-		if old, ok := a.mine[r.id]; !ok || r.seq >= old.seq && r.read >= old.read {
-			a.mine[r.id] = r
+		if old, ok := a.mine[r.id]; ok {
+			r.seq, r.read = max(r.seq, old.seq), max(r.read, old.read)
 		}
+		a.mine[r.id] = r
 	}
 	a.mu.Unlock()
 	a.Runner.Wake()
@@ -762,7 +763,14 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 			if c.AgentID != p.ID {
 				return ErrNotHolder
 			}
-			return svc.MarkRead(ctx, c.ID, true, f.Seq)
+			if err := svc.MarkRead(ctx, c.ID, true, f.Seq); err != nil {
+				return err
+			}
+			// This socket's list at once, without a read (the poll does the
+			// agent's other sockets). A read past the last message counts
+			// as far as the last message: MarkRead refuses it.
+			a.patch([]pollRow{{id: c.ID, status: c.Status, agent: c.AgentID, seq: c.LastSeq, read: min(max(f.Seq, 0), c.LastSeq)}})
+			return nil
 		case "ping":
 			if now := svc.now(); now.Sub(a.beatAt) >= agentBeatEvery {
 				if err := svc.Heartbeat(ctx, p.ID); err != nil {

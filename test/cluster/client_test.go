@@ -43,8 +43,9 @@ func newClient(ip, host string) *client {
 
 // answer is a response read whole.
 type answer struct {
-	status int
-	body   map[string]any
+	status   int
+	body     map[string]any
+	location string // the Location header of a redirect
 }
 
 // resent counts the requests the clients sent again after a silent close
@@ -73,13 +74,14 @@ func (c *client) do(ctx context.Context, base, method, path, contentType, body s
 }
 
 // silentClose says the connection closed before any answer (EOF, a reset),
-// not that the client's time bound passed.
+// not that the client's time bound passed. Each send has the 5 s bound of
+// its own: a silent close comes at once, not at the end of it.
 func silentClose(err error) bool {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return false
 	}
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func (c *client) send(ctx context.Context, base, method, path, contentType, body string) (answer, bool, error) {
@@ -105,6 +107,8 @@ func (c *client) send(ctx context.Context, base, method, path, contentType, body
 	if err != nil {
 		return answer{}, reused, err
 	}
+	// An answer began: whatever happens next, the request is never sent
+	// again (reused false).
 	defer res.Body.Close()
 	for _, ck := range res.Cookies() {
 		if ck.MaxAge < 0 {
@@ -115,20 +119,28 @@ func (c *client) send(ctx context.Context, base, method, path, contentType, body
 	}
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
-		return answer{}, reused, err
+		return answer{}, false, err
 	}
-	a := answer{status: res.StatusCode}
+	a := answer{status: res.StatusCode, location: res.Header.Get("Location")}
 	_ = json.Unmarshal(raw, &a.body)
-	return a, reused, nil
+	return a, false, nil
 }
 
 func (c *client) json(ctx context.Context, base, method, path, body string) (answer, error) {
 	return c.do(ctx, base, method, path, "application/json", body)
 }
 
+// signInRefused is the SSO form post's failure: 303 to
+// /webseal.do?error=CODE (spec §8.5), not to /my-account.
+type signInRefused struct{ code string }
+
+func (e *signInRefused) Error() string { return "sign-in refused: " + e.code }
+
 // signIn runs the portal's sign-in (find, password, the SSO form post)
 // through base; it returns the status of the step that stopped it, or 303
-// with the session cookie set.
+// to /my-account with the session cookie set (nil error), or 303 with a
+// *signInRefused when the form post failed (a ticket already used, the
+// server too busy to sign in).
 func (c *client) signIn(ctx context.Context, base, email, password string) (int, error) {
 	a, err := c.json(ctx, base, "POST", "/api/v1/accounts/find", fmt.Sprintf(`{"email":%q}`, email))
 	if err != nil || a.status != 200 {
@@ -142,6 +154,14 @@ func (c *client) signIn(ctx context.Context, base, email, password string) (int,
 	ticket, _ := a.body["loginTicket"].(string)
 	form := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {ticket}}
 	a, err = c.do(ctx, base, "POST", "/pkmslogin.form", "application/x-www-form-urlencoded", form.Encode())
+	if err == nil && a.status == 303 && a.location != "/my-account" {
+		u, _ := url.Parse(a.location)
+		code := a.location
+		if u != nil && u.Query().Get("error") != "" {
+			code = u.Query().Get("error")
+		}
+		return a.status, &signInRefused{code: code}
+	}
 	return a.status, err
 }
 

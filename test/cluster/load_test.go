@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,6 +23,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/registration"
+	"guichet/internal/sso"
 )
 
 // TestLoad is `make load` (issue 19, docs/benchmarks.md): a mixed scenario
@@ -332,7 +334,14 @@ func (sc *scenario) call(ctx context.Context, kind string, i int) int {
 		}
 		return 200
 	case "sign-in":
-		status, _ := c.signIn(ctx, setup.lb, "demo@"+brand+".example", demoPassword)
+		status, err := c.signIn(ctx, setup.lb, "demo@"+brand+".example", demoPassword)
+		var refused *signInRefused
+		if errors.As(err, &refused) {
+			if refused.code == sso.CodeTechnical {
+				return 429 // the form post's BUSY: shed, as the password call's 429
+			}
+			return 401 // a right password refused: a failure (results.failures)
+		}
 		return status
 	case "sign-in-wrong":
 		// A wrong password for the brand's second account: 401 until it
@@ -629,9 +638,11 @@ type results struct {
 
 func (r *results) failures() int {
 	bad := 0
-	for _, outs := range r.byKind {
+	for kind, outs := range r.byKind {
 		for _, o := range outs {
-			if o.status == 0 || o.status >= 500 {
+			// A right password's sign-in ends at /my-account (303) or is
+			// shed (429); anything else is a failure too.
+			if o.status == 0 || o.status >= 500 || kind == "sign-in" && o.status != 303 && o.status != 429 {
 				bad++
 			}
 		}
