@@ -3,12 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 )
 
 // Registration across instances: bna's legacy registration (spec §2.4) by
@@ -22,20 +17,11 @@ func acrossEmail(i int) string { return fmt.Sprintf("across-%d@bna.example", i) 
 // an emailed code).
 func importAcrossPolicies(t *testing.T) {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n")
+	var rows []string
 	for i := 1; i <= 2; i++ {
-		fmt.Fprintf(&b, "%s,XIN-%04d,home,qc,holder,Ines,Travers,1985-03-14,H2X 1Y4,,,%s,,,false,active\n", acrossBrand, i, acrossEmail(i))
+		rows = append(rows, fmt.Sprintf("%s,XIN-%04d,home,qc,holder,Ines,Travers,1985-03-14,H2X 1Y4,,,%s,,,false,active", acrossBrand, i, acrossEmail(i)))
 	}
-	file := filepath.Join(t.TempDir(), "across-policies.csv")
-	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(setup.bin, "import-policies", file)
-	cmd.Env = append(os.Environ(), "GUICHET_DATABASE_URL="+setup.databaseURL)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("import-policies: %v %s", err, out)
-	}
+	importPolicies(t, rows)
 }
 
 // TestRegistrationCodeAcrossInstances: a registration started on one
@@ -80,20 +66,7 @@ func TestRegistrationCodeAcrossInstances(t *testing.T) {
 		if a := call(in, "/api/v1/registrations/"+id+"/validations/"+optionID+"/", `{}`); a.status != 200 {
 			t.Fatalf("send the code via %s: %d %v", in.name, a.status, a.body)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if m := cl.sink.lastTo(acrossEmail(i)); m != "" && m != before {
-				g := resetCodeLine.FindStringSubmatch(m)
-				if g == nil {
-					t.Fatalf("no code in the registration email:\n%s", m)
-				}
-				return id, optionID, g[1]
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no registration email to %s within 30 s", acrossEmail(i))
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		return id, optionID, waitCode(t, acrossEmail(i), before)
 	}
 	validate := func(in *instance, id, optionID, value string) answer {
 		return call(in, "/api/v1/registrations/"+id+"/validations/"+optionID+"/", fmt.Sprintf(`{"validationValue":%q}`, value))

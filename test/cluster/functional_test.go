@@ -68,7 +68,8 @@ func TestGuessBudgetAcrossInstances(t *testing.T) {
 	}
 }
 
-// resetCodeLine is the code's line of the reset-code email (text part).
+// resetCodeLine is the code's line of the reset-code and registration-code
+// emails (text part).
 var resetCodeLine = regexp.MustCompile(`(?m)^ {4}(\d{6})\r?$`)
 
 // requestReset asks for a password reset code on one instance and reads
@@ -83,16 +84,24 @@ func requestReset(t *testing.T, c *client, in *instance, email string) (id, vali
 	}
 	id, _ = a.body["id"].(string)
 	validationID, _ = a.body["validationId"].(string)
+	return id, validationID, waitCode(t, email, before)
+}
+
+// waitCode reads the code of the first email to email that the sink
+// received after before (its last one then): a reset or a registration
+// code, the same line in both templates.
+func waitCode(t *testing.T, email, before string) string {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if m := cl.sink.lastTo(email); m != "" && m != before {
 			if g := resetCodeLine.FindStringSubmatch(m); g != nil {
-				return id, validationID, g[1]
+				return g[1]
 			}
-			t.Fatalf("no code in the reset email:\n%s", m)
+			t.Fatalf("no code in the email to %s:\n%s", email, m)
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no reset email to %s within 30 s (recipients: %v)", email, cl.sink.recipients())
+			t.Fatalf("no email to %s within 30 s (recipients: %v)", email, cl.sink.recipients())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

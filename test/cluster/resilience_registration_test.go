@@ -33,13 +33,22 @@ func killEmail(i int) string  { return fmt.Sprintf("kill-%04d@bna.example", i) }
 // import changes nothing).
 func importKillPolicies(t *testing.T, n int) {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n")
+	var rows []string
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&b, "%s,%s,home,on,holder,Kim,Tuer,1985-03-14,M5V 2T6,,,%s,,%s,false,active\n", killBrand, killPolicy(i), killEmail(i), killPIN)
+		rows = append(rows, fmt.Sprintf("%s,%s,home,on,holder,Kim,Tuer,1985-03-14,M5V 2T6,,,%s,,%s,false,active", killBrand, killPolicy(i), killEmail(i), killPIN))
 	}
-	file := filepath.Join(t.TempDir(), "kill-policies.csv")
-	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+	importPolicies(t, rows)
+}
+
+// importPolicies imports rows of an insurer's policy file (the columns
+// docs/design.md names) with `guichet import-policies`, as an
+// operator does, into the instances' database.
+func importPolicies(t *testing.T, rows []string) {
+	t.Helper()
+	csv := "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+		strings.Join(rows, "\n") + "\n"
+	file := filepath.Join(t.TempDir(), "policies.csv")
+	if err := os.WriteFile(file, []byte(csv), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(setup.bin, "import-policies", file)
