@@ -176,7 +176,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads an answer.
 	default:
-		slog.ErrorContext(r.Context(), "request failed", "path", r.URL.Path, "err", err)
+		slog.ErrorContext(r.Context(), "request failed", "path", LoggedPath(r), "err", err)
 		JSON(w, ErrTechnical.Status, ErrTechnical)
 	}
 }

@@ -71,11 +71,15 @@ func (s *server) accessLog(next http.Handler) http.Handler {
 		ip := s.cfg.TrustedProxies.clientIP(r)
 		ctx := context.WithValue(r.Context(), requestIDKey, id)
 		ctx = api.WithClientIP(ctx, ip)
+		ctx = api.WithLoggedPath(ctx)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		start := time.Now()
-		next.ServeHTTP(rec, r.WithContext(ctx))
-		// The query string is never logged: it may carry tokens (/reset?token=).
-		slog.InfoContext(ctx, "request", "id", id, "method", r.Method, "path", logPath(r.URL.Path),
+		r = r.WithContext(ctx)
+		next.ServeHTTP(rec, r)
+		// The path is the matched route's, its bearer tokens left out
+		// (logpath.go); the query string is never logged: it may carry
+		// tokens (/reset?token=).
+		slog.InfoContext(ctx, "request", "id", id, "method", r.Method, "path", api.LoggedPath(r),
 			"status", rec.status, "ms", time.Since(start).Milliseconds(), "ip", ip, "host", r.Host)
 	})
 }
@@ -107,7 +111,7 @@ func (s *server) recoverPanics(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				slog.ErrorContext(r.Context(), "panic", "id", RequestID(r.Context()), "path", r.URL.Path, "panic", fmt.Sprint(p))
+				slog.ErrorContext(r.Context(), "panic", "id", RequestID(r.Context()), "path", api.LoggedPath(r), "panic", fmt.Sprint(p))
 				api.JSON(w, api.ErrTechnical.Status, api.ErrTechnical)
 			}
 		}()

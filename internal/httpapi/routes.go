@@ -248,7 +248,7 @@ func (s *server) routes() []Route {
 // each behind its kind's middleware.
 func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 	for _, r := range routes {
-		h := r.handler
+		h := s.logged(r, r.handler)
 		switch r.Kind {
 		case ConsolePublic:
 			consoleMux.Handle(r.Pattern, h)
