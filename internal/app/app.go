@@ -781,6 +781,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	errc := make(chan error, 2)
 	go func() {
 		if a.cfg.TLSCert != "" {
+			srv.TLSConfig = TLSConfig()
 			errc <- srv.ServeTLS(ln, a.cfg.TLSCert, a.cfg.TLSKey)
 		} else {
 			errc <- srv.Serve(ln)

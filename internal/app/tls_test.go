@@ -1,0 +1,186 @@
+package app
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 (an ECDSA or an
+// RSA key) and returns the files and the pool that trusts it.
+func selfSigned(t *testing.T, rsaKey bool) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	var key any
+	var pub any
+	if rsaKey {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, pub = k, &k.PublicKey
+	} else {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, pub = k, &k.PublicKey
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "guichet test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, pub, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// cbcSuites are the TLS 1.2 CBC suites a client may offer (the ones the
+// outside tester saw accepted among them).
+var cbcSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,
+	tls.TLS_RSA_WITH_AES_128_CBC_SHA, tls.TLS_RSA_WITH_AES_256_CBC_SHA, tls.TLS_RSA_WITH_AES_128_CBC_SHA256,
+}
+
+// handshake dials addr with cfg and returns the connection state.
+func handshake(addr string, cfg *tls.Config) (tls.ConnectionState, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		return tls.ConnectionState{}, err
+	}
+	defer conn.Close()
+	return conn.ConnectionState(), nil
+}
+
+// TestTLSConfig starts `guichet serve` with GUICHET_TLS_CERT and
+// GUICHET_TLS_KEY (a self-signed ECDSA, then RSA, certificate): a TLS 1.2
+// client offering only CBC suites is refused, one offering an AEAD suite
+// gets it, TLS 1.3 works, HTTP/2 is negotiated and serves, and no session
+// ticket is issued. The same CBC client against Go's default configuration
+// succeeds: the refusal is the configuration's.
+func TestTLSConfig(t *testing.T) {
+	for _, rsaKey := range []bool{false, true} {
+		name := map[bool]string{false: "ecdsa", true: "rsa"}[rsaKey]
+		t.Run(name, func(t *testing.T) {
+			certFile, keyFile, pool := selfSigned(t, rsaKey)
+
+			// The control: Go's defaults take a CBC suite on TLS 1.2.
+			cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go func() { _ = c.(*tls.Conn).Handshake(); c.Close() }()
+				}
+			}()
+			cbc := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS12, CipherSuites: cbcSuites}
+			if _, err := handshake(ln.Addr().String(), cbc); err != nil {
+				t.Fatalf("control: Go's default server refused a CBC client: %v", err)
+			}
+			ln.Close()
+
+			ctx, stop := context.WithCancel(context.Background())
+			a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+				Addr: "127.0.0.1:0", TLSCert: certFile, TLSKey: keyFile})
+			if err != nil {
+				t.Fatal(err)
+			}
+			addrc := make(chan string, 1)
+			served := make(chan error, 1)
+			go func() { served <- a.Serve(ctx, func(a string) { addrc <- a }) }()
+			addr := <-addrc
+			defer func() {
+				stop()
+				if err := <-served; err != nil && err != http.ErrServerClosed {
+					t.Errorf("Serve returned %v", err)
+				}
+			}()
+
+			if st, err := handshake(addr, cbc); err == nil {
+				t.Errorf("a CBC-only TLS 1.2 client got %s", tls.CipherSuiteName(st.CipherSuite))
+			}
+			aead := []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}
+			for _, suite := range []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+				tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256} {
+				aead = append(aead, suite)
+				st, err := handshake(addr, &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS12,
+					CipherSuites: append(append([]uint16{}, cbcSuites...), suite)})
+				if err != nil && (rsaKey == (suite == tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 || suite == tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256)) {
+					t.Errorf("TLS 1.2 with %s: %v", tls.CipherSuiteName(suite), err)
+				}
+				if err == nil && st.CipherSuite != suite {
+					t.Errorf("TLS 1.2 offering CBC and %s got %s", tls.CipherSuiteName(suite), tls.CipherSuiteName(st.CipherSuite))
+				}
+			}
+			st, err := handshake(addr, &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS12, CipherSuites: aead})
+			if err != nil || st.Version != tls.VersionTLS12 || st.DidResume {
+				t.Errorf("TLS 1.2 AEAD client: %v %x", err, st.Version)
+			}
+			st, err = handshake(addr, &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13})
+			if err != nil || st.Version != tls.VersionTLS13 {
+				t.Errorf("TLS 1.3 client: %v %x", err, st.Version)
+			}
+
+			// HTTP/2 over the real listener; a second connection does not
+			// resume (no ticket was issued to resume with).
+			cache := tls.NewLRUClientSessionCache(4)
+			for i := range 2 {
+				tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ClientSessionCache: cache}, ForceAttemptHTTP2: true}
+				res, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/healthz")
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				if res.StatusCode != http.StatusOK || res.ProtoMajor != 2 || res.TLS.NegotiatedProtocol != "h2" {
+					t.Errorf("GET /healthz: %d over %s (%q)", res.StatusCode, res.Proto, res.TLS.NegotiatedProtocol)
+				}
+				if res.TLS.DidResume {
+					t.Errorf("connection %d resumed a TLS session: tickets are off", i)
+				}
+				tr.CloseIdleConnections()
+			}
+		})
+	}
+}
