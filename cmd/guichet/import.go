@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"guichet/internal/app"
@@ -15,25 +14,17 @@ import (
 
 const importUsage = "usage: guichet import-policies [--dry-run] FILE.csv"
 
-// dryRunFlag takes --dry-run out of import-policies' arguments (anywhere
-// among them), so the other flags parse as for every command.
-func dryRunFlag(args []string) ([]string, bool) {
-	dry := false
-	out := slices.DeleteFunc(slices.Clone(args), func(a string) bool {
-		if a == "--dry-run" || a == "-dry-run" {
-			dry = true
-			return true
-		}
-		return false
-	})
-	return out, dry
-}
-
 // importPolicies is `guichet import-policies [--dry-run] FILE.csv`: the
 // insurer's policy records registration checks identities against
 // (policy.Importer). A file with any bad row prints every problem as `line
 // N: column: problem` and writes nothing.
-func importPolicies(ctx context.Context, cfg app.Config, args []string, dryRun bool, stdout io.Writer) error {
+func importPolicies(ctx context.Context, cfg app.Config, args []string, stdout io.Writer) error {
+	fs := newFlagSet("import-policies", &cfg)
+	dryRun := fs.Bool("dry-run", false, "check the file, write nothing")
+	args, err := parseArgs(fs, args)
+	if err != nil {
+		return fmt.Errorf("%v\n%s", err, importUsage)
+	}
 	if len(args) != 1 {
 		return errors.New(importUsage)
 	}
@@ -51,7 +42,7 @@ func importPolicies(ctx context.Context, cfg app.Config, args []string, dryRun b
 		return err
 	}
 	defer db.Close()
-	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: time.Now(), DryRun: dryRun}
+	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: time.Now(), DryRun: *dryRun}
 	res, err := im.Import(ctx, f)
 	var problems policy.ImportErrors
 	if errors.As(err, &problems) {
@@ -62,7 +53,7 @@ func importPolicies(ctx context.Context, cfg app.Config, args []string, dryRun b
 		return err
 	}
 	suffix := ""
-	if dryRun {
+	if *dryRun {
 		suffix = " (dry run: nothing written)"
 	}
 	fmt.Fprintln(stdout, res.String()+suffix)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -25,14 +24,11 @@ func maintenanceCmd(ctx context.Context, cfg app.Config, args []string, stdout i
 
 // runMaintenance is maintenanceCmd at the time now.
 func runMaintenance(ctx context.Context, cfg app.Config, args []string, stdout io.Writer, now time.Time) error {
-	if len(args) == 0 {
-		return errors.New(maintenanceUsage)
-	}
-	fs := flag.NewFlagSet("maintenance "+args[0], flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("maintenance", &cfg)
 	brand := fs.String("brand", "", "one brand (default: every brand)")
 	until := fs.String("until", "", "when maintenance ends by itself, RFC 3339 (e.g. 2026-11-24T08:00:00-05:00)")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || (args[0] != "on" && *until != "") ||
+	args, err := parseArgs(fs, args)
+	if err != nil || len(args) != 1 || (args[0] != "on" && *until != "") ||
 		(args[0] == "status" && *brand != "") {
 		return errors.New(maintenanceUsage)
 	}

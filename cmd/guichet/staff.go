@@ -21,38 +21,35 @@ const staffUsage = `usage: guichet staff add EMAIL --name NAME --role agent|supe
 // staffCmd is `guichet staff add|disable|list`: the console's staff
 // members (internal/staff). add prints the one-time set-up link on stdout.
 func staffCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Writer) error {
+	fs := newFlagSet("staff", &cfg)
+	var name, role, brands string
+	fs.StringVar(&name, "name", "", "the member's name (add)")
+	fs.StringVar(&role, "role", "", "agent, supervisor or admin (add)")
+	fs.StringVar(&brands, "brands", "all", "brands served: a comma list, or all (add)")
+	args, err := parseArgs(fs, args)
+	if err != nil {
+		return fmt.Errorf("%v\n%s", err, staffUsage)
+	}
 	if len(args) == 0 {
 		return errors.New(staffUsage)
 	}
-	sub := args[0]
-	fs := flag.NewFlagSet("staff "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var name, role, brands string
-	if sub == "add" {
-		fs.StringVar(&name, "name", "", "the member's name")
-		fs.StringVar(&role, "role", "", "agent, supervisor or admin")
-		fs.StringVar(&brands, "brands", "all", "brands served: a comma list, or all")
+	sub, email := args[0], ""
+	if len(args) > 1 {
+		email = args[1]
 	}
-	// The global flags, also accepted after the subcommand.
-	fs.BoolVar(&cfg.Dev, "dev", cfg.Dev, "development mode: the link on http://console.localhost (GUICHET_DEV=1)")
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address of the server, for --dev links (GUICHET_ADDR)")
-	fs.StringVar(&cfg.ConsoleHost, "console-host", cfg.ConsoleHost, "the console's host name (GUICHET_CONSOLE_HOST)")
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "data directory for SQLite (GUICHET_DATA_DIR)")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL; empty for SQLite (GUICHET_DATABASE_URL)")
-	fs.StringVar(&cfg.BrandsDir, "brands-dir", cfg.BrandsDir, "brand files directory (GUICHET_BRANDS_DIR)")
-	// The email comes first (guichet staff add EMAIL --name …): flags after it.
-	rest := args[1:]
-	var email string
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		email, rest = rest[0], rest[1:]
+	if len(args) > 2 {
+		return fmt.Errorf("unexpected argument %q\n%s", args[2], staffUsage)
 	}
-	if err := fs.Parse(rest); err != nil {
-		return fmt.Errorf("%v\n%s", err, staffUsage)
-	}
-	if email == "" && fs.NArg() > 0 {
-		email = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), staffUsage)
+	if sub != "add" {
+		var only string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "name" || f.Name == "role" || f.Name == "brands" {
+				only = f.Name
+			}
+		})
+		if only != "" {
+			return fmt.Errorf("--%s is for staff add only\n%s", only, staffUsage)
+		}
 	}
 	switch sub {
 	case "add", "disable":

@@ -31,11 +31,7 @@ var csvColumns = []string{"brand", "policy_number", "email", "source"}
 // file (--csv) issues every row in one transaction, or nothing when any row
 // is bad (every problem printed as `line N: column: problem`).
 func tokensCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "issue" {
-		return errors.New(tokensUsage)
-	}
-	fs := flag.NewFlagSet("tokens issue", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlagSet("tokens", &cfg)
 	var req emailtoken.Request
 	var file, start string
 	var days int
@@ -48,17 +44,15 @@ func tokensCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wri
 	fs.StringVar(&start, "start", "", "when the link starts to work, RFC 3339 (default now)")
 	fs.IntVar(&days, "days", 0, "days the link works from --start (default the brand file's tokens.expiryDays, 14)")
 	fs.StringVar(&file, "csv", "", "campaign file: brand,policy_number,email,source")
-	// The global flags, also accepted after `issue`.
-	fs.BoolVar(&cfg.Dev, "dev", cfg.Dev, "development mode: links on the dev hosts (GUICHET_DEV=1)")
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address of the server, for --dev links (GUICHET_ADDR)")
-	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "data directory for SQLite (GUICHET_DATA_DIR)")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", cfg.DatabaseURL, "postgres:// URL; empty for SQLite (GUICHET_DATABASE_URL)")
-	fs.StringVar(&cfg.BrandsDir, "brands-dir", cfg.BrandsDir, "brand files directory (GUICHET_BRANDS_DIR)")
-	if err := fs.Parse(args[1:]); err != nil {
+	args, err := parseArgs(fs, args)
+	if err != nil {
 		return fmt.Errorf("%v\n%s", err, tokensUsage)
 	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("unexpected argument %q\n%s", fs.Arg(0), tokensUsage)
+	if len(args) == 0 || args[0] != "issue" {
+		return errors.New(tokensUsage)
+	}
+	if len(args) > 1 {
+		return fmt.Errorf("unexpected argument %q\n%s", args[1], tokensUsage)
 	}
 	if file != "" {
 		set := map[string]bool{}

@@ -8,6 +8,7 @@ import (
 
 // commands is what `guichet help` lists (README.md "Commands" explains each).
 const commands = `Usage: guichet [command] [flags] [arguments]
+(flags may also come after or between the arguments; -- ends them)
 
 Commands:
   serve                            serve the portal (the default command)
