@@ -1,11 +1,13 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,19 +278,7 @@ func isConsole(k httpapi.RouteKind) bool {
 // admin's fresh session; no 5xx, no success.
 func TestHostileConsolePathValues(t *testing.T) {
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		ctx := context.Background()
-		_, token, err := a.Staff.Add(ctx, staff.NewMember{Email: "root@example.com", Name: "Root", Role: staff.RoleAdmin}, "cli")
-		if err != nil {
-			t.Fatal(err)
-		}
-		info, err := a.Staff.Setup(ctx, token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opened, _, err := a.Staff.CompleteSetup(ctx, token, "Brand-New-Pass-2026!", staff.TOTP(info.Secret, clock.Now()), "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		session := signedInAdmin(t, a, clock)
 		srv := httptest.NewServer(a.Handler)
 		defer srv.Close()
 		n := 0
@@ -316,7 +306,7 @@ func TestHostileConsolePathValues(t *testing.T) {
 						}
 						req.Host = consoleHost
 						req.Header.Set("Content-Type", "application/json")
-						req.AddCookie(&http.Cookie{Name: staff.CookieName, Value: opened.Token})
+						req.AddCookie(&http.Cookie{Name: staff.CookieName, Value: session})
 						res, err := http.DefaultClient.Do(req)
 						if err != nil {
 							t.Fatalf("%s, %s = %s: %v", r.Pattern, param[1], name, err)
@@ -332,6 +322,129 @@ func TestHostileConsolePathValues(t *testing.T) {
 		}
 		if n == 0 {
 			t.Fatal("no console route with a path parameter: the route table was not read")
+		}
+	})
+}
+
+// signedInAdmin adds an admin of every brand, completes the set-up and
+// returns the fresh session's cookie value.
+func signedInAdmin(t *testing.T, a *App, clock *testclock.Clock) string {
+	t.Helper()
+	ctx := context.Background()
+	_, token, err := a.Staff.Add(ctx, staff.NewMember{Email: "root@example.com", Name: "Root", Role: staff.RoleAdmin}, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := a.Staff.Setup(ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, _, err := a.Staff.CompleteSetup(ctx, token, "Brand-New-Pass-2026!", staff.TOTP(info.Secret, clock.Now()), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opened.Token
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// queryParams are the query parameters the console and socket routes read
+// (and one none reads).
+var queryParams = []string{"q", "brand", "from", "to", "tz", "dryRun", "after", "unread"}
+
+// TestHostileQueryValues sends hostile values in every query parameter of
+// every console route and every socket (the visitor's on a brand host, the
+// agents' on the console host), over HTTP on both databases, with a
+// signed-in admin's fresh session: no answer may be a 5xx, and a value that
+// is not valid UTF-8 or holds a NUL is refused with 400 INVALID_FIELD naming
+// the parameter. PostgreSQL answered 500 (SQLSTATE 22021) to a NUL or
+// invalid UTF-8 in q or brand on customers and in brand on audit.csv.
+func TestHostileQueryValues(t *testing.T) {
+	malformed := map[string]bool{"NUL": true, "NUL in an id": true, "invalid UTF-8": true, "overlong UTF-8": true, "UTF-16 surrogate": true}
+	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		session := signedInAdmin(t, a, clock)
+		srv := httptest.NewServer(a.Handler)
+		defer srv.Close()
+		belair, _ := a.Brands.ByID("belair")
+		// The brand must be one of the registry's.
+		for _, target := range []string{"/api/console/v1/customers?q=ab&brand=nope", "/api/console/v1/audit.csv?from=2026-01-01&to=2026-01-02&brand=nope"} {
+			req, _ := http.NewRequest("GET", srv.URL+target, nil)
+			req.Host = consoleHost
+			req.AddCookie(&http.Cookie{Name: staff.CookieName, Value: session})
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 400 || !strings.Contains(string(answer), `"field":"brand"`) {
+				t.Errorf("%s: %d %s", target, res.StatusCode, answer)
+			}
+		}
+		n, sockets := 0, 0
+		// Sign-out last: it ends the session the others use.
+		routes := slices.Clone(a.Routes)
+		slices.SortStableFunc(routes, func(x, y httpapi.Route) int {
+			return cmp.Compare(b2i(x.Pattern == "DELETE /api/console/v1/session"), b2i(y.Pattern == "DELETE /api/console/v1/session"))
+		})
+		for _, r := range routes {
+			method, path, _ := strings.Cut(r.Pattern, " ")
+			socket := r.Kind == httpapi.ChatSocket || r.Kind == httpapi.ConsoleSocket
+			if !socket && !(isConsole(r.Kind) && strings.HasPrefix(path, "/api/console/")) || method == "" {
+				continue
+			}
+			n++
+			if socket {
+				sockets++
+			}
+			values := map[string]string{}
+			for _, p := range pathParam.FindAllStringSubmatch(r.Pattern, -1) {
+				values[p[1]] = placeholder
+			}
+			_, path = fill(r.Pattern, values)
+			body := "{}"
+			if b := plausibleBodies[r.Pattern]; len(b) > 0 {
+				body = b[0]
+			}
+			for _, param := range queryParams {
+				for name, value := range hostileValues {
+					target := srv.URL + path + "?" + param + "=" + value
+					if param != "q" {
+						target += "&q=ab"
+					}
+					req, err := http.NewRequest(method, target, strings.NewReader(body))
+					if err != nil {
+						t.Fatalf("%s, %s = %s: %v", r.Pattern, param, name, err)
+					}
+					req.Host = consoleHost
+					if r.Kind == httpapi.ChatSocket {
+						req.Host = belair.Hosts[0]
+					}
+					req.Header.Set("Content-Type", "application/json")
+					req.AddCookie(&http.Cookie{Name: staff.CookieName, Value: session})
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatalf("%s, %s = %s: %v", r.Pattern, param, name, err)
+					}
+					answer, _ := io.ReadAll(res.Body)
+					res.Body.Close()
+					if res.StatusCode >= 500 {
+						t.Errorf("%s, %s = %s: %d %.200s", r.Pattern, param, name, res.StatusCode, answer)
+					}
+					if malformed[name] && (res.StatusCode != 400 || !strings.Contains(string(answer), `"errorCode":"INVALID_FIELD"`) ||
+						!strings.Contains(string(answer), `"field":"`+param+`"`)) {
+						t.Errorf("%s, %s = %s: %d %.200s, want 400 INVALID_FIELD (%s)", r.Pattern, param, name, res.StatusCode, answer, param)
+					}
+				}
+			}
+		}
+		if n < 30 || sockets != 3 {
+			t.Fatalf("%d routes (%d sockets): the route table was not read", n, sockets)
 		}
 	})
 }

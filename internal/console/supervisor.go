@@ -217,6 +217,19 @@ func parseInstant(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// periodError is the answer to a from or to that is no instant: VALIDATION
+// when missing (the console's form left it empty), INVALID_FIELD when it
+// is something else than a date or an RFC 3339 instant (the query
+// parameters' shape, as httpapi refuses the others').
+func periodError(field, v string) error {
+	if v == "" {
+		return validation(field, errPeriodInvalid)
+	}
+	e := api.NewError(http.StatusBadRequest, "INVALID_FIELD", errPeriodInvalid)
+	e.Field = field
+	return e
+}
+
 // AuditColumns are the audit export's columns, in order.
 var AuditColumns = []string{"at", "brand", "account_id", "ip", "event", "outcome", "detail", "actor"}
 
@@ -231,10 +244,13 @@ func (h *Handler) AuditExport(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	from, okFrom := parseInstant(q.Get("from"))
 	if !okFrom {
-		return validation("from", errPeriodInvalid)
+		return periodError("from", q.Get("from"))
 	}
 	to, okTo := parseInstant(q.Get("to"))
-	if !okTo || !to.After(from) || to.Sub(from) > maxPeriod {
+	if !okTo {
+		return periodError("to", q.Get("to"))
+	}
+	if !to.After(from) || to.Sub(from) > maxPeriod {
 		return validation("to", errPeriodInvalid)
 	}
 	brands := p.Brands

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"guichet/internal/api"
 	"guichet/internal/smartreg"
@@ -248,24 +249,24 @@ func (s *server) routes() []Route {
 // each behind its kind's middleware.
 func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 	for _, r := range routes {
-		h := s.logged(r, r.handler)
+		h := r.handler
+		onConsole, onPortal := false, true
 		switch r.Kind {
 		case ConsolePublic:
-			consoleMux.Handle(r.Pattern, h)
-			continue
+			if _, path, _ := strings.Cut(r.Pattern, " "); strings.HasPrefix(path, "/api/") {
+				h = s.checkedQuery(h)
+			}
+			onConsole, onPortal = true, false
 		case Console:
-			consoleMux.Handle(r.Pattern, s.staffGuard(h))
-			continue
+			h, onConsole, onPortal = s.staffGuard(s.checkedQuery(h)), true, false
 		case ConsoleChat:
-			consoleMux.Handle(r.Pattern, s.staffSession(h))
-			continue
+			h, onConsole, onPortal = s.staffSession(s.checkedQuery(h)), true, false
 		case ConsoleSocket:
-			consoleMux.Handle(r.Pattern, s.staffIdentify(h))
-			continue
+			h, onConsole, onPortal = s.staffIdentify(s.checkedQuery(h)), true, false
 		case ChatSocket:
-			h = s.withBrand(s.withMaintenance(h))
+			h = s.withBrand(s.withMaintenance(s.checkedQuery(h)))
 		case Operation:
-			consoleMux.Handle(r.Pattern, h)
+			onConsole = true
 		case API:
 			h = s.withBrand(s.withAPI(h))
 		case Page:
@@ -273,7 +274,15 @@ func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 		case Form:
 			h = s.withBrand(s.withMaintenance(h))
 		}
-		mux.Handle(r.Pattern, h)
+		// Outermost, so that a refusal by the kind's middleware is logged
+		// with the route's path too.
+		h = s.logged(r, h)
+		if onConsole {
+			consoleMux.Handle(r.Pattern, h)
+		}
+		if onPortal {
+			mux.Handle(r.Pattern, h)
+		}
 	}
 }
 
