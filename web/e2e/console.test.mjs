@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
+import { checkA11y, keepSecret, launchBrowser, openPage, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
 import { codes, totp } from './totp.mjs';
 
 /** @type {import('./harness.mjs').Server} */
@@ -227,7 +227,7 @@ describe('console', () => {
     await openCustomer(page, 'francais@belair.example');
     await page.getByRole('button', { name: en['console.action.temporaryPassword'] }).click();
     await page.getByRole('dialog').getByRole('button', { name: en['console.confirm.yes'] }).click();
-    const temporary = (await page.getByTestId('temporary-password').textContent()) ?? '';
+    const temporary = keepSecret((await page.getByTestId('temporary-password').textContent()) ?? '');
     assert.ok(temporary.length >= 8, temporary);
     await checkA11y(page);
     const reset = await portalSignIn('belair', 'francais@belair.example', temporary);
@@ -318,6 +318,7 @@ describe('console', () => {
     await dialog.getByRole('button', { name: en['console.confirm.yes'] }).click();
     const link = (await page.getByTestId('setup-link').textContent()) ?? '';
     assert.match(link, new RegExp(`^http://console\\.localhost:${server.port}/setup#[A-Za-z0-9_-]+$`));
+    keepSecret(link.split('#')[1] ?? '');
     await page.getByRole('row').filter({ hasText: 'zed@console.example' }).waitFor();
     await checkA11y(page);
     await page.getByRole('button', { name: en['console.staff.disable'].replace('{email}', 'zed@console.example') }).click();

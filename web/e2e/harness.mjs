@@ -19,6 +19,56 @@ export const binary = process.env.GUICHET_E2E_BINARY || join(repoRoot, 'bin/guic
 /** The dev hosts of design.md, one per brand (nbc is another name of bna). */
 export const brands = ['belair', 'bna', 'intact', 'scotia', 'servus'];
 
+/**
+ * Every secret the tests of this file used (the demo passwords of README.md,
+ * codes and link tokens read from the dev mailbox, links a command printed,
+ * TOTP codes, what a test adds with keepSecret): the server's output must
+ * hold none of them; stop() fails the file otherwise (design.md "Logs").
+ * @type {Set<string>}
+ */
+const secrets = new Set(['Guichet-Demo-2026!', 'Temp-Pass-2026', 'Guichet-Staff-2026!']);
+
+/**
+ * Adds a secret the server's log must never hold, and returns it.
+ * @param {string} value
+ */
+export function keepSecret(value) {
+  if (value.length >= 6) secrets.add(value);
+  return value;
+}
+
+/**
+ * Keeps the secrets a text shows: 6-digit codes, links' tokens (?token=,
+ * 16 characters or more: the dev mailbox's previews say token=preview) and
+ * set-up fragments (#token); returns the text.
+ * @param {string} text
+ */
+function keepSecretsOf(text) {
+  for (const m of text.matchAll(/(?<![0-9A-Za-z])\d{6}(?![0-9A-Za-z])/g)) keepSecret(m[0]);
+  for (const m of text.matchAll(/[?&]token=([A-Za-z0-9_%.-]{16,})/g)) keepSecret(decodeURIComponent(m[1] ?? ''));
+  for (const m of text.matchAll(/#([A-Za-z0-9_-]{20,})/g)) keepSecret(m[1] ?? '');
+  return text;
+}
+
+/**
+ * The lines of a server's output that hold a kept secret (the secret
+ * replaced); a secret of digits only counts when no letter or digit is
+ * beside it (a timestamp's digits are not a code).
+ * @param {string} output
+ */
+function leakedSecrets(output) {
+  /** @type {string[]} */
+  const found = [];
+  for (const secret of secrets) {
+    const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const pattern = /^\d+$/.test(secret) ? new RegExp(`(?<![0-9A-Za-z])${escaped}(?![0-9A-Za-z])`) : new RegExp(escaped);
+    for (const line of output.split('\n')) {
+      if (pattern.test(line)) found.push(line.replace(pattern, '«secret»').slice(0, 300));
+    }
+  }
+  return found;
+}
+
 /** @returns {Promise<number>} a TCP port free on 127.0.0.1 */
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -64,8 +114,11 @@ export async function startServer(options = {}) {
 
   const child = spawn(binary, ['serve', '--dev'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  /** @type {string[]} the whole output, for the secrets check */
+  const whole = [];
   const keep = (/** @type {Buffer} */ chunk) => {
     output = (output + chunk.toString()).slice(-20_000);
+    whole.push(chunk.toString());
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
@@ -80,6 +133,8 @@ export async function startServer(options = {}) {
       clearTimeout(killer);
     }
     await rm(dataDir, { recursive: true, force: true });
+    const leaked = leakedSecrets(whole.join(''));
+    if (leaked.length > 0) throw new Error(`the server's output holds ${leaked.length} secret(s) the tests used:\n${leaked.join('\n')}`);
   };
 
   const deadline = Date.now() + 20_000;
@@ -107,7 +162,7 @@ export async function startServer(options = {}) {
     cli: (...args) =>
       new Promise((resolve, reject) =>
         execFile(binary, args, { cwd: repoRoot, env }, (error, stdout, stderr) =>
-          error ? reject(new Error(`guichet ${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+          error ? reject(new Error(`guichet ${args.join(' ')}: ${stderr || error.message}`)) : resolve(keepSecretsOf(stdout)),
         ),
       ),
     stop,
@@ -233,7 +288,9 @@ export async function mailbox(server, to) {
   const query = to === undefined ? '' : `?to=${encodeURIComponent(to)}`;
   const response = await fetch(`http://127.0.0.1:${server.port}/_dev/mail.json${query}`);
   if (!response.ok) throw new Error(`/_dev/mail.json answered ${response.status}`);
-  return /** @type {Promise<Mail[]>} */ (response.json());
+  const mails = /** @type {Mail[]} */ (await response.json());
+  for (const mail of mails) keepSecretsOf(mail.text);
+  return mails;
 }
 
 /**

@@ -22,6 +22,7 @@ export function errorMessage(errorCode: string): MessageKey {
     case 'MAINTENANCE_EVERY_BRAND':
       return 'console.maintenance.everyBrand';
     case 'VALIDATION':
+    case 'INVALID_FIELD':
       return 'console.error.validation';
     case 'RATE_LIMITED':
     case 'HTTP_429':
