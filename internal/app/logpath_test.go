@@ -56,7 +56,7 @@ func TestEveryWildcardClassified(t *testing.T) {
 				t.Errorf("%s: wildcard {%s} is not classified in internal/httpapi/logpath.go", r.Pattern, m[1])
 			}
 			lower := strings.ToLower(m[1])
-			if (strings.Contains(lower, "token") || strings.Contains(lower, "secret") || strings.Contains(lower, "code")) && kind != httpapi.Secret {
+			if (strings.Contains(lower, "token") || strings.Contains(lower, "secret") || strings.Contains(lower, "code")) && kind != httpapi.WildcardSecret {
 				t.Errorf("%s: wildcard {%s} looks like a bearer secret but is not Secret", r.Pattern, m[1])
 			}
 		}
@@ -109,7 +109,7 @@ func TestAccessLogRedactsTokens(t *testing.T) {
 		}
 		values := map[string]string{}
 		for i, p := range params {
-			if kind, _ := httpapi.WildcardClass(p[1]); kind == httpapi.PublicID {
+			if kind, _ := httpapi.WildcardClass(p[1]); kind == httpapi.WildcardPublicID {
 				id := strings.Repeat(string(rune('B'+i)), 10) + "IdIdIdIdIdId"
 				values[p[1]] = id
 				ids = append(ids, id)
@@ -126,7 +126,7 @@ func TestAccessLogRedactsTokens(t *testing.T) {
 		call(method, host, path)
 		// A PublicID slot holding a value that is no id is not logged.
 		for _, p := range params {
-			if kind, _ := httpapi.WildcardClass(p[1]); kind == httpapi.PublicID {
+			if kind, _ := httpapi.WildcardClass(p[1]); kind == httpapi.WildcardPublicID {
 				v := map[string]string{}
 				for k, x := range values {
 					v[k] = x

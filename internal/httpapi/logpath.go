@@ -12,22 +12,22 @@ type WildcardKind int
 
 // Wildcard kinds.
 const (
-	// Secret wildcards are bearer secrets (a magic-link token, a staff
+	// WildcardSecret wildcards are bearer secrets (a magic-link token, a staff
 	// set-up token): never written to a log, the log line keeps "{name}".
-	Secret WildcardKind = iota + 1
-	// PublicID wildcards are ids useless without a session, a cookie or a
+	WildcardSecret WildcardKind = iota + 1
+	// WildcardPublicID wildcards are ids useless without a session, a cookie or a
 	// code: logged when the value has an id's shape (api.IsID), "{name}"
 	// otherwise.
-	PublicID
+	WildcardPublicID
 )
 
 // wildcards classifies every wildcard name the route table uses. A route
 // with a name missing here logs "{name}" (unknown means secret), and
 // TestEveryWildcardClassified (internal/app) fails.
 var wildcards = map[string]WildcardKind{
-	"token":        Secret,
-	"id":           PublicID,
-	"validationId": PublicID,
+	"token":        WildcardSecret,
+	"id":           WildcardPublicID,
+	"validationId": WildcardPublicID,
 }
 
 // WildcardClass returns how the logs treat the wildcard name, and whether
@@ -85,7 +85,7 @@ func (s *server) logged(rt Route, h http.Handler) http.Handler {
 	})
 }
 
-// fillPattern is a pattern's path (split at "/") with its PublicID
+// fillPattern is a pattern's path (split at "/") with its WildcardPublicID
 // wildcards filled with their values when they have an id's shape; every
 // other wildcard stays "{name}".
 func fillPattern(segs []string, value func(string) string) string {
@@ -100,7 +100,7 @@ func fillPattern(segs []string, value func(string) string) string {
 			out[i] = ""
 			continue
 		}
-		if k, ok := wildcards[name]; ok && k == PublicID && api.IsID(value(name)) {
+		if k, ok := wildcards[name]; ok && k == WildcardPublicID && api.IsID(value(name)) {
 			out[i] = value(name)
 		}
 	}
