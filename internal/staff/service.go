@@ -98,7 +98,17 @@ type Service struct {
 	// one address try a password on every member in turn.
 	Limiter     *throttle.Limiter
 	SignInLimit throttle.Rule
-	keys        keys
+	// Ended, when set, is told after a sign-out or a disable commits
+	// which member's sessions ended (the app notifies Topic(id) through
+	// the fan-out: that member's sockets re-check and close at once).
+	Ended func(ctx context.Context, staffID string)
+	keys  keys
+}
+
+func (s *Service) ended(ctx context.Context, staffID string) {
+	if s.Ended != nil && staffID != "" {
+		s.Ended(context.WithoutCancel(ctx), staffID)
+	}
 }
 
 // DefaultSignInLimit: 30 attempts per 10 minutes per client address, room
@@ -285,8 +295,10 @@ func newSetupLink(ctx context.Context, tx *store.Tx, staffID string, now time.Ti
 // Disable disables a member and ends their sessions at once.
 func (s *Service) Disable(ctx context.Context, email, actor string) error {
 	email = strings.ToLower(strings.TrimSpace(email))
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+	var staffID string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
+		staffID = ""
 		r, err := s.byEmail(ctx, tx, email)
 		if err != nil {
 			return err
@@ -294,6 +306,7 @@ func (s *Service) Disable(ctx context.Context, email, actor string) error {
 		if r.Disabled {
 			return nil
 		}
+		staffID = r.ID
 		if _, err := tx.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ?, updated_at = ? WHERE id = ?", now.UnixMilli(), now.UnixMilli(), r.ID); err != nil {
 			return err
 		}
@@ -302,6 +315,10 @@ func (s *Service) Disable(ctx context.Context, email, actor string) error {
 		}
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, Event: EventDisable, Outcome: "ok", Actor: actor})
 	})
+	if err == nil {
+		s.ended(ctx, staffID)
+	}
+	return err
 }
 
 // List returns every member, by email.
@@ -665,7 +682,9 @@ func (s *Service) Lookup(ctx context.Context, token string) (Principal, error) {
 	if sess.pending {
 		return Principal{}, ErrNoSession
 	}
-	return r.Principal(sess.factorAt), nil
+	p := r.Principal(sess.factorAt)
+	p.Session = tokenHash(token)
+	return p, nil
 }
 
 // Check is Lookup without counting as activity: an open chat socket
@@ -679,7 +698,9 @@ func (s *Service) Check(ctx context.Context, token string) (Principal, error) {
 	if sess.pending {
 		return Principal{}, ErrNoSession
 	}
-	return r.Principal(sess.factorAt), nil
+	p := r.Principal(sess.factorAt)
+	p.Session = tokenHash(token)
+	return p, nil
 }
 
 // SignOut revokes a session (no error when there is none).
@@ -687,9 +708,10 @@ func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 	if token == "" || len(token) > 128 {
 		return nil
 	}
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+	var staffID string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		var staffID string
+		staffID = ""
 		err := tx.QueryRow(ctx, "SELECT staff_id FROM staff_sessions WHERE id_hash = ? AND revoked_at = 0", tokenHash(token)).Scan(&staffID)
 		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			return nil
@@ -703,6 +725,10 @@ func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: staffID, IP: ip, Event: EventSignOut,
 			Outcome: "ok", Actor: "staff:" + staffID})
 	})
+	if err == nil {
+		s.ended(ctx, staffID)
+	}
+	return err
 }
 
 // Prune deletes ended sessions and dead set-up links (the janitor).
