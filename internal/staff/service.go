@@ -510,31 +510,29 @@ func (s *Service) SignIn(ctx context.Context, email, password, oldToken, ip stri
 	return token, err
 }
 
-// fail records a failed attempt (wrong password or code) and its audit
-// row; the MaxFailures-th locks the member for LockDuration.
+// fail records a failed attempt (wrong password or code, a replayed code
+// included) and its audit row; the MaxFailures-th locks the member for
+// LockDuration. The count is one atomic increment, so that failures at
+// the same time (seven requests replaying one used code) each count: a
+// read then a write would let them overwrite each other's.
 func (s *Service) fail(ctx context.Context, staffID string, e audit.Event) error {
 	return s.DB.InTx(ctx, func(tx *store.Tx) error {
 		var n int
-		if err := tx.QueryRow(ctx, "SELECT failed_attempts FROM staff_accounts WHERE id = ?", staffID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, "UPDATE staff_accounts SET failed_attempts = failed_attempts + 1, updated_at = ? WHERE id = ? RETURNING failed_attempts",
+			e.At.UnixMilli(), staffID).Scan(&n); err != nil {
 			return err
 		}
-		n++
-		locked := int64(0)
-		if n >= MaxFailures {
-			locked = e.At.Add(LockDuration).UnixMilli()
-			n = 0
-		}
-		q, args := "UPDATE staff_accounts SET failed_attempts = ?, updated_at = ? WHERE id = ?", []any{n, e.At.UnixMilli(), staffID}
-		if locked != 0 {
-			q, args = "UPDATE staff_accounts SET failed_attempts = ?, locked_until = ?, updated_at = ? WHERE id = ?", []any{n, locked, e.At.UnixMilli(), staffID}
-		}
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return err
+		locked := n >= MaxFailures
+		if locked {
+			if _, err := tx.Exec(ctx, "UPDATE staff_accounts SET failed_attempts = 0, locked_until = ? WHERE id = ?",
+				e.At.Add(LockDuration).UnixMilli(), staffID); err != nil {
+				return err
+			}
 		}
 		if err := audit.Record(ctx, tx, e); err != nil {
 			return err
 		}
-		if locked != 0 {
+		if locked {
 			l := e
 			l.Event, l.Outcome, l.Detail = EventLock, "locked", ""
 			return audit.Record(ctx, tx, l)
