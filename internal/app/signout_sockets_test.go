@@ -12,7 +12,6 @@ import (
 
 	"guichet/internal/chat"
 	"guichet/internal/cobrowse"
-	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
@@ -111,15 +110,7 @@ func TestSignOutEndsTheStaffSocketsAtOnce(t *testing.T) {
 		}
 
 		// A disable (the admin's, or guichet staff disable) likewise.
-		paul := signedInStaff(t, a, clock, "paul@example.com", staff.RoleAgent, []string{"belair"})
-		convID2 := acceptedChat(t, a, paul)
-		ps, _ := staffSockets(t, srv, paul.cookies[staff.CookieName], convID2, "")
-		if err := a.Staff.Disable(context.Background(), "paul@example.com", "cli"); err != nil {
-			t.Fatal(err)
-		}
-		if code := closeCode(t, ps, "queue", "state", "message"); code != chat.CloseSignedOut {
-			t.Fatalf("chat socket after the disable: close %d, want 4401", code)
-		}
+		disableClosesSocket(t, a, a, srv, clock)
 	})
 }
 
@@ -194,17 +185,7 @@ func TestSignOutEndsSocketsOnEveryInstance(t *testing.T) {
 	clock := testclock.At(chatTuesday)
 	url := storetest.PostgresURL(t)
 	a, b := consoleApp(t, url, clock), consoleApp(t, url, clock)
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	for _, x := range []*App{a, b} {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = x.Fanout.Run(ctx)
-		}()
-		t.Cleanup(func() { stop(); <-done })
-		fanouttest.Eventually(t, "listening", func() bool { return x.Fanout.ListenerPID() != 0 })
-	}
+	runFanouts(t, a, b)
 	srvB := httptest.NewServer(b.Handler)
 	defer srvB.Close()
 	agent, _, convID, id := sharingChat(t, a, clock)
@@ -221,13 +202,21 @@ func TestSignOutEndsSocketsOnEveryInstance(t *testing.T) {
 		t.Fatal("B received no notification: what closed its sockets?")
 	}
 
+	disableClosesSocket(t, a, b, srvB, clock)
+}
+
+// disableClosesSocket: Paul, an agent signed in through a, holds a chat
+// on the socket he opened through srv (b's); his disable through a closes
+// it with 4401.
+func disableClosesSocket(t *testing.T, a, b *App, srv *httptest.Server, clock *testclock.Clock) {
+	t.Helper()
 	paul := signedInStaff(t, a, clock, "paul@example.com", staff.RoleAgent, []string{"belair"})
-	convID2 := acceptedChat(t, a, paul)
-	ps, _ := staffSockets(t, srvB, paul.cookies[staff.CookieName], convID2, "")
+	convID := acceptedChat(t, a, paul)
+	ps, _ := staffSockets(t, srv, paul.cookies[staff.CookieName], convID, "")
 	if err := a.Staff.Disable(context.Background(), "paul@example.com", "cli"); err != nil {
 		t.Fatal(err)
 	}
 	if code := closeCode(t, ps, "queue", "state", "message"); code != chat.CloseSignedOut {
-		t.Fatalf("chat socket on B after the disable on A: close %d, want 4401", code)
+		t.Fatalf("chat socket (same instance: %v) after the disable: close %d, want 4401", a == b, code)
 	}
 }
