@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"guichet/internal/brand"
+	"guichet/internal/store"
 )
 
 // Site is what the middleware resolved for a request.
@@ -90,7 +91,16 @@ var (
 	// ErrTechnical answers what went wrong unexpectedly (a bug, a panic, the
 	// database gone): no errorCode, so the SPA shows the technical roadblock.
 	ErrTechnical = &Error{Status: http.StatusInternalServerError, MessageKey: "error.technical"}
+	// ErrUnavailable answers a call the database could not serve because
+	// it cannot be reached or used right now (store.Unavailable: an
+	// outage, not a bug): 503 with Retry-After, and an errorCode that the
+	// SPA tells from maintenance's 503 and sends to the technical roadblock.
+	ErrUnavailable = &Error{Status: http.StatusServiceUnavailable, Code: "UNAVAILABLE", MessageKey: "error.technical",
+		RetryAfter: UnavailableRetryAfter}
 )
+
+// UnavailableRetryAfter is ErrUnavailable's Retry-After, in seconds.
+const UnavailableRetryAfter = 30
 
 // IDLength is the length of every id the API hands out and reads back from
 // a path (account, decoy, validation ids): 16 random or HMAC bytes,
@@ -159,8 +169,9 @@ func JSON(w http.ResponseWriter, status int, v any) {
 }
 
 // WriteError maps an error to the API's one error shape. *Error keeps its
-// status; a FieldError (rules) is a 400; anything else is logged and
-// answered as a technical error without detail.
+// status; a FieldError (rules) is a 400; the database unreachable
+// (store.Unavailable) is ErrUnavailable, 503 with Retry-After; anything
+// else is logged and answered as a technical error without detail.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var apiErr *Error
 	var fieldErr FieldError
@@ -175,6 +186,10 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		JSON(w, http.StatusBadRequest, &Error{Code: key, MessageKey: key, Fields: map[string]string{field: key}})
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads an answer.
+	case store.Unavailable(err):
+		slog.WarnContext(r.Context(), "request failed: database unavailable", "route", r.Pattern, "err", err)
+		w.Header().Set("Retry-After", strconv.Itoa(ErrUnavailable.RetryAfter))
+		JSON(w, ErrUnavailable.Status, ErrUnavailable)
 	default:
 		slog.ErrorContext(r.Context(), "request failed", "path", LoggedPath(r), "err", err)
 		JSON(w, ErrTechnical.Status, ErrTechnical)

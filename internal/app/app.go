@@ -471,6 +471,10 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
+	// A sign-out or a disable wakes that member's chat and co-browse
+	// sockets on every instance (staff.Topic): each re-checks its session
+	// in the database and closes with 4401 when it is gone.
+	staffs.Ended = func(ctx context.Context, staffID string) { notifier.Notify(ctx, staff.Topic(staffID)) }
 	chats := a.chatService(deps, sessions, accounts, worker.Poke, notifier)
 	cobrowses, err := a.cobrowseService(ctx, deps, chats)
 	if err != nil {
@@ -624,6 +628,16 @@ func StaffService(ctx context.Context, cfg Config, db *store.DB, brands *brand.R
 		return nil, err
 	}
 	s.KnownBrand = func(id string) bool { _, ok := brands.ByID(id); return ok }
+	if db.Dialect == store.Postgres {
+		// `guichet staff disable` runs no fan-out of its own: it publishes
+		// the member's topic once, and the running instances close that
+		// member's sockets (the app replaces this with its Notifier).
+		s.Ended = func(ctx context.Context, staffID string) {
+			if err := fanout.Publish(ctx, db, staff.Topic(staffID)); err != nil {
+				slog.Warn("staff sockets wake-up", "err", err)
+			}
+		}
+	}
 	if cfg.devShifted {
 		s.TOTPNow = time.Now
 	}

@@ -24,20 +24,7 @@ func TestInstancesWakeEachOther(t *testing.T) {
 	}
 	url := storetest.PostgresURL(t)
 	a, b := consoleApp(t, url, clock), consoleApp(t, url, clock)
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	for _, x := range []*App{a, b} {
-		if x.Fanout == nil {
-			t.Fatal("no PostgreSQL notifier on PostgreSQL")
-		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_ = x.Fanout.Run(ctx)
-		}()
-		t.Cleanup(func() { stop(); <-done })
-		fanouttest.Eventually(t, "listening", func() bool { return x.Fanout.ListenerPID() != 0 })
-	}
+	runFanouts(t, a, b)
 	srvB := httptest.NewServer(b.Handler)
 	defer srvB.Close()
 	belair, _ := a.Brands.ByID("belair")
@@ -66,5 +53,25 @@ func TestInstancesWakeEachOther(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), name) {
 			t.Fatalf("/metrics lacks %s", name)
 		}
+	}
+}
+
+// runFanouts runs the PostgreSQL Notifier of each app until the test ends
+// and returns once each one listens.
+func runFanouts(t *testing.T, apps ...*App) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	for _, x := range apps {
+		if x.Fanout == nil {
+			t.Fatal("no PostgreSQL notifier on PostgreSQL")
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = x.Fanout.Run(ctx)
+		}()
+		t.Cleanup(func() { stop(); <-done })
+		fanouttest.Eventually(t, "listening", func() bool { return x.Fanout.ListenerPID() != 0 })
 	}
 }

@@ -479,7 +479,8 @@ var errResent = errors.New("chat: message stored already")
 
 // agentSendRefused is why an agent's message was refused, read in its
 // transaction with the conversation's lock: unknown or ended first, then
-// not the holder, then a staff account disabled since the socket opened.
+// not the holder, then a staff session ended (signed out, expired) or an
+// account disabled since the socket opened.
 func agentSendRefused(ctx context.Context, tx *store.Tx, p staff.Principal, id string, now int64) error {
 	c, err := lockLive(ctx, tx, id, now)
 	if err != nil {
@@ -488,8 +489,9 @@ func agentSendRefused(ctx context.Context, tx *store.Tx, p staff.Principal, id s
 	if c.Status != StatusActive || c.AgentID != p.ID {
 		return ErrNotHolder
 	}
+	live, args := p.LiveSQL(time.UnixMilli(now))
 	var n int
-	if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", p.ID).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT CASE WHEN "+live+" THEN 1 ELSE 0 END", args...).Scan(&n); err != nil {
 		return err
 	}
 	if n == 0 {
@@ -511,14 +513,17 @@ func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		m.At = ms(s.now())
 		// One statement locks the row, checks the agent still holds the
-		// conversation and is enabled, takes the next seq and clears the
-		// typing flag, and the insert skips a client id stored already: a
-		// message costs four round trips to PostgreSQL (with BEGIN and
-		// COMMIT), not nine (the latency bench of docs/benchmarks.md).
+		// conversation and that their session is signed in and their
+		// account enabled (staff.Principal.LiveSQL: the first message after
+		// a sign-out or a disable is refused, whatever the socket's last
+		// check), takes the next seq and clears the typing flag, and the
+		// insert skips a client id stored already: a message costs four
+		// round trips to PostgreSQL (with BEGIN and COMMIT), not nine (the
+		// latency bench of docs/benchmarks.md).
+		live, args := p.LiveSQL(time.UnixMilli(m.At))
 		err := tx.QueryRow(ctx, `UPDATE chat_conversations SET last_seq = last_seq + 1, updated_at = ?, agent_typing = 0
-			WHERE id = ? AND status = ? AND agent_id = ?
-			AND EXISTS (SELECT 1 FROM staff_accounts WHERE id = ? AND disabled_at = 0) RETURNING last_seq`,
-			m.At, id, StatusActive, p.ID, p.ID).Scan(&m.Seq)
+			WHERE id = ? AND status = ? AND agent_id = ? AND `+live+` RETURNING last_seq`,
+			append([]any{m.At, id, StatusActive, p.ID}, args...)...).Scan(&m.Seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return agentSendRefused(ctx, tx, p, id, m.At)
 		}

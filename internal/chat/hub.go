@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guichet/internal/fanout"
+	"guichet/internal/staff"
 )
 
 // TopicQueue is the Notifier topic of every change the agents' queues and
@@ -96,6 +97,11 @@ func NewHub(svc *Service) *Hub {
 func (h *Hub) wake(topic string) {
 	if topic == fanout.TopicAll {
 		go h.catchUp()
+		h.recheckAgents("")
+		return
+	}
+	if id, ok := strings.CutPrefix(topic, staff.Topic("")); ok {
+		h.recheckAgents(id)
 		return
 	}
 	h.mu.Lock()
@@ -112,6 +118,29 @@ func (h *Hub) wake(topic string) {
 	h.mu.Unlock()
 	for _, w := range list {
 		w.Wake()
+	}
+}
+
+// recheckAgents re-checks at once, each on a goroutine of its own, the
+// staff session of every agent socket of staffID ("": every one): a
+// sign-out or a disable committed (staff.Topic), or wake-ups may have been
+// lost (fanout.TopicAll). The database says whether the session is gone
+// (rows first): a socket whose session is gone closes with 4401, the
+// member's sockets on other sessions stay open.
+func (h *Hub) recheckAgents(staffID string) {
+	h.mu.Lock()
+	var list []*agentSocket
+	for w := range h.queues {
+		if a, ok := w.(*agentSocket); ok {
+			list = append(list, a)
+		}
+	}
+	h.mu.Unlock()
+	for _, a := range list {
+		// principal() takes the socket's lock: asked after h.mu is released.
+		if staffID == "" || a.principal().ID == staffID {
+			go a.recheck(true, false)
+		}
 	}
 }
 

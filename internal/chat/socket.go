@@ -574,8 +574,7 @@ func (a *agentSocket) recheck(force, active bool) bool {
 		}
 	}
 	if errors.Is(err, ErrSignedOut) || errors.Is(err, staff.ErrNoSession) {
-		a.ended.Store(true)
-		_ = a.sock.Conn.Close(CloseSignedOut, "signed out")
+		a.signedOut()
 		return false
 	}
 	if err != nil {
@@ -590,6 +589,14 @@ func (a *agentSocket) recheck(force, active bool) bool {
 	}
 	a.mu.Unlock()
 	return true
+}
+
+// signedOut closes the socket with 4401 (once): its staff session or
+// account is gone, as the database said.
+func (a *agentSocket) signedOut() {
+	if a.ended.CompareAndSwap(false, true) {
+		_ = a.sock.Conn.Close(CloseSignedOut, "signed out")
+	}
 }
 
 // unsubscribe drops a conversation's subscription (sub: only that one).
@@ -682,106 +689,121 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 	a.beatAt = svc.now()
 	a.Wake()
 	sock.readLoop(func(f clientFrame) error {
-		if !a.recheck(f.Type == "ping", f.Type != "ping") {
-			return nil // closed with 4401: the next read ends the loop
-		}
-		p := a.principal()
-		ctx := h.ctx
-		if err := cleanID("conversationId", f.ConversationID, maxID); err != nil {
-			return err
-		}
-		if err := cleanID("clientId", f.ClientID, maxID); err != nil {
-			return err
-		}
-		switch f.Type {
-		case "subscribe":
-			c, err := svc.Get(ctx, f.ConversationID)
-			if err == nil {
-				err = canRead(p, c)
-			}
-			if opts.Audit != nil {
-				outcome := "ok"
-				var apiErr *api.Error
-				if errors.As(err, &apiErr) {
-					outcome = apiErr.Code
-				} else if err != nil {
-					outcome = "error"
-				}
-				opts.Audit(p, EventView, outcome, f.ConversationID)
-			}
-			if err != nil {
-				return err
-			}
-			sub := newConvSub(sock, c.ID, max(f.After, 0), true)
-			sub.access = func(c Conversation) error { return canRead(a.principal(), c) }
-			sub.revoked = func(err error) {
-				a.unsubscribe(c.ID, sub)
-				code := "NOT_HOLDER"
-				var apiErr *api.Error
-				if errors.As(err, &apiErr) {
-					code = apiErr.Code
-				}
-				_ = sock.Send(errorFrame{Type: "error", ErrorCode: code, ConversationID: c.ID})
-			}
-			a.mu.Lock()
-			if old := a.subs[c.ID]; old != nil {
-				h.release(c.ID, old)
-			}
-			a.subs[c.ID] = sub
-			a.mu.Unlock()
-			h.subscribe(c.ID, sub)
-			sub.Wake()
+		err := a.frame(f)
+		if errors.Is(err, ErrSignedOut) {
+			// The statement that would have stored the frame found the
+			// session or the account gone (staff.Principal.LiveSQL).
+			_ = sock.Send(errorFrame{Type: "error", ErrorCode: ErrSignedOut.Code, ClientID: f.ClientID, ConversationID: f.ConversationID})
+			a.signedOut()
 			return nil
-		case "message":
-			if f.ClientID == "" || f.ConversationID == "" {
-				return errBadFrame
-			}
-			_, err := svc.AgentSend(ctx, p, f.ConversationID, f.ClientID, f.Body)
-			return err
-		case "typing":
-			c, err := svc.Get(ctx, f.ConversationID)
-			if err != nil {
-				return err
-			}
-			if c.AgentID != p.ID {
-				return ErrNotHolder
-			}
-			a.mu.Lock()
-			g := a.typing[c.ID]
-			if g == nil {
-				g = svc.typingGate(c.ID, true)
-				a.typing[c.ID] = g
-			}
-			a.mu.Unlock()
-			g.set(f.On)
-			return nil
-		case "read":
-			c, err := svc.Get(ctx, f.ConversationID)
-			if err != nil {
-				return err
-			}
-			if c.AgentID != p.ID {
-				return ErrNotHolder
-			}
-			if err := svc.MarkRead(ctx, c.ID, true, f.Seq); err != nil {
-				return err
-			}
-			// This socket's list at once, without a read (the poll does the
-			// agent's other sockets). A read past the last message counts
-			// as far as the last message: MarkRead refuses it.
-			a.patch([]pollRow{{id: c.ID, status: c.Status, agent: c.AgentID, seq: c.LastSeq, read: min(max(f.Seq, 0), c.LastSeq)}})
-			return nil
-		case "ping":
-			if now := svc.now(); now.Sub(a.beatAt) >= agentBeatEvery {
-				if err := svc.Heartbeat(ctx, p.ID); err != nil {
-					return err
-				}
-				a.beatAt = now
-			}
-			return sock.Send(map[string]string{"type": "pong"})
 		}
-		return errBadFrame
+		return err
 	})
+}
+
+// frame handles one frame of an agent's socket.
+func (a *agentSocket) frame(f clientFrame) error {
+	sock, h, opts := a.sock, a.sock.hub, a.opts
+	svc := h.svc
+	if !a.recheck(f.Type == "ping", f.Type != "ping") {
+		return nil // closed with 4401: the next read ends the loop
+	}
+	p := a.principal()
+	ctx := h.ctx
+	if err := cleanID("conversationId", f.ConversationID, maxID); err != nil {
+		return err
+	}
+	if err := cleanID("clientId", f.ClientID, maxID); err != nil {
+		return err
+	}
+	switch f.Type {
+	case "subscribe":
+		c, err := svc.Get(ctx, f.ConversationID)
+		if err == nil {
+			err = canRead(p, c)
+		}
+		if opts.Audit != nil {
+			outcome := "ok"
+			var apiErr *api.Error
+			if errors.As(err, &apiErr) {
+				outcome = apiErr.Code
+			} else if err != nil {
+				outcome = "error"
+			}
+			opts.Audit(p, EventView, outcome, f.ConversationID)
+		}
+		if err != nil {
+			return err
+		}
+		sub := newConvSub(sock, c.ID, max(f.After, 0), true)
+		sub.access = func(c Conversation) error { return canRead(a.principal(), c) }
+		sub.revoked = func(err error) {
+			a.unsubscribe(c.ID, sub)
+			code := "NOT_HOLDER"
+			var apiErr *api.Error
+			if errors.As(err, &apiErr) {
+				code = apiErr.Code
+			}
+			_ = sock.Send(errorFrame{Type: "error", ErrorCode: code, ConversationID: c.ID})
+		}
+		a.mu.Lock()
+		if old := a.subs[c.ID]; old != nil {
+			h.release(c.ID, old)
+		}
+		a.subs[c.ID] = sub
+		a.mu.Unlock()
+		h.subscribe(c.ID, sub)
+		sub.Wake()
+		return nil
+	case "message":
+		if f.ClientID == "" || f.ConversationID == "" {
+			return errBadFrame
+		}
+		_, err := svc.AgentSend(ctx, p, f.ConversationID, f.ClientID, f.Body)
+		return err
+	case "typing":
+		c, err := svc.Get(ctx, f.ConversationID)
+		if err != nil {
+			return err
+		}
+		if c.AgentID != p.ID {
+			return ErrNotHolder
+		}
+		a.mu.Lock()
+		g := a.typing[c.ID]
+		if g == nil {
+			g = svc.typingGate(c.ID, true)
+			a.typing[c.ID] = g
+		}
+		a.mu.Unlock()
+		g.set(f.On)
+		return nil
+	case "read":
+		c, err := svc.Get(ctx, f.ConversationID)
+		if err != nil {
+			return err
+		}
+		if c.AgentID != p.ID {
+			return ErrNotHolder
+		}
+		if err := svc.MarkRead(ctx, c.ID, true, f.Seq); err != nil {
+			return err
+		}
+		// This socket's list at once, without a read (the poll does the
+		// agent's other sockets). A read past the last message counts
+		// as far as the last message: MarkRead refuses it.
+		a.patch([]pollRow{{id: c.ID, status: c.Status, agent: c.AgentID, seq: c.LastSeq, read: min(max(f.Seq, 0), c.LastSeq)}})
+		return nil
+	case "ping":
+		if now := svc.now(); now.Sub(a.beatAt) >= agentBeatEvery {
+			if err := svc.Heartbeat(ctx, p.ID); err != nil {
+				return err
+			}
+			a.beatAt = now
+		}
+		return sock.Send(map[string]string{"type": "pong"})
+	}
+	return errBadFrame
 }
 
 // canRead is the one rule for reading a conversation, for GET

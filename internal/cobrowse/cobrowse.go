@@ -622,11 +622,37 @@ func (s *Service) records(brandID string) bool {
 // AppendEvent stores a frame of sender as the session's next event; only
 // while the session is active (consent recorded before).
 func (s *Service) AppendEvent(ctx context.Context, id, sender string, data []byte) (int64, error) {
+	return s.appendEvent(ctx, id, sender, data, nil)
+}
+
+// AppendPointer stores the agent's pointer frame, only while p's staff
+// session is signed in and the account enabled, checked in the statement
+// that stores it (staff.Principal.LiveSQL): after a sign-out or a disable,
+// staff.ErrSignInRequired.
+func (s *Service) AppendPointer(ctx context.Context, id string, p staff.Principal, data []byte) (int64, error) {
+	return s.appendEvent(ctx, id, SenderAgent, data, &p)
+}
+
+func (s *Service) appendEvent(ctx context.Context, id, sender string, data []byte, p *staff.Principal) (int64, error) {
 	now := s.now().UnixMilli()
+	live, args := "1 = 1", []any(nil)
+	if p != nil {
+		live, args = p.LiveSQL(time.UnixMilli(now))
+	}
 	var seq int64
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		err := tx.QueryRow(ctx, `UPDATE cobrowse_sessions SET last_seq = last_seq + 1, updated_at = ?
-			WHERE id = ? AND status = 'active' AND consent_at > 0 RETURNING last_seq`, now, id).Scan(&seq)
+			WHERE id = ? AND status = 'active' AND consent_at > 0 AND `+live+` RETURNING last_seq`,
+			append([]any{now, id}, args...)...).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) && p != nil {
+			var ok int
+			if err := tx.QueryRow(ctx, "SELECT CASE WHEN "+live+" THEN 1 ELSE 0 END", args...).Scan(&ok); err != nil {
+				return err
+			}
+			if ok == 0 {
+				return staff.ErrSignInRequired
+			}
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotActive
 		}

@@ -55,10 +55,17 @@ func NewHub(svc *Service) *Hub {
 // subscriptions, fanout.TopicAll (wake-ups may have been lost) every
 // subscription, which reads its session and the events after its last seq.
 func (h *Hub) wake(topic string) {
+	if staffID, ok := strings.CutPrefix(topic, staff.Topic("")); ok {
+		h.recheckViewers(staffID)
+		return
+	}
 	id, ok := strings.CutPrefix(topic, "cobrowse:")
 	all := topic == fanout.TopicAll
 	if !ok && !all {
 		return
+	}
+	if all {
+		h.recheckViewers("")
 	}
 	h.mu.Lock()
 	var list []*sub
@@ -75,6 +82,27 @@ func (h *Hub) wake(topic string) {
 	h.mu.Unlock()
 	for _, s := range list {
 		s.Wake()
+	}
+}
+
+// recheckViewers re-runs at once, each on a goroutine of its own, the
+// session check of every viewer socket of staffID ("": every one): a
+// sign-out or a disable committed (staff.Topic), or wake-ups may have been
+// lost (fanout.TopicAll). The database says whether the session is gone
+// (rows first): 4401 then, or 4403 for a brand no longer served.
+func (h *Hub) recheckViewers(staffID string) {
+	h.mu.Lock()
+	var list []*sub
+	for _, set := range h.subs {
+		for s := range set {
+			if s.viewer && s.recheck != nil && (staffID == "" || s.staffID == staffID) {
+				list = append(list, s)
+			}
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range list {
+		go s.recheck()
 	}
 }
 
@@ -287,6 +315,10 @@ type sub struct {
 	state   StateFrame
 	sent    bool
 	snaps   int64
+	// staffID and recheck (a viewer's): whose socket, and its session's
+	// check, which closes the socket when the session is gone.
+	staffID string
+	recheck func()
 	fanout.Runner
 }
 
@@ -424,9 +456,15 @@ func recheck(ctx context.Context, check func(context.Context) (staff.Principal, 
 func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after int64, check func(context.Context) (staff.Principal, error)) {
 	svc := h.svc
 	sock := &socket{Socket: h.socks.New(conn), hub: h}
-	sb := &sub{sock: sock, id: sess.ID, viewer: true}
+	sb := &sub{sock: sock, id: sess.ID, viewer: true, staffID: who.Staff.ID}
 	sb.Fn = sb.deliver
 	sb.lastSeq.Store(after)
+	closeWith := func(code websocket.StatusCode) { _ = conn.Close(code, refusalReason[code]) }
+	sb.recheck = func() {
+		if code := recheck(h.ctx, check, who.Staff.ID, sess.Brand); code != 0 {
+			closeWith(code)
+		}
+	}
 	pointers := newBucket(svc.now, PointerRate)
 	h.serve(sock, sb, func(f clientFrame) error {
 		ctx := h.ctx
@@ -441,11 +479,15 @@ func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after i
 			if !pointers.take() {
 				return ErrRateLimited
 			}
-			_, err := svc.AppendEvent(ctx, sess.ID, SenderAgent, f.Data)
+			_, err := svc.AppendPointer(ctx, sess.ID, who.Staff, f.Data)
+			if errors.Is(err, staff.ErrSignInRequired) {
+				closeWith(CloseSignedOut)
+				return nil
+			}
 			return err
 		case "ping":
 			if code := recheck(ctx, check, who.Staff.ID, sess.Brand); code != 0 {
-				_ = conn.Close(code, refusalReason[code])
+				closeWith(code)
 				return nil
 			}
 			return sock.Send(map[string]string{"type": "pong"})

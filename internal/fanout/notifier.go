@@ -136,6 +136,17 @@ func ChannelFor(ctx context.Context, db *store.DB) (string, error) {
 	return DefaultChannel + "_" + schema, nil
 }
 
+// Publish sends one topic to the instances on db's schema from a process
+// that runs no Notifier (a command such as guichet staff disable).
+func Publish(ctx context.Context, db *store.DB, topic string) error {
+	channel, err := ChannelFor(ctx, db)
+	if err != nil {
+		return err
+	}
+	_, err = db.SQL.ExecContext(ctx, "SELECT pg_notify($1, $2)", channel, topic)
+	return err
+}
+
 // Listen adds a listener (listeners must not block).
 func (n *Notifier) Listen(fn func(string)) {
 	n.mu.Lock()

@@ -15,15 +15,15 @@ import (
 	"guichet/internal/api/apitest"
 )
 
-// TestUnexpectedErrorsAreTechnical: a handler's plain error (the database
-// gone, a bug) and a panic answer spec §8.1's 500 without errorCode, the
-// technical roadblock; a 500 with an errorCode would send the visitor to
-// login difficulties.
+// TestUnexpectedErrorsAreTechnical: a handler's plain error (a bug) and a
+// panic answer spec §8.1's 500 without errorCode, the technical roadblock;
+// a 500 with an errorCode would send the visitor to login difficulties.
+// (The database gone is a 503 UNAVAILABLE: internal/app's outage tests.)
 func TestUnexpectedErrorsAreTechnical(t *testing.T) {
 	s := &server{metrics: newHTTPMetrics(prometheus.NewRegistry())}
 	mux := http.NewServeMux()
 	mux.Handle("POST /api/v1/error", api.Handler(func(http.ResponseWriter, *http.Request) error {
-		return errors.New("sql: database is closed")
+		return errors.New("an unmapped error")
 	}))
 	mux.Handle("POST /api/v1/panic", api.Handler(func(http.ResponseWriter, *http.Request) error {
 		panic("a bug")

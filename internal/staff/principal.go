@@ -42,6 +42,32 @@ type Principal struct {
 	// FactorAt is when the session last proved the second factor (sign-in
 	// or re-authentication): state-changing calls want it recent.
 	FactorAt time.Time
+	// Session is the SHA-256 id hash of the session the principal was read
+	// from (never the token; "" when not read from a session): LiveSQL
+	// checks that very session in the statement that acts.
+	Session string `json:"-"`
+}
+
+// Topic is the fan-out topic of a staff member ("staff:<id>"): notified
+// after a sign-out or a disable commits, it wakes that member's sockets
+// on every instance, which re-check their session in the database and
+// close with 4401 when it is gone.
+func Topic(staffID string) string { return "staff:" + staffID }
+
+// LiveSQL is an SQL condition (for a WHERE clause) true while p may still
+// act: the session p was read from is signed in (not revoked, not
+// pending, not expired, not idle) and the account is enabled; without a
+// session (p.Session ""), only the account. A frame an open socket sends
+// checks it in the statement that stores it, so the first frame after a
+// sign-out or a disable is refused, whatever the socket's last check.
+func (p Principal) LiveSQL(now time.Time) (string, []any) {
+	if p.Session == "" {
+		return "EXISTS (SELECT 1 FROM staff_accounts WHERE id = ? AND disabled_at = 0)", []any{p.ID}
+	}
+	return `EXISTS (SELECT 1 FROM staff_sessions ss JOIN staff_accounts sa ON sa.id = ss.staff_id
+		WHERE ss.id_hash = ? AND ss.staff_id = ? AND ss.revoked_at = 0 AND ss.pending = 0 AND ss.expires_at > ?
+		AND ss.last_seen_at > ? AND sa.disabled_at = 0)`,
+		[]any{p.Session, p.ID, now.UnixMilli(), now.Add(-IdleTimeout).UnixMilli()}
 }
 
 // Serves tells whether the staff member may see and act on brand's customers.

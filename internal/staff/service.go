@@ -98,7 +98,17 @@ type Service struct {
 	// one address try a password on every member in turn.
 	Limiter     *throttle.Limiter
 	SignInLimit throttle.Rule
-	keys        keys
+	// Ended, when set, is told after a sign-out or a disable commits
+	// which member's sessions ended (the app notifies Topic(id) through
+	// the fan-out: that member's sockets re-check and close at once).
+	Ended func(ctx context.Context, staffID string)
+	keys  keys
+}
+
+func (s *Service) ended(ctx context.Context, staffID string) {
+	if s.Ended != nil && staffID != "" {
+		s.Ended(context.WithoutCancel(ctx), staffID)
+	}
 }
 
 // DefaultSignInLimit: 30 attempts per 10 minutes per client address, room
@@ -285,8 +295,10 @@ func newSetupLink(ctx context.Context, tx *store.Tx, staffID string, now time.Ti
 // Disable disables a member and ends their sessions at once.
 func (s *Service) Disable(ctx context.Context, email, actor string) error {
 	email = strings.ToLower(strings.TrimSpace(email))
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+	var staffID string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
+		staffID = ""
 		r, err := s.byEmail(ctx, tx, email)
 		if err != nil {
 			return err
@@ -294,6 +306,7 @@ func (s *Service) Disable(ctx context.Context, email, actor string) error {
 		if r.Disabled {
 			return nil
 		}
+		staffID = r.ID
 		if _, err := tx.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ?, updated_at = ? WHERE id = ?", now.UnixMilli(), now.UnixMilli(), r.ID); err != nil {
 			return err
 		}
@@ -302,6 +315,10 @@ func (s *Service) Disable(ctx context.Context, email, actor string) error {
 		}
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, Event: EventDisable, Outcome: "ok", Actor: actor})
 	})
+	if err == nil {
+		s.ended(ctx, staffID)
+	}
+	return err
 }
 
 // List returns every member, by email.
@@ -493,31 +510,29 @@ func (s *Service) SignIn(ctx context.Context, email, password, oldToken, ip stri
 	return token, err
 }
 
-// fail records a failed attempt (wrong password or code) and its audit
-// row; the MaxFailures-th locks the member for LockDuration.
+// fail records a failed attempt (wrong password or code, a replayed code
+// included) and its audit row; the MaxFailures-th locks the member for
+// LockDuration. The count is one atomic increment, so that failures at
+// the same time (seven requests replaying one used code) each count: a
+// read then a write would let them overwrite each other's.
 func (s *Service) fail(ctx context.Context, staffID string, e audit.Event) error {
 	return s.DB.InTx(ctx, func(tx *store.Tx) error {
 		var n int
-		if err := tx.QueryRow(ctx, "SELECT failed_attempts FROM staff_accounts WHERE id = ?", staffID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, "UPDATE staff_accounts SET failed_attempts = failed_attempts + 1, updated_at = ? WHERE id = ? RETURNING failed_attempts",
+			e.At.UnixMilli(), staffID).Scan(&n); err != nil {
 			return err
 		}
-		n++
-		locked := int64(0)
-		if n >= MaxFailures {
-			locked = e.At.Add(LockDuration).UnixMilli()
-			n = 0
-		}
-		q, args := "UPDATE staff_accounts SET failed_attempts = ?, updated_at = ? WHERE id = ?", []any{n, e.At.UnixMilli(), staffID}
-		if locked != 0 {
-			q, args = "UPDATE staff_accounts SET failed_attempts = ?, locked_until = ?, updated_at = ? WHERE id = ?", []any{n, locked, e.At.UnixMilli(), staffID}
-		}
-		if _, err := tx.Exec(ctx, q, args...); err != nil {
-			return err
+		locked := n >= MaxFailures
+		if locked {
+			if _, err := tx.Exec(ctx, "UPDATE staff_accounts SET failed_attempts = 0, locked_until = ? WHERE id = ?",
+				e.At.Add(LockDuration).UnixMilli(), staffID); err != nil {
+				return err
+			}
 		}
 		if err := audit.Record(ctx, tx, e); err != nil {
 			return err
 		}
-		if locked != 0 {
+		if locked {
 			l := e
 			l.Event, l.Outcome, l.Detail = EventLock, "locked", ""
 			return audit.Record(ctx, tx, l)
@@ -665,7 +680,9 @@ func (s *Service) Lookup(ctx context.Context, token string) (Principal, error) {
 	if sess.pending {
 		return Principal{}, ErrNoSession
 	}
-	return r.Principal(sess.factorAt), nil
+	p := r.Principal(sess.factorAt)
+	p.Session = tokenHash(token)
+	return p, nil
 }
 
 // Check is Lookup without counting as activity: an open chat socket
@@ -679,7 +696,9 @@ func (s *Service) Check(ctx context.Context, token string) (Principal, error) {
 	if sess.pending {
 		return Principal{}, ErrNoSession
 	}
-	return r.Principal(sess.factorAt), nil
+	p := r.Principal(sess.factorAt)
+	p.Session = tokenHash(token)
+	return p, nil
 }
 
 // SignOut revokes a session (no error when there is none).
@@ -687,9 +706,10 @@ func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 	if token == "" || len(token) > 128 {
 		return nil
 	}
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+	var staffID string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		var staffID string
+		staffID = ""
 		err := tx.QueryRow(ctx, "SELECT staff_id FROM staff_sessions WHERE id_hash = ? AND revoked_at = 0", tokenHash(token)).Scan(&staffID)
 		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			return nil
@@ -703,6 +723,10 @@ func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: staffID, IP: ip, Event: EventSignOut,
 			Outcome: "ok", Actor: "staff:" + staffID})
 	})
+	if err == nil {
+		s.ended(ctx, staffID)
+	}
+	return err
 }
 
 // Prune deletes ended sessions and dead set-up links (the janitor).

@@ -406,3 +406,70 @@ func TestSignInLimitPerAddress(t *testing.T) {
 		}
 	})
 }
+
+// TestParallelReplaysCount: seven requests at once, each on a pending
+// session of its own, prove the same valid code: one signs in, the six
+// replays are six failed attempts (audited wrong_code), which lock the
+// member at the fifth; a read-then-write count would lose all but one.
+func TestParallelReplaysCount(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db)
+		const n = 7
+		pending := make([]string, n)
+		for i := range pending {
+			p, err := f.s.SignIn(ctx, f.m.Email, password, "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending[i] = p
+		}
+		f.clock.Advance(Period)
+		code := TOTP(f.secret, f.clock.Now())
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for _, p := range pending {
+			go func() {
+				<-start
+				_, err := f.s.Factor(ctx, p, code, "", "")
+				errs <- err
+			}()
+		}
+		close(start)
+		ok, refused := 0, 0
+		for range n {
+			switch err := <-errs; {
+			case err == nil:
+				ok++
+			case errors.Is(err, ErrInvalidCode):
+				refused++
+			default:
+				t.Fatal(err)
+			}
+		}
+		if ok != 1 || refused != n-1 {
+			t.Fatalf("%d signed in, %d refused; want 1 and %d", ok, refused, n-1)
+		}
+		count := func(outcome string) int {
+			var c int
+			if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE account_id = ? AND outcome = ?", f.m.ID, outcome).Scan(&c); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		if got := count("wrong_code"); got != n-1 {
+			t.Fatalf("%d wrong_code audit rows; want %d", got, n-1)
+		}
+		if got := count("locked"); got != 1 {
+			t.Fatalf("%d lock audit rows; want 1 (the fifth replay)", got)
+		}
+		var failures int
+		var lockedUntil int64
+		if err := db.QueryRow(ctx, "SELECT failed_attempts, locked_until FROM staff_accounts WHERE id = ?", f.m.ID).Scan(&failures, &lockedUntil); err != nil {
+			t.Fatal(err)
+		}
+		if failures != n-1-MaxFailures || lockedUntil <= f.clock.Now().UnixMilli() {
+			t.Fatalf("failed_attempts %d, locked_until %d; want %d and a lock", failures, lockedUntil, n-1-MaxFailures)
+		}
+	})
+}

@@ -86,6 +86,11 @@ const rows: Row[] = [
   { spec: '8.1 500 with errorCode stores it', status: 500, code: 'E42', expected: roadblock('login-difficulties', 'E42') },
   { spec: '8.1 500 without errorCode', status: 500, expected: roadblock('technical') },
   { spec: '8.1 503 maintenance', status: 503, expected: roadblock('maintenance') },
+  { spec: '8.1 503 MAINTENANCE maintenance', status: 503, code: 'MAINTENANCE', expected: roadblock('maintenance') },
+  // Issue 26: the database out of reach is a 503 UNAVAILABLE, the technical roadblock, not maintenance.
+  ...(['authentication', 'login-find', 'other'] as const).map(
+    (call): Row => ({ spec: `503 UNAVAILABLE after ${call}`, status: 503, code: 'UNAVAILABLE', call, expected: roadblock('technical') }),
+  ),
   { spec: '8.1 530 maintenance', status: 530, expected: roadblock('maintenance') },
   { spec: '8.1 other status 401', status: 401, expected: roadblock('technical') },
   { spec: '8.1 other status 429', status: 429, code: 'OTHER', call: 'authentication', expected: roadblock('technical') },

@@ -261,6 +261,9 @@ export function interpretResponse(answer: ApiAnswer, call: ApiCall, options: Int
   if (status === 412) return go('inconsistency');
   if (status === 417) return call === 'notification-reset' ? go('login-difficulties') : returned(false, code);
   if (status === 500) return code === null ? go('technical') : go('login-difficulties', referenceCode(code));
+  // A 503 UNAVAILABLE is the database out of reach (an outage, with
+  // Retry-After), not maintenance: the technical roadblock.
+  if (status === 503 && code === 'UNAVAILABLE') return go('technical');
   if (status === 503 || status === 530) return go('maintenance');
   // Not in spec §8: the server was too busy to check a password and counted
   // nothing (429 BUSY, unlike RATE_LIMITED); the visitor submits again.
