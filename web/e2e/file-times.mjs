@@ -1,8 +1,10 @@
-// A node:test reporter that writes one line per browser test file: the wall
-// time from its first test's start to its last test's end, and its test
-// count, slowest first. `make test-e2e` adds it beside the TAP reporter when
-// GUICHET_CI_REPORTS names a folder, so `.ci/run` can print the ten slowest
-// files (issue 27).
+// A node:test reporter that writes one line per browser test file: the time
+// its top-level tests and suites took (they run one after another within a
+// file) and how many there are, slowest first. `make test-e2e` adds it beside
+// the TAP reporter, writing to GUICHET_CI_REPORTS (or TMPDIR), so `.ci/run`
+// can print the ten slowest files (issue 27). The durations are the
+// runner's own: a file's events reach the parent in bursts, so their arrival
+// times say nothing.
 import { relative } from 'node:path';
 
 /**
@@ -11,22 +13,19 @@ import { relative } from 'node:path';
  * @returns {AsyncGenerator<string, void>}
  */
 export default async function* fileTimes(source) {
-  /** @type {Map<string, { first: number; last: number; tests: number }>} */
+  /** @type {Map<string, { ms: number; tests: number }>} */
   const files = new Map();
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { file, nesting, details } = event.data;
     if (!file || nesting !== 0) continue;
-    const end = Date.now();
-    const start = end - (details?.duration_ms ?? 0);
-    const entry = files.get(file) ?? { first: start, last: end, tests: 0 };
-    entry.first = Math.min(entry.first, start);
-    entry.last = Math.max(entry.last, end);
+    const entry = files.get(file) ?? { ms: 0, tests: 0 };
+    entry.ms += details?.duration_ms ?? 0;
     entry.tests += 1;
     files.set(file, entry);
   }
-  const rows = [...files.entries()].sort((a, b) => b[1].last - b[1].first - (a[1].last - a[1].first));
-  for (const [file, { first, last, tests }] of rows) {
-    yield `${((last - first) / 1000).toFixed(1).padStart(7)} s  ${String(tests).padStart(3)} tests  ${relative(process.cwd(), file)}\n`;
+  const rows = [...files.entries()].sort((a, b) => b[1].ms - a[1].ms);
+  for (const [file, { ms, tests }] of rows) {
+    yield `${(ms / 1000).toFixed(1).padStart(7)} s  ${String(tests).padStart(3)} top-level  ${relative(process.cwd(), file)}\n`;
   }
 }
