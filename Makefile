@@ -8,17 +8,20 @@ WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/pa
 # config/brands/*.yaml: the sample brands embedded in the binary (config/embed.go).
 GO_SOURCES := $(shell find cmd internal web/embed.go config -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' -o -name '*.yaml' 2>/dev/null)
 
-.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium haproxy bench cluster load screenshots clean
+.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium haproxy gotestsum bench cluster load screenshots clean
 
 all: build
 
 ## deps: npm packages (npm ci when the lock file changed), Debian's chromium
 ## and haproxy (make cluster's load balancer).
-deps: web/node_modules/.installed chromium haproxy
+deps: web/node_modules/.installed chromium haproxy gotestsum
 
 web/node_modules/.installed: web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
+
+gotestsum:
+	$(GOTESTSUM) --version
 
 chromium:
 	@if ! command -v chromium >/dev/null 2>&1; then \
@@ -38,34 +41,53 @@ haproxy:
 build: bin/guichet
 
 web/dist/index.html: web/node_modules/.installed $(WEB_SOURCES) api/openapi.yaml
-	cd web && npm run build
+	cd web && ../$(STAGE) build-web npm run build
 	touch web/dist/.keep
 
 bin/guichet: web/dist/index.html $(GO_SOURCES) go.mod go.sum
-	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $@ ./cmd/guichet
+	$(STAGE) build-go $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $@ ./cmd/guichet
 
 run: build
 	bin/guichet serve --dev
 
 ## test: vet, Go tests with -race, short fuzzing, SPA checks and unit tests,
 ## browser tests against the built binary.
-test: deps build check test-go test-fuzz test-web test-e2e
+# make test installs what it needs and no more (haproxy belongs to make cluster).
+test: web/node_modules/.installed chromium gotestsum build check test-go test-fuzz test-web test-e2e
+
+# Each stage runs under scripts/stage.sh, which records its wall time when
+# GUICHET_CI_TIMINGS is set (.ci/run prints the table); GUICHET_CI_REPORTS
+# names a folder for the Go tests' JSON and the browser files' times.
+STAGE := scripts/stage.sh
+REPORTS = $(or $(GUICHET_CI_REPORTS),$${TMPDIR:-/tmp})
+# gotestsum (its own module in tools/, so it never enters the product's
+# dependencies) prints each package, the failures whole, and the JSON that
+# .ci/run reads for the slowest tests. GO_TEST_TIMEOUT bounds each test
+# binary; the slowest package (internal/app on both databases) needs ~6 min
+# on an idle machine.
+GOTESTSUM := $(GO) tool -modfile=tools/go.mod gotestsum
+GO_TEST_TIMEOUT ?= 25m
 
 check:
-	$(GO) vet ./...
-	cd web && npm run typecheck && npm run lint
+	$(STAGE) vet $(GO) vet ./...
+	cd web && ../$(STAGE) typecheck-lint bash -c 'npm run typecheck && npm run lint'
 
 test-go: web/dist/index.html
-	$(GO) test -race -count=1 ./...
+	$(STAGE) go-tests $(GOTESTSUM) --format pkgname --jsonfile $(REPORTS)/go-test.json -- -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
 
 test-fuzz:
-	scripts/fuzz-short.sh
+	$(STAGE) fuzz scripts/fuzz-short.sh
 
 test-web: web/node_modules/.installed
-	cd web && npm test
+	cd web && ../$(STAGE) vitest npm test
 
+# The browser test files run E2E_CONCURRENCY at a time (each starts its own
+# server on a free port with its own data dir, and its own Chromium).
+E2E_CONCURRENCY ?= 2
 test-e2e: bin/guichet chromium
-	cd web && npm run e2e
+	cd web && ../$(STAGE) browser-tests node --test --test-concurrency=$(E2E_CONCURRENCY) \
+		--test-reporter=tap --test-reporter-destination=stdout \
+		--test-reporter=./e2e/file-times.mjs --test-reporter-destination=$(REPORTS)/e2e-files.txt e2e/
 
 ## bench: budgets and throughput figures (not in CI); see docs/benchmarks.md.
 bench: build web/bench/node_modules/.installed chromium
@@ -75,7 +97,7 @@ bench: build web/bench/node_modules/.installed chromium
 ## (deploy/haproxy.cfg): the functional and fault suites of test/cluster
 ## (docs/cluster.md).
 cluster: haproxy
-	scripts/cluster.sh
+	$(STAGE) cluster scripts/cluster.sh
 
 ## load: the mixed load scenario of issue 19 through HAProxy, on one
 ## instance then on three (not in CI; docs/benchmarks.md). LOAD_RATE or

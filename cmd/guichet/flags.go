@@ -39,6 +39,8 @@ func newFlagSet(name string, cfg *app.Config) *flag.FlagSet {
 		"longest expected wait for a password hash before 429 BUSY, e.g. 2s; 0: no bound (GUICHET_HASH_WAIT_BUDGET)")
 	fs.StringVar(&cfg.DrainSeconds, "drain-seconds", cfg.DrainSeconds,
 		"on SIGTERM, seconds /readyz answers 503 while still serving, before the instance stops accepting; default 5 (GUICHET_DRAIN_SECONDS)")
+	fs.StringVar(&cfg.OutboxRetrySeconds, "outbox-retry-seconds", cfg.OutboxRetrySeconds,
+		"seconds before the first retry of an email or SMS after a temporary failure, doubled for each further one; default 30 (GUICHET_OUTBOX_RETRY_SECONDS)")
 	return fs
 }
 

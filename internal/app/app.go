@@ -104,6 +104,11 @@ type Config struct {
 	// answers 503 while the instance still serves, so the load balancer
 	// stops sending before it stops accepting; "" is DefaultDrain, 0 none.
 	DrainSeconds string
+	// OutboxRetrySeconds (GUICHET_OUTBOX_RETRY_SECONDS): the delay before
+	// the first retry of an email or SMS after a temporary failure, doubled
+	// for each further one; "" is 30. The cluster suite shortens it so its
+	// SMTP outage need not last minutes.
+	OutboxRetrySeconds string
 }
 
 // DefaultDrain is the drain window when GUICHET_DRAIN_SECONDS is unset:
@@ -116,14 +121,29 @@ const maxDrain = 60 * time.Second
 
 // drain is GUICHET_DRAIN_SECONDS as a duration.
 func (c Config) drain() (time.Duration, error) {
-	if c.DrainSeconds == "" {
-		return DefaultDrain, nil
+	return seconds("GUICHET_DRAIN_SECONDS", c.DrainSeconds, DefaultDrain, 0, maxDrain)
+}
+
+// DefaultOutboxRetry is the first retry delay of the outbox when
+// GUICHET_OUTBOX_RETRY_SECONDS is unset.
+const DefaultOutboxRetry = 30 * time.Second
+
+// outboxRetry is GUICHET_OUTBOX_RETRY_SECONDS as a duration (1 s to 1 h).
+func (c Config) outboxRetry() (time.Duration, error) {
+	return seconds("GUICHET_OUTBOX_RETRY_SECONDS", c.OutboxRetrySeconds, DefaultOutboxRetry, time.Second, time.Hour)
+}
+
+// seconds reads a setting given in whole seconds, from lo to hi; "" is def.
+func seconds(name, v string, def, lo, hi time.Duration) (time.Duration, error) {
+	if v == "" {
+		return def, nil
 	}
-	n, err := strconv.Atoi(c.DrainSeconds)
-	if err != nil || n < 0 || time.Duration(n)*time.Second > maxDrain {
-		return 0, fmt.Errorf("GUICHET_DRAIN_SECONDS=%q: a number of seconds from 0 to %d", c.DrainSeconds, int(maxDrain.Seconds()))
+	n, err := strconv.Atoi(v)
+	d := time.Duration(n) * time.Second
+	if err != nil || d < lo || d > hi {
+		return 0, fmt.Errorf("%s=%q: a number of seconds from %d to %d", name, v, int(lo.Seconds()), int(hi.Seconds()))
 	}
-	return time.Duration(n) * time.Second, nil
+	return d, nil
 }
 
 // ConfigFromEnv reads the environment, with the design's defaults.
@@ -161,6 +181,7 @@ func ConfigFromEnv() Config {
 		AuditRetentionMonths:   get("GUICHET_AUDIT_RETENTION_MONTHS", ""),
 		DevNow:                 get("GUICHET_DEV_NOW", ""),
 		DrainSeconds:           get("GUICHET_DRAIN_SECONDS", ""),
+		OutboxRetrySeconds:     get("GUICHET_OUTBOX_RETRY_SECONDS", ""),
 	}
 }
 
@@ -348,6 +369,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := cfg.outboxRetry(); err != nil {
+		return nil, err
+	}
 	if devClock != nil && cfg.now == nil {
 		cfg.now = devClock
 		cfg.devShifted = true
@@ -407,8 +431,12 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	// StopGrace: a draining instance finishes the sends under way rather
 	// than leaving them claimed for the lease (2 minutes); Serve waits for
 	// them within its shutdown bound.
+	retry, err := a.cfg.outboxRetry() // checked by New
+	if err != nil {
+		return err
+	}
 	worker := notify.NewWorker(a.DB, a.Brands, email, sms, notify.WorkerOptions{Metrics: notify.NewMetrics(metrics),
-		StopGrace: workerStopGrace})
+		StopGrace: workerStopGrace, RetryBase: retry})
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		defer closeDelivery()
 		return worker.Run(ctx)

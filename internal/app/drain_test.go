@@ -126,6 +126,18 @@ func TestDrainSetting(t *testing.T) {
 			t.Errorf("GUICHET_DRAIN_SECONDS=%q: %v, %v", c.v, got, err)
 		}
 	}
+	// GUICHET_OUTBOX_RETRY_SECONDS: 1 to 3600; unset is DefaultOutboxRetry.
+	for _, c := range []struct {
+		v    string
+		want time.Duration
+		fail bool
+	}{{"", DefaultOutboxRetry, false}, {"1", time.Second, false}, {"3600", time.Hour, false},
+		{"0", 0, true}, {"3601", 0, true}, {"2s", 0, true}} {
+		got, err := Config{OutboxRetrySeconds: c.v}.outboxRetry()
+		if (err != nil) != c.fail || got != c.want {
+			t.Errorf("GUICHET_OUTBOX_RETRY_SECONDS=%q: %v, %v", c.v, got, err)
+		}
+	}
 	cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DrainSeconds: "soon"}
 	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_DRAIN_SECONDS") {
 		t.Fatalf("New with GUICHET_DRAIN_SECONDS=soon: %v", err)

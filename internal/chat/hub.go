@@ -139,7 +139,7 @@ func (h *Hub) recheckAgents(staffID string) {
 	for _, a := range list {
 		// principal() takes the socket's lock: asked after h.mu is released.
 		if staffID == "" || a.principal().ID == staffID {
-			go a.recheck(true, false)
+			go a.recheck(true, false, false)
 		}
 	}
 }

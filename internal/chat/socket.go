@@ -547,8 +547,10 @@ func (a *agentSocket) principal() staff.Principal {
 // the last check is recheckEvery old (active: the staff member acted, and
 // the session's activity is recorded, also at most once per
 // recheckEvery); a session or account gone closes the socket with 4401
-// (false).
-func (a *agentSocket) recheck(force, active bool) bool {
+// (false). On a tick (the reaper waits for its ticks) the close handshake
+// runs on a goroutine of its own, so one closing socket never holds the
+// reap of the others.
+func (a *agentSocket) recheck(force, active, tick bool) bool {
 	if a.ended.Load() {
 		return false
 	}
@@ -574,7 +576,11 @@ func (a *agentSocket) recheck(force, active bool) bool {
 		}
 	}
 	if errors.Is(err, ErrSignedOut) || errors.Is(err, staff.ErrNoSession) {
-		a.signedOut()
+		if tick {
+			go a.signedOut()
+		} else {
+			a.signedOut()
+		}
 		return false
 	}
 	if err != nil {
@@ -666,7 +672,7 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 	sock := &socket{Socket: h.socks.New(conn), hub: h}
 	a := &agentSocket{sock: sock, p: p, opts: opts, checkedAt: h.svc.now(), activeAt: h.svc.now(), subs: map[string]*convSub{},
 		typing: map[string]*typingGate{}}
-	sock.OnTick = func() { a.recheck(false, false) }
+	sock.OnTick = func() { a.recheck(false, false, true) }
 	if !h.socks.Add(sock.Socket) {
 		return
 	}
@@ -705,7 +711,7 @@ func (h *Hub) serveAgent(conn *websocket.Conn, p staff.Principal, opts AgentSock
 func (a *agentSocket) frame(f clientFrame) error {
 	sock, h, opts := a.sock, a.sock.hub, a.opts
 	svc := h.svc
-	if !a.recheck(f.Type == "ping", f.Type != "ping") {
+	if !a.recheck(f.Type == "ping", f.Type != "ping", false) {
 		return nil // closed with 4401: the next read ends the loop
 	}
 	p := a.principal()

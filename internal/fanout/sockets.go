@@ -164,18 +164,23 @@ func (r *Sockets) Shutdown() {
 
 // Reap closes the sockets whose clients sent nothing (not even a ping)
 // since cutoff (unix ms; a hub passes IdleTimeout ago), dead clients, and
-// ticks the others. One timer per hub, none per socket.
+// ticks the others. One timer per hub, none per socket. It returns once
+// every tick has run (the ticks run at once, each on its own goroutine), so
+// a reap is done when it returns and the next one never overlaps it: a test
+// that reaps, moves its clock and reaps again sees each tick at its time.
 func (r *Sockets) Reap(cutoff int64) {
 	r.mu.Lock()
 	list := r.list()
 	r.mu.Unlock()
+	var ticks sync.WaitGroup
 	for _, s := range list {
 		if s.heard.Load() < cutoff {
 			go s.Conn.Close(websocket.StatusGoingAway, "no heartbeat")
 		} else if s.OnTick != nil {
-			go s.OnTick()
+			ticks.Go(s.OnTick)
 		}
 	}
+	ticks.Wait()
 }
 
 // Every is work a hub does on a timer.

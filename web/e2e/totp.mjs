@@ -44,8 +44,10 @@ const lastStep = new Map();
 
 /**
  * Code sources for a secret: each code is of a step after the last one used
- * with that secret, within the ±1 step the server accepts (waiting for the
- * clock when the steps of the window are spent).
+ * with that secret, the current step or the next (the server accepts ±1), so
+ * a code stays valid at least 30 s after it is made however slow the page
+ * is to send it (a code of the step before could expire in flight on a busy
+ * machine); it waits for the clock when both steps are spent.
  * @param {string} secret
  * @param {() => number} [clock] the time in ms (TOTP codes are of the real time, even under GUICHET_DEV_NOW)
  * @returns {() => Promise<string>}
@@ -54,7 +56,7 @@ export function codes(secret, clock = Date.now) {
   return async () => {
     for (;;) {
       const now = Math.floor(clock() / 30_000);
-      const step = Math.max((lastStep.get(secret) ?? -Infinity) + 1, now - 1);
+      const step = Math.max((lastStep.get(secret) ?? -Infinity) + 1, now);
       if (step <= now + 1) {
         lastStep.set(secret, step);
         return keepSecret(totp(secret, step));

@@ -1,0 +1,126 @@
+// Every screen of the SPA at 320 px, the narrowest phone in use (WCAG 1.4.10
+// reflow), in both languages: nothing may scroll sideways or stick out.
+// narrow-belair.test.mjs and narrow-intact.test.mjs run it for a brand each,
+// so the browser test runner can run the two files side by side.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { checkA11y, expectNoSidewaysScroll, launchBrowser, repoRoot, startServer } from './harness.mjs';
+
+const DEMO_PASSWORD = 'Guichet-Demo-2026!';
+const viewport = { width: 320, height: 640 };
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+/** @type {string[]} the SPA's paths, /my-account and the roadblocks apart */
+let paths;
+
+/**
+ * The flow state of a recovery under way (lib/flow/state.ts,
+ * lib/flow/reset-state.ts), so /verify, /reset and the roadblocks show
+ * their own content instead of redirecting to login.
+ */
+const flow = {
+  roadblocked: true,
+  resetPassword: {
+    id: 'narrow-test',
+    email: 'alexandra.martin-tremblay@belairdirect-example.com',
+    emailResetPWD: 'alexandra.martin-tremblay@belairdirect-example.com',
+    temp: null,
+    isTempPWD: false,
+    validationId: 'narrow-test',
+    resetPasswordId: null,
+  },
+};
+const progress = { verifyFrom: '/forgot', resends: 0, token: 'narrow-test', ubiDriver: false };
+
+
+/**
+ * The suites of one brand's cases; call once per test file.
+ * @param {{ brand: string; language: string; query: string; email: string }[]} cases
+ */
+export function narrowSuites(cases) {
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    const spa = JSON.parse(await readFile(`${repoRoot}web/src/app/paths.json`, 'utf8')).paths;
+    const source = await readFile(`${repoRoot}web/src/lib/flow/roadblocks.ts`, 'utf8');
+    const block = /ROADBLOCK_PAGES = \[([^\]]*)\]/.exec(source)?.[1] ?? '';
+    const roadblocks = [...block.matchAll(/'([a-z-]+)'/g)].map((m) => `/roadblock/${m[1]}`);
+    assert.ok(roadblocks.length > 10, 'the roadblock pages are read from roadblocks.ts');
+    paths = [...spa.filter((/** @type {string} */ p) => p !== '/my-account' && p !== '/roadblock/:page'), ...roadblocks];
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  for (const { brand, language, query, email } of cases) {
+    describe(`${brand} ${language} at 320 px`, () => {
+      test('every screen fits the width and passes axe', async () => {
+        /** @type {string[]} */
+        const failures = [];
+        for (const path of paths) {
+          const context = await browser.newContext({ viewport });
+          try {
+            await context.addInitScript(
+              ([f, p]) => {
+                if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(f));
+                if (!sessionStorage.getItem('guichet.reset')) sessionStorage.setItem('guichet.reset', JSON.stringify(p));
+              },
+              [flow, progress],
+            );
+            const page = await context.newPage();
+            await page.goto(server.url(brand, path + query));
+            await page.getByRole('heading', { level: 1 }).waitFor();
+            await page.waitForLoadState('networkidle');
+            assert.equal(await page.locator('html').getAttribute('lang'), language);
+            try {
+              await expectNoSidewaysScroll(page, `${path} (${new URL(page.url()).pathname})`);
+              await checkA11y(page);
+            } catch (error) {
+              failures.push(String(/** @type {Error} */ (error).message));
+            }
+          } finally {
+            await context.close();
+          }
+        }
+        assert.deepEqual(failures, []);
+      });
+
+      test('/my-account of a signed-in demo policyholder', async () => {
+        const context = await browser.newContext({ viewport });
+        try {
+          const page = await context.newPage();
+          await page.goto(server.url(brand, `/${query}`));
+          await page.getByRole('heading', { level: 1 }).waitFor();
+          const fr = language === 'fr';
+          await page.getByLabel(fr ? 'Adresse courriel' : 'Email address').fill(email);
+          await page.getByLabel(fr ? 'Mot de passe' : 'Password', { exact: true }).fill(DEMO_PASSWORD);
+          const signIn = page.getByRole('button', { name: fr ? 'Se connecter' : 'Sign in' });
+          const box = await signIn.boundingBox();
+          assert.ok(box);
+          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+          await page.waitForURL(server.url(brand, '/my-account'));
+          await page.getByText(email, { exact: true }).waitFor();
+          await page.getByRole('table').waitFor();
+          await expectNoSidewaysScroll(page, '/my-account');
+          // A policy number is one unbreakable line.
+          const numbers = page.getByRole('table').getByRole('cell').locator('.my-account__policy-number');
+          assert.ok((await numbers.count()) > 0);
+          for (const number of await numbers.all()) {
+            // An inline box has one client rect per line it spans.
+            const lines = await number.evaluate((span) => span.getClientRects().length);
+            assert.equal(lines, 1, `policy number ${await number.textContent()} fits on one line`);
+          }
+          await checkA11y(page);
+        } finally {
+          await context.close();
+        }
+      });
+    });
+  }
+}
