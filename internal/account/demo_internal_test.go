@@ -101,7 +101,7 @@ func TestSeedersStartingTogether(t *testing.T) {
 			errs := make([]error, 2)
 			var wg sync.WaitGroup
 			for i, db := range []*store.DB{dbA, dbB} {
-				wg.Go(func() { _, errs[i] = SeedDemo(ctx, db, brands, now) })
+				wg.Go(func() { _, errs[i] = SeedDemo(ctx, db, brands, Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}, now) })
 			}
 			wg.Wait()
 			for i, err := range errs {

@@ -16,14 +16,15 @@ func TestSeedDemo(t *testing.T) {
 		e := newEnv(t, db)
 		ctx := context.Background()
 		brands := []*brand.Brand{belair, intact}
-		list, err := account.SeedDemo(ctx, db, brands, e.clock.Now())
+		list, err := account.SeedDemo(ctx, db, brands, account.DefaultParams, e.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(list) != 6*len(brands) {
 			t.Fatalf("%d demo accounts, want 6 per brand", len(list))
 		}
-		// The production parameters apply to the demo accounts too: every
+		// The production parameters (`guichet serve --dev`'s) apply to the
+		// demo accounts too: every
 		// check of their passwords runs with them (and no rehash with
 		// others). Admission control is tested by counting
 		// (hash_internal_test.go); here it must not refuse a sign-in
@@ -114,7 +115,7 @@ func TestSeedDemo(t *testing.T) {
 		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 409 {
 			t.Fatalf("three wrong tries left the temporary password usable: %d", status)
 		}
-		if _, err := account.SeedDemo(ctx, db, brands, e.clock.Now()); err != nil {
+		if _, err := account.SeedDemo(ctx, db, brands, account.DefaultParams, e.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 200 {

@@ -20,7 +20,7 @@ import (
 // set.
 func testApp(t *testing.T, databaseURL string) *App {
 	t.Helper()
-	a, err := New(context.Background(), Config{
+	a, err := newApp(context.Background(), Config{
 		DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DatabaseURL: databaseURL,
 	})
 	if err != nil {
