@@ -274,7 +274,7 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 			clock := testclock.New()
 			cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DefaultBrand: "belair", now: clock.Now}
 			if postgres {
-				cfg.DatabaseURL = storetest.PostgresURL(t)
+				cfg.DatabaseURL = storetest.MigratedPostgresURL(t)
 			}
 			var instances [2]*App
 			for i := range instances {

@@ -30,7 +30,7 @@ func eachChat(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Clock
 	})
 	t.Run("postgres", func(t *testing.T) {
 		clock := testclock.At(chatTuesday)
-		fn(t, consoleApp(t, storetest.PostgresURL(t), clock), clock)
+		fn(t, consoleApp(t, storetest.MigratedPostgresURL(t), clock), clock)
 	})
 }
 

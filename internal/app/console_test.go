@@ -188,7 +188,7 @@ func eachConsole(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Cl
 	})
 	t.Run("postgres", func(t *testing.T) {
 		clock := testclock.New()
-		fn(t, consoleApp(t, storetest.PostgresURL(t), clock), clock)
+		fn(t, consoleApp(t, storetest.MigratedPostgresURL(t), clock), clock)
 	})
 }
 
