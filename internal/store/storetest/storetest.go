@@ -8,15 +8,21 @@ package storetest
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"guichet/internal/store"
 )
@@ -144,39 +150,154 @@ func baseURL(t testing.TB) string {
 	return base
 }
 
-// MigratedPostgresURL creates a database of its own on the server of
-// EnvURL, a copy of the migrated template (CREATE DATABASE … TEMPLATE,
-// postgresTemplate), and returns its URL; the database is dropped when the
-// test ends, after the cleanups registered later (which close the pools).
-// It skips or fails the test as OpenPostgres does.
+// MigratedPostgresURL returns the URL of a database of its own on the
+// server of EnvURL, a copy of the migrated template (CREATE DATABASE …
+// TEMPLATE, postgresTemplate) made while the previous test ran
+// (prefetch); the database is dropped after the test ends (dropLater),
+// after the cleanups registered later (which close the pools). It skips
+// or fails the test as OpenPostgres does.
 func MigratedPostgresURL(t testing.TB) string {
 	t.Helper()
 	base := baseURL(t)
-	tmpl, err := postgresTemplate(base)
-	if err != nil {
-		t.Fatal(err)
+	prefetchOnce.Do(func() { go prefetch(base) })
+	c := <-copies
+	if c.err != nil {
+		t.Fatal(c.err)
 	}
-	ctx := context.Background()
-	admin, err := store.Open(ctx, store.Config{URL: base})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	name := "t_" + randomHex()
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if a, err := store.Open(context.Background(), store.Config{URL: base}); err == nil {
-			_, _ = a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			a.Close()
-		}
-	})
-	u, err := databaseURL(base, name)
+	t.Cleanup(func() { dropLater(base, c.name) })
+	u, err := databaseURL(base, c.name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// copyResult is a copy of the template made ahead, or why none could be.
+type copyResult struct {
+	name string
+	err  error
+}
+
+var (
+	prefetchOnce sync.Once
+	copies       = make(chan copyResult)
+)
+
+// prefetch makes the next copy of the template and waits until a test
+// takes it, for as long as the process runs: creating a database is
+// seconds on a busy machine, taken off the tests' time. The copy ready at
+// exit is left behind (dropStale drops it later).
+func prefetch(base string) {
+	for {
+		name, err := createCopy(base)
+		copies <- copyResult{name, err}
+	}
+}
+
+// createCopy creates a copy of the migrated template, named
+// t_<unix time>_<pid>_<host>_<random> (dropStale reads the name).
+func createCopy(base string) (string, error) {
+	tmpl, err := postgresTemplate(base)
+	if err != nil {
+		return "", err
+	}
+	ctx := context.Background()
+	admin, err := store.Open(ctx, store.Config{URL: base})
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	name := fmt.Sprintf("t_%d_%d_%s_%s", time.Now().Unix(), os.Getpid(), hostTag(), randomHex())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE "+tmpl); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// hostTag tells this machine's test databases from others' on a shared
+// server (process ids are per machine).
+func hostTag() string {
+	h, _ := os.Hostname()
+	sum := sha256.Sum256([]byte(h))
+	return hex.EncodeToString(sum[:4])
+}
+
+// DROP DATABASE makes the server checkpoint (write every dirty page and
+// sync), seconds on a busy machine: a test's database is dropped in the
+// background while the next tests run, one drop at a time, and a test
+// ends only once at most maxDrops wait, so a process that exits leaves
+// that few behind. dropStale drops those later.
+const maxDrops = 2
+
+var (
+	dropSlots = make(chan struct{}, maxDrops)
+	dropMu    sync.Mutex
+)
+
+func dropLater(base, name string) {
+	dropSlots <- struct{}{}
+	go func() {
+		defer func() { <-dropSlots }()
+		dropMu.Lock()
+		defer dropMu.Unlock()
+		dropDatabase(base, name)
+	}()
+}
+
+func dropDatabase(base, name string) {
+	if a, err := store.Open(context.Background(), store.Config{URL: base}); err == nil {
+		_, _ = a.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		a.Close()
+	}
+}
+
+// staleAfter is the age past which a test database is another machine's
+// leftover: longer than any go test -timeout.
+const staleAfter = time.Hour
+
+// dropStale drops, in the background, the test databases left by the
+// processes of this machine that have ended, and any older than
+// staleAfter.
+func dropStale(ctx context.Context, conn *sql.Conn, base string) error {
+	rows, err := conn.QueryContext(ctx, `SELECT datname FROM pg_database WHERE datname ~ '^t_[0-9]+_[0-9]+_[0-9a-f]+_[0-9a-f]+$'`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var stale []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		parts := strings.Split(name, "_") // t, time, pid, host, random
+		created, err1 := strconv.ParseInt(parts[1], 10, 64)
+		pid, err2 := strconv.Atoi(parts[2])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		ended := parts[3] == hostTag() && pid != os.Getpid() && !running(pid)
+		if ended || time.Since(time.Unix(created, 0)) > staleAfter {
+			stale = append(stale, name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, name := range stale {
+		go dropLater(base, name)
+	}
+	return nil
+}
+
+// running tells whether a process of this machine is still there.
+func running(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 var (
@@ -221,6 +342,9 @@ func makePostgresTemplate(base string) (string, error) {
 		return "", err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", templateLock) //nolint:errcheck
+	if err := dropStale(ctx, conn, base); err != nil {
+		return "", err
+	}
 	var n int
 	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
 		return "", err
