@@ -74,51 +74,49 @@ func current(t *testing.T, db *store.DB) string {
 }
 
 // A copied database is what running the migrations on an empty one makes:
-// same tables, columns, indexes, constraints and recorded migrations.
+// same tables, columns, indexes, constraints and recorded migrations; and
+// each copy is a database of its own.
 func TestCopiesAreMigratedSchemas(t *testing.T) {
 	ctx := context.Background()
-	t.Run("sqlite", func(t *testing.T) {
-		fresh, err := store.OpenSQLiteFile(ctx, filepath.Join(t.TempDir(), "fresh.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer fresh.Close()
-		if _, err := fresh.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		copied := Open(t)
-		if got, want := schema(t, copied), schema(t, fresh); got != want {
-			t.Fatalf("copied schema differs from a migrated one:\n%s\nwant\n%s", got, want)
-		}
-		// The copy is a database of its own.
-		if _, err := copied.Exec(ctx, "CREATE TABLE only_here (x INTEGER)"); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(schema(t, Open(t)), "only_here") {
-			t.Fatal("a table made in one copy shows in the next")
-		}
-	})
-	t.Run("postgres", func(t *testing.T) {
-		fresh, err := store.Open(ctx, store.Config{URL: PostgresURL(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer fresh.Close()
-		if n, err := fresh.Migrate(ctx); err != nil || n == 0 {
-			t.Fatalf("migrate an empty schema: %d, %v", n, err)
-		}
-		copied := OpenPostgres(t)
-		if n, err := copied.Migrate(ctx); err != nil || n != 0 {
-			t.Fatalf("the copy had %d migrations to apply (%v), want none", n, err)
-		}
-		if got, want := schema(t, copied), schema(t, fresh); got != want {
-			t.Fatalf("copied schema differs from a migrated one:\n%s\nwant\n%s", got, want)
-		}
-		if _, err := copied.Exec(ctx, "CREATE TABLE only_here (x INTEGER)"); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(schema(t, OpenPostgres(t)), "only_here") {
-			t.Fatal("a table made in one copy shows in the next")
-		}
-	})
+	for _, c := range []struct {
+		name  string
+		empty func(t *testing.T) *store.DB
+		copy  func(t testing.TB) *store.DB
+	}{
+		{"sqlite", func(t *testing.T) *store.DB {
+			db, err := store.OpenSQLiteFile(ctx, filepath.Join(t.TempDir(), "fresh.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		}, Open},
+		{"postgres", func(t *testing.T) *store.DB {
+			db, err := store.Open(ctx, store.Config{URL: PostgresURL(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		}, OpenPostgres},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fresh := c.empty(t)
+			defer fresh.Close()
+			if n, err := fresh.Migrate(ctx); err != nil || n == 0 {
+				t.Fatalf("migrate an empty database: %d, %v", n, err)
+			}
+			copied := c.copy(t)
+			if n, err := copied.Migrate(ctx); err != nil || n != 0 {
+				t.Fatalf("the copy had %d migrations to apply (%v), want none", n, err)
+			}
+			if got, want := schema(t, copied), schema(t, fresh); got != want {
+				t.Fatalf("copied schema differs from a migrated one:\n%s\nwant\n%s", got, want)
+			}
+			if _, err := copied.Exec(ctx, "CREATE TABLE only_here (x INTEGER)"); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(schema(t, c.copy(t)), "only_here") {
+				t.Fatal("a table made in one copy shows in the next")
+			}
+		})
+	}
 }
