@@ -80,14 +80,15 @@ func DemoPostalCode(province string) string { return demoPostalCodes[province] }
 // SeedDemo creates the --dev demo accounts of every brand (README) and puts
 // existing ones back in their demo state: status, lockout cleared, a usable
 // temporary password for temp@. Passwords of existing accounts are left as
-// they are (delete the data directory to start over). It hashes with
-// DefaultParams and returns the list for the README.
+// they are (delete the data directory to start over). It hashes with p
+// (the server's: DefaultParams unless a test chose cheaper ones) and
+// returns the list for the README.
 //
 // It runs in one transaction under a lock: instances starting together on
 // one database seed one after the other, and the later ones find the demo
 // accounts the first created.
-func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time.Time) ([]DemoAccount, error) {
-	hasher := NewHasher(DefaultParams)
+func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, p Params, now time.Time) ([]DemoAccount, error) {
+	hasher := NewHasher(p)
 	// One hash per password for all demo accounts: demo data only, and it
 	// keeps the start of --dev quick.
 	hashes := map[string]string{}

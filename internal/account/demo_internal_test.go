@@ -100,8 +100,9 @@ func TestSeedersStartingTogether(t *testing.T) {
 			now := time.Now()
 			errs := make([]error, 2)
 			var wg sync.WaitGroup
+			cheap := Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 			for i, db := range []*store.DB{dbA, dbB} {
-				wg.Go(func() { _, errs[i] = SeedDemo(ctx, db, brands, now) })
+				wg.Go(func() { _, errs[i] = SeedDemo(ctx, db, brands, cheap, now) })
 			}
 			wg.Wait()
 			for i, err := range errs {

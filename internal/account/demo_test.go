@@ -16,15 +16,34 @@ func TestSeedDemo(t *testing.T) {
 		e := newEnv(t, db)
 		ctx := context.Background()
 		brands := []*brand.Brand{belair, intact}
-		list, err := account.SeedDemo(ctx, db, brands, e.clock.Now())
+		list, err := account.SeedDemo(ctx, db, brands, account.DefaultParams, e.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(list) != 6*len(brands) {
 			t.Fatalf("%d demo accounts, want 6 per brand", len(list))
 		}
-		// The production parameters apply to the demo accounts too.
+		// The production parameters (`guichet serve --dev`'s) apply to the
+		// demo accounts too: every
+		// check of their passwords runs with them (and no rehash with
+		// others). Admission control is tested by counting
+		// (hash_internal_test.go); here it must not refuse a sign-in
+		// because the machine is slow, so the budget is off.
 		e.service.Hasher = account.NewHasher(account.DefaultParams)
+		e.service.Hasher.WaitBudget = 0
+		hashes := account.LogHashes(e.service.Hasher)
+		// production checks the hashes of the last sign-in and returns how
+		// many ran.
+		production := func(email string) int {
+			t.Helper()
+			ran := hashes.Take()
+			for _, p := range ran {
+				if p != account.DefaultParams {
+					t.Fatalf("sign-in of %s hashed with %+v, want the production parameters", email, p)
+				}
+			}
+			return len(ran)
+		}
 		signIn := func(b *brand.Brand, email, pw string) (int, string) {
 			f := e.post(b, ip, "/api/v1/accounts/find", map[string]string{"email": email})
 			if f.status != 200 {
@@ -60,6 +79,9 @@ func TestSeedDemo(t *testing.T) {
 					if status, find := signIn(b, email, pw); status != c.wantStatus || find != c.wantFind {
 						t.Fatalf("sign in: %d (find %s), want %d (find %s)", status, find, c.wantStatus, c.wantFind)
 					}
+					if n := production(email); c.wantStatus == 200 && n != 1 {
+						t.Fatalf("a demo sign-in ran %d hashes, want 1 (no rehash)", n)
+					}
 				})
 			}
 		}
@@ -93,7 +115,7 @@ func TestSeedDemo(t *testing.T) {
 		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 409 {
 			t.Fatalf("three wrong tries left the temporary password usable: %d", status)
 		}
-		if _, err := account.SeedDemo(ctx, db, brands, e.clock.Now()); err != nil {
+		if _, err := account.SeedDemo(ctx, db, brands, account.DefaultParams, e.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 200 {

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -99,49 +100,101 @@ const hashTimePrior = 100 * time.Millisecond
 // hash times: the last eight or so count, a fraction of a second under load.
 const hashEWMAWeight = 0.125
 
+// hashTimeHalfLife is how fast a high estimate is forgotten while the
+// hashers have nothing to time: every hashTimeHalfLife with no hash on them
+// halves what the estimate has above hashTimePrior.
+const hashTimeHalfLife = time.Second
+
 // hashQueue is what admission control knows: the hashes not finished yet
 // (queued for a hasher, running, or reserved by an admitted request that has
-// not reached its hash) and an exponentially weighted moving average of how
-// long the recent ones took on their hasher, which grows when the requests'
-// own work takes the cores from the hashers.
+// not reached its hash) and an estimate of how long one takes on its
+// hasher: an exponentially weighted moving average of the recent ones,
+// which grows when the requests' own work takes the cores from the hashers.
+//
+// Only a hash that runs moves the average, so a refusal, which runs none,
+// would leave a high one in place for ever: while no hash is on the
+// hashers (handed to submit and not finished), the part of the estimate
+// above hashTimePrior decays with the time since the last one ended
+// (hashTimeHalfLife), and the first hash after the pause starts from the
+// decayed value. A refused request changes nothing, so it is never the
+// reason the next one is refused. Times come from the callers' clock.
 type hashQueue struct {
 	mu      sync.Mutex
 	pending int
+	// hashing counts the hashes handed to submit and not finished; idle is
+	// when it last fell to 0 (the decay's start).
+	hashing int
+	idle    time.Time
 	mean    time.Duration
 }
 
-// wait is the expected time until a hash joining the queue now is done:
-// the hashers work through the pending ones and it, HashSlots() at a time.
-func (q *hashQueue) wait() time.Duration {
-	return time.Duration(q.pending+1) * q.mean / time.Duration(hashSlots)
+// estimate is the expected time of one hash at now: the average, decayed
+// while no hash is on the hashers.
+func (q *hashQueue) estimate(now time.Time) time.Duration {
+	if q.hashing > 0 || q.mean <= hashTimePrior || q.idle.IsZero() {
+		return q.mean
+	}
+	idle := now.Sub(q.idle)
+	if idle <= 0 {
+		return q.mean
+	}
+	excess := float64(q.mean-hashTimePrior) * math.Exp2(-float64(idle)/float64(hashTimeHalfLife))
+	return hashTimePrior + time.Duration(excess)
 }
 
-// admit counts a hash in, unless the expected wait passes budget (0: no
-// bound); then it returns that wait.
-func (q *hashQueue) admit(budget time.Duration) (time.Duration, bool) {
+// wait is the expected time until a hash joining the queue at now is done:
+// the hashers work through the pending ones and it, HashSlots() at a time.
+func (q *hashQueue) wait(now time.Time) time.Duration {
+	return time.Duration(q.pending+1) * q.estimate(now) / time.Duration(hashSlots)
+}
+
+// admit counts a hash in, unless the expected wait at now passes budget (0:
+// no bound); then it returns that wait and changes nothing.
+func (q *hashQueue) admit(now time.Time, budget time.Duration) (time.Duration, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if w := q.wait(); budget > 0 && w > budget {
+	if w := q.wait(now); budget > 0 && w > budget {
 		return w, false
 	}
 	q.pending++
 	return 0, true
 }
 
-// leave counts out a hash that did not run (its caller gave up, or a
-// reservation was not used).
+// leave counts out a reservation that was not used.
 func (q *hashQueue) leave() {
 	q.mu.Lock()
 	q.pending--
 	q.mu.Unlock()
 }
 
-// done counts out a hash that ran for d.
-func (q *hashQueue) done(d time.Duration) {
+// begin counts in a hash handed to submit at now (counted: its place is
+// already in pending, a reservation). The first one after a pause takes
+// the decayed estimate as the average the coming hash times move.
+func (q *hashQueue) begin(now time.Time, counted bool) {
 	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !counted {
+		q.pending++
+	}
+	if q.hashing == 0 {
+		q.mean = q.estimate(now)
+	}
+	q.hashing++
+}
+
+// end counts out at now a hash begun: one that ran for took (ran), or one
+// whose caller gave up before a hasher took it.
+func (q *hashQueue) end(now time.Time, took time.Duration, ran bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.pending--
-	q.mean += time.Duration(hashEWMAWeight * float64(d-q.mean))
-	q.mu.Unlock()
+	q.hashing--
+	if ran {
+		q.mean += time.Duration(hashEWMAWeight * float64(took-q.mean))
+	}
+	if q.hashing == 0 {
+		q.idle = now
+	}
 }
 
 // ErrBusy: the hashers' queue is longer than the wait budget; the request
@@ -175,15 +228,17 @@ type reservationKey struct{}
 // which gives back a place that was not used (defer it). When the expected
 // wait for the hash (every unfinished hash and this one, times the recent
 // hash time, over HashSlots()) passes WaitBudget it reserves nothing and
-// returns a *BusyError.
+// returns a *BusyError. The recent hash time decays while no hash runs
+// (hashQueue), so a refusal never outlasts the load that caused it.
 func (h *Hasher) Admit(ctx context.Context) (context.Context, func(), error) {
-	if w, ok := queue.admit(h.WaitBudget); !ok {
+	q := h.hashQueue()
+	if w, ok := q.admit(h.now(), h.WaitBudget); !ok {
 		return ctx, func() {}, &BusyError{Wait: w}
 	}
 	r := &reservation{}
 	release := func() {
 		if r.taken.CompareAndSwap(false, true) {
-			queue.leave()
+			q.leave()
 		}
 	}
 	return context.WithValue(ctx, reservationKey{}, r), release, nil
@@ -198,7 +253,12 @@ type Hasher struct {
 	// WaitBudget is the longest expected wait for a hash that Admit
 	// accepts; 0 admits every request.
 	WaitBudget time.Duration
-	params     Params
+	// Now is admission control's clock (hash times, the decay of the
+	// estimate while no hash runs); nil: time.Now. Tests inject a fake one.
+	Now    func() time.Time
+	params Params
+	// queue, when set (tests), replaces the process's hash queue.
+	queue *hashQueue
 	// onHash, when set (tests), is told the parameters of every hash.
 	onHash    func(Params)
 	dummyOnce sync.Once
@@ -208,6 +268,21 @@ type Hasher struct {
 
 // NewHasher returns a hasher using p, with DefaultWaitBudget.
 func NewHasher(p Params) *Hasher { return &Hasher{params: p, WaitBudget: DefaultWaitBudget} }
+
+func (h *Hasher) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// hashQueue is the queue h's admission control counts in.
+func (h *Hasher) hashQueue() *hashQueue {
+	if h.queue != nil {
+		return h.queue
+	}
+	return &queue
+}
 
 // Params returns the hasher's parameters.
 func (h *Hasher) Params() Params { return h.params }
@@ -277,13 +352,6 @@ func (h *Hasher) burn(ctx context.Context, password string) error {
 	return err
 }
 
-func (h *Hasher) compute(ctx context.Context, password, salt []byte, p Params) ([]byte, error) {
-	if h.onHash != nil {
-		h.onHash(p)
-	}
-	return compute(ctx, password, salt, p)
-}
-
 // compute runs argon2id on the next free hasher. It takes the place the
 // request's Admit reserved, or counts itself in: a hash of an admitted
 // request, or of a caller that does not answer a visitor (demo data), is
@@ -291,13 +359,16 @@ func (h *Hasher) compute(ctx context.Context, password, salt []byte, p Params) (
 // already started runs to its end. A panic in the computation (parameters
 // argon2id refuses) comes back as an error, as it would have reached the
 // request's recovery had it run there.
-func compute(ctx context.Context, password, salt []byte, p Params) ([]byte, error) {
+func (h *Hasher) compute(ctx context.Context, password, salt []byte, p Params) ([]byte, error) {
+	if h.onHash != nil {
+		h.onHash(p)
+	}
 	type result struct {
 		key []byte
 		err error
 	}
 	out := make(chan result, 1)
-	err := submit(ctx, func() {
+	err := h.submit(ctx, func() {
 		defer func() {
 			if r := recover(); r != nil {
 				out <- result{err: fmt.Errorf("argon2id: %v", r)}
@@ -316,23 +387,26 @@ func compute(ctx context.Context, password, salt []byte, p Params) ([]byte, erro
 	}
 }
 
-// submit hands job to the next free hasher, counted in the queue (see
-// compute) and timed.
-func submit(ctx context.Context, job func()) error {
+// submit hands job to the next free hasher, counted in h's queue (see
+// compute) and timed on h's clock.
+func (h *Hasher) submit(ctx context.Context, job func()) error {
 	startHashers()
-	if r, _ := ctx.Value(reservationKey{}).(*reservation); r == nil || !r.taken.CompareAndSwap(false, true) {
-		queue.admit(0)
-	}
+	q := h.hashQueue()
+	r, _ := ctx.Value(reservationKey{}).(*reservation)
+	q.begin(h.now(), r != nil && r.taken.CompareAndSwap(false, true))
 	timed := func() {
-		start := time.Now()
-		defer func() { queue.done(time.Since(start)) }()
+		start := h.now()
+		defer func() {
+			end := h.now()
+			q.end(end, end.Sub(start), true)
+		}()
 		job()
 	}
 	select {
 	case hashJobs <- timed:
 		return nil
 	case <-ctx.Done():
-		queue.leave()
+		q.end(h.now(), 0, false)
 		return ctx.Err()
 	}
 }

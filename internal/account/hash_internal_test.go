@@ -3,11 +3,14 @@ package account
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"guichet/internal/testclock"
 )
 
 // occupyHashers gives every hasher a job that waits until release is called,
@@ -101,33 +104,35 @@ func TestHashersRunAtLowerPriority(t *testing.T) {
 // A computation that panics (parameters argon2id refuses) is an error for
 // its caller; the hasher goes on.
 func TestAPanicInAHashIsAnError(t *testing.T) {
-	if _, err := compute(context.Background(), []byte("x"), []byte("somesalt"), Params{Memory: 64, Time: 0, Threads: 1, KeyLen: 32}); err == nil {
+	h := &Hasher{}
+	if _, err := h.compute(context.Background(), []byte("x"), []byte("somesalt"), Params{Memory: 64, Time: 0, Threads: 1, KeyLen: 32}); err == nil {
 		t.Fatal("argon2id with 0 passes gave no error")
 	}
 	for range 2 * hashSlots { // every hasher still answers
-		if _, err := compute(context.Background(), []byte("x"), []byte("somesalt"), Params{Memory: 64, Time: 1, Threads: 1, KeyLen: 32}); err != nil {
+		if _, err := h.compute(context.Background(), []byte("x"), []byte("somesalt"), Params{Memory: 64, Time: 1, Threads: 1, KeyLen: 32}); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// hashTime sets the queue's estimate of one hash for the test; restore
-// (called at the test's end at the latest) waits for the test's jobs to end
-// and puts the estimate back.
+// hashTime sets the queue's estimate of one hash for the test, as a fresh
+// process has it (no hash ended yet, so nothing decays before the next
+// one); restore (called at the test's end at the latest) waits for the
+// test's jobs to end and puts the estimate back.
 func hashTime(t *testing.T, d time.Duration) (restore func()) {
 	t.Helper()
 	// A hash an earlier test gave up on may still be running.
 	waitPending(t, 0)
 	queue.mu.Lock()
-	prev := queue.mean
-	queue.mean = d
+	prevMean, prevIdle := queue.mean, queue.idle
+	queue.mean, queue.idle = d, time.Time{}
 	queue.mu.Unlock()
 	var once sync.Once
 	restore = func() {
 		once.Do(func() {
 			waitPending(t, 0)
 			queue.mu.Lock()
-			queue.mean = prev
+			queue.mean, queue.idle = prevMean, prevIdle
 			queue.mu.Unlock()
 		})
 	}
@@ -161,7 +166,7 @@ func holdJobs(t *testing.T, n int) (release func()) {
 	before := pending()
 	for range n {
 		go func() {
-			if err := submit(context.Background(), func() { <-hold }); err != nil {
+			if err := (&Hasher{}).submit(context.Background(), func() { <-hold }); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -258,7 +263,7 @@ func TestAGivenUpHashLeavesTheQueue(t *testing.T) {
 	release := holdJobs(t, hashSlots)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- submit(ctx, func() { t.Error("a given-up job ran") }) }()
+	go func() { done <- (&Hasher{}).submit(ctx, func() { t.Error("a given-up job ran") }) }()
 	waitPending(t, hashSlots+1)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -273,15 +278,211 @@ func TestAGivenUpHashLeavesTheQueue(t *testing.T) {
 // The estimate follows the measured hash times, the latest weighing 1/8.
 func TestHashTimeIsAMovingAverage(t *testing.T) {
 	q := hashQueue{mean: 100 * time.Millisecond}
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	for _, c := range []struct{ took, mean time.Duration }{
 		{20 * time.Millisecond, 90 * time.Millisecond},
 		{90 * time.Millisecond, 90 * time.Millisecond},
 		{250 * time.Millisecond, 110 * time.Millisecond},
 	} {
-		q.admit(0)
-		q.done(c.took)
-		if q.mean != c.mean || q.pending != 0 {
-			t.Fatalf("after a hash of %v: mean %v, pending %d; want %v, 0", c.took, q.mean, q.pending, c.mean)
+		q.begin(now, false) // back to back: no time without a hash
+		q.end(now, c.took, true)
+		if q.mean != c.mean || q.pending != 0 || q.hashing != 0 {
+			t.Fatalf("after a hash of %v: mean %v, pending %d, hashing %d; want %v, 0, 0", c.took, q.mean, q.pending, q.hashing, c.mean)
 		}
+	}
+}
+
+// fakeQueue is a hasher with a queue of its own on a test clock, its hash
+// time estimate at hashTimePrior as in a fresh process; hashes it times
+// last as long as the test moves the clock while they run.
+type fakeQueue struct {
+	t     *testing.T
+	h     *Hasher
+	q     *hashQueue
+	clock *testclock.Clock
+}
+
+func newFakeQueue(t *testing.T, budget time.Duration) *fakeQueue {
+	q := &hashQueue{mean: hashTimePrior}
+	c := testclock.New()
+	h := NewHasher(Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})
+	h.Now, h.queue, h.WaitBudget = c.Now, q, budget
+	return &fakeQueue{t: t, h: h, q: q, clock: c}
+}
+
+// hash runs one job on a hasher that lasts d on the test clock, and returns
+// once the queue has counted it out.
+func (f *fakeQueue) hash(d time.Duration) {
+	f.t.Helper()
+	started, finish := make(chan struct{}), make(chan struct{})
+	if err := f.h.submit(context.Background(), func() {
+		close(started)
+		<-finish
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+	<-started
+	f.clock.Advance(d)
+	close(finish)
+	for {
+		f.q.mu.Lock()
+		idle := f.q.hashing == 0
+		f.q.mu.Unlock()
+		if idle {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// admit asks for a place; a place given is given back at once.
+func (f *fakeQueue) admit() (*BusyError, bool) {
+	_, release, err := f.h.Admit(context.Background())
+	release()
+	var busy *BusyError
+	if errors.As(err, &busy) {
+		return busy, false
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return nil, true
+}
+
+func (f *fakeQueue) estimate() time.Duration {
+	f.q.mu.Lock()
+	defer f.q.mu.Unlock()
+	return f.q.estimate(f.clock.Now())
+}
+
+// Issue 27: a few slow hashes made every later sign-in BUSY until a
+// restart, since only a hash that ran moved the estimate and none ran. Now
+// time without a hash brings the estimate down, refusals or not.
+func TestBusyEndsWhenTimePassesWithoutAHash(t *testing.T) {
+	const budget = 2 * time.Second
+	slow := time.Duration(hashSlots) * 10 * time.Second // 5× the budget per hasher
+	f := newFakeQueue(t, budget)
+	if _, ok := f.admit(); !ok {
+		t.Fatal("a fresh queue refused")
+	}
+	for range 20 {
+		f.hash(slow)
+	}
+	mean := f.estimate()
+	if mean < 9*slow/10 {
+		t.Fatalf("estimate %v after 20 hashes of %v", mean, slow)
+	}
+	busy, ok := f.admit()
+	if ok {
+		t.Fatalf("admitted with a hash taking %v, budget %v", mean, budget)
+	}
+	if want := mean / time.Duration(hashSlots); busy.Wait != want {
+		t.Fatalf("expected wait %v, want %v", busy.Wait, want)
+	}
+	// A twin queue in the same state that nobody asks: the refused
+	// requests of f must not make its refusal last longer.
+	twin := &fakeQueue{t: t, q: &hashQueue{mean: f.q.mean, idle: f.q.idle}, clock: f.clock}
+	// The decay: the excess over the prior halves every hashTimeHalfLife,
+	// so the wait is under the budget once (mean - prior) × 2^(-idle/half)
+	// ≤ budget × hashSlots - prior.
+	limit := budget*time.Duration(hashSlots) - hashTimePrior
+	predicted := time.Duration(float64(hashTimeHalfLife) * math.Log2(float64(mean-hashTimePrior)/float64(limit)))
+	const step = 50 * time.Millisecond
+	var waited time.Duration
+	refusals := 0
+	for {
+		_, ok := f.admit()
+		twinWait := twin.q.wait(f.clock.Now())
+		if twinOK := twinWait <= budget; ok != twinOK {
+			t.Fatalf("after %v without a hash and %d refusals: admitted %v, a queue never asked %v", waited, refusals, ok, twinOK)
+		}
+		if ok {
+			break
+		}
+		refusals++
+		if waited > predicted+step {
+			t.Fatalf("still refused %v without a hash (estimate %v); predicted %v", waited, f.estimate(), predicted)
+		}
+		f.clock.Advance(step)
+		waited += step
+	}
+	if waited < predicted-step {
+		t.Fatalf("admitted after %v without a hash, before the predicted %v", waited, predicted)
+	}
+	if refusals < 10 {
+		t.Fatalf("only %d refusals before the estimate came down", refusals)
+	}
+	// Long without a hash, the estimate is the prior's, as at start.
+	f.clock.Advance(time.Minute)
+	if got := f.estimate(); got != hashTimePrior {
+		t.Fatalf("after a minute without a hash the estimate is %v, want the prior %v", got, hashTimePrior)
+	}
+	// A hash that is still slow counts in full again: the decayed average
+	// moves towards it.
+	f.hash(slow)
+	if got, want := f.estimate(), hashTimePrior+time.Duration(hashEWMAWeight*float64(slow-hashTimePrior)); got != want {
+		t.Fatalf("after a slow hash: estimate %v, want %v", got, want)
+	}
+}
+
+// While a hash runs, the estimate does not decay: a slow hashers' queue
+// keeps refusing for as long as it is slow.
+func TestNoDecayWhileAHashRuns(t *testing.T) {
+	f := newFakeQueue(t, 2*time.Second)
+	slow := time.Duration(hashSlots) * 10 * time.Second
+	for range 20 {
+		f.hash(slow)
+	}
+	before := f.estimate()
+	started, finish := make(chan struct{}), make(chan struct{})
+	if err := f.h.submit(context.Background(), func() { close(started); <-finish }); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	f.clock.Advance(time.Minute)
+	if got := f.estimate(); got != before {
+		t.Fatalf("estimate %v after a minute of a running hash, want %v", got, before)
+	}
+	if _, ok := f.admit(); ok {
+		t.Fatal("admitted behind a hash running for a minute")
+	}
+	close(finish)
+}
+
+// Fast hashes after slow ones bring the estimate down, each by 1/8 of its
+// distance to the hash's time, with no idle time to help.
+func TestFastHashesBringTheEstimateDown(t *testing.T) {
+	const budget = 2 * time.Second
+	f := newFakeQueue(t, budget)
+	slow := time.Duration(hashSlots) * 10 * time.Second
+	for range 20 {
+		f.hash(slow)
+	}
+	if _, ok := f.admit(); ok {
+		t.Fatal("admitted after slow hashes")
+	}
+	// The hashes follow each other: the clock moves only while one runs,
+	// so nothing decays; each hash moves the estimate 1/8 of the way.
+	const fast = 20 * time.Millisecond
+	est := f.estimate()
+	// Admitted once (est - fast) × (7/8)^n ≤ budget × hashSlots - fast.
+	limit := budget*time.Duration(hashSlots) - fast
+	most := int(math.Ceil(math.Log(float64(limit)/float64(est-fast)) / math.Log(1-hashEWMAWeight)))
+	n := 0
+	for ; ; n++ {
+		if _, ok := f.admit(); ok {
+			break
+		}
+		if n > most {
+			t.Fatalf("still refused after %d fast hashes (estimate %v); want at most %d", n, est, most)
+		}
+		f.hash(fast)
+		want := est + time.Duration(hashEWMAWeight*float64(fast-est))
+		if est = f.estimate(); est != want {
+			t.Fatalf("after %d fast hashes: estimate %v, want %v", n+1, est, want)
+		}
+	}
+	if n < most-1 {
+		t.Fatalf("admitted after %d fast hashes, want about %d", n, most)
 	}
 }

@@ -77,6 +77,11 @@ type Config struct {
 	// account.DefaultWaitBudget, 0 for no bound): a password check expected
 	// to wait longer for a hasher is answered 429 BUSY at once.
 	HashWaitBudget string
+	// HashParams are the argon2id parameters of new password hashes (and of
+	// the --dev demo accounts); zero: account.DefaultParams, what `guichet
+	// serve` uses. Tests that run the application set cheap ones, so that
+	// nothing but make bench depends on how fast a hash is.
+	HashParams account.Params
 	// RegistrationJWTKeys (GUICHET_REGISTRATION_JWT_KEYS): the smart
 	// registration session keys, "kid:base64key,..." (the first signs, all
 	// verify); empty: a key kept in the database.
@@ -200,6 +205,14 @@ func (c Config) clock() func() time.Time {
 		return c.now
 	}
 	return time.Now
+}
+
+// hashParams is HashParams, or account.DefaultParams when unset.
+func (c Config) hashParams() account.Params {
+	if c.HashParams == (account.Params{}) {
+		return account.DefaultParams
+	}
+	return c.HashParams
 }
 
 // DevClock is GUICHET_DEV_NOW's clock: nil when unset; refused without
@@ -442,7 +455,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return worker.Run(ctx)
 	})
 
-	hasher := account.NewHasher(account.DefaultParams)
+	hasher := account.NewHasher(a.cfg.hashParams())
 	if a.cfg.HashWaitBudget != "" {
 		budget, err := time.ParseDuration(a.cfg.HashWaitBudget)
 		if err != nil || budget < 0 {
@@ -521,7 +534,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	})
 
 	if a.cfg.Dev {
-		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), time.Now())
+		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), hasher.Params(), time.Now())
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
@@ -649,7 +662,7 @@ func StaffService(ctx context.Context, cfg Config, db *store.DB, brands *brand.R
 		}
 	}
 	if hasher == nil {
-		hasher = account.NewHasher(account.DefaultParams)
+		hasher = account.NewHasher(cfg.hashParams())
 	}
 	s, err := staff.New(ctx, db, hasher, cfg.clock(), root)
 	if err != nil {

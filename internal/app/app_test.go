@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // authentication, the SSO form post, the session, sign out.
 func TestWiredSignIn(t *testing.T) {
 	ctx := context.Background()
-	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
+	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +103,11 @@ func TestWiredSignIn(t *testing.T) {
 }
 
 func TestDeliveryMustBeConfiguredOutsideDev(t *testing.T) {
-	_, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
+	_, err := newApp(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
 	if err == nil || !strings.Contains(err.Error(), "GUICHET_MAIL=log") {
 		t.Fatalf("New without delivery = %v, want a refusal naming GUICHET_MAIL=log", err)
 	}
-	a, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
+	a, err := newApp(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
 	if err != nil {
 		t.Fatalf("GUICHET_MAIL=log: %v", err)
 	}
@@ -119,7 +119,7 @@ func TestBrokenBrandFileStopsStart(t *testing.T) {
 	if err := os.WriteFile(dir+"/belair.yaml", []byte("id: belair\nprovinces: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: dir})
+	_, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: dir})
 	if err == nil || !strings.Contains(err.Error(), "belair.yaml") {
 		t.Fatalf("New with a broken brand file = %v, want an error naming the file", err)
 	}
@@ -129,7 +129,7 @@ func TestBrokenBrandFileStopsStart(t *testing.T) {
 // a request is running: the request still gets its whole answer.
 func TestServeFinishesInFlightRequests(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
-	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", Addr: "127.0.0.1:0"})
+	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 func TestServeOpensTheAdminListener(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 		Addr: "127.0.0.1:0", AdminAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestAdminListenerOff(t *testing.T) {
 	defer taken.Close()
 	for _, c := range []struct{ admin, wantErr string }{{"off", ""}, {taken.Addr().String(), "GUICHET_ADMIN_ADDR"}} {
 		ctx, stop := context.WithCancel(context.Background())
-		a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+		a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 			Addr: "127.0.0.1:0", AdminAddr: c.admin})
 		if err != nil {
 			t.Fatal(err)
@@ -244,10 +244,10 @@ func TestTrustProxyIsRefused(t *testing.T) {
 	t.Setenv("GUICHET_TRUST_PROXY", "1")
 	cfg := ConfigFromEnv()
 	cfg.DataDir, cfg.BrandsDir, cfg.Dev = t.TempDir(), "../../config/brands", true
-	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_TRUSTED_PROXIES") {
+	if _, err := newApp(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_TRUSTED_PROXIES") {
 		t.Fatalf("New with GUICHET_TRUST_PROXY = %v, want a refusal naming GUICHET_TRUSTED_PROXIES", err)
 	}
-	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", TrustedProxies: "10.0.0.0/8, lb.internal"})
+	_, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", TrustedProxies: "10.0.0.0/8, lb.internal"})
 	if err == nil || !strings.Contains(err.Error(), `GUICHET_TRUSTED_PROXIES: "lb.internal"`) {
 		t.Fatalf("New with a host name in the proxy list = %v", err)
 	}
@@ -256,7 +256,7 @@ func TestTrustProxyIsRefused(t *testing.T) {
 // TestShortBypassIsRefused: a maintenance bypass short enough to guess over
 // the API stops the start.
 func TestShortBypassIsRefused(t *testing.T) {
-	_, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+	_, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 		MaintenanceBypass: "letmein"})
 	if err == nil || !strings.Contains(err.Error(), "GUICHET_MAINTENANCE_BYPASS") {
 		t.Fatalf("New with a 7-character bypass = %v, want a refusal naming GUICHET_MAINTENANCE_BYPASS", err)
@@ -274,11 +274,11 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 			clock := testclock.New()
 			cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DefaultBrand: "belair", now: clock.Now}
 			if postgres {
-				cfg.DatabaseURL = storetest.PostgresURL(t)
+				cfg.DatabaseURL = storetest.MigratedPostgresURL(t)
 			}
 			var instances [2]*App
 			for i := range instances {
-				a, err := New(ctx, cfg)
+				a, err := newApp(ctx, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -323,7 +323,7 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 func TestFormPostUnderMaintenance(t *testing.T) {
 	ctx := context.Background()
 	clock := testclock.New()
-	a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 		MaintenanceBypass: "staff-bypass-0123456789", now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -357,12 +357,12 @@ func TestFormPostUnderMaintenance(t *testing.T) {
 // the start.
 func TestHashWaitBudgetIsConfigured(t *testing.T) {
 	for _, bad := range []string{"2", "soon", "-1s"} {
-		_, err := New(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", HashWaitBudget: bad})
+		_, err := newApp(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", HashWaitBudget: bad})
 		if err == nil || !strings.Contains(err.Error(), "GUICHET_HASH_WAIT_BUDGET") {
 			t.Fatalf("budget %q: %v, want a refusal naming GUICHET_HASH_WAIT_BUDGET", bad, err)
 		}
 	}
-	a, err := New(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", HashWaitBudget: "1ns"})
+	a, err := newApp(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", HashWaitBudget: "1ns"})
 	if err != nil {
 		t.Fatal(err)
 	}

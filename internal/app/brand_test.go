@@ -48,7 +48,7 @@ func TestSixthBrand(t *testing.T) {
 		t.Fatalf("check-config: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := New(ctx, cfg)
+	a, err := newApp(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

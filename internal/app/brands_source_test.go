@@ -19,7 +19,7 @@ func startLogged(t *testing.T, cfg Config) (*App, string) {
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
 	cfg.Dev, cfg.DataDir = true, t.TempDir()
-	a, err := New(context.Background(), cfg)
+	a, err := newApp(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("New from another working directory: %v", err)
 	}

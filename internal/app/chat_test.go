@@ -30,7 +30,7 @@ func eachChat(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Clock
 	})
 	t.Run("postgres", func(t *testing.T) {
 		clock := testclock.At(chatTuesday)
-		fn(t, consoleApp(t, storetest.PostgresURL(t), clock), clock)
+		fn(t, consoleApp(t, storetest.MigratedPostgresURL(t), clock), clock)
 	})
 }
 
@@ -211,12 +211,12 @@ func TestDevNow(t *testing.T) {
 	if later := clock(); later.Before(first) {
 		t.Fatal("the clock went back")
 	}
-	if _, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
+	if _, err := newApp(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
 		DevNow: "2026-11-29T10:00:00-05:00"}); err == nil || !strings.Contains(err.Error(), "GUICHET_DEV_NOW") {
 		t.Fatalf("New without --dev: %v", err)
 	}
 	// --dev on a Sunday: chat is closed and says when it opens.
-	a, err := New(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 		DevNow: "2026-11-29T10:00:00-05:00", AdminAddr: "off"})
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ const consoleHost = "console.example.test"
 // consoleApp is testApp with a console host and an injected clock.
 func consoleApp(t *testing.T, databaseURL string, clock *testclock.Clock) *App {
 	t.Helper()
-	a, err := New(context.Background(), Config{
+	a, err := newApp(context.Background(), Config{
 		DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DatabaseURL: databaseURL,
 		ConsoleHost: consoleHost, now: clock.Now,
 	})
@@ -188,7 +188,7 @@ func eachConsole(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Cl
 	})
 	t.Run("postgres", func(t *testing.T) {
 		clock := testclock.New()
-		fn(t, consoleApp(t, storetest.PostgresURL(t), clock), clock)
+		fn(t, consoleApp(t, storetest.MigratedPostgresURL(t), clock), clock)
 	})
 }
 
@@ -198,7 +198,7 @@ func eachConsole(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Cl
 func TestConsoleAndPortalSessionsApart(t *testing.T) {
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
-		if _, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), clock.Now()); err != nil {
+		if _, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), testHashParams, clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		belair, _ := a.Brands.ByID("belair")

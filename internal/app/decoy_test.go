@@ -25,7 +25,7 @@ func TestDecoyIDsAnswerLikeAccountIDs(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *App) {
 		ctx := context.Background()
 		belair, _ := a.Brands.ByID("belair")
-		hash, err := account.NewHasher(account.DefaultParams).Hash(ctx, "Correct-Horse-9!")
+		hash, err := account.NewHasher(testHashParams).Hash(ctx, "Correct-Horse-9!")
 		if err != nil {
 			t.Fatal(err)
 		}

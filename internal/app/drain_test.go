@@ -139,7 +139,7 @@ func TestDrainSetting(t *testing.T) {
 		}
 	}
 	cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DrainSeconds: "soon"}
-	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_DRAIN_SECONDS") {
+	if _, err := newApp(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_DRAIN_SECONDS") {
 		t.Fatalf("New with GUICHET_DRAIN_SECONDS=soon: %v", err)
 	}
 }

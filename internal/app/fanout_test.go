@@ -22,7 +22,7 @@ func TestInstancesWakeEachOther(t *testing.T) {
 	if a := consoleApp(t, "", clock); a.Fanout != nil {
 		t.Fatal("SQLite has a PostgreSQL notifier")
 	}
-	url := storetest.PostgresURL(t)
+	url := storetest.MigratedPostgresURL(t)
 	a, b := consoleApp(t, url, clock), consoleApp(t, url, clock)
 	runFanouts(t, a, b)
 	srvB := httptest.NewServer(b.Handler)

@@ -22,7 +22,7 @@ import (
 // set.
 func testApp(t *testing.T, databaseURL string) *App {
 	t.Helper()
-	a, err := New(context.Background(), Config{
+	a, err := newApp(context.Background(), Config{
 		DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DatabaseURL: databaseURL,
 	})
 	if err != nil {
@@ -37,7 +37,7 @@ func testApp(t *testing.T, databaseURL string) *App {
 // GUICHET_REQUIRE_POSTGRES=1, as storetest does).
 func eachDatabase(t *testing.T, fn func(t *testing.T, a *App)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, testApp(t, "")) })
-	t.Run("postgres", func(t *testing.T) { fn(t, testApp(t, storetest.PostgresURL(t))) })
+	t.Run("postgres", func(t *testing.T) { fn(t, testApp(t, storetest.MigratedPostgresURL(t))) })
 }
 
 // plausibleBodies are requests each route with a path parameter accepts (a

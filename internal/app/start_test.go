@@ -30,7 +30,7 @@ func TestInstancesStartTogether(t *testing.T) {
 			errs := make([]error, 2)
 			var wg sync.WaitGroup
 			for i := range apps {
-				wg.Go(func() { apps[i], errs[i] = New(ctx, cfg) })
+				wg.Go(func() { apps[i], errs[i] = newApp(ctx, cfg) })
 			}
 			wg.Wait()
 			for i, err := range errs {
@@ -84,7 +84,7 @@ func TestRegistrationSessionSettings(t *testing.T) {
 		}
 	}
 	cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", RegistrationJWTKeys: "k1:c2hvcnQ="}
-	if _, err := New(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_REGISTRATION_JWT_KEYS") {
+	if _, err := newApp(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "GUICHET_REGISTRATION_JWT_KEYS") {
 		t.Fatalf("New with a short key: %v", err)
 	}
 }

@@ -54,7 +54,7 @@ func TestAdminTokensAPI(t *testing.T) {
 // stops the start.
 func TestShortServiceKeyRefused(t *testing.T) {
 	t.Setenv("GUICHET_SERVICE_KEY_SCOTIA", "short-key")
-	_, err := New(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
+	_, err := newApp(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
 	if err == nil || !strings.Contains(err.Error(), "GUICHET_SERVICE_KEY_SCOTIA: 9 characters") {
 		t.Fatalf("%v", err)
 	}
