@@ -122,7 +122,7 @@ func TestTLSConfig(t *testing.T) {
 			ln.Close()
 
 			ctx, stop := context.WithCancel(context.Background())
-			a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
+			a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 				Addr: "127.0.0.1:0", TLSCert: certFile, TLSKey: keyFile})
 			if err != nil {
 				t.Fatal(err)
