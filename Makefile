@@ -8,7 +8,7 @@ WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/pa
 # config/brands/*.yaml: the sample brands embedded in the binary (config/embed.go).
 GO_SOURCES := $(shell find cmd internal web/embed.go config -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' -o -name '*.yaml' 2>/dev/null)
 
-.PHONY: all run build test test-go test-fuzz test-web test-e2e check deps chromium haproxy gotestsum bench cluster load screenshots clean
+.PHONY: ci-busy all run build test test-go test-fuzz test-web test-e2e check deps chromium haproxy gotestsum bench cluster load screenshots clean
 
 all: build
 
@@ -98,6 +98,11 @@ bench: build web/bench/node_modules/.installed chromium
 ## (docs/cluster.md).
 cluster: haproxy
 	$(STAGE) cluster scripts/cluster.sh
+
+## ci-busy: CI (.ci/run) while two busy loops keep both cores busy
+## (docs/ci.md).
+ci-busy:
+	scripts/ci-busy.sh
 
 ## load: the mixed load scenario of issue 19 through HAProxy, on one
 ## instance then on three (not in CI; docs/benchmarks.md). LOAD_RATE or
