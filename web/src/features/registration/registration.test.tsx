@@ -553,7 +553,7 @@ describe('/registration/account-creation/password', () => {
     expect(calls[0]?.body).toEqual({ password: 'Green#Lamp42x', passwordConfirmation: 'Green#Lamp42x', termsAccepted: true });
     const form = submitted[0];
     expect(form?.getAttribute('action')).toBe('/pkmslogin.form');
-    expect(postedEntries(form)).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
+    expect(postedEntries(form!)).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
     expect(readFlow().registration).toBeNull();
   });
 
@@ -601,7 +601,7 @@ describe('/registration/password-validation', () => {
     await click('Link my policy');
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls[0]?.body).toEqual({ password: 'Parent#Pass123' });
-    expect(postedEntries(submitted[0])).toEqual(ssoFields({ username: 'parent@example.com', password: 'Parent#Pass123' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'parent@example.com', password: 'Parent#Pass123' }));
   });
 
   it('3005: the login error, the page stays', async () => {

@@ -205,7 +205,7 @@ describe('account-creation/password, token variant (spec §2.4)', () => {
       postalCode: 'M5V 2T6',
       dateOfBirth: '1985-03-14',
     });
-    expect(postedEntries(submitted[0])).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
     expect(readFlow().emailToken).toBeNull();
   });
 
@@ -292,7 +292,7 @@ describe('password-validation, token variant (the UBI link)', () => {
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([AUTH, DELETE]);
     expect(calls[0]?.body).toEqual({ password: 'Holder#Pass123', postalCode: 'M5V 2T6', dateOfBirth: '2001-09-02' });
-    expect(postedEntries(submitted[0])).toEqual(ssoFields({ username: 'holder@example.com', password: 'Holder#Pass123' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'holder@example.com', password: 'Holder#Pass123' }));
   });
 
   it('1002: the postal code field says so; 3005: the login error', async () => {

@@ -425,7 +425,7 @@ describe('username, creation, confirmation', () => {
     expect(calls.find((c) => c.path === '/api/v2/create')?.body).toEqual({ password: 'Green#Lamp42x', passwordConfirmation: 'Green#Lamp42x', termsAccepted: true });
     await click('Go to my profile');
     expect(submitted).toHaveLength(1);
-    expect(postedEntries(submitted[0])).toEqual(ssoFields({ username: 'emma@example.com', password: 'Green#Lamp42x' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'emma@example.com', password: 'Green#Lamp42x' }));
     expect(readFlow().smartRegistration).toBeNull();
   });
 
