@@ -209,7 +209,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await arrive(page, t['registration.validation.title']);
     // The options name the masked email on file: shown to the visitor, never to the agent.
     const option = page.getByRole('radio', { name: /@/ });
-    const masked = /\S+@\S+/.exec((await option.evaluate((el) => el.labels?.[0]?.textContent ?? '')) ?? '')?.[0];
+    const masked = /\S+@\S+/.exec((await option.evaluate((el) => /** @type {HTMLInputElement} */ (el).labels?.[0]?.textContent ?? '')) ?? '')?.[0];
     assert.ok(masked, 'the option names the masked email');
     secrets.maskedEmail = masked.replace(/\.$/, '');
     await agentSees(t['registration.validation.title']);
