@@ -517,7 +517,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	// in the database and closes with 4401 when it is gone.
 	staffs.Ended = func(ctx context.Context, staffID string) { notifier.Notify(ctx, staff.Topic(staffID)) }
 	chats := a.chatService(deps, sessions, accounts, worker.Poke, notifier)
-	cobrowses, err := a.cobrowseService(ctx, deps, chats)
+	cobrowses, err := a.cobrowseService(ctx, deps, chats, metrics)
 	if err != nil {
 		return err
 	}
@@ -628,11 +628,13 @@ func (a *App) notifier(ctx context.Context, metrics *prometheus.Registry) (chat.
 // or transferring it to another agent, ends its co-browse session in the
 // same transaction (chat's OnEnd and OnTransfer hooks: cobrowse imports
 // chat, so the wiring is here).
-func (a *App) cobrowseService(ctx context.Context, deps *httpapi.Deps, chats *chat.Service) (*cobrowse.Service, error) {
+func (a *App) cobrowseService(ctx context.Context, deps *httpapi.Deps, chats *chat.Service, metrics prometheus.Registerer) (*cobrowse.Service, error) {
 	svc, err := cobrowse.New(ctx, a.DB, chats, a.Brands.ByID, a.cfg.clock())
 	if err != nil {
 		return nil, fmt.Errorf("cobrowse: %w", err)
 	}
+	// Visitor frames refused for privacy, on /metrics (issue 26).
+	svc.Metrics = cobrowse.NewMetrics(metrics)
 	chats.OnEnd = svc.EndWithConversation
 	chats.OnTransfer = svc.EndWithTransfer
 	hub := cobrowse.NewHub(svc)

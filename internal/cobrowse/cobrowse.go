@@ -83,17 +83,19 @@ const (
 
 // Errors, in the API's shape.
 var (
-	ErrUnavailable    = api.NewError(http.StatusNotFound, "COBROWSE_UNAVAILABLE", "cobrowse.error.unavailable")
-	ErrNoSession      = api.NewError(http.StatusNotFound, "NO_COBROWSE", "cobrowse.error.noSession")
-	ErrNoCookie       = api.NewError(http.StatusUnauthorized, "NO_COBROWSE", "cobrowse.error.noSession")
-	ErrNotFound       = api.NewError(http.StatusNotFound, "NOT_FOUND", "cobrowse.error.notFound")
-	ErrInvalidCode    = api.NewError(http.StatusNotFound, "INVALID_CODE", "cobrowse.error.invalidCode")
-	ErrRateLimited    = api.NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
-	ErrPending        = api.NewError(http.StatusConflict, "COBROWSE_PENDING", "cobrowse.error.pending")
-	ErrState          = api.NewError(http.StatusConflict, "COBROWSE_STATE", "cobrowse.error.state")
-	ErrNotActive      = api.NewError(http.StatusConflict, "COBROWSE_NOT_ACTIVE", "cobrowse.error.notActive")
-	ErrTooLarge       = api.NewError(http.StatusBadRequest, "FRAME_TOO_LARGE", "cobrowse.error.tooLarge")
-	ErrBadFrame       = api.NewError(http.StatusBadRequest, "INVALID_FRAME", "cobrowse.error.invalidFrame")
+	ErrUnavailable = api.NewError(http.StatusNotFound, "COBROWSE_UNAVAILABLE", "cobrowse.error.unavailable")
+	ErrNoSession   = api.NewError(http.StatusNotFound, "NO_COBROWSE", "cobrowse.error.noSession")
+	ErrNoCookie    = api.NewError(http.StatusUnauthorized, "NO_COBROWSE", "cobrowse.error.noSession")
+	ErrNotFound    = api.NewError(http.StatusNotFound, "NOT_FOUND", "cobrowse.error.notFound")
+	ErrInvalidCode = api.NewError(http.StatusNotFound, "INVALID_CODE", "cobrowse.error.invalidCode")
+	ErrRateLimited = api.NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
+	ErrPending     = api.NewError(http.StatusConflict, "COBROWSE_PENDING", "cobrowse.error.pending")
+	ErrState       = api.NewError(http.StatusConflict, "COBROWSE_STATE", "cobrowse.error.state")
+	ErrNotActive   = api.NewError(http.StatusConflict, "COBROWSE_NOT_ACTIVE", "cobrowse.error.notActive")
+	ErrTooLarge    = api.NewError(http.StatusBadRequest, "FRAME_TOO_LARGE", "cobrowse.error.tooLarge")
+	ErrBadFrame    = api.NewError(http.StatusBadRequest, "INVALID_FRAME", "cobrowse.error.invalidFrame")
+	// ErrWrongBrand: a consent sent from another brand's host than the session's.
+	ErrWrongBrand     = api.NewError(http.StatusForbidden, "COBROWSE_WRONG_BRAND", "cobrowse.error.wrongBrand")
 	ErrForbiddenBrand = chat.ErrForbiddenBrand
 	ErrNotHolder      = chat.ErrNotHolder
 )
@@ -154,7 +156,9 @@ type Service struct {
 	Now      func() time.Time
 	Limiter  *throttle.Limiter
 	Notifier chat.Notifier
-	codeKey  []byte
+	// Metrics counts the visitor frames refused for privacy (privacy.go).
+	Metrics *Metrics
+	codeKey []byte
 }
 
 // New builds the service: the code key derives from the `cobrowse` secret
@@ -364,7 +368,7 @@ func lock(ctx context.Context, tx *store.Tx, id string, now int64) (Session, err
 // Consent is the visitor's answer to a chat request, proven by the chat
 // cookie (its conversation must be the session's). Accepting makes the
 // session active and gives the visitor a co-browse cookie secret.
-func (s *Service) Consent(ctx context.Context, id, chatSecret string, accept bool, ip string) (Session, string, error) {
+func (s *Service) Consent(ctx context.Context, id, brandID, chatSecret string, accept bool, ip string) (Session, string, error) {
 	conv, err := s.Chat.ByVisitor(ctx, chatSecret)
 	if err != nil {
 		return Session{}, "", ErrNotFound
@@ -379,6 +383,10 @@ func (s *Service) Consent(ctx context.Context, id, chatSecret string, accept boo
 		}
 		if sess.ConversationID == "" || sess.ConversationID != conv.ID {
 			return ErrNotFound
+		}
+		// The answer comes from the session's brand's pages, nowhere else.
+		if sess.Brand != brandID {
+			return ErrWrongBrand
 		}
 		if sess.Status != StatusPending || sess.CreatedAt <= now.Add(-CodeTTL).UnixMilli() {
 			return ErrState
@@ -620,7 +628,9 @@ func (s *Service) records(brandID string) bool {
 }
 
 // AppendEvent stores a frame of sender as the session's next event; only
-// while the session is active (consent recorded before).
+// while the session is active (consent recorded before). A visitor's frame
+// that carries a field value or a page address query is refused
+// (ErrPrivateValue, counted) and stored nowhere (privacy.go).
 func (s *Service) AppendEvent(ctx context.Context, id, sender string, data []byte) (int64, error) {
 	return s.appendEvent(ctx, id, sender, data, nil)
 }
@@ -634,6 +644,16 @@ func (s *Service) AppendPointer(ctx context.Context, id string, p staff.Principa
 }
 
 func (s *Service) appendEvent(ctx context.Context, id, sender string, data []byte, p *staff.Principal) (int64, error) {
+	if sender == SenderVisitor {
+		reason, err := PrivacyViolation(data)
+		if err != nil {
+			return 0, err
+		}
+		if reason != "" {
+			s.Metrics.refuse(reason)
+			return 0, ErrPrivateValue
+		}
+	}
 	now := s.now().UnixMilli()
 	live, args := "1 = 1", []any(nil)
 	if p != nil {

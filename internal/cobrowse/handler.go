@@ -99,7 +99,8 @@ func (h *Handler) Start(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Consent is POST /api/v1/cobrowse/sessions/{id}/consent {accept}, proven
-// by the chat cookie.
+// by the chat cookie, on the host of the session's brand (else 403
+// COBROWSE_WRONG_BRAND).
 func (h *Handler) Consent(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -120,7 +121,7 @@ func (h *Handler) Consent(w http.ResponseWriter, r *http.Request) error {
 	if secret == "" {
 		return chat.ErrNoCookie
 	}
-	sess, vs, err := h.Service.Consent(r.Context(), id, secret, *in.Accept, api.ClientIP(r))
+	sess, vs, err := h.Service.Consent(r.Context(), id, api.SiteOf(r).Brand.ID, secret, *in.Accept, api.ClientIP(r))
 	if err != nil {
 		return err
 	}

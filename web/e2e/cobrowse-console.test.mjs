@@ -86,12 +86,16 @@ async function visitor() {
         if (stop) /** @type {any} */ (window).rrweb.record.takeFullSnapshot(true);
         else
           stop = /** @type {any} */ (window).rrweb.record({
-            /** @param {unknown} event */
+            /** @param {any} event */
             emit(event) {
               state.sent++;
+              // The server refuses an address with a query (issue 26), as the portal's scrubEvent strips it.
+              if (event.type === 4) event.data.href = location.origin + location.pathname;
               ws.send(JSON.stringify({ type: 'event', data: event }));
             },
             maskAllInputs: true,
+            // The server accepts no other mask than the portal's.
+            maskInputFn: () => '••••••',
             recordCanvas: false,
           });
       };

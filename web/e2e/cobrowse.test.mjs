@@ -208,7 +208,7 @@ describe('co-browse, the visitor side', () => {
       await page.getByRole('heading', { level: 1 }).waitFor();
       await banner.getByText(fill(text.en['cobrowse.banner.sharing'], { agent: agentName })).waitFor();
       const policyField = page.getByLabel(/Policy number/);
-      assert.equal(await policyField.getAttribute('data-private'), '');
+      assert.equal(await policyField.getAttribute('data-private'), 'policyNumber');
       const policyName = await policyField.getAttribute('name');
       await policyField.pressSequentially(SECRETS.policy);
       await page.getByLabel(/First name/).fill('Visible');

@@ -86,6 +86,7 @@ function freePort() {
  * @typedef {object} Server
  * @property {number} port
  * @property {(brand: string, path?: string) => string} url page URL on a brand's dev host
+ * @property {string} dataDir the server's GUICHET_DATA_DIR (its SQLite database is guichet.db there)
  * @property {(...args: string[]) => Promise<string>} cli runs an operators' command (bin/guichet ARGS) on the server's database; resolves its output
  * @property {() => Promise<void>} stop
  */
@@ -158,6 +159,7 @@ export async function startServer(options = {}) {
 
   return {
     port,
+    dataDir,
     url: (brand, path = '/') => `http://${brand}.localhost:${port}${path}`,
     cli: (...args) =>
       new Promise((resolve, reject) =>

@@ -1,3 +1,4 @@
+import { privateMark } from '@/lib/cobrowse/privacy';
 import { useState, type ChangeEvent, type FocusEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import { useSite } from '@/lib/site/site-context';
@@ -73,7 +74,7 @@ export function DateOfBirthField({ name, legend, disabled }: DateOfBirthFieldPro
       aria-describedby={field.describedBy(false)}
       onBlur={leave}
       disabled={disabled}
-      data-private=""
+      {...privateMark('dateOfBirth')}
     >
       <legend className="field__label">{legend ?? t('form.dateOfBirth')}</legend>
       <div className="date-field">

@@ -1,6 +1,7 @@
 import { useEffect, type ChangeEvent, type ClipboardEvent, type HTMLAttributes, type ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { PolicyFormat } from '@/lib/rules/policy-number';
+import { privateMark, type PrivateKind } from '@/lib/cobrowse/privacy';
 import { useSite } from '@/lib/site/site-context';
 import { FieldFrame, useField } from './form';
 import { conform, freeMask, PHONE_MASK, phoneOptions, POSTAL_CODE_MASK, type ConformOptions } from './mask';
@@ -21,8 +22,8 @@ export interface MaskedFieldProps {
   /** An HTML maxlength; a paste longer than it is still taken, separators and all. */
   maxLength?: number;
   conformOptions?: ConformOptions;
-  /** A private value (data-private): co-browse never sends it, not even masked (issue 18). */
-  sensitive?: boolean;
+  /** A private value (data-private="<kind>"): co-browse never sends it, not even masked (issues 18, 26). */
+  privateKind?: PrivateKind;
 }
 
 /** Writes the conformed value and caret into the control, then into the form (React then finds nothing to change). */
@@ -48,7 +49,7 @@ export function MaskedField({
   inputMode,
   maxLength,
   conformOptions,
-  sensitive,
+  privateKind,
 }: MaskedFieldProps) {
   const field = useField(name);
   const { input, setInput } = field;
@@ -102,7 +103,7 @@ export function MaskedField({
         autoCapitalize="characters"
         autoCorrect="off"
         spellCheck={false}
-        data-private={sensitive ? '' : undefined}
+        {...(privateKind ? privateMark(privateKind) : {})}
         maxLength={maxLength}
         disabled={disabled}
         value={conformed}
@@ -136,7 +137,7 @@ export function PhoneField({ label, hint, ...props }: FieldProps) {
       type="tel"
       inputMode="tel"
       autoComplete="tel-national"
-      sensitive
+      privateKind="phone"
     />
   );
 }
@@ -151,7 +152,7 @@ export function PostalCodeField({ label, hint, ...props }: FieldProps) {
       hint={hint ?? t('form.postalCodeHint')}
       mask={POSTAL_CODE_MASK}
       autoComplete="postal-code"
-      sensitive
+      privateKind="postalCode"
     />
   );
 }
@@ -173,7 +174,7 @@ export function PolicyNumberField({ label, hint, format, ...props }: FieldProps 
       hint={hint ?? t('form.policyNumberHint', { length })}
       mask={mask || freeMask(length)}
       autoComplete="off"
-      sensitive
+      privateKind="policyNumber"
     />
   );
 }
@@ -188,7 +189,7 @@ export function DriverLicenceField({ label, province, ...props }: FieldProps & {
   const t = useT();
   const { brand } = useSite();
   const mask = licenceMask(brand.driverLicenceMasks, province);
-  return <MaskedField {...props} label={label ?? t('form.driverLicence')} mask={mask} autoComplete="off" sensitive />;
+  return <MaskedField {...props} label={label ?? t('form.driverLicence')} mask={mask} autoComplete="off" privateKind="driverLicence" />;
 }
 
 /** Security code (spec §5): 6 digits, a numeric keypad, autocomplete one-time-code (SMS codes are offered). */
@@ -202,7 +203,7 @@ export function SecurityCodeField({ label, ...props }: FieldProps) {
       inputMode="numeric"
       autoComplete="one-time-code"
       maxLength={6}
-      sensitive
+      privateKind="securityCode"
     />
   );
 }
@@ -218,7 +219,7 @@ export function PinField({ label, ...props }: FieldProps) {
       label={label ?? t('form.pin')}
       mask={PIN_MASK}
       autoComplete="one-time-code"
-      sensitive
+      privateKind="pin"
     />
   );
 }

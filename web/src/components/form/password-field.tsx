@@ -1,3 +1,4 @@
+import { privateMark } from '@/lib/cobrowse/privacy';
 import { useState, type ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
 import { FieldFrame, useField } from './form';
@@ -34,7 +35,7 @@ export function PasswordField({ name, autoComplete, label, hint, disabled }: Pas
           autoComplete={autoComplete}
           autoCapitalize="none"
           spellCheck={false}
-          data-private=""
+          {...privateMark('password')}
           disabled={disabled}
           value={field.input}
           onChange={(event) => field.setInput(event.target.value)}

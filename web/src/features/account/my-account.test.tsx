@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
 import { belair, siteConfig } from '@/test/site-fixture';
+import { fullText } from '@/test/text';
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -26,7 +27,7 @@ describe('/my-account', () => {
   it('shows the name, the email lower-cased, the brand and the policies', async () => {
     fakeApi({ 'GET /api/v1/me': { status: 200, body: me } });
     await renderApp(siteConfig({ brand: belair }), '/my-account');
-    expect(await screen.findByText('Welcome, Alex Martin')).toBeTruthy();
+    expect(await screen.findByText(fullText('Welcome, Alex Martin'))).toBeTruthy();
     expect(screen.getByText('demo@belair.example')).toBeTruthy();
     expect(screen.getByText('belairdirect')).toBeTruthy();
     const rows = within(screen.getByRole('table', { name: 'Your policies' })).getAllByRole('row');

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useReducer, useRef, useState, type RefObject } from 'react';
 import { useLocation } from 'wouter';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import type { SectionKey } from '@/i18n/catalog';
 import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
@@ -162,7 +163,7 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
         ) : null}
         {view.kind === 'sent' ? (
           <div role="status" className="chat-sent">
-            <p>{t('chat.offline.sent', { name: view.name, email: view.email })}</p>
+            <p><PrivateText id="chat.offline.sent" params={{ name: view.name, email: view.email }} kinds={{ name: 'name', email: 'email' }} /></p>
           </div>
         ) : null}
         {view.kind === 'chat' ? (

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { telHref } from '@/components/shell/header';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import type { SectionKey } from '@/i18n/catalog';
 import type { Language } from '@/lib/site/types';
 import type { ChatApi, ChatState } from './api';
@@ -192,7 +193,7 @@ export function EndPanel({ api, onNewChat }: { api: ChatApi; onNewChat: () => vo
   }
   return (
     <div className="chat-end">
-      <div role="status">{sentTo ? <p>{t('chat.transcript.sent', { email: sentTo })}</p> : null}</div>
+      <div role="status">{sentTo ? <p><PrivateText id="chat.transcript.sent" params={{ email: sentTo }} kinds={{ email: 'email' }} /></p> : null}</div>
       {sentTo ? null : (
         <form className="chat-form" noValidate onSubmit={transcript.onSubmit}>
           <FormAlert error={transcript.formError} />

@@ -14,6 +14,7 @@ import { roadblockOf, visitorSocketUrl } from './api';
 import { Transcript } from './transcript';
 import { EndPanel } from './views';
 import type { Line } from './conversation';
+import { fullText } from '@/test/text';
 
 
 function chatConfig(chat: Partial<ChatConfig['chat']> = {}): ChatConfig {
@@ -98,7 +99,7 @@ describe('closed', () => {
     fireEvent.change(within(dialog).getByLabelText('Email address'), { target: { value: 'ana@example.com' } });
     fireEvent.change(within(dialog).getByLabelText('Your question'), { target: { value: 'Where is my pink card?' } });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Send message' }));
-    await within(dialog).findByText(/Thank you, Ana\. Your message is with our agents; we'll answer you by email at ana@example\.com\./);
+    await within(dialog).findByText(fullText(/Thank you, Ana\. Your message is with our agents; we'll answer you by email at ana@example\.com\./));
     const post = calls.find((c) => c.method === 'POST');
     expect(post).toMatchObject({ url: '/api/v1/chat/offline', body: { name: 'Ana', email: 'ana@example.com', question: 'Where is my pink card?', page: '/forgot' } });
   });

@@ -56,7 +56,8 @@ describe('co-browse from the footer link', () => {
     await waitFor(() => expect(document.activeElement).toBe(within(dialog).getByRole('heading', { level: 2 })));
     expect(within(dialog).getByRole('heading', { name: 'The agent will see' })).toBeTruthy();
     expect(within(dialog).getByRole('heading', { name: 'The agent will not see' })).toBeTruthy();
-    expect(dialog.textContent).toMatch(/passwords, security codes, PINs, date of birth, postal code, phone numbers, driver's licence and policy numbers/);
+    expect(dialog.textContent).toMatch(/Your name, email address, address, phone numbers, date of birth, postal code and driver's licence: a blank box/);
+    expect(dialog.textContent).toMatch(/Your passwords, security codes, PIN, PIN letter and sign-in details: they never leave your browser/);
     expect(dialog.textContent).toMatch(/cannot click, type or change anything/);
     // Tab stays inside.
     const buttons = within(dialog).getAllByRole('button');

@@ -1,5 +1,7 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
-import { useT } from '@/i18n/i18n';
+import { useT, type Translate } from '@/i18n/i18n';
+import { AGENT_NEVER_SEES, AGENT_SEES, PRIVATE_KINDS, type PrivateGroup, type PrivateKind } from '@/lib/cobrowse/privacy';
+import type { Language } from '@/lib/site/types';
 import type { SectionKey } from '@/i18n/catalog';
 import { trapKeys } from '@/lib/dialog/trap';
 import { useSite } from '@/lib/site/site-context';
@@ -50,9 +52,12 @@ export interface ConsentDialogProps {
   onDecline: () => void;
 }
 
-/** What the agent will and will not see, Accept / Decline; Escape declines. Nothing is recorded or sent before Accept. */
+/**
+ * What the agent will and will not see, generated from the one list
+ * (lib/cobrowse/privacy.ts) the recorder obeys; Accept / Decline; Escape declines. Nothing is recorded or sent before Accept. */
 export function ConsentDialog({ fromChat, busy, error, onAccept, onDecline }: ConsentDialogProps) {
   const t = useT();
+  const { language } = useSite();
   const introId = useId();
   return (
     <Modal title={t('cobrowse.consent.title')} describedBy={introId} onEscape={onDecline}>
@@ -61,17 +66,17 @@ export function ConsentDialog({ fromChat, busy, error, onAccept, onDecline }: Co
         <section aria-labelledby={`${introId}-will`}>
           <h3 id={`${introId}-will`}>{t('cobrowse.consent.willSee')}</h3>
           <ul>
-            <li>{t('cobrowse.consent.willSee.pages')}</li>
-            <li>{t('cobrowse.consent.willSee.pointer')}</li>
+            {agentSeesLines(t).map((line) => (
+              <li key={line}>{line}</li>
+            ))}
           </ul>
         </section>
         <section aria-labelledby={`${introId}-wont`}>
           <h3 id={`${introId}-wont`}>{t('cobrowse.consent.wontSee')}</h3>
           <ul>
-            <li>{t('cobrowse.consent.wontSee.typing')}</li>
-            <li>{t('cobrowse.consent.wontSee.private')}</li>
-            <li>{t('cobrowse.consent.wontSee.outside')}</li>
-            <li>{t('cobrowse.consent.wontSee.control')}</li>
+            {agentNeverSeesLines(t, language).map((line) => (
+              <li key={line}>{line}</li>
+            ))}
           </ul>
         </section>
       </div>
@@ -89,6 +94,33 @@ export function ConsentDialog({ fromChat, busy, error, onAccept, onDecline }: Co
         </button>
       </div>
     </Modal>
+  );
+}
+
+// The keys of the list's entries (cobrowse.privacy.*): typed, so an entry
+// without its message fails the typecheck; the catalogue test checks French.
+const seesKey = (id: (typeof AGENT_SEES)[number]) => `cobrowse.privacy.sees.${id}` as const;
+const neverKey = (id: (typeof AGENT_NEVER_SEES)[number]) => `cobrowse.privacy.never.${id}` as const;
+const kindKey = (kind: PrivateKind) => `cobrowse.privacy.kind.${kind}` as const;
+
+/** The dialog's "will see" lines: one per entry of AGENT_SEES. */
+export function agentSeesLines(t: Translate): string[] {
+  return AGENT_SEES.map((id) => t(seesKey(id)));
+}
+
+const isGroup = (id: string): id is PrivateGroup => Object.hasOwn(PRIVATE_KINDS, id);
+
+/**
+ * The dialog's "will never see" lines: one per entry of AGENT_NEVER_SEES; a
+ * private group's line names every kind the components mark with it, as the
+ * language lists them ("name, email address and phone numbers").
+ */
+export function agentNeverSeesLines(t: Translate, language: Language): string[] {
+  const list = new Intl.ListFormat(`${language}-CA`, { style: 'long', type: 'conjunction' });
+  return AGENT_NEVER_SEES.map((id) =>
+    isGroup(id)
+      ? t(neverKey(id), { kinds: list.format(PRIVATE_KINDS[id].map((kind) => t(kindKey(kind)))) })
+      : t(neverKey(id)),
   );
 }
 

@@ -8,6 +8,7 @@ import { belair, siteConfig } from '@/test/site-fixture';
 import { createAccountPath } from './routes/login';
 import { randomAttemptLimit } from '@/lib/flow/attempts';
 import { ssoFields } from '@/lib/flow/sso-form';
+import { postedEntries } from '@/test/sso-post';
 
 const EMAIL = 'demo@belair.example';
 const found = (status: 'A' | 'T') => ({ status: 200, body: { id: 'acc-1', status, email: EMAIL } });
@@ -102,8 +103,8 @@ describe('login page', () => {
     const form = submitted[0] as HTMLFormElement;
     expect(form.method).toBe('post');
     expect(new URL(form.action).pathname).toBe('/pkmslogin.form');
-    expect([...new FormData(form).entries()]).toEqual(ssoFields({ username: EMAIL, password: 'Guichet-Demo-2026!', ticket: 'ticket-1' }));
-    expect([...new FormData(form).entries()][0]).toEqual(['login-form-type', 'pwd']);
+    expect(postedEntries(form)).toEqual(ssoFields({ username: EMAIL, password: 'Guichet-Demo-2026!', ticket: 'ticket-1' }));
+    expect(postedEntries(form)[0]).toEqual(['login-form-type', 'pwd']);
     expect(readCookies().pkms).toBe('acc-1');
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
       'POST /api/v1/accounts/find',

@@ -6,8 +6,10 @@ import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/
 import { renderApp } from '@/test/render';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { ssoFields } from '@/lib/flow/sso-form';
+import { postedEntries } from '@/test/sso-post';
 import { MAX_RESENDS, MIN_SPINNER_MS } from './limits';
 import { recoveryRoadblock, type RecoveryCall } from './use-recovery-response';
+import { fullText } from '@/test/text';
 
 const EMAIL = 'demo@belair.example';
 const NEW_PASSWORD = 'Brand-New-Pass-77';
@@ -102,7 +104,7 @@ describe('/forgot', () => {
     expect(calls[0]?.headers).toMatchObject({ 'X-API-KEY': 'belair-test-key', province: 'ON', language: 'en' });
     expect(readFlow().resetPassword).toMatchObject({ id: 'acc-1', validationId: 'v1', emailResetPWD: EMAIL });
     expect(readResetProgress().verifyFrom).toBe('/forgot');
-    expect(screen.getByText(`If an online account uses ${EMAIL}, we’ve sent it an email with a 6-digit code. The code expires in 10 minutes.`)).toBeTruthy();
+    expect(screen.getByText(fullText(`If an online account uses ${EMAIL}, we’ve sent it an email with a 6-digit code. The code expires in 10 minutes.`))).toBeTruthy();
     // The page view is pushed by an effect, which may run just after the heading shows.
     await waitFor(() =>
       expect(categories()).toEqual([
@@ -365,7 +367,7 @@ describe('/reset', () => {
     const form = submitted[0] as HTMLFormElement;
     expect(form.method).toBe('post');
     expect(new URL(form.action).pathname).toBe('/pkmslogin.form');
-    expect([...new FormData(form).entries()]).toEqual(ssoFields({ username: EMAIL, password: NEW_PASSWORD }));
+    expect(postedEntries(form)).toEqual(ssoFields({ username: EMAIL, password: NEW_PASSWORD }));
     expect(readFlow().resetPassword).toBeNull();
     expect(screen.getByRole('button', { name: 'Save my new password' }).hasAttribute('disabled')).toBe(true);
   });

@@ -4,12 +4,14 @@ import { loadSection } from '@/i18n/section';
 import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow, type RegistrationState } from '@/lib/flow/state';
 import { ssoFields } from '@/lib/flow/sso-form';
+import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeRoutes } from '@/lib/flow/testing';
 import type { PublicBrand } from '@/lib/site/types';
 import { renderApp } from '@/test/render';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { afterCode, afterEmail, afterIdentification, MIN_SPINNER_MS } from './flow';
 import { registrationRoadblock } from './use-registration-response';
+import { fullText } from '@/test/text';
 
 const FIND = 'POST /api/v1/accounts/find';
 const REG = 'reg-1';
@@ -289,7 +291,7 @@ describe('/registration/validation', () => {
     await heading('Enter your security code');
     expect(where()).toBe('/registration/validation/email');
     expect(calls.map((c) => [c.path, c.body])).toEqual([[`/api/v1/registrations/${REG}/validations/opt-email/`, {}]]);
-    expect(screen.getByText(/by email to m\*\*\*@example\.com/)).toBeTruthy();
+    expect(screen.getByText(fullText(/by email to m\*\*\*@example\.com/))).toBeTruthy();
   });
 
   it('PIN: its page, no call', async () => {
@@ -326,7 +328,7 @@ describe('/registration/validation/sms, /email, /pin', () => {
     await click('Next');
     await heading('Create your password');
     expect(calls[0]?.body).toEqual({ validationValue: '123456' });
-    expect(screen.getByText('You will sign in with marie@example.com and this password.')).toBeTruthy();
+    expect(screen.getByText(fullText('You will sign in with marie@example.com and this password.'))).toBeTruthy();
   });
 
   it.each([
@@ -497,7 +499,7 @@ describe('/registration/account-creation/email and /new-email', () => {
     await click('Next');
     await heading('Enter your security code');
     expect(where()).toBe('/registration/validation/email');
-    expect(screen.getByText(/by email to n\*\*\*@example\.com/)).toBeTruthy();
+    expect(screen.getByText(fullText(/by email to n\*\*\*@example\.com/))).toBeTruthy();
     expect(readFlow().registration).toMatchObject({ selectedTwoFactor: 'code-1', email: 'new@example.com' });
   });
 
@@ -513,7 +515,7 @@ describe('/registration/account-creation/email and /new-email', () => {
     type('Confirm your email address', 'new@example.com');
     await click('Next');
     await heading('Check your inbox');
-    expect(screen.getByText(/We sent an email to new@example\.com/)).toBeTruthy();
+    expect(screen.getByText(fullText(/We sent an email to new@example\.com/))).toBeTruthy();
   });
 });
 
@@ -551,7 +553,7 @@ describe('/registration/account-creation/password', () => {
     expect(calls[0]?.body).toEqual({ password: 'Green#Lamp42x', passwordConfirmation: 'Green#Lamp42x', termsAccepted: true });
     const form = submitted[0];
     expect(form?.getAttribute('action')).toBe('/pkmslogin.form');
-    expect([...new FormData(form).entries()]).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
+    expect(postedEntries(form!)).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
     expect(readFlow().registration).toBeNull();
   });
 
@@ -599,7 +601,7 @@ describe('/registration/password-validation', () => {
     await click('Link my policy');
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls[0]?.body).toEqual({ password: 'Parent#Pass123' });
-    expect([...new FormData(submitted[0]).entries()]).toEqual(ssoFields({ username: 'parent@example.com', password: 'Parent#Pass123' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'parent@example.com', password: 'Parent#Pass123' }));
   });
 
   it('3005: the login error, the page stays', async () => {
@@ -633,7 +635,7 @@ describe('a whole registration in the app', () => {
     await heading('Verify your identity');
     await click('Next');
     await heading('Enter your security code');
-    expect(within(screen.getByRole('main')).getByText(/by text message to \*\*\*-\*\*\*-0123/)).toBeTruthy();
+    expect(within(screen.getByRole('main')).getByText(fullText(/by text message to \*\*\*-\*\*\*-0123/))).toBeTruthy();
     type('Security code', '123456');
     await click('Next');
     await heading('Create your password');

@@ -5,6 +5,7 @@ import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readResetProgress } from '@/lib/flow/reset-state';
 import { readFlow, updateFlow, type RegistrationState } from '@/lib/flow/state';
 import { ssoFields } from '@/lib/flow/sso-form';
+import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
 import { siteConfig } from '@/test/site-fixture';
@@ -204,7 +205,7 @@ describe('account-creation/password, token variant (spec §2.4)', () => {
       postalCode: 'M5V 2T6',
       dateOfBirth: '1985-03-14',
     });
-    expect([...new FormData(submitted[0]).entries()]).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
     expect(readFlow().emailToken).toBeNull();
   });
 
@@ -291,7 +292,7 @@ describe('password-validation, token variant (the UBI link)', () => {
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([AUTH, DELETE]);
     expect(calls[0]?.body).toEqual({ password: 'Holder#Pass123', postalCode: 'M5V 2T6', dateOfBirth: '2001-09-02' });
-    expect([...new FormData(submitted[0]).entries()]).toEqual(ssoFields({ username: 'holder@example.com', password: 'Holder#Pass123' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'holder@example.com', password: 'Holder#Pass123' }));
   });
 
   it('1002: the postal code field says so; 3005: the login error', async () => {

@@ -4,12 +4,14 @@ import { loadSection } from '@/i18n/section';
 import { forgetPages } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow, type SmartOption, type SmartRegistrationState } from '@/lib/flow/state';
 import { ssoFields } from '@/lib/flow/sso-form';
+import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
 import { siteConfig } from '@/test/site-fixture';
 import { invalidFields, smartErrorCode } from './api';
 import { holdCredentials } from './credentials';
 import { accountTypeTarget, decodeSession, GUARDED, mayShow, nextPath, SESSION_HEADER, SMART_PATHS, smartPageOf, type SmartPage, type Step } from './session';
+import { fullText } from '@/test/text';
 
 const base64url = (value: unknown) => btoa(JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
@@ -327,7 +329,7 @@ describe('verification', () => {
     const calls = await openAt(SMART_PATHS.verifyOptions, { [OPTIONS]: options([SMS_OPTION]), [SEND]: sent('SMS', '***-***-0101') }, { at: ['VERIFY', SMART_PATHS.verifyOptions] });
     await heading('Enter your security code');
     expect(calls.filter((c) => c.path === '/api/v2/verify/send').map((c) => c.body)).toEqual([{ optionId: 'o2' }]);
-    expect(screen.getByText(/by text message to \*\*\*-\*\*\*-0101/)).toBeTruthy();
+    expect(screen.getByText(fullText(/by text message to \*\*\*-\*\*\*-0101/))).toBeTruthy();
   });
 
   it('back from the code page: a single option is offered, not sent again, and Back goes on to identification', async () => {
@@ -361,7 +363,7 @@ describe('verification', () => {
     type('Security code', '222222');
     await click('Next');
     await heading('Choose your username');
-    expect(screen.getByText(/We have emma@example.com on file/)).toBeTruthy();
+    expect(screen.getByText(fullText(/We have emma@example.com on file/))).toBeTruthy();
   });
 
   it('the PIN page shows the letter; exceeded retries with a PIN go to pin-identification', async () => {
@@ -423,7 +425,7 @@ describe('username, creation, confirmation', () => {
     expect(calls.find((c) => c.path === '/api/v2/create')?.body).toEqual({ password: 'Green#Lamp42x', passwordConfirmation: 'Green#Lamp42x', termsAccepted: true });
     await click('Go to my profile');
     expect(submitted).toHaveLength(1);
-    expect([...new FormData(submitted[0]).entries()]).toEqual(ssoFields({ username: 'emma@example.com', password: 'Green#Lamp42x' }));
+    expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'emma@example.com', password: 'Green#Lamp42x' }));
     expect(readFlow().smartRegistration).toBeNull();
   });
 
@@ -443,7 +445,7 @@ describe('username, creation, confirmation', () => {
     type('Confirm your email address', 'new@example.com');
     await click('Next');
     await heading('Enter your security code');
-    expect(screen.getByText(/by email to new@example.com/)).toBeTruthy();
+    expect(screen.getByText(fullText(/by email to new@example.com/))).toBeTruthy();
   });
 
   it('PASSWORD_POLICY_VIOLATION marks the password', async () => {

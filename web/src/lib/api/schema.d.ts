@@ -2313,10 +2313,10 @@ export interface components {
                 "application/json": components["schemas"]["TechnicalError"];
             };
         };
-        /** @description The brand is under maintenance (errorCode MAINTENANCE); the SPA shows the maintenance roadblock. */
+        /** @description The brand is under maintenance (errorCode MAINTENANCE; the SPA shows the maintenance roadblock), or the database is out of reach (errorCode UNAVAILABLE; the SPA shows the technical roadblock). */
         Maintenance: {
             headers: {
-                /** @description Seconds until the announced end, when one was set. */
+                /** @description Seconds until the announced end of maintenance, when one was set; 30 for UNAVAILABLE. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
@@ -4137,7 +4137,7 @@ export interface operations {
         parameters: {
             query: {
                 q: string;
-                /** @description Only this brand (one the staff member serves; another answers no rows). */
+                /** @description Only this brand (one the staff member serves; another answers no rows; one that is no brand: 400 INVALID_FIELD). */
                 brand?: string;
             };
             header?: never;
@@ -4155,7 +4155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsoleCustomers"];
                 };
             };
-            /** @description VALIDATION: q empty or one character (field q). */
+            /** @description VALIDATION: q empty or one character (field q). INVALID_FIELD (field q or brand): not valid UTF-8, a control character (NUL), or brand not a brand of the registry. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4558,7 +4558,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description VALIDATION: from or to missing or malformed, from after to, period longer than 366 days. */
+            /** @description VALIDATION: from or to missing, from after to, period longer than 366 days. INVALID_FIELD (field from, to or brand): from or to neither a date nor an RFC 3339 instant; any parameter not valid UTF-8 or with a control character (NUL); brand not a brand of the registry. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,19 +1,21 @@
 import { useId } from 'react';
 import { useT } from '@/i18n/i18n';
+import { privateMark } from '@/lib/cobrowse/privacy';
 import './flow.css';
 
 /**
  * Where the PIN is printed on the insurer's letter (spec §2.4, §2.5): a
  * drawing of the letter, text lines as bars, the PIN box at the top right
  * highlighted. Our own drawing, in the brand's colours. Both registrations
- * show it, each with its own texts.
+ * show it, each with its own texts. Marked private: a co-browsing agent
+ * sees its caption, not the letter (lib/cobrowse/privacy.ts).
  */
 export function PinLetter({ title, caption }: { title: string; caption: string }) {
   const t = useT();
   const titleId = useId();
   return (
     <figure className="pin-letter">
-      <svg viewBox="0 0 240 300" role="img" aria-labelledby={titleId} focusable="false">
+      <svg viewBox="0 0 240 300" {...privateMark('pinLetter')} role="img" aria-labelledby={titleId} focusable="false">
         <title id={titleId}>{title}</title>
         <rect x="8" y="8" width="224" height="284" rx="6" fill="#fff" stroke="currentColor" strokeWidth="2" />
         <rect x="24" y="28" width="64" height="14" rx="2" fill="currentColor" opacity="0.55" />

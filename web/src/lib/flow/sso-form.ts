@@ -5,6 +5,7 @@
 // cookie.
 
 import { maintenancePageBypass } from '@/lib/api/use-api';
+import { PRIVATE_ATTRIBUTE, type PrivateKind } from '@/lib/cobrowse/privacy';
 
 export interface SsoLogin {
   username: string;
@@ -38,19 +39,24 @@ export function ssoAction(url: string, bypass: string | null = maintenancePageBy
   return `${url}${url.includes('?') ? '&' : '?'}maintenancePageBypass=${encodeURIComponent(bypass)}`;
 }
 
-/** Builds a hidden form with the fields and submits it to url. */
+/**
+ * Submits the fields to url as a real form post. The form in the page holds
+ * no field (issue 26): the fields join the post in its formdata event, at
+ * submit time, so no element of the document ever carries the password or
+ * the ticket, and a co-browse recording (or anything else that reads the
+ * DOM) cannot see them. The form is marked private too: its action (staff's
+ * maintenance bypass) is never recorded either.
+ */
 export function postToSso(url: string, login: SsoLogin, doc: Document = document): HTMLFormElement {
   const form = doc.createElement('form');
   form.method = 'post';
-  form.action = ssoAction(url);
   form.hidden = true;
-  for (const [name, value] of ssoFields(login)) {
-    const input = doc.createElement('input');
-    input.type = 'hidden';
-    input.name = name;
-    input.value = value;
-    form.append(input);
-  }
+  form.setAttribute(PRIVATE_ATTRIBUTE, 'signInTicket' satisfies PrivateKind);
+  form.action = ssoAction(url);
+  const fields = ssoFields(login);
+  form.addEventListener('formdata', (event) => {
+    for (const [name, value] of fields) event.formData.append(name, value);
+  });
   doc.body.append(form);
   form.submit();
   return form;

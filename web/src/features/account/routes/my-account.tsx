@@ -2,7 +2,9 @@ import { useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { isMessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
+import { privateMark } from '@/lib/cobrowse/privacy';
 import { accountApi, type Me, type MePolicy } from '@/lib/flow/account-api';
 import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { usePageTitle } from '@/lib/page-title';
@@ -16,7 +18,8 @@ const roleKeys = { holder: 'account.role.holder', driver: 'account.role.driver' 
 /**
  * /my-account, the account page the web SSO sends a signed-in policyholder
  * to (built in; design.md "Web SSO"): name, email (lower-cased, spec §3),
- * brand and policies, and sign out. Without a live session (401) the
+ * brand and policies, and sign out. The customer's values are marked private
+ * (lib/cobrowse/privacy.ts): a co-browsing agent sees the page, not them. Without a live session (401) the
  * visitor goes back to login.
  */
 export default function MyAccountRoute() {
@@ -77,16 +80,20 @@ function MyAccountDetails({ me }: { me: Me }) {
   const name = `${me.firstName} ${me.lastName}`.trim();
   return (
     <>
-      {name ? <p className="my-account__welcome">{t('account.welcome', { name })}</p> : null}
+      {name ? (
+        <p className="my-account__welcome">
+          <PrivateText id="account.welcome" params={{ name }} kinds={{ name: 'name' }} />
+        </p>
+      ) : null}
       <h2>{t('account.details')}</h2>
       <dl className="my-account__details">
         <div>
           <dt>{t('account.name')}</dt>
-          <dd>{name}</dd>
+          <dd {...privateMark('name')}>{name}</dd>
         </div>
         <div>
           <dt>{t('account.email')}</dt>
-          <dd className="my-account__email">
+          <dd className="my-account__email" {...privateMark('email')}>
             <EmailAddress email={me.email.toLowerCase()} />
           </dd>
         </div>
@@ -131,7 +138,7 @@ function PolicyRow({ policy }: { policy: MePolicy }) {
   return (
     <tr role="row">
       <td role="cell" data-label={t('account.policyNumber')}>
-        <span className="my-account__policy-number">{formatPolicyNumber(policy.number, format.mask)}</span>
+        <span className="my-account__policy-number" {...privateMark('policyNumber')}>{formatPolicyNumber(policy.number, format.mask)}</span>
       </td>
       <td role="cell" data-label={t('account.policyKind')}>
         {kind ? t(kind) : policy.kind}

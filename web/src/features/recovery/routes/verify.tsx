@@ -5,6 +5,7 @@ import { Form, SubmitButton } from '@/components/form/form';
 import { SecurityCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
@@ -112,7 +113,7 @@ function VerifyCode({ id, validationId, email }: { id: string; validationId: str
   return (
     <section className="page page--narrow recovery" aria-labelledby="verify-title">
       <h1 id="verify-title">{t('recovery.verify.title')}</h1>
-      <p>{t('recovery.verify.text', { email })}</p>
+      <p><PrivateText id="recovery.verify.text" params={{ email }} kinds={{ email: 'email' }} /></p>
       <Form form={form} onSubmit={submit} aria-labelledby="verify-title">
         <SecurityCodeField name="code" />
         <SubmitButton>{t('recovery.verify.submit')}</SubmitButton>

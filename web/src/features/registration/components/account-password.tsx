@@ -7,6 +7,7 @@ import { PasswordField } from '@/components/form/password-field';
 import { TermsField } from '@/components/form/terms-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import type { MessageKey } from '@/i18n/catalog';
 import { useApiClients } from '@/lib/api/use-api';
 import { tokenApi } from '@/lib/flow/email-token';
@@ -125,7 +126,7 @@ export function AccountPassword() {
   return (
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
       <h1 id={TITLE_ID}>{t('registration.password.title')}</h1>
-      <p>{email ? t('registration.password.text', { email }) : t('registration.password.textNoEmail')}</p>
+      <p>{email ? <PrivateText id="registration.password.text" params={{ email }} kinds={{ email: 'email' }} /> : t('registration.password.textNoEmail')}</p>
       {variant ? <p>{t('registration.password.tokenText')}</p> : null}
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
         {variant?.proof === 'postalCode' ? <PostalCodeField name="postalCode" /> : null}

@@ -1,5 +1,6 @@
 import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { useFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
 
@@ -14,7 +15,7 @@ export function EmailSent() {
   return (
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
       <h1 id={TITLE_ID}>{t('registration.emailSent.title')}</h1>
-      <p>{email ? t('registration.emailSent.text', { email }) : t('registration.emailSent.textNoEmail')}</p>
+      <p>{email ? <PrivateText id="registration.emailSent.text" params={{ email }} kinds={{ email: 'email' }} /> : t('registration.emailSent.textNoEmail')}</p>
       <p className="registration__links">
         <Link href="/">{t('registration.backToLogin')}</Link>
       </p>

@@ -7,6 +7,7 @@ import { PostalCodeField } from '@/components/form/masked-field';
 import { PasswordField } from '@/components/form/password-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { tokenApi } from '@/lib/flow/email-token';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
@@ -86,7 +87,7 @@ export function PasswordValidation() {
   return (
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
       <h1 id={TITLE_ID}>{t('registration.passwordValidation.title')}</h1>
-      <p>{t(token ? 'registration.passwordValidation.tokenText' : 'registration.passwordValidation.text', { email })}</p>
+      <p><PrivateText id={token ? 'registration.passwordValidation.tokenText' : 'registration.passwordValidation.text'} params={{ email }} kinds={{ email: 'email' }} /></p>
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
         <PasswordField name="password" autoComplete="current-password" />
         {token ? <PostalCodeField name="postalCode" /> : null}

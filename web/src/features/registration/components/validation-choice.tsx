@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Message, SectionKey } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { updateFlow, useFlow, type TwoFactorOption } from '@/lib/flow/state';
@@ -89,7 +90,7 @@ export function ValidationChoice() {
                 onChange={() => setChosen(option.id)}
               />
               <label htmlFor={`option-${option.id}`}>
-                {t(optionLabels[option.method] ?? 'registration.validation.option.none', { value: option.maskedValue })}
+                <PrivateText id={optionLabels[option.method] ?? 'registration.validation.option.none'} params={{ value: option.maskedValue }} kinds={{ value: option.method === 'SMS' ? 'phone' : 'email' }} />
               </label>
             </div>
           ))}

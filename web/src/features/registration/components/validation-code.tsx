@@ -6,6 +6,7 @@ import { PinField, SecurityCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import type { Message, MessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { ResendLink } from '@/lib/flow/resend-link';
@@ -104,7 +105,7 @@ export function ValidationCode({ method }: { method: CodeMethod }) {
           <PinLetter title={t('registration.pin.imageTitle')} caption={t('registration.pin.imageText')} />
         </>
       ) : (
-        <p>{t(method === 'SMS' ? 'registration.code.textSms' : 'registration.code.textEmail', { value: option?.maskedValue ?? '' })}</p>
+        <p><PrivateText id={method === 'SMS' ? 'registration.code.textSms' : 'registration.code.textEmail'} params={{ value: option?.maskedValue ?? '' }} kinds={{ value: method === 'SMS' ? 'phone' : 'email' }} /></p>
       )}
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
         {pin ? <PinField name="code" /> : <SecurityCodeField name="code" />}

@@ -5,6 +5,7 @@ import { TermsField } from '@/components/form/terms-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import { isMessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, updateFlow, useFlow } from '@/lib/flow/state';
 import { checkPassword } from '@/lib/rules/password';
@@ -68,7 +69,7 @@ export function Create() {
 
   return (
     <SmartPage title={t('smartRegistration.create.title')} dialog={smart.dialog}>
-      <p>{email ? t('smartRegistration.create.text', { email }) : t('smartRegistration.create.textNoEmail')}</p>
+      <p>{email ? <PrivateText id="smartRegistration.create.text" params={{ email }} kinds={{ email: 'email' }} /> : t('smartRegistration.create.textNoEmail')}</p>
       <Form form={form} onSubmit={submit}>
         {form.formError === 'accountAlreadyExists' ? (
           <p>

@@ -4,6 +4,7 @@ import { PinField, SecurityCodeField } from '@/components/form/masked-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import type { Message } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { PinLetter } from '@/lib/flow/pin-letter';
 import { ResendLink } from '@/lib/flow/resend-link';
@@ -84,7 +85,7 @@ export function VerifyCode() {
           <PinLetter title={t('smartRegistration.pin.imageTitle')} caption={t('smartRegistration.pin.imageText')} />
         </>
       ) : (
-        <p>{t(option?.optionName === 'SMS' ? 'smartRegistration.code.textSms' : 'smartRegistration.code.textEmail', { value: option?.data ?? '' })}</p>
+        <p><PrivateText id={option?.optionName === 'SMS' ? 'smartRegistration.code.textSms' : 'smartRegistration.code.textEmail'} params={{ value: option?.data ?? '' }} kinds={{ value: option?.optionName === 'SMS' ? 'phone' : 'email' }} /></p>
       )}
       <Form form={form} onSubmit={submit}>
         {pin ? <PinField name="code" /> : <SecurityCodeField name="code" />}

@@ -4,6 +4,7 @@ import { Form, SubmitButton } from '@/components/form/form';
 import { useForm } from '@/components/form/use-form';
 import type { Message } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { updateFlow, useFlow } from '@/lib/flow/state';
 import { checkEmail } from '@/lib/rules/email';
@@ -72,7 +73,7 @@ function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart:
       <div role="alert" className={error ? 'form-alert' : undefined}>
         {error ? <p>{messageText(t, error)}</p> : null}
       </div>
-      <p>{t('smartRegistration.email.confirmText', { email })}</p>
+      <p><PrivateText id="smartRegistration.email.confirmText" params={{ email }} kinds={{ email: 'email' }} /></p>
       <div className="smart-registration__actions">
         <button type="button" className="button button--primary" disabled={busy} aria-busy={busy || undefined} onClick={() => void confirm()}>
           {t('smartRegistration.email.useThis')}

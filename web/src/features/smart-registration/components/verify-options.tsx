@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import type { Message, SectionKey } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { previousPage } from '@/lib/flow/previous-page';
 import { updateFlow, type SmartOption } from '@/lib/flow/state';
@@ -94,7 +95,7 @@ export function VerifyOptions() {
           <ChoiceFieldset
             name="option"
             legend={t('smartRegistration.options.legend')}
-            choices={options.map((o) => ({ value: o.id, label: t(LABELS[o.optionName], { value: o.data }) }))}
+            choices={options.map((o) => ({ value: o.id, label: <PrivateText id={LABELS[o.optionName]} params={{ value: o.data }} kinds={{ value: o.optionName === 'SMS' ? 'phone' : 'email' }} /> }))}
             chosen={chosen}
             onChoose={setChosen}
           />

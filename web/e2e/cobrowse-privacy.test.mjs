@@ -1,0 +1,267 @@
+// Browser test of co-browse privacy (issue 26), against the built binary,
+// with belair's brand file copied and `cobrowse.record: true`. The visitor
+// shares the screen from the footer link, the agent joins in the console;
+// then the visitor goes through forgot/reset (ending signed in on
+// /my-account through the SSO post), signs out, signs in with the new
+// password (/my-account again), signs out and registers (legacy
+// registration: identification, email code, account password, signed in on
+// /my-account). Every frame the visitor's page sends and receives and every
+// frame the agent's viewer receives are read from each page's CDP session;
+// none may hold a secret typed or a customer value shown, the server refuses
+// none of them, and the rows of cobrowse_events hold none either.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { arrive, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { codes } from './totp.mjs';
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+let brandsDir = '';
+
+const json = (/** @type {string} */ path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(join(repoRoot, path), 'utf8')));
+
+before(async () => {
+  // belair records its co-browse events (rows kept after the session ends).
+  brandsDir = await mkdtemp(join(tmpdir(), 'guichet-brands-'));
+  await cp(join(repoRoot, 'config/brands'), brandsDir, { recursive: true });
+  const file = join(brandsDir, 'belair.yaml');
+  const yaml = await readFile(file, 'utf8');
+  assert.match(yaml, /cobrowse:\n {2}record: false/);
+  await writeFile(file, yaml.replace(/cobrowse:\n {2}record: false/, 'cobrowse:\n  record: true'));
+  server = await startServer({ brandsDir });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (brandsDir) await rm(brandsDir, { recursive: true, force: true });
+});
+
+const m = () => ({
+  ...json('web/src/i18n/en.json'),
+  ...json('web/src/i18n/sections/registration.en.json'),
+  ...json('web/src/i18n/sections/cobrowse.en.json'),
+  ...json('web/src/i18n/sections/console.en.json'),
+});
+
+const nextCode = codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA');
+
+/** Waits until check() holds, polling (the sockets deliver asynchronously). */
+async function until(/** @type {() => boolean | Promise<boolean>} */ check, what = 'condition') {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Every WebSocket frame a page sends and receives, from its CDP session (it lasts across the page's document loads). */
+async function tap(/** @type {import('playwright-core').BrowserContext} */ context, /** @type {import('playwright-core').Page} */ page) {
+  const cdp = await context.newCDPSession(page);
+  /** @type {string[]} */
+  const sent = [];
+  /** @type {string[]} */
+  const received = [];
+  cdp.on('Network.webSocketFrameSent', (e) => sent.push(e.response.payloadData));
+  cdp.on('Network.webSocketFrameReceived', (e) => received.push(e.response.payloadData));
+  await cdp.send('Network.enable');
+  return { sent, received };
+}
+
+/** The rows of cobrowse_events, read from the server's SQLite database. */
+function eventRows() {
+  return new Promise((resolve, reject) =>
+    execFile('sqlite3', [join(server.dataDir, 'guichet.db'), 'SELECT data FROM cobrowse_events ORDER BY session_id, seq'], { maxBuffer: 64 << 20 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    ),
+  );
+}
+
+test('sharing the screen through forgot/reset, sign-in, legacy registration and /my-account: no secret and no customer value leaves the browser', async () => {
+  const t = m();
+  const events = (/** @type {string[]} */ frames) => frames.filter((f) => f.startsWith('{"type":"event"'));
+  const NEW_PASSWORD = 'Zq9!Reset-Password-4417';
+  const REG_PASSWORD = 'Kx7#Lantern-Pass-8823';
+  const POSTAL = 'M5V 2T6';
+  const LICENCE = 'A12341234512345';
+  const email = 'demo@belair.example';
+  const regEmail = 'reg-email@belair.example';
+  /** @type {Record<string, string>} secrets typed, codes received, values shown: filled as the test goes */
+  const secrets = {
+    newPassword: NEW_PASSWORD,
+    regPassword: REG_PASSWORD,
+    postal: POSTAL,
+    postalBare: 'M5V2T6',
+    licence: LICENCE,
+    regPolicy: 'REG-0001',
+    regPolicyBare: 'REG0001',
+    regLast: 'Courriel',
+    birth: '1985-03-14',
+    birthYear: '"1985"',
+    email,
+    regEmail,
+    ticketField: '"name":"ticket"',
+    passwordField: '"name":"password"',
+  };
+
+  // The agent, signed in to the console.
+  const agent = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
+  const visitor = await openPage(browser, server.url('belair', '/'));
+  const { page } = visitor;
+  try {
+    await arrive(agent.page, t['console.signIn.title'], { focus: false });
+    await agent.page.getByLabel('Email address').fill('agent@console.example');
+    await agent.page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
+    await agent.page.getByRole('button', { name: t['console.signIn.submit'] }).click();
+    await arrive(agent.page, t['console.code.title']);
+    await agent.page.getByLabel(t['console.code.code'], { exact: true }).fill(await nextCode());
+    await agent.page.getByRole('button', { name: t['console.code.submit'] }).click();
+    await arrive(agent.page, t['console.search.title']);
+    const viewer = await tap(agent.context, agent.page);
+    const wire = await tap(visitor.context, page);
+
+    // The visitor shares from the footer link; the agent types the code.
+    await page.getByRole('contentinfo').getByRole('link', { name: 'Screen sharing' }).click();
+    const consent = page.getByRole('dialog', { name: t['cobrowse.consent.title'] });
+    await consent.getByRole('button', { name: t['cobrowse.consent.accept'] }).click();
+    const codeDialog = page.getByRole('dialog', { name: t['cobrowse.code.title'] });
+    const code = ((await codeDialog.locator('.cobrowse-code [aria-hidden=true]').textContent()) ?? '').replace(' ', '');
+    assert.match(code, /^\d{6}$/);
+    await agent.page.getByRole('link', { name: t['console.nav.cobrowse'], exact: true }).click();
+    await arrive(agent.page, t['console.cobrowse.join.title']);
+    await agent.page.getByLabel(t['console.cobrowse.join.code'], { exact: true }).fill(code);
+    await agent.page.getByRole('button', { name: t['console.cobrowse.join.submit'] }).click();
+    await agent.page.getByRole('heading', { level: 1, name: t['console.cobrowse.viewer.title'] }).waitFor();
+    await codeDialog.getByRole('status').filter({ hasText: /^Sharing with / }).waitFor();
+    await codeDialog.getByRole('button', { name: t['cobrowse.code.close'] }).click();
+    await until(() => events(viewer.received).some((f) => f.includes(t['login.submit'])), 'the sign-in page at the agent');
+
+    /** Waits until the agent has the page titled title (a full snapshot after a document load, or its mutations). */
+    const agentSees = (/** @type {string} */ title) => until(() => events(viewer.received).slice(-400).some((f) => f.includes(title)), `"${title}" at the agent`);
+
+    // Forgot/reset: the email, the code, the postal code, the new password; the SSO post signs in.
+    const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email address').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
+    await agentSees('Enter your security code');
+    secrets.resetCode = codeOf(await waitForMail(server, email, 'reset-code', seen));
+    await typeInto(page, page.getByLabel('Security code', { exact: true }), secrets.resetCode);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+    await typeInto(page, page.getByLabel('Postal code'), POSTAL);
+    await typeInto(page, page.getByLabel('New password', { exact: true }), NEW_PASSWORD);
+    await typeInto(page, page.getByLabel('Confirm your new password'), NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Save my new password' }).click();
+    await page.waitForURL((url) => url.pathname === '/my-account');
+    await arrive(page, t['account.title']);
+    await agentSees(t['account.policies']);
+
+    // /my-account's values: the name, the email, the policy numbers.
+    const shown = async () => {
+      const numbers = await page.locator('.my-account__policy-number').allTextContents();
+      assert.ok(numbers.length > 0, 'policies are listed');
+      numbers.forEach((n, i) => (secrets[`policy${Object.keys(secrets).length}-${i}`] = n));
+      const name = (await page.locator('.my-account__details dd').first().textContent()) ?? '';
+      assert.ok(name.trim());
+      // The whole name and the last name (the first name alone may be the agent's: Alex Agent).
+      secrets[`name-${name.trim()}`] = name.trim();
+      secrets[`last-${name.trim()}`] = name.trim().split(/\s+/).at(-1) ?? '';
+    };
+    await shown();
+
+    // Sign out, sign in with the new password: /my-account again.
+    await press(page, page.getByRole('button', { name: t['account.signOut'] }));
+    await arrive(page, t['login.title']);
+    await typeInto(page, page.getByLabel(t['form.email']), email);
+    await typeInto(page, page.getByLabel(t['form.password'], { exact: true }), NEW_PASSWORD);
+    await press(page, page.getByRole('button', { name: t['login.submit'] }));
+    await page.waitForURL((url) => url.pathname === '/my-account');
+    await arrive(page, t['account.title']);
+    await agentSees(t['account.policies']);
+
+    // Sign out, legacy registration of Emma Courriel (REG-0001): email code, account password.
+    await press(page, page.getByRole('button', { name: t['account.signOut'] }));
+    await arrive(page, t['login.title']);
+    // belair's link leads to smart registration: legacy registration by its address (a document load).
+    await page.goto(server.url('belair', '/registration/identification'));
+    await arrive(page, t['registration.identification.title'], { focus: false });
+    await typeInto(page, page.getByLabel(/Policy number/), 'REG0001');
+    await typeInto(page, page.getByLabel(t['form.firstName']), 'Emma');
+    await typeInto(page, page.getByLabel(t['form.lastName']), 'Courriel');
+    await typeInto(page, page.getByLabel(t['form.day']), '14');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('March');
+    await typeInto(page, page.getByLabel(t['form.year']), '1985');
+    await typeInto(page, page.getByLabel(t['form.postalCode']), POSTAL);
+    if (await page.getByLabel(t['form.driverLicence']).count()) await typeInto(page, page.getByLabel(t['form.driverLicence']), LICENCE);
+    const regSeen = new Set((await mailbox(server, regEmail)).map((mail) => mail.id));
+    await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+    await arrive(page, t['registration.validation.title']);
+    // The options name the masked email on file: shown to the visitor, never to the agent.
+    const option = page.getByRole('radio', { name: /@/ });
+    const masked = /\S+@\S+/.exec((await option.evaluate((el) => /** @type {HTMLInputElement} */ (el).labels?.[0]?.textContent ?? '')) ?? '')?.[0];
+    assert.ok(masked, 'the option names the masked email');
+    secrets.maskedEmail = masked.replace(/\.$/, '');
+    await agentSees(t['registration.validation.title']);
+    await press(page, option);
+    await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+    await arrive(page, t['registration.code.title']);
+    secrets.regCode = codeOf(await waitForMail(server, regEmail, 'registration-code', regSeen));
+    await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), secrets.regCode);
+    await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+    await arrive(page, t['registration.password.title']);
+    await typeInto(page, page.getByLabel(t['registration.password.password'], { exact: true }), REG_PASSWORD);
+    await typeInto(page, page.getByLabel(t['registration.password.confirmation']), REG_PASSWORD);
+    await press(page, page.getByRole('checkbox'));
+    await press(page, page.getByRole('button', { name: t['registration.password.submit'] }));
+    await page.waitForURL((url) => url.pathname === '/my-account');
+    await arrive(page, t['account.title']);
+    await agentSees(t['account.policies']);
+    await shown();
+
+    // Everything the page sent has reached the agent; the server refused nothing.
+    await until(() => events(viewer.received).length >= events(wire.sent).length, 'every event at the agent');
+    assert.deepEqual(
+      wire.received.filter((f) => f.includes('"type":"error"')),
+      [],
+      'the server refused no frame of the recorder',
+    );
+    assert.ok(events(wire.sent).length > 20, 'events were sent');
+    const sent = wire.sent.join('\n');
+    const received = viewer.received.join('\n');
+    const replayed = await agent.page.frameLocator('iframe').first().locator('html').innerHTML();
+    assert.ok(sent.includes('••••••') && sent.includes('rr_width'), 'inputs masked, private values blocked');
+    assert.ok(replayed.includes(t['account.policies']), 'the agent sees the page');
+
+    // End the session: with record on, its rows stay.
+    const banner = page.getByRole('region', { name: t['cobrowse.banner.label'] });
+    await banner.getByRole('button', { name: t['cobrowse.banner.stop'] }).click();
+    await banner.getByText(t['cobrowse.banner.ended']).waitFor();
+    const rows = /** @type {string} */ (await eventRows());
+    assert.ok(rows.includes(t['account.policies']), 'the events are recorded');
+
+    for (const [name, secret] of Object.entries(secrets)) {
+      // DEBUG_LEAK=1 prints where a secret sits in what was sent.
+      for (let i = sent.indexOf(secret); i >= 0 && process.env.DEBUG_LEAK; i = sent.indexOf(secret, i + 1)) console.log('LEAK', name, sent.slice(Math.max(0, i - 300), i + 100));
+      assert.ok(!sent.includes(secret), `${name} (${secret}) in a frame the visitor's page sent`);
+      assert.ok(!received.includes(secret), `${name} (${secret}) in a frame the agent's viewer received`);
+      assert.ok(!rows.includes(secret), `${name} (${secret}) in cobrowse_events`);
+      if (!secret.startsWith('"')) assert.ok(!replayed.includes(secret), `${name} (${secret}) in the agent's replay`);
+    }
+    assert.equal(pathOf(page), '/my-account');
+    assert.deepEqual(realErrors(visitor.errors), []);
+  } finally {
+    await visitor.context.close();
+    await agent.context.close();
+  }
+});
