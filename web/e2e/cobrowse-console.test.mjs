@@ -89,8 +89,18 @@ async function visitor() {
             /** @param {any} event */
             emit(event) {
               state.sent++;
-              // The server refuses an address with a query (issue 26), as the portal's scrubEvent strips it.
+              // The server refuses an address with a query and any unmasked value
+              // attribute (an <option>'s too), as the portal's scrubEvent does (issue 26).
               if (event.type === 4) event.data.href = location.origin + location.pathname;
+              /** @param {any} node */
+              const scrub = (node) => {
+                if (!node) return;
+                if (node.attributes && typeof node.attributes.value === 'string' && node.attributes.value !== '') node.attributes.value = '••••••';
+                for (const child of node.childNodes ?? []) scrub(child);
+              };
+              scrub(event.data?.node);
+              for (const add of event.data?.adds ?? []) scrub(add.node);
+              for (const change of event.data?.attributes ?? []) scrub(change);
               ws.send(JSON.stringify({ type: 'event', data: event }));
             },
             maskAllInputs: true,
@@ -213,6 +223,11 @@ test('the agent joins a visitor by code and watches the replayed page; the point
   await desk.getByRole('status').filter({ hasText: c('console.cobrowse.viewer.active', { brand: 'belair', language: c('console.chat.language.fr') }) }).waitFor();
   const frame = desk.frameLocator(`iframe[title="${c('console.cobrowse.viewer.frame')}"]`);
   await frame.getByText(MARKER).waitFor();
+  assert.deepEqual(
+    (await received(page)).filter((/** @type {any} */ f) => f.type === 'error'),
+    [],
+    'the server refused none of the stand-in recorder’s frames',
+  );
   const iframe = desk.locator(`iframe[title="${c('console.cobrowse.viewer.frame')}"]`);
   assert.equal(await iframe.getAttribute('sandbox'), 'allow-same-origin');
   // The replayed document runs no script: the page's own scripts are not in it as scripts.
