@@ -1,14 +1,18 @@
-// Browser test of co-browse privacy (issue 26), against the built binary,
+// Browser tests of co-browse privacy (issue 26), against the built binary,
 // with belair's brand file copied and `cobrowse.record: true`. The visitor
 // shares the screen from the footer link, the agent joins in the console;
-// then the visitor goes through forgot/reset (ending signed in on
-// /my-account through the SSO post), signs out, signs in with the new
-// password (/my-account again), signs out and registers (legacy
+// then, in the first test, the visitor goes through forgot/reset (ending
+// signed in on /my-account through the SSO post), signs out, signs in with
+// the new password (/my-account again), signs out and registers (legacy
 // registration: identification, email code, account password, signed in on
-// /my-account). Every frame the visitor's page sends and receives and every
-// frame the agent's viewer receives are read from each page's CDP session;
-// none may hold a secret typed or a customer value shown, the server refuses
-// none of them, and the rows of cobrowse_events hold none either.
+// /my-account); in the second, smart registration (identification, SMS
+// code, the email on file kept and its code, create, /my-account), then an
+// emailed invitation's link (the token flow's create with postal code and
+// date of birth, /my-account). Every frame the visitor's page sends and
+// receives and every frame the agent's viewer receives are read from each
+// page's CDP session; none may hold a secret typed or a customer value
+// shown, the server refuses none of them, and the rows of cobrowse_events
+// hold none either.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -48,6 +52,7 @@ after(async () => {
 const m = () => ({
   ...json('web/src/i18n/en.json'),
   ...json('web/src/i18n/sections/registration.en.json'),
+  ...json('web/src/i18n/sections/smartRegistration.en.json'),
   ...json('web/src/i18n/sections/cobrowse.en.json'),
   ...json('web/src/i18n/sections/console.en.json'),
 });
@@ -85,9 +90,122 @@ function eventRows() {
   );
 }
 
+/** The event frames among frames (the others are the socket's own: acks, errors, pings). */
+const events = (/** @type {string[]} */ frames) => frames.filter((f) => f.startsWith('{"type":"event"'));
+
+/**
+ * The agent signs in to the console; the visitor opens belair's login page
+ * and shares from the footer link; the agent joins with the code. Both pages
+ * are tapped (tap) before the sharing starts.
+ * @param {Record<string, string>} t the messages
+ */
+async function share(t) {
+  const agent = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
+  const visitor = await openPage(browser, server.url('belair', '/'));
+  const { page } = visitor;
+  /** @type {Awaited<ReturnType<typeof tap>>} */
+  let viewer;
+  /** @type {Awaited<ReturnType<typeof tap>>} */
+  let wire;
+  try {
+    await arrive(agent.page, t['console.signIn.title'], { focus: false });
+    await agent.page.getByLabel('Email address').fill('agent@console.example');
+    await agent.page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
+    await agent.page.getByRole('button', { name: t['console.signIn.submit'] }).click();
+    await arrive(agent.page, t['console.code.title']);
+    await agent.page.getByLabel(t['console.code.code'], { exact: true }).fill(await nextCode());
+    await agent.page.getByRole('button', { name: t['console.code.submit'] }).click();
+    await arrive(agent.page, t['console.search.title']);
+    viewer = await tap(agent.context, agent.page);
+    wire = await tap(visitor.context, page);
+
+    // The visitor shares from the footer link; the agent types the code.
+    await page.getByRole('contentinfo').getByRole('link', { name: 'Screen sharing' }).click();
+    const consent = page.getByRole('dialog', { name: t['cobrowse.consent.title'] });
+    await consent.getByRole('button', { name: t['cobrowse.consent.accept'] }).click();
+    const codeDialog = page.getByRole('dialog', { name: t['cobrowse.code.title'] });
+    const code = ((await codeDialog.locator('.cobrowse-code [aria-hidden=true]').textContent()) ?? '').replace(' ', '');
+    assert.match(code, /^\d{6}$/);
+    await agent.page.getByRole('link', { name: t['console.nav.cobrowse'], exact: true }).click();
+    await arrive(agent.page, t['console.cobrowse.join.title']);
+    await agent.page.getByLabel(t['console.cobrowse.join.code'], { exact: true }).fill(code);
+    await agent.page.getByRole('button', { name: t['console.cobrowse.join.submit'] }).click();
+    await agent.page.getByRole('heading', { level: 1, name: t['console.cobrowse.viewer.title'] }).waitFor();
+    await codeDialog.getByRole('status').filter({ hasText: /^Sharing with / }).waitFor();
+    await codeDialog.getByRole('button', { name: t['cobrowse.code.close'] }).click();
+    await until(() => events(viewer.received).some((f) => f.includes(t['login.submit'])), 'the sign-in page at the agent');
+  } catch (error) {
+    await visitor.context.close();
+    await agent.context.close();
+    throw error;
+  }
+
+  /** Waits until the agent has the page titled title (a full snapshot after a document load, or its mutations). */
+  const agentSees = (/** @type {string} */ title) => until(() => events(viewer.received).slice(-400).some((f) => f.includes(title)), `"${title}" at the agent`);
+  return { agent, visitor, page, viewer, wire, agentSees };
+}
+
+/**
+ * /my-account's values (the policy numbers, the whole name and the last
+ * name: the first name alone may be the agent's, Alex Agent) join secrets.
+ * @param {import('playwright-core').Page} page
+ * @param {Record<string, string>} secrets
+ */
+async function myAccountValues(page, secrets) {
+  const numbers = await page.locator('.my-account__policy-number').allTextContents();
+  assert.ok(numbers.length > 0, 'policies are listed');
+  numbers.forEach((n, i) => (secrets[`policy${Object.keys(secrets).length}-${i}`] = n));
+  const name = (await page.locator('.my-account__details dd').first().textContent()) ?? '';
+  assert.ok(name.trim());
+  secrets[`name-${name.trim()}`] = name.trim();
+  secrets[`last-${name.trim()}`] = name.trim().split(/\s+/).at(-1) ?? '';
+}
+
+/**
+ * Once the visitor is on /my-account: every event sent has reached the
+ * agent, the server refused none; the visitor stops sharing (with record on,
+ * the rows stay); no secret is in a frame the page sent, a frame the
+ * agent's viewer received, the agent's replay or cobrowse_events.
+ * @param {Record<string, string>} t the messages
+ * @param {Awaited<ReturnType<typeof share>>} shared
+ * @param {Record<string, string>} secrets
+ */
+async function nothingLeaked(t, { agent, page, viewer, wire }, secrets) {
+  await until(() => events(viewer.received).length >= events(wire.sent).length, 'every event at the agent');
+  assert.deepEqual(
+    wire.received.filter((f) => f.includes('"type":"error"')),
+    [],
+    'the server refused no frame of the recorder',
+  );
+  assert.ok(events(wire.sent).length > 20, 'events were sent');
+  const sent = wire.sent.join('\n');
+  const received = viewer.received.join('\n');
+  const replayed = await agent.page.frameLocator('iframe').first().locator('html').innerHTML();
+  assert.ok(sent.includes('••••••') && sent.includes('rr_width'), 'inputs masked, private values blocked');
+  assert.ok(replayed.includes(t['account.policies']), 'the agent sees the page');
+
+  // End the session: with record on, its rows stay.
+  const banner = page.getByRole('region', { name: t['cobrowse.banner.label'] });
+  await banner.getByRole('button', { name: t['cobrowse.banner.stop'] }).click();
+  await banner.getByText(t['cobrowse.banner.ended']).waitFor();
+  const rows = /** @type {string} */ (await eventRows());
+  assert.ok(rows.includes(t['account.policies']), 'the events are recorded');
+
+  for (const [name, secret] of Object.entries(secrets)) {
+    // DEBUG_LEAK=1 prints where a secret sits in what was sent.
+    for (let i = sent.indexOf(secret); i >= 0 && process.env.DEBUG_LEAK; i = sent.indexOf(secret, i + 1)) console.log('LEAK', name, sent.slice(Math.max(0, i - 300), i + 100));
+    assert.ok(!sent.includes(secret), `${name} (${secret}) in a frame the visitor's page sent`);
+    assert.ok(!received.includes(secret), `${name} (${secret}) in a frame the agent's viewer received`);
+    assert.ok(!rows.includes(secret), `${name} (${secret}) in cobrowse_events`);
+    if (!secret.startsWith('"')) assert.ok(!replayed.includes(secret), `${name} (${secret}) in the agent's replay`);
+  }
+}
+
+/** The sign-in post's fields: never in a recorded DOM. */
+const SSO_FIELDS = { ticketField: '"name":"ticket"', passwordField: '"name":"password"' };
+
 test('sharing the screen through forgot/reset, sign-in, legacy registration and /my-account: no secret and no customer value leaves the browser', async () => {
   const t = m();
-  const events = (/** @type {string[]} */ frames) => frames.filter((f) => f.startsWith('{"type":"event"'));
   const NEW_PASSWORD = 'Zq9!Reset-Password-4417';
   const REG_PASSWORD = 'Kx7#Lantern-Pass-8823';
   const POSTAL = 'M5V 2T6';
@@ -108,45 +226,12 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     birthYear: '"1985"',
     email,
     regEmail,
-    ticketField: '"name":"ticket"',
-    passwordField: '"name":"password"',
+    ...SSO_FIELDS,
   };
 
-  // The agent, signed in to the console.
-  const agent = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
-  const visitor = await openPage(browser, server.url('belair', '/'));
-  const { page } = visitor;
+  const shared = await share(t);
+  const { page, visitor, agentSees } = shared;
   try {
-    await arrive(agent.page, t['console.signIn.title'], { focus: false });
-    await agent.page.getByLabel('Email address').fill('agent@console.example');
-    await agent.page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
-    await agent.page.getByRole('button', { name: t['console.signIn.submit'] }).click();
-    await arrive(agent.page, t['console.code.title']);
-    await agent.page.getByLabel(t['console.code.code'], { exact: true }).fill(await nextCode());
-    await agent.page.getByRole('button', { name: t['console.code.submit'] }).click();
-    await arrive(agent.page, t['console.search.title']);
-    const viewer = await tap(agent.context, agent.page);
-    const wire = await tap(visitor.context, page);
-
-    // The visitor shares from the footer link; the agent types the code.
-    await page.getByRole('contentinfo').getByRole('link', { name: 'Screen sharing' }).click();
-    const consent = page.getByRole('dialog', { name: t['cobrowse.consent.title'] });
-    await consent.getByRole('button', { name: t['cobrowse.consent.accept'] }).click();
-    const codeDialog = page.getByRole('dialog', { name: t['cobrowse.code.title'] });
-    const code = ((await codeDialog.locator('.cobrowse-code [aria-hidden=true]').textContent()) ?? '').replace(' ', '');
-    assert.match(code, /^\d{6}$/);
-    await agent.page.getByRole('link', { name: t['console.nav.cobrowse'], exact: true }).click();
-    await arrive(agent.page, t['console.cobrowse.join.title']);
-    await agent.page.getByLabel(t['console.cobrowse.join.code'], { exact: true }).fill(code);
-    await agent.page.getByRole('button', { name: t['console.cobrowse.join.submit'] }).click();
-    await agent.page.getByRole('heading', { level: 1, name: t['console.cobrowse.viewer.title'] }).waitFor();
-    await codeDialog.getByRole('status').filter({ hasText: /^Sharing with / }).waitFor();
-    await codeDialog.getByRole('button', { name: t['cobrowse.code.close'] }).click();
-    await until(() => events(viewer.received).some((f) => f.includes(t['login.submit'])), 'the sign-in page at the agent');
-
-    /** Waits until the agent has the page titled title (a full snapshot after a document load, or its mutations). */
-    const agentSees = (/** @type {string} */ title) => until(() => events(viewer.received).slice(-400).some((f) => f.includes(title)), `"${title}" at the agent`);
-
     // Forgot/reset: the email, the code, the postal code, the new password; the SSO post signs in.
     const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
@@ -167,17 +252,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await agentSees(t['account.policies']);
 
     // /my-account's values: the name, the email, the policy numbers.
-    const shown = async () => {
-      const numbers = await page.locator('.my-account__policy-number').allTextContents();
-      assert.ok(numbers.length > 0, 'policies are listed');
-      numbers.forEach((n, i) => (secrets[`policy${Object.keys(secrets).length}-${i}`] = n));
-      const name = (await page.locator('.my-account__details dd').first().textContent()) ?? '';
-      assert.ok(name.trim());
-      // The whole name and the last name (the first name alone may be the agent's: Alex Agent).
-      secrets[`name-${name.trim()}`] = name.trim();
-      secrets[`last-${name.trim()}`] = name.trim().split(/\s+/).at(-1) ?? '';
-    };
-    await shown();
+    await myAccountValues(page, secrets);
 
     // Sign out, sign in with the new password: /my-account again.
     await press(page, page.getByRole('button', { name: t['account.signOut'] }));
@@ -227,41 +302,141 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await page.waitForURL((url) => url.pathname === '/my-account');
     await arrive(page, t['account.title']);
     await agentSees(t['account.policies']);
-    await shown();
+    await myAccountValues(page, secrets);
 
-    // Everything the page sent has reached the agent; the server refused nothing.
-    await until(() => events(viewer.received).length >= events(wire.sent).length, 'every event at the agent');
-    assert.deepEqual(
-      wire.received.filter((f) => f.includes('"type":"error"')),
-      [],
-      'the server refused no frame of the recorder',
-    );
-    assert.ok(events(wire.sent).length > 20, 'events were sent');
-    const sent = wire.sent.join('\n');
-    const received = viewer.received.join('\n');
-    const replayed = await agent.page.frameLocator('iframe').first().locator('html').innerHTML();
-    assert.ok(sent.includes('••••••') && sent.includes('rr_width'), 'inputs masked, private values blocked');
-    assert.ok(replayed.includes(t['account.policies']), 'the agent sees the page');
-
-    // End the session: with record on, its rows stay.
-    const banner = page.getByRole('region', { name: t['cobrowse.banner.label'] });
-    await banner.getByRole('button', { name: t['cobrowse.banner.stop'] }).click();
-    await banner.getByText(t['cobrowse.banner.ended']).waitFor();
-    const rows = /** @type {string} */ (await eventRows());
-    assert.ok(rows.includes(t['account.policies']), 'the events are recorded');
-
-    for (const [name, secret] of Object.entries(secrets)) {
-      // DEBUG_LEAK=1 prints where a secret sits in what was sent.
-      for (let i = sent.indexOf(secret); i >= 0 && process.env.DEBUG_LEAK; i = sent.indexOf(secret, i + 1)) console.log('LEAK', name, sent.slice(Math.max(0, i - 300), i + 100));
-      assert.ok(!sent.includes(secret), `${name} (${secret}) in a frame the visitor's page sent`);
-      assert.ok(!received.includes(secret), `${name} (${secret}) in a frame the agent's viewer received`);
-      assert.ok(!rows.includes(secret), `${name} (${secret}) in cobrowse_events`);
-      if (!secret.startsWith('"')) assert.ok(!replayed.includes(secret), `${name} (${secret}) in the agent's replay`);
-    }
+    await nothingLeaked(t, shared, secrets);
     assert.equal(pathOf(page), '/my-account');
     assert.deepEqual(realErrors(visitor.errors), []);
   } finally {
-    await visitor.context.close();
-    await agent.context.close();
+    await shared.visitor.context.close();
+    await shared.agent.context.close();
+  }
+});
+
+test('sharing the screen through smart registration (create) and an invitation link’s create: no secret and no customer value leaves the browser', async () => {
+  const t = m();
+  const SMART_PASSWORD = 'Wv3$Harbour-Pass-5190';
+  const TOKEN_PASSWORD = 'Jt6%Meadow-Pass-2765';
+  const POSTAL = 'M5V 2T6';
+  const LICENCE = 'B98769876598765';
+  const phone = '+15145550101';
+  const smartEmail = 'reg-sms@belair.example';
+  const tokenEmail = 'tok-new@belair.example';
+  const next = () => press(page, page.getByRole('button', { name: t['smartRegistration.next'], exact: true }));
+  /** Types the date of birth (1985-03-14) by mouse and keyboard. */
+  const typeBirth = async () => {
+    await typeInto(page, page.getByLabel(t['form.day']), '14');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('March');
+    await typeInto(page, page.getByLabel(t['form.year']), '1985');
+  };
+  /** @type {Record<string, string>} secrets typed, codes received, values shown: filled as the test goes */
+  const secrets = {
+    smartPassword: SMART_PASSWORD,
+    tokenPassword: TOKEN_PASSWORD,
+    postal: POSTAL,
+    postalBare: 'M5V2T6',
+    licence: LICENCE,
+    smartPolicy: 'REG-0002',
+    smartPolicyBare: 'REG0002',
+    smartLast: 'Texto',
+    tokenPolicy: 'TOK-0001',
+    tokenPolicyBare: 'TOK0001',
+    tokenLast: 'Jeton',
+    birth: '1985-03-14',
+    birthYear: '"1985"',
+    phone,
+    phoneDigits: '5145550101',
+    phoneLine: '555-0101',
+    smartEmail,
+    tokenEmail,
+    ...SSO_FIELDS,
+  };
+
+  const shared = await share(t);
+  const { page, visitor, agentSees } = shared;
+  try {
+    // Smart registration of Simon Texto (REG-0002): identification, the SMS code, the email on file kept, its code, create.
+    await press(page, page.getByRole('link', { name: t['login.createAccount'] }));
+    await arrive(page, t['smartRegistration.accountType.title']);
+    await next();
+    await arrive(page, t['smartRegistration.identification.title']);
+    await agentSees(t['smartRegistration.identification.title']);
+    await typeInto(page, page.getByLabel(t['smartRegistration.field.policyNumber']), 'REG0002');
+    await typeInto(page, page.getByLabel(t['smartRegistration.field.firstName']), 'Simon');
+    await typeInto(page, page.getByLabel(t['smartRegistration.field.lastName']), 'Texto');
+    await typeBirth();
+    await typeInto(page, page.getByLabel(t['smartRegistration.field.postalCode']), POSTAL);
+    await typeInto(page, page.getByLabel(t['smartRegistration.field.driverLicence']), LICENCE);
+    const seenPhone = new Set((await mailbox(server, phone)).map((mail) => mail.id));
+    const seenEmail = new Set((await mailbox(server, smartEmail)).map((mail) => mail.id));
+    await next();
+    await arrive(page, t['smartRegistration.options.title']);
+    // The options name the masked phone and email on file: shown to the visitor, never to the agent.
+    for (const option of await page.getByRole('radio').all()) {
+      const label = await option.evaluate((el) => /** @type {HTMLInputElement} */ (el).labels?.[0]?.textContent ?? '');
+      const masked = /(?:By text message at|By email at) (.+)$/.exec(label.trim())?.[1];
+      assert.ok(masked, `the option names a masked value: ${label}`);
+      secrets[`masked-${masked}`] = masked;
+    }
+    await agentSees(t['smartRegistration.options.title']);
+    await press(page, page.getByRole('radio', { name: /0101/ }));
+    await next();
+    await arrive(page, t['smartRegistration.code.title']);
+    secrets.smsCode = codeOf(await waitForMail(server, phone, 'registration-code', seenPhone));
+    await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), secrets.smsCode);
+    await next();
+    await arrive(page, t['smartRegistration.email.title']);
+    await agentSees(t['smartRegistration.email.title']);
+    await press(page, page.getByRole('button', { name: t['smartRegistration.email.useThis'], exact: true }));
+    await arrive(page, t['smartRegistration.code.title']);
+    secrets.emailCode = codeOf(await waitForMail(server, smartEmail, 'registration-code', seenEmail));
+    await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), secrets.emailCode);
+    await next();
+    await arrive(page, t['smartRegistration.create.title']);
+    await typeInto(page, page.getByLabel(t['smartRegistration.create.password'], { exact: true }), SMART_PASSWORD);
+    await typeInto(page, page.getByLabel(t['smartRegistration.create.confirmation']), SMART_PASSWORD);
+    await press(page, page.getByRole('checkbox'));
+    await press(page, page.getByRole('button', { name: t['smartRegistration.create.submit'], exact: true }));
+    await arrive(page, t['smartRegistration.confirmation.title']);
+    await page.getByText(t['smartRegistration.confirmation.text'].replace('{username}', smartEmail)).waitFor();
+    await agentSees(t['smartRegistration.confirmation.title']);
+    await press(page, page.getByRole('button', { name: t['smartRegistration.confirmation.goToProfile'], exact: true }));
+    await page.waitForURL((url) => url.pathname === '/my-account');
+    await arrive(page, t['account.title']);
+    await agentSees(t['account.policies']);
+    await myAccountValues(page, secrets);
+
+    // Sign out; an invitation link for Théo Jeton (TOK-0001), opened while sharing (a document load): create
+    // with postal code and date of birth. Its token never leaves the browser (the address is scrubbed).
+    await press(page, page.getByRole('button', { name: t['account.signOut'] }));
+    await arrive(page, t['login.title']);
+    const out = await server.cli('tokens', 'issue', '--dev', '--brand', 'belair', '--policy', 'TOK-0001', '--email', tokenEmail, '--source', 'edoc');
+    const link = out.trim().split('\n').pop() ?? '';
+    const token = /[?&]token=([A-Za-z0-9_-]{43})&/.exec(link)?.[1];
+    assert.ok(token, `a link with a token: ${link}`);
+    secrets.token = token;
+    await page.goto(link);
+    await page.waitForURL((url) => url.pathname === '/registration/account-creation/password');
+    await arrive(page, t['registration.password.title'], { focus: false });
+    await agentSees(t['registration.password.title']);
+    await typeInto(page, page.getByLabel(t['form.postalCode']), POSTAL);
+    await typeBirth();
+    await typeInto(page, page.getByLabel(t['registration.password.password'], { exact: true }), TOKEN_PASSWORD);
+    await typeInto(page, page.getByLabel(t['registration.password.confirmation']), TOKEN_PASSWORD);
+    await press(page, page.getByRole('checkbox'));
+    await press(page, page.getByRole('button', { name: t['registration.password.submit'] }));
+    await page.waitForURL((url) => url.pathname === '/my-account');
+    await arrive(page, t['account.title']);
+    await page.getByText('TOK-0001').first().waitFor();
+    await agentSees(t['account.policies']);
+    await myAccountValues(page, secrets);
+
+    await nothingLeaked(t, shared, secrets);
+    assert.equal(pathOf(page), '/my-account');
+    assert.deepEqual(realErrors(visitor.errors), []);
+  } finally {
+    await shared.visitor.context.close();
+    await shared.agent.context.close();
   }
 });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Redirect } from 'wouter';
 import { useT } from '@/i18n/i18n';
+import { PrivateText } from '@/i18n/private-text';
 import { useSignIn } from '@/lib/flow/use-sign-in';
 import { heldCredentials } from '@/features/smart-registration/credentials';
 import { SmartPage } from './smart-page';
@@ -17,7 +18,7 @@ export function Confirmation() {
   if (!credentials) return <Redirect to="/" replace />;
   return (
     <SmartPage title={t('smartRegistration.confirmation.title')}>
-      <p>{t('smartRegistration.confirmation.text', { username: credentials.username })}</p>
+      <p><PrivateText id="smartRegistration.confirmation.text" params={{ username: credentials.username }} kinds={{ username: 'email' }} /></p>
       <div className="smart-registration__actions">
         <button
           type="button"
