@@ -81,14 +81,20 @@ async function tap(/** @type {import('playwright-core').BrowserContext} */ conte
   return { sent, received };
 }
 
-/** The rows of cobrowse_events, read from the server's SQLite database. */
-function eventRows() {
-  return new Promise((resolve, reject) =>
-    execFile('sqlite3', [join(server.dataDir, 'guichet.db'), 'SELECT data FROM cobrowse_events ORDER BY session_id, seq'], { maxBuffer: 64 << 20 }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    ),
+/** The output of a query on the server's SQLite database. */
+function sql(/** @type {string} */ query) {
+  return /** @type {Promise<string>} */ (
+    new Promise((resolve, reject) =>
+      execFile('sqlite3', [join(server.dataDir, 'guichet.db'), query], { maxBuffer: 64 << 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+    )
   );
 }
+
+/** The last rowid of cobrowse_events (0 when empty): a test reads the rows after it, its own sessions'. */
+const lastEventRow = async () => Number((await sql('SELECT coalesce(max(rowid), 0) FROM cobrowse_events')).trim());
+
+/** The rows of cobrowse_events after the rowid after, in session and seq order. */
+const eventRows = (/** @type {number} */ after) => sql(`SELECT data FROM cobrowse_events WHERE rowid > ${after} ORDER BY session_id, seq`);
 
 /** The event frames among frames (the others are the socket's own: acks, errors, pings). */
 const events = (/** @type {string[]} */ frames) => frames.filter((f) => f.startsWith('{"type":"event"'));
@@ -103,6 +109,7 @@ async function share(t) {
   const agent = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
   const visitor = await openPage(browser, server.url('belair', '/'));
   const { page } = visitor;
+  const rowsBefore = await lastEventRow();
   /** @type {Awaited<ReturnType<typeof tap>>} */
   let viewer;
   /** @type {Awaited<ReturnType<typeof tap>>} */
@@ -142,7 +149,7 @@ async function share(t) {
 
   /** Waits until the agent has the page titled title (a full snapshot after a document load, or its mutations). */
   const agentSees = (/** @type {string} */ title) => until(() => events(viewer.received).slice(-400).some((f) => f.includes(title)), `"${title}" at the agent`);
-  return { agent, visitor, page, viewer, wire, agentSees };
+  return { agent, visitor, page, viewer, wire, agentSees, rowsBefore };
 }
 
 /**
@@ -165,12 +172,13 @@ async function myAccountValues(page, secrets) {
  * Once the visitor is on /my-account: every event sent has reached the
  * agent, the server refused none; the visitor stops sharing (with record on,
  * the rows stay); no secret is in a frame the page sent, a frame the
- * agent's viewer received, the agent's replay or cobrowse_events.
+ * agent's viewer received, the agent's replay or this sharing's rows of
+ * cobrowse_events.
  * @param {Record<string, string>} t the messages
  * @param {Awaited<ReturnType<typeof share>>} shared
  * @param {Record<string, string>} secrets
  */
-async function nothingLeaked(t, { agent, page, viewer, wire }, secrets) {
+async function nothingLeaked(t, { agent, page, viewer, wire, rowsBefore }, secrets) {
   await until(() => events(viewer.received).length >= events(wire.sent).length, 'every event at the agent');
   assert.deepEqual(
     wire.received.filter((f) => f.includes('"type":"error"')),
@@ -188,7 +196,7 @@ async function nothingLeaked(t, { agent, page, viewer, wire }, secrets) {
   const banner = page.getByRole('region', { name: t['cobrowse.banner.label'] });
   await banner.getByRole('button', { name: t['cobrowse.banner.stop'] }).click();
   await banner.getByText(t['cobrowse.banner.ended']).waitFor();
-  const rows = /** @type {string} */ (await eventRows());
+  const rows = await eventRows(rowsBefore);
   assert.ok(rows.includes(t['account.policies']), 'the events are recorded');
 
   for (const [name, secret] of Object.entries(secrets)) {
@@ -201,14 +209,77 @@ async function nothingLeaked(t, { agent, page, viewer, wire }, secrets) {
   }
 }
 
-/** The sign-in post's fields: never in a recorded DOM. */
-const SSO_FIELDS = { ticketField: '"name":"ticket"', passwordField: '"name":"password"' };
+/**
+ * Shares the screen (share), walks the visitor through a flow that ends on
+ * /my-account, then checks that no secret leaked (nothingLeaked).
+ * @param {Record<string, string>} t the messages
+ * @param {Record<string, string>} secrets filled further by walk
+ * @param {(shared: Awaited<ReturnType<typeof share>>) => Promise<void>} walk
+ */
+async function whileSharing(t, secrets, walk) {
+  const shared = await share(t);
+  try {
+    await walk(shared);
+    await nothingLeaked(t, shared, secrets);
+    assert.equal(pathOf(shared.page), '/my-account');
+    assert.deepEqual(realErrors(shared.visitor.errors), []);
+  } finally {
+    await shared.visitor.context.close();
+    await shared.agent.context.close();
+  }
+}
+
+/** Types the demo people's date of birth (1985-03-14) by mouse and keyboard. */
+async function typeBirth(/** @type {import('playwright-core').Page} */ page, /** @type {Record<string, string>} */ t) {
+  await typeInto(page, page.getByLabel(t['form.day']), '14');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('March');
+  await typeInto(page, page.getByLabel(t['form.year']), '1985');
+}
+
+/**
+ * Waits for /my-account at the visitor and its policies at the agent.
+ * @param {import('playwright-core').Page} page
+ * @param {Record<string, string>} t
+ * @param {(title: string) => Promise<void>} agentSees
+ */
+async function onMyAccount(page, t, agentSees) {
+  await page.waitForURL((url) => url.pathname === '/my-account');
+  await arrive(page, t['account.title']);
+  await agentSees(t['account.policies']);
+}
+
+/**
+ * Registration's password page (legacy and the token flow): the password
+ * twice, the terms, submit; the SSO post signs in.
+ * @param {import('playwright-core').Page} page
+ * @param {Record<string, string>} t
+ * @param {string} password
+ */
+async function accountPassword(page, t, password) {
+  await typeInto(page, page.getByLabel(t['registration.password.password'], { exact: true }), password);
+  await typeInto(page, page.getByLabel(t['registration.password.confirmation']), password);
+  await press(page, page.getByRole('checkbox'));
+  await press(page, page.getByRole('button', { name: t['registration.password.submit'] }));
+}
+
+/** The demo people's postal code (docs/registration-demo.md). */
+const POSTAL = 'M5V 2T6';
+
+/** What every test types or must never send: the demo people's postal code and date of birth, the sign-in post's fields. */
+const COMMON_SECRETS = {
+  postal: POSTAL,
+  postalBare: 'M5V2T6',
+  birth: '1985-03-14',
+  birthYear: '"1985"',
+  ticketField: '"name":"ticket"',
+  passwordField: '"name":"password"',
+};
 
 test('sharing the screen through forgot/reset, sign-in, legacy registration and /my-account: no secret and no customer value leaves the browser', async () => {
   const t = m();
   const NEW_PASSWORD = 'Zq9!Reset-Password-4417';
   const REG_PASSWORD = 'Kx7#Lantern-Pass-8823';
-  const POSTAL = 'M5V 2T6';
   const LICENCE = 'A12341234512345';
   const email = 'demo@belair.example';
   const regEmail = 'reg-email@belair.example';
@@ -216,22 +287,16 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
   const secrets = {
     newPassword: NEW_PASSWORD,
     regPassword: REG_PASSWORD,
-    postal: POSTAL,
-    postalBare: 'M5V2T6',
     licence: LICENCE,
     regPolicy: 'REG-0001',
     regPolicyBare: 'REG0001',
     regLast: 'Courriel',
-    birth: '1985-03-14',
-    birthYear: '"1985"',
     email,
     regEmail,
-    ...SSO_FIELDS,
+    ...COMMON_SECRETS,
   };
 
-  const shared = await share(t);
-  const { page, visitor, agentSees } = shared;
-  try {
+  await whileSharing(t, secrets, async ({ page, agentSees }) => {
     // Forgot/reset: the email, the code, the postal code, the new password; the SSO post signs in.
     const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
@@ -247,9 +312,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await typeInto(page, page.getByLabel('New password', { exact: true }), NEW_PASSWORD);
     await typeInto(page, page.getByLabel('Confirm your new password'), NEW_PASSWORD);
     await page.getByRole('button', { name: 'Save my new password' }).click();
-    await page.waitForURL((url) => url.pathname === '/my-account');
-    await arrive(page, t['account.title']);
-    await agentSees(t['account.policies']);
+    await onMyAccount(page, t, agentSees);
 
     // /my-account's values: the name, the email, the policy numbers.
     await myAccountValues(page, secrets);
@@ -260,9 +323,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await typeInto(page, page.getByLabel(t['form.email']), email);
     await typeInto(page, page.getByLabel(t['form.password'], { exact: true }), NEW_PASSWORD);
     await press(page, page.getByRole('button', { name: t['login.submit'] }));
-    await page.waitForURL((url) => url.pathname === '/my-account');
-    await arrive(page, t['account.title']);
-    await agentSees(t['account.policies']);
+    await onMyAccount(page, t, agentSees);
 
     // Sign out, legacy registration of Emma Courriel (REG-0001): email code, account password.
     await press(page, page.getByRole('button', { name: t['account.signOut'] }));
@@ -273,10 +334,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await typeInto(page, page.getByLabel(/Policy number/), 'REG0001');
     await typeInto(page, page.getByLabel(t['form.firstName']), 'Emma');
     await typeInto(page, page.getByLabel(t['form.lastName']), 'Courriel');
-    await typeInto(page, page.getByLabel(t['form.day']), '14');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('March');
-    await typeInto(page, page.getByLabel(t['form.year']), '1985');
+    await typeBirth(page, t);
     await typeInto(page, page.getByLabel(t['form.postalCode']), POSTAL);
     if (await page.getByLabel(t['form.driverLicence']).count()) await typeInto(page, page.getByLabel(t['form.driverLicence']), LICENCE);
     const regSeen = new Set((await mailbox(server, regEmail)).map((mail) => mail.id));
@@ -295,47 +353,25 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), secrets.regCode);
     await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
     await arrive(page, t['registration.password.title']);
-    await typeInto(page, page.getByLabel(t['registration.password.password'], { exact: true }), REG_PASSWORD);
-    await typeInto(page, page.getByLabel(t['registration.password.confirmation']), REG_PASSWORD);
-    await press(page, page.getByRole('checkbox'));
-    await press(page, page.getByRole('button', { name: t['registration.password.submit'] }));
-    await page.waitForURL((url) => url.pathname === '/my-account');
-    await arrive(page, t['account.title']);
-    await agentSees(t['account.policies']);
+    await accountPassword(page, t, REG_PASSWORD);
+    await onMyAccount(page, t, agentSees);
     await myAccountValues(page, secrets);
 
-    await nothingLeaked(t, shared, secrets);
-    assert.equal(pathOf(page), '/my-account');
-    assert.deepEqual(realErrors(visitor.errors), []);
-  } finally {
-    await shared.visitor.context.close();
-    await shared.agent.context.close();
-  }
+  });
 });
 
 test('sharing the screen through smart registration (create) and an invitation link’s create: no secret and no customer value leaves the browser', async () => {
   const t = m();
   const SMART_PASSWORD = 'Wv3$Harbour-Pass-5190';
   const TOKEN_PASSWORD = 'Jt6%Meadow-Pass-2765';
-  const POSTAL = 'M5V 2T6';
   const LICENCE = 'B98769876598765';
   const phone = '+15145550101';
   const smartEmail = 'reg-sms@belair.example';
   const tokenEmail = 'tok-new@belair.example';
-  const next = () => press(page, page.getByRole('button', { name: t['smartRegistration.next'], exact: true }));
-  /** Types the date of birth (1985-03-14) by mouse and keyboard. */
-  const typeBirth = async () => {
-    await typeInto(page, page.getByLabel(t['form.day']), '14');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('March');
-    await typeInto(page, page.getByLabel(t['form.year']), '1985');
-  };
   /** @type {Record<string, string>} secrets typed, codes received, values shown: filled as the test goes */
   const secrets = {
     smartPassword: SMART_PASSWORD,
     tokenPassword: TOKEN_PASSWORD,
-    postal: POSTAL,
-    postalBare: 'M5V2T6',
     licence: LICENCE,
     smartPolicy: 'REG-0002',
     smartPolicyBare: 'REG0002',
@@ -343,19 +379,16 @@ test('sharing the screen through smart registration (create) and an invitation l
     tokenPolicy: 'TOK-0001',
     tokenPolicyBare: 'TOK0001',
     tokenLast: 'Jeton',
-    birth: '1985-03-14',
-    birthYear: '"1985"',
     phone,
     phoneDigits: '5145550101',
     phoneLine: '555-0101',
     smartEmail,
     tokenEmail,
-    ...SSO_FIELDS,
+    ...COMMON_SECRETS,
   };
 
-  const shared = await share(t);
-  const { page, visitor, agentSees } = shared;
-  try {
+  await whileSharing(t, secrets, async ({ page, agentSees }) => {
+    const next = () => press(page, page.getByRole('button', { name: t['smartRegistration.next'], exact: true }));
     // Smart registration of Simon Texto (REG-0002): identification, the SMS code, the email on file kept, its code, create.
     await press(page, page.getByRole('link', { name: t['login.createAccount'] }));
     await arrive(page, t['smartRegistration.accountType.title']);
@@ -365,7 +398,7 @@ test('sharing the screen through smart registration (create) and an invitation l
     await typeInto(page, page.getByLabel(t['smartRegistration.field.policyNumber']), 'REG0002');
     await typeInto(page, page.getByLabel(t['smartRegistration.field.firstName']), 'Simon');
     await typeInto(page, page.getByLabel(t['smartRegistration.field.lastName']), 'Texto');
-    await typeBirth();
+    await typeBirth(page, t);
     await typeInto(page, page.getByLabel(t['smartRegistration.field.postalCode']), POSTAL);
     await typeInto(page, page.getByLabel(t['smartRegistration.field.driverLicence']), LICENCE);
     const seenPhone = new Set((await mailbox(server, phone)).map((mail) => mail.id));
@@ -402,9 +435,7 @@ test('sharing the screen through smart registration (create) and an invitation l
     await page.getByText(t['smartRegistration.confirmation.text'].replace('{username}', smartEmail)).waitFor();
     await agentSees(t['smartRegistration.confirmation.title']);
     await press(page, page.getByRole('button', { name: t['smartRegistration.confirmation.goToProfile'], exact: true }));
-    await page.waitForURL((url) => url.pathname === '/my-account');
-    await arrive(page, t['account.title']);
-    await agentSees(t['account.policies']);
+    await onMyAccount(page, t, agentSees);
     await myAccountValues(page, secrets);
 
     // Sign out; an invitation link for Théo Jeton (TOK-0001), opened while sharing (a document load): create
@@ -421,22 +452,11 @@ test('sharing the screen through smart registration (create) and an invitation l
     await arrive(page, t['registration.password.title'], { focus: false });
     await agentSees(t['registration.password.title']);
     await typeInto(page, page.getByLabel(t['form.postalCode']), POSTAL);
-    await typeBirth();
-    await typeInto(page, page.getByLabel(t['registration.password.password'], { exact: true }), TOKEN_PASSWORD);
-    await typeInto(page, page.getByLabel(t['registration.password.confirmation']), TOKEN_PASSWORD);
-    await press(page, page.getByRole('checkbox'));
-    await press(page, page.getByRole('button', { name: t['registration.password.submit'] }));
-    await page.waitForURL((url) => url.pathname === '/my-account');
-    await arrive(page, t['account.title']);
+    await typeBirth(page, t);
+    await accountPassword(page, t, TOKEN_PASSWORD);
+    await onMyAccount(page, t, agentSees);
     await page.getByText('TOK-0001').first().waitFor();
-    await agentSees(t['account.policies']);
     await myAccountValues(page, secrets);
 
-    await nothingLeaked(t, shared, secrets);
-    assert.equal(pathOf(page), '/my-account');
-    assert.deepEqual(realErrors(visitor.errors), []);
-  } finally {
-    await shared.visitor.context.close();
-    await shared.agent.context.close();
-  }
+  });
 });
