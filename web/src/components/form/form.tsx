@@ -1,5 +1,8 @@
 import { createContext, use, useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode, type Ref } from 'react';
 import { messageText, useT } from '@/i18n/i18n';
+import type { MessageKey, MessageParams } from '@/i18n/catalog';
+import { PrivateText } from '@/i18n/private-text';
+import { privateKinds, type PrivateKind } from '@/lib/cobrowse/privacy';
 import { fieldId, type FieldInput, type FieldSpecs, type FormState, type FormValues } from './use-form';
 import './form.css';
 
@@ -75,9 +78,21 @@ function FormAlert() {
   const { formError } = useFormContext();
   return (
     <div role="alert" className={formError ? 'form-alert' : undefined}>
-      {formError ? <p>{messageText(t, formError)}</p> : null}
+      {formError ? <p>{typeof formError === 'string' ? messageText(t, formError) : <FormMessage message={formError} />}</p> : null}
     </div>
   );
+}
+
+/**
+ * A form message with values: a value named for a kind of the co-browse
+ * privacy list ({email}: the address the visitor typed, "already taken") is
+ * the customer's and is marked, so an agent never reads it.
+ */
+function FormMessage({ message }: { message: { key: MessageKey; params: MessageParams } }) {
+  const kinds: readonly string[] = privateKinds();
+  const params = Object.fromEntries(Object.entries(message.params).map(([name, value]) => [name, String(value)]));
+  const marked = Object.fromEntries(Object.keys(params).flatMap((name) => (kinds.includes(name) ? [[name, name as PrivateKind]] : [])));
+  return <PrivateText id={message.key} params={params} kinds={marked} />;
 }
 
 /** Spec-independent pattern (GOV.UK): a heading and a link to each invalid field, in field order. */
