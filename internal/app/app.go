@@ -68,10 +68,12 @@ type Config struct {
 	MaintenanceBypass string
 	// obsoleteTrustProxy: GUICHET_TRUST_PROXY is set; New refuses to start.
 	obsoleteTrustProxy bool
-	// now is the maintenance reader's clock (tests move it); nil: time.Now.
+	// now is the server's one clock, every service's and worker's (tests
+	// move it; --dev sets its movable clock); nil: time.Now.
 	now func() time.Time
-	// devShifted: now is GUICHET_DEV_NOW's shifted clock; staff TOTP codes
-	// are still read on the real one (the authenticator app's).
+	// devShifted: now is --dev's movable clock (GUICHET_DEV_NOW, POST
+	// /_dev/clock); staff TOTP codes are still read on the real one (the
+	// authenticator app's).
 	devShifted bool
 	// HashWaitBudget (GUICHET_HASH_WAIT_BUDGET, a Go duration; empty for
 	// account.DefaultWaitBudget, 0 for no bound): a password check expected
@@ -385,10 +387,17 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if _, err := cfg.outboxRetry(); err != nil {
 		return nil, err
 	}
-	if devClock != nil && cfg.now == nil {
-		cfg.now = devClock
+	// A --dev server runs on a clock POST /_dev/clock can move forward
+	// (browser tests of an expiry), from GUICHET_DEV_NOW's instant when set.
+	var movable *movableClock
+	if cfg.Dev && cfg.now == nil {
+		movable = &movableClock{base: time.Now}
+		if devClock != nil {
+			movable.base = devClock
+			slog.Warn("GUICHET_DEV_NOW: the server's clock is shifted", "now", devClock().Format(time.RFC3339))
+		}
+		cfg.now = movable.Now
 		cfg.devShifted = true
-		slog.Warn("GUICHET_DEV_NOW: the server's clock is shifted", "now", devClock().Format(time.RFC3339))
 	}
 	brands, err := LoadBrands(cfg)
 	if err != nil {
@@ -415,6 +424,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	deps := httpapi.Deps{
 		Brands: brands, DB: db, SPA: web.Dist(), SPAPaths: web.Paths(), Metrics: metrics,
 		Maintenance: maintenance.NewReader(db, cfg.clock()),
+	}
+	if movable != nil {
+		deps.DevClock = movable
 	}
 	if err := a.wireServices(ctx, &deps, metrics); err != nil {
 		db.Close()
@@ -463,7 +475,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		}
 		hasher.WaitBudget = budget
 	}
-	accounts := account.NewService(a.DB, hasher, time.Now)
+	accounts := account.NewService(a.DB, hasher, a.cfg.clock())
 	sessions := sso.NewService(accounts)
 	recoveries, err := recovery.New(ctx, accounts)
 	if err != nil {
@@ -527,24 +539,24 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
 		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
-			return sso.Prune(ctx, a.DB, time.Now())
+			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
-			return console.PurgeAudit(ctx, a.DB, time.Now(), retention)
+			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)
 		})
 	})
 
 	if a.cfg.Dev {
-		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), hasher.Params(), time.Now())
+		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
 		slog.Info("demo accounts ready", "count", len(demo))
-		people, err := registration.SeedDemo(ctx, a.DB, a.Brands.All(), time.Now())
+		people, err := registration.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}
 		slog.Info("registration demo people ready", "count", len(people))
-		invited, err := emailtoken.SeedDemo(ctx, a.DB, a.Brands.All(), time.Now())
+		invited, err := emailtoken.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}
@@ -712,7 +724,7 @@ func portOf(addr string) string {
 // links on the brand's hosts, or in --dev on its dev hosts at GUICHET_ADDR's
 // port (`guichet tokens issue` uses it too, without registrations).
 func TokenService(cfg Config, db *store.DB, brands *brand.Registry, regs emailtoken.Registrations) *emailtoken.Service {
-	s := emailtoken.New(db, brands.ByID, time.Now)
+	s := emailtoken.New(db, brands.ByID, cfg.clock())
 	s.Dev, s.DevAddr, s.Registrations = cfg.Dev, cfg.Addr, regs
 	return s
 }

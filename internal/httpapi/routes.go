@@ -232,6 +232,10 @@ func (s *server) routes() []Route {
 			add(Dev, p, s.deps.DevMail)
 		}
 	}
+	if s.cfg.Dev && s.deps.DevClock != nil {
+		add(Dev, "GET /_dev/clock", s.deps.DevClock)
+		add(Dev, "POST /_dev/clock", s.deps.DevClock)
+	}
 
 	// The single-page app: static files, redirects of spec §2.1, pages.
 	add(Static, "GET /assets/", s.spa.assets())

@@ -55,6 +55,9 @@ type Deps struct {
 	Maintenance *maintenance.Reader
 	// DevMail serves /_dev/mail and /_dev/mail.json in --dev (may be nil).
 	DevMail http.Handler
+	// DevClock serves GET and POST /_dev/clock in --dev: the server's clock,
+	// moved forward by browser tests of an expiry (may be nil).
+	DevClock http.Handler
 	// The domain handlers; routes.go registers each of their routes. A nil
 	// handler's routes are left out (tests of this package alone).
 	Account  *account.Handler

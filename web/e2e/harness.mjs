@@ -322,6 +322,23 @@ export async function waitForMail(server, to, template, seen = new Set()) {
 }
 
 /**
+ * Moves the --dev server's clock forward (POST /_dev/clock), so a test of an
+ * expiry need not wait for it; resolves the clock's new time.
+ * @param {Server} server
+ * @param {string} advance a Go duration such as '21m'
+ * @returns {Promise<Date>}
+ */
+export async function advanceClock(server, advance) {
+  const response = await fetch(`http://127.0.0.1:${server.port}/_dev/clock`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ advance }),
+  });
+  if (!response.ok) throw new Error(`POST /_dev/clock answered ${response.status}`);
+  return new Date(/** @type {{ now: string }} */ (await response.json()).now);
+}
+
+/**
  * The 6-digit code in a message.
  * @param {Mail} mail
  */

@@ -4,12 +4,12 @@
 // and in French (a 320 px phone, WCAG 1.4.10 reflow), axe on every page.
 // The visitor uses the mouse and the keyboard. Each language has its own
 // server (a fresh database: an account created in one does not exist in
-// the other); the ended session has one whose sessions live 1 second
-// (GUICHET_REGISTRATION_SESSION_TTL, --dev only).
+// the other); the ended session has one whose clock the test moves past
+// the session's lifetime (POST /_dev/clock, --dev only).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { advanceClock, arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -383,12 +383,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
   });
 }
 
-describe('an ended session (sessions of 5 seconds)', () => {
+describe('an ended session (the server\'s clock moved past its 30 minutes)', () => {
   /** @type {import('./harness.mjs').Server} */
   let server;
   before(async () => {
-    // 5 s, not 1: on a busy machine the first step alone may take a second.
-    server = await startServer({ env: { GUICHET_REGISTRATION_SESSION_TTL: '5s' } });
+    server = await startServer();
   });
   after(async () => {
     await server?.stop();
@@ -403,8 +402,8 @@ describe('an ended session (sessions of 5 seconds)', () => {
         await v.button(page, m['smartRegistration.next']);
         await arrive(page, m['smartRegistration.identification.title']);
         // The session slides with each answer, the last one before this page
-        // arrived; its exp is in whole seconds: past it for sure.
-        await page.waitForTimeout(6100);
+        // arrived; 30 minutes and a second later it has ended for sure.
+        await advanceClock(server, '30m1s');
         await press(page, page.getByRole('button', { name: m['smartRegistration.back'], exact: true }));
         await page.getByRole('alert').filter({ hasText: m['smartRegistration.accountType.sessionEnded'] }).waitFor();
         await arrive(page, m['smartRegistration.accountType.title']);
