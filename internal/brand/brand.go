@@ -65,6 +65,13 @@ type Brand struct {
 	// Tokens configures the emailed magic-link tokens (internal/emailtoken).
 	Tokens Tokens `yaml:"tokens"`
 
+	// EmailProof is how legacy registration proves an email address the
+	// visitor gives on account-creation/email or new-email (spec §4.2 email
+	// submission): EmailProofCode, a 6-digit code typed on validation/email
+	// (the default), or EmailProofLink, a link the email carries (202,
+	// email-sent).
+	EmailProof string `yaml:"emailProof"`
+
 	// SmartRegistration configures smart registration; nil: its defaults.
 	SmartRegistration *SmartRegistration `yaml:"smartRegistration"`
 
@@ -76,6 +83,16 @@ type Brand struct {
 
 	file string // path the brand was loaded from
 }
+
+// Values of emailProof.
+const (
+	EmailProofCode = "code"
+	EmailProofLink = "link"
+)
+
+// EmailByLink reports whether the brand proves a registration's email
+// address with a link rather than a code (emailProof: link).
+func (b *Brand) EmailByLink() bool { return b.EmailProof == EmailProofLink }
 
 // Tokens configures a brand's emailed magic-link tokens.
 type Tokens struct {

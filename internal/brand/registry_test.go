@@ -166,6 +166,9 @@ func TestLoadDirRealConfig(t *testing.T) {
 		if b.ScreenShare {
 			screenShare++
 		}
+		if b.EmailByLink() != (b.ID == "scotia") {
+			t.Errorf("%s emailProof = %q; scotia alone proves an email by link", b.ID, b.EmailProof)
+		}
 	}
 	if screenShare != 1 {
 		t.Errorf("%d brands show the screen-share link, want 1", screenShare)
@@ -204,6 +207,11 @@ func TestLoadDirProblems(t *testing.T) {
 			name:  "unknown chat field",
 			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\nchat: {hours: 3}")},
 			want:  []string{"a.yaml: chat.hours: unknown field"},
+		},
+		{
+			name:  "email proof neither code nor link",
+			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\nemailProof: letter")},
+			want:  []string{`a.yaml: emailProof: "letter" must be code or link (absent: code)`},
 		},
 		{
 			name:  "negative token expiry",

@@ -82,6 +82,11 @@ func validate(b *Brand, stem string) problems {
 	if d := b.Tokens.ExpiryDays; d < 0 || d > MaxTokenExpiryDays {
 		ps.add("tokens.expiryDays", "%d must be 1 to %d days (absent: %d)", d, MaxTokenExpiryDays, DefaultTokenExpiryDays)
 	}
+	switch b.EmailProof {
+	case "", EmailProofCode, EmailProofLink:
+	default:
+		ps.add("emailProof", "%q must be %s or %s (absent: %s)", b.EmailProof, EmailProofCode, EmailProofLink, EmailProofCode)
+	}
 	validateSmartRegistration(&ps, b.SmartRegistration, provinces)
 	validateChat(&ps, b.Chat)
 	if b.Promo != nil {

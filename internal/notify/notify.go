@@ -66,8 +66,9 @@ const (
 	// passed registration's identification for the person who holds it (a
 	// security notice). Optional data: firstName.
 	TemplateRegistrationNotice = "registration-notice"
-	// TemplateRegistrationInvite is the magic-link registration invitation.
-	// Data: link; optional minutes, firstName.
+	// TemplateRegistrationInvite is legacy registration's link to confirm an
+	// email address (brand emailProof: link): opening it continues the
+	// registration. Data: link; optional minutes, firstName.
 	TemplateRegistrationInvite = "registration-invite"
 	// TemplateInvitationEdoc, TemplateInvitationBA and TemplateInvitationMrkt
 	// are the emailed magic-link invitations of internal/emailtoken, one per

@@ -37,16 +37,21 @@ var demoPeople = []struct {
 	phone, pin  string
 	ubi, cancel bool
 	what        string
+	// byLink is what for a brand that proves an email by link (brand
+	// emailProof: link, scotia); "": the same.
+	byLink string
 }{
-	{1, "holder", "auto", "Emma", "Courriel", "reg-email", "", "", false, false, "EMAIL code to reg-email@<brand>.example, then the password page"},
-	{2, "holder", "auto", "Simon", "Texto", "reg-sms", "5145550101", "", false, false, "SMS code (dev mailbox, to +15145550101), then the password page (username reg-sms@<brand>.example)"},
-	{3, "holder", "home", "Paula", "Nip", "reg-pin", "", DemoPIN, false, false, "PIN " + DemoPIN + ", then the password page"},
-	{4, "holder", "home", "Alice", "Sansfil", "", "", "", false, false, "nothing on file: ask-email (account-creation/email), a code to the email typed"},
-	{5, "holder", "auto", "Ugo", "Pris", "demo", "", "", false, false, "email on file is the demo account's: code to demo@<brand>.example, then ask-username (new-email)"},
-	{6, "driver", "auto", "Nora", "Aucun", "", "", "", false, false, "driver with nothing on file: no options (no-options roadblock)"},
-	{7, "driver", "auto", "Ubald", "Conduit", "demo", "5145550107", "", true, false, "UBI driver whose email is the demo policyholder's: code, then ask-password (password-validation, Guichet-Demo-2026!)"},
-	{8, "holder", "home", "Carl", "Annule", "reg-cancelled", "", "", false, true, "cancelled policy: not found (404)"},
-	{0, "holder", "auto", "Alex", "Martin", "", "", "", false, false, "already registered (200): the demo account demo@<brand>.example gets a security notice"},
+	{1, "holder", "auto", "Emma", "Courriel", "reg-email", "", "", false, false, "EMAIL code to reg-email@<brand>.example, then the password page", ""},
+	{2, "holder", "auto", "Simon", "Texto", "reg-sms", "5145550101", "", false, false, "SMS code (dev mailbox, to +15145550101), then the password page (username reg-sms@<brand>.example)", ""},
+	{3, "holder", "home", "Paula", "Nip", "reg-pin", "", DemoPIN, false, false, "PIN " + DemoPIN + ", then the password page", ""},
+	{4, "holder", "home", "Alice", "Sansfil", "", "", "", false, false, "nothing on file: ask-email (account-creation/email), a code to the email typed",
+		"nothing on file: ask-email (account-creation/email), 202 email-sent, a link to the email typed (open it: the password page)"},
+	{5, "holder", "auto", "Ugo", "Pris", "demo", "", "", false, false, "email on file is the demo account's: code to demo@<brand>.example, then ask-username (new-email)",
+		"email on file is the demo account's: code to demo@<brand>.example, then ask-username (new-email), 202 email-sent, a link to the new email"},
+	{6, "driver", "auto", "Nora", "Aucun", "", "", "", false, false, "driver with nothing on file: no options (no-options roadblock)", ""},
+	{7, "driver", "auto", "Ubald", "Conduit", "demo", "5145550107", "", true, false, "UBI driver whose email is the demo policyholder's: code, then ask-password (password-validation, Guichet-Demo-2026!)", ""},
+	{8, "holder", "home", "Carl", "Annule", "reg-cancelled", "", "", false, true, "cancelled policy: not found (404)", ""},
+	{0, "holder", "auto", "Alex", "Martin", "", "", "", false, false, "already registered (200): the demo account demo@<brand>.example gets a security notice", ""},
 }
 
 // demoLock serialises the seeders of instances sharing a database.
@@ -87,8 +92,12 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 			}
 			fmt.Fprintf(&csv, "%s,%s,%s,%s,%s,%s,%s,%s,%s,,,%s,%s,%s,%t,%s\n", b.ID, number, d.kind, province,
 				d.role, d.first, d.last, dob, postal, email, d.phone, d.pin, d.ubi, status)
+			what := d.what
+			if b.EmailByLink() && d.byLink != "" {
+				what = d.byLink
+			}
 			out = append(out, DemoPerson{Brand: b.ID, PolicyNumber: number, FirstName: d.first, LastName: d.last,
-				DateOfBirth: dob, PostalCode: postal, Case: strings.ReplaceAll(d.what, "<brand>", b.ID)})
+				DateOfBirth: dob, PostalCode: postal, Case: strings.ReplaceAll(what, "<brand>", b.ID)})
 		}
 	}
 	byID := map[string]*brand.Brand{}

@@ -147,17 +147,24 @@ type Validation struct {
 	ID           string
 	ValidationID string
 	// Value is nil to send (or resend) the option's code; else the code,
-	// PIN or email typed, normalised by handler.go for the option's method.
+	// PIN or email typed, normalised by handler.go for the option's method,
+	// or the token of an emailed link.
 	Value *string
 	IP    string
+	// EmailLink: the brand proves an email submitted with a link (brand
+	// emailProof: link), which points to BaseURL (the site's origin).
+	EmailLink bool
+	BaseURL   string
 }
 
 // Step answers a validation call. Sent: a code left (200 with the option
-// and resends left). Verified: identity proved (200 {id, email}). Next: the
-// one option to go on with (240).
+// and resends left). LinkSent: a link went to the email submitted (202).
+// Verified: identity proved (200 {id, email}). Next: the one option to go
+// on with (240).
 type Step struct {
 	ID          string
 	Sent        bool
+	LinkSent    bool
 	ResendsLeft int
 	Verified    bool
 	Email       string
@@ -182,12 +189,13 @@ func (s *Service) Validate(ctx context.Context, v Validation) (Step, error) {
 	switch {
 	case v.Value == nil && (o.Method == MethodEmail || o.Method == MethodSMS || o.Method == MethodAskEmailCode):
 		return s.send(ctx, r, o, v.IP)
-	case v.Value != nil && (o.Method == MethodEmail || o.Method == MethodSMS || o.Method == MethodAskEmailCode):
+	case v.Value != nil && (o.Method == MethodEmail || o.Method == MethodSMS || o.Method == MethodAskEmailCode ||
+		o.Method == MethodAskEmailLink):
 		return s.checkCode(ctx, r, o, *v.Value, v.IP)
 	case v.Value != nil && o.Method == MethodPIN:
 		return s.checkPIN(ctx, r, *v.Value, v.IP)
 	case v.Value != nil && (o.Method == MethodAskEmail || o.Method == MethodAskUsername):
-		return s.submitEmail(ctx, r, *v.Value, v.IP)
+		return s.submitEmail(ctx, r, *v.Value, v)
 	}
 	return Step{}, ErrState
 }
@@ -252,9 +260,14 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 }
 
 // issue gives next a new code for option optID (one more send), within
-// the per-person cap: answer is ErrRateLimited (audited in e) over it.
+// the per-person cap: answer is ErrRateLimited (audited in e) over it. The
+// code of an ask-email-link option is a link's token (newLinkToken).
 func (s *Service) issue(ctx context.Context, tx *store.Tx, next *registration, optID string, now time.Time,
 	e *audit.Event) (code string, answer, err error) {
+	fresh := codes.New
+	if o, ok := next.option(optID); ok && o.Method == MethodAskEmailLink {
+		fresh = newLinkToken
+	}
 	wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.SendsPerPerson, next.personID)
 	if err != nil {
 		return "", nil, err
@@ -263,7 +276,7 @@ func (s *Service) issue(ctx context.Context, tx *store.Tx, next *registration, o
 		e.Outcome, e.Detail = eventOutcomeLimit, s.Limits.SendsPerPerson.Scope
 		return "", &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}, s.record(ctx, tx, *e)
 	}
-	if code, err = codes.New(s.Rand); err != nil {
+	if code, err = fresh(s.Rand); err != nil {
 		return "", nil, err
 	}
 	next.chosen, next.sends = optID, next.sends+1
@@ -300,8 +313,11 @@ func (s *Service) codeMessage(r registration, p policy.Person, o Option, code st
 // registration on (verify), once.
 func (s *Service) checkCode(ctx context.Context, r registration, o Option, code, ip string) (Step, error) {
 	want := stateCodeSent
-	if o.Method == MethodAskEmailCode {
+	switch o.Method {
+	case MethodAskEmailCode:
 		want = stateEmailCodeSent
+	case MethodAskEmailLink:
+		want = stateEmailLinkSent
 	}
 	return s.check(ctx, r, ip, o.Method, func(_ *store.Tx, cur registration, now time.Time) (guess, error) {
 		return guess{
@@ -309,9 +325,17 @@ func (s *Service) checkCode(ctx context.Context, r registration, o Option, code,
 			dead:     cur.codeAttempts >= CodeGuesses || now.UnixMilli() >= cur.codeExpiresAt,
 			right:    codes.Equal(cur.codeHMAC, codes.HMAC(s.codeKey, cur.id, o.ID, strconv.Itoa(cur.sends), code)),
 			counter:  "code_attempts",
-			wrongOut: "wrong_code",
+			wrongOut: wrongOutcome(o.Method),
 		}, nil
 	})
+}
+
+// wrongOutcome is the audit outcome of a wrong code of a method.
+func wrongOutcome(method string) string {
+	if method == MethodAskEmailLink {
+		return "wrong_link"
+	}
+	return "wrong_code"
 }
 
 // checkPIN checks the PIN the insurer mailed (identified or code-sent
@@ -405,7 +429,8 @@ func (s *Service) verified(ctx context.Context, tx *store.Tx, cur registration, 
 	next := cur
 	next.codeHMAC, next.codeExpiresAt, next.codeAttempts = "", 0, 0
 	email := cur.pendingEmail
-	if cur.state != stateEmailCodeSent {
+	submitted := cur.state == stateEmailCodeSent || cur.state == stateEmailLinkSent
+	if !submitted {
 		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)
 		if err != nil {
 			return Step{}, nil, err
@@ -422,7 +447,7 @@ func (s *Service) verified(ctx context.Context, tx *store.Tx, cur registration, 
 		case errors.Is(err, account.ErrNotFound):
 		case err != nil:
 			return Step{}, nil, err
-		case cur.state == stateEmailCodeSent:
+		case submitted:
 			// Taken since it was submitted.
 			method = MethodAskUsername
 		default:
@@ -476,10 +501,12 @@ func (s *Service) verified(ctx context.Context, tx *store.Tx, cur registration, 
 }
 
 // submitEmail takes the email of account-creation/email or new-email: a
-// code goes to it (ask-email-code), unless it is another account's (404,
+// code goes to it (ask-email-code), or a link when the brand proves an
+// email by link (ask-email-link, 202), unless it is another account's (404,
 // ErrEmailTaken) or, for a UBI driver, a policyholder account's
 // (ask-password).
-func (s *Service) submitEmail(ctx context.Context, r registration, email, ip string) (Step, error) {
+func (s *Service) submitEmail(ctx context.Context, r registration, email string, v Validation) (Step, error) {
+	ip := v.IP
 	e := audit.Event{Brand: r.brand, IP: ip, Event: EventEmail}
 	var out Step
 	var answer error
@@ -527,7 +554,11 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email, ip str
 			return s.record(ctx, tx, e)
 		}
 		o := Option{ID: oid, Method: MethodAskEmailCode, MaskedValue: maskEmail(email)}
-		next.state, next.pendingEmail, next.options, next.sends = stateEmailCodeSent, email, []Option{o}, 0
+		next.state = stateEmailCodeSent
+		if v.EmailLink {
+			o.Method, next.state = MethodAskEmailLink, stateEmailLinkSent
+		}
+		next.pendingEmail, next.options, next.sends = email, []Option{o}, 0
 		var code string
 		if code, answer, err = s.issue(ctx, tx, &next, o.ID, now, &e); answer != nil || err != nil {
 			return err
@@ -535,12 +566,21 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email, ip str
 		if answer, err = s.move(ctx, tx, next, cur, &e); answer != nil || err != nil {
 			return err
 		}
-		if _, err := notify.Enqueue(ctx, tx, s.codeMessage(next, p, o, code, now)); err != nil {
+		m := s.codeMessage(next, p, o, code, now)
+		if v.EmailLink {
+			if m, err = s.linkMessage(next, p, o, code, v.BaseURL, now); err != nil {
+				return err
+			}
+		}
+		if _, err := notify.Enqueue(ctx, tx, m); err != nil {
 			return err
 		}
 		sent = true
-		out = Step{ID: cur.id, Next: next.options}
+		out = Step{ID: cur.id, Next: next.options, LinkSent: v.EmailLink}
 		e.Outcome = "code_sent"
+		if v.EmailLink {
+			e.Outcome = "link_sent"
+		}
 		return s.record(ctx, tx, e)
 	})
 	if err != nil {

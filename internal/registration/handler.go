@@ -126,9 +126,11 @@ type nextAnswer struct {
 
 // Validate is POST api/v1/registrations/{id}/validations/{validationId}/:
 // {} sends or resends the option's code (200 {id, twoFactorValidations,
-// resendsLeft}); {validationValue} checks a code or PIN (200 {id, email} or
-// 240 {id, twoFactorValidations: [next]}) or submits an email (240 with
-// ask-email-code or ask-password; 404 EMAIL_ALREADY_EXISTS). Wrong: 400
+// resendsLeft}); {validationValue} checks a code, PIN or emailed link's
+// token (200 {id, email} or 240 {id, twoFactorValidations: [next]}) or
+// submits an email (240 with ask-email-code or ask-password; 202 with
+// ask-email-link when the brand proves an email by link: a link went to
+// it; 404 EMAIL_ALREADY_EXISTS). Wrong: 400
 // INVALID_ACTIVATION_CODE with triesLeft; 403 EXCEEDED_RETRIES_CODE_ACTIVATION
 // or EXCEEDED_RESENDS; 409 REGISTRATION_STATE out of order; 404 NOT_FOUND.
 func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
@@ -145,7 +147,8 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	site := api.SiteOf(r)
-	v := Validation{Brand: site.Brand.ID, ID: id, ValidationID: validationID, IP: api.ClientIP(r)}
+	v := Validation{Brand: site.Brand.ID, ID: id, ValidationID: validationID, IP: api.ClientIP(r),
+		EmailLink: site.Brand.EmailByLink(), BaseURL: account.Origin(r)}
 	if f.ValidationValue != nil {
 		value, err := h.normalize(r, v, *f.ValidationValue)
 		if err != nil {
@@ -160,6 +163,8 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case step.Sent:
 		api.JSON(w, http.StatusOK, sentAnswer{ID: step.ID, TwoFactorValidations: step.Next, ResendsLeft: step.ResendsLeft})
+	case step.LinkSent:
+		api.JSON(w, http.StatusAccepted, nextAnswer{ID: step.ID, TwoFactorValidations: step.Next})
 	case step.Verified:
 		api.JSON(w, http.StatusOK, verifiedAnswer{ID: step.ID, Email: step.Email})
 	default:
@@ -170,8 +175,9 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 
 // normalize checks a validation value with the rule of its option's
 // method: 6 digits for a code, 8 letters or digits for the PIN, an email
-// for ask-email and ask-username. An unknown option passes as typed (the
-// service answers it).
+// for ask-email and ask-username. A link's token and an unknown option
+// pass as given (the service answers them: a token of another shape is a
+// wrong one).
 func (h *Handler) normalize(r *http.Request, v Validation, value string) (string, error) {
 	reg, err := load(r.Context(), h.Service.DB, v.Brand, v.ID)
 	if err != nil {

@@ -59,6 +59,8 @@ type env struct {
 	belair *brand.Brand
 	mux    *http.ServeMux
 	owner  account.Account
+	// language is the site's language of the calls ("": en).
+	language string
 
 	mu   sync.Mutex
 	seen map[string]bool
@@ -188,7 +190,11 @@ func (e *env) post(path string, body any) answer {
 	r := httptest.NewRequest(http.MethodPost, "https://belair.example"+path, bytes.NewReader(raw))
 	r.Header.Set("Content-Type", "application/json")
 	r.RemoteAddr = ip + ":40000"
-	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: e.belair, Province: "on", Language: "en"}))
+	language := e.language
+	if language == "" {
+		language = "en"
+	}
+	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: e.belair, Province: "on", Language: language}))
 	w := httptest.NewRecorder()
 	e.mux.ServeHTTP(w, r)
 	res := w.Result()

@@ -21,6 +21,9 @@ const (
 	stateAskEmail = "ask_email"
 	// stateEmailCodeSent: a code went to the email submitted.
 	stateEmailCodeSent = "email_code_sent"
+	// stateEmailLinkSent: a link went to the email submitted (the brand
+	// proves an email by link).
+	stateEmailLinkSent = "email_link_sent"
 	// stateAskPassword: a UBI driver links the policy with the password of
 	// the policyholder account of the email on file.
 	stateAskPassword = "ask_password"
@@ -39,6 +42,9 @@ const (
 	MethodAskPassword  = "ask-password"
 	MethodAskUsername  = "ask-username"
 	MethodAskEmailCode = "ask-email-code"
+	// MethodAskEmailLink: a link went to the email submitted; its token
+	// is the option's value.
+	MethodAskEmailLink = "ask-email-link"
 )
 
 // Option is one two-factor option (spec §3): the id the validation call

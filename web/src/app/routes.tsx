@@ -90,6 +90,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/registration/password-validation', category: 'registration', page: RegistrationRoute },
   { path: '/registration/email-sent', category: 'registration', page: RegistrationRoute },
   { path: '/registration/link', category: 'registration', page: RegistrationRoute },
+  { path: '/registration/confirm-email', category: 'registration', page: RegistrationRoute },
   // Spec §2.5, as SMART_PATHS of features/smart-registration/session.ts.
   { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartRegistrationRoute },
   { path: '/create-an-account/identification/account-type-help', category: 'smart-registration', page: SmartRegistrationRoute },

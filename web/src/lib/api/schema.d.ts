@@ -47,7 +47,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Legacy registration (spec §4.2): send or resend an option's code (no validationValue), check a code or PIN, or submit an email (ask-email, ask-username options). */
+        /** Legacy registration (spec §4.2): send or resend an option's code (no validationValue), check a code, a PIN or an emailed link's token, or submit an email (ask-email, ask-username options). */
         post: operations["registrationValidation"];
         delete?: never;
         options?: never;
@@ -1442,7 +1442,7 @@ export interface components {
             /** @description Registration-scoped option id (22 characters of base64url). */
             id: string;
             /** @enum {string} */
-            method: "EMAIL" | "SMS" | "PIN" | "NONE" | "ask-email" | "ask-password" | "ask-username" | "ask-email-code";
+            method: "EMAIL" | "SMS" | "PIN" | "NONE" | "ask-email" | "ask-password" | "ask-username" | "ask-email-code" | "ask-email-link";
             /** @description Enough to recognise the email or cell phone, never the whole value; empty for PIN, NONE and the ask- actions without one. */
             maskedValue: string;
         };
@@ -1465,7 +1465,7 @@ export interface components {
             status: "REGISTERED";
         };
         RegistrationValidationRequest: {
-            /** @description Absent: send (or resend) the option's code. A 6-digit code, an 8-character PIN, or an email (ask-email, ask-username options). */
+            /** @description Absent: send (or resend) the option's code (not for ask-email-link). A 6-digit code, an 8-character PIN, an email (ask-email, ask-username options), or the token of an emailed link (ask-email-link: the token query parameter of /registration/confirm-email; any other value is a wrong one). */
             validationValue?: string;
         };
         RegistrationCodeSent: {
@@ -2486,6 +2486,15 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationCodeSent"] | components["schemas"]["RegistrationVerified"];
                 };
             };
+            /** @description An email submitted to a brand whose file says emailProof: link: a link went to it (email-sent), [{method ask-email-link}]. The link (/registration/confirm-email?id=…&validation=…&token=…&lang=…) lives 10 minutes, takes 5 wrong tries and works once, like a code; opening it posts its token as the option's validationValue. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationNext"];
+                };
+            };
             /** @description Continue with the one option given: ask-email (account-creation/email), ask-username (new-email), ask-password (password-validation), ask-email-code (a code went to the submitted email: validation/email). */
             240: {
                 headers: {
@@ -2495,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationNext"];
                 };
             };
-            /** @description INVALID_ACTIVATION_CODE with triesLeft (a wrong code or PIN); VALIDATION (field, messageKey) for a malformed code, PIN or email. */
+            /** @description INVALID_ACTIVATION_CODE with triesLeft (a wrong code, PIN or link token); VALIDATION (field, messageKey) for a malformed code, PIN or email. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2504,7 +2513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION (5 wrong guesses, or the code expired after 10 minutes); EXCEEDED_RESENDS (a fourth resend). */
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION (5 wrong guesses, or the code or link expired after 10 minutes); EXCEEDED_RESENDS (a fourth resend). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2522,7 +2531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description REGISTRATION_STATE: the call is out of order, or the registration is closed or expired (30 minutes). */
+            /** @description REGISTRATION_STATE: the call is out of order (a link already used included), or the registration is closed or expired (30 minutes). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -25,14 +25,15 @@ const rows: { page: GuardedPage; table: string[]; flow: string[] }[] = [
   },
   // | account-creation/email | validation/email |  (§4.2: a single ask-email after identification; 240 ask-email after a code)
   { page: 'account-creation/email', table: ['validation/email'], flow: ['identification', 'validation/sms', 'validation/pin'] },
-  // | new-email | password or validation/email |  (§4.2: 240 ask-username after a code; token action ask-username)
+  // | new-email | password or validation/email |  (§4.2: 240 ask-username after a code; token action ask-username;
+  // an email proved by link, taken meanwhile)
   {
     page: 'account-creation/new-email',
     table: ['account-creation/password', 'validation/email'],
-    flow: ['validation/sms', 'validation/pin', 'link'],
+    flow: ['validation/sms', 'validation/pin', 'link', 'confirm-email'],
   },
-  // | password | validation |  (§4.2: token action default-password-register)
-  { page: 'account-creation/password', table: V, flow: ['link'] },
+  // | password | validation |  (§4.2: token action default-password-register; an email proved by link)
+  { page: 'account-creation/password', table: V, flow: ['link', 'confirm-email'] },
   // | roadblock no-options and pin-difficulties | validation |  (§4.2: no option after identification)
   { page: 'roadblock/no-options', table: V, flow: ['identification'] },
   { page: 'roadblock/pin-difficulties', table: V, flow: [] },
@@ -59,7 +60,7 @@ describe('spec §2.4 guard table', () => {
     expect(mayOpen(page, '/webseal.do/')).toBe(fromWebseal[page] === true);
   });
 
-  it.each(['identification', 'password-validation', 'email-sent', 'link'] as const)('%s is not guarded', (page) => {
+  it.each(['identification', 'password-validation', 'email-sent', 'link', 'confirm-email'] as const)('%s is not guarded', (page) => {
     for (const from of previous) expect(mayOpen(page, from)).toBe(true);
   });
 

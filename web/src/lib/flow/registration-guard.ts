@@ -18,6 +18,7 @@ export const REGISTRATION_PAGES = [
   'password-validation',
   'email-sent',
   'link',
+  'confirm-email',
 ] as const;
 
 export type RegistrationPage = (typeof REGISTRATION_PAGES)[number];
@@ -37,7 +38,8 @@ const ALL_VALIDATION: RegistrationPage[] = ['validation', 'validation/sms', 'val
  * validation"); "email" in the code pages' rows is validation/email;
  * "account-creation password/email/new-email" are those three pages.
  * Pages the table does not list (identification, password-validation,
- * email-sent, and link, an emailed magic link's entry) have no guard.
+ * email-sent, link, an emailed magic link's entry, and confirm-email, the
+ * entry of the link an email submission sent) have no guard.
  */
 export const GUARD_TABLE: Partial<Record<GuardedPage, readonly RegistrationPage[]>> = {
   validation: ['identification', 'validation/sms', 'validation/email', 'validation/pin'],
@@ -68,12 +70,15 @@ export const GUARD_TABLE: Partial<Record<GuardedPage, readonly RegistrationPage[
  *   goes to validation/email;
  * - an email token's action (spec §4.2 token routing, read on link)
  *   goes to new-email (ask-username) or account-creation/password
- *   (default-password-register).
+ *   (default-password-register);
+ * - an email proved by link (202, email-sent; the link opens
+ *   confirm-email) goes on as a code would: account-creation/password, or
+ *   new-email when the email was taken meanwhile.
  */
 export const FLOW_ADDITIONS: Partial<Record<GuardedPage, readonly RegistrationPage[]>> = {
   'account-creation/email': ['identification', 'validation/sms', 'validation/pin'],
-  'account-creation/new-email': ['validation/sms', 'validation/pin', 'link'],
-  'account-creation/password': ['link'],
+  'account-creation/new-email': ['validation/sms', 'validation/pin', 'link', 'confirm-email'],
+  'account-creation/password': ['link', 'confirm-email'],
   'validation/email': ['account-creation/email'],
   'roadblock/no-options': ['identification'],
 };

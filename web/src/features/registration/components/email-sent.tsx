@@ -16,6 +16,7 @@ export function EmailSent() {
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
       <h1 id={TITLE_ID}>{t('registration.emailSent.title')}</h1>
       <p>{email ? <PrivateText id="registration.emailSent.text" params={{ email }} kinds={{ email: 'email' }} /> : t('registration.emailSent.textNoEmail')}</p>
+      <p>{t('registration.emailSent.expiry')}</p>
       <p className="registration__links">
         <Link href="/">{t('registration.backToLogin')}</Link>
       </p>

@@ -7,6 +7,7 @@ import { useFlow } from '@/lib/flow/state';
 import { useSite } from '@/lib/site/site-context';
 import { AccountEmail } from '@/features/registration/components/account-email';
 import { AccountPassword } from '@/features/registration/components/account-password';
+import { ConfirmEmail } from '@/features/registration/components/confirm-email';
 import { EmailSent } from '@/features/registration/components/email-sent';
 import { Identification } from '@/features/registration/components/identification';
 import { PasswordValidation } from '@/features/registration/components/password-validation';
@@ -18,10 +19,11 @@ import '@/features/registration/registration.css';
 /**
  * Pages that need a registration under way (an id from identification or an
  * email token): all but the ones that start one (identification, an emailed
- * link's entry) and the one that ends it.
+ * link's entry, an email-proof link's entry, which names its registration)
+ * and the one that ends it.
  */
 const NEEDS_REGISTRATION: ReadonlySet<RegistrationPage> = new Set(
-  REGISTRATION_PAGES.filter((p) => p !== 'identification' && p !== 'email-sent' && p !== 'link'),
+  REGISTRATION_PAGES.filter((p) => p !== 'identification' && p !== 'email-sent' && p !== 'link' && p !== 'confirm-email'),
 );
 
 function page(name: RegistrationPage): ReactNode {
@@ -48,6 +50,8 @@ function page(name: RegistrationPage): ReactNode {
       return <EmailSent />;
     case 'link':
       return <TokenLink />;
+    case 'confirm-email':
+      return <ConfirmEmail />;
   }
 }
 

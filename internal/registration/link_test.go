@@ -1,0 +1,253 @@
+package registration_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"guichet/internal/account"
+	"guichet/internal/brand"
+	"guichet/internal/emailtoken"
+	"guichet/internal/notify"
+	"guichet/internal/registration"
+	"guichet/internal/store"
+	"guichet/internal/store/storetest"
+)
+
+// linkEnv is an env whose brand proves an email by link (emailProof: link).
+func linkEnv(t *testing.T, db *store.DB) *env {
+	e := newEnv(t, db)
+	e.belair.EmailProof = brand.EmailProofLink
+	return e
+}
+
+// emailLink is the link a registration-invite message carries, read apart.
+type emailLink struct {
+	id, validation, token, lang string
+}
+
+// linkTo reads the one new message to `to`: the email-proof link, in
+// language.
+func (e *env) linkTo(to, language string) emailLink {
+	e.t.Helper()
+	m := e.next(to)
+	if m.template != notify.TemplateRegistrationInvite || m.channel != "email" || m.language != language ||
+		m.data[notify.DataMinutes] != "10" || m.data[notify.DataCode] != "" {
+		e.t.Fatalf("link message %+v", m)
+	}
+	u, err := url.Parse(m.data[notify.DataLink])
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if u.Scheme != "https" || u.Host != e.belair.Hosts[0] || u.Path != registration.LinkPath {
+		e.t.Fatalf("link %s", u.Redacted())
+	}
+	q := u.Query()
+	l := emailLink{id: q.Get("id"), validation: q.Get("validation"), token: q.Get("token"), lang: q.Get("lang")}
+	if !emailtoken.WellFormed(l.token) || l.lang != language {
+		e.t.Fatalf("link query %v", q)
+	}
+	return l
+}
+
+// submitAliceByLink identifies Alice (nothing on file) and submits her
+// email: 202 with the ask-email-link option; returns the registration id
+// and the link sent.
+func (e *env) submitAliceByLink(email string) (string, emailLink) {
+	e.t.Helper()
+	f := e.find("REG0004", "Alice", "Sansfil").expect(e.t, 240, "")
+	_, ids := f.options(e.t)
+	id := f.str(e.t, "id")
+	a := e.value(id, ids["ask-email"], email).expect(e.t, http.StatusAccepted, "")
+	methods, next := a.options(e.t)
+	if !slices.Equal(methods, []string{"ask-email-link"}) || a.str(e.t, "id") != id {
+		e.t.Fatalf("202: %s", a.body)
+	}
+	l := e.linkTo(email, "en")
+	if l.id != id || l.validation != next["ask-email-link"] {
+		e.t.Fatalf("link %+v for %s %v", l, id, next)
+	}
+	return id, l
+}
+
+// TestEmailLink: a brand that proves an email by link answers the email
+// submission 202 and emails a link; opening it (the validation call with
+// the link's token) continues the registration once, within a code's life
+// and tries (spec §4.2 "202 goes to email-sent").
+func TestEmailLink(t *testing.T) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, e *env)
+	}{
+		{"ask-email: 202, the link verifies once, then the account is created", func(t *testing.T, e *env) {
+			id, l := e.submitAliceByLink("alice@example.com")
+			wrong := strings.Repeat("A", emailtoken.Length)
+			w := e.value(id, l.validation, wrong).expect(t, 400, "INVALID_ACTIVATION_CODE")
+			if w.json(t)["triesLeft"] != 4.0 {
+				t.Fatalf("wrong link: %s", w.body)
+			}
+			e.value(id, l.validation, "short").expect(t, 400, "INVALID_ACTIVATION_CODE")
+			v := e.value(id, l.validation, l.token).expect(t, 200, "")
+			if v.str(t, "email") != "alice@example.com" || v.str(t, "id") != id {
+				t.Fatalf("verified: %s", v.body)
+			}
+			e.value(id, l.validation, l.token).expect(t, 409, "REGISTRATION_STATE") // single use
+			e.create(id, newPassword).expect(t, 201, "")
+			if got := e.linked("alice@example.com"); !slices.Equal(got, []string{"REG0004:holder"}) {
+				t.Fatalf("linked %v", got)
+			}
+			if m := e.next("alice@example.com"); m.template != notify.TemplateAccountCreated {
+				t.Fatalf("welcome %+v", m)
+			}
+		}},
+		{"the link is in the registration's language", func(t *testing.T, e *env) {
+			e.language = "fr"
+			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
+			_, ids := f.options(t)
+			e.value(f.str(t, "id"), ids["ask-email"], "alice@example.com").expect(t, 202, "")
+			l := e.linkTo("alice@example.com", "fr")
+			e.value(l.id, l.validation, l.token).expect(t, 200, "")
+		}},
+		{"an email taken is refused as with a code; no link goes", func(t *testing.T, e *env) {
+			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
+			_, ids := f.options(t)
+			e.value(f.str(t, "id"), ids["ask-email"], "owner@example.com").expect(t, 404, "EMAIL_ALREADY_EXISTS")
+			e.none("owner@example.com")
+		}},
+		{"expired: a code's life", func(t *testing.T, e *env) {
+			id, l := e.submitAliceByLink("alice@example.com")
+			e.clock.Advance(registration.CodeTTL)
+			e.value(id, l.validation, l.token).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+		}},
+		{"a code's tries: the fifth wrong link kills the right one", func(t *testing.T, e *env) {
+			id, l := e.submitAliceByLink("alice@example.com")
+			wrong := strings.Repeat("B", emailtoken.Length)
+			for range registration.CodeGuesses - 1 {
+				e.value(id, l.validation, wrong).expect(t, 400, "INVALID_ACTIVATION_CODE")
+			}
+			e.value(id, l.validation, wrong).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, l.validation, l.token).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+		}},
+		{"another registration's option, a resend, a code call: refused", func(t *testing.T, e *env) {
+			id, l := e.submitAliceByLink("alice@example.com")
+			e.send(id, l.validation).expect(t, 409, "REGISTRATION_STATE")
+			e.value(id, "AAAAAAAAAAAAAAAAAAAAAA", l.token).expect(t, 409, "REGISTRATION_STATE")
+			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
+			e.value("AAAAAAAAAAAAAAAAAAAAAA", l.validation, l.token).expect(t, 404, "")
+			e.value(id, l.validation, l.token).expect(t, 200, "")
+		}},
+		{"the email taken since it was submitted: the link goes on to new-email", func(t *testing.T, e *env) {
+			id, l := e.submitAliceByLink("alice@example.com")
+			err := e.db.InTx(context.Background(), func(tx *store.Tx) error {
+				_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: "alice@example.com",
+					FirstName: "Other", LastName: "Person", DateOfBirth: "1970-01-01", PostalCode: postal}, "x", e.clock.Now())
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := e.value(id, l.validation, l.token).expect(t, 240, "")
+			methods, next := n.options(t)
+			if !slices.Equal(methods, []string{"ask-username"}) {
+				t.Fatalf("next %s", n.body)
+			}
+			e.value(id, next["ask-username"], "alice2@example.com").expect(t, 202, "")
+			l2 := e.linkTo("alice2@example.com", "en")
+			e.value(id, l2.validation, l.token).expect(t, 400, "INVALID_ACTIVATION_CODE") // the first link is spent
+			e.value(id, l2.validation, l2.token).expect(t, 200, "")
+			e.create(id, newPassword).expect(t, 201, "")
+			e.linked("alice2@example.com")
+		}},
+		{"new-email (ask-username) proves by link too", func(t *testing.T, e *env) {
+			f := e.find("REG0005", "Ugo", "Pris").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["EMAIL"]).expect(t, 200, "")
+			n := e.value(id, ids["EMAIL"], e.next("owner@example.com").data[notify.DataCode]).expect(t, 240, "")
+			_, next := n.options(t)
+			e.value(id, next["ask-username"], "ugo@example.com").expect(t, 202, "")
+			l := e.linkTo("ugo@example.com", "en")
+			e.value(id, l.validation, l.token).expect(t, 200, "")
+			e.create(id, newPassword).expect(t, 201, "")
+			e.linked("ugo@example.com")
+		}},
+		{"a UBI driver giving the policyholder's email still goes to password-validation", func(t *testing.T, e *env) {
+			f := e.find("REG0010", "Victor", "Volant").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["SMS"]).expect(t, 200, "")
+			n := e.value(id, ids["SMS"], e.next("+15145550110").data[notify.DataCode]).expect(t, 240, "")
+			_, next := n.options(t)
+			a := e.value(id, next["ask-email"], "owner@example.com").expect(t, 240, "")
+			if methods, _ := a.options(t); !slices.Equal(methods, []string{"ask-password"}) {
+				t.Fatalf("next %s", a.body)
+			}
+			e.none("owner@example.com")
+		}},
+		{"the token is in no audit row", func(t *testing.T, e *env) {
+			id, l := e.submitAliceByLink("alice@example.com")
+			e.value(id, l.validation, strings.Repeat("C", emailtoken.Length)).expect(t, 400, "")
+			e.value(id, l.validation, l.token).expect(t, 200, "")
+			rows, err := e.db.Query(context.Background(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
+				registration.EventEmail, registration.EventVerify)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var got []string
+			for rows.Next() {
+				var event, outcome, detail string
+				if err := rows.Scan(&event, &outcome, &detail); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, event+" "+outcome+" "+detail)
+			}
+			want := []string{"registration.email link_sent ", "registration.verify wrong_link ask-email-link",
+				"registration.verify ok ask-email-link"}
+			if !slices.Equal(got, want) {
+				t.Fatalf("audit %q, want %q", got, want)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, linkEnv(t, db)) })
+		})
+	}
+}
+
+// TestConcurrentLinkOpensSucceedOnce: the link opened 16 times at once
+// verifies once; the others are refused (single use).
+func TestConcurrentLinkOpensSucceedOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := linkEnv(t, db)
+		id, l := e.submitAliceByLink("alice@example.com")
+		got := parallel(16, func() answer { return e.value(id, l.validation, l.token) })
+		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
+			t.Fatalf("statuses %v", got)
+		}
+	})
+}
+
+// TestCodeBrandStillSendsACode: without emailProof the email submission
+// answers 240 ask-email-code, as before.
+func TestCodeBrandStillSendsACode(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		if e.belair.EmailByLink() {
+			t.Fatal("belair proves an email by link")
+		}
+		f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
+		_, ids := f.options(t)
+		n := e.value(f.str(t, "id"), ids["ask-email"], "alice@example.com").expect(t, 240, "")
+		if methods, _ := n.options(t); !slices.Equal(methods, []string{"ask-email-code"}) {
+			t.Fatalf("next %s", n.body)
+		}
+		if m := e.next("alice@example.com"); m.template != notify.TemplateRegistrationCode {
+			t.Fatalf("code message %+v", m)
+		}
+	})
+}
