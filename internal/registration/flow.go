@@ -218,6 +218,9 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 		}
 		if next.sends > MaxResends {
 			e.Outcome, answer = "resend_limit", ErrResends
+			if o.Method == MethodEmail || o.Method == MethodAskEmailCode {
+				answer = ErrEmailResends
+			}
 			return s.record(ctx, tx, e)
 		}
 		if o.Method != MethodAskEmailCode {

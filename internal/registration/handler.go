@@ -129,8 +129,8 @@ type nextAnswer struct {
 // resendsLeft}); {validationValue} checks a code or PIN (200 {id, email} or
 // 240 {id, twoFactorValidations: [next]}) or submits an email (240 with
 // ask-email-code or ask-password; 404 EMAIL_ALREADY_EXISTS). Wrong: 400
-// INVALID_ACTIVATION_CODE with triesLeft; 403 EXCEEDED_RETRIES_CODE_ACTIVATION
-// or EXCEEDED_RESENDS; 409 REGISTRATION_STATE out of order; 404 NOT_FOUND.
+// INVALID_ACTIVATION_CODE with triesLeft; 403 EXCEEDED_RETRIES_CODE_ACTIVATION,
+// EXCEEDED_RESENDS (SMS) or EXCEEDED_EMAIL_RESENDS (a code by email); 409 REGISTRATION_STATE out of order; 404 NOT_FOUND.
 func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -294,14 +294,17 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
 
 // Errors of the registration API, with spec §8's statuses and codes.
 var (
-	errNoMatch   = api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "identification.notFound")
-	errNotFound  = api.ErrNotFound
-	errState     = api.NewError(http.StatusConflict, "REGISTRATION_STATE", "roadblock.technical")
-	errExceeded  = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
-	errResends   = api.NewError(http.StatusForbidden, "EXCEEDED_RESENDS", "roadblock.resendCode")
-	errTaken     = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
-	errTries     = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
-	errWrongLink = api.NewError(http.StatusBadRequest, "3005", "login.error")
+	errNoMatch  = api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "identification.notFound")
+	errNotFound = api.ErrNotFound
+	errState    = api.NewError(http.StatusConflict, "REGISTRATION_STATE", "roadblock.technical")
+	errExceeded = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
+	errResends  = api.NewError(http.StatusForbidden, "EXCEEDED_RESENDS", "roadblock.resendCode")
+	// errEmailResends: the resends of a code sent by email are used up
+	// (spec §2.6 resend-email: too many emails).
+	errEmailResends = api.NewError(http.StatusForbidden, "EXCEEDED_EMAIL_RESENDS", "roadblock.resendEmail")
+	errTaken        = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
+	errTries        = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
+	errWrongLink    = api.NewError(http.StatusBadRequest, "3005", "login.error")
 	// Email-token registrations (token.go).
 	errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "login.securityQuestions",
 		Fields: map[string]string{rules.FieldPostalCode: "login.securityQuestions"}}
@@ -354,6 +357,8 @@ func apiError(err error) error {
 		return errExceeded
 	case errors.Is(err, ErrResends):
 		return errResends
+	case errors.Is(err, ErrEmailResends):
+		return errEmailResends
 	case errors.Is(err, ErrEmailTaken):
 		return errTaken
 	case errors.Is(err, ErrCreateTries):

@@ -93,6 +93,9 @@ var (
 	ErrCodeExceeded = errors.New("registration: too many wrong codes")
 	// ErrResends: MaxResends resends already.
 	ErrResends = errors.New("registration: resend limit reached")
+	// ErrEmailResends is ErrResends for an option whose code goes by email
+	// (EMAIL, ask-email-code): too many emails (the resend-email roadblock).
+	ErrEmailResends = errors.New("registration: email resend limit reached")
 	// ErrEmailTaken: the email submitted belongs to another account.
 	ErrEmailTaken = errors.New("registration: email already used")
 	// ErrCreateTries: CreateTries refused passwords already.

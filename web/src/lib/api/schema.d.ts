@@ -2504,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION (5 wrong guesses, or the code expired after 10 minutes); EXCEEDED_RESENDS (a fourth resend). */
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION (5 wrong guesses, or the code expired after 10 minutes); a fourth resend: EXCEEDED_EMAIL_RESENDS (messageKey roadblock.resendEmail) for a code by email (EMAIL, ask-email-code: too many emails, the resend-email roadblock), EXCEEDED_RESENDS for an SMS (resend-code). */
             403: {
                 headers: {
                     [name: string]: unknown;
