@@ -205,6 +205,7 @@ type emailAnswer struct {
 // {id} is a registration (account.Handler dispatches): 200 {email} when the
 // password of the policyholder account is right (the driver's policy is
 // linked to it); 400 3005 when wrong (a locked account answers the same);
+// 403 3007 when it is the account's temporary password (a new one first);
 // 409 REGISTRATION_STATE. A token registration also needs dateOfBirth and
 // postalCode (400 VALIDATION without; 400 1002 when not the driver's).
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
@@ -305,6 +306,11 @@ var (
 	errTaken        = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
 	errTries        = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
 	errWrongLink    = api.NewError(http.StatusBadRequest, "3005", "login.error")
+	// errMustReset is spec §8.1's 403 3007 (the forgot-password roadblock):
+	// the password given is the policyholder account's valid temporary
+	// password, so the account needs a new password before it signs in or
+	// takes a linked policy.
+	errMustReset = api.NewError(http.StatusForbidden, "3007", "roadblock.forgotPassword")
 	// Email-token registrations (token.go).
 	errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "login.securityQuestions",
 		Fields: map[string]string{rules.FieldPostalCode: "login.securityQuestions"}}
@@ -363,8 +369,10 @@ func apiError(err error) error {
 		return errTaken
 	case errors.Is(err, ErrCreateTries):
 		return errTries
-	case errors.Is(err, account.ErrWrongPassword), errors.Is(err, account.ErrMustReset):
+	case errors.Is(err, account.ErrWrongPassword):
 		return errWrongLink
+	case errors.Is(err, account.ErrMustReset):
+		return errMustReset
 	case errors.Is(err, ErrIdentity), errors.Is(err, account.ErrSecurityAnswers):
 		return errSecurityAnswers
 	case errors.Is(err, ErrWrongCellphone):

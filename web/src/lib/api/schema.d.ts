@@ -2581,6 +2581,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description 3007 (the forgot-password roadblock): the password is the policyholder account's valid temporary password; the account needs a new password first (nothing is linked, the registration waits). 3001: staff disabled the account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: unknown registration. */
             404: {
                 headers: {
@@ -2794,7 +2803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3001: every credential was right, but staff disabled the account (the block roadblock). */
+            /** @description 3001: every credential was right, but staff disabled the account (the block roadblock). Email-token registration: 3007 when the password is the policyholder account's valid temporary password (the forgot-password roadblock; nothing linked). */
             403: {
                 headers: {
                     [name: string]: unknown;
