@@ -3186,7 +3186,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3004: the reset token is dead. WRONG_CELLPHONE: a UBI driver's wrong cell phone, now or in the last 24 hours; the account is locked 24 hours (the wrong-cellphone roadblock). Temporary variant: 3001 for the right temporary password of an account staff disabled. */
+            /** @description 3004: the reset token is dead. WRONG_CELLPHONE: a UBI driver's wrong cell phone, now or in the last 24 hours; the account is locked 24 hours (the wrong-cellphone roadblock). 3006 (the two-factor roadblock): the account's proof of identity is not on file (a UBI driver without a cell phone, an account without a postal code), so no reset can check it; nothing is counted. Temporary variant: 3001 for the right temporary password of an account staff disabled. */
             403: {
                 headers: {
                     [name: string]: unknown;
