@@ -3254,6 +3254,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description INCONSISTENT (messageKey roadblock.inconsistency; the inconsistency roadblock): the token's person already has an account, and the token's email (the one on the person's file) is another account's. A live token only; nothing is opened. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED, too many reads from the client address, with Retry-After in seconds. */
             429: {
                 headers: {
