@@ -690,8 +690,19 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 			return s.record(ctx, tx, e)
 		}
 		p, err := policy.PersonByID(ctx, tx, c.Brand, cur.personID)
+		if errors.Is(err, store.ErrNotFound) {
+			// Closed: identification starts again on the new records.
+			e.Outcome, answer = "person_gone", ErrRecordChanged
+			return s.record(ctx, tx, e)
+		}
 		if err != nil {
 			return err
+		}
+		if pol, err := policy.PolicyByID(ctx, tx, p.PolicyID); err != nil {
+			return err
+		} else if pol.Status != policy.Active {
+			e.Outcome, answer = "policy_inactive", ErrRecordChanged
+			return s.record(ctx, tx, e)
 		}
 		if c.inTx != nil {
 			if answer, err = c.inTx(ctx, tx, p, now); err != nil || answer != nil {

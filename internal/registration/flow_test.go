@@ -2,6 +2,7 @@ package registration_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -175,6 +176,21 @@ func TestBranches(t *testing.T) {
 			}
 			e.post(auth, map[string]string{"password": ownerPass}).expect(t, 409, "REGISTRATION_STATE")
 			e.find("REG0007", "Ubald", "Conduit").expect(t, 200, "")
+		}},
+		{"the policy cancelled between verification and create: 400 4001, the registration closed", func(t *testing.T, e *env) {
+			f := e.find("REG0001", "Emma", "Courriel").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["EMAIL"]).expect(t, 200, "")
+			e.value(id, ids["EMAIL"], e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+			if _, err := e.db.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
+				t.Fatal(err)
+			}
+			e.create(id, newPassword).expect(t, 400, "4001")
+			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
+			if _, err := account.ByEmail(context.Background(), e.db, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
+				t.Fatalf("an account was created: %v", err)
+			}
 		}},
 		{"UBI link with the account's temporary password: 403 3007, nothing linked", func(t *testing.T, e *env) {
 			const temporary = "Temp-Pass-2026"

@@ -259,7 +259,8 @@ type createForm struct {
 
 // Create is POST api/v1/accounts/{id}/create ({id}: the registration id):
 // 201 {email}; 400 2002 (password content), 2003 (invalid character), 1003
-// (the fifth refusal: login-difficulties) or VALIDATION (confirmation,
+// (the fifth refusal: login-difficulties), 4001 (the policy record changed
+// since verification: the registration closes) or VALIDATION (confirmation,
 // terms); 409 REGISTRATION_STATE before a verified code or after another
 // create; 429. A token registration (token.go) also takes the postal code
 // and date of birth (400 1002 when wrong) or a UBI driver's cell phone (403
@@ -315,6 +316,9 @@ var (
 	errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "login.securityQuestions",
 		Fields: map[string]string{rules.FieldPostalCode: "login.securityQuestions"}}
 	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
+	// errRecordChanged is spec §8.3 Create 4001 (client update error): the
+	// soft roadblock with lnr500160.
+	errRecordChanged = api.NewError(http.StatusBadRequest, "4001", "softRoadblock.text")
 )
 
 // Spec §8.3 Create codes.
@@ -369,6 +373,8 @@ func apiError(err error) error {
 		return errTaken
 	case errors.Is(err, ErrCreateTries):
 		return errTries
+	case errors.Is(err, ErrRecordChanged):
+		return errRecordChanged
 	case errors.Is(err, account.ErrWrongPassword):
 		return errWrongLink
 	case errors.Is(err, account.ErrMustReset):

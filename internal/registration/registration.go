@@ -100,6 +100,10 @@ var (
 	ErrEmailTaken = errors.New("registration: email already used")
 	// ErrCreateTries: CreateTries refused passwords already.
 	ErrCreateTries = errors.New("registration: too many refused passwords")
+	// ErrRecordChanged: the person's policy record changed between
+	// verification and create (an import cancelled the policy or removed
+	// the person): spec §8.3 Create 4001, the soft roadblock (lnr500160).
+	ErrRecordChanged = errors.New("registration: the policy record changed")
 )
 
 // WrongCode is a wrong code or PIN, with the guesses left.

@@ -2649,7 +2649,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationEmail"];
                 };
             };
-            /** @description 2002 password content (spec §5 rule, blocklist, contains the email; messageKey the rule key); 2003 invalid character; 1003 after 5 failed tries (login-difficulties); VALIDATION for the confirmation, the terms, or (email-token registration) a missing or malformed postalCode, dateOfBirth or cellPhone; 1002 (email-token registration): wrong postal code or date of birth (counts toward the 5 tries). */
+            /** @description 2002 password content (spec §5 rule, blocklist, contains the email; messageKey the rule key); 2003 invalid character; 1003 after 5 failed tries (login-difficulties); VALIDATION for the confirmation, the terms, or (email-token registration) a missing or malformed postalCode, dateOfBirth or cellPhone; 1002 (email-token registration): wrong postal code or date of birth (counts toward the 5 tries). 4001 (spec §8.3 client update error, the soft roadblock lnr500160): the person's policy record changed since verification (an import cancelled the policy or removed the person); the registration is closed. */
             400: {
                 headers: {
                     [name: string]: unknown;
