@@ -5,9 +5,11 @@
 // - resend-email: a fourth resend of a registration code by email (403 EXCEEDED_EMAIL_RESENDS);
 // - forgot-password: the UBI link with the holder account's temporary password (403 3007);
 // - two-factor: a password reset of a UBI driver with no cell phone on file (403 3006);
-// - inconsistency: an invitation to another account's email for a registered person (412).
+// - inconsistency: an invitation to another account's email for a registered person (412);
+// - the soft roadblock lnr500160: create after the policy was cancelled since verification (400 4001).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
@@ -186,6 +188,44 @@ describe('roadblocks reached from the server’s answer', () => {
       assert.equal(status, 403);
       assert.equal(body?.errorCode, '3006');
       await onRoadblock(page, 'two-factor', m['roadblock.twoFactor.title']);
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001)', async () => {
+    const brand = 'scotia';
+    const cookies = [
+      { name: 'province', value: 'on' },
+      { name: 'language', value: 'en' },
+    ];
+    const { context, page, errors } = await openPage(browser, server.url(brand, '/registration/identification'), { cookies });
+    try {
+      const to = `reg-email@${brand}.example`;
+      const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+      await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
+      await chooseEmail(page);
+      const mail = await waitForMail(server, to, 'registration-code', seen);
+      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.password.title']);
+      // The insurer's file now says the policy is cancelled.
+      const file = join(server.dataDir, 'cancel.csv');
+      writeFileSync(file, `brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n${brand},REG0001,auto,on,holder,Emma,Courriel,1985-03-14,${POSTAL},,,${to},,,false,cancelled\n`);
+      await server.cli('import-policies', file);
+      await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+      await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+      await press(page, page.getByRole('checkbox'));
+      const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      const { status, body } = await refused;
+      assert.equal(status, 400);
+      assert.equal(body?.errorCode, '4001');
+      const dialog = page.getByRole('dialog', { name: m['softRoadblock.title'] });
+      await dialog.waitFor();
+      await dialog.getByText('lnr500160').waitFor();
+      await checkA11y(page);
       assert.deepEqual(realErrors(errors), []);
     } finally {
       await context.close();
