@@ -41,6 +41,7 @@ type demoCase struct {
 	password  string
 	temporary bool
 	disabled  bool
+	noPhone   bool // no cell phone on file (the others have 514-555-0123)
 	what      string
 }
 
@@ -63,6 +64,9 @@ var demoCases = []demoCase{
 	{local: "disabled", status: Active, disabled: true, language: "en", first: "Morgan", last: "Tremblay",
 		policies: []policy.Kind{policy.Home}, password: DemoPassword,
 		what: "disabled by staff: the right password shows the block roadblock, a wrong one the login error"},
+	{local: "ubi-nophone", status: Active, ubi: true, noPhone: true, language: "en", first: "Robin", last: "Sanscell",
+		password: DemoPassword,
+		what:     "UBI driver with no cell phone on file: a forgotten password's reset cannot prove the phone, the two-factor roadblock (403 3006)"},
 }
 
 // demoPostalCodes gives a plausible postal code for a brand's default
@@ -160,9 +164,13 @@ func createDemo(ctx context.Context, tx *store.Tx, b *brand.Brand, c demoCase, e
 	if c.temporary {
 		pwHash, tempHash = "", h
 	}
+	phone := "5145550123"
+	if c.noPhone {
+		phone = ""
+	}
 	a, err := Insert(ctx, tx, Account{
 		Brand: b.ID, Email: email, Status: Active, UBIDriver: c.ubi, FirstName: c.first, LastName: c.last,
-		Language: c.language, PostalCode: demoPostalCodes[b.DefaultProvince], Phone: "5145550123",
+		Language: c.language, PostalCode: demoPostalCodes[b.DefaultProvince], Phone: phone,
 		DateOfBirth: "1980-04-12",
 	}, pwHash, now)
 	if err != nil {

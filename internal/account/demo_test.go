@@ -20,8 +20,8 @@ func TestSeedDemo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list) != 6*len(brands) {
-			t.Fatalf("%d demo accounts, want 6 per brand", len(list))
+		if len(list) != 7*len(brands) {
+			t.Fatalf("%d demo accounts, want 7 per brand", len(list))
 		}
 		// The production parameters (`guichet serve --dev`'s) apply to the
 		// demo accounts too: every
@@ -67,6 +67,7 @@ func TestSeedDemo(t *testing.T) {
 			{"ubi", 200, "A"},
 			{"francais", 200, "A"},
 			{"disabled", 403, "A"},
+			{"ubi-nophone", 200, "A"},
 		}
 		for _, b := range brands {
 			for _, c := range cases {
@@ -103,6 +104,9 @@ func TestSeedDemo(t *testing.T) {
 		if err != nil || len(covered) != 1 || covered[0].Kind != policy.Auto || covered[0].Role != policy.Driver || !ubi.UBIDriver {
 			t.Fatalf("UBI driver: %+v %v %v", covered, ubi.UBIDriver, err)
 		}
+		if nophone, _ := account.ByEmail(ctx, db, "belair", "ubi-nophone@belair.example"); !nophone.UBIDriver || nophone.Phone != "" {
+			t.Fatalf("UBI driver without a cell phone: %+v", nophone)
+		}
 		if fr, _ := account.ByEmail(ctx, db, "belair", "francais@belair.example"); fr.Language != "fr" {
 			t.Fatalf("francais language %q", fr.Language)
 		}
@@ -125,8 +129,8 @@ func TestSeedDemo(t *testing.T) {
 		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM accounts").Scan(&accounts)
 		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM policies").Scan(&policies)
 		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM account_policies").Scan(&links)
-		if accounts != 12 || policies != 12 || links != 14 {
-			t.Fatalf("after seeding twice: %d accounts, %d policies, %d links; want 12, 12, 14", accounts, policies, links)
+		if accounts != 14 || policies != 12 || links != 16 {
+			t.Fatalf("after seeding twice: %d accounts, %d policies, %d links; want 14, 12, 16", accounts, policies, links)
 		}
 	})
 }

@@ -26,20 +26,25 @@ type DemoPerson struct {
 }
 
 // demoPeople: one per action of the token routing table; n numbers the
-// policy (TOK0001...). local is the email's local part at <brand>.example.
+// policy (TOK0001...). local is the email's local part at <brand>.example;
+// owns, the local part of the demo account the person is registered
+// under ("": none).
 var demoPeople = []struct {
 	n           int
 	role, kind  string
 	first, last string
-	local       string
+	local, owns string
 	phone       string
 	ubi         bool
 	action      string
 }{
-	{1, "holder", "auto", "Théo", "Jeton", "tok-new", "", false, ActionRegister},
-	{2, "holder", "home", "Tina", "Prise", "demo", "", false, ActionAskUsername},
-	{3, "driver", "auto", "Ulric", "Lien", "demo", DemoCellPhone, true, ActionAskPassword},
-	{4, "holder", "home", "Léa", "Gagnon", "francais", "", false, ActionReset},
+	{1, "holder", "auto", "Théo", "Jeton", "tok-new", "", "", false, ActionRegister},
+	{2, "holder", "home", "Tina", "Prise", "demo", "", "", false, ActionAskUsername},
+	{3, "driver", "auto", "Ulric", "Lien", "demo", "", DemoCellPhone, true, ActionAskPassword},
+	{4, "holder", "home", "Léa", "Gagnon", "francais", "francais", "", false, ActionReset},
+	// Léa again, on a policy whose file gives her the demo account's email:
+	// registered as francais@, invited at demo@ (412 INCONSISTENT).
+	{9, "holder", "home", "Léa", "Gagnon", "demo", "francais", "", false, ActionInconsistent},
 }
 
 // demoLock serialises the seeders of instances sharing a database.
@@ -47,7 +52,8 @@ const demoLock = "guichet token demo data"
 
 // SeedDemo imports, for every brand, the token demo people (after
 // account.SeedDemo: TOK-0004 is the francais demo account's person, and
-// TOK-0002's and TOK-0003's email is the demo account's), unlocked, and
+// TOK-0002's and TOK-0003's email is the demo account's; TOK-0009 is the
+// francais account's person with the demo account's email), unlocked, and
 // returns them for the README.
 func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time.Time) ([]DemoPerson, error) {
 	var csv strings.Builder
@@ -60,10 +66,10 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 		for _, d := range demoPeople {
 			number, dob, postal := DemoNumber(b, d.n), DemoDateOfBirth, account.DemoPostalCode(province)
 			email := d.local + "@" + b.ID + ".example"
-			if d.action == ActionReset {
-				a, err := account.ByEmail(ctx, db, b.ID, email)
+			if d.owns != "" {
+				a, err := account.ByEmail(ctx, db, b.ID, d.owns+"@"+b.ID+".example")
 				if err != nil {
-					return nil, fmt.Errorf("token demo: the %s account of %s: %w", d.local, b.ID, err)
+					return nil, fmt.Errorf("token demo: the %s account of %s: %w", d.owns, b.ID, err)
 				}
 				dob, postal = a.DateOfBirth, a.PostalCode
 				owners = append(owners, owner{b.ID, a.Email, number, d.first})

@@ -81,6 +81,10 @@ var (
 	// ErrNotFound: no usable token (malformed, unknown, another brand's,
 	// another source's, not started yet).
 	ErrNotFound = errors.New("emailtoken: unknown token")
+	// ErrInconsistent: the policy records and the accounts contradict the
+	// token: its person already has an account, and the token's email is
+	// another account's (spec §8.1 412, the inconsistency roadblock).
+	ErrInconsistent = errors.New("emailtoken: the person's account and the token's email disagree")
 	// ErrUsed: the token was consumed (or expired) meanwhile.
 	ErrUsed = errors.New("emailtoken: token used or expired")
 	// ErrRateLimited: too many reads from the client address.

@@ -620,3 +620,33 @@ func TestResetWithEmailTokenWrongCellphone(t *testing.T) {
 		e.post(path, map[string]string{"password": newPassword, "token": again.Token, "cellPhone": cell}).expect(t, 200, "")
 	})
 }
+
+// TestInconsistent: a token whose person already has an account, sent to
+// another account's email, reads 412 INCONSISTENT (spec §8.1, the
+// inconsistency roadblock): no action, nothing opened, audited; a dead
+// token still reads token-expired.
+func TestInconsistent(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		for _, c := range []struct{ number, email string }{
+			{"TOK0008", "owner@example.com"}, // Uma has her account (uma@); owner@ is Olivia's
+		} {
+			out := e.issue(c.number, c.email, emailtoken.SourceEdoc)
+			e.read(out.Token, emailtoken.SourceEdoc).expect(t, 412, "INCONSISTENT")
+			e.read(out.Token, "").expect(t, 412, "INCONSISTENT")
+			e.clock.Advance(14*day + time.Millisecond)
+			if x := e.read(out.Token, emailtoken.SourceEdoc).expect(t, 200, "").token(t); x.Action != emailtoken.ActionExpired {
+				t.Fatalf("expired %+v", x)
+			}
+		}
+		var registrations, audited int
+		if err := e.db.QueryRow(context.Background(), "SELECT COUNT(*) FROM registrations").Scan(&registrations); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.db.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'inconsistent'").Scan(&audited); err != nil {
+			t.Fatal(err)
+		}
+		if registrations != 0 || audited != 2 {
+			t.Fatalf("%d registrations opened, %d reads audited inconsistent; want 0, 2", registrations, audited)
+		}
+	})
+}

@@ -150,6 +150,8 @@ var (
 	errNoPerson     = api.NewError(http.StatusNotFound, "NO_PERSON", "token.noPerson")
 	errSource       = api.NewError(http.StatusBadRequest, "INVALID_SOURCE", "token.source")
 	errInactive     = api.NewError(http.StatusBadRequest, "POLICY_INACTIVE", "token.policyInactive")
+	// errInconsistent is spec §8.1's 412 (the inconsistency roadblock).
+	errInconsistent = api.NewError(http.StatusPreconditionFailed, "INCONSISTENT", "roadblock.inconsistency")
 )
 
 func invalid(field, key string) error {
@@ -169,6 +171,8 @@ func apiError(err error) error {
 		return invalid(field, "token."+field)
 	case errors.Is(err, ErrNotFound):
 		return api.ErrNotFound
+	case errors.Is(err, ErrInconsistent):
+		return errInconsistent
 	case errors.Is(err, ErrSource):
 		return errSource
 	case errors.Is(err, ErrNoPerson):

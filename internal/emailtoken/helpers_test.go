@@ -51,6 +51,8 @@ const people = "brand,policy_number,kind,province,role,first_name,last_name,date
 	"belair,OWN0001,auto,on,holder,Olivia,Owner,1980-04-12," + postal + ",,,owner@example.com,,,false,active\n" +
 	// reset-password-login of a UBI driver with an account: the cell phone
 	"belair,TOK0007,auto,on,driver,Uma,Compte," + dob + "," + postal + ",,,uma@example.com," + cell + ",,true,active\n" +
+	// 412 INCONSISTENT: Uma again (registered as uma@), her file giving the owner's email
+	"belair,TOK0008,home,on,holder,Uma,Compte," + dob + "," + postal + ",,,owner@example.com,,,false,active\n" +
 	"bna,BNA0001,auto,qc,holder,Bruno,Autre," + dob + ",H2X 1Y4,,,bruno@example.com,,,false,active\n"
 
 // env is one test's services and routes on a fresh database.

@@ -19,6 +19,9 @@ const (
 	ActionAskPassword = "ask-password"
 	ActionAskUsername = "ask-username"
 	ActionRegister    = "default-password-register"
+	// ActionInconsistent is no action of the table: the read answers 412
+	// INCONSISTENT (ErrInconsistent). It names the demo person that meets it.
+	ActionInconsistent = "412 INCONSISTENT"
 )
 
 // Read is one GET /api/v1/tokens/{token}.
@@ -50,7 +53,9 @@ type Answer struct {
 // person already has an account), ask-password (a UBI driver whose email
 // on file is a policyholder account's), reset-password-login (an account
 // with the token's email holds the policy), ask-username (the token's email
-// is another account's), default-password-register. The registration the
+// is another account's), default-password-register; ErrInconsistent when
+// the person has an account and the token's email is another account's
+// (a live token only). The registration the
 // action needs is opened (or the last one reused) in the same transaction.
 func (s *Service) Read(ctx context.Context, rd Read) (Answer, error) {
 	e := audit.Event{Brand: rd.Brand, IP: rd.IP, Event: EventRead}
@@ -88,6 +93,11 @@ func (s *Service) Read(ctx context.Context, rd Read) (Answer, error) {
 			return err
 		}
 		out, err = s.decide(ctx, tx, t, p, rd, now)
+		if errors.Is(err, ErrInconsistent) {
+			out, answer = Answer{}, err
+			e.Outcome, e.Detail = "inconsistent", t.Source
+			return s.record(ctx, tx, e, now)
+		}
 		if err != nil {
 			return err
 		}
@@ -121,6 +131,13 @@ func (s *Service) decide(ctx context.Context, tx *store.Tx, t Token, p policy.Pe
 			out.ID = byEmail.ID
 		}
 		return out, nil
+	}
+	if own != "" && byEmail.ID != "" && byEmail.ID != own {
+		// The person is registered under one account and the invitation
+		// went to another account's email: whoever reads that mailbox
+		// must not reset the person's password. Only an agent can tell
+		// which record is wrong.
+		return Answer{}, ErrInconsistent
 	}
 	if own != "" {
 		// /reset asks what the account asks: a UBI driver's cell phone.

@@ -214,6 +214,9 @@ var (
 	// errWrongCellphone: the wrong-cellphone roadblock (account locked 24
 	// hours after a wrong phone).
 	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
+	// errNoSecondFactor is spec §8.1's 403 3006 (the two-factor roadblock):
+	// the account's second factor is not on file, only an agent can help.
+	errNoSecondFactor = api.NewError(http.StatusForbidden, "3006", "roadblock.twoFactor")
 	// Temporary variant: the sign-in's answers (account.Handler).
 	errWrongTemporary   = api.NewError(http.StatusBadRequest, "3005", "login.error")
 	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
@@ -260,6 +263,8 @@ func apiError(err error) error {
 		return errWrongPostalCode
 	case errors.Is(err, ErrWrongCellphone):
 		return errWrongCellphone
+	case errors.Is(err, ErrNoSecondFactor):
+		return errNoSecondFactor
 	case errors.Is(err, account.ErrWrongTemporary):
 		return errWrongTemporary
 	case errors.Is(err, account.ErrTemporaryInvalid):

@@ -102,7 +102,8 @@ func (s *Service) resetDone(ctx context.Context, e audit.Event, done account.Acc
 
 // prove checks what a reset asks once its token is good: the account (gone:
 // the token is refused), the proof of identity's shape, the new password's
-// rules and a UBI driver's phone lock (ErrWrongCellphone). wrong is the
+// rules and a UBI driver's phone lock (ErrWrongCellphone); an account with
+// no proof on file is ErrNoSecondFactor. wrong is the
 // mismatch of the proof given (ErrWrongPostalCode, ErrWrongPhone), nil when
 // it matches.
 func (s *Service) prove(ctx context.Context, req TokenReset, e audit.Event) (a account.Account, password string, wrong, err error) {
@@ -114,6 +115,16 @@ func (s *Service) prove(ctx context.Context, req TokenReset, e audit.Event) (a a
 		return a, "", nil, err
 	}
 	given, want, mismatch, err := identity(a, req.PostalCode, req.CellPhone)
+	if want == "" {
+		// Nothing on file to check the proof against (a UBI driver
+		// registered without a cell phone): no answer could ever match,
+		// so none is asked for or counted.
+		e.Outcome = "no_second_factor"
+		if err := s.record(ctx, s.DB, e); err != nil {
+			return a, "", nil, err
+		}
+		return a, "", nil, ErrNoSecondFactor
+	}
 	if err != nil {
 		return a, "", nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api/apitest"
 	"guichet/internal/notify"
+	"guichet/internal/recovery"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -295,5 +296,32 @@ func TestWrongCellphoneLocks24Hours(t *testing.T) {
 		e.clock.Advance(account.PhoneLock)
 		right["token"] = e.verified(a)
 		e.post(passwordPath(a.ID), right).expect(t, 200, "")
+	})
+}
+
+// TestNoSecondFactorOnFile: a reset of an account whose proof of identity
+// is not on file (a UBI driver registered without a cell phone, an account
+// without a postal code) answers 403 3006 (the two-factor roadblock)
+// whatever is typed: nothing is counted, the account is not locked and the
+// token stays as it was.
+func TestNoSecondFactorOnFile(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnv(t, db)
+		ubi := e.create("ubi-nophone@example.com", func(a *account.Account) { a.UBIDriver, a.Phone = true, "" }, "")
+		token := e.verified(ubi)
+		for range recovery.TokenAttempts + 1 {
+			got := e.post(passwordPath(ubi.ID), map[string]string{"token": token, "password": newPassword, "cellPhone": "4165550199"})
+			got.expect(t, 403, "3006")
+		}
+		if locked, err := account.PhoneLocked(context.Background(), db, "belair", ubi.ID, e.clock.Now()); err != nil || locked {
+			t.Fatalf("phone-locked %v %v", locked, err)
+		}
+		if _, err := e.accounts.Authenticate(context.Background(), account.Credentials{Brand: "belair",
+			AccountID: ubi.ID, Password: oldPassword, IP: ip}); err != nil {
+			t.Fatalf("sign-in with the old password: %v", err)
+		}
+		holder := e.create("nopostal@example.com", func(a *account.Account) { a.PostalCode = "" }, "")
+		e.post(passwordPath(holder.ID), map[string]string{"token": e.verified(holder), "password": newPassword,
+			"postalCode": postalCode}).expect(t, 403, "3006")
 	})
 }

@@ -122,6 +122,10 @@ var (
 	// than account.PhoneLock ago: the account is locked (spec §9), the
 	// wrong-cellphone roadblock.
 	ErrWrongCellphone = errors.New("recovery: account locked after a wrong cell phone")
+	// ErrNoSecondFactor: the account's proof of identity (a UBI driver's
+	// cell phone, else the postal code) is not on file, so no reset can
+	// prove it online: spec §8.1's 403 3006, the two-factor roadblock.
+	ErrNoSecondFactor = errors.New("recovery: no second factor on file")
 )
 
 // PasswordError is a new password that breaks a rule of spec §5; Key is the

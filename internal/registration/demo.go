@@ -51,6 +51,7 @@ var demoPeople = []struct {
 	{6, "driver", "auto", "Nora", "Aucun", "", "", "", false, false, "driver with nothing on file: no options (no-options roadblock)", ""},
 	{7, "driver", "auto", "Ubald", "Conduit", "demo", "5145550107", "", true, false, "UBI driver whose email is the demo policyholder's: code, then ask-password (password-validation, Guichet-Demo-2026!)", ""},
 	{8, "holder", "home", "Carl", "Annule", "reg-cancelled", "", "", false, true, "cancelled policy: not found (404)", ""},
+	{11, "driver", "auto", "Tom", "Temporaire", "temp", "", "", true, false, "UBI driver whose email is temp@<brand>.example's, an account holding a temporary password: code, then password-validation with Temp-Pass-2026: 403 3007 (the forgot-password roadblock)", ""},
 	{0, "holder", "auto", "Alex", "Martin", "", "", "", false, false, "already registered (200): the demo account demo@<brand>.example gets a security notice", ""},
 }
 

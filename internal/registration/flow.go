@@ -226,6 +226,9 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 		}
 		if next.sends > MaxResends {
 			e.Outcome, answer = "resend_limit", ErrResends
+			if o.Method == MethodEmail || o.Method == MethodAskEmailCode {
+				answer = ErrEmailResends
+			}
 			return s.record(ctx, tx, e)
 		}
 		if o.Method != MethodAskEmailCode {
@@ -727,8 +730,19 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 			return s.record(ctx, tx, e)
 		}
 		p, err := policy.PersonByID(ctx, tx, c.Brand, cur.personID)
+		if errors.Is(err, store.ErrNotFound) {
+			// Closed: identification starts again on the new records.
+			e.Outcome, answer = "person_gone", ErrRecordChanged
+			return s.record(ctx, tx, e)
+		}
 		if err != nil {
 			return err
+		}
+		if pol, err := policy.PolicyByID(ctx, tx, p.PolicyID); err != nil {
+			return err
+		} else if pol.Status != policy.Active {
+			e.Outcome, answer = "policy_inactive", ErrRecordChanged
+			return s.record(ctx, tx, e)
 		}
 		if c.inTx != nil {
 			if answer, err = c.inTx(ctx, tx, p, now); err != nil || answer != nil {

@@ -1,10 +1,13 @@
 package registration_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
 
+	"guichet/internal/account"
 	"guichet/internal/notify"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -173,6 +176,48 @@ func TestBranches(t *testing.T) {
 			}
 			e.post(auth, map[string]string{"password": ownerPass}).expect(t, 409, "REGISTRATION_STATE")
 			e.find("REG0007", "Ubald", "Conduit").expect(t, 200, "")
+		}},
+		{"the policy cancelled between verification and create: 400 4001, the registration closed", func(t *testing.T, e *env) {
+			f := e.find("REG0001", "Emma", "Courriel").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["EMAIL"]).expect(t, 200, "")
+			e.value(id, ids["EMAIL"], e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+			if _, err := e.db.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
+				t.Fatal(err)
+			}
+			e.create(id, newPassword).expect(t, 400, "4001")
+			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
+			if _, err := account.ByEmail(context.Background(), e.db, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
+				t.Fatalf("an account was created: %v", err)
+			}
+		}},
+		{"UBI link with the account's temporary password: 403 3007, nothing linked", func(t *testing.T, e *env) {
+			const temporary = "Temp-Pass-2026"
+			hash, err := account.NewHasher(testParams).Hash(context.Background(), temporary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = e.db.InTx(context.Background(), func(tx *store.Tx) error {
+				now := e.clock.Now()
+				return account.SetTemporaryPassword(context.Background(), tx, e.owner.ID, hash, now.Add(time.Hour), now)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := e.find("REG0007", "Ubald", "Conduit").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			e.send(id, ids["SMS"]).expect(t, 200, "")
+			e.value(id, ids["SMS"], e.next("+15145550107").data[notify.DataCode]).expect(t, 240, "")
+			auth := "/api/v1/registrations/" + id + "/authentication"
+			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).expect(t, 400, "3005")
+			e.post(auth, map[string]string{"password": temporary}).expect(t, 403, "3007")
+			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder"}) {
+				t.Fatalf("linked %v", got)
+			}
+			// The registration waits: the link goes on once the password is new.
+			e.post(auth, map[string]string{"password": temporary}).expect(t, 403, "3007")
 		}},
 		{"UBI driver without an email: the policyholder's email submitted leads to password-validation", func(t *testing.T, e *env) {
 			f := e.find("REG0010", "Victor", "Volant").expect(t, 240, "")

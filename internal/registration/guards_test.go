@@ -90,7 +90,7 @@ func TestGuards(t *testing.T) {
 			e.value(id, ids["PIN"], "ZZZZZZZZ").expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			e.value(id, ids["PIN"], pin).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"3 resends at most", func(t *testing.T, e *env) {
+		{"3 resends at most; an email code's fourth is too many emails", func(t *testing.T, e *env) {
 			id, opt := e.started()
 			for left := 3; left >= 0; left-- {
 				if got := e.send(id, opt).expect(t, 200, "").json(t)["resendsLeft"]; got != float64(left) {
@@ -98,8 +98,32 @@ func TestGuards(t *testing.T) {
 				}
 				e.next("emma@example.com")
 			}
-			e.send(id, opt).expect(t, 403, "EXCEEDED_RESENDS")
+			e.send(id, opt).expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
 			e.none("emma@example.com")
+		}},
+		{"an SMS code's fourth resend", func(t *testing.T, e *env) {
+			f := e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			for range 4 {
+				e.send(id, ids["SMS"]).expect(t, 200, "")
+				e.next("+15145550101")
+			}
+			e.send(id, ids["SMS"]).expect(t, 403, "EXCEEDED_RESENDS")
+			e.none("+15145550101")
+		}},
+		{"the code to an email typed: three resends, then too many emails", func(t *testing.T, e *env) {
+			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
+			_, ids := f.options(t)
+			id := f.str(t, "id")
+			_, next := e.value(id, ids["ask-email"], "alice@example.com").expect(t, 240, "").options(t)
+			e.next("alice@example.com")
+			for range 3 {
+				e.send(id, next["ask-email-code"]).expect(t, 200, "")
+				e.next("alice@example.com")
+			}
+			e.send(id, next["ask-email-code"]).expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
+			e.none("alice@example.com")
 		}},
 		{"a malformed code or PIN is not a guess", func(t *testing.T, e *env) {
 			id, opt := e.started()

@@ -130,9 +130,10 @@ type nextAnswer struct {
 // token (200 {id, email} or 240 {id, twoFactorValidations: [next]}) or
 // submits an email (240 with ask-email-code or ask-password; 202 with
 // ask-email-link when the brand proves an email by link: a link went to
-// it; 404 EMAIL_ALREADY_EXISTS). Wrong: 400
-// INVALID_ACTIVATION_CODE with triesLeft; 403 EXCEEDED_RETRIES_CODE_ACTIVATION
-// or EXCEEDED_RESENDS; 409 REGISTRATION_STATE out of order; 404 NOT_FOUND.
+// it; 404 EMAIL_ALREADY_EXISTS). Wrong: 400 INVALID_ACTIVATION_CODE with
+// triesLeft; 403 EXCEEDED_RETRIES_CODE_ACTIVATION, EXCEEDED_RESENDS (SMS)
+// or EXCEEDED_EMAIL_RESENDS (a code by email); 409 REGISTRATION_STATE out
+// of order; 404 NOT_FOUND.
 func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
@@ -211,6 +212,7 @@ type emailAnswer struct {
 // {id} is a registration (account.Handler dispatches): 200 {email} when the
 // password of the policyholder account is right (the driver's policy is
 // linked to it); 400 3005 when wrong (a locked account answers the same);
+// 403 3007 when it is the account's temporary password (a new one first);
 // 409 REGISTRATION_STATE. A token registration also needs dateOfBirth and
 // postalCode (400 VALIDATION without; 400 1002 when not the driver's).
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
@@ -264,7 +266,8 @@ type createForm struct {
 
 // Create is POST api/v1/accounts/{id}/create ({id}: the registration id):
 // 201 {email}; 400 2002 (password content), 2003 (invalid character), 1003
-// (the fifth refusal: login-difficulties) or VALIDATION (confirmation,
+// (the fifth refusal: login-difficulties), 4001 (the policy record changed
+// since verification: the registration closes) or VALIDATION (confirmation,
 // terms); 409 REGISTRATION_STATE before a verified code or after another
 // create; 429. A token registration (token.go) also takes the postal code
 // and date of birth (400 1002 when wrong) or a UBI driver's cell phone (403
@@ -300,18 +303,29 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
 
 // Errors of the registration API, with spec §8's statuses and codes.
 var (
-	errNoMatch   = api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "identification.notFound")
-	errNotFound  = api.ErrNotFound
-	errState     = api.NewError(http.StatusConflict, "REGISTRATION_STATE", "roadblock.technical")
-	errExceeded  = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
-	errResends   = api.NewError(http.StatusForbidden, "EXCEEDED_RESENDS", "roadblock.resendCode")
-	errTaken     = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
-	errTries     = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
-	errWrongLink = api.NewError(http.StatusBadRequest, "3005", "login.error")
+	errNoMatch  = api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "identification.notFound")
+	errNotFound = api.ErrNotFound
+	errState    = api.NewError(http.StatusConflict, "REGISTRATION_STATE", "roadblock.technical")
+	errExceeded = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
+	errResends  = api.NewError(http.StatusForbidden, "EXCEEDED_RESENDS", "roadblock.resendCode")
+	// errEmailResends: the resends of a code sent by email are used up
+	// (spec §2.6 resend-email: too many emails).
+	errEmailResends = api.NewError(http.StatusForbidden, "EXCEEDED_EMAIL_RESENDS", "roadblock.resendEmail")
+	errTaken        = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
+	errTries        = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
+	errWrongLink    = api.NewError(http.StatusBadRequest, "3005", "login.error")
+	// errMustReset is spec §8.1's 403 3007 (the forgot-password roadblock):
+	// the password given is the policyholder account's valid temporary
+	// password, so the account needs a new password before it signs in or
+	// takes a linked policy.
+	errMustReset = api.NewError(http.StatusForbidden, "3007", "roadblock.forgotPassword")
 	// Email-token registrations (token.go).
 	errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "login.securityQuestions",
 		Fields: map[string]string{rules.FieldPostalCode: "login.securityQuestions"}}
 	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
+	// errRecordChanged is spec §8.3 Create 4001 (client update error): the
+	// soft roadblock with lnr500160.
+	errRecordChanged = api.NewError(http.StatusBadRequest, "4001", "softRoadblock.text")
 )
 
 // Spec §8.3 Create codes.
@@ -360,12 +374,18 @@ func apiError(err error) error {
 		return errExceeded
 	case errors.Is(err, ErrResends):
 		return errResends
+	case errors.Is(err, ErrEmailResends):
+		return errEmailResends
 	case errors.Is(err, ErrEmailTaken):
 		return errTaken
 	case errors.Is(err, ErrCreateTries):
 		return errTries
-	case errors.Is(err, account.ErrWrongPassword), errors.Is(err, account.ErrMustReset):
+	case errors.Is(err, ErrRecordChanged):
+		return errRecordChanged
+	case errors.Is(err, account.ErrWrongPassword):
 		return errWrongLink
+	case errors.Is(err, account.ErrMustReset):
+		return errMustReset
 	case errors.Is(err, ErrIdentity), errors.Is(err, account.ErrSecurityAnswers):
 		return errSecurityAnswers
 	case errors.Is(err, ErrWrongCellphone):

@@ -93,10 +93,17 @@ var (
 	ErrCodeExceeded = errors.New("registration: too many wrong codes")
 	// ErrResends: MaxResends resends already.
 	ErrResends = errors.New("registration: resend limit reached")
+	// ErrEmailResends is ErrResends for an option whose code goes by email
+	// (EMAIL, ask-email-code): too many emails (the resend-email roadblock).
+	ErrEmailResends = errors.New("registration: email resend limit reached")
 	// ErrEmailTaken: the email submitted belongs to another account.
 	ErrEmailTaken = errors.New("registration: email already used")
 	// ErrCreateTries: CreateTries refused passwords already.
 	ErrCreateTries = errors.New("registration: too many refused passwords")
+	// ErrRecordChanged: the person's policy record changed between
+	// verification and create (an import cancelled the policy or removed
+	// the person): spec §8.3 Create 4001, the soft roadblock (lnr500160).
+	ErrRecordChanged = errors.New("registration: the policy record changed")
 )
 
 // WrongCode is a wrong code or PIN, with the guesses left.

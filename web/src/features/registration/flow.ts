@@ -7,8 +7,6 @@ import type { TwoFactorOption } from '@/lib/flow/state';
 
 /** Spec §9: 3 for identification and email submission. */
 export const ATTEMPTS = 3;
-/** Spec §9 "Resend: 3 (validation)". */
-export const MAX_RESENDS = 3;
 /** Spec §9: the resend spinner shows for at least 1 second. */
 export const MIN_SPINNER_MS = 1000;
 

@@ -394,10 +394,16 @@ describe('/registration/validation/sms, /email, /pin', () => {
     expect(screen.queryByRole('button', { name: 'Send me a new code' })).toBeNull();
   });
 
-  it('resend: a spinner for at least a second, 3 times; the fourth is the resend-code roadblock', async () => {
+  it('resend: a spinner for at least a second, 3 times; the server refuses the fourth email: resend-email', async () => {
+    let sent = 0;
     const calls = await openAt(
       '/registration/validation/email',
-      { [validation('opt-email')]: { status: 200, body: { id: REG, twoFactorValidations: [EMAIL_OPTION], resendsLeft: 2 } } },
+      {
+        [validation('opt-email')]: () =>
+          ++sent <= 3
+            ? { status: 200, body: { id: REG, twoFactorValidations: [EMAIL_OPTION], resendsLeft: 3 - sent } }
+            : { status: 403, body: { errorCode: 'EXCEEDED_EMAIL_RESENDS', messageKey: 'roadblock.resendEmail' } },
+      },
       '/registration/validation',
       { ...underWay, selectedTwoFactor: 'opt-email', resendTwoFactor: 0 },
     );
@@ -415,8 +421,20 @@ describe('/registration/validation/sms, /email, /pin', () => {
     }
     expect(calls).toHaveLength(3);
     await click('Send me a new code');
+    await waitFor(() => expect(where()).toBe('/roadblock/resend-email'));
+    expect(calls).toHaveLength(4);
+  });
+
+  it("an SMS code's resend refused (403 EXCEEDED_RESENDS) is the resend-code roadblock", async () => {
+    await openAt(
+      '/registration/validation/sms',
+      { [validation('opt-sms')]: { status: 403, body: { errorCode: 'EXCEEDED_RESENDS', messageKey: 'roadblock.resendCode' } } },
+      '/registration/validation',
+      codeSent,
+    );
+    await heading('Enter your security code');
+    await click('Send me a new code');
     await waitFor(() => expect(where()).toBe('/roadblock/resend-code'));
-    expect(calls).toHaveLength(3);
   });
 
   it('Back returns to the choice', async () => {

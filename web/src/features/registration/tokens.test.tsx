@@ -142,6 +142,12 @@ describe('/registration/link (spec §4.2 token routing)', () => {
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));
   });
 
+  it('412 INCONSISTENT: the inconsistency roadblock, not /', async () => {
+    await openLink({ [READ]: { status: 412, body: { errorCode: 'INCONSISTENT', messageKey: 'roadblock.inconsistency' } } });
+    await waitFor(() => expect(where()).toBe('/roadblock/inconsistency'));
+    await heading("Some information in your file doesn't match");
+  });
+
   it('503: maintenance', async () => {
     await openLink({ [READ]: { status: 503, body: {} } });
     await waitFor(() => expect(where()).toBe('/roadblock/maintenance'));

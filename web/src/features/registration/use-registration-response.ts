@@ -5,7 +5,8 @@ import { useFlowSend, type FlowSend } from '@/lib/flow/use-flow-send';
 /**
  * The roadblocks of registration answers that spec §8's catalogue gives no
  * call of its own (the contract of issue 13): no resend left (403
- * EXCEEDED_RESENDS) is the resend-code roadblock; a dead code or PIN (403
+ * EXCEEDED_RESENDS) is the resend-code roadblock, or resend-email when the
+ * code goes by email (403 EXCEEDED_EMAIL_RESENDS: too many emails); a dead code or PIN (403
  * EXCEEDED_RETRIES_CODE_ACTIVATION: 5 wrong guesses, or expired) the
  * pin-difficulties one ("PIN and security-code difficulties"); a wrong cell
  * phone lock (403 WRONG_CELLPHONE) wrong-cellphone; a call out of order or
@@ -19,6 +20,8 @@ export function registrationRoadblock(answer: ApiAnswer): RoadblockPage | null {
     switch (code) {
       case 'EXCEEDED_RESENDS':
         return 'resend-code';
+      case 'EXCEEDED_EMAIL_RESENDS':
+        return 'resend-email';
       case 'EXCEEDED_RETRIES_CODE_ACTIVATION':
         return 'pin-difficulties';
       case 'WRONG_CELLPHONE':

@@ -2513,7 +2513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION (5 wrong guesses, or the code or link expired after 10 minutes); EXCEEDED_RESENDS (a fourth resend). */
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION (5 wrong guesses, or the code or link expired after 10 minutes); a fourth resend: EXCEEDED_EMAIL_RESENDS (messageKey roadblock.resendEmail) for a code by email (EMAIL, ask-email-code: too many emails, the resend-email roadblock), EXCEEDED_RESENDS for an SMS (resend-code). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,6 +2590,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description 3007 (the forgot-password roadblock): the password is the policyholder account's valid temporary password; the account needs a new password first (nothing is linked, the registration waits). 3001: staff disabled the account. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: unknown registration. */
             404: {
                 headers: {
@@ -2649,7 +2658,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationEmail"];
                 };
             };
-            /** @description 2002 password content (spec §5 rule, blocklist, contains the email; messageKey the rule key); 2003 invalid character; 1003 after 5 failed tries (login-difficulties); VALIDATION for the confirmation, the terms, or (email-token registration) a missing or malformed postalCode, dateOfBirth or cellPhone; 1002 (email-token registration): wrong postal code or date of birth (counts toward the 5 tries). */
+            /** @description 2002 password content (spec §5 rule, blocklist, contains the email; messageKey the rule key); 2003 invalid character; 1003 after 5 failed tries (login-difficulties); VALIDATION for the confirmation, the terms, or (email-token registration) a missing or malformed postalCode, dateOfBirth or cellPhone; 1002 (email-token registration): wrong postal code or date of birth (counts toward the 5 tries). 4001 (spec §8.3 client update error, the soft roadblock lnr500160): the person's policy record changed since verification (an import cancelled the policy or removed the person); the registration is closed. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2803,7 +2812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3001: every credential was right, but staff disabled the account (the block roadblock). */
+            /** @description 3001: every credential was right, but staff disabled the account (the block roadblock). Email-token registration: 3007 when the password is the policyholder account's valid temporary password (the forgot-password roadblock; nothing linked). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3186,7 +3195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description 3004: the reset token is dead. WRONG_CELLPHONE: a UBI driver's wrong cell phone, now or in the last 24 hours; the account is locked 24 hours (the wrong-cellphone roadblock). Temporary variant: 3001 for the right temporary password of an account staff disabled. */
+            /** @description 3004: the reset token is dead. WRONG_CELLPHONE: a UBI driver's wrong cell phone, now or in the last 24 hours; the account is locked 24 hours (the wrong-cellphone roadblock). 3006 (the two-factor roadblock): the account's proof of identity is not on file (a UBI driver without a cell phone, an account without a postal code), so no reset can check it; nothing is counted. Temporary variant: 3001 for the right temporary password of an account staff disabled. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3247,6 +3256,15 @@ export interface operations {
             };
             /** @description NOT_FOUND: malformed, unknown, another brand's token, src not the token's, or the start date still in the future. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INCONSISTENT (messageKey roadblock.inconsistency; the inconsistency roadblock): the token's person already has an account, and the token's email (the one on the person's file) is another account's. A live token only; nothing is opened. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

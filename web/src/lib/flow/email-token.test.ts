@@ -40,7 +40,7 @@ describe('spec §4.2 token routing by action', () => {
     expect(tokenNext(answer)).toEqual({ kind: 'home', to: '/' });
   });
 
-  it.each([500, 502, 503, 530])('%i is a failure for the catalogue', (status) => {
+  it.each([412, 500, 502, 503, 530])('%i is a failure for the catalogue', (status) => {
     expect(tokenNext({ status, data: { errorCode: '5001' } })).toEqual({ kind: 'failure' });
   });
 

@@ -58,13 +58,14 @@ export type TokenNext =
   | { kind: 'home'; to: '/' }
   /** 429: too many links read from this address; the link works once the wait is over. */
   | { kind: 'wait' }
-  /** 500 and above: spec §8.1's catalogue (technical, login-difficulties or maintenance roadblock). */
+  /** 412 and 500 and above: spec §8.1's catalogue (inconsistency, technical, login-difficulties or maintenance roadblock). */
   | { kind: 'failure' };
 
 /** Spec §4.2 token routing, for an answer of GET api/v1/tokens/{token}. */
 export function tokenNext(answer: ApiAnswer): TokenNext {
   if (answer.status === 429) return { kind: 'wait' };
-  if (answer.status >= 500) return { kind: 'failure' };
+  // 412: the person's account and the token's email disagree; the catalogue opened the inconsistency roadblock.
+  if (answer.status >= 500 || answer.status === 412) return { kind: 'failure' };
   const value = answer.status >= 200 && answer.status < 300 ? readTokenAnswer(answer.data) : null;
   if (!value) return { kind: 'home', to: '/' };
   const base: RegistrationState = { id: value.id, email: value.email, ubiMatchPH: value.ubiMatchPH, ubiDriver: value.ubiDriver };

@@ -10,13 +10,13 @@ import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { ResendLink } from '@/lib/flow/resend-link';
-import { readFlow, updateFlow, useFlow, type RegistrationState, type TwoFactorOption } from '@/lib/flow/state';
+import { updateFlow, useFlow, type RegistrationState, type TwoFactorOption } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
 import { checkPin } from '@/lib/rules/pin';
 import { checkSecurityCode } from '@/lib/rules/security-code';
 import { optionsOf, registrationApi } from '@/features/registration/api';
 import { PinLetter } from '@/lib/flow/pin-letter';
-import { afterCode, MAX_RESENDS, MIN_SPINNER_MS } from '@/features/registration/flow';
+import { afterCode, MIN_SPINNER_MS } from '@/features/registration/flow';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 
@@ -133,8 +133,10 @@ export function wrongCode(pin: boolean, plain: MessageKey, data: unknown): Messa
 
 /**
  * Spec §2.4, §9: resend, with a spinner shown at least a second, at most 3
- * times; the fourth ask (or the server refusing, 403 EXCEEDED_RESENDS) is
- * the resend-code roadblock.
+ * times. The server counts them (the same 3, per option, kept across a
+ * reload) and refuses the fourth: 403 EXCEEDED_EMAIL_RESENDS for a code by
+ * email (the resend-email roadblock), EXCEEDED_RESENDS for an SMS (the
+ * resend-code one); the page asks it rather than counting alone.
  */
 function ResendCode({ id, validationId, onSent }: { id: string; validationId: string; onSent: () => void }) {
   const clients = useApiClients();
@@ -146,7 +148,6 @@ function ResendCode({ id, validationId, onSent }: { id: string; validationId: st
 
   const resend = async () => {
     if (busy.current) return;
-    if ((readFlow().registration?.resendTwoFactor ?? 0) >= MAX_RESENDS) return response.roadblock('resend-code');
     busy.current = true;
     setSending(true);
     setSent(false);

@@ -1,0 +1,252 @@
+// Browser tests of the roadblocks a real server answer leads to (issue 28,
+// spec §2.6, §8.1), against the built binary and its --dev demo people
+// (docs/registration-demo.md): each test walks the flow as a visitor, sees
+// the server's own answer (status and errorCode) and lands on the page.
+// - resend-email: a fourth resend of a registration code by email (403 EXCEEDED_EMAIL_RESENDS);
+// - forgot-password: the UBI link with the holder account's temporary password (403 3007);
+// - two-factor: a password reset of a UBI driver with no cell phone on file (403 3006);
+// - inconsistency: an invitation to another account's email for a registered person (412);
+// - the soft roadblock lnr500160: create after the policy was cancelled since verification (400 4001).
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+
+/** @param {string} path */
+const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
+const m = { ...json('en.json'), ...json('sections/registration.en.json') };
+
+// A brand whose create-account button opens legacy registration.
+const BRAND = 'bna';
+const DOB = { day: '14', month: 'March', year: '1985' };
+const POSTAL = 'M5V 2T6';
+const LICENCE = 'A12341234512345';
+const TEMPORARY = 'Temp-Pass-2026';
+const NEW_PASSWORD = 'Fresh-Start-2026#';
+
+/** @type {import('./harness.mjs').Server} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/**
+ * The next answer of an API path (a suffix of the URL's path), with its body.
+ * @param {import('playwright-core').Page} page
+ * @param {RegExp} path
+ * @param {string} method
+ */
+async function answerOf(page, path, method = 'POST') {
+  const response = await page.waitForResponse((r) => r.request().method() === method && path.test(new URL(r.url()).pathname));
+  return { status: response.status(), body: await response.json().catch(() => null) };
+}
+
+/** A visitor on registration identification, in English, province on. */
+async function startRegistration() {
+  const cookies = [
+    { name: 'province', value: 'on' },
+    { name: 'language', value: 'en' },
+  ];
+  const opened = await openPage(browser, server.url(BRAND, '/'), { cookies });
+  await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
+  await arrive(opened.page, m['registration.identification.title']);
+  return opened;
+}
+
+/**
+ * Fills identification and presses Next.
+ * @param {import('playwright-core').Page} page
+ * @param {{ policy: string; first: string; last: string }} person
+ */
+async function identify(page, person) {
+  await typeInto(page, page.getByLabel(m['form.policyNumber']), person.policy);
+  await typeInto(page, page.getByLabel(m['form.firstName']), person.first);
+  await typeInto(page, page.getByLabel(m['form.lastName']), person.last);
+  await typeInto(page, page.getByLabel(m['form.day']), DOB.day);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(DOB.month);
+  await typeInto(page, page.getByLabel(m['form.year']), DOB.year);
+  await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+  await typeInto(page, page.getByLabel(m['form.driverLicence']), LICENCE);
+  await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+}
+
+/**
+ * Chooses the email option on /registration/validation; the code page opens.
+ * @param {import('playwright-core').Page} page
+ */
+async function chooseEmail(page) {
+  await arrive(page, m['registration.validation.title']);
+  await press(page, page.getByRole('radio', { name: /@/ }));
+  await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+  await arrive(page, m['registration.code.title']);
+  assert.equal(pathOf(page), '/registration/validation/email');
+}
+
+/**
+ * The roadblock page: its title, the call-us card, axe.
+ * @param {import('playwright-core').Page} page
+ * @param {string} name
+ * @param {string} title
+ */
+async function onRoadblock(page, name, title) {
+  await page.waitForURL((url) => url.pathname === `/roadblock/${name}`);
+  await page.getByRole('heading', { level: 1, name: title }).waitFor();
+  await page.getByRole('region', { name: 'Call us' }).waitFor();
+  await checkA11y(page);
+}
+
+describe('roadblocks reached from the server’s answer', () => {
+  test('resend-email: the fourth resend of a code by email (403 EXCEEDED_EMAIL_RESENDS)', async () => {
+    const { context, page, errors } = await startRegistration();
+    try {
+      const to = `reg-email@${BRAND}.example`;
+      const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+      await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
+      await chooseEmail(page);
+      await waitForMail(server, to, 'registration-code', seen);
+      const resend = page.getByRole('button', { name: m['registration.code.resend'] });
+      for (let i = 1; i <= 3; i++) {
+        const answer = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
+        await press(page, resend);
+        assert.equal((await answer).status, 200);
+        await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
+        await waitForMail(server, to, 'registration-code', seen);
+        await resend.waitFor();
+      }
+      const refused = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
+      await press(page, resend);
+      const { status, body } = await refused;
+      assert.equal(status, 403);
+      assert.equal(body?.errorCode, 'EXCEEDED_EMAIL_RESENDS');
+      await onRoadblock(page, 'resend-email', m['roadblock.resendEmail.title']);
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('forgot-password: the UBI link with the holder account’s temporary password (403 3007)', async () => {
+    const { context, page, errors } = await startRegistration();
+    try {
+      const to = `temp@${BRAND}.example`;
+      const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+      await identify(page, { policy: 'REG0011', first: 'Tom', last: 'Temporaire' });
+      await chooseEmail(page);
+      const mail = await waitForMail(server, to, 'registration-code', seen);
+      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.passwordValidation.title']);
+      assert.equal(pathOf(page), '/registration/password-validation');
+      await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), TEMPORARY);
+      const refused = answerOf(page, /\/authentication$/);
+      await page.keyboard.press('Enter');
+      const { status, body } = await refused;
+      assert.equal(status, 403);
+      assert.equal(body?.errorCode, '3007');
+      await onRoadblock(page, 'forgot-password', m['roadblock.forgotPassword.title']);
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('two-factor: a reset of a UBI driver with no cell phone on file (403 3006)', async () => {
+    const email = `ubi-nophone@${BRAND}.example`;
+    const cookies = [
+      { name: 'province', value: 'on' },
+      { name: 'language', value: 'en' },
+    ];
+    const { context, page, errors } = await openPage(browser, server.url(BRAND, '/forgot'), { cookies });
+    try {
+      const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+      await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
+      await page.getByLabel('Email address').fill(email);
+      await page.getByRole('button', { name: 'Send me a code' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
+      const mail = await waitForMail(server, email, 'reset-code', seen);
+      await page.getByLabel('Security code', { exact: true }).fill(codeOf(mail));
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+      // A UBI driver proves it with the cell phone; none is on file, so none can match.
+      await page.getByLabel('Cell phone number').fill('514-555-0123');
+      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+      await page.getByLabel('Confirm your new password').fill(NEW_PASSWORD);
+      const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
+      await page.getByRole('button', { name: 'Save my new password' }).click();
+      const { status, body } = await refused;
+      assert.equal(status, 403);
+      assert.equal(body?.errorCode, '3006');
+      await onRoadblock(page, 'two-factor', m['roadblock.twoFactor.title']);
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001)', async () => {
+    const brand = 'scotia';
+    const cookies = [
+      { name: 'province', value: 'on' },
+      { name: 'language', value: 'en' },
+    ];
+    const { context, page, errors } = await openPage(browser, server.url(brand, '/registration/identification'), { cookies });
+    try {
+      const to = `reg-email@${brand}.example`;
+      const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+      await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
+      await chooseEmail(page);
+      const mail = await waitForMail(server, to, 'registration-code', seen);
+      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.password.title']);
+      // The insurer's file now says the policy is cancelled.
+      const file = join(server.dataDir, 'cancel.csv');
+      writeFileSync(file, `brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n${brand},REG0001,auto,on,holder,Emma,Courriel,1985-03-14,${POSTAL},,,${to},,,false,cancelled\n`);
+      await server.cli('import-policies', file);
+      await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+      await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+      await press(page, page.getByRole('checkbox'));
+      const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      const { status, body } = await refused;
+      assert.equal(status, 400);
+      assert.equal(body?.errorCode, '4001');
+      const dialog = page.getByRole('dialog', { name: m['softRoadblock.title'] });
+      await dialog.waitFor();
+      await dialog.getByText('lnr500160').waitFor();
+      await checkA11y(page);
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('inconsistency: an invitation to another account’s email for a registered person (412)', async () => {
+    const out = await server.cli('tokens', 'issue', '--dev', '--brand', BRAND, '--policy', 'TOK0009', '--email', `demo@${BRAND}.example`, '--source', 'edoc', '--language', 'en');
+    const link = out.trim().split('\n').pop() ?? '';
+    assert.match(link, /\/registration\/link\?token=[A-Za-z0-9_-]{43}&src=edoc/);
+    const { context, page, errors } = await openPage(browser, server.url(BRAND, '/?lang=en'));
+    try {
+      const read = answerOf(page, /\/api\/v1\/tokens\/[^/]+$/, 'GET');
+      await page.goto(link);
+      const { status, body } = await read;
+      assert.equal(status, 412);
+      assert.equal(body?.errorCode, 'INCONSISTENT');
+      await onRoadblock(page, 'inconsistency', m['roadblock.inconsistency.title']);
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+    }
+  });
+});
