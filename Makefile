@@ -8,7 +8,7 @@ WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/pa
 # config/brands/*.yaml: the sample brands embedded in the binary (config/embed.go).
 GO_SOURCES := $(shell find cmd internal web/embed.go config -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' -o -name '*.yaml' 2>/dev/null)
 
-.PHONY: ci-busy all run build test test-go test-fuzz test-web test-e2e check deps chromium haproxy gotestsum bench cluster load screenshots clean
+.PHONY: ci-busy all run build test test-checks test-go test-fuzz test-web test-e2e check deps chromium haproxy gotestsum bench cluster load screenshots clean
 
 all: build
 
@@ -52,8 +52,15 @@ run: build
 
 ## test: vet, Go tests with -race, short fuzzing, SPA checks and unit tests,
 ## browser tests against the built binary.
-# make test installs what it needs and no more (haproxy belongs to make cluster).
-test: web/node_modules/.installed chromium gotestsum build check test-go test-fuzz test-web test-e2e
+# make test installs what it needs and no more (haproxy belongs to make
+# cluster). After the one build, two lanes run side by side
+# (scripts/lanes.sh): the CPU-bound stages one after another, and the browser
+# tests, which mostly wait on pages and servers. WITH_CLUSTER=1 (.ci/run)
+# adds the cluster suites at the end of the first lane.
+test: web/node_modules/.installed chromium gotestsum build
+	scripts/lanes.sh "checks=$(MAKE) --no-print-directory test-checks" "browser=$(MAKE) --no-print-directory test-e2e"
+
+test-checks: check test-go test-fuzz test-web $(if $(WITH_CLUSTER),cluster)
 
 # Each stage runs under scripts/stage.sh, which records its wall time when
 # GUICHET_CI_TIMINGS is set (.ci/run prints the table); GUICHET_CI_REPORTS
