@@ -9,6 +9,8 @@ import { checkA11y, expectNoSidewaysScroll, launchBrowser, repoRoot, startServer
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const viewport = { width: 320, height: 640 };
+/** How many screens are checked at once (each in its own browser context). */
+const PAGES_AT_ONCE = 3;
 
 /** @type {import('./harness.mjs').Server} */
 let server;
@@ -63,7 +65,8 @@ export function narrowSuites(cases) {
       test('every screen fits the width and passes axe', async () => {
         /** @type {string[]} */
         const failures = [];
-        for (const path of paths) {
+        /** @param {string} path */
+        const check = async (path) => {
           const context = await browser.newContext({ viewport });
           try {
             await context.addInitScript(
@@ -87,8 +90,16 @@ export function narrowSuites(cases) {
           } finally {
             await context.close();
           }
-        }
-        assert.deepEqual(failures, []);
+        };
+        // A page mostly waits (its loads, the network going idle): a few at
+        // a time, each in its own context, keep the browser busy.
+        const queue = [...paths];
+        await Promise.all(
+          Array.from({ length: PAGES_AT_ONCE }, async () => {
+            for (let path = queue.shift(); path !== undefined; path = queue.shift()) await check(path);
+          }),
+        );
+        assert.deepEqual(failures.sort(), []);
       });
 
       test('/my-account of a signed-in demo policyholder', async () => {
