@@ -45,6 +45,7 @@ const people = {
   noOptions: { policy: 'REG0006', first: 'Nora', last: 'Aucun' },
   ubi: { policy: 'REG0007', first: 'Ubald', last: 'Conduit' },
   cancelled: { policy: 'REG0008', first: 'Carl', last: 'Annule' },
+  pinOnly: { policy: 'REG0009', first: 'Pia', last: 'Lettre' },
   registered: { policy: 'BNA1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
 };
 
@@ -247,6 +248,33 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
         await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
         await createAccount(page, people.pin.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
+    test('PIN only (issue 28): the PIN page at once, then an email, its code, the password', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        const email = `pia.${language}@example.com`;
+        await identify(page, people.pinOnly);
+        // Spec §4.2: exactly one option of PIN goes to validation/pin (no choice shown).
+        await arrive(page, m['registration.pin.title']);
+        assert.equal(pathOf(page), '/registration/validation/pin');
+        await checkA11y(page);
+        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.email.title']);
+        assert.equal(pathOf(page), '/registration/account-creation/email');
+        const seen = await seenMail(email);
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        assert.equal(pathOf(page), '/registration/validation/email');
+        await typeCodeFrom(page, email, seen);
+        await createAccount(page, people.pinOnly.policy);
         assert.deepEqual(realErrors(errors), []);
       } finally {
         await context.close();
