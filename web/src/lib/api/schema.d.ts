@@ -1632,6 +1632,11 @@ export interface components {
                 googlePlay: components["schemas"]["LocalizedURL"];
             };
             screenShare: boolean;
+            /**
+             * @description spec §4.1: where a smart registration PIN used up (EXCEEDED_RETRIES_CODE_ACTIVATION with the PIN chosen) leads; the brand file's smartRegistration.pinRoadblock, identity-verification by default (pin-identification for one brand)
+             * @enum {string}
+             */
+            smartPinRoadblock: "identity-verification" | "pin-identification";
             theme: {
                 primary: string;
                 primaryText: string;
