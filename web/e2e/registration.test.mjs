@@ -348,7 +348,10 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         await arrive(page, m['registration.passwordValidation.title']);
         assert.equal(pathOf(page), '/registration/password-validation');
         await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
+        // Spec §7: the link is POST accounts/{id}/authentication with the registration's id.
+        const linking = page.waitForRequest((request) => request.method() === 'POST' && /\/authentication$/.test(new URL(request.url()).pathname));
         await page.keyboard.press('Enter');
+        assert.match(new URL((await linking).url()).pathname, /^\/api\/v1\/accounts\/[A-Za-z0-9_-]{22}\/authentication$/);
         await page.waitForURL((url) => url.pathname === '/my-account');
         await arrive(page, m['account.title']);
         await page.getByText('REG-0007').first().waitFor();

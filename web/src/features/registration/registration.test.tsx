@@ -17,7 +17,7 @@ const FIND = 'POST /api/v1/accounts/find';
 const REG = 'reg-1';
 const validation = (optionId: string) => `POST /api/v1/registrations/${REG}/validations/${optionId}/`;
 const CREATE = `POST /api/v1/accounts/${REG}/create`;
-const AUTH = `POST /api/v1/registrations/${REG}/authentication`;
+const AUTH = `POST /api/v1/accounts/${REG}/authentication`;
 
 const EMAIL_OPTION = { id: 'opt-email', method: 'EMAIL', maskedValue: 'm***@example.com' };
 const SMS_OPTION = { id: 'opt-sms', method: 'SMS', maskedValue: '***-***-0123' };
