@@ -433,13 +433,22 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
           await context.close();
         }
       }
-      // /registration keeps redirecting to identification with the query string; the unguarded pages open.
+      // email-sent without a registration under way, and the link's entry without its token (issue 28): / too.
+      for (const path of ['/registration/email-sent', '/registration/link']) {
+        const { context, page } = await openPage(browser, server.url(BRAND, `${path}?lang=${language}&from=x`));
+        try {
+          await page.waitForURL((url) => url.pathname === '/');
+          assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
+          await arrive(page, m['login.title'], { focus: false });
+        } finally {
+          await context.close();
+        }
+      }
+      // /registration keeps redirecting to identification with the query string.
       const { context, page } = await openPage(browser, server.url(BRAND, `/registration?lang=${language}&from=x`));
       try {
         await arrive(page, m['registration.identification.title'], { focus: false });
         assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
-        await page.goto(server.url(BRAND, `/registration/email-sent?lang=${language}`));
-        await arrive(page, m['registration.emailSent.title'], { focus: false });
       } finally {
         await context.close();
       }

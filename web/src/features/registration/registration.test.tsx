@@ -318,6 +318,23 @@ describe('guards in the app', () => {
     await openAt('/registration/validation', {}, '/registration/identification', null);
     await waitFor(() => expect(where()).toBe('/'));
   });
+
+  it('email-sent without a registration under way (opened by its address) goes to / with the query string', async () => {
+    await openAt('/registration/email-sent?lang=en&x=1', {}, null, null);
+    await waitFor(() => expect(where()).toBe('/?lang=en&x=1'));
+  });
+
+  it('email-sent with a registration under way opens', async () => {
+    await openAt('/registration/email-sent', {}, '/registration/account-creation/email', { id: REG, email: 'new@example.com' });
+    await heading('Check your inbox');
+    expect(screen.getByText(fullText(/We sent an email to new@example\.com/))).toBeTruthy();
+  });
+
+  it('link without a token (opened by its address) goes to / with the query string', async () => {
+    const calls = await openAt('/registration/link?lang=en&src=edoc', {}, null, null);
+    await waitFor(() => expect(where()).toBe('/?lang=en&src=edoc'));
+    expect(calls).toEqual([]);
+  });
 });
 
 const underWay: RegistrationState = { id: REG, twoFactorValidations: [EMAIL_OPTION, SMS_OPTION, PIN_OPTION, NONE_OPTION] };

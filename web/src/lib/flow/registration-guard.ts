@@ -37,7 +37,8 @@ const ALL_VALIDATION: RegistrationPage[] = ['validation', 'validation/sms', 'val
  * validation"); "email" in the code pages' rows is validation/email;
  * "account-creation password/email/new-email" are those three pages.
  * Pages the table does not list (identification, password-validation,
- * email-sent, and link, an emailed magic link's entry) have no guard.
+ * email-sent, and link, an emailed magic link's entry) have no row; the
+ * route checks their arrival conditions (needsRegistration, hasLinkToken).
  */
 export const GUARD_TABLE: Partial<Record<GuardedPage, readonly RegistrationPage[]>> = {
   validation: ['identification', 'validation/sms', 'validation/email', 'validation/pin'],
@@ -99,6 +100,22 @@ export function mayOpen(page: GuardedPage, from: string | null): boolean {
   const previous = registrationPageOf(from);
   if (previous === null) return false;
   return allowed.includes(previous) || (FLOW_ADDITIONS[page] ?? []).includes(previous);
+}
+
+/**
+ * The arrival conditions beside the table. Every page past identification
+ * needs a registration under way (an id from identification or from an
+ * email token's read): email-sent too, which confirms an email submitted
+ * for one. The link's entry starts one instead, from the emailed link's
+ * token: it needs that token in the address.
+ */
+export function needsRegistration(page: RegistrationPage): boolean {
+  return page !== 'identification' && page !== 'link';
+}
+
+/** Whether the address of /registration/link carries a token (an emailed link's), the query string given with or without its "?". */
+export function hasLinkToken(search: string): boolean {
+  return (new URLSearchParams(search.replace(/^\?/, '')).get('token') ?? '') !== '';
 }
 
 /** Where a refused page goes: / keeping the query string. */
