@@ -149,6 +149,30 @@ describe('/registration/link (spec §4.2 token routing)', () => {
     expect(screen.getByRole('link', { name: 'Retour à la connexion' })).toBeTruthy();
   });
 
+  it('ask-username (issue 28, the option the token selects): new-email submits with it, the code page with the next', async () => {
+    const calls = await openLink({
+      [READ]: answer('ask-username', { email: '', twoFactorValidations: [{ id: 'opt-u', method: 'ask-username', maskedValue: '' }] }),
+      [`POST /api/v1/registrations/${REG}/validations/opt-u/`]: {
+        status: 240,
+        body: { id: REG, twoFactorValidations: [{ id: 'code-7', method: 'ask-email-code', maskedValue: 'n***@example.com' }] },
+      },
+      [`POST /api/v1/registrations/${REG}/validations/code-7/`]: { status: 200, body: { id: REG, email: 'new@example.com' } },
+    });
+    await heading('Choose another email address');
+    type('Email address', 'new@example.com');
+    type('Confirm your email address', 'new@example.com');
+    await click('Next');
+    await heading('Enter your security code');
+    type('Security code', '123456');
+    await click('Next');
+    await heading('Create your password');
+    expect(calls.map((c) => [c.path, c.body])).toEqual([
+      [`/api/v1/tokens/${TOKEN}`, undefined],
+      [`/api/v1/registrations/${REG}/validations/opt-u/`, { validationValue: 'new@example.com' }],
+      [`/api/v1/registrations/${REG}/validations/code-7/`, { validationValue: '123456' }],
+    ]);
+  });
+
   it('500: the catalogue’s roadblock (spec §8.1)', async () => {
     await openLink({ [READ]: { status: 500, body: {} } });
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));

@@ -333,6 +333,20 @@ describe('verification', () => {
     expect(screen.getByText(fullText(/by text message to \*\*\*-\*\*\*-0101/))).toBeTruthy();
   });
 
+  it('a single PIN (issue 28) is chosen at once: the PIN page, whose PIN goes with it', async () => {
+    const calls = await openAt(
+      SMART_PATHS.verifyOptions,
+      { [OPTIONS]: options([PIN_OPTION]), [SEND]: sent('PIN', ''), [VERIFY]: step('ASK_NEW_USERNAME', SMART_PATHS.verifyEmail) },
+      { at: ['VERIFY', SMART_PATHS.verifyOptions] },
+    );
+    await heading('Enter your PIN');
+    expect(calls.filter((c) => c.path === '/api/v2/verify/send').map((c) => c.body)).toEqual([{ optionId: 'o3' }]);
+    expect(readFlow().smartRegistration?.option).toEqual(PIN_OPTION);
+    type('PIN', 'ab12cd34');
+    await click('Next');
+    await waitFor(() => expect(calls.filter((c) => c.path === '/api/v2/registration/verify')).toHaveLength(1));
+  });
+
   it('back from the code page: a single option is offered, not sent again, and Back goes on to identification', async () => {
     const calls = await openAt(
       SMART_PATHS.verifyCode,
