@@ -177,6 +177,20 @@ func TestLoadDirRealConfig(t *testing.T) {
 	if !belair.ScreenShare {
 		t.Error("belair must show the screen-share link")
 	}
+	// Spec §4.1: a smart registration PIN used up goes to pin-identification
+	// for one brand (belair's file says so), identity-verification for the others.
+	for _, b := range r.All() {
+		want := RoadblockIdentityVerification
+		if b.ID == "belair" {
+			want = RoadblockPinIdentification
+		}
+		if got := b.SmartPinRoadblock(); got != want {
+			t.Errorf("%s: a PIN used up goes to %s, want %s", b.ID, got, want)
+		}
+		if got := b.Site("", "", false, false, EnvDev).Brand.SmartPinRoadblock; got != want {
+			t.Errorf("%s site configuration: smartPinRoadblock %s, want %s", b.ID, got, want)
+		}
+	}
 }
 
 func TestLoadDirProblems(t *testing.T) {
@@ -232,6 +246,11 @@ func TestLoadDirProblems(t *testing.T) {
 				`a.yaml: smartRegistration.identification.policyHolder.qc: "shoeSize" is not a known field`,
 				`a.yaml: smartRegistration.identification.policyHolder.zz: "zz" is neither one of this brand's provinces nor default`,
 			},
+		},
+		{
+			name:  "smart registration PIN roadblock",
+			files: map[string]string{"a.yaml": brandFile("a", "screenShare: false", "screenShare: false\nsmartRegistration: {pinRoadblock: technical}")},
+			want:  []string{`a.yaml: smartRegistration.pinRoadblock: "technical" is neither identity-verification nor pin-identification`},
 		},
 		{
 			name:  "name without French",

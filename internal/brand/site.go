@@ -39,6 +39,9 @@ type PublicBrand struct {
 	// when the page changes language. Both null when the brand has none.
 	Promo  *PublicPromo  `json:"promo"`
 	Promos *PublicPromos `json:"promos"`
+	// SmartPinRoadblock is where a smart registration PIN used up leads
+	// (Brand.SmartPinRoadblock).
+	SmartPinRoadblock string `json:"smartPinRoadblock"`
 }
 
 // PublicPromo is one language's promo panel as the SPA shows it. Image is
@@ -129,6 +132,7 @@ func (b *Brand) Site(province, language string, webview, dev bool, env string) S
 			SSO:                PublicSSO{LoginURL: login, External: isAbsolute(login.EN) || isAbsolute(login.FR)},
 			Promo:              promo,
 			Promos:             promos,
+			SmartPinRoadblock:  b.SmartPinRoadblock(),
 		},
 		Province: province,
 		Language: language,

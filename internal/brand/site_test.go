@@ -26,7 +26,7 @@ func TestSiteJSONShape(t *testing.T) {
 			where := b.ID + " " + env
 			expectKeys(t, where, site, "brand,dev,language,province,webview")
 			brand := site["brand"].(map[string]any)
-			expectKeys(t, where+" brand", brand, "apiKey,defaultLanguage,defaultProvince,driverLicenceMasks,features,id,links,name,names,policyNumber,promo,promos,provinces,screenShare,sso,theme")
+			expectKeys(t, where+" brand", brand, "apiKey,defaultLanguage,defaultProvince,driverLicenceMasks,features,id,links,name,names,policyNumber,promo,promos,provinces,screenShare,smartPinRoadblock,sso,theme")
 			expectKeys(t, where+" names", brand["names"], localized)
 			expectKeys(t, where+" features", brand["features"], "chatbot,registration,usenewmarketingredirection")
 			links := brand["links"].(map[string]any)

@@ -12,6 +12,27 @@ type SmartRegistration struct {
 	// Identification maps an account type (AccountTypes) to a province key
 	// or "default" to the ordered field names (IdentificationFields).
 	Identification map[string]map[string][]string `yaml:"identification"`
+	// PinRoadblock is where a PIN used up (too many wrong tries, or
+	// expired) leads (spec §4.1: pin-identification for one brand,
+	// identity-verification, as a used-up code, for the others);
+	// empty: RoadblockIdentityVerification.
+	PinRoadblock string `yaml:"pinRoadblock"`
+}
+
+// The roadblocks a smart registration PIN used up may lead to (spec §4.1).
+const (
+	RoadblockIdentityVerification = "identity-verification"
+	RoadblockPinIdentification    = "pin-identification"
+)
+
+// SmartPinRoadblock is the roadblock of a smart registration PIN used up:
+// the brand file's smartRegistration.pinRoadblock, else the spec's default
+// for all brands but one, identity-verification.
+func (b *Brand) SmartPinRoadblock() string {
+	if b.SmartRegistration == nil || b.SmartRegistration.PinRoadblock == "" {
+		return RoadblockIdentityVerification
+	}
+	return b.SmartRegistration.PinRoadblock
 }
 
 // Account types of smart registration.
@@ -50,6 +71,9 @@ func (b *Brand) SmartIdentification(accountType, province string) ([]string, boo
 func validateSmartRegistration(ps *problems, s *SmartRegistration, provinces map[string]*Province) {
 	if s == nil {
 		return
+	}
+	if r := s.PinRoadblock; r != "" && r != RoadblockIdentityVerification && r != RoadblockPinIdentification {
+		ps.add("smartRegistration.pinRoadblock", "%q is neither %s nor %s", r, RoadblockIdentityVerification, RoadblockPinIdentification)
 	}
 	for _, accountType := range slices.Sorted(maps.Keys(s.Identification)) {
 		field := "smartRegistration.identification." + accountType

@@ -51,6 +51,8 @@ var demoPeople = []struct {
 	{6, "driver", "auto", "Nora", "Aucun", "", "", "", false, false, "driver with nothing on file: no options (no-options roadblock)", ""},
 	{7, "driver", "auto", "Ubald", "Conduit", "demo", "5145550107", "", true, false, "UBI driver whose email is the demo policyholder's: code, then ask-password (password-validation, Guichet-Demo-2026!)", ""},
 	{8, "holder", "home", "Carl", "Annule", "reg-cancelled", "", "", false, true, "cancelled policy: not found (404)", ""},
+	{9, "holder", "home", "Pia", "Lettre", "", "", DemoPIN, false, false, "PIN only (no email, no cell phone on file): validation/pin at once, PIN " + DemoPIN + ", then ask-email (account-creation/email), a code to the email typed, the password page",
+		"PIN only (no email, no cell phone on file): validation/pin at once, PIN " + DemoPIN + ", then ask-email (account-creation/email), 202 email-sent, a link to the email typed (open it: the password page)"},
 	{11, "driver", "auto", "Tom", "Temporaire", "temp", "", "", true, false, "UBI driver whose email is temp@<brand>.example's, an account holding a temporary password: code, then password-validation with Temp-Pass-2026: 403 3007 (the forgot-password roadblock)", ""},
 	{0, "holder", "auto", "Alex", "Martin", "", "", "", false, false, "already registered (200): the demo account demo@<brand>.example gets a security notice", ""},
 }
@@ -114,7 +116,8 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 		if err := tx.Lock(ctx, demoLock); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE insured_people SET pin_issued_at = ? WHERE pin_hash <> '' AND first_name = 'Paula' AND last_name = 'Nip'",
+		if _, err := tx.Exec(ctx, `UPDATE insured_people SET pin_issued_at = ? WHERE pin_hash <> ''
+			AND ((first_name = 'Paula' AND last_name = 'Nip') OR (first_name = 'Pia' AND last_name = 'Lettre'))`,
 			now.UnixMilli()); err != nil {
 			return err
 		}

@@ -214,7 +214,7 @@ func apiError(err error) error {
 		ref.Fields = map[string]string{re.Field: re.Key}
 		return ref
 	case errors.Is(err, ErrNotFound):
-		return refusal("POLICY_NUMBER_NOT_FOUND", "no policy matches", "moreInfo.error.8")
+		return refusal("POLICY_NUMBER_NOT_FOUND", "no policy matches", "moreInfo.error")
 	case errors.Is(err, ErrUnableToIdentify):
 		return refusal("UNABLE_TO_IDENTIFY", "unable to identify", "roadblock.unableToIdentify")
 	case errors.Is(err, ErrAccountExists):

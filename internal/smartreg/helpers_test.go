@@ -98,7 +98,12 @@ func brands(t *testing.T) *brand.Registry {
 			t.Fatal(err)
 		}
 		if e.Name() == "belair.yaml" {
-			raw = append(raw, smartYAML...)
+			// Into belair's own smartRegistration block when it has one (its pinRoadblock).
+			if text := string(raw); strings.Contains(text, "\nsmartRegistration:\n") {
+				raw = []byte(strings.Replace(text, "\nsmartRegistration:\n", smartYAML, 1))
+			} else {
+				raw = append(raw, smartYAML...)
+			}
 		}
 		if err := os.WriteFile(filepath.Join(dir, e.Name()), raw, 0o600); err != nil {
 			t.Fatal(err)

@@ -45,6 +45,7 @@ const people = {
   noOptions: { policy: 'REG0006', first: 'Nora', last: 'Aucun' },
   ubi: { policy: 'REG0007', first: 'Ubald', last: 'Conduit' },
   cancelled: { policy: 'REG0008', first: 'Carl', last: 'Annule' },
+  pinOnly: { policy: 'REG0009', first: 'Pia', last: 'Lettre' },
   registered: { policy: 'BNA1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
 };
 
@@ -253,6 +254,33 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       }
     });
 
+    test('PIN only (issue 28): the PIN page at once, then an email, its code, the password', async () => {
+      const { context, page, errors } = await startRegistration();
+      try {
+        const email = `pia.${language}@example.com`;
+        await identify(page, people.pinOnly);
+        // Spec §4.2: exactly one option of PIN goes to validation/pin (no choice shown).
+        await arrive(page, m['registration.pin.title']);
+        assert.equal(pathOf(page), '/registration/validation/pin');
+        await checkA11y(page);
+        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.email.title']);
+        assert.equal(pathOf(page), '/registration/account-creation/email');
+        const seen = await seenMail(email);
+        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+        await arrive(page, m['registration.code.title']);
+        assert.equal(pathOf(page), '/registration/validation/email');
+        await typeCodeFrom(page, email, seen);
+        await createAccount(page, people.pinOnly.policy);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+
     test('ask-email: nothing on file; an email taken says so, a new one gets a code', async () => {
       const { context, page, errors } = await startRegistration();
       try {
@@ -320,7 +348,10 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         await arrive(page, m['registration.passwordValidation.title']);
         assert.equal(pathOf(page), '/registration/password-validation');
         await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
+        // Spec §7: the link is POST accounts/{id}/authentication with the registration's id.
+        const linking = page.waitForRequest((request) => request.method() === 'POST' && /\/authentication$/.test(new URL(request.url()).pathname));
         await page.keyboard.press('Enter');
+        assert.match(new URL((await linking).url()).pathname, /^\/api\/v1\/accounts\/[A-Za-z0-9_-]{22}\/authentication$/);
         await page.waitForURL((url) => url.pathname === '/my-account');
         await arrive(page, m['account.title']);
         await page.getByText('REG-0007').first().waitFor();
@@ -402,13 +433,22 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
           await context.close();
         }
       }
-      // /registration keeps redirecting to identification with the query string; the unguarded pages open.
+      // email-sent without a registration under way, and the link's entry without its token (issue 28): / too.
+      for (const path of ['/registration/email-sent', '/registration/link']) {
+        const { context, page } = await openPage(browser, server.url(BRAND, `${path}?lang=${language}&from=x`));
+        try {
+          await page.waitForURL((url) => url.pathname === '/');
+          assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
+          await arrive(page, m['login.title'], { focus: false });
+        } finally {
+          await context.close();
+        }
+      }
+      // /registration keeps redirecting to identification with the query string.
       const { context, page } = await openPage(browser, server.url(BRAND, `/registration?lang=${language}&from=x`));
       try {
         await arrive(page, m['registration.identification.title'], { focus: false });
         assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
-        await page.goto(server.url(BRAND, `/registration/email-sent?lang=${language}`));
-        await arrive(page, m['registration.emailSent.title'], { focus: false });
       } finally {
         await context.close();
       }

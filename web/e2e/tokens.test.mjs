@@ -236,17 +236,24 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       }
     });
 
-    test('a tampered or unknown link goes to the login page', async () => {
+    test('a tampered link, or one with another source: the page says the link is not valid, with the way to login', async () => {
       const link = await issue(people.register, 'mrkt');
       const tampered = link.replace(/token=([A-Za-z0-9_-])/, (_, c) => `token=${c === 'A' ? 'B' : 'A'}`);
-      const { context, page, errors } = await follow(tampered);
-      try {
-        await page.waitForURL((url) => url.pathname === '/');
-        await page.getByRole('heading', { level: 1, name: m['login.title'], exact: true }).waitFor();
-        await checkA11y(page);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
+      const otherSource = link.replace(/src=mrkt/, 'src=edoc');
+      assert.notEqual(otherSource, link);
+      for (const bad of [tampered, otherSource]) {
+        const { context, page, errors } = await follow(bad);
+        try {
+          await page.getByRole('alert').filter({ hasText: m['registration.link.invalid'] }).waitFor();
+          assert.equal(pathOf(page).split('?')[0], '/registration/link');
+          await checkA11y(page);
+          await press(page, page.getByRole('link', { name: m['registration.backToLogin'] }));
+          await page.waitForURL((url) => url.pathname === '/');
+          await page.getByRole('heading', { level: 1, name: m['login.title'], exact: true }).waitFor();
+          assert.deepEqual(realErrors(errors), []);
+        } finally {
+          await context.close();
+        }
       }
     });
   });

@@ -46,6 +46,7 @@ const common = {
   sso: { loginUrl: { en: '/pkmslogin.form', fr: '/pkmslogin.form' }, external: false },
   promo: null,
   promos: null,
+  smartPinRoadblock: 'identity-verification' as PublicBrand['smartPinRoadblock'],
 };
 
 function promos(id: string): NonNullable<PublicBrand['promos']> {
@@ -78,6 +79,7 @@ export const belair: PublicBrand = {
   provinces: [province('qc', ['fr', 'en']), province('on', ['en', 'fr']), province('ab', ['en'])],
   links: links('www.belairdirect.test'),
   screenShare: true,
+  smartPinRoadblock: 'pin-identification',
   promo: promos('belair').en,
   promos: promos('belair'),
 };

@@ -79,9 +79,13 @@ export interface RegistrationApi {
   sendCode(id: string, validationId: string): Promise<RegistrationAnswer<Validated>>;
   /** The same call with a value: a code, a PIN or an email address. */
   validate(id: string, validationId: string, validationValue: string): Promise<RegistrationAnswer<Validated | EmailBody>>;
-  /** POST registrations/{id}/authentication: the UBI link with the existing account's password. */
+  /**
+   * POST accounts/{id}/authentication (spec §7) with the registration id: the
+   * UBI link with the existing account's password (the server tells it from
+   * a sign-in by the id, a registration's rather than an account's).
+   */
   authenticate(id: string, password: string): Promise<RegistrationAnswer<EmailBody>>;
-  /** POST accounts/{id}/authentication with an email token held: the UBI link, with the driver's postal code and date of birth. */
+  /** The same call with an email token held: the UBI link, with the driver's postal code and date of birth. */
   authenticateWithToken(id: string, body: { password: string; postalCode: string; dateOfBirth: string }): Promise<RegistrationAnswer<EmailBody>>;
   /** POST accounts/{id}/create; with an email token held, its proof of identity as well. */
   create(id: string, password: string, passwordConfirmation: string, proof?: TokenProof): Promise<RegistrationAnswer<EmailBody>>;
@@ -97,7 +101,7 @@ export function registrationApi(clients: ApiClients): RegistrationApi {
     validate: async (id, validationId, validationValue) =>
       typed(await validation(id, validationId, { validationValue }), (d): d is Validated | EmailBody => isValidated(d) || isEmailBody(d)),
     authenticate: async (id, password) =>
-      typed(await v1.request('post', '/registrations/{id}/authentication', { params: { id }, body: { password } }), isEmailBody),
+      typed(await v1.request('post', '/accounts/{id}/authentication', { params: { id }, body: { password } }), isEmailBody),
     authenticateWithToken: async (id, body) =>
       typed(await v1.request('post', '/accounts/{id}/authentication', { params: { id }, body }), isEmailBody),
     create: async (id, password, passwordConfirmation, proof = {}) =>

@@ -1,6 +1,6 @@
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
 import { registrationPath } from '@/lib/flow/registration-guard';
-import type { TwoFactorOption } from '@/lib/flow/state';
+import type { RegistrationState, TwoFactorOption } from '@/lib/flow/state';
 
 // Spec §4.2 as pure functions: where each answer of legacy registration
 // leads. The pages apply them (navigate, or the roadblock with its flag).
@@ -11,6 +11,9 @@ export const ATTEMPTS = 3;
 export const MIN_SPINNER_MS = 1000;
 
 export type Next = { to: string } | { roadblock: RoadblockPage };
+
+/** A move of identification: the page, and the option it goes on with when one was selected for the visitor. */
+export type IdentificationNext = { to: string; selected?: TwoFactorOption } | { roadblock: RoadblockPage };
 
 const go = (to: string): Next => ({ to });
 
@@ -34,14 +37,28 @@ export function codePage(method: string): '/registration/validation/sms' | '/reg
 /**
  * Identification 240: no option, the no-options roadblock; a single ask-email,
  * account-creation/email; a single PIN, validation/pin; otherwise the choice.
+ * The two single options are selected for the visitor: `selected` is the
+ * option the next page submits with (the flow keeps it, selectionOf).
  */
-export function afterIdentification(options: TwoFactorOption[]): Next {
+export function afterIdentification(options: TwoFactorOption[]): IdentificationNext {
   const real = realOptions(options);
   if (real.length === 0) return { roadblock: 'no-options' };
   const [only] = real;
-  if (real.length === 1 && only?.method === 'ask-email') return go(registrationPath('account-creation/email'));
-  if (real.length === 1 && only?.method === 'PIN') return go(registrationPath('validation/pin'));
+  if (real.length === 1 && only?.method === 'ask-email') return { to: registrationPath('account-creation/email'), selected: only };
+  if (real.length === 1 && only?.method === 'PIN') return { to: registrationPath('validation/pin'), selected: only };
   return go(registrationPath('validation'));
+}
+
+/**
+ * What the registration state keeps of an option selected (by the visitor
+ * on the choice, or for them after identification), for the page that
+ * submits with it: a code or PIN option is the code page's
+ * (selectedTwoFactor, its resends counted from 0); ask-email is the email
+ * page's (nextOption).
+ */
+export function selectionOf(option: TwoFactorOption): Pick<RegistrationState, 'selectedTwoFactor' | 'resendTwoFactor' | 'nextOption'> {
+  if (option.method === 'ask-email') return { nextOption: option, selectedTwoFactor: undefined };
+  return { selectedTwoFactor: option.id, resendTwoFactor: 0 };
 }
 
 /**

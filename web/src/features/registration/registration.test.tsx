@@ -9,7 +9,7 @@ import { fakeApi, type FakeAnswer, type FakeRoutes } from '@/lib/flow/testing';
 import type { PublicBrand } from '@/lib/site/types';
 import { renderApp } from '@/test/render';
 import { belair, siteConfig } from '@/test/site-fixture';
-import { afterCode, afterEmail, afterIdentification, MIN_SPINNER_MS } from './flow';
+import { afterCode, afterEmail, afterIdentification, MIN_SPINNER_MS, selectionOf } from './flow';
 import { registrationRoadblock } from './use-registration-response';
 import { fullText } from '@/test/text';
 
@@ -17,7 +17,7 @@ const FIND = 'POST /api/v1/accounts/find';
 const REG = 'reg-1';
 const validation = (optionId: string) => `POST /api/v1/registrations/${REG}/validations/${optionId}/`;
 const CREATE = `POST /api/v1/accounts/${REG}/create`;
-const AUTH = `POST /api/v1/registrations/${REG}/authentication`;
+const AUTH = `POST /api/v1/accounts/${REG}/authentication`;
 
 const EMAIL_OPTION = { id: 'opt-email', method: 'EMAIL', maskedValue: 'm***@example.com' };
 const SMS_OPTION = { id: 'opt-sms', method: 'SMS', maskedValue: '***-***-0123' };
@@ -89,12 +89,25 @@ describe('spec §4.2 routing', () => {
   it.each([
     { options: [], next: { roadblock: 'no-options' } },
     { options: [NONE_OPTION], next: { roadblock: 'no-options' } },
-    { options: [{ id: 'a', method: 'ask-email', maskedValue: '' }], next: { to: '/registration/account-creation/email' } },
-    { options: [PIN_OPTION, NONE_OPTION], next: { to: '/registration/validation/pin' } },
+    {
+      options: [{ id: 'a', method: 'ask-email', maskedValue: '' }],
+      next: { to: '/registration/account-creation/email', selected: { id: 'a', method: 'ask-email', maskedValue: '' } },
+    },
+    { options: [PIN_OPTION, NONE_OPTION], next: { to: '/registration/validation/pin', selected: PIN_OPTION } },
+    { options: [PIN_OPTION], next: { to: '/registration/validation/pin', selected: PIN_OPTION } },
+    { options: [EMAIL_OPTION, NONE_OPTION], next: { to: '/registration/validation' } },
     { options: [EMAIL_OPTION, PIN_OPTION, NONE_OPTION], next: { to: '/registration/validation' } },
     { options: [SMS_OPTION, NONE_OPTION], next: { to: '/registration/validation' } },
   ])('identification 240 with $options.length options', ({ options, next }) => {
     expect(afterIdentification(options)).toEqual(next);
+  });
+
+  it('an option selected is kept for the page that submits with it', () => {
+    const ask = { id: 'a', method: 'ask-email', maskedValue: '' };
+    expect(selectionOf(PIN_OPTION)).toEqual({ selectedTwoFactor: 'opt-pin', resendTwoFactor: 0 });
+    expect(selectionOf(SMS_OPTION)).toEqual({ selectedTwoFactor: 'opt-sms', resendTwoFactor: 0 });
+    expect(selectionOf(EMAIL_OPTION)).toEqual({ selectedTwoFactor: 'opt-email', resendTwoFactor: 0 });
+    expect(selectionOf(ask)).toEqual({ nextOption: ask, selectedTwoFactor: undefined });
   });
 
   it('code answers', () => {
@@ -217,6 +230,37 @@ describe('/registration/identification', () => {
     expect(calls.map((c) => c.path)).toEqual(['/api/v1/accounts/find', `/api/v1/registrations/${REG}/validations/ask-9/`]);
   });
 
+  it('a single PIN (issue 28): the PIN page submits with that option, then the email page with the next', async () => {
+    const ask = { id: 'ask-2', method: 'ask-email', maskedValue: '' };
+    const calls = await openAt(
+      '/registration/identification',
+      {
+        [FIND]: found([PIN_OPTION, NONE_OPTION]),
+        [validation('opt-pin')]: { status: 240, body: { id: REG, twoFactorValidations: [ask] } },
+        [validation('ask-2')]: { status: 240, body: { id: REG, twoFactorValidations: [{ id: 'code-3', method: 'ask-email-code', maskedValue: 'n***@example.com' }] } },
+      },
+      null,
+      null,
+    );
+    await heading('Create your online account');
+    await fillIdentification();
+    await click('Next');
+    await heading('Enter your PIN');
+    expect(readFlow().registration).toMatchObject({ selectedTwoFactor: 'opt-pin', resendTwoFactor: 0 });
+    type('PIN', 'ab12cd34');
+    await click('Next');
+    await heading('Choose your email address');
+    type('Email address', 'new@example.com');
+    type('Confirm your email address', 'new@example.com');
+    await click('Next');
+    await heading('Enter your security code');
+    expect(calls.map((c) => [c.path, c.body])).toEqual([
+      ['/api/v1/accounts/find', expect.anything()],
+      [`/api/v1/registrations/${REG}/validations/opt-pin/`, { validationValue: 'AB12CD34' }],
+      [`/api/v1/registrations/${REG}/validations/ask-2/`, { validationValue: 'new@example.com' }],
+    ]);
+  });
+
   it('404: a message, twice; the third is the registration-difficulties roadblock', async () => {
     await openAt('/registration/identification', { [FIND]: notFound }, null, null);
     await heading('Create your online account');
@@ -273,6 +317,23 @@ describe('guards in the app', () => {
   it('a page allowed by the table but without a registration under way goes to /', async () => {
     await openAt('/registration/validation', {}, '/registration/identification', null);
     await waitFor(() => expect(where()).toBe('/'));
+  });
+
+  it('email-sent without a registration under way (opened by its address) goes to / with the query string', async () => {
+    await openAt('/registration/email-sent?lang=en&x=1', {}, null, null);
+    await waitFor(() => expect(where()).toBe('/?lang=en&x=1'));
+  });
+
+  it('email-sent with a registration under way opens', async () => {
+    await openAt('/registration/email-sent', {}, '/registration/account-creation/email', { id: REG, email: 'new@example.com' });
+    await heading('Check your inbox');
+    expect(screen.getByText(fullText(/We sent an email to new@example\.com/))).toBeTruthy();
+  });
+
+  it('link without a token (opened by its address) goes to / with the query string', async () => {
+    const calls = await openAt('/registration/link?lang=en&src=edoc', {}, null, null);
+    await waitFor(() => expect(where()).toBe('/?lang=en&src=edoc'));
+    expect(calls).toEqual([]);
   });
 });
 
@@ -392,6 +453,15 @@ describe('/registration/validation/sms, /email, /pin', () => {
     await waitFor(() => expect(alertText()).toContain('The PIN is incorrect. You have 1 try left.'));
     expect(calls[0]?.body).toEqual({ validationValue: 'AB12CD34' });
     expect(screen.queryByRole('button', { name: 'Send me a new code' })).toBeNull();
+  });
+
+  it('no option selected: the technical roadblock, and no call to a path without its option', async () => {
+    const calls = await openAt('/registration/validation/pin', {}, '/registration/identification', underWay);
+    await heading('Enter your PIN');
+    type('PIN', 'ab12cd34');
+    await click('Next');
+    await waitFor(() => expect(where()).toBe('/roadblock/technical'));
+    expect(calls).toEqual([]);
   });
 
   it('resend: a spinner for at least a second, 3 times; the server refuses the fourth email: resend-email', async () => {

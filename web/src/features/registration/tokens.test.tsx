@@ -123,18 +123,54 @@ describe('/registration/link (spec §4.2 token routing)', () => {
     { action: 'default-password-register', extra: {}, to: '/registration/account-creation/password', title: 'Create your password' },
     { action: 'reset-password-login', extra: { id: 'acct-3', email: '' }, to: '/reset', title: 'Choose a new password' },
     { action: 'token-expired', extra: { id: 'acct-3', email: '' }, to: '/roadblock/token-expired', title: 'This link has expired' },
-    { action: 'anything-else', extra: {}, to: '/', title: 'Sign in to your account' },
   ])('$action opens $to', async ({ action, extra, to, title }) => {
     await openLink({ [READ]: answer(action, extra) });
     await waitFor(() => expect(where()).toBe(to));
     await heading(title);
   });
 
-  it('404: to / with the token dropped', async () => {
-    await openLink({ [READ]: { status: 404, body: { errorCode: 'NOT_FOUND' } } });
-    await waitFor(() => expect(where()).toBe('/'));
-    await heading('Sign in to your account');
+  it.each([
+    { why: '404 (a wrong source, an unknown or cut token)', read: { status: 404, body: { errorCode: 'NOT_FOUND' } } },
+    { why: 'an action no page answers', read: answer('anything-else') },
+  ])('$why: the page says the link is not valid, with the way to login; the token is dropped', async ({ read }) => {
+    await openLink({ [READ]: read }, `token=${TOKEN}&src=nope`);
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('This link is not valid. It may be incomplete, or it may not be the one we sent you. Open it again from the email, or sign in.'));
+    expect(screen.getByRole('status').textContent).toBe('');
+    expect(where()).toBe('/registration/link');
     expect(readFlow().emailToken).toBeNull();
+    await act(async () => fireEvent.click(screen.getByRole('link', { name: 'Back to login' })));
+    await heading('Sign in to your account');
+    expect(where()).toBe('/');
+  });
+
+  it('not valid, in French', async () => {
+    await openLink({ [READ]: { status: 404, body: { errorCode: 'NOT_FOUND' } } }, `token=${TOKEN}&src=nope&lang=fr`, 'fr');
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toMatch(/^Ce lien n’est pas valide\./));
+    expect(screen.getByRole('link', { name: 'Retour à la connexion' })).toBeTruthy();
+  });
+
+  it('ask-username (issue 28, the option the token selects): new-email submits with it, the code page with the next', async () => {
+    const calls = await openLink({
+      [READ]: answer('ask-username', { email: '', twoFactorValidations: [{ id: 'opt-u', method: 'ask-username', maskedValue: '' }] }),
+      [`POST /api/v1/registrations/${REG}/validations/opt-u/`]: {
+        status: 240,
+        body: { id: REG, twoFactorValidations: [{ id: 'code-7', method: 'ask-email-code', maskedValue: 'n***@example.com' }] },
+      },
+      [`POST /api/v1/registrations/${REG}/validations/code-7/`]: { status: 200, body: { id: REG, email: 'new@example.com' } },
+    });
+    await heading('Choose another email address');
+    type('Email address', 'new@example.com');
+    type('Confirm your email address', 'new@example.com');
+    await click('Next');
+    await heading('Enter your security code');
+    type('Security code', '123456');
+    await click('Next');
+    await heading('Create your password');
+    expect(calls.map((c) => [c.path, c.body])).toEqual([
+      [`/api/v1/tokens/${TOKEN}`, undefined],
+      [`/api/v1/registrations/${REG}/validations/opt-u/`, { validationValue: 'new@example.com' }],
+      [`/api/v1/registrations/${REG}/validations/code-7/`, { validationValue: '123456' }],
+    ]);
   });
 
   it('500: the catalogue’s roadblock (spec §8.1)', async () => {
@@ -168,9 +204,9 @@ describe('/registration/link (spec §4.2 token routing)', () => {
     expect(screen.queryByLabelText('Day')).toBeNull();
   });
 
-  it('without a token: /', async () => {
+  it('without a token (opened by its address): / keeping the query string, nothing read', async () => {
     const calls = await openLink({}, 'src=edoc');
-    await waitFor(() => expect(where()).toBe('/'));
+    await waitFor(() => expect(where()).toBe('/?src=edoc'));
     expect(calls).toEqual([]);
   });
 

@@ -7,7 +7,8 @@ import { ssoFields } from '@/lib/flow/sso-form';
 import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
-import { siteConfig } from '@/test/site-fixture';
+import type { PublicBrand } from '@/lib/site/types';
+import { belair, siteConfig } from '@/test/site-fixture';
 import { invalidFields, smartErrorCode } from './api';
 import { holdCredentials } from './credentials';
 import { accountTypeTarget, decodeSession, GUARDED, mayShow, nextPath, SESSION_HEADER, SMART_PATHS, smartPageOf, type SmartPage, type Step } from './session';
@@ -90,13 +91,13 @@ const alertText = () =>
 const sessionOf = (call: FakeCall | undefined) => call?.headers[SESSION_HEADER];
 
 /** Opens a smart registration page with a session whose token is at (step, page). */
-async function openAt(url: string, routes: FakeRoutes, session: (Partial<SmartRegistrationState> & { at: [Step, string] }) | null) {
+async function openAt(url: string, routes: FakeRoutes, session: (Partial<SmartRegistrationState> & { at: [Step, string] }) | null, brand: PublicBrand = belair) {
   const calls = fakeApi(routes);
   if (session) {
     const { at, ...rest } = session;
     updateFlow({ smartRegistration: { ...rest, token: token(...at) } });
   }
-  await renderApp(siteConfig(), url);
+  await renderApp(siteConfig({ brand }), url);
   return calls;
 }
 
@@ -332,6 +333,20 @@ describe('verification', () => {
     expect(screen.getByText(fullText(/by text message to \*\*\*-\*\*\*-0101/))).toBeTruthy();
   });
 
+  it('a single PIN (issue 28) is chosen at once: the PIN page, whose PIN goes with it', async () => {
+    const calls = await openAt(
+      SMART_PATHS.verifyOptions,
+      { [OPTIONS]: options([PIN_OPTION]), [SEND]: sent('PIN', ''), [VERIFY]: step('ASK_NEW_USERNAME', SMART_PATHS.verifyEmail) },
+      { at: ['VERIFY', SMART_PATHS.verifyOptions] },
+    );
+    await heading('Enter your PIN');
+    expect(calls.filter((c) => c.path === '/api/v2/verify/send').map((c) => c.body)).toEqual([{ optionId: 'o3' }]);
+    expect(readFlow().smartRegistration?.option).toEqual(PIN_OPTION);
+    type('PIN', 'ab12cd34');
+    await click('Next');
+    await waitFor(() => expect(calls.filter((c) => c.path === '/api/v2/registration/verify')).toHaveLength(1));
+  });
+
   it('back from the code page: a single option is offered, not sent again, and Back goes on to identification', async () => {
     const calls = await openAt(
       SMART_PATHS.verifyCode,
@@ -366,7 +381,7 @@ describe('verification', () => {
     expect(screen.getByText(fullText(/We have emma@example.com on file/))).toBeTruthy();
   });
 
-  it('the PIN page shows the letter; exceeded retries with a PIN go to pin-identification', async () => {
+  it('the PIN page shows the letter; exceeded retries with a PIN go to pin-identification where the brand file says so (belair)', async () => {
     await openAt(SMART_PATHS.verifyCode, { [VERIFY]: refused('EXCEEDED_RETRIES_CODE_ACTIVATION') }, { at: ['VERIFY', SMART_PATHS.verifyCode], option: PIN_OPTION });
     expect(screen.getByRole('img', { name: 'Where to find your PIN in the letter' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Send me a new code' })).toBeNull();
@@ -374,6 +389,14 @@ describe('verification', () => {
     await click('Next');
     await heading('We couldn’t verify your PIN');
     expect(where()).toBe(SMART_PATHS.pinIdentification);
+  });
+
+  it('exceeded retries with a PIN, on a brand whose file says identity-verification (the spec default), go there', async () => {
+    await openAt(SMART_PATHS.verifyCode, { [VERIFY]: refused('EXCEEDED_RETRIES_CODE_ACTIVATION') }, { at: ['VERIFY', SMART_PATHS.verifyCode], option: PIN_OPTION }, { ...belair, smartPinRoadblock: 'identity-verification' });
+    type('PIN', 'ab12cd34');
+    await click('Next');
+    await heading('We couldn’t verify your identity');
+    expect(where()).toBe(SMART_PATHS.identityVerification);
   });
 
   it('exceeded retries with a code go to identity-verification, whose button goes back to login', async () => {

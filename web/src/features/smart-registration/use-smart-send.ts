@@ -1,6 +1,7 @@
 import { useCallback, useMemo, type ReactNode } from 'react';
 import { useLocation } from 'wouter';
 import { useApiClients } from '@/lib/api/use-api';
+import { useSite } from '@/lib/site/site-context';
 import { errorCodeOf, type FlowOutcome } from '@/lib/flow/error-catalogue';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
 import { readFlow, updateFlow } from '@/lib/flow/state';
@@ -20,7 +21,7 @@ export interface SmartSend {
   /**
    * Sends a call with the session token, keeps the token of the answer, and
    * applies spec §8 (the smart client): an ended session goes to the account
-   * type flagged expired; a dead PIN to pin-identification; a request
+   * type flagged expired; a dead PIN to pin-identification where the brand file says so; a request
    * without an answer to the technical roadblock (null).
    */
   send<T>(call: (api: SmartApi) => Promise<SmartAnswer<T>>): Promise<{ answer: SmartAnswer<T>; outcome: FlowOutcome } | null>;
@@ -34,6 +35,7 @@ export function useSmartSend(): SmartSend {
   const clients = useApiClients();
   const [, navigate] = useLocation();
   const { apply, roadblock, dialog } = useFlowResponse();
+  const { brand } = useSite();
 
   const send = useCallback(
     async <T,>(call: (api: SmartApi) => Promise<SmartAnswer<T>>) => {
@@ -50,8 +52,13 @@ export function useSmartSend(): SmartSend {
       if (answer.status === 400 && code !== null && PAGE_CODES.has(code)) {
         return { answer, outcome: { kind: 'returned', roadblocked: false, errorCode: code } satisfies FlowOutcome };
       }
-      if (answer.status === 400 && code === 'EXCEEDED_RETRIES_CODE_ACTIVATION' && readFlow().smartRegistration?.option?.optionName === 'PIN') {
-        // Spec §4.1: the brand with PIN has its own roadblock for a PIN used up.
+      if (
+        answer.status === 400 &&
+        code === 'EXCEEDED_RETRIES_CODE_ACTIVATION' &&
+        readFlow().smartRegistration?.option?.optionName === 'PIN' &&
+        brand.smartPinRoadblock === 'pin-identification'
+      ) {
+        // Spec §4.1: one brand (its brand file says so) has its own roadblock for a PIN used up; the others' is identity-verification, as for a code.
         updateFlow({ roadblocked: true, smartRegistration: null });
         navigate(SMART_PATHS.pinIdentification);
         const outcome: FlowOutcome = { kind: 'navigate', to: SMART_PATHS.pinIdentification, roadblocked: true };
@@ -64,7 +71,7 @@ export function useSmartSend(): SmartSend {
       }
       return { answer, outcome };
     },
-    [apply, clients, navigate, roadblock],
+    [apply, brand.smartPinRoadblock, clients, navigate, roadblock],
   );
 
   const follow = useCallback(

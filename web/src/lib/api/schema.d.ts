@@ -64,7 +64,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Password-validation (spec §2.4): a UBI driver links the policy to the policyholder account of the email on file with its password. */
+        /**
+         * Alias of POST /api/v1/accounts/{id}/authentication with a registration id (spec §7 names that path; the SPA uses it): password-validation (spec §2.4), a UBI driver links the policy to the policyholder account of the email on file with its password.
+         * @deprecated
+         */
         post: operations["registrationAuthentication"];
         delete?: never;
         options?: never;
@@ -115,7 +118,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Check the password; a locked account answers exactly like a wrong password. When {id} is an email-token registration in ask-password (GET /api/v1/tokens/{token}): the UBI link, password of the policyholder account plus dateOfBirth and postalCode of the driver on file; success links the driver's policy to that account and consumes the token. */
+        /** Spec §7, two calls told apart by {id}. An account id (POST /api/v1/accounts/find, login variant): sign-in, check the password; a locked account answers exactly like a wrong password. A registration id in ask-password (password-validation, spec §2.4; from POST /api/v1/accounts/find 240 or GET /api/v1/tokens/{token}): the UBI link, the password of the policyholder account; when the registration was opened by an email token, plus dateOfBirth and postalCode of the driver on file (the token is then consumed). Success links the driver's policy to that account. */
         post: operations["authenticate"];
         delete?: never;
         options?: never;
@@ -1632,6 +1635,11 @@ export interface components {
                 googlePlay: components["schemas"]["LocalizedURL"];
             };
             screenShare: boolean;
+            /**
+             * @description spec §4.1: where a smart registration PIN used up (EXCEEDED_RETRIES_CODE_ACTIVATION with the PIN chosen) leads; the brand file's smartRegistration.pinRoadblock, identity-verification by default (pin-identification for one brand)
+             * @enum {string}
+             */
+            smartPinRoadblock: "identity-verification" | "pin-identification";
             theme: {
                 primary: string;
                 primaryText: string;
@@ -2794,7 +2802,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. Sign-in: {loginTicket}. Email-token registration: {email}, linked (role driver); the SPA signs in through the SSO form post with this email and the password. */
+            /** @description Success. Sign-in: {loginTicket}. Registration (UBI link): {email}, linked (role driver); the SPA signs in through the SSO form post with this email and the password. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +2829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description REGISTRATION_STATE: an email-token registration not in ask-password, closed (the token was used) or expired. */
+            /** @description REGISTRATION_STATE: a registration not in ask-password, closed (linked, or its token used) or expired. */
             409: {
                 headers: {
                     [name: string]: unknown;

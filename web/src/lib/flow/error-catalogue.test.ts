@@ -133,8 +133,22 @@ const rows: Row[] = [
   { spec: '8.2 INVALID_ACTIVATION_CODE PIN', status: 400, code: 'INVALID_ACTIVATION_CODE', call: 'pin', expected: message('securityPin.wrong', 'INVALID_ACTIVATION_CODE') },
   { spec: '8.2 ACCOUNT_ALREADY_EXISTS', status: 400, code: 'ACCOUNT_ALREADY_EXISTS', call: 'smart', expected: message('accountAlreadyExists', 'ACCOUNT_ALREADY_EXISTS') },
   { spec: '8.2 PASSWORD_POLICY_VIOLATION', status: 400, code: 'PASSWORD_POLICY_VIOLATION', call: 'smart', expected: message('errorPasswordContainsEmail', 'PASSWORD_POLICY_VIOLATION') },
-  { spec: '8.2 POLICY_NUMBER_NOT_FOUND (8)', status: 400, code: 'POLICY_NUMBER_NOT_FOUND', call: 'smart', options: { policyNumberLength: 7 }, expected: message('moreInfo.error.8', 'POLICY_NUMBER_NOT_FOUND') },
-  { spec: '8.2 POLICY_NUMBER_NOT_FOUND (9, intact outside qc)', status: 400, code: 'POLICY_NUMBER_NOT_FOUND', call: 'smart', options: { policyNumberLength: 9 }, expected: message('moreInfo.error.9', 'POLICY_NUMBER_NOT_FOUND') },
+  {
+    spec: '8.2 POLICY_NUMBER_NOT_FOUND (the brand file\'s 7)',
+    status: 400,
+    code: 'POLICY_NUMBER_NOT_FOUND',
+    call: 'smart',
+    options: { policyNumberLength: 7 },
+    expected: { ...message('moreInfo.error', 'POLICY_NUMBER_NOT_FOUND'), params: { length: 7 } } as FlowOutcome,
+  },
+  {
+    spec: '8.2 POLICY_NUMBER_NOT_FOUND (9, intact outside qc)',
+    status: 400,
+    code: 'POLICY_NUMBER_NOT_FOUND',
+    call: 'smart',
+    options: { policyNumberLength: 9 },
+    expected: { ...message('moreInfo.error', 'POLICY_NUMBER_NOT_FOUND'), params: { length: 9 } } as FlowOutcome,
+  },
   { spec: '8.2 UNABLE_TO_IDENTIFY, roadblocked (4.5)', status: 400, code: 'UNABLE_TO_IDENTIFY', call: 'smart', expected: { kind: 'navigate', to: UNABLE_TO_IDENTIFY_PATH, roadblocked: true } },
   { spec: '8.2 EMAIL_ALREADY_EXISTS', status: 400, code: 'EMAIL_ALREADY_EXISTS', call: 'smart', expected: message('chooseUsername.error', 'EMAIL_ALREADY_EXISTS') },
   { spec: '8.2 EMAIL_UPDATE_FAILED soft roadblock', status: 400, code: 'EMAIL_UPDATE_FAILED', call: 'smart', expected: soft('lnr500160') },
@@ -267,5 +281,26 @@ describe('answers the server gives (testdata/api/answers.json)', () => {
   it('the technical answer is a 500 without errorCode', () => {
     expect(answers.technical).toMatchObject({ status: 500 });
     expect(errorCodeOf(answers.technical?.body)).toBeNull();
+  });
+});
+
+describe('policy number messages agree with the rule the brand file enforces (spec §5 records 7 versus 8)', () => {
+  const catalogues = { en: en as Record<string, string>, fr: fr as Record<string, string> };
+  it.each(['en', 'fr'] as const)('%s: no message names a fixed length; the hint and not-found name the brand file\'s', (language) => {
+    const messages = catalogues[language];
+    const policyKeys = Object.keys(messages).filter((key) => /policyNumber|moreInfo/i.test(key));
+    expect(policyKeys).toEqual(expect.arrayContaining(['form.policyNumberHint', 'moreInfo.error', 'errorPolicyNumberFormat']));
+    for (const key of policyKeys) expect(messages[key], key).not.toMatch(/\d/);
+    for (const length of [7, 9]) {
+      const hint = interpolate(messages['form.policyNumberHint'] ?? '', { length });
+      const notFound = interpolate(messages['moreInfo.error'] ?? '', { length });
+      const unit = language === 'en' ? 'letters or digits' : 'lettres ou chiffres';
+      expect(hint).toMatch(new RegExp(`${length}\\s${unit}`));
+      expect(notFound).toMatch(new RegExp(`${length}\\s${unit}`));
+    }
+  });
+
+  it('not found without a known format: the general policy number message', () => {
+    expect(interpretResponse({ status: 400, data: { errorCode: 'POLICY_NUMBER_NOT_FOUND' } }, 'smart')).toEqual(message('errorPolicyNumberFormat', 'POLICY_NUMBER_NOT_FOUND'));
   });
 });

@@ -47,7 +47,7 @@ export interface ApiAnswer {
 export interface InterpretOptions {
   /** Spec §8.1 403 3004/3005: no token-expired roadblock in the UBI flow. */
   ubiFlow?: boolean;
-  /** The brand's policy number length in the province (9: intact outside qc). */
+  /** The brand's policy number length in the province (its brand file's; 9 for intact outside qc): POLICY_NUMBER_NOT_FOUND names it. */
   policyNumberLength?: number;
 }
 
@@ -198,7 +198,10 @@ function callCode(call: ApiCall, code: string, options: InterpretOptions): FlowO
     case 'PASSWORD_POLICY_VIOLATION':
       return say('errorPasswordContainsEmail', code);
     case 'POLICY_NUMBER_NOT_FOUND':
-      return say(options.policyNumberLength === 9 ? 'moreInfo.error.9' : 'moreInfo.error.8', code);
+      // Spec §5 records two readings (7 or 8); the message names the length the brand file enforces, as the field's hint does.
+      return options.policyNumberLength
+        ? { kind: 'message', key: 'moreInfo.error', params: { length: options.policyNumberLength }, roadblocked: false, errorCode: code }
+        : say('errorPolicyNumberFormat', code);
     case 'EMAIL_ALREADY_EXISTS':
       return say('chooseUsername.error', code);
   }

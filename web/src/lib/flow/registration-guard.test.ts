@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guardRedirect, mayOpen, REGISTRATION_PAGES, registrationPageOf, type GuardedPage } from './registration-guard';
+import { guardRedirect, hasLinkToken, mayOpen, needsRegistration, REGISTRATION_PAGES, registrationPageOf, type GuardedPage } from './registration-guard';
 
 // Spec §2.4's guard table, row by row, written out here independently of
 // the module's data: for each page, the previous pages that open it. Every
@@ -73,5 +73,22 @@ describe('spec §2.4 guard table', () => {
     expect(guardRedirect('')).toBe('/');
     expect(guardRedirect('?lang=fr&province=qc')).toBe('/?lang=fr&province=qc');
     expect(guardRedirect('lang=fr')).toBe('/?lang=fr');
+  });
+});
+
+describe('arrival conditions beside the table', () => {
+  it('every page past identification needs a registration under way, email-sent included; the link starts one', () => {
+    expect(REGISTRATION_PAGES.filter((p) => !needsRegistration(p))).toEqual(['identification', 'link']);
+    expect(needsRegistration('email-sent')).toBe(true);
+  });
+
+  it.each([
+    { search: '?token=abc&src=edoc', has: true },
+    { search: 'token=abc', has: true },
+    { search: '?src=edoc', has: false },
+    { search: '?token=&src=edoc', has: false },
+    { search: '', has: false },
+  ])('the link with $search: $has', ({ search, has }) => {
+    expect(hasLinkToken(search)).toBe(has);
   });
 });

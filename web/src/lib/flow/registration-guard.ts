@@ -39,7 +39,9 @@ const ALL_VALIDATION: RegistrationPage[] = ['validation', 'validation/sms', 'val
  * "account-creation password/email/new-email" are those three pages.
  * Pages the table does not list (identification, password-validation,
  * email-sent, link, an emailed magic link's entry, and confirm-email, the
- * entry of the link an email submission sent) have no guard.
+ * entry of the link an email submission sent) have no row; the route
+ * checks the arrival conditions of email-sent and link (needsRegistration,
+ * hasLinkToken); confirm-email carries its own proof (the link's token).
  */
 export const GUARD_TABLE: Partial<Record<GuardedPage, readonly RegistrationPage[]>> = {
   validation: ['identification', 'validation/sms', 'validation/email', 'validation/pin'],
@@ -104,6 +106,23 @@ export function mayOpen(page: GuardedPage, from: string | null): boolean {
   const previous = registrationPageOf(from);
   if (previous === null) return false;
   return allowed.includes(previous) || (FLOW_ADDITIONS[page] ?? []).includes(previous);
+}
+
+/**
+ * The arrival conditions beside the table. Every page past identification
+ * needs a registration under way (an id from identification or from an
+ * email token's read): email-sent too, which confirms an email submitted
+ * for one. The link's entry starts one instead, from the emailed link's
+ * token: it needs that token in the address. confirm-email, an email-proof
+ * link's entry, names its registration in the link itself.
+ */
+export function needsRegistration(page: RegistrationPage): boolean {
+  return page !== 'identification' && page !== 'link' && page !== 'confirm-email';
+}
+
+/** Whether the address of /registration/link carries a token (an emailed link's), the query string given with or without its "?". */
+export function hasLinkToken(search: string): boolean {
+  return (new URLSearchParams(search.replace(/^\?/, '')).get('token') ?? '') !== '';
 }
 
 /** Where a refused page goes: / keeping the query string. */

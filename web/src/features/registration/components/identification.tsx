@@ -20,7 +20,7 @@ import { checkPostalCode } from '@/lib/rules/postal-code';
 import { useSite } from '@/lib/site/site-context';
 import { registrationApi, optionsOf, type Identification as IdentificationBody } from '@/features/registration/api';
 import { fieldKey } from '@/features/registration/field-key';
-import { afterIdentification, ATTEMPTS } from '@/features/registration/flow';
+import { afterIdentification, ATTEMPTS, selectionOf } from '@/features/registration/flow';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 
 const TITLE_ID = 'registration-identification-title';
@@ -81,8 +81,9 @@ export function Identification() {
     const found = answer.value;
     if (outcome.kind === 'continue' && found?.status === 'REGISTRATION') {
       const options = optionsOf(found.twoFactorValidations);
-      // A single ask-email: account-creation/email submits the email with that option.
-      const askEmail = options.length === 1 && options[0]?.method === 'ask-email' ? options[0] : undefined;
+      const next = afterIdentification(options);
+      // A single ask-email or PIN is selected for the visitor: the next page submits with it.
+      const selected = 'selected' in next && next.selected ? selectionOf(next.selected) : {};
       updateFlow({
         registration: {
           ...person,
@@ -92,12 +93,11 @@ export function Identification() {
           isUbiFlow: found.ubiMatchPH === true,
           email: found.email,
           province,
-          nextOption: askEmail,
+          ...selected,
         },
         // A registration by identification is no invitation's: the password page asks no token proof.
         emailToken: null,
       });
-      const next = afterIdentification(options);
       if ('roadblock' in next) response.roadblock(next.roadblock);
       else navigate(next.to);
       return;

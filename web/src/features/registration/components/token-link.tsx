@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import type { Message } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
@@ -24,7 +24,9 @@ function readLink(): { token: string; src: string; lang: string } {
  * token) while GET tokens/{token}?src=… is read, and the answer's action
  * opens its page: ask-password password-validation, ask-username new-email,
  * default-password-register account-creation/password, reset-password-login
- * /reset, token-expired its roadblock; anything else /.
+ * /reset, token-expired its roadblock; anything else (an unknown or
+ * malformed token, another source's) says the link is not valid, with the
+ * way to /.
  */
 export function TokenLink() {
   const t = useT();
@@ -34,6 +36,8 @@ export function TokenLink() {
   const [link] = useState(readLink);
   // 429: too many links read from this address; the link works once the wait is over.
   const [refused, setRefused] = useState<Message | null>(null);
+  // A link the server does not know (a wrong source, a token cut short, another brand's) or an action no page answers.
+  const [invalid, setInvalid] = useState(false);
   usePageTitle(t('registration.link.title'));
   // Read once per page, StrictMode's second effect run included.
   const started = useRef(false);
@@ -58,7 +62,9 @@ export function TokenLink() {
         return;
       }
       const to = holdTokenNext(next, token, src);
-      if (to) navigate(to, { replace: true });
+      // Spec §4.2 sends anything else to /; the visitor is told why first, with the way there.
+      if (next.kind === 'home') setInvalid(true);
+      else if (to) navigate(to, { replace: true });
       // failure (5xx): the catalogue has opened its roadblock.
     })();
   }, [clients, link, navigate, send]);
@@ -66,10 +72,16 @@ export function TokenLink() {
   return (
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
       <h1 id={TITLE_ID}>{t('registration.link.title')}</h1>
-      <p role="status">{refused ? null : t('registration.link.checking')}</p>
-      <div role="alert" className={refused ? 'form-alert' : undefined}>
+      <p role="status">{refused || invalid ? null : t('registration.link.checking')}</p>
+      <div role="alert" className={refused || invalid ? 'form-alert' : undefined}>
         {refused ? <p>{messageText(t, refused)}</p> : null}
+        {invalid ? <p>{t('registration.link.invalid')}</p> : null}
       </div>
+      {invalid ? (
+        <p className="registration__links">
+          <Link href="/">{t('registration.backToLogin')}</Link>
+        </p>
+      ) : null}
       {dialog}
     </section>
   );

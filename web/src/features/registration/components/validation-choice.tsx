@@ -9,7 +9,7 @@ import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { updateFlow, useFlow, type TwoFactorOption } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
 import { registrationApi } from '@/features/registration/api';
-import { codePage } from '@/features/registration/flow';
+import { codePage, selectionOf } from '@/features/registration/flow';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 
 const TITLE_ID = 'registration-validation-title';
@@ -52,7 +52,7 @@ export function ValidationChoice() {
     const page = codePage(option.method);
     if (!page) return response.roadblock('technical');
     if (option.method === 'PIN') {
-      updateFlow((s) => ({ registration: { ...s.registration, selectedTwoFactor: option.id, resendTwoFactor: 0 } }));
+      updateFlow((s) => ({ registration: { ...s.registration, ...selectionOf(option) } }));
       navigate(page);
       return;
     }
@@ -62,7 +62,7 @@ export function ValidationChoice() {
     if (!result) return;
     const { outcome } = result;
     if (outcome.kind === 'continue') {
-      updateFlow((s) => ({ registration: { ...s.registration, selectedTwoFactor: option.id, resendTwoFactor: 0 } }));
+      updateFlow((s) => ({ registration: { ...s.registration, ...selectionOf(option) } }));
       navigate(page);
       return;
     }

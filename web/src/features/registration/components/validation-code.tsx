@@ -64,6 +64,8 @@ export function ValidationCode({ method }: { method: CodeMethod }) {
   const validationId = option?.id ?? '';
 
   const submit = async ({ code }: { code: string }) => {
+    // No option selected (a state this page cannot submit with): no call to a path without its option.
+    if (!id || !validationId) return response.roadblock('technical');
     const result = await response.send(() => registrationApi(clients).validate(id, validationId, code), pin ? 'pin' : 'other');
     if (!result) return;
     const { answer, outcome } = result;

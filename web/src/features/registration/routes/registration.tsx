@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { Redirect, useLocation, useSearch } from 'wouter';
 import { MessageSection } from '@/i18n/section';
 import { previousPage } from '@/lib/flow/previous-page';
-import { guardRedirect, mayOpen, REGISTRATION_PAGES, registrationPageOf, type RegistrationPage } from '@/lib/flow/registration-guard';
+import { guardRedirect, hasLinkToken, mayOpen, needsRegistration, registrationPageOf, type RegistrationPage } from '@/lib/flow/registration-guard';
 import { useFlow } from '@/lib/flow/state';
 import { useSite } from '@/lib/site/site-context';
 import { AccountEmail } from '@/features/registration/components/account-email';
@@ -15,16 +15,6 @@ import { TokenLink } from '@/features/registration/components/token-link';
 import { ValidationChoice } from '@/features/registration/components/validation-choice';
 import { ValidationCode } from '@/features/registration/components/validation-code';
 import '@/features/registration/registration.css';
-
-/**
- * Pages that need a registration under way (an id from identification or an
- * email token): all but the ones that start one (identification, an emailed
- * link's entry, an email-proof link's entry, which names its registration)
- * and the one that ends it.
- */
-const NEEDS_REGISTRATION: ReadonlySet<RegistrationPage> = new Set(
-  REGISTRATION_PAGES.filter((p) => p !== 'identification' && p !== 'email-sent' && p !== 'link' && p !== 'confirm-email'),
-);
 
 function page(name: RegistrationPage): ReactNode {
   switch (name) {
@@ -59,8 +49,8 @@ function page(name: RegistrationPage): ReactNode {
  * The legacy registration pages of spec §2.4 (one lazy chunk, with their
  * texts: the registration message section). A page opens only when the
  * visitor came from a page the guard table allows (lib/flow/registration-guard)
- * and, past identification, with a registration under way; otherwise / with
- * the query string.
+ * and, past identification, with a registration under way (the link's entry:
+ * with its token); otherwise / with the query string.
  */
 export default function RegistrationRoute() {
   const [path] = useLocation();
@@ -68,9 +58,9 @@ export default function RegistrationRoute() {
   const { language } = useSite();
   const { registration } = useFlow();
   const name = registrationPageOf(path);
-  // Decided on arrival: the previous page is the one the visitor came from.
-  const [allowed] = useState(() => name !== null && mayOpen(name, previousPage()));
-  if (!name || !allowed || (NEEDS_REGISTRATION.has(name) && !registration?.id)) {
+  // Decided on arrival: the previous page is the one the visitor came from; the link's token leaves the address once read.
+  const [allowed] = useState(() => name !== null && mayOpen(name, previousPage()) && (name !== 'link' || hasLinkToken(search)));
+  if (!name || !allowed || (needsRegistration(name) && !registration?.id)) {
     return <Redirect to={guardRedirect(search)} replace />;
   }
   return (
