@@ -77,8 +77,8 @@ describe('spec §2.4 guard table', () => {
 });
 
 describe('arrival conditions beside the table', () => {
-  it('every page past identification needs a registration under way, email-sent included; the link starts one', () => {
-    expect(REGISTRATION_PAGES.filter((p) => !needsRegistration(p))).toEqual(['identification', 'link']);
+  it('every page past identification needs a registration under way, email-sent included; the two links start or name one', () => {
+    expect(REGISTRATION_PAGES.filter((p) => !needsRegistration(p))).toEqual(['identification', 'link', 'confirm-email']);
     expect(needsRegistration('email-sent')).toBe(true);
   });
 
