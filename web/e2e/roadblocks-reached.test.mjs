@@ -8,7 +8,8 @@
 // - inconsistency: an invitation to another account's email for a registered person (412);
 // - pin-difficulties: the fifth wrong PIN of a registration (403 EXCEEDED_RETRIES_CODE_ACTIVATION);
 // - wrong-cellphone: a password reset of a UBI driver with a wrong cell phone (403 WRONG_CELLPHONE);
-// - the soft roadblock lnr500160: create after the policy was cancelled since verification (400 4001).
+// - the soft roadblock lnr500160: create after the policy was cancelled since verification (400 4001);
+// - technical: the same create again, the registration closed by the 4001 (409 REGISTRATION_STATE).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -209,7 +210,7 @@ describe('roadblocks reached from the server’s answer', () => {
     }
   });
 
-  test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001)', async () => {
+  test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001), then technical (409 REGISTRATION_STATE)', async () => {
     const brand = 'scotia';
     const cookies = [
       { name: 'province', value: 'on' },
@@ -241,6 +242,15 @@ describe('roadblocks reached from the server’s answer', () => {
       await dialog.waitFor();
       await dialog.getByText('lnr500160').waitFor();
       await checkA11y(page);
+      // The registration is closed: the same create again answers 409 REGISTRATION_STATE, the technical roadblock.
+      await press(page, dialog.getByRole('button', { name: m['softRoadblock.close'] }));
+      await dialog.waitFor({ state: 'hidden' });
+      const closed = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      const again = await closed;
+      assert.equal(again.status, 409);
+      assert.equal(again.body?.errorCode, 'REGISTRATION_STATE');
+      await onRoadblock(page, 'technical', m['roadblock.technical.title']);
       assert.deepEqual(realErrors(errors), []);
     } finally {
       await context.close();
