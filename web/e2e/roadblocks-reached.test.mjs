@@ -6,7 +6,10 @@
 // - forgot-password: the UBI link with the holder account's temporary password (403 3007);
 // - two-factor: a password reset of a UBI driver with no cell phone on file (403 3006);
 // - inconsistency: an invitation to another account's email for a registered person (412);
-// - the soft roadblock lnr500160: create after the policy was cancelled since verification (400 4001).
+// - pin-difficulties: the fifth wrong PIN of a registration (403 EXCEEDED_RETRIES_CODE_ACTIVATION);
+// - wrong-cellphone: a password reset of a UBI driver with a wrong cell phone (403 WRONG_CELLPHONE);
+// - the soft roadblock lnr500160: create after the policy was cancelled since verification (400 4001);
+// - technical: the same create again, the registration closed by the 4001 (409 REGISTRATION_STATE).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,11 +18,16 @@ import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, pr
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
-const m = { ...json('en.json'), ...json('sections/registration.en.json') };
+/** What the visitor reads, by language. */
+const messages = {
+  en: { ...json('en.json'), ...json('sections/registration.en.json') },
+  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
+};
+const m = messages.en;
 
 // A brand whose create-account button opens legacy registration.
 const BRAND = 'bna';
-const DOB = { day: '14', month: 'March', year: '1985' };
+const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
 const POSTAL = 'M5V 2T6';
 const LICENCE = 'A12341234512345';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -51,15 +59,20 @@ async function answerOf(page, path, method = 'POST') {
   return { status: response.status(), body: await response.json().catch(() => null) };
 }
 
-/** A visitor on registration identification, in English, province on. */
-async function startRegistration() {
+/**
+ * A visitor on registration identification, province on.
+ * @param {'en' | 'fr'} [language]
+ * @param {string} [brand]
+ */
+async function startRegistration(language = 'en', brand = BRAND) {
+  const t = messages[language];
   const cookies = [
     { name: 'province', value: 'on' },
-    { name: 'language', value: 'en' },
+    { name: 'language', value: language },
   ];
-  const opened = await openPage(browser, server.url(BRAND, '/'), { cookies });
-  await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
-  await arrive(opened.page, m['registration.identification.title']);
+  const opened = await openPage(browser, server.url(brand, '/'), { cookies });
+  await press(opened.page, opened.page.getByRole('link', { name: t['login.createAccount'] }));
+  await arrive(opened.page, t['registration.identification.title']);
   return opened;
 }
 
@@ -67,15 +80,17 @@ async function startRegistration() {
  * Fills identification and presses Next.
  * @param {import('playwright-core').Page} page
  * @param {{ policy: string; first: string; last: string }} person
+ * @param {'en' | 'fr'} [language]
  */
-async function identify(page, person) {
+async function identify(page, person, language = 'en') {
+  const m = messages[language];
   await typeInto(page, page.getByLabel(m['form.policyNumber']), person.policy);
   await typeInto(page, page.getByLabel(m['form.firstName']), person.first);
   await typeInto(page, page.getByLabel(m['form.lastName']), person.last);
-  await typeInto(page, page.getByLabel(m['form.day']), DOB.day);
+  await typeInto(page, page.getByLabel(m['form.day'], { exact: true }), DOB.day);
   await page.keyboard.press('Tab');
-  await page.keyboard.type(DOB.month);
-  await typeInto(page, page.getByLabel(m['form.year']), DOB.year);
+  await page.keyboard.type(DOB.month[language]);
+  await typeInto(page, page.getByLabel(m['form.year'], { exact: true }), DOB.year);
   await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
   await typeInto(page, page.getByLabel(m['form.driverLicence']), LICENCE);
   await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
@@ -94,16 +109,17 @@ async function chooseEmail(page) {
 }
 
 /**
- * The roadblock page: its title, the call-us card, axe.
+ * The roadblock page: its path, its title focused (arrive: axe and no
+ * sideways scroll too), the call-us card.
  * @param {import('playwright-core').Page} page
  * @param {string} name
  * @param {string} title
+ * @param {'en' | 'fr'} [language]
  */
-async function onRoadblock(page, name, title) {
+async function onRoadblock(page, name, title, language = 'en') {
   await page.waitForURL((url) => url.pathname === `/roadblock/${name}`);
-  await page.getByRole('heading', { level: 1, name: title }).waitFor();
-  await page.getByRole('region', { name: 'Call us' }).waitFor();
-  await checkA11y(page);
+  await arrive(page, title);
+  await page.getByRole('region', { name: messages[language]['contact.title'] }).waitFor();
 }
 
 describe('roadblocks reached from the server’s answer', () => {
@@ -194,7 +210,7 @@ describe('roadblocks reached from the server’s answer', () => {
     }
   });
 
-  test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001)', async () => {
+  test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001), then technical (409 REGISTRATION_STATE)', async () => {
     const brand = 'scotia';
     const cookies = [
       { name: 'province', value: 'on' },
@@ -226,6 +242,15 @@ describe('roadblocks reached from the server’s answer', () => {
       await dialog.waitFor();
       await dialog.getByText('lnr500160').waitFor();
       await checkA11y(page);
+      // The registration is closed: the same create again answers 409 REGISTRATION_STATE, the technical roadblock.
+      await press(page, dialog.getByRole('button', { name: m['softRoadblock.close'] }));
+      await dialog.waitFor({ state: 'hidden' });
+      const closed = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      const again = await closed;
+      assert.equal(again.status, 409);
+      assert.equal(again.body?.errorCode, 'REGISTRATION_STATE');
+      await onRoadblock(page, 'technical', m['roadblock.technical.title']);
       assert.deepEqual(realErrors(errors), []);
     } finally {
       await context.close();
@@ -249,4 +274,80 @@ describe('roadblocks reached from the server’s answer', () => {
       await context.close();
     }
   });
+
+  // A brand for each language: a dead PIN is the registration's, but the
+  // person's demo PIN is not worth sharing between the two.
+  for (const [language, brand] of /** @type {const} */ ([['en', 'bna'], ['fr', 'scotia']])) {
+    test(`pin-difficulties (${language}): the fifth wrong PIN (403 EXCEEDED_RETRIES_CODE_ACTIVATION)`, async () => {
+      const t = messages[language];
+      const { context, page, errors } = await startRegistration(language, brand);
+      try {
+        await identify(page, { policy: 'REG0003', first: 'Paula', last: 'Nip' }, language);
+        await arrive(page, t['registration.validation.title']);
+        await press(page, page.getByRole('radio', { name: t['registration.validation.option.pin'] }));
+        await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+        await arrive(page, t['registration.pin.title']);
+        assert.equal(pathOf(page), '/registration/validation/pin');
+        const pin = page.getByLabel(t['form.pin'], { exact: true });
+        const guess = /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/;
+        for (let left = 4; left >= 1; left--) {
+          const answer = answerOf(page, guess);
+          await typeInto(page, pin, `ZZ99ZZ9${left}`);
+          await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+          const { status, body } = await answer;
+          assert.equal(status, 400);
+          assert.equal(body?.errorCode, 'INVALID_ACTIVATION_CODE');
+          const said = left === 1 ? t['registration.pin.wrong.one'] : t['registration.pin.wrong.other'].replace('{count}', String(left));
+          await page.getByRole('alert').filter({ hasText: said }).waitFor();
+          assert.equal(pathOf(page), '/registration/validation/pin');
+        }
+        const refused = answerOf(page, guess);
+        await typeInto(page, pin, 'ZZ99ZZ90');
+        await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+        const { status, body } = await refused;
+        assert.equal(status, 403);
+        assert.equal(body?.errorCode, 'EXCEEDED_RETRIES_CODE_ACTIVATION');
+        await onRoadblock(page, 'pin-difficulties', t['roadblock.pinDifficulties.title'], language);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+
+  // The demo UBI driver account of each brand has 514-555-0123 on file.
+  for (const [language, brand] of /** @type {const} */ ([['en', 'bna'], ['fr', 'scotia']])) {
+    test(`wrong-cellphone (${language}): a reset of a UBI driver with a wrong cell phone (403 WRONG_CELLPHONE)`, async () => {
+      const t = messages[language];
+      const email = `ubi@${brand}.example`;
+      const cookies = [
+        { name: 'province', value: 'on' },
+        { name: 'language', value: language },
+      ];
+      const { context, page, errors } = await openPage(browser, server.url(brand, '/forgot'), { cookies });
+      try {
+        const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+        await arrive(page, t['recovery.forgot.title'], { focus: false }); // a first load leaves the focus alone
+        await typeInto(page, page.getByLabel(t['form.email']), email);
+        await press(page, page.getByRole('button', { name: t['recovery.forgot.submit'] }));
+        await arrive(page, t['recovery.verify.title']);
+        const mail = await waitForMail(server, email, 'reset-code', seen);
+        await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), codeOf(mail));
+        await press(page, page.getByRole('button', { name: t['recovery.verify.submit'] }));
+        await arrive(page, t['recovery.reset.title']);
+        await typeInto(page, page.getByLabel(t['recovery.reset.cellPhone']), '514-555-0199');
+        await typeInto(page, page.getByLabel(t['recovery.reset.newPassword'], { exact: true }), NEW_PASSWORD);
+        await typeInto(page, page.getByLabel(t['recovery.reset.passwordConfirmation']), NEW_PASSWORD);
+        const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
+        await press(page, page.getByRole('button', { name: t['recovery.reset.submit'] }));
+        const { status, body } = await refused;
+        assert.equal(status, 403);
+        assert.equal(body?.errorCode, 'WRONG_CELLPHONE');
+        await onRoadblock(page, 'wrong-cellphone', t['roadblock.wrongCellphone.title'], language);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });
