@@ -90,7 +90,7 @@ test-web: web/node_modules/.installed
 
 # The browser test files run E2E_CONCURRENCY at a time (each starts its own
 # server on a free port with its own data dir, and its own Chromium).
-E2E_CONCURRENCY ?= 3
+E2E_CONCURRENCY ?= 2
 test-e2e: bin/guichet chromium
 	cd web && ../$(STAGE) browser-tests node --test --test-concurrency=$(E2E_CONCURRENCY) \
 		--test-reporter=tap --test-reporter-destination=stdout \
