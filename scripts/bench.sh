@@ -29,6 +29,9 @@ echo "idle resident memory: $((rss / 1024)) MB (budget 40 MB)"
 echo "== login route JavaScript on the wire (precompressed brotli/gzip, as Chromium receives it; en and fr)"
 (cd web && node bench/route-js.mjs "http://belair.localhost:$port/" 110)
 
+echo "== what a browser test pays per screen (docs/ci.md: CI is CPU-bound)"
+(cd web && node bench/browser-costs.mjs "http://belair.localhost:$port/?lang=en" 10)
+
 echo "== Lighthouse 12, mobile preset, median of \${BENCH_LH_RUNS:-3} runs per page (issue 12: performance >= 95, CLS <= 0.02, accessibility and best practices 100)"
 # BENCH_LH_PATHS: the pages measured (a path this build does not have is skipped).
 lighthouse_failed=0

@@ -65,38 +65,52 @@ export function narrowSuites(cases) {
       test('every screen fits the width and passes axe', async () => {
         /** @type {string[]} */
         const failures = [];
-        /** @param {string} path */
-        const check = async (path) => {
-          const context = await browser.newContext({ viewport });
+        /**
+         * Checks one screen in a worker's page: the state a fresh context
+         * would have (no cookies, no storage but the flow state the init
+         * script sets) is restored before each load, and the page, its
+         * renderer and the browser's cache are kept (issue 27: a context
+         * per screen started two renderer processes each time).
+         * @param {import('playwright-core').Page} page
+         * @param {string} path
+         */
+        const check = async (page, path) => {
+          await page.context().clearCookies();
+          if (page.url().startsWith('http')) {
+            // The storage cleared is the brand's: every screen stays on it.
+            assert.equal(new URL(page.url()).origin, new URL(server.url(brand)).origin, `a screen before ${path} left the brand's host`);
+            await page.evaluate(() => (sessionStorage.clear(), localStorage.clear()));
+          }
+          await page.goto(server.url(brand, path + query));
+          await page.getByRole('heading', { level: 1 }).waitFor();
+          await page.waitForLoadState('networkidle');
+          assert.equal(await page.locator('html').getAttribute('lang'), language);
           try {
-            await context.addInitScript(
-              ([f, p]) => {
-                if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(f));
-                if (!sessionStorage.getItem('guichet.reset')) sessionStorage.setItem('guichet.reset', JSON.stringify(p));
-              },
-              [flow, progress],
-            );
-            const page = await context.newPage();
-            await page.goto(server.url(brand, path + query));
-            await page.getByRole('heading', { level: 1 }).waitFor();
-            await page.waitForLoadState('networkidle');
-            assert.equal(await page.locator('html').getAttribute('lang'), language);
-            try {
-              await expectNoSidewaysScroll(page, `${path} (${new URL(page.url()).pathname})`);
-              await checkA11y(page);
-            } catch (error) {
-              failures.push(String(/** @type {Error} */ (error).message));
-            }
-          } finally {
-            await context.close();
+            await expectNoSidewaysScroll(page, `${path} (${new URL(page.url()).pathname})`);
+            await checkA11y(page);
+          } catch (error) {
+            failures.push(String(/** @type {Error} */ (error).message));
           }
         };
-        // A page mostly waits (its loads, the network going idle): a few at
-        // a time, each in its own context, keep the browser busy.
+        // A page mostly waits (its loads, the network going idle): a few
+        // pages at a time, each in its own context, keep the browser busy.
         const queue = [...paths];
         await Promise.all(
           Array.from({ length: PAGES_AT_ONCE }, async () => {
-            for (let path = queue.shift(); path !== undefined; path = queue.shift()) await check(path);
+            const context = await browser.newContext({ viewport });
+            try {
+              await context.addInitScript(
+                ([f, p]) => {
+                  if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(f));
+                  if (!sessionStorage.getItem('guichet.reset')) sessionStorage.setItem('guichet.reset', JSON.stringify(p));
+                },
+                [flow, progress],
+              );
+              const page = await context.newPage();
+              for (let path = queue.shift(); path !== undefined; path = queue.shift()) await check(page, path);
+            } finally {
+              await context.close();
+            }
           }),
         );
         assert.deepEqual(failures.sort(), []);
