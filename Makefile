@@ -94,7 +94,8 @@ E2E_CONCURRENCY ?= 2
 test-e2e: bin/guichet chromium
 	cd web && ../$(STAGE) browser-tests node --test --test-concurrency=$(E2E_CONCURRENCY) \
 		--test-reporter=tap --test-reporter-destination=stdout \
-		--test-reporter=./e2e/file-times.mjs --test-reporter-destination=$(REPORTS)/e2e-files.txt e2e/
+		--test-reporter=./e2e/file-times.mjs --test-reporter-destination=$(REPORTS)/e2e-files.txt \
+		--test-reporter=./e2e/failures.mjs --test-reporter-destination=$(REPORTS)/e2e-failures.txt e2e/
 
 ## bench: budgets and throughput figures (not in CI); see docs/benchmarks.md.
 bench: build web/bench/node_modules/.installed chromium
