@@ -182,7 +182,8 @@ func TestFaultRollingRestart(t *testing.T) {
 // TestFaultKill9DuringSignInsAndRegistrations kills two instances (kill
 // -9: no drain), one after the other, while 200 clients at once sign in
 // (80) and register (120, bna's legacy registration by PIN): every request is
-// answered (none hangs past the 5 s client bound); a sign-in whose POST was
+// answered (none hangs: each waits behind the others' password hashes, so
+// the bound is hangBound, not a speed the machine must have); a sign-in whose POST was
 // on a killed instance fails with HAProxy's 502 and nothing else; every
 // registration ends registered (clients retry per HTTP semantics, see
 // register); the database holds no half-written account or registration
@@ -204,7 +205,7 @@ func TestFaultKill9DuringSignInsAndRegistrations(t *testing.T) {
 	outcomes := map[string]int{}
 	for i := range signIns {
 		b := brands[i%len(brands)]
-		c := newClient(fmt.Sprintf("127.0.3.%d", 1+i), b+".localhost")
+		c := newClientWithin(fmt.Sprintf("127.0.3.%d", 1+i), b+".localhost", hangBound)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -241,7 +242,7 @@ func TestFaultKill9DuringSignInsAndRegistrations(t *testing.T) {
 	}
 	regs := &regTally{outcomes: map[string]int{}}
 	for i := 1; i <= registrations; i++ {
-		c := newClient(fmt.Sprintf("127.0.%d.%d", 5+i/250, 1+i%250), killBrand+".localhost")
+		c := newClientWithin(fmt.Sprintf("127.0.%d.%d", 5+i/250, 1+i%250), killBrand+".localhost", hangBound)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -361,11 +362,14 @@ func pgCtl(t *testing.T, args ...string) {
 	}
 }
 
-// TestFaultPostgresDown stops PostgreSQL for 10 s: every instance's
-// /readyz turns red, calls through the load balancer are answered with the
-// technical (500) or unavailable (503) answer within the 5 s client bound,
-// never a hang; once HAProxy counts no instance ready, the answer is its
-// own (deploy/haproxy.cfg): 503 with errorCode TECHNICAL for /api/*, the
+// TestFaultPostgresDown stops PostgreSQL until every instance's /readyz
+// has turned red and HAProxy has counted every instance down in two rounds
+// (a condition, not a fixed time: how long the health checks take to see
+// it depends on the machine; the outage fails after a minute). Meanwhile
+// calls through the load balancer are answered with the technical (500)
+// or unavailable (503) answer within the 5 s client bound, never a hang;
+// once HAProxy counts no instance ready, the answer is its own
+// (deploy/haproxy.cfg): 503 with errorCode TECHNICAL for /api/*, the
 // static technical roadblock for a page. PostgreSQL back, /readyz is green
 // everywhere, a session opened before the outage still works and nothing
 // queued is lost.
@@ -388,7 +392,10 @@ func TestFaultPostgresDown(t *testing.T) {
 	red := map[string]bool{}
 	answers := map[int]int{}
 	hangs, lbAnswers := 0, 0
-	for time.Since(stopped) < 10*time.Second {
+	for len(red) < len(cl.instances) || lbAnswers < 2 {
+		if time.Since(stopped) > time.Minute {
+			break
+		}
 		for _, in := range cl.instances {
 			if a, err := c.json(ctx, in.addr, "GET", "/readyz", ""); err == nil && a.status == 503 {
 				red[in.name] = true
@@ -424,8 +431,8 @@ func TestFaultPostgresDown(t *testing.T) {
 	if hangs > 0 {
 		t.Errorf("%d calls not answered within 5 s", hangs)
 	}
-	if lbAnswers == 0 {
-		t.Error("HAProxy never counted every instance down during the outage")
+	if lbAnswers < 2 {
+		t.Errorf("HAProxy counted every instance down in %d rounds of a one-minute outage, want 2", lbAnswers)
 	}
 	for status, n := range answers {
 		if status != 500 && status != 503 {

@@ -22,19 +22,21 @@ const browser = await launchBrowser();
 /**
  * @param {string} name
  * @param {(page: import('playwright-core').Page) => Promise<void>} after what is done after the load
- * @param {boolean} fresh a context per screen
+ * @param {'context' | 'page' | 'none'} fresh what is new for each screen: a context, a page in one kept context, nothing (one page kept)
  */
 async function measure(name, after, fresh) {
   const before = busy();
-  let kept = fresh ? null : await browser.newContext({ viewport });
-  let page = kept ? await kept.newPage() : null;
+  const kept = fresh === 'context' ? null : await browser.newContext({ viewport });
+  let page = fresh === 'none' && kept ? await kept.newPage() : null;
   for (let i = 0; i < screens; i++) {
     const context = kept ?? (await browser.newContext({ viewport }));
-    page = kept && page ? page : await context.newPage();
+    if (fresh !== 'none') page = await context.newPage();
+    if (!page) throw new Error('no page');
     await page.goto(`${url}${url.includes('?') ? '&' : '?'}screen=${i}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     await after(page);
-    if (!kept) await context.close();
+    if (fresh === 'context') await context.close();
+    else if (fresh === 'page') await page.close();
   }
   await kept?.close();
   const perScreen = (busy() - before) / 100 / screens;
@@ -44,8 +46,9 @@ async function measure(name, after, fresh) {
 const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const nothing = async () => {};
 console.log(`== browser test costs per screen (${browser.version()}, ${screens} screens each)`);
-await measure('fresh context, load', nothing, true);
-await measure('one page kept, load', nothing, false);
-await measure('one page kept, load, axe in the page (legacy mode)', (page) => new AxeBuilder({ page }).withTags(tags).setLegacyMode(true).analyze().then(nothing), false);
-await measure('one page kept, load, axe default (a blank page)', (page) => new AxeBuilder({ page }).withTags(tags).analyze().then(nothing), false);
+await measure('fresh context, load', nothing, 'context');
+await measure('one context kept, a new page, load', nothing, 'page');
+await measure('one page kept, load', nothing, 'none');
+await measure('one page kept, load, axe in the page (legacy mode)', (page) => new AxeBuilder({ page }).withTags(tags).setLegacyMode(true).analyze().then(nothing), 'none');
+await measure('one page kept, load, axe default (a blank page)', (page) => new AxeBuilder({ page }).withTags(tags).analyze().then(nothing), 'none');
 await browser.close();

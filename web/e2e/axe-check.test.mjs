@@ -4,7 +4,7 @@
 // everything would pass every screen of every other file.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser } from './harness.mjs';
+import { a11yStats, checkA11y, launchBrowser } from './harness.mjs';
 
 /** @type {import('playwright-core').Browser} */
 let browser;
@@ -39,6 +39,29 @@ test('a page with a frame: a violation inside the frame fails the check', async 
   await tab.setContent(page(`<iframe title="inner" srcdoc='${page(bad)}'></iframe>`));
   await tab.frameLocator('iframe').locator('h1').waitFor();
   assert.equal(tab.frames().length, 2);
+  await assert.rejects(checkA11y(tab), /image-alt/);
+  await tab.close();
+});
+
+test('a screen checked clean is not checked again; any change to its document, viewport or focus is', async () => {
+  const tab = await context.newPage();
+  const clean = page('<p>Fine.</p><button>Go</button>');
+  await tab.setContent(clean);
+  const { checked, skipped } = a11yStats;
+  await checkA11y(tab);
+  await tab.setContent(clean);
+  await checkA11y(tab);
+  assert.deepEqual([a11yStats.checked - checked, a11yStats.skipped - skipped], [1, 1], 'the same screen loaded again');
+  await tab.setContent(page('<p>Fine!</p><button>Go</button>'));
+  await checkA11y(tab);
+  await tab.getByRole('button').focus();
+  await checkA11y(tab);
+  await tab.setViewportSize({ width: 320, height: 640 });
+  await checkA11y(tab);
+  assert.deepEqual([a11yStats.checked - checked, a11yStats.skipped - skipped], [4, 1], 'another text, the focus, the viewport');
+  // A violation is never remembered as checked: it fails every time.
+  await tab.setContent(page(bad));
+  await assert.rejects(checkA11y(tab), /image-alt/);
   await assert.rejects(checkA11y(tab), /image-alt/);
   await tab.close();
 });

@@ -155,7 +155,6 @@ async function visitor(brand, province, language) {
             (/** @type {Record<string, unknown>} */ f) => Object.entries(match).every(([k, v]) => f[k] === v) && (after === undefined || Number(f.seq) > after),
           ) ?? null,
         { match, after },
-        { timeout: 15_000 },
       );
       return handle.jsonValue();
     },

@@ -264,7 +264,7 @@ describe('console', () => {
     const visitor = await browser.newContext();
     const portal = await visitor.newPage();
     await portal.goto(server.url('servus', '/'));
-    await portal.getByRole('heading', { level: 1, name: 'Our site is under maintenance' }).waitFor({ timeout: 10_000 });
+    await portal.getByRole('heading', { level: 1, name: 'Our site is under maintenance' }).waitFor();
     await page.getByRole('button', { name: en['console.maintenance.off'] }).click();
     await page.getByRole('dialog').getByRole('button', { name: en['console.confirm.yes'] }).click();
     await page.getByRole('status').filter({ hasText: en['console.maintenance.doneOff'].replace('{brand}', 'servus') }).waitFor();

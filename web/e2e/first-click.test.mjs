@@ -88,7 +88,7 @@ async function fixAndPressOnce(page, pointer, fields, button, api) {
   assert.ok(box, `the ${button} button is shown`);
   const last = fields.at(-1)?.[0] ?? '';
   assert.ok(await page.getByLabel(last, { exact: true }).evaluate((e) => e === document.activeElement), `${last} has the focus`);
-  const sent = page.waitForRequest((r) => r.method() === 'POST' && api.test(new URL(r.url()).pathname), { timeout: 5_000 });
+  const sent = page.waitForRequest((r) => r.method() === 'POST' && api.test(new URL(r.url()).pathname));
   await pointer.press(page, box.x + box.width / 2, box.y + box.height / 2);
   return sent;
 }

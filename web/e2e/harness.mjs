@@ -2,6 +2,7 @@
 // free port with a temporary data dir, drives Debian's chromium through
 // playwright-core, and checks pages with axe-core.
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -15,6 +16,17 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The binary under test; GUICHET_E2E_BINARY may point at another build. */
 export const binary = process.env.GUICHET_E2E_BINARY || join(repoRoot, 'bin/guichet');
+
+/**
+ * How long any wait of a browser test may last before it counts as a hang:
+ * the server's start, a page's load, a locator, an email in the dev mailbox
+ * (every browser context gets it as its default timeout, launchBrowser). A
+ * bound on a hang, never a measure of speed: on a busy machine (CI with
+ * other work beside it, load average 10 and more) Playwright's own 30 s
+ * failed tests that were right (issue 27). What a test proves about time it
+ * proves by counting, or on a clock it moves.
+ */
+export const HANG_MS = 180_000;
 
 /** The dev hosts of design.md, one per brand (nbc is another name of bna). */
 export const brands = ['belair', 'bna', 'intact', 'scotia', 'servus'];
@@ -138,7 +150,7 @@ export async function startServer(options = {}) {
     if (leaked.length > 0) throw new Error(`the server's output holds ${leaked.length} secret(s) the tests used:\n${leaked.join('\n')}`);
   };
 
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       await stop();
@@ -152,7 +164,7 @@ export async function startServer(options = {}) {
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`guichet was not ready within 20 s:\n${output}`);
+      throw new Error(`guichet was not ready within ${HANG_MS / 1000} s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -171,9 +183,13 @@ export async function startServer(options = {}) {
   };
 }
 
-/** Launches Debian's chromium, headless. */
-export function launchBrowser() {
-  return chromium.launch({
+/**
+ * Launches Debian's chromium, headless. Every context it opens (and every
+ * page of browser.newPage, which opens one) waits up to HANG_MS by default.
+ * @returns {Promise<import('playwright-core').Browser>}
+ */
+export async function launchBrowser() {
+  const browser = await chromium.launch({
     executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
     args: [
       '--headless',
@@ -187,9 +203,22 @@ export function launchBrowser() {
       '--host-resolver-rules=MAP *.localhost 127.0.0.1',
     ],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (/** @type {import('playwright-core').BrowserContextOptions | undefined} */ options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(HANG_MS);
+    context.setDefaultNavigationTimeout(HANG_MS);
+    return context;
+  };
+  return browser;
 }
 
 const axeTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/** The screens this file's checkA11y found nothing on (digests of what axe's answer depends on). */
+const checkedScreens = new Set();
+/** How many checks found the screen already checked, for the tests of checkA11y itself. */
+export const a11yStats = { checked: 0, skipped: 0 };
 
 /**
  * Runs axe-core (WCAG 2.0/2.1 A and AA, WCAG 2.2 AA) on the page and throws
@@ -198,6 +227,23 @@ const axeTags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
  * @param {import('playwright-core').Page} page
  */
 export async function checkA11y(page) {
+  // The same screen again (same document, viewport, scroll and focus) is not
+  // checked again: axe's answer is a function of them (issue 27: a third of
+  // the runs in the flows' files were on a screen the file had checked). A
+  // page with frames is always checked (their documents are not in its HTML).
+  const frameless = page.frames().length === 1;
+  const screen = await page.evaluate(() => {
+    const focused = document.activeElement;
+    const html = document.documentElement.outerHTML.replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '').replace(/ nonce="[^"]*"/g, '');
+    const where = [location.origin + location.pathname, innerWidth, innerHeight, scrollX, scrollY];
+    return JSON.stringify([where, focused ? focused.outerHTML.slice(0, 500) : '', html]);
+  });
+  const key = createHash('sha256').update(screen).digest('hex');
+  if (frameless && checkedScreens.has(key)) {
+    a11yStats.skipped++;
+    return;
+  }
+  a11yStats.checked++;
   // A page without frames is checked by axe.run in the page itself
   // (AxeBuilder's legacy mode), which gives the same result as the default:
   // partial runs, then axe.finishRun in a new blank page of the context. That
@@ -206,9 +252,12 @@ export async function checkA11y(page) {
   // default, which tests cross-origin frames too.
   const results = await new AxeBuilder({ page })
     .withTags(axeTags)
-    .setLegacyMode(page.frames().length === 1)
+    .setLegacyMode(frameless)
     .analyze();
-  if (results.violations.length === 0) return;
+  if (results.violations.length === 0) {
+    checkedScreens.add(key);
+    return;
+  }
   const lines = results.violations.map((v) => {
     const nodes = v.nodes.map((n) => `      ${n.target.join(' ')}: ${n.failureSummary?.replace(/\n/g, ' ')}`).join('\n');
     return `  ${v.id} (${v.impact}): ${v.help}\n${nodes}`;
@@ -260,16 +309,99 @@ export async function openPage(browser, url, options = {}) {
   const page = await context.newPage();
   /** @type {string[]} */
   const errors = [];
-  page.on('pageerror', (error) => errors.push(String(error)));
+  listenForErrors(page, () => errors);
+  const response = await page.goto(url);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  return { context, page, response, errors };
+}
+
+/**
+ * Records the page's console errors and uncaught exceptions in the list
+ * `into` gives at the time.
+ * @param {import('playwright-core').Page} page
+ * @param {() => string[]} into
+ */
+function listenForErrors(page, into) {
+  page.on('pageerror', (error) => into().push(String(error)));
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     // A 404 page load is logged as a failed resource; that status is the point.
     if (message.text().startsWith('Failed to load resource') && message.location().url === page.url()) return;
-    errors.push(message.text());
+    into().push(message.text());
   });
-  const response = await page.goto(url);
-  await page.getByRole('heading', { level: 1 }).waitFor();
-  return { context, page, response, errors };
+}
+
+/**
+ * @typedef {object} KeptPage
+ * @property {(url: string, options?: { cookies?: { name: string; value: string }[] }) => Promise<Omit<OpenedPage, 'context'>>} open
+ *   the page, in the state of a fresh context, at url (its first heading shown)
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * One page kept for the tests of a suite, each of which opens it afresh
+ * (issue 27, docs/ci.md: a fresh context per test started a window and its
+ * renderer processes, about three times the CPU of a load in a kept page).
+ * open() gives the page the state a fresh context has: the storage of the
+ * page's host cleared (its writes turned off first, so nothing the old page
+ * still does can bring it back), every cookie cleared, then the given
+ * cookies, then the load. When the page went to another host since it was
+ * opened (storage it cannot clear from where it is) or the test opened
+ * another page, the context is closed and a new one made. Tests that add
+ * init scripts, routes, permissions or a clock to their context keep
+ * openPage.
+ * @param {import('playwright-core').Browser} browser
+ * @param {{ viewport?: { width: number; height: number } }} [options]
+ * @returns {KeptPage}
+ */
+export function keptPage(browser, options = {}) {
+  /** @type {{ context: import('playwright-core').BrowserContext; page: import('playwright-core').Page } | undefined} */
+  let kept;
+  /** @type {Set<string>} the hosts the page has been on since it was last opened */
+  const hosts = new Set();
+  /** @type {string[]} */
+  let errors = [];
+  return {
+    async open(url, { cookies } = {}) {
+      if (kept) {
+        const { context, page } = kept;
+        const host = page.url().startsWith('http') ? new URL(page.url()).host : '';
+        if (hosts.size === 1 && hosts.has(host) && context.pages().length === 1) {
+          // One synchronous script: nothing of the page runs between the
+          // clearing and the writes turned off.
+          await page.evaluate(() => {
+            sessionStorage.clear();
+            localStorage.clear();
+            for (const name of /** @type {const} */ (['setItem', 'removeItem', 'clear'])) Storage.prototype[name] = () => {};
+          });
+          await context.clearCookies();
+        } else {
+          await context.close();
+          kept = undefined;
+        }
+      }
+      if (!kept) {
+        const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
+        const page = await context.newPage();
+        listenForErrors(page, () => errors);
+        page.on('framenavigated', (frame) => {
+          if (frame === page.mainFrame() && frame.url().startsWith('http')) hosts.add(new URL(frame.url()).host);
+        });
+        kept = { context, page };
+      }
+      const { context, page } = kept;
+      if (cookies) await context.addCookies(cookies.map((c) => ({ ...c, url: new URL('/', url).href })));
+      errors = [];
+      hosts.clear();
+      const response = await page.goto(url);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      return { page, response, errors };
+    },
+    async close() {
+      await kept?.context.close();
+      kept = undefined;
+    },
+  };
 }
 
 /**
@@ -315,7 +447,7 @@ export async function mailbox(server, to) {
  * @returns {Promise<Mail>}
  */
 export async function waitForMail(server, to, template, seen = new Set()) {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     const mails = await mailbox(server, to);
     const found = mails.find((m) => m.template === template && !seen.has(m.id));
@@ -324,7 +456,7 @@ export async function waitForMail(server, to, template, seen = new Set()) {
       return found;
     }
     if (Date.now() > deadline) {
-      throw new Error(`no new ${template} email to ${to} within 15 s: ${JSON.stringify(mails.map((m) => [m.template, m.id]))}`);
+      throw new Error(`no new ${template} email to ${to} within ${HANG_MS / 1000} s: ${JSON.stringify(mails.map((m) => [m.template, m.id]))}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

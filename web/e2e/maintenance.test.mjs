@@ -4,7 +4,7 @@
 // staff with the bypass sign in through it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, HANG_MS, launchBrowser, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
 
 const BYPASS = 'staff-e2e-bypass';
 
@@ -34,7 +34,7 @@ async function untilWelcome(brand, status) {
   try {
     await page.goto(server.url(brand, '/not-found'));
     const apiKey = (await siteConfig(page)).brand.apiKey;
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + HANG_MS;
     for (;;) {
       const got = await page.evaluate(async (key) => (await fetch('/api/v1/welcome', { headers: { 'X-API-KEY': key } })).status, apiKey);
       if (got === status) return;

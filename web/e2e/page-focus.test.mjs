@@ -36,7 +36,6 @@ async function expectNewPage(page, heading, previousTitle) {
   await page.waitForFunction(
     (name) => document.activeElement instanceof HTMLHeadingElement && document.activeElement.tagName === 'H1' && document.activeElement.textContent === name,
     heading,
-    { timeout: 5_000 },
   );
   const focused = await page.evaluate(() => {
     const h1 = /** @type {HTMLElement} */ (document.activeElement);

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { arrive, brands, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { arrive, brands, checkA11y, codeOf, keptPage, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -91,10 +91,15 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
   describe(`registration in ${language === 'en' ? 'English' : 'French'}`, () => {
     /** @type {import('./harness.mjs').Server} */
     let server;
+    /** @type {import('./harness.mjs').KeptPage} the visitor's page, opened afresh by each test */
+    let visitor;
     before(async () => {
       server = await startServer();
+      // French, the longer words, on the narrowest phone (320 px, WCAG 1.4.10 reflow); English at the default desktop width.
+      visitor = keptPage(browser, language === 'fr' ? { viewport: { width: 320, height: 640 } } : {});
     });
     after(async () => {
+      await visitor?.close();
       await server?.stop();
     });
 
@@ -107,9 +112,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         { name: 'province', value: 'on' },
         { name: 'language', value: language },
       ];
-      // French, the longer words, on the narrowest phone (320 px, WCAG 1.4.10 reflow); English at the default desktop width.
-      const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
-      const opened = await openPage(browser, server.url(BRAND, '/'), viewport ? { cookies, viewport } : { cookies });
+      const opened = await visitor.open(server.url(BRAND, '/'), { cookies });
       await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
       await arrive(opened.page, m['registration.identification.title']);
       return opened;
@@ -181,237 +184,197 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     }
 
     test('by email code: a new account, then signing out and back in with the new password', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        const to = `reg-email@${BRAND}.example`;
-        const seen = await seenMail(to);
-        await identify(page, people.email);
-        await arrive(page, m['registration.validation.title']);
-        assert.equal(pathOf(page), '/registration/validation');
-        await press(page, page.getByRole('radio', { name: /@/ }));
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        assert.equal(pathOf(page), '/registration/validation/email');
-        await typeCodeFrom(page, to, seen);
-        await createAccount(page, people.email.policy);
+      const { page, errors } = await startRegistration();
+      const to = `reg-email@${BRAND}.example`;
+      const seen = await seenMail(to);
+      await identify(page, people.email);
+      await arrive(page, m['registration.validation.title']);
+      assert.equal(pathOf(page), '/registration/validation');
+      await press(page, page.getByRole('radio', { name: /@/ }));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      assert.equal(pathOf(page), '/registration/validation/email');
+      await typeCodeFrom(page, to, seen);
+      await createAccount(page, people.email.policy);
 
-        await press(page, page.getByRole('button', { name: m['account.signOut'] }));
-        await arrive(page, m['login.title']);
-        await typeInto(page, page.getByLabel(m['form.email']), to);
-        await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), NEW_PASSWORD);
-        await page.keyboard.press('Enter');
-        await page.waitForURL((url) => url.pathname === '/my-account');
-        await arrive(page, m['account.title']);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      await press(page, page.getByRole('button', { name: m['account.signOut'] }));
+      await arrive(page, m['login.title']);
+      await typeInto(page, page.getByLabel(m['form.email']), to);
+      await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), NEW_PASSWORD);
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/my-account');
+      await arrive(page, m['account.title']);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('by SMS code, with a resend (a spinner, then a new code)', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        const to = '+15145550101';
-        const seen = await seenMail(to);
-        await identify(page, people.sms);
-        await arrive(page, m['registration.validation.title']);
-        await press(page, page.getByRole('radio', { name: /0101/ }));
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        assert.equal(pathOf(page), '/registration/validation/sms');
-        await waitForMail(server, to, 'registration-code', seen);
-        await press(page, page.getByRole('button', { name: m['registration.code.resend'] }));
-        await page.getByRole('button', { name: m['registration.code.resending'] }).waitFor();
-        await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
-        await typeCodeFrom(page, to, seen);
-        await createAccount(page, people.sms.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      const to = '+15145550101';
+      const seen = await seenMail(to);
+      await identify(page, people.sms);
+      await arrive(page, m['registration.validation.title']);
+      await press(page, page.getByRole('radio', { name: /0101/ }));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      assert.equal(pathOf(page), '/registration/validation/sms');
+      await waitForMail(server, to, 'registration-code', seen);
+      await press(page, page.getByRole('button', { name: m['registration.code.resend'] }));
+      await page.getByRole('button', { name: m['registration.code.resending'] }).waitFor();
+      await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
+      await typeCodeFrom(page, to, seen);
+      await createAccount(page, people.sms.policy);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('by PIN, with the picture of the letter', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        await identify(page, people.pin);
-        await arrive(page, m['registration.validation.title']);
-        await press(page, page.getByRole('radio', { name: m['registration.validation.option.pin'] }));
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.pin.title']);
-        assert.equal(pathOf(page), '/registration/validation/pin');
-        await page.getByRole('img', { name: m['registration.pin.imageTitle'] }).waitFor();
-        // A wrong PIN first: the page says so, with the tries left.
-        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await page.getByRole('alert').filter({ hasText: m['registration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
-        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await createAccount(page, people.pin.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      await identify(page, people.pin);
+      await arrive(page, m['registration.validation.title']);
+      await press(page, page.getByRole('radio', { name: m['registration.validation.option.pin'] }));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.pin.title']);
+      assert.equal(pathOf(page), '/registration/validation/pin');
+      await page.getByRole('img', { name: m['registration.pin.imageTitle'] }).waitFor();
+      // A wrong PIN first: the page says so, with the tries left.
+      await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await page.getByRole('alert').filter({ hasText: m['registration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
+      await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await createAccount(page, people.pin.policy);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('PIN only (issue 28): the PIN page at once, then an email, its code, the password', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        const email = `pia.${language}@example.com`;
-        await identify(page, people.pinOnly);
-        // Spec §4.2: exactly one option of PIN goes to validation/pin (no choice shown).
-        await arrive(page, m['registration.pin.title']);
-        assert.equal(pathOf(page), '/registration/validation/pin');
-        await checkA11y(page);
-        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN);
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.email.title']);
-        assert.equal(pathOf(page), '/registration/account-creation/email');
-        const seen = await seenMail(email);
-        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        assert.equal(pathOf(page), '/registration/validation/email');
-        await typeCodeFrom(page, email, seen);
-        await createAccount(page, people.pinOnly.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      const email = `pia.${language}@example.com`;
+      await identify(page, people.pinOnly);
+      // Spec §4.2: exactly one option of PIN goes to validation/pin (no choice shown).
+      await arrive(page, m['registration.pin.title']);
+      assert.equal(pathOf(page), '/registration/validation/pin');
+      await checkA11y(page);
+      await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.email.title']);
+      assert.equal(pathOf(page), '/registration/account-creation/email');
+      const seen = await seenMail(email);
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      assert.equal(pathOf(page), '/registration/validation/email');
+      await typeCodeFrom(page, email, seen);
+      await createAccount(page, people.pinOnly.policy);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('ask-email: nothing on file; an email taken says so, a new one gets a code', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        const email = `alice.${language}@example.com`;
-        await identify(page, people.askEmail);
-        await arrive(page, m['registration.email.title']);
-        assert.equal(pathOf(page), '/registration/account-creation/email');
-        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), DEMO_EMAIL);
-        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), DEMO_EMAIL);
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await page.getByRole('alert').filter({ hasText: m['registration.email.taken'].replace('{email}', DEMO_EMAIL) }).waitFor();
-        assert.equal(pathOf(page), '/registration/account-creation/email');
-        const seen = await seenMail(email);
-        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        assert.equal(pathOf(page), '/registration/validation/email');
-        await typeCodeFrom(page, email, seen);
-        await createAccount(page, people.askEmail.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      const email = `alice.${language}@example.com`;
+      await identify(page, people.askEmail);
+      await arrive(page, m['registration.email.title']);
+      assert.equal(pathOf(page), '/registration/account-creation/email');
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), DEMO_EMAIL);
+      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), DEMO_EMAIL);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await page.getByRole('alert').filter({ hasText: m['registration.email.taken'].replace('{email}', DEMO_EMAIL) }).waitFor();
+      assert.equal(pathOf(page), '/registration/account-creation/email');
+      const seen = await seenMail(email);
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      assert.equal(pathOf(page), '/registration/validation/email');
+      await typeCodeFrom(page, email, seen);
+      await createAccount(page, people.askEmail.policy);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('ask-username: the email on file is taken, another one is chosen', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        const seen = await seenMail(DEMO_EMAIL);
-        await identify(page, people.askUsername);
-        await arrive(page, m['registration.validation.title']);
-        await press(page, page.getByRole('radio', { name: /@/ }));
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        await typeCodeFrom(page, DEMO_EMAIL, seen);
-        await arrive(page, m['registration.newEmail.title']);
-        assert.equal(pathOf(page), '/registration/account-creation/new-email');
-        const email = `ugo.${language}@example.com`;
-        const seenNew = await seenMail(email);
-        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        assert.equal(pathOf(page), '/registration/validation/email');
-        await typeCodeFrom(page, email, seenNew);
-        await createAccount(page, people.askUsername.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      const seen = await seenMail(DEMO_EMAIL);
+      await identify(page, people.askUsername);
+      await arrive(page, m['registration.validation.title']);
+      await press(page, page.getByRole('radio', { name: /@/ }));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      await typeCodeFrom(page, DEMO_EMAIL, seen);
+      await arrive(page, m['registration.newEmail.title']);
+      assert.equal(pathOf(page), '/registration/account-creation/new-email');
+      const email = `ugo.${language}@example.com`;
+      const seenNew = await seenMail(email);
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      assert.equal(pathOf(page), '/registration/validation/email');
+      await typeCodeFrom(page, email, seenNew);
+      await createAccount(page, people.askUsername.policy);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('UBI driver whose email is a policyholder account: password-validation links the policy', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        const to = '+15145550107';
-        const seen = await seenMail(to);
-        await identify(page, people.ubi);
-        await arrive(page, m['registration.validation.title']);
-        await press(page, page.getByRole('radio', { name: /0107/ }));
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        await typeCodeFrom(page, to, seen);
-        await arrive(page, m['registration.passwordValidation.title']);
-        assert.equal(pathOf(page), '/registration/password-validation');
-        await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
-        // Spec §7: the link is POST accounts/{id}/authentication with the registration's id.
-        const linking = page.waitForRequest((request) => request.method() === 'POST' && /\/authentication$/.test(new URL(request.url()).pathname));
-        await page.keyboard.press('Enter');
-        assert.match(new URL((await linking).url()).pathname, /^\/api\/v1\/accounts\/[A-Za-z0-9_-]{22}\/authentication$/);
-        await page.waitForURL((url) => url.pathname === '/my-account');
-        await arrive(page, m['account.title']);
-        await page.getByText('REG-0007').first().waitFor();
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      const to = '+15145550107';
+      const seen = await seenMail(to);
+      await identify(page, people.ubi);
+      await arrive(page, m['registration.validation.title']);
+      await press(page, page.getByRole('radio', { name: /0107/ }));
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      await typeCodeFrom(page, to, seen);
+      await arrive(page, m['registration.passwordValidation.title']);
+      assert.equal(pathOf(page), '/registration/password-validation');
+      await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
+      // Spec §7: the link is POST accounts/{id}/authentication with the registration's id.
+      const linking = page.waitForRequest((request) => request.method() === 'POST' && /\/authentication$/.test(new URL(request.url()).pathname));
+      await page.keyboard.press('Enter');
+      assert.match(new URL((await linking).url()).pathname, /^\/api\/v1\/accounts\/[A-Za-z0-9_-]{22}\/authentication$/);
+      await page.waitForURL((url) => url.pathname === '/my-account');
+      await arrive(page, m['account.title']);
+      await page.getByText('REG-0007').first().waitFor();
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('already registered three times: a message with a sign-in link twice, then more-than-one-profile', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        await identify(page, people.registered);
-        for (let i = 0; i < 2; i++) {
-          if (i > 0) await next(page);
-          await page.getByRole('alert').filter({ hasText: m['registration.identification.alreadyRegistered'] }).waitFor();
-          await page.getByRole('link', { name: m['registration.identification.signIn'] }).waitFor();
-          assert.equal(pathOf(page), '/registration/identification');
-          await checkA11y(page);
-        }
-        await next(page);
-        await arrive(page, m['roadblock.moreThanOneProfile.title']);
-        assert.equal(pathOf(page), '/roadblock/more-than-one-profile');
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
+      const { page, errors } = await startRegistration();
+      await identify(page, people.registered);
+      for (let i = 0; i < 2; i++) {
+        if (i > 0) await next(page);
+        await page.getByRole('alert').filter({ hasText: m['registration.identification.alreadyRegistered'] }).waitFor();
+        await page.getByRole('link', { name: m['registration.identification.signIn'] }).waitFor();
+        assert.equal(pathOf(page), '/registration/identification');
+        await checkA11y(page);
       }
+      await next(page);
+      await arrive(page, m['roadblock.moreThanOneProfile.title']);
+      assert.equal(pathOf(page), '/roadblock/more-than-one-profile');
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('not found three times: a message twice, then registration-difficulties, whose button starts again', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        await identify(page, people.cancelled);
-        await page.getByRole('alert').filter({ hasText: m['identification.notFound'] }).waitFor();
-        await checkA11y(page);
-        await next(page);
-        await page.getByRole('alert').filter({ hasText: m['identification.notFound'] }).waitFor();
-        assert.equal(pathOf(page), '/registration/identification');
-        await next(page);
-        await arrive(page, m['roadblock.registrationDifficulties.title']);
-        assert.equal(pathOf(page), '/roadblock/registration-difficulties');
-        await press(page, page.getByRole('button', { name: m['roadblock.backToRegistration'] }));
-        await arrive(page, m['registration.identification.title']);
-        assert.equal(pathOf(page), '/registration/identification');
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      await identify(page, people.cancelled);
+      await page.getByRole('alert').filter({ hasText: m['identification.notFound'] }).waitFor();
+      await checkA11y(page);
+      await next(page);
+      await page.getByRole('alert').filter({ hasText: m['identification.notFound'] }).waitFor();
+      assert.equal(pathOf(page), '/registration/identification');
+      await next(page);
+      await arrive(page, m['roadblock.registrationDifficulties.title']);
+      assert.equal(pathOf(page), '/roadblock/registration-difficulties');
+      await press(page, page.getByRole('button', { name: m['roadblock.backToRegistration'] }));
+      await arrive(page, m['registration.identification.title']);
+      assert.equal(pathOf(page), '/registration/identification');
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('no options: the no-options roadblock', async () => {
-      const { context, page, errors } = await startRegistration();
-      try {
-        await identify(page, people.noOptions);
-        await arrive(page, m['roadblock.noOptions.title']);
-        assert.equal(pathOf(page), '/roadblock/no-options');
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await startRegistration();
+      await identify(page, people.noOptions);
+      await arrive(page, m['roadblock.noOptions.title']);
+      assert.equal(pathOf(page), '/roadblock/no-options');
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('guards: a registration page opened by its address goes to / keeping the query string', async () => {
@@ -424,34 +387,22 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         '/registration/account-creation/new-email',
         '/registration/account-creation/password',
       ]) {
-        const { context, page } = await openPage(browser, server.url(BRAND, `${path}?lang=${language}&from=x`));
-        try {
-          await page.waitForURL((url) => url.pathname === '/');
-          assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
-          await arrive(page, m['login.title'], { focus: false });
-        } finally {
-          await context.close();
-        }
+        const { page } = await visitor.open(server.url(BRAND, `${path}?lang=${language}&from=x`));
+        await page.waitForURL((url) => url.pathname === '/');
+        assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
+        await arrive(page, m['login.title'], { focus: false });
       }
       // email-sent without a registration under way, and the link's entry without its token (issue 28): / too.
       for (const path of ['/registration/email-sent', '/registration/link']) {
-        const { context, page } = await openPage(browser, server.url(BRAND, `${path}?lang=${language}&from=x`));
-        try {
-          await page.waitForURL((url) => url.pathname === '/');
-          assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
-          await arrive(page, m['login.title'], { focus: false });
-        } finally {
-          await context.close();
-        }
+        const { page } = await visitor.open(server.url(BRAND, `${path}?lang=${language}&from=x`));
+        await page.waitForURL((url) => url.pathname === '/');
+        assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
+        await arrive(page, m['login.title'], { focus: false });
       }
       // /registration keeps redirecting to identification with the query string.
-      const { context, page } = await openPage(browser, server.url(BRAND, `/registration?lang=${language}&from=x`));
-      try {
-        await arrive(page, m['registration.identification.title'], { focus: false });
-        assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
-      } finally {
-        await context.close();
-      }
+      const { page } = await visitor.open(server.url(BRAND, `/registration?lang=${language}&from=x`));
+      await arrive(page, m['registration.identification.title'], { focus: false });
+      assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
     });
   });
 }

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { advanceClock, arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { advanceClock, arrive, checkA11y, codeOf, keptPage, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -56,6 +56,18 @@ function visitor(language) {
     { name: 'language', value: language },
   ];
   const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
+  /** @type {Map<Brand, import('./harness.mjs').KeptPage>} a page per brand (its host), opened afresh by each test */
+  const pages = new Map();
+
+  /**
+   * The visitor's page on the brand's host.
+   * @param {Brand} brand
+   */
+  function kept(brand) {
+    const page = pages.get(brand) ?? keptPage(browser, viewport ? { viewport } : {});
+    pages.set(brand, page);
+    return page;
+  }
 
   /**
    * A fresh visitor on the brand's login page who presses Create an account (smart registration: the flag is on).
@@ -63,7 +75,7 @@ function visitor(language) {
    * @param {Brand} brand
    */
   async function start(server, brand) {
-    const opened = await openPage(browser, server.url(brand, '/'), viewport ? { cookies, viewport } : { cookies });
+    const opened = await kept(brand).open(server.url(brand, '/'), { cookies });
     await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
     await arrive(opened.page, m['smartRegistration.accountType.title']);
     assert.equal(pathOf(opened.page), ACCOUNT_TYPE);
@@ -166,7 +178,13 @@ function visitor(language) {
     await button(page, m['smartRegistration.email.useThis']);
   }
 
-  return { m, start, button, identify, choose, typeCode, create, keepEmail };
+  /** Closes the visitor's pages. */
+  async function close() {
+    for (const kept of pages.values()) await kept.close();
+    pages.clear();
+  }
+
+  return { m, kept, start, close, button, identify, choose, typeCode, create, keepEmail };
 }
 
 /**
@@ -185,6 +203,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       server = await startServer();
     });
     after(async () => {
+      await v.close();
       await server?.stop();
     });
 
@@ -196,189 +215,153 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     const typeCode = (page, to, seen) => v.typeCode(server, page, to, seen);
 
     test('belair, by email code: the email on file kept, the account created, the confirmation signs in', async () => {
-      const { context, page, errors } = await v.start(server, 'belair');
-      try {
-        const to = 'reg-email@belair.example';
-        const seen = await seenMail(server, to);
-        await v.identify(page, 'belair', people.email);
-        // Emma has an email only: its code goes at once.
-        await v.choose(page, null, m['smartRegistration.code.title']);
-        await typeCode(page, to, seen);
-        await v.keepEmail(page, to);
-        // The code went to that email: no second one.
-        await v.create(page, to, people.email.policy.belair);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await v.start(server, 'belair');
+      const to = 'reg-email@belair.example';
+      const seen = await seenMail(server, to);
+      await v.identify(page, 'belair', people.email);
+      // Emma has an email only: its code goes at once.
+      await v.choose(page, null, m['smartRegistration.code.title']);
+      await typeCode(page, to, seen);
+      await v.keepEmail(page, to);
+      // The code went to that email: no second one.
+      await v.create(page, to, people.email.policy.belair);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('intact, by SMS, with a resend; the email on file kept gets a code of its own', async () => {
-      const { context, page, errors } = await v.start(server, 'intact');
-      try {
-        const phone = '+15145550101';
-        const email = 'reg-sms@intact.example';
-        const seen = await seenMail(server, phone);
-        const seenEmail = await seenMail(server, email);
-        await v.identify(page, 'intact', people.sms);
-        await v.choose(page, /0101/, m['smartRegistration.code.title']);
-        await waitForMail(server, phone, 'registration-code', seen);
-        await v.button(page, m['smartRegistration.code.resend']);
-        await page.getByRole('button', { name: m['smartRegistration.code.resending'] }).waitFor();
-        await page.getByRole('status').filter({ hasText: m['smartRegistration.code.resent'] }).waitFor();
-        await typeCode(page, phone, seen);
-        await v.keepEmail(page, email);
-        await arrive(page, m['smartRegistration.code.title']);
-        assert.equal(pathOf(page), '/create-an-account/verify/code');
-        await page.getByText(m['smartRegistration.code.textEmail'].replace('{value}', email)).waitFor();
-        await typeCode(page, email, seenEmail);
-        await v.create(page, email, people.sms.policy.intact);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await v.start(server, 'intact');
+      const phone = '+15145550101';
+      const email = 'reg-sms@intact.example';
+      const seen = await seenMail(server, phone);
+      const seenEmail = await seenMail(server, email);
+      await v.identify(page, 'intact', people.sms);
+      await v.choose(page, /0101/, m['smartRegistration.code.title']);
+      await waitForMail(server, phone, 'registration-code', seen);
+      await v.button(page, m['smartRegistration.code.resend']);
+      await page.getByRole('button', { name: m['smartRegistration.code.resending'] }).waitFor();
+      await page.getByRole('status').filter({ hasText: m['smartRegistration.code.resent'] }).waitFor();
+      await typeCode(page, phone, seen);
+      await v.keepEmail(page, email);
+      await arrive(page, m['smartRegistration.code.title']);
+      assert.equal(pathOf(page), '/create-an-account/verify/code');
+      await page.getByText(m['smartRegistration.code.textEmail'].replace('{value}', email)).waitFor();
+      await typeCode(page, email, seenEmail);
+      await v.create(page, email, people.sms.policy.intact);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('belair, by PIN: the letter, a wrong PIN says so, the right one goes on', async () => {
-      const { context, page, errors } = await v.start(server, 'belair');
-      try {
-        const email = 'reg-pin@belair.example';
-        const seenEmail = await seenMail(server, email);
-        await v.identify(page, 'belair', people.pin);
-        await v.choose(page, m['smartRegistration.options.pin'], m['smartRegistration.pin.title']);
-        await page.getByRole('img', { name: m['smartRegistration.pin.imageTitle'] }).waitFor();
-        assert.equal(await page.getByRole('button', { name: m['smartRegistration.code.resend'] }).count(), 0);
-        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
-        await v.button(page, m['smartRegistration.next']);
-        await page.getByRole('alert').filter({ hasText: m['smartRegistration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
-        await checkA11y(page);
-        await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
-        await v.button(page, m['smartRegistration.next']);
-        await v.keepEmail(page, email);
-        await arrive(page, m['smartRegistration.code.title']);
-        await typeCode(page, email, seenEmail);
-        await v.create(page, email, people.pin.policy.belair);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await v.start(server, 'belair');
+      const email = 'reg-pin@belair.example';
+      const seenEmail = await seenMail(server, email);
+      await v.identify(page, 'belair', people.pin);
+      await v.choose(page, m['smartRegistration.options.pin'], m['smartRegistration.pin.title']);
+      await page.getByRole('img', { name: m['smartRegistration.pin.imageTitle'] }).waitFor();
+      assert.equal(await page.getByRole('button', { name: m['smartRegistration.code.resend'] }).count(), 0);
+      await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
+      await v.button(page, m['smartRegistration.next']);
+      await page.getByRole('alert').filter({ hasText: m['smartRegistration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
+      await checkA11y(page);
+      await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
+      await v.button(page, m['smartRegistration.next']);
+      await v.keepEmail(page, email);
+      await arrive(page, m['smartRegistration.code.title']);
+      await typeCode(page, email, seenEmail);
+      await v.create(page, email, people.pin.policy.belair);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('belair, another username: the email on file is taken; EMAIL_ALREADY_EXISTS, then a new one', async () => {
-      const { context, page, errors } = await v.start(server, 'belair');
-      try {
-        const demo = 'demo@belair.example';
-        const seen = await seenMail(server, demo);
-        await v.identify(page, 'belair', people.askUsername);
-        await v.choose(page, null, m['smartRegistration.code.title']);
-        await typeCode(page, demo, seen);
-        await arrive(page, m['smartRegistration.email.title']);
-        assert.equal(pathOf(page), '/create-an-account/verify/email');
-        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), demo);
-        await typeInto(page, page.getByLabel(m['smartRegistration.email.confirmation']), demo);
-        await v.button(page, m['smartRegistration.next']);
-        await page.getByRole('alert').filter({ hasText: m['smartRegistration.email.taken'].replace('{email}', demo) }).waitFor();
-        assert.equal(pathOf(page), '/create-an-account/verify/email');
-        await checkA11y(page);
-        const email = `ugo.${language}@example.com`;
-        const seenNew = await seenMail(server, email);
-        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-        await typeInto(page, page.getByLabel(m['smartRegistration.email.confirmation']), email);
-        await v.button(page, m['smartRegistration.next']);
-        await arrive(page, m['smartRegistration.code.title']);
-        await page.getByText(m['smartRegistration.code.textEmail'].replace('{value}', email)).waitFor();
-        await typeCode(page, email, seenNew);
-        await v.create(page, email, people.askUsername.policy.belair);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await v.start(server, 'belair');
+      const demo = 'demo@belair.example';
+      const seen = await seenMail(server, demo);
+      await v.identify(page, 'belair', people.askUsername);
+      await v.choose(page, null, m['smartRegistration.code.title']);
+      await typeCode(page, demo, seen);
+      await arrive(page, m['smartRegistration.email.title']);
+      assert.equal(pathOf(page), '/create-an-account/verify/email');
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), demo);
+      await typeInto(page, page.getByLabel(m['smartRegistration.email.confirmation']), demo);
+      await v.button(page, m['smartRegistration.next']);
+      await page.getByRole('alert').filter({ hasText: m['smartRegistration.email.taken'].replace('{email}', demo) }).waitFor();
+      assert.equal(pathOf(page), '/create-an-account/verify/email');
+      await checkA11y(page);
+      const email = `ugo.${language}@example.com`;
+      const seenNew = await seenMail(server, email);
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+      await typeInto(page, page.getByLabel(m['smartRegistration.email.confirmation']), email);
+      await v.button(page, m['smartRegistration.next']);
+      await arrive(page, m['smartRegistration.code.title']);
+      await page.getByText(m['smartRegistration.code.textEmail'].replace('{value}', email)).waitFor();
+      await typeCode(page, email, seenNew);
+      await v.create(page, email, people.askUsername.policy.belair);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('intact, wrong codes: a message with the tries left, then exceeded retries to identity-verification', async () => {
-      const { context, page, errors } = await v.start(server, 'intact');
-      try {
-        const to = 'reg-email@intact.example';
-        const seen = await seenMail(server, to);
-        await v.identify(page, 'intact', people.email);
-        await v.choose(page, null, m['smartRegistration.code.title']);
-        const right = codeOf(await waitForMail(server, to, 'registration-code', seen));
-        const wrong = right === '000000' ? '111111' : '000000';
+      const { page, errors } = await v.start(server, 'intact');
+      const to = 'reg-email@intact.example';
+      const seen = await seenMail(server, to);
+      await v.identify(page, 'intact', people.email);
+      await v.choose(page, null, m['smartRegistration.code.title']);
+      const right = codeOf(await waitForMail(server, to, 'registration-code', seen));
+      const wrong = right === '000000' ? '111111' : '000000';
+      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
+      await v.button(page, m['smartRegistration.next']);
+      await page.getByRole('alert').filter({ hasText: m['smartRegistration.code.wrong.other'].replace('{count}', '4') }).waitFor();
+      await checkA11y(page);
+      const roadblock = page.getByRole('heading', { level: 1, name: m['smartRegistration.roadblock.identityVerification.title'] });
+      for (let i = 0; i < 5 && !(await roadblock.isVisible()); i++) {
         await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
         await v.button(page, m['smartRegistration.next']);
-        await page.getByRole('alert').filter({ hasText: m['smartRegistration.code.wrong.other'].replace('{count}', '4') }).waitFor();
-        await checkA11y(page);
-        const roadblock = page.getByRole('heading', { level: 1, name: m['smartRegistration.roadblock.identityVerification.title'] });
-        for (let i = 0; i < 5 && !(await roadblock.isVisible()); i++) {
-          await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
-          await v.button(page, m['smartRegistration.next']);
-          await page.waitForFunction(() => !document.querySelector('button[type="submit"][disabled]'));
-        }
-        await arrive(page, m['smartRegistration.roadblock.identityVerification.title']);
-        assert.equal(pathOf(page), '/create-an-account/identity-verification');
-        await v.button(page, m['smartRegistration.roadblock.backToLogin']);
-        await arrive(page, m['login.title']);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
+        await page.waitForFunction(() => !document.querySelector('button[type="submit"][disabled]'));
       }
+      await arrive(page, m['smartRegistration.roadblock.identityVerification.title']);
+      assert.equal(pathOf(page), '/create-an-account/identity-verification');
+      await v.button(page, m['smartRegistration.roadblock.backToLogin']);
+      await arrive(page, m['login.title']);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('belair, an additional driver is handed to legacy registration', async () => {
-      const { context, page, errors } = await v.start(server, 'belair');
-      try {
-        await press(page, page.getByRole('radio', { name: m['smartRegistration.accountType.insuredDriver'] }));
-        await v.button(page, m['smartRegistration.next']);
-        await arrive(page, m['registration.identification.title']);
-        assert.equal(pathOf(page), '/registration/identification');
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await v.start(server, 'belair');
+      await press(page, page.getByRole('radio', { name: m['smartRegistration.accountType.insuredDriver'] }));
+      await v.button(page, m['smartRegistration.next']);
+      await arrive(page, m['registration.identification.title']);
+      assert.equal(pathOf(page), '/registration/identification');
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('the account type: its help page closes back to it; the browser’s back and Back to login go to /', async () => {
-      const { context, page, errors } = await v.start(server, 'intact');
-      try {
-        await press(page, page.getByRole('link', { name: m['smartRegistration.accountType.help'] }));
-        await arrive(page, m['smartRegistration.help.title']);
-        assert.equal(pathOf(page), '/create-an-account/identification/account-type-help');
-        await v.button(page, m['smartRegistration.help.close']);
-        await arrive(page, m['smartRegistration.accountType.title']);
-        await page.goBack();
-        await arrive(page, m['login.title']);
-        assert.equal(pathOf(page), '/');
-        await press(page, page.getByRole('link', { name: m['login.createAccount'] }));
-        await arrive(page, m['smartRegistration.accountType.title']);
-        await v.button(page, m['smartRegistration.backToLogin']);
-        await arrive(page, m['login.title']);
-        assert.equal(pathOf(page), '/');
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await v.start(server, 'intact');
+      await press(page, page.getByRole('link', { name: m['smartRegistration.accountType.help'] }));
+      await arrive(page, m['smartRegistration.help.title']);
+      assert.equal(pathOf(page), '/create-an-account/identification/account-type-help');
+      await v.button(page, m['smartRegistration.help.close']);
+      await arrive(page, m['smartRegistration.accountType.title']);
+      await page.goBack();
+      await arrive(page, m['login.title']);
+      assert.equal(pathOf(page), '/');
+      await press(page, page.getByRole('link', { name: m['login.createAccount'] }));
+      await arrive(page, m['smartRegistration.accountType.title']);
+      await v.button(page, m['smartRegistration.backToLogin']);
+      await arrive(page, m['login.title']);
+      assert.equal(pathOf(page), '/');
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('the guard: a step page without its session goes to the account type keeping the query string; an unknown page is not-found', async () => {
       for (const path of ['/create-an-account/identification', '/create-an-account/verify/code', '/create-an-account/verify/email', '/create-an-account/create']) {
-        const { context, page } = await openPage(browser, server.url('belair', `${path}?lang=${language}&from=x`));
-        try {
-          await page.waitForURL((url) => url.pathname === ACCOUNT_TYPE);
-          assert.equal(pathOf(page), `${ACCOUNT_TYPE}?lang=${language}&from=x`, path);
-          await arrive(page, m['smartRegistration.accountType.title'], { focus: false });
-        } finally {
-          await context.close();
-        }
+        const { page } = await v.kept('belair').open(server.url('belair', `${path}?lang=${language}&from=x`));
+        await page.waitForURL((url) => url.pathname === ACCOUNT_TYPE);
+        assert.equal(pathOf(page), `${ACCOUNT_TYPE}?lang=${language}&from=x`, path);
+        await arrive(page, m['smartRegistration.accountType.title'], { focus: false });
       }
-      const { context, page } = await openPage(browser, server.url('belair', `/create-an-account/confirmation?lang=${language}`));
-      try {
-        // No credentials held: /.
-        await page.waitForURL((url) => url.pathname === '/');
-        await page.goto(server.url('belair', `/create-an-account/nothing-here?lang=${language}`));
-        await page.waitForURL((url) => url.pathname === '/not-found');
-      } finally {
-        await context.close();
-      }
+      const { page } = await v.kept('belair').open(server.url('belair', `/create-an-account/confirmation?lang=${language}`));
+      // No credentials held: /.
+      await page.waitForURL((url) => url.pathname === '/');
+      await page.goto(server.url('belair', `/create-an-account/nothing-here?lang=${language}`));
+      await page.waitForURL((url) => url.pathname === '/not-found');
     });
   });
 }
@@ -397,7 +380,7 @@ describe('an ended session (the server\'s clock moved past its 30 minutes)', () 
     test(`${language}: the next call after it ended goes back to the account type, which says so`, async () => {
       const v = visitor(language);
       const { m } = v;
-      const { context, page, errors } = await v.start(server, 'belair');
+      const { page, errors } = await v.start(server, 'belair');
       try {
         await v.button(page, m['smartRegistration.next']);
         await arrive(page, m['smartRegistration.identification.title']);
@@ -410,7 +393,7 @@ describe('an ended session (the server\'s clock moved past its 30 minutes)', () 
         assert.equal(pathOf(page), ACCOUNT_TYPE);
         assert.deepEqual(realErrors(errors), []);
       } finally {
-        await context.close();
+        await v.close();
       }
     });
   }
