@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"guichet/internal/httpapi"
 	"guichet/internal/testclock"
@@ -81,6 +82,7 @@ func TestAccessLogRedactsTokens(t *testing.T) {
 	belair, _ := a.Brands.ByID("belair")
 
 	var secrets, ids []string
+	calls := 0
 	secret := func() string {
 		s := "SeCrEtToKeN" + strings.Repeat("x", 30) + string(rune('A'+len(secrets)%26)) + string(rune('a'+len(secrets)/26))
 		secrets = append(secrets, s)
@@ -88,6 +90,7 @@ func TestAccessLogRedactsTokens(t *testing.T) {
 	}
 	call := func(method, host, path string) {
 		t.Helper()
+		calls++
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(`{}`))
 		if err != nil {
 			t.Fatal(err)
@@ -159,9 +162,16 @@ func TestAccessLogRedactsTokens(t *testing.T) {
 	} {
 		call(c.method, c.host, c.path)
 	}
+	// A request's line is written once its handler returned, which can be
+	// after its client read the answer: wait for a line per call (a bound
+	// on a hang, not on speed).
+	requestLines := func() int { return strings.Count(log.String(), `"msg":"request"`) }
+	for deadline := time.Now().Add(time.Minute); requestLines() < calls && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	out := log.String()
-	if n := strings.Count(out, `"msg":"request"`); n < len(secrets) {
-		t.Fatalf("%d request lines for %d calls: the access log was not captured", n, len(secrets))
+	if n := requestLines(); n < calls {
+		t.Fatalf("%d request lines for %d calls: the access log was not captured", n, calls)
 	}
 	for _, s := range secrets {
 		if strings.Contains(out, s) || strings.Contains(out, s[:20]) {

@@ -19,7 +19,7 @@ const mask = "••••••"
 func TestPrivacyViolation(t *testing.T) {
 	cases := []struct {
 		name, event, want string
-		bad                bool
+		bad               bool
 	}{
 		{"not an event", `"xxxx"`, "", false},
 		{"no type", `{"n":5}`, "", false},

@@ -3,16 +3,19 @@
 // normalized values, axe in each state, in English and French.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, startServer } from './harness.mjs';
+import { checkA11y, keptPages, launchBrowser, openPage, startServer } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
+let pages;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 
 after(async () => {
@@ -138,80 +141,72 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     const l = text[language];
 
     test('shows every state and passes axe', async () => {
-      const { context, page, errors } = await openPage(browser, server.url('belair', `/_dev/forms?province=on&lang=${language}`));
-      try {
-        await page.getByRole('heading', { level: 1, name: l.title }).waitFor();
-        assert.equal(await page.locator('html').getAttribute('lang'), language);
-        for (const name of [l.empty, l.filled, l.errors, l.disabled]) {
-          const form = page.getByRole('form', { name });
-          assert.equal(await form.getByRole('group', { name: l.dateOfBirth }).count(), 1, `${name}: date of birth`);
-          assert.equal(await form.getByLabel(l.phone, { exact: true }).count(), 1, `${name}: phone`);
-        }
-        const filled = page.getByRole('form', { name: l.filled });
-        assert.equal(await filled.getByLabel(l.phone, { exact: true }).inputValue(), '514-555-0123');
-        assert.equal(await filled.getByLabel(l.postalCode, { exact: true }).inputValue(), 'H2X 1Y4');
-        assert.equal(await filled.getByLabel(l.driverLicence, { exact: true }).inputValue(), 'A1234-123456-12');
-        const disabled = page.getByRole('form', { name: l.disabled });
-        assert.equal(await disabled.getByLabel(l.email, { exact: true }).isDisabled(), true);
-        assert.equal(await disabled.getByRole('button', { name: l.submit }).isDisabled(), true);
-
-        const withErrors = page.getByRole('form', { name: l.errors });
-        const summary = withErrors.getByRole('alert').filter({ has: page.getByRole('heading', { name: l.summary }) });
-        await summary.waitFor();
-        assert.equal(await summary.getByRole('link').count(), 15);
-        await withErrors.getByRole('alert').filter({ hasText: l.serverError }).waitFor();
-        const email = withErrors.getByLabel(l.email, { exact: true });
-        assert.equal(await email.getAttribute('aria-invalid'), 'true');
-        assert.match(await description(email), new RegExp(`^${l.errorPrefix} `));
-        await checkA11y(page);
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
+      const { page, errors } = await pages.open(server.url('belair', `/_dev/forms?province=on&lang=${language}`));
+      await page.getByRole('heading', { level: 1, name: l.title }).waitFor();
+      assert.equal(await page.locator('html').getAttribute('lang'), language);
+      for (const name of [l.empty, l.filled, l.errors, l.disabled]) {
+        const form = page.getByRole('form', { name });
+        assert.equal(await form.getByRole('group', { name: l.dateOfBirth }).count(), 1, `${name}: date of birth`);
+        assert.equal(await form.getByLabel(l.phone, { exact: true }).count(), 1, `${name}: phone`);
       }
+      const filled = page.getByRole('form', { name: l.filled });
+      assert.equal(await filled.getByLabel(l.phone, { exact: true }).inputValue(), '514-555-0123');
+      assert.equal(await filled.getByLabel(l.postalCode, { exact: true }).inputValue(), 'H2X 1Y4');
+      assert.equal(await filled.getByLabel(l.driverLicence, { exact: true }).inputValue(), 'A1234-123456-12');
+      const disabled = page.getByRole('form', { name: l.disabled });
+      assert.equal(await disabled.getByLabel(l.email, { exact: true }).isDisabled(), true);
+      assert.equal(await disabled.getByRole('button', { name: l.submit }).isDisabled(), true);
+
+      const withErrors = page.getByRole('form', { name: l.errors });
+      const summary = withErrors.getByRole('alert').filter({ has: page.getByRole('heading', { name: l.summary }) });
+      await summary.waitFor();
+      assert.equal(await summary.getByRole('link').count(), 15);
+      await withErrors.getByRole('alert').filter({ hasText: l.serverError }).waitFor();
+      const email = withErrors.getByLabel(l.email, { exact: true });
+      assert.equal(await email.getAttribute('aria-invalid'), 'true');
+      assert.match(await description(email), new RegExp(`^${l.errorPrefix} `));
+      await checkA11y(page);
+      assert.deepEqual(errors, []);
     });
 
     test('submitting empty fields moves the focus to the error summary', async () => {
-      const { context, page, errors } = await openPage(browser, server.url('belair', `/_dev/forms?province=on&lang=${language}`));
-      try {
-        const form = page.getByRole('form', { name: l.empty });
-        await form.getByRole('button', { name: l.submit }).click();
-        const summary = form.getByRole('alert').filter({ has: page.getByRole('heading', { name: l.summary }) });
-        await summary.waitFor();
-        const active = await focused(page);
-        assert.equal(active.role, 'alert', 'the summary has the focus');
-        assert.equal(await summary.evaluate((el) => el === document.activeElement), true);
-        const links = await summary.getByRole('link').allTextContents();
-        assert.equal(links.length, 15);
-        assert.ok(links.includes(l.emailRequired) && links.includes(l.phoneRequired) && links.includes(l.termsRequired), links.join(' / '));
+      const { page, errors } = await pages.open(server.url('belair', `/_dev/forms?province=on&lang=${language}`));
+      const form = page.getByRole('form', { name: l.empty });
+      await form.getByRole('button', { name: l.submit }).click();
+      const summary = form.getByRole('alert').filter({ has: page.getByRole('heading', { name: l.summary }) });
+      await summary.waitFor();
+      const active = await focused(page);
+      assert.equal(active.role, 'alert', 'the summary has the focus');
+      assert.equal(await summary.evaluate((el) => el === document.activeElement), true);
+      const links = await summary.getByRole('link').allTextContents();
+      assert.equal(links.length, 15);
+      assert.ok(links.includes(l.emailRequired) && links.includes(l.phoneRequired) && links.includes(l.termsRequired), links.join(' / '));
 
-        const email = form.getByLabel(l.email, { exact: true });
-        assert.equal(await email.getAttribute('aria-invalid'), 'true');
-        assert.equal(await description(email), `${l.errorPrefix} ${l.emailRequired}`);
-        const dateGroup = form.getByRole('group', { name: l.dateOfBirth });
-        assert.notEqual(await dateGroup.getAttribute('aria-describedby'), null);
-        assert.equal(await dateGroup.getByLabel(l.day, { exact: true }).getAttribute('aria-invalid'), 'true');
-        await checkA11y(page);
+      const email = form.getByLabel(l.email, { exact: true });
+      assert.equal(await email.getAttribute('aria-invalid'), 'true');
+      assert.equal(await description(email), `${l.errorPrefix} ${l.emailRequired}`);
+      const dateGroup = form.getByRole('group', { name: l.dateOfBirth });
+      assert.notEqual(await dateGroup.getAttribute('aria-describedby'), null);
+      assert.equal(await dateGroup.getByLabel(l.day, { exact: true }).getAttribute('aria-invalid'), 'true');
+      await checkA11y(page);
 
-        // A link of the summary takes the focus to its field.
-        await summary.getByRole('link', { name: l.phoneRequired }).click();
-        const phone = form.getByLabel(l.phone, { exact: true });
-        assert.equal(await phone.evaluate((el) => el === document.activeElement), true);
+      // A link of the summary takes the focus to its field.
+      await summary.getByRole('link', { name: l.phoneRequired }).click();
+      const phone = form.getByLabel(l.phone, { exact: true });
+      assert.equal(await phone.evaluate((el) => el === document.activeElement), true);
 
-        // After a submit, leaving a corrected field clears its message; the
-        // summary stays as it was until the next submit rebuilds it, so
-        // nothing above the button moves (issue 12, e2e/first-click.test.mjs).
-        await email.fill('jean@example.com');
-        await email.blur();
-        assert.equal(await email.getAttribute('aria-invalid'), null);
-        assert.equal(await summary.getByRole('link', { name: l.emailRequired }).count(), 1);
-        await form.getByRole('button', { name: l.submit }).click();
-        await summary.getByRole('link', { name: l.phoneRequired }).waitFor();
-        assert.equal(await summary.getByRole('link', { name: l.emailRequired }).count(), 0);
-        assert.equal(await summary.evaluate((el) => el === document.activeElement), true);
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
+      // After a submit, leaving a corrected field clears its message; the
+      // summary stays as it was until the next submit rebuilds it, so
+      // nothing above the button moves (issue 12, e2e/first-click.test.mjs).
+      await email.fill('jean@example.com');
+      await email.blur();
+      assert.equal(await email.getAttribute('aria-invalid'), null);
+      assert.equal(await summary.getByRole('link', { name: l.emailRequired }).count(), 1);
+      await form.getByRole('button', { name: l.submit }).click();
+      await summary.getByRole('link', { name: l.phoneRequired }).waitFor();
+      assert.equal(await summary.getByRole('link', { name: l.emailRequired }).count(), 0);
+      assert.equal(await summary.evaluate((el) => el === document.activeElement), true);
+      assert.deepEqual(errors, []);
     });
 
     test('masks, upper-cases and takes pasted values; sends the normalized values', async () => {
@@ -321,19 +316,15 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
 }
 
 test('the header language toggle switches the page between English and French', async () => {
-  const { context, page, errors } = await openPage(browser, server.url('belair', '/_dev/forms?province=qc&lang=en'));
-  try {
-    await page.getByRole('heading', { level: 1, name: text.en.title }).waitFor();
-    await page.getByRole('button', { name: 'Français' }).click();
-    await page.getByRole('heading', { level: 1, name: text.fr.title }).waitFor();
-    const form = page.getByRole('form', { name: text.fr.empty });
-    const months = await form.getByLabel(text.fr.month, { exact: true }).locator('option').allTextContents();
-    assert.equal(months[9], text.fr.september);
-    await form.getByRole('button', { name: text.fr.submit }).click();
-    await form.getByRole('link', { name: text.fr.emailRequired }).waitFor();
-    await checkA11y(page);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  const { page, errors } = await pages.open(server.url('belair', '/_dev/forms?province=qc&lang=en'));
+  await page.getByRole('heading', { level: 1, name: text.en.title }).waitFor();
+  await page.getByRole('button', { name: 'Français' }).click();
+  await page.getByRole('heading', { level: 1, name: text.fr.title }).waitFor();
+  const form = page.getByRole('form', { name: text.fr.empty });
+  const months = await form.getByLabel(text.fr.month, { exact: true }).locator('option').allTextContents();
+  assert.equal(months[9], text.fr.september);
+  await form.getByRole('button', { name: text.fr.submit }).click();
+  await form.getByRole('link', { name: text.fr.emailRequired }).waitFor();
+  await checkA11y(page);
+  assert.deepEqual(errors, []);
 });

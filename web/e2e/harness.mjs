@@ -332,74 +332,79 @@ function listenForErrors(page, into) {
 }
 
 /**
- * @typedef {object} KeptPage
+ * @typedef {object} KeptPages
  * @property {(url: string, options?: { cookies?: { name: string; value: string }[] }) => Promise<Omit<OpenedPage, 'context'>>} open
- *   the page, in the state of a fresh context, at url (its first heading shown)
+ *   the page of url's host, in the state of a fresh context, at url (its first heading shown)
  * @property {() => Promise<void>} close
  */
 
 /**
- * One page kept for the tests of a suite, each of which opens it afresh
- * (issue 27, docs/ci.md: a fresh context per test started a window and its
- * renderer processes, about three times the CPU of a load in a kept page).
- * open() gives the page the state a fresh context has: the storage of the
- * page's host cleared (its writes turned off first, so nothing the old page
- * still does can bring it back), every cookie cleared, then the given
- * cookies, then the load. When the page went to another host since it was
- * opened (storage it cannot clear from where it is) or the test opened
- * another page, the context is closed and a new one made. Tests that add
- * init scripts, routes, permissions or a clock to their context keep
- * openPage.
+ * A page per host kept for the tests of a suite, each of which opens it
+ * afresh (issue 27, docs/ci.md: a fresh context per test started a window
+ * and its renderer processes, about twice the CPU of a load in a kept page).
+ * open() gives the host's page the state a fresh context has: the storage
+ * of the page's host cleared (its writes turned off first, so nothing the
+ * old page still does can bring it back), every cookie cleared, then the
+ * given cookies, then the load. When the page went to another host since
+ * it was opened (storage it cannot clear from where it is) or the test
+ * opened another page in its context, the context is closed and a new one
+ * made. Tests that add init scripts, routes, permissions or a clock to
+ * their context keep openPage.
  * @param {import('playwright-core').Browser} browser
  * @param {{ viewport?: { width: number; height: number } }} [options]
- * @returns {KeptPage}
+ * @returns {KeptPages}
  */
-export function keptPage(browser, options = {}) {
-  /** @type {{ context: import('playwright-core').BrowserContext; page: import('playwright-core').Page } | undefined} */
-  let kept;
-  /** @type {Set<string>} the hosts the page has been on since it was last opened */
-  const hosts = new Set();
-  /** @type {string[]} */
-  let errors = [];
+export function keptPages(browser, options = {}) {
+  /**
+   * @typedef {{ context: import('playwright-core').BrowserContext; page: import('playwright-core').Page; hosts: Set<string>; errors: string[] }} Kept
+   * hosts: where the page has been since it was last opened
+   */
+  /** @type {Map<string, Kept>} by host */
+  const kept = new Map();
+
+  /** @param {Kept} entry the page can be made fresh where it is */
+  const reusable = ({ context, page, hosts }) =>
+    page.url().startsWith('http') && hosts.size === 1 && hosts.has(new URL(page.url()).host) && context.pages().length === 1;
+
   return {
     async open(url, { cookies } = {}) {
-      if (kept) {
-        const { context, page } = kept;
-        const host = page.url().startsWith('http') ? new URL(page.url()).host : '';
-        if (hosts.size === 1 && hosts.has(host) && context.pages().length === 1) {
-          // One synchronous script: nothing of the page runs between the
-          // clearing and the writes turned off.
-          await page.evaluate(() => {
-            sessionStorage.clear();
-            localStorage.clear();
-            for (const name of /** @type {const} */ (['setItem', 'removeItem', 'clear'])) Storage.prototype[name] = () => {};
-          });
-          await context.clearCookies();
-        } else {
-          await context.close();
-          kept = undefined;
-        }
+      const host = new URL(url).host;
+      let entry = kept.get(host);
+      if (entry && reusable(entry)) {
+        // One synchronous script: nothing of the page runs between the
+        // clearing and the writes turned off.
+        await entry.page.evaluate(() => {
+          sessionStorage.clear();
+          localStorage.clear();
+          for (const name of /** @type {const} */ (['setItem', 'removeItem', 'clear'])) Storage.prototype[name] = () => {};
+        });
+        await entry.context.clearCookies();
+      } else if (entry) {
+        await entry.context.close();
+        entry = undefined;
       }
-      if (!kept) {
+      if (!entry) {
         const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
         const page = await context.newPage();
-        listenForErrors(page, () => errors);
+        /** @type {Kept} */
+        const created = { context, page, hosts: new Set(), errors: [] };
+        listenForErrors(page, () => created.errors);
         page.on('framenavigated', (frame) => {
-          if (frame === page.mainFrame() && frame.url().startsWith('http')) hosts.add(new URL(frame.url()).host);
+          if (frame === page.mainFrame() && frame.url().startsWith('http')) created.hosts.add(new URL(frame.url()).host);
         });
-        kept = { context, page };
+        entry = created;
+        kept.set(host, entry);
       }
-      const { context, page } = kept;
-      if (cookies) await context.addCookies(cookies.map((c) => ({ ...c, url: new URL('/', url).href })));
-      errors = [];
-      hosts.clear();
-      const response = await page.goto(url);
-      await page.getByRole('heading', { level: 1 }).waitFor();
-      return { page, response, errors };
+      if (cookies) await entry.context.addCookies(cookies.map((c) => ({ ...c, url: new URL('/', url).href })));
+      entry.errors = [];
+      entry.hosts.clear();
+      const response = await entry.page.goto(url);
+      await entry.page.getByRole('heading', { level: 1 }).waitFor();
+      return { page: entry.page, response, errors: entry.errors };
     },
     async close() {
-      await kept?.context.close();
-      kept = undefined;
+      for (const { context } of kept.values()) await context.close();
+      kept.clear();
     },
   };
 }

@@ -4,7 +4,7 @@
 // Real mouse clicks at the controls' coordinates and keys, as a person does.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, codeOf, launchBrowser, openPage, pathOf, press, realErrors, startServer, typeInto, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, keptPages, launchBrowser, openPage, pathOf, press, realErrors, startServer, typeInto, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 
@@ -12,10 +12,13 @@ const NEW_PASSWORD = 'Fresh-Start-2026#';
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
+let pages;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 
 after(async () => {
@@ -122,34 +125,30 @@ test('a roadblock, in French: focus on its title, without the ring it showed bef
 });
 
 test('French and Québec chosen in the header outlive a reload of /?lang=en&province=on, and the address says so', async () => {
-  const { context, page, errors } = await openPage(browser, server.url('belair', '/?lang=en&province=on&utm_source=x'));
-  try {
-    await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
-    // The province list by keyboard, as a person who tabs to it does.
-    const province = page.getByRole('combobox', { name: 'Province' });
-    await press(page, province);
-    await page.keyboard.press('Escape');
-    await page.keyboard.type('Qu');
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => new URL(location.href).searchParams.get('province') === 'qc');
-    await press(page, page.getByRole('button', { name: 'Français' }));
-    await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
-    const address = new URL(page.url());
-    assert.equal(address.pathname, '/');
-    assert.deepEqual([...address.searchParams], [
-      ['lang', 'fr'],
-      ['province', 'qc'],
-      ['utm_source', 'x'],
-    ]);
+  const { page, errors } = await pages.open(server.url('belair', '/?lang=en&province=on&utm_source=x'));
+  await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+  // The province list by keyboard, as a person who tabs to it does.
+  const province = page.getByRole('combobox', { name: 'Province' });
+  await press(page, province);
+  await page.keyboard.press('Escape');
+  await page.keyboard.type('Qu');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('province') === 'qc');
+  await press(page, page.getByRole('button', { name: 'Français' }));
+  await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
+  const address = new URL(page.url());
+  assert.equal(address.pathname, '/');
+  assert.deepEqual([...address.searchParams], [
+    ['lang', 'fr'],
+    ['province', 'qc'],
+    ['utm_source', 'x'],
+  ]);
 
-    await page.reload();
-    await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
-    assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
-    assert.equal(await page.getByRole('combobox', { name: 'Province' }).inputValue(), 'qc');
-    assert.equal(new URL(page.url()).search, '?lang=fr&province=qc&utm_source=x');
-    await checkA11y(page);
-    assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
+  assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
+  assert.equal(await page.getByRole('combobox', { name: 'Province' }).inputValue(), 'qc');
+  assert.equal(new URL(page.url()).search, '?lang=fr&province=qc&utm_source=x');
+  await checkA11y(page);
+  assert.deepEqual(realErrors(errors), []);
 });

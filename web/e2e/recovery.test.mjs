@@ -5,7 +5,7 @@
 // (codes per hour, guesses per day) never meet.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, codeOf, launchBrowser, mailbox, openPage, pageViews, pathOf, realErrors, siteConfig, startServer, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, keptPages, launchBrowser, mailbox, pageViews, pathOf, realErrors, siteConfig, startServer, waitForMail } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -56,10 +56,13 @@ const TEXT = {
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
+let pages;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 
 after(async () => {
@@ -175,111 +178,99 @@ describe('the whole recovery, reading the code from the dev mailbox, ending sign
         { name: 'province', value: language === 'fr' ? 'qc' : 'on' },
         { name: 'language', value: language },
       ];
-      const { context, page, errors } = await openPage(browser, server.url(brand, '/'), { cookies });
-      try {
-        const config = await siteConfig(page);
-        assert.equal(config.language, language);
-        await page.getByRole('link', { name: text.forgotLink }).click();
-        await checkA11y(page);
-        const seen = new Set((await mailbox(server, email)).map((m) => m.id));
-        await askForCode(page, text, email);
-        await checkA11y(page);
+      const { page, errors } = await pages.open(server.url(brand, '/'), { cookies });
+      const config = await siteConfig(page);
+      assert.equal(config.language, language);
+      await page.getByRole('link', { name: text.forgotLink }).click();
+      await checkA11y(page);
+      const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+      await askForCode(page, text, email);
+      await checkA11y(page);
 
-        const mail = await waitForMail(server, email, 'reset-code', seen);
-        await submitCode(page, text, codeOf(mail));
-        await page.getByRole('heading', { level: 1, name: text.resetTitle }).waitFor();
-        assert.equal(pathOf(page), '/reset');
-        // A UBI driver proves it with the cell phone, a policyholder with the postal code.
-        assert.equal(await page.getByLabel(text.postalCode).count(), proof === 'postalCode' ? 1 : 0);
-        assert.equal(await page.getByLabel(text.phone).count(), proof === 'phone' ? 1 : 0);
-        await checkA11y(page);
+      const mail = await waitForMail(server, email, 'reset-code', seen);
+      await submitCode(page, text, codeOf(mail));
+      await page.getByRole('heading', { level: 1, name: text.resetTitle }).waitFor();
+      assert.equal(pathOf(page), '/reset');
+      // A UBI driver proves it with the cell phone, a policyholder with the postal code.
+      assert.equal(await page.getByLabel(text.postalCode).count(), proof === 'postalCode' ? 1 : 0);
+      assert.equal(await page.getByLabel(text.phone).count(), proof === 'phone' ? 1 : 0);
+      await checkA11y(page);
 
-        if (proof === 'phone') await page.getByLabel(text.phone).fill(PHONE);
-        else await page.getByLabel(text.postalCode).fill(POSTAL_CODES[/** @type {'on' | 'ab'} */ (config.brand.defaultProvince)]);
-        await page.getByLabel(text.newPassword, { exact: true }).fill(NEW_PASSWORD);
-        await page.getByLabel(text.confirmation).fill(NEW_PASSWORD);
-        await page.getByRole('button', { name: text.save }).click();
+      if (proof === 'phone') await page.getByLabel(text.phone).fill(PHONE);
+      else await page.getByLabel(text.postalCode).fill(POSTAL_CODES[/** @type {'on' | 'ab'} */ (config.brand.defaultProvince)]);
+      await page.getByLabel(text.newPassword, { exact: true }).fill(NEW_PASSWORD);
+      await page.getByLabel(text.confirmation).fill(NEW_PASSWORD);
+      await page.getByRole('button', { name: text.save }).click();
 
-        await page.waitForURL(server.url(brand, '/my-account'));
-        await page.getByRole('heading', { level: 1, name: text.account }).waitFor();
-        await page.getByText(email, { exact: true }).waitFor();
-        await checkA11y(page);
+      await page.waitForURL(server.url(brand, '/my-account'));
+      await page.getByRole('heading', { level: 1, name: text.account }).waitFor();
+      await page.getByText(email, { exact: true }).waitFor();
+      await checkA11y(page);
 
-        assert.equal(await authenticationStatus(page, email, DEMO_PASSWORD), 400, 'the old password no longer works');
-        assert.equal(await authenticationStatus(page, email, NEW_PASSWORD), 200, 'the new one does');
-        await waitForMail(server, email, 'password-changed', seen);
-        assert.equal(await resetState(page), null, 'nothing of the reset is kept');
-        assert.deepEqual(
-          (await pageViews(page)).map((e) => e.pageCategory),
-          ['account'],
-          'the account page is a new document after the SSO post',
-        );
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      assert.equal(await authenticationStatus(page, email, DEMO_PASSWORD), 400, 'the old password no longer works');
+      assert.equal(await authenticationStatus(page, email, NEW_PASSWORD), 200, 'the new one does');
+      await waitForMail(server, email, 'password-changed', seen);
+      assert.equal(await resetState(page), null, 'nothing of the reset is kept');
+      assert.deepEqual(
+        (await pageViews(page)).map((e) => e.pageCategory),
+        ['account'],
+        'the account page is a new document after the SSO post',
+      );
+      assert.deepEqual(realErrors(errors), []);
     });
   }
 });
 
 test('/forgot and /verify push pageViews of the forgot-password category; an unknown email reads the same', async () => {
-  const { context, page } = await openPage(browser, server.url('belair', '/forgot'));
-  try {
-    await page.getByLabel(TEXT.en.email).fill('nobody@belair.example');
-    await page.getByRole('button', { name: TEXT.en.sendCode }).click();
-    await page.getByRole('heading', { level: 1, name: TEXT.en.verifyTitle }).waitFor();
-    assert.deepEqual(
-      (await pageViews(page)).map((e) => [e.path, e.pageCategory]),
-      [
-        ['/forgot', 'forgot-password'],
-        ['/verify', 'forgot-password'],
-      ],
-    );
-    // An unknown email gets the same page: nothing tells whether the account exists.
-    await page.getByText('If an online account uses nobody@belair.example').waitFor();
-  } finally {
-    await context.close();
-  }
+  const { page } = await pages.open(server.url('belair', '/forgot'));
+  await page.getByLabel(TEXT.en.email).fill('nobody@belair.example');
+  await page.getByRole('button', { name: TEXT.en.sendCode }).click();
+  await page.getByRole('heading', { level: 1, name: TEXT.en.verifyTitle }).waitFor();
+  assert.deepEqual(
+    (await pageViews(page)).map((e) => [e.path, e.pageCategory]),
+    [
+      ['/forgot', 'forgot-password'],
+      ['/verify', 'forgot-password'],
+    ],
+  );
+  // An unknown email gets the same page: nothing tells whether the account exists.
+  await page.getByText('If an online account uses nobody@belair.example').waitFor();
 });
 
 test('a temporary password: sign-in, then /reset asks only for the new password, then /my-account', async () => {
   const email = 'temp@scotia.example';
-  const { context, page, errors } = await openPage(browser, server.url('scotia', '/'));
-  try {
-    await page.getByLabel('Email address').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(TEMPORARY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(server.url('scotia', '/reset'));
-    await page.getByRole('heading', { level: 1, name: TEXT.en.resetTitle }).waitFor();
-    await page.getByText('You used a temporary password.').waitFor();
-    assert.equal(await page.getByLabel(TEXT.en.postalCode).count(), 0);
-    assert.equal(await page.getByLabel(TEXT.en.phone).count(), 0);
-    await checkA11y(page);
+  const { page, errors } = await pages.open(server.url('scotia', '/'));
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(TEMPORARY);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(server.url('scotia', '/reset'));
+  await page.getByRole('heading', { level: 1, name: TEXT.en.resetTitle }).waitFor();
+  await page.getByText('You used a temporary password.').waitFor();
+  assert.equal(await page.getByLabel(TEXT.en.postalCode).count(), 0);
+  assert.equal(await page.getByLabel(TEXT.en.phone).count(), 0);
+  await checkA11y(page);
 
-    // The rules of spec §5 are checked on the page first: no part of the email.
-    await page.getByLabel(TEXT.en.newPassword, { exact: true }).fill('Temp-scotia-2026!');
-    await page.getByLabel(TEXT.en.confirmation).fill('Temp-scotia-2026!');
-    await page.getByRole('button', { name: TEXT.en.save }).click();
-    await page
-      .getByRole('alert', { name: 'Please correct the following errors' })
-      .getByText('Your password must not contain part of your email address.')
-      .waitFor();
-    await checkA11y(page);
+  // The rules of spec §5 are checked on the page first: no part of the email.
+  await page.getByLabel(TEXT.en.newPassword, { exact: true }).fill('Temp-scotia-2026!');
+  await page.getByLabel(TEXT.en.confirmation).fill('Temp-scotia-2026!');
+  await page.getByRole('button', { name: TEXT.en.save }).click();
+  await page
+    .getByRole('alert', { name: 'Please correct the following errors' })
+    .getByText('Your password must not contain part of your email address.')
+    .waitFor();
+  await checkA11y(page);
 
-    await page.getByLabel(TEXT.en.newPassword, { exact: true }).fill(NEW_PASSWORD);
-    await page.getByLabel(TEXT.en.confirmation).fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: TEXT.en.save }).click();
-    await page.waitForURL(server.url('scotia', '/my-account'));
-    await page.getByRole('heading', { level: 1, name: TEXT.en.account }).waitFor();
-    await page.getByText(email, { exact: true }).waitFor();
+  await page.getByLabel(TEXT.en.newPassword, { exact: true }).fill(NEW_PASSWORD);
+  await page.getByLabel(TEXT.en.confirmation).fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: TEXT.en.save }).click();
+  await page.waitForURL(server.url('scotia', '/my-account'));
+  await page.getByRole('heading', { level: 1, name: TEXT.en.account }).waitFor();
+  await page.getByText(email, { exact: true }).waitFor();
 
-    const found = await apiPost(page, '/accounts/find', { email });
-    assert.equal(found.data.status, 'A', 'the account no longer holds a temporary password');
-    assert.equal(await authenticationStatus(page, email, TEMPORARY), 400, 'the temporary password no longer works');
-    assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
+  const found = await apiPost(page, '/accounts/find', { email });
+  assert.equal(found.data.status, 'A', 'the account no longer holds a temporary password');
+  assert.equal(await authenticationStatus(page, email, TEMPORARY), 400, 'the temporary password no longer works');
+  assert.deepEqual(realErrors(errors), []);
 });
 
 test('wrong codes up to the limit, then the resend-code roadblock', async () => {
@@ -339,90 +330,78 @@ test('a dead code (5 wrong guesses: the server refuses it) is the resend-code ro
 // src/features/recovery/recovery.test.tsx, not timed here.
 test('resends: four new codes, each with its spinner, then the resend-reset-password roadblock', async () => {
   const email = 'francais@belair.example';
-  const { context, page, errors } = await openPage(browser, server.url('belair', '/forgot'));
-  try {
-    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
-    await askForCode(page, TEXT.en, email);
-    const codes = [codeOf(await waitForMail(server, email, 'reset-code', seen))];
-    const firstRequest = await resetState(page);
-    for (let resend = 1; resend <= 4; resend++) {
-      await page.getByRole('button', { name: 'Send a new code' }).click();
-      await page.getByRole('button', { name: 'Sending a new code…' }).waitFor();
-      await page.getByRole('status').filter({ hasText: 'We’ve sent you a new code.' }).waitFor();
-      await page.getByRole('button', { name: 'Send a new code' }).waitFor();
-      codes.push(codeOf(await waitForMail(server, email, 'reset-code', seen)));
-    }
-    await checkA11y(page);
-    assert.equal((await mailbox(server, email)).filter((m) => m.template === 'reset-code').length, 5);
-
-    // Only the newest code works: the first one died with the first resend.
-    const { id, validationId } = await resetState(page);
-    assert.notEqual(validationId, firstRequest.validationId);
-    const replaced = await apiPost(page, `/accounts/${id}/validations/${firstRequest.validationId}/`, { validationValue: codes[0] });
-    assert.equal(replaced.status, 403);
-    assert.equal(replaced.data.errorCode, 'CODE_EXPIRED');
-
+  const { page, errors } = await pages.open(server.url('belair', '/forgot'));
+  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+  await askForCode(page, TEXT.en, email);
+  const codes = [codeOf(await waitForMail(server, email, 'reset-code', seen))];
+  const firstRequest = await resetState(page);
+  for (let resend = 1; resend <= 4; resend++) {
     await page.getByRole('button', { name: 'Send a new code' }).click();
-    await page.waitForURL(server.url('belair', '/roadblock/resend-reset-password'));
-    await page.getByRole('heading', { level: 1, name: "We can't send another code" }).waitFor();
-    await checkA11y(page);
-
-    // The server refuses a fifth resend as well.
-    const fifth = await apiPost(page, `/accounts/${id}/password-reset/${validationId}/resend`, {});
-    assert.equal(fifth.status, 409);
-    assert.equal(fifth.data.errorCode, 'RESEND_LIMIT_REACHED');
-    assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
+    await page.getByRole('button', { name: 'Sending a new code…' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'We’ve sent you a new code.' }).waitFor();
+    await page.getByRole('button', { name: 'Send a new code' }).waitFor();
+    codes.push(codeOf(await waitForMail(server, email, 'reset-code', seen)));
   }
+  await checkA11y(page);
+  assert.equal((await mailbox(server, email)).filter((m) => m.template === 'reset-code').length, 5);
+
+  // Only the newest code works: the first one died with the first resend.
+  const { id, validationId } = await resetState(page);
+  assert.notEqual(validationId, firstRequest.validationId);
+  const replaced = await apiPost(page, `/accounts/${id}/validations/${firstRequest.validationId}/`, { validationValue: codes[0] });
+  assert.equal(replaced.status, 403);
+  assert.equal(replaced.data.errorCode, 'CODE_EXPIRED');
+
+  await page.getByRole('button', { name: 'Send a new code' }).click();
+  await page.waitForURL(server.url('belair', '/roadblock/resend-reset-password'));
+  await page.getByRole('heading', { level: 1, name: "We can't send another code" }).waitFor();
+  await checkA11y(page);
+
+  // The server refuses a fifth resend as well.
+  const fifth = await apiPost(page, `/accounts/${id}/password-reset/${validationId}/resend`, {});
+  assert.equal(fifth.status, 409);
+  assert.equal(fifth.data.errorCode, 'RESEND_LIMIT_REACHED');
+  assert.deepEqual(realErrors(errors), []);
 });
 
 test('an emailed /reset?token= link: the token leaves the address, the proof and the new password sign in', async () => {
   const email = 'demo@servus.example';
-  const { context, page, errors } = await openPage(browser, server.url('servus', '/'));
-  try {
-    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
-    const found = await apiPost(page, '/accounts/find', { email });
-    const sent = await apiPost(page, `/accounts/${found.data.id}/notification`, { mediumType: 'EMAIL', notificationType: 'RESET_PSW' });
-    assert.equal(sent.status, 200);
-    const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(server, email, 'reset-link', seen)).text)?.[0];
-    assert.ok(link, 'the email holds a /reset?token= link');
-    const { pathname, search } = new URL(link);
+  const { page, errors } = await pages.open(server.url('servus', '/'));
+  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+  const found = await apiPost(page, '/accounts/find', { email });
+  const sent = await apiPost(page, `/accounts/${found.data.id}/notification`, { mediumType: 'EMAIL', notificationType: 'RESET_PSW' });
+  assert.equal(sent.status, 200);
+  const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(server, email, 'reset-link', seen)).text)?.[0];
+  assert.ok(link, 'the email holds a /reset?token= link');
+  const { pathname, search } = new URL(link);
 
-    await page.goto(server.url('servus', pathname + search));
-    await page.getByRole('heading', { level: 1, name: TEXT.en.resetTitle }).waitFor();
-    assert.equal(pathOf(page), '/reset');
-    await checkA11y(page);
-    await page.getByLabel(TEXT.en.postalCode).fill(POSTAL_CODES.ab);
-    await page.getByLabel(TEXT.en.newPassword, { exact: true }).fill(NEW_PASSWORD);
-    await page.getByLabel(TEXT.en.confirmation).fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: TEXT.en.save }).click();
-    await page.waitForURL(server.url('servus', '/my-account'));
-    await page.getByRole('heading', { level: 1, name: TEXT.en.account }).waitFor();
+  await page.goto(server.url('servus', pathname + search));
+  await page.getByRole('heading', { level: 1, name: TEXT.en.resetTitle }).waitFor();
+  assert.equal(pathOf(page), '/reset');
+  await checkA11y(page);
+  await page.getByLabel(TEXT.en.postalCode).fill(POSTAL_CODES.ab);
+  await page.getByLabel(TEXT.en.newPassword, { exact: true }).fill(NEW_PASSWORD);
+  await page.getByLabel(TEXT.en.confirmation).fill(NEW_PASSWORD);
+  await page.getByRole('button', { name: TEXT.en.save }).click();
+  await page.waitForURL(server.url('servus', '/my-account'));
+  await page.getByRole('heading', { level: 1, name: TEXT.en.account }).waitFor();
 
-    // The link worked once.
-    await page.goto(server.url('servus', pathname + search));
-    await page.waitForURL(server.url('servus', '/roadblock/token-expired'));
-    await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
-    await checkA11y(page);
-    assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
+  // The link worked once.
+  await page.goto(server.url('servus', pathname + search));
+  await page.waitForURL(server.url('servus', '/roadblock/token-expired'));
+  await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
+  await checkA11y(page);
+  assert.deepEqual(realErrors(errors), []);
 });
 
 describe('opened directly, without a recovery under way', () => {
   for (const path of ['/verify', '/reset']) {
     test(`${path} redirects to /`, async () => {
-      const { context, page, response, errors } = await openPage(browser, server.url('belair', path));
-      try {
-        assert.equal(response?.status(), 200, 'the server knows the path');
-        await page.waitForURL(server.url('belair', '/'));
-        await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
+      const { page, response, errors } = await pages.open(server.url('belair', path));
+      assert.equal(response?.status(), 200, 'the server knows the path');
+      await page.waitForURL(server.url('belair', '/'));
+      await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+      assert.deepEqual(errors, []);
     });
   }
 });

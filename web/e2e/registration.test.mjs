@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { arrive, brands, checkA11y, codeOf, keptPage, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { arrive, brands, checkA11y, codeOf, keptPages, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -91,12 +91,12 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
   describe(`registration in ${language === 'en' ? 'English' : 'French'}`, () => {
     /** @type {import('./harness.mjs').Server} */
     let server;
-    /** @type {import('./harness.mjs').KeptPage} the visitor's page, opened afresh by each test */
+    /** @type {import('./harness.mjs').KeptPages} the visitor's page, opened afresh by each test */
     let visitor;
     before(async () => {
       server = await startServer();
       // French, the longer words, on the narrowest phone (320 px, WCAG 1.4.10 reflow); English at the default desktop width.
-      visitor = keptPage(browser, language === 'fr' ? { viewport: { width: 320, height: 640 } } : {});
+      visitor = keptPages(browser, language === 'fr' ? { viewport: { width: 320, height: 640 } } : {});
     });
     after(async () => {
       await visitor?.close();

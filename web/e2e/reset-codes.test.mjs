@@ -8,7 +8,7 @@
 //   its button leads to /forgot for a new code.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, siteConfig, startServer, typeInto, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, siteConfig, startServer, typeInto, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 const POSTAL_CODES = { on: 'M5V 2T6', ab: 'T2P 1J9' };
@@ -18,10 +18,13 @@ const WRONG = 'The security code is incorrect. Try again.';
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
+let pages;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 
 after(async () => {
@@ -125,33 +128,29 @@ test('wrong codes: a warning from the second, then the roadblock sends a new cod
  * @param {Set<string>} seen
  */
 async function usedLink(brand, email, seen) {
-  const { context, page } = await openPage(browser, server.url(brand, '/'));
-  try {
-    const config = await siteConfig(page);
-    const sent = await page.evaluate(
-      async ({ email, apiKey, province, language }) => {
-        const headers = { 'Content-Type': 'application/json', 'X-API-KEY': apiKey, province: province.toUpperCase(), language };
-        const found = await (await fetch('/api/v1/accounts/find', { method: 'POST', headers, body: JSON.stringify({ email }) })).json();
-        const body = JSON.stringify({ mediumType: 'EMAIL', notificationType: 'RESET_PSW' });
-        return (await fetch(`/api/v1/accounts/${found.id}/notification`, { method: 'POST', headers, body })).status;
-      },
-      { email, apiKey: config.brand.apiKey, province: config.province, language: config.language },
-    );
-    assert.equal(sent, 200);
-    const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(server, email, 'reset-link', seen)).text)?.[0];
-    assert.ok(link, 'the email holds a /reset?token= link');
-    const { pathname, search } = new URL(link);
-    await page.goto(server.url(brand, pathname + search));
-    await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
-    await typeInto(page, page.getByLabel('Postal code'), POSTAL_CODES[/** @type {'on' | 'ab'} */ (config.brand.defaultProvince)]);
-    await typeInto(page, page.getByLabel('New password', { exact: true }), NEW_PASSWORD);
-    await typeInto(page, page.getByLabel('Confirm your new password'), NEW_PASSWORD);
-    await press(page, page.getByRole('button', { name: 'Save my new password' }));
-    await page.waitForURL(server.url(brand, '/my-account'));
-    return pathname + search;
-  } finally {
-    await context.close();
-  }
+  const { page } = await pages.open(server.url(brand, '/'));
+  const config = await siteConfig(page);
+  const sent = await page.evaluate(
+    async ({ email, apiKey, province, language }) => {
+      const headers = { 'Content-Type': 'application/json', 'X-API-KEY': apiKey, province: province.toUpperCase(), language };
+      const found = await (await fetch('/api/v1/accounts/find', { method: 'POST', headers, body: JSON.stringify({ email }) })).json();
+      const body = JSON.stringify({ mediumType: 'EMAIL', notificationType: 'RESET_PSW' });
+      return (await fetch(`/api/v1/accounts/${found.id}/notification`, { method: 'POST', headers, body })).status;
+    },
+    { email, apiKey: config.brand.apiKey, province: config.province, language: config.language },
+  );
+  assert.equal(sent, 200);
+  const link = /https?:\/\/\S+\/reset\?token=[^\s"<]+/.exec((await waitForMail(server, email, 'reset-link', seen)).text)?.[0];
+  assert.ok(link, 'the email holds a /reset?token= link');
+  const { pathname, search } = new URL(link);
+  await page.goto(server.url(brand, pathname + search));
+  await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+  await typeInto(page, page.getByLabel('Postal code'), POSTAL_CODES[/** @type {'on' | 'ab'} */ (config.brand.defaultProvince)]);
+  await typeInto(page, page.getByLabel('New password', { exact: true }), NEW_PASSWORD);
+  await typeInto(page, page.getByLabel('Confirm your new password'), NEW_PASSWORD);
+  await press(page, page.getByRole('button', { name: 'Save my new password' }));
+  await page.waitForURL(server.url(brand, '/my-account'));
+  return pathname + search;
 }
 
 test('a used emailed link, opened later: token-expired says its button leads to /forgot, and a new code arrives from there', async () => {
@@ -160,25 +159,21 @@ test('a used emailed link, opened later: token-expired says its button leads to 
   const link = await usedLink('scotia', email, seen);
 
   // A new visit: the old email opened again.
-  const { context, page, errors } = await openPage(browser, server.url('scotia', link));
-  try {
-    await page.waitForURL(server.url('scotia', '/roadblock/token-expired'));
-    await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
-    await page
-      .getByText('The link you used is no longer valid. Enter your email address on the next page and we’ll email you a new security code.')
-      .waitFor();
-    assert.equal(await page.getByText('We can email you a new one.').count(), 0, 'no email is promised that the button does not send');
-    await checkA11y(page);
+  const { page, errors } = await pages.open(server.url('scotia', link));
+  await page.waitForURL(server.url('scotia', '/roadblock/token-expired'));
+  await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
+  await page
+    .getByText('The link you used is no longer valid. Enter your email address on the next page and we’ll email you a new security code.')
+    .waitFor();
+  assert.equal(await page.getByText('We can email you a new one.').count(), 0, 'no email is promised that the button does not send');
+  await checkA11y(page);
 
-    await press(page, page.getByRole('link', { name: 'Get a new code' }));
-    await askForCode(page, email);
-    await checkA11y(page);
-    const mail = await waitForMail(server, email, 'reset-code', seen);
-    assert.match(mail.text, /\b\d{6}\b/);
-    assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
+  await press(page, page.getByRole('link', { name: 'Get a new code' }));
+  await askForCode(page, email);
+  await checkA11y(page);
+  const mail = await waitForMail(server, email, 'reset-code', seen);
+  assert.match(mail.text, /\b\d{6}\b/);
+  assert.deepEqual(realErrors(errors), []);
 });
 
 test('a used emailed link opened during a recovery: token-expired emails a new link (RESET_PSW) and goes to /check-your-inbox', async () => {
@@ -187,23 +182,19 @@ test('a used emailed link opened during a recovery: token-expired emails a new l
   const link = await usedLink('scotia', email, seen);
 
   // The visitor asked for a code, then opened the old email in the same tab: the flow knows the account.
-  const { context, page, errors } = await openPage(browser, server.url('scotia', '/forgot'));
-  try {
-    await askForCode(page, email);
-    await waitForMail(server, email, 'reset-code', seen);
-    await page.goto(server.url('scotia', link));
-    await page.waitForURL(server.url('scotia', '/roadblock/token-expired'));
-    await page.getByText('The link you used is no longer valid. We can email you a new one.').waitFor();
-    await checkA11y(page);
+  const { page, errors } = await pages.open(server.url('scotia', '/forgot'));
+  await askForCode(page, email);
+  await waitForMail(server, email, 'reset-code', seen);
+  await page.goto(server.url('scotia', link));
+  await page.waitForURL(server.url('scotia', '/roadblock/token-expired'));
+  await page.getByText('The link you used is no longer valid. We can email you a new one.').waitFor();
+  await checkA11y(page);
 
-    await press(page, page.getByRole('button', { name: 'Send me a new link' }));
-    await page.waitForURL(server.url('scotia', '/check-your-inbox'));
-    await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
-    await checkA11y(page);
-    const mail = await waitForMail(server, email, 'reset-link', seen);
-    assert.match(mail.text, /\/reset\?token=/);
-    assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
+  await press(page, page.getByRole('button', { name: 'Send me a new link' }));
+  await page.waitForURL(server.url('scotia', '/check-your-inbox'));
+  await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
+  await checkA11y(page);
+  const mail = await waitForMail(server, email, 'reset-link', seen);
+  assert.match(mail.text, /\/reset\?token=/);
+  assert.deepEqual(realErrors(errors), []);
 });

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -37,10 +37,13 @@ const NEW_PASSWORD = 'Fresh-Start-2026#';
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} the visitor's page on each brand's host, opened afresh by each test */
+let pages;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 
 after(async () => {
@@ -70,7 +73,7 @@ async function startRegistration(language = 'en', brand = BRAND) {
     { name: 'province', value: 'on' },
     { name: 'language', value: language },
   ];
-  const opened = await openPage(browser, server.url(brand, '/'), { cookies });
+  const opened = await pages.open(server.url(brand, '/'), { cookies });
   await press(opened.page, opened.page.getByRole('link', { name: t['login.createAccount'] }));
   await arrive(opened.page, t['registration.identification.title']);
   return opened;
@@ -124,57 +127,49 @@ async function onRoadblock(page, name, title, language = 'en') {
 
 describe('roadblocks reached from the server’s answer', () => {
   test('resend-email: the fourth resend of a code by email (403 EXCEEDED_EMAIL_RESENDS)', async () => {
-    const { context, page, errors } = await startRegistration();
-    try {
-      const to = `reg-email@${BRAND}.example`;
-      const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
-      await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
-      await chooseEmail(page);
-      await waitForMail(server, to, 'registration-code', seen);
-      const resend = page.getByRole('button', { name: m['registration.code.resend'] });
-      for (let i = 1; i <= 3; i++) {
-        const answer = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
-        await press(page, resend);
-        assert.equal((await answer).status, 200);
-        await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
-        await waitForMail(server, to, 'registration-code', seen);
-        await resend.waitFor();
-      }
-      const refused = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
+    const { page, errors } = await startRegistration();
+    const to = `reg-email@${BRAND}.example`;
+    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+    await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
+    await chooseEmail(page);
+    await waitForMail(server, to, 'registration-code', seen);
+    const resend = page.getByRole('button', { name: m['registration.code.resend'] });
+    for (let i = 1; i <= 3; i++) {
+      const answer = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
       await press(page, resend);
-      const { status, body } = await refused;
-      assert.equal(status, 403);
-      assert.equal(body?.errorCode, 'EXCEEDED_EMAIL_RESENDS');
-      await onRoadblock(page, 'resend-email', m['roadblock.resendEmail.title']);
-      assert.deepEqual(realErrors(errors), []);
-    } finally {
-      await context.close();
+      assert.equal((await answer).status, 200);
+      await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
+      await waitForMail(server, to, 'registration-code', seen);
+      await resend.waitFor();
     }
+    const refused = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
+    await press(page, resend);
+    const { status, body } = await refused;
+    assert.equal(status, 403);
+    assert.equal(body?.errorCode, 'EXCEEDED_EMAIL_RESENDS');
+    await onRoadblock(page, 'resend-email', m['roadblock.resendEmail.title']);
+    assert.deepEqual(realErrors(errors), []);
   });
 
   test('forgot-password: the UBI link with the holder account’s temporary password (403 3007)', async () => {
-    const { context, page, errors } = await startRegistration();
-    try {
-      const to = `temp@${BRAND}.example`;
-      const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
-      await identify(page, { policy: 'REG0011', first: 'Tom', last: 'Temporaire' });
-      await chooseEmail(page);
-      const mail = await waitForMail(server, to, 'registration-code', seen);
-      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-      await arrive(page, m['registration.passwordValidation.title']);
-      assert.equal(pathOf(page), '/registration/password-validation');
-      await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), TEMPORARY);
-      const refused = answerOf(page, /\/authentication$/);
-      await page.keyboard.press('Enter');
-      const { status, body } = await refused;
-      assert.equal(status, 403);
-      assert.equal(body?.errorCode, '3007');
-      await onRoadblock(page, 'forgot-password', m['roadblock.forgotPassword.title']);
-      assert.deepEqual(realErrors(errors), []);
-    } finally {
-      await context.close();
-    }
+    const { page, errors } = await startRegistration();
+    const to = `temp@${BRAND}.example`;
+    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+    await identify(page, { policy: 'REG0011', first: 'Tom', last: 'Temporaire' });
+    await chooseEmail(page);
+    const mail = await waitForMail(server, to, 'registration-code', seen);
+    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+    await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    await arrive(page, m['registration.passwordValidation.title']);
+    assert.equal(pathOf(page), '/registration/password-validation');
+    await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), TEMPORARY);
+    const refused = answerOf(page, /\/authentication$/);
+    await page.keyboard.press('Enter');
+    const { status, body } = await refused;
+    assert.equal(status, 403);
+    assert.equal(body?.errorCode, '3007');
+    await onRoadblock(page, 'forgot-password', m['roadblock.forgotPassword.title']);
+    assert.deepEqual(realErrors(errors), []);
   });
 
   test('two-factor: a reset of a UBI driver with no cell phone on file (403 3006)', async () => {
@@ -183,31 +178,27 @@ describe('roadblocks reached from the server’s answer', () => {
       { name: 'province', value: 'on' },
       { name: 'language', value: 'en' },
     ];
-    const { context, page, errors } = await openPage(browser, server.url(BRAND, '/forgot'), { cookies });
-    try {
-      const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
-      await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
-      await page.getByLabel('Email address').fill(email);
-      await page.getByRole('button', { name: 'Send me a code' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
-      const mail = await waitForMail(server, email, 'reset-code', seen);
-      await page.getByLabel('Security code', { exact: true }).fill(codeOf(mail));
-      await page.getByRole('button', { name: 'Continue' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
-      // A UBI driver proves it with the cell phone; none is on file, so none can match.
-      await page.getByLabel('Cell phone number').fill('514-555-0123');
-      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
-      await page.getByLabel('Confirm your new password').fill(NEW_PASSWORD);
-      const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
-      await page.getByRole('button', { name: 'Save my new password' }).click();
-      const { status, body } = await refused;
-      assert.equal(status, 403);
-      assert.equal(body?.errorCode, '3006');
-      await onRoadblock(page, 'two-factor', m['roadblock.twoFactor.title']);
-      assert.deepEqual(realErrors(errors), []);
-    } finally {
-      await context.close();
-    }
+    const { page, errors } = await pages.open(server.url(BRAND, '/forgot'), { cookies });
+    const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+    await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
+    await page.getByLabel('Email address').fill(email);
+    await page.getByRole('button', { name: 'Send me a code' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Enter your security code' }).waitFor();
+    const mail = await waitForMail(server, email, 'reset-code', seen);
+    await page.getByLabel('Security code', { exact: true }).fill(codeOf(mail));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Choose a new password' }).waitFor();
+    // A UBI driver proves it with the cell phone; none is on file, so none can match.
+    await page.getByLabel('Cell phone number').fill('514-555-0123');
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Confirm your new password').fill(NEW_PASSWORD);
+    const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
+    await page.getByRole('button', { name: 'Save my new password' }).click();
+    const { status, body } = await refused;
+    assert.equal(status, 403);
+    assert.equal(body?.errorCode, '3006');
+    await onRoadblock(page, 'two-factor', m['roadblock.twoFactor.title']);
+    assert.deepEqual(realErrors(errors), []);
   });
 
   test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001), then technical (409 REGISTRATION_STATE)', async () => {
@@ -216,63 +207,55 @@ describe('roadblocks reached from the server’s answer', () => {
       { name: 'province', value: 'on' },
       { name: 'language', value: 'en' },
     ];
-    const { context, page, errors } = await openPage(browser, server.url(brand, '/registration/identification'), { cookies });
-    try {
-      const to = `reg-email@${brand}.example`;
-      const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
-      await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
-      await chooseEmail(page);
-      const mail = await waitForMail(server, to, 'registration-code', seen);
-      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-      await arrive(page, m['registration.password.title']);
-      // The insurer's file now says the policy is cancelled.
-      const file = join(server.dataDir, 'cancel.csv');
-      writeFileSync(file, `brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n${brand},REG0001,auto,on,holder,Emma,Courriel,1985-03-14,${POSTAL},,,${to},,,false,cancelled\n`);
-      await server.cli('import-policies', file);
-      await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
-      await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
-      await press(page, page.getByRole('checkbox'));
-      const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
-      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
-      const { status, body } = await refused;
-      assert.equal(status, 400);
-      assert.equal(body?.errorCode, '4001');
-      const dialog = page.getByRole('dialog', { name: m['softRoadblock.title'] });
-      await dialog.waitFor();
-      await dialog.getByText('lnr500160').waitFor();
-      await checkA11y(page);
-      // The registration is closed: the same create again answers 409 REGISTRATION_STATE, the technical roadblock.
-      await press(page, dialog.getByRole('button', { name: m['softRoadblock.close'] }));
-      await dialog.waitFor({ state: 'hidden' });
-      const closed = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
-      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
-      const again = await closed;
-      assert.equal(again.status, 409);
-      assert.equal(again.body?.errorCode, 'REGISTRATION_STATE');
-      await onRoadblock(page, 'technical', m['roadblock.technical.title']);
-      assert.deepEqual(realErrors(errors), []);
-    } finally {
-      await context.close();
-    }
+    const { page, errors } = await pages.open(server.url(brand, '/registration/identification'), { cookies });
+    const to = `reg-email@${brand}.example`;
+    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+    await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
+    await chooseEmail(page);
+    const mail = await waitForMail(server, to, 'registration-code', seen);
+    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+    await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    await arrive(page, m['registration.password.title']);
+    // The insurer's file now says the policy is cancelled.
+    const file = join(server.dataDir, 'cancel.csv');
+    writeFileSync(file, `brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n${brand},REG0001,auto,on,holder,Emma,Courriel,1985-03-14,${POSTAL},,,${to},,,false,cancelled\n`);
+    await server.cli('import-policies', file);
+    await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+    await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+    await press(page, page.getByRole('checkbox'));
+    const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
+    await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+    const { status, body } = await refused;
+    assert.equal(status, 400);
+    assert.equal(body?.errorCode, '4001');
+    const dialog = page.getByRole('dialog', { name: m['softRoadblock.title'] });
+    await dialog.waitFor();
+    await dialog.getByText('lnr500160').waitFor();
+    await checkA11y(page);
+    // The registration is closed: the same create again answers 409 REGISTRATION_STATE, the technical roadblock.
+    await press(page, dialog.getByRole('button', { name: m['softRoadblock.close'] }));
+    await dialog.waitFor({ state: 'hidden' });
+    const closed = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/create$/);
+    await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+    const again = await closed;
+    assert.equal(again.status, 409);
+    assert.equal(again.body?.errorCode, 'REGISTRATION_STATE');
+    await onRoadblock(page, 'technical', m['roadblock.technical.title']);
+    assert.deepEqual(realErrors(errors), []);
   });
 
   test('inconsistency: an invitation to another account’s email for a registered person (412)', async () => {
     const out = await server.cli('tokens', 'issue', '--dev', '--brand', BRAND, '--policy', 'TOK0009', '--email', `demo@${BRAND}.example`, '--source', 'edoc', '--language', 'en');
     const link = out.trim().split('\n').pop() ?? '';
     assert.match(link, /\/registration\/link\?token=[A-Za-z0-9_-]{43}&src=edoc/);
-    const { context, page, errors } = await openPage(browser, server.url(BRAND, '/?lang=en'));
-    try {
-      const read = answerOf(page, /\/api\/v1\/tokens\/[^/]+$/, 'GET');
-      await page.goto(link);
-      const { status, body } = await read;
-      assert.equal(status, 412);
-      assert.equal(body?.errorCode, 'INCONSISTENT');
-      await onRoadblock(page, 'inconsistency', m['roadblock.inconsistency.title']);
-      assert.deepEqual(realErrors(errors), []);
-    } finally {
-      await context.close();
-    }
+    const { page, errors } = await pages.open(server.url(BRAND, '/?lang=en'));
+    const read = answerOf(page, /\/api\/v1\/tokens\/[^/]+$/, 'GET');
+    await page.goto(link);
+    const { status, body } = await read;
+    assert.equal(status, 412);
+    assert.equal(body?.errorCode, 'INCONSISTENT');
+    await onRoadblock(page, 'inconsistency', m['roadblock.inconsistency.title']);
+    assert.deepEqual(realErrors(errors), []);
   });
 
   // A brand for each language: a dead PIN is the registration's, but the
@@ -280,38 +263,34 @@ describe('roadblocks reached from the server’s answer', () => {
   for (const [language, brand] of /** @type {const} */ ([['en', 'bna'], ['fr', 'scotia']])) {
     test(`pin-difficulties (${language}): the fifth wrong PIN (403 EXCEEDED_RETRIES_CODE_ACTIVATION)`, async () => {
       const t = messages[language];
-      const { context, page, errors } = await startRegistration(language, brand);
-      try {
-        await identify(page, { policy: 'REG0003', first: 'Paula', last: 'Nip' }, language);
-        await arrive(page, t['registration.validation.title']);
-        await press(page, page.getByRole('radio', { name: t['registration.validation.option.pin'] }));
+      const { page, errors } = await startRegistration(language, brand);
+      await identify(page, { policy: 'REG0003', first: 'Paula', last: 'Nip' }, language);
+      await arrive(page, t['registration.validation.title']);
+      await press(page, page.getByRole('radio', { name: t['registration.validation.option.pin'] }));
+      await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+      await arrive(page, t['registration.pin.title']);
+      assert.equal(pathOf(page), '/registration/validation/pin');
+      const pin = page.getByLabel(t['form.pin'], { exact: true });
+      const guess = /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/;
+      for (let left = 4; left >= 1; left--) {
+        const answer = answerOf(page, guess);
+        await typeInto(page, pin, `ZZ99ZZ9${left}`);
         await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
-        await arrive(page, t['registration.pin.title']);
+        const { status, body } = await answer;
+        assert.equal(status, 400);
+        assert.equal(body?.errorCode, 'INVALID_ACTIVATION_CODE');
+        const said = left === 1 ? t['registration.pin.wrong.one'] : t['registration.pin.wrong.other'].replace('{count}', String(left));
+        await page.getByRole('alert').filter({ hasText: said }).waitFor();
         assert.equal(pathOf(page), '/registration/validation/pin');
-        const pin = page.getByLabel(t['form.pin'], { exact: true });
-        const guess = /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/;
-        for (let left = 4; left >= 1; left--) {
-          const answer = answerOf(page, guess);
-          await typeInto(page, pin, `ZZ99ZZ9${left}`);
-          await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
-          const { status, body } = await answer;
-          assert.equal(status, 400);
-          assert.equal(body?.errorCode, 'INVALID_ACTIVATION_CODE');
-          const said = left === 1 ? t['registration.pin.wrong.one'] : t['registration.pin.wrong.other'].replace('{count}', String(left));
-          await page.getByRole('alert').filter({ hasText: said }).waitFor();
-          assert.equal(pathOf(page), '/registration/validation/pin');
-        }
-        const refused = answerOf(page, guess);
-        await typeInto(page, pin, 'ZZ99ZZ90');
-        await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
-        const { status, body } = await refused;
-        assert.equal(status, 403);
-        assert.equal(body?.errorCode, 'EXCEEDED_RETRIES_CODE_ACTIVATION');
-        await onRoadblock(page, 'pin-difficulties', t['roadblock.pinDifficulties.title'], language);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
       }
+      const refused = answerOf(page, guess);
+      await typeInto(page, pin, 'ZZ99ZZ90');
+      await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
+      const { status, body } = await refused;
+      assert.equal(status, 403);
+      assert.equal(body?.errorCode, 'EXCEEDED_RETRIES_CODE_ACTIVATION');
+      await onRoadblock(page, 'pin-difficulties', t['roadblock.pinDifficulties.title'], language);
+      assert.deepEqual(realErrors(errors), []);
     });
   }
 
@@ -324,30 +303,26 @@ describe('roadblocks reached from the server’s answer', () => {
         { name: 'province', value: 'on' },
         { name: 'language', value: language },
       ];
-      const { context, page, errors } = await openPage(browser, server.url(brand, '/forgot'), { cookies });
-      try {
-        const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
-        await arrive(page, t['recovery.forgot.title'], { focus: false }); // a first load leaves the focus alone
-        await typeInto(page, page.getByLabel(t['form.email']), email);
-        await press(page, page.getByRole('button', { name: t['recovery.forgot.submit'] }));
-        await arrive(page, t['recovery.verify.title']);
-        const mail = await waitForMail(server, email, 'reset-code', seen);
-        await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), codeOf(mail));
-        await press(page, page.getByRole('button', { name: t['recovery.verify.submit'] }));
-        await arrive(page, t['recovery.reset.title']);
-        await typeInto(page, page.getByLabel(t['recovery.reset.cellPhone']), '514-555-0199');
-        await typeInto(page, page.getByLabel(t['recovery.reset.newPassword'], { exact: true }), NEW_PASSWORD);
-        await typeInto(page, page.getByLabel(t['recovery.reset.passwordConfirmation']), NEW_PASSWORD);
-        const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
-        await press(page, page.getByRole('button', { name: t['recovery.reset.submit'] }));
-        const { status, body } = await refused;
-        assert.equal(status, 403);
-        assert.equal(body?.errorCode, 'WRONG_CELLPHONE');
-        await onRoadblock(page, 'wrong-cellphone', t['roadblock.wrongCellphone.title'], language);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await pages.open(server.url(brand, '/forgot'), { cookies });
+      const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+      await arrive(page, t['recovery.forgot.title'], { focus: false }); // a first load leaves the focus alone
+      await typeInto(page, page.getByLabel(t['form.email']), email);
+      await press(page, page.getByRole('button', { name: t['recovery.forgot.submit'] }));
+      await arrive(page, t['recovery.verify.title']);
+      const mail = await waitForMail(server, email, 'reset-code', seen);
+      await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), codeOf(mail));
+      await press(page, page.getByRole('button', { name: t['recovery.verify.submit'] }));
+      await arrive(page, t['recovery.reset.title']);
+      await typeInto(page, page.getByLabel(t['recovery.reset.cellPhone']), '514-555-0199');
+      await typeInto(page, page.getByLabel(t['recovery.reset.newPassword'], { exact: true }), NEW_PASSWORD);
+      await typeInto(page, page.getByLabel(t['recovery.reset.passwordConfirmation']), NEW_PASSWORD);
+      const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
+      await press(page, page.getByRole('button', { name: t['recovery.reset.submit'] }));
+      const { status, body } = await refused;
+      assert.equal(status, 403);
+      assert.equal(body?.errorCode, 'WRONG_CELLPHONE');
+      await onRoadblock(page, 'wrong-cellphone', t['roadblock.wrongCellphone.title'], language);
+      assert.deepEqual(realErrors(errors), []);
     });
   }
 });

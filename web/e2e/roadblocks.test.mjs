@@ -2,16 +2,19 @@
 // roadblock modal (§8.2), against the built binary.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, siteConfig, startServer, waitForMail } from './harness.mjs';
+import { checkA11y, keptPages, launchBrowser, pageViews, siteConfig, startServer, waitForMail } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
+let visitor;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  visitor = keptPages(browser);
 });
 
 after(async () => {
@@ -189,14 +192,10 @@ describe('every roadblock page in French', () => {
 describe('without the flag every roadblock page goes to / keeping the query string', () => {
   for (const path of ['/roadblock', ...pages.map(({ page }) => `/roadblock/${page}`)]) {
     test(path, async () => {
-      const { context, page, errors } = await openPage(browser, server.url('belair', `${path}?province=qc&lang=en&x=1`));
-      try {
-        await page.waitForURL(server.url('belair', '/?province=qc&lang=en&x=1'));
-        await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await visitor.open(server.url('belair', `${path}?province=qc&lang=en&x=1`));
+      await page.waitForURL(server.url('belair', '/?province=qc&lang=en&x=1'));
+      await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+      assert.deepEqual(errors, []);
     });
   }
 });

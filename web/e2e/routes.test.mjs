@@ -1,16 +1,19 @@
 // Browser tests of the routes that need no flow (spec §2.1) against the built binary.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, startServer } from './harness.mjs';
+import { checkA11y, keptPages, launchBrowser, pageViews, startServer } from './harness.mjs';
 
 /** @type {import('./harness.mjs').Server} */
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
+let pages;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 
 after(async () => {
@@ -29,60 +32,48 @@ describe('redirects keep what spec §2.1 says they keep', () => {
   ];
   for (const { from, to, title } of cases) {
     test(`${from} -> ${to}`, async () => {
-      const { context, page, errors } = await openPage(browser, server.url('intact', from));
-      try {
-        await page.getByRole('heading', { level: 1, name: title }).waitFor();
-        assert.equal(pathAndQuery(page.url()), to);
-        await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
-        const views = await pageViews(page);
-        assert.equal(views.length, 1, 'one page view, none for the redirect');
-        assert.equal(views[0]?.path, new URL(to, 'http://x').pathname);
-        await checkA11y(page);
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await pages.open(server.url('intact', from));
+      await page.getByRole('heading', { level: 1, name: title }).waitFor();
+      assert.equal(pathAndQuery(page.url()), to);
+      await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
+      const views = await pageViews(page);
+      assert.equal(views.length, 1, 'one page view, none for the redirect');
+      assert.equal(views[0]?.path, new URL(to, 'http://x').pathname);
+      await checkA11y(page);
+      assert.deepEqual(errors, []);
     });
   }
 });
 
 test('an unknown path shows not-found with HTTP 404 and a button back to login', async () => {
-  const { context, page, response, errors } = await openPage(browser, server.url('belair', '/no/such/page?q=1'));
-  try {
-    assert.equal(response?.status(), 404);
-    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
-    assert.equal(await page.title(), 'Page not found | belairdirect');
-    await checkA11y(page);
-    await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
-    assert.deepEqual(
-      (await pageViews(page)).map((e) => [e.path, e.pageCategory]),
-      [['/no/such/page', 'error']],
-    );
+  const { page, response, errors } = await pages.open(server.url('belair', '/no/such/page?q=1'));
+  assert.equal(response?.status(), 404);
+  await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+  assert.equal(await page.title(), 'Page not found | belairdirect');
+  await checkA11y(page);
+  await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 0);
+  assert.deepEqual(
+    (await pageViews(page)).map((e) => [e.path, e.pageCategory]),
+    [['/no/such/page', 'error']],
+  );
 
-    await page.getByRole('link', { name: 'Back to login' }).click();
-    await page.waitForURL(server.url('belair', '/'));
-    await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 1);
-    assert.deepEqual(
-      (await pageViews(page)).map((e) => e.path),
-      ['/no/such/page', '/'],
-    );
-    await checkA11y(page);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  await page.getByRole('link', { name: 'Back to login' }).click();
+  await page.waitForURL(server.url('belair', '/'));
+  await page.waitForFunction(() => (/** @type {any} */ (window).dataLayer ?? []).length > 1);
+  assert.deepEqual(
+    (await pageViews(page)).map((e) => e.path),
+    ['/no/such/page', '/'],
+  );
+  await checkA11y(page);
+  assert.deepEqual(errors, []);
 });
 
 test('/not-found answers 200 in French too', async () => {
-  const { context, page, response, errors } = await openPage(browser, server.url('bna', '/not-found?lang=fr'));
-  try {
-    assert.equal(response?.status(), 200);
-    await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
-    await page.getByRole('link', { name: 'Retour à la connexion' }).waitFor();
-    assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
-    await checkA11y(page);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  const { page, response, errors } = await pages.open(server.url('bna', '/not-found?lang=fr'));
+  assert.equal(response?.status(), 200);
+  await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
+  await page.getByRole('link', { name: 'Retour à la connexion' }).waitFor();
+  assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
+  await checkA11y(page);
+  assert.deepEqual(errors, []);
 });

@@ -3,7 +3,7 @@
 // binary with its --dev demo accounts (internal/account/demo.go).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
+import { checkA11y, keptPages, launchBrowser, openPage, pageViews, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -13,10 +13,13 @@ const LOGIN_ERROR = 'The email or password is incorrect. Please try again.';
 let server;
 /** @type {import('playwright-core').Browser} */
 let browser;
+/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
+let pages;
 
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 
 after(async () => {
@@ -167,58 +170,42 @@ test('wrong passwords up to the limit, then the login-difficulties roadblock', a
 });
 
 test('a locked account answers like a wrong password', async () => {
-  const { context, page } = await openPage(browser, server.url('belair', '/'));
-  try {
-    await failSignIn(page, 'locked@belair.example', PASSWORD);
-    assert.equal(pathOf(page), '/');
-    await failSignIn(page, 'demo@belair.example', 'Not-the-password-1');
-  } finally {
-    await context.close();
-  }
+  const { page } = await pages.open(server.url('belair', '/'));
+  await failSignIn(page, 'locked@belair.example', PASSWORD);
+  assert.equal(pathOf(page), '/');
+  await failSignIn(page, 'demo@belair.example', 'Not-the-password-1');
 });
 
 test('an account disabled by staff: a wrong password shows the login error, the right one the block roadblock', async () => {
-  const { context, page } = await openPage(browser, server.url('belair', '/'));
-  try {
-    await failSignIn(page, 'disabled@belair.example', 'Not-the-password-1');
-    const answered = page.waitForResponse((r) => /\/api\/v1\/accounts\/[^/]+\/authentication$/.test(r.url()));
-    await signIn(page, 'disabled@belair.example', PASSWORD);
-    assert.equal((await answered).status(), 403);
-    await page.waitForURL(server.url('belair', '/roadblock/block'));
-    await page.getByRole('heading', { level: 1, name: 'Your access is blocked' }).waitFor();
-    await checkA11y(page);
-  } finally {
-    await context.close();
-  }
+  const { page } = await pages.open(server.url('belair', '/'));
+  await failSignIn(page, 'disabled@belair.example', 'Not-the-password-1');
+  const answered = page.waitForResponse((r) => /\/api\/v1\/accounts\/[^/]+\/authentication$/.test(r.url()));
+  await signIn(page, 'disabled@belair.example', PASSWORD);
+  assert.equal((await answered).status(), 403);
+  await page.waitForURL(server.url('belair', '/roadblock/block'));
+  await page.getByRole('heading', { level: 1, name: 'Your access is blocked' }).waitFor();
+  await checkA11y(page);
 });
 
 test('a temporary password goes to /reset, holding it for the reset screen', async () => {
-  const { context, page } = await openPage(browser, server.url('belair', '/'));
-  try {
-    await signIn(page, 'temp@belair.example', TEMPORARY);
-    await page.waitForURL(server.url('belair', '/reset'));
-    const flow = await page.evaluate(() => JSON.parse(sessionStorage.getItem('guichet.flow') ?? '{}'));
-    assert.equal(flow.resetPassword.isTempPWD, true);
-    assert.equal(flow.resetPassword.temp, TEMPORARY);
-    assert.equal(flow.resetPassword.email, 'temp@belair.example');
-  } finally {
-    await context.close();
-  }
+  const { page } = await pages.open(server.url('belair', '/'));
+  await signIn(page, 'temp@belair.example', TEMPORARY);
+  await page.waitForURL(server.url('belair', '/reset'));
+  const flow = await page.evaluate(() => JSON.parse(sessionStorage.getItem('guichet.flow') ?? '{}'));
+  assert.equal(flow.resetPassword.isTempPWD, true);
+  assert.equal(flow.resetPassword.temp, TEMPORARY);
+  assert.equal(flow.resetPassword.email, 'temp@belair.example');
 });
 
 test('three wrong temporary passwords show the temporary roadblock', async () => {
-  const { context, page } = await openPage(browser, server.url('servus', '/'));
-  try {
-    for (const attempt of [1, 2]) {
-      await failSignIn(page, 'temp@servus.example', `Wrong-temp-${attempt}`);
-    }
-    await signIn(page, 'temp@servus.example', 'Wrong-temp-3');
-    await page.waitForURL(server.url('servus', '/roadblock/temporary'));
-    await page.getByRole('heading', { level: 1, name: 'Your temporary password no longer works' }).waitFor();
-    await checkA11y(page);
-  } finally {
-    await context.close();
+  const { page } = await pages.open(server.url('servus', '/'));
+  for (const attempt of [1, 2]) {
+    await failSignIn(page, 'temp@servus.example', `Wrong-temp-${attempt}`);
   }
+  await signIn(page, 'temp@servus.example', 'Wrong-temp-3');
+  await page.waitForURL(server.url('servus', '/roadblock/temporary'));
+  await page.getByRole('heading', { level: 1, name: 'Your temporary password no longer works' }).waitFor();
+  await checkA11y(page);
 });
 
 test('webview mode (waa- cookie) signs in with header and footer hidden', async () => {
@@ -243,15 +230,11 @@ test('webview mode (waa- cookie) signs in with header and footer hidden', async 
 });
 
 test('the login page in French', async () => {
-  const { context, page, errors } = await openPage(browser, server.url('bna', '/?province=qc&lang=fr'));
-  try {
-    await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
-    assert.equal(await page.getByRole('link', { name: 'Créer un compte' }).getAttribute('href'), '/registration/identification');
-    await checkA11y(page);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+  const { page, errors } = await pages.open(server.url('bna', '/?province=qc&lang=fr'));
+  await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
+  assert.equal(await page.getByRole('link', { name: 'Créer un compte' }).getAttribute('href'), '/registration/identification');
+  await checkA11y(page);
+  assert.deepEqual(errors, []);
 });
 
 describe('/webseal.do acts on each web SSO error code (spec §8.5)', () => {
@@ -267,16 +250,12 @@ describe('/webseal.do acts on each web SSO error code (spec §8.5)', () => {
   ];
   for (const { code, path, heading, error } of cases) {
     test(`${code} -> ${path}${error ? ' with the login error' : ''}`, async () => {
-      const { context, page, errors } = await openPage(browser, server.url('belair', `/webseal.do?error=${code}`));
-      try {
-        await page.waitForURL(server.url('belair', path));
-        await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-        assert.equal(await page.getByRole('alert').filter({ hasText: LOGIN_ERROR }).count(), error ? 1 : 0);
-        await checkA11y(page);
-        assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await pages.open(server.url('belair', `/webseal.do?error=${code}`));
+      await page.waitForURL(server.url('belair', path));
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      assert.equal(await page.getByRole('alert').filter({ hasText: LOGIN_ERROR }).count(), error ? 1 : 0);
+      await checkA11y(page);
+      assert.deepEqual(errors, []);
     });
   }
 
@@ -299,27 +278,23 @@ describe('/webseal.do acts on each web SSO error code (spec §8.5)', () => {
 });
 
 test('the SSO endpoint sends a failed form post back to /webseal.do with the login error', async () => {
-  const { context, page, errors } = await openPage(browser, server.url('belair', '/'));
-  try {
-    // A form post without a ticket and with a wrong password, as an external page could send it.
-    await page.evaluate(() => {
-      const form = document.createElement('form');
-      form.method = 'post';
-      form.action = '/pkmslogin.form';
-      for (const [name, value] of [['login-form-type', 'pwd'], ['username', 'demo@belair.example'], ['password', 'Wrong-1']]) {
-        const input = document.createElement('input');
-        input.type = 'hidden';
-        input.name = name ?? '';
-        input.value = value ?? '';
-        form.append(input);
-      }
-      document.body.append(form);
-      form.submit();
-    });
-    await page.waitForURL(server.url('belair', '/'));
-    await page.getByRole('alert').filter({ hasText: LOGIN_ERROR }).waitFor();
-    assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
+  const { page, errors } = await pages.open(server.url('belair', '/'));
+  // A form post without a ticket and with a wrong password, as an external page could send it.
+  await page.evaluate(() => {
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = '/pkmslogin.form';
+    for (const [name, value] of [['login-form-type', 'pwd'], ['username', 'demo@belair.example'], ['password', 'Wrong-1']]) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name ?? '';
+      input.value = value ?? '';
+      form.append(input);
+    }
+    document.body.append(form);
+    form.submit();
+  });
+  await page.waitForURL(server.url('belair', '/'));
+  await page.getByRole('alert').filter({ hasText: LOGIN_ERROR }).waitFor();
+  assert.deepEqual(realErrors(errors), []);
 });

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { advanceClock, arrive, checkA11y, codeOf, keptPage, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { advanceClock, arrive, checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -56,18 +56,16 @@ function visitor(language) {
     { name: 'language', value: language },
   ];
   const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
-  /** @type {Map<Brand, import('./harness.mjs').KeptPage>} a page per brand (its host), opened afresh by each test */
-  const pages = new Map();
-
-  /**
-   * The visitor's page on the brand's host.
-   * @param {Brand} brand
-   */
-  function kept(brand) {
-    const page = pages.get(brand) ?? keptPage(browser, viewport ? { viewport } : {});
-    pages.set(brand, page);
-    return page;
-  }
+  /** @type {import('./harness.mjs').KeptPages | undefined} made at the first test (the browser is launched by then) */
+  let kept;
+  /** @type {import('./harness.mjs').KeptPages} a page per brand (its host), opened afresh by each test */
+  const pages = {
+    open: (url, options) => (kept ??= keptPages(browser, viewport ? { viewport } : {})).open(url, options),
+    close: async () => {
+      await kept?.close();
+      kept = undefined;
+    },
+  };
 
   /**
    * A fresh visitor on the brand's login page who presses Create an account (smart registration: the flag is on).
@@ -75,7 +73,7 @@ function visitor(language) {
    * @param {Brand} brand
    */
   async function start(server, brand) {
-    const opened = await kept(brand).open(server.url(brand, '/'), { cookies });
+    const opened = await pages.open(server.url(brand, '/'), { cookies });
     await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
     await arrive(opened.page, m['smartRegistration.accountType.title']);
     assert.equal(pathOf(opened.page), ACCOUNT_TYPE);
@@ -178,13 +176,7 @@ function visitor(language) {
     await button(page, m['smartRegistration.email.useThis']);
   }
 
-  /** Closes the visitor's pages. */
-  async function close() {
-    for (const kept of pages.values()) await kept.close();
-    pages.clear();
-  }
-
-  return { m, kept, start, close, button, identify, choose, typeCode, create, keepEmail };
+  return { m, pages, start, button, identify, choose, typeCode, create, keepEmail };
 }
 
 /**
@@ -203,7 +195,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       server = await startServer();
     });
     after(async () => {
-      await v.close();
+      await v.pages.close();
       await server?.stop();
     });
 
@@ -352,12 +344,12 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
 
     test('the guard: a step page without its session goes to the account type keeping the query string; an unknown page is not-found', async () => {
       for (const path of ['/create-an-account/identification', '/create-an-account/verify/code', '/create-an-account/verify/email', '/create-an-account/create']) {
-        const { page } = await v.kept('belair').open(server.url('belair', `${path}?lang=${language}&from=x`));
+        const { page } = await v.pages.open(server.url('belair', `${path}?lang=${language}&from=x`));
         await page.waitForURL((url) => url.pathname === ACCOUNT_TYPE);
         assert.equal(pathOf(page), `${ACCOUNT_TYPE}?lang=${language}&from=x`, path);
         await arrive(page, m['smartRegistration.accountType.title'], { focus: false });
       }
-      const { page } = await v.kept('belair').open(server.url('belair', `/create-an-account/confirmation?lang=${language}`));
+      const { page } = await v.pages.open(server.url('belair', `/create-an-account/confirmation?lang=${language}`));
       // No credentials held: /.
       await page.waitForURL((url) => url.pathname === '/');
       await page.goto(server.url('belair', `/create-an-account/nothing-here?lang=${language}`));
@@ -393,7 +385,7 @@ describe('an ended session (the server\'s clock moved past its 30 minutes)', () 
         assert.equal(pathOf(page), ACCOUNT_TYPE);
         assert.deepEqual(realErrors(errors), []);
       } finally {
-        await v.close();
+        await v.pages.close();
       }
     });
   }

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -60,10 +60,14 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
   describe(`invitations in ${language === 'en' ? 'English' : 'French'}`, () => {
     /** @type {import('./harness.mjs').Server} */
     let server;
+    /** @type {import('./harness.mjs').KeptPages} the visitor's page (French on a 320 px phone), opened afresh for each link */
+    let visitor;
     before(async () => {
       server = await startServer();
+      visitor = keptPages(browser, language === 'fr' ? { viewport: { width: 320, height: 640 } } : {});
     });
     after(async () => {
+      await visitor?.close();
       await server?.stop();
     });
 
@@ -86,8 +90,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
      * @param {string} link
      */
     async function follow(link) {
-      const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
-      const opened = await openPage(browser, link, viewport ? { viewport } : {});
+      const opened = await visitor.open(link);
       // The entry's heading first, or already the page the token leads to.
       await opened.page.waitForFunction(() => !location.search.includes('token='));
       return opened;
@@ -122,118 +125,94 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       assert.ok(link.startsWith(server.url(BRAND, '/registration/link?')), link);
       assert.match(link, new RegExp(`[?&]lang=${language}\\b`));
 
-      const { context, page, errors } = await follow(link);
-      try {
-        await arrive(page, m['registration.password.title']);
-        assert.equal(pathOf(page), '/registration/account-creation/password');
-        // The proof of identity first: a wrong postal code is refused on its field.
-        await typeInto(page, page.getByLabel(m['form.postalCode']), 'H0H 0H0');
-        await typeDateOfBirth(page);
-        await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
-        await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
-        await press(page, page.getByRole('checkbox'));
-        await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
-        await page.getByText(m['registration.password.wrongPostalCode']).first().waitFor();
-        await checkA11y(page);
-        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
-        await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
-        await signedIn(page, people.register.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await follow(link);
+      await arrive(page, m['registration.password.title']);
+      assert.equal(pathOf(page), '/registration/account-creation/password');
+      // The proof of identity first: a wrong postal code is refused on its field.
+      await typeInto(page, page.getByLabel(m['form.postalCode']), 'H0H 0H0');
+      await typeDateOfBirth(page);
+      await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+      await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+      await press(page, page.getByRole('checkbox'));
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      await page.getByText(m['registration.password.wrongPostalCode']).first().waitFor();
+      await checkA11y(page);
+      await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      await signedIn(page, people.register.policy);
+      assert.deepEqual(realErrors(errors), []);
 
       // The same link again: spent, the token-expired roadblock (never a second account).
       const again = await follow(link);
-      try {
-        await arrive(again.page, m['roadblock.tokenExpired.title']);
-        assert.equal(pathOf(again.page), '/roadblock/token-expired');
-        assert.deepEqual(realErrors(again.errors), []);
-      } finally {
-        await again.context.close();
-      }
+      await arrive(again.page, m['roadblock.tokenExpired.title']);
+      assert.equal(pathOf(again.page), '/roadblock/token-expired');
+      assert.deepEqual(realErrors(again.errors), []);
     });
 
     test('a UBI driver links the policy to the policyholder account by its password', async () => {
       const link = await issue(people.ubi, 'BA');
-      const { context, page, errors } = await follow(link);
-      try {
-        await arrive(page, m['registration.passwordValidation.title']);
-        assert.equal(pathOf(page), '/registration/password-validation');
-        await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
-        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
-        await typeDateOfBirth(page);
-        await press(page, page.getByRole('button', { name: m['registration.passwordValidation.submit'] }));
-        await signedIn(page, people.ubi.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await follow(link);
+      await arrive(page, m['registration.passwordValidation.title']);
+      assert.equal(pathOf(page), '/registration/password-validation');
+      await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
+      await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+      await typeDateOfBirth(page);
+      await press(page, page.getByRole('button', { name: m['registration.passwordValidation.submit'] }));
+      await signedIn(page, people.ubi.policy);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('an expired link: its roadblock, whose button emails a new reset link (RESET_PSW)', async () => {
       const start = new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
       const link = await issue(people.account, 'mrkt', ['--start', start, '--days', '1']);
       const seen = new Set((await mailbox(server, people.account.email)).map((mail) => mail.id));
-      const { context, page, errors } = await follow(link);
-      try {
-        await arrive(page, m['roadblock.tokenExpired.title']);
-        assert.equal(pathOf(page), '/roadblock/token-expired');
-        await press(page, page.getByRole('button', { name: m['roadblock.sendNewLink'] }));
-        await page.waitForURL((url) => url.pathname === '/check-your-inbox');
-        await page.getByRole('heading', { level: 1 }).waitFor();
-        await checkA11y(page);
-        await waitForMail(server, people.account.email, 'reset-link', seen);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await follow(link);
+      await arrive(page, m['roadblock.tokenExpired.title']);
+      assert.equal(pathOf(page), '/roadblock/token-expired');
+      await press(page, page.getByRole('button', { name: m['roadblock.sendNewLink'] }));
+      await page.waitForURL((url) => url.pathname === '/check-your-inbox');
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await checkA11y(page);
+      await waitForMail(server, people.account.email, 'reset-link', seen);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('a person with an account: /reset with the postal code sets a new password and signs in', async () => {
       const link = await issue(people.account, 'edoc');
-      const { context, page, errors } = await follow(link);
-      try {
-        await arrive(page, m['recovery.reset.title']);
-        assert.equal(pathOf(page), '/reset');
-        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
-        await typeInto(page, page.getByLabel(m['recovery.reset.newPassword'], { exact: true }), `${NEW_PASSWORD}${language}`);
-        await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), `${NEW_PASSWORD}${language}`);
-        await press(page, page.getByRole('button', { name: m['recovery.reset.submit'] }));
-        await signedIn(page);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await follow(link);
+      await arrive(page, m['recovery.reset.title']);
+      assert.equal(pathOf(page), '/reset');
+      await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+      await typeInto(page, page.getByLabel(m['recovery.reset.newPassword'], { exact: true }), `${NEW_PASSWORD}${language}`);
+      await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), `${NEW_PASSWORD}${language}`);
+      await press(page, page.getByRole('button', { name: m['recovery.reset.submit'] }));
+      await signedIn(page);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('ask-username: the email on file is taken, a new one gets a code, then the password page', async () => {
       const link = await issue(people.username, 'edoc');
-      const { context, page, errors } = await follow(link);
-      try {
-        await arrive(page, m['registration.newEmail.title']);
-        assert.equal(pathOf(page), '/registration/account-creation/new-email');
-        const email = `tok-new.${language}@example.com`;
-        const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
-        await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-        await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.code.title']);
-        const code = codeOf(await waitForMail(server, email, 'registration-code', seen));
-        await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), code);
-        await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
-        await arrive(page, m['registration.password.title']);
-        await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
-        await typeDateOfBirth(page);
-        await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
-        await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
-        await press(page, page.getByRole('checkbox'));
-        await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
-        await signedIn(page, people.username.policy);
-        assert.deepEqual(realErrors(errors), []);
-      } finally {
-        await context.close();
-      }
+      const { page, errors } = await follow(link);
+      await arrive(page, m['registration.newEmail.title']);
+      assert.equal(pathOf(page), '/registration/account-creation/new-email');
+      const email = `tok-new.${language}@example.com`;
+      const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.code.title']);
+      const code = codeOf(await waitForMail(server, email, 'registration-code', seen));
+      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), code);
+      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await arrive(page, m['registration.password.title']);
+      await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+      await typeDateOfBirth(page);
+      await typeInto(page, page.getByLabel(m['registration.password.password'], { exact: true }), NEW_PASSWORD);
+      await typeInto(page, page.getByLabel(m['registration.password.confirmation']), NEW_PASSWORD);
+      await press(page, page.getByRole('checkbox'));
+      await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
+      await signedIn(page, people.username.policy);
+      assert.deepEqual(realErrors(errors), []);
     });
 
     test('a tampered link, or one with another source: the page says the link is not valid, with the way to login', async () => {
@@ -242,18 +221,14 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       const otherSource = link.replace(/src=mrkt/, 'src=edoc');
       assert.notEqual(otherSource, link);
       for (const bad of [tampered, otherSource]) {
-        const { context, page, errors } = await follow(bad);
-        try {
-          await page.getByRole('alert').filter({ hasText: m['registration.link.invalid'] }).waitFor();
-          assert.equal(pathOf(page).split('?')[0], '/registration/link');
-          await checkA11y(page);
-          await press(page, page.getByRole('link', { name: m['registration.backToLogin'] }));
-          await page.waitForURL((url) => url.pathname === '/');
-          await page.getByRole('heading', { level: 1, name: m['login.title'], exact: true }).waitFor();
-          assert.deepEqual(realErrors(errors), []);
-        } finally {
-          await context.close();
-        }
+        const { page, errors } = await follow(bad);
+        await page.getByRole('alert').filter({ hasText: m['registration.link.invalid'] }).waitFor();
+        assert.equal(pathOf(page).split('?')[0], '/registration/link');
+        await checkA11y(page);
+        await press(page, page.getByRole('link', { name: m['registration.backToLogin'] }));
+        await page.waitForURL((url) => url.pathname === '/');
+        await page.getByRole('heading', { level: 1, name: m['login.title'], exact: true }).waitFor();
+        assert.deepEqual(realErrors(errors), []);
       }
     });
   });
