@@ -18,7 +18,7 @@ for dir in $(grep -rlE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(f \*testi
 		# deadline exceeded" and no failing input; only a run that wrote a
 		# failing input (or fails twice) is a failure.
 		for attempt in 1 2; do
-			if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 500ms "$pkg" >"$log" 2>&1; then
+			if go test -timeout 5m -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" -fuzzminimizetime 500ms "$pkg" >"$log" 2>&1; then
 				break
 			fi
 			if grep -q 'Failing input written to' "$log" || [ "$attempt" = 2 ]; then
