@@ -332,6 +332,26 @@ function listenForErrors(page, into) {
 }
 
 /**
+ * Gives a kept page the state of a fresh context before its next load:
+ * every cookie of its context cleared and, when it is on a site, that
+ * site's session and local storage cleared and the page's storage writes
+ * turned off (one synchronous script: nothing the old document still does
+ * can write them back; the next document has storage of its own). Storage
+ * of other sites the page went to is the caller's to rule out.
+ * @param {import('playwright-core').Page} page
+ */
+export async function clearPageState(page) {
+  if (page.url().startsWith('http')) {
+    await page.evaluate(() => {
+      sessionStorage.clear();
+      localStorage.clear();
+      for (const name of /** @type {const} */ (['setItem', 'removeItem', 'clear'])) Storage.prototype[name] = () => {};
+    });
+  }
+  await page.context().clearCookies();
+}
+
+/**
  * @typedef {object} KeptPages
  * @property {(url: string, options?: { cookies?: { name: string; value: string }[] }) => Promise<Omit<OpenedPage, 'context'>>} open
  *   the page of url's host, in the state of a fresh context, at url (its first heading shown)
@@ -371,14 +391,7 @@ export function keptPages(browser, options = {}) {
       const host = new URL(url).host;
       let entry = kept.get(host);
       if (entry && reusable(entry)) {
-        // One synchronous script: nothing of the page runs between the
-        // clearing and the writes turned off.
-        await entry.page.evaluate(() => {
-          sessionStorage.clear();
-          localStorage.clear();
-          for (const name of /** @type {const} */ (['setItem', 'removeItem', 'clear'])) Storage.prototype[name] = () => {};
-        });
-        await entry.context.clearCookies();
+        await clearPageState(entry.page);
       } else if (entry) {
         await entry.context.close();
         entry = undefined;

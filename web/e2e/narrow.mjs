@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, expectNoSidewaysScroll, launchBrowser, repoRoot, startServer } from './harness.mjs';
+import { checkA11y, clearPageState, expectNoSidewaysScroll, launchBrowser, repoRoot, startServer } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const viewport = { width: 320, height: 640 };
@@ -75,12 +75,11 @@ export function narrowSuites(cases) {
          * @param {string} path
          */
         const check = async (page, path) => {
-          await page.context().clearCookies();
+          // The storage cleared is the brand's: every screen stays on it.
           if (page.url().startsWith('http')) {
-            // The storage cleared is the brand's: every screen stays on it.
             assert.equal(new URL(page.url()).origin, new URL(server.url(brand)).origin, `a screen before ${path} left the brand's host`);
-            await page.evaluate(() => (sessionStorage.clear(), localStorage.clear()));
           }
+          await clearPageState(page);
           await page.goto(server.url(brand, path + query));
           await page.getByRole('heading', { level: 1 }).waitFor();
           await page.waitForLoadState('networkidle');
