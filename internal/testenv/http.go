@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"guichet/internal/api"
@@ -14,9 +15,9 @@ import (
 // Request is one HTTP request of a test. Only Path is required.
 type Request struct {
 	Method string // GET when empty
-	Path   string // the request target, with its query
-	// Host is the request's host; with Site set and Host empty, the
-	// brand's "<id>.example".
+	Path   string // the request target, with its query, or an absolute URL
+	// Host is the request's host; with Site set and Host empty, a path is
+	// asked of the brand's site, https://<id>.example.
 	Host    string
 	Headers map[string]string
 	Cookies []*http.Cookie
@@ -71,12 +72,13 @@ func (req Request) build(t testing.TB) *http.Request {
 		}
 		isJSON = true
 	}
-	r := httptest.NewRequest(method, req.Path, bytes.NewReader(raw))
-	switch {
-	case req.Host != "":
+	target := req.Path
+	if req.Host == "" && req.Site != nil && req.Site.Brand != nil && strings.HasPrefix(target, "/") {
+		target = "https://" + req.Site.Brand.ID + ".example" + target
+	}
+	r := httptest.NewRequest(method, target, bytes.NewReader(raw))
+	if req.Host != "" {
 		r.Host = req.Host
-	case req.Site != nil && req.Site.Brand != nil:
-		r.Host = req.Site.Brand.ID + ".example"
 	}
 	if isJSON {
 		r.Header.Set("Content-Type", "application/json")
