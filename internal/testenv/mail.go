@@ -15,6 +15,7 @@ type Mail struct {
 	ID, Template, Channel, Recipient, Language string
 	Data                                       map[string]string
 	ExpiresAt                                  int64 // Unix milliseconds
+	Sensitive                                  int
 }
 
 // Mailbox catches the outbox's messages in the order the requests queued
@@ -95,7 +96,7 @@ func (m *Mailbox) fresh(t testing.TB, recipient string) []Mail {
 func (m *Mailbox) scan(t testing.TB) {
 	t.Helper()
 	rows, err := m.DB.Query(context.Background(),
-		"SELECT id, template, channel, recipient, language, data, expires_at FROM outbox ORDER BY created_at, id")
+		"SELECT id, template, channel, recipient, language, data, expires_at, sensitive FROM outbox ORDER BY created_at, id")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func (m *Mailbox) scan(t testing.TB) {
 	for rows.Next() {
 		var x Mail
 		var data string
-		if err := rows.Scan(&x.ID, &x.Template, &x.Channel, &x.Recipient, &x.Language, &data, &x.ExpiresAt); err != nil {
+		if err := rows.Scan(&x.ID, &x.Template, &x.Channel, &x.Recipient, &x.Language, &data, &x.ExpiresAt, &x.Sensitive); err != nil {
 			t.Fatal(err)
 		}
 		if m.seen[x.ID] {
