@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"guichet/internal/brand"
 	"guichet/internal/maintenance"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -19,26 +15,16 @@ import (
 
 func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		brands, err := brand.LoadDir("../../config/brands")
-		if err != nil {
-			t.Fatal(err)
-		}
 		clock := testclock.New()
-		h, err := New(Config{Dev: true, Env: "dev", MaintenanceBypass: "staff-s3cret"}, Deps{
-			Brands: brands, DB: db,
-			SPA:         fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
+		h, brands := newServer(t, Config{Dev: true, MaintenanceBypass: "staff-s3cret"}, Deps{DB: db,
 			SPAPaths:    []byte(`{"paths": ["/", "/roadblock/:page"]}`),
-			Metrics:     prometheus.NewRegistry(),
 			Maintenance: maintenance.NewReader(db, clock.Now),
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		key := func(id string) map[string]string {
 			b, _ := brands.ByID(id)
 			return map[string]string{"X-API-KEY": b.APIKey}
 		}
-		err = maintenance.On(context.Background(), db, maintenance.Change{
+		err := maintenance.On(context.Background(), db, maintenance.Change{
 			Brand: "belair", Until: clock.Now().Add(90*time.Minute + 500*time.Millisecond), At: clock.Now(), Actor: "cli"})
 		if err != nil {
 			t.Fatal(err)
@@ -63,17 +49,17 @@ func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				rec := do(h, c.method, c.target, c.host, c.header, "{}")
-				if rec.Code != c.status {
-					t.Fatalf("status %d, want %d: %s", rec.Code, c.status, rec.Body.String())
+				rec := do(t, h, c.method, c.target, c.host, c.header, "{}")
+				if rec.Status != c.status {
+					t.Fatalf("status %d, want %d: %s", rec.Status, c.status, string(rec.Body))
 				}
-				if got := rec.Header().Get("Retry-After"); got != c.retryAfter {
+				if got := rec.Header.Get("Retry-After"); got != c.retryAfter {
 					t.Fatalf("Retry-After %q, want %q", got, c.retryAfter)
 				}
 				if c.status == 503 {
 					var body map[string]string
-					if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body["errorCode"] != "MAINTENANCE" {
-						t.Fatalf("body %s, want errorCode MAINTENANCE", rec.Body.String())
+					if err := json.Unmarshal(rec.Body, &body); err != nil || body["errorCode"] != "MAINTENANCE" {
+						t.Fatalf("body %s, want errorCode MAINTENANCE", string(rec.Body))
 					}
 				}
 			})
@@ -84,21 +70,14 @@ func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(maintenance.Refresh)
-		rec := do(h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), "")
-		if rec.Code != 503 || rec.Header().Get("Retry-After") != "" {
-			t.Fatalf("no end: %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+		rec := do(t, h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), "")
+		if rec.Status != 503 || rec.Header.Get("Retry-After") != "" {
+			t.Fatalf("no end: %d, Retry-After %q", rec.Status, rec.Header.Get("Retry-After"))
 		}
-		noBypass, err := New(Config{Dev: true, Env: "dev"}, Deps{
-			Brands: brands, DB: db, SPA: fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
-			SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: prometheus.NewRegistry(),
-			Maintenance: maintenance.NewReader(db, clock.Now),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		noBypass, _ := newServer(t, Config{Dev: true}, Deps{Brands: brands, DB: db, Maintenance: maintenance.NewReader(db, clock.Now)})
 		for _, target := range []string{"/api/v1/welcome?maintenancePageBypass=", "/api/v1/welcome?maintenancePageBypass=staff-s3cret"} {
-			if rec := do(noBypass, "GET", target, "belair.localhost", key("belair"), ""); rec.Code != 503 {
-				t.Fatalf("%s without a configured bypass: %d", target, rec.Code)
+			if rec := do(t, noBypass, "GET", target, "belair.localhost", key("belair"), ""); rec.Status != 503 {
+				t.Fatalf("%s without a configured bypass: %d", target, rec.Status)
 			}
 		}
 		// Turned off: answered again within Refresh.
@@ -106,8 +85,8 @@ func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(maintenance.Refresh)
-		if rec := do(h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), ""); rec.Code != http.StatusOK {
-			t.Fatalf("after off: %d", rec.Code)
+		if rec := do(t, h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), ""); rec.Status != http.StatusOK {
+			t.Fatalf("after off: %d", rec.Status)
 		}
 	})
 }

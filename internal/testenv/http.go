@@ -28,6 +28,8 @@ type Request struct {
 	// IP is the peer's address (RemoteAddr, port 40000); httptest's
 	// 192.0.2.1 when empty.
 	IP string
+	// Peer, when set, is the RemoteAddr as is (host:port), over IP.
+	Peer string
 	// Site, when set, is put in the request's context as the brand
 	// middleware would: for handlers tested without it.
 	Site *api.Site
@@ -89,7 +91,10 @@ func (req Request) build(t testing.TB) *http.Request {
 	for _, c := range req.Cookies {
 		r.AddCookie(c)
 	}
-	if req.IP != "" {
+	switch {
+	case req.Peer != "":
+		r.RemoteAddr = req.Peer
+	case req.IP != "":
 		r.RemoteAddr = req.IP + ":40000"
 	}
 	if req.Site != nil {
@@ -137,9 +142,14 @@ func (a Answer) Expect(t testing.TB, status int, code string) Answer {
 	return a
 }
 
+// Cookies are the cookies the answer sets.
+func (a Answer) Cookies() []*http.Cookie {
+	return (&http.Response{Header: a.Header}).Cookies()
+}
+
 // Cookie is the cookie of that name the answer sets, or nil.
 func (a Answer) Cookie(name string) *http.Cookie {
-	for _, c := range (&http.Response{Header: a.Header}).Cookies() {
+	for _, c := range a.Cookies() {
 		if c.Name == name {
 			return c
 		}

@@ -101,10 +101,11 @@ func Brands(t testing.TB) *brand.Registry {
 	return reg
 }
 
-// Brand is the sample brand of that id.
-func Brand(t testing.TB, id string) *brand.Brand {
+// Brand is the brand of that id in the registry; the test fails when
+// there is none.
+func Brand(t testing.TB, reg *brand.Registry, id string) *brand.Brand {
 	t.Helper()
-	b, ok := Brands(t).ByID(id)
+	b, ok := reg.ByID(id)
 	if !ok {
 		t.Fatalf("brand %q not configured", id)
 	}
