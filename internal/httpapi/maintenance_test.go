@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
@@ -29,41 +29,27 @@ func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases := []struct {
-			name, method, target, host string
-			header                     map[string]string
-			status                     int
-			retryAfter                 string
-		}{
-			{"the start call", "GET", "/api/v1/welcome", "belair.localhost", key("belair"), 503, "5401"},
-			{"a flow call", "POST", "/api/v1/accounts/find", "belair.localhost", key("belair"), 503, "5401"},
-			{"an unknown API path", "GET", "/api/v1/nope", "belair.localhost", key("belair"), 503, "5401"},
-			{"another brand", "GET", "/api/v1/welcome", "intact.localhost", key("intact"), 200, ""},
-			{"the right bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3cret", "belair.localhost", key("belair"), 200, ""},
-			{"a wrong bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3creT", "belair.localhost", key("belair"), 503, "5401"},
-			{"an empty bypass", "GET", "/api/v1/welcome?maintenancePageBypass=", "belair.localhost", key("belair"), 503, "5401"},
-			{"the login page", "GET", "/", "belair.localhost", nil, 200, ""},
-			{"the roadblock page", "GET", "/roadblock/maintenance", "belair.localhost", nil, 200, ""},
-			{"healthz", "GET", "/healthz", "10.0.0.1", nil, 200, ""},
-			{"readyz", "GET", "/readyz", "belair.localhost", nil, 200, ""},
+		call := func(name, method, target, host string, header map[string]string, status int, retryAfter string) testenv.Scenario {
+			s := testenv.Scenario{Name: name, Request: testenv.Request{Method: method, Path: target, Host: host, Headers: header, Body: "{}"},
+				Status: status, Headers: map[string]string{"Retry-After": retryAfter}}
+			if status == 503 {
+				s.Code = "MAINTENANCE"
+			}
+			return s
 		}
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				rec := do(t, h, c.method, c.target, c.host, c.header, "{}")
-				if rec.Status != c.status {
-					t.Fatalf("status %d, want %d: %s", rec.Status, c.status, string(rec.Body))
-				}
-				if got := rec.Header.Get("Retry-After"); got != c.retryAfter {
-					t.Fatalf("Retry-After %q, want %q", got, c.retryAfter)
-				}
-				if c.status == 503 {
-					var body map[string]string
-					if err := json.Unmarshal(rec.Body, &body); err != nil || body["errorCode"] != "MAINTENANCE" {
-						t.Fatalf("body %s, want errorCode MAINTENANCE", string(rec.Body))
-					}
-				}
-			})
-		}
+		testenv.Run(t, h,
+			call("the start call", "GET", "/api/v1/welcome", "belair.localhost", key("belair"), 503, "5401"),
+			call("a flow call", "POST", "/api/v1/accounts/find", "belair.localhost", key("belair"), 503, "5401"),
+			call("an unknown API path", "GET", "/api/v1/nope", "belair.localhost", key("belair"), 503, "5401"),
+			call("another brand", "GET", "/api/v1/welcome", "intact.localhost", key("intact"), 200, ""),
+			call("the right bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3cret", "belair.localhost", key("belair"), 200, ""),
+			call("a wrong bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3creT", "belair.localhost", key("belair"), 503, "5401"),
+			call("an empty bypass", "GET", "/api/v1/welcome?maintenancePageBypass=", "belair.localhost", key("belair"), 503, "5401"),
+			call("the login page", "GET", "/", "belair.localhost", nil, 200, ""),
+			call("the roadblock page", "GET", "/roadblock/maintenance", "belair.localhost", nil, 200, ""),
+			call("healthz", "GET", "/healthz", "10.0.0.1", nil, 200, ""),
+			call("readyz", "GET", "/readyz", "belair.localhost", nil, 200, ""),
+		)
 
 		// Without an end, no Retry-After; with no bypass configured, none works.
 		if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now()}); err != nil {

@@ -81,40 +81,29 @@ func do(t testing.TB, h http.Handler, method, target, host string, header map[st
 
 func TestPagesAndRedirects(t *testing.T) {
 	h, _ := testServer(t, Config{Dev: true})
-	cases := []struct {
-		name, target, host string
-		status             int
-		location           string
-	}{
-		{"login", "/", "belair.localhost:8080", 200, ""},
-		{"known route with param", "/roadblock/technical", "belair.localhost", 200, ""},
-		{"unknown path is a 404 page", "/nope/zzz", "belair.localhost", 404, ""},
-		{"odd characters", "/%E2%80%AE%00x", "intact.localhost", 404, ""},
-		{"WAA keeps the query", "/WAA/not-found?x=1&y=2", "belair.localhost", 302, "/not-found?x=1&y=2"},
-		{"WAA root", "/WAA?x=1", "belair.localhost", 302, "/?x=1"},
-		{"WAA never protocol-relative (the mux cleans the path first)", "/WAA//evil.example/x", "belair.localhost", 307, "/WAA/evil.example/x"},
-		{"registration keeps the query", "/registration?a=b", "bna.localhost", 302, "/registration/identification?a=b"},
-		{"unknown smart path", "/create-an-account/zzz?q=1", "belair.localhost", 302, "/not-found"},
-		{"known smart path", "/create-an-account/identification", "belair.localhost", 200, ""},
-		{"plain localhost is belair in dev", "/", "localhost:8080", 200, ""},
-		{"unknown host", "/", "evil.example", 404, ""},
-		{"post to a page", "/not-found", "belair.localhost", 405, ""},
+	page := func(name, target, host string, status int, location string) testenv.Scenario {
+		method := http.MethodGet
+		if status == 405 {
+			method = http.MethodPost
+		}
+		return testenv.Scenario{Name: name, Request: testenv.Request{Method: method, Path: target, Host: host},
+			Status: status, Headers: map[string]string{"Location": location}}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			method := http.MethodGet
-			if c.status == 405 {
-				method = http.MethodPost
-			}
-			rec := do(t, h, method, c.target, c.host, nil, "")
-			if rec.Status != c.status {
-				t.Fatalf("status = %d, want %d; body %.200s", rec.Status, c.status, string(rec.Body))
-			}
-			if got := rec.Header.Get("Location"); got != c.location {
-				t.Fatalf("Location = %q, want %q", got, c.location)
-			}
-		})
-	}
+	testenv.Run(t, h,
+		page("login", "/", "belair.localhost:8080", 200, ""),
+		page("known route with param", "/roadblock/technical", "belair.localhost", 200, ""),
+		page("unknown path is a 404 page", "/nope/zzz", "belair.localhost", 404, ""),
+		page("odd characters", "/%E2%80%AE%00x", "intact.localhost", 404, ""),
+		page("WAA keeps the query", "/WAA/not-found?x=1&y=2", "belair.localhost", 302, "/not-found?x=1&y=2"),
+		page("WAA root", "/WAA?x=1", "belair.localhost", 302, "/?x=1"),
+		page("WAA never protocol-relative (the mux cleans the path first)", "/WAA//evil.example/x", "belair.localhost", 307, "/WAA/evil.example/x"),
+		page("registration keeps the query", "/registration?a=b", "bna.localhost", 302, "/registration/identification?a=b"),
+		page("unknown smart path", "/create-an-account/zzz?q=1", "belair.localhost", 302, "/not-found"),
+		page("known smart path", "/create-an-account/identification", "belair.localhost", 200, ""),
+		page("plain localhost is belair in dev", "/", "localhost:8080", 200, ""),
+		page("unknown host", "/", "evil.example", 404, ""),
+		page("post to a page", "/not-found", "belair.localhost", 405, ""),
+	)
 }
 
 func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
@@ -190,67 +179,45 @@ func TestAPIKeyAndHeaders(t *testing.T) {
 	h, brands := testServer(t, Config{Dev: true})
 	belair, _ := brands.ByID("belair")
 	intact, _ := brands.ByID("intact")
-	cases := []struct {
-		name   string
-		header map[string]string
-		status int
-		code   string
-		want   map[string]string
-	}{
-		{"main client", map[string]string{"api-key": belair.APIKey, "province": "QC", "language": "fr"}, 200, "", map[string]string{"brand": "belair", "province": "qc", "language": "fr"}},
-		{"second client", map[string]string{"X-API-KEY": belair.APIKey, "province": "AB", "language": "fr"}, 200, "", map[string]string{"province": "ab", "language": "en"}},
-		{"unknown province falls back", map[string]string{"api-key": belair.APIKey, "province": "ZZ<script>"}, 200, "", map[string]string{"province": "on"}},
-		{"another brand's key", map[string]string{"api-key": intact.APIKey}, 403, "INVALID_API_KEY", nil},
-		{"no key", nil, 403, "INVALID_API_KEY", nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rec := do(t, h, "GET", "/api/v1/welcome", "belair.localhost", c.header, "")
-			if rec.Status != c.status {
-				t.Fatalf("status = %d, want %d: %s", rec.Status, c.status, string(rec.Body))
-			}
-			var body map[string]string
-			if err := json.Unmarshal(rec.Body, &body); err != nil {
-				t.Fatalf("not JSON: %s", string(rec.Body))
-			}
-			if c.code != "" && body["errorCode"] != c.code {
-				t.Fatalf("errorCode = %q, want %q", body["errorCode"], c.code)
-			}
-			for k, v := range c.want {
-				if body[k] != v {
-					t.Fatalf("%s = %q, want %q", k, body[k], v)
+	welcome := func(name string, header map[string]string, status int, code string, want map[string]any) testenv.Scenario {
+		return testenv.Scenario{Name: name, Request: testenv.Request{Path: "/api/v1/welcome", Host: "belair.localhost", Headers: header},
+			Status: status, Code: code, JSON: want,
+			After: func(t testing.TB, a testenv.Answer) {
+				var body map[string]string
+				if err := json.Unmarshal(a.Body, &body); err != nil {
+					t.Fatalf("not JSON: %s", a.Body)
 				}
-			}
-		})
+			}}
 	}
+	testenv.Run(t, h,
+		welcome("main client", map[string]string{"api-key": belair.APIKey, "province": "QC", "language": "fr"}, 200, "", map[string]any{"brand": "belair", "province": "qc", "language": "fr"}),
+		welcome("second client", map[string]string{"X-API-KEY": belair.APIKey, "province": "AB", "language": "fr"}, 200, "", map[string]any{"province": "ab", "language": "en"}),
+		welcome("unknown province falls back", map[string]string{"api-key": belair.APIKey, "province": "ZZ<script>"}, 200, "", map[string]any{"province": "on"}),
+		welcome("another brand's key", map[string]string{"api-key": intact.APIKey}, 403, "INVALID_API_KEY", nil),
+		welcome("no key", nil, 403, "INVALID_API_KEY", nil),
+	)
 }
 
 func TestBadInputIsA4xx(t *testing.T) {
 	h, brands := testServer(t, Config{Dev: true})
 	belair, _ := brands.ByID("belair")
 	key := map[string]string{"api-key": belair.APIKey}
-	cases := []struct {
-		name, method, target, host, body string
-		header                           map[string]string
-		status                           int
-	}{
-		{"unknown API path", "GET", "/api/v1/nope", "belair.localhost", "", key, 404},
-		{"unknown host on the API", "GET", "/api/v1/welcome", "nobody.example", "", key, 404},
-		{"oversized body", "POST", "/api/v1/welcome", "belair.localhost", strings.Repeat("x", 2<<20), key, 413},
-		{"oversized URL", "GET", "/" + strings.Repeat("a", 5000), "belair.localhost", "", nil, 414},
-		{"cross-site POST", "POST", "/api/v1/nope", "belair.localhost", "{}", map[string]string{"api-key": belair.APIKey, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, 403},
+	bad := func(name, method, target, host, body string, header map[string]string, status int) testenv.Scenario {
+		return testenv.Scenario{Name: name, Request: testenv.Request{Method: method, Path: target, Host: host, Headers: header, Body: body},
+			Status: status,
+			After: func(t testing.TB, a testenv.Answer) {
+				if strings.HasPrefix(target, "/api/") && !json.Valid(a.Body) {
+					t.Fatalf("API answer is not JSON: %s", a.Body)
+				}
+			}}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rec := do(t, h, c.method, c.target, c.host, c.header, c.body)
-			if rec.Status != c.status {
-				t.Fatalf("status = %d, want %d: %.300s", rec.Status, c.status, string(rec.Body))
-			}
-			if strings.HasPrefix(c.target, "/api/") && !json.Valid(rec.Body) {
-				t.Fatalf("API answer is not JSON: %s", string(rec.Body))
-			}
-		})
-	}
+	testenv.Run(t, h,
+		bad("unknown API path", "GET", "/api/v1/nope", "belair.localhost", "", key, 404),
+		bad("unknown host on the API", "GET", "/api/v1/welcome", "nobody.example", "", key, 404),
+		bad("oversized body", "POST", "/api/v1/welcome", "belair.localhost", strings.Repeat("x", 2<<20), key, 413),
+		bad("oversized URL", "GET", "/"+strings.Repeat("a", 5000), "belair.localhost", "", nil, 414),
+		bad("cross-site POST", "POST", "/api/v1/nope", "belair.localhost", "{}", map[string]string{"api-key": belair.APIKey, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, 403),
+	)
 }
 
 func TestOperations(t *testing.T) {
