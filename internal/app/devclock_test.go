@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/testenv"
 )
 
 // TestDevClock: a --dev server's one clock moves forward on POST
@@ -97,11 +98,8 @@ func TestDevClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer prod.DB.Close()
-	rec := httptest.NewRecorder()
-	r := httptest.NewRequest("POST", "/_dev/clock", strings.NewReader(`{"advance":"1h"}`))
-	r.Host = "belair.localhost"
-	prod.Handler.ServeHTTP(rec, r)
-	if rec.Code == 200 {
-		t.Fatalf("POST /_dev/clock outside --dev: %d", rec.Code)
+	rec := testenv.Do(t, prod.Handler, testenv.Request{Method: "POST", Path: "/_dev/clock", Host: "belair.localhost", Body: `{"advance":"1h"}`})
+	if rec.Status == 200 {
+		t.Fatalf("POST /_dev/clock outside --dev: %d", rec.Status)
 	}
 }

@@ -13,8 +13,8 @@ import (
 
 	"guichet/internal/httpapi"
 	"guichet/internal/staff"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 // testApp builds the application as `guichet serve` does (no --dev: logged
@@ -36,8 +36,7 @@ func testApp(t *testing.T, databaseURL string) *App {
 // (skipped without GUICHET_TEST_DATABASE_URL, required with
 // GUICHET_REQUIRE_POSTGRES=1, as storetest does).
 func eachDatabase(t *testing.T, fn func(t *testing.T, a *App)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, testApp(t, "")) })
-	t.Run("postgres", func(t *testing.T) { fn(t, testApp(t, storetest.MigratedPostgresURL(t))) })
+	testenv.EachURL(t, true, func(t *testing.T, url string) { fn(t, testApp(t, url)) })
 }
 
 // plausibleBodies are requests each route with a path parameter accepts (a

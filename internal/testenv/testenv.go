@@ -111,3 +111,22 @@ func Brand(t testing.TB, reg *brand.Registry, id string) *brand.Brand {
 	}
 	return b
 }
+
+// EachURL runs fn as subtests "sqlite" and "postgres" with the URL of a
+// database of their own, for tests that open the store themselves (the
+// application, the commands): "" for SQLite (the application's file in its
+// data directory), and for PostgreSQL a migrated copy
+// (storetest.MigratedPostgresURL) or, when migrated is false, an empty
+// schema the test migrates (storetest.PostgresURL); skipped or failed as
+// storetest does without GUICHET_TEST_DATABASE_URL.
+func EachURL(t *testing.T, migrated bool, fn func(t *testing.T, url string)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, "") })
+	t.Run("postgres", func(t *testing.T) {
+		if migrated {
+			fn(t, storetest.MigratedPostgresURL(t))
+		} else {
+			fn(t, storetest.PostgresURL(t))
+		}
+	})
+}
