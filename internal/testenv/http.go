@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -33,6 +34,9 @@ type Request struct {
 	// Site, when set, is put in the request's context as the brand
 	// middleware would: for handlers tested without it.
 	Site *api.Site
+	// Context, when set, adds to the request's context what a middleware
+	// would have (the console guard's staff.WithPrincipal).
+	Context func(context.Context) context.Context
 }
 
 // Answer is a recorded response.
@@ -99,6 +103,9 @@ func (req Request) build(t testing.TB) *http.Request {
 	}
 	if req.Site != nil {
 		r = r.WithContext(api.WithSite(r.Context(), *req.Site))
+	}
+	if req.Context != nil {
+		r = r.WithContext(req.Context(r.Context()))
 	}
 	return r
 }

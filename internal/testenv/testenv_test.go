@@ -51,6 +51,9 @@ func run(s testenv.Scenario, h http.Handler) (reported []string) {
 	return f.errors
 }
 
+// principal is a context key, as a middleware's.
+type principal struct{}
+
 // echo answers what it was asked, as JSON, with a header and a cookie.
 var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	site := api.SiteOf(r)
@@ -58,6 +61,7 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	if site.Brand != nil {
 		brandID = site.Brand.ID
 	}
+	who, _ := r.Context().Value(principal{}).(string)
 	c, _ := r.Cookie("session")
 	cookie := ""
 	if c != nil {
@@ -73,7 +77,7 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	}
 	api.JSON(w, status, map[string]any{
 		"method": r.Method, "host": r.Host, "remote": r.RemoteAddr, "type": r.Header.Get("Content-Type"),
-		"brand": brandID, "language": site.Language, "cookie": cookie, "body": body.String(), "n": 3,
+		"brand": brandID, "language": site.Language, "cookie": cookie, "body": body.String(), "n": 3, "who": who,
 		"errorCode": "NOT_FOUND",
 	})
 })
@@ -85,12 +89,13 @@ func TestScenarioThatHoldsReportsNothing(t *testing.T) {
 		Name: "everything as sent",
 		Request: testenv.Request{Method: "POST", Path: "/x?q=1", Body: map[string]string{"a": "b"}, IP: "192.0.2.10",
 			Cookies: []*http.Cookie{{Name: "session", Value: "tok"}},
-			Site:    &api.Site{Brand: belair, Language: "fr"}},
+			Site:    &api.Site{Brand: belair, Language: "fr"},
+			Context: func(ctx context.Context) context.Context { return context.WithValue(ctx, principal{}, "pat") }},
 		Before: func(testing.TB) { before = true },
 		Code:   "NOT_FOUND",
 		JSON: map[string]any{"method": "POST", "host": "belair.example", "remote": "192.0.2.10:40000",
 			"type": "application/json", "brand": "belair", "language": "fr", "cookie": "tok", "body": `{"a":"b"}`,
-			"n": 3.0, "errorCode": nil},
+			"n": 3.0, "who": "pat", "errorCode": nil},
 		Contains:    []string{`"n":3`},
 		NotContains: []string{"secret"},
 		Headers:     map[string]string{"X-Seen": "yes", "X-Absent": ""},
