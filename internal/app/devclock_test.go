@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -31,18 +30,7 @@ func TestDevClock(t *testing.T) {
 	belair, _ := a.Brands.ByID("belair")
 	call := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		req.Host = "belair.localhost"
-		req.Header.Set("api-key", belair.APIKey)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
+		return apiCall(t, a.Handler, "belair.localhost", belair.APIKey, method, path, body)
 	}
 	clockNow := func(out map[string]any) time.Time {
 		t.Helper()

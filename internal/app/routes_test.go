@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,17 @@ func testApp(t *testing.T, databaseURL string) *App {
 	}
 	t.Cleanup(func() { a.DB.Close() })
 	return a
+}
+
+// apiCall is a brand's API call: JSON to host with the API key, the answer's
+// status and its JSON object (nil when it is none).
+func apiCall(t testing.TB, h http.Handler, host, apiKey, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	got := testenv.Do(t, h, testenv.Request{Method: method, Path: path, Host: host, Body: body,
+		Headers: map[string]string{"api-key": apiKey, "Content-Type": "application/json"}})
+	var out map[string]any
+	_ = json.Unmarshal(got.Body, &out)
+	return got.Status, out
 }
 
 // eachDatabase runs fn on an application over SQLite and over PostgreSQL

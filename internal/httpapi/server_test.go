@@ -81,29 +81,35 @@ func do(t testing.TB, h http.Handler, method, target, host string, header map[st
 
 func TestPagesAndRedirects(t *testing.T) {
 	h, _ := testServer(t, Config{Dev: true})
-	page := func(name, target, host string, status int, location string) testenv.Scenario {
+	cases := []struct {
+		name, target, host string
+		status             int
+		location           string
+	}{
+		{"login", "/", "belair.localhost:8080", 200, ""},
+		{"known route with param", "/roadblock/technical", "belair.localhost", 200, ""},
+		{"unknown path is a 404 page", "/nope/zzz", "belair.localhost", 404, ""},
+		{"odd characters", "/%E2%80%AE%00x", "intact.localhost", 404, ""},
+		{"WAA keeps the query", "/WAA/not-found?x=1&y=2", "belair.localhost", 302, "/not-found?x=1&y=2"},
+		{"WAA root", "/WAA?x=1", "belair.localhost", 302, "/?x=1"},
+		{"WAA never protocol-relative (the mux cleans the path first)", "/WAA//evil.example/x", "belair.localhost", 307, "/WAA/evil.example/x"},
+		{"registration keeps the query", "/registration?a=b", "bna.localhost", 302, "/registration/identification?a=b"},
+		{"unknown smart path", "/create-an-account/zzz?q=1", "belair.localhost", 302, "/not-found"},
+		{"known smart path", "/create-an-account/identification", "belair.localhost", 200, ""},
+		{"plain localhost is belair in dev", "/", "localhost:8080", 200, ""},
+		{"unknown host", "/", "evil.example", 404, ""},
+		{"post to a page", "/not-found", "belair.localhost", 405, ""},
+	}
+	var scenarios []testenv.Scenario
+	for _, c := range cases {
 		method := http.MethodGet
-		if status == 405 {
+		if c.status == 405 {
 			method = http.MethodPost
 		}
-		return testenv.Scenario{Name: name, Request: testenv.Request{Method: method, Path: target, Host: host},
-			Status: status, Headers: map[string]string{"Location": location}}
+		scenarios = append(scenarios, testenv.Scenario{Name: c.name, Request: testenv.Request{Method: method, Path: c.target, Host: c.host},
+			Status: c.status, Headers: map[string]string{"Location": c.location}})
 	}
-	testenv.Run(t, h,
-		page("login", "/", "belair.localhost:8080", 200, ""),
-		page("known route with param", "/roadblock/technical", "belair.localhost", 200, ""),
-		page("unknown path is a 404 page", "/nope/zzz", "belair.localhost", 404, ""),
-		page("odd characters", "/%E2%80%AE%00x", "intact.localhost", 404, ""),
-		page("WAA keeps the query", "/WAA/not-found?x=1&y=2", "belair.localhost", 302, "/not-found?x=1&y=2"),
-		page("WAA root", "/WAA?x=1", "belair.localhost", 302, "/?x=1"),
-		page("WAA never protocol-relative (the mux cleans the path first)", "/WAA//evil.example/x", "belair.localhost", 307, "/WAA/evil.example/x"),
-		page("registration keeps the query", "/registration?a=b", "bna.localhost", 302, "/registration/identification?a=b"),
-		page("unknown smart path", "/create-an-account/zzz?q=1", "belair.localhost", 302, "/not-found"),
-		page("known smart path", "/create-an-account/identification", "belair.localhost", 200, ""),
-		page("plain localhost is belair in dev", "/", "localhost:8080", 200, ""),
-		page("unknown host", "/", "evil.example", 404, ""),
-		page("post to a page", "/not-found", "belair.localhost", 405, ""),
-	)
+	testenv.Run(t, h, scenarios...)
 }
 
 func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {

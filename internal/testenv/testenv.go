@@ -13,6 +13,7 @@ package testenv
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -129,4 +130,30 @@ func EachURL(t *testing.T, migrated bool, fn func(t *testing.T, url string)) {
 			fn(t, storetest.PostgresURL(t))
 		}
 	})
+}
+
+// BrandsDir is a brands directory of the test's own: the sample brand
+// files (config/brands/*.yaml) and the extra files named from the
+// repository's root (testdata/brands/acme.yaml), side by side.
+func BrandsDir(t testing.TB, extra ...string) string {
+	t.Helper()
+	root := RepoDir(t)
+	files, err := filepath.Glob(filepath.Join(root, "config", "brands", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sample brands: %v", err)
+	}
+	for _, f := range extra {
+		files = append(files, filepath.Join(root, f))
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
