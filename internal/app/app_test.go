@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -30,14 +29,7 @@ func TestMain(m *testing.M) {
 // it and signs a demo policyholder in through every wired layer: find,
 // authentication, the SSO form post, the session, sign out.
 func TestWiredSignIn(t *testing.T) {
-	ctx := context.Background()
-	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.DB.Close()
-	srv := httptest.NewServer(a.Handler)
-	defer srv.Close()
+	a, srv := devApp(t)
 	belair, _ := a.Brands.ByID("belair")
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}

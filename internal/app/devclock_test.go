@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -20,13 +19,7 @@ import (
 // outside --dev there is no such route.
 func TestDevClock(t *testing.T) {
 	ctx := context.Background()
-	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.DB.Close()
-	srv := httptest.NewServer(a.Handler)
-	defer srv.Close()
+	a, srv := devApp(t)
 	belair, _ := a.Brands.ByID("belair")
 	call := func(method, path, body string) (int, map[string]any) {
 		t.Helper()

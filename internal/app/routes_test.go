@@ -33,6 +33,20 @@ func testApp(t *testing.T, databaseURL string) *App {
 	return a
 }
 
+// devApp is the application as `guichet serve --dev` builds it, served on a
+// test server; both close when the test ends.
+func devApp(t *testing.T) (*App, *httptest.Server) {
+	t.Helper()
+	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.DB.Close() })
+	srv := httptest.NewServer(a.Handler)
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
 // apiCall is a brand's API call: JSON to host with the API key, the answer's
 // status and its JSON object (nil when it is none).
 func apiCall(t testing.TB, h http.Handler, host, apiKey, method, path, body string) (int, map[string]any) {
