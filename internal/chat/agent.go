@@ -53,10 +53,12 @@ func splitList(s string) []string {
 	return strings.Split(s, ",")
 }
 
-const agentSelect = `SELECT s.id, s.name, s.role, s.brands, COALESCE(a.status, 'away'), COALESCE(a.languages, ''),
+// agentSelect reads the enabled staff members (staff.MembersSQL) with
+// their chat presence: one query, on the path of every visitor's chat
+// configuration.
+var agentSelect = `SELECT s.id, s.name, s.role, s.brands, COALESCE(a.status, 'away'), COALESCE(a.languages, ''),
 	COALESCE(a.heartbeat_at, 0), COALESCE(a.last_assigned_at, 0)
-	FROM staff_accounts s LEFT JOIN chat_agents a ON a.staff_id = s.id
-	WHERE s.disabled_at = 0`
+	FROM ` + staff.MembersSQL() + ` s LEFT JOIN chat_agents a ON a.staff_id = s.id`
 
 func scanAgents(rows *sql.Rows) ([]Agent, error) {
 	defer rows.Close()
@@ -67,7 +69,7 @@ func scanAgents(rows *sql.Rows) ([]Agent, error) {
 		if err := rows.Scan(&a.ID, &a.Name, &role, &brands, &a.Status, &langs, &a.HeartbeatAt, &a.LastAssignedAt); err != nil {
 			return nil, err
 		}
-		a.Role, a.Brands, a.Languages = staff.Role(role), splitList(brands), splitList(langs)
+		a.Role, a.Brands, a.Languages = staff.Role(role), staff.ParseBrands(brands), splitList(langs)
 		out = append(out, a)
 	}
 	return out, rows.Err()
@@ -76,7 +78,7 @@ func scanAgents(rows *sql.Rows) ([]Agent, error) {
 // presentAgents are the agents available now with a fresh heartbeat.
 func (s *Service) presentAgents(ctx context.Context, q querier) ([]Agent, error) {
 	now := s.now()
-	rows, err := q.Query(ctx, agentSelect+" AND a.status = 'available' AND a.heartbeat_at >= ?", ms(now.Add(-PresenceWindow)))
+	rows, err := q.Query(ctx, agentSelect+" WHERE a.status = 'available' AND a.heartbeat_at >= ?", ms(now.Add(-PresenceWindow)))
 	if err != nil {
 		return nil, fmt.Errorf("chat agents: %w", err)
 	}
@@ -85,7 +87,7 @@ func (s *Service) presentAgents(ctx context.Context, q querier) ([]Agent, error)
 
 // agent reads one staff member's chat presence.
 func (s *Service) agent(ctx context.Context, q querier, id string) (Agent, error) {
-	rows, err := q.Query(ctx, agentSelect+" AND s.id = ?", id)
+	rows, err := q.Query(ctx, agentSelect+" WHERE s.id = ?", id)
 	if err != nil {
 		return Agent{}, err
 	}
@@ -254,11 +256,11 @@ func (s *Service) assignWaiting(ctx context.Context) error {
 // staffActive: the staff account exists and is not disabled
 // (ErrSignedOut otherwise).
 func (s *Service) staffActive(ctx context.Context, staffID string) error {
-	var n int
-	if err := s.DB.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", staffID).Scan(&n); err != nil {
+	ok, err := staff.Enabled(ctx, s.DB, staffID)
+	if err != nil {
 		return fmt.Errorf("chat staff: %w", err)
 	}
-	if n == 0 {
+	if !ok {
 		return ErrSignedOut
 	}
 	return nil

@@ -442,26 +442,18 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		if err := tx.Lock(ctx, "cobrowse.join:"+p.ID); err != nil {
 			return err
 		}
-		var fails int
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND event = ?
-			AND outcome = ? AND at > ?`, staff.AuditBrand, p.ID, EventJoin, ErrInvalidCode.Code,
-			now.Add(-GuessWindow).UnixMilli()).Scan(&fails); err != nil {
+		fails, nthAt, err := audit.Outcomes(ctx, tx, staff.AuditBrand, p.ID, EventJoin, ErrInvalidCode.Code,
+			now.Add(-GuessWindow), MaxCodeGuesses)
+		if err != nil {
 			return err
 		}
 		if fails >= MaxCodeGuesses {
 			// The wait: until the MaxCodeGuesses-th latest wrong guess leaves the window.
-			var at int64
-			if err := tx.QueryRow(ctx, `SELECT at FROM audit_events WHERE brand = ? AND account_id = ? AND event = ?
-				AND outcome = ? ORDER BY at DESC LIMIT 1 OFFSET ?`, staff.AuditBrand, p.ID, EventJoin, ErrInvalidCode.Code,
-				MaxCodeGuesses-1).Scan(&at); err != nil {
-				return err
-			}
 			limited := *ErrRateLimited
-			limited.RetryAfter = int((time.UnixMilli(at).Add(GuessWindow).Sub(now) + time.Second - 1) / time.Second)
+			limited.RetryAfter = int((nthAt.Add(GuessWindow).Sub(now) + time.Second - 1) / time.Second)
 			refusal = &limited
 			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, ErrRateLimited.Code)
 		}
-		var err error
 		if ValidCode(code) {
 			sess, err = getSession(ctx, tx, "code_hmac = ? AND status = 'waiting' AND code_expires_at > ?",
 				codes.HMAC(s.codeKey, code), now.UnixMilli())
