@@ -1,4 +1,10 @@
-package fanout
+// Package sockets is the registry of a hub's WebSockets, shared by chat's
+// hub (internal/chat/hub) and co-browse's (internal/cobrowse): each socket's
+// bounded JSON writes and last heard time, the reap of silent ones, the
+// close of every one with 1012 on shutdown, the hub's timers, and the
+// upgrade with small buffers (accept.go). LISTEN/NOTIFY, which wakes the
+// hubs of every instance, is internal/fanout's.
+package sockets
 
 import (
 	"context"

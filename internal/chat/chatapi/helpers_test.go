@@ -1,8 +1,10 @@
-package chat
+package chatapi
 
 import (
 	"context"
 	"encoding/json"
+	"guichet/internal/chat"
+	"guichet/internal/chat/hub"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -36,8 +38,8 @@ type env struct {
 	db     *store.DB
 	clock  *testclock.Clock
 	brands *brand.Registry
-	svc    *Service
-	hub    *Hub
+	svc    *chat.Service
+	hub    *hub.Hub
 	srv    *httptest.Server
 	front  *fanouttest.Front
 	// mu is the tests' own (a test's hooks share state with its checks).
@@ -46,17 +48,17 @@ type env struct {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	return newEnvWith(t, db, &LocalNotifier{})
+	return newEnvWith(t, db, &chat.LocalNotifier{})
 }
 
-// newEnvWith is newEnv with its own Notifier (an instance among several).
-func newEnvWith(t *testing.T, db *store.DB, n Notifier) *env {
+// newEnvWith is newEnv with its own chat.Notifier (an instance among several).
+func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
 	front := fanouttest.NewFront(t)
 	clock := testclock.At(tuesday10)
-	svc := &Service{DB: db, Brands: front.Brands.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: n}
+	svc := &chat.Service{DB: db, Brands: front.Brands.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: n}
 	e := &env{t: t, db: db, clock: clock, brands: front.Brands, svc: svc, front: front}
-	e.hub = NewHub(svc)
+	e.hub = hub.New(svc)
 	t.Cleanup(e.hub.Shutdown)
 	e.srv = httptest.NewServer(e.handler(e.hub))
 	t.Cleanup(e.srv.Close)
@@ -65,13 +67,13 @@ func newEnvWith(t *testing.T, db *store.DB, n Notifier) *env {
 
 // handler serves the chat's routes the way internal/httpapi does, with the
 // site and the staff member set by the test's front (fanouttest.Front).
-func (e *env) handler(hub *Hub) http.Handler {
-	return e.handlerWith(hub, &ConsoleHandler{Service: hub.svc, Hub: hub, AllBrands: e.brands.All})
+func (e *env) handler(hub *hub.Hub) http.Handler {
+	return e.handlerWith(hub, &ConsoleHandler{Service: e.svc, Hub: hub, AllBrands: e.brands.All})
 }
 
 // handlerWith is handler with the agents' routes served by c.
-func (e *env) handlerWith(hub *Hub, c *ConsoleHandler) http.Handler {
-	v := &Handler{Service: hub.svc, Hub: hub}
+func (e *env) handlerWith(hub *hub.Hub, c *ConsoleHandler) http.Handler {
+	v := &VisitorHandler{Service: e.svc, Hub: hub}
 	mux := http.NewServeMux()
 	for p, h := range map[string]api.Handler{
 		"GET /api/v1/salesforceConfig":              v.Config,
@@ -109,7 +111,7 @@ func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff
 // available makes an agent available in languages (a heartbeat now).
 func (e *env) available(p staff.Principal, languages ...string) {
 	e.t.Helper()
-	if err := e.svc.SetAvailability(context.Background(), p.ID, AgentAvailable, languages); err != nil {
+	if err := e.svc.SetAvailability(context.Background(), p.ID, chat.AgentAvailable, languages); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -265,7 +267,7 @@ func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 
 // realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
-func realBot(t *testing.T, e *env) Bot {
+func realBot(t *testing.T, e *env) chat.Bot {
 	t.Helper()
 	var ids []string
 	for _, b := range e.brands.All() {
@@ -276,4 +278,17 @@ func realBot(t *testing.T, e *env) Bot {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// insertConversation writes c as a fixture (what chat.Service.Start and
+// Offline store, without their checks).
+func insertConversation(ctx context.Context, tx *store.Tx, c chat.Conversation) error {
+	_, err := tx.Exec(ctx, `INSERT INTO chat_conversations (id, brand, province, language, kind, status, visitor_hash,
+		name, topic, page, roadblock, email, question, account_id, account_email, created_at, waiting_since, updated_at,
+		visitor_seen_at, search)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Brand, c.Province, c.Language, c.Kind, c.Status, c.VisitorHash, c.Name, c.Topic, c.Page, c.Roadblock,
+		c.Email, c.Question, c.AccountID, c.AccountEmail, c.CreatedAt, c.WaitingSince, c.UpdatedAt,
+		c.CreatedAt, strings.ToLower(c.Name+" "+c.Email+" "+c.AccountEmail))
+	return err
 }
