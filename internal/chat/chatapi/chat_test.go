@@ -180,66 +180,6 @@ func TestIdempotentClientID(t *testing.T) {
 	})
 }
 
-// TestTwoAgentsAcceptAtOnce: two agents accept the same conversation at
-// the same moment from their own goroutines, many times: each time exactly
-// one wins and the other gets 409 ALREADY_TAKEN.
-func TestTwoAgentsAcceptAtOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
-		scotia, _ := e.brands.ByID("scotia")
-		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
-		for _, a := range agents {
-			e.available(a, "en")
-		}
-		wins := map[string]int{}
-		const rounds = 30
-		for round := range rounds {
-			st, err := e.svc.Start(ctx, chat.StartInput{Brand: scotia, Province: "on", Language: "en", Name: "Alex", Topic: "Sign-in",
-				IP: fmt.Sprintf("203.0.113.%d", round)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			results := make([]error, 2)
-			for i, a := range agents {
-				wg.Go(func() {
-					<-start
-					_, results[i] = e.svc.Accept(ctx, a, st.Conversation.ID)
-				})
-			}
-			close(start)
-			wg.Wait()
-			ok, taken := 0, 0
-			for i, err := range results {
-				switch codeOf(err) {
-				case "":
-					ok++
-					wins[agents[i].ID]++
-				case "ALREADY_TAKEN":
-					taken++
-				default:
-					t.Fatalf("round %d: %v", round, err)
-				}
-			}
-			if ok != 1 || taken != 1 {
-				t.Fatalf("round %d: %d won, %d taken", round, ok, taken)
-			}
-			c, _ := e.svc.Get(ctx, st.Conversation.ID)
-			msgs, _ := e.svc.Messages(ctx, c.ID, 0, 0)
-			if c.Status != chat.StatusActive || len(msgs) != 1 {
-				t.Fatalf("round %d: %s with %d messages", round, c.Status, len(msgs))
-			}
-			// Free the winner for the next round.
-			if _, err := e.svc.End(ctx, c.ID, ""); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Logf("wins: %v", wins)
-	})
-}
-
 // TestMaxPerAgent: an agent holds at most the brand's maxPerAgent (3):
 // the fourth accept is 409 AGENT_LIMIT and leaves it waiting; ending one
 // frees a place.

@@ -64,34 +64,6 @@ func TestSearchFoldsCaseAndAccents(t *testing.T) {
 	})
 }
 
-// TestSearchFiltersBrandsBeforeTheLimit: a scotia supervisor finds the
-// scotia conversation among 200 newer ones of another brand.
-func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
-	sc, _ := e.brands.ByID("scotia")
-	in, _ := e.brands.ByID("intact")
-	if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Zed Scotia", Email: "z@example.com", Question: "zebra question"}); err != nil {
-		t.Fatal(err)
-	}
-	for range chat.SearchLimit {
-		e.clock.Advance(time.Second)
-		if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: in, Province: "on", Language: "en", Name: "Other", Email: "o@example.com", Question: "zebra question"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor, Brands: []string{"scotia"}}
-	items, err := e.svc.Search(ctx, sup, "zebra", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(items) != 1 || items[0].Brand != "scotia" {
-		t.Fatalf("scotia supervisor's search found %d; want 1", len(items))
-	}
-}
-
 // TestBadBytesAre400: a NUL or invalid UTF-8 in a search's q or brand, or
 // in a transfer's staffId, is 400 INVALID_FIELD (PostgreSQL refuses NUL
 // in text: it was a 500).
@@ -137,39 +109,6 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("%d search audit rows with the brand and q; want 2", n)
-	}
-}
-
-// TestQueueCapped: the queue lists at most chat.QueueLimit offline messages
-// (the longest waiting) with their total, and previews each question.
-func TestQueueCapped(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
-	sc, _ := e.brands.ByID("scotia")
-	question := strings.Repeat("é", 1500)
-	for i := range chat.QueueLimit + 5 {
-		e.clock.Advance(time.Second)
-		if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: sc, Province: "on", Language: "en", Name: fmt.Sprint("N", i),
-			Email: "z@example.com", Question: question}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
-	bob := e.addStaff("bob", "Bob", staff.RoleAgent, "intact")
-	q, err := e.svc.Queue(ctx, marie)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(q.Offline) != chat.QueueLimit || q.OfflineTotal != chat.QueueLimit+5 || q.Offline[0].Name != "N0" {
-		t.Fatalf("offline: %d items, total %d, first %s", len(q.Offline), q.OfflineTotal, q.Offline[0].Name)
-	}
-	if r := []rune(q.Offline[0].Question); len(r) != chat.QuestionPreview {
-		t.Fatalf("question preview of %d characters", len(r))
-	}
-	if q, err := e.svc.Queue(ctx, bob); err != nil || len(q.Offline) != 0 || q.OfflineTotal != 0 {
-		t.Fatalf("another brand's agent: %+v %v", q, err)
 	}
 }
 
@@ -304,42 +243,4 @@ func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 			t.Fatalf("transcript past the limit: %v", err)
 		}
 	}
-}
-
-// TestAutoAssignByWaitingSince: auto-assignment serves the one waiting
-// longest (waiting_since, as the queue shows it), not the one created
-// first: a bot conversation handed over late waits behind those queued
-// before its handover.
-func TestAutoAssignByWaitingSince(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
-		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
-		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
-		e.available(a1, "en")
-		e.available(a2, "en")
-		now := e.clock.Now().UnixMilli()
-		late := chat.Conversation{ID: "late-handover", Brand: "bna", Province: "on", Language: "en", Kind: chat.KindLive, Status: chat.StatusWaiting,
-			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
-		long := chat.Conversation{ID: "waiting-longer", Brand: "bna", Province: "on", Language: "en", Kind: chat.KindLive, Status: chat.StatusWaiting,
-			Name: "Waiting longer", CreatedAt: now - 300_000, WaitingSince: now - 300_000, UpdatedAt: now}
-		if err := db.InTx(ctx, func(tx *store.Tx) error {
-			if err := insertConversation(ctx, tx, late); err != nil {
-				return err
-			}
-			return insertConversation(ctx, tx, long)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := e.svc.AssignWaiting(ctx); err != nil {
-			t.Fatal(err)
-		}
-		// The first assigned goes to a1 (ties: the lower id), the next to a2.
-		if c, _ := e.svc.Get(ctx, long.ID); c.AgentID != a1.ID {
-			t.Fatalf("the conversation waiting longer went to %q; want it served first (a1)", c.AgentID)
-		}
-		if c, _ := e.svc.Get(ctx, late.ID); c.AgentID != a2.ID {
-			t.Fatalf("the late handover went to %q; want a2", c.AgentID)
-		}
-	})
 }

@@ -279,16 +279,3 @@ func realBot(t *testing.T, e *env) chat.Bot {
 	}
 	return b
 }
-
-// insertConversation writes c as a fixture (what chat.Service.Start and
-// Offline store, without their checks).
-func insertConversation(ctx context.Context, tx *store.Tx, c chat.Conversation) error {
-	_, err := tx.Exec(ctx, `INSERT INTO chat_conversations (id, brand, province, language, kind, status, visitor_hash,
-		name, topic, page, roadblock, email, question, account_id, account_email, created_at, waiting_since, updated_at,
-		visitor_seen_at, search)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.Brand, c.Province, c.Language, c.Kind, c.Status, c.VisitorHash, c.Name, c.Topic, c.Page, c.Roadblock,
-		c.Email, c.Question, c.AccountID, c.AccountEmail, c.CreatedAt, c.WaitingSince, c.UpdatedAt,
-		c.CreatedAt, strings.ToLower(c.Name+" "+c.Email+" "+c.AccountEmail))
-	return err
-}
