@@ -107,8 +107,8 @@ type Bot interface {
 type Service struct {
 	DB      *store.DB
 	Brands  func(id string) (*brand.Brand, bool)
-	Now     func() time.Time
-	Bot     Bot // nil: no bot answers (chatbot brands start waiting)
+	Now     func() time.Time // the app's one clock (nil: time.Now, in tests only)
+	Bot     Bot              // nil: no bot answers (chatbot brands start waiting)
 	Limiter *throttle.Limiter
 	// Notifier wakes the sockets (of every instance) after a commit.
 	Notifier Notifier

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"guichet/internal/brand"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
@@ -13,33 +12,29 @@ import (
 	"guichet/internal/throttle"
 )
 
-// tuesday10 is a Tuesday at 10:00 in Toronto: every brand with hours is
-// open in on and qc.
-var tuesday10 = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
-
 // env is one chat service on a fresh database, without HTTP (chatapi's
-// tests put the API and the sockets in front of one).
+// tests put the API and the sockets in front of one), its clock on a
+// Tuesday at 10:00 in Toronto (every brand with hours open in on and qc);
+// the front gives the brands (Brands) and the staff members.
 type env struct {
-	t      *testing.T
-	db     *store.DB
-	clock  *testclock.Clock
-	brands *brand.Registry
-	svc    *Service
-	front  *fanouttest.Front
+	*fanouttest.Front
+	t     *testing.T
+	db    *store.DB
+	svc   *Service
+	clock *testclock.Clock
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	front := fanouttest.NewFront(t)
-	clock := testclock.At(tuesday10)
-	svc := &Service{DB: db, Brands: front.Brands.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: &LocalNotifier{}}
-	return &env{t: t, db: db, clock: clock, brands: front.Brands, svc: svc, front: front}
+	e := &env{Front: fanouttest.NewFront(t), t: t, db: db, clock: testclock.At(time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC))}
+	e.svc = &Service{DB: db, Brands: e.Brands.ByID, Now: e.clock.Now, Limiter: throttle.New(db, e.clock.Now), Notifier: &LocalNotifier{}}
+	return e
 }
 
 // addStaff creates a staff member (role, brands served; none = all).
 func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff.Principal {
 	e.t.Helper()
-	return e.front.AddStaff(e.t, e.db, id, name, role, brands...)
+	return e.AddStaff(e.t, e.db, id, name, role, brands...)
 }
 
 // available makes an agent available in languages (a heartbeat now).

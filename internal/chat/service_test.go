@@ -21,7 +21,7 @@ func TestTwoAgentsAcceptAtOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		ctx := context.Background()
-		scotia, _ := e.brands.ByID("scotia")
+		scotia, _ := e.Brands.ByID("scotia")
 		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
 		for _, a := range agents {
 			e.available(a, "en")
@@ -81,8 +81,8 @@ func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
 	e := newEnv(t, db)
 	e.svc.Limiter = nil
 	ctx := context.Background()
-	sc, _ := e.brands.ByID("scotia")
-	in, _ := e.brands.ByID("intact")
+	sc, _ := e.Brands.ByID("scotia")
+	in, _ := e.Brands.ByID("intact")
 	if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Zed Scotia", Email: "z@example.com", Question: "zebra question"}); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestQueueCapped(t *testing.T) {
 	e := newEnv(t, db)
 	e.svc.Limiter = nil
 	ctx := context.Background()
-	sc, _ := e.brands.ByID("scotia")
+	sc, _ := e.Brands.ByID("scotia")
 	question := strings.Repeat("é", 1500)
 	for i := range QueueLimit + 5 {
 		e.clock.Advance(time.Second)
@@ -189,7 +189,7 @@ func TestAutoAssign(t *testing.T) {
 		e.available(french, "fr")
 		start := func(i int) Conversation {
 			t.Helper()
-			bna, _ := e.brands.ByID("bna")
+			bna, _ := e.Brands.ByID("bna")
 			st, err := e.svc.Start(ctx, StartInput{Brand: bna, Province: "on", Language: "en", Name: "Alex", Topic: "Claims",
 				IP: fmt.Sprintf("192.0.2.%d", i)})
 			if err != nil {

@@ -351,7 +351,7 @@ func (s *Service) MarkRead(ctx context.Context, id string, agent bool, seq int64
 	if n, _ := res.RowsAffected(); n > 0 {
 		// The conversation's sockets show the read receipt. No queue
 		// wake-up: an agent's read changes only that agent's unread
-		// counts, which their socket patches at once (agentSocket.patch)
+		// counts, which their socket patches at once (chatapi's agent socket, Patch)
 		// and the poll patches on their other sockets; a wake-up would
 		// make every queue read the database at each read.
 		s.notify(ctx, id, false)
