@@ -35,7 +35,7 @@ type Hub struct {
 
 	mu    sync.Mutex
 	subs  map[string]map[*sub]struct{}
-	socks *sockets.Sockets
+	socks *sockets.Registry
 	ctx   context.Context
 	stop  context.CancelFunc
 }
@@ -44,7 +44,7 @@ type Hub struct {
 func NewHub(svc *Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, subs: map[string]map[*sub]struct{}{},
-		socks: sockets.NewSockets(ctx), ctx: ctx, stop: stop}
+		socks: sockets.NewRegistry(ctx), ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}

@@ -62,7 +62,7 @@ type Hub struct {
 	mu     sync.Mutex
 	convs  map[string]map[Waker]struct{}
 	queues map[Waker]struct{}
-	socks  *sockets.Sockets
+	socks  *sockets.Registry
 	// held counts the open sockets per conversation and per client
 	// address (the caps: MaxSocketsPerConversation, MaxSocketsPerIP).
 	held map[string]int
@@ -79,7 +79,7 @@ type Hub struct {
 func New(svc *chat.Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, convs: map[string]map[Waker]struct{}{},
-		queues: map[Waker]struct{}{}, socks: sockets.NewSockets(ctx), held: map[string]int{}, seen: map[string]seenKey{}, ctx: ctx, stop: stop}
+		queues: map[Waker]struct{}{}, socks: sockets.NewRegistry(ctx), held: map[string]int{}, seen: map[string]seenKey{}, ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}
@@ -240,7 +240,7 @@ func (h *Hub) Reserve(keys map[string]int) (func(), bool) {
 func (h *Hub) Sockets() int { return h.socks.Len() }
 
 // Registry is the hub's socket registry (chatapi adds its sockets there).
-func (h *Hub) Registry() *sockets.Sockets { return h.socks }
+func (h *Hub) Registry() *sockets.Registry { return h.socks }
 
 // Context is the hub's: done when it shuts down (the sockets' reads and
 // writes run on it).
@@ -267,7 +267,7 @@ func (h *Hub) Shutdown() {
 // changed since the last poll (with a margin for transactions still
 // committing and clocks of other instances) wake the subscribers that are
 // behind them, and any change wakes the queues; every minute it ends the
-// abandoned conversations; silent sockets are closed (sockets.Sockets.Run).
+// abandoned conversations; silent sockets are closed (sockets.Registry.Run).
 func (h *Hub) Run(ctx context.Context) error {
 	return h.socks.Run(ctx, sockets.Every{Interval: h.PollInterval, Do: func(ctx context.Context) {
 		if err := h.Poll(ctx); err != nil && ctx.Err() == nil {
