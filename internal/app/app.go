@@ -24,6 +24,8 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
+	"guichet/internal/chat/chatapi"
+	"guichet/internal/chat/hub"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
@@ -348,7 +350,7 @@ type App struct {
 	// Staff is the staff accounts and console sessions (issue 16).
 	Staff *staff.Service
 	// ChatHub fans live chat out to this instance's sockets.
-	ChatHub *chat.Hub
+	ChatHub *hub.Hub
 	// CobrowseHub relays co-browse sessions to this instance's sockets.
 	CobrowseHub *cobrowse.Hub
 	// Fanout wakes the other instances' sockets (PostgreSQL; nil on SQLite).
@@ -580,10 +582,10 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 		svc.Bot = a.chatBot
 	}
 
-	hub := chat.NewHub(svc)
-	a.ChatHub = hub
-	a.workers = append(a.workers, hub.Run)
-	deps.Chat = &chat.Handler{Service: svc, Hub: hub, Account: func(r *http.Request) (string, string) {
+	chatHub := hub.New(svc)
+	a.ChatHub = chatHub
+	a.workers = append(a.workers, chatHub.Run)
+	deps.Chat = &chatapi.VisitorHandler{Service: svc, Hub: chatHub, Account: func(r *http.Request) (string, string) {
 		s, err := deps.SSO.Current(r)
 		if err != nil {
 			return "", ""
@@ -594,7 +596,7 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 		}
 		return acc.ID, acc.Email
 	}}
-	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All,
+	deps.ChatConsole = &chatapi.ConsoleHandler{Service: svc, Hub: chatHub, AllBrands: a.Brands.All,
 		// An agent's socket re-checks the session it opened with (signed
 		// out, expired, idle, account disabled: closed with 4401); the
 		// agent's actions on it keep the session alive (Lookup), its

@@ -11,7 +11,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
-	"guichet/internal/chat"
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
@@ -79,8 +79,8 @@ type Deps struct {
 	Console *console.Handler
 	// Chat is the visitor's live chat (issue 17) on the brand hosts;
 	// ChatConsole the agents' side on the console host.
-	Chat        *chat.Handler
-	ChatConsole *chat.ConsoleHandler
+	Chat        *chatapi.VisitorHandler
+	ChatConsole *chatapi.ConsoleHandler
 	// Cobrowse is the visitor's co-browse (issue 18, docs/cobrowse.md);
 	// CobrowseConsole the agents' side.
 	Cobrowse        *cobrowse.Handler

@@ -546,7 +546,7 @@ func (r *chatRoom) read(ctx context.Context, ws *websocket.Conn) {
 }
 
 // keepAlive sends the widget's and the console's ping frame every 20 s
-// (the instances close a socket silent for 75 s: fanout.IdleTimeout, and
+// (the instances close a socket silent for 75 s: sockets.IdleTimeout, and
 // an agent whose socket stops beating is no longer available) until done.
 func keepAlive(ws *websocket.Conn, done <-chan struct{}) {
 	tick := time.NewTicker(20 * time.Second)
