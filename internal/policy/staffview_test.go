@@ -5,10 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"guichet/config"
-	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -18,15 +15,8 @@ import (
 func TestStaffView(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-		reg, err := brand.LoadFS(config.Brands(), "embedded")
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
-			"belair,BEL1234,auto,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex@example.com,,,false,active\n" +
-			"belair,BEL1234,auto,on,driver,Zoe,Martin,1982-04-12,M5V 2T6,,,zoe@example.com,,,false,active\n"
-		if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: now}).Import(ctx, strings.NewReader(file)); err != nil {
+		now := importNow
+		if _, err := importer(t, db).Import(ctx, strings.NewReader(goodFile)); err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range []string{"acc1", "acc2"} {

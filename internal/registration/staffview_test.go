@@ -25,17 +25,18 @@ func TestOpenFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		file := "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
-			"belair,BEL1234,auto,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex@example.com,,,false,active\n" +
-			"belair,BEL1234,auto,on,driver,Zoe,Martin,1982-04-12,M5V 2T6,,,zoe@example.com,,,false,active\n"
-		if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: now}).Import(ctx, strings.NewReader(file)); err != nil {
+		if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: now}).Import(ctx, strings.NewReader(people)); err != nil {
 			t.Fatal(err)
 		}
-		people, err := policy.People(ctx, db, "belair", "BEL1234")
-		if err != nil || len(people) != 2 {
-			t.Fatalf("People = %v, %v", people, err)
+		var ids [2]string
+		for i, number := range []string{"REG0001", "REG0002"} {
+			found, err := policy.People(ctx, db, "belair", number)
+			if err != nil || len(found) != 1 {
+				t.Fatalf("People(%s) = %v, %v", number, found, err)
+			}
+			ids[i] = found[0].ID
 		}
-		alex, zoe := people[0].ID, people[1].ID
+		alex, zoe := ids[0], ids[1]
 		ms := func(d time.Duration) int64 { return now.Add(d).UnixMilli() }
 		for _, r := range []struct {
 			id, brand, person, email string
@@ -53,7 +54,7 @@ func TestOpenFor(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ids := func(person ...string) []string {
+		open := func(person ...string) []string {
 			t.Helper()
 			open, err := registration.OpenFor(ctx, db, "belair", "alex@example.com", person, now)
 			if err != nil {
@@ -68,10 +69,10 @@ func TestOpenFor(t *testing.T) {
 			}
 			return out
 		}
-		if got, want := ids(alex), []string{"by-person", "by-email"}; !slices.Equal(got, want) {
+		if got, want := open(alex), []string{"by-person", "by-email"}; !slices.Equal(got, want) {
 			t.Fatalf("OpenFor = %v, want %v", got, want)
 		}
-		if got, want := ids(), []string{"by-email"}; !slices.Equal(got, want) {
+		if got, want := open(), []string{"by-email"}; !slices.Equal(got, want) {
 			t.Fatalf("OpenFor without people = %v, want %v", got, want)
 		}
 	})
