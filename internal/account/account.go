@@ -90,7 +90,7 @@ const selectAccount = `SELECT id, brand, email, status, ubi_driver, first_name, 
 	postal_code, phone, date_of_birth, created_at, locked_until, disabled_at,
 	password_hash, temp_hash, temp_expires_at, temp_failures, lock_level FROM accounts `
 
-func scanRecord(row *sql.Row) (record, error) {
+func scanRecord(row interface{ Scan(dest ...any) error }) (record, error) {
 	var r record
 	var status string
 	var ubi int

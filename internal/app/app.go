@@ -515,9 +515,10 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	}
 	a.Staff = staffs
 	deps.Staff = &staff.Handler{Service: staffs, Dev: a.cfg.Dev}
-	deps.Console = &console.Handler{DB: a.DB, Accounts: accounts, Tokens: tokens, Brands: a.Brands.ByID, Now: a.cfg.clock(),
-		Staff: staffs, ConsoleOrigin: ConsoleOrigin(a.cfg),
-		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, a.cfg.Dev, a.cfg.Addr) }}
+	deps.Console = &console.Handler{Service: &console.Service{DB: a.DB, Accounts: accounts, Tokens: tokens,
+		Brands: a.Brands.ByID, Now: a.cfg.clock(), Staff: staffs,
+		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, a.cfg.Dev, a.cfg.Addr) }},
+		ConsoleOrigin: ConsoleOrigin(a.cfg)}
 	retention, err := a.cfg.auditRetention()
 	if err != nil {
 		return err
