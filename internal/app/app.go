@@ -26,6 +26,7 @@ import (
 	"guichet/internal/chat/bot"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
+	"guichet/internal/devseed"
 	"guichet/internal/emailtoken"
 	"guichet/internal/fanout"
 	"guichet/internal/httpapi"
@@ -546,17 +547,17 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	})
 
 	if a.cfg.Dev {
-		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
+		demo, err := devseed.Accounts(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
 		slog.Info("demo accounts ready", "count", len(demo))
-		people, err := registration.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
+		people, err := devseed.RegistrationPeople(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}
 		slog.Info("registration demo people ready", "count", len(people))
-		invited, err := emailtoken.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
+		invited, err := devseed.TokenPeople(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}

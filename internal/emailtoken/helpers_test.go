@@ -17,6 +17,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
@@ -88,7 +89,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	regs.Limits = registration.Limits{}
+	regs.Limits = identity.Limits{}
 	recoveries, err := recovery.New(ctx, accounts)
 	if err != nil {
 		t.Fatal(err)

@@ -51,13 +51,17 @@ func RenewPINs(ctx context.Context, tx *store.Tx, first, last string, now time.T
 	return nil
 }
 
-// SetAccountByName records accountID as the account of the people named
-// first (and last, unless empty) on a brand's policy (number as stored),
-// leaving updated_at as it is.
+// SetAccountByName records accountID ("": none) as the account of the
+// people named first (and last, unless empty) on a brand's policy (number
+// as stored), leaving updated_at as it is.
 func SetAccountByName(ctx context.Context, tx *store.Tx, brand, number, first, last, accountID string) error {
+	var account any = accountID
+	if accountID == "" {
+		account = nil
+	}
 	q := `UPDATE insured_people SET account_id = ?
 		WHERE brand = ? AND first_name = ? AND policy_id = (SELECT id FROM policies WHERE brand = ? AND number = ?)`
-	args := []any{accountID, brand, first, brand, number}
+	args := []any{account, brand, first, brand, number}
 	if last != "" {
 		q += " AND last_name = ?"
 		args = append(args, last)

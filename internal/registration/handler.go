@@ -8,6 +8,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/rules"
 	"guichet/internal/throttle"
@@ -186,9 +187,9 @@ func (h *Handler) normalize(r *http.Request, v Validation, value string) (string
 	}
 	o, _ := reg.option(v.ValidationID)
 	switch o.Method {
-	case MethodEmail, MethodSMS, MethodAskEmailCode:
+	case identity.MethodEmail, identity.MethodSMS, MethodAskEmailCode:
 		return rules.SecurityCode(value)
-	case MethodPIN:
+	case identity.MethodPIN:
 		return rules.PIN(value)
 	case MethodAskEmail, MethodAskUsername:
 		return rules.Email(value)

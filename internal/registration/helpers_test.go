@@ -15,6 +15,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/registration"
 	"guichet/internal/store"
@@ -85,7 +86,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Limits = registration.Limits{}
+	svc.Limits = identity.Limits{}
 	e := &env{t: t, db: db, clock: c, svc: svc, belair: b, seen: map[string]bool{}}
 	// The owner registered already: an account linked to OWN0001.
 	hash, err := account.NewHasher(testParams).Hash(ctx, ownerPass)

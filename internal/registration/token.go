@@ -11,6 +11,7 @@ import (
 	"guichet/internal/audit"
 	"guichet/internal/codes"
 	"guichet/internal/emailtoken"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/rules"
 	"guichet/internal/store"
@@ -43,7 +44,7 @@ var _ emailtoken.Registrations = (*Service)(nil)
 func (s *Service) OpenForToken(ctx context.Context, tx *store.Tx, o emailtoken.Opening) (emailtoken.Opened, error) {
 	now := s.Now()
 	r := registration{brand: o.Brand, personID: o.PersonID, options: []Option{}, language: emailLanguage(o.Language, ""),
-		province: o.Province, expiresAt: now.Add(TTL).UnixMilli()}
+		province: o.Province, expiresAt: now.Add(identity.TTL).UnixMilli()}
 	method := ""
 	switch o.Action {
 	case emailtoken.ActionRegister:
