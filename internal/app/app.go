@@ -504,8 +504,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		smart.TTL = ttl
 	}
 	deps.Smart = &smartreg.Handler{Service: smart}
-	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find,
-		LinkRegistration: deps.Registration.Authentication, IsRegistration: registrations.IsRegistration}
+	deps.Account = &account.Handler{Service: accounts}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)

@@ -155,6 +155,10 @@ type Validation struct {
 	// emailProof: link), which points to BaseURL (the site's origin).
 	EmailLink bool
 	BaseURL   string
+	// loaded is the registration as handler.go read it to check Value
+	// (nil: Validate reads it); Validate goes on with it rather than read
+	// the row again.
+	loaded *registration
 }
 
 // Step answers a validation call. Sent: a code left (200 with the option
@@ -178,9 +182,14 @@ func (s *Service) Validate(ctx context.Context, v Validation) (Step, error) {
 	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(v.IP), e); err != nil {
 		return Step{}, err
 	}
-	r, err := load(ctx, s.DB, v.Brand, v.ID)
-	if err != nil {
-		return Step{}, err
+	var r registration
+	if v.loaded != nil {
+		r = *v.loaded
+	} else {
+		var err error
+		if r, err = load(ctx, s.DB, v.Brand, v.ID); err != nil {
+			return Step{}, err
+		}
 	}
 	o, ok := r.option(v.ValidationID)
 	if !ok || !r.live(s.Now()) {

@@ -15,6 +15,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/httpapi"
 	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/registration"
@@ -114,9 +115,9 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		t.Fatal(err)
 	}
 	h := &registration.Handler{Service: svc}
-	login := &account.Handler{Service: accounts, Registration: h.Find}
+	login := &account.Handler{Service: accounts}
 	mux := http.NewServeMux()
-	mux.Handle("POST /api/v1/accounts/find", api.Handler(login.Find))
+	mux.Handle("POST /api/v1/accounts/find", httpapi.FindOverload(login.Find, h.Find))
 	mux.Handle("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", api.Handler(h.Validate))
 	mux.Handle("POST /api/v1/registrations/{id}/authentication", api.Handler(h.Authentication))
 	mux.Handle("POST /api/v1/accounts/{id}/create", api.Handler(h.Create))
