@@ -39,7 +39,7 @@ func TestDemoPINOnlyRegistersOnEveryBrand(t *testing.T) {
 
 			status, found, _ := call("POST", "/api/v1/accounts/find", map[string]string{
 				"policyNumber": devseed.PolicyNumber(b, "REG", 9), "firstName": "Pia", "lastName": "Lettre",
-				"dateOfBirth": devseed.RegistrationDateOfBirth, "postalCode": devseed.PostalCode(b.DefaultProvince)})
+				"dateOfBirth": devseed.DateOfBirth, "postalCode": devseed.PostalCode(b.DefaultProvince)})
 			if status != 240 {
 				t.Fatalf("find: %d %v", status, found)
 			}
@@ -103,7 +103,7 @@ func TestDemoUBILinkBySpecPath(t *testing.T) {
 	call := apiCaller(t, srv, b)
 	status, found, _ := call("POST", "/api/v1/accounts/find", map[string]string{
 		"policyNumber": devseed.PolicyNumber(b, "REG", 7), "firstName": "Ubald", "lastName": "Conduit",
-		"dateOfBirth": devseed.RegistrationDateOfBirth, "postalCode": devseed.PostalCode(b.DefaultProvince)})
+		"dateOfBirth": devseed.DateOfBirth, "postalCode": devseed.PostalCode(b.DefaultProvince)})
 	if status != 240 || found["ubiMatchPH"] != true {
 		t.Fatalf("find: %d %v", status, found)
 	}

@@ -7,11 +7,21 @@
 package devseed
 
 import (
+	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"guichet/internal/brand"
+	"guichet/internal/policy"
 	"guichet/internal/rules"
+	"guichet/internal/store"
 )
+
+// DateOfBirth is the date of birth of the registration and token demo
+// people but those of a demo account (the already registered registration
+// person, TOK-0004 and TOK-0009: the account's).
+const DateOfBirth = "1985-03-14"
 
 // postalCodes gives a plausible postal code for a brand's default
 // province.
@@ -41,4 +51,17 @@ func PolicyNumber(b *brand.Brand, prefix string, n int) string {
 		}
 	}
 	return fmt.Sprintf("%0*d", f.Length, n)
+}
+
+// importPeople imports demo people from a policy CSV (policy.Columns, the
+// header included) under lock, for the brands given.
+func importPeople(ctx context.Context, db *store.DB, brands []*brand.Brand, csv, lock string, now time.Time) error {
+	byID := map[string]*brand.Brand{}
+	for _, b := range brands {
+		byID[b.ID] = b
+	}
+	im := &policy.Importer{DB: db, Now: now, Lock: lock,
+		Brands: func(id string) (*brand.Brand, bool) { b, ok := byID[id]; return b, ok }}
+	_, err := im.Import(ctx, strings.NewReader(csv))
+	return err
 }

@@ -16,10 +16,6 @@ import (
 // PIN is the registration PIN of the --dev PIN demo person (README).
 const PIN = "AB12CD34"
 
-// RegistrationDateOfBirth is the date of birth of every --dev registration demo
-// person but the already registered one (the demo account's).
-const RegistrationDateOfBirth = "1985-03-14"
-
 // RegistrationPerson is one --dev registration demo person, for the README and
 // docs/registration-demo.md.
 type RegistrationPerson struct {
@@ -73,7 +69,7 @@ func RegistrationPeople(ctx context.Context, db *store.DB, brands []*brand.Brand
 		province := b.DefaultProvince
 		postal := PostalCode(province)
 		for _, d := range registrationPeople {
-			number, dob := PolicyNumber(b, "REG", d.n), RegistrationDateOfBirth
+			number, dob := PolicyNumber(b, "REG", d.n), DateOfBirth
 			if d.n == 0 {
 				a, err := account.ByEmail(ctx, db, b.ID, "demo@"+b.ID+".example")
 				if err != nil {
@@ -103,13 +99,7 @@ func RegistrationPeople(ctx context.Context, db *store.DB, brands []*brand.Brand
 				DateOfBirth: dob, PostalCode: postal, Case: strings.ReplaceAll(what, "<brand>", b.ID)})
 		}
 	}
-	byID := map[string]*brand.Brand{}
-	for _, b := range brands {
-		byID[b.ID] = b
-	}
-	im := &policy.Importer{DB: db, Now: now, Lock: registrationLock,
-		Brands: func(id string) (*brand.Brand, bool) { b, ok := byID[id]; return b, ok }}
-	if _, err := im.Import(ctx, strings.NewReader(csv.String())); err != nil {
+	if err := importPeople(ctx, db, brands, csv.String(), registrationLock, now); err != nil {
 		return nil, fmt.Errorf("registration demo: %w", err)
 	}
 	err := db.InTx(ctx, func(tx *store.Tx) error {

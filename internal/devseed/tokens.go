@@ -13,10 +13,6 @@ import (
 	"guichet/internal/store"
 )
 
-// TokenDateOfBirth is the date of birth of the --dev token demo people but
-// TOK-0004 (whose is the francais demo account's).
-const TokenDateOfBirth = "1985-03-14"
-
 // TokenCellPhone is the cell phone on file of the UBI driver TOK-0003.
 const TokenCellPhone = "5145550303"
 
@@ -65,7 +61,7 @@ func TokenPeople(ctx context.Context, db *store.DB, brands []*brand.Brand, now t
 	for _, b := range brands {
 		province := b.DefaultProvince
 		for _, d := range tokenPeople {
-			number, dob, postal := tokenNumber(b, d.n), TokenDateOfBirth, PostalCode(province)
+			number, dob, postal := tokenNumber(b, d.n), DateOfBirth, PostalCode(province)
 			email := d.local + "@" + b.ID + ".example"
 			if d.owns != "" {
 				a, err := account.ByEmail(ctx, db, b.ID, d.owns+"@"+b.ID+".example")
@@ -81,13 +77,7 @@ func TokenPeople(ctx context.Context, db *store.DB, brands []*brand.Brand, now t
 				Email: email, Action: d.action})
 		}
 	}
-	byID := map[string]*brand.Brand{}
-	for _, b := range brands {
-		byID[b.ID] = b
-	}
-	im := &policy.Importer{DB: db, Now: now, Lock: tokenLock,
-		Brands: func(id string) (*brand.Brand, bool) { b, ok := byID[id]; return b, ok }}
-	if _, err := im.Import(ctx, strings.NewReader(csv.String())); err != nil {
+	if err := importPeople(ctx, db, brands, csv.String(), tokenLock, now); err != nil {
 		return nil, fmt.Errorf("token demo: %w", err)
 	}
 	err := db.InTx(ctx, func(tx *store.Tx) error {

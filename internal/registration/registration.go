@@ -29,12 +29,10 @@ import (
 )
 
 // Limits of the flow (spec §9) besides identity's (TTL, CodeTTL,
-// CodeGuesses, MaxResends, Limits).
+// CodeGuesses, MaxResends, Limits) and account.PhoneLock.
 const (
 	// CreateTries is spec §9's "create password: 5".
 	CreateTries = 5
-	// PhoneLock is spec §9's account lock after a wrong phone number.
-	PhoneLock = 24 * time.Hour
 )
 
 // Audit event names written by this package.

@@ -30,7 +30,7 @@ var (
 	// create is not the person's (spec §8.3 1002).
 	ErrIdentity = errors.New("registration: wrong postal code or date of birth")
 	// ErrWrongCellphone: a UBI driver's wrong cell phone with a token
-	// create, now or in the last PhoneLock (the person is locked).
+	// create, now or in the last account.PhoneLock (the person is locked).
 	ErrWrongCellphone = errors.New("registration: wrong cell phone, person locked")
 )
 
@@ -131,7 +131,7 @@ type TokenCreation struct {
 
 // CreateWithToken creates the account of a token registration. The person
 // locked after a wrong cell phone is refused (ErrWrongCellphone); a wrong
-// cell phone closes the registration and locks the person PhoneLock; a
+// cell phone closes the registration and locks the person account.PhoneLock; a
 // wrong postal code or date of birth counts as a refused password
 // (ErrIdentity, the CreateTries-th ErrCreateTries). Then Create, which also
 // consumes the token in its transaction: of concurrent creates one wins,
@@ -240,7 +240,7 @@ func (s *Service) refuseCreate(ctx context.Context, r registration, e audit.Even
 	return answer
 }
 
-// wrongCellphone closes the registration and locks the person PhoneLock
+// wrongCellphone closes the registration and locks the person account.PhoneLock
 // (spec §9), audited, in one transaction.
 func (s *Service) wrongCellphone(ctx context.Context, r registration, p policy.Person, e audit.Event) error {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -250,7 +250,7 @@ func (s *Service) wrongCellphone(ctx context.Context, r registration, p policy.P
 		if _, err := move(ctx, tx, next, r); err != nil {
 			return err
 		}
-		if err := policy.LockPerson(ctx, tx, p.ID, now.Add(PhoneLock), now); err != nil {
+		if err := policy.LockPerson(ctx, tx, p.ID, now.Add(account.PhoneLock), now); err != nil {
 			return err
 		}
 		e.Event, e.Outcome, e.AccountID = EventWrongPhone, account.OutcomeWrongPhone, ""

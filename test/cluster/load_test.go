@@ -382,7 +382,7 @@ func errStatus(err error) int {
 func registrationBody(i int) string {
 	number := fmt.Sprintf("L%02d-%04d", i/10000%100, i%10000)
 	return fmt.Sprintf(`{"policyNumber":%q,"firstName":"Nora","lastName":"Aucun","dateOfBirth":%q,"postalCode":%q}`,
-		number, devseed.RegistrationDateOfBirth, devseed.PostalCode("on"))
+		number, devseed.DateOfBirth, devseed.PostalCode("on"))
 }
 
 // idle holds visitor chat sockets open (belair's bot conversations, each
