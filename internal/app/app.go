@@ -28,6 +28,7 @@ import (
 	"guichet/internal/chat/hub"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
+	"guichet/internal/devseed"
 	"guichet/internal/emailtoken"
 	"guichet/internal/fanout"
 	"guichet/internal/httpapi"
@@ -505,8 +506,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		smart.TTL = ttl
 	}
 	deps.Smart = &smartreg.Handler{Service: smart}
-	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find,
-		LinkRegistration: deps.Registration.Authentication, IsRegistration: registrations.IsRegistration}
+	deps.Account = &account.Handler{Service: accounts}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
@@ -549,17 +549,17 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	})
 
 	if a.cfg.Dev {
-		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
+		demo, err := devseed.Accounts(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
 		slog.Info("demo accounts ready", "count", len(demo))
-		people, err := registration.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
+		people, err := devseed.RegistrationPeople(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}
 		slog.Info("registration demo people ready", "count", len(people))
-		invited, err := emailtoken.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
+		invited, err := devseed.TokenPeople(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}

@@ -63,8 +63,9 @@ type Deps struct {
 	Account  *account.Handler
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
-	// Registration is legacy registration (its find goes through
-	// Account.Find, which dispatches on the payload).
+	// Registration is legacy registration (accounts/find and
+	// accounts/{id}/authentication are dispatched between it and Account
+	// in overload.go).
 	Registration *registration.Handler
 	// Tokens is the emailed magic-link tokens (issue 14): public reads and
 	// the admin API (NewAdmin).

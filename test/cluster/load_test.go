@@ -21,8 +21,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"guichet/internal/account"
-	"guichet/internal/registration"
+	"guichet/internal/devseed"
 	"guichet/internal/sso"
 )
 
@@ -383,7 +382,7 @@ func errStatus(err error) int {
 func registrationBody(i int) string {
 	number := fmt.Sprintf("L%02d-%04d", i/10000%100, i%10000)
 	return fmt.Sprintf(`{"policyNumber":%q,"firstName":"Nora","lastName":"Aucun","dateOfBirth":%q,"postalCode":%q}`,
-		number, registration.DemoDateOfBirth, account.DemoPostalCode("on"))
+		number, devseed.DateOfBirth, devseed.PostalCode("on"))
 }
 
 // idle holds visitor chat sockets open (belair's bot conversations, each
