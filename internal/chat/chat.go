@@ -5,7 +5,7 @@
 // tables chat_agents, chat_conversations and chat_messages. It knows
 // nothing of HTTP: it returns the domain errors below, which the API maps.
 //
-// It is larger than the others (about 2,400 lines) for a reason: every
+// Size: larger than the others (about 2,400 lines) for a reason: every
 // change of a conversation, whoever makes it (visitor, agent, queue,
 // co-browse, the sweep), takes the conversation's row lock and appends
 // its message in one transaction (lockLive, appendMessage, assignTx), and
