@@ -6,6 +6,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
+	"guichet/internal/devseed"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -16,7 +17,7 @@ func TestSeedDemo(t *testing.T) {
 		e := newEnv(t, db)
 		ctx := context.Background()
 		brands := []*brand.Brand{belair, intact}
-		list, err := account.SeedDemo(ctx, db, brands, account.DefaultParams, e.Clock.Now())
+		list, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.Clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,9 +74,9 @@ func TestSeedDemo(t *testing.T) {
 			for _, c := range cases {
 				t.Run(b.ID+"/"+c.local, func(t *testing.T) {
 					email := c.local + "@" + b.ID + ".example"
-					pw := account.DemoPassword
+					pw := devseed.Password
 					if c.local == "temp" {
-						pw = account.DemoTemporaryPassword
+						pw = devseed.TemporaryPassword
 					}
 					if status, find := signIn(b, email, pw); status != c.wantStatus || find != c.wantFind {
 						t.Fatalf("sign in: %d (find %s), want %d (find %s)", status, find, c.wantStatus, c.wantFind)
@@ -116,13 +117,13 @@ func TestSeedDemo(t *testing.T) {
 			temp, _ := account.ByEmail(ctx, db, "belair", "temp@belair.example")
 			e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "wrong"})
 		}
-		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 409 {
+		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 409 {
 			t.Fatalf("three wrong tries left the temporary password usable: %d", status)
 		}
-		if _, err := account.SeedDemo(ctx, db, brands, account.DefaultParams, e.Clock.Now()); err != nil {
+		if _, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.Clock.Now()); err != nil {
 			t.Fatal(err)
 		}
-		if status, _ := signIn(belair, "temp@belair.example", account.DemoTemporaryPassword); status != 200 {
+		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 200 {
 			t.Fatalf("seeding again did not restore the temporary password: %d", status)
 		}
 		var accounts, policies, links int

@@ -1,11 +1,7 @@
 package account
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -25,38 +21,17 @@ import (
 //	POST /api/v1/accounts/{id}/notification     Notification
 type Handler struct {
 	Service *Service
-	// Registration answers the registration variant of find (a body with
-	// policyNumber; internal/registration); nil: the login variant only.
-	Registration api.Handler
-	// LinkRegistration answers authentication when {id} is a registration
-	// of the brand (IsRegistration): the UBI link of an email token
-	// (internal/registration); nil: the sign-in only.
-	LinkRegistration api.Handler
-	IsRegistration   func(ctx context.Context, brand, id string) (bool, error)
 }
 
 type findForm struct {
 	Email string `json:"email"`
 }
 
-// Find is POST api/v1/accounts/find. A body naming a policyNumber is the
-// registration variant, answered by h.Registration; otherwise the login
-// variant: {"email"}. 200 {id, status: "A"|"T", email}; 404 when no account
+// Find is the login variant of POST api/v1/accounts/find (the route table
+// sends a body naming a policyNumber to registration: httpapi's
+// FindOverload): {"email"}. 200 {id, status: "A"|"T", email}; 404 when no account
 // has that email.
 func (h *Handler) Find(w http.ResponseWriter, r *http.Request) error {
-	if h.Registration != nil {
-		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, api.MaxBody))
-		if err != nil {
-			return api.ErrBodyTooLarge
-		}
-		r.Body = io.NopCloser(bytes.NewReader(raw))
-		var keys map[string]json.RawMessage
-		if json.Unmarshal(raw, &keys) == nil {
-			if _, ok := keys["policyNumber"]; ok {
-				return h.Registration(w, r)
-			}
-		}
-	}
 	var f findForm
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
@@ -113,7 +88,9 @@ type authenticationAnswer struct {
 	LoginTicket string `json:"loginTicket"`
 }
 
-// Authentication is POST api/v1/accounts/{id}/authentication:
+// Authentication is POST api/v1/accounts/{id}/authentication (for a
+// registration id the route table calls registration: httpapi's
+// AuthenticationOverload):
 // {"password", "dateOfBirth"?, "postalCode"?}. 200 {"loginTicket"} (the
 // SSO form post sends it as "ticket"); 400 3005 for a wrong password, an
 // unknown account or a locked one alike; 400 1002 for a wrong date of birth
@@ -123,15 +100,6 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	id, err := api.PathID(r, "id")
 	if err != nil {
 		return err
-	}
-	if h.LinkRegistration != nil && h.IsRegistration != nil {
-		is, err := h.IsRegistration(r.Context(), api.SiteOf(r).Brand.ID, id)
-		if err != nil {
-			return err
-		}
-		if is {
-			return h.LinkRegistration(w, r)
-		}
 	}
 	var f authenticationForm
 	if err := api.Decode(w, r, &f); err != nil {

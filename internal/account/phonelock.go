@@ -32,9 +32,7 @@ func LockForWrongPhone(ctx context.Context, tx *store.Tx, id string, e audit.Eve
 // than PhoneLock ago. The audit trail is the record: a lock of the failed
 // sign-ins is not one (recovery is the way out of those).
 func PhoneLocked(ctx context.Context, q Querier, brand, id string, now time.Time) (bool, error) {
-	var n int
-	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND at > ? AND outcome = ?`,
-		brand, id, now.Add(-PhoneLock).UnixMilli(), OutcomeWrongPhone).Scan(&n)
+	n, err := audit.CountSince(ctx, q, brand, id, OutcomeWrongPhone, now.Add(-PhoneLock))
 	if err != nil {
 		return false, fmt.Errorf("phone lock: %w", err)
 	}

@@ -24,8 +24,11 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
+	"guichet/internal/chat/chatapi"
+	"guichet/internal/chat/hub"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
+	"guichet/internal/devseed"
 	"guichet/internal/emailtoken"
 	"guichet/internal/fanout"
 	"guichet/internal/httpapi"
@@ -348,7 +351,7 @@ type App struct {
 	// Staff is the staff accounts and console sessions (issue 16).
 	Staff *staff.Service
 	// ChatHub fans live chat out to this instance's sockets.
-	ChatHub *chat.Hub
+	ChatHub *hub.Hub
 	// CobrowseHub relays co-browse sessions to this instance's sockets.
 	CobrowseHub *cobrowse.Hub
 	// Fanout wakes the other instances' sockets (PostgreSQL; nil on SQLite).
@@ -503,8 +506,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		smart.TTL = ttl
 	}
 	deps.Smart = &smartreg.Handler{Service: smart}
-	deps.Account = &account.Handler{Service: accounts, Registration: deps.Registration.Find,
-		LinkRegistration: deps.Registration.Authentication, IsRegistration: registrations.IsRegistration}
+	deps.Account = &account.Handler{Service: accounts}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
@@ -513,9 +515,10 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	}
 	a.Staff = staffs
 	deps.Staff = &staff.Handler{Service: staffs, Dev: a.cfg.Dev}
-	deps.Console = &console.Handler{DB: a.DB, Accounts: accounts, Tokens: tokens, Brands: a.Brands.ByID, Now: a.cfg.clock(),
-		Staff: staffs, ConsoleOrigin: ConsoleOrigin(a.cfg),
-		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, a.cfg.Dev, a.cfg.Addr) }}
+	deps.Console = &console.Handler{Service: &console.Service{DB: a.DB, Accounts: accounts, Tokens: tokens,
+		Brands: a.Brands.ByID, Now: a.cfg.clock(), Staff: staffs,
+		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, a.cfg.Dev, a.cfg.Addr) }},
+		ConsoleOrigin: ConsoleOrigin(a.cfg)}
 	retention, err := a.cfg.auditRetention()
 	if err != nil {
 		return err
@@ -546,17 +549,17 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	})
 
 	if a.cfg.Dev {
-		demo, err := account.SeedDemo(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
+		demo, err := devseed.Accounts(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
 		slog.Info("demo accounts ready", "count", len(demo))
-		people, err := registration.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
+		people, err := devseed.RegistrationPeople(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}
 		slog.Info("registration demo people ready", "count", len(people))
-		invited, err := emailtoken.SeedDemo(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
+		invited, err := devseed.TokenPeople(ctx, a.DB, a.Brands.All(), a.cfg.clock()())
 		if err != nil {
 			return err
 		}
@@ -580,10 +583,10 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 		svc.Bot = a.chatBot
 	}
 
-	hub := chat.NewHub(svc)
-	a.ChatHub = hub
-	a.workers = append(a.workers, hub.Run)
-	deps.Chat = &chat.Handler{Service: svc, Hub: hub, Account: func(r *http.Request) (string, string) {
+	chatHub := hub.New(svc)
+	a.ChatHub = chatHub
+	a.workers = append(a.workers, chatHub.Run)
+	deps.Chat = &chatapi.VisitorHandler{Service: svc, Hub: chatHub, Account: func(r *http.Request) (string, string) {
 		s, err := deps.SSO.Current(r)
 		if err != nil {
 			return "", ""
@@ -594,7 +597,7 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 		}
 		return acc.ID, acc.Email
 	}}
-	deps.ChatConsole = &chat.ConsoleHandler{Service: svc, Hub: hub, AllBrands: a.Brands.All,
+	deps.ChatConsole = &chatapi.ConsoleHandler{Service: svc, Hub: chatHub, AllBrands: a.Brands.All,
 		// An agent's socket re-checks the session it opened with (signed
 		// out, expired, idle, account disabled: closed with 4401); the
 		// agent's actions on it keep the session alive (Lookup), its

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"guichet/internal/chat/chatapi"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,7 +22,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"guichet/internal/chat"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 )
@@ -221,7 +221,7 @@ func (b *chatBench) startConversations(brandID string, n int) ([]*http.Cookie, [
 			b.t.Fatalf("conversation %d: %d %v", i, res.StatusCode, out)
 		}
 		for _, c := range res.Cookies() {
-			if c.Name == chat.CookieName {
+			if c.Name == chatapi.CookieName {
 				cookies = append(cookies, c)
 			}
 		}
@@ -231,7 +231,7 @@ func (b *chatBench) startConversations(brandID string, n int) ([]*http.Cookie, [
 }
 
 // dial opens a socket from an address of its own (the server caps the
-// sockets of one address: chat.MaxSocketsPerIP).
+// sockets of one address: hub.MaxSocketsPerIP).
 func (b *chatBench) dial(host, path string, cookie *http.Cookie) *websocket.Conn {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

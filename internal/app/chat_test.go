@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"guichet/internal/chat/chatapi"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -43,7 +44,7 @@ func dialVia(srv *httptest.Server, host, path string, h http.Header) (*websocket
 func waitingVisitor(t *testing.T, srv *httptest.Server, host, secret string) *websocket.Conn {
 	t.Helper()
 	vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0",
-		http.Header{"Origin": {"http://" + host}, "Cookie": {chat.CookieName + "=" + secret}})
+		http.Header{"Origin": {"http://" + host}, "Cookie": {chatapi.CookieName + "=" + secret}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,22 +112,22 @@ func TestChatThroughTheWholeHandler(t *testing.T) {
 			t.Fatalf("chat %v", chatOpen)
 		}
 		started := visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")
-		secret := visitor.cookies[chat.CookieName]
+		secret := visitor.cookies[chatapi.CookieName]
 		if secret == "" || started["status"] != "bot" {
 			t.Fatalf("started %v, cookie %q", started, secret)
 		}
 		visitor.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
 		id := started["id"].(string)
 
-		origin := http.Header{"Origin": {"http://" + host}, "Cookie": {chat.CookieName + "=" + secret}}
+		origin := http.Header{"Origin": {"http://" + host}, "Cookie": {chatapi.CookieName + "=" + secret}}
 		for _, c := range []struct {
 			host   string
 			header http.Header
 			status int
 		}{
-			{host, http.Header{"Origin": {"http://evil.example"}, "Cookie": {chat.CookieName + "=" + secret}}, 403},
+			{host, http.Header{"Origin": {"http://evil.example"}, "Cookie": {chatapi.CookieName + "=" + secret}}, 403},
 			{host, http.Header{"Origin": {"http://" + host}}, 401},
-			{consoleHost, http.Header{"Origin": {"http://" + consoleHost}, "Cookie": {chat.CookieName + "=" + secret}}, 404},
+			{consoleHost, http.Header{"Origin": {"http://" + consoleHost}, "Cookie": {chatapi.CookieName + "=" + secret}}, 404},
 		} {
 			if _, res, err := dialVia(srv, c.host, "/api/v1/chat/socket", c.header); err == nil || res == nil || res.StatusCode != c.status {
 				t.Fatalf("visitor socket on %s: %v %v; want %d", c.host, err, res, c.status)
@@ -253,7 +254,7 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 	visitor := newBrowser(t, a, host)
 	visitor.header.Set("api-key", belair.APIKey)
 	visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")
-	header := http.Header{"Origin": {"http://" + host}, "Cookie": {chat.CookieName + "=" + visitor.cookies[chat.CookieName]}}
+	header := http.Header{"Origin": {"http://" + host}, "Cookie": {chatapi.CookieName + "=" + visitor.cookies[chatapi.CookieName]}}
 
 	srv := httptest.NewUnstartedServer(a.Handler)
 	srv.Config = newServer(a.Handler)
@@ -353,7 +354,7 @@ func TestAgentSocketEndsWithTheSession(t *testing.T) {
 		// Pings are no activity: idle past the timeout, the socket closes.
 		clock.Advance(2 * time.Minute)
 		ping(as)
-		if code := closed(as); code != chat.CloseSignedOut {
+		if code := closed(as); code != chatapi.CloseSignedOut {
 			t.Fatalf("socket of an idle session closed with %d; want 4401", code)
 		}
 
@@ -361,7 +362,7 @@ func TestAgentSocketEndsWithTheSession(t *testing.T) {
 		bs := open(other.cookies[staff.CookieName])
 		other.want("DELETE", "/api/console/v1/session", "", 204, "")
 		ping(bs)
-		if code := closed(bs); code != chat.CloseSignedOut {
+		if code := closed(bs); code != chatapi.CloseSignedOut {
 			t.Fatalf("socket of a signed-out session closed with %d; want 4401", code)
 		}
 	})

@@ -40,7 +40,7 @@ func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 
 		other := newBrowser(t, a, intact.Hosts[0])
 		other.header.Set("api-key", intact.APIKey)
-		other.want("POST", "/api/v1/cobrowse/sessions", `{}`, 404, cobrowse.ErrUnavailable.Code)
+		other.want("POST", "/api/v1/cobrowse/sessions", `{}`, 404, "COBROWSE_UNAVAILABLE")
 		visitor := newBrowser(t, a, host)
 		visitor.header.Set("api-key", belair.APIKey)
 		started := visitor.want("POST", "/api/v1/cobrowse/sessions", `{}`, 201, "")

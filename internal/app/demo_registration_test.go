@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"guichet/internal/account"
 	"guichet/internal/brand"
-	"guichet/internal/policy"
+	"guichet/internal/devseed"
 	"guichet/internal/registration"
 )
 
@@ -39,8 +38,8 @@ func TestDemoPINOnlyRegistersOnEveryBrand(t *testing.T) {
 			call := apiCaller(t, srv, b)
 
 			status, found, _ := call("POST", "/api/v1/accounts/find", map[string]string{
-				"policyNumber": policy.DemoNumber(b, "REG", 9), "firstName": "Pia", "lastName": "Lettre",
-				"dateOfBirth": registration.DemoDateOfBirth, "postalCode": account.DemoPostalCode(b.DefaultProvince)})
+				"policyNumber": devseed.PolicyNumber(b, "REG", 9), "firstName": "Pia", "lastName": "Lettre",
+				"dateOfBirth": devseed.DateOfBirth, "postalCode": devseed.PostalCode(b.DefaultProvince)})
 			if status != 240 {
 				t.Fatalf("find: %d %v", status, found)
 			}
@@ -54,7 +53,7 @@ func TestDemoPINOnlyRegistersOnEveryBrand(t *testing.T) {
 				status, body, _ := call("POST", "/api/v1/registrations/"+id+"/validations/"+optionID+"/", map[string]string{"validationValue": value})
 				return status, body
 			}
-			status, next := validate(opts[0]["id"].(string), registration.DemoPIN)
+			status, next := validate(opts[0]["id"].(string), devseed.PIN)
 			if status != 240 || methods(options(t, "PIN", next)) != "ask-email" {
 				t.Fatalf("PIN: %d %v, want 240 ask-email", status, next)
 			}
@@ -103,8 +102,8 @@ func TestDemoUBILinkBySpecPath(t *testing.T) {
 	b, _ := a.Brands.ByID("bna")
 	call := apiCaller(t, srv, b)
 	status, found, _ := call("POST", "/api/v1/accounts/find", map[string]string{
-		"policyNumber": policy.DemoNumber(b, "REG", 7), "firstName": "Ubald", "lastName": "Conduit",
-		"dateOfBirth": registration.DemoDateOfBirth, "postalCode": account.DemoPostalCode(b.DefaultProvince)})
+		"policyNumber": devseed.PolicyNumber(b, "REG", 7), "firstName": "Ubald", "lastName": "Conduit",
+		"dateOfBirth": devseed.DateOfBirth, "postalCode": devseed.PostalCode(b.DefaultProvince)})
 	if status != 240 || found["ubiMatchPH"] != true {
 		t.Fatalf("find: %d %v", status, found)
 	}

@@ -2,11 +2,11 @@ package app
 
 import (
 	"context"
+	"guichet/internal/chat/chatapi"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"guichet/internal/chat"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
@@ -37,7 +37,7 @@ func TestInstancesWakeEachOther(t *testing.T) {
 	visitor.header.Set("api-key", belair.APIKey)
 	id := visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")["id"].(string)
 	visitor.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
-	vs := waitingVisitor(t, srvB, host, visitor.cookies[chat.CookieName])
+	vs := waitingVisitor(t, srvB, host, visitor.cookies[chatapi.CookieName])
 	agent.want("POST", "/api/console/v1/chat/conversations/"+id+"/accept", "", 200, "")
 	for {
 		if st := readFrame(t, vs, "state"); st["status"] == "active" {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"guichet/internal/chat/chatapi"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"guichet/internal/chat"
 	"guichet/internal/cobrowse"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
@@ -102,7 +102,7 @@ func TestSignOutEndsTheStaffSocketsAtOnce(t *testing.T) {
 		agent, _, convID, id := sharingChat(t, a, clock)
 		chatSock, viewer := staffSockets(t, srv, agent.cookies[staff.CookieName], convID, id)
 		agent.want("DELETE", "/api/console/v1/session", "", 204, "")
-		if code := closeCode(t, chatSock, "queue", "state", "message"); code != chat.CloseSignedOut {
+		if code := closeCode(t, chatSock, "queue", "state", "message"); code != chatapi.CloseSignedOut {
 			t.Fatalf("chat socket after the sign-out: close %d, want 4401", code)
 		}
 		if code := closeCode(t, viewer, "state", "event"); code != cobrowse.CloseSignedOut {
@@ -152,7 +152,7 @@ func TestFrameAfterSignOutIsRefused(t *testing.T) {
 		if f := readFrame(t, chatSock, "error"); f["errorCode"] != "SIGN_IN_REQUIRED" || f["clientId"] != "c2" {
 			t.Fatalf("refusal %v", f)
 		}
-		if code := closeCode(t, chatSock, "queue", "state", "message"); code != chat.CloseSignedOut {
+		if code := closeCode(t, chatSock, "queue", "state", "message"); code != chatapi.CloseSignedOut {
 			t.Fatalf("chat socket: close %d, want 4401", code)
 		}
 		writeFrame(t, viewer, `{"type":"pointer","data":{"x":1,"y":2}}`)
@@ -192,7 +192,7 @@ func TestSignOutEndsSocketsOnEveryInstance(t *testing.T) {
 	chatSock, viewer := staffSockets(t, srvB, agent.cookies[staff.CookieName], convID, id)
 	received := b.Fanout.Stats().Received
 	agent.want("DELETE", "/api/console/v1/session", "", 204, "")
-	if code := closeCode(t, chatSock, "queue", "state", "message"); code != chat.CloseSignedOut {
+	if code := closeCode(t, chatSock, "queue", "state", "message"); code != chatapi.CloseSignedOut {
 		t.Fatalf("chat socket on B after the sign-out on A: close %d, want 4401", code)
 	}
 	if code := closeCode(t, viewer, "state", "event"); code != cobrowse.CloseSignedOut {
@@ -216,7 +216,7 @@ func disableClosesSocket(t *testing.T, a, b *App, srv *httptest.Server, clock *t
 	if err := a.Staff.Disable(context.Background(), "paul@example.com", "cli"); err != nil {
 		t.Fatal(err)
 	}
-	if code := closeCode(t, ps, "queue", "state", "message"); code != chat.CloseSignedOut {
+	if code := closeCode(t, ps, "queue", "state", "message"); code != chatapi.CloseSignedOut {
 		t.Fatalf("chat socket (same instance: %v) after the disable: close %d, want 4401", a == b, code)
 	}
 }

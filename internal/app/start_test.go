@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"guichet/internal/account"
+	"guichet/internal/devseed"
 	"guichet/internal/store/storetest"
 )
 
@@ -50,7 +50,7 @@ func TestInstancesStartTogether(t *testing.T) {
 			if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM schema_migrations").Scan(&migrations); err != nil {
 				t.Fatal(err)
 			}
-			if want := account.DemoAccountsPerBrand() * len(apps[0].Brands.All()); accounts != want || demo != 1 {
+			if want := devseed.AccountsPerBrand() * len(apps[0].Brands.All()); accounts != want || demo != 1 {
 				t.Fatalf("%d accounts (%d demo@belair), want %d (1)", accounts, demo, want)
 			}
 			if n, _ := db.Migrate(ctx); n != 0 || migrations == 0 {

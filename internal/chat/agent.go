@@ -53,10 +53,12 @@ func splitList(s string) []string {
 	return strings.Split(s, ",")
 }
 
-const agentSelect = `SELECT s.id, s.name, s.role, s.brands, COALESCE(a.status, 'away'), COALESCE(a.languages, ''),
+// agentSelect reads the enabled staff members (staff.MembersSQL) with
+// their chat presence: one query, on the path of every visitor's chat
+// configuration.
+var agentSelect = `SELECT s.id, s.name, s.role, s.brands, COALESCE(a.status, 'away'), COALESCE(a.languages, ''),
 	COALESCE(a.heartbeat_at, 0), COALESCE(a.last_assigned_at, 0)
-	FROM staff_accounts s LEFT JOIN chat_agents a ON a.staff_id = s.id
-	WHERE s.disabled_at = 0`
+	FROM ` + staff.MembersSQL() + ` s LEFT JOIN chat_agents a ON a.staff_id = s.id`
 
 func scanAgents(rows *sql.Rows) ([]Agent, error) {
 	defer rows.Close()
@@ -67,7 +69,7 @@ func scanAgents(rows *sql.Rows) ([]Agent, error) {
 		if err := rows.Scan(&a.ID, &a.Name, &role, &brands, &a.Status, &langs, &a.HeartbeatAt, &a.LastAssignedAt); err != nil {
 			return nil, err
 		}
-		a.Role, a.Brands, a.Languages = staff.Role(role), splitList(brands), splitList(langs)
+		a.Role, a.Brands, a.Languages = staff.Role(role), staff.ParseBrands(brands), splitList(langs)
 		out = append(out, a)
 	}
 	return out, rows.Err()
@@ -76,16 +78,20 @@ func scanAgents(rows *sql.Rows) ([]Agent, error) {
 // presentAgents are the agents available now with a fresh heartbeat.
 func (s *Service) presentAgents(ctx context.Context, q querier) ([]Agent, error) {
 	now := s.now()
-	rows, err := q.Query(ctx, agentSelect+" AND a.status = 'available' AND a.heartbeat_at >= ?", ms(now.Add(-PresenceWindow)))
+	rows, err := q.Query(ctx, agentSelect+" WHERE a.status = 'available' AND a.heartbeat_at >= ?", ms(now.Add(-PresenceWindow)))
 	if err != nil {
 		return nil, fmt.Errorf("chat agents: %w", err)
 	}
 	return scanAgents(rows)
 }
 
+// Agent reads one staff member's chat presence; ErrNotFound when the
+// account is unknown or disabled.
+func (s *Service) Agent(ctx context.Context, id string) (Agent, error) { return s.agent(ctx, s.DB, id) }
+
 // agent reads one staff member's chat presence.
 func (s *Service) agent(ctx context.Context, q querier, id string) (Agent, error) {
-	rows, err := q.Query(ctx, agentSelect+" AND s.id = ?", id)
+	rows, err := q.Query(ctx, agentSelect+" WHERE s.id = ?", id)
 	if err != nil {
 		return Agent{}, err
 	}
@@ -136,19 +142,19 @@ func (s *Service) Availability(ctx context.Context, b *brand.Brand, province, la
 // they take) or away, and counts as a heartbeat.
 func (s *Service) SetAvailability(ctx context.Context, staffID, status string, languages []string) error {
 	if status != AgentAvailable && status != AgentAway {
-		return invalidField("status")
+		return InvalidField("status")
 	}
 	var langs []string
 	for _, l := range languages {
 		if l != "en" && l != "fr" {
-			return invalidField("languages")
+			return InvalidField("languages")
 		}
 		if !slices.Contains(langs, l) {
 			langs = append(langs, l)
 		}
 	}
 	if status == AgentAvailable && len(langs) == 0 {
-		return invalidField("languages")
+		return InvalidField("languages")
 	}
 	slices.Sort(langs)
 	now := ms(s.now())
@@ -159,7 +165,7 @@ func (s *Service) SetAvailability(ctx context.Context, staffID, status string, l
 		return fmt.Errorf("chat availability: %w", err)
 	}
 	if status == AgentAvailable {
-		if err := s.assignWaiting(ctx); err != nil {
+		if err := s.AssignWaiting(ctx); err != nil {
 			return err
 		}
 	}
@@ -167,11 +173,11 @@ func (s *Service) SetAvailability(ctx context.Context, staffID, status string, l
 	return nil
 }
 
-// assignWaiting gives the conversations waiting on brands with
+// AssignWaiting gives the conversations waiting on brands with
 // chat.autoAssign, oldest first, to agents with room: a conversation queued
 // while every agent was busy or away goes out when one becomes available
 // or ends a conversation, not only when the next visitor arrives.
-func (s *Service) assignWaiting(ctx context.Context) error {
+func (s *Service) AssignWaiting(ctx context.Context) error {
 	// Only brands with autoAssign that have someone waiting take the
 	// write transaction.
 	rows, err := s.DB.Query(ctx, "SELECT DISTINCT brand FROM chat_conversations WHERE status = 'waiting' AND kind = 'live'")
@@ -251,14 +257,14 @@ func (s *Service) assignWaiting(ctx context.Context) error {
 	return nil
 }
 
-// staffActive: the staff account exists and is not disabled
+// StaffActive: the staff account exists and is not disabled
 // (ErrSignedOut otherwise).
-func (s *Service) staffActive(ctx context.Context, staffID string) error {
-	var n int
-	if err := s.DB.QueryRow(ctx, "SELECT COUNT(*) FROM staff_accounts WHERE id = ? AND disabled_at = 0", staffID).Scan(&n); err != nil {
+func (s *Service) StaffActive(ctx context.Context, staffID string) error {
+	ok, err := staff.Enabled(ctx, s.DB, staffID)
+	if err != nil {
 		return fmt.Errorf("chat staff: %w", err)
 	}
-	if n == 0 {
+	if !ok {
 		return ErrSignedOut
 	}
 	return nil
@@ -433,8 +439,8 @@ func (s *Service) Transfer(ctx context.Context, p staff.Principal, id, target st
 	if err != nil {
 		return c, err
 	}
-	if s.beforeTx != nil {
-		s.beforeTx()
+	if s.BeforeTx != nil {
+		s.BeforeTx()
 	}
 	var after func(context.Context)
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -506,7 +512,7 @@ func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID
 		return Message{}, err
 	}
 	if len(clientID) > 64 {
-		return Message{}, invalidField("clientId")
+		return Message{}, InvalidField("clientId")
 	}
 	m := Message{ConversationID: id, ClientID: clientID, Sender: SenderAgent, AgentID: p.ID, AgentName: p.Name, Body: body}
 	var stored Message

@@ -1,6 +1,23 @@
-// Package chat is Guichet's live chat (issue 17): visitors' conversations
-// with agents (and the chatbot first when the brand has it), the agents'
-// queue, availability and the offline message form.
+// Package chat is Guichet's live chat domain (issue 17): visitors'
+// conversations with agents (and the chatbot first when the brand has it),
+// their messages, the agents' queue, availability and presence, and the
+// offline message form: the service and its persistence, owner of the
+// tables chat_agents, chat_conversations and chat_messages. It knows
+// nothing of HTTP: it returns the domain errors below, which the API maps.
+//
+// Size: larger than the others (about 2,400 lines) for a reason: every
+// change of a conversation, whoever makes it (visitor, agent, queue,
+// co-browse, the sweep), takes the conversation's row lock and appends
+// its message in one transaction (lockLive, appendMessage, assignTx), and
+// the agents' presence is read in those same transactions; a package per
+// part would have to export that transaction discipline to the others.
+// Its files split it by part: store.go (rows), visitor.go, agent.go,
+// queue.go (the agents' views and search), purge.go, cobrowse.go.
+//
+// The rest of the chat is in packages of its own: chatapi (the visitor's
+// and the agents' HTTP APIs and WebSockets), hub (this instance's sockets
+// and subscriptions, woken by the Notifier and a poll) and bot (the FAQ
+// chatbot).
 //
 // Rows first: every change is stored in one transaction (a message takes
 // seq = last_seq + 1 in the transaction that stores it) and only then
@@ -17,13 +34,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"net/http"
+	"errors"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/chat/bot"
 	"guichet/internal/staff"
@@ -61,14 +77,13 @@ const (
 
 // Limits (chat.md "Limits").
 const (
-	MaxBody             = 2000 // characters of a message, after trimming
-	MaxFrameBytes       = 16 << 10
-	PresenceWindow      = 60 * time.Second
-	DefaultPollInterval = 2 * time.Second
-	maxName             = 100
-	maxTopic            = 100
-	maxPage             = 300
-	maxQuestion         = 2000
+	MaxBody        = 2000 // characters of a message, after trimming
+	MaxFrameBytes  = 16 << 10
+	PresenceWindow = 60 * time.Second
+	maxName        = 100
+	maxTopic       = 100
+	maxPage        = 300
+	maxQuestion    = 2000
 )
 
 // Rate limits: per IP, new conversations and offline messages; per
@@ -92,8 +107,8 @@ type Bot interface {
 type Service struct {
 	DB      *store.DB
 	Brands  func(id string) (*brand.Brand, bool)
-	Now     func() time.Time
-	Bot     Bot // nil: no bot answers (chatbot brands start waiting)
+	Now     func() time.Time // the app's one clock (nil: time.Now, in tests only)
+	Bot     Bot              // nil: no bot answers (chatbot brands start waiting)
 	Limiter *throttle.Limiter
 	// Notifier wakes the sockets (of every instance) after a commit.
 	Notifier Notifier
@@ -112,42 +127,52 @@ type Service struct {
 	// former holder must not keep watching; the new one may ask again).
 	// by is the staff member who transferred it; after as OnEnd's.
 	OnTransfer func(ctx context.Context, tx *store.Tx, convID string, by staff.Principal, now time.Time) (after func(context.Context), err error)
-	// beforeTx runs between a staff action's first read and its
-	// transaction (tests: a concurrent change lands there).
-	beforeTx func()
+	// BeforeTx (tests only; nil in production) runs between a staff
+	// action's first read and its transaction: a concurrent change lands
+	// there.
+	BeforeTx func()
 }
 
-// Errors of the chat, mapped once here to the API's shape.
+// Errors of the chat; chatapi maps each to the API's status and error
+// code (chatapi.Error).
 var (
-	ErrClosed            = api.NewError(http.StatusConflict, "CHAT_CLOSED", "chat.error.closed")
-	ErrNoConversation    = api.NewError(http.StatusNotFound, "NO_CONVERSATION", "chat.error.noConversation")
-	ErrNoCookie          = api.NewError(http.StatusUnauthorized, "NO_CONVERSATION", "chat.error.noConversation")
-	ErrAlreadyTaken      = api.NewError(http.StatusConflict, "ALREADY_TAKEN", "chat.error.alreadyTaken")
-	ErrAgentLimit        = api.NewError(http.StatusConflict, "AGENT_LIMIT", "chat.error.agentLimit")
-	ErrForbiddenBrand    = api.NewError(http.StatusForbidden, "FORBIDDEN_BRAND", "console.error.forbiddenBrand")
-	ErrForbiddenRole     = api.NewError(http.StatusForbidden, "FORBIDDEN_ROLE", "console.error.forbiddenRole")
-	ErrNotFound          = api.NewError(http.StatusNotFound, "NOT_FOUND", "chat.error.notFound")
-	ErrEnded             = api.NewError(http.StatusConflict, "CONVERSATION_ENDED", "chat.error.ended")
-	ErrNotEnded          = api.NewError(http.StatusConflict, "NOT_ENDED", "chat.error.notEnded")
-	ErrAlreadyDone       = api.NewError(http.StatusConflict, "ALREADY_DONE", "chat.error.alreadyDone")
-	ErrNotHolder         = api.NewError(http.StatusConflict, "NOT_HOLDER", "chat.error.notHolder")
-	ErrTargetUnavailable = api.NewError(http.StatusConflict, "TARGET_UNAVAILABLE", "chat.error.targetUnavailable")
-	ErrNotOffline        = api.NewError(http.StatusConflict, "NOT_OFFLINE", "chat.error.notOffline")
-	ErrWrongStatus       = api.NewError(http.StatusConflict, "WRONG_STATUS", "chat.error.wrongStatus")
-	ErrTooLong           = api.NewError(http.StatusBadRequest, "MESSAGE_TOO_LONG", "chat.error.tooLong")
-	ErrRateLimited       = api.NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
-	ErrCrossOrigin       = api.NewError(http.StatusForbidden, "CROSS_ORIGIN", "error.technical")
+	ErrClosed            = errors.New("chat: closed")
+	ErrNoConversation    = errors.New("chat: no conversation")
+	ErrAlreadyTaken      = errors.New("chat: already taken")
+	ErrAgentLimit        = errors.New("chat: agent at the limit")
+	ErrForbiddenBrand    = errors.New("chat: brand not served")
+	ErrNotFound          = errors.New("chat: not found")
+	ErrEnded             = errors.New("chat: conversation ended")
+	ErrNotEnded          = errors.New("chat: conversation not ended")
+	ErrAlreadyDone       = errors.New("chat: already done")
+	ErrNotHolder         = errors.New("chat: not the holder")
+	ErrTargetUnavailable = errors.New("chat: transfer target unavailable")
+	ErrNotOffline        = errors.New("chat: not an offline message")
+	ErrWrongStatus       = errors.New("chat: wrong status")
+	ErrTooLong           = errors.New("chat: message too long")
+	// ErrRateLimited: a rule's limit reached (RateLimitedError says how
+	// long to wait) or a socket cap.
+	ErrRateLimited = errors.New("chat: rate limited")
 	// ErrSignedOut: the staff member's session or account is gone (the
 	// agent socket closes with 4401).
-	ErrSignedOut = api.NewError(http.StatusUnauthorized, "SIGN_IN_REQUIRED", "console.error.signInRequired")
+	ErrSignedOut = errors.New("chat: staff signed out")
 )
 
-// invalidField is 400 INVALID_FIELD naming the field.
-func invalidField(field string) *api.Error {
-	e := api.NewError(http.StatusBadRequest, "INVALID_FIELD", "chat.error.invalidField")
-	e.Field = field
-	return e
-}
+// FieldError is a field a client sent that the chat refuses.
+type FieldError struct{ Field string }
+
+func (e *FieldError) Error() string { return "chat: invalid " + e.Field }
+
+// InvalidField is the FieldError of field.
+func InvalidField(field string) error { return &FieldError{Field: field} }
+
+// RateLimitedError is ErrRateLimited with the wait until the next try.
+type RateLimitedError struct{ Wait time.Duration }
+
+func (e *RateLimitedError) Error() string { return ErrRateLimited.Error() }
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
 
 // newID is a conversation id: 16 random bytes, base64url (api.IsID's shape).
 func newID() string {
@@ -167,7 +192,8 @@ func secretHash(secret string) string {
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
-func rfc3339(msec int64) string {
+// RFC3339 is a time in unix ms as the API writes it ("" for zero).
+func RFC3339(msec int64) string {
 	if msec == 0 {
 		return ""
 	}
@@ -180,6 +206,9 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// Clock is the service's time now (its Now; time.Now when nil, in tests).
+func (s *Service) Clock() time.Time { return s.now() }
 
 func (s *Service) now() time.Time {
 	if s.Now == nil {
@@ -202,14 +231,14 @@ func (s *Service) notify(ctx context.Context, convID string, queue bool) {
 	}
 }
 
-// cleanID checks an id or short key a client sends (conversationId,
-// clientId, staffId, brand): at most max bytes of valid UTF-8 without
-// control characters (a NUL would be a 500 on PostgreSQL); 400
-// INVALID_FIELD naming field otherwise. "" passes (callers decide whether
-// the field is required).
-func cleanID(field, s string, max int) error {
-	if len(s) > max || !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
-		return invalidField(field)
+// CheckID checks an id or short key a client sends (conversationId,
+// clientId, staffId, brand): at most maxID bytes of valid UTF-8 without
+// control characters (a NUL would be a 500 on PostgreSQL); a FieldError
+// naming field otherwise. "" passes (callers decide whether the field is
+// required).
+func CheckID(field, s string) error {
+	if len(s) > maxID || !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+		return InvalidField(field)
 	}
 	return nil
 }

@@ -2,19 +2,9 @@ package chat
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"guichet/config"
-	"guichet/internal/api"
-	"guichet/internal/brand"
-	"guichet/internal/chat/bot"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
@@ -22,88 +12,29 @@ import (
 	"guichet/internal/throttle"
 )
 
-// tuesday10 is a Tuesday at 10:00 in Toronto: every brand with hours is
-// open in on and qc.
-var tuesday10 = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
-
-// env is one chat service on a fresh database with an HTTP server in
-// front: the visitor's routes on "<brand>.test" hosts (the brand resolved
-// from the host's first label, province on, language from the test), and
-// the agents' routes where the header X-Test-Staff names the signed-in
-// staff member (the console's session middleware is internal/app's test).
+// env is one chat service on a fresh database, without HTTP (chatapi's
+// tests put the API and the sockets in front of one), its clock on a
+// Tuesday at 10:00 in Toronto (every brand with hours open in on and qc);
+// the front gives the brands (Brands) and the staff members.
 type env struct {
-	t      *testing.T
-	db     *store.DB
-	clock  *testclock.Clock
-	brands *brand.Registry
-	svc    *Service
-	hub    *Hub
-	srv    *httptest.Server
-	front  *fanouttest.Front
-	// mu is the tests' own (a test's hooks share state with its checks).
-	mu sync.Mutex
+	*fanouttest.Front
+	t     *testing.T
+	db    *store.DB
+	svc   *Service
+	clock *testclock.Clock
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	return newEnvWith(t, db, &LocalNotifier{})
-}
-
-// newEnvWith is newEnv with its own Notifier (an instance among several).
-func newEnvWith(t *testing.T, db *store.DB, n Notifier) *env {
-	t.Helper()
-	front := fanouttest.NewFront(t)
-	clock := testclock.At(tuesday10)
-	svc := &Service{DB: db, Brands: front.Brands.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: n}
-	e := &env{t: t, db: db, clock: clock, brands: front.Brands, svc: svc, front: front}
-	e.hub = NewHub(svc)
-	t.Cleanup(e.hub.Shutdown)
-	e.srv = httptest.NewServer(e.handler(e.hub))
-	t.Cleanup(e.srv.Close)
+	e := &env{Front: fanouttest.NewFront(t), t: t, db: db, clock: testclock.At(time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC))}
+	e.svc = &Service{DB: db, Brands: e.Brands.ByID, Now: e.clock.Now, Limiter: throttle.New(db, e.clock.Now), Notifier: &LocalNotifier{}}
 	return e
-}
-
-// handler serves the chat's routes the way internal/httpapi does, with the
-// site and the staff member set by the test's front (fanouttest.Front).
-func (e *env) handler(hub *Hub) http.Handler {
-	return e.handlerWith(hub, &ConsoleHandler{Service: hub.svc, Hub: hub, AllBrands: e.brands.All})
-}
-
-// handlerWith is handler with the agents' routes served by c.
-func (e *env) handlerWith(hub *Hub, c *ConsoleHandler) http.Handler {
-	v := &Handler{Service: hub.svc, Hub: hub}
-	mux := http.NewServeMux()
-	for p, h := range map[string]api.Handler{
-		"GET /api/v1/salesforceConfig":              v.Config,
-		"POST /api/v1/chat/conversations":           v.Start,
-		"GET /api/v1/chat/conversation":             v.Current,
-		"POST /api/v1/chat/conversation/handover":   v.Handover,
-		"POST /api/v1/chat/conversation/end":        v.End,
-		"POST /api/v1/chat/conversation/transcript": v.Transcript,
-		"POST /api/v1/chat/conversation/rating":     v.Rating,
-		"POST /api/v1/chat/offline":                 v.Offline,
-		"GET /api/v1/chat/socket":                   v.Socket,
-		"GET /console/availability":                 c.GetAvailability,
-		"PUT /console/availability":                 c.PutAvailability,
-		"GET /console/queue":                        c.Queue,
-		"POST /console/conversations/{id}/accept":   c.Accept,
-		"POST /console/conversations/{id}/transfer": c.Transfer,
-		"POST /console/conversations/{id}/end":      c.End,
-		"POST /console/conversations/{id}/reply":    c.Reply,
-		"GET /console/conversations/{id}":           c.Conversation,
-		"GET /console/transcripts":                  c.Transcripts,
-		"GET /console/figures":                      c.Figures,
-		"GET /console/socket":                       c.Socket,
-	} {
-		mux.Handle(p, h)
-	}
-	return e.front.Handler(mux)
 }
 
 // addStaff creates a staff member (role, brands served; none = all).
 func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff.Principal {
 	e.t.Helper()
-	return e.front.AddStaff(e.t, e.db, id, name, role, brands...)
+	return e.AddStaff(e.t, e.db, id, name, role, brands...)
 }
 
 // available makes an agent available in languages (a heartbeat now).
@@ -112,168 +43,4 @@ func (e *env) available(p staff.Principal, languages ...string) {
 	if err := e.svc.SetAvailability(context.Background(), p.ID, AgentAvailable, languages); err != nil {
 		e.t.Fatal(err)
 	}
-}
-
-// visitor is a browser on a brand host: its chat cookie and language.
-type visitor struct {
-	e        *env
-	host     string
-	language string
-	ip       string
-	cookie   string
-}
-
-func (e *env) visitor(brandID string) *visitor {
-	return &visitor{e: e, host: brandID + ".test", language: "en", ip: "198.51.100.7"}
-}
-
-func (v *visitor) do(method, path, body string) (int, map[string]any) {
-	v.e.t.Helper()
-	req, err := http.NewRequest(method, v.e.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		v.e.t.Fatal(err)
-	}
-	req.Host = v.host
-	req.Header.Set("language", v.language)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Forwarded-For", v.ip)
-	if v.cookie != "" {
-		req.AddCookie(&http.Cookie{Name: DevCookieName, Value: v.cookie})
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		v.e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	for _, c := range res.Cookies() {
-		if c.Name == DevCookieName {
-			v.cookie = c.Value
-		}
-	}
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
-}
-
-func (v *visitor) want(method, path, body string, status int, code string) map[string]any {
-	v.e.t.Helper()
-	got, out := v.do(method, path, body)
-	if got != status || code != "" && out["errorCode"] != code {
-		v.e.t.Fatalf("%s %s: %d %v; want %d %s", method, path, got, out, status, code)
-	}
-	return out
-}
-
-// start opens a conversation and returns its id.
-func (v *visitor) start() string {
-	v.e.t.Helper()
-	out := v.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in","page":"/login"}`, 201, "")
-	return out["id"].(string)
-}
-
-// staffDo calls an agents' route as a staff member.
-func (e *env) staffDo(p staff.Principal, method, path, body string) (int, map[string]any) {
-	e.t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Host = "console.test"
-	req.Header.Set("X-Test-Staff", p.ID)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
-}
-
-func (e *env) staffWant(p staff.Principal, method, path, body string, status int, code string) map[string]any {
-	e.t.Helper()
-	got, out := e.staffDo(p, method, path, body)
-	if got != status || code != "" && out["errorCode"] != code {
-		e.t.Fatalf("%s %s: %d %v; want %d %s", method, path, got, out, status, code)
-	}
-	return out
-}
-
-// ws is a test's WebSocket client.
-type ws = fanouttest.WS
-
-func (e *env) dial(path, host, origin, cookie string, header http.Header) (*ws, *http.Response, error) {
-	return e.dialURL(e.srv.URL, path, host, origin, cookie, header)
-}
-
-// newTestServer serves the env's routes with the agents' ones served by c.
-func newTestServer(t *testing.T, e *env, c *ConsoleHandler) *httptest.Server {
-	srv := httptest.NewServer(e.handlerWith(e.hub, c))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// dialAt connects an agent's socket on srv.
-func (e *env) dialAt(srv *httptest.Server, p staff.Principal) *ws {
-	e.t.Helper()
-	w, _, err := e.dialURL(srv.URL, "/console/socket", "console.test", "http://console.test", "", http.Header{"X-Test-Staff": {p.ID}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { w.Conn.CloseNow() })
-	return w
-}
-
-func (e *env) dialURL(base, path, host, origin, cookie string, header http.Header) (*ws, *http.Response, error) {
-	if header == nil {
-		header = http.Header{}
-	}
-	if origin != "" {
-		header.Set("Origin", origin)
-	}
-	if cookie != "" {
-		header.Set("Cookie", DevCookieName+"="+cookie)
-	}
-	return fanouttest.Dial(e.t, base, path, host, header)
-}
-
-// visitorSocket connects a visitor's socket after seq.
-func (v *visitor) socket(after int) *ws {
-	v.e.t.Helper()
-	w, _, err := v.e.dial("/api/v1/chat/socket?after="+strconv.Itoa(after), v.host, "http://"+v.host, v.cookie, nil)
-	if err != nil {
-		v.e.t.Fatal(err)
-	}
-	v.e.t.Cleanup(func() { w.Conn.CloseNow() })
-	return w
-}
-
-// agentSocket connects an agent's socket.
-func (e *env) agentSocket(p staff.Principal) *ws {
-	e.t.Helper()
-	w, _, err := e.dial("/console/socket", "console.test", "http://console.test", "", http.Header{"X-Test-Staff": {p.ID}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { w.Conn.CloseNow() })
-	return w
-}
-
-func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
-
-func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
-
-// realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
-func realBot(t *testing.T, e *env) Bot {
-	t.Helper()
-	var ids []string
-	for _, b := range e.brands.All() {
-		ids = append(ids, b.ID)
-	}
-	b, err := bot.Load(config.Brands(), ids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +47,8 @@ type ItemAccount struct {
 // ItemOf a conversation.
 func ItemOf(c Conversation) Item {
 	it := Item{ID: c.ID, Brand: c.Brand, Province: c.Province, Language: c.Language, Kind: c.Kind, Name: c.Name,
-		Topic: c.Topic, Page: c.Page, Roadblock: c.Roadblock, Status: c.Status, CreatedAt: rfc3339(c.CreatedAt),
-		WaitingSince: rfc3339(c.WaitingSince), AgentID: c.AgentID, AgentName: c.AgentName, LastSeq: c.LastSeq,
+		Topic: c.Topic, Page: c.Page, Roadblock: c.Roadblock, Status: c.Status, CreatedAt: RFC3339(c.CreatedAt),
+		WaitingSince: RFC3339(c.WaitingSince), AgentID: c.AgentID, AgentName: c.AgentName, LastSeq: c.LastSeq,
 		Unread: max(c.LastSeq-c.AgentReadSeq, 0), Email: c.Email, Question: c.Question, Rating: c.Rating}
 	if c.AccountID != "" {
 		it.Account = &ItemAccount{ID: c.AccountID, Email: c.AccountEmail}
@@ -217,6 +218,32 @@ func (s *Service) Figures(ctx context.Context, p staff.Principal) (Figures, erro
 		f.Agents = append(f.Agents, AgentFigure{ID: a.ID, Name: a.Name, Status: status, Active: active[a.ID], Handled: handled[a.ID]})
 	}
 	return f, nil
+}
+
+// CanRead is the one rule for reading a conversation, for GET
+// conversations/{id} and the socket's subscribe alike: a staff member of
+// its brand (ErrForbiddenBrand otherwise) who holds it, or is a supervisor
+// or above, or any agent of the brand while it waits for one (a live
+// conversation in the queue) or is an offline message; ErrNotHolder
+// otherwise (another agent's, the bot's, or one ended by someone else).
+func CanRead(p staff.Principal, c Conversation) error {
+	if !p.Serves(c.Brand) {
+		return ErrForbiddenBrand
+	}
+	if c.AgentID == p.ID || p.Role.AtLeast(staff.RoleSupervisor) || c.Kind == KindOffline || c.Status == StatusWaiting {
+		return nil
+	}
+	return ErrNotHolder
+}
+
+// QueuePosition is 1 + the live conversations of the same brand and
+// language waiting longer.
+func (s *Service) QueuePosition(ctx context.Context, c Conversation) (int, error) {
+	var n int
+	err := s.DB.QueryRow(ctx, `SELECT COUNT(*) FROM chat_conversations WHERE status = 'waiting' AND kind = 'live'
+		AND brand = ? AND language = ? AND (waiting_since < ? OR waiting_since = ? AND id < ?)`,
+		c.Brand, c.Language, c.WaitingSince, c.WaitingSince, c.ID).Scan(&n)
+	return n + 1, err
 }
 
 // servesAny: the supervisor serves one of the agent's brands (an agent of
@@ -450,3 +477,5 @@ func systemText(key, name, language string) string {
 	}
 	return en[key]
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"guichet/internal/chat/bot"
 	"guichet/internal/store"
@@ -97,6 +98,13 @@ var joinedColumns = func() string {
 	}
 	return strings.Join(cols, ", ")
 }()
+
+// GetWithMessages reads a conversation and its first limit messages after
+// seq after in one query (a socket's delivery); ErrNotFound when there is
+// none.
+func (s *Service) GetWithMessages(ctx context.Context, id string, after int64, limit int) (Conversation, []Message, error) {
+	return getWithMessages(ctx, s.DB, id, after, limit)
+}
 
 // getWithMessages reads a conversation and its first limit messages after
 // seq after in one query (one round trip where Get then Messages took
@@ -333,4 +341,44 @@ func setStatus(ctx context.Context, tx *store.Tx, id, status string, extra strin
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// PollRow is what the hub's poll reads of a conversation: what its
+// sockets and the agents' queues may be behind on.
+type PollRow struct {
+	ID, Status, AgentID            string
+	LastSeq, Version, AgentReadSeq int64
+}
+
+// ChangedSince are the poll rows of the conversations changed at or after
+// since.
+func (s *Service) ChangedSince(ctx context.Context, since time.Time) ([]PollRow, error) {
+	return s.pollRows(ctx, "updated_at >= ?", ms(since))
+}
+
+// PollRows are the poll rows of the conversations ids (unknown ones left
+// out).
+func (s *Service) PollRows(ctx context.Context, ids []string) ([]PollRow, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return s.pollRows(ctx, "id IN ("+placeholders(len(ids))+")", args...)
+}
+
+func (s *Service) pollRows(ctx context.Context, where string, args ...any) ([]PollRow, error) {
+	rows, err := s.DB.Query(ctx, "SELECT id, status, agent_id, last_seq, version, agent_read_seq FROM chat_conversations WHERE "+where, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []PollRow
+	for rows.Next() {
+		var r PollRow
+		if err := rows.Scan(&r.ID, &r.Status, &r.AgentID, &r.LastSeq, &r.Version, &r.AgentReadSeq); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

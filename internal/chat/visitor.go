@@ -44,9 +44,9 @@ type Started struct {
 	Created      bool
 }
 
-// cleanText trims a field and refuses control characters and overlong
+// CleanText trims a field and refuses control characters and overlong
 // values (HTML is never rendered, so markup is only text).
-func cleanText(s string, max int, required bool) (string, bool) {
+func CleanText(s string, max int, required bool) (string, bool) {
 	s = strings.TrimSpace(s)
 	if required && s == "" || utf8.RuneCountInString(s) > max || !utf8.ValidString(s) {
 		return s, false
@@ -64,7 +64,7 @@ func cleanBody(s string) (string, error) {
 	if !utf8.ValidString(s) || s == "" || strings.ContainsFunc(s, func(r rune) bool {
 		return unicode.IsControl(r) && r != '\n' && r != '\t'
 	}) {
-		return s, invalidField("body")
+		return s, InvalidField("body")
 	}
 	if utf8.RuneCountInString(s) > MaxBody {
 		return s, ErrTooLong
@@ -76,21 +76,21 @@ func cleanBody(s string) (string, error) {
 // else in the queue (which needs chat open). A visitor whose cookie holds a
 // live conversation gets that one back.
 func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
-	name, ok := cleanText(in.Name, maxName, true)
+	name, ok := CleanText(in.Name, maxName, true)
 	if !ok {
-		return Started{}, invalidField("name")
+		return Started{}, InvalidField("name")
 	}
-	topic, ok := cleanText(in.Topic, maxTopic, true)
+	topic, ok := CleanText(in.Topic, maxTopic, true)
 	if !ok {
-		return Started{}, invalidField("topic")
+		return Started{}, InvalidField("topic")
 	}
-	page, ok := cleanText(in.Page, maxPage, false)
+	page, ok := CleanText(in.Page, maxPage, false)
 	if !ok {
-		return Started{}, invalidField("page")
+		return Started{}, InvalidField("page")
 	}
-	roadblock, ok := cleanText(in.Roadblock, maxTopic, false)
+	roadblock, ok := CleanText(in.Roadblock, maxTopic, false)
 	if !ok {
-		return Started{}, invalidField("roadblock")
+		return Started{}, InvalidField("roadblock")
 	}
 	if in.Secret != "" {
 		if c, err := s.ByVisitor(ctx, in.Secret); err == nil && c.Live() && c.Brand == in.Brand.ID {
@@ -168,9 +168,7 @@ func (s *Service) limit(ctx context.Context, rule throttle.Rule, subject string)
 		return err
 	}
 	if wait > 0 {
-		e := *ErrRateLimited
-		e.RetryAfter = int((wait + 999_999_999) / 1_000_000_000)
-		return &e
+		return &RateLimitedError{Wait: wait}
 	}
 	return nil
 }
@@ -231,7 +229,7 @@ func (s *Service) VisitorSend(ctx context.Context, id, clientID, body string) (M
 	if err != nil {
 		return Message{}, err
 	}
-	if err := cleanID("clientId", clientID, maxID); err != nil {
+	if err := CheckID("clientId", clientID); err != nil {
 		return Message{}, err
 	}
 	c, err := s.Get(ctx, id)
@@ -325,6 +323,10 @@ func (s *Service) Typing(ctx context.Context, id string, agent bool, on bool) er
 	return nil
 }
 
+// visitorSeenEvery: the visitor's heartbeat is written at most once per
+// this.
+const visitorSeenEvery = 30 * time.Second
+
 // VisitorSeen records the visitor's heartbeat (socket connect and ping), at
 // most once per visitorSeenEvery: a conditional write that moves neither
 // version nor updated_at, so it wakes nobody.
@@ -349,7 +351,7 @@ func (s *Service) MarkRead(ctx context.Context, id string, agent bool, seq int64
 	if n, _ := res.RowsAffected(); n > 0 {
 		// The conversation's sockets show the read receipt. No queue
 		// wake-up: an agent's read changes only that agent's unread
-		// counts, which their socket patches at once (agentSocket.patch)
+		// counts, which their socket patches at once (chatapi's agent socket, Patch)
 		// and the poll patches on their other sockets; a wake-up would
 		// make every queue read the database at each read.
 		s.notify(ctx, id, false)
@@ -374,8 +376,8 @@ func (s *Service) EndFromVisitor(ctx context.Context, id, ip string) (Conversati
 // conversation's lock, so an agent whose conversation was just
 // transferred away cannot end it.
 func (s *Service) EndBy(ctx context.Context, p staff.Principal, id string) (Conversation, error) {
-	if s.beforeTx != nil {
-		s.beforeTx()
+	if s.BeforeTx != nil {
+		s.BeforeTx()
 	}
 	return s.end(ctx, id, p, "", func(c Conversation) error {
 		if !p.Serves(c.Brand) {
@@ -425,7 +427,7 @@ func (s *Service) end(ctx context.Context, id string, by staff.Principal, ip str
 	}
 	// The agent who held it has room for one more. The end stands
 	// whether this works or not; the next end or arrival tries again.
-	if err := s.assignWaiting(ctx); err != nil {
+	if err := s.AssignWaiting(ctx); err != nil {
 		slog.Warn("chat auto-assign after an end", "err", err)
 	}
 	return s.Get(ctx, id)
@@ -484,7 +486,7 @@ var errStillHere = errors.New("visitor still here")
 // Rate stores the visitor's one rating (1 to 5) of an ended conversation.
 func (s *Service) Rate(ctx context.Context, id string, rating int) error {
 	if rating < 1 || rating > 5 {
-		return invalidField("rating")
+		return InvalidField("rating")
 	}
 	res, err := s.DB.Exec(ctx, "UPDATE chat_conversations SET rating = ?, version = version + 1, updated_at = ? WHERE id = ? AND rating = 0",
 		rating, ms(s.now()), id)
@@ -502,7 +504,7 @@ func (s *Service) Rate(ctx context.Context, id string, rating int) error {
 func (s *Service) SendTranscript(ctx context.Context, id, email, ip string) error {
 	to, err := rules.Email(email)
 	if err != nil {
-		return invalidField("email")
+		return InvalidField("email")
 	}
 	// The address is the visitor's to choose (and the text partly theirs):
 	// a client address sends few of them from the insurer's domain.
@@ -559,25 +561,25 @@ type OfflineInput struct {
 // Offline stores a message-form question as an offline conversation in the
 // agents' queue; an agent answers it by email (Reply).
 func (s *Service) Offline(ctx context.Context, in OfflineInput) (Conversation, error) {
-	name, ok := cleanText(in.Name, maxName, true)
+	name, ok := CleanText(in.Name, maxName, true)
 	if !ok {
-		return Conversation{}, invalidField("name")
+		return Conversation{}, InvalidField("name")
 	}
 	email, err := rules.Email(in.Email)
 	if err != nil {
-		return Conversation{}, invalidField("email")
+		return Conversation{}, InvalidField("email")
 	}
 	question, err := cleanBody(in.Question)
 	if err != nil {
-		return Conversation{}, invalidField("question")
+		return Conversation{}, InvalidField("question")
 	}
-	page, ok := cleanText(in.Page, maxPage, false)
+	page, ok := CleanText(in.Page, maxPage, false)
 	if !ok {
-		return Conversation{}, invalidField("page")
+		return Conversation{}, InvalidField("page")
 	}
-	roadblock, ok := cleanText(in.Roadblock, maxTopic, false)
+	roadblock, ok := CleanText(in.Roadblock, maxTopic, false)
 	if !ok {
-		return Conversation{}, invalidField("roadblock")
+		return Conversation{}, InvalidField("roadblock")
 	}
 	if err := s.limit(ctx, OfflineLimit, in.IP); err != nil {
 		return Conversation{}, err

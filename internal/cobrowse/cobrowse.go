@@ -18,11 +18,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
-	"guichet/internal/api"
 	"guichet/internal/audit"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
@@ -81,23 +79,40 @@ const (
 	EventForbidden = "console.forbidden"
 )
 
-// Errors, in the API's shape.
+// Errors of co-browse; the handlers map each to the API's status and
+// error code (errors.go: apiError).
 var (
-	ErrUnavailable = api.NewError(http.StatusNotFound, "COBROWSE_UNAVAILABLE", "cobrowse.error.unavailable")
-	ErrNoSession   = api.NewError(http.StatusNotFound, "NO_COBROWSE", "cobrowse.error.noSession")
-	ErrNoCookie    = api.NewError(http.StatusUnauthorized, "NO_COBROWSE", "cobrowse.error.noSession")
-	ErrNotFound    = api.NewError(http.StatusNotFound, "NOT_FOUND", "cobrowse.error.notFound")
-	ErrInvalidCode = api.NewError(http.StatusNotFound, "INVALID_CODE", "cobrowse.error.invalidCode")
-	ErrRateLimited = api.NewError(http.StatusTooManyRequests, "RATE_LIMITED", "error.rateLimited")
-	ErrPending     = api.NewError(http.StatusConflict, "COBROWSE_PENDING", "cobrowse.error.pending")
-	ErrState       = api.NewError(http.StatusConflict, "COBROWSE_STATE", "cobrowse.error.state")
-	ErrNotActive   = api.NewError(http.StatusConflict, "COBROWSE_NOT_ACTIVE", "cobrowse.error.notActive")
-	ErrTooLarge    = api.NewError(http.StatusBadRequest, "FRAME_TOO_LARGE", "cobrowse.error.tooLarge")
-	ErrBadFrame    = api.NewError(http.StatusBadRequest, "INVALID_FRAME", "cobrowse.error.invalidFrame")
+	ErrUnavailable = errors.New("cobrowse: unavailable")
+	ErrNoSession   = errors.New("cobrowse: no session")
+	ErrNotFound    = errors.New("cobrowse: not found")
+	ErrInvalidCode = errors.New("cobrowse: invalid code")
+	ErrRateLimited = errors.New("cobrowse: rate limited")
+	ErrPending     = errors.New("cobrowse: pending")
+	ErrState       = errors.New("cobrowse: wrong state")
+	ErrNotActive   = errors.New("cobrowse: not active")
+	ErrTooLarge    = errors.New("cobrowse: frame too large")
+	ErrBadFrame    = errors.New("cobrowse: invalid frame")
 	// ErrWrongBrand: a consent sent from another brand's host than the session's.
-	ErrWrongBrand     = api.NewError(http.StatusForbidden, "COBROWSE_WRONG_BRAND", "cobrowse.error.wrongBrand")
+	ErrWrongBrand = errors.New("cobrowse: wrong brand")
+	// A conversation's brand not served, another agent's conversation:
+	// the chat's errors (chat's API answers them).
 	ErrForbiddenBrand = chat.ErrForbiddenBrand
 	ErrNotHolder      = chat.ErrNotHolder
+)
+
+// GuessLimitedError is ErrRateLimited for an agent's wrong join codes,
+// with the wait until the oldest that counts leaves GuessWindow.
+type GuessLimitedError struct{ Wait time.Duration }
+
+func (e *GuessLimitedError) Error() string { return ErrRateLimited.Error() }
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *GuessLimitedError) Is(target error) bool { return target == ErrRateLimited }
+
+// Audit outcomes of a refused join (the API's error codes of the refusal).
+const (
+	outcomeInvalidCode = "INVALID_CODE"
+	outcomeRateLimited = "RATE_LIMITED"
 )
 
 // Session is one row of cobrowse_sessions; times are unix ms.
@@ -442,26 +457,16 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		if err := tx.Lock(ctx, "cobrowse.join:"+p.ID); err != nil {
 			return err
 		}
-		var fails int
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND event = ?
-			AND outcome = ? AND at > ?`, staff.AuditBrand, p.ID, EventJoin, ErrInvalidCode.Code,
-			now.Add(-GuessWindow).UnixMilli()).Scan(&fails); err != nil {
+		fails, nthAt, err := audit.Outcomes(ctx, tx, staff.AuditBrand, p.ID, EventJoin, outcomeInvalidCode,
+			now.Add(-GuessWindow), MaxCodeGuesses)
+		if err != nil {
 			return err
 		}
 		if fails >= MaxCodeGuesses {
 			// The wait: until the MaxCodeGuesses-th latest wrong guess leaves the window.
-			var at int64
-			if err := tx.QueryRow(ctx, `SELECT at FROM audit_events WHERE brand = ? AND account_id = ? AND event = ?
-				AND outcome = ? ORDER BY at DESC LIMIT 1 OFFSET ?`, staff.AuditBrand, p.ID, EventJoin, ErrInvalidCode.Code,
-				MaxCodeGuesses-1).Scan(&at); err != nil {
-				return err
-			}
-			limited := *ErrRateLimited
-			limited.RetryAfter = int((time.UnixMilli(at).Add(GuessWindow).Sub(now) + time.Second - 1) / time.Second)
-			refusal = &limited
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, ErrRateLimited.Code)
+			refusal = &GuessLimitedError{Wait: nthAt.Add(GuessWindow).Sub(now)}
+			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeRateLimited)
 		}
-		var err error
 		if ValidCode(code) {
 			sess, err = getSession(ctx, tx, "code_hmac = ? AND status = 'waiting' AND code_expires_at > ?",
 				codes.HMAC(s.codeKey, code), now.UnixMilli())
@@ -470,7 +475,7 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		}
 		if errors.Is(err, ErrNotFound) {
 			refusal = ErrInvalidCode
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, ErrInvalidCode.Code)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeInvalidCode)
 		}
 		if err != nil {
 			return err
@@ -487,7 +492,7 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			refusal = ErrInvalidCode
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, ErrInvalidCode.Code)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeInvalidCode)
 		}
 		if err := s.audit(ctx, tx, who, sess, EventJoin, "ok"); err != nil {
 			return err

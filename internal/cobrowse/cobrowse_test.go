@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"guichet/internal/chat/chatapi"
 	"slices"
 	"strings"
 	"sync"
@@ -33,7 +34,7 @@ func TestCodeSession(t *testing.T) {
 		vs := v.socket("/api/v1/cobrowse/socket")
 		vs.NextState(StatusWaiting)
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"type": 2, "secret": "before"}})
-		if f := vs.Next("error"); f["errorCode"] != ErrNotActive.Code {
+		if f := vs.Next("error"); f["errorCode"] != codeOf(ErrNotActive) {
 			t.Fatalf("event before the agent joined: %v", f)
 		}
 		a := e.agent(p)
@@ -82,7 +83,7 @@ func TestCodeSession(t *testing.T) {
 			t.Fatalf("%d events kept after the end (belair does not record)", n)
 		}
 		// A used code is spent.
-		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 404, ErrInvalidCode.Code)
+		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 404, codeOf(ErrInvalidCode))
 		for _, ev := range []string{EventStart, EventJoin, EventEnd} {
 			if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%session="+id+"%") == 0 {
 				t.Fatalf("no %s audit row", ev)
@@ -107,19 +108,19 @@ func TestCodeExpiresAndGuesses(t *testing.T) {
 		a := e.agent(p)
 		_, id, code := e.codeSession()
 		e.clock.Advance(CodeTTL)
-		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 404, ErrInvalidCode.Code)
+		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 404, codeOf(ErrInvalidCode))
 		if n, err := e.svc.Sweep(context.Background()); err != nil || n != 1 || e.session(id).EndReason != ReasonExpired {
 			t.Fatalf("sweep: %d %v %+v", n, err, e.session(id))
 		}
 		_, _, code = e.codeSession()
 		wrong := fmt.Sprintf("%06d", (atoi(code)+1)%1_000_000)
 		for range MaxCodeGuesses - 1 {
-			a.want("POST", "/console/join", `{"code":"`+wrong+`"}`, 404, ErrInvalidCode.Code)
+			a.want("POST", "/console/join", `{"code":"`+wrong+`"}`, 404, codeOf(ErrInvalidCode))
 		}
 		// Guesses past five are refused even with the right code, with
 		// the wait until the oldest of the five leaves the window.
 		e.clock.Advance(time.Minute)
-		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 429, ErrRateLimited.Code)
+		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 429, codeOf(ErrRateLimited))
 		if got := a.last.Get("Retry-After"); got != "540" {
 			t.Fatalf("Retry-After %q, want 540", got)
 		}
@@ -180,7 +181,7 @@ func TestChatRequest(t *testing.T) {
 		p := e.addStaff("a1", "scotia")
 		other := e.addStaff("a2", "scotia")
 		convID, chatSecret := e.conversation("scotia", p)
-		e.agent(other).want("POST", "/console/chat/"+convID+"/cobrowse", "", 409, ErrNotHolder.Code)
+		e.agent(other).want("POST", "/console/chat/"+convID+"/cobrowse", "", 409, "NOT_HOLDER")
 		out := e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")
 		id := out["id"].(string)
 		if out["status"] != StatusPending || out["conversationId"] != convID {
@@ -189,7 +190,7 @@ func TestChatRequest(t *testing.T) {
 		if got := e.systemKeys(convID); !slices.Contains(got, chat.SystemCobrowseRequest+"="+id) {
 			t.Fatalf("transcript: %v", got)
 		}
-		e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 409, ErrPending.Code)
+		e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 409, codeOf(ErrPending))
 		if _, err := e.svc.AppendEvent(ctx, id, SenderVisitor, []byte(`{}`)); err != ErrNotActive {
 			t.Fatalf("event before consent: %v", err)
 		}
@@ -200,10 +201,10 @@ func TestChatRequest(t *testing.T) {
 		// Another visitor's chat cookie does not answer.
 		_, otherSecret := e.conversation("scotia", p)
 		stranger := e.visitor("scotia")
-		stranger.cookies[chat.DevCookieName] = otherSecret
-		stranger.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 404, ErrNotFound.Code)
+		stranger.cookies[chatapi.DevCookieName] = otherSecret
+		stranger.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 404, codeOf(ErrNotFound))
 		v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 401, "")
-		v.cookies[chat.DevCookieName] = chatSecret
+		v.cookies[chatapi.DevCookieName] = chatSecret
 		v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{}`, 400, "INVALID_FIELD")
 		out = v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":false}`, 200, "")
 		if out["status"] != StatusDeclined || v.cookies[DevCookieName] != "" {
@@ -212,7 +213,7 @@ func TestChatRequest(t *testing.T) {
 		if _, err := e.svc.AppendEvent(ctx, id, SenderVisitor, []byte(`{}`)); err != ErrNotActive {
 			t.Fatalf("event after decline: %v", err)
 		}
-		v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 409, ErrState.Code)
+		v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 409, codeOf(ErrState))
 		// Asked again, accepted.
 		id2 := e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)
 		out = v.want("POST", "/api/v1/cobrowse/sessions/"+id2+"/consent", `{"accept":true}`, 200, "")
@@ -312,7 +313,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 		intact := e.addStaff("ai", "intact")
 		belair := e.addStaff("ab", "belair")
 		_, id, code := e.codeSession()
-		e.agent(intact).want("POST", "/console/join", `{"code":"`+code+`"}`, 403, ErrForbiddenBrand.Code)
+		e.agent(intact).want("POST", "/console/join", `{"code":"`+code+`"}`, 403, "FORBIDDEN_BRAND")
 		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail LIKE ?",
 			EventForbidden, intact.ID, "%session="+id+"%") != 1 {
 			t.Fatal("refusal not audited")
@@ -323,7 +324,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 		if got := e.agent(intact).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseForbidden {
 			t.Fatalf("other brand's viewer: close %d, want %d", got, CloseForbidden)
 		}
-		e.agent(intact).want("POST", "/console/sessions/"+id+"/end", "", 403, ErrForbiddenBrand.Code)
+		e.agent(intact).want("POST", "/console/sessions/"+id+"/end", "", 403, "FORBIDDEN_BRAND")
 		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", EventForbidden, intact.ID) != 3 {
 			t.Fatal("viewer and end refusals not audited")
 		}
@@ -404,7 +405,7 @@ func TestFrameLimits(t *testing.T) {
 			vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": i}})
 		}
 		for range 3 {
-			if f := vs.Next("error"); f["errorCode"] != ErrRateLimited.Code {
+			if f := vs.Next("error"); f["errorCode"] != codeOf(ErrRateLimited) {
 				t.Fatalf("over the rate: %v", f)
 			}
 		}
@@ -416,7 +417,7 @@ func TestFrameLimits(t *testing.T) {
 		e.clock.Advance(time.Second)
 		big := `{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes) + `"}`
 		vs.SendRaw([]byte(big))
-		if f := vs.Next("error"); f["errorCode"] != ErrTooLarge.Code {
+		if f := vs.Next("error"); f["errorCode"] != codeOf(ErrTooLarge) {
 			t.Fatalf("too large: %v", f)
 		}
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": "after"}})
@@ -472,8 +473,8 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 			t.Fatalf("%d cobrowse.end audit rows with the visitor's address", n)
 		}
 		v := e.visitor("scotia")
-		v.cookies[chat.DevCookieName] = chatSecret
-		v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 409, ErrState.Code)
+		v.cookies[chatapi.DevCookieName] = chatSecret
+		v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 409, codeOf(ErrState))
 
 		// A conversation already ended ends nothing more; another
 		// conversation's session is untouched.
@@ -539,7 +540,7 @@ func TestTransferEndsCobrowse(t *testing.T) {
 			t.Errorf("the former holder's viewer back: close %d, want %d", got, CloseUnknown)
 		}
 		// The new holder asks again, the former may not.
-		e.agent(a1).want("POST", "/console/chat/"+convID+"/cobrowse", "", 409, chat.ErrNotHolder.Code)
+		e.agent(a1).want("POST", "/console/chat/"+convID+"/cobrowse", "", 409, "NOT_HOLDER")
 		e.agent(a2).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")
 	})
 }

@@ -11,7 +11,7 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/audit"
-	"guichet/internal/chat"
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/staff"
 )
 
@@ -81,7 +81,8 @@ type Handler struct {
 
 // Start is POST /api/v1/cobrowse/sessions: the visitor accepted the
 // footer link's consent dialog.
-func (h *Handler) Start(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) Start(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	var in struct{}
 	if err := api.Decode(w, r, &in); err != nil {
 		return err
@@ -101,7 +102,8 @@ func (h *Handler) Start(w http.ResponseWriter, r *http.Request) error {
 // Consent is POST /api/v1/cobrowse/sessions/{id}/consent {accept}, proven
 // by the chat cookie, on the host of the session's brand (else 403
 // COBROWSE_WRONG_BRAND).
-func (h *Handler) Consent(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) Consent(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	id, err := api.PathID(r, "id")
 	if err != nil {
 		return err
@@ -117,9 +119,9 @@ func (h *Handler) Consent(w http.ResponseWriter, r *http.Request) error {
 		e.Field = "accept"
 		return e
 	}
-	secret := cookie(r, chat.CookieName, chat.DevCookieName)
+	secret := cookie(r, chatapi.CookieName, chatapi.DevCookieName)
 	if secret == "" {
-		return chat.ErrNoCookie
+		return chatapi.ErrNoCookie
 	}
 	sess, vs, err := h.Service.Consent(r.Context(), id, api.SiteOf(r).Brand.ID, secret, *in.Accept, api.ClientIP(r))
 	if err != nil {
@@ -148,7 +150,8 @@ func (h *Handler) visitorSession(r *http.Request) (Session, error) {
 }
 
 // Current is GET /api/v1/cobrowse/session.
-func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) Current(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	s, err := h.visitorSession(r)
 	if err != nil {
 		return err
@@ -158,7 +161,8 @@ func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
 }
 
 // End is POST /api/v1/cobrowse/session/end.
-func (h *Handler) End(w http.ResponseWriter, r *http.Request) error {
+func (h *Handler) End(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	s, err := h.visitorSession(r)
 	if err != nil {
 		return err
@@ -181,9 +185,10 @@ func accept(w http.ResponseWriter, r *http.Request, limit int64) (*websocket.Con
 
 // Socket is GET /api/v1/cobrowse/socket: the visitor's WebSocket (same
 // origin, the co-browse cookie; no live session: 4404 after the upgrade).
-func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
-	if !chat.SameOrigin(r) {
-		return chat.ErrCrossOrigin
+func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
+	if !chatapi.SameOrigin(r) {
+		return chatapi.ErrCrossOrigin
 	}
 	if cookie(r, CookieName, DevCookieName) == "" {
 		return ErrNoCookie
@@ -225,7 +230,8 @@ func principal(r *http.Request) (Actor, error) {
 }
 
 // Request is POST /api/console/v1/chat/conversations/{id}/cobrowse.
-func (h *ConsoleHandler) Request(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Request(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	who, err := principal(r)
 	if err != nil {
 		return err
@@ -243,7 +249,8 @@ func (h *ConsoleHandler) Request(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Join is POST /api/console/v1/cobrowse/join {code}.
-func (h *ConsoleHandler) Join(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Join(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	who, err := principal(r)
 	if err != nil {
 		return err
@@ -284,7 +291,8 @@ func (h *ConsoleHandler) held(r *http.Request, who Actor) (Session, error) {
 }
 
 // End is POST /api/console/v1/cobrowse/sessions/{id}/end.
-func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	who, err := principal(r)
 	if err != nil {
 		return err
@@ -341,9 +349,10 @@ func viewerRefusal(err error) websocket.StatusCode {
 // upgrade as close codes: 4401 not signed in, 4403 a brand not served,
 // 4409 another agent's, 4404 unknown or not active. Each connection is
 // audited and asks the visitor for a full snapshot.
-func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
-	if !chat.SameOrigin(r) {
-		return chat.ErrCrossOrigin
+func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
+	if !chatapi.SameOrigin(r) {
+		return chatapi.ErrCrossOrigin
 	}
 	who, err := principal(r)
 	var s Session

@@ -3,6 +3,7 @@ package cobrowse
 import (
 	"context"
 	"encoding/json"
+	"guichet/internal/chat/chatapi"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -315,7 +316,7 @@ func (e *env) sharedChat(p staff.Principal) (convID, id string, vs, view *ws) {
 	convID, chatSecret := e.conversation("scotia", p)
 	id = e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)
 	v := e.visitor("scotia")
-	v.cookies[chat.DevCookieName] = chatSecret
+	v.cookies[chatapi.DevCookieName] = chatSecret
 	v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 200, "")
 	vs, view = e.watched(v, p, id)
 	return convID, id, vs, view
@@ -332,4 +333,10 @@ func (e *env) watched(v *client, p staff.Principal, id string) (vs, view *ws) {
 	vs.Send(map[string]any{"type": "event", "data": map[string]any{"type": 2}})
 	view.Next("event")
 	return vs, view
+}
+
+// codeOf is the API error code the handlers answer err with (apiError).
+func codeOf(err error) string {
+	code, _ := errorCode(err)
+	return code
 }

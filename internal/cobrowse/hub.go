@@ -12,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"guichet/internal/api"
 	"guichet/internal/fanout"
+	"guichet/internal/sockets"
 	"guichet/internal/staff"
 )
 
@@ -35,7 +35,7 @@ type Hub struct {
 
 	mu    sync.Mutex
 	subs  map[string]map[*sub]struct{}
-	socks *fanout.Sockets
+	socks *sockets.Registry
 	ctx   context.Context
 	stop  context.CancelFunc
 }
@@ -44,7 +44,7 @@ type Hub struct {
 func NewHub(svc *Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
 	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, subs: map[string]map[*sub]struct{}{},
-		socks: fanout.NewSockets(ctx), ctx: ctx, stop: stop}
+		socks: sockets.NewRegistry(ctx), ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}
@@ -135,7 +135,7 @@ func (h *Hub) Shutdown() {
 
 // Run polls and sweeps until ctx is done, and closes silent sockets.
 func (h *Hub) Run(ctx context.Context) error {
-	return h.socks.Run(ctx, fanout.Every{Interval: h.PollInterval, Do: func(ctx context.Context) {
+	return h.socks.Run(ctx, sockets.Every{Interval: h.PollInterval, Do: func(ctx context.Context) {
 		if _, err := h.svc.Sweep(ctx); err != nil && ctx.Err() == nil {
 			slog.Warn("cobrowse sweep", "err", err)
 		}
@@ -200,7 +200,7 @@ func (h *Hub) pollIDs(ctx context.Context, ids []any) error {
 // socket is one WebSocket (visitor's or viewer's) and how many bad frames
 // in a row it sent.
 type socket struct {
-	*fanout.Socket
+	*sockets.Socket
 	hub *Hub
 	bad int
 }
@@ -243,20 +243,18 @@ func (s *socket) readLoop(handle func(clientFrame) error) {
 		}
 		var f clientFrame
 		if typ != websocket.MessageText || json.Unmarshal(data, &f) != nil || f.Type == "" {
-			if s.badFrame(ErrBadFrame.Code) {
+			if code, _ := errorCode(ErrBadFrame); s.badFrame(code) {
 				return
 			}
 			continue
 		}
 		if err := handle(f); err != nil {
-			var apiErr *api.Error
-			code := "TECHNICAL"
-			if errors.As(err, &apiErr) {
-				code = apiErr.Code
-			} else {
+			code, ok := errorCode(err)
+			if !ok {
+				code = "TECHNICAL"
 				slog.Error("cobrowse frame", "type", f.Type, "err", err)
 			}
-			if code == ErrRateLimited.Code {
+			if code == errRateLimited.Code {
 				_ = s.Send(errorFrame{Type: "error", ErrorCode: code})
 				continue
 			}
@@ -319,7 +317,7 @@ type sub struct {
 	// check, which closes the socket when the session is gone.
 	staffID string
 	recheck func()
-	fanout.Runner
+	sockets.Runner
 }
 
 func (s *sub) deliver() {

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-
-	"guichet/internal/api"
 )
 
 // The server's half of co-browse privacy (issue 26). The portal's recorder
@@ -32,7 +29,7 @@ import (
 
 // ErrPrivateValue refuses a visitor frame that carries a field value or a
 // page address query.
-var ErrPrivateValue = api.NewError(http.StatusUnprocessableEntity, "PRIVATE_VALUE", "cobrowse.error.privateValue")
+var ErrPrivateValue = errors.New("cobrowse: private value")
 
 // rrweb's event and incremental source numbers (@rrweb/types 2.x).
 const (

@@ -3,12 +3,12 @@ package cobrowse
 import (
 	"context"
 	"encoding/json"
+	"guichet/internal/chat/chatapi"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"guichet/internal/chat"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 )
@@ -75,7 +75,7 @@ func TestRefusesPrivateValues(t *testing.T) {
 		before := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id)
 		for i, f := range frames {
 			vs.SendRaw([]byte(`{"type":"event","data":` + f.data + `}`))
-			if got := vs.Next("error"); got["errorCode"] != ErrPrivateValue.Code {
+			if got := vs.Next("error"); got["errorCode"] != codeOf(ErrPrivateValue) {
 				t.Fatalf("frame %d: %v", i, got)
 			}
 			if i == 3 {
@@ -127,13 +127,13 @@ func TestConsentBrand(t *testing.T) {
 		convID, chatSecret := e.conversation("scotia", p)
 		id := e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)
 		elsewhere := e.visitor("belair")
-		elsewhere.cookies[chat.DevCookieName] = chatSecret
-		elsewhere.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 403, ErrWrongBrand.Code)
+		elsewhere.cookies[chatapi.DevCookieName] = chatSecret
+		elsewhere.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 403, codeOf(ErrWrongBrand))
 		if s := e.session(id); s.Status != StatusPending || s.ConsentAt != 0 || elsewhere.cookies[DevCookieName] != "" {
 			t.Fatalf("after a refused consent: %+v", s)
 		}
 		v := e.visitor("scotia")
-		v.cookies[chat.DevCookieName] = chatSecret
+		v.cookies[chatapi.DevCookieName] = chatSecret
 		if out := v.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 200, ""); out["status"] != StatusActive {
 			t.Fatalf("consent: %v", out)
 		}

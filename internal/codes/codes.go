@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -50,6 +51,20 @@ func LoadSecret(ctx context.Context, db Store, name string, now time.Time, rnd i
 		return nil, fmt.Errorf("%s secret: stored value is not 32 bytes of hex", name)
 	}
 	return secret, nil
+}
+
+// SecretExists reports whether a secret is stored under name (LoadSecret
+// would return it rather than create one).
+func SecretExists(ctx context.Context, db Store, name string) (bool, error) {
+	var stored string
+	err := db.QueryRow(ctx, "SELECT secret FROM recovery_secrets WHERE name = ?", name).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Derive is HMAC-SHA256(secret, purpose): one key per use of the secret.

@@ -6,42 +6,28 @@
 // (staff.PrincipalFrom) and checks the role and the brands served; every
 // state-changing call wants a fresh second factor and is audited with the
 // staff member as the actor.
+//
+// The handlers (customers.go, actions.go, supervisor.go, staffadmin.go)
+// decode a call, hand it to the Service (service*.go), which holds the
+// rules and reaches the tables through their owners (account, policy,
+// audit, registration, staff, maintenance), and turn its domain errors
+// into answers in one place (apiError, errors.go).
 package console
 
 import (
-	"context"
-	"errors"
-	"io"
 	"net/http"
-	"time"
 
 	"guichet/internal/account"
 	"guichet/internal/api"
-	"guichet/internal/audit"
-	"guichet/internal/brand"
-	"guichet/internal/emailtoken"
 	"guichet/internal/staff"
-	"guichet/internal/store"
 )
 
 // Handler serves /api/console/v1's customer and supervisor calls (routes in
 // internal/httpapi/routes.go, behind the staff session middleware).
 type Handler struct {
-	DB       *store.DB
-	Accounts *account.Service
-	Tokens   *emailtoken.Service
-	// Staff is the staff accounts (the admins' calls).
-	Staff *staff.Service
+	Service *Service
 	// ConsoleOrigin is the console's scheme://host, where set-up links go.
 	ConsoleOrigin string
-	// Brands resolves a brand id (the registry's Get).
-	Brands func(id string) (*brand.Brand, bool)
-	// LinkBase is the scheme://host of a brand's site, where the links of
-	// the emails sent for staff point (emailtoken.LinkBase).
-	LinkBase func(b *brand.Brand) string
-	Now      func() time.Time
-	// Rand makes temporary passwords (crypto/rand.Reader when nil).
-	Rand io.Reader
 }
 
 // Audit events written by the console (the account package writes its own
@@ -62,78 +48,36 @@ const (
 // customer's brand.
 const auditBrand = staff.AuditBrand
 
-// Errors of the console's calls, mapped once here.
-var (
-	errSignIn         = staff.ErrSignInRequired
-	errReauth         = staff.ErrReauthRequired
-	errForbiddenRole  = api.NewError(http.StatusForbidden, "FORBIDDEN_ROLE", "console.error.forbiddenRole")
-	errForbiddenBrand = api.NewError(http.StatusForbidden, "FORBIDDEN_BRAND", "console.error.forbiddenBrand")
-	errNotFound       = api.NewError(http.StatusNotFound, "NOT_FOUND", "console.error.notFound")
-)
-
-// validation is a 400 VALIDATION naming the field.
-func validation(field, key string) *api.Error {
-	e := api.NewError(http.StatusBadRequest, "VALIDATION", key)
-	e.Fields = map[string]string{field: key}
-	return e
+// caller is who makes the call r.
+func caller(r *http.Request) Caller {
+	p, _ := staff.PrincipalFrom(r.Context())
+	return Caller{Staff: p, IP: api.ClientIP(r), Call: r.Method + " " + r.Pattern}
 }
 
-// call is what a handler checks first: a signed-in staff member of at
-// least min's role; for a change (state-changing call) a fresh second
-// factor too. A refused role is audited.
-func (h *Handler) call(r *http.Request, min staff.Role, change bool) (staff.Principal, error) {
-	p, ok := staff.PrincipalFrom(r.Context())
-	if !ok || p.ID == "" {
-		return p, errSignIn
-	}
-	if change && !p.FactorFresh(h.Now()) {
-		return p, errReauth
-	}
-	if !p.Role.AtLeast(min) {
-		h.refuse(r.Context(), r, p, auditBrand, "", "forbidden_role")
-		return p, errForbiddenRole
-	}
-	return p, nil
+// call is what a handler does first: the caller, authorized for min's role
+// (and a fresh factor for a change).
+func (h *Handler) call(r *http.Request, min staff.Role, change bool) (Caller, error) {
+	c := caller(r)
+	return c, apiError(h.Service.Authorize(r.Context(), c, min, change))
 }
 
-// refuse audits a refused call (a role too low, a brand not served).
-func (h *Handler) refuse(ctx context.Context, r *http.Request, p staff.Principal, b, accountID, outcome string) {
-	// The refusal stands whether its row is written or not; a failed write
-	// is the database's trouble, reported by the next call.
-	_ = audit.Record(ctx, h.DB, audit.Event{At: h.Now(), Brand: b, AccountID: accountID, IP: api.ClientIP(r),
-		Event: EventForbidden, Outcome: outcome, Detail: r.Method + " " + r.Pattern, Actor: p.Actor()})
+// act starts a customer action: an agent or more, a fresh factor, the
+// customer of the path's id, of a brand served.
+func (h *Handler) act(r *http.Request) (Caller, account.Account, error) {
+	c, err := h.call(r, staff.RoleAgent, true)
+	if err != nil {
+		return c, account.Account{}, err
+	}
+	a, err := h.customer(r, c)
+	return c, a, err
 }
 
-// customer loads the account a path names, on whatever brand, and checks
-// the staff member serves its brand (403 FORBIDDEN_BRAND and an audit row
-// otherwise).
-func (h *Handler) customer(r *http.Request, p staff.Principal) (account.Account, error) {
+// customer loads the account the path names for c.
+func (h *Handler) customer(r *http.Request, c Caller) (account.Account, error) {
 	id, err := api.PathID(r, "id")
 	if err != nil {
 		return account.Account{}, err
 	}
-	var b string
-	err = h.DB.QueryRow(r.Context(), "SELECT brand FROM accounts WHERE id = ?", id).Scan(&b)
-	if err != nil {
-		if errors.Is(store.NotFound(err), store.ErrNotFound) {
-			return account.Account{}, errNotFound
-		}
-		return account.Account{}, err
-	}
-	if !p.Serves(b) {
-		h.refuse(r.Context(), r, p, b, id, "forbidden_brand")
-		return account.Account{}, errForbiddenBrand
-	}
-	a, err := account.ByID(r.Context(), h.DB, b, id)
-	if errors.Is(err, account.ErrNotFound) {
-		return a, errNotFound
-	}
-	return a, err
-}
-
-// record writes an audit row of a console action in ex (the action's
-// transaction, or the database).
-func (h *Handler) record(ctx context.Context, ex audit.Execer, r *http.Request, p staff.Principal, e audit.Event) error {
-	e.At, e.IP, e.Actor = h.Now(), api.ClientIP(r), p.Actor()
-	return audit.Record(ctx, ex, e)
+	a, err := h.Service.Customer(r.Context(), c, id)
+	return a, apiError(err)
 }

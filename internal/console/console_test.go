@@ -557,7 +557,7 @@ func TestStaffAdmin(t *testing.T) {
 			t.Fatalf("add: %d %s", got.status, got.body)
 		}
 		token := strings.TrimPrefix(m["setupLink"].(string), "https://console.example/setup#")
-		if info, err := e.h.Staff.Setup(context.Background(), token); err != nil || info.Email != "sup@console.example" {
+		if info, err := e.h.Service.Staff.Setup(context.Background(), token); err != nil || info.Email != "sup@console.example" {
 			t.Fatalf("the link does not set up: %+v %v", info, err)
 		}
 		if got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "sup@console.example", "name": "Again", "role": "agent"}); got.status != 409 || got.code(t) != "STAFF_EXISTS" {

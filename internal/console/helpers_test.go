@@ -71,9 +71,9 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &console.Handler{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
-		Staff: staffs, ConsoleOrigin: "https://console.example",
-		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }}
+	h := &console.Handler{Service: &console.Service{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
+		Staff: staffs, LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }},
+		ConsoleOrigin: "https://console.example"}
 	e := &env{t: t, db: db, clock: c, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
 	for pattern, fn := range map[string]api.Handler{
 		"GET /api/console/v1/customers":                          h.Search,

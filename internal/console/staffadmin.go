@@ -1,17 +1,11 @@
 package console
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
 	"guichet/internal/api"
 	"guichet/internal/staff"
-)
-
-var (
-	errStaffExists = api.NewError(http.StatusConflict, "STAFF_EXISTS", "console.staff.exists")
-	errSelf        = api.NewError(http.StatusConflict, "STAFF_SELF", "console.staff.self")
 )
 
 type memberJSON struct {
@@ -43,11 +37,11 @@ func (h *Handler) StaffList(w http.ResponseWriter, r *http.Request) error {
 	if _, err := h.call(r, staff.RoleAdmin, false); err != nil {
 		return err
 	}
-	members, err := h.Staff.List(r.Context())
+	members, err := h.Service.StaffList(r.Context())
 	if err != nil {
-		return err
+		return apiError(err)
 	}
-	now := h.Now()
+	now := h.Service.Now()
 	out := make([]memberJSON, 0, len(members))
 	for _, m := range members {
 		out = append(out, memberOf(m, now))
@@ -67,7 +61,7 @@ type addForm struct {
 // brands}: a new member and the one-time set-up link to give them
 // (audited by staff.Service.Add with the admin as actor).
 func (h *Handler) StaffAdd(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.call(r, staff.RoleAdmin, true)
+	c, err := h.call(r, staff.RoleAdmin, true)
 	if err != nil {
 		return err
 	}
@@ -75,17 +69,12 @@ func (h *Handler) StaffAdd(w http.ResponseWriter, r *http.Request) error {
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
 	}
-	m, token, err := h.Staff.Add(r.Context(), staff.NewMember{Email: f.Email, Name: f.Name, Role: staff.Role(f.Role), Brands: f.Brands}, p.Actor())
-	switch {
-	case errors.Is(err, staff.ErrExists):
-		return errStaffExists
-	case errors.Is(err, staff.ErrInvalid):
-		return validation("staff", "console.staff.invalid")
-	case err != nil:
-		return err
+	m, token, err := h.Service.StaffAdd(r.Context(), c, staff.NewMember{Email: f.Email, Name: f.Name, Role: staff.Role(f.Role), Brands: f.Brands})
+	if err != nil {
+		return apiError(err)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.JSON(w, http.StatusOK, map[string]any{"staff": memberOf(m, h.Now()), "setupLink": h.ConsoleOrigin + "/setup#" + token})
+	api.JSON(w, http.StatusOK, map[string]any{"staff": memberOf(m, h.Service.Now()), "setupLink": h.ConsoleOrigin + "/setup#" + token})
 	return nil
 }
 
@@ -93,7 +82,7 @@ func (h *Handler) StaffAdd(w http.ResponseWriter, r *http.Request) error {
 // member can no longer sign in; their sessions end at once. An admin cannot
 // disable themselves (409 STAFF_SELF).
 func (h *Handler) StaffDisable(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.call(r, staff.RoleAdmin, true)
+	c, err := h.call(r, staff.RoleAdmin, true)
 	if err != nil {
 		return err
 	}
@@ -101,23 +90,10 @@ func (h *Handler) StaffDisable(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if id == p.ID {
-		return errSelf
-	}
-	members, err := h.Staff.List(r.Context())
+	m, err := h.Service.StaffDisable(r.Context(), c, id)
 	if err != nil {
-		return err
+		return apiError(err)
 	}
-	for _, m := range members {
-		if m.ID != id {
-			continue
-		}
-		if err := h.Staff.Disable(r.Context(), m.Email, p.Actor()); err != nil {
-			return err
-		}
-		m.Disabled = true
-		api.JSON(w, http.StatusOK, memberOf(m, h.Now()))
-		return nil
-	}
-	return errNotFound
+	api.JSON(w, http.StatusOK, memberOf(m, h.Service.Now()))
+	return nil
 }

@@ -1,33 +1,20 @@
 package console
 
 import (
-	"bytes"
-	"context"
 	"encoding/csv"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"guichet/internal/api"
-	"guichet/internal/audit"
-	"guichet/internal/maintenance"
-	"guichet/internal/policy"
 	"guichet/internal/staff"
 )
 
 // maxImport bounds a policy file sent from the console.
 const maxImport = 10 << 20
-
-var (
-	errTooLarge      = api.NewError(http.StatusRequestEntityTooLarge, "TOO_LARGE", "console.import.tooLarge")
-	errEveryBrandOn  = api.NewError(http.StatusConflict, "MAINTENANCE_EVERY_BRAND", "console.maintenance.everyBrand")
-	errPeriodInvalid = "console.audit.period"
-)
 
 type rowErrorJSON struct {
 	Line    int    `json:"line"`
@@ -45,43 +32,12 @@ type importJSON struct {
 	Errors    []rowErrorJSON `json:"errors"`
 }
 
-// fileBrands lists the brands of a policy file's rows (the brand column),
-// or ok false when the file does not read as CSV with that column.
-func fileBrands(body []byte) (brands []string, ok bool) {
-	r := csv.NewReader(bytes.NewReader(body))
-	header, err := r.Read()
-	if err != nil {
-		return nil, false
-	}
-	col := -1
-	for i, h := range header {
-		if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == "brand" {
-			col = i
-		}
-	}
-	if col < 0 {
-		return nil, false
-	}
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return brands, true
-		}
-		if err != nil || col >= len(rec) {
-			return nil, false
-		}
-		if b := strings.TrimSpace(rec[col]); !slices.Contains(brands, b) {
-			brands = append(brands, b)
-		}
-	}
-}
-
 // Import is POST /policies/import?dryRun=: the policy CSV (the body) through
 // internal/policy's importer; dryRun (the default) reports and writes
 // nothing. A staff member serving some brands only may import rows of those
 // brands only (403 FORBIDDEN_BRAND for the whole file otherwise).
 func (h *Handler) Import(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.call(r, staff.RoleSupervisor, true)
+	c, err := h.call(r, staff.RoleSupervisor, true)
 	if err != nil {
 		return err
 	}
@@ -101,41 +57,18 @@ func (h *Handler) Import(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if len(p.Brands) > 0 {
-		brands, ok := fileBrands(body)
-		if !ok {
-			// Unreadable as CSV: the importer reports why and writes nothing.
-			dryRun = true
-		}
-		for _, b := range brands {
-			if !p.Serves(b) {
-				h.refuse(r.Context(), r, p, auditBrand, "", "forbidden_brand")
-				return errForbiddenBrand
-			}
-		}
+	res, err := h.Service.Import(r.Context(), c, body, dryRun)
+	if err != nil {
+		return apiError(err)
 	}
-	im := policy.Importer{DB: h.DB, Brands: h.Brands, Now: h.Now(), DryRun: dryRun}
-	res, err := im.Import(r.Context(), bytes.NewReader(body))
-	out := importJSON{DryRun: dryRun, Rows: res.Rows, Added: res.Added, Updated: res.Updated, Unchanged: res.Unchanged,
+	out := importJSON{DryRun: res.DryRun, Rows: res.Rows, Added: res.Added, Updated: res.Updated, Unchanged: res.Unchanged,
 		Errors: []rowErrorJSON{}}
-	var problems policy.ImportErrors
-	status, outcome := http.StatusOK, "ok"
-	switch {
-	case errors.As(err, &problems):
-		out.ErrorCode, status, outcome = "IMPORT_INVALID", http.StatusBadRequest, "invalid"
-		for _, e := range problems {
+	status := http.StatusOK
+	if res.Problems != nil {
+		out.ErrorCode, status = "IMPORT_INVALID", http.StatusBadRequest
+		for _, e := range res.Problems {
 			out.Errors = append(out.Errors, rowErrorJSON{Line: e.Line, Column: e.Column, Problem: e.Problem})
 		}
-	case err != nil:
-		return err
-	}
-	detail := res.String()
-	if dryRun {
-		detail = "dry run: " + detail
-	}
-	if err := h.record(r.Context(), h.DB, r, p, audit.Event{Brand: auditBrand, Event: EventImport, Outcome: outcome,
-		Detail: detail}); err != nil {
-		return err
 	}
 	api.JSON(w, status, out)
 	return nil
@@ -158,7 +91,7 @@ type maintenanceAnswer struct {
 // audits it with the staff member as actor). "*" (every brand) is for
 // staff serving every brand.
 func (h *Handler) Maintenance(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.call(r, staff.RoleSupervisor, true)
+	c, err := h.call(r, staff.RoleSupervisor, true)
 	if err != nil {
 		return err
 	}
@@ -166,45 +99,13 @@ func (h *Handler) Maintenance(w http.ResponseWriter, r *http.Request) error {
 	if err := api.Decode(w, r, &f); err != nil {
 		return err
 	}
-	if f.On == nil {
-		return validation("on", "console.maintenance.on")
+	m, err := h.Service.Maintenance(r.Context(), c, f.Brand, f.On, f.Until)
+	if err != nil {
+		return apiError(err)
 	}
-	if _, known := h.Brands(f.Brand); !known && f.Brand != maintenance.AllBrands {
-		return validation("brand", "console.maintenance.brand")
-	}
-	if (f.Brand == maintenance.AllBrands && len(p.Brands) > 0) || !p.Serves(f.Brand) && f.Brand != maintenance.AllBrands {
-		h.refuse(r.Context(), r, p, auditBrand, "", "forbidden_brand")
-		return errForbiddenBrand
-	}
-	now := h.Now()
-	c := maintenance.Change{Brand: f.Brand, At: now, Actor: p.Actor()}
-	out := maintenanceAnswer{Brand: f.Brand, On: *f.On}
-	if !*f.On {
-		if _, err := maintenance.Off(r.Context(), h.DB, c); err != nil {
-			if errors.Is(err, maintenance.ErrEveryBrandOn) {
-				return errEveryBrandOn
-			}
-			return err
-		}
-		api.JSON(w, http.StatusOK, out)
-		return nil
-	}
-	if f.Until != nil {
-		if !f.Until.After(now) {
-			return validation("until", "console.maintenance.until")
-		}
-		c.Until = f.Until.UTC()
-		out.Until = &c.Until
-	}
-	if err := maintenance.On(r.Context(), h.DB, c); err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, out)
+	api.JSON(w, http.StatusOK, maintenanceAnswer{Brand: m.Brand, On: m.On, Until: timeOrNil(m.Until)})
 	return nil
 }
-
-// maxPeriod bounds an audit export.
-const maxPeriod = 366 * 24 * time.Hour
 
 // parseInstant reads an RFC 3339 time or a date (midnight UTC).
 func parseInstant(s string) (time.Time, bool) {
@@ -237,7 +138,7 @@ var AuditColumns = []string{"at", "brand", "account_id", "ip", "event", "outcome
 // to) as RFC 4180 CSV (CRLF line ends, quotes where needed), within the
 // brands served (brand narrows to one). The export itself is audited.
 func (h *Handler) AuditExport(w http.ResponseWriter, r *http.Request) error {
-	p, err := h.call(r, staff.RoleSupervisor, false)
+	c, err := h.call(r, staff.RoleSupervisor, false)
 	if err != nil {
 		return err
 	}
@@ -250,38 +151,11 @@ func (h *Handler) AuditExport(w http.ResponseWriter, r *http.Request) error {
 	if !okTo {
 		return periodError("to", q.Get("to"))
 	}
-	if !to.After(from) || to.Sub(from) > maxPeriod {
-		return validation("to", errPeriodInvalid)
-	}
-	brands := p.Brands
-	if b := q.Get("brand"); b != "" {
-		if !p.Serves(b) {
-			h.refuse(r.Context(), r, p, auditBrand, "", "forbidden_brand")
-			return errForbiddenBrand
-		}
-		brands = []string{b}
-	}
-	detail := from.UTC().Format(time.RFC3339) + "/" + to.UTC().Format(time.RFC3339)
-	if len(brands) > 0 {
-		detail += " " + strings.Join(brands, ",")
-	}
-	if err := h.record(r.Context(), h.DB, r, p, audit.Event{Brand: auditBrand, Event: EventAuditExport, Outcome: "ok",
-		Detail: detail}); err != nil {
-		return err
-	}
-	where, args := "at >= ? AND at < ?", []any{from.UnixMilli(), to.UnixMilli()}
-	if len(brands) > 0 {
-		where += " AND brand IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(brands)), ", ") + ")"
-		for _, b := range brands {
-			args = append(args, b)
-		}
-	}
-	rows, err := h.DB.Query(r.Context(), "SELECT at, brand, account_id, ip, event, outcome, detail, actor FROM audit_events WHERE "+
-		where+" ORDER BY at, id", args...)
+	events, err := h.Service.AuditExport(r.Context(), c, from, to, q.Get("brand"))
 	if err != nil {
-		return err
+		return apiError(err)
 	}
-	defer rows.Close()
+	defer events.Close()
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="audit-`+from.UTC().Format("20060102")+"-"+to.UTC().Format("20060102")+`.csv"`)
 	w.Header().Set("Cache-Control", "no-store")
@@ -296,18 +170,17 @@ func (h *Handler) AuditExport(w http.ResponseWriter, r *http.Request) error {
 	if err := cw.Write(AuditColumns); err != nil {
 		return cut(err)
 	}
-	rec := make([]string, len(AuditColumns))
-	for rows.Next() {
-		var at int64
-		if err := rows.Scan(&at, &rec[1], &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7]); err != nil {
+	for events.Next() {
+		e, err := events.Event()
+		if err != nil {
 			return cut(err)
 		}
-		rec[0] = time.UnixMilli(at).UTC().Format("2006-01-02T15:04:05.000Z")
+		rec := []string{e.At.Format("2006-01-02T15:04:05.000Z"), e.Brand, e.AccountID, e.IP, e.Event, e.Outcome, e.Detail, e.Actor}
 		if err := cw.Write(rec); err != nil {
 			return cut(err)
 		}
 	}
-	if err := rows.Err(); err != nil {
+	if err := events.Err(); err != nil {
 		return cut(err)
 	}
 	cw.Flush()
@@ -316,20 +189,3 @@ func (h *Handler) AuditExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	return nil
 }
-
-// PurgeAudit deletes the audit rows older than months months before now
-// (the janitor's clean-up; DefaultAuditRetentionMonths unless configured).
-func PurgeAudit(ctx context.Context, db audit.Execer, now time.Time, months int) (int64, error) {
-	if months < 1 {
-		return 0, nil
-	}
-	res, err := db.Exec(ctx, "DELETE FROM audit_events WHERE at < ?", now.AddDate(0, -months, 0).UnixMilli())
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// DefaultAuditRetentionMonths is how long audit rows are kept (PIPEDA and
-// Quebec Law 25's breach register: 24 months).
-const DefaultAuditRetentionMonths = 24

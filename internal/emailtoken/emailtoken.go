@@ -295,22 +295,18 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 	}
 	// Stored in milliseconds: the answer says what is stored.
 	req.Start = req.Start.Truncate(time.Millisecond)
-	var policyID, status, province string
-	err = tx.QueryRow(ctx, "SELECT id, status, province FROM policies WHERE brand = ? AND number = ?",
-		b.ID, policy.NormalizeNumber(req.PolicyNumber)).Scan(&policyID, &status, &province)
-	if errors.Is(err, sql.ErrNoRows) {
+	pol, err := policy.ByNumber(ctx, tx, b.ID, req.PolicyNumber)
+	if errors.Is(err, store.ErrNotFound) {
 		return Issued{}, ErrNoPerson
 	}
 	if err != nil {
 		return Issued{}, fmt.Errorf("token policy: %w", err)
 	}
-	if policy.Status(status) != policy.Active {
+	if pol.Status != policy.Active {
 		return Issued{}, ErrInactive
 	}
-	var personID string
-	err = tx.QueryRow(ctx, `SELECT id FROM insured_people WHERE policy_id = ? AND LOWER(email) = ?
-		ORDER BY role DESC, id LIMIT 1`, policyID, req.Email).Scan(&personID)
-	if errors.Is(err, sql.ErrNoRows) {
+	personID, err := policy.PersonIDByEmail(ctx, tx, pol.ID, req.Email)
+	if errors.Is(err, store.ErrNotFound) {
 		return Issued{}, ErrNoPerson
 	}
 	if err != nil {
@@ -356,8 +352,8 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 		if p.FirstName != "" {
 			data[notify.DataFirstName] = p.FirstName
 		}
-		if province != "" {
-			data[notify.DataProvince] = province
+		if pol.Province != "" {
+			data[notify.DataProvince] = pol.Province
 		}
 		if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: b.ID, Language: language, Channel: notify.ChannelEmail,
 			To: req.Email, Template: Template(req.Source), Data: data, ExpiresAt: expires}); err != nil {

@@ -17,6 +17,8 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
+	"guichet/internal/httpapi"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
@@ -88,7 +90,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	regs.Limits = registration.Limits{}
+	regs.Limits = identity.Limits{}
 	recoveries, err := recovery.New(ctx, accounts)
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +136,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	}
 	rh := &registration.Handler{Service: regs}
 	th := &emailtoken.Handler{Service: tokens, ServiceKey: func(b string) string { return e.keys[b] }, Brands: reg.All}
-	ah := &account.Handler{Service: accounts, Registration: rh.Find, LinkRegistration: rh.Authentication,
-		IsRegistration: regs.IsRegistration}
+	ah := &account.Handler{Service: accounts}
 	ch := &recovery.Handler{Service: recoveries}
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/tokens/{token}", api.Handler(th.Read))
@@ -143,7 +144,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	mux.Handle("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", api.Handler(rh.Validate))
 	mux.Handle("POST /api/v1/registrations/{id}/authentication", api.Handler(rh.Authentication))
 	mux.Handle("POST /api/v1/accounts/{id}/create", api.Handler(rh.Create))
-	mux.Handle("POST /api/v1/accounts/{id}/authentication", api.Handler(ah.Authentication))
+	mux.Handle("POST /api/v1/accounts/{id}/authentication", httpapi.AuthenticationOverload(ah.Authentication, rh.Authentication, regs.IsRegistration))
 	mux.Handle("POST /api/v1/accounts/{id}/password", api.Handler(ch.SetPassword))
 	e.mux = mux
 	admin := http.NewServeMux()

@@ -80,9 +80,15 @@ func (s *server) routes() []Route {
 
 	// Sign in (spec §2.2, §4.3).
 	if h := s.deps.Account; h != nil {
-		apiRoute("POST /api/v1/accounts/find", h.Find)
+		find, authentication := api.Handler(h.Find), api.Handler(h.Authentication)
+		if reg := s.deps.Registration; reg != nil {
+			// Both paths are overloaded with legacy registration (overload.go).
+			find = FindOverload(h.Find, reg.Find)
+			authentication = AuthenticationOverload(h.Authentication, reg.Authentication, reg.Service.IsRegistration)
+		}
+		apiRoute("POST /api/v1/accounts/find", find)
 		apiRoute("POST /api/v1/accounts/{id}/temporary", h.Temporary)
-		apiRoute("POST /api/v1/accounts/{id}/authentication", h.Authentication)
+		apiRoute("POST /api/v1/accounts/{id}/authentication", authentication)
 		apiRoute("POST /api/v1/accounts/{id}/notification", h.Notification)
 	}
 	// Web single sign-on hand-off and the session (design.md "Web SSO").

@@ -1,6 +1,11 @@
 // Package httpapi is Guichet's HTTP layer: the router (all routes in
 // routes.go), the middleware every request goes through, the single-page app
 // with its injected site configuration, and the operational endpoints.
+//
+// Size: about 2,100 lines: the route table, the middleware chain, the
+// single-page app with its assets and preload hints, the trusted-proxy rules
+// and the health endpoints. They share the request's resolved site and the
+// middleware order, and each file is one of those parts.
 package httpapi
 
 import (
@@ -11,7 +16,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
-	"guichet/internal/chat"
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
@@ -63,8 +68,9 @@ type Deps struct {
 	Account  *account.Handler
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
-	// Registration is legacy registration (its find goes through
-	// Account.Find, which dispatches on the payload).
+	// Registration is legacy registration (accounts/find and
+	// accounts/{id}/authentication are dispatched between it and Account
+	// in overload.go).
 	Registration *registration.Handler
 	// Tokens is the emailed magic-link tokens (issue 14): public reads and
 	// the admin API (NewAdmin).
@@ -79,8 +85,8 @@ type Deps struct {
 	Console *console.Handler
 	// Chat is the visitor's live chat (issue 17) on the brand hosts;
 	// ChatConsole the agents' side on the console host.
-	Chat        *chat.Handler
-	ChatConsole *chat.ConsoleHandler
+	Chat        *chatapi.VisitorHandler
+	ChatConsole *chatapi.ConsoleHandler
 	// Cobrowse is the visitor's co-browse (issue 18, docs/cobrowse.md);
 	// CobrowseConsole the agents' side.
 	Cobrowse        *cobrowse.Handler

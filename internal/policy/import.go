@@ -3,7 +3,6 @@ package policy
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -141,15 +140,14 @@ func (im *Importer) Import(ctx context.Context, in io.Reader) (ImportResult, err
 // gives a random key (no PIN is stored yet, so every PIN is new anyway).
 func pinKeyOf(ctx context.Context, q codes.Store, now time.Time, create bool) ([]byte, error) {
 	if !create {
-		var stored string
-		err := q.QueryRow(ctx, "SELECT secret FROM recovery_secrets WHERE name = ?", pinSecretName).Scan(&stored)
-		if errors.Is(err, sql.ErrNoRows) {
+		exists, err := codes.SecretExists(ctx, q, pinSecretName)
+		if err != nil {
+			return nil, fmt.Errorf("pin secret: %w", err)
+		}
+		if !exists {
 			var random [32]byte
 			_, err := rand.Read(random[:])
 			return random[:], err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("pin secret: %w", err)
 		}
 	}
 	secret, err := codes.LoadSecret(ctx, q, pinSecretName, now, rand.Reader)

@@ -94,13 +94,13 @@ func Create(ctx context.Context, tx *store.Tx, p Policy, now time.Time) (Policy,
 // ByNumber finds a brand's policy by its number (any mask, any case).
 func ByNumber(ctx context.Context, tx *store.Tx, brand, number string) (Policy, error) {
 	var p Policy
-	var kind string
-	err := tx.QueryRow(ctx, "SELECT id, brand, number, kind, province FROM policies WHERE brand = ? AND number = ?",
-		brand, NormalizeNumber(number)).Scan(&p.ID, &p.Brand, &p.Number, &kind, &p.Province)
+	var kind, status string
+	err := tx.QueryRow(ctx, "SELECT id, brand, number, kind, province, status FROM policies WHERE brand = ? AND number = ?",
+		brand, NormalizeNumber(number)).Scan(&p.ID, &p.Brand, &p.Number, &kind, &p.Province, &status)
 	if err != nil {
 		return Policy{}, store.NotFound(err)
 	}
-	p.Kind = Kind(kind)
+	p.Kind, p.Status = Kind(kind), Status(status)
 	return p, nil
 }
 

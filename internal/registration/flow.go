@@ -111,7 +111,7 @@ func (s *Service) start(ctx context.Context, tx *store.Tx, p policy.Person, in I
 		return registration{}, err
 	}
 	r := registration{id: id, brand: in.Brand, personID: p.ID, state: stateIdentified, options: []Option{},
-		language: in.Language, province: in.Province, expiresAt: now.Add(TTL).UnixMilli()}
+		language: in.Language, province: in.Province, expiresAt: now.Add(identity.TTL).UnixMilli()}
 	add := func(method, masked string) error {
 		oid, err := codes.RandomID(s.Rand)
 		r.options = append(r.options, Option{ID: oid, Method: method, MaskedValue: masked})
@@ -155,6 +155,10 @@ type Validation struct {
 	// emailProof: link), which points to BaseURL (the site's origin).
 	EmailLink bool
 	BaseURL   string
+	// loaded is the registration as handler.go read it to check Value
+	// (nil: Validate reads it); Validate goes on with it rather than read
+	// the row again.
+	loaded *registration
 }
 
 // Step answers a validation call. Sent: a code left (200 with the option
@@ -178,21 +182,26 @@ func (s *Service) Validate(ctx context.Context, v Validation) (Step, error) {
 	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(v.IP), e); err != nil {
 		return Step{}, err
 	}
-	r, err := load(ctx, s.DB, v.Brand, v.ID)
-	if err != nil {
-		return Step{}, err
+	var r registration
+	if v.loaded != nil {
+		r = *v.loaded
+	} else {
+		var err error
+		if r, err = load(ctx, s.DB, v.Brand, v.ID); err != nil {
+			return Step{}, err
+		}
 	}
 	o, ok := r.option(v.ValidationID)
 	if !ok || !r.live(s.Now()) {
 		return Step{}, ErrState
 	}
 	switch {
-	case v.Value == nil && (o.Method == MethodEmail || o.Method == MethodSMS || o.Method == MethodAskEmailCode):
+	case v.Value == nil && (o.Method == identity.MethodEmail || o.Method == identity.MethodSMS || o.Method == MethodAskEmailCode):
 		return s.send(ctx, r, o, v.IP)
-	case v.Value != nil && (o.Method == MethodEmail || o.Method == MethodSMS || o.Method == MethodAskEmailCode ||
+	case v.Value != nil && (o.Method == identity.MethodEmail || o.Method == identity.MethodSMS || o.Method == MethodAskEmailCode ||
 		o.Method == MethodAskEmailLink):
 		return s.checkCode(ctx, r, o, *v.Value, v.IP)
-	case v.Value != nil && o.Method == MethodPIN:
+	case v.Value != nil && o.Method == identity.MethodPIN:
 		return s.checkPIN(ctx, r, *v.Value, v.IP)
 	case v.Value != nil && (o.Method == MethodAskEmail || o.Method == MethodAskUsername):
 		return s.submitEmail(ctx, r, *v.Value, v)
@@ -224,9 +233,9 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 		if cur.chosen != o.ID {
 			next.sends = 0
 		}
-		if next.sends > MaxResends {
+		if next.sends > identity.MaxResends {
 			e.Outcome, answer = "resend_limit", ErrResends
-			if o.Method == MethodEmail || o.Method == MethodAskEmailCode {
+			if o.Method == identity.MethodEmail || o.Method == MethodAskEmailCode {
 				answer = ErrEmailResends
 			}
 			return s.record(ctx, tx, e)
@@ -248,7 +257,7 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 		if _, err := notify.Enqueue(ctx, tx, s.codeMessage(cur, p, o, code, now)); err != nil {
 			return err
 		}
-		out = Step{ID: cur.id, Sent: true, ResendsLeft: MaxResends - (next.sends - 1), Next: []Option{o}}
+		out = Step{ID: cur.id, Sent: true, ResendsLeft: identity.MaxResends - (next.sends - 1), Next: []Option{o}}
 		e.Outcome = "code_sent"
 		return s.record(ctx, tx, e)
 	})
@@ -284,7 +293,7 @@ func (s *Service) issue(ctx context.Context, tx *store.Tx, next *registration, o
 	}
 	next.chosen, next.sends = optID, next.sends+1
 	next.codeHMAC = codes.HMAC(s.codeKey, next.id, optID, strconv.Itoa(next.sends), code)
-	next.codeExpiresAt, next.codeAttempts = now.Add(CodeTTL).UnixMilli(), 0
+	next.codeExpiresAt, next.codeAttempts = now.Add(identity.CodeTTL).UnixMilli(), 0
 	return code, nil, nil
 }
 
@@ -302,9 +311,9 @@ func (s *Service) move(ctx context.Context, tx *store.Tx, next, cur registration
 // codeMessage is the registration-code email or SMS of an option.
 func (s *Service) codeMessage(r registration, p policy.Person, o Option, code string, now time.Time) notify.Message {
 	c := identity.Code{Brand: r.brand, Language: r.language, Province: r.province, To: p.Email,
-		FirstName: p.FirstName, Code: code, TTL: CodeTTL}
+		FirstName: p.FirstName, Code: code, TTL: identity.CodeTTL}
 	switch o.Method {
-	case MethodSMS:
+	case identity.MethodSMS:
 		c.SMS, c.To = true, p.CellPhone
 	case MethodAskEmailCode:
 		c.To = r.pendingEmail
@@ -325,7 +334,7 @@ func (s *Service) checkCode(ctx context.Context, r registration, o Option, code,
 	return s.check(ctx, r, ip, o.Method, func(_ *store.Tx, cur registration, now time.Time) (guess, error) {
 		return guess{
 			allowed:  cur.state == want && cur.chosen == o.ID,
-			dead:     cur.codeAttempts >= CodeGuesses || now.UnixMilli() >= cur.codeExpiresAt,
+			dead:     cur.codeAttempts >= identity.CodeGuesses || now.UnixMilli() >= cur.codeExpiresAt,
 			right:    codes.Equal(cur.codeHMAC, codes.HMAC(s.codeKey, cur.id, o.ID, strconv.Itoa(cur.sends), code)),
 			counter:  "code_attempts",
 			wrongOut: wrongOutcome(o.Method),
@@ -344,7 +353,7 @@ func wrongOutcome(method string) string {
 // checkPIN checks the PIN the insurer mailed (identified or code-sent
 // state: the visitor may turn to the PIN after asking for a code).
 func (s *Service) checkPIN(ctx context.Context, r registration, pin, ip string) (Step, error) {
-	return s.check(ctx, r, ip, MethodPIN, func(tx *store.Tx, cur registration, now time.Time) (guess, error) {
+	return s.check(ctx, r, ip, identity.MethodPIN, func(tx *store.Tx, cur registration, now time.Time) (guess, error) {
 		g := guess{allowed: cur.state == stateIdentified || cur.state == stateCodeSent, counter: "pin_attempts",
 			wrongOut: "wrong_pin"}
 		if !g.allowed {
@@ -354,7 +363,7 @@ func (s *Service) checkPIN(ctx context.Context, r registration, pin, ip string) 
 		if err != nil {
 			return g, err
 		}
-		g.dead = cur.pinAttempts >= CodeGuesses || !p.HasPIN(now)
+		g.dead = cur.pinAttempts >= identity.CodeGuesses || !p.HasPIN(now)
 		g.right = codes.Equal(p.PINHash, policy.PINHash(s.pinKey, pin))
 		return g, nil
 	})
@@ -370,7 +379,7 @@ type guess struct {
 }
 
 // check runs a code or PIN check in one transaction: refused out of
-// order, dead after CodeGuesses wrong guesses, a wrong one counted (tries
+// order, dead after identity.CodeGuesses wrong guesses, a wrong one counted (tries
 // left), a right one moves the registration on (verified), once.
 func (s *Service) check(ctx context.Context, r registration, ip, detail string,
 	judge func(*store.Tx, registration, time.Time) (guess, error)) (Step, error) {
@@ -394,7 +403,7 @@ func (s *Service) check(ctx context.Context, r registration, ip, detail string,
 			e.Outcome, answer = "code_exceeded", ErrCodeExceeded
 			return s.record(ctx, tx, e)
 		case !g.right:
-			n, err := count(ctx, tx, g.counter, cur, CodeGuesses)
+			n, err := count(ctx, tx, g.counter, cur, identity.CodeGuesses)
 			if err != nil {
 				return err
 			}
@@ -416,10 +425,10 @@ func wrongOrExceeded(n int) error {
 	switch {
 	case n == 0:
 		return ErrState
-	case n >= CodeGuesses:
+	case n >= identity.CodeGuesses:
 		return ErrCodeExceeded
 	}
-	return &WrongCode{TriesLeft: CodeGuesses - n}
+	return &WrongCode{TriesLeft: identity.CodeGuesses - n}
 }
 
 // verified moves a registration whose code or PIN was right to the next

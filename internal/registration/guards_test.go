@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/identity"
 	"guichet/internal/notify"
-	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/throttle"
@@ -51,14 +51,14 @@ func TestGuards(t *testing.T) {
 		{"expired after 30 minutes", func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).expect(t, 200, "")
-			e.clock.Advance(registration.TTL)
+			e.clock.Advance(identity.TTL)
 			e.send(id, opt).expect(t, 409, "REGISTRATION_STATE")
 			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 409, "REGISTRATION_STATE")
 		}},
 		{"a code expires after 10 minutes", func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).expect(t, 200, "")
-			e.clock.Advance(registration.CodeTTL)
+			e.clock.Advance(identity.CodeTTL)
 			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"5 wrong guesses kill the code", func(t *testing.T, e *env) {
@@ -245,7 +245,7 @@ func TestPrune(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		e.started()
-		e.clock.Advance(registration.TTL + 23*time.Hour)
+		e.clock.Advance(identity.TTL + 23*time.Hour)
 		if n, err := e.svc.Prune(context.Background()); err != nil || n != 0 {
 			t.Fatalf("Prune = %d, %v", n, err)
 		}

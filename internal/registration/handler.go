@@ -8,6 +8,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/rules"
 	"guichet/internal/throttle"
@@ -151,11 +152,15 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 	v := Validation{Brand: site.Brand.ID, ID: id, ValidationID: validationID, IP: api.ClientIP(r),
 		EmailLink: site.Brand.EmailByLink(), BaseURL: account.Origin(r)}
 	if f.ValidationValue != nil {
-		value, err := h.normalize(r, v, *f.ValidationValue)
+		reg, err := load(r.Context(), h.Service.DB, v.Brand, v.ID)
+		if err != nil {
+			return apiError(err)
+		}
+		value, err := normalize(reg, v.ValidationID, *f.ValidationValue)
 		if err != nil {
 			return validation(err)
 		}
-		v.Value = &value
+		v.Value, v.loaded = &value, &reg
 	}
 	step, err := h.Service.Validate(r.Context(), v)
 	if err != nil {
@@ -179,16 +184,12 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 // for ask-email and ask-username. A link's token and an unknown option
 // pass as given (the service answers them: a token of another shape is a
 // wrong one).
-func (h *Handler) normalize(r *http.Request, v Validation, value string) (string, error) {
-	reg, err := load(r.Context(), h.Service.DB, v.Brand, v.ID)
-	if err != nil {
-		return "", apiError(err)
-	}
-	o, _ := reg.option(v.ValidationID)
+func normalize(reg registration, validationID, value string) (string, error) {
+	o, _ := reg.option(validationID)
 	switch o.Method {
-	case MethodEmail, MethodSMS, MethodAskEmailCode:
+	case identity.MethodEmail, identity.MethodSMS, MethodAskEmailCode:
 		return rules.SecurityCode(value)
-	case MethodPIN:
+	case identity.MethodPIN:
 		return rules.PIN(value)
 	case MethodAskEmail, MethodAskUsername:
 		return rules.Email(value)

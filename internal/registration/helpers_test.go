@@ -15,6 +15,8 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/httpapi"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/registration"
 	"guichet/internal/store"
@@ -85,7 +87,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Limits = registration.Limits{}
+	svc.Limits = identity.Limits{}
 	e := &env{t: t, db: db, clock: c, svc: svc, belair: b, seen: map[string]bool{}}
 	// The owner registered already: an account linked to OWN0001.
 	hash, err := account.NewHasher(testParams).Hash(ctx, ownerPass)
@@ -113,9 +115,9 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		t.Fatal(err)
 	}
 	h := &registration.Handler{Service: svc}
-	login := &account.Handler{Service: accounts, Registration: h.Find}
+	login := &account.Handler{Service: accounts}
 	mux := http.NewServeMux()
-	mux.Handle("POST /api/v1/accounts/find", api.Handler(login.Find))
+	mux.Handle("POST /api/v1/accounts/find", httpapi.FindOverload(login.Find, h.Find))
 	mux.Handle("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", api.Handler(h.Validate))
 	mux.Handle("POST /api/v1/registrations/{id}/authentication", api.Handler(h.Authentication))
 	mux.Handle("POST /api/v1/accounts/{id}/create", api.Handler(h.Create))

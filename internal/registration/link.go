@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"guichet/internal/identity"
 	"guichet/internal/notify"
 	"guichet/internal/policy"
 )
@@ -16,7 +17,7 @@ import (
 // email-sent"): the email submitted on account-creation/email or new-email
 // gets a link instead of a 6-digit code. The link's token is the code of an
 // ask-email-link option, kept like one in the registration's row (its HMAC,
-// CodeTTL, CodeGuesses wrong tries, spent once by move), so opening the link
+// identity.CodeTTL, identity.CodeGuesses wrong tries, spent once by move), so opening the link
 // is the validation call with the token as the value: it continues the
 // registration where the code would have (verified: the password page;
 // taken meanwhile: new-email). The token has the shape of an email token
@@ -56,8 +57,8 @@ func (s *Service) linkMessage(r registration, p policy.Person, o Option, token, 
 		return notify.Message{}, err
 	}
 	m := notify.Message{Brand: r.brand, Language: emailLanguage(r.language, ""), Channel: notify.ChannelEmail,
-		To: r.pendingEmail, Template: notify.TemplateRegistrationInvite, Sensitive: true, ExpiresAt: now.Add(CodeTTL),
-		Data: map[string]string{notify.DataLink: link, notify.DataMinutes: strconv.Itoa(int(CodeTTL / time.Minute)),
+		To: r.pendingEmail, Template: notify.TemplateRegistrationInvite, Sensitive: true, ExpiresAt: now.Add(identity.CodeTTL),
+		Data: map[string]string{notify.DataLink: link, notify.DataMinutes: strconv.Itoa(int(identity.CodeTTL / time.Minute)),
 			notify.DataFirstName: p.FirstName}}
 	if r.province != "" {
 		m.Data[notify.DataProvince] = r.province

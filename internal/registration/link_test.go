@@ -11,6 +11,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
+	"guichet/internal/identity"
 	"guichet/internal/notify"
 	"guichet/internal/registration"
 	"guichet/internal/store"
@@ -119,13 +120,13 @@ func TestEmailLink(t *testing.T) {
 		}},
 		{"expired: a code's life", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
-			e.clock.Advance(registration.CodeTTL)
+			e.clock.Advance(identity.CodeTTL)
 			e.value(id, l.validation, l.token).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"a code's tries: the fifth wrong link kills the right one", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("B", emailtoken.Length)
-			for range registration.CodeGuesses - 1 {
+			for range identity.CodeGuesses - 1 {
 				e.value(id, l.validation, wrong).expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
 			e.value(id, l.validation, wrong).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")

@@ -32,11 +32,9 @@ const (
 	stateClosed   = "closed"
 )
 
-// Methods of spec §3's two-factor option.
+// Methods of spec §3's two-factor option besides identity's (MethodEmail,
+// MethodSMS, MethodPIN).
 const (
-	MethodEmail        = "EMAIL"
-	MethodSMS          = "SMS"
-	MethodPIN          = "PIN"
 	MethodNone         = "NONE"
 	MethodAskEmail     = "ask-email"
 	MethodAskPassword  = "ask-password"

@@ -22,49 +22,18 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/audit"
 	"guichet/internal/codes"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
 
-// Limits of the flow (spec §9, design.md "Codes").
+// Limits of the flow (spec §9) besides identity's (TTL, CodeTTL,
+// CodeGuesses, MaxResends, Limits) and account.PhoneLock.
 const (
-	// TTL is how long a registration lives after identification.
-	TTL = 30 * time.Minute
-	// CodeTTL is how long a code may be used.
-	CodeTTL = 10 * time.Minute
-	// CodeGuesses is how many times a code (or the PIN) may be tried.
-	CodeGuesses = 5
-	// MaxResends is spec §9's validation resend limit.
-	MaxResends = 3
 	// CreateTries is spec §9's "create password: 5".
 	CreateTries = 5
-	// PhoneLock is spec §9's account lock after a wrong phone number.
-	PhoneLock = 24 * time.Hour
 )
-
-// Limits are the server's own limits, whatever the browser counts.
-type Limits struct {
-	// FindPerIP limits identification attempts per client address.
-	FindPerIP throttle.Rule
-	// FindPerPolicy limits identification attempts per policy number.
-	FindPerPolicy throttle.Rule
-	// SendsPerPerson caps the codes sent for one insured person.
-	SendsPerPerson throttle.Rule
-	// Calls limits the other calls (codes, emails, passwords) per client
-	// address.
-	Calls throttle.Rule
-}
-
-// DefaultLimits let a person retry comfortably.
-func DefaultLimits() Limits {
-	return Limits{
-		FindPerIP:      throttle.Rule{Scope: "registration.find.ip", Limit: 20, Window: 10 * time.Minute},
-		FindPerPolicy:  throttle.Rule{Scope: "registration.find.policy", Limit: 10, Window: time.Hour},
-		SendsPerPerson: throttle.Rule{Scope: "registration.codes", Limit: 8, Window: time.Hour},
-		Calls:          throttle.Rule{Scope: "registration.calls", Limit: 60, Window: 10 * time.Minute},
-	}
-}
 
 // Audit event names written by this package.
 const (
@@ -91,7 +60,7 @@ var (
 	// ErrCodeExceeded: the code's (or PIN's) guesses are used up, or the
 	// code expired.
 	ErrCodeExceeded = errors.New("registration: too many wrong codes")
-	// ErrResends: MaxResends resends already.
+	// ErrResends: identity.MaxResends resends already.
 	ErrResends = errors.New("registration: resend limit reached")
 	// ErrEmailResends is ErrResends for an option whose code goes by email
 	// (EMAIL, ask-email-code): too many emails (the resend-email roadblock).
@@ -123,7 +92,7 @@ type Service struct {
 	Limiter  *throttle.Limiter
 	Now      func() time.Time
 	Rand     io.Reader
-	Limits   Limits
+	Limits   identity.Limits
 	// Poke, when set, is called after a transaction that queued a message
 	// commits (the notify worker's Poke).
 	Poke func()
@@ -146,7 +115,7 @@ func New(ctx context.Context, accounts *account.Service) (*Service, error) {
 	}
 	return &Service{
 		DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
-		Rand: rand.Reader, Limits: DefaultLimits(),
+		Rand: rand.Reader, Limits: identity.DefaultLimits(),
 		codeKey: codes.Derive(secret, "guichet registration code v1"), pinKey: pinKey,
 	}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"guichet/internal/audit"
 	"guichet/internal/codes"
 	"guichet/internal/emailtoken"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/rules"
 	"guichet/internal/store"
@@ -29,7 +30,7 @@ var (
 	// create is not the person's (spec §8.3 1002).
 	ErrIdentity = errors.New("registration: wrong postal code or date of birth")
 	// ErrWrongCellphone: a UBI driver's wrong cell phone with a token
-	// create, now or in the last PhoneLock (the person is locked).
+	// create, now or in the last account.PhoneLock (the person is locked).
 	ErrWrongCellphone = errors.New("registration: wrong cell phone, person locked")
 )
 
@@ -43,7 +44,7 @@ var _ emailtoken.Registrations = (*Service)(nil)
 func (s *Service) OpenForToken(ctx context.Context, tx *store.Tx, o emailtoken.Opening) (emailtoken.Opened, error) {
 	now := s.Now()
 	r := registration{brand: o.Brand, personID: o.PersonID, options: []Option{}, language: emailLanguage(o.Language, ""),
-		province: o.Province, expiresAt: now.Add(TTL).UnixMilli()}
+		province: o.Province, expiresAt: now.Add(identity.TTL).UnixMilli()}
 	method := ""
 	switch o.Action {
 	case emailtoken.ActionRegister:
@@ -130,7 +131,7 @@ type TokenCreation struct {
 
 // CreateWithToken creates the account of a token registration. The person
 // locked after a wrong cell phone is refused (ErrWrongCellphone); a wrong
-// cell phone closes the registration and locks the person PhoneLock; a
+// cell phone closes the registration and locks the person account.PhoneLock; a
 // wrong postal code or date of birth counts as a refused password
 // (ErrIdentity, the CreateTries-th ErrCreateTries). Then Create, which also
 // consumes the token in its transaction: of concurrent creates one wins,
@@ -239,7 +240,7 @@ func (s *Service) refuseCreate(ctx context.Context, r registration, e audit.Even
 	return answer
 }
 
-// wrongCellphone closes the registration and locks the person PhoneLock
+// wrongCellphone closes the registration and locks the person account.PhoneLock
 // (spec §9), audited, in one transaction.
 func (s *Service) wrongCellphone(ctx context.Context, r registration, p policy.Person, e audit.Event) error {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -249,7 +250,7 @@ func (s *Service) wrongCellphone(ctx context.Context, r registration, p policy.P
 		if _, err := move(ctx, tx, next, r); err != nil {
 			return err
 		}
-		if err := policy.LockPerson(ctx, tx, p.ID, now.Add(PhoneLock), now); err != nil {
+		if err := policy.LockPerson(ctx, tx, p.ID, now.Add(account.PhoneLock), now); err != nil {
 			return err
 		}
 		e.Event, e.Outcome, e.AccountID = EventWrongPhone, account.OutcomeWrongPhone, ""

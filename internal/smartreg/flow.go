@@ -652,7 +652,7 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 		e := audit.Event{Brand: cur.brand, IP: c.IP, Event: EventCreate}
 		// Lock the person's row, then read it: of two sessions of one
 		// person creating at once, the second sees the first's account.
-		if _, err := tx.Exec(ctx, "UPDATE insured_people SET updated_at = updated_at WHERE id = ?", cur.personID); err != nil {
+		if err := policy.LockPersonRow(ctx, tx, cur.personID); err != nil {
 			return nil, err
 		}
 		p, err := policy.PersonByID(ctx, tx, cur.brand, cur.personID)

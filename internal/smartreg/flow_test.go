@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
-	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/throttle"
@@ -411,26 +411,26 @@ func TestLimits(t *testing.T) {
 	rule := func(scope string) throttle.Rule { return throttle.Rule{Scope: scope, Limit: 1, Window: time.Hour} }
 	cases := []struct {
 		name string
-		set  func(l *registration.Limits)
+		set  func(l *identity.Limits)
 		run  func(t *testing.T, e *env) answer
 	}{
-		{"session starts per address", func(l *registration.Limits) { l.Calls = rule("registration.calls") }, func(t *testing.T, e *env) answer {
+		{"session starts per address", func(l *identity.Limits) { l.Calls = rule("registration.calls") }, func(t *testing.T, e *env) answer {
 			e.visitor().start("policyHolder").ok(t, 200, "IDENTIFY")
 			return e.visitor().start("policyHolder")
 		}},
-		{"identifications per address", func(l *registration.Limits) { l.FindPerIP = rule("registration.find.ip") }, func(t *testing.T, e *env) answer {
+		{"identifications per address", func(l *identity.Limits) { l.FindPerIP = rule("registration.find.ip") }, func(t *testing.T, e *env) answer {
 			f := e.visitor()
 			f.start("policyHolder")
 			f.identify("ZZZ9999", "Emma", "Courriel").refused(t, "POLICY_NUMBER_NOT_FOUND")
 			return f.identify("SMR0001", "Emma", "Courriel")
 		}},
-		{"identifications per policy number", func(l *registration.Limits) { l.FindPerPolicy = rule("registration.find.policy") }, func(t *testing.T, e *env) answer {
+		{"identifications per policy number", func(l *identity.Limits) { l.FindPerPolicy = rule("registration.find.policy") }, func(t *testing.T, e *env) answer {
 			f := e.visitor()
 			f.start("policyHolder")
 			f.identify("SMR0001", "Emma", "Autre").refused(t, "POLICY_NUMBER_NOT_FOUND")
 			return f.identify("smr-0001", "Emma", "Courriel")
 		}},
-		{"codes per person", func(l *registration.Limits) { l.SendsPerPerson = rule("registration.codes") }, func(t *testing.T, e *env) answer {
+		{"codes per person", func(l *identity.Limits) { l.SendsPerPerson = rule("registration.codes") }, func(t *testing.T, e *env) answer {
 			f, _ := e.toCode("SMR0002", "Simon", "Texto", "SMS", "+15145550101")
 			return f.do(http.MethodGet, "/api/v2/verify/resend", nil)
 		}},

@@ -21,7 +21,6 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/identity"
 	"guichet/internal/policy"
-	"guichet/internal/registration"
 	"guichet/internal/smartreg"
 	"guichet/internal/store"
 	"guichet/internal/testclock"
@@ -176,7 +175,7 @@ func (e *env) service(keys smartreg.Keys) *smartreg.Service {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	svc.Limits = registration.Limits{}
+	svc.Limits = identity.Limits{}
 	return svc
 }
 

@@ -23,8 +23,8 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/audit"
 	"guichet/internal/codes"
+	"guichet/internal/identity"
 	"guichet/internal/policy"
-	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -58,11 +58,11 @@ const (
 // per address, policy number and person.
 const (
 	// TTL is a session's life after its last answer (sliding).
-	TTL = registration.TTL
+	TTL = identity.TTL
 	// CodeTTL, CodeGuesses, MaxResends: as legacy registration.
-	CodeTTL     = registration.CodeTTL
-	CodeGuesses = registration.CodeGuesses
-	MaxResends  = registration.MaxResends
+	CodeTTL     = identity.CodeTTL
+	CodeGuesses = identity.CodeGuesses
+	MaxResends  = identity.MaxResends
 	// IdentifyTries: the third failed identification of a session is
 	// UNABLE_TO_IDENTIFY and closes it (spec §9 "3 for identification").
 	IdentifyTries = 3
@@ -113,7 +113,7 @@ type Service struct {
 	Limiter  *throttle.Limiter
 	Now      func() time.Time
 	Rand     io.Reader
-	Limits   registration.Limits
+	Limits   identity.Limits
 	Keys     Keys
 	// TTL is the sliding session life (TTL unless --dev shortens it).
 	TTL  time.Duration
@@ -142,7 +142,7 @@ func New(ctx context.Context, accounts *account.Service, keys Keys) (*Service, e
 	}
 	return &Service{
 		DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
-		Rand: rand.Reader, Limits: registration.DefaultLimits(), Keys: keys, TTL: TTL,
+		Rand: rand.Reader, Limits: identity.DefaultLimits(), Keys: keys, TTL: TTL,
 		codeKey: codes.Derive(secret, "guichet smart registration code v1"), pinKey: pinKey,
 	}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"guichet/internal/account"
 	"guichet/internal/store"
 )
 
@@ -62,8 +63,8 @@ func lookup(ctx context.Context, db *store.DB, brand, token string, now time.Tim
 	h := tokenHash(token)
 	var s Session
 	var created, seen, expires, disabled int64
-	err := db.QueryRow(ctx, `SELECT s.account_id, s.brand, s.created_at, s.last_seen_at, s.expires_at, a.disabled_at
-		FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = ?`, h).
+	err := db.QueryRow(ctx, `SELECT s.account_id, s.brand, s.created_at, s.last_seen_at, s.expires_at, `+
+		account.DisabledAtSQL("s.account_id")+` FROM sessions s WHERE s.token_hash = ?`, h).
 		Scan(&s.AccountID, &s.Brand, &created, &seen, &expires, &disabled)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return Session{}, ErrNoSession

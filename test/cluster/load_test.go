@@ -21,8 +21,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"guichet/internal/account"
-	"guichet/internal/registration"
+	"guichet/internal/devseed"
 	"guichet/internal/sso"
 )
 
@@ -383,7 +382,7 @@ func errStatus(err error) int {
 func registrationBody(i int) string {
 	number := fmt.Sprintf("L%02d-%04d", i/10000%100, i%10000)
 	return fmt.Sprintf(`{"policyNumber":%q,"firstName":"Nora","lastName":"Aucun","dateOfBirth":%q,"postalCode":%q}`,
-		number, registration.DemoDateOfBirth, account.DemoPostalCode("on"))
+		number, devseed.DateOfBirth, devseed.PostalCode("on"))
 }
 
 // idle holds visitor chat sockets open (belair's bot conversations, each
@@ -546,7 +545,7 @@ func (r *chatRoom) read(ctx context.Context, ws *websocket.Conn) {
 }
 
 // keepAlive sends the widget's and the console's ping frame every 20 s
-// (the instances close a socket silent for 75 s: fanout.IdleTimeout, and
+// (the instances close a socket silent for 75 s: sockets.IdleTimeout, and
 // an agent whose socket stops beating is no longer available) until done.
 func keepAlive(ws *websocket.Conn, done <-chan struct{}) {
 	tick := time.NewTicker(20 * time.Second)

@@ -1,9 +1,10 @@
-package chat
+package chatapi
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"guichet/internal/chat"
 	"strings"
 	"testing"
 	"time"
@@ -63,34 +64,6 @@ func TestSearchFoldsCaseAndAccents(t *testing.T) {
 	})
 }
 
-// TestSearchFiltersBrandsBeforeTheLimit: a scotia supervisor finds the
-// scotia conversation among 200 newer ones of another brand.
-func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
-	sc, _ := e.brands.ByID("scotia")
-	in, _ := e.brands.ByID("intact")
-	if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Zed Scotia", Email: "z@example.com", Question: "zebra question"}); err != nil {
-		t.Fatal(err)
-	}
-	for range SearchLimit {
-		e.clock.Advance(time.Second)
-		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: in, Province: "on", Language: "en", Name: "Other", Email: "o@example.com", Question: "zebra question"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor, Brands: []string{"scotia"}}
-	items, err := e.svc.Search(ctx, sup, "zebra", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(items) != 1 || items[0].Brand != "scotia" {
-		t.Fatalf("scotia supervisor's search found %d; want 1", len(items))
-	}
-}
-
 // TestBadBytesAre400: a NUL or invalid UTF-8 in a search's q or brand, or
 // in a transfer's staffId, is 400 INVALID_FIELD (PostgreSQL refuses NUL
 // in text: it was a 500).
@@ -116,7 +89,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	ctx := context.Background()
 	sc, _ := e.brands.ByID("scotia")
 	e.clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.clock.Now())) // 19:30 in Toronto on the 24th
-	if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Evening", Email: "z@example.com", Question: "late question"}); err != nil {
+	if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Evening", Email: "z@example.com", Question: "late question"}); err != nil {
 		t.Fatal(err)
 	}
 	sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
@@ -131,44 +104,11 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 		t.Fatalf("tz=UTC: %d items; want none (00:30 on the 25th)", n)
 	}
 	var n int
-	if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail = ?", EventSearch, "brand=scotia q=late").Scan(&n); err != nil {
+	if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail = ?", chat.EventSearch, "brand=scotia q=late").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {
 		t.Fatalf("%d search audit rows with the brand and q; want 2", n)
-	}
-}
-
-// TestQueueCapped: the queue lists at most QueueLimit offline messages
-// (the longest waiting) with their total, and previews each question.
-func TestQueueCapped(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
-	sc, _ := e.brands.ByID("scotia")
-	question := strings.Repeat("é", 1500)
-	for i := range QueueLimit + 5 {
-		e.clock.Advance(time.Second)
-		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: fmt.Sprint("N", i),
-			Email: "z@example.com", Question: question}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
-	bob := e.addStaff("bob", "Bob", staff.RoleAgent, "intact")
-	q, err := e.svc.Queue(ctx, marie)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(q.Offline) != QueueLimit || q.OfflineTotal != QueueLimit+5 || q.Offline[0].Name != "N0" {
-		t.Fatalf("offline: %d items, total %d, first %s", len(q.Offline), q.OfflineTotal, q.Offline[0].Name)
-	}
-	if r := []rune(q.Offline[0].Question); len(r) != QuestionPreview {
-		t.Fatalf("question preview of %d characters", len(r))
-	}
-	if q, err := e.svc.Queue(ctx, bob); err != nil || len(q.Offline) != 0 || q.OfflineTotal != 0 {
-		t.Fatalf("another brand's agent: %+v %v", q, err)
 	}
 }
 
@@ -186,31 +126,31 @@ func TestHolderCheckedInTheTransaction(t *testing.T) {
 		e.available(paul, "en")
 		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
 		meanwhile := func() {
-			e.svc.beforeTx = nil
+			e.svc.BeforeTx = nil
 			if _, err := e.svc.Transfer(ctx, sup, id, bob.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
-		e.svc.beforeTx = meanwhile
-		if _, err := e.svc.EndBy(ctx, marie, id); err != ErrNotHolder {
+		e.svc.BeforeTx = meanwhile
+		if _, err := e.svc.EndBy(ctx, marie, id); err != chat.ErrNotHolder {
 			t.Fatalf("marie's end after the transfer: %v", err)
 		}
 		if _, err := e.svc.Transfer(ctx, sup, id, marie.ID); err != nil { // back to marie
 			t.Fatal(err)
 		}
-		e.svc.beforeTx = meanwhile
-		if _, err := e.svc.Transfer(ctx, marie, id, paul.ID); err != ErrNotHolder {
+		e.svc.BeforeTx = meanwhile
+		if _, err := e.svc.Transfer(ctx, marie, id, paul.ID); err != chat.ErrNotHolder {
 			t.Fatalf("marie's transfer after the supervisor's: %v", err)
 		}
 		c, err := e.svc.Get(ctx, id)
-		if err != nil || c.Status != StatusActive || c.AgentID != bob.ID {
+		if err != nil || c.Status != chat.StatusActive || c.AgentID != bob.ID {
 			t.Fatalf("conversation %s held by %s; want active with bob (%v)", c.Status, c.AgentID, err)
 		}
 	})
 }
 
 // TestAbandonedConversationsEnd: a live conversation whose visitor sent no
-// heartbeat for AbandonAfter ends (system message "ended"); one whose
+// heartbeat for chat.AbandonAfter ends (system message "ended"); one whose
 // visitor pinged meanwhile does not.
 func TestAbandonedConversationsEnd(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -226,20 +166,20 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 		hereID := here.start()
 		s := here.socket(0)
 		s.Next("state")
-		e.clock.Advance(AbandonAfter / 2)
+		e.clock.Advance(chat.AbandonAfter / 2)
 		s.Send(map[string]any{"type": "ping"})
 		s.Next("pong")
-		e.clock.Advance(AbandonAfter/2 + time.Second)
+		e.clock.Advance(chat.AbandonAfter/2 + time.Second)
 		n, err := e.svc.EndAbandoned(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("ended %d (%v); want 1", n, err)
 		}
 		c, _ := e.svc.Get(ctx, goneID)
 		msgs, _ := e.svc.Messages(ctx, goneID, 0, 0)
-		if c.Status != StatusEnded || msgs[len(msgs)-1].SystemKey != SystemEnded {
+		if c.Status != chat.StatusEnded || msgs[len(msgs)-1].SystemKey != chat.SystemEnded {
 			t.Fatalf("abandoned conversation %s, last message %+v", c.Status, msgs[len(msgs)-1])
 		}
-		if c, _ := e.svc.Get(ctx, hereID); c.Status != StatusWaiting {
+		if c, _ := e.svc.Get(ctx, hereID); c.Status != chat.StatusWaiting {
 			t.Fatalf("conversation with a heartbeat: %s", c.Status)
 		}
 		if q, _ := e.svc.Queue(ctx, m); q.WaitingTotal != 1 {
@@ -260,10 +200,10 @@ func TestIdempotencyPerSender(t *testing.T) {
 			t.Fatal(err)
 		}
 		m, err := e.svc.AgentSend(ctx, marie, id, "same", "agent's words")
-		if err != nil || m.Body != "agent's words" || m.Sender != SenderAgent {
+		if err != nil || m.Body != "agent's words" || m.Sender != chat.SenderAgent {
 			t.Fatalf("agent's message with the visitor's clientId: %+v %v", m, err)
 		}
-		for range VisitorMessageLimit.Limit + 5 {
+		for range chat.VisitorMessageLimit.Limit + 5 {
 			if m, err := e.svc.VisitorSend(ctx, id, "same", "visitor's words"); err != nil || m.Body != "visitor's words" {
 				t.Fatalf("resend: %+v %v", m, err)
 			}
@@ -275,7 +215,7 @@ func TestIdempotencyPerSender(t *testing.T) {
 }
 
 // TestTranscriptEmailsLimitedPerAddress: one client address gets at most
-// TranscriptLimit transcript emails an hour.
+// chat.TranscriptLimit transcript emails an hour.
 func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
@@ -284,7 +224,7 @@ func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 	m := e.addStaff("m", "M", staff.RoleAgent)
 	e.available(m, "en")
 	var ids []string
-	for i := range TranscriptLimit.Limit + 1 {
+	for i := range chat.TranscriptLimit.Limit + 1 {
 		v := e.visitor("scotia")
 		v.ip = fmt.Sprintf("192.0.2.%d", i+1)
 		id := v.start()
@@ -295,50 +235,12 @@ func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 	}
 	for i, id := range ids {
 		err := e.svc.SendTranscript(ctx, id, "anyone@example.com", "203.0.113.9")
-		if i < TranscriptLimit.Limit && err != nil {
+		if i < chat.TranscriptLimit.Limit && err != nil {
 			t.Fatalf("transcript %d: %v", i, err)
 		}
 		var apiErr *api.Error
-		if i == TranscriptLimit.Limit && (!errors.As(err, &apiErr) || apiErr.Code != "RATE_LIMITED") {
+		if i == chat.TranscriptLimit.Limit && (!errors.As(Error(err), &apiErr) || apiErr.Code != "RATE_LIMITED") {
 			t.Fatalf("transcript past the limit: %v", err)
 		}
 	}
-}
-
-// TestAutoAssignByWaitingSince: auto-assignment serves the one waiting
-// longest (waiting_since, as the queue shows it), not the one created
-// first: a bot conversation handed over late waits behind those queued
-// before its handover.
-func TestAutoAssignByWaitingSince(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
-		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
-		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
-		e.available(a1, "en")
-		e.available(a2, "en")
-		now := ms(e.clock.Now())
-		late := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
-			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
-		long := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
-			Name: "Waiting longer", CreatedAt: now - 300_000, WaitingSince: now - 300_000, UpdatedAt: now}
-		if err := db.InTx(ctx, func(tx *store.Tx) error {
-			if err := insertConversation(ctx, tx, late); err != nil {
-				return err
-			}
-			return insertConversation(ctx, tx, long)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := e.svc.assignWaiting(ctx); err != nil {
-			t.Fatal(err)
-		}
-		// The first assigned goes to a1 (ties: the lower id), the next to a2.
-		if c, _ := e.svc.Get(ctx, long.ID); c.AgentID != a1.ID {
-			t.Fatalf("the conversation waiting longer went to %q; want it served first (a1)", c.AgentID)
-		}
-		if c, _ := e.svc.Get(ctx, late.ID); c.AgentID != a2.ID {
-			t.Fatalf("the late handover went to %q; want a2", c.AgentID)
-		}
-	})
 }

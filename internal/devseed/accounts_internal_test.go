@@ -1,4 +1,4 @@
-package account
+package devseed
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -100,9 +101,9 @@ func TestSeedersStartingTogether(t *testing.T) {
 			now := time.Now()
 			errs := make([]error, 2)
 			var wg sync.WaitGroup
-			cheap := Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+			cheap := account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 			for i, db := range []*store.DB{dbA, dbB} {
-				wg.Go(func() { _, errs[i] = SeedDemo(ctx, db, brands, cheap, now) })
+				wg.Go(func() { _, errs[i] = Accounts(ctx, db, brands, cheap, now) })
 			}
 			wg.Wait()
 			for i, err := range errs {

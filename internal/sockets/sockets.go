@@ -1,4 +1,10 @@
-package fanout
+// Package sockets is the registry of a hub's WebSockets, shared by chat's
+// hub (internal/chat/hub) and co-browse's (internal/cobrowse): each socket's
+// bounded JSON writes and last heard time, the reap of silent ones, the
+// close of every one with 1012 on shutdown, the hub's timers, and the
+// upgrade with small buffers (accept.go). LISTEN/NOTIFY, which wakes the
+// hubs of every instance, is internal/fanout's.
+package sockets
 
 import (
 	"context"
@@ -13,7 +19,7 @@ import (
 // Socket timing shared by the hubs (chat, co-browse).
 const (
 	// IdleTimeout: a socket whose client sent nothing for this long (its
-	// pings come every 20 s) is closed by Sockets.Reap.
+	// pings come every 20 s) is closed by Registry.Reap.
 	IdleTimeout = 75 * time.Second
 	// WriteTimeout bounds one write to a client.
 	WriteTimeout = 10 * time.Second
@@ -87,25 +93,25 @@ func (s *Socket) Send(v any) error {
 	return nil
 }
 
-// Sockets is a hub's open sockets: refused once it shuts down, every one
+// Registry is a hub's open sockets: refused once it shuts down, every one
 // closed with 1012 (service restart: reconnect, to another instance) when
 // it does, the silent ones closed by Reap.
-type Sockets struct {
+type Registry struct {
 	ctx    context.Context
 	mu     sync.Mutex
 	set    map[*Socket]struct{}
 	closed bool
 }
 
-// NewSockets is the registry of a hub whose context is ctx (the sockets'
+// NewRegistry is the registry of a hub whose context is ctx (the sockets'
 // writes end with it).
-func NewSockets(ctx context.Context) *Sockets {
-	return &Sockets{ctx: ctx, set: map[*Socket]struct{}{}}
+func NewRegistry(ctx context.Context) *Registry {
+	return &Registry{ctx: ctx, set: map[*Socket]struct{}{}}
 }
 
 // New is a socket of this hub on conn, not registered yet (set OnTick,
 // then Add).
-func (r *Sockets) New(conn *websocket.Conn) *Socket {
+func (r *Registry) New(conn *websocket.Conn) *Socket {
 	s := &Socket{Conn: conn, ctx: r.ctx}
 	s.Heard()
 	return s
@@ -113,7 +119,7 @@ func (r *Sockets) New(conn *websocket.Conn) *Socket {
 
 // Add registers s; when the hub is shutting down it closes s with 1012
 // and returns false.
-func (r *Sockets) Add(s *Socket) bool {
+func (r *Registry) Add(s *Socket) bool {
 	r.mu.Lock()
 	closed := r.closed
 	if !closed {
@@ -127,20 +133,20 @@ func (r *Sockets) Add(s *Socket) bool {
 }
 
 // Release forgets a socket that ended.
-func (r *Sockets) Release(s *Socket) {
+func (r *Registry) Release(s *Socket) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.set, s)
 }
 
 // Len is how many sockets are open.
-func (r *Sockets) Len() int {
+func (r *Registry) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.set)
 }
 
-func (r *Sockets) list() []*Socket {
+func (r *Registry) list() []*Socket {
 	list := make([]*Socket, 0, len(r.set))
 	for s := range r.set {
 		list = append(list, s)
@@ -150,7 +156,7 @@ func (r *Sockets) list() []*Socket {
 
 // Shutdown refuses new sockets and closes every open one with 1012,
 // returning when all are closed.
-func (r *Sockets) Shutdown() {
+func (r *Registry) Shutdown() {
 	r.mu.Lock()
 	r.closed = true
 	list := r.list()
@@ -168,7 +174,7 @@ func (r *Sockets) Shutdown() {
 // every tick has run (the ticks run at once, each on its own goroutine), so
 // a reap is done when it returns and the next one never overlaps it: a test
 // that reaps, moves its clock and reaps again sees each tick at its time.
-func (r *Sockets) Reap(cutoff int64) {
+func (r *Registry) Reap(cutoff int64) {
 	r.mu.Lock()
 	list := r.list()
 	r.mu.Unlock()
@@ -192,7 +198,7 @@ type Every struct {
 // Run does each Every's work on its timer, and reaps the silent sockets
 // every ReapEvery, until ctx is done (its error) or the hub shuts down
 // (nil). Each timer's work runs one at a time.
-func (r *Sockets) Run(ctx context.Context, work ...Every) error {
+func (r *Registry) Run(ctx context.Context, work ...Every) error {
 	work = append(work, Every{Interval: ReapEvery, Do: func(context.Context) {
 		r.Reap(time.Now().Add(-IdleTimeout).UnixMilli())
 	}})

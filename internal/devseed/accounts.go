@@ -1,4 +1,4 @@
-package account
+package devseed
 
 import (
 	"context"
@@ -7,22 +7,23 @@ import (
 	"strings"
 	"time"
 
+	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 )
 
-// Demo passwords of --dev (README).
+// Passwords of the demo accounts (README).
 const (
-	DemoPassword          = "Guichet-Demo-2026!"
-	DemoTemporaryPassword = "Temp-Pass-2026"
-	// demoTemporaryTTL keeps the demo temporary password usable for a month
+	Password          = "Guichet-Demo-2026!"
+	TemporaryPassword = "Temp-Pass-2026"
+	// temporaryTTL keeps the demo temporary password usable for a month
 	// after each start that (re)issues it.
-	demoTemporaryTTL = 30 * 24 * time.Hour
+	temporaryTTL = 30 * 24 * time.Hour
 )
 
-// DemoAccount describes one seeded account for the README.
-type DemoAccount struct {
+// Account describes one seeded account for the README.
+type Account struct {
 	Brand    string
 	Email    string
 	Password string
@@ -32,7 +33,7 @@ type DemoAccount struct {
 // demoCase is one kind of demo account, repeated for every brand.
 type demoCase struct {
 	local     string
-	status    Status
+	status    account.Status
 	ubi       bool
 	language  string
 	first     string
@@ -46,42 +47,30 @@ type demoCase struct {
 }
 
 var demoCases = []demoCase{
-	{local: "demo", status: Active, language: "en", first: "Alex", last: "Martin",
-		policies: []policy.Kind{policy.Home, policy.Auto}, password: DemoPassword,
+	{local: "demo", status: account.Active, language: "en", first: "Alex", last: "Martin",
+		policies: []policy.Kind{policy.Home, policy.Auto}, password: Password,
 		what: "active policyholder with a home and an auto policy: signs in to /my-account"},
-	{local: "temp", status: Temporary, language: "en", first: "Sam", last: "Roy",
-		policies: []policy.Kind{policy.Home}, password: DemoTemporaryPassword, temporary: true,
+	{local: "temp", status: account.Temporary, language: "en", first: "Sam", last: "Roy",
+		policies: []policy.Kind{policy.Home}, password: TemporaryPassword, temporary: true,
 		what: "holds a temporary password: the login goes to /reset; three wrong tries show the temporary roadblock"},
-	{local: "locked", status: Locked, language: "en", first: "Jordan", last: "Leblanc",
-		policies: []policy.Kind{policy.Auto}, password: DemoPassword,
+	{local: "locked", status: account.Locked, language: "en", first: "Jordan", last: "Leblanc",
+		policies: []policy.Kind{policy.Auto}, password: Password,
 		what: "locked by staff: every password answers like a wrong one"},
-	{local: "ubi", status: Active, ubi: true, language: "en", first: "Taylor", last: "Côté",
-		password: DemoPassword,
+	{local: "ubi", status: account.Active, ubi: true, language: "en", first: "Taylor", last: "Côté",
+		password: Password,
 		what:     "UBI driver covered by the demo policyholder's auto policy"},
-	{local: "francais", status: Active, language: "fr", first: "Léa", last: "Gagnon",
-		policies: []policy.Kind{policy.Home}, password: DemoPassword,
+	{local: "francais", status: account.Active, language: "fr", first: "Léa", last: "Gagnon",
+		policies: []policy.Kind{policy.Home}, password: Password,
 		what: "French-speaking policyholder (emails in French)"},
-	{local: "disabled", status: Active, disabled: true, language: "en", first: "Morgan", last: "Tremblay",
-		policies: []policy.Kind{policy.Home}, password: DemoPassword,
+	{local: "disabled", status: account.Active, disabled: true, language: "en", first: "Morgan", last: "Tremblay",
+		policies: []policy.Kind{policy.Home}, password: Password,
 		what: "disabled by staff: the right password shows the block roadblock, a wrong one the login error"},
-	{local: "ubi-nophone", status: Active, ubi: true, noPhone: true, language: "en", first: "Robin", last: "Sanscell",
-		password: DemoPassword,
+	{local: "ubi-nophone", status: account.Active, ubi: true, noPhone: true, language: "en", first: "Robin", last: "Sanscell",
+		password: Password,
 		what:     "UBI driver with no cell phone on file: a forgotten password's reset cannot prove the phone, the two-factor roadblock (403 3006)"},
 }
 
-// demoPostalCodes gives a plausible postal code for a brand's default
-// province.
-var demoPostalCodes = map[string]string{
-	"ab": "T2P 1J9", "bc": "V6B 1A1", "mb": "R3C 0A5", "nb": "E1C 4M3", "nl": "A1C 5M2",
-	"ns": "B3J 1S9", "nt": "X1A 2L9", "nu": "X0A 0H0", "on": "M5V 2T6", "pe": "C1A 4P3",
-	"qc": "H2X 1Y4", "sk": "S4P 3Y2", "yt": "Y1A 2C6",
-}
-
-// DemoPostalCode is the demo postal code of a province (the demo accounts'
-// and registration's demo people's).
-func DemoPostalCode(province string) string { return demoPostalCodes[province] }
-
-// SeedDemo creates the --dev demo accounts of every brand (README) and puts
+// Accounts creates the --dev demo accounts of every brand (README) and puts
 // existing ones back in their demo state: status, lockout cleared, a usable
 // temporary password for temp@. Passwords of existing accounts are left as
 // they are (delete the data directory to start over). It hashes with p
@@ -91,8 +80,8 @@ func DemoPostalCode(province string) string { return demoPostalCodes[province] }
 // It runs in one transaction under a lock: instances starting together on
 // one database seed one after the other, and the later ones find the demo
 // accounts the first created.
-func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, p Params, now time.Time) ([]DemoAccount, error) {
-	hasher := NewHasher(p)
+func Accounts(ctx context.Context, db *store.DB, brands []*brand.Brand, p account.Params, now time.Time) ([]Account, error) {
+	hasher := account.NewHasher(p)
 	// One hash per password for all demo accounts: demo data only, and it
 	// keeps the start of --dev quick.
 	hashes := map[string]string{}
@@ -106,7 +95,7 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, p Params
 		}
 		return h, err
 	}
-	var out []DemoAccount
+	var out []Account
 	seedHook("start")
 	err := db.InTx(ctx, func(tx *store.Tx) error {
 		out = out[:0]
@@ -117,10 +106,10 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, p Params
 			var holderAuto string // the demo holder's auto policy, for the UBI driver
 			for _, c := range demoCases {
 				email := c.local + "@" + b.ID + ".example"
-				a, err := ByEmail(ctx, tx, b.ID, email)
+				a, err := account.ByEmail(ctx, tx, b.ID, email)
 				seedHook("looked up " + email)
 				switch {
-				case errors.Is(err, ErrNotFound):
+				case errors.Is(err, account.ErrNotFound):
 					a, err = createDemo(ctx, tx, b, c, email, hashOf, now)
 				case err == nil:
 					err = restoreDemo(ctx, tx, a, c, hashOf, now)
@@ -135,7 +124,7 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, p Params
 				if c.local == "demo" {
 					holderAuto = linked
 				}
-				out = append(out, DemoAccount{Brand: b.ID, Email: email, Password: c.password, Case: c.what})
+				out = append(out, Account{Brand: b.ID, Email: email, Password: c.password, Case: c.what})
 			}
 		}
 		return nil
@@ -149,16 +138,16 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, p Params
 // demoLock serialises the seeders of instances sharing a database.
 const demoLock = "guichet demo data"
 
-// seedHook runs when SeedDemo starts and between its look-up of a demo
+// seedHook runs when Accounts starts and between its look-up of a demo
 // account and the account's creation; tests use it to line two seeders up
 // on that gap.
 var seedHook = func(event string) {}
 
 func createDemo(ctx context.Context, tx *store.Tx, b *brand.Brand, c demoCase, email string,
-	hashOf func(string) (string, error), now time.Time) (Account, error) {
+	hashOf func(string) (string, error), now time.Time) (account.Account, error) {
 	h, err := hashOf(c.password)
 	if err != nil {
-		return Account{}, err
+		return account.Account{}, err
 	}
 	pwHash, tempHash := h, ""
 	if c.temporary {
@@ -168,27 +157,27 @@ func createDemo(ctx context.Context, tx *store.Tx, b *brand.Brand, c demoCase, e
 	if c.noPhone {
 		phone = ""
 	}
-	a, err := Insert(ctx, tx, Account{
-		Brand: b.ID, Email: email, Status: Active, UBIDriver: c.ubi, FirstName: c.first, LastName: c.last,
-		Language: c.language, PostalCode: demoPostalCodes[b.DefaultProvince], Phone: phone,
+	a, err := account.Insert(ctx, tx, account.Account{
+		Brand: b.ID, Email: email, Status: account.Active, UBIDriver: c.ubi, FirstName: c.first, LastName: c.last,
+		Language: c.language, PostalCode: PostalCode(b.DefaultProvince), Phone: phone,
 		DateOfBirth: "1980-04-12",
 	}, pwHash, now)
 	if err != nil {
-		return Account{}, err
+		return account.Account{}, err
 	}
 	return a, applyDemoState(ctx, tx, a.ID, c, tempHash, now)
 }
 
 // restoreDemo puts an existing demo account back in its demo state.
-func restoreDemo(ctx context.Context, tx *store.Tx, a Account, c demoCase, hashOf func(string) (string, error), now time.Time) error {
-	r, err := recordByID(ctx, tx, a.Brand, a.ID)
+func restoreDemo(ctx context.Context, tx *store.Tx, a account.Account, c demoCase, hashOf func(string) (string, error), now time.Time) error {
+	usable, err := account.UsableTemporaryHash(ctx, tx, a.Brand, a.ID, now)
 	if err != nil {
 		return err
 	}
 	tempHash := ""
 	if c.temporary {
-		tempHash = r.tempHash
-		if r.usableTemporary(now) == "" {
+		tempHash = usable
+		if usable == "" {
 			if tempHash, err = hashOf(c.password); err != nil {
 				return err
 			}
@@ -198,25 +187,21 @@ func restoreDemo(ctx context.Context, tx *store.Tx, a Account, c demoCase, hashO
 }
 
 func applyDemoState(ctx context.Context, tx *store.Tx, id string, c demoCase, tempHash string, now time.Time) error {
-	if _, err := tx.Exec(ctx, `UPDATE accounts SET status = ?, locked_until = 0, lock_level = 0, temp_hash = '',
-		temp_expires_at = 0, temp_failures = 0, updated_at = ? WHERE id = ?`, string(Active), now.UnixMilli(), id); err != nil {
+	if err := account.ClearSignInState(ctx, tx, id, now); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, "DELETE FROM login_failures WHERE account_id = ?", id); err != nil {
-		return err
-	}
-	disabledAt := int64(0)
+	disabledAt := time.Time{}
 	if c.disabled {
-		disabledAt = now.UnixMilli()
+		disabledAt = now
 	}
-	if _, err := tx.Exec(ctx, "UPDATE accounts SET disabled_at = ? WHERE id = ?", disabledAt, id); err != nil {
+	if err := account.SetDisabledAt(ctx, tx, id, disabledAt); err != nil {
 		return err
 	}
 	switch c.status {
-	case Locked:
-		return Lock(ctx, tx, id, time.Time{}, now)
-	case Temporary:
-		return SetTemporaryPassword(ctx, tx, id, tempHash, now.Add(demoTemporaryTTL), now)
+	case account.Locked:
+		return account.Lock(ctx, tx, id, time.Time{}, now)
+	case account.Temporary:
+		return account.SetTemporaryPassword(ctx, tx, id, tempHash, now.Add(temporaryTTL), now)
 	}
 	return nil
 }
@@ -224,7 +209,7 @@ func applyDemoState(ctx context.Context, tx *store.Tx, id string, c demoCase, te
 // linkDemoPolicies makes sure the demo account holds its policies (numbers
 // derived from the brand and the case, in the brand's format) and returns
 // the id of its auto policy, if any.
-func linkDemoPolicies(ctx context.Context, tx *store.Tx, b *brand.Brand, a Account, c demoCase, holderAuto string,
+func linkDemoPolicies(ctx context.Context, tx *store.Tx, b *brand.Brand, a account.Account, c demoCase, holderAuto string,
 	now time.Time) (string, error) {
 	if c.ubi && holderAuto != "" {
 		return "", policy.Link(ctx, tx, a.ID, holderAuto, policy.Driver)
@@ -270,5 +255,5 @@ func demoPolicyNumber(b *brand.Brand, c demoCase, i int) string {
 	return prefix + digits[len(digits)-(length-len(prefix)):]
 }
 
-// DemoAccountsPerBrand is how many demo accounts SeedDemo keeps for each brand.
-func DemoAccountsPerBrand() int { return len(demoCases) }
+// AccountsPerBrand is how many demo accounts Accounts keeps for each brand.
+func AccountsPerBrand() int { return len(demoCases) }

@@ -1,4 +1,14 @@
-package chat
+// Package chatapi is the live chat's HTTP side: the visitor's API and
+// WebSocket on the brand hosts (visitor.go, socket.go) and the agents'
+// API and WebSocket on the console host (console.go, agentsocket.go), over
+// the domain of internal/chat and the socket registry of
+// internal/chat/hub. The two sides are one package because their sockets
+// share the frames, the read loop, the conversation subscription that
+// streams a conversation's rows (an agent subscribes to conversations as
+// the visitor's socket does) and the typing gate; and one function,
+// Error, maps the chat's domain errors to the API's statuses and codes
+// for both.
+package chatapi
 
 import (
 	"errors"
@@ -9,15 +19,17 @@ import (
 	"time"
 
 	"guichet/internal/api"
-	"guichet/internal/brand"
+	"guichet/internal/chat"
+	"guichet/internal/chat/hub"
+	"guichet/internal/sockets"
 	"guichet/internal/throttle"
 )
 
-// Handler serves the visitor's chat API and socket on the brand hosts
-// (routes in internal/httpapi/routes.go).
-type Handler struct {
-	Service *Service
-	Hub     *Hub
+// VisitorHandler serves the visitor's chat API and socket on the brand
+// hosts (routes in internal/httpapi/routes.go).
+type VisitorHandler struct {
+	Service *chat.Service
+	Hub     *hub.Hub
 	// Account is the signed-in customer of a request (the portal's
 	// session), "" when none.
 	Account func(r *http.Request) (id, email string)
@@ -106,7 +118,8 @@ var chatLabels = map[string]string{"en": "Chat with us", "fr": "Clavardez avec n
 // Config is GET /api/v1/salesforceConfig: spec §7's shape from the brand
 // file, plus whether chat is open now for the request's province and
 // language and when it next opens.
-func (h *Handler) Config(w http.ResponseWriter, r *http.Request) error {
+func (h *VisitorHandler) Config(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	site := api.SiteOf(r)
 	b := site.Brand
 	mode := "direct"
@@ -129,16 +142,16 @@ func (h *Handler) Config(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	st := ChatState{Open: av.Open, Reason: av.Reason, Phone: b.Phone(site.Province), Chatbot: b.Features.Chatbot && h.Service.Bot != nil,
-		Now: h.Service.now().UTC().Format(time.RFC3339)}
+		Now: h.Service.Clock().UTC().Format(time.RFC3339)}
 	if p, ok := b.Province(site.Province); ok {
 		st.TimeZone = p.TimeZone
-		st.Now = h.Service.now().In(p.Location()).Format(time.RFC3339)
+		st.Now = h.Service.Clock().In(p.Location()).Format(time.RFC3339)
 		if !av.NextOpen.IsZero() {
 			s := av.NextOpen.In(p.Location()).Format(time.RFC3339)
 			st.NextOpen = &s
 		}
 	}
-	if c, err := h.Service.ByVisitor(r.Context(), visitorSecret(r)); err == nil && c.Brand == b.ID && c.Kind == KindLive {
+	if c, err := h.Service.ByVisitor(r.Context(), visitorSecret(r)); err == nil && c.Brand == b.ID && c.Kind == chat.KindLive {
 		st.Conversation = &ConversationBrief{ID: c.ID, Status: c.Status}
 	}
 	api.JSON(w, http.StatusOK, ConfigAnswer{PropertySources: []PropertySource{ps}, Chat: st})
@@ -161,29 +174,30 @@ type conversationAnswer struct {
 	LastSeq       int64   `json:"lastSeq"`
 }
 
-func (h *Handler) answer(r *http.Request, c Conversation) (conversationAnswer, error) {
+func (h *VisitorHandler) answer(r *http.Request, c chat.Conversation) (conversationAnswer, error) {
 	a := conversationAnswer{ID: c.ID, Status: c.Status, LastSeq: c.LastSeq}
-	if c.Status == StatusWaiting {
-		pos, err := h.Service.queuePosition(r.Context(), c)
+	if c.Status == chat.StatusWaiting {
+		pos, err := h.Service.QueuePosition(r.Context(), c)
 		if err != nil {
 			return a, err
 		}
 		a.QueuePosition = &pos
 	}
-	if c.Status == StatusActive {
+	if c.Status == chat.StatusActive {
 		a.AgentName = &c.AgentName
 	}
 	return a, nil
 }
 
 // Start is POST /api/v1/chat/conversations.
-func (h *Handler) Start(w http.ResponseWriter, r *http.Request) error {
+func (h *VisitorHandler) Start(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	var in startRequest
 	if err := api.Decode(w, r, &in); err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
-	start := StartInput{Brand: site.Brand, Province: site.Province, Language: site.Language, Name: in.Name, Topic: in.Topic,
+	start := chat.StartInput{Brand: site.Brand, Province: site.Province, Language: site.Language, Name: in.Name, Topic: in.Topic,
 		Page: in.Page, Roadblock: in.Roadblock, IP: api.ClientIP(r), Secret: visitorSecret(r)}
 	if h.Account != nil {
 		start.AccountID, start.AccountEmail = h.Account(r)
@@ -206,19 +220,19 @@ func (h *Handler) Start(w http.ResponseWriter, r *http.Request) error {
 }
 
 // visitorConversation is the cookie's live conversation on this brand.
-func (h *Handler) visitorConversation(r *http.Request) (Conversation, error) {
+func (h *VisitorHandler) visitorConversation(r *http.Request) (chat.Conversation, error) {
 	c, err := h.Service.ByVisitor(r.Context(), visitorSecret(r))
 	if err != nil {
 		return c, err
 	}
-	if c.Brand != api.SiteOf(r).Brand.ID || c.Kind != KindLive {
-		return c, ErrNoConversation
+	if c.Brand != api.SiteOf(r).Brand.ID || c.Kind != chat.KindLive {
+		return c, chat.ErrNoConversation
 	}
 	return c, nil
 }
 
 // visitorAct answers the visitor's conversation after act (nil: as it is).
-func (h *Handler) visitorAct(w http.ResponseWriter, r *http.Request, act func(id string) (Conversation, error)) error {
+func (h *VisitorHandler) visitorAct(w http.ResponseWriter, r *http.Request, act func(id string) (chat.Conversation, error)) error {
 	c, err := h.visitorConversation(r)
 	if err != nil {
 		return err
@@ -237,24 +251,28 @@ func (h *Handler) visitorAct(w http.ResponseWriter, r *http.Request, act func(id
 }
 
 // Current is GET /api/v1/chat/conversation.
-func (h *Handler) Current(w http.ResponseWriter, r *http.Request) error {
+func (h *VisitorHandler) Current(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	return h.visitorAct(w, r, nil)
 }
 
 // Handover is POST /api/v1/chat/conversation/handover.
-func (h *Handler) Handover(w http.ResponseWriter, r *http.Request) error {
-	return h.visitorAct(w, r, func(id string) (Conversation, error) { return h.Service.Handover(r.Context(), id) })
+func (h *VisitorHandler) Handover(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
+	return h.visitorAct(w, r, func(id string) (chat.Conversation, error) { return h.Service.Handover(r.Context(), id) })
 }
 
 // End is POST /api/v1/chat/conversation/end.
-func (h *Handler) End(w http.ResponseWriter, r *http.Request) error {
-	return h.visitorAct(w, r, func(id string) (Conversation, error) {
+func (h *VisitorHandler) End(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
+	return h.visitorAct(w, r, func(id string) (chat.Conversation, error) {
 		return h.Service.EndFromVisitor(r.Context(), id, api.ClientIP(r))
 	})
 }
 
 // Transcript is POST /api/v1/chat/conversation/transcript.
-func (h *Handler) Transcript(w http.ResponseWriter, r *http.Request) error {
+func (h *VisitorHandler) Transcript(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	var in struct {
 		Email string `json:"email"`
 	}
@@ -273,7 +291,8 @@ func (h *Handler) Transcript(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Rating is POST /api/v1/chat/conversation/rating.
-func (h *Handler) Rating(w http.ResponseWriter, r *http.Request) error {
+func (h *VisitorHandler) Rating(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	var in struct {
 		Rating int `json:"rating"`
 	}
@@ -284,8 +303,8 @@ func (h *Handler) Rating(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if c.Status != StatusEnded {
-		return ErrNotEnded
+	if c.Status != chat.StatusEnded {
+		return chat.ErrNotEnded
 	}
 	if err := h.Service.Rate(r.Context(), c.ID, in.Rating); err != nil {
 		return err
@@ -295,7 +314,8 @@ func (h *Handler) Rating(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Offline is POST /api/v1/chat/offline (the message form).
-func (h *Handler) Offline(w http.ResponseWriter, r *http.Request) error {
+func (h *VisitorHandler) Offline(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	var in struct {
 		Name      string `json:"name"`
 		Email     string `json:"email"`
@@ -307,7 +327,7 @@ func (h *Handler) Offline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	site := api.SiteOf(r)
-	o := OfflineInput{Brand: site.Brand, Province: site.Province, Language: site.Language, Name: in.Name, Email: in.Email,
+	o := chat.OfflineInput{Brand: site.Brand, Province: site.Province, Language: site.Language, Name: in.Name, Email: in.Email,
 		Question: in.Question, Page: in.Page, Roadblock: in.Roadblock, IP: api.ClientIP(r)}
 	if h.Account != nil {
 		o.AccountID, o.AccountEmail = h.Account(r)
@@ -333,7 +353,8 @@ func SameOrigin(r *http.Request) bool {
 // An unknown conversation, or an ended one the visitor has every message
 // of (after >= its last seq), is closed with 4404; more sockets than the
 // caps allow (per conversation, per address) get 429 RATE_LIMITED.
-func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
+func (h *VisitorHandler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	if !SameOrigin(r) {
 		return ErrCrossOrigin
 	}
@@ -346,23 +367,23 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
 		after = 0
 	}
 	c, cerr := h.visitorConversation(r)
-	if cerr != nil && !errors.Is(cerr, ErrNoConversation) {
+	if cerr != nil && !errors.Is(cerr, chat.ErrNoConversation) {
 		return cerr
 	}
 	// 4404 only when there is nothing left to give: no conversation, or
 	// one that ended and whose every message the visitor has. One that
 	// ended while the visitor was away is replayed, then closed with 1000.
-	gone := cerr != nil || c.Status == StatusEnded && after >= c.LastSeq
+	gone := cerr != nil || c.Status == chat.StatusEnded && after >= c.LastSeq
 	release := func() {}
 	if !gone {
 		var ok bool
-		release, ok = h.Hub.reserve(map[string]int{"conversation:" + c.ID: MaxSocketsPerConversation,
-			"ip:" + throttle.ClientKey(api.ClientIP(r)): MaxSocketsPerIP})
+		release, ok = h.Hub.Reserve(map[string]int{"conversation:" + c.ID: hub.MaxSocketsPerConversation,
+			"ip:" + throttle.ClientKey(api.ClientIP(r)): hub.MaxSocketsPerIP})
 		if !ok {
-			return ErrRateLimited
+			return chat.ErrRateLimited
 		}
 	}
-	conn, err := accept(w, r)
+	conn, err := sockets.Accept(w, r, chat.MaxFrameBytes)
 	if err != nil {
 		release()
 		return nil // Accept has answered
@@ -373,15 +394,6 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The socket lives on in a goroutine of its own: the request's (its
 	// deep stack, the request and the middleware's values) ends here.
-	go h.Hub.serveVisitor(conn, c.ID, after, release)
+	go serveVisitor(h.Hub, h.Service, conn, c.ID, after, release)
 	return nil
-}
-
-// brandOf resolves a brand id or ErrNotFound.
-func (s *Service) brandOf(id string) (*brand.Brand, error) {
-	b, ok := s.Brands(id)
-	if !ok {
-		return nil, ErrNotFound
-	}
-	return b, nil
 }

@@ -1,4 +1,4 @@
-package registration
+package devseed
 
 import (
 	"context"
@@ -13,23 +13,19 @@ import (
 	"guichet/internal/store"
 )
 
-// DemoPIN is the registration PIN of the --dev PIN demo person (README).
-const DemoPIN = "AB12CD34"
+// PIN is the registration PIN of the --dev PIN demo person (README).
+const PIN = "AB12CD34"
 
-// DemoDateOfBirth is the date of birth of every --dev registration demo
-// person but the already registered one (the demo account's).
-const DemoDateOfBirth = "1985-03-14"
-
-// DemoPerson is one --dev registration demo person, for the README and
+// RegistrationPerson is one --dev registration demo person, for the README and
 // docs/registration-demo.md.
-type DemoPerson struct {
+type RegistrationPerson struct {
 	Brand, PolicyNumber, FirstName, LastName, DateOfBirth, PostalCode string
 	Case                                                              string
 }
 
-// demoPeople: one per branch of spec §4.2; n numbers the policy
+// registrationPeople: one per branch of spec §4.2; n numbers the policy
 // (REG0001...), 0 is the demo account's auto policy.
-var demoPeople = []struct {
+var registrationPeople = []struct {
 	n           int
 	role, kind  string
 	first, last string
@@ -43,7 +39,7 @@ var demoPeople = []struct {
 }{
 	{1, "holder", "auto", "Emma", "Courriel", "reg-email", "", "", false, false, "EMAIL code to reg-email@<brand>.example, then the password page", ""},
 	{2, "holder", "auto", "Simon", "Texto", "reg-sms", "5145550101", "", false, false, "SMS code (dev mailbox, to +15145550101), then the password page (username reg-sms@<brand>.example)", ""},
-	{3, "holder", "home", "Paula", "Nip", "reg-pin", "", DemoPIN, false, false, "PIN " + DemoPIN + ", then the password page", ""},
+	{3, "holder", "home", "Paula", "Nip", "reg-pin", "", PIN, false, false, "PIN " + PIN + ", then the password page", ""},
 	{4, "holder", "home", "Alice", "Sansfil", "", "", "", false, false, "nothing on file: ask-email (account-creation/email), a code to the email typed",
 		"nothing on file: ask-email (account-creation/email), 202 email-sent, a link to the email typed (open it: the password page)"},
 	{5, "holder", "auto", "Ugo", "Pris", "demo", "", "", false, false, "email on file is the demo account's: code to demo@<brand>.example, then ask-username (new-email)",
@@ -51,29 +47,29 @@ var demoPeople = []struct {
 	{6, "driver", "auto", "Nora", "Aucun", "", "", "", false, false, "driver with nothing on file: no options (no-options roadblock)", ""},
 	{7, "driver", "auto", "Ubald", "Conduit", "demo", "5145550107", "", true, false, "UBI driver whose email is the demo policyholder's: code, then ask-password (password-validation, Guichet-Demo-2026!)", ""},
 	{8, "holder", "home", "Carl", "Annule", "reg-cancelled", "", "", false, true, "cancelled policy: not found (404)", ""},
-	{9, "holder", "home", "Pia", "Lettre", "", "", DemoPIN, false, false, "PIN only (no email, no cell phone on file): validation/pin at once, PIN " + DemoPIN + ", then ask-email (account-creation/email), a code to the email typed, the password page",
-		"PIN only (no email, no cell phone on file): validation/pin at once, PIN " + DemoPIN + ", then ask-email (account-creation/email), 202 email-sent, a link to the email typed (open it: the password page)"},
+	{9, "holder", "home", "Pia", "Lettre", "", "", PIN, false, false, "PIN only (no email, no cell phone on file): validation/pin at once, PIN " + PIN + ", then ask-email (account-creation/email), a code to the email typed, the password page",
+		"PIN only (no email, no cell phone on file): validation/pin at once, PIN " + PIN + ", then ask-email (account-creation/email), 202 email-sent, a link to the email typed (open it: the password page)"},
 	{11, "driver", "auto", "Tom", "Temporaire", "temp", "", "", true, false, "UBI driver whose email is temp@<brand>.example's, an account holding a temporary password: code, then password-validation with Temp-Pass-2026: 403 3007 (the forgot-password roadblock)", ""},
 	{0, "holder", "auto", "Alex", "Martin", "", "", "", false, false, "already registered (200): the demo account demo@<brand>.example gets a security notice", ""},
 }
 
-// demoLock serialises the seeders of instances sharing a database.
-const demoLock = "guichet registration demo data"
+// registrationLock serialises the seeders of instances sharing a database.
+const registrationLock = "guichet registration demo data"
 
-// SeedDemo imports, for every brand, the registration demo people (after
-// account.SeedDemo: the already registered one is the demo account), with
+// RegistrationPeople imports, for every brand, the registration demo people (after
+// Accounts: the already registered one is the demo account), with
 // a fresh PIN issue date, and returns them for the README.
-func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time.Time) ([]DemoPerson, error) {
+func RegistrationPeople(ctx context.Context, db *store.DB, brands []*brand.Brand, now time.Time) ([]RegistrationPerson, error) {
 	var csv strings.Builder
 	csv.WriteString(strings.Join(policy.Columns, ",") + "\n")
-	var out []DemoPerson
+	var out []RegistrationPerson
 	type registered struct{ brand, email, number string }
 	var owners []registered
 	for _, b := range brands {
 		province := b.DefaultProvince
-		postal := account.DemoPostalCode(province)
-		for _, d := range demoPeople {
-			number, dob := demoNumber(b, d.n), DemoDateOfBirth
+		postal := PostalCode(province)
+		for _, d := range registrationPeople {
+			number, dob := PolicyNumber(b, "REG", d.n), DateOfBirth
 			if d.n == 0 {
 				a, err := account.ByEmail(ctx, db, b.ID, "demo@"+b.ID+".example")
 				if err != nil {
@@ -99,32 +95,24 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 			if b.EmailByLink() && d.byLink != "" {
 				what = d.byLink
 			}
-			out = append(out, DemoPerson{Brand: b.ID, PolicyNumber: number, FirstName: d.first, LastName: d.last,
+			out = append(out, RegistrationPerson{Brand: b.ID, PolicyNumber: number, FirstName: d.first, LastName: d.last,
 				DateOfBirth: dob, PostalCode: postal, Case: strings.ReplaceAll(what, "<brand>", b.ID)})
 		}
 	}
-	byID := map[string]*brand.Brand{}
-	for _, b := range brands {
-		byID[b.ID] = b
-	}
-	im := &policy.Importer{DB: db, Now: now, Lock: demoLock,
-		Brands: func(id string) (*brand.Brand, bool) { b, ok := byID[id]; return b, ok }}
-	if _, err := im.Import(ctx, strings.NewReader(csv.String())); err != nil {
+	if err := importPeople(ctx, db, brands, csv.String(), registrationLock, now); err != nil {
 		return nil, fmt.Errorf("registration demo: %w", err)
 	}
 	err := db.InTx(ctx, func(tx *store.Tx) error {
-		if err := tx.Lock(ctx, demoLock); err != nil {
+		if err := tx.Lock(ctx, registrationLock); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE insured_people SET pin_issued_at = ? WHERE pin_hash <> ''
-			AND ((first_name = 'Paula' AND last_name = 'Nip') OR (first_name = 'Pia' AND last_name = 'Lettre'))`,
-			now.UnixMilli()); err != nil {
-			return err
+		for _, name := range [][2]string{{"Paula", "Nip"}, {"Pia", "Lettre"}} {
+			if err := policy.RenewPINs(ctx, tx, name[0], name[1], now); err != nil {
+				return err
+			}
 		}
 		for _, o := range owners {
-			if _, err := tx.Exec(ctx, `UPDATE insured_people SET account_id = (SELECT id FROM accounts WHERE brand = ? AND email_normalized = ?)
-				WHERE brand = ? AND first_name = 'Alex' AND last_name = 'Martin' AND policy_id = (SELECT id FROM policies WHERE brand = ? AND number = ?)`,
-				o.brand, account.NormalizeEmail(o.email), o.brand, o.brand, o.number); err != nil {
+			if err := setAccountByName(ctx, tx, o.brand, o.email, o.number, "Alex", "Martin"); err != nil {
 				return err
 			}
 		}
@@ -132,9 +120,6 @@ func SeedDemo(ctx context.Context, db *store.DB, brands []*brand.Brand, now time
 	})
 	return out, err
 }
-
-// demoNumber is REG and digits in the brand's format (policy.DemoNumber).
-func demoNumber(b *brand.Brand, n int) string { return policy.DemoNumber(b, "REG", n) }
 
 // autoPolicy is the number of an account's auto policy.
 func autoPolicy(ctx context.Context, db *store.DB, accountID string) (string, error) {
@@ -148,4 +133,19 @@ func autoPolicy(ctx context.Context, db *store.DB, accountID string) (string, er
 		}
 	}
 	return "", errors.New("no auto policy")
+}
+
+// setAccountByName records the account of the email as the account of the
+// people named first (and last) on the policy (policy.SetAccountByName;
+// no account: none).
+func setAccountByName(ctx context.Context, tx *store.Tx, brandID, email, number, first, last string) error {
+	accountID := ""
+	a, err := account.ByEmail(ctx, tx, brandID, email)
+	switch {
+	case err == nil:
+		accountID = a.ID
+	case !errors.Is(err, account.ErrNotFound):
+		return err
+	}
+	return policy.SetAccountByName(ctx, tx, brandID, number, first, last, accountID)
 }

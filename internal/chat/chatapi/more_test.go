@@ -1,9 +1,10 @@
-package chat
+package chatapi
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"guichet/internal/chat"
 	"net/http"
 	"slices"
 	"strings"
@@ -99,7 +100,7 @@ func TestChatbotHandsOver(t *testing.T) {
 		if m := s.Next("message"); m["reply"].(map[string]any)["handover"] != true {
 			t.Fatalf("handover reply %v", m)
 		}
-		if c, _ := e.svc.Get(ctx, id); c.Status != StatusBot {
+		if c, _ := e.svc.Get(ctx, id); c.Status != chat.StatusBot {
 			t.Fatalf("closed handover moved it to %s", c.Status)
 		}
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
@@ -241,14 +242,14 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 		s.Next("state")
 		s.Next("message") // agent joined
 
-		other := &Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &LocalNotifier{}}
+		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &chat.LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
 		if err := other.Typing(ctx, id, true, true); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.hub.poll(ctx); err != nil {
+		if err := e.hub.Poll(ctx); err != nil {
 			t.Fatal(err)
 		}
 		var gotTyping, gotMessage bool
@@ -402,7 +403,7 @@ func TestPurge(t *testing.T) {
 		v2 := e.visitor("belair")
 		v2.ip = "192.0.2.77"
 		recent := v2.start()
-		n, err := Purge(ctx, e.svc, e.brands.All())
+		n, err := chat.Purge(ctx, e.svc, e.brands.All())
 		if err != nil || n != 1 {
 			t.Fatalf("purged %d, %v; want 1", n, err)
 		}
@@ -447,12 +448,12 @@ func TestAuditRows(t *testing.T) {
 		for _, c := range []struct {
 			id, event, outcome string
 		}{
-			{"marie", EventAvailability, "ok"},
-			{"marie", EventAccept, "FORBIDDEN_BRAND"},
-			{"marie", EventForbidden, "forbidden_brand"},
-			{"marie", EventForbidden, "forbidden_role"},
-			{"sue", EventAccept, "ok"},
-			{"sue", EventSearch, "ok"},
+			{"marie", chat.EventAvailability, "ok"},
+			{"marie", chat.EventAccept, "FORBIDDEN_BRAND"},
+			{"marie", chat.EventForbidden, "forbidden_brand"},
+			{"marie", chat.EventForbidden, "forbidden_role"},
+			{"sue", chat.EventAccept, "ok"},
+			{"sue", chat.EventSearch, "ok"},
 		} {
 			if n := count(c.id, c.event, c.outcome); n != 1 {
 				t.Errorf("%s %s %s: %d rows", c.id, c.event, c.outcome, n)
@@ -476,80 +477,12 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 		s.Next("state")
 		s.Send(map[string]any{"type": "ping"})
 		s.Next("pong")
-		e.hub.reap(time.Now().Add(-time.Minute).UnixMilli())
+		e.hub.Reap(time.Now().Add(-time.Minute).UnixMilli())
 		s.Send(map[string]any{"type": "ping"})
 		s.Next("pong")
-		e.hub.reap(time.Now().Add(time.Minute).UnixMilli())
+		e.hub.Reap(time.Now().Add(time.Minute).UnixMilli())
 		if code := s.CloseStatus(); code != websocket.StatusGoingAway {
 			t.Fatalf("closed with %d, want 1001", code)
-		}
-	})
-}
-
-// TestAutoAssign: on a brand with chat.autoAssign (bna), a new
-// conversation goes straight to the available agent serving its language
-// with the fewest active conversations, ties to the one given a
-// conversation longest ago; with every such agent at the limit it waits.
-func TestAutoAssign(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
-		ana := e.addStaff("ana", "Ana", staff.RoleAgent, "bna")
-		ben := e.addStaff("ben", "Ben", staff.RoleAgent, "bna")
-		french := e.addStaff("chloe", "Chloé", staff.RoleAgent, "bna")
-		e.available(ana, "en")
-		e.available(ben, "en")
-		e.available(french, "fr")
-		start := func(i int) Conversation {
-			t.Helper()
-			bna, _ := e.brands.ByID("bna")
-			st, err := e.svc.Start(ctx, StartInput{Brand: bna, Province: "on", Language: "en", Name: "Alex", Topic: "Claims",
-				IP: fmt.Sprintf("192.0.2.%d", i)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return st.Conversation
-		}
-		var got []string
-		var firstID string
-		for i := range 6 {
-			e.clock.Advance(time.Second)
-			c := start(i)
-			if i == 0 {
-				firstID = c.ID
-			}
-			if c.Status != StatusActive {
-				t.Fatalf("conversation %d: %s", i, c.Status)
-			}
-			got = append(got, c.AgentID)
-		}
-		// Both idle at first: ana and ben alternate (fewest active, then
-		// the one given a conversation longest ago); chloé takes French only.
-		if strings.Join(got, ",") != "ana,ben,ana,ben,ana,ben" {
-			t.Fatalf("assigned to %v", got)
-		}
-		queued := start(7)
-		if queued.Status != StatusWaiting || queued.AgentID != "" {
-			t.Fatalf("everyone at the limit: %s to %q", queued.Status, queued.AgentID)
-		}
-		// A conversation ends: the one waiting goes to the agent who has
-		// room now, without another visitor arriving.
-		first, _ := e.svc.Get(ctx, firstID)
-		if _, err := e.svc.End(ctx, first.ID, first.AgentName); err != nil {
-			t.Fatal(err)
-		}
-		if c, _ := e.svc.Get(ctx, queued.ID); c.Status != StatusActive || c.AgentID != first.AgentID {
-			t.Fatalf("after an end, the queued conversation is %s with %q, want active with %s", c.Status, c.AgentID, first.AgentID)
-		}
-		// An agent becoming available takes what waits.
-		waiting := start(8)
-		if waiting.Status != StatusWaiting {
-			t.Fatalf("everyone at the limit again: %s", waiting.Status)
-		}
-		dan := e.addStaff("dan", "Dan", staff.RoleAgent, "bna")
-		e.available(dan, "en")
-		if c, _ := e.svc.Get(ctx, waiting.ID); c.Status != StatusActive || c.AgentID != dan.ID {
-			t.Fatalf("after dan went available: %s with %q", c.Status, c.AgentID)
 		}
 	})
 }
@@ -572,7 +505,7 @@ func TestBotHandsOverByMessage(t *testing.T) {
 		}
 		c, _ := e.svc.Get(ctx, id)
 		msgs, _ := e.svc.Messages(ctx, id, 0, 0)
-		if c.Status != StatusWaiting || len(msgs) != 4 || msgs[2].Reply == nil || !msgs[2].Reply.Handover || msgs[3].SystemKey != SystemHandover {
+		if c.Status != chat.StatusWaiting || len(msgs) != 4 || msgs[2].Reply == nil || !msgs[2].Reply.Handover || msgs[3].SystemKey != chat.SystemHandover {
 			t.Fatalf("%s with %+v", c.Status, msgs)
 		}
 		// A supervisor's socket gets the figures.

@@ -1,4 +1,4 @@
-package chat
+package sockets
 
 import (
 	"bufio"
@@ -11,7 +11,7 @@ import (
 )
 
 // socketBuffer is the size of a socket's read and write buffers. net/http
-// hands a hijacked connection over with 4 KB of each; chat frames are
+// hands a hijacked connection over with 4 KB of each; frames are
 // small and a bigger one goes past a buffer anyway, so an idle socket keeps
 // 1 KB instead of 8.
 const socketBuffer = 512
@@ -47,13 +47,14 @@ func (s smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return conn, bufio.NewReadWriter(r, bufio.NewWriterSize(conn, socketBuffer)), nil
 }
 
-// accept upgrades a request to a WebSocket with small buffers, without
-// compression (frames are short text) and a read limit.
-func accept(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
+// Accept upgrades a request to a WebSocket with small buffers, without
+// compression (frames are short text) and with a read limit of readLimit
+// bytes.
+func Accept(w http.ResponseWriter, r *http.Request, readLimit int64) (*websocket.Conn, error) {
 	conn, err := websocket.Accept(smallBuffers{w}, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
 		return nil, err
 	}
-	conn.SetReadLimit(MaxFrameBytes)
+	conn.SetReadLimit(readLimit)
 	return conn, nil
 }

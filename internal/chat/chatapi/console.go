@@ -1,15 +1,17 @@
-package chat
+package chatapi
 
 import (
 	"context"
-	"log/slog"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
 
 	"guichet/internal/api"
-	"guichet/internal/audit"
 	"guichet/internal/brand"
+	"guichet/internal/chat"
+	"guichet/internal/chat/hub"
+	"guichet/internal/sockets"
 	"guichet/internal/staff"
 )
 
@@ -17,8 +19,8 @@ import (
 // host (routes of kind ConsoleChat: a staff session, no fresh second
 // factor: chatting is routine). Every action is audited with the staff id.
 type ConsoleHandler struct {
-	Service *Service
-	Hub     *Hub
+	Service *chat.Service
+	Hub     *hub.Hub
 	// AllBrands lists the brands (canned replies, limits).
 	AllBrands func() []*brand.Brand
 	// Session gives the check of a request's staff session that its socket
@@ -27,42 +29,20 @@ type ConsoleHandler struct {
 	Session func(r *http.Request) func(ctx context.Context, active bool) (staff.Principal, error)
 }
 
-// Audit events of the agents' chat actions (brand staff.AuditBrand,
-// account id the staff member's, detail the conversation id).
-const (
-	EventAvailability = "chat.availability"
-	EventAccept       = "chat.accept"
-	EventTransfer     = "chat.transfer"
-	EventEnd          = "chat.end"
-	EventOfflineReply = "chat.offline_reply"
-	EventView         = "chat.transcript_view"
-	EventSearch       = "chat.transcript_search"
-	EventForbidden    = "console.forbidden"
-)
-
 func (h *ConsoleHandler) principal(r *http.Request, min staff.Role) (staff.Principal, error) {
 	p, ok := staff.PrincipalFrom(r.Context())
 	if !ok || p.ID == "" {
 		return p, staff.ErrSignInRequired
 	}
 	if !p.Role.AtLeast(min) {
-		h.audit(r, p, EventForbidden, "forbidden_role", "")
+		h.audit(r, p, chat.EventForbidden, "forbidden_role", "")
 		return p, ErrForbiddenRole
 	}
 	return p, nil
 }
 
 func (h *ConsoleHandler) audit(r *http.Request, p staff.Principal, event, outcome, detail string) {
-	h.Service.auditStaff(context.WithoutCancel(r.Context()), api.ClientIP(r), p, event, outcome, detail)
-}
-
-// auditStaff records a staff member's chat action. The action stands
-// whether its row is written or not; a failed write is logged.
-func (s *Service) auditStaff(ctx context.Context, ip string, p staff.Principal, event, outcome, detail string) {
-	if err := audit.Record(ctx, s.DB, audit.Event{At: s.now(), Brand: staff.AuditBrand, AccountID: p.ID, IP: ip,
-		Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()}); err != nil {
-		slog.Warn("chat audit", "event", event, "err", err)
-	}
+	h.Service.AuditStaff(context.WithoutCancel(r.Context()), api.ClientIP(r), p, event, outcome, detail)
 }
 
 // done audits an action's outcome: ok, or the error code.
@@ -70,11 +50,11 @@ func (h *ConsoleHandler) done(r *http.Request, p staff.Principal, event, detail 
 	outcome := "ok"
 	if err != nil {
 		outcome = "error"
-		if e, ok := err.(*api.Error); ok {
-			outcome = e.Code
+		if code, ok := errorCode(err); ok {
+			outcome = code
 		}
-		if err == ErrForbiddenBrand {
-			h.audit(r, p, EventForbidden, "forbidden_brand", detail)
+		if errors.Is(err, chat.ErrForbiddenBrand) {
+			h.audit(r, p, chat.EventForbidden, "forbidden_brand", detail)
 		}
 	}
 	h.audit(r, p, event, outcome, detail)
@@ -87,25 +67,27 @@ type availability struct {
 }
 
 // GetAvailability is GET /api/console/v1/chat/availability.
-func (h *ConsoleHandler) GetAvailability(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) GetAvailability(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
 	}
-	a, err := h.Service.agent(r.Context(), h.Service.DB, p.ID)
+	a, err := h.Service.Agent(r.Context(), p.ID)
 	if err != nil {
 		return err
 	}
-	status := AgentAway
-	if a.Present(h.Service.now()) {
-		status = AgentAvailable
+	status := chat.AgentAway
+	if a.Present(h.Service.Clock()) {
+		status = chat.AgentAvailable
 	}
 	api.JSON(w, http.StatusOK, availability{Status: status, Languages: append([]string{}, a.Languages...)})
 	return nil
 }
 
 // PutAvailability is PUT /api/console/v1/chat/availability.
-func (h *ConsoleHandler) PutAvailability(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) PutAvailability(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -115,14 +97,15 @@ func (h *ConsoleHandler) PutAvailability(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	err = h.Service.SetAvailability(r.Context(), p.ID, in.Status, in.Languages)
-	if err := h.done(r, p, EventAvailability, in.Status, err); err != nil {
+	if err := h.done(r, p, chat.EventAvailability, in.Status, err); err != nil {
 		return err
 	}
 	return h.GetAvailability(w, r)
 }
 
 // Queue is GET /api/console/v1/chat/queue.
-func (h *ConsoleHandler) Queue(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Queue(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -136,7 +119,7 @@ func (h *ConsoleHandler) Queue(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *ConsoleHandler) conversationAction(w http.ResponseWriter, r *http.Request, event string,
-	act func(p staff.Principal, id string) (Conversation, error)) error {
+	act func(p staff.Principal, id string) (chat.Conversation, error)) error {
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -149,43 +132,47 @@ func (h *ConsoleHandler) conversationAction(w http.ResponseWriter, r *http.Reque
 	if err := h.done(r, p, event, id, err); err != nil {
 		return err
 	}
-	api.JSON(w, http.StatusOK, ItemOf(c))
+	api.JSON(w, http.StatusOK, chat.ItemOf(c))
 	return nil
 }
 
 // Accept is POST /api/console/v1/chat/conversations/{id}/accept.
-func (h *ConsoleHandler) Accept(w http.ResponseWriter, r *http.Request) error {
-	return h.conversationAction(w, r, EventAccept, func(p staff.Principal, id string) (Conversation, error) {
+func (h *ConsoleHandler) Accept(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
+	return h.conversationAction(w, r, chat.EventAccept, func(p staff.Principal, id string) (chat.Conversation, error) {
 		return h.Service.Accept(r.Context(), p, id)
 	})
 }
 
 // Transfer is POST /api/console/v1/chat/conversations/{id}/transfer.
-func (h *ConsoleHandler) Transfer(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Transfer(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	var in struct {
 		StaffID string `json:"staffId"`
 	}
 	if err := api.Decode(w, r, &in); err != nil {
 		return err
 	}
-	if err := cleanID("staffId", in.StaffID, maxID); err != nil {
+	if err := chat.CheckID("staffId", in.StaffID); err != nil {
 		return err
 	}
-	return h.conversationAction(w, r, EventTransfer, func(p staff.Principal, id string) (Conversation, error) {
+	return h.conversationAction(w, r, chat.EventTransfer, func(p staff.Principal, id string) (chat.Conversation, error) {
 		return h.Service.Transfer(r.Context(), p, id, in.StaffID)
 	})
 }
 
 // End is POST /api/console/v1/chat/conversations/{id}/end.
-func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) error {
-	return h.conversationAction(w, r, EventEnd, func(p staff.Principal, id string) (Conversation, error) {
+func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
+	return h.conversationAction(w, r, chat.EventEnd, func(p staff.Principal, id string) (chat.Conversation, error) {
 		return h.Service.EndBy(r.Context(), p, id)
 	})
 }
 
 // Reply is POST /api/console/v1/chat/conversations/{id}/reply: the answer
 // to an offline message, by email.
-func (h *ConsoleHandler) Reply(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Reply(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -201,17 +188,18 @@ func (h *ConsoleHandler) Reply(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	err = h.Service.ReplyOffline(r.Context(), p, id, in.Body)
-	if err := h.done(r, p, EventOfflineReply, id, err); err != nil {
+	if err := h.done(r, p, chat.EventOfflineReply, id, err); err != nil {
 		return err
 	}
 	api.JSON(w, http.StatusAccepted, map[string]string{"status": "queued"})
 	return nil
 }
 
-// Conversation is GET /api/console/v1/chat/conversations/{id}: the item
+// chat.Conversation is GET /api/console/v1/chat/conversations/{id}: the item
 // and its transcript, for the agent holding it, any agent of its brand
 // while it waits or is offline, supervisors of its brand always.
-func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -222,9 +210,9 @@ func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) er
 	}
 	c, err := h.Service.Get(r.Context(), id)
 	if err == nil {
-		err = canRead(p, c)
+		err = chat.CanRead(p, c)
 	}
-	if err := h.done(r, p, EventView, id, err); err != nil {
+	if err := h.done(r, p, chat.EventView, id, err); err != nil {
 		return err
 	}
 	msgs, err := h.Service.Messages(r.Context(), id, 0, 0)
@@ -235,12 +223,13 @@ func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) er
 	for _, m := range msgs {
 		frames = append(frames, Frame(m, id))
 	}
-	api.JSON(w, http.StatusOK, map[string]any{"item": ItemOf(c), "messages": frames})
+	api.JSON(w, http.StatusOK, map[string]any{"item": chat.ItemOf(c), "messages": frames})
 	return nil
 }
 
 // Agents is GET /api/console/v1/chat/agents (for a transfer).
-func (h *ConsoleHandler) Agents(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Agents(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -259,7 +248,8 @@ func (h *ConsoleHandler) Agents(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Canned is GET /api/console/v1/chat/canned: per brand served, per language.
-func (h *ConsoleHandler) Canned(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Canned(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -286,44 +276,45 @@ func (h *ConsoleHandler) Canned(w http.ResponseWriter, r *http.Request) error {
 // (IANA), else the brand's default province's, else that of the first
 // brand the supervisor serves; default the last 30 days. Audited with the
 // brand and q.
-func (h *ConsoleHandler) Transcripts(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Transcripts(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleSupervisor)
 	if err != nil {
 		return err
 	}
 	qs := r.URL.Query()
 	q := qs.Get("q")
-	if _, ok := cleanText(q, 100, false); !ok {
-		return invalidField("q")
+	if _, ok := chat.CleanText(q, 100, false); !ok {
+		return chat.InvalidField("q")
 	}
 	b := qs.Get("brand")
-	if err := cleanID("brand", b, maxID); err != nil {
+	if err := chat.CheckID("brand", b); err != nil {
 		return err
 	}
 	loc, err := h.searchZone(p, b, qs.Get("tz"))
 	if err != nil {
 		return err
 	}
-	now := h.Service.now()
+	now := h.Service.Clock()
 	from, to := now.AddDate(0, 0, -30), now.Add(time.Minute)
 	if v := qs.Get("from"); v != "" {
 		if from, err = time.ParseInLocation(time.DateOnly, v, loc); err != nil {
-			return invalidField("from")
+			return chat.InvalidField("from")
 		}
 	}
 	if v := qs.Get("to"); v != "" {
 		d, err := time.ParseInLocation(time.DateOnly, v, loc)
 		if err != nil {
-			return invalidField("to")
+			return chat.InvalidField("to")
 		}
 		to = d.AddDate(0, 0, 1)
 	}
 	detail := "brand=" + b + " q=" + q
 	if b != "" && !p.Serves(b) {
-		return h.done(r, p, EventSearch, detail, ErrForbiddenBrand)
+		return h.done(r, p, chat.EventSearch, detail, chat.ErrForbiddenBrand)
 	}
 	items, err := h.Service.Search(r.Context(), p, q, b, from, to)
-	if err := h.done(r, p, EventSearch, detail, err); err != nil {
+	if err := h.done(r, p, chat.EventSearch, detail, err); err != nil {
 		return err
 	}
 	api.JSON(w, http.StatusOK, map[string]any{"items": items})
@@ -332,16 +323,19 @@ func (h *ConsoleHandler) Transcripts(w http.ResponseWriter, r *http.Request) err
 
 // searchZone is the zone of a search's dates: tz, else the brand's
 // default province's, else the first served brand's, else UTC.
+// maxTZ is the longest zone name accepted.
+const maxTZ = 64
+
 func (h *ConsoleHandler) searchZone(p staff.Principal, brandID, tz string) (*time.Location, error) {
 	if tz != "" {
-		if len(tz) > maxID || strings.ContainsFunc(tz, func(r rune) bool {
+		if len(tz) > maxTZ || strings.ContainsFunc(tz, func(r rune) bool {
 			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/_-+", r))
 		}) || strings.Contains(tz, "..") {
-			return nil, invalidField("tz")
+			return nil, chat.InvalidField("tz")
 		}
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
-			return nil, invalidField("tz")
+			return nil, chat.InvalidField("tz")
 		}
 		return loc, nil
 	}
@@ -357,7 +351,8 @@ func (h *ConsoleHandler) searchZone(p staff.Principal, brandID, tz string) (*tim
 }
 
 // Figures is GET /api/console/v1/chat/figures (supervisors).
-func (h *ConsoleHandler) Figures(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Figures(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleSupervisor)
 	if err != nil {
 		return err
@@ -372,7 +367,8 @@ func (h *ConsoleHandler) Figures(w http.ResponseWriter, r *http.Request) error {
 
 // Socket is GET /api/console/v1/chat/socket: the agent's WebSocket (same
 // origin only).
-func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
+func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
+	defer mapped(&err)
 	p, err := h.principal(r, staff.RoleAgent)
 	if err != nil {
 		return err
@@ -380,25 +376,25 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 	if !SameOrigin(r) {
 		return ErrCrossOrigin
 	}
-	release, ok := h.Hub.reserve(map[string]int{"staff:" + p.ID: MaxSocketsPerStaff})
+	release, ok := h.Hub.Reserve(map[string]int{"staff:" + p.ID: hub.MaxSocketsPerStaff})
 	if !ok {
-		return ErrRateLimited
+		return chat.ErrRateLimited
 	}
 	ip := api.ClientIP(r)
 	opts := AgentSocketOptions{Audit: func(p staff.Principal, event, outcome, detail string) {
-		h.Service.auditStaff(context.Background(), ip, p, event, outcome, detail)
+		h.Service.AuditStaff(context.Background(), ip, p, event, outcome, detail)
 	}}
 	if h.Session != nil {
 		opts.Check = h.Session(r)
 	}
-	conn, err := accept(w, r)
+	conn, err := sockets.Accept(w, r, chat.MaxFrameBytes)
 	if err != nil {
 		release()
 		return nil
 	}
 	go func() {
 		defer release()
-		h.Hub.serveAgent(conn, p, opts)
+		serveAgent(h.Hub, h.Service, conn, p, opts)
 	}()
 	return nil
 }

@@ -1,4 +1,12 @@
-package chat
+// Package hub is the live chat's registry of this instance's sockets
+// (internal/chat/chatapi serves them): which socket follows which
+// conversation and which watch the agents' queue, the per-conversation,
+// per-address and per-staff caps, and what wakes them: the chat's
+// Notifier after each commit and, every PollInterval, a poll of what
+// changed in the database (a lost notification, another instance's
+// change); it also ends the abandoned conversations every minute. It reads
+// the rows through the chat service (internal/chat), never SQL of its own.
+package hub
 
 import (
 	"context"
@@ -8,66 +16,53 @@ import (
 	"sync"
 	"time"
 
+	"guichet/internal/chat"
 	"guichet/internal/fanout"
+	"guichet/internal/sockets"
 	"guichet/internal/staff"
 )
 
-// TopicQueue is the Notifier topic of every change the agents' queues and
-// figures may show; any other topic is a conversation id.
-const TopicQueue = "queue"
+// DefaultPollInterval is the poll's period unless PollInterval says.
+const DefaultPollInterval = 2 * time.Second
 
-// Notifier wakes the sockets after a commit: Notify announces a topic to
-// every listener of every instance; it carries no data (the rows do), so a
-// lost notification only delays what the poll finds. LocalNotifier serves
-// one instance (SQLite); fanout.Notifier, PostgreSQL's LISTEN/NOTIFY, every
-// instance on one database, and sends fanout.TopicAll after its connection
-// comes back (the listeners catch up).
-type Notifier interface {
-	Notify(ctx context.Context, topic string)
-	Listen(fn func(topic string))
-}
-
-// LocalNotifier is the in-process Notifier: one instance's listeners.
-type LocalNotifier struct {
-	mu  sync.RWMutex
-	fns []func(string)
-}
-
-// Notify calls every listener (listeners must not block).
-func (n *LocalNotifier) Notify(_ context.Context, topic string) {
-	n.mu.RLock()
-	defer n.mu.RUnlock()
-	for _, fn := range n.fns {
-		fn(topic)
-	}
-}
-
-// Listen adds a listener.
-func (n *LocalNotifier) Listen(fn func(string)) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.fns = append(n.fns, fn)
-}
-
-// waker is something the hub wakes: a conversation's subscription of a
+// Waker is something the hub wakes: a conversation's subscription of a
 // socket, or an agent socket's queue.
-type waker interface {
+type Waker interface {
 	Wake()
-	// behind tells whether a conversation row at lastSeq and version holds
-	// what this waker has not delivered yet.
-	behind(lastSeq, version int64) bool
+	// Behind tells whether a conversation row at lastSeq and version holds
+	// what this Waker has not delivered yet.
+	Behind(lastSeq, version int64) bool
+}
+
+// Subscription is a conversation's Waker that its socket releases for
+// good: once Close ran (under the hub's lock, Release), a delivery still
+// running cannot subscribe it again.
+type Subscription interface {
+	Waker
+	Close()
+	Closed() bool
+}
+
+// AgentQueue is an agent socket's queue Waker: the hub asks it to
+// re-check its staff session (a sign-out, a disable, lost wake-ups) and
+// hands it the poll's rows of its own conversations.
+type AgentQueue interface {
+	Waker
+	StaffID() string
+	Recheck()
+	Patch(rows []chat.PollRow)
 }
 
 // Hub fans the conversations' rows out to this instance's sockets: woken by
 // the Notifier or, every PollInterval, by what changed in the database.
 type Hub struct {
-	svc          *Service
+	svc          *chat.Service
 	PollInterval time.Duration
 
 	mu     sync.Mutex
-	convs  map[string]map[waker]struct{}
-	queues map[waker]struct{}
-	socks  *fanout.Sockets
+	convs  map[string]map[Waker]struct{}
+	queues map[Waker]struct{}
+	socks  *sockets.Registry
 	// held counts the open sockets per conversation and per client
 	// address (the caps: MaxSocketsPerConversation, MaxSocketsPerIP).
 	held map[string]int
@@ -80,11 +75,11 @@ type Hub struct {
 	stop    context.CancelFunc
 }
 
-// NewHub builds the hub of a service and listens to its Notifier.
-func NewHub(svc *Service) *Hub {
+// New builds the hub of a service and listens to its Notifier.
+func New(svc *chat.Service) *Hub {
 	ctx, stop := context.WithCancel(context.Background())
-	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, convs: map[string]map[waker]struct{}{},
-		queues: map[waker]struct{}{}, socks: fanout.NewSockets(ctx), held: map[string]int{}, seen: map[string]seenKey{}, ctx: ctx, stop: stop}
+	h := &Hub{svc: svc, PollInterval: DefaultPollInterval, convs: map[string]map[Waker]struct{}{},
+		queues: map[Waker]struct{}{}, socks: sockets.NewRegistry(ctx), held: map[string]int{}, seen: map[string]seenKey{}, ctx: ctx, stop: stop}
 	if svc.Notifier != nil {
 		svc.Notifier.Listen(h.wake)
 	}
@@ -105,8 +100,8 @@ func (h *Hub) wake(topic string) {
 		return
 	}
 	h.mu.Lock()
-	var list []waker
-	if topic == TopicQueue {
+	var list []Waker
+	if topic == chat.TopicQueue {
 		for w := range h.queues {
 			list = append(list, w)
 		}
@@ -129,29 +124,30 @@ func (h *Hub) wake(topic string) {
 // member's sockets on other sessions stay open.
 func (h *Hub) recheckAgents(staffID string) {
 	h.mu.Lock()
-	var list []*agentSocket
+	var list []AgentQueue
 	for w := range h.queues {
-		if a, ok := w.(*agentSocket); ok {
+		if a, ok := w.(AgentQueue); ok {
 			list = append(list, a)
 		}
 	}
 	h.mu.Unlock()
 	for _, a := range list {
-		// principal() takes the socket's lock: asked after h.mu is released.
-		if staffID == "" || a.principal().ID == staffID {
-			go a.recheck(true, false, false)
+		// StaffID() takes the socket's lock: asked after h.mu is released.
+		if staffID == "" || a.StaffID() == staffID {
+			go a.Recheck()
 		}
 	}
 }
 
 // gone tells (under h.mu) whether w is a subscription already released:
 // a delivery still running must not add it back.
-func gone(w waker) bool {
-	c, ok := w.(*convSub)
-	return ok && c.closed.Load()
+func gone(w Waker) bool {
+	c, ok := w.(Subscription)
+	return ok && c.Closed()
 }
 
-func (h *Hub) subscribe(convID string, w waker) {
+// Subscribe wakes w at each change of conversation convID.
+func (h *Hub) Subscribe(convID string, w Waker) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if gone(w) {
@@ -159,13 +155,14 @@ func (h *Hub) subscribe(convID string, w waker) {
 	}
 	set := h.convs[convID]
 	if set == nil {
-		set = map[waker]struct{}{}
+		set = map[Waker]struct{}{}
 		h.convs[convID] = set
 	}
 	set[w] = struct{}{}
 }
 
-func (h *Hub) unsubscribe(convID string, w waker) {
+// Unsubscribe stops waking w for convID.
+func (h *Hub) Unsubscribe(convID string, w Waker) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if set := h.convs[convID]; set != nil {
@@ -176,7 +173,8 @@ func (h *Hub) unsubscribe(convID string, w waker) {
 	}
 }
 
-func (h *Hub) watchQueue(w waker, on bool) {
+// WatchQueue wakes w (on) or no more (off) at each change of the queue.
+func (h *Hub) WatchQueue(w Waker, on bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if on && !gone(w) {
@@ -186,13 +184,13 @@ func (h *Hub) watchQueue(w waker, on bool) {
 	}
 }
 
-// release ends a subscription: out of its conversation's and the queue's
+// Release ends a subscription: out of its conversation's and the queue's
 // watchers, and marked closed (under h.mu) so that a delivery running
 // meanwhile cannot add it back.
-func (h *Hub) release(convID string, c *convSub) {
+func (h *Hub) Release(convID string, c Subscription) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	c.closed.Store(true)
+	c.Close()
 	if set := h.convs[convID]; set != nil {
 		delete(set, c)
 		if len(set) == 0 {
@@ -211,9 +209,9 @@ const (
 	MaxSocketsPerStaff        = 10
 )
 
-// reserve counts one socket against each key, all or none; false when one
+// Reserve counts one socket against each key, all or none; false when one
 // is at its limit. The release function gives them back.
-func (h *Hub) reserve(keys map[string]int) (func(), bool) {
+func (h *Hub) Reserve(keys map[string]int) (func(), bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for k, limit := range keys {
@@ -241,6 +239,23 @@ func (h *Hub) reserve(keys map[string]int) (func(), bool) {
 // Sockets is how many sockets are open on this instance.
 func (h *Hub) Sockets() int { return h.socks.Len() }
 
+// Registry is the hub's socket registry (chatapi adds its sockets there).
+func (h *Hub) Registry() *sockets.Registry { return h.socks }
+
+// Context is the hub's: done when it shuts down (the sockets' reads and
+// writes run on it).
+func (h *Hub) Context() context.Context { return h.ctx }
+
+// Holds tells whether w watches the queue and whether it follows
+// conversation convID (tests: a released subscription is in neither).
+func (h *Hub) Holds(convID string, w Waker) (queue, conversation bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, queue = h.queues[w]
+	_, conversation = h.convs[convID][w]
+	return queue, conversation
+}
+
 // Shutdown closes every socket with 1012 (service restart: the clients
 // reconnect with backoff, to another instance) and stops the poll.
 func (h *Hub) Shutdown() {
@@ -252,13 +267,13 @@ func (h *Hub) Shutdown() {
 // changed since the last poll (with a margin for transactions still
 // committing and clocks of other instances) wake the subscribers that are
 // behind them, and any change wakes the queues; every minute it ends the
-// abandoned conversations; silent sockets are closed (fanout.Sockets.Run).
+// abandoned conversations; silent sockets are closed (sockets.Registry.Run).
 func (h *Hub) Run(ctx context.Context) error {
-	return h.socks.Run(ctx, fanout.Every{Interval: h.PollInterval, Do: func(ctx context.Context) {
-		if err := h.poll(ctx); err != nil && ctx.Err() == nil {
+	return h.socks.Run(ctx, sockets.Every{Interval: h.PollInterval, Do: func(ctx context.Context) {
+		if err := h.Poll(ctx); err != nil && ctx.Err() == nil {
 			slog.Warn("chat poll", "err", err)
 		}
-	}}, fanout.Every{Interval: time.Minute, Do: func(ctx context.Context) {
+	}}, sockets.Every{Interval: time.Minute, Do: func(ctx context.Context) {
 		// Live conversations whose visitor went silent (AbandonAfter) end.
 		if n, err := h.svc.EndAbandoned(ctx); err != nil && ctx.Err() == nil {
 			slog.Warn("chat abandoned", "err", err)
@@ -268,9 +283,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	}})
 }
 
-// reap closes the sockets silent since cutoff (unix ms) and ticks the
+// Reap closes the sockets silent since cutoff (unix ms) and ticks the
 // others (an agent socket re-checks its staff session).
-func (h *Hub) reap(cutoff int64) { h.socks.Reap(cutoff) }
+func (h *Hub) Reap(cutoff int64) { h.socks.Reap(cutoff) }
 
 // pollMargin is how far back each poll looks.
 const pollMargin = 10 * time.Second
@@ -288,82 +303,58 @@ type seenKey struct {
 	at  time.Time
 }
 
-// pollRow is what a poll reads of a conversation.
-type pollRow struct {
-	id, status, agent  string
-	seq, version, read int64
-}
-
 // queueKey is what of a conversation the agents' queues show: a change of
 // typing or of the visitor's reads is none of theirs.
-func (r pollRow) queueKey() [4]string {
-	return [4]string{r.status, r.agent, itoa(r.seq), itoa(r.read)}
-}
-
-func (h *Hub) scanPoll(ctx context.Context, where string, args ...any) ([]pollRow, error) {
-	rows, err := h.svc.DB.Query(ctx, "SELECT id, status, agent_id, last_seq, version, agent_read_seq FROM chat_conversations WHERE "+where, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []pollRow
-	for rows.Next() {
-		var r pollRow
-		if err := rows.Scan(&r.id, &r.status, &r.agent, &r.seq, &r.version, &r.read); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+func queueKey(r chat.PollRow) [4]string {
+	return [4]string{r.Status, r.AgentID, itoa(r.LastSeq), itoa(r.AgentReadSeq)}
 }
 
 // pollChunk is how many subscribed ids one poll query asks for.
 const pollChunk = 500
 
-// poll wakes the subscribers behind their conversation's row, and the
+// Poll wakes the subscribers behind their conversation's row, and the
 // queues when a conversation's status, agent, last seq or the agent's
 // reads changed. The subscribed conversations are read by id, so a
 // change whose notification and time window were both missed (a database
 // blip, another instance's clock) is still delivered; the time window
 // finds the changes of conversations nobody here subscribes to, for the
 // queues.
-func (h *Hub) poll(ctx context.Context) error {
+func (h *Hub) Poll(ctx context.Context) error {
 	h.polling.Lock()
 	defer h.polling.Unlock()
-	since := h.svc.now().Add(-h.PollInterval - pollMargin).UnixMilli()
-	changed, err := h.scanPoll(ctx, "updated_at >= ?", since)
+	changed, err := h.svc.ChangedSince(ctx, h.svc.Clock().Add(-h.PollInterval-pollMargin))
 	if err != nil {
 		return err
 	}
 	h.mu.Lock()
-	ids := make([]any, 0, len(h.convs))
+	ids := make([]string, 0, len(h.convs))
 	for id := range h.convs {
 		ids = append(ids, id)
 	}
 	h.mu.Unlock()
-	var subscribed []pollRow
+	var subscribed []chat.PollRow
 	for len(ids) > 0 {
 		n := min(len(ids), pollChunk)
-		rows, err := h.scanPoll(ctx, "id IN ("+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+")", ids[:n]...)
+		rows, err := h.svc.PollRows(ctx, ids[:n])
 		if err != nil {
 			return err
 		}
 		subscribed = append(subscribed, rows...)
 		ids = ids[n:]
 	}
-	var wake []waker
+	var wake []Waker
 	h.mu.Lock()
-	queue, holders := queueChanges(h.seen, changed, h.svc.now())
-	woken := map[waker]bool{}
+	queue, holders := queueChanges(h.seen, changed, h.svc.Clock())
+	woken := map[Waker]bool{}
 	for _, r := range append(changed, subscribed...) {
-		for w := range h.convs[r.id] {
-			if !woken[w] && w.behind(r.seq, r.version) {
+		for w := range h.convs[r.ID] {
+			if !woken[w] && w.Behind(r.LastSeq, r.Version) {
 				woken[w] = true
 				wake = append(wake, w)
 			}
 		}
 	}
-	var watchers []waker
+	var watchers []Waker
 	if queue || len(holders) > 0 {
 		for w := range h.queues {
 			watchers = append(watchers, w)
@@ -371,13 +362,13 @@ func (h *Hub) poll(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	for _, w := range watchers {
-		// principal() takes the agent socket's lock, which is taken before
+		// StaffID() takes the agent socket's lock, which is taken before
 		// h.mu elsewhere (unsubscribe): asked after h.mu is released.
 		if queue {
 			wake = append(wake, w)
-		} else if a, ok := w.(*agentSocket); ok {
-			if rows := holders[a.principal().ID]; len(rows) > 0 {
-				a.patch(rows)
+		} else if a, ok := w.(AgentQueue); ok {
+			if rows := holders[a.StaffID()]; len(rows) > 0 {
+				a.Patch(rows)
 			}
 		}
 	}
@@ -399,25 +390,25 @@ func (h *Hub) poll(ctx context.Context) error {
 // 250 messages a second across 500 conversations must not re-read 167
 // agents' queues every poll (the latency bench of docs/benchmarks.md):
 // holders has each agent's rows, which patch their socket's list.
-func queueChanges(seen map[string]seenKey, changed []pollRow, now time.Time) (all bool, holders map[string][]pollRow) {
-	holders = map[string][]pollRow{}
+func queueChanges(seen map[string]seenKey, changed []chat.PollRow, now time.Time) (all bool, holders map[string][]chat.PollRow) {
+	holders = map[string][]chat.PollRow{}
 	for id, k := range seen {
 		if now.Sub(k.at) > seenFor {
 			delete(seen, id)
 		}
 	}
 	for _, r := range changed {
-		key := r.queueKey()
-		old, ok := seen[r.id]
+		key := queueKey(r)
+		old, ok := seen[r.ID]
 		if ok && old.key == key {
 			continue
 		}
-		if ok && r.status == StatusActive && r.agent != "" && old.key[0] == key[0] && old.key[1] == key[1] {
-			holders[r.agent] = append(holders[r.agent], r)
+		if ok && r.Status == chat.StatusActive && r.AgentID != "" && old.key[0] == key[0] && old.key[1] == key[1] {
+			holders[r.AgentID] = append(holders[r.AgentID], r)
 		} else {
 			all = true
 		}
-		seen[r.id] = seenKey{key: key, at: now}
+		seen[r.ID] = seenKey{key: key, at: now}
 	}
 	return all, holders
 }
@@ -426,11 +417,11 @@ func queueChanges(seen map[string]seenKey, changed []pollRow, now time.Time) (al
 // its conversation's row and the messages after the last seq it
 // delivered, each queue its snapshot.
 func (h *Hub) catchUp() {
-	if err := h.poll(h.ctx); err != nil && h.ctx.Err() == nil {
+	if err := h.Poll(h.ctx); err != nil && h.ctx.Err() == nil {
 		slog.Warn("chat catch-up poll", "err", err)
 	}
 	h.mu.Lock()
-	list := make([]waker, 0, len(h.queues))
+	list := make([]Waker, 0, len(h.queues))
 	for w := range h.queues {
 		list = append(list, w)
 	}

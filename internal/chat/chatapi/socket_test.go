@@ -1,7 +1,9 @@
-package chat
+package chatapi
 
 import (
 	"context"
+	"guichet/internal/chat"
+	"guichet/internal/chat/hub"
 	"net/http"
 	"strings"
 	"testing"
@@ -78,7 +80,7 @@ func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
 			t.Fatalf("disabled agent's socket stored %q", last.Body)
 		}
 		// The service refuses too (a request already past its middleware).
-		if _, err := e.svc.AgentSend(ctx, marie, id, "x2", "again"); err != ErrSignedOut {
+		if _, err := e.svc.AgentSend(ctx, marie, id, "x2", "again"); err != chat.ErrSignedOut {
 			t.Fatalf("AgentSend of a disabled agent: %v", err)
 		}
 	})
@@ -112,12 +114,12 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 	as.Send(map[string]any{"type": "ping"})
 	as.Next("pong")
 	<-checks
-	e.hub.reap(0) // a tick before the minute: no check
+	e.hub.Reap(0) // a tick before the minute: no check
 	e.clock.Advance(recheckEvery)
 	mu.Lock()
 	signedIn = false
 	mu.Unlock()
-	e.hub.reap(0) // the minute passed: checked, signed out
+	e.hub.Reap(0) // the minute passed: checked, signed out
 	if _, code := as.ReadAll(); code != CloseSignedOut {
 		t.Fatalf("signed-out session's socket closed with %d; want 4401", code)
 	}
@@ -175,11 +177,11 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 		}
 		var ok, refused int
 		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'ok'",
-			EventView, bob.ID, id).Scan(&ok); err != nil {
+			chat.EventView, bob.ID, id).Scan(&ok); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'NOT_HOLDER'",
-			EventView, bob.ID, id).Scan(&refused); err != nil {
+			chat.EventView, bob.ID, id).Scan(&refused); err != nil {
 			t.Fatal(err)
 		}
 		if ok != 1 || refused != 2 { // the socket's refusal and the REST one
@@ -228,12 +230,12 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message")
-		other := &Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &LocalNotifier{}}
+		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &chat.LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
 		e.clock.Advance(time.Minute) // far past the window
-		if err := e.hub.poll(ctx); err != nil {
+		if err := e.hub.Poll(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if f := s.Next("message"); f["body"] != "from the other instance" {
@@ -254,20 +256,17 @@ func TestReleasedSubscriptionStaysOut(t *testing.T) {
 	id := v.start()
 	s := v.socket(0)
 	s.Next("state")
-	sub := newConvSub(&socket{Socket: e.hub.socks.New(s.Conn), hub: e.hub}, id, 0, false)
-	e.hub.subscribe(id, sub)
-	e.hub.release(id, sub) // the socket's cleanup ...
+	sub := newConvSub(&socket{Socket: e.hub.Registry().New(s.Conn), hub: e.hub, svc: e.svc}, id, 0, false)
+	e.hub.Subscribe(id, sub)
+	e.hub.Release(id, sub) // the socket's cleanup ...
 	sub.deliver()          // ... while its delivery ran
-	e.hub.mu.Lock()
-	_, watching := e.hub.queues[sub]
-	_, subscribed := e.hub.convs[id][sub]
-	e.hub.mu.Unlock()
+	watching, subscribed := e.hub.Holds(id, sub)
 	if watching || subscribed {
 		t.Fatalf("released subscription back in the hub: queue %v, conversation %v", watching, subscribed)
 	}
 }
 
-// TestSocketCaps: a conversation opens at most MaxSocketsPerConversation
+// TestSocketCaps: a conversation opens at most hub.MaxSocketsPerConversation
 // sockets on an instance (429 RATE_LIMITED before the upgrade); a closed
 // one gives its place back.
 func TestSocketCaps(t *testing.T) {
@@ -275,7 +274,7 @@ func TestSocketCaps(t *testing.T) {
 	e := newEnv(t, db)
 	_, v, _ := e.chatting("en")
 	var open []*ws
-	for range MaxSocketsPerConversation {
+	for range hub.MaxSocketsPerConversation {
 		s := v.socket(0)
 		s.Next("state")
 		open = append(open, s)

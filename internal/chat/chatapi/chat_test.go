@@ -1,9 +1,10 @@
-package chat
+package chatapi
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"guichet/internal/chat"
 	"reflect"
 	"strings"
 	"sync"
@@ -18,9 +19,10 @@ import (
 	"guichet/internal/store/storetest"
 )
 
+// codeOf is the API error code a service error answers (Error's mapping).
 func codeOf(err error) string {
 	var e *api.Error
-	if errors.As(err, &e) {
+	if errors.As(Error(err), &e) {
 		return e.Code
 	}
 	if err != nil {
@@ -178,66 +180,6 @@ func TestIdempotentClientID(t *testing.T) {
 	})
 }
 
-// TestTwoAgentsAcceptAtOnce: two agents accept the same conversation at
-// the same moment from their own goroutines, many times: each time exactly
-// one wins and the other gets 409 ALREADY_TAKEN.
-func TestTwoAgentsAcceptAtOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
-		scotia, _ := e.brands.ByID("scotia")
-		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
-		for _, a := range agents {
-			e.available(a, "en")
-		}
-		wins := map[string]int{}
-		const rounds = 30
-		for round := range rounds {
-			st, err := e.svc.Start(ctx, StartInput{Brand: scotia, Province: "on", Language: "en", Name: "Alex", Topic: "Sign-in",
-				IP: fmt.Sprintf("203.0.113.%d", round)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			results := make([]error, 2)
-			for i, a := range agents {
-				wg.Go(func() {
-					<-start
-					_, results[i] = e.svc.Accept(ctx, a, st.Conversation.ID)
-				})
-			}
-			close(start)
-			wg.Wait()
-			ok, taken := 0, 0
-			for i, err := range results {
-				switch codeOf(err) {
-				case "":
-					ok++
-					wins[agents[i].ID]++
-				case "ALREADY_TAKEN":
-					taken++
-				default:
-					t.Fatalf("round %d: %v", round, err)
-				}
-			}
-			if ok != 1 || taken != 1 {
-				t.Fatalf("round %d: %d won, %d taken", round, ok, taken)
-			}
-			c, _ := e.svc.Get(ctx, st.Conversation.ID)
-			msgs, _ := e.svc.Messages(ctx, c.ID, 0, 0)
-			if c.Status != StatusActive || len(msgs) != 1 {
-				t.Fatalf("round %d: %s with %d messages", round, c.Status, len(msgs))
-			}
-			// Free the winner for the next round.
-			if _, err := e.svc.End(ctx, c.ID, ""); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Logf("wins: %v", wins)
-	})
-}
-
 // TestMaxPerAgent: an agent holds at most the brand's maxPerAgent (3):
 // the fourth accept is 409 AGENT_LIMIT and leaves it waiting; ending one
 // frees a place.
@@ -256,7 +198,7 @@ func TestMaxPerAgent(t *testing.T) {
 			e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
 		}
 		e.staffWant(marie, "POST", "/console/conversations/"+ids[3]+"/accept", "", 409, "AGENT_LIMIT")
-		if c, _ := e.svc.Get(context.Background(), ids[3]); c.Status != StatusWaiting {
+		if c, _ := e.svc.Get(context.Background(), ids[3]); c.Status != chat.StatusWaiting {
 			t.Fatalf("refused accept left %s", c.Status)
 		}
 		e.staffWant(marie, "POST", "/console/conversations/"+ids[0]+"/end", "", 200, "")
@@ -272,13 +214,13 @@ func TestLimits(t *testing.T) {
 		e := newEnv(t, db)
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
-		if _, err := e.svc.VisitorSend(ctx, id, "long", strings.Repeat("é", MaxBody+1)); codeOf(err) != "MESSAGE_TOO_LONG" {
+		if _, err := e.svc.VisitorSend(ctx, id, "long", strings.Repeat("é", chat.MaxBody+1)); codeOf(err) != "MESSAGE_TOO_LONG" {
 			t.Fatalf("2001 characters: %v", err)
 		}
-		if _, err := e.svc.VisitorSend(ctx, id, "max", strings.Repeat("é", MaxBody)); err != nil {
+		if _, err := e.svc.VisitorSend(ctx, id, "max", strings.Repeat("é", chat.MaxBody)); err != nil {
 			t.Fatalf("2000 characters: %v", err)
 		}
-		for i := 1; i < VisitorMessageLimit.Limit; i++ {
+		for i := 1; i < chat.VisitorMessageLimit.Limit; i++ {
 			if _, err := e.svc.VisitorSend(ctx, id, fmt.Sprint("m", i), "hi"); err != nil {
 				t.Fatalf("message %d: %v", i+1, err)
 			}
@@ -299,7 +241,7 @@ func TestLimits(t *testing.T) {
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
 		}
-		s.Send(map[string]any{"type": "message", "clientId": "too-long", "body": strings.Repeat("x", MaxBody+1)})
+		s.Send(map[string]any{"type": "message", "clientId": "too-long", "body": strings.Repeat("x", chat.MaxBody+1)})
 		if f := s.Next("error"); f["errorCode"] != "MESSAGE_TOO_LONG" {
 			t.Fatalf("error frame %v", f)
 		}
@@ -325,7 +267,7 @@ func TestLimits(t *testing.T) {
 		// Ten new conversations an hour per address.
 		other := e.visitor("scotia")
 		other.ip = "192.0.2.50"
-		for i := range ConversationLimit.Limit - 1 { // the first visitor's start counted one
+		for i := range chat.ConversationLimit.Limit - 1 { // the first visitor's start counted one
 			other.cookie = ""
 			if code, out := other.do("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`); code != 201 {
 				t.Fatalf("conversation %d: %d %v", i+2, code, out)
@@ -367,13 +309,13 @@ func TestAvailability(t *testing.T) {
 		e.available(marie, "en")
 		check("an agent of the brand, English", "scotia", "on", "en", "open")
 		check("no French agent", "scotia", "qc", "fr", "no-agent")
-		e.clock.Advance(PresenceWindow + time.Second)
+		e.clock.Advance(chat.PresenceWindow + time.Second)
 		check("heartbeat stale", "scotia", "on", "en", "no-agent")
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
 		}
 		check("heartbeat again", "scotia", "on", "en", "open")
-		if err := e.svc.SetAvailability(ctx, marie.ID, AgentAway, nil); err != nil {
+		if err := e.svc.SetAvailability(ctx, marie.ID, chat.AgentAway, nil); err != nil {
 			t.Fatal(err)
 		}
 		check("away", "scotia", "on", "en", "no-agent")
@@ -424,17 +366,17 @@ func TestAgentSendStatements(t *testing.T) {
 			t.Fatalf("last_seq %d (%v), want %d", c.LastSeq, err, b.Seq)
 		}
 		paul := e.addStaff("paul", "Paul", staff.RoleAgent)
-		if _, err := e.svc.AgentSend(ctx, paul, id, "p1", "mine?"); err != ErrNotHolder {
-			t.Fatalf("another agent's send: %v, want ErrNotHolder", err)
+		if _, err := e.svc.AgentSend(ctx, paul, id, "p1", "mine?"); err != chat.ErrNotHolder {
+			t.Fatalf("another agent's send: %v, want chat.ErrNotHolder", err)
 		}
-		if _, err := e.svc.AgentSend(ctx, marie, "nope", "m1", "hi"); err != ErrNotFound {
-			t.Fatalf("unknown conversation: %v, want ErrNotFound", err)
+		if _, err := e.svc.AgentSend(ctx, marie, "nope", "m1", "hi"); err != chat.ErrNotFound {
+			t.Fatalf("unknown conversation: %v, want chat.ErrNotFound", err)
 		}
 		if _, err := e.svc.EndBy(ctx, marie, id); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.svc.AgentSend(ctx, marie, id, "m2", "too late"); err != ErrEnded {
-			t.Fatalf("send to an ended conversation: %v, want ErrEnded", err)
+		if _, err := e.svc.AgentSend(ctx, marie, id, "m2", "too late"); err != chat.ErrEnded {
+			t.Fatalf("send to an ended conversation: %v, want chat.ErrEnded", err)
 		}
 		if c2, _ := e.svc.Get(ctx, id); c2.LastSeq <= b.Seq {
 			t.Fatalf("ending added no message: last_seq %d", c2.LastSeq)
@@ -461,7 +403,7 @@ func TestDeliveryReadsOnce(t *testing.T) {
 			limit int
 		}{{0, 200}, {2, 200}, {want.LastSeq, 200}, {1, 3}} {
 			before := db.Statements()
-			c, msgs, err := getWithMessages(ctx, db, id, tc.after, tc.limit)
+			c, msgs, err := e.svc.GetWithMessages(ctx, id, tc.after, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -481,7 +423,7 @@ func TestDeliveryReadsOnce(t *testing.T) {
 				}
 			}
 		}
-		if _, _, err := getWithMessages(ctx, db, "unknown", 0, 200); err != ErrNotFound {
+		if _, _, err := e.svc.GetWithMessages(ctx, "unknown", 0, 200); err != chat.ErrNotFound {
 			t.Fatalf("unknown conversation: %v", err)
 		}
 	})

@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The reads and the retention purge of the audit trail for other packages:
+// the staff console's customer view and export, the janitor, the phone lock
+// of internal/account.
+
+// Counter is a *store.DB or a *store.Tx (a single-row read).
+type Counter interface {
+	QueryRow(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+// CountSince counts an account's events of a brand that ended with outcome
+// after since.
+func CountSince(ctx context.Context, q Counter, brand, accountID, outcome string, since time.Time) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND at > ? AND outcome = ?`,
+		brand, accountID, since.UnixMilli(), outcome).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("audit count: %w", err)
+	}
+	return n, nil
+}
+
+// Times lists when an account's events of a brand named one of events
+// ended with outcome, the most recent first, at most limit of them.
+func Times(ctx context.Context, q Query, brand, accountID, outcome string, limit int, events ...string) ([]time.Time, error) {
+	args := []any{brand, accountID}
+	for _, e := range events {
+		args = append(args, e)
+	}
+	args = append(args, outcome, limit)
+	rows, err := q.Query(ctx, `SELECT at FROM audit_events WHERE brand = ? AND account_id = ? AND event IN (`+
+		placeholders(len(events))+`) AND outcome = ? ORDER BY at DESC, id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit times: %w", err)
+	}
+	defer rows.Close()
+	var out []time.Time
+	for rows.Next() {
+		var at int64
+		if err := rows.Scan(&at); err != nil {
+			return nil, err
+		}
+		out = append(out, time.UnixMilli(at).UTC())
+	}
+	return out, rows.Err()
+}
+
+// Cursor walks the events Between found, oldest first.
+type Cursor struct {
+	rows *sql.Rows
+}
+
+// Between opens the events of [from, to) of brands (every brand when
+// none), oldest first; the caller closes the cursor.
+func Between(ctx context.Context, q Query, from, to time.Time, brands []string) (*Cursor, error) {
+	where, args := "at >= ? AND at < ?", []any{from.UnixMilli(), to.UnixMilli()}
+	if len(brands) > 0 {
+		where += " AND brand IN (" + placeholders(len(brands)) + ")"
+		for _, b := range brands {
+			args = append(args, b)
+		}
+	}
+	rows, err := q.Query(ctx, "SELECT at, brand, account_id, ip, event, outcome, detail, actor FROM audit_events WHERE "+
+		where+" ORDER BY at, id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit events: %w", err)
+	}
+	return &Cursor{rows: rows}, nil
+}
+
+// Next moves to the next event, false at the end or on an error (Err).
+func (c *Cursor) Next() bool { return c.rows.Next() }
+
+// Event reads the event Next moved to.
+func (c *Cursor) Event() (Event, error) {
+	var e Event
+	var at int64
+	if err := c.rows.Scan(&at, &e.Brand, &e.AccountID, &e.IP, &e.Event, &e.Outcome, &e.Detail, &e.Actor); err != nil {
+		return e, err
+	}
+	e.At = time.UnixMilli(at).UTC()
+	return e, nil
+}
+
+// Err is the error that ended Next, if any.
+func (c *Cursor) Err() error { return c.rows.Err() }
+
+// Close releases the cursor.
+func (c *Cursor) Close() error { return c.rows.Close() }
+
+// PurgeBefore deletes the events older than before (the retention purge).
+func PurgeBefore(ctx context.Context, ex Execer, before time.Time) (int64, error) {
+	res, err := ex.Exec(ctx, "DELETE FROM audit_events WHERE at < ?", before.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("audit purge: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// placeholders is n comma-separated ?.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
