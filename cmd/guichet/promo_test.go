@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"guichet/internal/testenv"
 )
 
 // TestCheckConfigPromoImage: `guichet check-config` fails, naming the file,
@@ -13,17 +15,7 @@ import (
 // neither the brands directory (<dir>/<id>/) nor the built SPA
 // (web/public/brands/<id>/), and passes once the brands directory carries it.
 func TestCheckConfigPromoImage(t *testing.T) {
-	dir := t.TempDir()
-	files, _ := filepath.Glob("../../config/brands/*.yaml")
-	for _, f := range append(files, "../../testdata/brands/acme.yaml") {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testenv.BrandsDir(t, "testdata/brands/acme.yaml")
 	var out bytes.Buffer
 	err := run([]string{"check-config", "--brands-dir", dir}, &out)
 	want := filepath.Join(dir, "acme.yaml") + `: promo.en.image: image "promo.svg" not found: put it in ` +

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"guichet/internal/app"
-	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 var setupLinkPattern = regexp.MustCompile(`^https://console\.example\.test/setup#([A-Za-z0-9_-]{43})$`)
@@ -18,18 +18,12 @@ var setupLinkPattern = regexp.MustCompile(`^https://console\.example\.test/setup
 // PostgreSQL: the set-up link (and that it opens the set-up), the --dev
 // link, the refusals, the list's statuses, the audit rows (actor cli).
 func TestStaffCommand(t *testing.T) {
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			url := ""
-			if db == "postgres" {
-				url = storetest.PostgresURL(t)
-			}
-			t.Setenv("GUICHET_DATABASE_URL", url)
-			t.Setenv("GUICHET_DEV", "")
-			t.Setenv("GUICHET_CONSOLE_HOST", "console.example.test")
-			testStaffCommand(t, t.TempDir())
-		})
-	}
+	testenv.EachURL(t, false, func(t *testing.T, url string) {
+		t.Setenv("GUICHET_DATABASE_URL", url)
+		t.Setenv("GUICHET_DEV", "")
+		t.Setenv("GUICHET_CONSOLE_HOST", "console.example.test")
+		testStaffCommand(t, t.TempDir())
+	})
 }
 
 func testStaffCommand(t *testing.T, dir string) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"guichet/internal/app"
-	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // tokenPeople are the policy records the token commands issue for.
@@ -27,17 +27,11 @@ var linkPattern = regexp.MustCompile(`^https://[a-z0-9.-]+/registration/link\?to
 // (one transaction: any bad row, nothing issued, every problem with its
 // line).
 func TestTokensIssueCommand(t *testing.T) {
-	for _, db := range []string{"sqlite", "postgres"} {
-		t.Run(db, func(t *testing.T) {
-			url := ""
-			if db == "postgres" {
-				url = storetest.PostgresURL(t)
-			}
-			t.Setenv("GUICHET_DATABASE_URL", url)
-			t.Setenv("GUICHET_DEV", "")
-			testTokensIssue(t, t.TempDir())
-		})
-	}
+	testenv.EachURL(t, false, func(t *testing.T, url string) {
+		t.Setenv("GUICHET_DATABASE_URL", url)
+		t.Setenv("GUICHET_DEV", "")
+		testTokensIssue(t, t.TempDir())
+	})
 }
 
 func testTokensIssue(t *testing.T, dir string) {

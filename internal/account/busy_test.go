@@ -47,16 +47,16 @@ func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
 		var first []byte
 		for _, c := range cases {
 			got := e.post(belair, ip, c.path, c.body)
-			if got.status != 429 || got.header.Get("Retry-After") != retryAfter {
-				t.Fatalf("%s: %d, Retry-After %q; want 429, %s: %s", c.name, got.status, got.header.Get("Retry-After"), retryAfter, got.body)
+			if got.Status != 429 || got.Header.Get("Retry-After") != retryAfter {
+				t.Fatalf("%s: %d, Retry-After %q; want 429, %s: %s", c.name, got.Status, got.Header.Get("Retry-After"), retryAfter, got.Body)
 			}
 			if first == nil {
-				first = got.body
+				first = got.Body
 				if want := `{"errorCode":"BUSY","messageKey":"error.busy"}`; string(bytes.TrimSpace(first)) != want {
 					t.Fatalf("%s: body %s, want %s", c.name, first, want)
 				}
-			} else if !bytes.Equal(got.body, first) {
-				t.Fatalf("%s: body %s differs from %s", c.name, got.body, first)
+			} else if !bytes.Equal(got.Body, first) {
+				t.Fatalf("%s: body %s differs from %s", c.name, got.Body, first)
 			}
 		}
 		// The SSO form post without a ticket checks the password too.
@@ -78,8 +78,8 @@ func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
 
 		// Once the hashers are free, the same requests are checked and counted.
 		release()
-		if got := e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"}); got.status != 400 {
-			t.Fatalf("after the load: %d %s", got.status, got.body)
+		if got := e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"}); got.Status != 400 {
+			t.Fatalf("after the load: %d %s", got.Status, got.Body)
 		}
 		if n := len(hashes.Take()); n != 1 {
 			t.Fatalf("%d hashes for an admitted attempt, want 1", n)

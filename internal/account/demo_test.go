@@ -17,7 +17,7 @@ func TestSeedDemo(t *testing.T) {
 		e := newEnv(t, db)
 		ctx := context.Background()
 		brands := []*brand.Brand{belair, intact}
-		list, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.clock.Now())
+		list, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.Clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,15 +47,15 @@ func TestSeedDemo(t *testing.T) {
 		}
 		signIn := func(b *brand.Brand, email, pw string) (int, string) {
 			f := e.post(b, ip, "/api/v1/accounts/find", map[string]string{"email": email})
-			if f.status != 200 {
-				t.Fatalf("find %s: %d", email, f.status)
+			if f.Status != 200 {
+				t.Fatalf("find %s: %d", email, f.Status)
 			}
-			m := f.json(t)
+			m := f.JSON(t)
 			id := m["id"].(string)
 			if m["status"] == "T" {
-				return e.post(b, ip, tempPath(id), map[string]string{"tempPassword": pw}).status, "T"
+				return e.post(b, ip, tempPath(id), map[string]string{"tempPassword": pw}).Status, "T"
 			}
-			return e.post(b, ip, authPath(id), map[string]string{"password": pw}).status, "A"
+			return e.post(b, ip, authPath(id), map[string]string{"password": pw}).Status, "A"
 		}
 		cases := []struct {
 			local      string
@@ -120,7 +120,7 @@ func TestSeedDemo(t *testing.T) {
 		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 409 {
 			t.Fatalf("three wrong tries left the temporary password usable: %d", status)
 		}
-		if _, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.clock.Now()); err != nil {
+		if _, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.Clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 200 {

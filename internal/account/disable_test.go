@@ -33,46 +33,46 @@ func TestDisabledAccount(t *testing.T) {
 		wantStatus, wantBody := apitest.Answer(t, "disabled")
 		isDisabledAnswer := func(got answer) bool {
 			var body any
-			return json.Unmarshal(got.body, &body) == nil && got.status == wantStatus && reflect.DeepEqual(body, wantBody)
+			return json.Unmarshal(got.Body, &body) == nil && got.Status == wantStatus && reflect.DeepEqual(body, wantBody)
 		}
 
 		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); !isDisabledAnswer(got) {
-			t.Fatalf("right password: %d %s, want %d %v", got.status, got.body, wantStatus, wantBody)
+			t.Fatalf("right password: %d %s, want %d %v", got.Status, got.Body, wantStatus, wantBody)
 		}
 		wrong := map[string]string{"password": "Wrong-Horse-9!"}
 		got, ref := e.post(belair, ip, authPath(a.ID), wrong), e.post(belair, ip, authPath(other.ID), wrong)
-		if got.status != ref.status || !bytes.Equal(got.body, ref.body) {
-			t.Fatalf("wrong password: %d %s; an enabled account's: %d %s", got.status, got.body, ref.status, ref.body)
+		if got.Status != ref.Status || !bytes.Equal(got.Body, ref.Body) {
+			t.Fatalf("wrong password: %d %s; an enabled account's: %d %s", got.Status, got.Body, ref.Status, ref.Body)
 		}
 		withAnswers := map[string]string{"password": password, "dateOfBirth": "1990-01-01"}
-		if got := e.post(belair, ip, authPath(a.ID), withAnswers); got.status != 400 || got.code(t) != "1002" {
-			t.Fatalf("right password, wrong date of birth: %d %s", got.status, got.body)
+		if got := e.post(belair, ip, authPath(a.ID), withAnswers); got.Status != 400 || got.Code(t) != "1002" {
+			t.Fatalf("right password, wrong date of birth: %d %s", got.Status, got.Body)
 		}
 		if got := e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "Temp-Pass-1"}); !isDisabledAnswer(got) {
-			t.Fatalf("right temporary password: %d %s", got.status, got.body)
+			t.Fatalf("right temporary password: %d %s", got.Status, got.Body)
 		}
-		if got := e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "Temp-Pass-2"}); got.status != 400 || got.code(t) != "3005" {
-			t.Fatalf("wrong temporary password: %d %s", got.status, got.body)
+		if got := e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "Temp-Pass-2"}); got.Status != 400 || got.Code(t) != "3005" {
+			t.Fatalf("wrong temporary password: %d %s", got.Status, got.Body)
 		}
 
 		// Find tells no more than for any account.
-		if got := e.post(belair, ip, "/api/v1/accounts/find", map[string]string{"email": "alex@example.com"}); got.status != 200 ||
-			got.json(t)["status"] != "A" {
-			t.Fatalf("find: %d %s", got.status, got.body)
+		if got := e.post(belair, ip, "/api/v1/accounts/find", map[string]string{"email": "alex@example.com"}); got.Status != 200 ||
+			got.JSON(t)["status"] != "A" {
+			t.Fatalf("find: %d %s", got.Status, got.Body)
 		}
 		// A ticket is never issued, and one issued before does not work.
 		if err := e.service.Enable(ctx, belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
 			t.Fatal(err)
 		}
 		got = e.post(belair, ip, authPath(a.ID), map[string]string{"password": password})
-		if got.status != 200 {
-			t.Fatalf("right password once enabled: %d %s", got.status, got.body)
+		if got.Status != 200 {
+			t.Fatalf("right password once enabled: %d %s", got.Status, got.Body)
 		}
 		if err := e.service.Disable(ctx, belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
 			t.Fatal(err)
 		}
 		err := db.InTx(ctx, func(tx *store.Tx) error {
-			_, err := account.ConsumeTicket(ctx, tx, belair.ID, a.Email, got.json(t)["loginTicket"].(string), e.clock.Now())
+			_, err := account.ConsumeTicket(ctx, tx, belair.ID, a.Email, got.JSON(t)["loginTicket"].(string), e.Clock.Now())
 			return err
 		})
 		if !errors.Is(err, account.ErrTicketInvalid) {
@@ -83,8 +83,8 @@ func TestDisabledAccount(t *testing.T) {
 		for range account.DefaultLockout.MaxFailures {
 			e.post(belair, ip, authPath(a.ID), wrong)
 		}
-		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.status != 400 || got.code(t) != "3005" {
-			t.Fatalf("right password while locked: %d %s", got.status, got.body)
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.Status != 400 || got.Code(t) != "3005" {
+			t.Fatalf("right password while locked: %d %s", got.Status, got.Body)
 		}
 
 		if err := e.service.Disable(ctx, belair.ID, "AAAAAAAAAAAAAAAAAAAAAA", "staff:jdoe", ""); !errors.Is(err, account.ErrNotFound) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 )
 
 func TestDefaultParamsAreTheDesigns(t *testing.T) {
@@ -31,7 +32,7 @@ func TestDefaultParamsAreTheDesigns(t *testing.T) {
 
 func TestHashAndVerify(t *testing.T) {
 	ctx := context.Background()
-	h := account.NewHasher(testParams)
+	h := account.NewHasher(accounttest.Params)
 	hash, err := h.Hash(ctx, "pässwörd-1")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -25,43 +26,25 @@ func TestFind(t *testing.T) {
 		locked := e.create(belair, "locked@example.com", func(a *account.Account) { a.Status = account.Locked }, "")
 		e.create(intact, "other@example.com", nil, "")
 
-		cases := []struct {
-			name       string
-			body       any
-			wantStatus int
-			wantID     string
-			wantState  string
-			wantCode   string
-		}{
-			{"active", map[string]string{"email": "alex.martin@example.com"}, 200, active.ID, "A", ""},
-			{"any case and spaces", map[string]string{"email": "  ALEX.MARTIN@EXAMPLE.COM "}, 200, active.ID, "A", ""},
-			{"temporary password", map[string]string{"email": "temp@example.com"}, 200, temp.ID, "T", ""},
-			{"locked answers like active", map[string]string{"email": "locked@example.com"}, 200, locked.ID, "A", ""},
-			{"unknown", map[string]string{"email": "nobody@example.com"}, 404, "", "", "ACCOUNT_NOT_FOUND"},
-			{"other brand's account", map[string]string{"email": "other@example.com"}, 404, "", "", "ACCOUNT_NOT_FOUND"},
-			{"bad email", map[string]string{"email": "not-an-email"}, 400, "", "", "errorEmailFormat"},
-			{"empty email", map[string]string{"email": ""}, 400, "", "", "errorEmailRequired"},
-			{"unknown field", map[string]string{"email": "temp@example.com", "x": "y"}, 400, "", "", "BAD_REQUEST"},
-			{"not JSON", "{", 400, "", "", "BAD_REQUEST"},
+		found := func(name string, body any, id, state string) testenv.Scenario {
+			return testenv.Scenario{Name: name, Request: req(belair, ip, "/api/v1/accounts/find", body),
+				JSON: map[string]any{"id": id, "status": state}}
 		}
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				a := e.post(belair, ip, "/api/v1/accounts/find", c.body)
-				if a.status != c.wantStatus {
-					t.Fatalf("status %d, want %d (%s)", a.status, c.wantStatus, a.body)
-				}
-				if c.wantStatus != 200 {
-					if got := a.code(t); got != c.wantCode {
-						t.Fatalf("errorCode %q, want %q", got, c.wantCode)
-					}
-					return
-				}
-				m := a.json(t)
-				if m["id"] != c.wantID || m["status"] != c.wantState {
-					t.Fatalf("answer %v, want id %s status %s", m, c.wantID, c.wantState)
-				}
-			})
+		refused := func(name string, body any, status int, code string) testenv.Scenario {
+			return testenv.Scenario{Name: name, Request: req(belair, ip, "/api/v1/accounts/find", body), Status: status, Code: code}
 		}
+		testenv.Run(t, e.mux,
+			found("active", map[string]string{"email": "alex.martin@example.com"}, active.ID, "A"),
+			found("any case and spaces", map[string]string{"email": "  ALEX.MARTIN@EXAMPLE.COM "}, active.ID, "A"),
+			found("temporary password", map[string]string{"email": "temp@example.com"}, temp.ID, "T"),
+			found("locked answers like active", map[string]string{"email": "locked@example.com"}, locked.ID, "A"),
+			refused("unknown", map[string]string{"email": "nobody@example.com"}, 404, "ACCOUNT_NOT_FOUND"),
+			refused("other brand's account", map[string]string{"email": "other@example.com"}, 404, "ACCOUNT_NOT_FOUND"),
+			refused("bad email", map[string]string{"email": "not-an-email"}, 400, "errorEmailFormat"),
+			refused("empty email", map[string]string{"email": ""}, 400, "errorEmailRequired"),
+			refused("unknown field", map[string]string{"email": "temp@example.com", "x": "y"}, 400, "BAD_REQUEST"),
+			refused("not JSON", "{", 400, "BAD_REQUEST"),
+		)
 		if rows := e.auditRows(active.ID); !contains(rows, "login.find ok") {
 			t.Fatalf("find not audited: %v", rows)
 		}
@@ -94,26 +77,26 @@ func TestTemporary(t *testing.T) {
 				a := e.create(belair, fmt.Sprintf("temp%d@example.com", i), nil, tempPassword)
 				for n, s := range c.steps {
 					got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": s.password})
-					if got.status != s.wantStatus || (s.wantCode != "" && got.code(t) != s.wantCode) {
-						t.Fatalf("step %d: %d %s, want %d %s", n+1, got.status, got.body, s.wantStatus, s.wantCode)
+					if got.Status != s.wantStatus || (s.wantCode != "" && got.Code(t) != s.wantCode) {
+						t.Fatalf("step %d: %d %s, want %d %s", n+1, got.Status, got.Body, s.wantStatus, s.wantCode)
 					}
 				}
 			})
 		}
 		t.Run("expired", func(t *testing.T) {
 			a := e.create(belair, "expired@example.com", nil, tempPassword)
-			e.clock.Advance(7*24*time.Hour + time.Second)
+			e.Clock.Advance(7*24*time.Hour + time.Second)
 			got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": tempPassword})
-			if got.status != 409 {
-				t.Fatalf("expired temporary password: %d %s", got.status, got.body)
+			if got.Status != 409 {
+				t.Fatalf("expired temporary password: %d %s", got.Status, got.Body)
 			}
 		})
 		t.Run("no temporary password held", func(t *testing.T) {
 			a := e.create(belair, "active-temp@example.com", nil, "")
 			for _, id := range []string{a.ID, "AAAAAAAAAAAAAAAAAAAAAA"} {
 				got := e.post(belair, ip, tempPath(id), map[string]string{"tempPassword": password})
-				if got.status != 409 {
-					t.Fatalf("%s: %d %s", id, got.status, got.body)
+				if got.Status != 409 {
+					t.Fatalf("%s: %d %s", id, got.Status, got.Body)
 				}
 			}
 		})
@@ -128,52 +111,43 @@ func TestAuthentication(t *testing.T) {
 		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
 		other := e.create(intact, "alex@example.com", nil, "")
 
-		cases := []struct {
-			name       string
-			id         string
-			body       map[string]string
-			wantStatus int
-			wantCode   string
-		}{
-			{"right password", active.ID, map[string]string{"password": password}, 200, ""},
-			{"leading spaces are not part of a password", active.ID, map[string]string{"password": "  " + password}, 200, ""},
-			{"wrong password", active.ID, map[string]string{"password": "Wrong-Horse-9!"}, 400, "3005"},
-			{"locked, right password", locked.ID, map[string]string{"password": password}, 400, "3005"},
-			{"temporary account", temp.ID, map[string]string{"password": "Temp-Pass-1"}, 400, "3005"},
-			{"unknown account", "AAAAAAAAAAAAAAAAAAAAAA", map[string]string{"password": password}, 400, "3005"},
-			{"other brand's account", other.ID, map[string]string{"password": password}, 400, "3005"},
-			{"security answers right", active.ID, map[string]string{"password": password, "dateOfBirth": "1980-04-12", "postalCode": "h2x1y4"}, 200, ""},
-			{"wrong postal code", active.ID, map[string]string{"password": password, "postalCode": "H2X 1Y5"}, 400, "1002"},
-			{"wrong date of birth", active.ID, map[string]string{"password": password, "dateOfBirth": "1981-04-12"}, 400, "1002"},
-			{"bad date of birth", active.ID, map[string]string{"password": password, "dateOfBirth": "12/04/1980"}, 400, "errorDateOfBirthFormat"},
-			{"bad postal code", active.ID, map[string]string{"password": password, "postalCode": "12345"}, 400, "errorPostalCodeFormat"},
-			{"empty password", active.ID, map[string]string{"password": ""}, 400, "errorPasswordRequired"},
-		}
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				got := e.post(belair, ip, authPath(c.id), c.body)
-				if got.status != c.wantStatus {
-					t.Fatalf("status %d, want %d: %s", got.status, c.wantStatus, got.body)
-				}
-				if c.wantStatus == 200 {
-					ticket, _ := got.json(t)["loginTicket"].(string)
+		signedIn := func(name, id string, body map[string]string) testenv.Scenario {
+			return testenv.Scenario{Name: name, Request: req(belair, ip, authPath(id), body),
+				After: func(t testing.TB, got testenv.Answer) {
+					if got.Status != 200 {
+						return // the runner said so
+					}
+					ticket, _ := got.JSON(t)["loginTicket"].(string)
 					if len(ticket) < 22 {
 						t.Fatalf("login ticket %q is shorter than 128 bits", ticket)
 					}
-					return
-				}
-				if code := got.code(t); code != c.wantCode {
-					t.Fatalf("errorCode %q, want %q", code, c.wantCode)
-				}
-			})
+				}}
 		}
+		refused := func(name, id string, body map[string]string, code string) testenv.Scenario {
+			return testenv.Scenario{Name: name, Request: req(belair, ip, authPath(id), body), Status: 400, Code: code}
+		}
+		testenv.Run(t, e.mux,
+			signedIn("right password", active.ID, map[string]string{"password": password}),
+			signedIn("leading spaces are not part of a password", active.ID, map[string]string{"password": "  " + password}),
+			refused("wrong password", active.ID, map[string]string{"password": "Wrong-Horse-9!"}, "3005"),
+			refused("locked, right password", locked.ID, map[string]string{"password": password}, "3005"),
+			refused("temporary account", temp.ID, map[string]string{"password": "Temp-Pass-1"}, "3005"),
+			refused("unknown account", "AAAAAAAAAAAAAAAAAAAAAA", map[string]string{"password": password}, "3005"),
+			refused("other brand's account", other.ID, map[string]string{"password": password}, "3005"),
+			signedIn("security answers right", active.ID, map[string]string{"password": password, "dateOfBirth": "1980-04-12", "postalCode": "h2x1y4"}),
+			refused("wrong postal code", active.ID, map[string]string{"password": password, "postalCode": "H2X 1Y5"}, "1002"),
+			refused("wrong date of birth", active.ID, map[string]string{"password": password, "dateOfBirth": "1981-04-12"}, "1002"),
+			refused("bad date of birth", active.ID, map[string]string{"password": password, "dateOfBirth": "12/04/1980"}, "errorDateOfBirthFormat"),
+			refused("bad postal code", active.ID, map[string]string{"password": password, "postalCode": "12345"}, "errorPostalCodeFormat"),
+			refused("empty password", active.ID, map[string]string{"password": ""}, "errorPasswordRequired"),
+		)
 
 		t.Run("locked, unknown and wrong answer the same bytes", func(t *testing.T) {
 			wrong := e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"})
 			for _, id := range []string{locked.ID, "AAAAAAAAAAAAAAAAAAAAAA", temp.ID} {
 				got := e.post(belair, ip, authPath(id), map[string]string{"password": password})
-				if got.status != wrong.status || !bytes.Equal(got.body, wrong.body) {
-					t.Fatalf("%s answered %d %s; a wrong password answers %d %s", id, got.status, got.body, wrong.status, wrong.body)
+				if got.Status != wrong.Status || !bytes.Equal(got.Body, wrong.Body) {
+					t.Fatalf("%s answered %d %s; a wrong password answers %d %s", id, got.Status, got.Body, wrong.Status, wrong.Body)
 				}
 			}
 		})
@@ -198,7 +172,7 @@ func TestAuthentication(t *testing.T) {
 			var brandID, gotIP string
 			err = db.QueryRow(context.Background(), "SELECT at, brand, ip FROM audit_events WHERE account_id = ? ORDER BY id LIMIT 1", active.ID).
 				Scan(&at, &brandID, &gotIP)
-			if err != nil || brandID != "belair" || gotIP != ip || at != e.clock.Now().UnixMilli() {
+			if err != nil || brandID != "belair" || gotIP != ip || at != e.Clock.Now().UnixMilli() {
 				t.Fatalf("audit row: at %d brand %q ip %q err %v", at, brandID, gotIP, err)
 			}
 		})
@@ -212,14 +186,14 @@ func TestLockout(t *testing.T) {
 		a := e.create(belair, "alex@example.com", nil, "")
 		wrong := map[string]string{"password": "Wrong-Horse-9!"}
 		right := map[string]string{"password": password}
-		signIn := func() int { return e.post(belair, ip, authPath(a.ID), right).status }
+		signIn := func() int { return e.post(belair, ip, authPath(a.ID), right).Status }
 		failTimes := func(n int) {
 			t.Helper()
 			for range n {
-				if got := e.post(belair, ip, authPath(a.ID), wrong); got.status != 400 {
-					t.Fatalf("wrong password: %d %s", got.status, got.body)
+				if got := e.post(belair, ip, authPath(a.ID), wrong); got.Status != 400 {
+					t.Fatalf("wrong password: %d %s", got.Status, got.Body)
 				}
-				e.clock.Advance(time.Second)
+				e.Clock.Advance(time.Second)
 			}
 		}
 
@@ -235,7 +209,7 @@ func TestLockout(t *testing.T) {
 		}
 		// Failures spread over more than 15 minutes do not add up.
 		failTimes(9)
-		e.clock.Advance(15 * time.Minute)
+		e.Clock.Advance(15 * time.Minute)
 		failTimes(9)
 		if s := signIn(); s != 200 {
 			t.Fatalf("failures outside the window locked the account: %d", s)
@@ -244,11 +218,11 @@ func TestLockout(t *testing.T) {
 		// Rising waits: each lock after 10 failures lasts longer, the last repeats.
 		for i, wait := range []time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, time.Hour} {
 			failTimes(10)
-			e.clock.Advance(wait - 2*time.Second) // failTimes advanced 1 s after the 10th
+			e.Clock.Advance(wait - 2*time.Second) // failTimes advanced 1 s after the 10th
 			if s := signIn(); s != 400 {
 				t.Fatalf("lock %d: the right password answered %d before %v", i+1, s, wait)
 			}
-			e.clock.Advance(2 * time.Second)
+			e.Clock.Advance(2 * time.Second)
 			if i == 4 { // earlier locks end without a success, keeping the streak
 				if s := signIn(); s != 200 {
 					t.Fatalf("lock %d did not end after %v: %d", i+1, wait, s)
@@ -257,7 +231,7 @@ func TestLockout(t *testing.T) {
 		}
 		// The success cleared the streak: the next lock is 1 minute again.
 		failTimes(10)
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 		if s := signIn(); s != 200 {
 			t.Fatalf("after a success the next lock was not 1 minute: %d", s)
 		}
@@ -284,28 +258,28 @@ func TestRateLimitPerIP(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				e.clock.Advance(2 * time.Minute) // fresh windows
+				e.Clock.Advance(2 * time.Minute) // fresh windows
 				attacker, neighbour := "203.0.113.1", "203.0.113.2"
 				for i := range 3 {
-					if got := e.post(belair, attacker, c.path, c.body); got.status == 429 {
+					if got := e.post(belair, attacker, c.path, c.body); got.Status == 429 {
 						t.Fatalf("request %d limited too early", i+1)
 					}
 				}
 				got := e.post(belair, attacker, c.path, c.body)
-				if got.status != 429 || got.code(t) != "RATE_LIMITED" {
-					t.Fatalf("4th request: %d %s, want 429 RATE_LIMITED", got.status, got.body)
+				if got.Status != 429 || got.Code(t) != "RATE_LIMITED" {
+					t.Fatalf("4th request: %d %s, want 429 RATE_LIMITED", got.Status, got.Body)
 				}
 				// The SPA tells the visitor how long to wait: the header says
 				// when a request is allowed again (at most two windows).
-				wait, err := strconv.Atoi(got.header.Get("Retry-After"))
+				wait, err := strconv.Atoi(got.Header.Get("Retry-After"))
 				if err != nil || wait < 1 || wait > 120 {
-					t.Fatalf("Retry-After %q, want 1 to 120 seconds", got.header.Get("Retry-After"))
+					t.Fatalf("Retry-After %q, want 1 to 120 seconds", got.Header.Get("Retry-After"))
 				}
-				if got := e.post(belair, neighbour, c.path, c.body); got.status == 429 {
+				if got := e.post(belair, neighbour, c.path, c.body); got.Status == 429 {
 					t.Fatal("another IP was limited")
 				}
-				e.clock.Advance(time.Duration(wait) * time.Second)
-				if got := e.post(belair, attacker, c.path, c.body); got.status == 429 {
+				e.Clock.Advance(time.Duration(wait) * time.Second)
+				if got := e.post(belair, attacker, c.path, c.body); got.Status == 429 {
 					t.Fatalf("still limited after Retry-After (%d s)", wait)
 				}
 			})
@@ -330,20 +304,20 @@ func TestRehashOnLogin(t *testing.T) {
 			}
 			return h
 		}
-		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": "Wrong-Horse-9!"}); got.status != 400 {
-			t.Fatalf("wrong password: %d", got.status)
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": "Wrong-Horse-9!"}); got.Status != 400 {
+			t.Fatalf("wrong password: %d", got.Status)
 		}
 		if !strings.Contains(stored(), "m=64,t=1,p=1") {
 			t.Fatalf("a failed login re-hashed: %s", stored())
 		}
-		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.status != 200 {
-			t.Fatalf("right password: %d %s", got.status, got.body)
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.Status != 200 {
+			t.Fatalf("right password: %d %s", got.Status, got.Body)
 		}
 		if !strings.HasPrefix(stored(), "$argon2id$v=19$m=128,t=2,p=1$") {
 			t.Fatalf("not re-hashed with the new parameters: %s", stored())
 		}
-		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.status != 200 {
-			t.Fatalf("the re-hashed password does not sign in: %d", got.status)
+		if got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}); got.Status != 200 {
+			t.Fatalf("the re-hashed password does not sign in: %d", got.Status)
 		}
 	})
 }
@@ -354,14 +328,14 @@ func TestConsumeTicket(t *testing.T) {
 		a := e.create(belair, "Alex@example.com", nil, "")
 		ticket := func() string {
 			got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": password})
-			if got.status != 200 {
-				t.Fatalf("authentication: %d", got.status)
+			if got.Status != 200 {
+				t.Fatalf("authentication: %d", got.Status)
 			}
-			return got.json(t)["loginTicket"].(string)
+			return got.JSON(t)["loginTicket"].(string)
 		}
 		consume := func(brandID, username, tk string) error {
 			return db.InTx(context.Background(), func(tx *store.Tx) error {
-				_, err := account.ConsumeTicket(context.Background(), tx, brandID, username, tk, e.clock.Now())
+				_, err := account.ConsumeTicket(context.Background(), tx, brandID, username, tk, e.Clock.Now())
 				return err
 			})
 		}
@@ -380,7 +354,7 @@ func TestConsumeTicket(t *testing.T) {
 			}, account.ErrTicketInvalid},
 			{"expired", func() error {
 				tk := ticket()
-				e.clock.Advance(account.TicketTTL)
+				e.Clock.Advance(account.TicketTTL)
 				return consume("belair", "alex@example.com", tk)
 			}, account.ErrTicketInvalid},
 			{"another username", func() error { return consume("belair", "bob@example.com", ticket()) }, account.ErrTicketInvalid},
@@ -389,7 +363,7 @@ func TestConsumeTicket(t *testing.T) {
 			{"account locked since", func() error {
 				tk := ticket()
 				if err := db.InTx(context.Background(), func(tx *store.Tx) error {
-					return account.Lock(context.Background(), tx, a.ID, e.clock.Now().Add(time.Minute), e.clock.Now())
+					return account.Lock(context.Background(), tx, a.ID, e.Clock.Now().Add(time.Minute), e.Clock.Now())
 				}); err != nil {
 					return err
 				}

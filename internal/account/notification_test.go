@@ -2,7 +2,6 @@ package account_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -13,50 +12,11 @@ import (
 	"guichet/internal/notify"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
-type outboxRow struct {
-	id, template, recipient, language string
-	data                              map[string]string
-	sensitive                         int
-}
-
-func outbox(t *testing.T, db *store.DB) []outboxRow {
-	t.Helper()
-	rows, err := db.Query(context.Background(), "SELECT id, template, recipient, language, data, sensitive FROM outbox")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []outboxRow
-	for rows.Next() {
-		var r outboxRow
-		var data string
-		if err := rows.Scan(&r.id, &r.template, &r.recipient, &r.language, &data, &r.sensitive); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal([]byte(data), &r.data); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// added returns the rows of after whose id is not in before.
-func added(before, after []outboxRow) []outboxRow {
-	seen := map[string]bool{}
-	for _, r := range before {
-		seen[r.id] = true
-	}
-	var out []outboxRow
-	for _, r := range after {
-		if !seen[r.id] {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+// outbox returns the queued messages, oldest first.
+func outbox(t *testing.T, e *env) []testenv.Mail { return e.Mail.All(t) }
 
 func TestNotification(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -83,12 +43,12 @@ func TestNotification(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				before, pokedBefore := outbox(t, db), pokes
+				before, pokedBefore := len(outbox(t, e)), pokes
 				got := e.post(belair, ip, notifyPath(c.id), c.body)
-				if got.status != c.wantStatus || (c.wantCode != "" && got.code(t) != c.wantCode) {
-					t.Fatalf("%d %s, want %d %s", got.status, got.body, c.wantStatus, c.wantCode)
+				if got.Status != c.wantStatus || (c.wantCode != "" && got.Code(t) != c.wantCode) {
+					t.Fatalf("%d %s, want %d %s", got.Status, got.Body, c.wantStatus, c.wantCode)
 				}
-				rows := added(before, outbox(t, db))
+				rows := outbox(t, e)[before:]
 				if c.wantTemplate == "" {
 					if len(rows) != 0 || pokes != pokedBefore {
 						t.Fatal("an email was queued")
@@ -99,22 +59,22 @@ func TestNotification(t *testing.T) {
 					t.Fatalf("%d emails queued, %d pokes, want 1 and 1", len(rows), pokes-pokedBefore)
 				}
 				row := rows[0]
-				if row.template != c.wantTemplate || row.recipient != "alex@example.com" || row.language != "fr" || row.sensitive != 1 {
+				if row.Template != c.wantTemplate || row.Recipient != "alex@example.com" || row.Language != "fr" || row.Sensitive != 1 {
 					t.Fatalf("queued %+v", row)
 				}
-				link, err := url.Parse(row.data[notify.DataLink])
+				link, err := url.Parse(row.Data[notify.DataLink])
 				if err != nil || link.Scheme != "https" || link.Host != "belair.example" || link.Path != "/reset" || link.Query().Get("token") == "" {
-					t.Fatalf("link %q", row.data[notify.DataLink])
+					t.Fatalf("link %q", row.Data[notify.DataLink])
 				}
-				if row.data[notify.DataFirstName] != "Alex" {
-					t.Fatalf("data %v", row.data)
+				if row.Data[notify.DataFirstName] != "Alex" {
+					t.Fatalf("data %v", row.Data)
 				}
 				// The link's token names the account, once.
 				consume := func() (account.Account, error) {
 					var got account.Account
 					err := db.InTx(context.Background(), func(tx *store.Tx) error {
 						var err error
-						got, err = account.ConsumeResetToken(context.Background(), tx, "belair", link.Query().Get("token"), e.clock.Now())
+						got, err = account.ConsumeResetToken(context.Background(), tx, "belair", link.Query().Get("token"), e.Clock.Now())
 						return err
 					})
 					return got, err
@@ -128,15 +88,15 @@ func TestNotification(t *testing.T) {
 			})
 		}
 		t.Run("per-account cap answers the same and sends nothing", func(t *testing.T) {
-			e.clock.Advance(2 * time.Hour)
+			e.Clock.Advance(2 * time.Hour)
 			body := map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"}
-			before := len(outbox(t, db))
+			before := len(outbox(t, e))
 			for range 5 {
-				if got := e.post(belair, "203.0.113.9", notifyPath(a.ID), body); got.status != 200 {
-					t.Fatalf("%d %s", got.status, got.body)
+				if got := e.post(belair, "203.0.113.9", notifyPath(a.ID), body); got.Status != 200 {
+					t.Fatalf("%d %s", got.Status, got.Body)
 				}
 			}
-			if sent := len(outbox(t, db)) - before; sent != 3 {
+			if sent := len(outbox(t, e)) - before; sent != 3 {
 				t.Fatalf("%d emails queued, want the cap of 3", sent)
 			}
 			if rows := e.auditRows(a.ID); !contains(rows, "notification suppressed") {
@@ -151,31 +111,31 @@ func TestResetTokenExpiresAndBelongsToItsBrand(t *testing.T) {
 		e := newEnv(t, db)
 		a := e.create(belair, "alex@example.com", nil, "")
 		issue := func() string {
-			before := outbox(t, db)
+			before := len(outbox(t, e))
 			got := e.post(belair, ip, notifyPath(a.ID), map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"})
-			if got.status != 200 {
-				t.Fatalf("%d %s", got.status, got.body)
+			if got.Status != 200 {
+				t.Fatalf("%d %s", got.Status, got.Body)
 			}
-			rows := added(before, outbox(t, db))
+			rows := outbox(t, e)[before:]
 			if len(rows) != 1 {
 				t.Fatalf("%d emails queued, want 1", len(rows))
 			}
-			link, _ := url.Parse(rows[0].data[notify.DataLink])
+			link, _ := url.Parse(rows[0].Data[notify.DataLink])
 			return link.Query().Get("token")
 		}
 		consume := func(brandID, token string) error {
 			return db.InTx(context.Background(), func(tx *store.Tx) error {
-				_, err := account.ConsumeResetToken(context.Background(), tx, brandID, token, e.clock.Now())
+				_, err := account.ConsumeResetToken(context.Background(), tx, brandID, token, e.Clock.Now())
 				return err
 			})
 		}
 		expired := issue()
 		other := issue()
-		e.clock.Advance(account.ResetTokenTTL)
+		e.Clock.Advance(account.ResetTokenTTL)
 		if err := consume("belair", expired); !errors.Is(err, account.ErrResetTokenInvalid) {
 			t.Fatalf("expired token: %v", err)
 		}
-		e.clock.Advance(-account.ResetTokenTTL)
+		e.Clock.Advance(-account.ResetTokenTTL)
 		if err := consume("intact", other); !errors.Is(err, account.ErrResetTokenInvalid) {
 			t.Fatalf("another brand: %v", err)
 		}

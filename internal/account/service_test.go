@@ -32,7 +32,7 @@ func TestPrune(t *testing.T) {
 				t.Fatalf("%s is empty before the test", table)
 			}
 		}
-		e.clock.Advance(2 * time.Hour)
+		e.Clock.Advance(2 * time.Hour)
 		if _, err := e.service.Prune(context.Background()); err != nil {
 			t.Fatal(err)
 		}

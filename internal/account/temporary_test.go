@@ -41,15 +41,15 @@ func TestResetWithTemporary(t *testing.T) {
 					t.Fatalf("also ran: %v", alsoRan)
 				}
 				got := e.post(belair, ip, authPath(a.ID), map[string]string{"password": newPassword})
-				if got.status != c.wantNext {
-					t.Fatalf("sign in with the new password: %d %s", got.status, got.body)
+				if got.Status != c.wantNext {
+					t.Fatalf("sign in with the new password: %d %s", got.Status, got.Body)
 				}
 				if c.wantErr == nil {
-					if f := e.post(belair, ip, "/api/v1/accounts/find", map[string]string{"email": a.Email}); f.json(t)["status"] != "A" {
-						t.Fatalf("after the reset find says %s", f.body)
+					if f := e.post(belair, ip, "/api/v1/accounts/find", map[string]string{"email": a.Email}); f.JSON(t)["status"] != "A" {
+						t.Fatalf("after the reset find says %s", f.Body)
 					}
-					if got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": temp}); got.status != 409 {
-						t.Fatalf("the temporary password still works: %d", got.status)
+					if got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": temp}); got.Status != 409 {
+						t.Fatalf("the temporary password still works: %d", got.Status)
 					}
 				}
 			})
@@ -61,8 +61,8 @@ func TestResetWithTemporary(t *testing.T) {
 			if !errors.Is(err, boom) {
 				t.Fatalf("err %v", err)
 			}
-			if got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": temp}); got.status != 200 {
-				t.Fatalf("the temporary password was consumed by a rolled back reset: %d", got.status)
+			if got := e.post(belair, ip, tempPath(a.ID), map[string]string{"tempPassword": temp}); got.Status != 200 {
+				t.Fatalf("the temporary password was consumed by a rolled back reset: %d", got.Status)
 			}
 		})
 	})
@@ -76,7 +76,7 @@ func TestSetPassword(t *testing.T) {
 		timed := e.create(belair, "timed@example.com", nil, "")
 		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
 		if err := db.InTx(ctx, func(tx *store.Tx) error {
-			return account.Lock(ctx, tx, timed.ID, e.clock.Now().Add(24*time.Hour), e.clock.Now())
+			return account.Lock(ctx, tx, timed.ID, e.Clock.Now().Add(24*time.Hour), e.Clock.Now())
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -94,8 +94,8 @@ func TestSetPassword(t *testing.T) {
 				if err := e.service.SetPassword(ctx, "belair", c.id, "Brand-New-Pass-7?", ip, nil); err != nil {
 					t.Fatal(err)
 				}
-				if got := e.post(belair, ip, authPath(c.id), map[string]string{"password": "Brand-New-Pass-7?"}); got.status != c.wantStatus {
-					t.Fatalf("sign in: %d %s", got.status, got.body)
+				if got := e.post(belair, ip, authPath(c.id), map[string]string{"password": "Brand-New-Pass-7?"}); got.Status != c.wantStatus {
+					t.Fatalf("sign in: %d %s", got.Status, got.Body)
 				}
 			})
 		}

@@ -61,11 +61,11 @@ func TestWrongLockedUnknownRunOneHash(t *testing.T) {
 			}
 			if i == 0 {
 				first = got
-				if got.status != 400 || got.code(t) != "3005" {
-					t.Fatalf("%s: %d %s", c.name, got.status, got.body)
+				if got.Status != 400 || got.Code(t) != "3005" {
+					t.Fatalf("%s: %d %s", c.name, got.Status, got.Body)
 				}
-			} else if got.status != first.status || !bytes.Equal(got.body, first.body) {
-				t.Errorf("%s: %d %s, but %s: %d %s", c.name, got.status, got.body, cases[0].name, first.status, first.body)
+			} else if got.Status != first.Status || !bytes.Equal(got.Body, first.Body) {
+				t.Errorf("%s: %d %s, but %s: %d %s", c.name, got.Status, got.Body, cases[0].name, first.Status, first.Body)
 			}
 		}
 		// The temporary step: one hash too, whether the account holds a

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"guichet/internal/maintenance"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -29,14 +29,7 @@ func TestMain(m *testing.M) {
 // it and signs a demo policyholder in through every wired layer: find,
 // authentication, the SSO form post, the session, sign out.
 func TestWiredSignIn(t *testing.T) {
-	ctx := context.Background()
-	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.DB.Close()
-	srv := httptest.NewServer(a.Handler)
-	defer srv.Close()
+	a, srv := devApp(t)
 	belair, _ := a.Brands.ByID("belair")
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar}
@@ -287,12 +280,8 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 			}
 			b, _ := instances[0].Brands.ByID("belair")
 			welcome := func(a *App) int {
-				req := httptest.NewRequest("GET", "/api/v1/welcome", nil)
-				req.Host = "belair.example"
-				req.Header.Set("X-API-KEY", b.APIKey)
-				rec := httptest.NewRecorder()
-				a.Handler.ServeHTTP(rec, req)
-				return rec.Code
+				return testenv.Do(t, a.Handler, testenv.Request{Path: "/api/v1/welcome", Host: "belair.example",
+					Headers: map[string]string{"X-API-KEY": b.APIKey}}).Status
 			}
 			if got := welcome(instances[1]); got != http.StatusOK {
 				t.Fatalf("before: %d", got)
@@ -333,22 +322,18 @@ func TestFormPostUnderMaintenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(maintenance.Refresh)
-	post := func(target string) *httptest.ResponseRecorder {
+	post := func(target string) testenv.Answer {
 		form := url.Values{"login-form-type": {"pwd"}, "username": {"demo@belair.example"}, "password": {"Guichet-Demo-2026!"}}
-		req := httptest.NewRequest("POST", target, strings.NewReader(form.Encode()))
-		req.Host = "belair.localhost"
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		rec := httptest.NewRecorder()
-		a.Handler.ServeHTTP(rec, req)
-		return rec
+		return testenv.Do(t, a.Handler, testenv.Request{Method: "POST", Path: target, Host: "belair.localhost",
+			Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Body: form.Encode()})
 	}
 	rec := post("/pkmslogin.form")
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" || rec.Header().Get("Set-Cookie") != "" {
-		t.Fatalf("form post under maintenance: %d to %q, cookies %q", rec.Code, rec.Header().Get("Location"), rec.Header().Values("Set-Cookie"))
+	if rec.Status != http.StatusSeeOther || rec.Header.Get("Location") != "/" || rec.Header.Get("Set-Cookie") != "" {
+		t.Fatalf("form post under maintenance: %d to %q, cookies %q", rec.Status, rec.Header.Get("Location"), rec.Header.Values("Set-Cookie"))
 	}
 	rec = post("/pkmslogin.form?maintenancePageBypass=staff-bypass-0123456789")
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/my-account" || rec.Header().Get("Set-Cookie") == "" {
-		t.Fatalf("form post with the bypass: %d to %q", rec.Code, rec.Header().Get("Location"))
+	if rec.Status != http.StatusSeeOther || rec.Header.Get("Location") != "/my-account" || rec.Header.Get("Set-Cookie") == "" {
+		t.Fatalf("form post with the bypass: %d to %q", rec.Status, rec.Header.Get("Location"))
 	}
 }
 
@@ -368,13 +353,13 @@ func TestHashWaitBudgetIsConfigured(t *testing.T) {
 	}
 	defer a.DB.Close()
 	belair, _ := a.Brands.ByID("belair")
-	req := httptest.NewRequest("POST", "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication", strings.NewReader(`{"password":"Whatever-2026!"}`))
-	req.Host = belair.Hosts[0]
-	req.Header.Set("api-key", belair.APIKey)
-	req.Header.Set("Content-Type", "application/json")
-	w := httptest.NewRecorder()
-	a.Handler.ServeHTTP(w, req)
-	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), `"BUSY"`) {
-		t.Fatalf("authentication over the budget: %d, Retry-After %q, %s", w.Code, w.Header().Get("Retry-After"), w.Body)
-	}
+	testenv.Scenario{Name: "authentication over the budget",
+		Request: testenv.Request{Method: "POST", Path: "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication", Host: belair.Hosts[0],
+			Headers: map[string]string{"api-key": belair.APIKey, "Content-Type": "application/json"}, Body: `{"password":"Whatever-2026!"}`},
+		Status: http.StatusTooManyRequests, Contains: []string{`"BUSY"`},
+		After: func(t testing.TB, got testenv.Answer) {
+			if got.Header.Get("Retry-After") == "" {
+				t.Errorf("no Retry-After")
+			}
+		}}.Test(t, a.Handler)
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"guichet/internal/testenv"
 )
 
 // TestSixthBrand drops a brand the code does not know (testdata/brands/
@@ -22,17 +24,7 @@ import (
 // and its promo image comes from its folder in the brands directory
 // (testdata/brands/acme/promo.svg).
 func TestSixthBrand(t *testing.T) {
-	dir := t.TempDir()
-	files, _ := filepath.Glob("../../config/brands/*.yaml")
-	for _, f := range append(files, "../../testdata/brands/acme.yaml") {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testenv.BrandsDir(t, "testdata/brands/acme.yaml")
 	image, err := os.ReadFile("../../testdata/brands/acme/promo.svg")
 	if err != nil {
 		t.Fatal(err)
@@ -80,18 +72,7 @@ func TestSixthBrand(t *testing.T) {
 	}
 	post := func(path, body string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(body))
-		req.Host = "acme.localhost"
-		req.Header.Set("api-key", acme.APIKey)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
+		return apiCall(t, a.Handler, "acme.localhost", acme.APIKey, "POST", path, body)
 	}
 
 	siteConfig := regexp.MustCompile(`<script id="guichet-site" type="application/json">(.*?)</script>`)

@@ -16,7 +16,6 @@ import (
 	"guichet/internal/chat"
 	"guichet/internal/maintenance"
 	"guichet/internal/staff"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
 )
 
@@ -25,14 +24,7 @@ var chatTuesday = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
 
 // eachChat runs fn on a console app whose clock stands in chat hours.
 func eachChat(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Clock)) {
-	t.Run("sqlite", func(t *testing.T) {
-		clock := testclock.At(chatTuesday)
-		fn(t, consoleApp(t, "", clock), clock)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		clock := testclock.At(chatTuesday)
-		fn(t, consoleApp(t, storetest.MigratedPostgresURL(t), clock), clock)
-	})
+	eachConsoleAt(t, func() *testclock.Clock { return testclock.At(chatTuesday) }, fn)
 }
 
 // dialVia opens a WebSocket to host through srv (whatever the host's name

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +12,8 @@ import (
 	"guichet/internal/devseed"
 	"guichet/internal/sso"
 	"guichet/internal/staff"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 // consoleHost is the tests' GUICHET_CONSOLE_HOST.
@@ -50,20 +49,18 @@ func newBrowser(t *testing.T, a *App, host string) *browser {
 // do sends a request and decodes a JSON answer into a map.
 func (b *browser) do(method, path, body string) (int, map[string]any) {
 	b.t.Helper()
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	req.Host = b.host
+	req := testenv.Request{Method: method, Path: path, Host: b.host, Body: body, Headers: map[string]string{}}
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		req.Headers["Content-Type"] = "application/json"
 	}
-	for k, v := range b.header {
-		req.Header[k] = v
+	for k := range b.header {
+		req.Headers[k] = b.header.Get(k)
 	}
 	for name, value := range b.cookies {
-		req.AddCookie(&http.Cookie{Name: name, Value: value})
+		req.Cookies = append(req.Cookies, &http.Cookie{Name: name, Value: value})
 	}
-	rec := httptest.NewRecorder()
-	b.a.Handler.ServeHTTP(rec, req)
-	for _, c := range rec.Result().Cookies() {
+	rec := testenv.Do(b.t, b.a.Handler, req)
+	for _, c := range rec.Cookies() {
 		if c.MaxAge < 0 {
 			delete(b.cookies, c.Name)
 		} else {
@@ -71,11 +68,11 @@ func (b *browser) do(method, path, body string) (int, map[string]any) {
 		}
 	}
 	var out map[string]any
-	_ = json.Unmarshal(rec.Body.Bytes(), &out)
+	_ = json.Unmarshal(rec.Body, &out)
 	if out == nil {
-		out = map[string]any{"body": rec.Body.String()}
+		out = map[string]any{"body": string(rec.Body)}
 	}
-	return rec.Code, out
+	return rec.Status, out
 }
 
 func (b *browser) want(method, path, body string, status int, code string) map[string]any {
@@ -182,13 +179,15 @@ func TestConsoleSetUpAndSignIn(t *testing.T) {
 }
 
 func eachConsole(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Clock)) {
-	t.Run("sqlite", func(t *testing.T) {
-		clock := testclock.New()
-		fn(t, consoleApp(t, "", clock), clock)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		clock := testclock.New()
-		fn(t, consoleApp(t, storetest.MigratedPostgresURL(t), clock), clock)
+	eachConsoleAt(t, testclock.New, fn)
+}
+
+// eachConsoleAt runs fn on a console app over each database, its clock
+// made by start.
+func eachConsoleAt(t *testing.T, start func() *testclock.Clock, fn func(t *testing.T, a *App, clock *testclock.Clock)) {
+	testenv.EachURL(t, true, func(t *testing.T, url string) {
+		clock := start()
+		fn(t, consoleApp(t, url, clock), clock)
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/notify"
 	"guichet/internal/store"
+	"guichet/internal/testenv"
 )
 
 // TestDecoyIDsAnswerLikeAccountIDs: password reset answers an unknown email
@@ -40,13 +40,9 @@ func TestDecoyIDsAnswerLikeAccountIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		call := func(method, path, body string) (int, string) {
-			req := httptest.NewRequest(method, path, strings.NewReader(body))
-			req.Host = belair.Hosts[0]
-			req.Header.Set("api-key", belair.APIKey)
-			req.Header.Set("Content-Type", "application/json")
-			rec := httptest.NewRecorder()
-			a.Handler.ServeHTTP(rec, req)
-			return rec.Code, rec.Body.String()
+			rec := testenv.Do(t, a.Handler, testenv.Request{Method: method, Path: path, Host: belair.Hosts[0], Body: body,
+				Headers: map[string]string{"api-key": belair.APIKey, "Content-Type": "application/json"}})
+			return rec.Status, string(rec.Body)
 		}
 		type subject struct{ id, validationID string }
 		start := func(email string) *subject {

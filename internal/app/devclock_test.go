@@ -2,15 +2,14 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/testenv"
 )
 
 // TestDevClock: a --dev server's one clock moves forward on POST
@@ -20,28 +19,11 @@ import (
 // outside --dev there is no such route.
 func TestDevClock(t *testing.T) {
 	ctx := context.Background()
-	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.DB.Close()
-	srv := httptest.NewServer(a.Handler)
-	defer srv.Close()
+	a, srv := devApp(t)
 	belair, _ := a.Brands.ByID("belair")
 	call := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-		req.Host = "belair.localhost"
-		req.Header.Set("api-key", belair.APIKey)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		return res.StatusCode, out
+		return apiCall(t, a.Handler, "belair.localhost", belair.APIKey, method, path, body)
 	}
 	clockNow := func(out map[string]any) time.Time {
 		t.Helper()
@@ -97,11 +79,8 @@ func TestDevClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer prod.DB.Close()
-	rec := httptest.NewRecorder()
-	r := httptest.NewRequest("POST", "/_dev/clock", strings.NewReader(`{"advance":"1h"}`))
-	r.Host = "belair.localhost"
-	prod.Handler.ServeHTTP(rec, r)
-	if rec.Code == 200 {
-		t.Fatalf("POST /_dev/clock outside --dev: %d", rec.Code)
+	rec := testenv.Do(t, prod.Handler, testenv.Request{Method: "POST", Path: "/_dev/clock", Host: "belair.localhost", Body: `{"advance":"1h"}`})
+	if rec.Status == 200 {
+		t.Fatalf("POST /_dev/clock outside --dev: %d", rec.Status)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 // TestInstancesWakeEachOther: two applications on one PostgreSQL database
@@ -46,11 +47,10 @@ func TestInstancesWakeEachOther(t *testing.T) {
 	if b.Fanout.Stats().Received == 0 || a.Fanout.Stats().Sent == 0 {
 		t.Fatalf("A %+v, B %+v", a.Fanout.Stats(), b.Fanout.Stats())
 	}
-	rec := httptest.NewRecorder()
-	a.AdminHandler.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	rec := testenv.Do(t, a.AdminHandler, testenv.Request{Path: "/metrics"})
 	for _, name := range []string{"guichet_fanout_notifies_sent_total", "guichet_fanout_notifies_received_total",
 		"guichet_fanout_notifies_own_total", "guichet_fanout_reconnects_total"} {
-		if !strings.Contains(rec.Body.String(), name) {
+		if !strings.Contains(string(rec.Body), name) {
 			t.Fatalf("/metrics lacks %s", name)
 		}
 	}

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 )
 
-// testHashParams are cheap argon2id parameters: the tests that run the
-// application hash with them, so that none depends on how fast a hash is
-// (make bench's benchmarks keep the production ones).
-var testHashParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+// testHashParams are cheap argon2id parameters (accounttest's): the tests
+// that run the application hash with them, so that none depends on how
+// fast a hash is (make bench's benchmarks keep the production ones).
+var testHashParams = accounttest.Params
 
 // newApp is New with testHashParams unless cfg sets HashParams: every test
 // that builds the application goes through it.

@@ -5,11 +5,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -18,6 +16,7 @@ import (
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 // outageCalls are calls of a flow and of the console that each read the
@@ -37,28 +36,28 @@ func wantOutage(t *testing.T, a *App) {
 	t.Helper()
 	belair, _ := a.Brands.ByID("belair")
 	wantStatus, wantBody := apitest.Answer(t, "outage")
+	var scenarios []testenv.Scenario
 	for _, c := range outageCalls {
-		req := httptest.NewRequest(c.method, c.path, strings.NewReader(c.body))
-		req.Host = c.host
+		req := testenv.Request{Method: c.method, Path: c.path, Host: c.host, Body: c.body, Headers: map[string]string{}}
 		if c.host == "belair" {
 			req.Host = belair.Hosts[0]
-			req.Header.Set("api-key", belair.APIKey)
+			req.Headers["api-key"] = belair.APIKey
 		} else {
-			req.AddCookie(&http.Cookie{Name: staff.CookieName, Value: "dead-session-token"})
+			req.Cookies = []*http.Cookie{{Name: staff.CookieName, Value: "dead-session-token"}}
 		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Origin", "http://"+req.Host)
-		rec := httptest.NewRecorder()
-		a.Handler.ServeHTTP(rec, req)
-		var body any
-		_ = json.Unmarshal(rec.Body.Bytes(), &body)
-		if rec.Code != wantStatus || !reflect.DeepEqual(body, wantBody) {
-			t.Fatalf("%s %s with the database gone: %d %s, want %d %v", c.method, c.path, rec.Code, rec.Body, wantStatus, wantBody)
-		}
-		if got := rec.Header().Get("Retry-After"); got != strconv.Itoa(api.UnavailableRetryAfter) {
-			t.Fatalf("%s: Retry-After %q", c.path, got)
-		}
+		req.Headers["Content-Type"] = "application/json"
+		req.Headers["Origin"] = "http://" + req.Host
+		scenarios = append(scenarios, testenv.Scenario{Name: c.method + " " + c.path + " with the database gone", Request: req,
+			Status: wantStatus, Headers: map[string]string{"Retry-After": strconv.Itoa(api.UnavailableRetryAfter)},
+			After: func(t testing.TB, rec testenv.Answer) {
+				var body any
+				_ = json.Unmarshal(rec.Body, &body)
+				if !reflect.DeepEqual(body, wantBody) {
+					t.Fatalf("%s %s with the database gone: %d %s, want %d %v", c.method, c.path, rec.Status, rec.Body, wantStatus, wantBody)
+				}
+			}})
 	}
+	testenv.Run(t, a.Handler, scenarios...)
 }
 
 // TestDatabaseOutageIsUnavailable closes the database under the running

@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,8 +14,8 @@ import (
 
 	"guichet/internal/httpapi"
 	"guichet/internal/staff"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 // testApp builds the application as `guichet serve` does (no --dev: logged
@@ -32,12 +33,36 @@ func testApp(t *testing.T, databaseURL string) *App {
 	return a
 }
 
+// devApp is the application as `guichet serve --dev` builds it, served on a
+// test server; both close when the test ends.
+func devApp(t *testing.T) (*App, *httptest.Server) {
+	t.Helper()
+	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.DB.Close() })
+	srv := httptest.NewServer(a.Handler)
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
+// apiCall is a brand's API call: JSON to host with the API key, the answer's
+// status and its JSON object (nil when it is none).
+func apiCall(t testing.TB, h http.Handler, host, apiKey, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	got := testenv.Do(t, h, testenv.Request{Method: method, Path: path, Host: host, Body: body,
+		Headers: map[string]string{"api-key": apiKey, "Content-Type": "application/json"}})
+	var out map[string]any
+	_ = json.Unmarshal(got.Body, &out)
+	return got.Status, out
+}
+
 // eachDatabase runs fn on an application over SQLite and over PostgreSQL
 // (skipped without GUICHET_TEST_DATABASE_URL, required with
 // GUICHET_REQUIRE_POSTGRES=1, as storetest does).
 func eachDatabase(t *testing.T, fn func(t *testing.T, a *App)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, testApp(t, "")) })
-	t.Run("postgres", func(t *testing.T) { fn(t, testApp(t, storetest.MigratedPostgresURL(t))) })
+	testenv.EachURL(t, true, func(t *testing.T, url string) { fn(t, testApp(t, url)) })
 }
 
 // plausibleBodies are requests each route with a path parameter accepts (a

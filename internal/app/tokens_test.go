@@ -2,11 +2,11 @@ package app
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"guichet/internal/testenv"
 )
 
 // TestAdminTokensAPI: the insurers' token API is on the admin handler only,
@@ -18,14 +18,12 @@ func TestAdminTokensAPI(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *App) {
 		call := func(h http.Handler, host, key, brand string) (int, string) {
 			body := `{"brand":"` + brand + `","policyNumber":"BEL-0001","email":"nobody@example.com","source":"edoc"}`
-			r := httptest.NewRequest(http.MethodPost, "http://"+host+"/api/admin/v1/tokens", strings.NewReader(body))
+			req := testenv.Request{Method: http.MethodPost, Path: "http://" + host + "/api/admin/v1/tokens", Body: body}
 			if key != "" {
-				r.Header.Set("Authorization", "Bearer "+key)
+				req.Headers = map[string]string{"Authorization": "Bearer " + key}
 			}
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
-			out, _ := io.ReadAll(w.Result().Body)
-			return w.Code, string(out)
+			got := testenv.Do(t, h, req)
+			return got.Status, string(got.Body)
 		}
 		for _, c := range []struct {
 			key, brand string

@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/api/apitest"
+	"guichet/internal/testenv"
 )
 
 // TestUnexpectedErrorsAreTechnical: a handler's plain error (a bug) and a
@@ -31,14 +30,13 @@ func TestUnexpectedErrorsAreTechnical(t *testing.T) {
 	h := s.middleware(mux)
 	wantStatus, wantBody := apitest.Answer(t, "technical")
 	for _, path := range []string{"/api/v1/error", "/api/v1/panic"} {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("POST", path, bytes.NewReader(nil)))
+		rec := testenv.Do(t, h, testenv.Request{Method: "POST", Path: path})
 		var body any
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		if err := json.Unmarshal(rec.Body, &body); err != nil {
 			t.Fatalf("%s: %v: %s", path, err, rec.Body)
 		}
-		if rec.Code != wantStatus || !reflect.DeepEqual(body, wantBody) {
-			t.Fatalf("%s answered %d %s, want %d %v", path, rec.Code, rec.Body, wantStatus, wantBody)
+		if rec.Status != wantStatus || !reflect.DeepEqual(body, wantBody) {
+			t.Fatalf("%s answered %d %s, want %d %v", path, rec.Status, rec.Body, wantStatus, wantBody)
 		}
 	}
 }

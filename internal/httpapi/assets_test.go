@@ -9,11 +9,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-
-	"github.com/prometheus/client_golang/prometheus"
-
-	"guichet/internal/brand"
-	"guichet/internal/store/storetest"
 )
 
 // assetServer serves a built SPA holding one script with its brotli and
@@ -31,13 +26,7 @@ func assetServer(t *testing.T) (h http.Handler, js, gz, br []byte) {
 	_ = zw.Close()
 	gz = buf.Bytes()
 	br = []byte("brotli bytes of app-abc.js")
-	brands, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err = New(Config{Env: "dev", Dev: true}, Deps{
-		Brands: brands,
-		DB:     storetest.Open(t),
+	h, _ = newServer(t, Config{Dev: true}, Deps{
 		SPA: fstest.MapFS{
 			"index.html":                {Data: []byte(testIndex)},
 			"index.html.gz":             {Data: []byte("unused: the page is rendered per request")},
@@ -51,12 +40,7 @@ func assetServer(t *testing.T) (h http.Handler, js, gz, br []byte) {
 			"brands/belair/logo.svg":    {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"><title>belair</title></svg>`)},
 			"brands/belair/logo.svg.br": {Data: []byte("br")},
 		},
-		SPAPaths: []byte(`{"paths": ["/"]}`),
-		Metrics:  prometheus.NewRegistry(),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return h, js, gz, br
 }
 
@@ -89,11 +73,11 @@ func TestAssetsPrecompressedByAcceptEncoding(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(tt.accept, func(t *testing.T) {
-			rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": tt.accept}, "")
-			if rec.Code != 200 {
-				t.Fatalf("status %d", rec.Code)
+			rec := do(t, h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": tt.accept}, "")
+			if rec.Status != 200 {
+				t.Fatalf("status %d", rec.Status)
 			}
-			hd := rec.Header()
+			hd := rec.Header
 			if got := hd.Get("Content-Encoding"); got != tt.coding {
 				t.Fatalf("Content-Encoding %q, want %q", got, tt.coding)
 			}
@@ -106,7 +90,7 @@ func TestAssetsPrecompressedByAcceptEncoding(t *testing.T) {
 			if got := hd.Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
 				t.Errorf("Cache-Control %q", got)
 			}
-			body := rec.Body.Bytes()
+			body := rec.Body
 			if got, want := hd.Get("Content-Length"), len(body); got != strconv.Itoa(want) {
 				t.Errorf("Content-Length %s, body %d bytes", got, want)
 			}
@@ -142,8 +126,8 @@ func TestAssetETagPerEncodingAnd304(t *testing.T) {
 	h, _, _, _ := assetServer(t)
 	tags := map[string]string{}
 	for _, accept := range []string{"", "gzip", "br"} {
-		rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": accept}, "")
-		tag := rec.Header().Get("ETag")
+		rec := do(t, h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": accept}, "")
+		tag := rec.Header.Get("ETag")
 		if !strings.HasPrefix(tag, `"`) || len(tag) < 10 {
 			t.Fatalf("Accept-Encoding %q: ETag %q, want a strong validator", accept, tag)
 		}
@@ -154,37 +138,37 @@ func TestAssetETagPerEncodingAnd304(t *testing.T) {
 		}
 		tags[accept] = tag
 
-		rec = do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": accept, "If-None-Match": tag}, "")
-		if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
-			t.Fatalf("Accept-Encoding %q, If-None-Match %s: status %d, %d bytes; want 304, none", accept, tag, rec.Code, rec.Body.Len())
+		rec = do(t, h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": accept, "If-None-Match": tag}, "")
+		if rec.Status != http.StatusNotModified || len(rec.Body) != 0 {
+			t.Fatalf("Accept-Encoding %q, If-None-Match %s: status %d, %d bytes; want 304, none", accept, tag, rec.Status, len(rec.Body))
 		}
-		if rec.Header().Get("ETag") != tag || rec.Header().Get("Vary") != "Accept-Encoding" {
-			t.Errorf("304 headers %v", rec.Header())
+		if rec.Header.Get("ETag") != tag || rec.Header.Get("Vary") != "Accept-Encoding" {
+			t.Errorf("304 headers %v", rec.Header)
 		}
 	}
 	// The gzip validator does not match the brotli representation.
-	rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "br", "If-None-Match": tags["gzip"]}, "")
-	if rec.Code != 200 || rec.Header().Get("Content-Encoding") != "br" {
-		t.Fatalf("br with the gzip ETag: status %d, encoding %q; want 200 br", rec.Code, rec.Header().Get("Content-Encoding"))
+	rec := do(t, h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "br", "If-None-Match": tags["gzip"]}, "")
+	if rec.Status != 200 || rec.Header.Get("Content-Encoding") != "br" {
+		t.Fatalf("br with the gzip ETag: status %d, encoding %q; want 200 br", rec.Status, rec.Header.Get("Content-Encoding"))
 	}
 }
 
 func TestAssetRangeAndHead(t *testing.T) {
 	h, _, gz, _ := assetServer(t)
-	rec := do(h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "gzip", "Range": "bytes=0-9"}, "")
-	if rec.Code != http.StatusPartialContent {
-		t.Fatalf("range: status %d", rec.Code)
+	rec := do(t, h, "GET", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "gzip", "Range": "bytes=0-9"}, "")
+	if rec.Status != http.StatusPartialContent {
+		t.Fatalf("range: status %d", rec.Status)
 	}
 	// A range is of the representation sent: the gzip bytes.
-	if !bytes.Equal(rec.Body.Bytes(), gz[:10]) || rec.Header().Get("Content-Encoding") != "gzip" ||
-		rec.Header().Get("Content-Range") != "bytes 0-9/"+strconv.Itoa(len(gz)) || rec.Header().Get("Content-Length") != "10" {
-		t.Fatalf("range: %v, body %x", rec.Header(), rec.Body.Bytes())
+	if !bytes.Equal(rec.Body, gz[:10]) || rec.Header.Get("Content-Encoding") != "gzip" ||
+		rec.Header.Get("Content-Range") != "bytes 0-9/"+strconv.Itoa(len(gz)) || rec.Header.Get("Content-Length") != "10" {
+		t.Fatalf("range: %v, body %x", rec.Header, rec.Body)
 	}
 
-	rec = do(h, "HEAD", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "gzip"}, "")
-	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") != strconv.Itoa(len(gz)) ||
-		rec.Header().Get("Content-Encoding") != "gzip" {
-		t.Fatalf("HEAD: status %d, %d bytes, %v", rec.Code, rec.Body.Len(), rec.Header())
+	rec = do(t, h, "HEAD", "/assets/app-abc.js", "belair.localhost", map[string]string{"Accept-Encoding": "gzip"}, "")
+	if rec.Status != 200 || len(rec.Body) != 0 || rec.Header.Get("Content-Length") != strconv.Itoa(len(gz)) ||
+		rec.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("HEAD: status %d, %d bytes, %v", rec.Status, len(rec.Body), rec.Header)
 	}
 }
 
@@ -211,17 +195,17 @@ func TestAssetCachingAndWhatIsServed(t *testing.T) {
 	}
 	for _, tt := range cases {
 		t.Run(tt.target, func(t *testing.T) {
-			rec := do(h, "GET", tt.target, "belair.localhost", map[string]string{"Accept-Encoding": tt.accept}, "")
-			if rec.Code != tt.status {
-				t.Fatalf("status %d, want %d", rec.Code, tt.status)
+			rec := do(t, h, "GET", tt.target, "belair.localhost", map[string]string{"Accept-Encoding": tt.accept}, "")
+			if rec.Status != tt.status {
+				t.Fatalf("status %d, want %d", rec.Status, tt.status)
 			}
 			if tt.status == 404 && tt.cache == "" {
-				if rec.Header().Get("Content-Encoding") != "" {
-					t.Errorf("404 with Content-Encoding %q", rec.Header().Get("Content-Encoding"))
+				if rec.Header.Get("Content-Encoding") != "" {
+					t.Errorf("404 with Content-Encoding %q", rec.Header.Get("Content-Encoding"))
 				}
 				return
 			}
-			hd := rec.Header()
+			hd := rec.Header
 			if hd.Get("Cache-Control") != tt.cache || hd.Get("Content-Encoding") != tt.coding || hd.Get("Content-Type") != tt.typ {
 				t.Fatalf("Cache-Control %q, Content-Encoding %q, Content-Type %q; want %q, %q, %q",
 					hd.Get("Cache-Control"), hd.Get("Content-Encoding"), hd.Get("Content-Type"), tt.cache, tt.coding, tt.typ)
@@ -256,16 +240,16 @@ func TestLogoPerLanguage(t *testing.T) {
 		{"/brands/bna/logo.fr.svg", "<title>Banque Nationale Assurances</title>", "Insurance"},
 	}
 	for _, c := range cases {
-		rec := do(h, "GET", c.target, "belair.localhost", nil, "")
-		body := rec.Body.String()
-		if rec.Code != 200 || rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.Contains(body, c.want) ||
+		rec := do(t, h, "GET", c.target, "belair.localhost", nil, "")
+		body := string(rec.Body)
+		if rec.Status != 200 || rec.Header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(body, c.want) ||
 			(c.not != "" && strings.Contains(body, c.not)) {
-			t.Errorf("%s: status %d, %q: %s", c.target, rec.Code, rec.Header().Get("Content-Type"), body)
+			t.Errorf("%s: status %d, %q: %s", c.target, rec.Status, rec.Header.Get("Content-Type"), body)
 		}
 	}
 	for _, target := range []string{"/brands/belair/logo.de.svg", "/brands/nope/logo.fr.svg", "/brands/intact/x/logo.fr.svg"} {
-		if rec := do(h, "GET", target, "belair.localhost", nil, ""); rec.Code != 404 {
-			t.Errorf("%s: status %d, want 404", target, rec.Code)
+		if rec := do(t, h, "GET", target, "belair.localhost", nil, ""); rec.Status != 404 {
+			t.Errorf("%s: status %d, want 404", target, rec.Status)
 		}
 	}
 }
@@ -277,12 +261,12 @@ func TestLogoPerLanguage(t *testing.T) {
 func TestFontsReadableAcrossOrigins(t *testing.T) {
 	h, _, _, _ := assetServer(t)
 	origin := map[string]string{"Origin": "http://console.localhost"}
-	font := do(h, "GET", "/assets/font-abc.woff2", "belair.localhost", origin, "")
-	if font.Code != 200 || font.Header().Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("font: %d %v", font.Code, font.Header())
+	font := do(t, h, "GET", "/assets/font-abc.woff2", "belair.localhost", origin, "")
+	if font.Status != 200 || font.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("font: %d %v", font.Status, font.Header)
 	}
 	for _, path := range []string{"/assets/app-abc.js", "/assets/photo-abc.webp", "/favicon.svg", "/"} {
-		if got := do(h, "GET", path, "belair.localhost", origin, "").Header().Get("Access-Control-Allow-Origin"); got != "" {
+		if got := do(t, h, "GET", path, "belair.localhost", origin, "").Header.Get("Access-Control-Allow-Origin"); got != "" {
 			t.Fatalf("%s: Access-Control-Allow-Origin %q", path, got)
 		}
 	}

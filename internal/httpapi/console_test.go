@@ -6,10 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"guichet/internal/brand"
-	"guichet/internal/store/storetest"
 )
 
 const testConsoleHTML = `<!doctype html>
@@ -20,10 +17,6 @@ const testConsoleHTML = `<!doctype html>
 
 func consoleServer(t *testing.T, cfg Config, withConsole bool) (http.Handler, *brand.Registry) {
 	t.Helper()
-	brands, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg.Env = "dev"
 	files := fstest.MapFS{
 		"index.html":            {Data: []byte(testIndex)},
@@ -32,15 +25,8 @@ func consoleServer(t *testing.T, cfg Config, withConsole bool) (http.Handler, *b
 	if withConsole {
 		files["console.html"] = &fstest.MapFile{Data: []byte(testConsoleHTML)}
 	}
-	h, err := New(cfg, Deps{
-		Brands: brands, DB: storetest.Open(t), SPA: files,
-		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/my-account", "/roadblock/:page"]}`),
-		Metrics:  prometheus.NewRegistry(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, brands
+	return newServer(t, cfg, Deps{SPA: files,
+		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/my-account", "/roadblock/:page"]}`)})
 }
 
 // TestConsoleHostIsolation: the console host serves the console's page
@@ -52,17 +38,17 @@ func TestConsoleHostIsolation(t *testing.T) {
 	key := map[string]string{"api-key": b.APIKey}
 	brandHost := b.Hosts[0]
 	for _, host := range []string{"console.example.test", "CONSOLE.example.test:8443"} {
-		rec := do(h, "GET", "/customers/abc", host, nil, "")
-		body := rec.Body.String()
-		if rec.Code != 200 || !strings.Contains(body, `<div id="console">`) || strings.Contains(body, "guichet-site") {
-			t.Fatalf("%s console page: %d %s", host, rec.Code, body)
+		rec := do(t, h, "GET", "/customers/abc", host, nil, "")
+		body := string(rec.Body)
+		if rec.Status != 200 || !strings.Contains(body, `<div id="console">`) || strings.Contains(body, "guichet-site") {
+			t.Fatalf("%s console page: %d %s", host, rec.Status, body)
 		}
-		csp := rec.Header().Get("Content-Security-Policy")
+		csp := rec.Header.Get("Content-Security-Policy")
 		nonce := between(csp, "'nonce-", "'")
 		if nonce == "" || !strings.Contains(body, `<script nonce="`+nonce+`"`) || !strings.Contains(body, `<link rel="modulepreload" nonce="`+nonce+`"`) {
 			t.Fatalf("nonce %q not on the page's scripts: %s", nonce, body)
 		}
-		if !strings.Contains(csp, "form-action 'self'; frame-ancestors 'none'") || rec.Header().Get("X-Frame-Options") != "DENY" {
+		if !strings.Contains(csp, "form-action 'self'; frame-ancestors 'none'") || rec.Header.Get("X-Frame-Options") != "DENY" {
 			t.Fatalf("console CSP: %s", csp)
 		}
 	}
@@ -87,13 +73,13 @@ func TestConsoleHostIsolation(t *testing.T) {
 		{brandHost, "GET", "/", nil, 200, `id="console"`},
 		{"unknown.example", "GET", "/api/console/v1/session", nil, 404, ""},
 	} {
-		rec := do(h, c.method, c.path, c.host, c.header, "")
-		if rec.Code != c.status || c.not != "" && strings.Contains(rec.Body.String(), c.not) {
-			t.Errorf("%s %s on %s: %d %.200s; want %d", c.method, c.path, c.host, rec.Code, rec.Body.String(), c.status)
+		rec := do(t, h, c.method, c.path, c.host, c.header, "")
+		if rec.Status != c.status || c.not != "" && strings.Contains(string(rec.Body), c.not) {
+			t.Errorf("%s %s on %s: %d %.200s; want %d", c.method, c.path, c.host, rec.Status, string(rec.Body), c.status)
 		}
 	}
 	// The console host is no brand host: without --dev, console.localhost is not it.
-	if rec := do(h, "GET", "/customers/abc", "console.localhost:8080", nil, ""); strings.Contains(rec.Body.String(), `id="console"`) {
+	if rec := do(t, h, "GET", "/customers/abc", "console.localhost:8080", nil, ""); strings.Contains(string(rec.Body), `id="console"`) {
 		t.Fatal("console.localhost served the console outside --dev")
 	}
 }
@@ -102,16 +88,16 @@ func TestConsoleHostIsolation(t *testing.T) {
 // host; a build without console.html answers 404 there, never the portal.
 func TestConsoleHostDev(t *testing.T) {
 	h, _ := consoleServer(t, Config{Dev: true}, false)
-	rec := do(h, "GET", "/", "console.localhost:5173", nil, "")
-	if rec.Code != 404 || strings.Contains(rec.Body.String(), "guichet-site") {
-		t.Fatalf("no console build: %d %s", rec.Code, rec.Body)
+	rec := do(t, h, "GET", "/", "console.localhost:5173", nil, "")
+	if rec.Status != 404 || strings.Contains(string(rec.Body), "guichet-site") {
+		t.Fatalf("no console build: %d %s", rec.Status, rec.Body)
 	}
 	h, _ = consoleServer(t, Config{Dev: true}, true)
-	if rec := do(h, "GET", "/setup", "console.localhost:5173", nil, ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), `id="console"`) {
-		t.Fatalf("dev console: %d %s", rec.Code, rec.Body)
+	if rec := do(t, h, "GET", "/setup", "console.localhost:5173", nil, ""); rec.Status != 200 || !strings.Contains(string(rec.Body), `id="console"`) {
+		t.Fatalf("dev console: %d %s", rec.Status, rec.Body)
 	}
-	if rec := do(h, "GET", "/assets/console-abc.js", "console.localhost:5173", nil, ""); rec.Code != 200 {
-		t.Fatalf("console asset: %d", rec.Code)
+	if rec := do(t, h, "GET", "/assets/console-abc.js", "console.localhost:5173", nil, ""); rec.Status != 200 {
+		t.Fatalf("console asset: %d", rec.Status)
 	}
 }
 
@@ -119,10 +105,10 @@ func TestConsoleHostDev(t *testing.T) {
 // is refused before any handler (as the portal's).
 func TestConsoleCrossOrigin(t *testing.T) {
 	h, _ := consoleServer(t, Config{ConsoleHost: "console.example.test"}, true)
-	rec := do(h, "POST", "/api/console/v1/session", "console.example.test",
+	rec := do(t, h, "POST", "/api/console/v1/session", "console.example.test",
 		map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, `{}`)
-	if rec.Code != 403 || !strings.Contains(rec.Body.String(), "CROSS_ORIGIN") {
-		t.Fatalf("cross-origin: %d %s", rec.Code, rec.Body)
+	if rec.Status != 403 || !strings.Contains(string(rec.Body), "CROSS_ORIGIN") {
+		t.Fatalf("cross-origin: %d %s", rec.Status, rec.Body)
 	}
 }
 
@@ -142,10 +128,10 @@ func TestConsoleViewerPolicy(t *testing.T) {
 	h, brands := consoleServer(t, Config{ConsoleHost: "console.example.test"}, true)
 	b, _ := brands.ByID("belair")
 	host := b.Hosts[0]
-	viewer := do(h, "GET", ViewerPathPrefix+"abc", "console.example.test", nil, "")
-	csp := viewer.Header().Get("Content-Security-Policy")
-	if viewer.Code != 200 || !strings.Contains(viewer.Body.String(), `<div id="console">`) {
-		t.Fatalf("viewer page: %d", viewer.Code)
+	viewer := do(t, h, "GET", ViewerPathPrefix+"abc", "console.example.test", nil, "")
+	csp := viewer.Header.Get("Content-Security-Policy")
+	if viewer.Status != 200 || !strings.Contains(string(viewer.Body), `<div id="console">`) {
+		t.Fatalf("viewer page: %d", viewer.Status)
 	}
 	for _, want := range []string{"style-src 'self' 'unsafe-inline' ", "img-src 'self' data: blob: ", "font-src 'self' data: ",
 		" " + host + ":*", "; connect-src 'self';", "frame-ancestors 'none'"} {
@@ -158,7 +144,7 @@ func TestConsoleViewerPolicy(t *testing.T) {
 		t.Fatalf("viewer script-src loosened: %q", script)
 	}
 	for _, c := range []struct{ host, path string }{{"console.example.test", "/cobrowse"}, {"console.example.test", "/chat"}, {host, ViewerPathPrefix + "abc"}} {
-		csp := do(h, "GET", c.path, c.host, nil, "").Header().Get("Content-Security-Policy")
+		csp := do(t, h, "GET", c.path, c.host, nil, "").Header.Get("Content-Security-Policy")
 		if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, host+":*") {
 			t.Fatalf("%s%s CSP loosened: %s", c.host, c.path, csp)
 		}

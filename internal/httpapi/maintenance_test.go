@@ -2,103 +2,68 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"guichet/internal/brand"
 	"guichet/internal/maintenance"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		brands, err := brand.LoadDir("../../config/brands")
-		if err != nil {
-			t.Fatal(err)
-		}
 		clock := testclock.New()
-		h, err := New(Config{Dev: true, Env: "dev", MaintenanceBypass: "staff-s3cret"}, Deps{
-			Brands: brands, DB: db,
-			SPA:         fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
+		h, brands := newServer(t, Config{Dev: true, MaintenanceBypass: "staff-s3cret"}, Deps{DB: db,
 			SPAPaths:    []byte(`{"paths": ["/", "/roadblock/:page"]}`),
-			Metrics:     prometheus.NewRegistry(),
 			Maintenance: maintenance.NewReader(db, clock.Now),
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		key := func(id string) map[string]string {
 			b, _ := brands.ByID(id)
 			return map[string]string{"X-API-KEY": b.APIKey}
 		}
-		err = maintenance.On(context.Background(), db, maintenance.Change{
+		err := maintenance.On(context.Background(), db, maintenance.Change{
 			Brand: "belair", Until: clock.Now().Add(90*time.Minute + 500*time.Millisecond), At: clock.Now(), Actor: "cli"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases := []struct {
-			name, method, target, host string
-			header                     map[string]string
-			status                     int
-			retryAfter                 string
-		}{
-			{"the start call", "GET", "/api/v1/welcome", "belair.localhost", key("belair"), 503, "5401"},
-			{"a flow call", "POST", "/api/v1/accounts/find", "belair.localhost", key("belair"), 503, "5401"},
-			{"an unknown API path", "GET", "/api/v1/nope", "belair.localhost", key("belair"), 503, "5401"},
-			{"another brand", "GET", "/api/v1/welcome", "intact.localhost", key("intact"), 200, ""},
-			{"the right bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3cret", "belair.localhost", key("belair"), 200, ""},
-			{"a wrong bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3creT", "belair.localhost", key("belair"), 503, "5401"},
-			{"an empty bypass", "GET", "/api/v1/welcome?maintenancePageBypass=", "belair.localhost", key("belair"), 503, "5401"},
-			{"the login page", "GET", "/", "belair.localhost", nil, 200, ""},
-			{"the roadblock page", "GET", "/roadblock/maintenance", "belair.localhost", nil, 200, ""},
-			{"healthz", "GET", "/healthz", "10.0.0.1", nil, 200, ""},
-			{"readyz", "GET", "/readyz", "belair.localhost", nil, 200, ""},
+		call := func(name, method, target, host string, header map[string]string, status int, retryAfter string) testenv.Scenario {
+			s := testenv.Scenario{Name: name, Request: testenv.Request{Method: method, Path: target, Host: host, Headers: header, Body: "{}"},
+				Status: status, Headers: map[string]string{"Retry-After": retryAfter}}
+			if status == 503 {
+				s.Code = "MAINTENANCE"
+			}
+			return s
 		}
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				rec := do(h, c.method, c.target, c.host, c.header, "{}")
-				if rec.Code != c.status {
-					t.Fatalf("status %d, want %d: %s", rec.Code, c.status, rec.Body.String())
-				}
-				if got := rec.Header().Get("Retry-After"); got != c.retryAfter {
-					t.Fatalf("Retry-After %q, want %q", got, c.retryAfter)
-				}
-				if c.status == 503 {
-					var body map[string]string
-					if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body["errorCode"] != "MAINTENANCE" {
-						t.Fatalf("body %s, want errorCode MAINTENANCE", rec.Body.String())
-					}
-				}
-			})
-		}
+		testenv.Run(t, h,
+			call("the start call", "GET", "/api/v1/welcome", "belair.localhost", key("belair"), 503, "5401"),
+			call("a flow call", "POST", "/api/v1/accounts/find", "belair.localhost", key("belair"), 503, "5401"),
+			call("an unknown API path", "GET", "/api/v1/nope", "belair.localhost", key("belair"), 503, "5401"),
+			call("another brand", "GET", "/api/v1/welcome", "intact.localhost", key("intact"), 200, ""),
+			call("the right bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3cret", "belair.localhost", key("belair"), 200, ""),
+			call("a wrong bypass", "GET", "/api/v1/welcome?maintenancePageBypass=staff-s3creT", "belair.localhost", key("belair"), 503, "5401"),
+			call("an empty bypass", "GET", "/api/v1/welcome?maintenancePageBypass=", "belair.localhost", key("belair"), 503, "5401"),
+			call("the login page", "GET", "/", "belair.localhost", nil, 200, ""),
+			call("the roadblock page", "GET", "/roadblock/maintenance", "belair.localhost", nil, 200, ""),
+			call("healthz", "GET", "/healthz", "10.0.0.1", nil, 200, ""),
+			call("readyz", "GET", "/readyz", "belair.localhost", nil, 200, ""),
+		)
 
 		// Without an end, no Retry-After; with no bypass configured, none works.
 		if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now()}); err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(maintenance.Refresh)
-		rec := do(h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), "")
-		if rec.Code != 503 || rec.Header().Get("Retry-After") != "" {
-			t.Fatalf("no end: %d, Retry-After %q", rec.Code, rec.Header().Get("Retry-After"))
+		rec := do(t, h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), "")
+		if rec.Status != 503 || rec.Header.Get("Retry-After") != "" {
+			t.Fatalf("no end: %d, Retry-After %q", rec.Status, rec.Header.Get("Retry-After"))
 		}
-		noBypass, err := New(Config{Dev: true, Env: "dev"}, Deps{
-			Brands: brands, DB: db, SPA: fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
-			SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: prometheus.NewRegistry(),
-			Maintenance: maintenance.NewReader(db, clock.Now),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		noBypass, _ := newServer(t, Config{Dev: true}, Deps{Brands: brands, DB: db, Maintenance: maintenance.NewReader(db, clock.Now)})
 		for _, target := range []string{"/api/v1/welcome?maintenancePageBypass=", "/api/v1/welcome?maintenancePageBypass=staff-s3cret"} {
-			if rec := do(noBypass, "GET", target, "belair.localhost", key("belair"), ""); rec.Code != 503 {
-				t.Fatalf("%s without a configured bypass: %d", target, rec.Code)
+			if rec := do(t, noBypass, "GET", target, "belair.localhost", key("belair"), ""); rec.Status != 503 {
+				t.Fatalf("%s without a configured bypass: %d", target, rec.Status)
 			}
 		}
 		// Turned off: answered again within Refresh.
@@ -106,8 +71,8 @@ func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(maintenance.Refresh)
-		if rec := do(h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), ""); rec.Code != http.StatusOK {
-			t.Fatalf("after off: %d", rec.Code)
+		if rec := do(t, h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), ""); rec.Status != http.StatusOK {
+			t.Fatalf("after off: %d", rec.Status)
 		}
 	})
 }

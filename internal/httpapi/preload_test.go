@@ -5,11 +5,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-
-	"github.com/prometheus/client_golang/prometheus"
-
-	"guichet/internal/brand"
-	"guichet/internal/store/storetest"
 )
 
 const testPageChunks = `{
@@ -24,23 +19,13 @@ const testPageChunks = `{
 // Issue 12, defect 3: index.html names the page's chunks and the message
 // catalogues, so the browser fetches them with the entry, not after it.
 func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
-	brands, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(Config{Dev: true, Env: "dev"}, Deps{
-		Brands: brands,
-		DB:     storetest.Open(t),
+	h, _ := newServer(t, Config{Dev: true}, Deps{
 		SPA: fstest.MapFS{
 			"index.html":       {Data: []byte(testIndex)},
 			"page-chunks.json": {Data: []byte(testPageChunks)},
 		},
 		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/roadblock/:page"]}`),
-		Metrics:  prometheus.NewRegistry(),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	links := regexp.MustCompile(`<link rel="(modulepreload|stylesheet)"(?: nonce="[^"]+")? crossorigin href="([^"]+)">`)
 	cases := []struct {
 		target, host string
@@ -54,7 +39,7 @@ func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.target, func(t *testing.T) {
-			body := do(h, "GET", c.target, c.host, nil, "").Body.String()
+			body := string(do(t, h, "GET", c.target, c.host, nil, "").Body)
 			head := body[:strings.Index(body, "</head>")]
 			var got []string
 			for _, m := range links.FindAllStringSubmatch(head, -1) {

@@ -7,15 +7,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/brand"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 func mustProxies(t *testing.T, list string) Proxies {
@@ -102,12 +101,9 @@ func TestHSTSOnlyFromATrustedProxy(t *testing.T) {
 		{"10.0.0.1:1", "http, https", true},
 		{"198.51.100.1:1", "https", false},
 	} {
-		req := httptest.NewRequest("GET", "/", nil)
-		req.Host, req.RemoteAddr = "belair.localhost", c.peer
-		req.Header.Set("X-Forwarded-Proto", c.proto)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if got := rec.Header().Get("Strict-Transport-Security") != ""; got != c.want {
+		rec := testenv.Do(t, h, testenv.Request{Path: "/", Host: "belair.localhost", Peer: c.peer,
+			Headers: map[string]string{"X-Forwarded-Proto": c.proto}})
+		if got := rec.Header.Get("Strict-Transport-Security") != ""; got != c.want {
 			t.Errorf("peer %s proto %q: HSTS %v, want %v", c.peer, c.proto, got, c.want)
 		}
 	}
@@ -117,39 +113,21 @@ func TestHSTSOnlyFromATrustedProxy(t *testing.T) {
 // parameters), to count the per-client limits end to end.
 func signInServer(t *testing.T, db *store.DB, cfg Config) (http.Handler, *brand.Brand) {
 	t.Helper()
-	brands, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accounts := account.NewService(db, account.NewHasher(account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}), time.Now)
-	cfg.Env = "dev"
-	h, err := New(cfg, Deps{
-		Brands: brands, DB: db,
-		SPA:      fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
-		SPAPaths: []byte(`{"paths": ["/"]}`),
-		Metrics:  prometheus.NewRegistry(),
-		Account:  &account.Handler{Service: accounts},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := brands.ByID("belair")
-	return h, b
+	accounts := account.NewService(db, accounttest.Hasher(), time.Now)
+	h, brands := newServer(t, cfg, Deps{DB: db, Account: &account.Handler{Service: accounts}})
+	return h, testenv.Brand(t, brands, "belair")
 }
 
 // authenticate posts a wrong password for an unknown account from peer
 // with the given X-Forwarded-For, and returns the status.
-func authenticate(h http.Handler, b *brand.Brand, peer, xff string) int {
-	req := httptest.NewRequest("POST", "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication", strings.NewReader(`{"password":"Wrong-Password-1!"}`))
-	req.Host, req.RemoteAddr = "belair.localhost", peer
-	req.Header.Set("api-key", b.APIKey)
-	req.Header.Set("Content-Type", "application/json")
+func authenticate(t testing.TB, h http.Handler, b *brand.Brand, peer, xff string) int {
+	t.Helper()
+	header := map[string]string{"api-key": b.APIKey, "Content-Type": "application/json"}
 	if xff != "" {
-		req.Header.Set("X-Forwarded-For", xff)
+		header["X-Forwarded-For"] = xff
 	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec.Code
+	return testenv.Do(t, h, testenv.Request{Method: "POST", Path: "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication",
+		Host: "belair.localhost", Peer: peer, Headers: header, Body: `{"password":"Wrong-Password-1!"}`}).Status
 }
 
 // TestForgedForwardedForDoesNotEscapeTheLimit: a client behind the trusted
@@ -160,7 +138,7 @@ func TestForgedForwardedForDoesNotEscapeTheLimit(t *testing.T) {
 		h, b := signInServer(t, db, Config{Dev: true, TrustedProxies: mustProxies(t, "10.0.0.0/8")})
 		statuses := map[int]int{}
 		for i := range 30 {
-			statuses[authenticate(h, b, "10.0.0.2:5000", fmt.Sprintf("198.18.%d.%d, 203.0.113.9", i/250, i%250+1))]++
+			statuses[authenticate(t, h, b, "10.0.0.2:5000", fmt.Sprintf("198.18.%d.%d, 203.0.113.9", i/250, i%250+1))]++
 		}
 		if statuses[http.StatusTooManyRequests] != 10 {
 			t.Fatalf("statuses %v, want the last 10 of 30 refused with 429", statuses)
@@ -190,12 +168,12 @@ func TestIPv6ClientsShareALimitPerSlash64(t *testing.T) {
 		h, b := signInServer(t, db, Config{Dev: true})
 		statuses := map[int]int{}
 		for i := range 25 {
-			statuses[authenticate(h, b, fmt.Sprintf("[2001:db8:1:2:%x::1]:443", i+1), "")]++
+			statuses[authenticate(t, h, b, fmt.Sprintf("[2001:db8:1:2:%x::1]:443", i+1), "")]++
 		}
 		if statuses[http.StatusTooManyRequests] != 5 {
 			t.Fatalf("statuses %v, want the last 5 of 25 refused with 429", statuses)
 		}
-		if got := authenticate(h, b, "[2001:db8:1:3::1]:443", ""); got == http.StatusTooManyRequests {
+		if got := authenticate(t, h, b, "[2001:db8:1:3::1]:443", ""); got == http.StatusTooManyRequests {
 			t.Fatal("the next /64 is limited too")
 		}
 		var n int

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/rules"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 const testIndex = `<!doctype html>
@@ -32,40 +32,51 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func testServer(t *testing.T, cfg Config) (http.Handler, *brand.Registry) {
+// newServer is the HTTP layer over deps, with what a test leaves out filled
+// in: the sample brands, a fresh SQLite database, an SPA of testIndex alone
+// with the route list "/", a metrics registry of its own, and Env "dev".
+func newServer(t *testing.T, cfg Config, deps Deps) (http.Handler, *brand.Registry) {
 	t.Helper()
-	brands, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
+	if deps.Brands == nil {
+		deps.Brands = testenv.Brands(t)
+	}
+	if deps.DB == nil {
+		deps.DB = storetest.Open(t)
+	}
+	if deps.SPA == nil {
+		deps.SPA = fstest.MapFS{"index.html": {Data: []byte(testIndex)}}
+	}
+	if deps.SPAPaths == nil {
+		deps.SPAPaths = []byte(`{"paths": ["/"]}`)
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = prometheus.NewRegistry()
 	}
 	if cfg.Env == "" {
 		cfg.Env = "dev"
 	}
-	h, err := New(cfg, Deps{
-		Brands: brands,
-		DB:     storetest.Open(t),
+	h, err := New(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, deps.Brands
+}
+
+func testServer(t *testing.T, cfg Config) (http.Handler, *brand.Registry) {
+	t.Helper()
+	return newServer(t, cfg, Deps{
 		SPA: fstest.MapFS{
 			"index.html":          {Data: []byte(testIndex)},
 			"assets/index-abc.js": {Data: []byte("console.log(1)")},
 		},
 		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/create-an-account/identification", "/roadblock/:page"]}`),
-		Metrics:  prometheus.NewRegistry(),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, brands
 }
 
-func do(h http.Handler, method, target, host string, header map[string]string, body string) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, target, strings.NewReader(body))
-	req.Host = host
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
+// do serves a request to host with h.
+func do(t testing.TB, h http.Handler, method, target, host string, header map[string]string, body string) testenv.Answer {
+	t.Helper()
+	return testenv.Do(t, h, testenv.Request{Method: method, Path: target, Host: host, Headers: header, Body: body})
 }
 
 func TestPagesAndRedirects(t *testing.T) {
@@ -89,28 +100,23 @@ func TestPagesAndRedirects(t *testing.T) {
 		{"unknown host", "/", "evil.example", 404, ""},
 		{"post to a page", "/not-found", "belair.localhost", 405, ""},
 	}
+	var scenarios []testenv.Scenario
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			method := http.MethodGet
-			if c.status == 405 {
-				method = http.MethodPost
-			}
-			rec := do(h, method, c.target, c.host, nil, "")
-			if rec.Code != c.status {
-				t.Fatalf("status = %d, want %d; body %.200s", rec.Code, c.status, rec.Body.String())
-			}
-			if got := rec.Header().Get("Location"); got != c.location {
-				t.Fatalf("Location = %q, want %q", got, c.location)
-			}
-		})
+		method := http.MethodGet
+		if c.status == 405 {
+			method = http.MethodPost
+		}
+		scenarios = append(scenarios, testenv.Scenario{Name: c.name, Request: testenv.Request{Method: method, Path: c.target, Host: c.host},
+			Status: c.status, Headers: map[string]string{"Location": c.location}})
 	}
+	testenv.Run(t, h, scenarios...)
 }
 
 func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
 	h, _ := testServer(t, Config{Dev: true})
-	rec := do(h, "GET", "/?province=QC&lang=fr", "bna.localhost", nil, "")
-	body := rec.Body.String()
-	csp := rec.Header().Get("Content-Security-Policy")
+	rec := do(t, h, "GET", "/?province=QC&lang=fr", "bna.localhost", nil, "")
+	body := string(rec.Body)
+	csp := rec.Header.Get("Content-Security-Policy")
 	m := regexp.MustCompile(`'nonce-([A-Za-z0-9+/]+)'`).FindStringSubmatch(csp)
 	if m == nil {
 		t.Fatalf("no nonce in CSP %q", csp)
@@ -125,7 +131,7 @@ func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
 		t.Fatal("html lang not set to fr")
 	}
 	cookies := map[string]string{}
-	for _, c := range rec.Result().Cookies() {
+	for _, c := range rec.Cookies() {
 		cookies[c.Name] = c.Value
 		if c.MaxAge != 15552000 || c.HttpOnly {
 			t.Errorf("cookie %s: MaxAge %d HttpOnly %v", c.Name, c.MaxAge, c.HttpOnly)
@@ -151,8 +157,8 @@ func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
 		t.Fatalf("site = %+v", site)
 	}
 	// A second response has another nonce.
-	rec2 := do(h, "GET", "/", "bna.localhost", nil, "")
-	if rec2.Header().Get("Content-Security-Policy") == csp {
+	rec2 := do(t, h, "GET", "/", "bna.localhost", nil, "")
+	if rec2.Header.Get("Content-Security-Policy") == csp {
 		t.Fatal("nonce reused across responses")
 	}
 }
@@ -160,16 +166,16 @@ func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
 func TestSecurityHeadersEverywhere(t *testing.T) {
 	h, _ := testServer(t, Config{Dev: true})
 	for _, target := range []string{"/", "/api/v1/welcome", "/healthz", "/assets/index-abc.js", "/nope"} {
-		rec := do(h, "GET", target, "belair.localhost", nil, "")
+		rec := do(t, h, "GET", target, "belair.localhost", nil, "")
 		for _, k := range []string{"Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Request-Id"} {
-			if rec.Header().Get(k) == "" {
+			if rec.Header.Get(k) == "" {
 				t.Errorf("%s: header %s missing", target, k)
 			}
 		}
-		if !strings.Contains(rec.Header().Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		if !strings.Contains(rec.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
 			t.Errorf("%s: CSP lacks frame-ancestors", target)
 		}
-		if rec.Header().Get("Strict-Transport-Security") != "" {
+		if rec.Header.Get("Strict-Transport-Security") != "" {
 			t.Errorf("%s: HSTS over plain http", target)
 		}
 	}
@@ -179,81 +185,59 @@ func TestAPIKeyAndHeaders(t *testing.T) {
 	h, brands := testServer(t, Config{Dev: true})
 	belair, _ := brands.ByID("belair")
 	intact, _ := brands.ByID("intact")
-	cases := []struct {
-		name   string
-		header map[string]string
-		status int
-		code   string
-		want   map[string]string
-	}{
-		{"main client", map[string]string{"api-key": belair.APIKey, "province": "QC", "language": "fr"}, 200, "", map[string]string{"brand": "belair", "province": "qc", "language": "fr"}},
-		{"second client", map[string]string{"X-API-KEY": belair.APIKey, "province": "AB", "language": "fr"}, 200, "", map[string]string{"province": "ab", "language": "en"}},
-		{"unknown province falls back", map[string]string{"api-key": belair.APIKey, "province": "ZZ<script>"}, 200, "", map[string]string{"province": "on"}},
-		{"another brand's key", map[string]string{"api-key": intact.APIKey}, 403, "INVALID_API_KEY", nil},
-		{"no key", nil, 403, "INVALID_API_KEY", nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rec := do(h, "GET", "/api/v1/welcome", "belair.localhost", c.header, "")
-			if rec.Code != c.status {
-				t.Fatalf("status = %d, want %d: %s", rec.Code, c.status, rec.Body.String())
-			}
-			var body map[string]string
-			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-				t.Fatalf("not JSON: %s", rec.Body.String())
-			}
-			if c.code != "" && body["errorCode"] != c.code {
-				t.Fatalf("errorCode = %q, want %q", body["errorCode"], c.code)
-			}
-			for k, v := range c.want {
-				if body[k] != v {
-					t.Fatalf("%s = %q, want %q", k, body[k], v)
+	welcome := func(name string, header map[string]string, status int, code string, want map[string]any) testenv.Scenario {
+		return testenv.Scenario{Name: name, Request: testenv.Request{Path: "/api/v1/welcome", Host: "belair.localhost", Headers: header},
+			Status: status, Code: code, JSON: want,
+			After: func(t testing.TB, a testenv.Answer) {
+				var body map[string]string
+				if err := json.Unmarshal(a.Body, &body); err != nil {
+					t.Fatalf("not JSON: %s", a.Body)
 				}
-			}
-		})
+			}}
 	}
+	testenv.Run(t, h,
+		welcome("main client", map[string]string{"api-key": belair.APIKey, "province": "QC", "language": "fr"}, 200, "", map[string]any{"brand": "belair", "province": "qc", "language": "fr"}),
+		welcome("second client", map[string]string{"X-API-KEY": belair.APIKey, "province": "AB", "language": "fr"}, 200, "", map[string]any{"province": "ab", "language": "en"}),
+		welcome("unknown province falls back", map[string]string{"api-key": belair.APIKey, "province": "ZZ<script>"}, 200, "", map[string]any{"province": "on"}),
+		welcome("another brand's key", map[string]string{"api-key": intact.APIKey}, 403, "INVALID_API_KEY", nil),
+		welcome("no key", nil, 403, "INVALID_API_KEY", nil),
+	)
 }
 
 func TestBadInputIsA4xx(t *testing.T) {
 	h, brands := testServer(t, Config{Dev: true})
 	belair, _ := brands.ByID("belair")
 	key := map[string]string{"api-key": belair.APIKey}
-	cases := []struct {
-		name, method, target, host, body string
-		header                           map[string]string
-		status                           int
-	}{
-		{"unknown API path", "GET", "/api/v1/nope", "belair.localhost", "", key, 404},
-		{"unknown host on the API", "GET", "/api/v1/welcome", "nobody.example", "", key, 404},
-		{"oversized body", "POST", "/api/v1/welcome", "belair.localhost", strings.Repeat("x", 2<<20), key, 413},
-		{"oversized URL", "GET", "/" + strings.Repeat("a", 5000), "belair.localhost", "", nil, 414},
-		{"cross-site POST", "POST", "/api/v1/nope", "belair.localhost", "{}", map[string]string{"api-key": belair.APIKey, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, 403},
+	bad := func(name, method, target, host, body string, header map[string]string, status int) testenv.Scenario {
+		return testenv.Scenario{Name: name, Request: testenv.Request{Method: method, Path: target, Host: host, Headers: header, Body: body},
+			Status: status,
+			After: func(t testing.TB, a testenv.Answer) {
+				if strings.HasPrefix(target, "/api/") && !json.Valid(a.Body) {
+					t.Fatalf("API answer is not JSON: %s", a.Body)
+				}
+			}}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			rec := do(h, c.method, c.target, c.host, c.header, c.body)
-			if rec.Code != c.status {
-				t.Fatalf("status = %d, want %d: %.300s", rec.Code, c.status, rec.Body.String())
-			}
-			if strings.HasPrefix(c.target, "/api/") && !json.Valid(rec.Body.Bytes()) {
-				t.Fatalf("API answer is not JSON: %s", rec.Body.String())
-			}
-		})
-	}
+	testenv.Run(t, h,
+		bad("unknown API path", "GET", "/api/v1/nope", "belair.localhost", "", key, 404),
+		bad("unknown host on the API", "GET", "/api/v1/welcome", "nobody.example", "", key, 404),
+		bad("oversized body", "POST", "/api/v1/welcome", "belair.localhost", strings.Repeat("x", 2<<20), key, 413),
+		bad("oversized URL", "GET", "/"+strings.Repeat("a", 5000), "belair.localhost", "", nil, 414),
+		bad("cross-site POST", "POST", "/api/v1/nope", "belair.localhost", "{}", map[string]string{"api-key": belair.APIKey, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, 403),
+	)
 }
 
 func TestOperations(t *testing.T) {
 	h, _ := testServer(t, Config{})
 	for target, want := range map[string]string{"/healthz": `{"status":"ok"}`, "/readyz": `{"status":"ready"}`} {
-		rec := do(h, "GET", target, "10.0.0.1:8080", nil, "")
-		if rec.Code != 200 || strings.TrimSpace(rec.Body.String()) != want {
-			t.Fatalf("%s = %d %s, want 200 %s", target, rec.Code, rec.Body.String(), want)
+		rec := do(t, h, "GET", target, "10.0.0.1:8080", nil, "")
+		if rec.Status != 200 || strings.TrimSpace(string(rec.Body)) != want {
+			t.Fatalf("%s = %d %s, want 200 %s", target, rec.Status, string(rec.Body), want)
 		}
 	}
-	do(h, "GET", "/", "belair.localhost", nil, "") // not a dev server: unknown host
+	do(t, h, "GET", "/", "belair.localhost", nil, "") // not a dev server: unknown host
 	for _, host := range []string{"10.0.0.1", "belair.localhost"} {
-		if rec := do(h, "GET", "/metrics", host, nil, ""); rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "guichet_") {
-			t.Fatalf("/metrics on the public handler (host %s) = %d, want 404", host, rec.Code)
+		if rec := do(t, h, "GET", "/metrics", host, nil, ""); rec.Status != http.StatusNotFound || strings.Contains(string(rec.Body), "guichet_") {
+			t.Fatalf("/metrics on the public handler (host %s) = %d, want 404", host, rec.Status)
 		}
 	}
 }
@@ -261,47 +245,31 @@ func TestOperations(t *testing.T) {
 // TestAdminServesMetrics: the metrics are on the admin handler, with the
 // public handler's counters.
 func TestAdminServesMetrics(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	brands, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps := Deps{Brands: brands, DB: storetest.Open(t), SPA: fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
-		SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: reg}
-	h, err := New(Config{Env: "dev"}, deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	do(h, "GET", "/healthz", "10.0.0.1", nil, "")
-	rec := do(NewAdmin(deps), "GET", "/metrics", "127.0.0.1:9090", nil, "")
-	body := rec.Body.String()
-	if rec.Code != 200 || !strings.Contains(body, `guichet_http_requests_total{method="GET",route="GET /healthz",status="200"} 1`) {
-		t.Fatalf("admin /metrics = %d, lacks the request counter:\n%s", rec.Code, body)
+	deps := Deps{Brands: testenv.Brands(t), DB: storetest.Open(t), SPA: fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
+		SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: prometheus.NewRegistry()}
+	h, _ := newServer(t, Config{}, deps)
+	do(t, h, "GET", "/healthz", "10.0.0.1", nil, "")
+	rec := do(t, NewAdmin(deps), "GET", "/metrics", "127.0.0.1:9090", nil, "")
+	body := string(rec.Body)
+	if rec.Status != 200 || !strings.Contains(body, `guichet_http_requests_total{method="GET",route="GET /healthz",status="200"} 1`) {
+		t.Fatalf("admin /metrics = %d, lacks the request counter:\n%s", rec.Status, body)
 	}
 	if !strings.Contains(body, "guichet_http_request_duration_seconds_bucket") {
 		t.Fatal("metrics lack the latency histogram")
 	}
-	if rec := do(NewAdmin(deps), "GET", "/", "127.0.0.1:9090", nil, ""); rec.Code != http.StatusNotFound {
-		t.Fatalf("admin / = %d, want 404", rec.Code)
+	if rec := do(t, NewAdmin(deps), "GET", "/", "127.0.0.1:9090", nil, ""); rec.Status != http.StatusNotFound {
+		t.Fatalf("admin / = %d, want 404", rec.Status)
 	}
 }
 
 // TestReadyzSaysOnlyDown: a database outage is a 503 that names nothing.
 func TestReadyzSaysOnlyDown(t *testing.T) {
-	brands, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
-	}
 	db := storetest.Open(t)
-	h, err := New(Config{Env: "dev"}, Deps{Brands: brands, DB: db, SPA: fstest.MapFS{"index.html": {Data: []byte(testIndex)}},
-		SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: prometheus.NewRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, _ := newServer(t, Config{}, Deps{DB: db})
 	db.Close()
-	rec := do(h, "GET", "/readyz", "10.0.0.1", nil, "")
-	if rec.Code != http.StatusServiceUnavailable || strings.TrimSpace(rec.Body.String()) != `{"status":"unavailable"}` {
-		t.Fatalf("/readyz with the database closed = %d %s", rec.Code, rec.Body.String())
+	rec := do(t, h, "GET", "/readyz", "10.0.0.1", nil, "")
+	if rec.Status != http.StatusServiceUnavailable || strings.TrimSpace(string(rec.Body)) != `{"status":"unavailable"}` {
+		t.Fatalf("/readyz with the database closed = %d %s", rec.Status, string(rec.Body))
 	}
 }
 
@@ -327,10 +295,11 @@ func TestMatchPath(t *testing.T) {
 
 func TestRuleErrorsAreFieldErrors(t *testing.T) {
 	var err error = rules.Error{Field: rules.FieldEmail, Key: rules.KeyEmailRequired}
-	rec := httptest.NewRecorder()
-	api.WriteError(rec, httptest.NewRequest("GET", "/api/x", nil), fmt.Errorf("find: %w", err))
-	if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"errorCode":"errorEmailRequired"`) ||
-		!strings.Contains(rec.Body.String(), `"email":"errorEmailRequired"`) {
-		t.Fatalf("rule error answered %d %s", rec.Code, rec.Body.String())
+	rec := testenv.Do(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		api.WriteError(w, r, fmt.Errorf("find: %w", err))
+	}), testenv.Request{Path: "/api/x"})
+	if rec.Status != 400 || !strings.Contains(string(rec.Body), `"errorCode":"errorEmailRequired"`) ||
+		!strings.Contains(string(rec.Body), `"email":"errorEmailRequired"`) {
+		t.Fatalf("rule error answered %d %s", rec.Status, string(rec.Body))
 	}
 }

@@ -29,10 +29,10 @@ func TestUnknownSiteListsEveryBrand(t *testing.T) {
 			if c.dev {
 				host = "unknown.localhost:8080"
 			}
-			rec := do(h, "GET", c.target, host, map[string]string{"Accept-Language": c.acceptLanguage}, "")
-			body := rec.Body.String()
-			if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Language") != c.lang {
-				t.Fatalf("status %d, Content-Language %q", rec.Code, rec.Header().Get("Content-Language"))
+			rec := do(t, h, "GET", c.target, host, map[string]string{"Accept-Language": c.acceptLanguage}, "")
+			body := string(rec.Body)
+			if rec.Status != http.StatusNotFound || rec.Header.Get("Content-Language") != c.lang {
+				t.Fatalf("status %d, Content-Language %q", rec.Status, rec.Header.Get("Content-Language"))
 			}
 			for _, want := range []string{`<html lang="` + c.lang + `">`, "<main", "<h1>", `<h2 id="sites-title">`, `href="/unknown-site.css"`} {
 				if !strings.Contains(body, want) {
@@ -73,16 +73,16 @@ func TestUnknownSiteListsEveryBrand(t *testing.T) {
 
 func TestUnknownSiteStylesheet(t *testing.T) {
 	h, _ := testServer(t, Config{Dev: true})
-	rec := do(h, "GET", "/unknown-site.css", "unknown.example", nil, "")
-	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/css") || !strings.Contains(rec.Body.String(), ".sites") {
-		t.Fatalf("status %d, %q", rec.Code, rec.Header().Get("Content-Type"))
+	rec := do(t, h, "GET", "/unknown-site.css", "unknown.example", nil, "")
+	if rec.Status != 200 || !strings.HasPrefix(rec.Header.Get("Content-Type"), "text/css") || !strings.Contains(string(rec.Body), ".sites") {
+		t.Fatalf("status %d, %q", rec.Status, rec.Header.Get("Content-Type"))
 	}
 	// A brand's host has no such file: its pages are the SPA's.
-	if rec := do(h, "GET", "/unknown-site.css", "belair.localhost", nil, ""); rec.Code == 200 && strings.Contains(rec.Body.String(), ".sites") {
+	if rec := do(t, h, "GET", "/unknown-site.css", "belair.localhost", nil, ""); rec.Status == 200 && strings.Contains(string(rec.Body), ".sites") {
 		t.Fatal("a brand host serves the unknown-site stylesheet")
 	}
 	// The API of an unknown host stays JSON.
-	if rec := do(h, "GET", "/api/v1/welcome", "unknown.example", nil, ""); rec.Code != 404 || !strings.Contains(rec.Body.String(), "UNKNOWN_SITE") {
-		t.Fatalf("API: %d %s", rec.Code, rec.Body.String())
+	if rec := do(t, h, "GET", "/api/v1/welcome", "unknown.example", nil, ""); rec.Status != 404 || !strings.Contains(string(rec.Body), "UNKNOWN_SITE") {
+		t.Fatalf("API: %d %s", rec.Status, string(rec.Body))
 	}
 }

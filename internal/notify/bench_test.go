@@ -12,6 +12,7 @@ import (
 
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // BenchmarkDelivery measures delivery throughput from the outbox to a local
@@ -31,7 +32,7 @@ func BenchmarkDelivery(b *testing.B) {
 			open func(testing.TB) *store.DB
 		}{"postgres", storetest.OpenPostgres})
 	}
-	reg := testBrands(b)
+	reg := testenv.Brands(b)
 	for _, d := range databases {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", d.name, workers), func(b *testing.B) {

@@ -24,29 +24,8 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
-	"guichet/internal/brand"
 	"guichet/internal/store"
 )
-
-// testBrands loads the real brand files, so every configured brand is
-// covered by the template tests.
-func testBrands(t testing.TB) *brand.Registry {
-	t.Helper()
-	reg, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatalf("brands: %v", err)
-	}
-	return reg
-}
-
-func mustBrand(t testing.TB, reg *brand.Registry, id string) *brand.Brand {
-	t.Helper()
-	b, ok := reg.ByID(id)
-	if !ok {
-		t.Fatalf("brand %q not configured", id)
-	}
-	return b
-}
 
 // enqueue queues m in its own transaction.
 func enqueue(t testing.TB, db *store.DB, m Message) string {

@@ -14,6 +14,7 @@ import (
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 func get(t testing.TB, h http.Handler, method, target string) *httptest.ResponseRecorder {
@@ -25,7 +26,7 @@ func get(t testing.TB, h http.Handler, method, target string) *httptest.Response
 
 func TestMailboxStoresAndServesMessages(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		reg := testBrands(t)
+		reg := testenv.Brands(t)
 		box := NewMailbox(db, reg)
 		w := NewWorker(db, reg, box, box, testWorkerOptions(testclock.New(), nil))
 		emailID := enqueue(t, db, Message{Brand: "belair", Language: "fr", Channel: ChannelEmail, To: "alex@example.com",
@@ -123,7 +124,7 @@ func checkCSPFriendly(t *testing.T, page string) {
 
 func TestMailboxPreviews(t *testing.T) {
 	db := storetest.Open(t)
-	reg := testBrands(t)
+	reg := testenv.Brands(t)
 	h := NewMailbox(db, reg).Handler()
 	page := get(t, h, http.MethodGet, "/_dev/mail").Body.String()
 	links := regexp.MustCompile(`href="(/_dev/mail/preview\?[^"]*)"`).FindAllStringSubmatch(page, -1)

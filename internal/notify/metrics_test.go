@@ -11,6 +11,7 @@ import (
 
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 func counterValue(t testing.TB, vec *prometheus.CounterVec, channel string) float64 {
@@ -83,7 +84,7 @@ func TestWorkerRefreshesGauges(t *testing.T) {
 	clock := testclock.New()
 	opts := testWorkerOptions(clock, nil)
 	opts.Metrics = NewMetrics(nil)
-	w := NewWorker(db, testBrands(t), nil, nil, opts)
+	w := NewWorker(db, testenv.Brands(t), nil, nil, opts)
 	enqueue(t, db, resetCodeEmail("a@example.com", testCode))
 	clock.Advance(time.Minute)
 	w.housekeeping(context.Background())

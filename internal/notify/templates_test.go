@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 	"unicode/utf8"
+
+	"guichet/internal/testenv"
 )
 
 const (
@@ -40,7 +42,7 @@ func sampleData(template string) map[string]string {
 // TestEveryTemplateForEveryBrandAndLanguage fails when a template is
 // missing or broken for any configured brand, language and channel.
 func TestEveryTemplateForEveryBrandAndLanguage(t *testing.T) {
-	reg := testBrands(t)
+	reg := testenv.Brands(t)
 	if len(reg.All()) < 5 {
 		t.Fatalf("only %d brands configured", len(reg.All()))
 	}
@@ -260,7 +262,7 @@ func TestMissingTemplateFileFailsToLoad(t *testing.T) {
 }
 
 func TestRenderRefusesWhatDoesNotExist(t *testing.T) {
-	b := mustBrand(t, testBrands(t), "belair")
+	b := testenv.Brand(t, testenv.Brands(t), "belair")
 	cases := []struct {
 		lang, template string
 		ch             Channel
@@ -277,7 +279,7 @@ func TestRenderRefusesWhatDoesNotExist(t *testing.T) {
 }
 
 func TestRenderDetails(t *testing.T) {
-	b := mustBrand(t, testBrands(t), "belair")
+	b := testenv.Brand(t, testenv.Brands(t), "belair")
 	// The province picks the phone; minutes default to the code validity.
 	out, err := Render(b, "en", TemplateRegistrationCode, ChannelEmail, map[string]string{DataCode: "111222", DataProvince: "qc"})
 	if err != nil {
@@ -311,7 +313,7 @@ func TestRenderDetails(t *testing.T) {
 // TestInvitationExpiryDate: the invitations show the expiry date as people
 // read it in each language (« 1er » the first of the month in French).
 func TestInvitationExpiryDate(t *testing.T) {
-	b, _ := testBrands(t).ByID("belair")
+	b, _ := testenv.Brands(t).ByID("belair")
 	for _, c := range []struct{ lang, date, want string }{
 		{"en", "2026-12-01", "December 1, 2026"},
 		{"fr", "2026-12-01", "1er\u00a0décembre 2026"},
@@ -337,7 +339,7 @@ func TestInvitationExpiryDate(t *testing.T) {
 // the plain text and is escaped in the HTML (a visitor's markup is never
 // rendered); other data keys still refuse line breaks.
 func TestChatTextsKeepLinesAndStayText(t *testing.T) {
-	reg := testBrands(t)
+	reg := testenv.Brands(t)
 	b := reg.All()[0]
 	data := map[string]string{DataQuestion: "Line one\n<script>x</script>", DataAnswer: "Answer\nline two"}
 	out, err := Render(b, "fr", TemplateChatOfflineReply, ChannelEmail, data)

@@ -17,6 +17,7 @@ import (
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 const testLease = time.Minute
@@ -43,7 +44,7 @@ func deliverDue(t testing.TB, w *Worker, want int) {
 
 func TestDeliveryHeadersPartsBrandAndLanguage(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		reg := testBrands(t)
+		reg := testenv.Brands(t)
 		srv := startSMTP(t, smtpServerOptions{})
 		clock := testclock.New()
 		w := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
@@ -67,7 +68,7 @@ func TestDeliveryHeadersPartsBrandAndLanguage(t *testing.T) {
 		if raw.From != "no-reply@guichet.test" || len(raw.To) != 1 {
 			t.Fatalf("envelope: from %q to %q", raw.From, raw.To)
 		}
-		b := mustBrand(t, reg, "bna")
+		b := testenv.Brand(t, reg, "bna")
 		want, err := Render(b, "fr", TemplateResetCode, ChannelEmail, data)
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +121,7 @@ func TestDeliveryHeadersPartsBrandAndLanguage(t *testing.T) {
 			t.Errorf("plain row after delivery: state %s data %q", state, stored)
 		}
 		if en := parseMail(t, byTo["sam@example.com"].Data); en.Header.Get("Content-Language") != "en" ||
-			!strings.Contains(en.Text, "Hello,") || !strings.Contains(en.Subject, mustBrand(t, reg, "intact").Name.EN) {
+			!strings.Contains(en.Text, "Hello,") || !strings.Contains(en.Subject, testenv.Brand(t, reg, "intact").Name.EN) {
 			t.Errorf("english message: %q %q", en.Subject, en.Header.Get("Content-Language"))
 		}
 		deliverDue(t, w, 0)
@@ -140,7 +141,7 @@ func TestTemporaryFailuresThenDeliveredOnce(t *testing.T) {
 		metrics := NewMetrics(nil)
 		opts := testWorkerOptions(clock, nil)
 		opts.Metrics = metrics
-		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
+		w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
 		id := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
 
 		var waits []time.Duration
@@ -198,7 +199,7 @@ func TestPermanentFailureIsNotRetried(t *testing.T) {
 		clock := testclock.New()
 		opts := testWorkerOptions(clock, nil)
 		opts.Metrics = NewMetrics(nil)
-		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
+		w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
 		id := enqueue(t, db, resetCodeEmail("nobody@example.com", testCode))
 		deliverDue(t, w, 1)
 		state, attempts, data := outboxState(t, db, id)
@@ -226,7 +227,7 @@ func TestMaxAttemptsFails(t *testing.T) {
 	clock := testclock.New()
 	opts := testWorkerOptions(clock, nil)
 	opts.MaxAttempts = 3
-	w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
+	w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
 	id := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
 	for i := 0; i < 3; i++ {
 		deliverDue(t, w, 1)
@@ -245,7 +246,7 @@ func TestExpiredContentIsAbandoned(t *testing.T) {
 		opts := testWorkerOptions(clock, nil)
 		opts.Metrics = NewMetrics(nil)
 		opts.RetryBase = 20 * time.Minute // the retry would come after the code expired
-		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
+		w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
 
 		// Never attempted before it expired.
 		m := resetCodeEmail("alex@example.com", testCode)
@@ -323,7 +324,7 @@ func TestStoppedMidDeliveryIsDeliveredAfterTheLease(t *testing.T) {
 					<-release
 				})
 				clock := testclock.New()
-				reg := testBrands(t)
+				reg := testenv.Brands(t)
 				w1 := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
@@ -390,7 +391,7 @@ func TestTwoWorkersSendNothingTwiceAndLoseNothing(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		srv := startSMTP(t, smtpServerOptions{})
 		srv.setDelay(time.Millisecond)
-		reg := testBrands(t)
+		reg := testenv.Brands(t)
 		ids := map[string]bool{}
 		err := db.InTx(context.Background(), func(tx *store.Tx) error {
 			for i := 0; i < total; i++ {
@@ -508,7 +509,7 @@ func TestSMSDeliveryThroughTheWorker(t *testing.T) {
 		clock := testclock.New()
 		opts := testWorkerOptions(clock, nil)
 		opts.SMSFrom = map[string]string{"intact": "+15145550199"}
-		reg := testBrands(t)
+		reg := testenv.Brands(t)
 		w := NewWorker(db, reg, nil, sms, opts)
 		fr := enqueue(t, db, Message{Brand: "belair", Language: "fr", Channel: ChannelSMS, To: "5145550123",
 			Template: TemplateRegistrationCode, Data: map[string]string{DataCode: testCode}})
@@ -528,7 +529,7 @@ func TestSMSDeliveryThroughTheWorker(t *testing.T) {
 		}
 		belair := byTo["+15145550123"]
 		if belair.Get("From") != "+15145550100" || !strings.Contains(belair.Get("Body"), testCode) ||
-			!strings.Contains(belair.Get("Body"), "code de vérification") || !strings.Contains(belair.Get("Body"), mustBrand(t, reg, "belair").Name.FR) {
+			!strings.Contains(belair.Get("Body"), "code de vérification") || !strings.Contains(belair.Get("Body"), testenv.Brand(t, reg, "belair").Name.FR) {
 			t.Errorf("belair sms: %v", belair)
 		}
 		intact := byTo["+15145550124"]
@@ -643,7 +644,7 @@ func TestNewHTTPSMS(t *testing.T) {
 func TestUndeliverableMessages(t *testing.T) {
 	db := storetest.Open(t)
 	clock := testclock.New()
-	w := NewWorker(db, testBrands(t), nil, nil, testWorkerOptions(clock, nil))
+	w := NewWorker(db, testenv.Brands(t), nil, nil, testWorkerOptions(clock, nil))
 	unknownBrand := enqueue(t, db, Message{Brand: "nobrand", Language: "en", Channel: ChannelEmail,
 		To: "alex@example.com", Template: TemplatePasswordChanged})
 	noSender := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
@@ -692,7 +693,7 @@ func TestRunDeliversOnPokeAndStops(t *testing.T) {
 	opts := testWorkerOptions(testclock.New(), nil)
 	opts.Now = time.Now
 	opts.PollInterval = time.Hour // only Poke can wake it
-	w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
+	w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -722,7 +723,7 @@ func TestNoCodeOrLinkInLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := testclock.New()
-	reg := testBrands(t)
+	reg := testenv.Brands(t)
 	queueAll := func() {
 		for _, name := range Templates() {
 			for _, ch := range catalogue[name].channels {
@@ -780,7 +781,7 @@ func TestRetryAfterTheFactAndList(t *testing.T) {
 		srv := startSMTP(t, smtpServerOptions{})
 		srv.setRcptReply(func(int) error { return smtpPermFail })
 		clock := testclock.New()
-		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
+		w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 		plain := enqueue(t, db, Message{Brand: "belair", Language: "en", Channel: ChannelEmail, To: "alex@example.com",
 			Template: TemplateAccountCreated})
 		secret := enqueue(t, db, resetCodeEmail("sam@example.com", testCode))
@@ -882,7 +883,7 @@ func TestClaimNotTriedIsHandedBackOnStop(t *testing.T) {
 	db := storetest.Open(t)
 	clock := testclock.New()
 	srv := startSMTP(t, smtpServerOptions{})
-	w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
+	w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 	id := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
 	rows, err := w.claim(context.Background(), 1)
 	if err != nil || len(rows) != 1 {
@@ -917,7 +918,7 @@ func TestStopGraceFinishesTheDeliveryUnderWay(t *testing.T) {
 		clock := testclock.New()
 		opts := testWorkerOptions(clock, nil)
 		opts.Concurrency, opts.StopGrace = 1, time.Minute
-		w := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, opts)
+		w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- w.Run(ctx) }()
@@ -937,7 +938,7 @@ func TestStopGraceFinishesTheDeliveryUnderWay(t *testing.T) {
 			t.Fatalf("the message not yet tried: state %s attempts %d, want queued", state, attempts)
 		}
 		waitMessages(t, srv, 1)
-		w2 := NewWorker(db, testBrands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
+		w2 := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
 		deliverDue(t, w2, 1) // no lease to wait for
 		waitMessages(t, srv, 2)
 	})

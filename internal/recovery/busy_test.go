@@ -41,15 +41,15 @@ func TestPasswordSetIsRefusedWhenBusyBeforeAnythingCounts(t *testing.T) {
 		var first []byte
 		for _, r := range requests {
 			got := e.post(passwordPath(r.id), r.body)
-			got.expect(t, 429, "BUSY")
+			got.Expect(t, 429, "BUSY")
 			// Seconds from the measured hash time: at least one.
-			if n, err := strconv.Atoi(got.header.Get("Retry-After")); err != nil || n < 1 || got.str(t, "messageKey") != "error.busy" {
-				t.Fatalf("%s: Retry-After %q: %s", r.name, got.header.Get("Retry-After"), got.body)
+			if n, err := strconv.Atoi(got.Header.Get("Retry-After")); err != nil || n < 1 || got.Str(t, "messageKey") != "error.busy" {
+				t.Fatalf("%s: Retry-After %q: %s", r.name, got.Header.Get("Retry-After"), got.Body)
 			}
 			if first == nil {
-				first = got.body
-			} else if !bytes.Equal(got.body, first) {
-				t.Fatalf("%s: %s, not %s", r.name, got.body, first)
+				first = got.Body
+			} else if !bytes.Equal(got.Body, first) {
+				t.Fatalf("%s: %s, not %s", r.name, got.Body, first)
 			}
 		}
 		if after := storetest.Snapshot(t, db, counted...); after != before {
@@ -57,8 +57,8 @@ func TestPasswordSetIsRefusedWhenBusyBeforeAnythingCounts(t *testing.T) {
 		}
 		// With room again, the same requests are checked and counted.
 		e.accounts.Hasher.WaitBudget = time.Minute
-		e.post(passwordPath(holder.ID), requests[0].body).expect(t, 400, "1002")
-		e.post(passwordPath(tmp.ID), requests[2].body).expect(t, 400, "3005")
+		e.post(passwordPath(holder.ID), requests[0].body).Expect(t, 400, "1002")
+		e.post(passwordPath(tmp.ID), requests[2].body).Expect(t, 400, "3005")
 		if storetest.Snapshot(t, db, counted...) == before {
 			t.Fatal("admitted wrong answers counted nothing")
 		}

@@ -49,17 +49,17 @@ func TestPasswordWithToken(t *testing.T) {
 					body[k] = v
 				}
 				got := e.post(passwordPath(a.ID), body)
-				got.expect(t, c.status, c.code)
+				got.Expect(t, c.status, c.code)
 				if c.status == 200 {
-					if got.str(t, "email") != a.Email {
-						t.Fatalf("answer %s", got.body)
+					if got.Str(t, "email") != a.Email {
+						t.Fatalf("answer %s", got.Body)
 					}
 					return
 				}
-				m := got.json(t)
+				m := got.JSON(t)
 				fields, _ := m["fields"].(map[string]any)
 				if m["messageKey"] != c.key || fields[c.field] != c.key {
-					t.Fatalf("answer %s, want messageKey and fields.%s %s", got.body, c.field, c.key)
+					t.Fatalf("answer %s, want messageKey and fields.%s %s", got.Body, c.field, c.key)
 				}
 				if !e.passwordWorks(a, oldPassword) {
 					t.Fatal("a refused reset changed the password")
@@ -78,10 +78,10 @@ func TestWrongPostalCodesKillTheToken(t *testing.T) {
 			return e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postal})
 		}
 		for i := 1; i <= 4; i++ {
-			try("H3Z 2Y7").expect(t, 400, "1002")
+			try("H3Z 2Y7").Expect(t, 400, "1002")
 		}
-		try("H3Z 2Y7").expect(t, 403, "3004")
-		try(postalCode).expect(t, 403, "3004")
+		try("H3Z 2Y7").Expect(t, 403, "3004")
+		try(postalCode).Expect(t, 403, "3004")
 		if !e.passwordWorks(a, oldPassword) {
 			t.Fatal("the password changed")
 		}
@@ -106,7 +106,7 @@ func TestSuccessfulResetWithACode(t *testing.T) {
 		pendingCode := e.lastCode(a.Email)
 
 		e.postAs(belair, "fr", passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).
-			expect(t, 200, "")
+			Expect(t, 200, "")
 
 		for _, s := range sessions {
 			if _, err := e.sso.Lookup(ctx, belair.ID, s); !errors.Is(err, sso.ErrNoSession) {
@@ -117,7 +117,7 @@ func TestSuccessfulResetWithACode(t *testing.T) {
 			t.Fatalf("another account's session was revoked: %v", err)
 		}
 		changed := e.mails(notify.TemplatePasswordChanged, a.Email)
-		if len(changed) != 1 || changed[0].language != "fr" || changed[0].data[notify.DataFirstName] != "Alex" {
+		if len(changed) != 1 || changed[0].Language != "fr" || changed[0].Data[notify.DataFirstName] != "Alex" {
 			t.Fatalf("'password changed' emails: %+v", changed)
 		}
 		if e.passwordWorks(a, oldPassword) {
@@ -127,9 +127,9 @@ func TestSuccessfulResetWithACode(t *testing.T) {
 			t.Fatal("the new password does not work")
 		}
 		e.post(passwordPath(a.ID), map[string]string{"password": "Another-Pass-8#", "token": token, "postalCode": postalCode}).
-			expect(t, 403, "3004")
+			Expect(t, 403, "3004")
 		e.post(validatePath(pending.id, pending.validationID), map[string]string{"validationValue": pendingCode}).
-			expect(t, 403, "CODE_EXPIRED")
+			Expect(t, 403, "CODE_EXPIRED")
 		outcomes := e.auditOutcomes(a.ID)
 		for _, want := range []string{"recovery.request code_sent", "recovery.verify ok", "recovery.password ok"} {
 			if !slices.Contains(outcomes, want) {
@@ -153,7 +153,7 @@ func TestDisabledAccountCannotResetItsWay(t *testing.T) {
 		}
 		token := e.verified(a)
 		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).
-			expect(t, 403, "3001")
+			Expect(t, 403, "3001")
 		if err := e.accounts.Enable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestResetWithACodeEndsATemporaryPassword(t *testing.T) {
 		const temp = "Temp-Pass-2026"
 		a := e.create("temp@example.com", nil, temp)
 		token := e.verified(a)
-		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).expect(t, 200, "")
+		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).Expect(t, 200, "")
 		got, err := e.accounts.Find(context.Background(), belair.ID, a.Email, ip)
 		if err != nil || got.Status != "A" {
 			t.Fatalf("find after the reset: %+v %v", got, err)
@@ -213,7 +213,7 @@ func TestTemporaryVariant(t *testing.T) {
 				if err := e.accounts.CheckTemporary(ctx, belair.ID, a.ID, temp, ip); err != nil {
 					t.Fatal(err)
 				}
-				e.post(passwordPath(a.ID), c.body).expect(t, c.status, c.code)
+				e.post(passwordPath(a.ID), c.body).Expect(t, c.status, c.code)
 				_, serr := e.sso.Lookup(ctx, belair.ID, session)
 				if c.done {
 					if !errors.Is(serr, sso.ErrNoSession) {
@@ -227,7 +227,7 @@ func TestTemporaryVariant(t *testing.T) {
 					}
 					// The temporary password is spent.
 					e.post(passwordPath(a.ID), map[string]string{"password": "Another-Pass-8#", "tempPassword": temp}).
-						expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+						Expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
 					return
 				}
 				if serr != nil {
@@ -241,27 +241,27 @@ func TestTemporaryVariant(t *testing.T) {
 		t.Run("three wrong temporary passwords", func(t *testing.T) {
 			a := e.create("thrice@example.com", nil, temp)
 			for range 2 {
-				e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).expect(t, 400, "3005")
+				e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).Expect(t, 400, "3005")
 			}
-			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
-			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).Expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).Expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
 		})
 		t.Run("unknown account", func(t *testing.T) {
 			e.post(passwordPath("AAAAAAAAAAAAAAAAAAAAAA"), map[string]string{"password": newPassword, "tempPassword": temp}).
-				expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+				Expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
 		})
 		t.Run("disabled account", func(t *testing.T) {
 			a := e.create("disabled@example.com", nil, temp)
 			if err := e.accounts.Disable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
 				t.Fatal(err)
 			}
-			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).expect(t, 403, "3001")
-			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).expect(t, 400, "3005")
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": temp}).Expect(t, 403, "3001")
+			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": "Wrong-Temp-1"}).Expect(t, 400, "3005")
 		})
 		t.Run("account without a temporary password", func(t *testing.T) {
 			a := e.create("plain@example.com", nil, "")
 			e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "tempPassword": oldPassword}).
-				expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
+				Expect(t, 409, "TEMPORARY_PASSWORD_INVALID")
 			if !e.passwordWorks(a, oldPassword) {
 				t.Fatal("the password changed")
 			}
@@ -281,21 +281,21 @@ func TestWrongCellphoneLocks24Hours(t *testing.T) {
 		token := e.verified(a)
 		wrong := map[string]string{"token": token, "password": newPassword, "cellPhone": "4165550199"}
 		got := e.post(passwordPath(a.ID), wrong)
-		got.expect(t, 403, "WRONG_CELLPHONE")
-		if status, body := apitest.Answer(t, "wrong-cellphone"); got.status != status || !reflect.DeepEqual(any(got.json(t)), body) {
-			t.Fatalf("wrong cell phone: %d %s, want testdata/api/answers.json's %d %v", got.status, got.body, status, body)
+		got.Expect(t, 403, "WRONG_CELLPHONE")
+		if status, body := apitest.Answer(t, "wrong-cellphone"); got.Status != status || !reflect.DeepEqual(any(got.JSON(t)), body) {
+			t.Fatalf("wrong cell phone: %d %s, want testdata/api/answers.json's %d %v", got.Status, got.Body, status, body)
 		}
 		right := map[string]string{"token": token, "password": newPassword, "cellPhone": phone}
-		e.post(passwordPath(a.ID), right).expect(t, 403, "3004") // the token died
+		e.post(passwordPath(a.ID), right).Expect(t, 403, "3004") // the token died
 		if _, err := e.accounts.Authenticate(context.Background(), account.Credentials{Brand: "belair",
 			AccountID: a.ID, Password: oldPassword, IP: ip}); !errors.Is(err, account.ErrWrongPassword) {
 			t.Fatalf("sign-in while phone-locked: %v", err)
 		}
 		right["token"] = e.verified(a)
-		e.post(passwordPath(a.ID), right).expect(t, 403, "WRONG_CELLPHONE")
-		e.clock.Advance(account.PhoneLock)
+		e.post(passwordPath(a.ID), right).Expect(t, 403, "WRONG_CELLPHONE")
+		e.Clock.Advance(account.PhoneLock)
 		right["token"] = e.verified(a)
-		e.post(passwordPath(a.ID), right).expect(t, 200, "")
+		e.post(passwordPath(a.ID), right).Expect(t, 200, "")
 	})
 }
 
@@ -311,9 +311,9 @@ func TestNoSecondFactorOnFile(t *testing.T) {
 		token := e.verified(ubi)
 		for range recovery.TokenAttempts + 1 {
 			got := e.post(passwordPath(ubi.ID), map[string]string{"token": token, "password": newPassword, "cellPhone": "4165550199"})
-			got.expect(t, 403, "3006")
+			got.Expect(t, 403, "3006")
 		}
-		if locked, err := account.PhoneLocked(context.Background(), db, "belair", ubi.ID, e.clock.Now()); err != nil || locked {
+		if locked, err := account.PhoneLocked(context.Background(), db, "belair", ubi.ID, e.Clock.Now()); err != nil || locked {
 			t.Fatalf("phone-locked %v %v", locked, err)
 		}
 		if _, err := e.accounts.Authenticate(context.Background(), account.Credentials{Brand: "belair",
@@ -322,6 +322,6 @@ func TestNoSecondFactorOnFile(t *testing.T) {
 		}
 		holder := e.create("nopostal@example.com", func(a *account.Account) { a.PostalCode = "" }, "")
 		e.post(passwordPath(holder.ID), map[string]string{"token": e.verified(holder), "password": newPassword,
-			"postalCode": postalCode}).expect(t, 403, "3006")
+			"postalCode": postalCode}).Expect(t, 403, "3006")
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"guichet/internal/notify"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 var sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
@@ -37,7 +38,7 @@ func TestRequestAnswersAlikeForKnownAndUnknownEmails(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				before := len(e.outbox())
 				got := e.postAs(belair, c.language, requestPath, map[string]string{"email": c.email})
-				got.expect(t, 200, "")
+				got.Expect(t, 200, "")
 				first := startedOf(t, got)
 				again := startedOf(t, e.postAs(belair, c.language, requestPath, map[string]string{"email": c.email}))
 				if first.id != again.id {
@@ -57,12 +58,12 @@ func TestRequestAnswersAlikeForKnownAndUnknownEmails(t *testing.T) {
 					t.Fatalf("%d emails queued for two requests, want %d", len(sent), 2*c.wantEmails)
 				}
 				for _, m := range sent {
-					if m.template != notify.TemplateResetCode || m.recipient != a.Email || m.language != c.language ||
-						!sixDigits.MatchString(m.data[notify.DataCode]) || m.data[notify.DataMinutes] != "10" {
+					if m.Template != notify.TemplateResetCode || m.Recipient != a.Email || m.Language != c.language ||
+						!sixDigits.MatchString(m.Data[notify.DataCode]) || m.Data[notify.DataMinutes] != "10" {
 						t.Fatalf("queued %+v", m)
 					}
-					if want := e.clock.Now().Add(10 * time.Minute).UnixMilli(); m.expiresAt != want {
-						t.Fatalf("email expires at %d, want with the code at %d", m.expiresAt, want)
+					if want := e.Clock.Now().Add(10 * time.Minute).UnixMilli(); m.ExpiresAt != want {
+						t.Fatalf("email expires at %d, want with the code at %d", m.ExpiresAt, want)
 					}
 				}
 			})
@@ -75,17 +76,12 @@ func TestRequestAnswersAlikeForKnownAndUnknownEmails(t *testing.T) {
 				t.Fatalf("decoy ids collide: %s %s %s", x.id, y.id, other.id)
 			}
 		})
-		bad := []struct{ name, body, code string }{
-			{"malformed email", `{"email":"not-an-email"}`, "errorEmailFormat"},
-			{"empty email", `{"email":""}`, "errorEmailRequired"},
-			{"unknown field", `{"email":"alex@example.com","x":1}`, "BAD_REQUEST"},
-			{"not JSON", `email=alex`, "BAD_REQUEST"},
-		}
-		for _, c := range bad {
-			t.Run(c.name, func(t *testing.T) {
-				e.post(requestPath, c.body).expect(t, 400, c.code)
-			})
-		}
+		testenv.Run(t, e.mux,
+			scenario("malformed email", requestPath, `{"email":"not-an-email"}`, 400, "errorEmailFormat"),
+			scenario("empty email", requestPath, `{"email":""}`, 400, "errorEmailRequired"),
+			scenario("unknown field", requestPath, `{"email":"alex@example.com","x":1}`, 400, "BAD_REQUEST"),
+			scenario("not JSON", requestPath, `email=alex`, 400, "BAD_REQUEST"),
+		)
 	})
 }
 
@@ -122,9 +118,9 @@ func TestRequestKnownAndUnknownDoTheSameWork(t *testing.T) {
 			name, email := c.name, c.email
 			before := rows()
 			got := e.serve(belair, "en", requestPath, map[string]string{"email": email})
-			got.expect(t, 200, "")
-			if !idShape.MatchString(got.str(t, "id")) || !idShape.MatchString(got.str(t, "validationId")) {
-				t.Fatalf("%s: answer %s", name, got.body)
+			got.Expect(t, 200, "")
+			if !idShape.MatchString(got.Str(t, "id")) || !idShape.MatchString(got.Str(t, "validationId")) {
+				t.Fatalf("%s: answer %s", name, got.Body)
 			}
 			after := rows()
 			written[name] = map[string]int{}
@@ -161,14 +157,14 @@ func TestNewCodeInvalidatesThePreviousOne(t *testing.T) {
 		second := e.request(a.Email)
 		secondCode := e.lastCode(a.Email)
 		e.post(validatePath(first.id, first.validationID), map[string]string{"validationValue": firstCode}).
-			expect(t, 403, "CODE_EXPIRED")
+			Expect(t, 403, "CODE_EXPIRED")
 		if firstCode != secondCode {
 			// The old code under the new validation id is just wrong.
 			e.post(validatePath(second.id, second.validationID), map[string]string{"validationValue": firstCode}).
-				expect(t, 400, "INVALID_ACTIVATION_CODE")
+				Expect(t, 400, "INVALID_ACTIVATION_CODE")
 		}
 		got := e.post(validatePath(second.id, second.validationID), map[string]string{"validationValue": secondCode})
-		got.expect(t, 200, "")
+		got.Expect(t, 200, "")
 		if e.pokes != 2 {
 			t.Fatalf("worker poked %d times for 2 emails", e.pokes)
 		}
@@ -196,10 +192,10 @@ func TestResend(t *testing.T) {
 				for i := 1; i <= 5; i++ {
 					got := e.post(resendPath(prev.id, prev.validationID), nil)
 					if i == 5 {
-						got.expect(t, 409, "RESEND_LIMIT_REACHED")
+						got.Expect(t, 409, "RESEND_LIMIT_REACHED")
 						break
 					}
-					got.expect(t, 200, "")
+					got.Expect(t, 200, "")
 					next := startedOf(t, got)
 					if next.id != s.id || seen[next.validationID] {
 						t.Fatalf("resend %d answered %+v after %+v", i, next, prev)
@@ -216,17 +212,17 @@ func TestResend(t *testing.T) {
 				}
 				// Only the last code works: the others died with each resend.
 				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).
-					expect(t, 403, "CODE_EXPIRED")
+					Expect(t, 403, "CODE_EXPIRED")
 				e.post(validatePath(prev.id, prev.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).
-					expect(t, 200, "")
-				e.post(resendPath(prev.id, prev.validationID), nil).expect(t, 409, "RESET_CLOSED")
+					Expect(t, 200, "")
+				e.post(resendPath(prev.id, prev.validationID), nil).Expect(t, 409, "RESET_CLOSED")
 			})
 		}
 		t.Run("after the code was used", func(t *testing.T) {
 			b := e.create("used@example.com", nil, "")
 			s := e.request(b.Email)
-			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(b.Email)}).expect(t, 200, "")
-			e.post(resendPath(s.id, s.validationID), nil).expect(t, 409, "RESET_CLOSED")
+			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(b.Email)}).Expect(t, 200, "")
+			e.post(resendPath(s.id, s.validationID), nil).Expect(t, 409, "RESET_CLOSED")
 		})
 		t.Run("unknown ids", func(t *testing.T) {
 			s := e.request(a.Email)
@@ -235,11 +231,11 @@ func TestResend(t *testing.T) {
 				resendPath(s.id, "AAAAAAAAAAAAAAAAAAAAAA"),
 				resendPath(other.id, s.validationID), // another request's id
 			} {
-				e.post(p, nil).expect(t, 404, "RESET_NOT_FOUND")
+				e.post(p, nil).Expect(t, 404, "RESET_NOT_FOUND")
 			}
-			e.post(resendPath(s.id, "x"), nil).expect(t, 404, "NOT_FOUND") // not an id at all
+			e.post(resendPath(s.id, "x"), nil).Expect(t, 404, "NOT_FOUND") // not an id at all
 			startedOf(t, e.postAs(belair, "en", resendPath(s.id, s.validationID), nil))
-			e.postAs(intact, "en", resendPath(s.id, s.validationID), nil).expect(t, 404, "RESET_NOT_FOUND")
+			e.postAs(intact, "en", resendPath(s.id, s.validationID), nil).Expect(t, 404, "RESET_NOT_FOUND")
 		})
 	})
 }
@@ -253,7 +249,7 @@ func TestRateLimits(t *testing.T) {
 				e.request("nobody@example.com")
 			}
 			got := e.post(requestPath, map[string]string{"email": "nobody@example.com"})
-			got.expect(t, 429, "RATE_LIMITED")
+			got.Expect(t, 429, "RATE_LIMITED")
 			expectRetryAfter(t, e, got, func() answer { return e.post(requestPath, map[string]string{"email": "nobody@example.com"}) })
 		})
 		t.Run("codes per account", func(t *testing.T) {
@@ -272,7 +268,7 @@ func TestRateLimits(t *testing.T) {
 			// The email cap is not a way around "a new code kills the
 			// previous one": nothing sent, and nothing older works.
 			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).
-				expect(t, 403, "CODE_EXPIRED")
+				Expect(t, 403, "CODE_EXPIRED")
 		})
 		t.Run("wrong codes per account across codes", func(t *testing.T) {
 			e := newEnv(t, db)
@@ -287,23 +283,23 @@ func TestRateLimits(t *testing.T) {
 			code = e.lastCode(a.Email)
 			for range 2 {
 				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": wrong(code)}).
-					expect(t, 400, "INVALID_ACTIVATION_CODE")
+					Expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
 			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}).
-				expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
-			e.clock.Advance(24*time.Hour + time.Minute)
+				Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.Clock.Advance(24*time.Hour + time.Minute)
 			s = e.request(a.Email)
-			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).expect(t, 200, "")
+			e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).Expect(t, 200, "")
 		})
 		t.Run("code checks per IP", func(t *testing.T) {
 			e := newEnv(t, db)
 			e.service.Limits.Verify = rule("test.verify", 2)
 			s := e.request("nobody@example.com")
 			for range 2 {
-				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).expect(t, 400, "INVALID_ACTIVATION_CODE")
+				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"}).Expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
 			got := e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"})
-			got.expect(t, 429, "RATE_LIMITED")
+			got.Expect(t, 429, "RATE_LIMITED")
 			expectRetryAfter(t, e, got, func() answer {
 				return e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": "123456"})
 			})
@@ -315,12 +311,12 @@ func TestRateLimits(t *testing.T) {
 // in minutes) and that retry, sent after that wait, is no longer limited.
 func expectRetryAfter(t *testing.T, e *env, limited answer, retry func() answer) {
 	t.Helper()
-	wait, err := strconv.Atoi(limited.header.Get("Retry-After"))
+	wait, err := strconv.Atoi(limited.Header.Get("Retry-After"))
 	if err != nil || wait < 1 || wait > 2*3600 {
-		t.Fatalf("Retry-After %q, want 1 s to two windows", limited.header.Get("Retry-After"))
+		t.Fatalf("Retry-After %q, want 1 s to two windows", limited.Header.Get("Retry-After"))
 	}
-	e.clock.Advance(time.Duration(wait) * time.Second)
-	if got := retry(); got.status == 429 {
+	e.Clock.Advance(time.Duration(wait) * time.Second)
+	if got := retry(); got.Status == 429 {
 		t.Fatalf("still limited after Retry-After (%d s)", wait)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"guichet/internal/recovery"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 func TestWrongCodesUntilTheCodeDies(t *testing.T) {
@@ -72,14 +73,14 @@ func TestWrongCodesUntilTheCodeDies(t *testing.T) {
 						value = wrong(code)
 					}
 					got := e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": value})
-					if got.status != tr.status || (tr.code != "" && got.str(t, "errorCode") != tr.code) {
-						t.Fatalf("try %d (%s): %d %s, want %d %s", i+1, tr.value, got.status, got.body, tr.status, tr.code)
+					if got.Status != tr.status || (tr.code != "" && got.Str(t, "errorCode") != tr.code) {
+						t.Fatalf("try %d (%s): %d %s, want %d %s", i+1, tr.value, got.Status, got.Body, tr.status, tr.code)
 					}
 					if tr.wantAction {
-						m := got.json(t)
+						m := got.JSON(t)
 						token, _ := m["token"].(string)
 						if m["action"] != "reset-password-login" || m["id"] != a.ID || m["ubiDriver"] != false || !idShape.MatchString(token) {
-							t.Fatalf("answer %s", got.body)
+							t.Fatalf("answer %s", got.Body)
 						}
 					}
 				}
@@ -107,15 +108,15 @@ func TestCodeExpiresAfterTenMinutes(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				s := e.request(a.Email)
 				code := e.lastCode(a.Email)
-				e.clock.Advance(c.after)
-				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}).expect(t, c.status, c.code)
+				e.Clock.Advance(c.after)
+				e.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}).Expect(t, c.status, c.code)
 			})
 		}
 		t.Run("an expired code can be resent", func(t *testing.T) {
 			s := e.request(a.Email)
-			e.clock.Advance(11 * time.Minute)
+			e.Clock.Advance(11 * time.Minute)
 			next := startedOf(t, e.post(resendPath(s.id, s.validationID), nil))
-			e.post(validatePath(next.id, next.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).expect(t, 200, "")
+			e.post(validatePath(next.id, next.validationID), map[string]string{"validationValue": e.lastCode(a.Email)}).Expect(t, 200, "")
 		})
 	})
 }
@@ -136,9 +137,9 @@ func TestResetTokenExpiresAfterFifteenMinutes(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				a := e.create("t"+string(rune('a'+i))+"@example.com", nil, "")
 				token := e.verified(a)
-				e.clock.Advance(c.after)
+				e.Clock.Advance(c.after)
 				e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).
-					expect(t, c.status, c.code)
+					Expect(t, c.status, c.code)
 			})
 		}
 	})
@@ -175,11 +176,11 @@ func TestConcurrentSubmitsOfOneCode(t *testing.T) {
 			ok := 0
 			for _, got := range answers {
 				switch {
-				case got.status == 200:
+				case got.Status == 200:
 					ok++
-					token = got.str(t, "token")
-				case got.status != refused || got.str(t, "errorCode") != refusedCode:
-					t.Fatalf("unexpected answer %d %s", got.status, got.body)
+					token = got.Str(t, "token")
+				case got.Status != refused || got.Str(t, "errorCode") != refusedCode:
+					t.Fatalf("unexpected answer %d %s", got.Status, got.Body)
 				}
 			}
 			if ok != 1 {
@@ -211,58 +212,41 @@ func TestCodesAndTokensBelongToTheirRequest(t *testing.T) {
 		codeA := e.lastCode(alex.Email)
 		ss := e.request(sam.Email)
 		codeS := e.lastCode(sam.Email)
-		cases := []struct {
-			name   string
-			path   string
-			code   string
-			status int
-			errc   string
-		}{
-			{"alex's validation under sam's id", validatePath(ss.id, sa.validationID), codeA, 403, "CODE_EXPIRED"},
-			{"sam's validation under alex's id", validatePath(sa.id, ss.validationID), codeS, 403, "CODE_EXPIRED"},
-			{"made-up validation id", validatePath(sa.id, "AAAAAAAAAAAAAAAAAAAAAA"), codeA, 403, "CODE_EXPIRED"},
-			{"oversized ids", validatePath(strings.Repeat("a", 200), strings.Repeat("b", 200)), codeA, 404, "NOT_FOUND"},
+		code := func(v string) map[string]string { return map[string]string{"validationValue": v} }
+		scenarios := []testenv.Scenario{
+			scenario("alex's validation under sam's id", validatePath(ss.id, sa.validationID), code(codeA), 403, "CODE_EXPIRED"),
+			scenario("sam's validation under alex's id", validatePath(sa.id, ss.validationID), code(codeS), 403, "CODE_EXPIRED"),
+			scenario("made-up validation id", validatePath(sa.id, "AAAAAAAAAAAAAAAAAAAAAA"), code(codeA), 403, "CODE_EXPIRED"),
+			scenario("oversized ids", validatePath(strings.Repeat("a", 200), strings.Repeat("b", 200)), code(codeA), 404, "NOT_FOUND"),
 		}
 		if codeA != codeS {
-			cases = append(cases,
-				struct {
-					name   string
-					path   string
-					code   string
-					status int
-					errc   string
-				}{"sam's code in alex's validation", validatePath(sa.id, sa.validationID), codeS, 400, "INVALID_ACTIVATION_CODE"})
+			scenarios = append(scenarios,
+				scenario("sam's code in alex's validation", validatePath(sa.id, sa.validationID), code(codeS), 400, "INVALID_ACTIVATION_CODE"))
 		}
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				e.post(c.path, map[string]string{"validationValue": c.code}).expect(t, c.status, c.errc)
-			})
-		}
-		t.Run("another brand", func(t *testing.T) {
-			e.postAs(intact, "en", validatePath(sa.id, sa.validationID), map[string]string{"validationValue": codeA}).
-				expect(t, 403, "CODE_EXPIRED")
-		})
+		scenarios = append(scenarios, testenv.Scenario{Name: "another brand",
+			Request: req(intact, "en", validatePath(sa.id, sa.validationID), code(codeA)), Status: 403, Code: "CODE_EXPIRED"})
+		testenv.Run(t, e.mux, scenarios...)
 		// Each code still works for its own request (the refusals above
 		// counted at most one guess).
 		tokenA := e.post(validatePath(sa.id, sa.validationID), map[string]string{"validationValue": codeA})
-		tokenA.expect(t, 200, "")
+		tokenA.Expect(t, 200, "")
 		tokenS := e.post(validatePath(ss.id, ss.validationID), map[string]string{"validationValue": codeS})
-		tokenS.expect(t, 200, "")
+		tokenS.Expect(t, 200, "")
 		t.Run("alex's token for sam's password", func(t *testing.T) {
-			e.post(passwordPath(sam.ID), map[string]string{"password": newPassword, "token": tokenA.str(t, "token"), "postalCode": postalCode}).
-				expect(t, 403, "3004")
+			e.post(passwordPath(sam.ID), map[string]string{"password": newPassword, "token": tokenA.Str(t, "token"), "postalCode": postalCode}).
+				Expect(t, 403, "3004")
 		})
 		t.Run("a token on another brand", func(t *testing.T) {
-			e.postAs(intact, "en", passwordPath(alex.ID), map[string]string{"password": newPassword, "token": tokenA.str(t, "token"), "postalCode": postalCode}).
-				expect(t, 403, "3004")
+			e.postAs(intact, "en", passwordPath(alex.ID), map[string]string{"password": newPassword, "token": tokenA.Str(t, "token"), "postalCode": postalCode}).
+				Expect(t, 403, "3004")
 		})
 		t.Run("made-up token", func(t *testing.T) {
 			e.post(passwordPath(alex.ID), map[string]string{"password": newPassword, "token": "AAAAAAAAAAAAAAAAAAAAAA", "postalCode": postalCode}).
-				expect(t, 403, "3004")
+				Expect(t, 403, "3004")
 		})
 		// The refusals did not spend the tokens.
-		e.post(passwordPath(alex.ID), map[string]string{"password": newPassword, "token": tokenA.str(t, "token"), "postalCode": postalCode}).expect(t, 200, "")
-		e.post(passwordPath(sam.ID), map[string]string{"password": newPassword, "token": tokenS.str(t, "token"), "postalCode": postalCode}).expect(t, 200, "")
+		e.post(passwordPath(alex.ID), map[string]string{"password": newPassword, "token": tokenA.Str(t, "token"), "postalCode": postalCode}).Expect(t, 200, "")
+		e.post(passwordPath(sam.ID), map[string]string{"password": newPassword, "token": tokenS.Str(t, "token"), "postalCode": postalCode}).Expect(t, 200, "")
 	})
 }
 
@@ -279,22 +263,22 @@ func TestResetLinkIsExchangedOnce(t *testing.T) {
 		if len(links) != 1 {
 			t.Fatalf("%d reset links", len(links))
 		}
-		u, err := url.Parse(links[0].data[notify.DataLink])
+		u, err := url.Parse(links[0].Data[notify.DataLink])
 		if err != nil {
 			t.Fatal(err)
 		}
 		link := u.Query().Get("token")
-		e.postAs(intact, "en", linkPath, map[string]string{"token": link}).expect(t, 403, "3004")
-		e.post(linkPath, map[string]string{"token": "nope"}).expect(t, 403, "3004")
+		e.postAs(intact, "en", linkPath, map[string]string{"token": link}).Expect(t, 403, "3004")
+		e.post(linkPath, map[string]string{"token": "nope"}).Expect(t, 403, "3004")
 		got := e.post(linkPath, map[string]string{"token": link})
-		got.expect(t, 200, "")
-		m := got.json(t)
+		got.Expect(t, 200, "")
+		m := got.JSON(t)
 		if m["id"] != a.ID || m["action"] != recovery.ActionResetPassword || m["ubiDriver"] != true {
-			t.Fatalf("answer %s", got.body)
+			t.Fatalf("answer %s", got.Body)
 		}
-		e.post(linkPath, map[string]string{"token": link}).expect(t, 403, "3004")
-		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": got.str(t, "token"), "cellPhone": "514-555-0123"}).
-			expect(t, 200, "")
+		e.post(linkPath, map[string]string{"token": link}).Expect(t, 403, "3004")
+		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": got.Str(t, "token"), "cellPhone": "514-555-0123"}).
+			Expect(t, 200, "")
 		if !e.passwordWorks(a, newPassword) {
 			t.Fatal("the new password does not work")
 		}
@@ -310,7 +294,7 @@ func TestSecretIsSharedByInstances(t *testing.T) {
 			t.Fatalf("instances answer different decoy ids: %s, %s", x.id, y.id)
 		}
 		s := one.request(a.Email)
-		two.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": one.lastCode(a.Email)}).expect(t, 200, "")
+		two.post(validatePath(s.id, s.validationID), map[string]string{"validationValue": one.lastCode(a.Email)}).Expect(t, 200, "")
 	})
 }
 
@@ -325,7 +309,7 @@ func TestPrune(t *testing.T) {
 		if err != nil || n != 0 {
 			t.Fatalf("pruned %d (%v) of live rows", n, err)
 		}
-		e.clock.Advance(26 * time.Hour)
+		e.Clock.Advance(26 * time.Hour)
 		// 2 requests, their 2 codes and the token.
 		if n, err := e.service.Prune(ctx); err != nil || n != 5 {
 			t.Fatalf("pruned %d (%v), want 5", n, err)

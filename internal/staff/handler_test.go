@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // TestGuard: the middleware puts the Principal in the context of a signed-
@@ -23,14 +24,13 @@ func TestGuard(t *testing.T) {
 	})
 	guarded := h.Guard(next)
 	call := func(method, cookieName, token string) (int, string) {
-		req := httptest.NewRequest(method, "/api/console/v1/anything", nil)
+		req := testenv.Request{Method: method, Path: "/api/console/v1/anything"}
 		if token != "" {
-			req.AddCookie(&http.Cookie{Name: cookieName, Value: token})
+			req.Cookies = []*http.Cookie{{Name: cookieName, Value: token}}
 		}
-		rec := httptest.NewRecorder()
 		seen = Principal{}
-		guarded.ServeHTTP(rec, req)
-		return rec.Code, rec.Body.String()
+		got := testenv.Do(t, guarded, req)
+		return got.Status, string(got.Body)
 	}
 	if code, body := call("GET", CookieName, ""); code != 401 || !strings.Contains(body, "SIGN_IN_REQUIRED") {
 		t.Fatalf("no cookie: %d %s", code, body)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -96,7 +96,7 @@ func newFixture(t *testing.T, db *store.DB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	clock := testclock.New()
-	s, err := New(ctx, db, account.NewHasher(account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}), clock.Now, nil)
+	s, err := New(ctx, db, accounttest.Hasher(), clock.Now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,80 @@
+// Package accounttest holds the account fixtures of every package's tests:
+// the test hasher parameters and stored accounts. Only _test.go files
+// import it (testenv's TestOnlyTestsImportTestenv checks).
+package accounttest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/store"
+)
+
+// Params keep argon2 fast in tests; account's TestDefaultParamsAreTheDesigns
+// checks the production ones.
+var Params = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
+
+// Hasher is a hasher of Params.
+func Hasher() *account.Hasher { return account.NewHasher(Params) }
+
+// Hash is the hash of a password under Params.
+func Hash(t testing.TB, password string) string {
+	t.Helper()
+	h, err := Hasher().Hash(context.Background(), password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TemporaryFor is how long a temporary password given by Create or
+// GiveTemporary lasts, as staff give them.
+const TemporaryFor = 7 * 24 * time.Hour
+
+// Create stores the account a (Status Locked stores it locked with no
+// end) with the password, and a temporary password when temp is set, at
+// now; it returns the stored account with its id and status.
+func Create(t testing.TB, db *store.DB, now time.Time, a account.Account, password, temp string) account.Account {
+	t.Helper()
+	ctx := context.Background()
+	pwHash := Hash(t, password)
+	locked := a.Status == account.Locked
+	a.Status = account.Active
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if a, err = account.Insert(ctx, tx, a, pwHash, now); err != nil {
+			return err
+		}
+		if locked {
+			if err := account.Lock(ctx, tx, a.ID, time.Time{}, now); err != nil {
+				return err
+			}
+			a.Status = account.Locked
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("create account %s: %v", a.Email, err)
+	}
+	if temp != "" {
+		GiveTemporary(t, db, now, a.ID, temp)
+		a.Status = account.Temporary
+	}
+	return a
+}
+
+// GiveTemporary issues a temporary password to the account at now, as
+// staff do, lasting TemporaryFor.
+func GiveTemporary(t testing.TB, db *store.DB, now time.Time, accountID, temp string) {
+	t.Helper()
+	ctx := context.Background()
+	th := Hash(t, temp)
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		return account.SetTemporaryPassword(ctx, tx, accountID, th, now.Add(TemporaryFor), now)
+	})
+	if err != nil {
+		t.Fatalf("temporary password: %v", err)
+	}
+}
