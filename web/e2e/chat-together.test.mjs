@@ -10,27 +10,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { arrive, checkA11y, launchBrowser, openPage, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+import { test } from 'node:test';
+import { arrive, checkA11y, openPage, realErrors, repoRoot, startSuite, waitForMail } from './harness.mjs';
 import { codes } from './totp.mjs';
-
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
 
 // Thursday 26 November 2026, 15:00 in Toronto: belair's Québec chat is open (8:00–20:00).
 const DEV_NOW = '2026-11-26T15:00:00-05:00';
 
-before(async () => {
-  server = await startServer({ env: { GUICHET_DEV_NOW: DEV_NOW } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite({ env: { GUICHET_DEV_NOW: DEV_NOW } });
 
 /**
  * @param {string} file

@@ -15,24 +15,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { arrive, checkA11y, launchBrowser, openPage, realErrors, repoRoot, siteConfig, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { arrive, checkA11y, openPage, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
 import { codes } from './totp.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /** @type {Record<string, string>} */
 const consoleEn = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.en.json'), 'utf8'));

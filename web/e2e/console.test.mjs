@@ -6,24 +6,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, keepSecret, launchBrowser, openPage, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, keepSecret, openPage, pathOf, realErrors, repoRoot, startSuite } from './harness.mjs';
 import { codes, totp } from './totp.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 const consoleUrl = (path = '/') => `http://console.localhost:${server.port}${path}`;
 /** @type {Record<string, string>} */

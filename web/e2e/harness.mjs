@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
 
@@ -420,6 +421,37 @@ export function keptPages(browser, options = {}) {
       kept.clear();
     },
   };
+}
+
+/**
+ * @typedef {object} FileSuite
+ * @property {Server} server
+ * @property {import('playwright-core').Browser} browser
+ * @property {KeptPages} pages a page per host, opened afresh by each test
+ */
+
+/**
+ * What most browser test files start with, awaited at their top level: the
+ * server (startServer's options), the browser and its kept pages, and an
+ * after() hook of the file that closes the browser and stops the server.
+ * @param {Parameters<typeof startServer>[0]} [options]
+ * @returns {Promise<FileSuite>}
+ */
+export async function startSuite(options) {
+  const server = await startServer(options);
+  /** @type {import('playwright-core').Browser} */
+  let browser;
+  try {
+    browser = await launchBrowser();
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  after(async () => {
+    await browser.close();
+    await server.stop();
+  });
+  return { server, browser, pages: keptPages(browser) };
 }
 
 /**
