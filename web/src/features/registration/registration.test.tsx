@@ -1,5 +1,5 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSection } from '@/i18n/section';
 import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow, type RegistrationState } from '@/lib/flow/state';
@@ -8,6 +8,8 @@ import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeRoutes } from '@/lib/flow/testing';
 import type { PublicBrand } from '@/lib/site/types';
 import { renderApp } from '@/test/render';
+import { submittedForms } from '@/test/flow-hooks';
+import { alertText, click, heading, type, where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { afterCode, afterEmail, afterIdentification, MIN_SPINNER_MS, selectionOf } from './flow';
 import { registrationRoadblock } from './use-registration-response';
@@ -31,7 +33,7 @@ const found = (twoFactorValidations: unknown[], extra: Record<string, unknown> =
 const notFound: FakeAnswer = { status: 404, body: { errorCode: 'POLICY_NUMBER_NOT_FOUND', messageKey: 'identification.notFound' } };
 const registered: FakeAnswer = { status: 200, body: { status: 'REGISTERED' } };
 
-let submitted: HTMLFormElement[];
+const submitted = submittedForms();
 
 // The registration texts load with the feature (a lazy chunk); loaded once
 // here, as renderApp loads the catalogues, so no page's first render waits
@@ -41,30 +43,8 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  submitted = [];
-  vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
-    submitted.push(this);
-  });
   forgetPages();
 });
-
-afterEach(() => {
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  sessionStorage.clear();
-  document.querySelectorAll('body > form').forEach((form) => form.remove());
-});
-
-const where = () => window.location.pathname + window.location.search;
-const type = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
-const click = (name: string) => act(async () => fireEvent.click(screen.getByRole('button', { name })));
-const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
-const alertText = () =>
-  screen
-    .getAllByRole('alert')
-    .map((a) => a.textContent)
-    .join(' ');
 
 /** Opens a registration page as the flow reaches it: the registration state, arriving from `from`. */
 async function openAt(url: string, routes: FakeRoutes, from: string | null, registration: RegistrationState | null, brand: PublicBrand = belair) {
