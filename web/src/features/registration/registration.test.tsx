@@ -46,6 +46,13 @@ beforeEach(() => {
   forgetPages();
 });
 
+/** The email page's form filled in (the address, retyped) and submitted. */
+async function submitEmail(address: string, retype = address) {
+  type('Email address', address);
+  type('Confirm your email address', retype);
+  await click('Next');
+}
+
 /** Opens a registration page as the flow reaches it: the registration state, arriving from `from`. */
 async function openAt(url: string, routes: FakeRoutes, from: string | null, registration: RegistrationState | null, brand: PublicBrand = belair) {
   const calls = fakeApi(routes);
@@ -63,6 +70,13 @@ async function fillIdentification() {
   fireEvent.change(screen.getByLabelText('Month'), { target: { value: '05' } });
   type('Year', '1980');
   type('Postal code', 'h2x1y4');
+}
+
+/** The identification page, once shown, filled in and submitted. */
+async function submitIdentification() {
+  await heading('Create your online account');
+  await fillIdentification();
+  await click('Next');
 }
 
 describe('spec §4.2 routing', () => {
@@ -160,9 +174,7 @@ describe('/registration/identification', () => {
 
   it('240: the registration is kept and the choice opens', async () => {
     const calls = await openAt('/registration/identification', { [FIND]: found([EMAIL_OPTION, SMS_OPTION, NONE_OPTION]) }, null, null);
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Verify your identity');
     expect(where()).toBe('/registration/validation');
     expect(calls[0]?.body).toEqual({
@@ -184,9 +196,7 @@ describe('/registration/identification', () => {
     { options: [PIN_OPTION, NONE_OPTION], to: '/registration/validation/pin', title: 'Enter your PIN' },
   ])('240 with $options.length option(s) goes to $to', async ({ options, to, title }) => {
     await openAt('/registration/identification', { [FIND]: found(options) }, null, null);
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await waitFor(() => expect(where()).toBe(to));
     await screen.findByRole('heading', { level: 1, name: (name) => name.replace(/['’]/g, '’') === title });
   });
@@ -199,13 +209,9 @@ describe('/registration/identification', () => {
       null,
       null,
     );
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Check your inbox');
     expect(calls.map((c) => c.path)).toEqual(['/api/v1/accounts/find', `/api/v1/registrations/${REG}/validations/ask-9/`]);
   });
@@ -222,17 +228,13 @@ describe('/registration/identification', () => {
       null,
       null,
     );
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Enter your PIN');
     expect(readFlow().registration).toMatchObject({ selectedTwoFactor: 'opt-pin', resendTwoFactor: 0 });
     type('PIN', 'ab12cd34');
     await click('Next');
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Enter your security code');
     expect(calls.map((c) => [c.path, c.body])).toEqual([
       ['/api/v1/accounts/find', expect.anything()],
@@ -525,18 +527,14 @@ describe('/registration/account-creation/email and /new-email', () => {
       askEmail,
     );
     await heading('Choose another email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));
   });
 
   it('the retype must match', async () => {
     const calls = await openAt('/registration/account-creation/new-email', {}, '/registration/validation/email', askEmail);
     await heading('Choose another email address');
-    type('Email address', 'one@example.com');
-    type('Confirm your email address', 'two@example.com');
-    await click('Next');
+    await submitEmail('one@example.com', 'two@example.com');
     expect(await screen.findByText('Please correct the following errors')).toBeTruthy();
     expect(calls).toEqual([]);
   });
@@ -562,9 +560,7 @@ describe('/registration/account-creation/email and /new-email', () => {
       { ...askEmail, nextOption: { id: 'ask-1', method: 'ask-email', maskedValue: '' } },
     );
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Enter your security code');
     expect(where()).toBe('/registration/validation/email');
     expect(screen.getByText(fullText(/by email to n\*\*\*@example\.com/))).toBeTruthy();
@@ -579,9 +575,7 @@ describe('/registration/account-creation/email and /new-email', () => {
       askEmail,
     );
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Check your inbox');
     expect(screen.getByText(fullText(/We sent an email to new@example\.com/))).toBeTruthy();
   });
@@ -697,9 +691,7 @@ describe('a whole registration in the app', () => {
       null,
       null,
     );
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Verify your identity');
     await click('Next');
     await heading('Enter your security code');
