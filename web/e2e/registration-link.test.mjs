@@ -8,8 +8,8 @@
 // no link token (the harness keeps every token=… the mailbox shows).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { arrive, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, codeOf, mailbox, openPage, pathOf, press, realErrors, repoRoot, startSuite, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -25,20 +25,7 @@ const POSTAL = 'M5V 2T6';
 const LICENCE = 'A12341234512345';
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').Server} */
-let server;
-
-before(async () => {
-  browser = await launchBrowser();
-  server = await startServer();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /**
  * The link of an email-proof message.

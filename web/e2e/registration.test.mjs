@@ -7,8 +7,8 @@
 // limit, 20 per 10 minutes, is never met).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { arrive, brands, checkA11y, codeOf, keptPages, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, brands, checkA11y, codeOf, mailbox, openPage, pathOf, PHONE_320, press, realErrors, repoRoot, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
 
 /** @param {string} path */
 const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
@@ -49,31 +49,15 @@ const people = {
   registered: { policy: 'BNA1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
 };
 
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = await startBrowser();
 
 describe('the create-account button: smart registration where the brand has the flag (belair, intact), else registration identification', () => {
-  /** @type {import('./harness.mjs').Server} */
-  let server;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const suite = serverForSuite(browser);
 
   for (const brand of brands) {
     test(brand, async () => {
       const smart = brand === 'belair' || brand === 'intact';
-      const { context, page, errors } = await openPage(browser, server.url(brand, '/?lang=en'));
+      const { context, page, errors } = await openPage(browser, suite.server.url(brand, '/?lang=en'));
       try {
         await press(page, page.getByRole('link', { name: messages.en['login.createAccount'] }));
         await arrive(page, smart ? smartTitle : messages.en['registration.identification.title']);
@@ -89,19 +73,8 @@ describe('the create-account button: smart registration where the brand has the 
 for (const language of /** @type {const} */ (['en', 'fr'])) {
   const m = messages[language];
   describe(`registration in ${language === 'en' ? 'English' : 'French'}`, () => {
-    /** @type {import('./harness.mjs').Server} */
-    let server;
-    /** @type {import('./harness.mjs').KeptPages} the visitor's page, opened afresh by each test */
-    let visitor;
-    before(async () => {
-      server = await startServer();
-      // French, the longer words, on the narrowest phone (320 px, WCAG 1.4.10 reflow); English at the default desktop width.
-      visitor = keptPages(browser, language === 'fr' ? { viewport: { width: 320, height: 640 } } : {});
-    });
-    after(async () => {
-      await visitor?.close();
-      await server?.stop();
-    });
+    // French, the longer words, on the narrowest phone; English at the default desktop width.
+    const suite = serverForSuite(browser, language === 'fr' ? PHONE_320 : {});
 
     /**
      * A fresh visitor on the login page, in the language (cookies, so the
@@ -112,7 +85,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         { name: 'province', value: 'on' },
         { name: 'language', value: language },
       ];
-      const opened = await visitor.open(server.url(BRAND, '/'), { cookies });
+      const opened = await suite.visitor.open(suite.server.url(BRAND, '/'), { cookies });
       await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
       await arrive(opened.page, m['registration.identification.title']);
       return opened;
@@ -155,13 +128,13 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
      * @param {Set<string>} seen
      */
     async function typeCodeFrom(page, to, seen) {
-      const mail = await waitForMail(server, to, 'registration-code', seen);
+      const mail = await waitForMail(suite.server, to, 'registration-code', seen);
       await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
       await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
     }
 
     /** @param {string} to */
-    const seenMail = async (to) => new Set((await mailbox(server, to)).map((mail) => mail.id));
+    const seenMail = async (to) => new Set((await mailbox(suite.server, to)).map((mail) => mail.id));
 
     /**
      * The password page: password, confirmation, terms; the SSO signs in and /my-account lists the policy.
@@ -217,7 +190,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/sms');
-      await waitForMail(server, to, 'registration-code', seen);
+      await waitForMail(suite.server, to, 'registration-code', seen);
       await press(page, page.getByRole('button', { name: m['registration.code.resend'] }));
       await page.getByRole('button', { name: m['registration.code.resending'] }).waitFor();
       await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
@@ -387,20 +360,20 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         '/registration/account-creation/new-email',
         '/registration/account-creation/password',
       ]) {
-        const { page } = await visitor.open(server.url(BRAND, `${path}?lang=${language}&from=x`));
+        const { page } = await suite.visitor.open(suite.server.url(BRAND, `${path}?lang=${language}&from=x`));
         await page.waitForURL((url) => url.pathname === '/');
         assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
         await arrive(page, m['login.title'], { focus: false });
       }
       // email-sent without a registration under way, and the link's entry without its token (issue 28): / too.
       for (const path of ['/registration/email-sent', '/registration/link']) {
-        const { page } = await visitor.open(server.url(BRAND, `${path}?lang=${language}&from=x`));
+        const { page } = await suite.visitor.open(suite.server.url(BRAND, `${path}?lang=${language}&from=x`));
         await page.waitForURL((url) => url.pathname === '/');
         assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
         await arrive(page, m['login.title'], { focus: false });
       }
       // /registration keeps redirecting to identification with the query string.
-      const { page } = await visitor.open(server.url(BRAND, `/registration?lang=${language}&from=x`));
+      const { page } = await suite.visitor.open(suite.server.url(BRAND, `/registration?lang=${language}&from=x`));
       await arrive(page, m['registration.identification.title'], { focus: false });
       assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
     });
