@@ -108,7 +108,26 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await typeInto(page, page.getByLabel(m['form.year']), dob.year);
       await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
       await typeInto(page, page.getByLabel(m['form.driverLicence']), LICENCE);
+      await pressNext(page);
+    }
+
+    /**
+     * Presses the page's Next button.
+     * @param {import('playwright-core').Page} page
+     */
+    async function pressNext(page) {
       await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    }
+
+    /**
+     * Types an email and its confirmation on the email page and presses Next.
+     * @param {import('playwright-core').Page} page
+     * @param {string} email
+     */
+    async function submitEmail(page, email) {
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+      await pressNext(page);
     }
 
     /**
@@ -130,7 +149,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     async function typeCodeFrom(page, to, seen) {
       const mail = await waitForMail(suite.server, to, 'registration-code', seen);
       await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
     }
 
     /** @param {string} to */
@@ -164,7 +183,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await arrive(page, m['registration.validation.title']);
       assert.equal(pathOf(page), '/registration/validation');
       await press(page, page.getByRole('radio', { name: /@/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, to, seen);
@@ -187,7 +206,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.sms);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: /0101/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/sms');
       await waitForMail(suite.server, to, 'registration-code', seen);
@@ -204,16 +223,16 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.pin);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: m['registration.validation.option.pin'] }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.pin.title']);
       assert.equal(pathOf(page), '/registration/validation/pin');
       await page.getByRole('img', { name: m['registration.pin.imageTitle'] }).waitFor();
       // A wrong PIN first: the page says so, with the tries left.
       await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await page.getByRole('alert').filter({ hasText: m['registration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
       await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await createAccount(page, people.pin.policy);
       assert.deepEqual(realErrors(errors), []);
     });
@@ -227,13 +246,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       assert.equal(pathOf(page), '/registration/validation/pin');
       await checkA11y(page);
       await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.email.title']);
       assert.equal(pathOf(page), '/registration/account-creation/email');
       const seen = await seenMail(email);
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, email);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, email, seen);
@@ -247,15 +264,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.askEmail);
       await arrive(page, m['registration.email.title']);
       assert.equal(pathOf(page), '/registration/account-creation/email');
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), DEMO_EMAIL);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), DEMO_EMAIL);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, DEMO_EMAIL);
       await page.getByRole('alert').filter({ hasText: m['registration.email.taken'].replace('{email}', DEMO_EMAIL) }).waitFor();
       assert.equal(pathOf(page), '/registration/account-creation/email');
       const seen = await seenMail(email);
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, email);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, email, seen);
@@ -269,16 +282,14 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.askUsername);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: /@/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       await typeCodeFrom(page, DEMO_EMAIL, seen);
       await arrive(page, m['registration.newEmail.title']);
       assert.equal(pathOf(page), '/registration/account-creation/new-email');
       const email = `ugo.${language}@example.com`;
       const seenNew = await seenMail(email);
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, email);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, email, seenNew);
@@ -293,7 +304,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.ubi);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: /0107/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       await typeCodeFrom(page, to, seen);
       await arrive(page, m['registration.passwordValidation.title']);
