@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { arrive, codeOf, mailbox, openPage, pathOf, press, realErrors, repoRoot, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
 
 const json = (/** @type {string} */ path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(join(repoRoot, path), 'utf8')));
@@ -101,14 +102,7 @@ async function share(t) {
   /** @type {Awaited<ReturnType<typeof tap>>} */
   let wire;
   try {
-    await arrive(agent.page, t['console.signIn.title'], { focus: false });
-    await agent.page.getByLabel('Email address').fill('agent@console.example');
-    await agent.page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
-    await agent.page.getByRole('button', { name: t['console.signIn.submit'] }).click();
-    await arrive(agent.page, t['console.code.title']);
-    await agent.page.getByLabel(t['console.code.code'], { exact: true }).fill(await nextCode());
-    await agent.page.getByRole('button', { name: t['console.code.submit'] }).click();
-    await arrive(agent.page, t['console.search.title']);
+    await signInStaff(agent.page, 'agent@console.example', nextCode, { focus: false });
     viewer = await tap(agent.context, agent.page);
     wire = await tap(visitor.context, page);
 

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { arrive, checkA11y, openPage, pathOf, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
 
 // A Wednesday at 15:00 in Toronto: chat is open by the hours (the chat request's case).
@@ -36,14 +37,7 @@ const nextCode = codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA');
 /** The agent, signed in to the console (password and TOTP), on its search page. */
 async function agentSignedIn() {
   const { context, page, errors } = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
-  await arrive(page, consoleEn['console.signIn.title'], { focus: false });
-  await page.getByLabel('Email address').fill('agent@console.example');
-  await page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
-  await page.getByRole('button', { name: consoleEn['console.signIn.submit'] }).click();
-  await arrive(page, consoleEn['console.code.title']);
-  await page.getByLabel(consoleEn['console.code.code'], { exact: true }).fill(await nextCode());
-  await page.getByRole('button', { name: consoleEn['console.code.submit'] }).click();
-  await arrive(page, consoleEn['console.search.title']);
+  await signInStaff(page, 'agent@console.example', nextCode, { focus: false });
   return { context, page, errors };
 }
 
