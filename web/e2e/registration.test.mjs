@@ -6,31 +6,20 @@
 // in one does not exist in the other, and the per-address identification
 // limit, 20 per 10 minutes, is never met).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { arrive, brands, checkA11y, codeOf, mailbox, openPage, pathOf, PHONE_320, press, realErrors, repoRoot, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { arrive, brands, checkA11y, codeOf, mailbox, openPage, pathOf, PHONE_320, press, realErrors, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { catalogue, DOB, LICENCE, NEW_PASSWORD, PIN, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
 /** What the visitor reads: the catalogues and the registration section, by language. */
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
-};
+const messages = registrationMessages();
 
 /** Smart registration's first page (issue 15), where the create-account button of belair and intact goes. */
-const smartTitle = /** @type {string} */ (json('sections/smartRegistration.en.json')['smartRegistration.accountType.title']);
+const smartTitle = /** @type {string} */ (catalogue('sections/smartRegistration.en.json')['smartRegistration.accountType.title']);
 
 // A brand without the registration flag: its create-account button comes here (belair and intact go to smart registration).
 const BRAND = 'bna';
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
-/** Belair's default province, on, has UBI: a well-formed Ontario licence (none is on file for the demo people). */
-const LICENCE = 'A12341234512345';
-const PIN = 'AB12CD34';
 const DEMO_EMAIL = `demo@${BRAND}.example`;
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
 /**
  * @typedef {{ policy: string; first: string; last: string; dob?: { day: string; month: { en: string; fr: string }; year: string } }} Person

@@ -7,25 +7,14 @@
 // the other); the ended session has one whose clock the test moves past
 // the session's lifetime (POST /_dev/clock, --dev only).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
-import { advanceClock, arrive, checkA11y, codeOf, keptPages, mailbox, pathOf, press, realErrors, repoRoot, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { advanceClock, arrive, checkA11y, codeOf, keptPages, mailbox, pathOf, press, realErrors, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { DOB, LICENCE, NEW_PASSWORD, PIN, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
 /** What the visitor reads: the catalogues and the two registration sections, by language. */
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json'), ...json('sections/smartRegistration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json'), ...json('sections/smartRegistration.fr.json') },
-};
+const messages = registrationMessages('smartRegistration');
 
 const ACCOUNT_TYPE = '/create-an-account/identification/account-type';
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
-/** On (both brands' default province) has UBI: the licence is asked for, optional; a well-formed one is typed. */
-const LICENCE = 'A12341234512345';
-const PIN = 'AB12CD34';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
 /** The demo people (docs/registration-demo.md): policy number by brand (intact in on: 9 characters). */
 const people = {

@@ -6,24 +6,16 @@
 // the server's data dir (harness cli); --send puts the invitation in the dev
 // mailbox, whose link the visitor follows.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, mailbox, pathOf, PHONE_320, press, realErrors, repoRoot, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, mailbox, pathOf, PHONE_320, press, realErrors, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { DOB, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
-};
+/** What the visitor reads, by language. */
+const messages = registrationMessages();
 
 const BRAND = 'belair';
-/** The demo people's date of birth and postal code (docs/registration-demo.md). */
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
 const DEMO_EMAIL = `demo@${BRAND}.example`;
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
 /** The token demo people of docs/registration-demo.md, by the action their token reads as. */
 const people = {
