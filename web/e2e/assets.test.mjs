@@ -5,23 +5,10 @@
 // host over plain http it offers "gzip, deflate" only, which the second test
 // sends itself.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /**
  * Opens the login page in a fresh context and returns the headers of every

@@ -6,33 +6,18 @@ import assert from 'node:assert/strict';
 import { copyFile, cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, realErrors, repoRoot, siteConfig, startServer } from './harness.mjs';
+import { after, test } from 'node:test';
+import { checkA11y, openPage, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {string} */
-let brandsDir;
-
-before(async () => {
-  brandsDir = await mkdtemp(join(tmpdir(), 'guichet-brands-'));
-  const config = join(repoRoot, 'config/brands');
-  for (const name of (await readdir(config)).filter((n) => n.endsWith('.yaml'))) {
-    await copyFile(join(config, name), join(brandsDir, name));
-  }
-  await copyFile(join(repoRoot, 'testdata/brands/acme.yaml'), join(brandsDir, 'acme.yaml'));
-  await cp(join(repoRoot, 'testdata/brands/acme'), join(brandsDir, 'acme'), { recursive: true });
-  server = await startServer({ brandsDir });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (brandsDir) await rm(brandsDir, { recursive: true, force: true });
-});
+const brandsDir = await mkdtemp(join(tmpdir(), 'guichet-brands-'));
+const shipped = join(repoRoot, 'config/brands');
+for (const name of (await readdir(shipped)).filter((n) => n.endsWith('.yaml'))) {
+  await copyFile(join(shipped, name), join(brandsDir, name));
+}
+await copyFile(join(repoRoot, 'testdata/brands/acme.yaml'), join(brandsDir, 'acme.yaml'));
+await cp(join(repoRoot, 'testdata/brands/acme'), join(brandsDir, 'acme'), { recursive: true });
+const { server, browser } = await startSuite({ brandsDir });
+after(() => rm(brandsDir, { recursive: true, force: true }));
 
 for (const language of ['en', 'fr']) {
   test(`acme.localhost serves the sixth brand (${language})`, async () => {

@@ -5,25 +5,12 @@
 // in (GUICHET_HASH_WAIT_BUDGET=1ns), so its admission control refuses every
 // password check as it would under a flood.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pathOf, realErrors, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { checkA11y, openPage, pathOf, realErrors, startSuite } from './harness.mjs';
 
 const BUSY = 'The service is busy. Try again in a few seconds.';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer({ env: { GUICHET_HASH_WAIT_BUDGET: '1ns' } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite({ env: { GUICHET_HASH_WAIT_BUDGET: '1ns' } });
 
 /**
  * Submits the login form and returns the password check's answer.

@@ -8,26 +8,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { arrive, checkA11y, launchBrowser, openPage, realErrors, repoRoot, siteConfig, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, checkA11y, openPage, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
-
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
 
 const DEV_NOW = '2026-11-25T15:00:00-05:00';
 
-before(async () => {
-  server = await startServer({ env: { GUICHET_DEV_NOW: DEV_NOW } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite({ env: { GUICHET_DEV_NOW: DEV_NOW } });
 
 /** @type {Record<string, string>} */
 const en = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.en.json'), 'utf8'));
@@ -50,14 +38,7 @@ const staff = {
  */
 async function agentOnChat(who) {
   const { context, page, errors } = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
-  await arrive(page, en['console.signIn.title'], { focus: false });
-  await page.getByLabel('Email address').fill(staff[who].email);
-  await page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
-  await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
-  await arrive(page, en['console.code.title']);
-  await page.getByLabel(en['console.code.code'], { exact: true }).fill(await staff[who].next());
-  await page.getByRole('button', { name: en['console.code.submit'] }).click();
-  await arrive(page, en['console.search.title']);
+  await signInStaff(page, staff[who].email, staff[who].next, { focus: false });
   await page.getByRole('link', { name: en['console.nav.chat'], exact: true }).click();
   await arrive(page, en['console.chat.title']);
   return { context, page, errors };

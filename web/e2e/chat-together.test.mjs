@@ -10,27 +10,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { arrive, checkA11y, launchBrowser, openPage, realErrors, repoRoot, startServer, waitForMail } from './harness.mjs';
+import { test } from 'node:test';
+import { arrive, checkA11y, openPage, realErrors, repoRoot, startSuite, waitForMail } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
-
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
 
 // Thursday 26 November 2026, 15:00 in Toronto: belair's Québec chat is open (8:00–20:00).
 const DEV_NOW = '2026-11-26T15:00:00-05:00';
 
-before(async () => {
-  server = await startServer({ env: { GUICHET_DEV_NOW: DEV_NOW } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite({ env: { GUICHET_DEV_NOW: DEV_NOW } });
 
 /**
  * @param {string} file
@@ -65,14 +53,7 @@ test('a visitor in French and the dev agent chat through their pages: bot, queue
   // The agent signs in (password, then a TOTP code on the real clock) and goes available in French.
   const agent = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
   const desk = agent.page;
-  await arrive(desk, c('console.signIn.title'), { focus: false });
-  await desk.getByLabel('Email address').fill(AGENT.email);
-  await desk.getByLabel('Password', { exact: true }).fill(AGENT.password);
-  await desk.getByRole('button', { name: c('console.signIn.submit') }).click();
-  await arrive(desk, c('console.code.title'));
-  await desk.getByLabel(c('console.code.code'), { exact: true }).fill(await AGENT.next());
-  await desk.getByRole('button', { name: c('console.code.submit') }).click();
-  await arrive(desk, c('console.search.title'));
+  await signInStaff(desk, AGENT.email, AGENT.next, { password: AGENT.password, focus: false });
   await desk.getByRole('link', { name: c('console.nav.chat'), exact: true }).click();
   await arrive(desk, c('console.chat.title'));
   const english = desk.getByRole('checkbox', { name: 'English', exact: true });

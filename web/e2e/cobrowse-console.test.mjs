@@ -15,24 +15,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { arrive, checkA11y, launchBrowser, openPage, realErrors, repoRoot, siteConfig, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { arrive, checkA11y, openPage, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /** @type {Record<string, string>} */
 const consoleEn = JSON.parse(readFileSync(join(repoRoot, 'web/src/i18n/sections/console.en.json'), 'utf8'));
@@ -139,14 +127,7 @@ const SUPERVISOR = { email: 'supervisor@console.example', password: 'Guichet-Sta
 async function signIn(who) {
   const opened = await openPage(browser, `http://console.localhost:${server.port}/sign-in`, { viewport: { width: 1280, height: 900 } });
   const desk = opened.page;
-  await arrive(desk, c('console.signIn.title'), { focus: false });
-  await desk.getByLabel('Email address').fill(who.email);
-  await desk.getByLabel('Password', { exact: true }).fill(who.password);
-  await desk.getByRole('button', { name: c('console.signIn.submit') }).click();
-  await arrive(desk, c('console.code.title'));
-  await desk.getByLabel(c('console.code.code'), { exact: true }).fill(await who.next());
-  await desk.getByRole('button', { name: c('console.code.submit') }).click();
-  await arrive(desk, c('console.search.title'));
+  await signInStaff(desk, who.email, who.next, { password: who.password, focus: false });
   return opened;
 }
 

@@ -19,35 +19,22 @@ import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { arrive, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { after, test } from 'node:test';
+import { arrive, codeOf, mailbox, openPage, pathOf, press, realErrors, repoRoot, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
-
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-let brandsDir = '';
 
 const json = (/** @type {string} */ path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(join(repoRoot, path), 'utf8')));
 
-before(async () => {
-  // belair records its co-browse events (rows kept after the session ends).
-  brandsDir = await mkdtemp(join(tmpdir(), 'guichet-brands-'));
-  await cp(join(repoRoot, 'config/brands'), brandsDir, { recursive: true });
-  const file = join(brandsDir, 'belair.yaml');
-  const yaml = await readFile(file, 'utf8');
-  assert.match(yaml, /cobrowse:\n {2}record: false/);
-  await writeFile(file, yaml.replace(/cobrowse:\n {2}record: false/, 'cobrowse:\n  record: true'));
-  server = await startServer({ brandsDir });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (brandsDir) await rm(brandsDir, { recursive: true, force: true });
-});
+// belair records its co-browse events (rows kept after the session ends).
+const brandsDir = await mkdtemp(join(tmpdir(), 'guichet-brands-'));
+await cp(join(repoRoot, 'config/brands'), brandsDir, { recursive: true });
+const belairFile = join(brandsDir, 'belair.yaml');
+const yaml = await readFile(belairFile, 'utf8');
+assert.match(yaml, /cobrowse:\n {2}record: false/);
+await writeFile(belairFile, yaml.replace(/cobrowse:\n {2}record: false/, 'cobrowse:\n  record: true'));
+const { server, browser } = await startSuite({ brandsDir });
+after(() => rm(brandsDir, { recursive: true, force: true }));
 
 const m = () => ({
   ...json('web/src/i18n/en.json'),
@@ -115,14 +102,7 @@ async function share(t) {
   /** @type {Awaited<ReturnType<typeof tap>>} */
   let wire;
   try {
-    await arrive(agent.page, t['console.signIn.title'], { focus: false });
-    await agent.page.getByLabel('Email address').fill('agent@console.example');
-    await agent.page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
-    await agent.page.getByRole('button', { name: t['console.signIn.submit'] }).click();
-    await arrive(agent.page, t['console.code.title']);
-    await agent.page.getByLabel(t['console.code.code'], { exact: true }).fill(await nextCode());
-    await agent.page.getByRole('button', { name: t['console.code.submit'] }).click();
-    await arrive(agent.page, t['console.search.title']);
+    await signInStaff(agent.page, 'agent@console.example', nextCode, { focus: false });
     viewer = await tap(agent.context, agent.page);
     wire = await tap(visitor.context, page);
 

@@ -10,27 +10,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { arrive, checkA11y, launchBrowser, openPage, pathOf, realErrors, repoRoot, siteConfig, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, checkA11y, openPage, pathOf, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
-
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
 
 // A Wednesday at 15:00 in Toronto: chat is open by the hours (the chat request's case).
 const DEV_NOW = '2026-11-25T15:00:00-05:00';
 
-before(async () => {
-  server = await startServer({ env: { GUICHET_DEV_NOW: DEV_NOW } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite({ env: { GUICHET_DEV_NOW: DEV_NOW } });
 
 /** @type {Record<'en' | 'fr', Record<string, string>>} */
 const text = {
@@ -49,14 +37,7 @@ const nextCode = codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA');
 /** The agent, signed in to the console (password and TOTP), on its search page. */
 async function agentSignedIn() {
   const { context, page, errors } = await openPage(browser, `http://console.localhost:${server.port}/sign-in`);
-  await arrive(page, consoleEn['console.signIn.title'], { focus: false });
-  await page.getByLabel('Email address').fill('agent@console.example');
-  await page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
-  await page.getByRole('button', { name: consoleEn['console.signIn.submit'] }).click();
-  await arrive(page, consoleEn['console.code.title']);
-  await page.getByLabel(consoleEn['console.code.code'], { exact: true }).fill(await nextCode());
-  await page.getByRole('button', { name: consoleEn['console.code.submit'] }).click();
-  await arrive(page, consoleEn['console.search.title']);
+  await signInStaff(page, 'agent@console.example', nextCode, { focus: false });
   return { context, page, errors };
 }
 

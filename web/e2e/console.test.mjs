@@ -6,24 +6,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, keepSecret, launchBrowser, openPage, pathOf, realErrors, repoRoot, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, keepSecret, openPage, pathOf, realErrors, repoRoot, startSuite } from './harness.mjs';
+import { signInStaff } from './staff.mjs';
 import { codes, totp } from './totp.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 const consoleUrl = (path = '/') => `http://console.localhost:${server.port}${path}`;
 /** @type {Record<string, string>} */
@@ -64,23 +52,6 @@ async function arrive(page, title) {
   await page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor();
   await page.waitForFunction((t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t, title);
   await checkA11y(page);
-}
-
-/**
- * Signs a seeded member in with the password and a TOTP code; resolves on the search page.
- * @param {import('playwright-core').Page} page
- * @param {string} email
- * @param {() => Promise<string>} nextCode
- */
-async function signIn(page, email, nextCode) {
-  await arrive(page, en['console.signIn.title']);
-  await page.getByLabel('Email address').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill('Guichet-Staff-2026!');
-  await page.getByRole('button', { name: en['console.signIn.submit'] }).click();
-  await arrive(page, en['console.code.title']);
-  await page.getByLabel(en['console.code.code'], { exact: true }).fill(await nextCode());
-  await page.getByRole('button', { name: en['console.code.submit'] }).click();
-  await arrive(page, en['console.search.title']);
 }
 
 describe('console', () => {
@@ -213,7 +184,7 @@ describe('console', () => {
 
   test('an agent unlocks a locked customer, who then signs in; a temporary password leads to /reset; a disabled account meets the block roadblock', async () => {
     const { context, page, errors } = await open('/sign-in');
-    await signIn(page, 'agent@console.example', codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA'));
+    await signInStaff(page, 'agent@console.example', codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA'));
 
     await openCustomer(page, 'locked@belair.example');
     await act(page, 'unlock', 'unlock');
@@ -246,7 +217,7 @@ describe('console', () => {
 
   test('a supervisor turns maintenance on and off; an agent is refused another brand’s customer', async () => {
     const { context, page } = await open('/sign-in');
-    await signIn(page, 'supervisor@console.example', codes('GUICHETSUPERVISORDEVTOTPSECRETAA'));
+    await signInStaff(page, 'supervisor@console.example', codes('GUICHETSUPERVISORDEVTOTPSECRETAA'));
     // The supervisor serves every brand: a bna customer's page, whose address the agent tries below.
     await page.getByLabel(en['console.search.query']).fill('demo@bna.example');
     await page.getByRole('button', { name: en['console.search.submit'] }).click();
@@ -294,7 +265,7 @@ describe('console', () => {
     await context.close();
 
     const agent = await open('/sign-in');
-    await signIn(agent.page, 'agent@console.example', codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA'));
+    await signInStaff(agent.page, 'agent@console.example', codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA'));
     assert.equal(await agent.page.getByRole('link', { name: en['console.nav.maintenance'] }).count(), 0);
     await agent.page.goto(consoleUrl(href));
     await agent.page.getByText(en['console.error.forbiddenBrand']).waitFor();
@@ -304,7 +275,7 @@ describe('console', () => {
 
   test('an admin adds a staff member (set-up link shown once) and disables them', async () => {
     const { context, page } = await open('/sign-in');
-    await signIn(page, 'admin@console.example', codes('GUICHETADMINDEVTOTPSECRETAAAAAAA'));
+    await signInStaff(page, 'admin@console.example', codes('GUICHETADMINDEVTOTPSECRETAAAAAAA'));
     await page.getByRole('link', { name: en['console.nav.staff'] }).click();
     await arrive(page, en['console.staff.title']);
     await page.getByRole('row').filter({ hasText: 'agent@console.example' }).waitFor();

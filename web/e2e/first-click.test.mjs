@@ -5,8 +5,8 @@
 // errors above the button moved it from under the pointer before the click.
 // Defect 9: after a wrong code, /verify shows the server's message only.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, codeOf, launchBrowser, mailbox, pathOf, siteConfig, startServer, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, codeOf, mailbox, pathOf, siteConfig, startSuite, waitForMail } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const NEW_PASSWORD = 'Fresh-Start-2026#';
@@ -15,20 +15,7 @@ const SUMMARY = 'Please correct the following errors';
 const CODE_REQUIRED = 'Enter the 6-digit security code.';
 const WRONG_CODE = 'The security code is incorrect. Try again.';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /**
  * @typedef {object} Pointer

@@ -6,23 +6,10 @@
 // network), and the layout shifts the browser records must stay under
 // Lighthouse's good mark for the target (0.02).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { launchBrowser, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /**
  * Loads a page on a phone-sized screen with every script but the entry

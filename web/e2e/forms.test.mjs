@@ -2,26 +2,10 @@
 // built binary: masking, upper-casing, paste, errors and focus on submit,
 // normalized values, axe in each state, in English and French.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, keptPages, launchBrowser, openPage, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, openPage, startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
-let pages;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  pages = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser, pages } = await startSuite();
 
 const text = {
   en: {

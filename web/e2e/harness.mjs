@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
 
@@ -420,6 +421,69 @@ export function keptPages(browser, options = {}) {
       kept.clear();
     },
   };
+}
+
+/**
+ * @typedef {object} FileSuite
+ * @property {Server} server
+ * @property {import('playwright-core').Browser} browser
+ * @property {KeptPages} pages a page per host, opened afresh by each test
+ */
+
+/**
+ * What most browser test files start with, awaited at their top level: the
+ * server (startServer's options), the browser and its kept pages, and an
+ * after() hook of the file that closes the browser and stops the server.
+ * @param {Parameters<typeof startServer>[0]} [options]
+ * @returns {Promise<FileSuite>}
+ */
+export async function startSuite(options) {
+  const server = await startServer(options);
+  /** @type {import('playwright-core').Browser} */
+  let browser;
+  try {
+    browser = await startBrowser();
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  after(() => server.stop());
+  return { server, browser, pages: keptPages(browser) };
+}
+
+/**
+ * The browser of a file whose servers are its suites' (serverForSuite),
+ * awaited at its top level; an after() hook of the file closes it.
+ */
+export async function startBrowser() {
+  const browser = await launchBrowser();
+  after(() => browser.close());
+  return browser;
+}
+
+/** The viewport of the narrowest phone (WCAG 1.4.10 reflow at 320 CSS px). */
+export const PHONE_320 = { viewport: { width: 320, height: 640 } };
+
+/**
+ * A server of its own (a fresh database) for the tests of a describe(),
+ * and a visitor's kept pages on it (keptPages' options): started by the
+ * describe's before(), stopped by its after(). Its fields are set once
+ * before() ran: read them in the tests.
+ * @param {import('playwright-core').Browser} browser
+ * @param {{ viewport?: { width: number; height: number } }} [pageOptions]
+ * @returns {{ server: Server; visitor: KeptPages }}
+ */
+export function serverForSuite(browser, pageOptions = {}) {
+  const suite = /** @type {{ server: Server; visitor: KeptPages }} */ ({});
+  before(async () => {
+    suite.server = await startServer();
+    suite.visitor = keptPages(browser, pageOptions);
+  });
+  after(async () => {
+    await suite.visitor?.close();
+    await suite.server?.stop();
+  });
+  return suite;
 }
 
 /**

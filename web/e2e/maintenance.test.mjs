@@ -3,25 +3,12 @@
 // the server runs; that brand's visitors land on the maintenance roadblock,
 // staff with the bypass sign in through it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { checkA11y, HANG_MS, launchBrowser, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { checkA11y, HANG_MS, pathOf, realErrors, siteConfig, startSuite } from './harness.mjs';
 
 const BYPASS = 'staff-e2e-bypass';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer({ env: { GUICHET_MAINTENANCE_BYPASS: BYPASS } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite({ env: { GUICHET_MAINTENANCE_BYPASS: BYPASS } });
 
 /**
  * Waits until the server answers the brand's start call with `status`: an

@@ -3,28 +3,12 @@
 // province chosen in the header outlives a reload whatever the address said.
 // Real mouse clicks at the controls' coordinates and keys, as a person does.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { checkA11y, codeOf, keptPages, launchBrowser, openPage, pathOf, press, realErrors, startServer, typeInto, waitForMail } from './harness.mjs';
+import { test } from 'node:test';
+import { checkA11y, codeOf, openPage, pathOf, press, realErrors, startSuite, typeInto, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
-let pages;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  pages = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser, pages } = await startSuite();
 
 /**
  * The new page is shown, its h1 has the focus without a ring, the title

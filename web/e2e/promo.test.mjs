@@ -2,23 +2,10 @@
 // beside the form from tablet width, below it on phones, absent in webview
 // mode; the image's box is reserved (no layout shift); axe clean.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, realErrors, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { checkA11y, openPage, realErrors, startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 const desktop = { width: 1280, height: 900 };
 const phone = { width: 390, height: 844 };

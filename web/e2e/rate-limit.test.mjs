@@ -4,23 +4,10 @@
 // roadblock: a household or a mobile carrier shares one address. A server of
 // its own, so no other test's requests count.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pathOf, press, realErrors, siteConfig, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { checkA11y, openPage, pathOf, press, realErrors, siteConfig, startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 test('the 11th forgot request from one address in 10 minutes says how many minutes to wait, on the form', async () => {
   const { context, page, errors } = await openPage(browser, server.url('belair', '/forgot'));

@@ -4,8 +4,8 @@
 // Each scenario uses its own account, so the server's per-account limits
 // (codes per hour, guesses per day) never meet.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, codeOf, keptPages, launchBrowser, mailbox, pageViews, pathOf, realErrors, siteConfig, startServer, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, codeOf, mailbox, pageViews, pathOf, realErrors, siteConfig, startSuite, waitForMail } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -52,23 +52,7 @@ const TEXT = {
   },
 };
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
-let pages;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  pages = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser, pages } = await startSuite();
 
 /**
  * A call of the second API client (api/v1) from the page, as the SPA sends it.

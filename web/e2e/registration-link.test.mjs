@@ -7,38 +7,16 @@
 // account. A wrong link and a used one say so. The server's output must hold
 // no link token (the harness keeps every token=… the mailbox shows).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { arrive, codeOf, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, codeOf, mailbox, openPage, pathOf, press, realErrors, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
-};
+/** What the visitor reads, by language. */
+const messages = registrationMessages();
 
 const BRAND = 'scotia';
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
-/** Scotia's default province, on, has UBI: a well-formed Ontario licence (none is on file). */
-const LICENCE = 'A12341234512345';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').Server} */
-let server;
-
-before(async () => {
-  browser = await launchBrowser();
-  server = await startServer();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /**
  * The link of an email-proof message.

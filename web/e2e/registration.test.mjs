@@ -6,31 +6,20 @@
 // in one does not exist in the other, and the per-address identification
 // limit, 20 per 10 minutes, is never met).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { arrive, brands, checkA11y, codeOf, keptPages, launchBrowser, mailbox, openPage, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, brands, checkA11y, codeOf, mailbox, openPage, pathOf, PHONE_320, press, realErrors, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { catalogue, DOB, LICENCE, NEW_PASSWORD, PIN, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
 /** What the visitor reads: the catalogues and the registration section, by language. */
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
-};
+const messages = registrationMessages();
 
 /** Smart registration's first page (issue 15), where the create-account button of belair and intact goes. */
-const smartTitle = /** @type {string} */ (json('sections/smartRegistration.en.json')['smartRegistration.accountType.title']);
+const smartTitle = /** @type {string} */ (catalogue('sections/smartRegistration.en.json')['smartRegistration.accountType.title']);
 
 // A brand without the registration flag: its create-account button comes here (belair and intact go to smart registration).
 const BRAND = 'bna';
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
-/** Belair's default province, on, has UBI: a well-formed Ontario licence (none is on file for the demo people). */
-const LICENCE = 'A12341234512345';
-const PIN = 'AB12CD34';
 const DEMO_EMAIL = `demo@${BRAND}.example`;
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
 /**
  * @typedef {{ policy: string; first: string; last: string; dob?: { day: string; month: { en: string; fr: string }; year: string } }} Person
@@ -49,31 +38,15 @@ const people = {
   registered: { policy: 'BNA1001', first: 'Alex', last: 'Martin', dob: { day: '12', month: { en: 'April', fr: 'avril' }, year: '1980' } },
 };
 
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = await startBrowser();
 
 describe('the create-account button: smart registration where the brand has the flag (belair, intact), else registration identification', () => {
-  /** @type {import('./harness.mjs').Server} */
-  let server;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const suite = serverForSuite(browser);
 
   for (const brand of brands) {
     test(brand, async () => {
       const smart = brand === 'belair' || brand === 'intact';
-      const { context, page, errors } = await openPage(browser, server.url(brand, '/?lang=en'));
+      const { context, page, errors } = await openPage(browser, suite.server.url(brand, '/?lang=en'));
       try {
         await press(page, page.getByRole('link', { name: messages.en['login.createAccount'] }));
         await arrive(page, smart ? smartTitle : messages.en['registration.identification.title']);
@@ -89,19 +62,8 @@ describe('the create-account button: smart registration where the brand has the 
 for (const language of /** @type {const} */ (['en', 'fr'])) {
   const m = messages[language];
   describe(`registration in ${language === 'en' ? 'English' : 'French'}`, () => {
-    /** @type {import('./harness.mjs').Server} */
-    let server;
-    /** @type {import('./harness.mjs').KeptPages} the visitor's page, opened afresh by each test */
-    let visitor;
-    before(async () => {
-      server = await startServer();
-      // French, the longer words, on the narrowest phone (320 px, WCAG 1.4.10 reflow); English at the default desktop width.
-      visitor = keptPages(browser, language === 'fr' ? { viewport: { width: 320, height: 640 } } : {});
-    });
-    after(async () => {
-      await visitor?.close();
-      await server?.stop();
-    });
+    // French, the longer words, on the narrowest phone; English at the default desktop width.
+    const suite = serverForSuite(browser, language === 'fr' ? PHONE_320 : {});
 
     /**
      * A fresh visitor on the login page, in the language (cookies, so the
@@ -112,7 +74,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         { name: 'province', value: 'on' },
         { name: 'language', value: language },
       ];
-      const opened = await visitor.open(server.url(BRAND, '/'), { cookies });
+      const opened = await suite.visitor.open(suite.server.url(BRAND, '/'), { cookies });
       await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
       await arrive(opened.page, m['registration.identification.title']);
       return opened;
@@ -135,7 +97,26 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await typeInto(page, page.getByLabel(m['form.year']), dob.year);
       await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
       await typeInto(page, page.getByLabel(m['form.driverLicence']), LICENCE);
+      await pressNext(page);
+    }
+
+    /**
+     * Presses the page's Next button.
+     * @param {import('playwright-core').Page} page
+     */
+    async function pressNext(page) {
       await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    }
+
+    /**
+     * Types an email and its confirmation on the email page and presses Next.
+     * @param {import('playwright-core').Page} page
+     * @param {string} email
+     */
+    async function submitEmail(page, email) {
+      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
+      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
+      await pressNext(page);
     }
 
     /**
@@ -155,13 +136,13 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
      * @param {Set<string>} seen
      */
     async function typeCodeFrom(page, to, seen) {
-      const mail = await waitForMail(server, to, 'registration-code', seen);
+      const mail = await waitForMail(suite.server, to, 'registration-code', seen);
       await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
     }
 
     /** @param {string} to */
-    const seenMail = async (to) => new Set((await mailbox(server, to)).map((mail) => mail.id));
+    const seenMail = async (to) => new Set((await mailbox(suite.server, to)).map((mail) => mail.id));
 
     /**
      * The password page: password, confirmation, terms; the SSO signs in and /my-account lists the policy.
@@ -191,7 +172,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await arrive(page, m['registration.validation.title']);
       assert.equal(pathOf(page), '/registration/validation');
       await press(page, page.getByRole('radio', { name: /@/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, to, seen);
@@ -214,10 +195,10 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.sms);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: /0101/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/sms');
-      await waitForMail(server, to, 'registration-code', seen);
+      await waitForMail(suite.server, to, 'registration-code', seen);
       await press(page, page.getByRole('button', { name: m['registration.code.resend'] }));
       await page.getByRole('button', { name: m['registration.code.resending'] }).waitFor();
       await page.getByRole('status').filter({ hasText: m['registration.code.resent'] }).waitFor();
@@ -231,16 +212,16 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.pin);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: m['registration.validation.option.pin'] }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.pin.title']);
       assert.equal(pathOf(page), '/registration/validation/pin');
       await page.getByRole('img', { name: m['registration.pin.imageTitle'] }).waitFor();
       // A wrong PIN first: the page says so, with the tries left.
       await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await page.getByRole('alert').filter({ hasText: m['registration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
       await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await createAccount(page, people.pin.policy);
       assert.deepEqual(realErrors(errors), []);
     });
@@ -254,13 +235,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       assert.equal(pathOf(page), '/registration/validation/pin');
       await checkA11y(page);
       await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.email.title']);
       assert.equal(pathOf(page), '/registration/account-creation/email');
       const seen = await seenMail(email);
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, email);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, email, seen);
@@ -274,15 +253,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.askEmail);
       await arrive(page, m['registration.email.title']);
       assert.equal(pathOf(page), '/registration/account-creation/email');
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), DEMO_EMAIL);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), DEMO_EMAIL);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, DEMO_EMAIL);
       await page.getByRole('alert').filter({ hasText: m['registration.email.taken'].replace('{email}', DEMO_EMAIL) }).waitFor();
       assert.equal(pathOf(page), '/registration/account-creation/email');
       const seen = await seenMail(email);
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, email);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, email, seen);
@@ -296,16 +271,14 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.askUsername);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: /@/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       await typeCodeFrom(page, DEMO_EMAIL, seen);
       await arrive(page, m['registration.newEmail.title']);
       assert.equal(pathOf(page), '/registration/account-creation/new-email');
       const email = `ugo.${language}@example.com`;
       const seenNew = await seenMail(email);
-      await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
-      await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await submitEmail(page, email);
       await arrive(page, m['registration.code.title']);
       assert.equal(pathOf(page), '/registration/validation/email');
       await typeCodeFrom(page, email, seenNew);
@@ -320,7 +293,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await identify(page, people.ubi);
       await arrive(page, m['registration.validation.title']);
       await press(page, page.getByRole('radio', { name: /0107/ }));
-      await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+      await pressNext(page);
       await arrive(page, m['registration.code.title']);
       await typeCodeFrom(page, to, seen);
       await arrive(page, m['registration.passwordValidation.title']);
@@ -387,20 +360,20 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         '/registration/account-creation/new-email',
         '/registration/account-creation/password',
       ]) {
-        const { page } = await visitor.open(server.url(BRAND, `${path}?lang=${language}&from=x`));
+        const { page } = await suite.visitor.open(suite.server.url(BRAND, `${path}?lang=${language}&from=x`));
         await page.waitForURL((url) => url.pathname === '/');
         assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
         await arrive(page, m['login.title'], { focus: false });
       }
       // email-sent without a registration under way, and the link's entry without its token (issue 28): / too.
       for (const path of ['/registration/email-sent', '/registration/link']) {
-        const { page } = await visitor.open(server.url(BRAND, `${path}?lang=${language}&from=x`));
+        const { page } = await suite.visitor.open(suite.server.url(BRAND, `${path}?lang=${language}&from=x`));
         await page.waitForURL((url) => url.pathname === '/');
         assert.equal(pathOf(page), `/?lang=${language}&from=x`, path);
         await arrive(page, m['login.title'], { focus: false });
       }
       // /registration keeps redirecting to identification with the query string.
-      const { page } = await visitor.open(server.url(BRAND, `/registration?lang=${language}&from=x`));
+      const { page } = await suite.visitor.open(suite.server.url(BRAND, `/registration?lang=${language}&from=x`));
       await arrive(page, m['registration.identification.title'], { focus: false });
       assert.equal(pathOf(page), `/registration/identification?lang=${language}&from=x`);
     });

@@ -7,30 +7,14 @@
 //   says: a new link by email when it knows the account, otherwise it says
 //   its button leads to /forgot for a new code.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, siteConfig, startServer, typeInto, waitForMail } from './harness.mjs';
+import { test } from 'node:test';
+import { checkA11y, codeOf, mailbox, pathOf, press, realErrors, siteConfig, startSuite, typeInto, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 const POSTAL_CODES = { on: 'M5V 2T6', ab: 'T2P 1J9' };
 const WRONG = 'The security code is incorrect. Try again.';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
-let pages;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  pages = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser, pages } = await startSuite();
 
 /**
  * The form's alert on /verify says exactly this.

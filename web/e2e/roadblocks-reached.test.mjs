@@ -11,45 +11,21 @@
 // - the soft roadblock lnr500160: create after the policy was cancelled since verification (400 4001);
 // - technical: the same create again, the registration closed by the 4001 (409 REGISTRATION_STATE).
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, checkA11y, codeOf, mailbox, pathOf, press, realErrors, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
 /** What the visitor reads, by language. */
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
-};
+const messages = registrationMessages();
 const m = messages.en;
 
 // A brand whose create-account button opens legacy registration.
 const BRAND = 'bna';
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
-const LICENCE = 'A12341234512345';
 const TEMPORARY = 'Temp-Pass-2026';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} the visitor's page on each brand's host, opened afresh by each test */
-let pages;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  pages = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, pages } = await startSuite();
 
 /**
  * The next answer of an API path (a suffix of the URL's path), with its body.

@@ -1,26 +1,10 @@
 // Browser tests of the roadblock pages (spec §2.6, issue 5) and the soft
 // roadblock modal (§8.2), against the built binary.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, keptPages, launchBrowser, pageViews, siteConfig, startServer, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, pageViews, siteConfig, startSuite, waitForMail } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
-let visitor;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  visitor = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser, pages: visitor } = await startSuite();
 
 /** Every page of the group with its English and French titles. */
 const pages = [

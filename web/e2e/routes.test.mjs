@@ -1,25 +1,9 @@
 // Browser tests of the routes that need no flow (spec §2.1) against the built binary.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, keptPages, launchBrowser, pageViews, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, pageViews, startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
-let pages;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  pages = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, pages } = await startSuite();
 
 /** @param {string} url */
 const pathAndQuery = (url) => new URL(url).pathname + new URL(url).search;

@@ -1,22 +1,9 @@
 // Browser tests of the shell (spec §2.7, §2.8, §4.5) against the built binary.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, openPage, pageViews, siteConfig, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, openPage, pageViews, siteConfig, startSuite } from './harness.mjs';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser } = await startSuite();
 
 /**
  * @param {string} host

@@ -2,30 +2,14 @@
 // page, the web SSO hand-off, /my-account and /webseal.do, against the built
 // binary with its --dev demo accounts (internal/account/demo.go).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, keptPages, launchBrowser, openPage, pageViews, pathOf, realErrors, siteConfig, startServer } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { checkA11y, openPage, pageViews, pathOf, realErrors, siteConfig, startSuite } from './harness.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
 const LOGIN_ERROR = 'The email or password is incorrect. Please try again.';
 
-/** @type {import('./harness.mjs').Server} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('./harness.mjs').KeptPages} a page per host, opened afresh by each test */
-let pages;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  pages = keptPages(browser);
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const { server, browser, pages } = await startSuite();
 
 /**
  * Fills and submits the login form.

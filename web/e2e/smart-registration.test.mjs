@@ -7,25 +7,14 @@
 // the other); the ended session has one whose clock the test moves past
 // the session's lifetime (POST /_dev/clock, --dev only).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { advanceClock, arrive, checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { after, describe, test } from 'node:test';
+import { advanceClock, arrive, checkA11y, codeOf, keptPages, mailbox, pathOf, press, realErrors, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { DOB, LICENCE, NEW_PASSWORD, PIN, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
 /** What the visitor reads: the catalogues and the two registration sections, by language. */
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json'), ...json('sections/smartRegistration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json'), ...json('sections/smartRegistration.fr.json') },
-};
+const messages = registrationMessages('smartRegistration');
 
 const ACCOUNT_TYPE = '/create-an-account/identification/account-type';
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
-/** On (both brands' default province) has UBI: the licence is asked for, optional; a well-formed one is typed. */
-const LICENCE = 'A12341234512345';
-const PIN = 'AB12CD34';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
 /** The demo people (docs/registration-demo.md): policy number by brand (intact in on: 9 characters). */
 const people = {
@@ -37,16 +26,7 @@ const people = {
 /** @typedef {(typeof people)[keyof typeof people]} Person */
 /** @typedef {'belair' | 'intact'} Brand */
 
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = await startBrowser();
 
 /** @param {'en' | 'fr'} language */
 function visitor(language) {
@@ -189,27 +169,20 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
   const v = visitor(language);
   const { m } = v;
   describe(`smart registration in ${language === 'en' ? 'English' : 'French'}`, () => {
-    /** @type {import('./harness.mjs').Server} */
-    let server;
-    before(async () => {
-      server = await startServer();
-    });
-    after(async () => {
-      await v.pages.close();
-      await server?.stop();
-    });
+    after(() => v.pages.close());
+    const suite = serverForSuite(browser);
 
     /**
      * @param {import('playwright-core').Page} page
      * @param {string} to
      * @param {Set<string>} seen
      */
-    const typeCode = (page, to, seen) => v.typeCode(server, page, to, seen);
+    const typeCode = (page, to, seen) => v.typeCode(suite.server, page, to, seen);
 
     test('belair, by email code: the email on file kept, the account created, the confirmation signs in', async () => {
-      const { page, errors } = await v.start(server, 'belair');
+      const { page, errors } = await v.start(suite.server, 'belair');
       const to = 'reg-email@belair.example';
-      const seen = await seenMail(server, to);
+      const seen = await seenMail(suite.server, to);
       await v.identify(page, 'belair', people.email);
       // Emma has an email only: its code goes at once.
       await v.choose(page, null, m['smartRegistration.code.title']);
@@ -221,14 +194,14 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     });
 
     test('intact, by SMS, with a resend; the email on file kept gets a code of its own', async () => {
-      const { page, errors } = await v.start(server, 'intact');
+      const { page, errors } = await v.start(suite.server, 'intact');
       const phone = '+15145550101';
       const email = 'reg-sms@intact.example';
-      const seen = await seenMail(server, phone);
-      const seenEmail = await seenMail(server, email);
+      const seen = await seenMail(suite.server, phone);
+      const seenEmail = await seenMail(suite.server, email);
       await v.identify(page, 'intact', people.sms);
       await v.choose(page, /0101/, m['smartRegistration.code.title']);
-      await waitForMail(server, phone, 'registration-code', seen);
+      await waitForMail(suite.server, phone, 'registration-code', seen);
       await v.button(page, m['smartRegistration.code.resend']);
       await page.getByRole('button', { name: m['smartRegistration.code.resending'] }).waitFor();
       await page.getByRole('status').filter({ hasText: m['smartRegistration.code.resent'] }).waitFor();
@@ -243,9 +216,9 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     });
 
     test('belair, by PIN: the letter, a wrong PIN says so, the right one goes on', async () => {
-      const { page, errors } = await v.start(server, 'belair');
+      const { page, errors } = await v.start(suite.server, 'belair');
       const email = 'reg-pin@belair.example';
-      const seenEmail = await seenMail(server, email);
+      const seenEmail = await seenMail(suite.server, email);
       await v.identify(page, 'belair', people.pin);
       await v.choose(page, m['smartRegistration.options.pin'], m['smartRegistration.pin.title']);
       await page.getByRole('img', { name: m['smartRegistration.pin.imageTitle'] }).waitFor();
@@ -264,9 +237,9 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     });
 
     test('belair, another username: the email on file is taken; EMAIL_ALREADY_EXISTS, then a new one', async () => {
-      const { page, errors } = await v.start(server, 'belair');
+      const { page, errors } = await v.start(suite.server, 'belair');
       const demo = 'demo@belair.example';
-      const seen = await seenMail(server, demo);
+      const seen = await seenMail(suite.server, demo);
       await v.identify(page, 'belair', people.askUsername);
       await v.choose(page, null, m['smartRegistration.code.title']);
       await typeCode(page, demo, seen);
@@ -279,7 +252,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       assert.equal(pathOf(page), '/create-an-account/verify/email');
       await checkA11y(page);
       const email = `ugo.${language}@example.com`;
-      const seenNew = await seenMail(server, email);
+      const seenNew = await seenMail(suite.server, email);
       await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
       await typeInto(page, page.getByLabel(m['smartRegistration.email.confirmation']), email);
       await v.button(page, m['smartRegistration.next']);
@@ -291,12 +264,12 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     });
 
     test('intact, wrong codes: a message with the tries left, then exceeded retries to identity-verification', async () => {
-      const { page, errors } = await v.start(server, 'intact');
+      const { page, errors } = await v.start(suite.server, 'intact');
       const to = 'reg-email@intact.example';
-      const seen = await seenMail(server, to);
+      const seen = await seenMail(suite.server, to);
       await v.identify(page, 'intact', people.email);
       await v.choose(page, null, m['smartRegistration.code.title']);
-      const right = codeOf(await waitForMail(server, to, 'registration-code', seen));
+      const right = codeOf(await waitForMail(suite.server, to, 'registration-code', seen));
       const wrong = right === '000000' ? '111111' : '000000';
       await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
       await v.button(page, m['smartRegistration.next']);
@@ -316,7 +289,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     });
 
     test('belair, an additional driver is handed to legacy registration', async () => {
-      const { page, errors } = await v.start(server, 'belair');
+      const { page, errors } = await v.start(suite.server, 'belair');
       await press(page, page.getByRole('radio', { name: m['smartRegistration.accountType.insuredDriver'] }));
       await v.button(page, m['smartRegistration.next']);
       await arrive(page, m['registration.identification.title']);
@@ -325,7 +298,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     });
 
     test('the account type: its help page closes back to it; the browser’s back and Back to login go to /', async () => {
-      const { page, errors } = await v.start(server, 'intact');
+      const { page, errors } = await v.start(suite.server, 'intact');
       await press(page, page.getByRole('link', { name: m['smartRegistration.accountType.help'] }));
       await arrive(page, m['smartRegistration.help.title']);
       assert.equal(pathOf(page), '/create-an-account/identification/account-type-help');
@@ -344,41 +317,34 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
 
     test('the guard: a step page without its session goes to the account type keeping the query string; an unknown page is not-found', async () => {
       for (const path of ['/create-an-account/identification', '/create-an-account/verify/code', '/create-an-account/verify/email', '/create-an-account/create']) {
-        const { page } = await v.pages.open(server.url('belair', `${path}?lang=${language}&from=x`));
+        const { page } = await v.pages.open(suite.server.url('belair', `${path}?lang=${language}&from=x`));
         await page.waitForURL((url) => url.pathname === ACCOUNT_TYPE);
         assert.equal(pathOf(page), `${ACCOUNT_TYPE}?lang=${language}&from=x`, path);
         await arrive(page, m['smartRegistration.accountType.title'], { focus: false });
       }
-      const { page } = await v.pages.open(server.url('belair', `/create-an-account/confirmation?lang=${language}`));
+      const { page } = await v.pages.open(suite.server.url('belair', `/create-an-account/confirmation?lang=${language}`));
       // No credentials held: /.
       await page.waitForURL((url) => url.pathname === '/');
-      await page.goto(server.url('belair', `/create-an-account/nothing-here?lang=${language}`));
+      await page.goto(suite.server.url('belair', `/create-an-account/nothing-here?lang=${language}`));
       await page.waitForURL((url) => url.pathname === '/not-found');
     });
   });
 }
 
 describe('an ended session (the server\'s clock moved past its 30 minutes)', () => {
-  /** @type {import('./harness.mjs').Server} */
-  let server;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+  const suite = serverForSuite(browser);
 
   for (const language of /** @type {const} */ (['en', 'fr'])) {
     test(`${language}: the next call after it ended goes back to the account type, which says so`, async () => {
       const v = visitor(language);
       const { m } = v;
-      const { page, errors } = await v.start(server, 'belair');
+      const { page, errors } = await v.start(suite.server, 'belair');
       try {
         await v.button(page, m['smartRegistration.next']);
         await arrive(page, m['smartRegistration.identification.title']);
         // The session slides with each answer, the last one before this page
         // arrived; 30 minutes and a second later it has ended for sure.
-        await advanceClock(server, '30m1s');
+        await advanceClock(suite.server, '30m1s');
         await press(page, page.getByRole('button', { name: m['smartRegistration.back'], exact: true }));
         await page.getByRole('alert').filter({ hasText: m['smartRegistration.accountType.sessionEnded'] }).waitFor();
         await arrive(page, m['smartRegistration.accountType.title']);

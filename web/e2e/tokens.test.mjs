@@ -6,24 +6,16 @@
 // the server's data dir (harness cli); --send puts the invitation in the dev
 // mailbox, whose link the visitor follows.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, keptPages, launchBrowser, mailbox, pathOf, press, realErrors, repoRoot, startServer, typeInto, waitForMail } from './harness.mjs';
+import { describe, test } from 'node:test';
+import { arrive, checkA11y, codeOf, mailbox, pathOf, PHONE_320, press, realErrors, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { DOB, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
-/** @param {string} path */
-const json = (path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(`${repoRoot}web/src/i18n/${path}`, 'utf8')));
-const messages = {
-  en: { ...json('en.json'), ...json('sections/registration.en.json') },
-  fr: { ...json('fr.json'), ...json('sections/registration.fr.json') },
-};
+/** What the visitor reads, by language. */
+const messages = registrationMessages();
 
 const BRAND = 'belair';
-/** The demo people's date of birth and postal code (docs/registration-demo.md). */
-const DOB = { day: '14', month: { en: 'March', fr: 'mars' }, year: '1985' };
-const POSTAL = 'M5V 2T6';
 const DEMO_EMAIL = `demo@${BRAND}.example`;
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
-const NEW_PASSWORD = 'Fresh-Start-2026#';
 
 /** The token demo people of docs/registration-demo.md, by the action their token reads as. */
 const people = {
@@ -37,16 +29,7 @@ const people = {
   account: { policy: 'TOK-0004', email: `francais@${BRAND}.example` },
 };
 
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const browser = await startBrowser();
 
 /** The invitation link in a message. @param {{ text: string }} mail */
 function linkOf(mail) {
@@ -58,18 +41,8 @@ function linkOf(mail) {
 for (const language of /** @type {const} */ (['en', 'fr'])) {
   const m = messages[language];
   describe(`invitations in ${language === 'en' ? 'English' : 'French'}`, () => {
-    /** @type {import('./harness.mjs').Server} */
-    let server;
-    /** @type {import('./harness.mjs').KeptPages} the visitor's page (French on a 320 px phone), opened afresh for each link */
-    let visitor;
-    before(async () => {
-      server = await startServer();
-      visitor = keptPages(browser, language === 'fr' ? { viewport: { width: 320, height: 640 } } : {});
-    });
-    after(async () => {
-      await visitor?.close();
-      await server?.stop();
-    });
+    // The visitor's page (French on a 320 px phone), opened afresh for each link.
+    const suite = serverForSuite(browser, language === 'fr' ? PHONE_320 : {});
 
     /**
      * `guichet tokens issue --dev` for a demo person; resolves the link it prints.
@@ -78,7 +51,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
      * @param {string[]} [more]
      */
     async function issue(person, source, more = []) {
-      const out = await server.cli('tokens', 'issue', '--dev', '--brand', BRAND, '--policy', person.policy, '--email', person.email, '--source', source, '--language', language, ...more);
+      const out = await suite.server.cli('tokens', 'issue', '--dev', '--brand', BRAND, '--policy', person.policy, '--email', person.email, '--source', source, '--language', language, ...more);
       const link = out.trim().split('\n').pop() ?? '';
       assert.match(link, /\/registration\/link\?token=[A-Za-z0-9_-]{43}&src=/);
       return link;
@@ -90,7 +63,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
      * @param {string} link
      */
     async function follow(link) {
-      const opened = await visitor.open(link);
+      const opened = await suite.visitor.open(link);
       // The entry's heading first, or already the page the token leads to.
       await opened.page.waitForFunction(() => !location.search.includes('token='));
       return opened;
@@ -118,11 +91,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     }
 
     test('an edoc invitation from the dev mailbox to a signed-in account; the used link then reads as expired', async () => {
-      const seen = new Set((await mailbox(server, people.register.email)).map((mail) => mail.id));
+      const seen = new Set((await mailbox(suite.server, people.register.email)).map((mail) => mail.id));
       await issue(people.register, 'edoc', ['--send']);
-      const mail = await waitForMail(server, people.register.email, 'invitation_edoc', seen);
+      const mail = await waitForMail(suite.server, people.register.email, 'invitation_edoc', seen);
       const link = linkOf(mail);
-      assert.ok(link.startsWith(server.url(BRAND, '/registration/link?')), link);
+      assert.ok(link.startsWith(suite.server.url(BRAND, '/registration/link?')), link);
       assert.match(link, new RegExp(`[?&]lang=${language}\\b`));
 
       const { page, errors } = await follow(link);
@@ -165,7 +138,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     test('an expired link: its roadblock, whose button emails a new reset link (RESET_PSW)', async () => {
       const start = new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
       const link = await issue(people.account, 'mrkt', ['--start', start, '--days', '1']);
-      const seen = new Set((await mailbox(server, people.account.email)).map((mail) => mail.id));
+      const seen = new Set((await mailbox(suite.server, people.account.email)).map((mail) => mail.id));
       const { page, errors } = await follow(link);
       await arrive(page, m['roadblock.tokenExpired.title']);
       assert.equal(pathOf(page), '/roadblock/token-expired');
@@ -173,7 +146,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await page.waitForURL((url) => url.pathname === '/check-your-inbox');
       await page.getByRole('heading', { level: 1 }).waitFor();
       await checkA11y(page);
-      await waitForMail(server, people.account.email, 'reset-link', seen);
+      await waitForMail(suite.server, people.account.email, 'reset-link', seen);
       assert.deepEqual(realErrors(errors), []);
     });
 
@@ -196,12 +169,12 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await arrive(page, m['registration.newEmail.title']);
       assert.equal(pathOf(page), '/registration/account-creation/new-email');
       const email = `tok-new.${language}@example.com`;
-      const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+      const seen = new Set((await mailbox(suite.server, email)).map((mail) => mail.id));
       await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
       await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
       await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
       await arrive(page, m['registration.code.title']);
-      const code = codeOf(await waitForMail(server, email, 'registration-code', seen));
+      const code = codeOf(await waitForMail(suite.server, email, 'registration-code', seen));
       await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), code);
       await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
       await arrive(page, m['registration.password.title']);

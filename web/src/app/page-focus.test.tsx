@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fakeApi } from '@/lib/flow/testing';
 import { updateFlow } from '@/lib/flow/state';
 import { renderApp } from '@/test/render';
+import { heading } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { pageKey } from './page-focus';
 
@@ -10,8 +11,6 @@ afterEach(() => {
   sessionStorage.clear();
   Reflect.deleteProperty(document, 'referrer');
 });
-
-const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
 
 describe('focus on a page change (issue 12)', () => {
   it('stays where the browser puts it on the first page, then goes to the h1 of every new page, whose title is set', async () => {

@@ -1,13 +1,13 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { I18nProvider } from '@/i18n/i18n';
 import { loadMessages } from '@/i18n/catalog';
 import { loadSection, MessageSection } from '@/i18n/section';
-import { FakeSocket } from '@/lib/chat/fake-socket';
 import { LIVE_KEY, UNSENT_KEY } from '@/components/shell/chat-bubble';
 import { onCobrowseRequest, type CobrowseStart } from '@/lib/cobrowse/start';
 import { fakeServer, json } from '@/test/fake-server';
 import { renderApp } from '@/test/render';
+import { fakeSockets, liveSocket } from '@/test/sockets';
 import { belair, siteConfig } from '@/test/site-fixture';
 import type { ChatApi, ChatConfig } from './api';
 import { roadblockOf, visitorSocketUrl } from './api';
@@ -38,20 +38,7 @@ function chatConfig(chat: Partial<ChatConfig['chat']> = {}): ChatConfig {
 // The server's Date header is the real clock, not GUICHET_DEV_NOW's: the widget reads chat.now.
 const saturday = { Date: 'Sun, 29 Nov 2026 15:00:00 GMT' };
 
-beforeEach(() => {
-  FakeSocket.all = [];
-  vi.stubGlobal('WebSocket', FakeSocket);
-  window.localStorage.clear();
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
-
-/** The one socket left open (StrictMode mounts the conversation twice: the first one is closed). */
-async function liveSocket(): Promise<FakeSocket> {
-  await waitFor(() => expect(FakeSocket.all.filter((s) => s.closedWith === undefined)).toHaveLength(1));
-  return FakeSocket.all.find((s) => s.closedWith === undefined)!;
-}
+fakeSockets(window.localStorage);
 
 async function openWidget(language: 'en' | 'fr' = 'en', url = '/not-found') {
   await renderApp(siteConfig({ brand: belair, province: language === 'fr' ? 'qc' : 'on', language }), url);

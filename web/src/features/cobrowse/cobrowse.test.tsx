@@ -1,10 +1,11 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadSection } from '@/i18n/section';
 import { FakeSocket } from '@/lib/chat/fake-socket';
 import { COBROWSE_LIVE_KEY, requestCobrowse } from '@/lib/cobrowse/start';
 import { fakeServer, json, type Call } from '@/test/fake-server';
 import { renderApp } from '@/test/render';
+import { fakeSockets, liveSocket } from '@/test/sockets';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { createPacer } from './pacer';
 
@@ -15,19 +16,7 @@ import { createPacer } from './pacer';
 const cobrowseCalls = (calls: Call[]) => calls.filter((c) => c.path.includes('/cobrowse')).map(({ method, path, body }) => ({ method, path, body }));
 const session = { id: 'sess-1', status: 'waiting', origin: 'code', brand: 'belair', code: '482913', expiresAt: '2026-11-28T23:10:00Z' };
 
-beforeEach(() => {
-  FakeSocket.all = [];
-  vi.stubGlobal('WebSocket', FakeSocket);
-  window.sessionStorage.clear();
-});
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
-
-async function liveSocket(): Promise<FakeSocket> {
-  await waitFor(() => expect(FakeSocket.all.filter((s) => s.closedWith === undefined)).toHaveLength(1));
-  return FakeSocket.all.find((s) => s.closedWith === undefined)!;
-}
+fakeSockets(window.sessionStorage);
 
 async function openConsent(language: 'en' | 'fr' = 'en') {
   await loadSection('cobrowse', language);

@@ -1,9 +1,11 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readFlow, updateFlow } from '@/lib/flow/state';
 import { fakeApi, type FakeRoutes } from '@/lib/flow/testing';
 import { readCookies } from '@/lib/site/cookies';
 import { renderApp } from '@/test/render';
+import { submittedForms } from '@/test/flow-hooks';
+import { where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { createAccountPath } from './routes/login';
 import { randomAttemptLimit } from '@/lib/flow/attempts';
@@ -14,22 +16,7 @@ const EMAIL = 'demo@belair.example';
 const found = (status: 'A' | 'T') => ({ status: 200, body: { id: 'acc-1', status, email: EMAIL } });
 const wrongPassword = { status: 400, body: { errorCode: '3005', messageKey: 'login.error' } };
 
-let submitted: HTMLFormElement[];
-
-beforeEach(() => {
-  submitted = [];
-  vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
-    submitted.push(this);
-  });
-});
-
-afterEach(() => {
-  vi.unstubAllGlobals();
-  sessionStorage.clear();
-  document.querySelectorAll('body > form').forEach((form) => form.remove());
-});
-
-const where = () => window.location.pathname + window.location.search;
+const submitted = submittedForms();
 
 async function openLogin(routes: FakeRoutes, config = siteConfig({ brand: belair })) {
   const calls = fakeApi(routes);

@@ -1,9 +1,11 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readResetProgress, startReset, tokenReceived, updateResetProgress } from '@/lib/flow/reset-state';
 import { holdTemporaryPassword, readFlow } from '@/lib/flow/state';
 import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
+import { submittedForms } from '@/test/flow-hooks';
+import { click, type, where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { ssoFields } from '@/lib/flow/sso-form';
 import { postedEntries } from '@/test/sso-post';
@@ -26,26 +28,8 @@ const verified = (ubiDriver = false): FakeAnswer => ({
 });
 const changed: FakeAnswer = { status: 200, body: { email: EMAIL } };
 
-let submitted: HTMLFormElement[];
+const submitted = submittedForms();
 
-beforeEach(() => {
-  submitted = [];
-  vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
-    submitted.push(this);
-  });
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  sessionStorage.clear();
-  document.querySelectorAll('body > form').forEach((form) => form.remove());
-});
-
-const where = () => window.location.pathname + window.location.search;
-const type = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
-const click = (name: string) => act(async () => fireEvent.click(screen.getByRole('button', { name })));
 const categories = () => (window.dataLayer ?? []).map((e) => [(e as { path: string }).path, (e as { pageCategory: string }).pageCategory]);
 
 /** The state /forgot leaves for /verify. */

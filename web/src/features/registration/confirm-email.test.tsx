@@ -5,6 +5,7 @@ import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow } from '@/lib/flow/state';
 import { fakeApi, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
+import { alertText, heading, where } from '@/test/page';
 import { siteConfig } from '@/test/site-fixture';
 import { fullText } from '@/test/text';
 import { linkProblem } from './components/confirm-email';
@@ -32,14 +33,6 @@ afterEach(() => {
   vi.restoreAllMocks();
   sessionStorage.clear();
 });
-
-const where = () => window.location.pathname + window.location.search;
-const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
-const alertText = () =>
-  screen
-    .getAllByRole('alert')
-    .map((a) => a.textContent)
-    .join(' ');
 
 async function openLink(routes: FakeRoutes, url = LINK, language: 'en' | 'fr' = 'en') {
   const calls = fakeApi(routes);

@@ -1,5 +1,5 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSection } from '@/i18n/section';
 import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow, type RegistrationState } from '@/lib/flow/state';
@@ -8,6 +8,8 @@ import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeRoutes } from '@/lib/flow/testing';
 import type { PublicBrand } from '@/lib/site/types';
 import { renderApp } from '@/test/render';
+import { submittedForms } from '@/test/flow-hooks';
+import { alertText, click, heading, type, where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { afterCode, afterEmail, afterIdentification, MIN_SPINNER_MS, selectionOf } from './flow';
 import { registrationRoadblock } from './use-registration-response';
@@ -31,7 +33,7 @@ const found = (twoFactorValidations: unknown[], extra: Record<string, unknown> =
 const notFound: FakeAnswer = { status: 404, body: { errorCode: 'POLICY_NUMBER_NOT_FOUND', messageKey: 'identification.notFound' } };
 const registered: FakeAnswer = { status: 200, body: { status: 'REGISTERED' } };
 
-let submitted: HTMLFormElement[];
+const submitted = submittedForms();
 
 // The registration texts load with the feature (a lazy chunk); loaded once
 // here, as renderApp loads the catalogues, so no page's first render waits
@@ -41,30 +43,15 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  submitted = [];
-  vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
-    submitted.push(this);
-  });
   forgetPages();
 });
 
-afterEach(() => {
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  sessionStorage.clear();
-  document.querySelectorAll('body > form').forEach((form) => form.remove());
-});
-
-const where = () => window.location.pathname + window.location.search;
-const type = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
-const click = (name: string) => act(async () => fireEvent.click(screen.getByRole('button', { name })));
-const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
-const alertText = () =>
-  screen
-    .getAllByRole('alert')
-    .map((a) => a.textContent)
-    .join(' ');
+/** The email page's form filled in (the address, retyped) and submitted. */
+async function submitEmail(address: string, retype = address) {
+  type('Email address', address);
+  type('Confirm your email address', retype);
+  await click('Next');
+}
 
 /** Opens a registration page as the flow reaches it: the registration state, arriving from `from`. */
 async function openAt(url: string, routes: FakeRoutes, from: string | null, registration: RegistrationState | null, brand: PublicBrand = belair) {
@@ -83,6 +70,13 @@ async function fillIdentification() {
   fireEvent.change(screen.getByLabelText('Month'), { target: { value: '05' } });
   type('Year', '1980');
   type('Postal code', 'h2x1y4');
+}
+
+/** The identification page, once shown, filled in and submitted. */
+async function submitIdentification() {
+  await heading('Create your online account');
+  await fillIdentification();
+  await click('Next');
 }
 
 describe('spec §4.2 routing', () => {
@@ -180,9 +174,7 @@ describe('/registration/identification', () => {
 
   it('240: the registration is kept and the choice opens', async () => {
     const calls = await openAt('/registration/identification', { [FIND]: found([EMAIL_OPTION, SMS_OPTION, NONE_OPTION]) }, null, null);
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Verify your identity');
     expect(where()).toBe('/registration/validation');
     expect(calls[0]?.body).toEqual({
@@ -204,9 +196,7 @@ describe('/registration/identification', () => {
     { options: [PIN_OPTION, NONE_OPTION], to: '/registration/validation/pin', title: 'Enter your PIN' },
   ])('240 with $options.length option(s) goes to $to', async ({ options, to, title }) => {
     await openAt('/registration/identification', { [FIND]: found(options) }, null, null);
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await waitFor(() => expect(where()).toBe(to));
     await screen.findByRole('heading', { level: 1, name: (name) => name.replace(/['’]/g, '’') === title });
   });
@@ -219,13 +209,9 @@ describe('/registration/identification', () => {
       null,
       null,
     );
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Check your inbox');
     expect(calls.map((c) => c.path)).toEqual(['/api/v1/accounts/find', `/api/v1/registrations/${REG}/validations/ask-9/`]);
   });
@@ -242,17 +228,13 @@ describe('/registration/identification', () => {
       null,
       null,
     );
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Enter your PIN');
     expect(readFlow().registration).toMatchObject({ selectedTwoFactor: 'opt-pin', resendTwoFactor: 0 });
     type('PIN', 'ab12cd34');
     await click('Next');
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Enter your security code');
     expect(calls.map((c) => [c.path, c.body])).toEqual([
       ['/api/v1/accounts/find', expect.anything()],
@@ -545,18 +527,14 @@ describe('/registration/account-creation/email and /new-email', () => {
       askEmail,
     );
     await heading('Choose another email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));
   });
 
   it('the retype must match', async () => {
     const calls = await openAt('/registration/account-creation/new-email', {}, '/registration/validation/email', askEmail);
     await heading('Choose another email address');
-    type('Email address', 'one@example.com');
-    type('Confirm your email address', 'two@example.com');
-    await click('Next');
+    await submitEmail('one@example.com', 'two@example.com');
     expect(await screen.findByText('Please correct the following errors')).toBeTruthy();
     expect(calls).toEqual([]);
   });
@@ -582,9 +560,7 @@ describe('/registration/account-creation/email and /new-email', () => {
       { ...askEmail, nextOption: { id: 'ask-1', method: 'ask-email', maskedValue: '' } },
     );
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Enter your security code');
     expect(where()).toBe('/registration/validation/email');
     expect(screen.getByText(fullText(/by email to n\*\*\*@example\.com/))).toBeTruthy();
@@ -599,9 +575,7 @@ describe('/registration/account-creation/email and /new-email', () => {
       askEmail,
     );
     await heading('Choose your email address');
-    type('Email address', 'new@example.com');
-    type('Confirm your email address', 'new@example.com');
-    await click('Next');
+    await submitEmail('new@example.com');
     await heading('Check your inbox');
     expect(screen.getByText(fullText(/We sent an email to new@example\.com/))).toBeTruthy();
   });
@@ -717,9 +691,7 @@ describe('a whole registration in the app', () => {
       null,
       null,
     );
-    await heading('Create your online account');
-    await fillIdentification();
-    await click('Next');
+    await submitIdentification();
     await heading('Verify your identity');
     await click('Next');
     await heading('Enter your security code');

@@ -1,5 +1,5 @@
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSection } from '@/i18n/section';
 import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readResetProgress } from '@/lib/flow/reset-state';
@@ -8,6 +8,8 @@ import { ssoFields } from '@/lib/flow/sso-form';
 import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
+import { submittedForms } from '@/test/flow-hooks';
+import { click, heading, type, where } from '@/test/page';
 import { siteConfig } from '@/test/site-fixture';
 
 // Issue 14, SPA side: an emailed invitation's link (spec §4.2 token routing),
@@ -26,31 +28,16 @@ const answer = (action: string, extra: Record<string, unknown> = {}): FakeAnswer
   body: { id: REG, twoFactorValidations: [], email: 'marie@example.com', ubiMatchPH: false, action, startDate: '2026-11-20T10:00:00Z', ...extra },
 });
 
-let submitted: HTMLFormElement[];
+const submitted = submittedForms();
 
 beforeAll(async () => {
   await Promise.all([loadSection('registration', 'en'), loadSection('registration', 'fr')]);
 });
 
 beforeEach(() => {
-  submitted = [];
-  vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
-    submitted.push(this);
-  });
   forgetPages();
 });
 
-afterEach(() => {
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  sessionStorage.clear();
-  document.querySelectorAll('body > form').forEach((form) => form.remove());
-});
-
-const where = () => window.location.pathname + window.location.search;
-const type = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
-const click = (name: string) => act(async () => fireEvent.click(screen.getByRole('button', { name })));
-const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
 /** The URLs fetch was called with (the fake API drops the query string from its paths). */
 const fetchedUrls = () => vi.mocked(fetch).mock.calls.map(([url]) => String(url));
 

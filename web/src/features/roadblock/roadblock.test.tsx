@@ -9,6 +9,7 @@ import { readFlow, updateFlow } from '@/lib/flow/state';
 import { fakeApi } from '@/lib/flow/testing';
 import type { PublicBrand } from '@/lib/site/types';
 import { renderApp } from '@/test/render';
+import { where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { roadblockContent } from './content';
 
@@ -16,8 +17,6 @@ afterEach(() => {
   vi.unstubAllGlobals();
   sessionStorage.clear();
 });
-
-const where = () => window.location.pathname + window.location.search;
 
 /** Opens a roadblock page as a flow does: the flag set, arriving from a registration validation page (spec §2.4's guards). */
 async function openRoadblock(path: string, config = siteConfig({ brand: belair }), from = '/registration/validation') {

@@ -1,5 +1,5 @@
 import { act, fireEvent, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSection } from '@/i18n/section';
 import { forgetPages } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow, type SmartOption, type SmartRegistrationState } from '@/lib/flow/state';
@@ -7,6 +7,8 @@ import { ssoFields } from '@/lib/flow/sso-form';
 import { postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
+import { submittedForms } from '@/test/flow-hooks';
+import { alertText, click, heading, type, where } from '@/test/page';
 import type { PublicBrand } from '@/lib/site/types';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { invalidFields, smartErrorCode } from './api';
@@ -56,38 +58,17 @@ const EMAIL_OPTION: SmartOption = { id: 'o1', optionName: 'EMAIL', data: 'e***@e
 const SMS_OPTION: SmartOption = { id: 'o2', optionName: 'SMS', data: '***-***-0101' };
 const PIN_OPTION: SmartOption = { id: 'o3', optionName: 'PIN', data: '' };
 
-let submitted: HTMLFormElement[];
+const submitted = submittedForms();
 
 beforeAll(async () => {
   await Promise.all([loadSection('smartRegistration', 'en'), loadSection('smartRegistration', 'fr')]);
 });
 
 beforeEach(() => {
-  submitted = [];
-  vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
-    submitted.push(this);
-  });
   forgetPages();
   holdCredentials(null);
 });
 
-afterEach(() => {
-  vi.useRealTimers();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  sessionStorage.clear();
-  document.querySelectorAll('body > form').forEach((form) => form.remove());
-});
-
-const where = () => window.location.pathname + window.location.search;
-const type = (label: string, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
-const click = (name: string) => act(async () => fireEvent.click(screen.getByRole('button', { name })));
-const heading = (name: string) => screen.findByRole('heading', { level: 1, name });
-const alertText = () =>
-  screen
-    .getAllByRole('alert')
-    .map((a) => a.textContent)
-    .join(' ');
 const sessionOf = (call: FakeCall | undefined) => call?.headers[SESSION_HEADER];
 
 /** Opens a smart registration page with a session whose token is at (step, page). */

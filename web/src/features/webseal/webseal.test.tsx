@@ -2,14 +2,13 @@ import { screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readFlow } from '@/lib/flow/state';
 import { renderApp } from '@/test/render';
+import { where } from '@/test/page';
 import { siteConfig } from '@/test/site-fixture';
 
 afterEach(() => {
   vi.unstubAllGlobals();
   sessionStorage.clear();
 });
-
-const where = () => window.location.pathname + window.location.search;
 
 // The other-application codes leave the app for the marketing site: the
 // browser tests follow that navigation (jsdom cannot).

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSecondClient } from '@/lib/api/client';
 import { maintenancePageBypass } from '@/lib/api/use-api';
 import { renderApp } from '@/test/render';
+import { where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { startCall } from './start-call';
 import { readFlow } from './state';
@@ -12,8 +13,6 @@ afterEach(() => {
   vi.unstubAllGlobals();
   sessionStorage.clear();
 });
-
-const where = () => window.location.pathname + window.location.search;
 
 /** The app open on the login page, then the start call answered as main.tsx makes it. */
 async function start(welcome: FakeAnswer | 'network') {
