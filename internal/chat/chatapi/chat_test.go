@@ -237,7 +237,7 @@ func TestLimits(t *testing.T) {
 		if f := s.Next("error"); f["errorCode"] != "RATE_LIMITED" || f["clientId"] != "over-socket" {
 			t.Fatalf("error frame %v", f)
 		}
-		e.clock.Advance(2 * time.Minute)
+		e.Clock.Advance(2 * time.Minute)
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -264,17 +264,21 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("closed with %d, want 1008", code)
 		}
 
-		// Ten new conversations an hour per address.
+		// Ten new conversations an hour per address: another visitor at
+		// the first one's address.
 		other := e.visitor("scotia")
-		other.ip = "192.0.2.50"
+		other.ip = v.ip
 		for i := range chat.ConversationLimit.Limit - 1 { // the first visitor's start counted one
 			other.cookie = ""
-			if code, out := other.do("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`); code != 201 {
-				t.Fatalf("conversation %d: %d %v", i+2, code, out)
+			if a := other.do("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`); a.Status != 201 {
+				t.Fatalf("conversation %d: %d %s", i+2, a.Status, a.Body)
 			}
 		}
 		other.cookie = ""
 		other.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`, 429, "RATE_LIMITED")
+		elsewhere := e.visitor("scotia")
+		elsewhere.ip = "192.0.2.50"
+		elsewhere.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`, 201, "")
 		other.want("POST", "/api/v1/chat/conversations", `{"name":"","topic":"Claims"}`, 400, "INVALID_FIELD")
 		other.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims","extra":1}`, 400, "BAD_REQUEST")
 	})
@@ -309,7 +313,7 @@ func TestAvailability(t *testing.T) {
 		e.available(marie, "en")
 		check("an agent of the brand, English", "scotia", "on", "en", "open")
 		check("no French agent", "scotia", "qc", "fr", "no-agent")
-		e.clock.Advance(chat.PresenceWindow + time.Second)
+		e.Clock.Advance(chat.PresenceWindow + time.Second)
 		check("heartbeat stale", "scotia", "on", "en", "no-agent")
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
@@ -321,7 +325,7 @@ func TestAvailability(t *testing.T) {
 		check("away", "scotia", "on", "en", "no-agent")
 		e.available(marie, "en")
 		// Tuesday 18:30 in Toronto: scotia closes at 18:00.
-		e.clock.Advance(8*time.Hour + 30*time.Minute)
+		e.Clock.Advance(8*time.Hour + 30*time.Minute)
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
 		}

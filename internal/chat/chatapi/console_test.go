@@ -13,6 +13,7 @@ import (
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -30,7 +31,7 @@ func TestSnippetRuneSafe(t *testing.T) {
 			t.Fatal(err)
 		}
 		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
-		items, err := e.svc.Search(ctx, sup, "claim", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+		items, err := e.svc.Search(ctx, sup, "claim", "", e.Clock.Now().Add(-time.Hour), e.Clock.Now().Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +54,7 @@ func TestSearchFoldsCaseAndAccents(t *testing.T) {
 		}
 		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
 		for _, q := range []string{"émilie", "EMILIE", "ecoutez"} {
-			items, err := e.svc.Search(ctx, sup, q, "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+			items, err := e.svc.Search(ctx, sup, q, "", e.Clock.Now().Add(-time.Hour), e.Clock.Now().Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,10 +73,13 @@ func TestBadBytesAre400(t *testing.T) {
 		e := newEnv(t, db)
 		marie, _, id := e.chatting("en")
 		sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
+		var scenarios []testenv.Scenario
 		for _, qs := range []string{"q=%00", "q=%FF", "q=a%00b", "brand=%00", "brand=%FF", "tz=%00", "tz=Nowhere/Land", "tz=../../etc/passwd"} {
-			e.staffWant(sup, "GET", "/console/transcripts?"+qs, "", 400, "INVALID_FIELD")
+			scenarios = append(scenarios, testenv.Scenario{Name: "search " + qs,
+				Request: staffRequest(sup, "GET", "/console/transcripts?"+qs, ""), Status: 400, Code: "INVALID_FIELD"})
 		}
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"a\u0000b"}`, 400, "INVALID_FIELD")
+		testenv.Run(t, e.h, append(scenarios, testenv.Scenario{Name: "transfer to a NUL",
+			Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"a\u0000b"}`), Status: 400, Code: "INVALID_FIELD"})...)
 	})
 }
 
@@ -88,7 +92,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	e.svc.Limiter = nil
 	ctx := context.Background()
 	sc, _ := e.brands.ByID("scotia")
-	e.clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.clock.Now())) // 19:30 in Toronto on the 24th
+	e.Clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.Clock.Now())) // 19:30 in Toronto on the 24th
 	if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Evening", Email: "z@example.com", Question: "late question"}); err != nil {
 		t.Fatal(err)
 	}
@@ -166,10 +170,10 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 		hereID := here.start()
 		s := here.socket(0)
 		s.Next("state")
-		e.clock.Advance(chat.AbandonAfter / 2)
+		e.Clock.Advance(chat.AbandonAfter / 2)
 		s.Send(map[string]any{"type": "ping"})
 		s.Next("pong")
-		e.clock.Advance(chat.AbandonAfter/2 + time.Second)
+		e.Clock.Advance(chat.AbandonAfter/2 + time.Second)
 		n, err := e.svc.EndAbandoned(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("ended %d (%v); want 1", n, err)
@@ -220,7 +224,7 @@ func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
 	ctx := context.Background()
-	e.svc.Limiter = throttle.New(db, e.clock.Now)
+	e.svc.Limiter = throttle.New(db, e.Clock.Now)
 	m := e.addStaff("m", "M", staff.RoleAgent)
 	e.available(m, "en")
 	var ids []string

@@ -115,7 +115,7 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 	as.Next("pong")
 	<-checks
 	e.hub.Reap(0) // a tick before the minute: no check
-	e.clock.Advance(recheckEvery)
+	e.Clock.Advance(recheckEvery)
 	mu.Lock()
 	signedIn = false
 	mu.Unlock()
@@ -230,11 +230,11 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message")
-		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Minute) // far past the window
+		e.Clock.Advance(time.Minute) // far past the window
 		if err := e.hub.Poll(ctx); err != nil {
 			t.Fatal(err)
 		}
