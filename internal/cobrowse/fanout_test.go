@@ -95,7 +95,7 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 		if _, err := other.svc.AppendEvent(context.Background(), id, SenderVisitor, []byte(`{"n":1}`)); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 		if err := e.hub.Poll(context.Background()); err != nil {
 			t.Fatal(err)
 		}

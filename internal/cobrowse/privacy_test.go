@@ -72,7 +72,7 @@ func TestRefusesPrivateValues(t *testing.T) {
 			{`{"type":3,"data":{"source":5,"text":"H2X-1Y4","isChecked":false,"id":9}}`, RefusedInput},
 			{`{"type":4,"data":{"href":"http://belair.test/registration/link?token=TOKEN-123","width":1,"height":1}}`, RefusedAddress},
 		}
-		before := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id)
+		before := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id)
 		for i, f := range frames {
 			vs.SendRaw([]byte(`{"type":"event","data":` + f.data + `}`))
 			if got := vs.Next("error"); got["errorCode"] != codeOf(ErrPrivateValue) {
@@ -86,11 +86,11 @@ func TestRefusesPrivateValues(t *testing.T) {
 				}
 			}
 		}
-		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != before+1 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != before+1 {
 			t.Fatalf("%d events stored, want %d (only the masked one)", n, before+1)
 		}
 		for _, secret := range []string{"Hunter2-Secret!", "T1cket-XYZ", "BEL-1000", "H2X-1Y4", "TOKEN-123"} {
-			if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE data LIKE ?", "%"+secret+"%"); n != 0 {
+			if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE data LIKE ?", "%"+secret+"%"); n != 0 {
 				t.Fatalf("%s stored", secret)
 			}
 		}
