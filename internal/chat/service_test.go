@@ -87,13 +87,13 @@ func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range SearchLimit {
-		e.clock.Advance(time.Second)
+		e.Clock.Advance(time.Second)
 		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: in, Province: "on", Language: "en", Name: "Other", Email: "o@example.com", Question: "zebra question"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor, Brands: []string{"scotia"}}
-	items, err := e.svc.Search(ctx, sup, "zebra", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+	items, err := e.svc.Search(ctx, sup, "zebra", "", e.Clock.Now().Add(-time.Hour), e.Clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestQueueCapped(t *testing.T) {
 	sc, _ := e.Brands.ByID("scotia")
 	question := strings.Repeat("é", 1500)
 	for i := range QueueLimit + 5 {
-		e.clock.Advance(time.Second)
+		e.Clock.Advance(time.Second)
 		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: fmt.Sprint("N", i),
 			Email: "z@example.com", Question: question}); err != nil {
 			t.Fatal(err)
@@ -147,7 +147,7 @@ func TestAutoAssignByWaitingSince(t *testing.T) {
 		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
 		e.available(a1, "en")
 		e.available(a2, "en")
-		now := ms(e.clock.Now())
+		now := ms(e.Clock.Now())
 		late := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
 			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
 		long := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
@@ -200,7 +200,7 @@ func TestAutoAssign(t *testing.T) {
 		var got []string
 		var firstID string
 		for i := range 6 {
-			e.clock.Advance(time.Second)
+			e.Clock.Advance(time.Second)
 			c := start(i)
 			if i == 0 {
 				firstID = c.ID
