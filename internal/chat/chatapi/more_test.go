@@ -2,7 +2,6 @@ package chatapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"guichet/internal/chat"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/api/apitest"
+	"guichet/internal/notify"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -125,7 +125,6 @@ func TestChatbotHandsOver(t *testing.T) {
 func TestOfflineMessageReachesTheQueue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
 		other := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
 		s := e.agentSocket(marie)
@@ -148,12 +147,8 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 409, "WRONG_STATUS")
 		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Oui, demain matin."}`, 202, "")
 		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Encore"}`, 409, "ALREADY_DONE")
-		var to, lang, template, data string
-		if err := db.QueryRow(ctx, "SELECT recipient, language, template, data FROM outbox").Scan(&to, &lang, &template, &data); err != nil {
-			t.Fatal(err)
-		}
-		if to != "alex@example.com" || lang != "fr" || template != "chat-offline-reply" || !strings.Contains(data, "demain matin") {
-			t.Fatalf("outbox %s %s %s %s", to, lang, template, data)
+		if m := e.Mail.Next(t, "alex@example.com"); m.Language != "fr" || m.Template != "chat-offline-reply" || !strings.Contains(m.Data[notify.DataAnswer], "demain matin") {
+			t.Fatalf("outbox %+v", m)
 		}
 		if q := s.Next("queue"); len(q["offline"].([]any)) != 0 {
 			t.Fatalf("answered item still queued: %v", q)
@@ -369,17 +364,12 @@ func TestTranscriptAndRating(t *testing.T) {
 		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":6}`, 400, "INVALID_FIELD")
 		v.do("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`).Expect(t, 204, "")
 		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`, 409, "ALREADY_DONE")
-		var lang, template, data string
-		if err := db.QueryRow(ctx, "SELECT language, template, data FROM outbox").Scan(&lang, &template, &data); err != nil {
-			t.Fatal(err)
-		}
-		var d map[string]string
-		_ = json.Unmarshal([]byte(data), &d)
-		if lang != "fr" || template != "chat-transcript" || !strings.Contains(d["transcript"], "Alex\u00a0: Bonjour, <script>") ||
-			!strings.Contains(d["transcript"], "Marie s’est joint") ||
+		m := e.Mail.Next(t, "alex@example.com")
+		if m.Language != "fr" || m.Template != "chat-transcript" || !strings.Contains(m.Data["transcript"], "Alex\u00a0: Bonjour, <script>") ||
+			!strings.Contains(m.Data["transcript"], "Marie s’est joint") ||
 			// 15:00 UTC is 10:00 in Ontario (scotia's default province), in November EST.
-			!strings.Contains(d["transcript"], "10 h 00 EST — Alex\u00a0: Bonjour") {
-			t.Fatalf("outbox %s %s %q", lang, template, d["transcript"])
+			!strings.Contains(m.Data["transcript"], "10 h 00 EST — Alex\u00a0: Bonjour") {
+			t.Fatalf("outbox %s %s %q", m.Language, m.Template, m.Data["transcript"])
 		}
 	})
 }
@@ -409,9 +399,7 @@ func TestPurge(t *testing.T) {
 			if (err == nil) != kept {
 				t.Fatalf("%s kept=%v: %v", id, kept, err)
 			}
-			var msgs int
-			_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ?", id).Scan(&msgs)
-			if !kept && msgs != 0 {
+			if msgs := e.Count(t, "SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ?", id); !kept && msgs != 0 {
 				t.Fatalf("%d messages left of a purged conversation", msgs)
 			}
 		}
@@ -424,7 +412,6 @@ func TestPurge(t *testing.T) {
 func TestAuditRows(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
-		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "belair")
 		sup := e.addStaff("sue", "Sue", staff.RoleSupervisor, "scotia")
 		e.staffWant(marie, "PUT", "/console/availability", `{"status":"available","languages":["en"]}`, 200, "")
@@ -435,12 +422,8 @@ func TestAuditRows(t *testing.T) {
 		e.staffWant(sup, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
 		e.staffWant(sup, "GET", "/console/transcripts?q=alex", "", 200, "")
 		count := func(staffID, event, outcome string) int {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND actor = ? AND event = ? AND outcome = ?",
-				staff.AuditBrand, staffID, "staff:"+staffID, event, outcome).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
+			return e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND actor = ? AND event = ? AND outcome = ?",
+				staff.AuditBrand, staffID, "staff:"+staffID, event, outcome)
 		}
 		for _, c := range []struct {
 			id, event, outcome string

@@ -175,15 +175,8 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 		if f := bs.Next("error"); f["errorCode"] != "NOT_HOLDER" {
 			t.Fatalf("subscribe to marie's ended conversation: %v", f)
 		}
-		var ok, refused int
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'ok'",
-			chat.EventView, bob.ID, id).Scan(&ok); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'NOT_HOLDER'",
-			chat.EventView, bob.ID, id).Scan(&refused); err != nil {
-			t.Fatal(err)
-		}
+		views := "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = ?"
+		ok, refused := e.Count(t, views, chat.EventView, bob.ID, id, "ok"), e.Count(t, views, chat.EventView, bob.ID, id, "NOT_HOLDER")
 		if ok != 1 || refused != 2 { // the socket's refusal and the REST one
 			t.Fatalf("subscribe audit rows: %d ok, %d NOT_HOLDER; want 1 and 2", ok, refused)
 		}
