@@ -17,6 +17,7 @@ import (
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // TestSalesforceConfigShape: spec §7's shape for every province and
@@ -143,10 +144,15 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 		if err := apitest.Conform(apitest.Schemas(t), "ChatQueueFrame", q); err != nil {
 			t.Fatal(err)
 		}
-		e.staffWant(other, "POST", "/console/conversations/"+id+"/reply", `{"body":"Oui"}`, 403, "FORBIDDEN_BRAND")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 409, "WRONG_STATUS")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Oui, demain matin."}`, 202, "")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Encore"}`, 409, "ALREADY_DONE")
+		reply := func(p staff.Principal, body string) testenv.Request {
+			return staffRequest(p, "POST", "/console/conversations/"+id+"/reply", `{"body":"`+body+`"}`)
+		}
+		testenv.Run(t, e.h,
+			testenv.Scenario{Name: "another brand's agent replies", Request: reply(other, "Oui"), Status: 403, Code: "FORBIDDEN_BRAND"},
+			testenv.Scenario{Name: "accept", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/accept", ""), Status: 409, Code: "WRONG_STATUS"},
+			testenv.Scenario{Name: "reply", Request: reply(marie, "Oui, demain matin."), Status: 202},
+			testenv.Scenario{Name: "reply again", Request: reply(marie, "Encore"), Status: 409, Code: "ALREADY_DONE"},
+		)
 		if m := e.Mail.Next(t, "alex@example.com"); m.Language != "fr" || m.Template != "chat-offline-reply" || !strings.Contains(m.Data[notify.DataAnswer], "demain matin") {
 			t.Fatalf("outbox %+v", m)
 		}
@@ -355,15 +361,23 @@ func TestTranscriptAndRating(t *testing.T) {
 		if _, err := e.svc.VisitorSend(ctx, id, "1", "Bonjour, <script>alert(1)</script>"); err != nil {
 			t.Fatal(err)
 		}
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 409, "NOT_ENDED")
-		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":5}`, 409, "NOT_ENDED")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/end", "", 200, "")
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"not an email"}`, 400, "INVALID_FIELD")
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 202, "")
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 409, "ALREADY_DONE")
-		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":6}`, 400, "INVALID_FIELD")
-		v.do("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`).Expect(t, 204, "")
-		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`, 409, "ALREADY_DONE")
+		transcript := func(email string) testenv.Request {
+			return v.request("POST", "/api/v1/chat/conversation/transcript", `{"email":"`+email+`"}`)
+		}
+		rating := func(n int) testenv.Request {
+			return v.request("POST", "/api/v1/chat/conversation/rating", fmt.Sprintf(`{"rating":%d}`, n))
+		}
+		testenv.Run(t, e.h,
+			testenv.Scenario{Name: "transcript before the end", Request: transcript("alex@example.com"), Status: 409, Code: "NOT_ENDED"},
+			testenv.Scenario{Name: "rating before the end", Request: rating(5), Status: 409, Code: "NOT_ENDED"},
+			testenv.Scenario{Name: "the agent ends", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/end", "")},
+			testenv.Scenario{Name: "transcript to no address", Request: transcript("not an email"), Status: 400, Code: "INVALID_FIELD"},
+			testenv.Scenario{Name: "transcript", Request: transcript("alex@example.com"), Status: 202},
+			testenv.Scenario{Name: "transcript again", Request: transcript("alex@example.com"), Status: 409, Code: "ALREADY_DONE"},
+			testenv.Scenario{Name: "rating out of range", Request: rating(6), Status: 400, Code: "INVALID_FIELD"},
+			testenv.Scenario{Name: "rating", Request: rating(4), Status: 204},
+			testenv.Scenario{Name: "rating again", Request: rating(4), Status: 409, Code: "ALREADY_DONE"},
+		)
 		m := e.Mail.Next(t, "alex@example.com")
 		if m.Language != "fr" || m.Template != "chat-transcript" || !strings.Contains(m.Data["transcript"], "Alex\u00a0: Bonjour, <script>") ||
 			!strings.Contains(m.Data["transcript"], "Marie s’est joint") ||
