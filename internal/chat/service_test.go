@@ -18,8 +18,7 @@ import (
 // the same moment from their own goroutines, many times: each time exactly
 // one wins and the other gets 409 ALREADY_TAKEN.
 func TestTwoAgentsAcceptAtOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		scotia, _ := e.Brands.ByID("scotia")
 		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
@@ -140,8 +139,7 @@ func TestQueueCapped(t *testing.T) {
 // first: a bot conversation handed over late waits behind those queued
 // before its handover.
 func TestAutoAssignByWaitingSince(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
 		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
@@ -152,7 +150,7 @@ func TestAutoAssignByWaitingSince(t *testing.T) {
 			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
 		long := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
 			Name: "Waiting longer", CreatedAt: now - 300_000, WaitingSince: now - 300_000, UpdatedAt: now}
-		if err := db.InTx(ctx, func(tx *store.Tx) error {
+		if err := e.DB.InTx(ctx, func(tx *store.Tx) error {
 			if err := insertConversation(ctx, tx, late); err != nil {
 				return err
 			}
@@ -178,8 +176,7 @@ func TestAutoAssignByWaitingSince(t *testing.T) {
 // with the fewest active conversations, ties to the one given a
 // conversation longest ago; with every such agent at the limit it waits.
 func TestAutoAssign(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		ana := e.addStaff("ana", "Ana", staff.RoleAgent, "bna")
 		ben := e.addStaff("ben", "Ben", staff.RoleAgent, "bna")

@@ -24,8 +24,7 @@ import (
 // order, a reconnecting viewer resumes by seq, the pointer reaches the
 // visitor, the visitor's end closes both sockets and deletes the events.
 func TestCodeSession(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "belair")
 		v, id, code := e.codeSession()
 		if !ValidCode(code) || e.Count(t, "SELECT COUNT(*) FROM cobrowse_sessions WHERE code_hmac = ?", code) != 0 {
@@ -101,8 +100,7 @@ func TestCodeSession(t *testing.T) {
 }
 
 func TestCodeExpiresAndGuesses(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "belair")
 		q := e.addStaff("a2", "belair")
 		a := e.agent(p)
@@ -143,8 +141,7 @@ func atoi(s string) int {
 }
 
 func TestConcurrentJoinsOneWins(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		var agents []staff.Principal
 		for i := range 6 {
 			agents = append(agents, e.addStaff(fmt.Sprintf("a%d", i), "belair"))
@@ -175,8 +172,7 @@ func TestConcurrentJoinsOneWins(t *testing.T) {
 // The chat's way in: the holder's request is a system message in the
 // transcript; nothing is accepted before consent nor after a decline.
 func TestChatRequest(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "scotia")
 		other := e.addStaff("a2", "scotia")
@@ -258,8 +254,7 @@ func TestChatRequest(t *testing.T) {
 }
 
 func TestCapAndVisitorGone(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "belair")
 		_, vs, id := e.activeCode(p)
@@ -308,8 +303,7 @@ func TestCapAndVisitorGone(t *testing.T) {
 }
 
 func TestOtherBrandAgentRefused(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		intact := e.addStaff("ai", "intact")
 		belair := e.addStaff("ab", "belair")
 		_, id, code := e.codeSession()
@@ -349,8 +343,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 }
 
 func TestRecordAndPurge(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "belair")
 		_, _, kept := e.activeCode(p)
@@ -396,8 +389,7 @@ func TestRecordAndPurge(t *testing.T) {
 }
 
 func TestFrameLimits(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "belair")
 		_, vs, id := e.activeCode(p)
 		// The clock stands still: the bucket's burst and nothing more.
@@ -436,8 +428,7 @@ func TestFrameLimits(t *testing.T) {
 // active one closes both sockets with 1000 after an ended state, a
 // pending request can no longer be accepted; audited, events deleted.
 func TestChatEndEndsCobrowse(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "scotia", "belair")
 
@@ -497,8 +488,7 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 // agent, cobrowseEnded in the chat, both sockets closed, audited with the
 // staff member who transferred; the new holder may ask again.
 func TestTransferEndsCobrowse(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		a1 := e.addStaff("a1", "scotia")
 		a2 := e.addStaff("a2", "scotia")

@@ -8,8 +8,6 @@ import (
 
 	"guichet/internal/fanout"
 	"guichet/internal/fanout/fanouttest"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // TestCobrowseAcrossInstances: two instances on one PostgreSQL schema, each
@@ -85,9 +83,8 @@ func TestCobrowseAcrossInstances(t *testing.T) {
 // the viewer at the next poll: the poll reads the sessions this instance
 // subscribes to by id and wakes those behind their last seq.
 func TestPollReadsSubscribedByID(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		other := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
+		other := newEnv(t, e.DB)
 		p := e.addStaff("a1", "belair")
 		_, _, id := e.activeCode(p)
 		view := e.agent(p).socket("/console/sessions/" + id + "/socket")

@@ -8,9 +8,6 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 const mask = "••••••"
@@ -56,8 +53,7 @@ func TestPrivacyViolation(t *testing.T) {
 // A visitor frame carrying a value is refused, stored nowhere, shown to no
 // viewer, and counted; the masked frame after it goes through.
 func TestRefusesPrivateValues(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Metrics = NewMetrics(prometheus.NewRegistry())
 		e.mu.Lock()
 		e.record["belair"] = true
@@ -121,8 +117,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // The consent answers from the session's brand's host only.
 func TestConsentBrand(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "scotia", "belair")
 		convID, chatSecret := e.conversation("scotia", p)
 		id := e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)

@@ -15,8 +15,6 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/staff"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // codeOf is the API error code a service error answers (Error's mapping).
@@ -55,8 +53,7 @@ func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
 // agent sends two messages, a reconnect with after = the last seq it had
 // gets exactly those two, in order, and then live ones.
 func TestReplayAfterReconnect(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 
@@ -103,8 +100,7 @@ func TestReplayAfterReconnect(t *testing.T) {
 // sending at once from many goroutines get seqs 1..n without gap or
 // repeat, and last_seq is n.
 func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil // the visitor's rate limit is TestLimits'
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
@@ -155,8 +151,7 @@ func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
 // and answers the first seq, over the socket too (one ack frame each, the
 // same seq).
 func TestIdempotentClientID(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		_, v, id := e.chatting("en")
 		a, err := e.svc.VisitorSend(ctx, id, "same", "once")
@@ -184,8 +179,7 @@ func TestIdempotentClientID(t *testing.T) {
 // the fourth accept is 409 AGENT_LIMIT and leaves it waiting; ending one
 // frees a place.
 func TestMaxPerAgent(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "en")
 		var ids []string
@@ -210,8 +204,7 @@ func TestMaxPerAgent(t *testing.T) {
 // 10 new conversations an hour per address, frames: an error frame for a
 // bad one, the socket closed with 1008 after five in a row.
 func TestLimits(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		if _, err := e.svc.VisitorSend(ctx, id, "long", strings.Repeat("é", chat.MaxBody+1)); codeOf(err) != "MESSAGE_TOO_LONG" {
@@ -287,8 +280,7 @@ func TestLimits(t *testing.T) {
 // TestAvailability: open = the province's hours AND an agent available
 // with a fresh heartbeat, serving the brand and the language.
 func TestAvailability(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		scotia, _ := e.brands.ByID("scotia")
 		intact, _ := e.brands.ByID("intact")
@@ -345,16 +337,15 @@ func TestAvailability(t *testing.T) {
 // and a resend gives its seq back: the next message follows with no gap.
 // A refused send still says why (not the holder, ended).
 func TestAgentSendStatements(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
-		before := db.Statements()
+		before := e.DB.Statements()
 		a, err := e.svc.AgentSend(ctx, marie, id, "c1", "hello")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := db.Statements() - before; n > 2 {
+		if n := e.DB.Statements() - before; n > 2 {
 			t.Fatalf("an agent's message ran %d statements, want at most 2", n)
 		}
 		again, err := e.svc.AgentSend(ctx, marie, id, "c1", "hello")
@@ -392,8 +383,7 @@ func TestAgentSendStatements(t *testing.T) {
 // the messages after its last seq in one statement, with the same answer
 // Get and Messages give (none after, some, more than a batch).
 func TestDeliveryReadsOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("fr")
 		for i := range 5 {
@@ -406,12 +396,12 @@ func TestDeliveryReadsOnce(t *testing.T) {
 			after int64
 			limit int
 		}{{0, 200}, {2, 200}, {want.LastSeq, 200}, {1, 3}} {
-			before := db.Statements()
+			before := e.DB.Statements()
 			c, msgs, err := e.svc.GetWithMessages(ctx, id, tc.after, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := db.Statements() - before; n != 1 {
+			if n := e.DB.Statements() - before; n != 1 {
 				t.Fatalf("after %d: %d statements, want 1", tc.after, n)
 			}
 			if c != want {

@@ -11,7 +11,6 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/staff"
-	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
@@ -21,8 +20,7 @@ import (
 // (U+023A Ⱥ lowers to a 3-byte ⱥ) gives a snippet, not a panic (a visitor
 // could plant one and break every supervisor's search).
 func TestSnippetRuneSafe(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		_, _, id := e.chatting("en")
@@ -44,8 +42,7 @@ func TestSnippetRuneSafe(t *testing.T) {
 // TestSearchFoldsCaseAndAccents: "émilie" finds ÉMILIE and Emilie on both
 // databases (SQLite's LOWER is ASCII only).
 func TestSearchFoldsCaseAndAccents(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		_, _, id := e.chatting("fr")
@@ -69,8 +66,7 @@ func TestSearchFoldsCaseAndAccents(t *testing.T) {
 // in a transfer's staffId, is 400 INVALID_FIELD (PostgreSQL refuses NUL
 // in text: it was a 500).
 func TestBadBytesAre400(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie, _, id := e.chatting("en")
 		sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
 		var scenarios []testenv.Scenario
@@ -116,8 +112,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 // the conversation before a supervisor transferred it away is refused
 // (NOT_HOLDER), and the conversation stays with the new holder.
 func TestHolderCheckedInTheTransaction(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
 		bob := e.addStaff("bob", "Bob", staff.RoleAgent)
@@ -153,8 +148,7 @@ func TestHolderCheckedInTheTransaction(t *testing.T) {
 // heartbeat for chat.AbandonAfter ends (system message "ended"); one whose
 // visitor pinged meanwhile does not.
 func TestAbandonedConversationsEnd(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		m := e.addStaff("m", "M", staff.RoleAgent)
@@ -192,8 +186,7 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 // visitor's stores the agent's message (not the visitor's back); a
 // visitor's resend is its ack and does not count against the rate limit.
 func TestIdempotencyPerSender(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
 		if _, err := e.svc.VisitorSend(ctx, id, "same", "visitor's words"); err != nil {

@@ -47,6 +47,12 @@ type env struct {
 	mu sync.Mutex
 }
 
+// each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnvOn(t, te, &chat.LocalNotifier{})) })
+}
+
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	return newEnvWith(t, db, &chat.LocalNotifier{})
@@ -55,9 +61,15 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // newEnvWith is newEnv with its own chat.Notifier (an instance among several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
+	return newEnvOn(t, testenv.New(db), n)
+}
+
+// newEnvOn is the env on te, its clock set to tuesday10.
+func newEnvOn(t *testing.T, te *testenv.Env, n chat.Notifier) *env {
+	t.Helper()
 	front := fanouttest.NewFront(t)
-	te := testenv.New(db)
 	te.Clock = testclock.At(tuesday10)
+	db := te.DB
 	svc := &chat.Service{DB: db, Brands: front.Brands.ByID, Now: te.Clock.Now, Limiter: throttle.New(db, te.Clock.Now), Notifier: n}
 	e := &env{Env: te, t: t, brands: front.Brands, svc: svc, front: front}
 	e.hub = hub.New(svc)

@@ -15,8 +15,6 @@ import (
 	"guichet/internal/api/apitest"
 	"guichet/internal/notify"
 	"guichet/internal/staff"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -24,8 +22,7 @@ import (
 // language of the brand, and the chat object of the request's province
 // and language, as api/openapi.yaml declares them.
 func TestSalesforceConfigShape(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		schemas := apitest.Schemas(t)
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
@@ -72,8 +69,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 // it to the queue with the transcript so far; closed, the handover is 409
 // CHAT_CLOSED and the conversation stays with the bot.
 func TestChatbotHandsOver(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		ctx := context.Background()
 		v := e.visitor("belair")
@@ -124,8 +120,7 @@ func TestChatbotHandsOver(t *testing.T) {
 // offline item of the agents' queue (live on their socket); the answer is
 // an email in the outbox and closes it.
 func TestOfflineMessageReachesTheQueue(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
 		other := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
 		s := e.agentSocket(marie)
@@ -167,8 +162,7 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 // winner's; a transfer to a present agent moves it and notes it in the
 // conversation; a transfer to an absent one is refused.
 func TestAgentQueueLiveAndTransfer(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		luc := e.addStaff("luc", "Luc", staff.RoleAgent, "scotia")
 		away := e.addStaff("zoe", "Zoé", staff.RoleAgent)
@@ -235,15 +229,14 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 // reaches a socket on the other by the poll alone, and so does a state
 // change; nothing passes only through memory.
 func TestPollDeliversWithoutNotification(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message") // agent joined
 
-		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
@@ -271,8 +264,7 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 // TestShutdownClosesSockets: the hub's shutdown closes every socket with
 // 1012 (reconnect elsewhere), and refuses new ones.
 func TestShutdownClosesSockets(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie, v, _ := e.chatting("en")
 		s, a := v.socket(0), e.agentSocket(marie)
 		s.Next("state")
@@ -290,8 +282,7 @@ func TestShutdownClosesSockets(t *testing.T) {
 // upgrade; an unknown conversation's cookie or an ended one: 4404; the
 // end of the conversation closes with 1000.
 func TestVisitorSocketRefusals(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		_, v, _ := e.chatting("en")
 		for _, c := range []struct {
 			origin, cookie string
@@ -350,8 +341,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 // transcript emailed once (outbox, the conversation's language) and rate
 // once; before the end neither.
 func TestTranscriptAndRating(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "fr")
@@ -391,8 +381,7 @@ func TestTranscriptAndRating(t *testing.T) {
 // TestPurge: the janitor deletes the conversations (and messages) older
 // than each brand's retentionMonths, and keeps the rest.
 func TestPurge(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "en")
@@ -424,8 +413,7 @@ func TestPurge(t *testing.T) {
 // brand not served is 403 FORBIDDEN_BRAND and a console.forbidden row;
 // supervisors' calls are refused to agents.
 func TestAuditRows(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "belair")
 		sup := e.addStaff("sue", "Sue", staff.RoleSupervisor, "scotia")
 		e.staffWant(marie, "PUT", "/console/availability", `{"status":"available","languages":["en"]}`, 200, "")
@@ -464,8 +452,7 @@ func TestAuditRows(t *testing.T) {
 // ping) for the idle timeout is closed (1001) by the hub's reaper; one
 // that pings is kept.
 func TestSilentSocketsAreClosed(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		_, v, _ := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
@@ -485,8 +472,7 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 // open moves the conversation to the queue at once, the bot's reply and
 // the handover note in the transcript.
 func TestBotHandsOverByMessage(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)

@@ -12,7 +12,6 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/staff"
-	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 )
 
@@ -21,8 +20,7 @@ import (
 // widget had gets both messages and the end note, then 1000 (not 4404,
 // which would lose them: the widget stops on 4404).
 func TestEndedWhileAwayReplays(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
@@ -58,13 +56,12 @@ func TestEndedWhileAwayReplays(t *testing.T) {
 // TestAgentSocketClosesWhenSignedOut: a disabled staff member's open
 // socket stores nothing more and is closed with 4401 on its next ping.
 func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
 		as := e.agentSocket(marie)
 		as.Next("queue")
-		if _, err := db.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ? WHERE id = ?", 5, marie.ID); err != nil {
+		if _, err := e.DB.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ? WHERE id = ?", 5, marie.ID); err != nil {
 			t.Fatal(err)
 		}
 		as.Send(map[string]any{"type": "message", "conversationId": id, "clientId": "x1", "body": "still here after being disabled"})
@@ -134,8 +131,7 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 // conversation is refused like GET conversations/{id}; subscribes are
 // audited.
 func TestSubscribeFollowsReadRule(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
@@ -186,8 +182,7 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 // TestTypingFloodCoalesced: 400 typing frames are not 400 writes and
 // wakes: a socket writes its typing state at most once a second.
 func TestTypingFloodCoalesced(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		_, v, id := e.chatting("en")
 		s := v.socket(0)
 		before, err := e.svc.Get(context.Background(), id)
@@ -216,14 +211,13 @@ func TestTypingFloodCoalesced(t *testing.T) {
 // (no local notification) whose time window the polls missed (a database
 // blip, a clock apart) is still delivered by the next poll.
 func TestPollReadsSubscribedByID(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message")
-		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
@@ -292,8 +286,7 @@ func TestSocketCaps(t *testing.T) {
 // TestSocketFramesRefuseBadIDs: a NUL or invalid UTF-8 in a frame's ids
 // is an INVALID_FIELD error frame, not a database error.
 func TestSocketFramesRefuseBadIDs(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie, v, _ := e.chatting("en")
 		s := v.socket(0)
 		s.Send(map[string]any{"type": "message", "clientId": "a\u0000b", "body": "hi"})
