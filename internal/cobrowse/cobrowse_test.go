@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/chat"
+	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -61,7 +62,7 @@ func TestCodeSession(t *testing.T) {
 		view.Conn.Close(websocket.StatusNormalClosure, "")
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": 5}})
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": 6}})
-		e.eventually("two more events", func() bool { return e.session(id).LastSeq >= int64(last)+2 })
+		fanouttest.Eventually(t, "two more events", func() bool { return e.session(id).LastSeq >= int64(last)+2 })
 		view = a.socket(fmt.Sprintf("/console/sessions/%s/socket?after=%d", id, int64(last)))
 		for _, n := range []float64{5, 6} {
 			if f := view.Next("event"); f["data"].(map[string]any)["n"] != n {
@@ -281,20 +282,20 @@ func TestCapAndVisitorGone(t *testing.T) {
 		// back within 30 s it ends.
 		v, vs, id := e.activeCode(p)
 		vs.Conn.Close(websocket.StatusGoingAway, "")
-		e.eventually("the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
+		fanouttest.Eventually(t, "the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
 		e.Clock.Advance(GoneAfter - time.Millisecond)
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended within 30 s")
 		}
 		vs = v.socket("/api/v1/cobrowse/socket")
 		vs.NextState(StatusActive)
-		e.eventually("the visitor back", func() bool { return e.session(id).VisitorLeftAt == 0 })
+		fanouttest.Eventually(t, "the visitor back", func() bool { return e.session(id).VisitorLeftAt == 0 })
 		e.Clock.Advance(GoneAfter)
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended with the visitor's socket open")
 		}
 		vs.Conn.Close(websocket.StatusGoingAway, "")
-		e.eventually("the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
+		fanouttest.Eventually(t, "the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
 		e.Clock.Advance(GoneAfter)
 		if n, _ := e.svc.Sweep(ctx); n != 1 || e.session(id).EndReason != ReasonVisitorGone {
 			t.Fatalf("visitor gone: %+v", e.session(id))
@@ -413,7 +414,7 @@ func TestFrameLimits(t *testing.T) {
 			t.Fatalf("too large: %v", f)
 		}
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": "after"}})
-		e.eventually("one more event", func() bool {
+		fanouttest.Eventually(t, "one more event", func() bool {
 			return e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id) == 2*EventRate+1
 		})
 		vs.SendRaw([]byte(`{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes+2048) + `"}`))

@@ -60,7 +60,7 @@ func TestCobrowseAcrossInstances(t *testing.T) {
 	for n := 5; n < 8; n++ {
 		send(n)
 	}
-	a.eventually("three events stored", func() bool { return a.session(id).LastSeq >= int64(seqs[4])+3 })
+	fanouttest.Eventually(t, "three events stored", func() bool { return a.session(id).LastSeq >= int64(seqs[4])+3 })
 	na.Notify(context.Background(), "marker")
 	if got := spy.Until("marker"); !slices.Contains(got, Topic(id)) {
 		t.Fatalf("published during the gap %q", got)

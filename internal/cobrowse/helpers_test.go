@@ -205,19 +205,6 @@ func (c *client) socket(path string) *ws {
 	return w
 }
 
-// eventually waits (up to 10 s, then fails) for cond: what another
-// goroutine records after a socket closes.
-func (e *env) eventually(what string, cond func() bool) {
-	e.t.Helper()
-	for range 1000 {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	e.t.Fatalf("never: %s", what)
-}
-
 func (e *env) session(id string) Session {
 	e.t.Helper()
 	s, err := e.svc.Get(context.Background(), id)

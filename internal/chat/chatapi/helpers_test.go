@@ -248,12 +248,7 @@ func (v *visitor) socket(after int) *ws {
 // agentSocket connects an agent's socket.
 func (e *env) agentSocket(p staff.Principal) *ws {
 	e.t.Helper()
-	w, _, err := e.dial("/console/socket", "console.test", "http://console.test", "", http.Header{"X-Test-Staff": {p.ID}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { w.Conn.CloseNow() })
-	return w
+	return e.dialAt(e.srv, p)
 }
 
 // realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
