@@ -27,18 +27,12 @@ type env struct {
 // each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each).
 func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
-	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnvOn(t, te)) })
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnv(t, te.DB)) })
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	return newEnvOn(t, testenv.New(db))
-}
-
-// newEnvOn is the env on te, its clock set to the Tuesday.
-func newEnvOn(t *testing.T, te *testenv.Env) *env {
-	t.Helper()
-	db := te.DB
+	te := testenv.New(db)
 	e := &env{Env: te, Front: fanouttest.NewFront(t), t: t}
 	e.Clock = testclock.At(time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC))
 	e.svc = &Service{DB: db, Brands: e.Brands.ByID, Now: e.Clock.Now, Limiter: throttle.New(db, e.Clock.Now), Notifier: &LocalNotifier{}}

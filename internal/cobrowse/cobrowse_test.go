@@ -554,7 +554,7 @@ func TestViewerRechecksSession(t *testing.T) {
 			}, CloseForbidden},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				e := newEnv(t, db)
+				e := newEnvWith(t, db, &chat.LocalNotifier{})
 				a := e.addStaff("a-"+strings.ReplaceAll(tc.name, " ", "-"), "belair")
 				_, _, id := e.activeCode(a)
 				vw := e.agent(a).socket("/console/sessions/" + id + "/socket?after=0")

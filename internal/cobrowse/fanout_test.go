@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/chat"
 	"guichet/internal/fanout"
 	"guichet/internal/fanout/fanouttest"
 )
@@ -84,7 +85,7 @@ func TestCobrowseAcrossInstances(t *testing.T) {
 // subscribes to by id and wakes those behind their last seq.
 func TestPollReadsSubscribedByID(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		other := newEnv(t, e.DB)
+		other := newEnvWith(t, e.DB, &chat.LocalNotifier{})
 		p := e.addStaff("a1", "belair")
 		_, _, id := e.activeCode(p)
 		view := e.agent(p).socket("/console/sessions/" + id + "/socket")

@@ -45,30 +45,21 @@ type env struct {
 	check func(staffID string) (staff.Principal, error)
 }
 
-// each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each).
+// each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each),
+// one instance of the application.
 func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
-	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnvOn(t, te, &chat.LocalNotifier{})) })
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnvWith(t, te.DB, &chat.LocalNotifier{})) })
 }
 
-func newEnv(t *testing.T, db *store.DB) *env {
-	t.Helper()
-	return newEnvWith(t, db, &chat.LocalNotifier{})
-}
-
-// newEnvWith is newEnv with its own Notifier (an instance among several).
+// newEnvWith is the env of an instance with its own Notifier (one among
+// several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
-	return newEnvOn(t, testenv.New(db), n)
-}
-
-// newEnvOn is the env on te, its clock set to tuesday10.
-func newEnvOn(t *testing.T, te *testenv.Env, n chat.Notifier) *env {
-	t.Helper()
+	te := testenv.New(db)
 	front := fanouttest.NewFront(t)
 	reg := front.Brands
 	te.Clock = testclock.At(tuesday10)
-	db := te.DB
 	e := &env{Env: te, t: t, brands: reg, record: map[string]bool{}, front: front}
 	e.chat = &chat.Service{DB: db, Brands: reg.ByID, Now: e.Clock.Now, Limiter: throttle.New(db, e.Clock.Now), Notifier: n}
 	brands := func(id string) (*brand.Brand, bool) {

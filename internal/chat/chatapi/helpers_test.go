@@ -50,7 +50,7 @@ type env struct {
 // each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each).
 func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
-	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnvOn(t, te, &chat.LocalNotifier{})) })
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnv(t, te.DB)) })
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
@@ -61,15 +61,9 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // newEnvWith is newEnv with its own chat.Notifier (an instance among several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
-	return newEnvOn(t, testenv.New(db), n)
-}
-
-// newEnvOn is the env on te, its clock set to tuesday10.
-func newEnvOn(t *testing.T, te *testenv.Env, n chat.Notifier) *env {
-	t.Helper()
+	te := testenv.New(db)
 	front := fanouttest.NewFront(t)
 	te.Clock = testclock.At(tuesday10)
-	db := te.DB
 	svc := &chat.Service{DB: db, Brands: front.Brands.ByID, Now: te.Clock.Now, Limiter: throttle.New(db, te.Clock.Now), Notifier: n}
 	e := &env{Env: te, t: t, brands: front.Brands, svc: svc, front: front}
 	e.hub = hub.New(svc)
