@@ -419,10 +419,12 @@ func TestAuditRows(t *testing.T) {
 		e.staffWant(marie, "PUT", "/console/availability", `{"status":"available","languages":["en"]}`, 200, "")
 		e.available(sup, "en")
 		id := e.visitor("scotia").start()
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 403, "FORBIDDEN_BRAND")
-		e.staffWant(marie, "GET", "/console/figures", "", 403, "FORBIDDEN_ROLE")
-		e.staffWant(sup, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
-		e.staffWant(sup, "GET", "/console/transcripts?q=alex", "", 200, "")
+		testenv.Run(t, e.h,
+			testenv.Scenario{Name: "another brand's agent accepts", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/accept", ""), Status: 403, Code: "FORBIDDEN_BRAND"},
+			testenv.Scenario{Name: "an agent reads the figures", Request: staffRequest(marie, "GET", "/console/figures", ""), Status: 403, Code: "FORBIDDEN_ROLE"},
+			testenv.Scenario{Name: "the supervisor accepts", Request: staffRequest(sup, "POST", "/console/conversations/"+id+"/accept", "")},
+			testenv.Scenario{Name: "the supervisor searches", Request: staffRequest(sup, "GET", "/console/transcripts?q=alex", "")},
+		)
 		count := func(staffID, event, outcome string) int {
 			return e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND actor = ? AND event = ? AND outcome = ?",
 				staff.AuditBrand, staffID, "staff:"+staffID, event, outcome)
