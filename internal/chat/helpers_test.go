@@ -9,32 +9,40 @@ import (
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
-// env is one chat service on a fresh database, without HTTP (chatapi's
+// env is one chat service on a fresh database (testenv.Env), without HTTP (chatapi's
 // tests put the API and the sockets in front of one), its clock on a
 // Tuesday at 10:00 in Toronto (every brand with hours open in on and qc);
 // the front gives the brands (Brands) and the staff members.
 type env struct {
+	*testenv.Env
 	*fanouttest.Front
-	t     *testing.T
-	db    *store.DB
-	svc   *Service
-	clock *testclock.Clock
+	t   *testing.T
+	svc *Service
+}
+
+// each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnv(t, te.DB)) })
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	e := &env{Front: fanouttest.NewFront(t), t: t, db: db, clock: testclock.At(time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC))}
-	e.svc = &Service{DB: db, Brands: e.Brands.ByID, Now: e.clock.Now, Limiter: throttle.New(db, e.clock.Now), Notifier: &LocalNotifier{}}
+	te := testenv.New(db)
+	e := &env{Env: te, Front: fanouttest.NewFront(t), t: t}
+	e.Clock = testclock.At(time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC))
+	e.svc = &Service{DB: db, Brands: e.Brands.ByID, Now: e.Clock.Now, Limiter: throttle.New(db, e.Clock.Now), Notifier: &LocalNotifier{}}
 	return e
 }
 
 // addStaff creates a staff member (role, brands served; none = all).
 func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff.Principal {
 	e.t.Helper()
-	return e.AddStaff(e.t, e.db, id, name, role, brands...)
+	return e.AddStaff(e.t, e.DB, id, name, role, brands...)
 }
 
 // available makes an agent available in languages (a heartbeat now).

@@ -18,8 +18,7 @@ import (
 // the same moment from their own goroutines, many times: each time exactly
 // one wins and the other gets 409 ALREADY_TAKEN.
 func TestTwoAgentsAcceptAtOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		scotia, _ := e.Brands.ByID("scotia")
 		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
@@ -87,13 +86,13 @@ func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range SearchLimit {
-		e.clock.Advance(time.Second)
+		e.Clock.Advance(time.Second)
 		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: in, Province: "on", Language: "en", Name: "Other", Email: "o@example.com", Question: "zebra question"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor, Brands: []string{"scotia"}}
-	items, err := e.svc.Search(ctx, sup, "zebra", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+	items, err := e.svc.Search(ctx, sup, "zebra", "", e.Clock.Now().Add(-time.Hour), e.Clock.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +111,7 @@ func TestQueueCapped(t *testing.T) {
 	sc, _ := e.Brands.ByID("scotia")
 	question := strings.Repeat("é", 1500)
 	for i := range QueueLimit + 5 {
-		e.clock.Advance(time.Second)
+		e.Clock.Advance(time.Second)
 		if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: fmt.Sprint("N", i),
 			Email: "z@example.com", Question: question}); err != nil {
 			t.Fatal(err)
@@ -140,19 +139,18 @@ func TestQueueCapped(t *testing.T) {
 // first: a bot conversation handed over late waits behind those queued
 // before its handover.
 func TestAutoAssignByWaitingSince(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
 		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
 		e.available(a1, "en")
 		e.available(a2, "en")
-		now := ms(e.clock.Now())
+		now := ms(e.Clock.Now())
 		late := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
 			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
 		long := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
 			Name: "Waiting longer", CreatedAt: now - 300_000, WaitingSince: now - 300_000, UpdatedAt: now}
-		if err := db.InTx(ctx, func(tx *store.Tx) error {
+		if err := e.DB.InTx(ctx, func(tx *store.Tx) error {
 			if err := insertConversation(ctx, tx, late); err != nil {
 				return err
 			}
@@ -178,8 +176,7 @@ func TestAutoAssignByWaitingSince(t *testing.T) {
 // with the fewest active conversations, ties to the one given a
 // conversation longest ago; with every such agent at the limit it waits.
 func TestAutoAssign(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		ana := e.addStaff("ana", "Ana", staff.RoleAgent, "bna")
 		ben := e.addStaff("ben", "Ben", staff.RoleAgent, "bna")
@@ -200,7 +197,7 @@ func TestAutoAssign(t *testing.T) {
 		var got []string
 		var firstID string
 		for i := range 6 {
-			e.clock.Advance(time.Second)
+			e.Clock.Advance(time.Second)
 			c := start(i)
 			if i == 0 {
 				firstID = c.ID

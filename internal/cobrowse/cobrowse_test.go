@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/chat"
+	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -24,11 +25,10 @@ import (
 // order, a reconnecting viewer resumes by seq, the pointer reaches the
 // visitor, the visitor's end closes both sockets and deletes the events.
 func TestCodeSession(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "belair")
 		v, id, code := e.codeSession()
-		if !ValidCode(code) || e.count("SELECT COUNT(*) FROM cobrowse_sessions WHERE code_hmac = ?", code) != 0 {
+		if !ValidCode(code) || e.Count(t, "SELECT COUNT(*) FROM cobrowse_sessions WHERE code_hmac = ?", code) != 0 {
 			t.Fatalf("code %q: six digits, stored only as its HMAC", code)
 		}
 		vs := v.socket("/api/v1/cobrowse/socket")
@@ -62,7 +62,7 @@ func TestCodeSession(t *testing.T) {
 		view.Conn.Close(websocket.StatusNormalClosure, "")
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": 5}})
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": 6}})
-		e.eventually("two more events", func() bool { return e.session(id).LastSeq >= int64(last)+2 })
+		fanouttest.Eventually(t, "two more events", func() bool { return e.session(id).LastSeq >= int64(last)+2 })
 		view = a.socket(fmt.Sprintf("/console/sessions/%s/socket?after=%d", id, int64(last)))
 		for _, n := range []float64{5, 6} {
 			if f := view.Next("event"); f["data"].(map[string]any)["n"] != n {
@@ -74,22 +74,22 @@ func TestCodeSession(t *testing.T) {
 		if f := vs.Next("pointer"); f["data"].(map[string]any)["x"] != float64(10) {
 			t.Fatalf("pointer: %v", f)
 		}
-		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 8 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 8 {
 			t.Fatalf("%d events stored, want 8 (7 visitor's, 1 pointer)", n)
 		}
 		vs.Send(map[string]any{"type": "end"})
 		e.endedFor(ReasonVisitor, vs, view)
-		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 0 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 0 {
 			t.Fatalf("%d events kept after the end (belair does not record)", n)
 		}
 		// A used code is spent.
 		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 404, codeOf(ErrInvalidCode))
 		for _, ev := range []string{EventStart, EventJoin, EventEnd} {
-			if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%session="+id+"%") == 0 {
+			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%session="+id+"%") == 0 {
 				t.Fatalf("no %s audit row", ev)
 			}
 		}
-		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND actor = ? AND outcome = 'ok'",
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND actor = ? AND outcome = 'ok'",
 			EventJoin, p.ID, p.Actor()) != 1 {
 			t.Fatal("join not audited with the staff id")
 		}
@@ -101,13 +101,12 @@ func TestCodeSession(t *testing.T) {
 }
 
 func TestCodeExpiresAndGuesses(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "belair")
 		q := e.addStaff("a2", "belair")
 		a := e.agent(p)
 		_, id, code := e.codeSession()
-		e.clock.Advance(CodeTTL)
+		e.Clock.Advance(CodeTTL)
 		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 404, codeOf(ErrInvalidCode))
 		if n, err := e.svc.Sweep(context.Background()); err != nil || n != 1 || e.session(id).EndReason != ReasonExpired {
 			t.Fatalf("sweep: %d %v %+v", n, err, e.session(id))
@@ -119,14 +118,14 @@ func TestCodeExpiresAndGuesses(t *testing.T) {
 		}
 		// Guesses past five are refused even with the right code, with
 		// the wait until the oldest of the five leaves the window.
-		e.clock.Advance(time.Minute)
-		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 429, codeOf(ErrRateLimited))
-		if got := a.last.Get("Retry-After"); got != "540" {
+		e.Clock.Advance(time.Minute)
+		refused := a.do("POST", "/console/join", `{"code":"`+code+`"}`).Expect(t, 429, codeOf(ErrRateLimited))
+		if got := refused.Header.Get("Retry-After"); got != "540" {
 			t.Fatalf("Retry-After %q, want 540", got)
 		}
 		// Another agent is not held back by a1's guesses.
 		e.agent(q).want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
-		e.clock.Advance(GuessWindow)
+		e.Clock.Advance(GuessWindow)
 		_, _, code = e.codeSession()
 		if out := a.want("POST", "/console/join", `{"code":"`+code+`"}`, 200, ""); out["language"] != "en" || out["brand"] != "belair" {
 			t.Fatalf("join answer: %v", out)
@@ -143,8 +142,7 @@ func atoi(s string) int {
 }
 
 func TestConcurrentJoinsOneWins(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		var agents []staff.Principal
 		for i := range 6 {
 			agents = append(agents, e.addStaff(fmt.Sprintf("a%d", i), "belair"))
@@ -175,8 +173,7 @@ func TestConcurrentJoinsOneWins(t *testing.T) {
 // The chat's way in: the holder's request is a system message in the
 // transcript; nothing is accepted before consent nor after a decline.
 func TestChatRequest(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "scotia")
 		other := e.addStaff("a2", "scotia")
@@ -250,7 +247,7 @@ func TestChatRequest(t *testing.T) {
 			}
 		}
 		for _, ev := range []string{EventStart, EventDecline, EventConsent, EventEnd} {
-			if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%conversation="+convID+"%") == 0 {
+			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%conversation="+convID+"%") == 0 {
 				t.Fatalf("no %s audit row naming the conversation", ev)
 			}
 		}
@@ -258,20 +255,19 @@ func TestChatRequest(t *testing.T) {
 }
 
 func TestCapAndVisitorGone(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "belair")
 		_, vs, id := e.activeCode(p)
 		view := e.agent(p).socket("/console/sessions/" + id + "/socket")
 		vs.Next("snapshot")
-		e.clock.Advance(MaxDuration - time.Millisecond)
+		e.Clock.Advance(MaxDuration - time.Millisecond)
 		vs.Send(map[string]any{"type": "ping"})
 		vs.Next("pong")
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended before 60 minutes")
 		}
-		e.clock.Advance(time.Millisecond)
+		e.Clock.Advance(time.Millisecond)
 		if n, _ := e.svc.Sweep(ctx); n != 1 {
 			t.Fatal("not ended at 60 minutes")
 		}
@@ -286,21 +282,21 @@ func TestCapAndVisitorGone(t *testing.T) {
 		// back within 30 s it ends.
 		v, vs, id := e.activeCode(p)
 		vs.Conn.Close(websocket.StatusGoingAway, "")
-		e.eventually("the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
-		e.clock.Advance(GoneAfter - time.Millisecond)
+		fanouttest.Eventually(t, "the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
+		e.Clock.Advance(GoneAfter - time.Millisecond)
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended within 30 s")
 		}
 		vs = v.socket("/api/v1/cobrowse/socket")
 		vs.NextState(StatusActive)
-		e.eventually("the visitor back", func() bool { return e.session(id).VisitorLeftAt == 0 })
-		e.clock.Advance(GoneAfter)
+		fanouttest.Eventually(t, "the visitor back", func() bool { return e.session(id).VisitorLeftAt == 0 })
+		e.Clock.Advance(GoneAfter)
 		if n, _ := e.svc.Sweep(ctx); n != 0 {
 			t.Fatal("ended with the visitor's socket open")
 		}
 		vs.Conn.Close(websocket.StatusGoingAway, "")
-		e.eventually("the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
-		e.clock.Advance(GoneAfter)
+		fanouttest.Eventually(t, "the close recorded", func() bool { return e.session(id).VisitorLeftAt != 0 })
+		e.Clock.Advance(GoneAfter)
 		if n, _ := e.svc.Sweep(ctx); n != 1 || e.session(id).EndReason != ReasonVisitorGone {
 			t.Fatalf("visitor gone: %+v", e.session(id))
 		}
@@ -308,13 +304,12 @@ func TestCapAndVisitorGone(t *testing.T) {
 }
 
 func TestOtherBrandAgentRefused(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		intact := e.addStaff("ai", "intact")
 		belair := e.addStaff("ab", "belair")
 		_, id, code := e.codeSession()
 		e.agent(intact).want("POST", "/console/join", `{"code":"`+code+`"}`, 403, "FORBIDDEN_BRAND")
-		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail LIKE ?",
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail LIKE ?",
 			EventForbidden, intact.ID, "%session="+id+"%") != 1 {
 			t.Fatal("refusal not audited")
 		}
@@ -325,7 +320,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 			t.Fatalf("other brand's viewer: close %d, want %d", got, CloseForbidden)
 		}
 		e.agent(intact).want("POST", "/console/sessions/"+id+"/end", "", 403, "FORBIDDEN_BRAND")
-		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", EventForbidden, intact.ID) != 3 {
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", EventForbidden, intact.ID) != 3 {
 			t.Fatal("viewer and end refusals not audited")
 		}
 		other := e.addStaff("ab2", "belair")
@@ -349,8 +344,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 }
 
 func TestRecordAndPurge(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "belair")
 		_, _, kept := e.activeCode(p)
@@ -366,14 +360,14 @@ func TestRecordAndPurge(t *testing.T) {
 		if _, err := e.svc.End(ctx, Actor{}, kept, ReasonAgent); err != nil {
 			t.Fatal(err)
 		}
-		if e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 1 {
+		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 1 {
 			t.Fatal("recording brand: events deleted at the end")
 		}
 		all := e.brands.All()
 		if _, err := e.svc.Purge(ctx, all); err != nil {
 			t.Fatal(err)
 		}
-		if e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 0 {
+		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 0 {
 			t.Fatal("the janitor kept events of a brand that no longer records")
 		}
 		e.mu.Lock()
@@ -382,22 +376,21 @@ func TestRecordAndPurge(t *testing.T) {
 		if _, err := e.svc.End(ctx, Actor{}, dropped, ReasonAgent); err != nil {
 			t.Fatal(err)
 		}
-		if e.count("SELECT COUNT(*) FROM cobrowse_events") != 0 {
+		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events") != 0 {
 			t.Fatal("events kept at the end")
 		}
-		if n := e.count("SELECT COUNT(*) FROM cobrowse_sessions"); n != 2 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_sessions"); n != 2 {
 			t.Fatalf("%d sessions", n)
 		}
-		e.clock.Advance(25 * 31 * 24 * time.Hour)
-		if _, err := e.svc.Purge(ctx, all); err != nil || e.count("SELECT COUNT(*) FROM cobrowse_sessions") != 0 {
+		e.Clock.Advance(25 * 31 * 24 * time.Hour)
+		if _, err := e.svc.Purge(ctx, all); err != nil || e.Count(t, "SELECT COUNT(*) FROM cobrowse_sessions") != 0 {
 			t.Fatalf("old sessions not purged: %v", err)
 		}
 	})
 }
 
 func TestFrameLimits(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "belair")
 		_, vs, id := e.activeCode(p)
 		// The clock stands still: the bucket's burst and nothing more.
@@ -411,18 +404,18 @@ func TestFrameLimits(t *testing.T) {
 		}
 		vs.Send(map[string]any{"type": "ping"})
 		vs.Next("pong")
-		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 2*EventRate {
+		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 2*EventRate {
 			t.Fatalf("%d events stored, want %d", n, 2*EventRate)
 		}
-		e.clock.Advance(time.Second)
+		e.Clock.Advance(time.Second)
 		big := `{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes) + `"}`
 		vs.SendRaw([]byte(big))
 		if f := vs.Next("error"); f["errorCode"] != codeOf(ErrTooLarge) {
 			t.Fatalf("too large: %v", f)
 		}
 		vs.Send(map[string]any{"type": "event", "data": map[string]any{"n": "after"}})
-		e.eventually("one more event", func() bool {
-			return e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id) == 2*EventRate+1
+		fanouttest.Eventually(t, "one more event", func() bool {
+			return e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id) == 2*EventRate+1
 		})
 		vs.SendRaw([]byte(`{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes+2048) + `"}`))
 		if got := vs.CloseStatus(); got != websocket.StatusMessageTooBig {
@@ -436,8 +429,7 @@ func TestFrameLimits(t *testing.T) {
 // active one closes both sockets with 1000 after an ended state, a
 // pending request can no longer be accepted; audited, events deleted.
 func TestChatEndEndsCobrowse(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := e.addStaff("a1", "scotia", "belair")
 
@@ -450,10 +442,10 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 			t.Fatalf("after the chat's end: %+v", s)
 		}
 		e.endedFor(ReasonAgent, vs, view)
-		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 0 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 0 {
 			t.Fatalf("%d events left", n)
 		}
-		if n := e.count(`SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?`,
+		if n := e.Count(t, `SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?`,
 			EventEnd, ReasonAgent, p.ID, "%session="+id+" conversation="+convID+"%"); n != 1 {
 			t.Fatalf("%d cobrowse.end audit rows by the agent", n)
 		}
@@ -468,7 +460,7 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 		if s := e.session(id); s.Status != StatusEnded || s.EndReason != ReasonVisitor {
 			t.Fatalf("pending after the chat's end: %+v", s)
 		}
-		if n := e.count(`SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND ip = ? AND detail LIKE ?`,
+		if n := e.Count(t, `SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND ip = ? AND detail LIKE ?`,
 			EventEnd, ReasonVisitor, "203.0.113.9", "%session="+id+"%"); n != 1 {
 			t.Fatalf("%d cobrowse.end audit rows with the visitor's address", n)
 		}
@@ -497,8 +489,7 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 // agent, cobrowseEnded in the chat, both sockets closed, audited with the
 // staff member who transferred; the new holder may ask again.
 func TestTransferEndsCobrowse(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		a1 := e.addStaff("a1", "scotia")
 		a2 := e.addStaff("a2", "scotia")
@@ -522,11 +513,11 @@ func TestTransferEndsCobrowse(t *testing.T) {
 				t.Errorf("%s: close %d, want 1000", name, got)
 			}
 		}
-		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?",
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?",
 			EventEnd, ReasonAgent, a1.ID, "%session="+id+"%") != 1 {
 			t.Error("the end is not audited with the staff member who transferred")
 		}
-		if e.count("SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ? AND system_key = ?", convID,
+		if e.Count(t, "SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ? AND system_key = ?", convID,
 			chat.SystemCobrowseEnded) != 1 {
 			t.Error("no cobrowseEnded in the chat")
 		}
@@ -563,7 +554,7 @@ func TestViewerRechecksSession(t *testing.T) {
 			}, CloseForbidden},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				e := newEnv(t, db)
+				e := newEnvWith(t, db, &chat.LocalNotifier{})
 				a := e.addStaff("a-"+strings.ReplaceAll(tc.name, " ", "-"), "belair")
 				_, _, id := e.activeCode(a)
 				vw := e.agent(a).socket("/console/sessions/" + id + "/socket?after=0")

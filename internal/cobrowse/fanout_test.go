@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/chat"
 	"guichet/internal/fanout"
 	"guichet/internal/fanout/fanouttest"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // TestCobrowseAcrossInstances: two instances on one PostgreSQL schema, each
@@ -62,7 +61,7 @@ func TestCobrowseAcrossInstances(t *testing.T) {
 	for n := 5; n < 8; n++ {
 		send(n)
 	}
-	a.eventually("three events stored", func() bool { return a.session(id).LastSeq >= int64(seqs[4])+3 })
+	fanouttest.Eventually(t, "three events stored", func() bool { return a.session(id).LastSeq >= int64(seqs[4])+3 })
 	na.Notify(context.Background(), "marker")
 	if got := spy.Until("marker"); !slices.Contains(got, Topic(id)) {
 		t.Fatalf("published during the gap %q", got)
@@ -85,9 +84,8 @@ func TestCobrowseAcrossInstances(t *testing.T) {
 // the viewer at the next poll: the poll reads the sessions this instance
 // subscribes to by id and wakes those behind their last seq.
 func TestPollReadsSubscribedByID(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		other := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
+		other := newEnvWith(t, e.DB, &chat.LocalNotifier{})
 		p := e.addStaff("a1", "belair")
 		_, _, id := e.activeCode(p)
 		view := e.agent(p).socket("/console/sessions/" + id + "/socket")
@@ -95,7 +93,7 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 		if _, err := other.svc.AppendEvent(context.Background(), id, SenderVisitor, []byte(`{"n":1}`)); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 		if err := e.hub.Poll(context.Background()); err != nil {
 			t.Fatal(err)
 		}

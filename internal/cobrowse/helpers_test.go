@@ -2,11 +2,8 @@ package cobrowse
 
 import (
 	"context"
-	"encoding/json"
-	"guichet/internal/chat/chatapi"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,10 +13,12 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -30,15 +29,15 @@ var tuesday10 = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
 // brand hosts "<brand>.test" and, with X-Test-Staff, the staff member
 // (internal/app's tests run the real session middleware).
 type env struct {
+	*testenv.Env
 	t      *testing.T
-	db     *store.DB
-	clock  *testclock.Clock
 	brands *brand.Registry
 	record map[string]bool
 	chat   *chat.Service
 	svc    *Service
 	hub    *Hub
-	srv    *httptest.Server
+	h      http.Handler     // the routes behind the front, for testenv.Do
+	srv    *httptest.Server // the same for the sockets
 	front  *fanouttest.Front
 	mu     sync.Mutex // record's and check's
 	// check, when set, answers a viewer socket's session re-check for the
@@ -46,18 +45,23 @@ type env struct {
 	check func(staffID string) (staff.Principal, error)
 }
 
-func newEnv(t *testing.T, db *store.DB) *env {
+// each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each),
+// one instance of the application.
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
-	return newEnvWith(t, db, &chat.LocalNotifier{})
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnvWith(t, te.DB, &chat.LocalNotifier{})) })
 }
 
-// newEnvWith is newEnv with its own Notifier (an instance among several).
+// newEnvWith is the env of an instance with its own Notifier (one among
+// several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
+	te := testenv.New(db)
 	front := fanouttest.NewFront(t)
 	reg := front.Brands
-	e := &env{t: t, db: db, clock: testclock.At(tuesday10), brands: reg, record: map[string]bool{}, front: front}
-	e.chat = &chat.Service{DB: db, Brands: reg.ByID, Now: e.clock.Now, Limiter: throttle.New(db, e.clock.Now), Notifier: n}
+	te.Clock = testclock.At(tuesday10)
+	e := &env{Env: te, t: t, brands: reg, record: map[string]bool{}, front: front}
+	e.chat = &chat.Service{DB: db, Brands: reg.ByID, Now: e.Clock.Now, Limiter: throttle.New(db, e.Clock.Now), Notifier: n}
 	brands := func(id string) (*brand.Brand, bool) {
 		b, ok := reg.ByID(id)
 		e.mu.Lock()
@@ -70,7 +74,7 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 		return b, ok
 	}
 	var err error
-	if e.svc, err = New(context.Background(), db, e.chat, brands, e.clock.Now); err != nil {
+	if e.svc, err = New(context.Background(), db, e.chat, brands, e.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	e.chat.OnEnd = e.svc.EndWithConversation
@@ -104,14 +108,15 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	} {
 		mux.Handle(p, h)
 	}
-	e.srv = httptest.NewServer(front.Handler(mux))
+	e.h = front.Handler(mux)
+	e.srv = httptest.NewServer(e.h)
 	t.Cleanup(e.srv.Close)
 	return e
 }
 
 func (e *env) addStaff(id string, brands ...string) staff.Principal {
 	e.t.Helper()
-	return e.front.AddStaff(e.t, e.db, id, "Agent "+id, staff.RoleAgent, brands...)
+	return e.front.AddStaff(e.t, e.DB, id, "Agent "+id, staff.RoleAgent, brands...)
 }
 
 // client is a browser: on a brand host (visitor) or the console (staff).
@@ -120,7 +125,6 @@ type client struct {
 	host    string
 	staffID string
 	cookies map[string]string
-	last    http.Header // the last answer's headers
 }
 
 func (e *env) visitor(brandID string) *client {
@@ -142,37 +146,32 @@ func (c *client) header() http.Header {
 	return h
 }
 
-func (c *client) do(method, path, body string) (int, map[string]any) {
+// do serves the client's request (body "" for none) from 198.51.100.7,
+// with its cookies and staff member, and keeps the cookies it sets.
+func (c *client) do(method, path, body string) testenv.Answer {
 	c.e.t.Helper()
-	req, err := http.NewRequest(method, c.e.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		c.e.t.Fatal(err)
+	req := testenv.Request{Method: method, Path: path, Host: c.host, IP: "198.51.100.7"}
+	if body != "" {
+		req.Body = body
 	}
-	req.Host = c.host
-	req.Header = c.header()
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Forwarded-For", "198.51.100.7")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.e.t.Fatal(err)
+	for k, v := range c.cookies {
+		req.Cookies = append(req.Cookies, &http.Cookie{Name: k, Value: v})
 	}
-	defer res.Body.Close()
-	for _, k := range res.Cookies() {
+	if c.staffID != "" {
+		req.Headers = map[string]string{"X-Test-Staff": c.staffID}
+	}
+	a := testenv.Do(c.e.t, c.e.h, req)
+	for _, k := range a.Cookies() {
 		c.cookies[k.Name] = k.Value
 	}
-	c.last = res.Header
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	return a
 }
 
+// want is do, failing the test unless the answer has status (and code);
+// it returns the JSON body.
 func (c *client) want(method, path, body string, status int, code string) map[string]any {
 	c.e.t.Helper()
-	got, out := c.do(method, path, body)
-	if got != status || code != "" && out["errorCode"] != code {
-		c.e.t.Fatalf("%s %s: %d %v; want %d %s", method, path, got, out, status, code)
-	}
-	return out
+	return c.do(method, path, body).Expect(c.e.t, status, code).JSON(c.e.t)
 }
 
 type ws = fanouttest.WS
@@ -195,28 +194,6 @@ func (c *client) socket(path string) *ws {
 		c.e.t.Fatalf("dial %s: %v (%d)", path, err, status)
 	}
 	return w
-}
-
-// eventually waits (up to 10 s, then fails) for cond: what another
-// goroutine records after a socket closes.
-func (e *env) eventually(what string, cond func() bool) {
-	e.t.Helper()
-	for range 1000 {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	e.t.Fatalf("never: %s", what)
-}
-
-func (e *env) count(q string, args ...any) int {
-	e.t.Helper()
-	var n int
-	if err := e.db.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
-		e.t.Fatal(err)
-	}
-	return n
 }
 
 func (e *env) session(id string) Session {

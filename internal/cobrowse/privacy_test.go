@@ -8,9 +8,6 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 const mask = "••••••"
@@ -56,8 +53,7 @@ func TestPrivacyViolation(t *testing.T) {
 // A visitor frame carrying a value is refused, stored nowhere, shown to no
 // viewer, and counted; the masked frame after it goes through.
 func TestRefusesPrivateValues(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Metrics = NewMetrics(prometheus.NewRegistry())
 		e.mu.Lock()
 		e.record["belair"] = true
@@ -72,7 +68,7 @@ func TestRefusesPrivateValues(t *testing.T) {
 			{`{"type":3,"data":{"source":5,"text":"H2X-1Y4","isChecked":false,"id":9}}`, RefusedInput},
 			{`{"type":4,"data":{"href":"http://belair.test/registration/link?token=TOKEN-123","width":1,"height":1}}`, RefusedAddress},
 		}
-		before := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id)
+		before := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id)
 		for i, f := range frames {
 			vs.SendRaw([]byte(`{"type":"event","data":` + f.data + `}`))
 			if got := vs.Next("error"); got["errorCode"] != codeOf(ErrPrivateValue) {
@@ -86,11 +82,11 @@ func TestRefusesPrivateValues(t *testing.T) {
 				}
 			}
 		}
-		if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != before+1 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != before+1 {
 			t.Fatalf("%d events stored, want %d (only the masked one)", n, before+1)
 		}
 		for _, secret := range []string{"Hunter2-Secret!", "T1cket-XYZ", "BEL-1000", "H2X-1Y4", "TOKEN-123"} {
-			if n := e.count("SELECT COUNT(*) FROM cobrowse_events WHERE data LIKE ?", "%"+secret+"%"); n != 0 {
+			if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE data LIKE ?", "%"+secret+"%"); n != 0 {
 				t.Fatalf("%s stored", secret)
 			}
 		}
@@ -121,8 +117,7 @@ func mustJSON(t *testing.T, v any) []byte {
 
 // The consent answers from the session's brand's host only.
 func TestConsentBrand(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.addStaff("a1", "scotia", "belair")
 		convID, chatSecret := e.conversation("scotia", p)
 		id := e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)

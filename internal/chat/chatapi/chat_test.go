@@ -15,8 +15,6 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/staff"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // codeOf is the API error code a service error answers (Error's mapping).
@@ -55,8 +53,7 @@ func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
 // agent sends two messages, a reconnect with after = the last seq it had
 // gets exactly those two, in order, and then live ones.
 func TestReplayAfterReconnect(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 
@@ -103,8 +100,7 @@ func TestReplayAfterReconnect(t *testing.T) {
 // sending at once from many goroutines get seqs 1..n without gap or
 // repeat, and last_seq is n.
 func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil // the visitor's rate limit is TestLimits'
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
@@ -155,8 +151,7 @@ func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
 // and answers the first seq, over the socket too (one ack frame each, the
 // same seq).
 func TestIdempotentClientID(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		_, v, id := e.chatting("en")
 		a, err := e.svc.VisitorSend(ctx, id, "same", "once")
@@ -184,8 +179,7 @@ func TestIdempotentClientID(t *testing.T) {
 // the fourth accept is 409 AGENT_LIMIT and leaves it waiting; ending one
 // frees a place.
 func TestMaxPerAgent(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "en")
 		var ids []string
@@ -210,8 +204,7 @@ func TestMaxPerAgent(t *testing.T) {
 // 10 new conversations an hour per address, frames: an error frame for a
 // bad one, the socket closed with 1008 after five in a row.
 func TestLimits(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		if _, err := e.svc.VisitorSend(ctx, id, "long", strings.Repeat("é", chat.MaxBody+1)); codeOf(err) != "MESSAGE_TOO_LONG" {
@@ -237,7 +230,7 @@ func TestLimits(t *testing.T) {
 		if f := s.Next("error"); f["errorCode"] != "RATE_LIMITED" || f["clientId"] != "over-socket" {
 			t.Fatalf("error frame %v", f)
 		}
-		e.clock.Advance(2 * time.Minute)
+		e.Clock.Advance(2 * time.Minute)
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -264,17 +257,21 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("closed with %d, want 1008", code)
 		}
 
-		// Ten new conversations an hour per address.
+		// Ten new conversations an hour per address: another visitor at
+		// the first one's address.
 		other := e.visitor("scotia")
-		other.ip = "192.0.2.50"
+		other.ip = v.ip
 		for i := range chat.ConversationLimit.Limit - 1 { // the first visitor's start counted one
 			other.cookie = ""
-			if code, out := other.do("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`); code != 201 {
-				t.Fatalf("conversation %d: %d %v", i+2, code, out)
+			if a := other.do("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`); a.Status != 201 {
+				t.Fatalf("conversation %d: %d %s", i+2, a.Status, a.Body)
 			}
 		}
 		other.cookie = ""
 		other.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`, 429, "RATE_LIMITED")
+		elsewhere := e.visitor("scotia")
+		elsewhere.ip = "192.0.2.50"
+		elsewhere.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims"}`, 201, "")
 		other.want("POST", "/api/v1/chat/conversations", `{"name":"","topic":"Claims"}`, 400, "INVALID_FIELD")
 		other.want("POST", "/api/v1/chat/conversations", `{"name":"Sam","topic":"Claims","extra":1}`, 400, "BAD_REQUEST")
 	})
@@ -283,8 +280,7 @@ func TestLimits(t *testing.T) {
 // TestAvailability: open = the province's hours AND an agent available
 // with a fresh heartbeat, serving the brand and the language.
 func TestAvailability(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		scotia, _ := e.brands.ByID("scotia")
 		intact, _ := e.brands.ByID("intact")
@@ -309,7 +305,7 @@ func TestAvailability(t *testing.T) {
 		e.available(marie, "en")
 		check("an agent of the brand, English", "scotia", "on", "en", "open")
 		check("no French agent", "scotia", "qc", "fr", "no-agent")
-		e.clock.Advance(chat.PresenceWindow + time.Second)
+		e.Clock.Advance(chat.PresenceWindow + time.Second)
 		check("heartbeat stale", "scotia", "on", "en", "no-agent")
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
@@ -321,7 +317,7 @@ func TestAvailability(t *testing.T) {
 		check("away", "scotia", "on", "en", "no-agent")
 		e.available(marie, "en")
 		// Tuesday 18:30 in Toronto: scotia closes at 18:00.
-		e.clock.Advance(8*time.Hour + 30*time.Minute)
+		e.Clock.Advance(8*time.Hour + 30*time.Minute)
 		if err := e.svc.Heartbeat(ctx, marie.ID); err != nil {
 			t.Fatal(err)
 		}
@@ -341,16 +337,15 @@ func TestAvailability(t *testing.T) {
 // and a resend gives its seq back: the next message follows with no gap.
 // A refused send still says why (not the holder, ended).
 func TestAgentSendStatements(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
-		before := db.Statements()
+		before := e.DB.Statements()
 		a, err := e.svc.AgentSend(ctx, marie, id, "c1", "hello")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := db.Statements() - before; n > 2 {
+		if n := e.DB.Statements() - before; n > 2 {
 			t.Fatalf("an agent's message ran %d statements, want at most 2", n)
 		}
 		again, err := e.svc.AgentSend(ctx, marie, id, "c1", "hello")
@@ -388,8 +383,7 @@ func TestAgentSendStatements(t *testing.T) {
 // the messages after its last seq in one statement, with the same answer
 // Get and Messages give (none after, some, more than a batch).
 func TestDeliveryReadsOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("fr")
 		for i := range 5 {
@@ -402,12 +396,12 @@ func TestDeliveryReadsOnce(t *testing.T) {
 			after int64
 			limit int
 		}{{0, 200}, {2, 200}, {want.LastSeq, 200}, {1, 3}} {
-			before := db.Statements()
+			before := e.DB.Statements()
 			c, msgs, err := e.svc.GetWithMessages(ctx, id, tc.after, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := db.Statements() - before; n != 1 {
+			if n := e.DB.Statements() - before; n != 1 {
 				t.Fatalf("after %d: %d statements, want 1", tc.after, n)
 			}
 			if c != want {

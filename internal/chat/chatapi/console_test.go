@@ -11,8 +11,8 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/staff"
-	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -20,8 +20,7 @@ import (
 // (U+023A Ⱥ lowers to a 3-byte ⱥ) gives a snippet, not a panic (a visitor
 // could plant one and break every supervisor's search).
 func TestSnippetRuneSafe(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		_, _, id := e.chatting("en")
@@ -30,7 +29,7 @@ func TestSnippetRuneSafe(t *testing.T) {
 			t.Fatal(err)
 		}
 		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
-		items, err := e.svc.Search(ctx, sup, "claim", "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+		items, err := e.svc.Search(ctx, sup, "claim", "", e.Clock.Now().Add(-time.Hour), e.Clock.Now().Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,8 +42,7 @@ func TestSnippetRuneSafe(t *testing.T) {
 // TestSearchFoldsCaseAndAccents: "émilie" finds ÉMILIE and Emilie on both
 // databases (SQLite's LOWER is ASCII only).
 func TestSearchFoldsCaseAndAccents(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		_, _, id := e.chatting("fr")
@@ -53,7 +51,7 @@ func TestSearchFoldsCaseAndAccents(t *testing.T) {
 		}
 		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
 		for _, q := range []string{"émilie", "EMILIE", "ecoutez"} {
-			items, err := e.svc.Search(ctx, sup, q, "", e.clock.Now().Add(-time.Hour), e.clock.Now().Add(time.Hour))
+			items, err := e.svc.Search(ctx, sup, q, "", e.Clock.Now().Add(-time.Hour), e.Clock.Now().Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,14 +66,16 @@ func TestSearchFoldsCaseAndAccents(t *testing.T) {
 // in a transfer's staffId, is 400 INVALID_FIELD (PostgreSQL refuses NUL
 // in text: it was a 500).
 func TestBadBytesAre400(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie, _, id := e.chatting("en")
 		sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
+		var scenarios []testenv.Scenario
 		for _, qs := range []string{"q=%00", "q=%FF", "q=a%00b", "brand=%00", "brand=%FF", "tz=%00", "tz=Nowhere/Land", "tz=../../etc/passwd"} {
-			e.staffWant(sup, "GET", "/console/transcripts?"+qs, "", 400, "INVALID_FIELD")
+			scenarios = append(scenarios, testenv.Scenario{Name: "search " + qs,
+				Request: staffRequest(sup, "GET", "/console/transcripts?"+qs, ""), Status: 400, Code: "INVALID_FIELD"})
 		}
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"a\u0000b"}`, 400, "INVALID_FIELD")
+		testenv.Run(t, e.h, append(scenarios, testenv.Scenario{Name: "transfer to a NUL",
+			Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"a\u0000b"}`), Status: 400, Code: "INVALID_FIELD"})...)
 	})
 }
 
@@ -88,7 +88,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	e.svc.Limiter = nil
 	ctx := context.Background()
 	sc, _ := e.brands.ByID("scotia")
-	e.clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.clock.Now())) // 19:30 in Toronto on the 24th
+	e.Clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.Clock.Now())) // 19:30 in Toronto on the 24th
 	if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Evening", Email: "z@example.com", Question: "late question"}); err != nil {
 		t.Fatal(err)
 	}
@@ -103,11 +103,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	if n := len(out["items"].([]any)); n != 0 {
 		t.Fatalf("tz=UTC: %d items; want none (00:30 on the 25th)", n)
 	}
-	var n int
-	if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail = ?", chat.EventSearch, "brand=scotia q=late").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 2 {
+	if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail = ?", chat.EventSearch, "brand=scotia q=late"); n != 2 {
 		t.Fatalf("%d search audit rows with the brand and q; want 2", n)
 	}
 }
@@ -116,8 +112,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 // the conversation before a supervisor transferred it away is refused
 // (NOT_HOLDER), and the conversation stays with the new holder.
 func TestHolderCheckedInTheTransaction(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
 		bob := e.addStaff("bob", "Bob", staff.RoleAgent)
@@ -153,8 +148,7 @@ func TestHolderCheckedInTheTransaction(t *testing.T) {
 // heartbeat for chat.AbandonAfter ends (system message "ended"); one whose
 // visitor pinged meanwhile does not.
 func TestAbandonedConversationsEnd(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		m := e.addStaff("m", "M", staff.RoleAgent)
@@ -166,10 +160,10 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 		hereID := here.start()
 		s := here.socket(0)
 		s.Next("state")
-		e.clock.Advance(chat.AbandonAfter / 2)
+		e.Clock.Advance(chat.AbandonAfter / 2)
 		s.Send(map[string]any{"type": "ping"})
 		s.Next("pong")
-		e.clock.Advance(chat.AbandonAfter/2 + time.Second)
+		e.Clock.Advance(chat.AbandonAfter/2 + time.Second)
 		n, err := e.svc.EndAbandoned(ctx)
 		if err != nil || n != 1 {
 			t.Fatalf("ended %d (%v); want 1", n, err)
@@ -192,8 +186,7 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 // visitor's stores the agent's message (not the visitor's back); a
 // visitor's resend is its ack and does not count against the rate limit.
 func TestIdempotencyPerSender(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
 		if _, err := e.svc.VisitorSend(ctx, id, "same", "visitor's words"); err != nil {
@@ -220,7 +213,7 @@ func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
 	ctx := context.Background()
-	e.svc.Limiter = throttle.New(db, e.clock.Now)
+	e.svc.Limiter = throttle.New(db, e.Clock.Now)
 	m := e.addStaff("m", "M", staff.RoleAgent)
 	e.available(m, "en")
 	var ids []string

@@ -2,13 +2,9 @@ package chatapi
 
 import (
 	"context"
-	"encoding/json"
-	"guichet/internal/chat"
-	"guichet/internal/chat/hub"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,11 +12,14 @@ import (
 	"guichet/config"
 	"guichet/internal/api"
 	"guichet/internal/brand"
+	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
+	"guichet/internal/chat/hub"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -28,22 +27,30 @@ import (
 // open in on and qc.
 var tuesday10 = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
 
-// env is one chat service on a fresh database with an HTTP server in
-// front: the visitor's routes on "<brand>.test" hosts (the brand resolved
-// from the host's first label, province on, language from the test), and
-// the agents' routes where the header X-Test-Staff names the signed-in
-// staff member (the console's session middleware is internal/app's test).
+// env is one chat service on a fresh database (testenv.Env, its clock at
+// tuesday10) with the routes in front, served to testenv.Do (h) and, for
+// the sockets, by an HTTP server (srv): the visitor's routes on
+// "<brand>.test" hosts (the brand resolved from the host's first label,
+// province on, language from the test), and the agents' routes where the
+// header X-Test-Staff names the signed-in staff member (the console's
+// session middleware is internal/app's test).
 type env struct {
+	*testenv.Env
 	t      *testing.T
-	db     *store.DB
-	clock  *testclock.Clock
 	brands *brand.Registry
 	svc    *chat.Service
 	hub    *hub.Hub
+	h      http.Handler
 	srv    *httptest.Server
 	front  *fanouttest.Front
 	// mu is the tests' own (a test's hooks share state with its checks).
 	mu sync.Mutex
+}
+
+// each runs fn on a fresh env on SQLite and PostgreSQL (testenv.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnv(t, te.DB)) })
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {
@@ -54,13 +61,15 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // newEnvWith is newEnv with its own chat.Notifier (an instance among several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
+	te := testenv.New(db)
 	front := fanouttest.NewFront(t)
-	clock := testclock.At(tuesday10)
-	svc := &chat.Service{DB: db, Brands: front.Brands.ByID, Now: clock.Now, Limiter: throttle.New(db, clock.Now), Notifier: n}
-	e := &env{t: t, db: db, clock: clock, brands: front.Brands, svc: svc, front: front}
+	te.Clock = testclock.At(tuesday10)
+	svc := &chat.Service{DB: db, Brands: front.Brands.ByID, Now: te.Clock.Now, Limiter: throttle.New(db, te.Clock.Now), Notifier: n}
+	e := &env{Env: te, t: t, brands: front.Brands, svc: svc, front: front}
 	e.hub = hub.New(svc)
 	t.Cleanup(e.hub.Shutdown)
-	e.srv = httptest.NewServer(e.handler(e.hub))
+	e.h = e.handler(e.hub)
+	e.srv = httptest.NewServer(e.h)
 	t.Cleanup(e.srv.Close)
 	return e
 }
@@ -105,7 +114,7 @@ func (e *env) handlerWith(hub *hub.Hub, c *ConsoleHandler) http.Handler {
 // addStaff creates a staff member (role, brands served; none = all).
 func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff.Principal {
 	e.t.Helper()
-	return e.front.AddStaff(e.t, e.db, id, name, role, brands...)
+	return e.front.AddStaff(e.t, e.DB, id, name, role, brands...)
 }
 
 // available makes an agent available in languages (a heartbeat now).
@@ -116,7 +125,8 @@ func (e *env) available(p staff.Principal, languages ...string) {
 	}
 }
 
-// visitor is a browser on a brand host: its chat cookie and language.
+// visitor is a browser on a brand host: its chat cookie, language and
+// address.
 type visitor struct {
 	e        *env
 	host     string
@@ -129,77 +139,55 @@ func (e *env) visitor(brandID string) *visitor {
 	return &visitor{e: e, host: brandID + ".test", language: "en", ip: "198.51.100.7"}
 }
 
-func (v *visitor) do(method, path, body string) (int, map[string]any) {
-	v.e.t.Helper()
-	req, err := http.NewRequest(method, v.e.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		v.e.t.Fatal(err)
+// request is the visitor's request (body "" for none), with its cookie.
+func (v *visitor) request(method, path, body string) testenv.Request {
+	r := testenv.Request{Method: method, Path: path, Host: v.host, IP: v.ip, Headers: map[string]string{"language": v.language}}
+	if body != "" {
+		r.Body = body
 	}
-	req.Host = v.host
-	req.Header.Set("language", v.language)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Forwarded-For", v.ip)
 	if v.cookie != "" {
-		req.AddCookie(&http.Cookie{Name: DevCookieName, Value: v.cookie})
+		r.Cookies = []*http.Cookie{{Name: DevCookieName, Value: v.cookie}}
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		v.e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	for _, c := range res.Cookies() {
-		if c.Name == DevCookieName {
-			v.cookie = c.Value
-		}
-	}
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	return r
 }
 
+// do serves the visitor's request and keeps the chat cookie it sets.
+func (v *visitor) do(method, path, body string) testenv.Answer {
+	v.e.t.Helper()
+	a := testenv.Do(v.e.t, v.e.h, v.request(method, path, body))
+	if c := a.Cookie(DevCookieName); c != nil {
+		v.cookie = c.Value
+	}
+	return a
+}
+
+// want is do, failing the test unless the answer has status (and code);
+// it returns the JSON body.
 func (v *visitor) want(method, path, body string, status int, code string) map[string]any {
 	v.e.t.Helper()
-	got, out := v.do(method, path, body)
-	if got != status || code != "" && out["errorCode"] != code {
-		v.e.t.Fatalf("%s %s: %d %v; want %d %s", method, path, got, out, status, code)
-	}
-	return out
+	return v.do(method, path, body).Expect(v.e.t, status, code).JSON(v.e.t)
 }
 
 // start opens a conversation and returns its id.
 func (v *visitor) start() string {
 	v.e.t.Helper()
-	out := v.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in","page":"/login"}`, 201, "")
-	return out["id"].(string)
+	return v.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in","page":"/login"}`, 201, "")["id"].(string)
 }
 
-// staffDo calls an agents' route as a staff member.
-func (e *env) staffDo(p staff.Principal, method, path, body string) (int, map[string]any) {
-	e.t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		e.t.Fatal(err)
+// staffRequest is a request to an agents' route as a staff member.
+func staffRequest(p staff.Principal, method, path, body string) testenv.Request {
+	r := testenv.Request{Method: method, Path: path, Host: "console.test", Headers: map[string]string{"X-Test-Staff": p.ID}}
+	if body != "" {
+		r.Body = body
 	}
-	req.Host = "console.test"
-	req.Header.Set("X-Test-Staff", p.ID)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	return r
 }
 
+// staffWant calls an agents' route as a staff member, failing the test
+// unless the answer has status (and code); it returns the JSON body.
 func (e *env) staffWant(p staff.Principal, method, path, body string, status int, code string) map[string]any {
 	e.t.Helper()
-	got, out := e.staffDo(p, method, path, body)
-	if got != status || code != "" && out["errorCode"] != code {
-		e.t.Fatalf("%s %s: %d %v; want %d %s", method, path, got, out, status, code)
-	}
-	return out
+	return testenv.Do(e.t, e.h, staffRequest(p, method, path, body)).Expect(e.t, status, code).JSON(e.t)
 }
 
 // ws is a test's WebSocket client.
@@ -254,17 +242,8 @@ func (v *visitor) socket(after int) *ws {
 // agentSocket connects an agent's socket.
 func (e *env) agentSocket(p staff.Principal) *ws {
 	e.t.Helper()
-	w, _, err := e.dial("/console/socket", "console.test", "http://console.test", "", http.Header{"X-Test-Staff": {p.ID}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { w.Conn.CloseNow() })
-	return w
+	return e.dialAt(e.srv, p)
 }
-
-func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
-
-func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 
 // realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
 func realBot(t *testing.T, e *env) chat.Bot {

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"guichet/internal/staff"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // TestPatchMine: the poll's rows update the agent's own list without a
@@ -41,8 +39,7 @@ func TestPatchMine(t *testing.T) {
 // (on the reading socket at once, on the agent's others by the poll). The poll itself reads once (the window: no socket here subscribes
 // to the conversation); a queue read would be four more.
 func TestQueuePatchedWithoutRead(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		luc := e.addStaff("luc", "Luc", staff.RoleAgent)
 		e.available(luc, "en")
@@ -79,7 +76,7 @@ func TestQueuePatchedWithoutRead(t *testing.T) {
 		start := mineOf(sl.Next("queue"))
 		send()
 		send()
-		before := db.Statements()
+		before := e.DB.Statements()
 		if err := e.hub.Poll(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -87,33 +84,33 @@ func TestQueuePatchedWithoutRead(t *testing.T) {
 		if it["unread"] != start["unread"].(float64)+2 || it["lastSeq"] != start["lastSeq"].(float64)+2 {
 			t.Fatalf("after two messages: %v (before: %v)", it, start)
 		}
-		if n := db.Statements() - before; n != 1 {
+		if n := e.DB.Statements() - before; n != 1 {
 			t.Fatalf("%d statements for the poll and the queue frame, want the poll's 1", n)
 		}
 		// The agent reads one message on this socket: its list at once,
 		// for the read's own two statements (the conversation, the
 		// update), no queue read and no wake-up of other queues.
 		last := int64(it["lastSeq"].(float64))
-		before = db.Statements()
+		before = e.DB.Statements()
 		sl.Send(map[string]any{"type": "read", "conversationId": id, "seq": last - 1})
 		if it := mineOf(sl.Next("queue")); it["unread"] != 1.0 {
 			t.Fatalf("after the agent's read on the socket: %v", it)
 		}
-		if n := db.Statements() - before; n != 2 {
+		if n := e.DB.Statements() - before; n != 2 {
 			t.Fatalf("%d statements for a read frame, want 2", n)
 		}
 		// The rest read elsewhere (another tab): the poll patches this one.
 		if err := e.svc.MarkRead(ctx, id, true, last); err != nil {
 			t.Fatal(err)
 		}
-		before = db.Statements()
+		before = e.DB.Statements()
 		if err := e.hub.Poll(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if it := mineOf(sl.Next("queue")); it["unread"] != 0.0 {
 			t.Fatalf("after the agent's read elsewhere: %v", it)
 		}
-		if n := db.Statements() - before; n != 1 {
+		if n := e.DB.Statements() - before; n != 1 {
 			t.Fatalf("%d statements for the poll after a read, want 1", n)
 		}
 	})

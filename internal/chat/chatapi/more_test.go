@@ -2,7 +2,6 @@ package chatapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"guichet/internal/chat"
 	"net/http"
@@ -14,17 +13,16 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/api/apitest"
+	"guichet/internal/notify"
 	"guichet/internal/staff"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // TestSalesforceConfigShape: spec §7's shape for every province and
 // language of the brand, and the chat object of the request's province
 // and language, as api/openapi.yaml declares them.
 func TestSalesforceConfigShape(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		schemas := apitest.Schemas(t)
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
@@ -54,7 +52,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 			t.Fatalf("conversation %v", conv)
 		}
 		// Sunday: closed, next opening Monday 08:00 in the province's offset.
-		e.clock.Advance(5*24*time.Hour + time.Hour)
+		e.Clock.Advance(5*24*time.Hour + time.Hour)
 		out = v.want("GET", "/api/v1/salesforceConfig", "", 200, "")
 		if err := apitest.Conform(schemas, "ChatConfig", out); err != nil {
 			t.Fatal(err)
@@ -71,8 +69,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 // it to the queue with the transcript so far; closed, the handover is 409
 // CHAT_CLOSED and the conversation stays with the bot.
 func TestChatbotHandsOver(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		ctx := context.Background()
 		v := e.visitor("belair")
@@ -123,9 +120,7 @@ func TestChatbotHandsOver(t *testing.T) {
 // offline item of the agents' queue (live on their socket); the answer is
 // an email in the outbox and closes it.
 func TestOfflineMessageReachesTheQueue(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
 		other := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
 		s := e.agentSocket(marie)
@@ -144,16 +139,17 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 		if err := apitest.Conform(apitest.Schemas(t), "ChatQueueFrame", q); err != nil {
 			t.Fatal(err)
 		}
-		e.staffWant(other, "POST", "/console/conversations/"+id+"/reply", `{"body":"Oui"}`, 403, "FORBIDDEN_BRAND")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 409, "WRONG_STATUS")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Oui, demain matin."}`, 202, "")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/reply", `{"body":"Encore"}`, 409, "ALREADY_DONE")
-		var to, lang, template, data string
-		if err := db.QueryRow(ctx, "SELECT recipient, language, template, data FROM outbox").Scan(&to, &lang, &template, &data); err != nil {
-			t.Fatal(err)
+		reply := func(p staff.Principal, body string) testenv.Request {
+			return staffRequest(p, "POST", "/console/conversations/"+id+"/reply", `{"body":"`+body+`"}`)
 		}
-		if to != "alex@example.com" || lang != "fr" || template != "chat-offline-reply" || !strings.Contains(data, "demain matin") {
-			t.Fatalf("outbox %s %s %s %s", to, lang, template, data)
+		testenv.Run(t, e.h,
+			testenv.Scenario{Name: "another brand's agent replies", Request: reply(other, "Oui"), Status: 403, Code: "FORBIDDEN_BRAND"},
+			testenv.Scenario{Name: "accept", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/accept", ""), Status: 409, Code: "WRONG_STATUS"},
+			testenv.Scenario{Name: "reply", Request: reply(marie, "Oui, demain matin."), Status: 202},
+			testenv.Scenario{Name: "reply again", Request: reply(marie, "Encore"), Status: 409, Code: "ALREADY_DONE"},
+		)
+		if m := e.Mail.Next(t, "alex@example.com"); m.Language != "fr" || m.Template != "chat-offline-reply" || !strings.Contains(m.Data[notify.DataAnswer], "demain matin") {
+			t.Fatalf("outbox %+v", m)
 		}
 		if q := s.Next("queue"); len(q["offline"].([]any)) != 0 {
 			t.Fatalf("answered item still queued: %v", q)
@@ -166,8 +162,7 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 // winner's; a transfer to a present agent moves it and notes it in the
 // conversation; a transfer to an absent one is refused.
 func TestAgentQueueLiveAndTransfer(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		luc := e.addStaff("luc", "Luc", staff.RoleAgent, "scotia")
 		away := e.addStaff("zoe", "Zoé", staff.RoleAgent)
@@ -234,15 +229,14 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 // reaches a socket on the other by the poll alone, and so does a state
 // change; nothing passes only through memory.
 func TestPollDeliversWithoutNotification(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message") // agent joined
 
-		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
@@ -270,8 +264,7 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 // TestShutdownClosesSockets: the hub's shutdown closes every socket with
 // 1012 (reconnect elsewhere), and refuses new ones.
 func TestShutdownClosesSockets(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie, v, _ := e.chatting("en")
 		s, a := v.socket(0), e.agentSocket(marie)
 		s.Next("state")
@@ -289,8 +282,7 @@ func TestShutdownClosesSockets(t *testing.T) {
 // upgrade; an unknown conversation's cookie or an ended one: 4404; the
 // end of the conversation closes with 1000.
 func TestVisitorSocketRefusals(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		_, v, _ := e.chatting("en")
 		for _, c := range []struct {
 			origin, cookie string
@@ -349,8 +341,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 // transcript emailed once (outbox, the conversation's language) and rate
 // once; before the end neither.
 func TestTranscriptAndRating(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "fr")
@@ -360,29 +351,29 @@ func TestTranscriptAndRating(t *testing.T) {
 		if _, err := e.svc.VisitorSend(ctx, id, "1", "Bonjour, <script>alert(1)</script>"); err != nil {
 			t.Fatal(err)
 		}
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 409, "NOT_ENDED")
-		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":5}`, 409, "NOT_ENDED")
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/end", "", 200, "")
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"not an email"}`, 400, "INVALID_FIELD")
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 202, "")
-		v.want("POST", "/api/v1/chat/conversation/transcript", `{"email":"alex@example.com"}`, 409, "ALREADY_DONE")
-		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":6}`, 400, "INVALID_FIELD")
-		code, _ := v.do("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`)
-		if code != 204 {
-			t.Fatalf("rating %d", code)
+		transcript := func(email string) testenv.Request {
+			return v.request("POST", "/api/v1/chat/conversation/transcript", `{"email":"`+email+`"}`)
 		}
-		v.want("POST", "/api/v1/chat/conversation/rating", `{"rating":4}`, 409, "ALREADY_DONE")
-		var lang, template, data string
-		if err := db.QueryRow(ctx, "SELECT language, template, data FROM outbox").Scan(&lang, &template, &data); err != nil {
-			t.Fatal(err)
+		rating := func(n int) testenv.Request {
+			return v.request("POST", "/api/v1/chat/conversation/rating", fmt.Sprintf(`{"rating":%d}`, n))
 		}
-		var d map[string]string
-		_ = json.Unmarshal([]byte(data), &d)
-		if lang != "fr" || template != "chat-transcript" || !strings.Contains(d["transcript"], "Alex\u00a0: Bonjour, <script>") ||
-			!strings.Contains(d["transcript"], "Marie s’est joint") ||
+		testenv.Run(t, e.h,
+			testenv.Scenario{Name: "transcript before the end", Request: transcript("alex@example.com"), Status: 409, Code: "NOT_ENDED"},
+			testenv.Scenario{Name: "rating before the end", Request: rating(5), Status: 409, Code: "NOT_ENDED"},
+			testenv.Scenario{Name: "the agent ends", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/end", "")},
+			testenv.Scenario{Name: "transcript to no address", Request: transcript("not an email"), Status: 400, Code: "INVALID_FIELD"},
+			testenv.Scenario{Name: "transcript", Request: transcript("alex@example.com"), Status: 202},
+			testenv.Scenario{Name: "transcript again", Request: transcript("alex@example.com"), Status: 409, Code: "ALREADY_DONE"},
+			testenv.Scenario{Name: "rating out of range", Request: rating(6), Status: 400, Code: "INVALID_FIELD"},
+			testenv.Scenario{Name: "rating", Request: rating(4), Status: 204},
+			testenv.Scenario{Name: "rating again", Request: rating(4), Status: 409, Code: "ALREADY_DONE"},
+		)
+		m := e.Mail.Next(t, "alex@example.com")
+		if m.Language != "fr" || m.Template != "chat-transcript" || !strings.Contains(m.Data["transcript"], "Alex\u00a0: Bonjour, <script>") ||
+			!strings.Contains(m.Data["transcript"], "Marie s’est joint") ||
 			// 15:00 UTC is 10:00 in Ontario (scotia's default province), in November EST.
-			!strings.Contains(d["transcript"], "10 h 00 EST — Alex\u00a0: Bonjour") {
-			t.Fatalf("outbox %s %s %q", lang, template, d["transcript"])
+			!strings.Contains(m.Data["transcript"], "10 h 00 EST — Alex\u00a0: Bonjour") {
+			t.Fatalf("outbox %s %s %q", m.Language, m.Template, m.Data["transcript"])
 		}
 	})
 }
@@ -390,15 +381,14 @@ func TestTranscriptAndRating(t *testing.T) {
 // TestPurge: the janitor deletes the conversations (and messages) older
 // than each brand's retentionMonths, and keeps the rest.
 func TestPurge(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "en")
 		oldScotia := e.activeConversation(e.visitor("scotia"), marie) // scotia keeps 36 months
 		v := e.visitor("belair")                                      // belair 24
 		oldBelair := v.start()
-		e.clock.Advance(25 * 30 * 24 * time.Hour)
+		e.Clock.Advance(25 * 30 * 24 * time.Hour)
 		e.available(marie, "en")
 		v2 := e.visitor("belair")
 		v2.ip = "192.0.2.77"
@@ -412,9 +402,7 @@ func TestPurge(t *testing.T) {
 			if (err == nil) != kept {
 				t.Fatalf("%s kept=%v: %v", id, kept, err)
 			}
-			var msgs int
-			_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ?", id).Scan(&msgs)
-			if !kept && msgs != 0 {
+			if msgs := e.Count(t, "SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ?", id); !kept && msgs != 0 {
 				t.Fatalf("%d messages left of a purged conversation", msgs)
 			}
 		}
@@ -425,25 +413,21 @@ func TestPurge(t *testing.T) {
 // brand not served is 403 FORBIDDEN_BRAND and a console.forbidden row;
 // supervisors' calls are refused to agents.
 func TestAuditRows(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "belair")
 		sup := e.addStaff("sue", "Sue", staff.RoleSupervisor, "scotia")
 		e.staffWant(marie, "PUT", "/console/availability", `{"status":"available","languages":["en"]}`, 200, "")
 		e.available(sup, "en")
 		id := e.visitor("scotia").start()
-		e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 403, "FORBIDDEN_BRAND")
-		e.staffWant(marie, "GET", "/console/figures", "", 403, "FORBIDDEN_ROLE")
-		e.staffWant(sup, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
-		e.staffWant(sup, "GET", "/console/transcripts?q=alex", "", 200, "")
+		testenv.Run(t, e.h,
+			testenv.Scenario{Name: "another brand's agent accepts", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/accept", ""), Status: 403, Code: "FORBIDDEN_BRAND"},
+			testenv.Scenario{Name: "an agent reads the figures", Request: staffRequest(marie, "GET", "/console/figures", ""), Status: 403, Code: "FORBIDDEN_ROLE"},
+			testenv.Scenario{Name: "the supervisor accepts", Request: staffRequest(sup, "POST", "/console/conversations/"+id+"/accept", "")},
+			testenv.Scenario{Name: "the supervisor searches", Request: staffRequest(sup, "GET", "/console/transcripts?q=alex", "")},
+		)
 		count := func(staffID, event, outcome string) int {
-			var n int
-			if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND actor = ? AND event = ? AND outcome = ?",
-				staff.AuditBrand, staffID, "staff:"+staffID, event, outcome).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
+			return e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE brand = ? AND account_id = ? AND actor = ? AND event = ? AND outcome = ?",
+				staff.AuditBrand, staffID, "staff:"+staffID, event, outcome)
 		}
 		for _, c := range []struct {
 			id, event, outcome string
@@ -470,8 +454,7 @@ func TestAuditRows(t *testing.T) {
 // ping) for the idle timeout is closed (1001) by the hub's reaper; one
 // that pings is kept.
 func TestSilentSocketsAreClosed(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		_, v, _ := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
@@ -491,8 +474,7 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 // open moves the conversation to the queue at once, the bot's reply and
 // the handover note in the transcript.
 func TestBotHandsOverByMessage(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)

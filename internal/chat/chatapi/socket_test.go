@@ -12,7 +12,6 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/staff"
-	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 )
 
@@ -21,8 +20,7 @@ import (
 // widget had gets both messages and the end note, then 1000 (not 4404,
 // which would lose them: the widget stops on 4404).
 func TestEndedWhileAwayReplays(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
@@ -58,13 +56,12 @@ func TestEndedWhileAwayReplays(t *testing.T) {
 // TestAgentSocketClosesWhenSignedOut: a disabled staff member's open
 // socket stores nothing more and is closed with 4401 on its next ping.
 func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, _, id := e.chatting("en")
 		as := e.agentSocket(marie)
 		as.Next("queue")
-		if _, err := db.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ? WHERE id = ?", 5, marie.ID); err != nil {
+		if _, err := e.DB.Exec(ctx, "UPDATE staff_accounts SET disabled_at = ? WHERE id = ?", 5, marie.ID); err != nil {
 			t.Fatal(err)
 		}
 		as.Send(map[string]any{"type": "message", "conversationId": id, "clientId": "x1", "body": "still here after being disabled"})
@@ -115,7 +112,7 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 	as.Next("pong")
 	<-checks
 	e.hub.Reap(0) // a tick before the minute: no check
-	e.clock.Advance(recheckEvery)
+	e.Clock.Advance(recheckEvery)
 	mu.Lock()
 	signedIn = false
 	mu.Unlock()
@@ -134,8 +131,7 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 // conversation is refused like GET conversations/{id}; subscribes are
 // audited.
 func TestSubscribeFollowsReadRule(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := context.Background()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
@@ -175,15 +171,8 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 		if f := bs.Next("error"); f["errorCode"] != "NOT_HOLDER" {
 			t.Fatalf("subscribe to marie's ended conversation: %v", f)
 		}
-		var ok, refused int
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'ok'",
-			chat.EventView, bob.ID, id).Scan(&ok); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = 'NOT_HOLDER'",
-			chat.EventView, bob.ID, id).Scan(&refused); err != nil {
-			t.Fatal(err)
-		}
+		views := "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = ?"
+		ok, refused := e.Count(t, views, chat.EventView, bob.ID, id, "ok"), e.Count(t, views, chat.EventView, bob.ID, id, "NOT_HOLDER")
 		if ok != 1 || refused != 2 { // the socket's refusal and the REST one
 			t.Fatalf("subscribe audit rows: %d ok, %d NOT_HOLDER; want 1 and 2", ok, refused)
 		}
@@ -193,8 +182,7 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 // TestTypingFloodCoalesced: 400 typing frames are not 400 writes and
 // wakes: a socket writes its typing state at most once a second.
 func TestTypingFloodCoalesced(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		_, v, id := e.chatting("en")
 		s := v.socket(0)
 		before, err := e.svc.Get(context.Background(), id)
@@ -223,18 +211,17 @@ func TestTypingFloodCoalesced(t *testing.T) {
 // (no local notification) whose time window the polls missed (a database
 // blip, a clock apart) is still delivered by the next poll.
 func TestPollReadsSubscribedByID(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message")
-		other := &chat.Service{DB: db, Brands: e.svc.Brands, Now: e.clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Minute) // far past the window
+		e.Clock.Advance(time.Minute) // far past the window
 		if err := e.hub.Poll(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -299,8 +286,7 @@ func TestSocketCaps(t *testing.T) {
 // TestSocketFramesRefuseBadIDs: a NUL or invalid UTF-8 in a frame's ids
 // is an INVALID_FIELD error frame, not a database error.
 func TestSocketFramesRefuseBadIDs(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		marie, v, _ := e.chatting("en")
 		s := v.socket(0)
 		s.Send(map[string]any{"type": "message", "clientId": "a\u0000b", "body": "hi"})
