@@ -1,8 +1,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { useSession } from '../session';
-import { Dialog } from '../dialog';
+import { useSession } from '@/console/session';
+import { Dialog } from '@/console/dialog';
 import { chatApi, chatError, MAX_MESSAGE, type AgentRow, type ChatMessage, type Item } from './api';
 import type { Pending } from './context';
 import { clock, when } from './format';

@@ -4,8 +4,8 @@
 
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '../api';
-import { errorMessage } from '../errors';
+import { call } from '@/console/api';
+import { errorMessage } from '@/console/errors';
 
 type Schemas = components['schemas'];
 

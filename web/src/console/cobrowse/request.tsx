@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import type { ChatMessage, Item } from '../chat/api';
+import type { ChatMessage, Item } from '@/console/chat/api';
 import { cobrowseApi, cobrowseError, viewerHref } from './api';
 
 export type ShareState =

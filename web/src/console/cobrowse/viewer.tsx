@@ -1,8 +1,8 @@
 import { useEffect, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { PageHeading } from '../heading';
-import { languageName } from '../chat/conversation';
+import { PageHeading } from '@/console/heading';
+import { languageName } from '@/console/chat/conversation';
 import { cobrowseApi, cobrowseError, reasonKey, type LiveStatus, type ViewerServerFrame } from './api';
 import { openViewerSocket, type OpenViewerSocket, type SocketStatus, type ViewerSocket } from './socket';
 import type { CreateReplay, Replay, Size } from './replay';

@@ -1,8 +1,8 @@
 import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
-import { API } from '../api';
-import { PageHeading } from '../heading';
-import { PeriodFields, type Period } from '../period';
+import { API } from '@/console/api';
+import { PageHeading } from '@/console/heading';
+import { PeriodFields, type Period } from '@/console/period';
 
 /** A yyyy-mm-dd of the date input as the start of that day in UTC (RFC 3339). */
 export function dayStart(day: string): string {

@@ -1,14 +1,14 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
-import { chatApi, chatError, type ChatMessage, type Item } from '../chat/api';
-import { useChat } from '../chat/context';
-import { Transcript, VisitorContext } from '../chat/conversation';
-import { duration, when } from '../chat/format';
-import { MessageText } from '../chat/text';
-import { PeriodFields, type Period } from '../period';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
+import { chatApi, chatError, type ChatMessage, type Item } from '@/console/chat/api';
+import { useChat } from '@/console/chat/context';
+import { Transcript, VisitorContext } from '@/console/chat/conversation';
+import { duration, when } from '@/console/chat/format';
+import { MessageText } from '@/console/chat/text';
+import { PeriodFields, type Period } from '@/console/period';
 
 /** How often the figures are read again while no socket brings them (ms). */
 export const FIGURES_POLL_MS = 5_000;

@@ -1,15 +1,15 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { Dialog } from '../dialog';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
-import { chatApi, chatError, CHAT_LANGUAGES, MAX_MESSAGE, type Availability, type Canned, type ChatLanguage, type Item } from '../chat/api';
-import { useChat } from '../chat/context';
-import { ShareScreen } from '../cobrowse/request';
-import { CannedReplies, Composer, languageName, Transcript, TransferDialog, VisitorContext } from '../chat/conversation';
-import { duration, useServerNow, waited, when } from '../chat/format';
-import { MessageText } from '../chat/text';
+import { Dialog } from '@/console/dialog';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
+import { chatApi, chatError, CHAT_LANGUAGES, MAX_MESSAGE, type Availability, type Canned, type ChatLanguage, type Item } from '@/console/chat/api';
+import { useChat } from '@/console/chat/context';
+import { ShareScreen } from '@/console/cobrowse/request';
+import { CannedReplies, Composer, languageName, Transcript, TransferDialog, VisitorContext } from '@/console/chat/conversation';
+import { duration, useServerNow, waited, when } from '@/console/chat/format';
+import { MessageText } from '@/console/chat/text';
 
 /** Available or away, and the languages the agent takes (PUT availability). */
 function AvailabilityForm({ onChange }: { onChange: (a: Availability) => void }) {

@@ -3,11 +3,11 @@ import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call, type Answer } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
+import { call, type Answer } from '@/console/api';
+import { Dialog } from '@/console/dialog';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthDialog } from '@/console/reauth';
 import { StateBadges, StatusText } from './search';
 
 export type CustomerAccount = components['schemas']['ConsoleCustomerDetail'];

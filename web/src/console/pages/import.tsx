@@ -2,11 +2,11 @@ import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
+import { call } from '@/console/api';
+import { Dialog } from '@/console/dialog';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthDialog } from '@/console/reauth';
 
 type Report = components['schemas']['ConsoleImportReport'];
 type Step = 'dryRun' | 'write';

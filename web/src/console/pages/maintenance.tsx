@@ -1,12 +1,12 @@
 import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { call } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
-import { BrandField, useServedBrands } from '../period';
+import { call } from '@/console/api';
+import { Dialog } from '@/console/dialog';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthDialog } from '@/console/reauth';
+import { BrandField, useServedBrands } from '@/console/period';
 
 type Outcome = { kind: 'done'; key: MessageKey; brand: string } | { kind: 'error'; key: MessageKey } | null;
 

@@ -3,10 +3,10 @@ import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '../api';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { BrandField } from '../period';
+import { call } from '@/console/api';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { BrandField } from '@/console/period';
 
 export type CustomerRow = components['schemas']['ConsoleCustomer'];
 

@@ -9,12 +9,12 @@ import { useT } from '@/i18n/i18n';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
 import { checkSecurityCode } from '@/lib/rules/security-code';
-import { call, readMe, type StaffSetupDone } from '../api';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
+import { call, readMe, type StaffSetupDone } from '@/console/api';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
 import type { components } from '@/lib/api/schema';
-import { QrCode } from '../qr-code';
-import { useSession } from '../session';
+import { QrCode } from '@/console/qr-code';
+import { useSession } from '@/console/session';
 
 const TITLE_ID = 'console-setup-title';
 

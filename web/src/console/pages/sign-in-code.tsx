@@ -6,10 +6,10 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { fail, pass, type RuleResult } from '@/lib/rules/result';
 import { checkSecurityCode } from '@/lib/rules/security-code';
-import { call, readMe } from '../api';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
+import { call, readMe } from '@/console/api';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
 
 const TITLE_ID = 'console-code-title';
 

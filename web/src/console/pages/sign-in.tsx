@@ -6,10 +6,10 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { checkEmail } from '@/lib/rules/email';
 import { checkLoginPassword } from '@/lib/rules/login-password';
-import { call } from '../api';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
-import { errorMessage } from '../errors';
+import { call } from '@/console/api';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
+import { errorMessage } from '@/console/errors';
 
 const TITLE_ID = 'console-sign-in-title';
 

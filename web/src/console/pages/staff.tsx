@@ -2,13 +2,13 @@ import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call, type Role } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
-import { useSession } from '../session';
-import { ALL_BRANDS } from '../period';
+import { call, type Role } from '@/console/api';
+import { Dialog } from '@/console/dialog';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthDialog } from '@/console/reauth';
+import { useSession } from '@/console/session';
+import { ALL_BRANDS } from '@/console/period';
 
 type Member = components['schemas']['ConsoleStaffMember'];
 
