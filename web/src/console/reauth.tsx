@@ -17,7 +17,7 @@ export function ReauthDialog({ onDone, onCancel }: { onDone: () => void; onCance
   const form = useForm({ code: { rule: checkSecurityCode } });
   const [done, setDone] = useState(false);
   const submit = async (values: { code: string }) => {
-    const answer = await call('POST', '/session/reauth', { code: values.code });
+    const answer = await call('post', '/session/reauth', { body: { code: values.code } });
     if (answer.status === 200 || answer.status === 204) {
       setDone(true);
       onDone();

@@ -31,9 +31,9 @@ export function readCode(input: string): string | null {
 const id = (value: string) => encodeURIComponent(value);
 
 export const cobrowseApi = {
-  join: (code: string) => call<CobrowseSession>('POST', '/cobrowse/join', { code }),
-  end: (session: string) => call<CobrowseSession>('POST', `/cobrowse/sessions/${id(session)}/end`),
-  request: (conversation: string) => call<CobrowseSession>('POST', `/chat/conversations/${id(conversation)}/cobrowse`),
+  join: (code: string) => call('post', '/cobrowse/join', { body: { code } }),
+  end: (session: string) => call('post', '/cobrowse/sessions/{id}/end', { params: { id: session } }),
+  request: (conversation: string) => call('post', '/chat/conversations/{id}/cobrowse', { params: { id: conversation } }),
 };
 
 /**

@@ -17,18 +17,17 @@ const SOURCES = ['edoc', 'BA', 'mrkt'] as const;
 
 export type ActionName = 'unlock' | 'disable' | 'enable' | 'temporaryPassword' | 'resetEmail' | 'invitation';
 
-const ACTIONS: Record<ActionName, { path: string; label: MessageKey; confirm: MessageKey; done: MessageKey }> = {
-  unlock: { path: 'unlock', label: 'console.action.unlock', confirm: 'console.confirm.unlock', done: 'console.done.unlock' },
-  disable: { path: 'disable', label: 'console.action.disable', confirm: 'console.confirm.disable', done: 'console.done.disable' },
-  enable: { path: 'enable', label: 'console.action.enable', confirm: 'console.confirm.enable', done: 'console.done.enable' },
+const ACTIONS: Record<ActionName, { label: MessageKey; confirm: MessageKey; done: MessageKey }> = {
+  unlock: { label: 'console.action.unlock', confirm: 'console.confirm.unlock', done: 'console.done.unlock' },
+  disable: { label: 'console.action.disable', confirm: 'console.confirm.disable', done: 'console.done.disable' },
+  enable: { label: 'console.action.enable', confirm: 'console.confirm.enable', done: 'console.done.enable' },
   temporaryPassword: {
-    path: 'temporary-password',
     label: 'console.action.temporaryPassword',
     confirm: 'console.confirm.temporaryPassword',
     done: 'console.done.temporaryPasswordEmail',
   },
-  resetEmail: { path: 'reset-email', label: 'console.action.resetEmail', confirm: 'console.confirm.resetEmail', done: 'console.done.resetEmail' },
-  invitation: { path: 'invitation', label: 'console.action.invitation', confirm: 'console.confirm.invitation', done: 'console.done.invitation' },
+  resetEmail: { label: 'console.action.resetEmail', confirm: 'console.confirm.resetEmail', done: 'console.done.resetEmail' },
+  invitation: { label: 'console.action.invitation', confirm: 'console.confirm.invitation', done: 'console.done.invitation' },
 };
 
 /** The actions that apply to an account in its state. */
@@ -57,7 +56,7 @@ export function CustomerPage({ id }: { id: string }) {
   const [action, setAction] = useState<ActionName | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const load = useCallback(async () => {
-    setAnswer(await call<CustomerAccount>('GET', `/customers/${encodeURIComponent(id)}`));
+    setAnswer(await call('get', '/customers/{id}', { params: { id } }));
   }, [id]);
   useEffect(() => {
     void load();
@@ -257,10 +256,28 @@ function ActionDialog({
   const [reauth, setReauth] = useState(false);
   const [busy, setBusy] = useState(false);
 
-  const body = (): unknown => {
-    if (action === 'temporaryPassword') return { delivery };
-    if (action === 'invitation') return { policyNumber: policyNumber.trim(), source };
-    return {};
+  /** The action's call, and the temporary password its answer shows (delivery show). */
+  const send = async (): Promise<{ answer: Answer<unknown>; password: string }> => {
+    const params = { id };
+    switch (action) {
+      case 'unlock':
+        return { answer: await call('post', '/customers/{id}/unlock', { params }), password: '' };
+      case 'disable':
+        return { answer: await call('post', '/customers/{id}/disable', { params }), password: '' };
+      case 'enable':
+        return { answer: await call('post', '/customers/{id}/enable', { params }), password: '' };
+      case 'resetEmail':
+        return { answer: await call('post', '/customers/{id}/reset-email', { params }), password: '' };
+      case 'invitation':
+        return {
+          answer: await call('post', '/customers/{id}/invitation', { params, body: { policyNumber: policyNumber.trim(), source } }),
+          password: '',
+        };
+      case 'temporaryPassword': {
+        const answer = await call('post', '/customers/{id}/temporary-password', { params, body: { delivery } });
+        return { answer, password: answer.data?.temporaryPassword ?? '' };
+      }
+    }
   };
   const run = async () => {
     if (action === 'invitation') {
@@ -272,11 +289,11 @@ function ActionDialog({
       }
     }
     setBusy(true);
-    const answer = await call<{ temporaryPassword?: string }>('POST', `/customers/${encodeURIComponent(id)}/${spec.path}`, body());
+    const { answer, password } = await send();
     setBusy(false);
     if (answer.status === 200 || answer.status === 204) {
       if (action === 'temporaryPassword' && delivery === 'show')
-        onOutcome({ kind: 'done', key: 'console.done.temporaryPasswordShow', password: answer.data?.temporaryPassword ?? '' });
+        onOutcome({ kind: 'done', key: 'console.done.temporaryPasswordShow', password });
       else onOutcome({ kind: 'done', key: spec.done });
       return;
     }

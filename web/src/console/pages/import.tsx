@@ -33,9 +33,9 @@ export function ImportPage() {
       return;
     }
     setBusy(true);
-    const answer = await call<Report>('POST', `/policies/import?dryRun=${step === 'dryRun' ? 'true' : 'false'}`, undefined, {
-      type: 'text/csv',
-      text: await file.text(),
+    const answer = await call('post', '/policies/import', {
+      query: { dryRun: step === 'dryRun' ? 'true' : 'false' },
+      raw: { type: 'text/csv', text: await file.text() },
     });
     setBusy(false);
     setConfirm(false);

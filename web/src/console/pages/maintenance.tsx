@@ -24,7 +24,7 @@ export function MaintenancePage() {
   const run = async (on: boolean) => {
     const body: { brand: string; on: boolean; until?: string } = { brand, on };
     if (on && until) body.until = new Date(until).toISOString();
-    const answer = await call('POST', '/maintenance', body);
+    const answer = await call('post', '/maintenance', { body });
     if (answer.status === 200) {
       setConfirm(null);
       setOutcome({ kind: 'done', key: on ? 'console.maintenance.doneOn' : 'console.maintenance.doneOff', brand });

@@ -50,9 +50,7 @@ export function SearchPage() {
       return;
     }
     setBusy(true);
-    const params = new URLSearchParams({ q: q.trim() });
-    if (brand) params.set('brand', brand);
-    const answer = await call<{ customers?: CustomerRow[] }>('GET', `/customers?${params.toString()}`);
+    const answer = await call('get', '/customers', { query: brand ? { q: q.trim(), brand } : { q: q.trim() } });
     setBusy(false);
     if (answer.status !== 200) {
       setError(answer.errorCode === 'VALIDATION' ? 'console.search.tooShort' : errorMessage(answer.errorCode));

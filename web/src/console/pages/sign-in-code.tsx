@@ -27,7 +27,7 @@ export function SignInCodePage() {
   const [recovery, setRecovery] = useState(false);
   const form = useForm({ code: { rule: recovery ? checkRecoveryCode : checkSecurityCode } });
   const submit = async (values: { code: string }) => {
-    const answer = await call<{ staff?: unknown }>('POST', '/session/totp', recovery ? { recoveryCode: values.code } : { code: values.code });
+    const answer = await call('post', '/session/totp', { body: recovery ? { recoveryCode: values.code } : { code: values.code } });
     if (answer.status === 200) {
       const me = readMe(answer.data?.staff);
       setMe(me);

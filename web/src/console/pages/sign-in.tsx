@@ -20,7 +20,7 @@ export function SignInPage() {
   const { ended } = useSession();
   const form = useForm({ email: { rule: checkEmail }, password: { rule: checkLoginPassword } });
   const submit = async (values: { email: string; password: string }) => {
-    const answer = await call<{ next?: string }>('POST', '/session', { email: values.email, password: values.password });
+    const answer = await call('post', '/session', { body: { email: values.email, password: values.password } });
     if (answer.status === 200) {
       navigate('/sign-in/code');
       return;

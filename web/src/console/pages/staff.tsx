@@ -39,7 +39,7 @@ export function StaffPage() {
   const [reauth, setReauth] = useState<Pending | null>(null);
 
   const load = useCallback(async () => {
-    const answer = await call<{ staff: Member[] }>('GET', '/staff');
+    const answer = await call('get', '/staff');
     if (answer.status === 200) setMembers(answer.data?.staff ?? []);
     else setError(errorMessage(answer.errorCode));
   }, []);
@@ -51,8 +51,8 @@ export function StaffPage() {
     setConfirm(null);
     const answer =
       pending.kind === 'add'
-        ? await call<{ setupLink: string }>('POST', '/staff', { email: email.trim(), name: name.trim(), role, brands })
-        : await call('POST', `/staff/${encodeURIComponent(pending.member.id)}/disable`);
+        ? await call('post', '/staff', { body: { email: email.trim(), name: name.trim(), role, brands } })
+        : await call('post', '/staff/{id}/disable', { params: { id: pending.member.id } });
     if (answer.errorCode === 'REAUTH_REQUIRED') {
       setReauth(pending);
       return;
