@@ -7,6 +7,7 @@ import { chatApi, chatError, MAX_MESSAGE, type AgentRow, type ChatMessage, type 
 import type { Pending } from './context';
 import { clock, when } from './format';
 import { MessageText } from './text';
+import { ErrorAlert } from '@/console/alert';
 
 const systemKey: Record<string, MessageKey> = {
   agentJoined: 'console.chat.system.agentJoined',
@@ -237,9 +238,7 @@ export function Composer({
       <p id={`${id}-count`} className={over ? 'chat-composer__count console-error' : 'chat-composer__count'}>
         {t('console.chat.composer.count', { count: String(length), max: String(MAX_MESSAGE) })}
       </p>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <button type="submit" className="console-button" disabled={disabled}>
         {t('console.chat.composer.send')}
       </button>
@@ -310,9 +309,7 @@ export function TransferDialog({ item, onClose, onDone }: { item: Item; onClose:
           </div>
         </form>
       )}
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       {agents !== null && agents.length === 0 ? (
         <div className="console-dialog__actions">
           <button type="button" className="console-button console-button--quiet" onClick={onClose}>

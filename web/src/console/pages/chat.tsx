@@ -10,6 +10,8 @@ import { ShareScreen } from '@/console/cobrowse/request';
 import { CannedReplies, Composer, languageName, Transcript, TransferDialog, VisitorContext } from '@/console/chat/conversation';
 import { duration, useServerNow, waited, when } from '@/console/chat/format';
 import { MessageText } from '@/console/chat/text';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 /** Available or away, and the languages the agent takes (PUT availability). */
 function AvailabilityForm({ onChange }: { onChange: (a: Availability) => void }) {
@@ -90,9 +92,7 @@ function AvailabilityForm({ onChange }: { onChange: (a: Availability) => void })
       <p role="status">
         {availability.status === 'available' ? t('console.chat.availability.isAvailable', { languages }) : t('console.chat.availability.isAway')}
       </p>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
     </form>
   );
 }
@@ -113,37 +113,34 @@ function WaitingList({ items, total, onAccept, busy }: { items: Item[]; total: n
       {sorted.length === 0 ? (
         <p>{t('console.chat.waiting.none')}</p>
       ) : (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.chat.waiting.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.chat.column.visitor')}</th>
-              <th scope="col">{t('console.chat.context.brand')}</th>
-              <th scope="col">{t('console.chat.context.language')}</th>
-              <th scope="col">{t('console.chat.context.topic')}</th>
-              <th scope="col">{t('console.chat.column.waited')}</th>
-              <th scope="col">{t('console.action.heading')}</th>
+        <Table
+          caption={t('console.chat.waiting.title')}
+          columns={[
+            t('console.chat.column.visitor'),
+            t('console.chat.context.brand'),
+            t('console.chat.context.language'),
+            t('console.chat.context.topic'),
+            t('console.chat.column.waited'),
+            t('console.action.heading'),
+          ]}
+        >
+          {sorted.map((item) => (
+            <tr key={item.id}>
+              <td>{item.name}</td>
+              <td>{item.brand}</td>
+              <td>{languageName(item.language, t)}</td>
+              <td>{item.topic}</td>
+              <td>
+                <span data-testid={`waited-${item.id}`}>{duration(waited(item.waitingSince || item.createdAt, now))}</span>
+              </td>
+              <td>
+                <button type="button" className="console-button" disabled={busy === item.id} onClick={() => onAccept(item)}>
+                  {t('console.chat.accept', { name: item.name })}
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {sorted.map((item) => (
-              <tr key={item.id}>
-                <td>{item.name}</td>
-                <td>{item.brand}</td>
-                <td>{languageName(item.language, t)}</td>
-                <td>{item.topic}</td>
-                <td>
-                  <span data-testid={`waited-${item.id}`}>{duration(waited(item.waitingSince || item.createdAt, now))}</span>
-                </td>
-                <td>
-                  <button type="button" className="console-button" disabled={busy === item.id} onClick={() => onAccept(item)}>
-                    {t('console.chat.accept', { name: item.name })}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </section>
   );
@@ -354,9 +351,7 @@ export function ChatPage() {
       <PageHeading id="console-chat-title">{t('console.chat.title')}</PageHeading>
       {state.status === 'reconnecting' ? <p className="console-badge console-badge--warn">{t('console.chat.reconnecting')}</p> : null}
       <AvailabilityForm onChange={onAvailability} />
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <div role="status" className={done ? 'console-done' : undefined}>
         {done}
       </div>

@@ -9,6 +9,7 @@ import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
 import { StateBadges, StatusText } from './search';
+import { Table } from '@/console/table';
 
 export type CustomerAccount = components['schemas']['ConsoleCustomerDetail'];
 
@@ -158,24 +159,15 @@ export function CustomerPage({ id }: { id: string }) {
       {policies.length === 0 ? (
         <p>{t('console.customer.none')}</p>
       ) : (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.policyNumber')}</th>
-              <th scope="col">{t('console.customer.policyKind')}</th>
-              <th scope="col">{t('console.customer.policyRole')}</th>
+        <Table columns={[t('console.customer.policyNumber'), t('console.customer.policyKind'), t('console.customer.policyRole')]}>
+          {policies.map((p) => (
+            <tr key={p.number}>
+              <td>{p.number}</td>
+              <td>{p.kind ?? ''}</td>
+              <td>{p.role ?? ''}</td>
             </tr>
-          </thead>
-          <tbody>
-            {policies.map((p) => (
-              <tr key={p.number}>
-                <td>{p.number}</td>
-                <td>{p.kind ?? ''}</td>
-                <td>{p.role ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
 
       <h2>{t('console.customer.signIns')}</h2>
@@ -204,29 +196,26 @@ export function CustomerPage({ id }: { id: string }) {
       {audit.length === 0 ? (
         <p>{t('console.customer.none')}</p>
       ) : (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.auditAt')}</th>
-              <th scope="col">{t('console.customer.auditEvent')}</th>
-              <th scope="col">{t('console.customer.auditOutcome')}</th>
-              <th scope="col">{t('console.customer.auditActor')}</th>
+        <Table
+          columns={[
+            t('console.customer.auditAt'),
+            t('console.customer.auditEvent'),
+            t('console.customer.auditOutcome'),
+            t('console.customer.auditActor'),
+          ]}
+        >
+          {audit.map((row, i) => (
+            <tr key={i}>
+              <td>{when(row.at, language)}</td>
+              <td>
+                {row.event}
+                {row.detail ? <span className="console-detail"> {row.detail}</span> : null}
+              </td>
+              <td>{row.outcome}</td>
+              <td>{row.actor}</td>
             </tr>
-          </thead>
-          <tbody>
-            {audit.map((row, i) => (
-              <tr key={i}>
-                <td>{when(row.at, language)}</td>
-                <td>
-                  {row.event}
-                  {row.detail ? <span className="console-detail"> {row.detail}</span> : null}
-                </td>
-                <td>{row.outcome}</td>
-                <td>{row.actor}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </section>
   );

@@ -7,6 +7,8 @@ import { Dialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 type Report = components['schemas']['ConsoleImportReport'];
 type Step = 'dryRun' | 'write';
@@ -80,9 +82,7 @@ export function ImportPage() {
           </button>
         ) : null}
       </div>
-      <div id={`${id}-error`} role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert id={`${id}-error`} error={error} />
       <div role="status">
         {report ? (
           <p>
@@ -97,25 +97,22 @@ export function ImportPage() {
         ) : null}
       </div>
       {report && report.errors.length > 0 ? (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.import.problemsTitle')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.import.line')}</th>
-              <th scope="col">{t('console.import.column')}</th>
-              <th scope="col">{t('console.import.problem')}</th>
+        <Table
+          caption={t('console.import.problemsTitle')}
+          columns={[
+            t('console.import.line'),
+            t('console.import.column'),
+            t('console.import.problem'),
+          ]}
+        >
+          {report.errors.map((e, i) => (
+            <tr key={i}>
+              <td>{e.line}</td>
+              <td>{e.column}</td>
+              <td>{e.problem}</td>
             </tr>
-          </thead>
-          <tbody>
-            {report.errors.map((e, i) => (
-              <tr key={i}>
-                <td>{e.line}</td>
-                <td>{e.column}</td>
-                <td>{e.problem}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       ) : null}
       {reauth ? (
         <ReauthDialog

@@ -7,6 +7,8 @@ import { call } from '@/console/api';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { BrandField } from '@/console/period';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 export type CustomerRow = components['schemas']['ConsoleCustomer'];
 
@@ -80,36 +82,31 @@ export function SearchPage() {
           {t('console.search.submit')}
         </button>
       </form>
-      <div id={`${id}-error`} role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert id={`${id}-error`} error={error} />
       <div role="status">{results ? t('console.search.count', { count: results.length }) : null}</div>
       {results && results.length > 0 ? (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.search.results')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.name')}</th>
-              <th scope="col">{t('console.customer.email')}</th>
-              <th scope="col">{t('console.customer.brand')}</th>
-              <th scope="col">{t('console.customer.status')}</th>
+        <Table
+          caption={t('console.search.results')}
+          columns={[
+            t('console.customer.name'),
+            t('console.customer.email'),
+            t('console.customer.brand'),
+            t('console.customer.status'),
+          ]}
+        >
+          {results.map((c) => (
+            <tr key={c.id}>
+              <td>
+                <Link href={`/customers/${encodeURIComponent(String(c.id))}`}>{c.name || c.email}</Link>
+              </td>
+              <td>{c.email}</td>
+              <td>{c.brand}</td>
+              <td>
+                <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {results.map((c) => (
-              <tr key={c.id}>
-                <td>
-                  <Link href={`/customers/${encodeURIComponent(String(c.id))}`}>{c.name || c.email}</Link>
-                </td>
-                <td>{c.email}</td>
-                <td>{c.brand}</td>
-                <td>
-                  <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       ) : null}
     </section>
   );

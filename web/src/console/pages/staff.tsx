@@ -9,6 +9,8 @@ import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
 import { useSession } from '@/console/session';
 import { ALL_BRANDS } from '@/console/period';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 type Member = components['schemas']['ConsoleStaffMember'];
 
@@ -84,37 +86,34 @@ export function StaffPage() {
     <section className="console-page" aria-labelledby="console-staff-title">
       <PageHeading id="console-staff-title">{t('console.staff.title')}</PageHeading>
       {members ? (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.staff.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.name')}</th>
-              <th scope="col">{t('console.customer.email')}</th>
-              <th scope="col">{t('console.staff.role')}</th>
-              <th scope="col">{t('console.staff.brands')}</th>
-              <th scope="col">{t('console.customer.status')}</th>
-              <th scope="col">{t('console.action.heading')}</th>
+        <Table
+          caption={t('console.staff.title')}
+          columns={[
+            t('console.customer.name'),
+            t('console.customer.email'),
+            t('console.staff.role'),
+            t('console.staff.brands'),
+            t('console.customer.status'),
+            t('console.action.heading'),
+          ]}
+        >
+          {members.map((m) => (
+            <tr key={m.id}>
+              <td>{m.name}</td>
+              <td>{m.email}</td>
+              <td>{t(roleKey[m.role])}</td>
+              <td>{m.brands.length === 0 ? t('console.staff.allBrands') : m.brands.join(', ')}</td>
+              <td>{m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')}</td>
+              <td>
+                {!m.disabled && m.id !== me?.id ? (
+                  <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm({ kind: 'disable', member: m })}>
+                    {t('console.staff.disable', { email: m.email })}
+                  </button>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <tr key={m.id}>
-                <td>{m.name}</td>
-                <td>{m.email}</td>
-                <td>{t(roleKey[m.role])}</td>
-                <td>{m.brands.length === 0 ? t('console.staff.allBrands') : m.brands.join(', ')}</td>
-                <td>{m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')}</td>
-                <td>
-                  {!m.disabled && m.id !== me?.id ? (
-                    <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm({ kind: 'disable', member: m })}>
-                      {t('console.staff.disable', { email: m.email })}
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       ) : (
         <p role="status">{t('console.loading')}</p>
       )}
@@ -156,9 +155,7 @@ export function StaffPage() {
           {t('console.staff.add')}
         </button>
       </form>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <div role="status" className={link ? 'console-done' : undefined}>
         {link ? (
           <p>
