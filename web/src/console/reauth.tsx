@@ -5,7 +5,7 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { checkSecurityCode } from '@/lib/rules/security-code';
 import { call } from './api';
-import { Dialog } from './dialog';
+import { Dialog, DialogActions } from './dialog';
 import { errorMessage } from './errors';
 
 /**
@@ -31,12 +31,9 @@ export function ReauthDialog({ onDone, onCancel }: { onDone: () => void; onCance
       <p>{t('console.reauth.text')}</p>
       <Form form={form} onSubmit={submit}>
         <TextField name="code" label={t('console.code.code')} autoComplete="one-time-code" inputMode="numeric" maxLength={12} />
-        <div className="console-dialog__actions">
+        <DialogActions onCancel={onCancel}>
           <SubmitButton>{t('console.reauth.submit')}</SubmitButton>
-          <button type="button" className="console-button console-button--quiet" onClick={onCancel}>
-            {t('console.confirm.cancel')}
-          </button>
-        </div>
+        </DialogActions>
       </Form>
     </Dialog>
   );

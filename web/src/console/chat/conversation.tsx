@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent 
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import { useSession } from '@/console/session';
-import { Dialog } from '@/console/dialog';
+import { Dialog, DialogActions } from '@/console/dialog';
 import { chatApi, chatError, MAX_MESSAGE, type AgentRow, type ChatMessage, type Item } from './api';
 import type { Pending } from './context';
 import { clock, when } from './format';
@@ -299,23 +299,16 @@ export function TransferDialog({ item, onClose, onDone }: { item: Item; onClose:
               </label>
             ))}
           </fieldset>
-          <div className="console-dialog__actions">
+          <DialogActions onCancel={onClose}>
             <button type="submit" className="console-button">
               {t('console.chat.transfer.submit')}
             </button>
-            <button type="button" className="console-button console-button--quiet" onClick={onClose}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
+          </DialogActions>
         </form>
       )}
       <ErrorAlert error={error} />
       {agents !== null && agents.length === 0 ? (
-        <div className="console-dialog__actions">
-          <button type="button" className="console-button console-button--quiet" onClick={onClose}>
-            {t('console.confirm.cancel')}
-          </button>
-        </div>
+        <DialogActions onCancel={onClose} />
       ) : null}
     </Dialog>
   );

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { Dialog } from '@/console/dialog';
+import { ConfirmDialog } from '@/console/dialog';
 import { PageHeading } from '@/console/heading';
 import { useSession } from '@/console/session';
 import { chatApi, chatError, CHAT_LANGUAGES, MAX_MESSAGE, type Availability, type Canned, type ChatLanguage, type Item } from '@/console/chat/api';
@@ -460,17 +460,14 @@ export function ChatPage() {
           }}
         />
       ) : dialog?.kind === 'end' ? (
-        <Dialog title={t('console.chat.end.title')} onClose={() => setDialog(null)}>
+        <ConfirmDialog
+          title={t('console.chat.end.title')}
+          confirmLabel={t('console.chat.end.submit')}
+          onConfirm={() => void end(dialog.item)}
+          onCancel={() => setDialog(null)}
+        >
           <p>{t('console.chat.end.confirm', { name: dialog.item.name })}</p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void end(dialog.item)}>
-              {t('console.chat.end.submit')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setDialog(null)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

@@ -4,7 +4,7 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { call, type Answer } from '@/console/api';
-import { Dialog } from '@/console/dialog';
+import { Dialog, DialogActions } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
@@ -351,14 +351,11 @@ function ActionDialog({
           </select>
         </div>
       ) : null}
-      <div className="console-dialog__actions">
+      <DialogActions onCancel={onClose}>
         <button type="button" className="console-button" onClick={() => void run()} disabled={busy} aria-busy={busy || undefined}>
           {t('console.confirm.yes')}
         </button>
-        <button type="button" className="console-button console-button--quiet" onClick={onClose}>
-          {t('console.confirm.cancel')}
-        </button>
-      </div>
+      </DialogActions>
     </Dialog>
   );
 }

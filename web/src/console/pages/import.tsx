@@ -3,7 +3,7 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { call } from '@/console/api';
-import { Dialog } from '@/console/dialog';
+import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
@@ -124,17 +124,9 @@ export function ImportPage() {
           }}
         />
       ) : confirm ? (
-        <Dialog title={t('console.import.write')} onClose={() => setConfirm(false)}>
+        <ConfirmDialog title={t('console.import.write')} busy={busy} onConfirm={() => void send('write')} onCancel={() => setConfirm(false)}>
           <p>{t('console.import.confirm', { file: file?.name ?? '', rows: report?.rows ?? 0 })}</p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void send('write')} disabled={busy}>
-              {t('console.confirm.yes')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(false)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import { call } from '@/console/api';
-import { Dialog } from '@/console/dialog';
+import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
@@ -74,17 +74,13 @@ export function MaintenancePage() {
           }}
         />
       ) : confirm !== null ? (
-        <Dialog title={confirm ? t('console.maintenance.on') : t('console.maintenance.off')} onClose={() => setConfirm(null)}>
+        <ConfirmDialog
+          title={confirm ? t('console.maintenance.on') : t('console.maintenance.off')}
+          onConfirm={() => void run(confirm)}
+          onCancel={() => setConfirm(null)}
+        >
           <p>{t(confirm ? 'console.maintenance.confirmOn' : 'console.maintenance.confirmOff', { brand })}</p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void run(confirm)}>
-              {t('console.confirm.yes')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(null)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

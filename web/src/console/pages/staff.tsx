@@ -3,7 +3,7 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { call, type Role } from '@/console/api';
-import { Dialog } from '@/console/dialog';
+import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
@@ -173,21 +173,17 @@ export function StaffPage() {
           }}
         />
       ) : confirm ? (
-        <Dialog title={confirm.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle')} onClose={() => setConfirm(null)}>
+        <ConfirmDialog
+          title={confirm.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle')}
+          onConfirm={() => void run(confirm)}
+          onCancel={() => setConfirm(null)}
+        >
           <p>
             {confirm.kind === 'add'
               ? t('console.staff.confirmAdd', { email: email.trim(), role: t(roleKey[role]) })
               : t('console.staff.confirmDisable', { email: confirm.member.email })}
           </p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void run(confirm)}>
-              {t('console.confirm.yes')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(null)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );
