@@ -38,3 +38,19 @@ export function ReauthDialog({ onDone, onCancel }: { onDone: () => void; onCance
     </Dialog>
   );
 }
+
+/**
+ * The re-auth dialog for an action kept while it asks (pending): done, the
+ * action is retried; either way the page forgets it (onClear).
+ */
+export function ReauthRetry<T>({ pending, onClear, retry }: { pending: T; onClear: () => void; retry: (pending: T) => void }) {
+  return (
+    <ReauthDialog
+      onCancel={onClear}
+      onDone={() => {
+        onClear();
+        retry(pending);
+      }}
+    />
+  );
+}

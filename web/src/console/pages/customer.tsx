@@ -5,6 +5,7 @@ import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { call, type Answer } from '@/console/api';
 import { Dialog, DialogActions } from '@/console/dialog';
+import { ErrorAlert } from '@/console/alert';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
@@ -138,9 +139,7 @@ export function CustomerPage({ id }: { id: string }) {
           </p>
         ) : null}
       </div>
-      <div role="alert" className={outcome?.kind === 'error' ? 'console-error' : undefined}>
-        {outcome?.kind === 'error' ? t(outcome.key) : null}
-      </div>
+      <ErrorAlert error={outcome?.kind === 'error' ? outcome.key : null} />
       {action ? (
         <ActionDialog
           id={id}

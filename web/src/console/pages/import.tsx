@@ -6,7 +6,7 @@ import { call } from '@/console/api';
 import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
-import { ReauthDialog } from '@/console/reauth';
+import { ReauthRetry } from '@/console/reauth';
 import { Table } from '@/console/table';
 import { ErrorAlert } from '@/console/alert';
 
@@ -115,14 +115,7 @@ export function ImportPage() {
         </Table>
       ) : null}
       {reauth ? (
-        <ReauthDialog
-          onCancel={() => setReauth(null)}
-          onDone={() => {
-            const step = reauth;
-            setReauth(null);
-            void send(step);
-          }}
-        />
+        <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(step) => void send(step)} />
       ) : confirm ? (
         <ConfirmDialog title={t('console.import.write')} busy={busy} onConfirm={() => void send('write')} onCancel={() => setConfirm(false)}>
           <p>{t('console.import.confirm', { file: file?.name ?? '', rows: report?.rows ?? 0 })}</p>

@@ -3,6 +3,7 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import { call } from '@/console/api';
 import { ConfirmDialog } from '@/console/dialog';
+import { ErrorAlert } from '@/console/alert';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { ReauthDialog } from '@/console/reauth';
@@ -59,9 +60,7 @@ export function MaintenancePage() {
       <div role="status" className={outcome?.kind === 'done' ? 'console-done' : undefined}>
         {outcome?.kind === 'done' ? t(outcome.key, { brand: outcome.brand }) : null}
       </div>
-      <div role="alert" className={outcome?.kind === 'error' ? 'console-error' : undefined}>
-        {outcome?.kind === 'error' ? t(outcome.key) : null}
-      </div>
+      <ErrorAlert error={outcome?.kind === 'error' ? outcome.key : null} />
       {reauth ? (
         <ReauthDialog
           onCancel={() => {

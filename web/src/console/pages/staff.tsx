@@ -6,7 +6,7 @@ import { call, type Role } from '@/console/api';
 import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
-import { ReauthDialog } from '@/console/reauth';
+import { ReauthRetry } from '@/console/reauth';
 import { useSession } from '@/console/session';
 import { ALL_BRANDS } from '@/console/period';
 import { Table } from '@/console/table';
@@ -164,14 +164,7 @@ export function StaffPage() {
         ) : null}
       </div>
       {reauth ? (
-        <ReauthDialog
-          onCancel={() => setReauth(null)}
-          onDone={() => {
-            const pending = reauth;
-            setReauth(null);
-            void run(pending);
-          }}
-        />
+        <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(pending) => void run(pending)} />
       ) : confirm ? (
         <ConfirmDialog
           title={confirm.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle')}
