@@ -137,7 +137,7 @@ export default defineConfig(
         createTypeScriptImportResolver({ project: fileURLToPath(new URL('./tsconfig.app.json', import.meta.url)) }),
       ],
     },
-    rules: { 'import-x/no-cycle': 'error' },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   ...featureBoundaries(features),
 );
