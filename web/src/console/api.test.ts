@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { call } from '@/console/api';
+import { call, consoleUrl } from '@/console/api';
 import { serve } from '@/console/testing';
+
+describe('consoleUrl', () => {
+  it('is the address of a GET, parameters filled in', () => {
+    expect(consoleUrl('/cobrowse/sessions/{id}/socket', { params: { id: 's 1' }, query: { after: '4' } })).toBe(
+      '/api/console/v1/cobrowse/sessions/s%201/socket?after=4',
+    );
+  });
+});
 
 describe('call', () => {
   afterEach(() => {
@@ -40,6 +48,8 @@ export function refusedByTheContract() {
   void call('post', '/session');
   // @ts-expect-error a query parameter the operation does not declare
   void call('get', '/customers', { query: { name: 'x' } });
+  // @ts-expect-error a link or a socket is a GET: /session/totp has none
+  void consoleUrl('/session/totp');
   // @ts-expect-error the answer is the operation's: a staff list has no customers
   void call('get', '/staff').then((answer) => answer.data?.customers);
 }

@@ -76,6 +76,33 @@ export function call<P extends ConsolePath, M extends ConsoleMethod<P>>(
   return send(method, path, (options as unknown as SendOptions | undefined) ?? {}) as never;
 }
 
+/** Paths the contract lets a browser GET: a link's or a socket's address. */
+type GetPath = { [P in ConsolePath]: 'get' extends ConsoleMethod<P> ? P : never }[ConsolePath];
+type AddressOptions<O> = Params<O> & Query<O>;
+
+/**
+ * The address of a GET of the console's API (a download link, a socket),
+ * checked against api/openapi.yaml as `call` is.
+ */
+export function consoleUrl<P extends GetPath>(
+  path: P,
+  ...[options]: Record<never, never> extends AddressOptions<Op<P, 'get'>> ? [AddressOptions<Op<P, 'get'>>?] : [AddressOptions<Op<P, 'get'>>]
+): string {
+  const { params, query } = (options as unknown as SendOptions | undefined) ?? {};
+  return address(path, params, query);
+}
+
+/** A socket's ws(s):// address on this host, from its consoleUrl. */
+export function socketUrl(consoleAddress: string): string {
+  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${window.location.host}${consoleAddress}`;
+}
+
+function address(path: string, params: SendOptions['params'], query: SendOptions['query']): string {
+  const search = query ? new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString() : '';
+  return `${API}${fillPath(path, params)}${search ? `?${search}` : ''}`;
+}
+
 interface SendOptions {
   params?: Record<string, string>;
   query?: Record<string, string | undefined>;
@@ -92,8 +119,7 @@ async function send(method: HttpMethod, path: string, { params, query, body, raw
     init.headers = { ...init.headers, 'Content-Type': 'application/json' };
     init.body = JSON.stringify(body);
   }
-  const search = query ? new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString() : '';
-  const url = `${API}${fillPath(path, params)}${search ? `?${search}` : ''}`;
+  const url = address(path, params, query);
   let response: Response;
   try {
     response = await fetch(url, init);

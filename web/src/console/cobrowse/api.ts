@@ -4,7 +4,7 @@
 
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '@/console/api';
+import { call, consoleUrl, socketUrl } from '@/console/api';
 import { errorMessage } from '@/console/errors';
 
 type Schemas = components['schemas'];
@@ -51,8 +51,7 @@ export function viewerHref(session: { id: string; brand?: string; language?: str
 
 /** ws(s)://<this host>/api/console/v1/cobrowse/sessions/{id}/socket?after=<last seq> */
 export function viewerSocketUrl(session: string, after: number): string {
-  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${window.location.host}/api/console/v1/cobrowse/sessions/${id(session)}/socket?after=${after}`;
+  return socketUrl(consoleUrl('/cobrowse/sessions/{id}/socket', { params: { id: session }, query: { after: String(after) } }));
 }
 
 /** The words of a co-browse call's refusal. */
