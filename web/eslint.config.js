@@ -1,20 +1,43 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
-// Feature boundaries (style.md React 1): a feature under src/features/<name>
-// imports its own files, shared code (src/components, src/lib, src/i18n) and
-// nothing of another feature or of src/app; shared code imports no feature.
-// Inside a feature, imports that leave a folder go through the "@/" alias,
-// so the rules can tell where an import points from its text.
+// Lint zones (style.md React 1 and 3). Two entries share src: the portal
+// (src/main.tsx, src/app, src/features/<name>) and the staff console
+// (src/console, its own page console.html); shared code lives in
+// src/components, src/lib and src/i18n.
+// - A feature imports its own files and shared code, nothing of another
+//   feature, of src/app or of the console.
+// - src/app and src/main.tsx import nothing of the console.
+// - The console imports its own files and shared code, nothing of the portal.
+// - Shared code imports neither entry.
+// Inside a feature or the console, imports that leave a folder go through the
+// "@/" alias, so the rules can tell where an import points from its text.
+// import-x/no-cycle (resolving "@/" through the TypeScript resolver) refuses
+// import cycles in both entries.
 
 /**
+ * The rules refusing imports whose text matches a pattern: static imports
+ * (no-restricted-imports) and import() of a literal (lazy pages, chunks).
  * @param {{ regex: string; message: string }[]} patterns imports to refuse
- * @returns {import('eslint').Linter.RuleEntry}
+ * @returns {Partial<Record<string, import('eslint').Linter.RuleEntry>>}
  */
-const restrictImports = (patterns) => ['error', { patterns }];
+const restrictImports = (patterns) => ({
+  'no-restricted-imports': ['error', { patterns }],
+  'no-restricted-syntax': [
+    'error',
+    // esquery ends a regex at its first "/": spell it \x2F.
+    ...patterns.map(({ regex, message }) => ({
+      selector: `ImportExpression > Literal.source[value=/${regex.replaceAll('/', '\\x2F')}/]`,
+      message,
+    })),
+  ],
+});
 
 /**
  * @param {string[]} features the folders under src/features
@@ -26,28 +49,52 @@ export function featureBoundaries(features) {
     message: 'Inside a feature, import other folders through @/features/<this feature>/..., not ../',
   };
   const appImport = { regex: '^@/app(/|$)', message: 'Features do not import src/app; the app imports features.' };
+  const consoleImport = {
+    regex: '^@/console(/|$)',
+    message: 'The portal does not import the staff console; move what they share to src/components or src/lib.',
+  };
   return [
     {
       files: ['src/{components,lib,i18n}/**/*.{ts,tsx}'],
-      rules: {
-        'no-restricted-imports': restrictImports([
-          { regex: '^@/(features|app)(/|$)', message: 'Shared code does not import features or src/app.' },
-          { regex: '^(\\.\\./)+(features|app)(/|$)', message: 'Shared code does not import features or src/app.' },
-        ]),
-      },
+      rules: restrictImports([
+        { regex: '^@/(features|app|console)(/|$)', message: 'Shared code does not import features, src/app or the console.' },
+        {
+          regex: '^(\\.\\./)+(features|app|console|main)(/|$|\\.)',
+          message: 'Shared code does not import features, src/app or the console.',
+        },
+      ]),
+    },
+    {
+      files: ['src/main.tsx', 'src/app/**/*.{ts,tsx}'],
+      rules: restrictImports([
+        consoleImport,
+        { regex: '^(\\.\\./)+console(/|$)', message: consoleImport.message },
+      ]),
+    },
+    {
+      files: ['src/console/**/*.{ts,tsx}'],
+      rules: restrictImports([
+        {
+          regex: '^\\.\\./',
+          message: 'Inside the console, import other folders through @/console/..., not ../',
+        },
+        {
+          regex: '^@/(features|app|main)(/|$|\\.)',
+          message: 'The console does not import the portal (src/features, src/app); move what they share to src/components or src/lib.',
+        },
+      ]),
     },
     ...features.map((feature) => ({
       files: [`src/features/${feature}/**/*.{ts,tsx}`],
-      rules: {
-        'no-restricted-imports': restrictImports([
-          parentImport,
-          appImport,
-          {
-            regex: `^@/features/(?!${feature}(/|$))`,
-            message: `Feature ${feature} does not import another feature; move what they share to src/components or src/lib.`,
-          },
-        ]),
-      },
+      rules: restrictImports([
+        parentImport,
+        appImport,
+        consoleImport,
+        {
+          regex: `^@/features/(?!${feature}(/|$))`,
+          message: `Feature ${feature} does not import another feature; move what they share to src/components or src/lib.`,
+        },
+      ]),
     })),
   ];
 }
@@ -78,6 +125,19 @@ export default defineConfig(
     // Node scripts: tsc (checkJs, tsconfig.node.json) checks their names.
     files: ['**/*.{js,mjs}'],
     rules: { 'no-undef': 'off' },
+  },
+  {
+    files: ['src/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // import-x reads the imported modules themselves: TypeScript files, parsed as such.
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: fileURLToPath(new URL('./tsconfig.app.json', import.meta.url)) }),
+      ],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   ...featureBoundaries(features),
 );

@@ -1,10 +1,14 @@
-import { Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Shell } from '@/components/shell/shell';
 import { I18nProvider } from '@/i18n/i18n';
 import { SiteProvider, useSite } from '@/lib/site/site-context';
 import type { SiteConfig } from '@/lib/site/types';
 import { AppErrorBoundary } from './error-boundary';
 import { AppRoutes } from './routes';
+
+// The shell's two features, each its own chunk, fetched when first needed.
+const ChatWidget = lazy(() => import('@/features/chat/chat-widget'));
+const Cobrowse = lazy(() => import('@/features/cobrowse/cobrowse'));
 
 function SiteMessages({ children }: { children: ReactNode }) {
   const { brand, language } = useSite();
@@ -22,7 +26,7 @@ export function App({ config }: { config: SiteConfig }) {
       <SiteProvider config={config}>
         <Suspense fallback={null}>
           <SiteMessages>
-            <Shell>
+            <Shell ChatWidget={ChatWidget} Cobrowse={Cobrowse}>
               <AppRoutes />
             </Shell>
           </SiteMessages>

@@ -62,7 +62,7 @@ function Header({ viewerDocument }: { viewerDocument: boolean }) {
   const [, navigate] = useLocation();
   const Link = viewerDocument ? PlainLink : RouteLink;
   const signOut = async () => {
-    await call('DELETE', '/session');
+    await call('delete', '/session');
     if (viewerDocument) {
       documentNav.assign('/sign-in');
       return;
@@ -159,7 +159,7 @@ export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
   }, []);
   useEffect(() => {
     let live = true;
-    void call<unknown>('GET', '/session').then((answer) => {
+    void call('get', '/session').then((answer) => {
       if (live) setMeState(answer.status === 200 ? readMe(answer.data) : null);
     });
     return () => {

@@ -5,7 +5,7 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { checkSecurityCode } from '@/lib/rules/security-code';
 import { call } from './api';
-import { Dialog } from './dialog';
+import { Dialog, DialogActions } from './dialog';
 import { errorMessage } from './errors';
 
 /**
@@ -17,7 +17,7 @@ export function ReauthDialog({ onDone, onCancel }: { onDone: () => void; onCance
   const form = useForm({ code: { rule: checkSecurityCode } });
   const [done, setDone] = useState(false);
   const submit = async (values: { code: string }) => {
-    const answer = await call('POST', '/session/reauth', { code: values.code });
+    const answer = await call('post', '/session/reauth', { body: { code: values.code } });
     if (answer.status === 200 || answer.status === 204) {
       setDone(true);
       onDone();
@@ -31,13 +31,26 @@ export function ReauthDialog({ onDone, onCancel }: { onDone: () => void; onCance
       <p>{t('console.reauth.text')}</p>
       <Form form={form} onSubmit={submit}>
         <TextField name="code" label={t('console.code.code')} autoComplete="one-time-code" inputMode="numeric" maxLength={12} />
-        <div className="console-dialog__actions">
+        <DialogActions onCancel={onCancel}>
           <SubmitButton>{t('console.reauth.submit')}</SubmitButton>
-          <button type="button" className="console-button console-button--quiet" onClick={onCancel}>
-            {t('console.confirm.cancel')}
-          </button>
-        </div>
+        </DialogActions>
       </Form>
     </Dialog>
+  );
+}
+
+/**
+ * The re-auth dialog for an action kept while it asks (pending): done, the
+ * action is retried; either way the page forgets it (onClear).
+ */
+export function ReauthRetry<T>({ pending, onClear, retry }: { pending: T; onClear: () => void; retry: (pending: T) => void }) {
+  return (
+    <ReauthDialog
+      onCancel={onClear}
+      onDone={() => {
+        onClear();
+        retry(pending);
+      }}
+    />
   );
 }

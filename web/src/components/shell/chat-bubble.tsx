@@ -1,11 +1,18 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { Suspense, useCallback, useEffect, useRef, useState, type ComponentType } from 'react';
 import { useT } from '@/i18n/i18n';
 
 // Spec §2.7's live-chat bubble (issue 17): a small button on every page. The
 // widget itself (src/features/chat, its own chunk with its texts) is fetched
-// on the first press only, so no page's first JavaScript carries it.
+// on the first press only, so no page's first JavaScript carries it; the app
+// hands it in as a lazy component (shared code imports no feature).
 
-const ChatWidget = lazy(() => import('@/features/chat/chat-widget'));
+/** What the bubble gives the widget (src/features/chat/chat-widget.tsx). */
+export interface ChatWidgetProps {
+  open: boolean;
+  onClose: () => void;
+  onUnread: (count: number) => void;
+  onLive: (live: boolean) => void;
+}
 
 /** Set while this browser has a live conversation (the conversation itself is the server's HttpOnly cookie). */
 export const LIVE_KEY = 'guichet.chat.live';
@@ -42,7 +49,7 @@ function writeLive(live: boolean) {
   }
 }
 
-export function ChatBubble() {
+export function ChatBubble({ ChatWidget }: { ChatWidget: ComponentType<ChatWidgetProps> }) {
   const t = useT();
   const [loaded, setLoaded] = useState(hasUnsent);
   const [open, setOpen] = useState(false);

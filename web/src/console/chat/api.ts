@@ -6,8 +6,8 @@
 
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '../api';
-import { errorMessage } from '../errors';
+import { call } from '@/console/api';
+import { errorMessage } from '@/console/errors';
 
 export type ChatLanguage = 'en' | 'fr';
 export const CHAT_LANGUAGES: ChatLanguage[] = ['en', 'fr'];
@@ -45,27 +45,21 @@ export type ClientFrame =
 /** Longest message, in characters after trimming (the server refuses longer ones). */
 export const MAX_MESSAGE = 2000;
 
-const CHAT = '/chat';
-const id = (value: string) => encodeURIComponent(value);
-
 export const chatApi = {
-  availability: () => call<Availability>('GET', `${CHAT}/availability`),
-  setAvailability: (a: Availability) => call<Availability>('PUT', `${CHAT}/availability`, a),
-  queue: () => call<Queue>('GET', `${CHAT}/queue`),
-  accept: (conversation: string) => call<Item>('POST', `${CHAT}/conversations/${id(conversation)}/accept`),
-  transfer: (conversation: string, staffId: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/transfer`, { staffId }),
-  end: (conversation: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/end`),
-  reply: (conversation: string, body: string) => call('POST', `${CHAT}/conversations/${id(conversation)}/reply`, { body }),
-  conversation: (conversation: string) => call<{ item: Item; messages: ChatMessage[] }>('GET', `${CHAT}/conversations/${id(conversation)}`),
-  agents: () => call<AgentRow[]>('GET', `${CHAT}/agents`),
-  canned: () => call<Canned>('GET', `${CHAT}/canned`),
-  transcripts: (q: { q: string; from: string; to: string; brand: string }) => {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(q)) if (value !== '') params.set(key, value);
-    const query = params.toString();
-    return call<{ items: Item[] }>('GET', `${CHAT}/transcripts${query ? `?${query}` : ''}`);
-  },
-  figures: () => call<Figures>('GET', `${CHAT}/figures`),
+  availability: () => call('get', '/chat/availability'),
+  setAvailability: (a: Availability) => call('put', '/chat/availability', { body: a }),
+  queue: () => call('get', '/chat/queue'),
+  accept: (conversation: string) => call('post', '/chat/conversations/{id}/accept', { params: { id: conversation } }),
+  transfer: (conversation: string, staffId: string) =>
+    call('post', '/chat/conversations/{id}/transfer', { params: { id: conversation }, body: { staffId } }),
+  end: (conversation: string) => call('post', '/chat/conversations/{id}/end', { params: { id: conversation } }),
+  reply: (conversation: string, body: string) => call('post', '/chat/conversations/{id}/reply', { params: { id: conversation }, body: { body } }),
+  conversation: (conversation: string) => call('get', '/chat/conversations/{id}', { params: { id: conversation } }),
+  agents: () => call('get', '/chat/agents'),
+  canned: () => call('get', '/chat/canned'),
+  transcripts: (q: { q: string; from: string; to: string; brand: string }) =>
+    call('get', '/chat/transcripts', { query: Object.fromEntries(Object.entries(q).filter(([, value]) => value !== '')) }),
+  figures: () => call('get', '/chat/figures'),
 };
 
 /** The words of a chat call's refusal. */

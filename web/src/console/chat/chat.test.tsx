@@ -2,8 +2,8 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import consoleEn from '@/i18n/sections/console.en.json';
 import consoleFr from '@/i18n/sections/console.fr.json';
-import { ConsoleApp } from '../app';
-import { agent, at, serve, type Route } from '../testing';
+import { ConsoleApp } from '@/console/app';
+import { agent, at, serve, type Route } from '@/console/testing';
 import type { ClientFrame, Item, ServerFrame } from './api';
 import { initialState, merge, reduce } from './context';
 import { duration } from './format';

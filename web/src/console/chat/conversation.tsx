@@ -1,12 +1,13 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { useSession } from '../session';
-import { Dialog } from '../dialog';
+import { useSession } from '@/console/session';
+import { Dialog, DialogActions } from '@/console/dialog';
 import { chatApi, chatError, MAX_MESSAGE, type AgentRow, type ChatMessage, type Item } from './api';
 import type { Pending } from './context';
 import { clock, when } from './format';
 import { MessageText } from './text';
+import { ErrorAlert } from '@/console/alert';
 
 const systemKey: Record<string, MessageKey> = {
   agentJoined: 'console.chat.system.agentJoined',
@@ -237,9 +238,7 @@ export function Composer({
       <p id={`${id}-count`} className={over ? 'chat-composer__count console-error' : 'chat-composer__count'}>
         {t('console.chat.composer.count', { count: String(length), max: String(MAX_MESSAGE) })}
       </p>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <button type="submit" className="console-button" disabled={disabled}>
         {t('console.chat.composer.send')}
       </button>
@@ -300,25 +299,16 @@ export function TransferDialog({ item, onClose, onDone }: { item: Item; onClose:
               </label>
             ))}
           </fieldset>
-          <div className="console-dialog__actions">
+          <DialogActions onCancel={onClose}>
             <button type="submit" className="console-button">
               {t('console.chat.transfer.submit')}
             </button>
-            <button type="button" className="console-button console-button--quiet" onClick={onClose}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
+          </DialogActions>
         </form>
       )}
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       {agents !== null && agents.length === 0 ? (
-        <div className="console-dialog__actions">
-          <button type="button" className="console-button console-button--quiet" onClick={onClose}>
-            {t('console.confirm.cancel')}
-          </button>
-        </div>
+        <DialogActions onCancel={onClose} />
       ) : null}
     </Dialog>
   );

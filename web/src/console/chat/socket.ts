@@ -6,6 +6,7 @@
 // clientId and other frames queued while reconnecting.
 
 import { openChatSocket, type ChatSocket, type ChatSocketOptions } from '@/lib/chat/socket';
+import { consoleUrl, socketUrl } from '@/console/api';
 import type { ClientFrame, ServerFrame } from './api';
 
 export type { SocketStatus } from '@/lib/chat/frames';
@@ -16,8 +17,7 @@ export type OpenSocket = (options: AgentSocketOptions) => AgentSocket;
 
 /** ws(s)://<this host>/api/console/v1/chat/socket */
 export function agentSocketUrl(): string {
-  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${window.location.host}/api/console/v1/chat/socket`;
+  return socketUrl(consoleUrl('/chat/socket'));
 }
 
 export const openAgentSocket: OpenSocket = (options) => openChatSocket<ServerFrame, ClientFrame>(options);

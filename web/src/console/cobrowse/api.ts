@@ -4,8 +4,8 @@
 
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '../api';
-import { errorMessage } from '../errors';
+import { call, consoleUrl, socketUrl } from '@/console/api';
+import { errorMessage } from '@/console/errors';
 
 type Schemas = components['schemas'];
 
@@ -31,9 +31,9 @@ export function readCode(input: string): string | null {
 const id = (value: string) => encodeURIComponent(value);
 
 export const cobrowseApi = {
-  join: (code: string) => call<CobrowseSession>('POST', '/cobrowse/join', { code }),
-  end: (session: string) => call<CobrowseSession>('POST', `/cobrowse/sessions/${id(session)}/end`),
-  request: (conversation: string) => call<CobrowseSession>('POST', `/chat/conversations/${id(conversation)}/cobrowse`),
+  join: (code: string) => call('post', '/cobrowse/join', { body: { code } }),
+  end: (session: string) => call('post', '/cobrowse/sessions/{id}/end', { params: { id: session } }),
+  request: (conversation: string) => call('post', '/chat/conversations/{id}/cobrowse', { params: { id: conversation } }),
 };
 
 /**
@@ -51,8 +51,7 @@ export function viewerHref(session: { id: string; brand?: string; language?: str
 
 /** ws(s)://<this host>/api/console/v1/cobrowse/sessions/{id}/socket?after=<last seq> */
 export function viewerSocketUrl(session: string, after: number): string {
-  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${window.location.host}/api/console/v1/cobrowse/sessions/${id(session)}/socket?after=${after}`;
+  return socketUrl(consoleUrl('/cobrowse/sessions/{id}/socket', { params: { id: session }, query: { after: String(after) } }));
 }
 
 /** The words of a co-browse call's refusal. */

@@ -1,7 +1,7 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { Message } from '@/i18n/catalog';
-import { PageHeading } from '../heading';
+import { PageHeading } from '@/console/heading';
 import { cobrowseApi, cobrowseError, readCode, viewerHref } from './api';
 
 const TITLE_ID = 'cobrowse-join-title';

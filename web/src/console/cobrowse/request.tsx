@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import type { ChatMessage, Item } from '../chat/api';
+import type { ChatMessage, Item } from '@/console/chat/api';
 import { cobrowseApi, cobrowseError, viewerHref } from './api';
+import { ErrorAlert } from '@/console/alert';
 
 export type ShareState =
   | { kind: 'none' }
@@ -97,9 +98,7 @@ export function ShareScreen({ item, messages }: { item: Item; messages: ChatMess
           {t('console.cobrowse.chat.ask')}
         </button>
       ) : null}
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
     </div>
   );
 }

@@ -1,11 +1,12 @@
 import { useEffect, useReducer, useRef, useState, type MouseEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { PageHeading } from '../heading';
-import { languageName } from '../chat/conversation';
+import { PageHeading } from '@/console/heading';
+import { languageName } from '@/console/chat/conversation';
 import { cobrowseApi, cobrowseError, reasonKey, type LiveStatus, type ViewerServerFrame } from './api';
 import { openViewerSocket, type OpenViewerSocket, type SocketStatus, type ViewerSocket } from './socket';
 import type { CreateReplay, Replay, Size } from './replay';
+import { ErrorAlert } from '@/console/alert';
 
 const TITLE_ID = 'cobrowse-viewer-title';
 
@@ -214,9 +215,7 @@ export function ViewerPage({
           </button>
         )}
       </div>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <p className="cobrowse-viewer__help">{t('console.cobrowse.viewer.help')}</p>
       <div
         ref={stage}

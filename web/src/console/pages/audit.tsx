@@ -1,8 +1,8 @@
 import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
-import { API } from '../api';
-import { PageHeading } from '../heading';
-import { PeriodFields, type Period } from '../period';
+import { consoleUrl } from '@/console/api';
+import { PageHeading } from '@/console/heading';
+import { PeriodFields, type Period } from '@/console/period';
 
 /** A yyyy-mm-dd of the date input as the start of that day in UTC (RFC 3339). */
 export function dayStart(day: string): string {
@@ -13,9 +13,8 @@ export function dayStart(day: string): string {
 export function auditHref(from: string, to: string, brand: string): string {
   const end = new Date(`${to}T00:00:00Z`);
   end.setUTCDate(end.getUTCDate() + 1);
-  const params = new URLSearchParams({ from: dayStart(from), to: end.toISOString().replace('.000Z', 'Z') });
-  if (brand) params.set('brand', brand);
-  return `${API}/audit.csv?${params.toString()}`;
+  const period = { from: dayStart(from), to: end.toISOString().replace('.000Z', 'Z') };
+  return consoleUrl('/audit.csv', { query: brand ? { ...period, brand } : period });
 }
 
 /** /audit (supervisor, admin): download the audit rows of a period as CSV. */

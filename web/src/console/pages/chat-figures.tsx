@@ -1,14 +1,16 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
-import { chatApi, chatError, type ChatMessage, type Item } from '../chat/api';
-import { useChat } from '../chat/context';
-import { Transcript, VisitorContext } from '../chat/conversation';
-import { duration, when } from '../chat/format';
-import { MessageText } from '../chat/text';
-import { PeriodFields, type Period } from '../period';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
+import { chatApi, chatError, type ChatMessage, type Item } from '@/console/chat/api';
+import { useChat } from '@/console/chat/context';
+import { Transcript, VisitorContext } from '@/console/chat/conversation';
+import { duration, when } from '@/console/chat/format';
+import { MessageText } from '@/console/chat/text';
+import { PeriodFields, type Period } from '@/console/period';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 /** How often the figures are read again while no socket brings them (ms). */
 export const FIGURES_POLL_MS = 5_000;
@@ -47,9 +49,7 @@ export function ChatFiguresPage() {
   return (
     <section className="console-page" aria-labelledby="console-chat-figures-title">
       <PageHeading id="console-chat-figures-title">{t('console.chat.figures.title')}</PageHeading>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       {figures ? (
         <>
           <dl className="console-facts chat-figures">
@@ -60,27 +60,25 @@ export function ChatFiguresPage() {
             <dt>{t('console.chat.figures.averageWait')}</dt>
             <dd data-testid="figures-average">{duration(figures.averageWaitSeconds)}</dd>
           </dl>
-          <table className="console-table">
-            <caption>{t('console.chat.figures.agents')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('console.customer.name')}</th>
-                <th scope="col">{t('console.chat.availability.status')}</th>
-                <th scope="col">{t('console.chat.figures.agentActive')}</th>
-                <th scope="col">{t('console.chat.figures.handled')}</th>
+          <Table
+            caption={t('console.chat.figures.agents')}
+            captionShown
+            columns={[
+              t('console.customer.name'),
+              t('console.chat.availability.status'),
+              t('console.chat.figures.agentActive'),
+              t('console.chat.figures.handled'),
+            ]}
+          >
+            {figures.agents.map((a) => (
+              <tr key={a.id}>
+                <td>{a.name}</td>
+                <td>{a.status in statusKey ? t(statusKey[a.status] as MessageKey) : a.status}</td>
+                <td>{a.active}</td>
+                <td>{a.handled}</td>
               </tr>
-            </thead>
-            <tbody>
-              {figures.agents.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.name}</td>
-                  <td>{a.status in statusKey ? t(statusKey[a.status] as MessageKey) : a.status}</td>
-                  <td>{a.active}</td>
-                  <td>{a.handled}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       ) : (
         <p role="status">{t('console.loading')}</p>
@@ -140,43 +138,38 @@ export function ChatTranscriptsPage() {
           {t('console.chat.transcripts.submit')}
         </button>
       </form>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <div role="status">{items ? t('console.chat.transcripts.found', { count: String(items.length) }) : null}</div>
       {items && items.length > 0 ? (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.chat.transcripts.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.chat.column.visitor')}</th>
-              <th scope="col">{t('console.chat.context.brand')}</th>
-              <th scope="col">{t('console.chat.transcripts.date')}</th>
-              <th scope="col">{t('console.chat.transcripts.agent')}</th>
-              <th scope="col">{t('console.chat.transcripts.match')}</th>
-              <th scope="col">{t('console.action.heading')}</th>
+        <Table
+          caption={t('console.chat.transcripts.title')}
+          columns={[
+            t('console.chat.column.visitor'),
+            t('console.chat.context.brand'),
+            t('console.chat.transcripts.date'),
+            t('console.chat.transcripts.agent'),
+            t('console.chat.transcripts.match'),
+            t('console.action.heading'),
+          ]}
+        >
+          {items.map((item) => (
+            <tr key={item.id}>
+              <td>
+                {item.name}
+                {item.account?.email || item.email ? <div>{item.account?.email || item.email}</div> : null}
+              </td>
+              <td>{item.brand}</td>
+              <td>{when(item.createdAt, language)}</td>
+              <td>{item.agentName || '—'}</td>
+              <td>{item.snippet ? <MessageText text={item.snippet} /> : null}</td>
+              <td>
+                <button type="button" className="console-link" onClick={() => void view(item)}>
+                  {t('console.chat.transcripts.view', { name: item.name })}
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => (
-              <tr key={item.id}>
-                <td>
-                  {item.name}
-                  {item.account?.email || item.email ? <div>{item.account?.email || item.email}</div> : null}
-                </td>
-                <td>{item.brand}</td>
-                <td>{when(item.createdAt, language)}</td>
-                <td>{item.agentName || '—'}</td>
-                <td>{item.snippet ? <MessageText text={item.snippet} /> : null}</td>
-                <td>
-                  <button type="button" className="console-link" onClick={() => void view(item)}>
-                    {t('console.chat.transcripts.view', { name: item.name })}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       ) : null}
       {open ? (
         <article aria-labelledby="chat-transcript-title" className="chat-conversation">

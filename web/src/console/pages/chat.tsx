@@ -1,15 +1,17 @@
 import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { Dialog } from '../dialog';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
-import { chatApi, chatError, CHAT_LANGUAGES, MAX_MESSAGE, type Availability, type Canned, type ChatLanguage, type Item } from '../chat/api';
-import { useChat } from '../chat/context';
-import { ShareScreen } from '../cobrowse/request';
-import { CannedReplies, Composer, languageName, Transcript, TransferDialog, VisitorContext } from '../chat/conversation';
-import { duration, useServerNow, waited, when } from '../chat/format';
-import { MessageText } from '../chat/text';
+import { ConfirmDialog } from '@/console/dialog';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
+import { chatApi, chatError, CHAT_LANGUAGES, MAX_MESSAGE, type Availability, type Canned, type ChatLanguage, type Item } from '@/console/chat/api';
+import { useChat } from '@/console/chat/context';
+import { ShareScreen } from '@/console/cobrowse/request';
+import { CannedReplies, Composer, languageName, Transcript, TransferDialog, VisitorContext } from '@/console/chat/conversation';
+import { duration, useServerNow, waited, when } from '@/console/chat/format';
+import { MessageText } from '@/console/chat/text';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 /** Available or away, and the languages the agent takes (PUT availability). */
 function AvailabilityForm({ onChange }: { onChange: (a: Availability) => void }) {
@@ -90,9 +92,7 @@ function AvailabilityForm({ onChange }: { onChange: (a: Availability) => void })
       <p role="status">
         {availability.status === 'available' ? t('console.chat.availability.isAvailable', { languages }) : t('console.chat.availability.isAway')}
       </p>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
     </form>
   );
 }
@@ -113,37 +113,34 @@ function WaitingList({ items, total, onAccept, busy }: { items: Item[]; total: n
       {sorted.length === 0 ? (
         <p>{t('console.chat.waiting.none')}</p>
       ) : (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.chat.waiting.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.chat.column.visitor')}</th>
-              <th scope="col">{t('console.chat.context.brand')}</th>
-              <th scope="col">{t('console.chat.context.language')}</th>
-              <th scope="col">{t('console.chat.context.topic')}</th>
-              <th scope="col">{t('console.chat.column.waited')}</th>
-              <th scope="col">{t('console.action.heading')}</th>
+        <Table
+          caption={t('console.chat.waiting.title')}
+          columns={[
+            t('console.chat.column.visitor'),
+            t('console.chat.context.brand'),
+            t('console.chat.context.language'),
+            t('console.chat.context.topic'),
+            t('console.chat.column.waited'),
+            t('console.action.heading'),
+          ]}
+        >
+          {sorted.map((item) => (
+            <tr key={item.id}>
+              <td>{item.name}</td>
+              <td>{item.brand}</td>
+              <td>{languageName(item.language, t)}</td>
+              <td>{item.topic}</td>
+              <td>
+                <span data-testid={`waited-${item.id}`}>{duration(waited(item.waitingSince || item.createdAt, now))}</span>
+              </td>
+              <td>
+                <button type="button" className="console-button" disabled={busy === item.id} onClick={() => onAccept(item)}>
+                  {t('console.chat.accept', { name: item.name })}
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {sorted.map((item) => (
-              <tr key={item.id}>
-                <td>{item.name}</td>
-                <td>{item.brand}</td>
-                <td>{languageName(item.language, t)}</td>
-                <td>{item.topic}</td>
-                <td>
-                  <span data-testid={`waited-${item.id}`}>{duration(waited(item.waitingSince || item.createdAt, now))}</span>
-                </td>
-                <td>
-                  <button type="button" className="console-button" disabled={busy === item.id} onClick={() => onAccept(item)}>
-                    {t('console.chat.accept', { name: item.name })}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </section>
   );
@@ -354,9 +351,7 @@ export function ChatPage() {
       <PageHeading id="console-chat-title">{t('console.chat.title')}</PageHeading>
       {state.status === 'reconnecting' ? <p className="console-badge console-badge--warn">{t('console.chat.reconnecting')}</p> : null}
       <AvailabilityForm onChange={onAvailability} />
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <div role="status" className={done ? 'console-done' : undefined}>
         {done}
       </div>
@@ -465,17 +460,14 @@ export function ChatPage() {
           }}
         />
       ) : dialog?.kind === 'end' ? (
-        <Dialog title={t('console.chat.end.title')} onClose={() => setDialog(null)}>
+        <ConfirmDialog
+          title={t('console.chat.end.title')}
+          confirmLabel={t('console.chat.end.submit')}
+          onConfirm={() => void end(dialog.item)}
+          onCancel={() => setDialog(null)}
+        >
           <p>{t('console.chat.end.confirm', { name: dialog.item.name })}</p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void end(dialog.item)}>
-              {t('console.chat.end.submit')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setDialog(null)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

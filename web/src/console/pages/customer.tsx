@@ -3,12 +3,14 @@ import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call, type Answer } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
+import { call, type Answer } from '@/console/api';
+import { Dialog, DialogActions } from '@/console/dialog';
+import { ErrorAlert } from '@/console/alert';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthDialog } from '@/console/reauth';
 import { StateBadges, StatusText } from './search';
+import { Table } from '@/console/table';
 
 export type CustomerAccount = components['schemas']['ConsoleCustomerDetail'];
 
@@ -17,18 +19,17 @@ const SOURCES = ['edoc', 'BA', 'mrkt'] as const;
 
 export type ActionName = 'unlock' | 'disable' | 'enable' | 'temporaryPassword' | 'resetEmail' | 'invitation';
 
-const ACTIONS: Record<ActionName, { path: string; label: MessageKey; confirm: MessageKey; done: MessageKey }> = {
-  unlock: { path: 'unlock', label: 'console.action.unlock', confirm: 'console.confirm.unlock', done: 'console.done.unlock' },
-  disable: { path: 'disable', label: 'console.action.disable', confirm: 'console.confirm.disable', done: 'console.done.disable' },
-  enable: { path: 'enable', label: 'console.action.enable', confirm: 'console.confirm.enable', done: 'console.done.enable' },
+const ACTIONS: Record<ActionName, { label: MessageKey; confirm: MessageKey; done: MessageKey }> = {
+  unlock: { label: 'console.action.unlock', confirm: 'console.confirm.unlock', done: 'console.done.unlock' },
+  disable: { label: 'console.action.disable', confirm: 'console.confirm.disable', done: 'console.done.disable' },
+  enable: { label: 'console.action.enable', confirm: 'console.confirm.enable', done: 'console.done.enable' },
   temporaryPassword: {
-    path: 'temporary-password',
     label: 'console.action.temporaryPassword',
     confirm: 'console.confirm.temporaryPassword',
     done: 'console.done.temporaryPasswordEmail',
   },
-  resetEmail: { path: 'reset-email', label: 'console.action.resetEmail', confirm: 'console.confirm.resetEmail', done: 'console.done.resetEmail' },
-  invitation: { path: 'invitation', label: 'console.action.invitation', confirm: 'console.confirm.invitation', done: 'console.done.invitation' },
+  resetEmail: { label: 'console.action.resetEmail', confirm: 'console.confirm.resetEmail', done: 'console.done.resetEmail' },
+  invitation: { label: 'console.action.invitation', confirm: 'console.confirm.invitation', done: 'console.done.invitation' },
 };
 
 /** The actions that apply to an account in its state. */
@@ -57,7 +58,7 @@ export function CustomerPage({ id }: { id: string }) {
   const [action, setAction] = useState<ActionName | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const load = useCallback(async () => {
-    setAnswer(await call<CustomerAccount>('GET', `/customers/${encodeURIComponent(id)}`));
+    setAnswer(await call('get', '/customers/{id}', { params: { id } }));
   }, [id]);
   useEffect(() => {
     void load();
@@ -138,9 +139,7 @@ export function CustomerPage({ id }: { id: string }) {
           </p>
         ) : null}
       </div>
-      <div role="alert" className={outcome?.kind === 'error' ? 'console-error' : undefined}>
-        {outcome?.kind === 'error' ? t(outcome.key) : null}
-      </div>
+      <ErrorAlert error={outcome?.kind === 'error' ? outcome.key : null} />
       {action ? (
         <ActionDialog
           id={id}
@@ -159,24 +158,15 @@ export function CustomerPage({ id }: { id: string }) {
       {policies.length === 0 ? (
         <p>{t('console.customer.none')}</p>
       ) : (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.policyNumber')}</th>
-              <th scope="col">{t('console.customer.policyKind')}</th>
-              <th scope="col">{t('console.customer.policyRole')}</th>
+        <Table columns={[t('console.customer.policyNumber'), t('console.customer.policyKind'), t('console.customer.policyRole')]}>
+          {policies.map((p) => (
+            <tr key={p.number}>
+              <td>{p.number}</td>
+              <td>{p.kind ?? ''}</td>
+              <td>{p.role ?? ''}</td>
             </tr>
-          </thead>
-          <tbody>
-            {policies.map((p) => (
-              <tr key={p.number}>
-                <td>{p.number}</td>
-                <td>{p.kind ?? ''}</td>
-                <td>{p.role ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
 
       <h2>{t('console.customer.signIns')}</h2>
@@ -205,29 +195,26 @@ export function CustomerPage({ id }: { id: string }) {
       {audit.length === 0 ? (
         <p>{t('console.customer.none')}</p>
       ) : (
-        <table className="console-table">
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.auditAt')}</th>
-              <th scope="col">{t('console.customer.auditEvent')}</th>
-              <th scope="col">{t('console.customer.auditOutcome')}</th>
-              <th scope="col">{t('console.customer.auditActor')}</th>
+        <Table
+          columns={[
+            t('console.customer.auditAt'),
+            t('console.customer.auditEvent'),
+            t('console.customer.auditOutcome'),
+            t('console.customer.auditActor'),
+          ]}
+        >
+          {audit.map((row, i) => (
+            <tr key={i}>
+              <td>{when(row.at, language)}</td>
+              <td>
+                {row.event}
+                {row.detail ? <span className="console-detail"> {row.detail}</span> : null}
+              </td>
+              <td>{row.outcome}</td>
+              <td>{row.actor}</td>
             </tr>
-          </thead>
-          <tbody>
-            {audit.map((row, i) => (
-              <tr key={i}>
-                <td>{when(row.at, language)}</td>
-                <td>
-                  {row.event}
-                  {row.detail ? <span className="console-detail"> {row.detail}</span> : null}
-                </td>
-                <td>{row.outcome}</td>
-                <td>{row.actor}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </section>
   );
@@ -257,10 +244,28 @@ function ActionDialog({
   const [reauth, setReauth] = useState(false);
   const [busy, setBusy] = useState(false);
 
-  const body = (): unknown => {
-    if (action === 'temporaryPassword') return { delivery };
-    if (action === 'invitation') return { policyNumber: policyNumber.trim(), source };
-    return {};
+  /** The action's call, and the temporary password its answer shows (delivery show). */
+  const send = async (): Promise<{ answer: Answer<unknown>; password: string }> => {
+    const params = { id };
+    switch (action) {
+      case 'unlock':
+        return { answer: await call('post', '/customers/{id}/unlock', { params }), password: '' };
+      case 'disable':
+        return { answer: await call('post', '/customers/{id}/disable', { params }), password: '' };
+      case 'enable':
+        return { answer: await call('post', '/customers/{id}/enable', { params }), password: '' };
+      case 'resetEmail':
+        return { answer: await call('post', '/customers/{id}/reset-email', { params }), password: '' };
+      case 'invitation':
+        return {
+          answer: await call('post', '/customers/{id}/invitation', { params, body: { policyNumber: policyNumber.trim(), source } }),
+          password: '',
+        };
+      case 'temporaryPassword': {
+        const answer = await call('post', '/customers/{id}/temporary-password', { params, body: { delivery } });
+        return { answer, password: answer.data?.temporaryPassword ?? '' };
+      }
+    }
   };
   const run = async () => {
     if (action === 'invitation') {
@@ -272,11 +277,11 @@ function ActionDialog({
       }
     }
     setBusy(true);
-    const answer = await call<{ temporaryPassword?: string }>('POST', `/customers/${encodeURIComponent(id)}/${spec.path}`, body());
+    const { answer, password } = await send();
     setBusy(false);
     if (answer.status === 200 || answer.status === 204) {
       if (action === 'temporaryPassword' && delivery === 'show')
-        onOutcome({ kind: 'done', key: 'console.done.temporaryPasswordShow', password: answer.data?.temporaryPassword ?? '' });
+        onOutcome({ kind: 'done', key: 'console.done.temporaryPasswordShow', password });
       else onOutcome({ kind: 'done', key: spec.done });
       return;
     }
@@ -345,14 +350,11 @@ function ActionDialog({
           </select>
         </div>
       ) : null}
-      <div className="console-dialog__actions">
+      <DialogActions onCancel={onClose}>
         <button type="button" className="console-button" onClick={() => void run()} disabled={busy} aria-busy={busy || undefined}>
           {t('console.confirm.yes')}
         </button>
-        <button type="button" className="console-button console-button--quiet" onClick={onClose}>
-          {t('console.confirm.cancel')}
-        </button>
-      </div>
+      </DialogActions>
     </Dialog>
   );
 }

@@ -2,11 +2,13 @@ import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
+import { call } from '@/console/api';
+import { ConfirmDialog } from '@/console/dialog';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthRetry } from '@/console/reauth';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 type Report = components['schemas']['ConsoleImportReport'];
 type Step = 'dryRun' | 'write';
@@ -33,9 +35,9 @@ export function ImportPage() {
       return;
     }
     setBusy(true);
-    const answer = await call<Report>('POST', `/policies/import?dryRun=${step === 'dryRun' ? 'true' : 'false'}`, undefined, {
-      type: 'text/csv',
-      text: await file.text(),
+    const answer = await call('post', '/policies/import', {
+      query: { dryRun: step === 'dryRun' ? 'true' : 'false' },
+      raw: { type: 'text/csv', text: await file.text() },
     });
     setBusy(false);
     setConfirm(false);
@@ -80,9 +82,7 @@ export function ImportPage() {
           </button>
         ) : null}
       </div>
-      <div id={`${id}-error`} role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert id={`${id}-error`} error={error} />
       <div role="status">
         {report ? (
           <p>
@@ -97,47 +97,29 @@ export function ImportPage() {
         ) : null}
       </div>
       {report && report.errors.length > 0 ? (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.import.problemsTitle')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.import.line')}</th>
-              <th scope="col">{t('console.import.column')}</th>
-              <th scope="col">{t('console.import.problem')}</th>
+        <Table
+          caption={t('console.import.problemsTitle')}
+          columns={[
+            t('console.import.line'),
+            t('console.import.column'),
+            t('console.import.problem'),
+          ]}
+        >
+          {report.errors.map((e, i) => (
+            <tr key={i}>
+              <td>{e.line}</td>
+              <td>{e.column}</td>
+              <td>{e.problem}</td>
             </tr>
-          </thead>
-          <tbody>
-            {report.errors.map((e, i) => (
-              <tr key={i}>
-                <td>{e.line}</td>
-                <td>{e.column}</td>
-                <td>{e.problem}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       ) : null}
       {reauth ? (
-        <ReauthDialog
-          onCancel={() => setReauth(null)}
-          onDone={() => {
-            const step = reauth;
-            setReauth(null);
-            void send(step);
-          }}
-        />
+        <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(step) => void send(step)} />
       ) : confirm ? (
-        <Dialog title={t('console.import.write')} onClose={() => setConfirm(false)}>
+        <ConfirmDialog title={t('console.import.write')} busy={busy} onConfirm={() => void send('write')} onCancel={() => setConfirm(false)}>
           <p>{t('console.import.confirm', { file: file?.name ?? '', rows: report?.rows ?? 0 })}</p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void send('write')} disabled={busy}>
-              {t('console.confirm.yes')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(false)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

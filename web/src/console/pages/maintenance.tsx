@@ -1,12 +1,13 @@
 import { useId, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { call } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
-import { BrandField, useServedBrands } from '../period';
+import { call } from '@/console/api';
+import { ConfirmDialog } from '@/console/dialog';
+import { ErrorAlert } from '@/console/alert';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthDialog } from '@/console/reauth';
+import { BrandField, useServedBrands } from '@/console/period';
 
 type Outcome = { kind: 'done'; key: MessageKey; brand: string } | { kind: 'error'; key: MessageKey } | null;
 
@@ -24,7 +25,7 @@ export function MaintenancePage() {
   const run = async (on: boolean) => {
     const body: { brand: string; on: boolean; until?: string } = { brand, on };
     if (on && until) body.until = new Date(until).toISOString();
-    const answer = await call('POST', '/maintenance', body);
+    const answer = await call('post', '/maintenance', { body });
     if (answer.status === 200) {
       setConfirm(null);
       setOutcome({ kind: 'done', key: on ? 'console.maintenance.doneOn' : 'console.maintenance.doneOff', brand });
@@ -59,9 +60,7 @@ export function MaintenancePage() {
       <div role="status" className={outcome?.kind === 'done' ? 'console-done' : undefined}>
         {outcome?.kind === 'done' ? t(outcome.key, { brand: outcome.brand }) : null}
       </div>
-      <div role="alert" className={outcome?.kind === 'error' ? 'console-error' : undefined}>
-        {outcome?.kind === 'error' ? t(outcome.key) : null}
-      </div>
+      <ErrorAlert error={outcome?.kind === 'error' ? outcome.key : null} />
       {reauth ? (
         <ReauthDialog
           onCancel={() => {
@@ -74,17 +73,13 @@ export function MaintenancePage() {
           }}
         />
       ) : confirm !== null ? (
-        <Dialog title={confirm ? t('console.maintenance.on') : t('console.maintenance.off')} onClose={() => setConfirm(null)}>
+        <ConfirmDialog
+          title={confirm ? t('console.maintenance.on') : t('console.maintenance.off')}
+          onConfirm={() => void run(confirm)}
+          onCancel={() => setConfirm(null)}
+        >
           <p>{t(confirm ? 'console.maintenance.confirmOn' : 'console.maintenance.confirmOff', { brand })}</p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void run(confirm)}>
-              {t('console.confirm.yes')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(null)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

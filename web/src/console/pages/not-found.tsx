@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
-import { PageHeading } from '../heading';
+import { PageHeading } from '@/console/heading';
 
 export function NotFoundPage() {
   const t = useT();

@@ -3,10 +3,12 @@ import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call } from '../api';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { BrandField } from '../period';
+import { call } from '@/console/api';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { BrandField } from '@/console/period';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 export type CustomerRow = components['schemas']['ConsoleCustomer'];
 
@@ -50,9 +52,7 @@ export function SearchPage() {
       return;
     }
     setBusy(true);
-    const params = new URLSearchParams({ q: q.trim() });
-    if (brand) params.set('brand', brand);
-    const answer = await call<{ customers?: CustomerRow[] }>('GET', `/customers?${params.toString()}`);
+    const answer = await call('get', '/customers', { query: brand ? { q: q.trim(), brand } : { q: q.trim() } });
     setBusy(false);
     if (answer.status !== 200) {
       setError(answer.errorCode === 'VALIDATION' ? 'console.search.tooShort' : errorMessage(answer.errorCode));
@@ -82,36 +82,31 @@ export function SearchPage() {
           {t('console.search.submit')}
         </button>
       </form>
-      <div id={`${id}-error`} role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert id={`${id}-error`} error={error} />
       <div role="status">{results ? t('console.search.count', { count: results.length }) : null}</div>
       {results && results.length > 0 ? (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.search.results')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.name')}</th>
-              <th scope="col">{t('console.customer.email')}</th>
-              <th scope="col">{t('console.customer.brand')}</th>
-              <th scope="col">{t('console.customer.status')}</th>
+        <Table
+          caption={t('console.search.results')}
+          columns={[
+            t('console.customer.name'),
+            t('console.customer.email'),
+            t('console.customer.brand'),
+            t('console.customer.status'),
+          ]}
+        >
+          {results.map((c) => (
+            <tr key={c.id}>
+              <td>
+                <Link href={`/customers/${encodeURIComponent(String(c.id))}`}>{c.name || c.email}</Link>
+              </td>
+              <td>{c.email}</td>
+              <td>{c.brand}</td>
+              <td>
+                <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {results.map((c) => (
-              <tr key={c.id}>
-                <td>
-                  <Link href={`/customers/${encodeURIComponent(String(c.id))}`}>{c.name || c.email}</Link>
-                </td>
-                <td>{c.email}</td>
-                <td>{c.brand}</td>
-                <td>
-                  <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       ) : null}
     </section>
   );

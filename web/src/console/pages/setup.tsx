@@ -9,12 +9,12 @@ import { useT } from '@/i18n/i18n';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
 import { checkSecurityCode } from '@/lib/rules/security-code';
-import { call, readMe, type StaffSetupDone } from '../api';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
+import { call, readMe } from '@/console/api';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
 import type { components } from '@/lib/api/schema';
-import { QrCode } from '../qr-code';
-import { useSession } from '../session';
+import { QrCode } from '@/console/qr-code';
+import { useSession } from '@/console/session';
 
 const TITLE_ID = 'console-setup-title';
 
@@ -47,7 +47,7 @@ export function SetupPage() {
       return;
     }
     let live = true;
-    void call<SetupLink>('GET', `/setup/${encodeURIComponent(token)}`).then((answer) => {
+    void call('get', '/setup/{token}', { params: { token } }).then((answer) => {
       if (!live) return;
       setState(answer.status === 200 && answer.data ? { kind: 'form', link: answer.data } : { kind: 'invalid' });
     });
@@ -77,9 +77,9 @@ function SetupForm({ token, link, onDone }: { token: string; link: SetupLink; on
     code: { rule: checkSecurityCode },
   });
   const submit = async (values: { password: string; code: string }) => {
-    const answer = await call<StaffSetupDone>('POST', `/setup/${encodeURIComponent(token)}`, {
-      password: values.password,
-      code: values.code,
+    const answer = await call('post', '/setup/{token}', {
+      params: { token },
+      body: { password: values.password, code: values.code },
     });
     if (answer.status === 200) {
       // Signed in by the answer; the recovery codes are shown before the console.

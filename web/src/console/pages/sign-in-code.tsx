@@ -6,10 +6,10 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { fail, pass, type RuleResult } from '@/lib/rules/result';
 import { checkSecurityCode } from '@/lib/rules/security-code';
-import { call, readMe } from '../api';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
+import { call, readMe } from '@/console/api';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
 
 const TITLE_ID = 'console-code-title';
 
@@ -27,7 +27,7 @@ export function SignInCodePage() {
   const [recovery, setRecovery] = useState(false);
   const form = useForm({ code: { rule: recovery ? checkRecoveryCode : checkSecurityCode } });
   const submit = async (values: { code: string }) => {
-    const answer = await call<{ staff?: unknown }>('POST', '/session/totp', recovery ? { recoveryCode: values.code } : { code: values.code });
+    const answer = await call('post', '/session/totp', { body: recovery ? { recoveryCode: values.code } : { code: values.code } });
     if (answer.status === 200) {
       const me = readMe(answer.data?.staff);
       setMe(me);

@@ -6,10 +6,10 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { checkEmail } from '@/lib/rules/email';
 import { checkLoginPassword } from '@/lib/rules/login-password';
-import { call } from '../api';
-import { PageHeading } from '../heading';
-import { useSession } from '../session';
-import { errorMessage } from '../errors';
+import { call } from '@/console/api';
+import { PageHeading } from '@/console/heading';
+import { useSession } from '@/console/session';
+import { errorMessage } from '@/console/errors';
 
 const TITLE_ID = 'console-sign-in-title';
 
@@ -20,7 +20,7 @@ export function SignInPage() {
   const { ended } = useSession();
   const form = useForm({ email: { rule: checkEmail }, password: { rule: checkLoginPassword } });
   const submit = async (values: { email: string; password: string }) => {
-    const answer = await call<{ next?: string }>('POST', '/session', { email: values.email, password: values.password });
+    const answer = await call('post', '/session', { body: { email: values.email, password: values.password } });
     if (answer.status === 200) {
       navigate('/sign-in/code');
       return;

@@ -2,13 +2,15 @@ import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
-import { call, type Role } from '../api';
-import { Dialog } from '../dialog';
-import { errorMessage } from '../errors';
-import { PageHeading } from '../heading';
-import { ReauthDialog } from '../reauth';
-import { useSession } from '../session';
-import { ALL_BRANDS } from '../period';
+import { call, type Role } from '@/console/api';
+import { ConfirmDialog } from '@/console/dialog';
+import { errorMessage } from '@/console/errors';
+import { PageHeading } from '@/console/heading';
+import { ReauthRetry } from '@/console/reauth';
+import { useSession } from '@/console/session';
+import { ALL_BRANDS } from '@/console/period';
+import { Table } from '@/console/table';
+import { ErrorAlert } from '@/console/alert';
 
 type Member = components['schemas']['ConsoleStaffMember'];
 
@@ -39,7 +41,7 @@ export function StaffPage() {
   const [reauth, setReauth] = useState<Pending | null>(null);
 
   const load = useCallback(async () => {
-    const answer = await call<{ staff: Member[] }>('GET', '/staff');
+    const answer = await call('get', '/staff');
     if (answer.status === 200) setMembers(answer.data?.staff ?? []);
     else setError(errorMessage(answer.errorCode));
   }, []);
@@ -51,8 +53,8 @@ export function StaffPage() {
     setConfirm(null);
     const answer =
       pending.kind === 'add'
-        ? await call<{ setupLink: string }>('POST', '/staff', { email: email.trim(), name: name.trim(), role, brands })
-        : await call('POST', `/staff/${encodeURIComponent(pending.member.id)}/disable`);
+        ? await call('post', '/staff', { body: { email: email.trim(), name: name.trim(), role, brands } })
+        : await call('post', '/staff/{id}/disable', { params: { id: pending.member.id } });
     if (answer.errorCode === 'REAUTH_REQUIRED') {
       setReauth(pending);
       return;
@@ -84,37 +86,34 @@ export function StaffPage() {
     <section className="console-page" aria-labelledby="console-staff-title">
       <PageHeading id="console-staff-title">{t('console.staff.title')}</PageHeading>
       {members ? (
-        <table className="console-table">
-          <caption className="visually-hidden">{t('console.staff.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('console.customer.name')}</th>
-              <th scope="col">{t('console.customer.email')}</th>
-              <th scope="col">{t('console.staff.role')}</th>
-              <th scope="col">{t('console.staff.brands')}</th>
-              <th scope="col">{t('console.customer.status')}</th>
-              <th scope="col">{t('console.action.heading')}</th>
+        <Table
+          caption={t('console.staff.title')}
+          columns={[
+            t('console.customer.name'),
+            t('console.customer.email'),
+            t('console.staff.role'),
+            t('console.staff.brands'),
+            t('console.customer.status'),
+            t('console.action.heading'),
+          ]}
+        >
+          {members.map((m) => (
+            <tr key={m.id}>
+              <td>{m.name}</td>
+              <td>{m.email}</td>
+              <td>{t(roleKey[m.role])}</td>
+              <td>{m.brands.length === 0 ? t('console.staff.allBrands') : m.brands.join(', ')}</td>
+              <td>{m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')}</td>
+              <td>
+                {!m.disabled && m.id !== me?.id ? (
+                  <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm({ kind: 'disable', member: m })}>
+                    {t('console.staff.disable', { email: m.email })}
+                  </button>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <tr key={m.id}>
-                <td>{m.name}</td>
-                <td>{m.email}</td>
-                <td>{t(roleKey[m.role])}</td>
-                <td>{m.brands.length === 0 ? t('console.staff.allBrands') : m.brands.join(', ')}</td>
-                <td>{m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')}</td>
-                <td>
-                  {!m.disabled && m.id !== me?.id ? (
-                    <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm({ kind: 'disable', member: m })}>
-                      {t('console.staff.disable', { email: m.email })}
-                    </button>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       ) : (
         <p role="status">{t('console.loading')}</p>
       )}
@@ -156,9 +155,7 @@ export function StaffPage() {
           {t('console.staff.add')}
         </button>
       </form>
-      <div role="alert" className={error ? 'console-error' : undefined}>
-        {error ? t(error) : null}
-      </div>
+      <ErrorAlert error={error} />
       <div role="status" className={link ? 'console-done' : undefined}>
         {link ? (
           <p>
@@ -167,30 +164,19 @@ export function StaffPage() {
         ) : null}
       </div>
       {reauth ? (
-        <ReauthDialog
-          onCancel={() => setReauth(null)}
-          onDone={() => {
-            const pending = reauth;
-            setReauth(null);
-            void run(pending);
-          }}
-        />
+        <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(pending) => void run(pending)} />
       ) : confirm ? (
-        <Dialog title={confirm.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle')} onClose={() => setConfirm(null)}>
+        <ConfirmDialog
+          title={confirm.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle')}
+          onConfirm={() => void run(confirm)}
+          onCancel={() => setConfirm(null)}
+        >
           <p>
             {confirm.kind === 'add'
               ? t('console.staff.confirmAdd', { email: email.trim(), role: t(roleKey[role]) })
               : t('console.staff.confirmDisable', { email: confirm.member.email })}
           </p>
-          <div className="console-dialog__actions">
-            <button type="button" className="console-button" onClick={() => void run(confirm)}>
-              {t('console.confirm.yes')}
-            </button>
-            <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm(null)}>
-              {t('console.confirm.cancel')}
-            </button>
-          </div>
-        </Dialog>
+        </ConfirmDialog>
       ) : null}
     </section>
   );

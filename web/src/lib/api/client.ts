@@ -16,21 +16,33 @@ export interface ApiSite {
   apiKey: string;
 }
 
-type Base = '/api/v1' | '/api/v2';
+/** The API's bases: the portal's two clients and the staff console's. */
+export type Base = '/api/v1' | '/api/v2' | '/api/console/v1';
 
 /** Paths of the contract under a base, written relative to it ("/welcome"). */
 export type PathUnder<B extends Base> = {
   [P in keyof paths]: P extends `${B}${infer Rest}` ? Rest : never;
 }[keyof paths];
 
-type Operation<B extends Base, P extends PathUnder<B>, M extends HttpMethod> = `${B}${P}` extends keyof paths
-  ? NonNullable<paths[`${B}${P}`][M]>
-  : never;
+type PathItem<B extends Base, P extends PathUnder<B>> = `${B}${P}` extends keyof paths ? paths[`${B}${P}`] : never;
+
+/** The operation of a method on a path (never when the contract has none). */
+export type Operation<B extends Base, P extends PathUnder<B>, M extends HttpMethod> = NonNullable<PathItem<B, P>[M]>;
+
+/** The methods the contract declares on a path. */
+export type MethodOf<B extends Base, P extends PathUnder<B>> = {
+  [M in HttpMethod]: [Operation<B, P, M>] extends [never] ? never : M;
+}[HttpMethod];
+
+type JsonBodies<R, Status> = {
+  [S in keyof R]: S extends Status ? (R[S] extends { content: { 'application/json': infer Body } } ? Body : never) : never;
+}[keyof R];
 
 /** Union of the JSON bodies an operation may answer with, over all its statuses. */
-export type ResponseBody<Op> = Op extends { responses: infer R }
-  ? { [S in keyof R]: R[S] extends { content: { 'application/json': infer Body } } ? Body : never }[keyof R]
-  : never;
+export type ResponseBody<Op> = Op extends { responses: infer R } ? JsonBodies<R, keyof R> : never;
+
+/** Union of the JSON bodies an operation answers with on success (2xx). */
+export type SuccessBody<Op> = Op extends { responses: infer R } ? JsonBodies<R, 200 | 201 | 202 | 203 | 206> : never;
 
 export interface ApiResponse<T> {
   status: number;
@@ -65,7 +77,8 @@ export class ApiPathError extends Error {
   override name = 'ApiPathError';
 }
 
-function fillPath(path: string, params: Record<string, string> = {}): string {
+/** The path with its {name} placeholders filled in, encoded. */
+export function fillPath(path: string, params: Record<string, string> = {}): string {
   return path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new ApiPathError(`missing path parameter ${name} in ${path}`);
