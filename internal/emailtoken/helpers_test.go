@@ -216,23 +216,10 @@ func (e *env) adminCall(authorization string, body any) testenv.Answer {
 	return testenv.Do(e.t, e.admin, req)
 }
 
-// linked returns "number:role" of the account's policies.
+// linked returns "number:role" of the belair account's policies.
 func (e *env) linked(email string) []string {
 	e.t.Helper()
-	ctx := context.Background()
-	a, err := account.ByEmail(ctx, e.DB, "belair", email)
-	if err != nil {
-		e.t.Fatalf("account %s: %v", email, err)
-	}
-	ps, err := policy.ForAccount(ctx, e.DB, a.ID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Number+":"+string(p.Role))
-	}
-	return out
+	return accounttest.Linked(e.t, e.DB, "belair", email)
 }
 
 // day is 24 hours.
