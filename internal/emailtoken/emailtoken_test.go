@@ -2,6 +2,7 @@ package emailtoken_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -13,15 +14,14 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/emailtoken"
 	"guichet/internal/notify"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
 // each runs fn on a fresh env over SQLite and PostgreSQL.
 func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
-	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnv(t, te)) })
 }
 
 // TestActions walks the routing table of spec §4.2: every action, with
@@ -68,19 +68,19 @@ func TestActions(t *testing.T) {
 						!strings.HasPrefix(out.Link, "https://") {
 						t.Fatalf("issued %+v", out)
 					}
-					a := e.read(out.Token, src).expect(t, 200, "").token(t)
+					a := tokenOf(t, e.read(out.Token, src).Expect(t, 200, ""))
 					if a.Action != c.action || !a.StartDate.Equal(out.StartAt.Truncate(time.Millisecond)) {
 						t.Fatalf("action %q, want %q: %+v", a.Action, c.action, a)
 					}
 					c.check(t, e, a)
 					// Without src (web SSO 0x00000000): the same answer.
-					b := e.read(out.Token, "").expect(t, 200, "").token(t)
+					b := tokenOf(t, e.read(out.Token, "").Expect(t, 200, ""))
 					if b.Action != a.Action || b.ID != a.ID {
 						t.Fatalf("without src %+v, with %+v", b, a)
 					}
 					// Expired: token-expired, with the account id when there is one.
-					e.clock.Advance(14*day + time.Millisecond)
-					x := e.read(out.Token, src).expect(t, 200, "").token(t)
+					e.Clock.Advance(14*day + time.Millisecond)
+					x := tokenOf(t, e.read(out.Token, src).Expect(t, 200, ""))
 					if x.Action != emailtoken.ActionExpired || len(x.TwoFactorValidations) != 0 {
 						t.Fatalf("expired %+v", x)
 					}
@@ -117,24 +117,24 @@ func TestNotFound(t *testing.T) {
 			} else if src != "" {
 				path += "?src=" + src
 			}
-			e.do(http.MethodGet, path, nil, nil).expect(t, 404, "NOT_FOUND")
+			e.do(http.MethodGet, path, nil, nil).Expect(t, 404, "NOT_FOUND")
 			_ = name
 		}
 		bna, _ := e.brands.ByID("bna")
-		e.do(http.MethodGet, "/api/v1/tokens/"+out.Token, nil, bna).expect(t, 404, "NOT_FOUND")
-		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, bna).expect(t, 404, "NOT_FOUND")
-		if n := e.count("SELECT COUNT(*) FROM registrations"); n != 0 {
+		e.do(http.MethodGet, "/api/v1/tokens/"+out.Token, nil, bna).Expect(t, 404, "NOT_FOUND")
+		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, bna).Expect(t, 404, "NOT_FOUND")
+		if n := e.Count(t, "SELECT COUNT(*) FROM registrations"); n != 0 {
 			t.Fatalf("%d registrations opened by refused reads", n)
 		}
 		// A start date in the future: 404 until then.
 		later, err := e.tokens.Issue(context.Background(), emailtoken.Request{Brand: "belair", PolicyNumber: "TOK0001",
-			Email: "theo@example.com", Source: "mrkt", Start: e.clock.Now().Add(day), IssuedBy: "cli"})
+			Email: "theo@example.com", Source: "mrkt", Start: e.Clock.Now().Add(day), IssuedBy: "cli"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.read(later.Token, "mrkt").expect(t, 404, "NOT_FOUND")
-		e.clock.Advance(day)
-		if a := e.read(later.Token, "mrkt").expect(t, 200, "").token(t); a.Action != emailtoken.ActionRegister {
+		e.read(later.Token, "mrkt").Expect(t, 404, "NOT_FOUND")
+		e.Clock.Advance(day)
+		if a := tokenOf(t, e.read(later.Token, "mrkt").Expect(t, 200, "")); a.Action != emailtoken.ActionRegister {
 			t.Fatalf("%+v", a)
 		}
 		if !later.ExpiresAt.Equal(later.StartAt.Add(14 * day)) {
@@ -149,16 +149,16 @@ func TestNotFound(t *testing.T) {
 func TestRereadKeepsTheRegistration(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		first := e.read(out.Token, "edoc").token(t).ID
-		if again := e.read(out.Token, "edoc").token(t).ID; again != first {
+		first := tokenOf(t, e.read(out.Token, "edoc")).ID
+		if again := tokenOf(t, e.read(out.Token, "edoc")).ID; again != first {
 			t.Fatalf("second read opened %s, first %s", again, first)
 		}
-		e.clock.Advance(31 * time.Minute)
-		if later := e.read(out.Token, "edoc").token(t).ID; later == first {
+		e.Clock.Advance(31 * time.Minute)
+		if later := tokenOf(t, e.read(out.Token, "edoc")).ID; later == first {
 			t.Fatal("an expired registration was handed out again")
 		}
 		// The expired one cannot create.
-		e.create(first, map[string]any{"postalCode": postal}).expect(t, 409, "REGISTRATION_STATE")
+		e.create(first, map[string]any{"postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
 	})
 }
 
@@ -168,47 +168,47 @@ func TestRereadKeepsTheRegistration(t *testing.T) {
 func TestCreateWithToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := e.read(out.Token, "edoc").token(t).ID
-		e.create(id, map[string]any{}).expect(t, 400, "VALIDATION")
-		e.create(id, map[string]any{"postalCode": "M5V"}).expect(t, 400, "VALIDATION")
-		e.create(id, map[string]any{"postalCode": "M5V 2T7"}).expect(t, 400, "1002")
-		e.create(id, map[string]any{"postalCode": postal, "dateOfBirth": "1985-03-15"}).expect(t, 400, "1002")
+		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		e.create(id, map[string]any{}).Expect(t, 400, "VALIDATION")
+		e.create(id, map[string]any{"postalCode": "M5V"}).Expect(t, 400, "VALIDATION")
+		e.create(id, map[string]any{"postalCode": "M5V 2T7"}).Expect(t, 400, "1002")
+		e.create(id, map[string]any{"postalCode": postal, "dateOfBirth": "1985-03-15"}).Expect(t, 400, "1002")
 		// The date of birth is optional (a read without src).
-		a := e.create(id, map[string]any{"postalCode": "m5v2t6", "dateOfBirth": dob}).expect(t, 201, "")
-		if a.str(t, "email") != "theo@example.com" {
-			t.Fatalf("%s", a.body)
+		a := e.create(id, map[string]any{"postalCode": "m5v2t6", "dateOfBirth": dob}).Expect(t, 201, "")
+		if a.Str(t, "email") != "theo@example.com" {
+			t.Fatalf("%s", a.Body)
 		}
 		if got := e.linked("theo@example.com"); !slices.Equal(got, []string{"TOK0001:holder"}) {
 			t.Fatalf("linked %v", got)
 		}
-		if n := e.count("SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0"); n != 1 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0"); n != 1 {
 			t.Fatalf("%d tokens used", n)
 		}
-		if n := e.count("SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = ?", "theo@example.com",
+		if n := e.Count(t, "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = ?", "theo@example.com",
 			notify.TemplateAccountCreated); n != 1 {
 			t.Fatalf("%d welcome emails", n)
 		}
 		// Used twice: the same registration is closed, a new read says
 		// token-expired with the new account's id.
-		e.create(id, map[string]any{"postalCode": postal}).expect(t, 409, "REGISTRATION_STATE")
-		x := e.read(out.Token, "edoc").expect(t, 200, "").token(t)
+		e.create(id, map[string]any{"postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
+		x := tokenOf(t, e.read(out.Token, "edoc").Expect(t, 200, ""))
 		if x.Action != emailtoken.ActionExpired || x.ID == "" {
 			t.Fatalf("%+v", x)
 		}
 		// Another token for the same person: the account exists now.
 		again := e.issue("TOK0001", "theo@example.com", "mrkt")
-		if r := e.read(again.Token, "mrkt").token(t); r.Action != emailtoken.ActionReset || r.ID != x.ID {
+		if r := tokenOf(t, e.read(again.Token, "mrkt")); r.Action != emailtoken.ActionReset || r.ID != x.ID {
 			t.Fatalf("%+v", r)
 		}
-		if n := e.count("SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com"); n != 1 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com"); n != 1 {
 			t.Fatalf("%d accounts", n)
 		}
 		// Audited without the token.
-		if n := e.count("SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%"); n != 0 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%"); n != 0 {
 			t.Fatal("the token is in the audit trail")
 		}
 		for _, ev := range []string{emailtoken.EventIssue, emailtoken.EventRead, emailtoken.EventConsume} {
-			if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ?", ev) == 0 {
+			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ?", ev) == 0 {
 				t.Errorf("no %s audited", ev)
 			}
 		}
@@ -218,13 +218,13 @@ func TestCreateWithToken(t *testing.T) {
 func TestCreateTriesRunOut(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := e.read(out.Token, "edoc").token(t).ID
+		id := tokenOf(t, e.read(out.Token, "edoc")).ID
 		for range 4 {
-			e.create(id, map[string]any{"postalCode": "H0H 0H0"}).expect(t, 400, "1002")
+			e.create(id, map[string]any{"postalCode": "H0H 0H0"}).Expect(t, 400, "1002")
 		}
-		e.create(id, map[string]any{"postalCode": "H0H 0H0"}).expect(t, 400, "1003")
-		e.create(id, map[string]any{"postalCode": postal}).expect(t, 400, "1003")
-		if n := e.count("SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com"); n != 0 {
+		e.create(id, map[string]any{"postalCode": "H0H 0H0"}).Expect(t, 400, "1003")
+		e.create(id, map[string]any{"postalCode": postal}).Expect(t, 400, "1003")
+		if n := e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com"); n != 0 {
 			t.Fatalf("%d accounts", n)
 		}
 	})
@@ -234,7 +234,7 @@ func TestCreateTriesRunOut(t *testing.T) {
 func TestConcurrentCreatesWithOneToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := e.read(out.Token, "edoc").token(t).ID
+		id := tokenOf(t, e.read(out.Token, "edoc")).ID
 		const n = 6
 		statuses := make([]int, n)
 		var wg sync.WaitGroup
@@ -242,7 +242,7 @@ func TestConcurrentCreatesWithOneToken(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses[i] = e.create(id, map[string]any{"postalCode": postal}).status
+				statuses[i] = e.create(id, map[string]any{"postalCode": postal}).Status
 			}()
 		}
 		wg.Wait()
@@ -256,7 +256,7 @@ func TestConcurrentCreatesWithOneToken(t *testing.T) {
 				t.Errorf("status %d", s)
 			}
 		}
-		if created != 1 || e.count("SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com") != 1 {
+		if created != 1 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com") != 1 {
 			t.Fatalf("%d created: %v", created, statuses)
 		}
 	})
@@ -267,22 +267,22 @@ func TestConcurrentCreatesWithOneToken(t *testing.T) {
 func TestWrongCellphone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0006", "vera@example.com", "BA")
-		id := e.read(out.Token, "BA").token(t).ID
-		e.create(id, map[string]any{"postalCode": postal}).expect(t, 400, "VALIDATION")
-		e.create(id, map[string]any{"cellPhone": "514-555-0304"}).expect(t, 403, "WRONG_CELLPHONE")
-		e.create(id, map[string]any{"cellPhone": cell}).expect(t, 409, "REGISTRATION_STATE")
-		id = e.read(out.Token, "BA").token(t).ID
-		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).expect(t, 403, "WRONG_CELLPHONE")
-		e.clock.Advance(day - time.Minute)
-		id = e.read(out.Token, "BA").token(t).ID
-		e.create(id, map[string]any{"cellPhone": cell}).expect(t, 403, "WRONG_CELLPHONE")
-		e.clock.Advance(2 * time.Minute)
-		id = e.read(out.Token, "BA").token(t).ID
-		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).expect(t, 201, "")
+		id := tokenOf(t, e.read(out.Token, "BA")).ID
+		e.create(id, map[string]any{"postalCode": postal}).Expect(t, 400, "VALIDATION")
+		e.create(id, map[string]any{"cellPhone": "514-555-0304"}).Expect(t, 403, "WRONG_CELLPHONE")
+		e.create(id, map[string]any{"cellPhone": cell}).Expect(t, 409, "REGISTRATION_STATE")
+		id = tokenOf(t, e.read(out.Token, "BA")).ID
+		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).Expect(t, 403, "WRONG_CELLPHONE")
+		e.Clock.Advance(day - time.Minute)
+		id = tokenOf(t, e.read(out.Token, "BA")).ID
+		e.create(id, map[string]any{"cellPhone": cell}).Expect(t, 403, "WRONG_CELLPHONE")
+		e.Clock.Advance(2 * time.Minute)
+		id = tokenOf(t, e.read(out.Token, "BA")).ID
+		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).Expect(t, 201, "")
 		if got := e.linked("vera@example.com"); !slices.Equal(got, []string{"TOK0006:driver"}) {
 			t.Fatalf("linked %v", got)
 		}
-		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'") != 1 {
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'") != 1 {
 			t.Fatal("the wrong phone is not audited")
 		}
 	})
@@ -293,30 +293,30 @@ func TestWrongCellphone(t *testing.T) {
 func TestUBILink(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0003", "owner@example.com", "edoc")
-		id := e.read(out.Token, "edoc").token(t).ID
+		id := tokenOf(t, e.read(out.Token, "edoc")).ID
 		path := "/api/v1/accounts/" + id + "/authentication"
-		e.post(path, map[string]string{"password": ownerPass}).expect(t, 400, "VALIDATION")
-		e.post(path, map[string]string{"password": "Wrong-Horse-9!", "dateOfBirth": dob, "postalCode": postal}).expect(t, 400, "3005")
+		e.post(path, map[string]string{"password": ownerPass}).Expect(t, 400, "VALIDATION")
+		e.post(path, map[string]string{"password": "Wrong-Horse-9!", "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
 		// The owner's own date of birth is not the driver's.
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1980-04-12", "postalCode": postal}).expect(t, 400, "1002")
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "H2X 1Y4"}).expect(t, 400, "1002")
-		if n := e.count("SELECT COUNT(*) FROM login_failures WHERE account_id = ?", e.owner.ID); n != 3 {
+		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1980-04-12", "postalCode": postal}).Expect(t, 400, "1002")
+		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
+		if n := e.Count(t, "SELECT COUNT(*) FROM login_failures WHERE account_id = ?", e.owner.ID); n != 3 {
 			t.Fatalf("%d sign-in failures counted, want 3", n)
 		}
-		a := e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "m5v 2t6"}).expect(t, 200, "")
-		if a.str(t, "email") != "owner@example.com" {
-			t.Fatalf("%s", a.body)
+		a := e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "m5v 2t6"}).Expect(t, 200, "")
+		if a.Str(t, "email") != "owner@example.com" {
+			t.Fatalf("%s", a.Body)
 		}
 		if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "TOK0003:driver"}) {
 			t.Fatalf("linked %v", got)
 		}
-		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'") != 1 {
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'") != 1 {
 			t.Fatal("link not audited")
 		}
-		if x := e.read(out.Token, "edoc").token(t); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
+		if x := tokenOf(t, e.read(out.Token, "edoc")); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
 			t.Fatalf("%+v", x)
 		}
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).expect(t, 409, "REGISTRATION_STATE")
+		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
 	})
 }
 
@@ -325,13 +325,13 @@ func TestUBILink(t *testing.T) {
 func TestUBILinkLockout(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0003", "owner@example.com", "edoc")
-		id := e.read(out.Token, "edoc").token(t).ID
+		id := tokenOf(t, e.read(out.Token, "edoc")).ID
 		path := "/api/v1/registrations/" + id + "/authentication"
 		for range account.DefaultLockout.MaxFailures {
-			e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1990-01-01", "postalCode": postal}).expect(t, 400, "1002")
+			e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
 		}
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).expect(t, 400, "3005")
-		if e.count("SELECT COUNT(*) FROM email_tokens WHERE used_at = 0") != 1 {
+		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
+		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at = 0") != 1 {
 			t.Fatal("a refused link spent the token")
 		}
 	})
@@ -342,31 +342,31 @@ func TestUBILinkLockout(t *testing.T) {
 func TestAskUsername(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0002", "owner@example.com", "mrkt")
-		a := e.read(out.Token, "mrkt").token(t)
+		a := tokenOf(t, e.read(out.Token, "mrkt"))
 		opt := a.TwoFactorValidations[0].ID
 		vpath := "/api/v1/registrations/" + a.ID + "/validations/" + opt + "/"
-		e.post(vpath, map[string]string{"validationValue": "owner@example.com"}).expect(t, 404, "EMAIL_ALREADY_EXISTS")
-		next := e.post(vpath, map[string]string{"validationValue": "tina@example.com"}).expect(t, 240, "")
+		e.post(vpath, map[string]string{"validationValue": "owner@example.com"}).Expect(t, 404, "EMAIL_ALREADY_EXISTS")
+		next := e.post(vpath, map[string]string{"validationValue": "tina@example.com"}).Expect(t, 240, "")
 		var body struct {
 			TwoFactorValidations []emailtoken.Validation `json:"twoFactorValidations"`
 		}
-		if err := jsonInto(next.body, &body); err != nil || len(body.TwoFactorValidations) != 1 ||
+		if err := json.Unmarshal(next.Body, &body); err != nil || len(body.TwoFactorValidations) != 1 ||
 			body.TwoFactorValidations[0].Method != "ask-email-code" {
-			t.Fatalf("%s", next.body)
+			t.Fatalf("%s", next.Body)
 		}
 		var data string
-		if err := e.db.QueryRow(context.Background(), "SELECT data FROM outbox WHERE recipient = ?", "tina@example.com").Scan(&data); err != nil {
+		if err := e.DB.QueryRow(context.Background(), "SELECT data FROM outbox WHERE recipient = ?", "tina@example.com").Scan(&data); err != nil {
 			t.Fatal(err)
 		}
 		code := data[strings.Index(data, `"code":"`)+8:][:6]
 		cpath := "/api/v1/registrations/" + a.ID + "/validations/" + body.TwoFactorValidations[0].ID + "/"
-		e.post(cpath, map[string]string{"validationValue": code}).expect(t, 200, "")
-		e.create(a.ID, map[string]any{"postalCode": "H2X 1Y4"}).expect(t, 400, "1002")
-		e.create(a.ID, map[string]any{"postalCode": postal, "dateOfBirth": dob}).expect(t, 201, "")
+		e.post(cpath, map[string]string{"validationValue": code}).Expect(t, 200, "")
+		e.create(a.ID, map[string]any{"postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
+		e.create(a.ID, map[string]any{"postalCode": postal, "dateOfBirth": dob}).Expect(t, 201, "")
 		if got := e.linked("tina@example.com"); !slices.Equal(got, []string{"TOK0002:holder"}) {
 			t.Fatalf("linked %v", got)
 		}
-		if e.count("SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0") != 1 {
+		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0") != 1 {
 			t.Fatal("token not spent")
 		}
 	})
@@ -377,28 +377,28 @@ func TestAskUsername(t *testing.T) {
 func TestResetWithEmailToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("OWN0001", "owner@example.com", "edoc")
-		a := e.read(out.Token, "edoc").token(t)
+		a := tokenOf(t, e.read(out.Token, "edoc"))
 		path := "/api/v1/accounts/" + a.ID + "/password"
 		other := e.issue("TOK0001", "theo@example.com", "edoc")
-		e.post(path, map[string]string{"password": newPassword, "token": other.Token, "postalCode": postal}).expect(t, 403, "3004")
-		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "postalCode": "H2X 1Y4"}).expect(t, 400, "1002")
-		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "postalCode": postal}).expect(t, 200, "")
-		if e.count("SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = ?", "owner@example.com",
+		e.post(path, map[string]string{"password": newPassword, "token": other.Token, "postalCode": postal}).Expect(t, 403, "3004")
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "postalCode": postal}).Expect(t, 200, "")
+		if e.Count(t, "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = ?", "owner@example.com",
 			notify.TemplatePasswordChanged) != 1 {
 			t.Fatal("no password-changed email")
 		}
-		e.post(path, map[string]string{"password": "Another-Pass-2026!", "token": out.Token, "postalCode": postal}).expect(t, 403, "3004")
-		if x := e.read(out.Token, "edoc").token(t); x.Action != emailtoken.ActionExpired {
+		e.post(path, map[string]string{"password": "Another-Pass-2026!", "token": out.Token, "postalCode": postal}).Expect(t, 403, "3004")
+		if x := tokenOf(t, e.read(out.Token, "edoc")); x.Action != emailtoken.ActionExpired {
 			t.Fatalf("%+v", x)
 		}
 		// Five wrong postal codes kill a token.
 		dead := e.issue("OWN0001", "owner@example.com", "BA")
 		for range emailtoken.ResetAttempts - 1 {
-			e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": "H2X 1Y4"}).expect(t, 400, "1002")
+			e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
 		}
-		e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": "H2X 1Y4"}).expect(t, 403, "3004")
-		e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": postal}).expect(t, 403, "3004")
-		if x := e.read(dead.Token, "BA").token(t); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
+		e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": "H2X 1Y4"}).Expect(t, 403, "3004")
+		e.post(path, map[string]string{"password": newPassword + "x", "token": dead.Token, "postalCode": postal}).Expect(t, 403, "3004")
+		if x := tokenOf(t, e.read(dead.Token, "BA")); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
 			t.Fatalf("a killed token reads %+v", x)
 		}
 	})
@@ -409,15 +409,15 @@ func TestResetWithEmailToken(t *testing.T) {
 func TestDelete(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := e.read(out.Token, "edoc").token(t).ID
-		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).expect(t, 204, "")
-		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).expect(t, 204, "")
-		e.do(http.MethodDelete, "/api/v1/tokens/"+strings.Repeat("A", 43), nil, nil).expect(t, 404, "NOT_FOUND")
-		e.do(http.MethodDelete, "/api/v1/tokens/short", nil, nil).expect(t, 404, "NOT_FOUND")
-		if x := e.read(out.Token, "edoc").token(t); x.Action != emailtoken.ActionExpired {
+		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).Expect(t, 204, "")
+		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).Expect(t, 204, "")
+		e.do(http.MethodDelete, "/api/v1/tokens/"+strings.Repeat("A", 43), nil, nil).Expect(t, 404, "NOT_FOUND")
+		e.do(http.MethodDelete, "/api/v1/tokens/short", nil, nil).Expect(t, 404, "NOT_FOUND")
+		if x := tokenOf(t, e.read(out.Token, "edoc")); x.Action != emailtoken.ActionExpired {
 			t.Fatalf("%+v", x)
 		}
-		e.create(id, map[string]any{"postalCode": postal}).expect(t, 409, "REGISTRATION_STATE")
+		e.create(id, map[string]any{"postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
 	})
 }
 
@@ -456,7 +456,7 @@ func TestIssue(t *testing.T) {
 				t.Errorf("%+v: %v", r, err)
 			}
 		}
-		if n := e.count("SELECT COUNT(*) FROM email_tokens"); n != 0 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM email_tokens"); n != 0 {
 			t.Fatalf("%d tokens issued by refused requests", n)
 		}
 		// The language: the account's (fr), else the brand's default (en).
@@ -468,7 +468,7 @@ func TestIssue(t *testing.T) {
 				t.Fatalf("%v %+v", err, out)
 			}
 			var template, language, data string
-			if err := e.db.QueryRow(ctx, "SELECT template, language, data FROM outbox WHERE recipient = ? AND data LIKE ?",
+			if err := e.DB.QueryRow(ctx, "SELECT template, language, data FROM outbox WHERE recipient = ? AND data LIKE ?",
 				"owner@example.com", "%"+out.Token+"%").Scan(&template, &language, &data); err != nil {
 				t.Fatal(err)
 			}
@@ -477,7 +477,7 @@ func TestIssue(t *testing.T) {
 				t.Fatalf("%s %s %s", template, language, data)
 			}
 		}
-		if n := e.count("SELECT COUNT(*) FROM outbox WHERE template LIKE 'invitation_%'"); n != 3 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM outbox WHERE template LIKE 'invitation_%'"); n != 3 {
 			t.Fatalf("%d invitations", n)
 		}
 		belair, _ := e.brands.ByID("belair")
@@ -486,8 +486,8 @@ func TestIssue(t *testing.T) {
 			t.Fatalf("link %s, want %s", out.Link, want)
 		}
 		// Only the token's hash is stored.
-		if e.count("SELECT COUNT(*) FROM email_tokens WHERE token_hash = ? AND id = ?", emailtoken.Hash(out.Token), out.ID) != 1 ||
-			e.count("SELECT COUNT(*) FROM email_tokens WHERE token_hash = ?", out.Token) != 0 {
+		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ? AND id = ?", emailtoken.Hash(out.Token), out.ID) != 1 ||
+			e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ?", out.Token) != 0 {
 			t.Fatal("the token is not stored as its hash")
 		}
 	})
@@ -498,40 +498,40 @@ func TestAdminAPI(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		body := map[string]any{"brand": "belair", "policyNumber": "TOK-0001", "email": "theo@example.com", "source": "edoc"}
 		for _, h := range []string{"", "Bearer", "Bearer ", "Basic " + e.keys["belair"], e.keys["belair"]} {
-			a := e.adminCall(h, body).expect(t, 401, "UNAUTHORIZED")
-			if a.header.Get("WWW-Authenticate") == "" {
+			a := e.adminCall(h, body).Expect(t, 401, "UNAUTHORIZED")
+			if a.Header.Get("WWW-Authenticate") == "" {
 				t.Errorf("%q: no WWW-Authenticate", h)
 			}
 		}
-		e.adminCall("Bearer wrong-key-0123456789", body).expect(t, 403, "FORBIDDEN")
-		e.adminCall("Bearer "+e.keys["bna"], body).expect(t, 403, "FORBIDDEN")
+		e.adminCall("Bearer wrong-key-0123456789", body).Expect(t, 403, "FORBIDDEN")
+		e.adminCall("Bearer "+e.keys["bna"], body).Expect(t, 403, "FORBIDDEN")
 		intact := map[string]any{"brand": "intact", "policyNumber": "X", "email": "a@example.com", "source": "edoc"}
-		e.adminCall("Bearer "+e.keys["belair"], intact).expect(t, 403, "FORBIDDEN")
-		if n := e.count("SELECT COUNT(*) FROM email_tokens"); n != 0 {
+		e.adminCall("Bearer "+e.keys["belair"], intact).Expect(t, 403, "FORBIDDEN")
+		if n := e.Count(t, "SELECT COUNT(*) FROM email_tokens"); n != 0 {
 			t.Fatalf("%d tokens issued without the right key", n)
 		}
 		key := "Bearer " + e.keys["belair"]
 		bad := map[string]any{"brand": "belair", "policyNumber": "TOK0001", "email": "theo@example.com", "source": "sms"}
-		e.adminCall(key, bad).expect(t, 400, "INVALID_SOURCE")
+		e.adminCall(key, bad).Expect(t, 400, "INVALID_SOURCE")
 		bad["source"], bad["email"] = "BA", "nobody@example.com"
-		e.adminCall(key, bad).expect(t, 404, "NO_PERSON")
+		e.adminCall(key, bad).Expect(t, 404, "NO_PERSON")
 		bad["email"], bad["days"] = "theo@example.com", 0
-		e.adminCall(key, bad).expect(t, 400, "VALIDATION")
+		e.adminCall(key, bad).Expect(t, 400, "VALIDATION")
 		delete(bad, "days")
 		bad["startDate"] = "tomorrow"
-		e.adminCall(key, bad).expect(t, 400, "VALIDATION")
+		e.adminCall(key, bad).Expect(t, 400, "VALIDATION")
 		body["send"], body["days"], body["startDate"], body["language"] = true, 3, "2030-01-02T03:04:05Z", "fr"
-		a := e.adminCall(key, body).expect(t, 201, "")
-		m := a.json(t)
+		a := e.adminCall(key, body).Expect(t, 201, "")
+		m := a.JSON(t)
 		if len(m["id"].(string)) != 22 || !strings.Contains(m["link"].(string), "&src=edoc&lang=fr") ||
 			m["startDate"] != "2030-01-02T03:04:05Z" || m["expiresAt"] != "2030-01-05T03:04:05Z" {
-			t.Fatalf("%s", a.body)
+			t.Fatalf("%s", a.Body)
 		}
-		if e.count("SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = ? AND ip = ?", emailtoken.EventIssue,
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = ? AND ip = ?", emailtoken.EventIssue,
 			emailtoken.IssuedByAdmin, "10.0.0.5") != 1 {
 			t.Fatal("admin issue not audited")
 		}
-		if e.count("SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = ? AND language = 'fr'",
+		if e.Count(t, "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = ? AND language = 'fr'",
 			"theo@example.com", notify.TemplateInvitationEdoc) != 1 {
 			t.Fatal("no invitation queued")
 		}
@@ -543,10 +543,10 @@ func TestReadsAreLimited(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.tokens.Limits = emailtoken.Limits{Reads: throttle.Rule{Scope: "test.read", Limit: 3, Window: time.Minute}}
 		for range 3 {
-			e.read(strings.Repeat("B", 43), "").expect(t, 404, "NOT_FOUND")
+			e.read(strings.Repeat("B", 43), "").Expect(t, 404, "NOT_FOUND")
 		}
-		a := e.read(strings.Repeat("B", 43), "").expect(t, 429, "RATE_LIMITED")
-		if a.header.Get("Retry-After") == "" {
+		a := e.read(strings.Repeat("B", 43), "").Expect(t, 429, "RATE_LIMITED")
+		if a.Header.Get("Retry-After") == "" {
 			t.Fatal("no Retry-After")
 		}
 	})
@@ -555,7 +555,7 @@ func TestReadsAreLimited(t *testing.T) {
 // TestLinkBase: https on the first host; in --dev http on the first dev
 // host at GUICHET_ADDR's port.
 func TestLinkBase(t *testing.T) {
-	reg := mustBrands(t)
+	reg := testenv.Brands(t)
 	b, _ := reg.ByID("belair")
 	for _, c := range []struct {
 		dev  bool
@@ -585,7 +585,7 @@ func TestConcurrentReadsShareOneRegistration(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ids[i] = e.read(out.Token, "edoc").token(t).ID
+				ids[i] = tokenOf(t, e.read(out.Token, "edoc")).ID
 			}()
 		}
 		wg.Wait()
@@ -594,7 +594,7 @@ func TestConcurrentReadsShareOneRegistration(t *testing.T) {
 				t.Fatalf("reads got %v", ids)
 			}
 		}
-		if n := e.count("SELECT COUNT(*) FROM registrations WHERE state <> 'closed'"); n != 1 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM registrations WHERE state <> 'closed'"); n != 1 {
 			t.Fatalf("%d open registrations", n)
 		}
 	})
@@ -606,18 +606,18 @@ func TestConcurrentReadsShareOneRegistration(t *testing.T) {
 func TestResetWithEmailTokenWrongCellphone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out := e.issue("TOK0007", "uma@example.com", "edoc")
-		a := e.read(out.Token, "edoc").token(t)
+		a := tokenOf(t, e.read(out.Token, "edoc"))
 		if a.Action != emailtoken.ActionReset || a.ID != e.uma.ID || !a.UBIDriver {
 			t.Fatalf("%+v", a)
 		}
 		path := "/api/v1/accounts/" + a.ID + "/password"
-		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "postalCode": postal}).expect(t, 400, "")
-		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "cellPhone": "5145550304"}).expect(t, 403, "WRONG_CELLPHONE")
-		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "cellPhone": cell}).expect(t, 403, "3004")
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "postalCode": postal}).Expect(t, 400, "")
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "cellPhone": "5145550304"}).Expect(t, 403, "WRONG_CELLPHONE")
+		e.post(path, map[string]string{"password": newPassword, "token": out.Token, "cellPhone": cell}).Expect(t, 403, "3004")
 		again := e.issue("TOK0007", "uma@example.com", "BA")
-		e.post(path, map[string]string{"password": newPassword, "token": again.Token, "cellPhone": cell}).expect(t, 403, "WRONG_CELLPHONE")
-		e.clock.Advance(day + time.Minute)
-		e.post(path, map[string]string{"password": newPassword, "token": again.Token, "cellPhone": cell}).expect(t, 200, "")
+		e.post(path, map[string]string{"password": newPassword, "token": again.Token, "cellPhone": cell}).Expect(t, 403, "WRONG_CELLPHONE")
+		e.Clock.Advance(day + time.Minute)
+		e.post(path, map[string]string{"password": newPassword, "token": again.Token, "cellPhone": cell}).Expect(t, 200, "")
 	})
 }
 
@@ -631,18 +631,18 @@ func TestInconsistent(t *testing.T) {
 			{"TOK0008", "owner@example.com"}, // Uma has her account (uma@); owner@ is Olivia's
 		} {
 			out := e.issue(c.number, c.email, emailtoken.SourceEdoc)
-			e.read(out.Token, emailtoken.SourceEdoc).expect(t, 412, "INCONSISTENT")
-			e.read(out.Token, "").expect(t, 412, "INCONSISTENT")
-			e.clock.Advance(14*day + time.Millisecond)
-			if x := e.read(out.Token, emailtoken.SourceEdoc).expect(t, 200, "").token(t); x.Action != emailtoken.ActionExpired {
+			e.read(out.Token, emailtoken.SourceEdoc).Expect(t, 412, "INCONSISTENT")
+			e.read(out.Token, "").Expect(t, 412, "INCONSISTENT")
+			e.Clock.Advance(14*day + time.Millisecond)
+			if x := tokenOf(t, e.read(out.Token, emailtoken.SourceEdoc).Expect(t, 200, "")); x.Action != emailtoken.ActionExpired {
 				t.Fatalf("expired %+v", x)
 			}
 		}
 		var registrations, audited int
-		if err := e.db.QueryRow(context.Background(), "SELECT COUNT(*) FROM registrations").Scan(&registrations); err != nil {
+		if err := e.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM registrations").Scan(&registrations); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.db.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'inconsistent'").Scan(&audited); err != nil {
+		if err := e.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'inconsistent'").Scan(&audited); err != nil {
 			t.Fatal(err)
 		}
 		if registrations != 0 || audited != 2 {

@@ -1,12 +1,9 @@
 package emailtoken_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -14,6 +11,7 @@ import (
 
 	"guichet/config"
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
@@ -23,11 +21,8 @@ import (
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/store"
-	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
-
-// testParams keep argon2 fast in tests.
-var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 const (
 	ip          = "192.0.2.20"
@@ -59,9 +54,8 @@ const people = "brand,policy_number,kind,province,role,first_name,last_name,date
 
 // env is one test's services and routes on a fresh database.
 type env struct {
+	*testenv.Env
 	t      *testing.T
-	db     *store.DB
-	clock  *testclock.Clock
 	tokens *emailtoken.Service
 	regs   *registration.Service
 	brands *brand.Registry
@@ -72,19 +66,19 @@ type env struct {
 	keys   map[string]string
 }
 
-func newEnv(t *testing.T, db *store.DB) *env {
+func newEnv(t *testing.T, te *testenv.Env) *env {
 	t.Helper()
 	ctx := context.Background()
 	reg, err := brand.LoadFS(config.Brands(), "embedded")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testclock.New()
+	db, c := te.DB, te.Clock
 	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
 	if _, err := im.Import(ctx, strings.NewReader(people)); err != nil {
 		t.Fatal(err)
 	}
-	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
+	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	regs, err := registration.New(ctx, accounts)
 	if err != nil {
@@ -99,9 +93,9 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	tokens := emailtoken.New(db, reg.ByID, c.Now)
 	tokens.Limits = emailtoken.Limits{}
 	tokens.Registrations = regs
-	e := &env{t: t, db: db, clock: c, tokens: tokens, regs: regs, brands: reg,
+	e := &env{Env: te, t: t, tokens: tokens, regs: regs, brands: reg,
 		keys: map[string]string{"belair": "belair-service-key-0123456789", "bna": "bna-service-key-0123456789"}}
-	hash, err := account.NewHasher(testParams).Hash(ctx, ownerPass)
+	hash, err := accounttest.Hasher().Hash(ctx, ownerPass)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,84 +158,34 @@ func (e *env) issue(number, email, source string) emailtoken.Issued {
 	return out
 }
 
-// answer is a recorded response.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (a answer) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(a.body, &m); err != nil {
-		t.Fatalf("body %q: %v", a.body, err)
-	}
-	return m
-}
-
-func (a answer) str(t *testing.T, key string) string {
-	t.Helper()
-	s, _ := a.json(t)[key].(string)
-	return s
-}
-
-func (a answer) expect(t *testing.T, status int, code string) answer {
-	t.Helper()
-	if a.status != status {
-		t.Fatalf("status %d, want %d: %s", a.status, status, a.body)
-	}
-	if code != "" {
-		if got := a.str(t, "errorCode"); got != code {
-			t.Fatalf("errorCode %q, want %q: %s", got, code, a.body)
-		}
-	}
-	return a
-}
-
-// token is the answer of a token read.
-func (a answer) token(t *testing.T) emailtoken.Answer {
+// tokenOf is the answer of a token read.
+func tokenOf(t *testing.T, a testenv.Answer) emailtoken.Answer {
 	t.Helper()
 	var out emailtoken.Answer
-	if err := json.Unmarshal(a.body, &out); err != nil {
-		t.Fatalf("body %q: %v", a.body, err)
+	if err := json.Unmarshal(a.Body, &out); err != nil {
+		t.Fatalf("body %q: %v", a.Body, err)
 	}
 	return out
 }
 
-func (e *env) do(method, path string, body any, b *brand.Brand) answer {
+// do sends a request to the customer routes of brand b (belair when nil)
+// from ip.
+func (e *env) do(method, path string, body any, b *brand.Brand) testenv.Answer {
 	e.t.Helper()
-	var raw []byte
-	if body != nil {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			e.t.Fatal(err)
-		}
-		if s, ok := body.(string); ok {
-			raw = []byte(s)
-		}
-	}
-	r := httptest.NewRequest(method, "https://belair.example"+path, bytes.NewReader(raw))
-	r.Header.Set("Content-Type", "application/json")
-	r.RemoteAddr = ip + ":40000"
 	if b == nil {
 		b, _ = e.brands.ByID("belair")
 	}
-	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: b, Province: b.DefaultProvince, Language: "en"}))
-	w := httptest.NewRecorder()
-	e.mux.ServeHTTP(w, r)
-	res := w.Result()
-	out, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, header: res.Header, body: out}
+	return testenv.Do(e.t, e.mux, testenv.Request{Method: method, Path: path, Body: body, IP: ip,
+		Site: &api.Site{Brand: b, Province: b.DefaultProvince, Language: "en"}})
 }
 
-func (e *env) post(path string, body any) answer {
+func (e *env) post(path string, body any) testenv.Answer {
 	e.t.Helper()
 	return e.do(http.MethodPost, path, body, nil)
 }
 
 // read is GET /api/v1/tokens/{token}?src=… (src "" for none).
-func (e *env) read(token, src string) answer {
+func (e *env) read(token, src string) testenv.Answer {
 	e.t.Helper()
 	path := "/api/v1/tokens/" + token
 	if src != "" {
@@ -251,7 +195,7 @@ func (e *env) read(token, src string) answer {
 }
 
 // create is the token variant of account-creation/password.
-func (e *env) create(id string, proof map[string]any) answer {
+func (e *env) create(id string, proof map[string]any) testenv.Answer {
 	e.t.Helper()
 	body := map[string]any{"password": newPassword, "passwordConfirmation": newPassword, "termsAccepted": true}
 	for k, v := range proof {
@@ -262,60 +206,21 @@ func (e *env) create(id string, proof map[string]any) answer {
 
 // adminCall posts to the admin API with an Authorization header ("" for
 // none).
-func (e *env) adminCall(authorization string, body any) answer {
+func (e *env) adminCall(authorization string, body any) testenv.Answer {
 	e.t.Helper()
-	raw, _ := json.Marshal(body)
-	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9090/api/admin/v1/tokens", bytes.NewReader(raw))
+	req := testenv.Request{Method: http.MethodPost, Path: "http://127.0.0.1:9090/api/admin/v1/tokens", Body: body,
+		Peer: "10.0.0.5:5000"}
 	if authorization != "" {
-		r.Header.Set("Authorization", authorization)
+		req.Headers = map[string]string{"Authorization": authorization}
 	}
-	r.RemoteAddr = "10.0.0.5:5000"
-	w := httptest.NewRecorder()
-	e.admin.ServeHTTP(w, r)
-	res := w.Result()
-	out, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, header: res.Header, body: out}
+	return testenv.Do(e.t, e.admin, req)
 }
 
-// count is a COUNT(*) query's answer.
-func (e *env) count(q string, args ...any) int {
-	e.t.Helper()
-	var n int
-	if err := e.db.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
-		e.t.Fatal(err)
-	}
-	return n
-}
-
-// linked returns "number:role" of the account's policies.
+// linked returns "number:role" of the belair account's policies.
 func (e *env) linked(email string) []string {
 	e.t.Helper()
-	ctx := context.Background()
-	a, err := account.ByEmail(ctx, e.db, "belair", email)
-	if err != nil {
-		e.t.Fatalf("account %s: %v", email, err)
-	}
-	ps, err := policy.ForAccount(ctx, e.db, a.ID)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Number+":"+string(p.Role))
-	}
-	return out
+	return accounttest.Linked(e.t, e.DB, "belair", email)
 }
 
 // day is 24 hours.
 const day = 24 * time.Hour
-
-func jsonInto(raw []byte, v any) error { return json.Unmarshal(raw, v) }
-
-func mustBrands(t *testing.T) *brand.Registry {
-	t.Helper()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
-}

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/notify"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // TestBranches walks every branch of spec §4.2 (find statuses, options,
@@ -22,245 +24,245 @@ func TestBranches(t *testing.T) {
 		run  func(t *testing.T, e *env)
 	}{
 		{"email code, then create, then already registered", func(t *testing.T, e *env) {
-			f := e.find("reg-0001", "EMMA", "courriel").expect(t, 240, "")
-			methods, ids := f.options(t)
-			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) || f.str(t, "status") != "REGISTRATION" ||
-				f.str(t, "email") != "e•••@e•••.com" || f.json(t)["ubiMatchPH"] != false {
-				t.Fatalf("find: %s", f.body)
+			f := e.find("reg-0001", "EMMA", "courriel").Expect(t, 240, "")
+			methods, ids := optionsOf(t, f)
+			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) || f.Str(t, "status") != "REGISTRATION" ||
+				f.Str(t, "email") != "e•••@e•••.com" || f.JSON(t)["ubiMatchPH"] != false {
+				t.Fatalf("find: %s", f.Body)
 			}
-			id := f.str(t, "id")
-			s := e.send(id, ids["EMAIL"]).expect(t, 200, "")
-			if s.json(t)["resendsLeft"] != 3.0 {
-				t.Fatalf("send: %s", s.body)
+			id := f.Str(t, "id")
+			s := e.send(id, ids["EMAIL"]).Expect(t, 200, "")
+			if s.JSON(t)["resendsLeft"] != 3.0 {
+				t.Fatalf("send: %s", s.Body)
 			}
-			m := e.next("emma@example.com")
-			if m.template != notify.TemplateRegistrationCode || m.channel != "email" || len(m.data[notify.DataCode]) != 6 {
+			m := e.Mail.Next(t, "emma@example.com")
+			if m.Template != notify.TemplateRegistrationCode || m.Channel != "email" || len(m.Data[notify.DataCode]) != 6 {
 				t.Fatalf("code message %+v", m)
 			}
 			wrong := "000000"
-			if m.data[notify.DataCode] == wrong {
+			if m.Data[notify.DataCode] == wrong {
 				wrong = "111111"
 			}
-			w := e.value(id, ids["EMAIL"], wrong).expect(t, 400, "INVALID_ACTIVATION_CODE")
-			if w.json(t)["triesLeft"] != 4.0 {
-				t.Fatalf("wrong code: %s", w.body)
+			w := e.value(id, ids["EMAIL"], wrong).Expect(t, 400, "INVALID_ACTIVATION_CODE")
+			if w.JSON(t)["triesLeft"] != 4.0 {
+				t.Fatalf("wrong code: %s", w.Body)
 			}
-			v := e.value(id, ids["EMAIL"], m.data[notify.DataCode]).expect(t, 200, "")
-			if v.str(t, "email") != "emma@example.com" || v.str(t, "id") != id {
-				t.Fatalf("verified: %s", v.body)
+			v := e.value(id, ids["EMAIL"], m.Data[notify.DataCode]).Expect(t, 200, "")
+			if v.Str(t, "email") != "emma@example.com" || v.Str(t, "id") != id {
+				t.Fatalf("verified: %s", v.Body)
 			}
-			e.create(id, newPassword).expect(t, 201, "")
+			e.create(id, newPassword).Expect(t, 201, "")
 			if got := e.linked("emma@example.com"); !slices.Equal(got, []string{"REG0001:holder"}) {
 				t.Fatalf("linked %v", got)
 			}
-			if m := e.next("emma@example.com"); m.template != notify.TemplateAccountCreated {
+			if m := e.Mail.Next(t, "emma@example.com"); m.Template != notify.TemplateAccountCreated {
 				t.Fatalf("welcome %+v", m)
 			}
-			r := e.find("REG0001", "Emma", "Courriel").expect(t, 200, "")
-			if len(r.json(t)) != 1 || r.str(t, "status") != "REGISTERED" {
-				t.Fatalf("registered: %s", r.body)
+			r := e.find("REG0001", "Emma", "Courriel").Expect(t, 200, "")
+			if len(r.JSON(t)) != 1 || r.Str(t, "status") != "REGISTERED" {
+				t.Fatalf("registered: %s", r.Body)
 			}
-			if m := e.next("emma@example.com"); m.template != notify.TemplateRegistrationNotice || m.language != "en" {
+			if m := e.Mail.Next(t, "emma@example.com"); m.Template != notify.TemplateRegistrationNotice || m.Language != "en" {
 				t.Fatalf("notice %+v", m)
 			}
 		}},
 		{"SMS code", func(t *testing.T, e *env) {
-			f := e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
-			methods, ids := f.options(t)
+			f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
+			methods, ids := optionsOf(t, f)
 			if !slices.Equal(methods, []string{"EMAIL", "SMS", "NONE"}) {
 				t.Fatalf("options %v", methods)
 			}
-			id := f.str(t, "id")
-			e.send(id, ids["SMS"]).expect(t, 200, "")
-			m := e.next("+15145550101")
-			if m.channel != "sms" {
+			id := f.Str(t, "id")
+			e.send(id, ids["SMS"]).Expect(t, 200, "")
+			m := e.Mail.Next(t, "+15145550101")
+			if m.Channel != "sms" {
 				t.Fatalf("sms %+v", m)
 			}
-			e.value(id, ids["SMS"], m.data[notify.DataCode]).expect(t, 200, "")
-			e.create(id, newPassword).expect(t, 201, "")
+			e.value(id, ids["SMS"], m.Data[notify.DataCode]).Expect(t, 200, "")
+			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("simon@example.com")
 		}},
 		{"PIN", func(t *testing.T, e *env) {
-			f := e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
-			methods, ids := f.options(t)
+			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
+			methods, ids := optionsOf(t, f)
 			if !slices.Equal(methods, []string{"EMAIL", "PIN", "NONE"}) {
 				t.Fatalf("options %v", methods)
 			}
-			id := f.str(t, "id")
-			e.send(id, ids["PIN"]).expect(t, 409, "REGISTRATION_STATE")
-			e.value(id, ids["PIN"], "ZZ12CD34").expect(t, 400, "INVALID_ACTIVATION_CODE")
-			e.value(id, ids["PIN"], "ab12-cd34").expect(t, 200, "")
-			e.none("paula@example.com")
+			id := f.Str(t, "id")
+			e.send(id, ids["PIN"]).Expect(t, 409, "REGISTRATION_STATE")
+			e.value(id, ids["PIN"], "ZZ12CD34").Expect(t, 400, "INVALID_ACTIVATION_CODE")
+			e.value(id, ids["PIN"], "ab12-cd34").Expect(t, 200, "")
+			e.Mail.None(t, "paula@example.com")
 		}},
 		{"a PIN older than its life is not offered", func(t *testing.T, e *env) {
-			e.clock.Advance(181 * 24 * time.Hour)
-			methods, _ := e.find("REG0003", "Paula", "Nip").expect(t, 240, "").options(t)
+			e.Clock.Advance(181 * 24 * time.Hour)
+			methods, _ := optionsOf(t, e.find("REG0003", "Paula", "Nip").Expect(t, 240, ""))
 			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) {
 				t.Fatalf("options %v", methods)
 			}
 		}},
 		{"ask-email: nothing on file", func(t *testing.T, e *env) {
-			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
-			methods, ids := f.options(t)
-			if !slices.Equal(methods, []string{"ask-email"}) || f.str(t, "email") != "" {
-				t.Fatalf("find %s", f.body)
+			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
+			methods, ids := optionsOf(t, f)
+			if !slices.Equal(methods, []string{"ask-email"}) || f.Str(t, "email") != "" {
+				t.Fatalf("find %s", f.Body)
 			}
-			id := f.str(t, "id")
-			e.value(id, ids["ask-email"], "not an email").expect(t, 400, "VALIDATION")
-			e.value(id, ids["ask-email"], "Owner@Example.com").expect(t, 404, "EMAIL_ALREADY_EXISTS")
-			n := e.value(id, ids["ask-email"], "alice@example.com").expect(t, 240, "")
-			methods, next := n.options(t)
+			id := f.Str(t, "id")
+			e.value(id, ids["ask-email"], "not an email").Expect(t, 400, "VALIDATION")
+			e.value(id, ids["ask-email"], "Owner@Example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
+			n := e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 240, "")
+			methods, next := optionsOf(t, n)
 			if !slices.Equal(methods, []string{"ask-email-code"}) {
-				t.Fatalf("next %s", n.body)
+				t.Fatalf("next %s", n.Body)
 			}
-			code := e.next("alice@example.com").data[notify.DataCode]
-			e.send(id, next["ask-email-code"]).expect(t, 200, "")
-			e.value(id, next["ask-email-code"], code).expect(t, 400, "INVALID_ACTIVATION_CODE") // replaced by the resend
-			code = e.next("alice@example.com").data[notify.DataCode]
-			v := e.value(id, next["ask-email-code"], code).expect(t, 200, "")
-			if v.str(t, "email") != "alice@example.com" {
-				t.Fatalf("verified %s", v.body)
+			code := e.Mail.Next(t, "alice@example.com").Data[notify.DataCode]
+			e.send(id, next["ask-email-code"]).Expect(t, 200, "")
+			e.value(id, next["ask-email-code"], code).Expect(t, 400, "INVALID_ACTIVATION_CODE") // replaced by the resend
+			code = e.Mail.Next(t, "alice@example.com").Data[notify.DataCode]
+			v := e.value(id, next["ask-email-code"], code).Expect(t, 200, "")
+			if v.Str(t, "email") != "alice@example.com" {
+				t.Fatalf("verified %s", v.Body)
 			}
-			e.create(id, newPassword).expect(t, 201, "")
+			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("alice@example.com")
 		}},
 		{"ask-username: the email on file is another account's", func(t *testing.T, e *env) {
-			f := e.find("REG0005", "Ugo", "Pris").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.send(id, ids["EMAIL"]).expect(t, 200, "")
-			n := e.value(id, ids["EMAIL"], e.next("owner@example.com").data[notify.DataCode]).expect(t, 240, "")
-			methods, next := n.options(t)
+			f := e.find("REG0005", "Ugo", "Pris").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
+			n := e.value(id, ids["EMAIL"], e.Mail.Next(t, "owner@example.com").Data[notify.DataCode]).Expect(t, 240, "")
+			methods, next := optionsOf(t, n)
 			if !slices.Equal(methods, []string{"ask-username"}) {
-				t.Fatalf("next %s", n.body)
+				t.Fatalf("next %s", n.Body)
 			}
-			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
-			n = e.value(id, next["ask-username"], "ugo@example.com").expect(t, 240, "")
-			_, next = n.options(t)
-			e.value(id, next["ask-email-code"], e.next("ugo@example.com").data[notify.DataCode]).expect(t, 200, "")
-			e.create(id, newPassword).expect(t, 201, "")
+			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
+			n = e.value(id, next["ask-username"], "ugo@example.com").Expect(t, 240, "")
+			_, next = optionsOf(t, n)
+			e.value(id, next["ask-email-code"], e.Mail.Next(t, "ugo@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("ugo@example.com")
 		}},
 		{"no options: a driver with nothing on file", func(t *testing.T, e *env) {
-			f := e.find("REG0006", "Nora", "Aucun").expect(t, 240, "")
-			if methods, _ := f.options(t); len(methods) != 0 {
+			f := e.find("REG0006", "Nora", "Aucun").Expect(t, 240, "")
+			if methods, _ := optionsOf(t, f); len(methods) != 0 {
 				t.Fatalf("options %v", methods)
 			}
 		}},
 		{"NONE leads nowhere on the server", func(t *testing.T, e *env) {
-			f := e.find("REG0001", "Emma", "Courriel").expect(t, 240, "")
-			_, ids := f.options(t)
-			e.send(f.str(t, "id"), ids["NONE"]).expect(t, 409, "REGISTRATION_STATE")
+			f := e.find("REG0001", "Emma", "Courriel").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			e.send(f.Str(t, "id"), ids["NONE"]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 		{"UBI driver of a policyholder account: password-validation", func(t *testing.T, e *env) {
-			f := e.find("REG0007", "Ubald", "Conduit").expect(t, 240, "")
-			if f.json(t)["ubiMatchPH"] != true {
-				t.Fatalf("find %s", f.body)
+			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
+			if f.JSON(t)["ubiMatchPH"] != true {
+				t.Fatalf("find %s", f.Body)
 			}
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.send(id, ids["SMS"]).expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.next("+15145550107").data[notify.DataCode]).expect(t, 240, "")
-			if methods, _ := n.options(t); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", n.body)
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.send(id, ids["SMS"]).Expect(t, 200, "")
+			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550107").Data[notify.DataCode]).Expect(t, 240, "")
+			if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-password"}) {
+				t.Fatalf("next %s", n.Body)
 			}
-			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
+			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			auth := "/api/v1/registrations/" + id + "/authentication"
-			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).expect(t, 400, "3005")
-			ok := e.post(auth, map[string]string{"password": ownerPass}).expect(t, 200, "")
-			if ok.str(t, "email") != "owner@example.com" {
-				t.Fatalf("link %s", ok.body)
+			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
+			ok := e.post(auth, map[string]string{"password": ownerPass}).Expect(t, 200, "")
+			if ok.Str(t, "email") != "owner@example.com" {
+				t.Fatalf("link %s", ok.Body)
 			}
 			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0007:driver"}) {
 				t.Fatalf("linked %v", got)
 			}
-			e.post(auth, map[string]string{"password": ownerPass}).expect(t, 409, "REGISTRATION_STATE")
-			e.find("REG0007", "Ubald", "Conduit").expect(t, 200, "")
+			e.post(auth, map[string]string{"password": ownerPass}).Expect(t, 409, "REGISTRATION_STATE")
+			e.find("REG0007", "Ubald", "Conduit").Expect(t, 200, "")
 		}},
 		{"the policy cancelled between verification and create: 400 4001, the registration closed", func(t *testing.T, e *env) {
-			f := e.find("REG0001", "Emma", "Courriel").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.send(id, ids["EMAIL"]).expect(t, 200, "")
-			e.value(id, ids["EMAIL"], e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
-			if _, err := e.db.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
+			f := e.find("REG0001", "Emma", "Courriel").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
+			e.value(id, ids["EMAIL"], e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+			if _, err := e.DB.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
 				t.Fatal(err)
 			}
-			e.create(id, newPassword).expect(t, 400, "4001")
-			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
-			if _, err := account.ByEmail(context.Background(), e.db, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
+			e.create(id, newPassword).Expect(t, 400, "4001")
+			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
+			if _, err := account.ByEmail(context.Background(), e.DB, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
 				t.Fatalf("an account was created: %v", err)
 			}
 		}},
 		{"UBI link with the account's temporary password: 403 3007, nothing linked", func(t *testing.T, e *env) {
 			const temporary = "Temp-Pass-2026"
-			hash, err := account.NewHasher(testParams).Hash(context.Background(), temporary)
+			hash, err := accounttest.Hasher().Hash(context.Background(), temporary)
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = e.db.InTx(context.Background(), func(tx *store.Tx) error {
-				now := e.clock.Now()
+			err = e.DB.InTx(context.Background(), func(tx *store.Tx) error {
+				now := e.Clock.Now()
 				return account.SetTemporaryPassword(context.Background(), tx, e.owner.ID, hash, now.Add(time.Hour), now)
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := e.find("REG0007", "Ubald", "Conduit").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.send(id, ids["SMS"]).expect(t, 200, "")
-			e.value(id, ids["SMS"], e.next("+15145550107").data[notify.DataCode]).expect(t, 240, "")
+			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.send(id, ids["SMS"]).Expect(t, 200, "")
+			e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550107").Data[notify.DataCode]).Expect(t, 240, "")
 			auth := "/api/v1/registrations/" + id + "/authentication"
-			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).expect(t, 400, "3005")
-			e.post(auth, map[string]string{"password": temporary}).expect(t, 403, "3007")
+			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
+			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
 			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder"}) {
 				t.Fatalf("linked %v", got)
 			}
 			// The registration waits: the link goes on once the password is new.
-			e.post(auth, map[string]string{"password": temporary}).expect(t, 403, "3007")
+			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
 		}},
 		{"UBI driver without an email: the policyholder's email submitted leads to password-validation", func(t *testing.T, e *env) {
-			f := e.find("REG0010", "Victor", "Volant").expect(t, 240, "")
-			if f.json(t)["ubiMatchPH"] != false {
-				t.Fatalf("find %s", f.body)
+			f := e.find("REG0010", "Victor", "Volant").Expect(t, 240, "")
+			if f.JSON(t)["ubiMatchPH"] != false {
+				t.Fatalf("find %s", f.Body)
 			}
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.send(id, ids["SMS"]).expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.next("+15145550110").data[notify.DataCode]).expect(t, 240, "")
-			methods, next := n.options(t)
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.send(id, ids["SMS"]).Expect(t, 200, "")
+			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550110").Data[notify.DataCode]).Expect(t, 240, "")
+			methods, next := optionsOf(t, n)
 			if !slices.Equal(methods, []string{"ask-email"}) {
-				t.Fatalf("next %s", n.body)
+				t.Fatalf("next %s", n.Body)
 			}
-			n = e.value(id, next["ask-email"], "owner@example.com").expect(t, 240, "")
-			if methods, _ := n.options(t); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", n.body)
+			n = e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
+			if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-password"}) {
+				t.Fatalf("next %s", n.Body)
 			}
-			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).expect(t, 200, "")
+			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).Expect(t, 200, "")
 			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0010:driver"}) {
 				t.Fatalf("linked %v", got)
 			}
 		}},
 		{"already registered", func(t *testing.T, e *env) {
 			r := e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "OWN-0001", "firstName": "olivia",
-				"lastName": "OWNER", "dateOfBirth": "1980-04-12", "postalCode": "m5v2t6"}).expect(t, 200, "")
-			if r.str(t, "status") != "REGISTERED" {
-				t.Fatalf("%s", r.body)
+				"lastName": "OWNER", "dateOfBirth": "1980-04-12", "postalCode": "m5v2t6"}).Expect(t, 200, "")
+			if r.Str(t, "status") != "REGISTERED" {
+				t.Fatalf("%s", r.Body)
 			}
-			if m := e.next("owner@example.com"); m.template != notify.TemplateRegistrationNotice {
+			if m := e.Mail.Next(t, "owner@example.com"); m.Template != notify.TemplateRegistrationNotice {
 				t.Fatalf("notice %+v", m)
 			}
 		}},
 		{"not found: cancelled policy, wrong name, wrong licence", func(t *testing.T, e *env) {
-			e.find("REG0008", "Carl", "Annule").expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
-			e.find("REG0001", "Emma", "Courriels").expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
-			lic := func(l string) answer {
+			e.find("REG0008", "Carl", "Annule").Expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
+			e.find("REG0001", "Emma", "Courriels").Expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
+			lic := func(l string) testenv.Answer {
 				return e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "REG0009", "firstName": "lea",
 					"lastName": "cote gagnon", "dateOfBirth": dob, "postalCode": postal, "driverLicence": l, "licenceProvince": "on"})
 			}
-			lic("B12345678901234").expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
-			lic("A1234-56789-01234").expect(t, 240, "")
-			e.none("carl@example.com")
+			lic("B12345678901234").Expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
+			lic("A1234-56789-01234").Expect(t, 240, "")
+			e.Mail.None(t, "carl@example.com")
 		}},
 		{"malformed fields: 400 VALIDATION with the field", func(t *testing.T, e *env) {
 			for field, body := range map[string]map[string]string{
@@ -269,25 +271,25 @@ func TestBranches(t *testing.T) {
 				"birthDate":    {"policyNumber": "REG0001", "firstName": "Emma", "lastName": "Courriel", "dateOfBirth": "1985-02-30", "postalCode": postal},
 				"postalCode":   {"policyNumber": "REG0001", "firstName": "Emma", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": "123"},
 			} {
-				a := e.post("/api/v1/accounts/find", body).expect(t, 400, "VALIDATION")
-				if a.str(t, "field") != field || a.str(t, "messageKey") == "" {
-					t.Errorf("%s: %s", field, a.body)
+				a := e.post("/api/v1/accounts/find", body).Expect(t, 400, "VALIDATION")
+				if a.Str(t, "field") != field || a.Str(t, "messageKey") == "" {
+					t.Errorf("%s: %s", field, a.Body)
 				}
 			}
-			e.post("/api/v1/accounts/find", `{"policyNumber":"REG0001","colour":"red"}`).expect(t, 400, "BAD_REQUEST")
+			e.post("/api/v1/accounts/find", `{"policyNumber":"REG0001","colour":"red"}`).Expect(t, 400, "BAD_REQUEST")
 		}},
 		{"create: password rules, 1003 after 5 refusals", func(t *testing.T, e *env) {
-			f := e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.value(id, ids["PIN"], pin).expect(t, 200, "")
-			e.create(id, "Paula-paula@example.com-1").expect(t, 400, "2002")
-			e.create(id, "Brand-New-Pass-7\u0000").expect(t, 400, "2003")
+			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.value(id, ids["PIN"], pin).Expect(t, 200, "")
+			e.create(id, "Paula-paula@example.com-1").Expect(t, 400, "2002")
+			e.create(id, "Brand-New-Pass-7\u0000").Expect(t, 400, "2003")
 			e.post("/api/v1/accounts/"+id+"/create", map[string]any{"password": newPassword,
-				"passwordConfirmation": "other", "termsAccepted": true}).expect(t, 400, "2002")
-			e.create(id, "short").expect(t, 400, "2002")
-			e.create(id, "short").expect(t, 400, "1003")
-			e.create(id, newPassword).expect(t, 400, "1003")
+				"passwordConfirmation": "other", "termsAccepted": true}).Expect(t, 400, "2002")
+			e.create(id, "short").Expect(t, 400, "2002")
+			e.create(id, "short").Expect(t, 400, "1003")
+			e.create(id, newPassword).Expect(t, 400, "1003")
 		}},
 	}
 	for _, b := range branches {

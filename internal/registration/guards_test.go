@@ -11,6 +11,7 @@ import (
 	"guichet/internal/notify"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -18,9 +19,9 @@ import (
 // the EMAIL option's id.
 func (e *env) started() (id, email string) {
 	e.t.Helper()
-	f := e.find("REG0001", "Emma", "Courriel").expect(e.t, 240, "")
-	_, ids := f.options(e.t)
-	return f.str(e.t, "id"), ids["EMAIL"]
+	f := e.find("REG0001", "Emma", "Courriel").Expect(e.t, 240, "")
+	_, ids := optionsOf(e.t, f)
+	return f.Str(e.t, "id"), ids["EMAIL"]
 }
 
 // TestGuards: calls out of order, after the registration closed or
@@ -32,114 +33,114 @@ func TestGuards(t *testing.T) {
 	}{
 		{"a code check before a send", func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.value(id, opt, "123456").expect(t, 409, "REGISTRATION_STATE")
+			e.value(id, opt, "123456").Expect(t, 409, "REGISTRATION_STATE")
 		}},
 		{"unknown registration, other brand's", func(t *testing.T, e *env) {
 			_, opt := e.started()
-			e.send("AAAAAAAAAAAAAAAAAAAAAA", opt).expect(t, 404, "NOT_FOUND")
-			e.create("AAAAAAAAAAAAAAAAAAAAAA", newPassword).expect(t, 404, "NOT_FOUND")
+			e.send("AAAAAAAAAAAAAAAAAAAAAA", opt).Expect(t, 404, "NOT_FOUND")
+			e.create("AAAAAAAAAAAAAAAAAAAAAA", newPassword).Expect(t, 404, "NOT_FOUND")
 			e.post("/api/v1/registrations/AAAAAAAAAAAAAAAAAAAAAA/authentication", map[string]string{"password": "x"}).
-				expect(t, 404, "NOT_FOUND")
-			e.send("short", opt).expect(t, 404, "NOT_FOUND")
+				Expect(t, 404, "NOT_FOUND")
+			e.send("short", opt).Expect(t, 404, "NOT_FOUND")
 			var n int
-			if err := e.db.QueryRow(context.Background(), "UPDATE registrations SET brand = 'intact' RETURNING 1").Scan(&n); err != nil {
+			if err := e.DB.QueryRow(context.Background(), "UPDATE registrations SET brand = 'intact' RETURNING 1").Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			id, _ := e.started()
-			e.send(id, opt).expect(t, 409, "REGISTRATION_STATE") // an option of the other registration
+			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE") // an option of the other registration
 		}},
 		{"expired after 30 minutes", func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.send(id, opt).expect(t, 200, "")
-			e.clock.Advance(identity.TTL)
-			e.send(id, opt).expect(t, 409, "REGISTRATION_STATE")
-			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 409, "REGISTRATION_STATE")
+			e.send(id, opt).Expect(t, 200, "")
+			e.Clock.Advance(identity.TTL)
+			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
+			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 		{"a code expires after 10 minutes", func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.send(id, opt).expect(t, 200, "")
-			e.clock.Advance(identity.CodeTTL)
-			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.send(id, opt).Expect(t, 200, "")
+			e.Clock.Advance(identity.CodeTTL)
+			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"5 wrong guesses kill the code", func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.send(id, opt).expect(t, 200, "")
-			code := e.next("emma@example.com").data[notify.DataCode]
+			e.send(id, opt).Expect(t, 200, "")
+			code := e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]
 			wrong := "000000"
 			if code == wrong {
 				wrong = "111111"
 			}
 			for left := 4; left >= 1; left-- {
-				if got := e.value(id, opt, wrong).expect(t, 400, "INVALID_ACTIVATION_CODE").json(t)["triesLeft"]; got != float64(left) {
+				if got := e.value(id, opt, wrong).Expect(t, 400, "INVALID_ACTIVATION_CODE").JSON(t)["triesLeft"]; got != float64(left) {
 					t.Fatalf("triesLeft %v, want %d", got, left)
 				}
 			}
-			e.value(id, opt, wrong).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
-			e.value(id, opt, code).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, opt, wrong).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, opt, code).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			// A resend gives a new code with its own guesses.
-			e.send(id, opt).expect(t, 200, "")
-			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+			e.send(id, opt).Expect(t, 200, "")
+			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
 		}},
 		{"5 wrong PINs", func(t *testing.T, e *env) {
-			f := e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
+			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
 			for range 4 {
-				e.value(id, ids["PIN"], "ZZZZZZZZ").expect(t, 400, "INVALID_ACTIVATION_CODE")
+				e.value(id, ids["PIN"], "ZZZZZZZZ").Expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
-			e.value(id, ids["PIN"], "ZZZZZZZZ").expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
-			e.value(id, ids["PIN"], pin).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, ids["PIN"], "ZZZZZZZZ").Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, ids["PIN"], pin).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"3 resends at most; an email code's fourth is too many emails", func(t *testing.T, e *env) {
 			id, opt := e.started()
 			for left := 3; left >= 0; left-- {
-				if got := e.send(id, opt).expect(t, 200, "").json(t)["resendsLeft"]; got != float64(left) {
+				if got := e.send(id, opt).Expect(t, 200, "").JSON(t)["resendsLeft"]; got != float64(left) {
 					t.Fatalf("resendsLeft %v, want %d", got, left)
 				}
-				e.next("emma@example.com")
+				e.Mail.Next(t, "emma@example.com")
 			}
-			e.send(id, opt).expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
-			e.none("emma@example.com")
+			e.send(id, opt).Expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
+			e.Mail.None(t, "emma@example.com")
 		}},
 		{"an SMS code's fourth resend", func(t *testing.T, e *env) {
-			f := e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
+			f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
 			for range 4 {
-				e.send(id, ids["SMS"]).expect(t, 200, "")
-				e.next("+15145550101")
+				e.send(id, ids["SMS"]).Expect(t, 200, "")
+				e.Mail.Next(t, "+15145550101")
 			}
-			e.send(id, ids["SMS"]).expect(t, 403, "EXCEEDED_RESENDS")
-			e.none("+15145550101")
+			e.send(id, ids["SMS"]).Expect(t, 403, "EXCEEDED_RESENDS")
+			e.Mail.None(t, "+15145550101")
 		}},
 		{"the code to an email typed: three resends, then too many emails", func(t *testing.T, e *env) {
-			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			_, next := e.value(id, ids["ask-email"], "alice@example.com").expect(t, 240, "").options(t)
-			e.next("alice@example.com")
+			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			_, next := optionsOf(t, e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 240, ""))
+			e.Mail.Next(t, "alice@example.com")
 			for range 3 {
-				e.send(id, next["ask-email-code"]).expect(t, 200, "")
-				e.next("alice@example.com")
+				e.send(id, next["ask-email-code"]).Expect(t, 200, "")
+				e.Mail.Next(t, "alice@example.com")
 			}
-			e.send(id, next["ask-email-code"]).expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
-			e.none("alice@example.com")
+			e.send(id, next["ask-email-code"]).Expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
+			e.Mail.None(t, "alice@example.com")
 		}},
 		{"a malformed code or PIN is not a guess", func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.send(id, opt).expect(t, 200, "")
+			e.send(id, opt).Expect(t, 200, "")
 			for range 6 {
-				e.value(id, opt, "12345").expect(t, 400, "VALIDATION")
+				e.value(id, opt, "12345").Expect(t, 400, "VALIDATION")
 			}
-			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
+			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
 		}},
 		{"nothing after create", func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.send(id, opt).expect(t, 200, "")
-			e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
-			e.create(id, newPassword).expect(t, 201, "")
-			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
-			e.send(id, opt).expect(t, 409, "REGISTRATION_STATE")
+			e.send(id, opt).Expect(t, 200, "")
+			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+			e.create(id, newPassword).Expect(t, 201, "")
+			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
+			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 	}
 	for _, c := range cases {
@@ -150,7 +151,7 @@ func TestGuards(t *testing.T) {
 }
 
 // parallel runs fn n times at once and counts the statuses.
-func parallel(n int, fn func() answer) map[int]int {
+func parallel(n int, fn func() testenv.Answer) map[int]int {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	statuses := map[int]int{}
@@ -162,7 +163,7 @@ func parallel(n int, fn func() answer) map[int]int {
 			<-start
 			a := fn()
 			mu.Lock()
-			statuses[a.status]++
+			statuses[a.Status]++
 			mu.Unlock()
 		}()
 	}
@@ -177,9 +178,9 @@ func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		id, opt := e.started()
-		e.send(id, opt).expect(t, 200, "")
-		e.value(id, opt, e.next("emma@example.com").data[notify.DataCode]).expect(t, 200, "")
-		got := parallel(16, func() answer { return e.create(id, newPassword) })
+		e.send(id, opt).Expect(t, 200, "")
+		e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+		got := parallel(16, func() testenv.Answer { return e.create(id, newPassword) })
 		if got[http.StatusCreated] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}
@@ -188,7 +189,7 @@ func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
 			t.Fatalf("%d accounts (%v)", n, err)
 		}
 		e.linked("emma@example.com")
-		e.next("emma@example.com") // one welcome email
+		e.Mail.Next(t, "emma@example.com") // one welcome email
 	})
 }
 
@@ -198,9 +199,9 @@ func TestConcurrentRightCodesSucceedOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		id, opt := e.started()
-		e.send(id, opt).expect(t, 200, "")
-		code := e.next("emma@example.com").data[notify.DataCode]
-		got := parallel(16, func() answer { return e.value(id, opt, code) })
+		e.send(id, opt).Expect(t, 200, "")
+		code := e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]
+		got := parallel(16, func() testenv.Answer { return e.value(id, opt, code) })
 		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}
@@ -213,24 +214,24 @@ func TestLimits(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		e.svc.Limits.FindPerPolicy = throttle.Rule{Scope: "registration.find.policy", Limit: 2, Window: time.Hour}
-		e.find("REG0001", "Emma", "Courriel").expect(t, 240, "")
-		e.find("REG-0001", "Someone", "Else").expect(t, 404, "")
-		a := e.find("reg0001", "Emma", "Courriel").expect(t, 429, "RATE_LIMITED")
-		if a.header.Get("Retry-After") == "" {
+		e.find("REG0001", "Emma", "Courriel").Expect(t, 240, "")
+		e.find("REG-0001", "Someone", "Else").Expect(t, 404, "")
+		a := e.find("reg0001", "Emma", "Courriel").Expect(t, 429, "RATE_LIMITED")
+		if a.Header.Get("Retry-After") == "" {
 			t.Fatal("no Retry-After")
 		}
-		e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
+		e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
 
 		e.svc.Limits.FindPerIP = throttle.Rule{Scope: "registration.find.ip", Limit: 1, Window: 10 * time.Minute}
-		e.find("REG0003", "Paula", "Nip").expect(t, 240, "")
-		e.find("REG0004", "Alice", "Sansfil").expect(t, 429, "RATE_LIMITED")
+		e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
+		e.find("REG0004", "Alice", "Sansfil").Expect(t, 429, "RATE_LIMITED")
 		e.svc.Limits.FindPerIP = throttle.Rule{}
 
 		e.svc.Limits.SendsPerPerson = throttle.Rule{Scope: "registration.codes", Limit: 1, Window: time.Hour}
-		f := e.find("REG0002", "Simon", "Texto").expect(t, 240, "")
-		_, ids := f.options(t)
-		e.send(f.str(t, "id"), ids["SMS"]).expect(t, 200, "")
-		e.send(f.str(t, "id"), ids["EMAIL"]).expect(t, 429, "RATE_LIMITED")
+		f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
+		_, ids := optionsOf(t, f)
+		e.send(f.Str(t, "id"), ids["SMS"]).Expect(t, 200, "")
+		e.send(f.Str(t, "id"), ids["EMAIL"]).Expect(t, 429, "RATE_LIMITED")
 
 		var n int
 		if err := db.QueryRow(context.Background(),
@@ -245,11 +246,11 @@ func TestPrune(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		e.started()
-		e.clock.Advance(identity.TTL + 23*time.Hour)
+		e.Clock.Advance(identity.TTL + 23*time.Hour)
 		if n, err := e.svc.Prune(context.Background()); err != nil || n != 0 {
 			t.Fatalf("Prune = %d, %v", n, err)
 		}
-		e.clock.Advance(time.Hour)
+		e.Clock.Advance(time.Hour)
 		if n, err := e.svc.Prune(context.Background()); err != nil || n != 1 {
 			t.Fatalf("Prune = %d, %v", n, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // linkEnv is an env whose brand proves an email by link (emailProof: link).
@@ -34,12 +35,12 @@ type emailLink struct {
 // language.
 func (e *env) linkTo(to, language string) emailLink {
 	e.t.Helper()
-	m := e.next(to)
-	if m.template != notify.TemplateRegistrationInvite || m.channel != "email" || m.language != language ||
-		m.data[notify.DataMinutes] != "10" || m.data[notify.DataCode] != "" {
+	m := e.Mail.Next(e.t, to)
+	if m.Template != notify.TemplateRegistrationInvite || m.Channel != "email" || m.Language != language ||
+		m.Data[notify.DataMinutes] != "10" || m.Data[notify.DataCode] != "" {
 		e.t.Fatalf("link message %+v", m)
 	}
-	u, err := url.Parse(m.data[notify.DataLink])
+	u, err := url.Parse(m.Data[notify.DataLink])
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -59,13 +60,13 @@ func (e *env) linkTo(to, language string) emailLink {
 // and the link sent.
 func (e *env) submitAliceByLink(email string) (string, emailLink) {
 	e.t.Helper()
-	f := e.find("REG0004", "Alice", "Sansfil").expect(e.t, 240, "")
-	_, ids := f.options(e.t)
-	id := f.str(e.t, "id")
-	a := e.value(id, ids["ask-email"], email).expect(e.t, http.StatusAccepted, "")
-	methods, next := a.options(e.t)
-	if !slices.Equal(methods, []string{"ask-email-link"}) || a.str(e.t, "id") != id {
-		e.t.Fatalf("202: %s", a.body)
+	f := e.find("REG0004", "Alice", "Sansfil").Expect(e.t, 240, "")
+	_, ids := optionsOf(e.t, f)
+	id := f.Str(e.t, "id")
+	a := e.value(id, ids["ask-email"], email).Expect(e.t, http.StatusAccepted, "")
+	methods, next := optionsOf(e.t, a)
+	if !slices.Equal(methods, []string{"ask-email-link"}) || a.Str(e.t, "id") != id {
+		e.t.Fatalf("202: %s", a.Body)
 	}
 	l := e.linkTo(email, "en")
 	if l.id != id || l.validation != next["ask-email-link"] {
@@ -86,113 +87,113 @@ func TestEmailLink(t *testing.T) {
 		{"ask-email: 202, the link verifies once, then the account is created", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("A", emailtoken.Length)
-			w := e.value(id, l.validation, wrong).expect(t, 400, "INVALID_ACTIVATION_CODE")
-			if w.json(t)["triesLeft"] != 4.0 {
-				t.Fatalf("wrong link: %s", w.body)
+			w := e.value(id, l.validation, wrong).Expect(t, 400, "INVALID_ACTIVATION_CODE")
+			if w.JSON(t)["triesLeft"] != 4.0 {
+				t.Fatalf("wrong link: %s", w.Body)
 			}
-			e.value(id, l.validation, "short").expect(t, 400, "INVALID_ACTIVATION_CODE")
-			v := e.value(id, l.validation, l.token).expect(t, 200, "")
-			if v.str(t, "email") != "alice@example.com" || v.str(t, "id") != id {
-				t.Fatalf("verified: %s", v.body)
+			e.value(id, l.validation, "short").Expect(t, 400, "INVALID_ACTIVATION_CODE")
+			v := e.value(id, l.validation, l.token).Expect(t, 200, "")
+			if v.Str(t, "email") != "alice@example.com" || v.Str(t, "id") != id {
+				t.Fatalf("verified: %s", v.Body)
 			}
-			e.value(id, l.validation, l.token).expect(t, 409, "REGISTRATION_STATE") // single use
-			e.create(id, newPassword).expect(t, 201, "")
+			e.value(id, l.validation, l.token).Expect(t, 409, "REGISTRATION_STATE") // single use
+			e.create(id, newPassword).Expect(t, 201, "")
 			if got := e.linked("alice@example.com"); !slices.Equal(got, []string{"REG0004:holder"}) {
 				t.Fatalf("linked %v", got)
 			}
-			if m := e.next("alice@example.com"); m.template != notify.TemplateAccountCreated {
+			if m := e.Mail.Next(t, "alice@example.com"); m.Template != notify.TemplateAccountCreated {
 				t.Fatalf("welcome %+v", m)
 			}
 		}},
 		{"the link is in the registration's language", func(t *testing.T, e *env) {
 			e.language = "fr"
-			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
-			_, ids := f.options(t)
-			e.value(f.str(t, "id"), ids["ask-email"], "alice@example.com").expect(t, 202, "")
+			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			e.value(f.Str(t, "id"), ids["ask-email"], "alice@example.com").Expect(t, 202, "")
 			l := e.linkTo("alice@example.com", "fr")
-			e.value(l.id, l.validation, l.token).expect(t, 200, "")
+			e.value(l.id, l.validation, l.token).Expect(t, 200, "")
 		}},
 		{"an email taken is refused as with a code; no link goes", func(t *testing.T, e *env) {
-			f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
-			_, ids := f.options(t)
-			e.value(f.str(t, "id"), ids["ask-email"], "owner@example.com").expect(t, 404, "EMAIL_ALREADY_EXISTS")
-			e.none("owner@example.com")
+			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			e.value(f.Str(t, "id"), ids["ask-email"], "owner@example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
+			e.Mail.None(t, "owner@example.com")
 		}},
 		{"expired: a code's life", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
-			e.clock.Advance(identity.CodeTTL)
-			e.value(id, l.validation, l.token).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.Clock.Advance(identity.CodeTTL)
+			e.value(id, l.validation, l.token).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"a code's tries: the fifth wrong link kills the right one", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("B", emailtoken.Length)
 			for range identity.CodeGuesses - 1 {
-				e.value(id, l.validation, wrong).expect(t, 400, "INVALID_ACTIVATION_CODE")
+				e.value(id, l.validation, wrong).Expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
-			e.value(id, l.validation, wrong).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
-			e.value(id, l.validation, l.token).expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, l.validation, wrong).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
+			e.value(id, l.validation, l.token).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"another registration's option, a resend, a code call: refused", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
-			e.send(id, l.validation).expect(t, 409, "REGISTRATION_STATE")
-			e.value(id, "AAAAAAAAAAAAAAAAAAAAAA", l.token).expect(t, 409, "REGISTRATION_STATE")
-			e.create(id, newPassword).expect(t, 409, "REGISTRATION_STATE")
-			e.value("AAAAAAAAAAAAAAAAAAAAAA", l.validation, l.token).expect(t, 404, "")
-			e.value(id, l.validation, l.token).expect(t, 200, "")
+			e.send(id, l.validation).Expect(t, 409, "REGISTRATION_STATE")
+			e.value(id, "AAAAAAAAAAAAAAAAAAAAAA", l.token).Expect(t, 409, "REGISTRATION_STATE")
+			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
+			e.value("AAAAAAAAAAAAAAAAAAAAAA", l.validation, l.token).Expect(t, 404, "")
+			e.value(id, l.validation, l.token).Expect(t, 200, "")
 		}},
 		{"the email taken since it was submitted: the link goes on to new-email", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
-			err := e.db.InTx(context.Background(), func(tx *store.Tx) error {
+			err := e.DB.InTx(context.Background(), func(tx *store.Tx) error {
 				_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: "alice@example.com",
-					FirstName: "Other", LastName: "Person", DateOfBirth: "1970-01-01", PostalCode: postal}, "x", e.clock.Now())
+					FirstName: "Other", LastName: "Person", DateOfBirth: "1970-01-01", PostalCode: postal}, "x", e.Clock.Now())
 				return err
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := e.value(id, l.validation, l.token).expect(t, 240, "")
-			methods, next := n.options(t)
+			n := e.value(id, l.validation, l.token).Expect(t, 240, "")
+			methods, next := optionsOf(t, n)
 			if !slices.Equal(methods, []string{"ask-username"}) {
-				t.Fatalf("next %s", n.body)
+				t.Fatalf("next %s", n.Body)
 			}
-			e.value(id, next["ask-username"], "alice2@example.com").expect(t, 202, "")
+			e.value(id, next["ask-username"], "alice2@example.com").Expect(t, 202, "")
 			l2 := e.linkTo("alice2@example.com", "en")
-			e.value(id, l2.validation, l.token).expect(t, 400, "INVALID_ACTIVATION_CODE") // the first link is spent
-			e.value(id, l2.validation, l2.token).expect(t, 200, "")
-			e.create(id, newPassword).expect(t, 201, "")
+			e.value(id, l2.validation, l.token).Expect(t, 400, "INVALID_ACTIVATION_CODE") // the first link is spent
+			e.value(id, l2.validation, l2.token).Expect(t, 200, "")
+			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("alice2@example.com")
 		}},
 		{"new-email (ask-username) proves by link too", func(t *testing.T, e *env) {
-			f := e.find("REG0005", "Ugo", "Pris").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.send(id, ids["EMAIL"]).expect(t, 200, "")
-			n := e.value(id, ids["EMAIL"], e.next("owner@example.com").data[notify.DataCode]).expect(t, 240, "")
-			_, next := n.options(t)
-			e.value(id, next["ask-username"], "ugo@example.com").expect(t, 202, "")
+			f := e.find("REG0005", "Ugo", "Pris").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
+			n := e.value(id, ids["EMAIL"], e.Mail.Next(t, "owner@example.com").Data[notify.DataCode]).Expect(t, 240, "")
+			_, next := optionsOf(t, n)
+			e.value(id, next["ask-username"], "ugo@example.com").Expect(t, 202, "")
 			l := e.linkTo("ugo@example.com", "en")
-			e.value(id, l.validation, l.token).expect(t, 200, "")
-			e.create(id, newPassword).expect(t, 201, "")
+			e.value(id, l.validation, l.token).Expect(t, 200, "")
+			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("ugo@example.com")
 		}},
 		{"a UBI driver giving the policyholder's email still goes to password-validation", func(t *testing.T, e *env) {
-			f := e.find("REG0010", "Victor", "Volant").expect(t, 240, "")
-			_, ids := f.options(t)
-			id := f.str(t, "id")
-			e.send(id, ids["SMS"]).expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.next("+15145550110").data[notify.DataCode]).expect(t, 240, "")
-			_, next := n.options(t)
-			a := e.value(id, next["ask-email"], "owner@example.com").expect(t, 240, "")
-			if methods, _ := a.options(t); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", a.body)
+			f := e.find("REG0010", "Victor", "Volant").Expect(t, 240, "")
+			_, ids := optionsOf(t, f)
+			id := f.Str(t, "id")
+			e.send(id, ids["SMS"]).Expect(t, 200, "")
+			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550110").Data[notify.DataCode]).Expect(t, 240, "")
+			_, next := optionsOf(t, n)
+			a := e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
+			if methods, _ := optionsOf(t, a); !slices.Equal(methods, []string{"ask-password"}) {
+				t.Fatalf("next %s", a.Body)
 			}
-			e.none("owner@example.com")
+			e.Mail.None(t, "owner@example.com")
 		}},
 		{"the token is in no audit row", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
-			e.value(id, l.validation, strings.Repeat("C", emailtoken.Length)).expect(t, 400, "")
-			e.value(id, l.validation, l.token).expect(t, 200, "")
-			rows, err := e.db.Query(context.Background(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
+			e.value(id, l.validation, strings.Repeat("C", emailtoken.Length)).Expect(t, 400, "")
+			e.value(id, l.validation, l.token).Expect(t, 200, "")
+			rows, err := e.DB.Query(context.Background(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
 				registration.EventEmail, registration.EventVerify)
 			if err != nil {
 				t.Fatal(err)
@@ -226,7 +227,7 @@ func TestConcurrentLinkOpensSucceedOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := linkEnv(t, db)
 		id, l := e.submitAliceByLink("alice@example.com")
-		got := parallel(16, func() answer { return e.value(id, l.validation, l.token) })
+		got := parallel(16, func() testenv.Answer { return e.value(id, l.validation, l.token) })
 		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}
@@ -241,13 +242,13 @@ func TestCodeBrandStillSendsACode(t *testing.T) {
 		if e.belair.EmailByLink() {
 			t.Fatal("belair proves an email by link")
 		}
-		f := e.find("REG0004", "Alice", "Sansfil").expect(t, 240, "")
-		_, ids := f.options(t)
-		n := e.value(f.str(t, "id"), ids["ask-email"], "alice@example.com").expect(t, 240, "")
-		if methods, _ := n.options(t); !slices.Equal(methods, []string{"ask-email-code"}) {
-			t.Fatalf("next %s", n.body)
+		f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
+		_, ids := optionsOf(t, f)
+		n := e.value(f.Str(t, "id"), ids["ask-email"], "alice@example.com").Expect(t, 240, "")
+		if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-email-code"}) {
+			t.Fatalf("next %s", n.Body)
 		}
-		if m := e.next("alice@example.com"); m.template != notify.TemplateRegistrationCode {
+		if m := e.Mail.Next(t, "alice@example.com"); m.Template != notify.TemplateRegistrationCode {
 			t.Fatalf("code message %+v", m)
 		}
 	})

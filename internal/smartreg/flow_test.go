@@ -27,28 +27,28 @@ func TestPaths(t *testing.T) {
 			f.start("policyHolder").ok(t, 200, "IDENTIFY")
 			f.identify("smr-0001", "EMMA", "courriel").ok(t, 200, "VERIFY")
 			s := f.send(f.option("EMAIL")).ok(t, 200, "VERIFY")
-			if s.str(t, "page") != "/create-an-account/verify/code" || s.data(t, "optionName") != "EMAIL" ||
+			if s.Str(t, "page") != "/create-an-account/verify/code" || s.data(t, "optionName") != "EMAIL" ||
 				s.data(t, "maskedValue") != "e•••@e•••.com" || s.data(t, "resendsLeft") != 3.0 {
-				t.Fatalf("send: %s", s.body)
+				t.Fatalf("send: %s", s.Body)
 			}
 			v := f.verify(e.code("emma@example.com")).ok(t, 200, "CONFIRM_USERNAME")
-			if v.data(t, "email") != "emma@example.com" || v.str(t, "page") != "/create-an-account/verify/email" {
-				t.Fatalf("verify: %s", v.body)
+			if v.data(t, "email") != "emma@example.com" || v.Str(t, "page") != "/create-an-account/verify/email" {
+				t.Fatalf("verify: %s", v.Body)
 			}
 			f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).ok(t, 200, "CREATE")
 			c := f.create(newPassword).ok(t, 201, "DONE")
-			if c.str(t, "page") != "/create-an-account/confirmation" {
-				t.Fatalf("create: %s", c.body)
+			if c.Str(t, "page") != "/create-an-account/confirmation" {
+				t.Fatalf("create: %s", c.Body)
 			}
 			info := f.do(http.MethodGet, "/api/v2/account-info", nil).ok(t, 200, "DONE")
 			if info.data(t, "username") != "emma@example.com" {
-				t.Fatalf("account-info: %s", info.body)
+				t.Fatalf("account-info: %s", info.Body)
 			}
-			a, err := account.ByEmail(context.Background(), e.db, "belair", "emma@example.com")
+			a, err := account.ByEmail(context.Background(), e.DB, "belair", "emma@example.com")
 			if err != nil || a.FirstName != "Emma" || a.Language != "fr" {
 				t.Fatalf("account %+v %v", a, err)
 			}
-			linked, _ := policy.ForAccount(context.Background(), e.db, a.ID)
+			linked, _ := policy.ForAccount(context.Background(), e.DB, a.ID)
 			if len(linked) != 1 || linked[0].Number != "SMR0001" || linked[0].Role != policy.Holder {
 				t.Fatalf("linked %+v", linked)
 			}
@@ -60,8 +60,8 @@ func TestPaths(t *testing.T) {
 			f.send(f.option("SMS")).ok(t, 200, "VERIFY")
 			f.verify(e.code("+15145550101")).ok(t, 200, "CONFIRM_USERNAME")
 			s := f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).ok(t, 200, "VERIFY")
-			if s.str(t, "page") != "/create-an-account/verify/code" || s.data(t, "email") != "simon@example.com" {
-				t.Fatalf("verify/email: %s", s.body)
+			if s.Str(t, "page") != "/create-an-account/verify/code" || s.data(t, "email") != "simon@example.com" {
+				t.Fatalf("verify/email: %s", s.Body)
 			}
 			f.verify(e.code("simon@example.com")).ok(t, 200, "CREATE")
 			f.create(newPassword).ok(t, 201, "DONE")
@@ -72,7 +72,7 @@ func TestPaths(t *testing.T) {
 			f.identify("SMR0003", "Paula", "Nip").ok(t, 200, "VERIFY")
 			s := f.send(f.option("PIN")).ok(t, 200, "VERIFY")
 			if s.data(t, "optionName") != "PIN" || s.data(t, "resendsLeft") != 0.0 {
-				t.Fatalf("send PIN: %s", s.body)
+				t.Fatalf("send PIN: %s", s.Body)
 			}
 			f.do(http.MethodGet, "/api/v2/verify/resend", nil).refused(t, "STEP_NOT_ALLOWED")
 			f.verify("zx98cv7").refused(t, "VALIDATION")
@@ -82,7 +82,7 @@ func TestPaths(t *testing.T) {
 			f.create(newPassword).ok(t, 201, "DONE")
 			info := f.do(http.MethodGet, "/api/v2/account-info", nil)
 			if info.data(t, "username") != "pn.second@example.com" {
-				t.Fatalf("account-info: %s", info.body)
+				t.Fatalf("account-info: %s", info.Body)
 			}
 		}},
 		{"email on file used by another account: ASK_NEW_USERNAME", func(t *testing.T, e *env) {
@@ -102,16 +102,16 @@ func TestPaths(t *testing.T) {
 			f.start("policyHolder")
 			f.identify("SMR0004", "Alice", "Sansfil").ok(t, 200, "VERIFY")
 			o := f.do(http.MethodGet, "/api/v2/verify/options", nil).ok(t, 200, "VERIFY")
-			if opts, _ := o.json(t)["options"].([]any); opts == nil || len(opts) != 0 {
-				t.Fatalf("options: %s", o.body)
+			if opts, _ := o.JSON(t)["options"].([]any); opts == nil || len(opts) != 0 {
+				t.Fatalf("options: %s", o.Body)
 			}
 		}},
 		{"insured driver without driver fields: REDIRECT at start", func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.brand, _ = e.reg.ByID("intact")
 			s := f.start("insuredDriver").ok(t, 200, "REDIRECT")
-			if s.str(t, "page") != "/registration/identification" {
-				t.Fatalf("start: %s", s.body)
+			if s.Str(t, "page") != "/registration/identification" {
+				t.Fatalf("start: %s", s.Body)
 			}
 			f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "ACCOUNT_TYPE_SELECTION")
 		}},
@@ -120,7 +120,7 @@ func TestPaths(t *testing.T) {
 			f.start("policyHolder")
 			r := f.identify("SMR0006", "Nora", "Aucun").ok(t, 200, "REDIRECT")
 			if r.data(t, "policyNumber") != "SMR0006" || r.data(t, "postalCode") != postalCode {
-				t.Fatalf("identify: %s", r.body)
+				t.Fatalf("identify: %s", r.Body)
 			}
 		}},
 		{"UBI driver whose email is a policyholder's account: REDIRECT (legacy links it)", func(t *testing.T, e *env) {
@@ -134,11 +134,11 @@ func TestPaths(t *testing.T) {
 			f.start("insuredDriver").ok(t, 200, "IDENTIFY")
 			fields := f.do(http.MethodGet, "/api/v2/registration/fields", nil).ok(t, 200, "IDENTIFY")
 			var names []string
-			for _, x := range fields.json(t)["fields"].([]any) {
+			for _, x := range fields.JSON(t)["fields"].([]any) {
 				names = append(names, x.(map[string]any)["name"].(string))
 			}
 			if len(names) != 5 || names[4] != "phone" {
-				t.Fatalf("fields: %s", fields.body)
+				t.Fatalf("fields: %s", fields.Body)
 			}
 			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0006",
 				"firstName": "Nora", "lastName": "Aucun", "dateOfBirth": birth, "phone": "514-555-0106"}).refused(t, "POLICY_NUMBER_NOT_FOUND")
@@ -155,8 +155,8 @@ func TestPaths(t *testing.T) {
 		{"back: code page to options to identification to account type", func(t *testing.T, e *env) {
 			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
 			b := f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "VERIFY")
-			if b.str(t, "page") != "/create-an-account/verify/options" {
-				t.Fatalf("back: %s", b.body)
+			if b.Str(t, "page") != "/create-an-account/verify/options" {
+				t.Fatalf("back: %s", b.Body)
 			}
 			f.verify(code).refused(t, "STEP_NOT_ALLOWED") // the code died with the page
 			f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "IDENTIFY")
@@ -184,8 +184,8 @@ func TestErrors(t *testing.T) {
 			f.start("policyHolder")
 			r := f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0001",
 				"firstName": "Emma", "lastName": "Courriel", "dateOfBirth": "1985-02-30", "postalCode": postalCode}).refused(t, "VALIDATION")
-			if r.json(t)["fields"].(map[string]any)["dateOfBirth"] != "errorDateOfBirthFormat" || r.token == "" {
-				t.Fatalf("identify: %s (token %q)", r.body, r.token)
+			if r.JSON(t)["fields"].(map[string]any)["dateOfBirth"] != "errorDateOfBirthFormat" || r.token == "" {
+				t.Fatalf("identify: %s (token %q)", r.Body, r.token)
 			}
 			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0001",
 				"firstName": "Emma", "lastName": "Courriel", "dateOfBirth": birth, "postalCode": postalCode,
@@ -201,7 +201,7 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("a closed session got a token")
 			}
 			f.identify("SMR0001", "Emma", "Courriel").refused(t, "invalid-token")
-			if m := f.identify("SMR0001", "Emma", "Courriel").str(t, "message"); m != "state not found in cache" {
+			if m := f.identify("SMR0001", "Emma", "Courriel").Str(t, "message"); m != "state not found in cache" {
 				t.Fatalf("message %q", m)
 			}
 		}},
@@ -210,7 +210,7 @@ func TestErrors(t *testing.T) {
 			f.start("policyHolder")
 			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "OWN0001",
 				"firstName": "Olivia", "lastName": "Owner", "dateOfBirth": "1980-04-12", "postalCode": postalCode}).refused(t, "ACCOUNT_ALREADY_EXISTS")
-			if n := e.count("SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = 'registration-notice'", ownerEmail); n != 1 {
+			if n := e.Count(t, "SELECT COUNT(*) FROM outbox WHERE recipient = ? AND template = 'registration-notice'", ownerEmail); n != 1 {
 				t.Fatalf("%d notices", n)
 			}
 		}},
@@ -219,8 +219,8 @@ func TestErrors(t *testing.T) {
 			bad := wrong(code)
 			for left := 4; left >= 1; left-- {
 				r := f.verify(bad).refused(t, "INVALID_ACTIVATION_CODE")
-				if r.json(t)["triesLeft"] != float64(left) {
-					t.Fatalf("triesLeft: %s", r.body)
+				if r.JSON(t)["triesLeft"] != float64(left) {
+					t.Fatalf("triesLeft: %s", r.Body)
 				}
 			}
 			f.verify(bad).refused(t, "EXCEEDED_RETRIES_CODE_ACTIVATION")
@@ -228,7 +228,7 @@ func TestErrors(t *testing.T) {
 		}},
 		{"EXCEEDED_RETRIES_CODE_ACTIVATION: an expired code", func(t *testing.T, e *env) {
 			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
-			e.clock.Advance(11 * time.Minute)
+			e.Clock.Advance(11 * time.Minute)
 			f.verify(code).refused(t, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
 		{"EXCEEDED_RESENDS after 3 resends", func(t *testing.T, e *env) {
@@ -236,7 +236,7 @@ func TestErrors(t *testing.T) {
 			for left := 2; left >= 0; left-- {
 				r := f.do(http.MethodGet, "/api/v2/verify/resend", nil).ok(t, 200, "VERIFY")
 				if r.data(t, "resendsLeft") != float64(left) {
-					t.Fatalf("resend: %s", r.body)
+					t.Fatalf("resend: %s", r.Body)
 				}
 				previous := last
 				last = e.code("+15145550101")
@@ -259,8 +259,8 @@ func TestErrors(t *testing.T) {
 			f := e.toCreate()
 			f.create("Emma-Courriel-2026!").ok(t, 400, "")
 			r := f.create("xEMMA-2026-Pass!").refused(t, "PASSWORD_POLICY_VIOLATION")
-			if r.json(t)["fields"].(map[string]any)["password"] != "errorPasswordContainsEmail" {
-				t.Fatalf("create: %s", r.body)
+			if r.JSON(t)["fields"].(map[string]any)["password"] != "errorPasswordContainsEmail" {
+				t.Fatalf("create: %s", r.Body)
 			}
 			f.create("short").refused(t, "VALIDATION")
 			f.do(http.MethodPost, "/api/v2/create", map[string]any{"password": newPassword,
@@ -283,11 +283,11 @@ func TestErrors(t *testing.T) {
 		}},
 		{"EMAIL_UPDATE_FAILED: the policy ended under the session", func(t *testing.T, e *env) {
 			f := e.toCreate()
-			if _, err := e.db.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'SMR0001'"); err != nil {
+			if _, err := e.DB.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'SMR0001'"); err != nil {
 				t.Fatal(err)
 			}
 			f.create(newPassword).refused(t, "EMAIL_UPDATE_FAILED")
-			if n := e.count("SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'"); n != 0 {
+			if n := e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'"); n != 0 {
 				t.Fatalf("%d accounts", n)
 			}
 		}},
@@ -331,8 +331,8 @@ func (e *env) toCreate() *flow {
 
 func (e *env) insertAccount(email string) {
 	e.t.Helper()
-	err := e.db.InTx(context.Background(), func(tx *store.Tx) error {
-		_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: email}, "", e.clock.Now())
+	err := e.DB.InTx(context.Background(), func(tx *store.Tx) error {
+		_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: email}, "", e.Clock.Now())
 		return err
 	})
 	if err != nil {
@@ -352,7 +352,7 @@ func TestConcurrentCreates(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				g := &flow{e: e, mux: e.mux, brand: e.belair, token: f.token}
-				statuses[i] = g.create(newPassword).status
+				statuses[i] = g.create(newPassword).Status
 			})
 		}
 		wg.Wait()
@@ -366,7 +366,7 @@ func TestConcurrentCreates(t *testing.T) {
 				t.Fatalf("statuses %v", statuses)
 			}
 		}
-		if created != 1 || e.count("SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'") != 1 {
+		if created != 1 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'") != 1 {
 			t.Fatalf("statuses %v", statuses)
 		}
 	})
@@ -391,14 +391,14 @@ func TestConcurrentSessionsOfOnePerson(t *testing.T) {
 		won := 0
 		for _, a := range answers {
 			switch {
-			case a.status == 201:
+			case a.Status == 201:
 				won++
-			case a.status == 400 && a.str(t, "error") == "ACCOUNT_ALREADY_EXISTS":
+			case a.Status == 400 && a.Str(t, "error") == "ACCOUNT_ALREADY_EXISTS":
 			default:
-				t.Fatalf("answers %d %s / %d %s", answers[0].status, answers[0].body, answers[1].status, answers[1].body)
+				t.Fatalf("answers %d %s / %d %s", answers[0].Status, answers[0].Body, answers[1].Status, answers[1].Body)
 			}
 		}
-		if won != 1 || e.count("SELECT COUNT(*) FROM accounts WHERE email IN ('emma@example.com', 'emma.two@example.com')") != 1 {
+		if won != 1 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email IN ('emma@example.com', 'emma.two@example.com')") != 1 {
 			t.Fatalf("%d created", won)
 		}
 	})
@@ -441,8 +441,8 @@ func TestLimits(t *testing.T) {
 				e := newEnv(t, db)
 				c.set(&e.svc.Limits)
 				a := c.run(t, e)
-				if a.status != http.StatusTooManyRequests || a.str(t, "errorCode") != "RATE_LIMITED" {
-					t.Fatalf("%d %s", a.status, a.body)
+				if a.Status != http.StatusTooManyRequests || a.Str(t, "errorCode") != "RATE_LIMITED" {
+					t.Fatalf("%d %s", a.Status, a.Body)
 				}
 			})
 		})

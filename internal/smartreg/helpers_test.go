@@ -1,14 +1,11 @@
 package smartreg_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +13,7 @@ import (
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/api/apitest"
 	"guichet/internal/brand"
@@ -23,11 +21,8 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/smartreg"
 	"guichet/internal/store"
-	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
-
-// testParams keep argon2 fast in tests.
-var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 const (
 	clientIP    = "198.51.100.7"
@@ -118,16 +113,14 @@ func brands(t *testing.T) *brand.Registry {
 // env is one test's services and routes on a database, the policy file
 // imported and the owner's account (owner@example.com, holder of OWN0001).
 type env struct {
+	*testenv.Env
 	t        *testing.T
-	db       *store.DB
-	clock    *testclock.Clock
 	svc      *smartreg.Service
 	reg      *brand.Registry
 	belair   *brand.Brand
 	mux      *http.ServeMux
 	province string
 	owner    account.Account
-	seen     map[string]bool
 	schemas  map[string]map[string]any
 }
 
@@ -136,14 +129,15 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	ctx := context.Background()
 	reg := brands(t)
 	b, _ := reg.ByID("belair")
-	c := testclock.New()
+	te := testenv.New(db)
+	c := te.Clock
 	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
 	if _, err := im.Import(ctx, strings.NewReader(policyFile())); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, db: db, clock: c, reg: reg, belair: b, province: "qc", seen: map[string]bool{}}
+	e := &env{Env: te, t: t, reg: reg, belair: b, province: "qc"}
 	e.svc = e.service(nil)
-	hash, err := account.NewHasher(testParams).Hash(ctx, "Correct-Horse-9!")
+	hash, err := accounttest.Hasher().Hash(ctx, "Correct-Horse-9!")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +163,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // the database key, shared by every instance).
 func (e *env) service(keys smartreg.Keys) *smartreg.Service {
 	e.t.Helper()
-	accounts := account.NewService(e.db, account.NewHasher(testParams), e.clock.Now)
+	accounts := account.NewService(e.DB, accounttest.Hasher(), e.Clock.Now)
 	accounts.Limits = account.Limits{}
 	svc, err := smartreg.New(context.Background(), accounts, keys)
 	if err != nil {
@@ -202,35 +196,27 @@ func mux(svc *smartreg.Service) *http.ServeMux {
 	return m
 }
 
-// answer is a recorded response.
+// answer is a recorded response with its x-registration-session header
+// ("" when none).
 type answer struct {
-	status int
-	token  string // the x-registration-session header, or ""
-	body   []byte
-}
-
-func (a answer) json(t *testing.T) map[string]any { return apitest.Object(t, a.body) }
-
-func (a answer) str(t *testing.T, key string) string {
-	t.Helper()
-	s, _ := a.json(t)[key].(string)
-	return s
+	testenv.Answer
+	token string
 }
 
 func (a answer) data(t *testing.T, key string) any {
 	t.Helper()
-	d, _ := a.json(t)["data"].(map[string]any)
+	d, _ := a.JSON(t)["data"].(map[string]any)
 	return d[key]
 }
 
 // ok fails unless the answer is status with step (when not empty).
 func (a answer) ok(t *testing.T, status int, step string) answer {
 	t.Helper()
-	if a.status != status {
-		t.Fatalf("status %d, want %d: %s", a.status, status, a.body)
+	if a.Status != status {
+		t.Fatalf("status %d, want %d: %s", a.Status, status, a.Body)
 	}
-	if step != "" && a.str(t, "step") != step {
-		t.Fatalf("step %q, want %q: %s", a.str(t, "step"), step, a.body)
+	if step != "" && a.Str(t, "step") != step {
+		t.Fatalf("step %q, want %q: %s", a.Str(t, "step"), step, a.Body)
 	}
 	return a
 }
@@ -238,8 +224,8 @@ func (a answer) ok(t *testing.T, status int, step string) answer {
 // refused fails unless the answer is a 400 with that error.
 func (a answer) refused(t *testing.T, code string) answer {
 	t.Helper()
-	if a.status != http.StatusBadRequest || a.str(t, "error") != code {
-		t.Fatalf("want 400 %s, got %d %s", code, a.status, a.body)
+	if a.Status != http.StatusBadRequest || a.Str(t, "error") != code {
+		t.Fatalf("want 400 %s, got %d %s", code, a.Status, a.Body)
 	}
 	return a
 }
@@ -256,26 +242,14 @@ func (e *env) visitor() *flow { return &flow{e: e, mux: e.mux, brand: e.belair} 
 
 func (f *flow) do(method, path string, body any) answer {
 	f.e.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			f.e.t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	r := httptest.NewRequest(method, "https://belair.example"+path, rd)
-	r.Header.Set("Content-Type", "application/json")
+	req := testenv.Request{Method: method, Path: path, Body: body, IP: clientIP,
+		Headers: map[string]string{"Content-Type": "application/json"},
+		Site:    &api.Site{Brand: f.brand, Province: f.e.province, Language: "fr"}}
 	if f.token != "" {
-		r.Header.Set(smartreg.HeaderSession, f.token)
+		req.Headers[smartreg.HeaderSession] = f.token
 	}
-	r.RemoteAddr = clientIP + ":40000"
-	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: f.brand, Province: f.e.province, Language: "fr"}))
-	w := httptest.NewRecorder()
-	f.mux.ServeHTTP(w, r)
-	res := w.Result()
-	out, _ := io.ReadAll(res.Body)
-	a := answer{status: res.StatusCode, token: res.Header.Get(smartreg.HeaderSession), body: out}
+	a := answer{Answer: testenv.Do(f.e.t, f.mux, req)}
+	a.token = a.Header.Get(smartreg.HeaderSession)
 	if a.token != "" {
 		f.token = a.token
 	}
@@ -291,22 +265,22 @@ func (e *env) conforms(path string, a answer) {
 		e.schemas = apitest.Schemas(e.t)
 	}
 	var body any
-	if err := json.Unmarshal(a.body, &body); err != nil {
-		e.t.Fatalf("%s: %d %q: %v", path, a.status, a.body, err)
+	if err := json.Unmarshal(a.Body, &body); err != nil {
+		e.t.Fatalf("%s: %d %q: %v", path, a.Status, a.Body, err)
 	}
 	name := "Error"
 	switch {
-	case a.status/100 == 2 && strings.HasPrefix(path, "/api/v2/registration/fields"):
+	case a.Status/100 == 2 && strings.HasPrefix(path, "/api/v2/registration/fields"):
 		name = "SmartFields"
-	case a.status/100 == 2 && path == "/api/v2/verify/options":
+	case a.Status/100 == 2 && path == "/api/v2/verify/options":
 		name = "SmartOptions"
-	case a.status/100 == 2:
+	case a.Status/100 == 2:
 		name = "SmartStep"
-	case a.status == http.StatusBadRequest && body.(map[string]any)["error"] != nil:
+	case a.Status == http.StatusBadRequest && body.(map[string]any)["error"] != nil:
 		name = "SmartError"
 	}
 	if err := apitest.Conform(e.schemas, name, body); err != nil {
-		e.t.Fatalf("%s answered %d %s: %v", path, a.status, a.body, err)
+		e.t.Fatalf("%s answered %d %s: %v", path, a.Status, a.Body, err)
 	}
 	if a.token != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(strings.Split(a.token, ".")[1])
@@ -342,7 +316,7 @@ func (f *flow) option(name string) string {
 	var body struct {
 		Options []smartreg.Option `json:"options"`
 	}
-	if err := json.Unmarshal(a.body, &body); err != nil {
+	if err := json.Unmarshal(a.Body, &body); err != nil {
 		f.e.t.Fatal(err)
 	}
 	for _, o := range body.Options {
@@ -350,7 +324,7 @@ func (f *flow) option(name string) string {
 			return o.ID
 		}
 	}
-	f.e.t.Fatalf("no %s option: %s", name, a.body)
+	f.e.t.Fatalf("no %s option: %s", name, a.Body)
 	return ""
 }
 
@@ -370,44 +344,14 @@ func (f *flow) create(password string) answer {
 var sixDigits = regexp.MustCompile(`^\d{6}$`)
 
 // code returns the code of the one message queued to `to` since the last
-// look, failing unless there is exactly one.
+// look, failing unless there is exactly one, with six digits.
 func (e *env) code(to string) string {
 	e.t.Helper()
-	rows, err := e.db.Query(context.Background(), "SELECT id, data FROM outbox WHERE recipient = ?", to)
-	if err != nil {
-		e.t.Fatal(err)
+	c := e.Mail.Next(e.t, to).Data["code"]
+	if !sixDigits.MatchString(c) {
+		e.t.Fatalf("message to %s with code %q, want six digits", to, c)
 	}
-	defer rows.Close()
-	var fresh []string
-	for rows.Next() {
-		var id, data string
-		if err := rows.Scan(&id, &data); err != nil {
-			e.t.Fatal(err)
-		}
-		if e.seen[id] {
-			continue
-		}
-		e.seen[id] = true
-		var m map[string]string
-		if err := json.Unmarshal([]byte(data), &m); err != nil {
-			e.t.Fatal(err)
-		}
-		fresh = append(fresh, m["code"])
-	}
-	if len(fresh) != 1 || !sixDigits.MatchString(fresh[0]) {
-		e.t.Fatalf("%d new messages with codes %v to %s, want one", len(fresh), fresh, to)
-	}
-	return fresh[0]
-}
-
-// count is a COUNT(*) query's answer.
-func (e *env) count(q string, args ...any) int {
-	e.t.Helper()
-	var n int
-	if err := e.db.QueryRow(context.Background(), q, args...).Scan(&n); err != nil {
-		e.t.Fatal(err)
-	}
-	return n
+	return c
 }
 
 // wrong returns a 6-digit code other than code.

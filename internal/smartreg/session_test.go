@@ -64,17 +64,17 @@ func TestExpirySlides(t *testing.T) {
 		f := e.visitor()
 		f.start("policyHolder")
 		for range 3 {
-			e.clock.Advance(29 * time.Minute)
+			e.Clock.Advance(29 * time.Minute)
 			f.do(http.MethodGet, "/api/v2/registration/fields", nil).ok(t, 200, "IDENTIFY")
 		}
 		c := claims(t, f.token)
-		if c["exp"].(float64)-c["iat"].(float64) != 30*60 || int64(c["iat"].(float64)) != e.clock.Now().Unix() {
+		if c["exp"].(float64)-c["iat"].(float64) != 30*60 || int64(c["iat"].(float64)) != e.Clock.Now().Unix() {
 			t.Fatalf("claims %v", c)
 		}
-		e.clock.Advance(30 * time.Minute)
+		e.Clock.Advance(30 * time.Minute)
 		a := f.do(http.MethodGet, "/api/v2/registration/fields", nil).refused(t, "invalid-token")
-		if a.str(t, "message") != "jwt expired" || a.token != "" {
-			t.Fatalf("expired: %s", a.body)
+		if a.Str(t, "message") != "jwt expired" || a.token != "" {
+			t.Fatalf("expired: %s", a.Body)
 		}
 
 		g := e.visitor()
@@ -82,13 +82,13 @@ func TestExpirySlides(t *testing.T) {
 		if _, err := db.Exec(context.Background(), "DELETE FROM smart_registrations"); err != nil {
 			t.Fatal(err)
 		}
-		if m := g.do(http.MethodGet, "/api/v2/back", nil).refused(t, "invalid-token").str(t, "message"); m != "state not found in cache" {
+		if m := g.do(http.MethodGet, "/api/v2/back", nil).refused(t, "invalid-token").Str(t, "message"); m != "state not found in cache" {
 			t.Fatalf("dropped: %q", m)
 		}
 		// Prune drops what expired a day ago, and only that.
 		h := e.visitor()
 		h.start("policyHolder")
-		e.clock.Advance(25 * time.Hour)
+		e.Clock.Advance(25 * time.Hour)
 		k := e.visitor()
 		k.start("policyHolder")
 		if n, err := e.svc.Prune(context.Background()); err != nil || n != 1 {
@@ -123,7 +123,7 @@ func TestKeyRotation(t *testing.T) {
 		f.mux = after
 		f.do(http.MethodGet, "/api/v2/verify/options", nil).ok(t, 200, "VERIFY")
 		stale := &flow{e: e, mux: after, brand: e.belair, token: oldToken}
-		if m := stale.do(http.MethodGet, "/api/v2/verify/options", nil).refused(t, "invalid-token").str(t, "message"); m != "invalid token" {
+		if m := stale.do(http.MethodGet, "/api/v2/verify/options", nil).refused(t, "invalid-token").Str(t, "message"); m != "invalid token" {
 			t.Fatalf("old key after rotation: %q", m)
 		}
 	})
@@ -174,8 +174,8 @@ func TestTampering(t *testing.T) {
 		} {
 			g := &flow{e: e, mux: e.mux, brand: e.belair, token: token}
 			a := g.do(http.MethodGet, "/api/v2/registration/fields", nil).refused(t, "invalid-token")
-			if a.str(t, "message") != "invalid token" || a.token != "" {
-				t.Errorf("%s: %s", name, a.body)
+			if a.Str(t, "message") != "invalid token" || a.token != "" {
+				t.Errorf("%s: %s", name, a.Body)
 			}
 		}
 		f.token = good

@@ -73,6 +73,22 @@ func (m *Mailbox) None(t testing.TB, recipient string) {
 	}
 }
 
+// Skip marks every message queued so far, to anyone, as handed out: Next
+// and None look at later ones only.
+func (m *Mailbox) Skip(t testing.TB) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.scan(t)
+	if m.taken == nil {
+		m.taken = map[string]int{}
+	}
+	clear(m.taken)
+	for _, x := range m.queued {
+		m.taken[x.Recipient]++
+	}
+}
+
 func (m *Mailbox) fresh(t testing.TB, recipient string) []Mail {
 	t.Helper()
 	m.mu.Lock()

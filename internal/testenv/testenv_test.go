@@ -217,6 +217,14 @@ func TestMailbox(t *testing.T) {
 		if n := e.Count(t, "SELECT COUNT(*) FROM outbox"); n != 3 {
 			t.Fatalf("count %d", n)
 		}
+		queue("4", "c@example.com", "444444")
+		e.Mail.Skip(t)
+		e.Mail.None(t, "b@example.com")
+		e.Mail.None(t, "c@example.com")
+		queue("5", "c@example.com", "555555")
+		if m := e.Mail.Next(t, "c@example.com"); m.Data["code"] != "555555" {
+			t.Fatalf("next after skip %+v", m)
+		}
 	})
 }
 

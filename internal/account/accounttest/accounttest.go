@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/policy"
 	"guichet/internal/store"
 )
 
@@ -77,4 +78,24 @@ func GiveTemporary(t testing.TB, db *store.DB, now time.Time, accountID, temp st
 	if err != nil {
 		t.Fatalf("temporary password: %v", err)
 	}
+}
+
+// Linked returns "number:role" of the policies linked to the brand's
+// account of that email.
+func Linked(t testing.TB, db *store.DB, brandID, email string) []string {
+	t.Helper()
+	ctx := context.Background()
+	a, err := account.ByEmail(ctx, db, brandID, email)
+	if err != nil {
+		t.Fatalf("account %s: %v", email, err)
+	}
+	ps, err := policy.ForAccount(ctx, db, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Number+":"+string(p.Role))
+	}
+	return out
 }
