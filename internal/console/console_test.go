@@ -135,11 +135,11 @@ func TestFreshFactor(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		p := e.admin()
-		e.clock.Advance(staff.FreshFactor)
+		e.Clock.Advance(staff.FreshFactor)
 		if got := e.as(&p, "POST", "/api/console/v1/customers/"+e.alex.ID+"/disable", nil); got.status != 200 {
 			t.Fatalf("factor exactly %v old: %d %s", staff.FreshFactor, got.status, got.body)
 		}
-		e.clock.Advance(time.Millisecond)
+		e.Clock.Advance(time.Millisecond)
 		for _, c := range e.calls() {
 			got := e.as(&p, c.method, c.path, c.body)
 			if c.method == "GET" {
@@ -286,7 +286,7 @@ func TestTemporaryPasswordWorksOnce(t *testing.T) {
 		if got.status != 200 || len(temp) != 10 || strings.ContainsAny(temp, "01OIL") || got.header.Get("Cache-Control") != "no-store" {
 			t.Fatalf("show: %d %s", got.status, got.body)
 		}
-		if want := e.clock.Now().Add(console.TemporaryTTL).UTC().Format(time.RFC3339); !strings.HasPrefix(got.json(t)["expiresAt"].(string), want[:19]) {
+		if want := e.Clock.Now().Add(console.TemporaryTTL).UTC().Format(time.RFC3339); !strings.HasPrefix(got.json(t)["expiresAt"].(string), want[:19]) {
 			t.Fatalf("expires %v, want %s", got.json(t)["expiresAt"], want)
 		}
 		if a := e.account(e.alex); a.Status != account.Temporary {
@@ -316,7 +316,7 @@ func TestTemporaryPasswordWorksOnce(t *testing.T) {
 			t.Fatalf("outbox: %d %v", n, err)
 		}
 		// After 24 hours it no longer works.
-		e.clock.Advance(console.TemporaryTTL + time.Second)
+		e.Clock.Advance(console.TemporaryTTL + time.Second)
 		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.status != 409 {
 			t.Fatalf("expired: %d %s", got.status, got.body)
 		}
@@ -329,7 +329,7 @@ func TestUnlockDisableEnable(t *testing.T) {
 		ctx := context.Background()
 		p := e.agent()
 		c := "/api/console/v1/customers/" + e.alex.ID
-		if err := db.InTx(ctx, func(tx *store.Tx) error { return account.Lock(ctx, tx, e.alex.ID, time.Time{}, e.clock.Now()) }); err != nil {
+		if err := db.InTx(ctx, func(tx *store.Tx) error { return account.Lock(ctx, tx, e.alex.ID, time.Time{}, e.Clock.Now()) }); err != nil {
 			t.Fatal(err)
 		}
 		auth := "/api/v1/accounts/" + e.alex.ID + "/authentication"
@@ -441,22 +441,22 @@ func TestMaintenanceOnOff(t *testing.T) {
 		e := newEnv(t, db)
 		ctx := context.Background()
 		p := e.supervisor()
-		until := e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		until := e.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": true, "until": until}); got.status != 200 {
 			t.Fatalf("on: %d %s", got.status, got.body)
 		}
-		if w, _ := maintenance.Active(ctx, db, e.clock.Now()); len(w) != 1 || w[0].Brand != "belair" {
+		if w, _ := maintenance.Active(ctx, db, e.Clock.Now()); len(w) != 1 || w[0].Brand != "belair" {
 			t.Fatalf("windows %v", w)
 		}
 		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": false}); got.status != 200 {
 			t.Fatalf("off: %d %s", got.status, got.body)
 		}
-		if w, _ := maintenance.Active(ctx, db, e.clock.Now()); len(w) != 0 {
+		if w, _ := maintenance.Active(ctx, db, e.Clock.Now()); len(w) != 0 {
 			t.Fatalf("windows %v", w)
 		}
 		for _, body := range []map[string]any{
 			{"brand": "nobrand", "on": true}, {"brand": "belair"},
-			{"brand": "belair", "on": true, "until": e.clock.Now().Add(-time.Minute).UTC().Format(time.RFC3339)},
+			{"brand": "belair", "on": true, "until": e.Clock.Now().Add(-time.Minute).UTC().Format(time.RFC3339)},
 		} {
 			if got := e.as(&p, "POST", "/api/console/v1/maintenance", body); got.status != 400 {
 				t.Fatalf("%v: %d %s", body, got.status, got.body)

@@ -13,6 +13,7 @@ import (
 
 	"guichet/config"
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/console"
@@ -20,10 +21,8 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/staff"
 	"guichet/internal/store"
-	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
-
-var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 const (
 	password = "Correct-Horse-9!"
@@ -37,9 +36,8 @@ const people = "brand,policy_number,kind,province,role,first_name,last_name,date
 	"intact,123456789,auto,ab,holder,Sam,Roy,1975-06-30,M5V 2T6,,,sam.roy@example.com,,,false,active\n"
 
 type env struct {
+	*testenv.Env
 	t        *testing.T
-	db       *store.DB
-	clock    *testclock.Clock
 	accounts *account.Service
 	h        *console.Handler
 	mux      *http.ServeMux
@@ -56,15 +54,16 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testclock.New()
+	te := testenv.New(db)
+	c := te.Clock
 	if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}).Import(ctx, strings.NewReader(people)); err != nil {
 		t.Fatal(err)
 	}
-	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
+	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	tokens := emailtoken.New(db, reg.ByID, c.Now)
 	tokens.Limits = emailtoken.Limits{}
-	staffs, err := staff.New(ctx, db, account.NewHasher(testParams), c.Now, nil)
+	staffs, err := staff.New(ctx, db, accounttest.Hasher(), c.Now, nil)
 	if err == nil {
 		staffs.KnownBrand = func(b string) bool { _, ok := reg.ByID(b); return ok }
 	}
@@ -74,7 +73,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	h := &console.Handler{Service: &console.Service{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
 		Staff: staffs, LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }},
 		ConsoleOrigin: "https://console.example"}
-	e := &env{t: t, db: db, clock: c, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
+	e := &env{Env: te, t: t, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
 	for pattern, fn := range map[string]api.Handler{
 		"GET /api/console/v1/customers":                          h.Search,
 		"GET /api/console/v1/customers/{id}":                     h.Customer,
@@ -114,9 +113,9 @@ func (e *env) create(b, email, first, last, phone, number string) account.Accoun
 		e.t.Fatal(err)
 	}
 	var a account.Account
-	err = e.db.InTx(ctx, func(tx *store.Tx) error {
+	err = e.DB.InTx(ctx, func(tx *store.Tx) error {
 		a, err = account.Insert(ctx, tx, account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
-			Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, hash, e.clock.Now())
+			Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, hash, e.Clock.Now())
 		if err != nil {
 			return err
 		}
@@ -132,13 +131,13 @@ func (e *env) create(b, email, first, last, phone, number string) account.Accoun
 
 // principals of each role; the agent serves belair only.
 func (e *env) agent() staff.Principal {
-	return staff.Principal{ID: "agent1", Email: "agent@console.example", Role: staff.RoleAgent, Brands: []string{"belair"}, FactorAt: e.clock.Now()}
+	return staff.Principal{ID: "agent1", Email: "agent@console.example", Role: staff.RoleAgent, Brands: []string{"belair"}, FactorAt: e.Clock.Now()}
 }
 func (e *env) supervisor() staff.Principal {
-	return staff.Principal{ID: "super1", Email: "supervisor@console.example", Role: staff.RoleSupervisor, FactorAt: e.clock.Now()}
+	return staff.Principal{ID: "super1", Email: "supervisor@console.example", Role: staff.RoleSupervisor, FactorAt: e.Clock.Now()}
 }
 func (e *env) admin() staff.Principal {
-	return staff.Principal{ID: "admin1", Email: "admin@console.example", Role: staff.RoleAdmin, FactorAt: e.clock.Now()}
+	return staff.Principal{ID: "admin1", Email: "admin@console.example", Role: staff.RoleAdmin, FactorAt: e.Clock.Now()}
 }
 
 type answer struct {
@@ -209,7 +208,7 @@ func (e *env) customerCall(b, path string, body any) answer {
 // auditRows are "event outcome actor" of the rows of an actor, oldest first.
 func (e *env) auditRows(actor string) []string {
 	e.t.Helper()
-	rows, err := e.db.Query(context.Background(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
+	rows, err := e.DB.Query(context.Background(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -227,7 +226,7 @@ func (e *env) auditRows(actor string) []string {
 
 func (e *env) account(a account.Account) account.Account {
 	e.t.Helper()
-	got, err := account.ByID(context.Background(), e.db, a.Brand, a.ID)
+	got, err := account.ByID(context.Background(), e.DB, a.Brand, a.ID)
 	if err != nil {
 		e.t.Fatal(err)
 	}
