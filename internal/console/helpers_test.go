@@ -1,12 +1,8 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -140,69 +136,24 @@ func (e *env) admin() staff.Principal {
 	return staff.Principal{ID: "admin1", Email: "admin@console.example", Role: staff.RoleAdmin, FactorAt: e.Clock.Now()}
 }
 
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (a answer) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(a.body, &m); err != nil {
-		t.Fatalf("body %q: %v", a.body, err)
-	}
-	return m
-}
-
-func (a answer) code(t *testing.T) string {
-	t.Helper()
-	c, _ := a.json(t)["errorCode"].(string)
-	return c
-}
-
 // as sends a console call for p (nil: no staff member signed in). body is
-// JSON unless a string (sent as is).
-func (e *env) as(p *staff.Principal, method, path string, body any) answer {
+// JSON unless a string (sent as is), always labelled JSON.
+func (e *env) as(p *staff.Principal, method, path string, body any) testenv.Answer {
 	e.t.Helper()
-	var raw []byte
-	switch v := body.(type) {
-	case nil:
-	case string:
-		raw = []byte(v)
-	default:
-		var err error
-		if raw, err = json.Marshal(v); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	r := httptest.NewRequest(method, "https://console.example"+path, bytes.NewReader(raw))
-	r.Header.Set("Content-Type", "application/json")
-	r.RemoteAddr = staffIP + ":40000"
+	req := testenv.Request{Method: method, Path: "https://console.example" + path, Body: body, IP: staffIP,
+		Headers: map[string]string{"Content-Type": "application/json"}}
 	if p != nil {
-		r = r.WithContext(staff.WithPrincipal(r.Context(), *p))
+		req.Context = func(ctx context.Context) context.Context { return staff.WithPrincipal(ctx, *p) }
 	}
-	return e.serve(r)
-}
-
-func (e *env) serve(r *http.Request) answer {
-	w := httptest.NewRecorder()
-	e.mux.ServeHTTP(w, r)
-	res := w.Result()
-	out, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, header: res.Header, body: out}
+	return testenv.Do(e.t, e.mux, req)
 }
 
 // customerCall is a customer's own call on the brand's site.
-func (e *env) customerCall(b, path string, body any) answer {
+func (e *env) customerCall(b, path string, body any) testenv.Answer {
 	e.t.Helper()
-	raw, _ := json.Marshal(body)
 	br, _ := e.brands.ByID(b)
-	r := httptest.NewRequest(http.MethodPost, "https://"+b+".example"+path, bytes.NewReader(raw))
-	r.Header.Set("Content-Type", "application/json")
-	r.RemoteAddr = "198.51.100.7:40000"
-	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: br, Province: br.DefaultProvince, Language: "en"}))
-	return e.serve(r)
+	return testenv.Do(e.t, e.mux, testenv.Request{Method: http.MethodPost, Path: path, Body: body, IP: "198.51.100.7",
+		Site: &api.Site{Brand: br, Province: br.DefaultProvince, Language: "en"}})
 }
 
 // auditRows are "event outcome actor" of the rows of an actor, oldest first.
