@@ -103,23 +103,10 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // create stores a customer with the password, linked to the policy.
 func (e *env) create(b, email, first, last, phone, number string) account.Account {
 	e.t.Helper()
-	ctx := context.Background()
-	hash, err := e.accounts.Hasher.Hash(ctx, password)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var a account.Account
-	err = e.DB.InTx(ctx, func(tx *store.Tx) error {
-		a, err = account.Insert(ctx, tx, account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
-			Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, hash, e.Clock.Now())
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO account_policies (account_id, policy_id, role)
-			SELECT ?, id, 'holder' FROM policies WHERE brand = ? AND number = ?`, a.ID, b, number)
-		return err
-	})
-	if err != nil {
+	a := accounttest.Create(e.t, e.DB, e.Clock.Now(), account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
+		Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, password, "")
+	if _, err := e.DB.Exec(context.Background(), `INSERT INTO account_policies (account_id, policy_id, role)
+		SELECT ?, id, 'holder' FROM policies WHERE brand = ? AND number = ?`, a.ID, b, number); err != nil {
 		e.t.Fatal(err)
 	}
 	return a
