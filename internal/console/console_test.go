@@ -61,8 +61,8 @@ func TestRolesTimesActions(t *testing.T) {
 				t.Run(string(p.Role)+"/"+c.name, func(t *testing.T) {
 					got := e.as(&p, c.method, c.path, c.body)
 					if !p.Role.AtLeast(c.min) {
-						if got.status != http.StatusForbidden || got.code(t) != "FORBIDDEN_ROLE" {
-							t.Fatalf("refused role answered %d %s", got.status, got.body)
+						if got.Status != http.StatusForbidden || got.Code(t) != "FORBIDDEN_ROLE" {
+							t.Fatalf("refused role answered %d %s", got.Status, got.Body)
 						}
 						rows := e.auditRows(p.Actor())
 						if len(rows) == 0 || rows[len(rows)-1] != console.EventForbidden+" forbidden_role " {
@@ -70,8 +70,8 @@ func TestRolesTimesActions(t *testing.T) {
 						}
 						return
 					}
-					if got.status != http.StatusOK {
-						t.Fatalf("allowed role answered %d %s", got.status, got.body)
+					if got.Status != http.StatusOK {
+						t.Fatalf("allowed role answered %d %s", got.Status, got.Body)
 					}
 				})
 			}
@@ -94,8 +94,8 @@ func TestBrandScoping(t *testing.T) {
 		} {
 			before := len(e.auditRows(agent.Actor()))
 			got := e.as(&agent, x.method, x.path, x.body)
-			if got.status != http.StatusForbidden || got.code(t) != "FORBIDDEN_BRAND" {
-				t.Fatalf("%s %s: %d %s", x.method, x.path, got.status, got.body)
+			if got.Status != http.StatusForbidden || got.Code(t) != "FORBIDDEN_BRAND" {
+				t.Fatalf("%s %s: %d %s", x.method, x.path, got.Status, got.Body)
 			}
 			rows := e.auditRows(agent.Actor())
 			if len(rows) != before+1 || rows[len(rows)-1] != console.EventForbidden+" forbidden_brand "+e.sam.ID {
@@ -108,25 +108,25 @@ func TestBrandScoping(t *testing.T) {
 		// Search never returns another brand's customers, even asked.
 		for _, q := range []string{"q=sam.roy", "q=sam&brand=intact", "q=123456789"} {
 			got := e.as(&agent, "GET", "/api/console/v1/customers?"+q, nil)
-			if got.status != 200 || len(got.json(t)["customers"].([]any)) != 0 {
-				t.Fatalf("%s: %d %s", q, got.status, got.body)
+			if got.Status != 200 || len(got.JSON(t)["customers"].([]any)) != 0 {
+				t.Fatalf("%s: %d %s", q, got.Status, got.Body)
 			}
 		}
 		sup := e.supervisor() // every brand
-		if got := e.as(&sup, "GET", c, nil); got.status != 200 {
-			t.Fatalf("supervisor of every brand: %d %s", got.status, got.body)
+		if got := e.as(&sup, "GET", c, nil); got.Status != 200 {
+			t.Fatalf("supervisor of every brand: %d %s", got.Status, got.Body)
 		}
 		// A supervisor of belair only may not turn intact's maintenance on,
 		// nor import intact's policies, nor export intact's audit.
 		sup.Brands = []string{"belair"}
-		if got := e.as(&sup, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "intact", "on": true}); got.code(t) != "FORBIDDEN_BRAND" {
-			t.Fatalf("maintenance of another brand: %d %s", got.status, got.body)
+		if got := e.as(&sup, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "intact", "on": true}); got.Code(t) != "FORBIDDEN_BRAND" {
+			t.Fatalf("maintenance of another brand: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&sup, "POST", "/api/console/v1/policies/import?dryRun=false", people); got.code(t) != "FORBIDDEN_BRAND" {
-			t.Fatalf("import of another brand's rows: %d %s", got.status, got.body)
+		if got := e.as(&sup, "POST", "/api/console/v1/policies/import?dryRun=false", people); got.Code(t) != "FORBIDDEN_BRAND" {
+			t.Fatalf("import of another brand's rows: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&sup, "GET", "/api/console/v1/audit.csv?from=2000-01-01&to=2000-02-01&brand=intact", nil); got.code(t) != "FORBIDDEN_BRAND" {
-			t.Fatalf("audit of another brand: %d %s", got.status, got.body)
+		if got := e.as(&sup, "GET", "/api/console/v1/audit.csv?from=2000-01-01&to=2000-02-01&brand=intact", nil); got.Code(t) != "FORBIDDEN_BRAND" {
+			t.Fatalf("audit of another brand: %d %s", got.Status, got.Body)
 		}
 	})
 }
@@ -135,29 +135,29 @@ func TestFreshFactor(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		p := e.admin()
-		e.clock.Advance(staff.FreshFactor)
-		if got := e.as(&p, "POST", "/api/console/v1/customers/"+e.alex.ID+"/disable", nil); got.status != 200 {
-			t.Fatalf("factor exactly %v old: %d %s", staff.FreshFactor, got.status, got.body)
+		e.Clock.Advance(staff.FreshFactor)
+		if got := e.as(&p, "POST", "/api/console/v1/customers/"+e.alex.ID+"/disable", nil); got.Status != 200 {
+			t.Fatalf("factor exactly %v old: %d %s", staff.FreshFactor, got.Status, got.Body)
 		}
-		e.clock.Advance(time.Millisecond)
+		e.Clock.Advance(time.Millisecond)
 		for _, c := range e.calls() {
 			got := e.as(&p, c.method, c.path, c.body)
 			if c.method == "GET" {
-				if got.status != 200 {
-					t.Fatalf("%s reads with a stale factor: %d %s", c.name, got.status, got.body)
+				if got.Status != 200 {
+					t.Fatalf("%s reads with a stale factor: %d %s", c.name, got.Status, got.Body)
 				}
 				continue
 			}
-			if got.status != http.StatusUnauthorized || got.code(t) != "REAUTH_REQUIRED" {
-				t.Fatalf("%s with a stale factor: %d %s", c.name, got.status, got.body)
+			if got.Status != http.StatusUnauthorized || got.Code(t) != "REAUTH_REQUIRED" {
+				t.Fatalf("%s with a stale factor: %d %s", c.name, got.Status, got.Body)
 			}
 		}
 		if got := e.account(e.alex); got.DisabledAt.IsZero() {
 			t.Fatal("the refused enable changed the account")
 		}
 		for _, c := range e.calls() {
-			if got := e.as(nil, c.method, c.path, c.body); got.status != 401 || got.code(t) != "SIGN_IN_REQUIRED" {
-				t.Fatalf("%s signed out: %d %s", c.name, got.status, got.body)
+			if got := e.as(nil, c.method, c.path, c.body); got.Status != 401 || got.Code(t) != "SIGN_IN_REQUIRED" {
+				t.Fatalf("%s signed out: %d %s", c.name, got.Status, got.Body)
 			}
 		}
 	})
@@ -176,8 +176,8 @@ func TestAuditRowPerAction(t *testing.T) {
 		}
 		for _, c := range e.calls() {
 			before := e.auditRows(p.Actor())
-			if got := e.as(&p, c.method, c.path, c.body); got.status != 200 {
-				t.Fatalf("%s: %d %s", c.name, got.status, got.body)
+			if got := e.as(&p, c.method, c.path, c.body); got.Status != 200 {
+				t.Fatalf("%s: %d %s", c.name, got.Status, got.Body)
 			}
 			after := e.auditRows(p.Actor())
 			if c.name == "search" || c.name == "staff list" {
@@ -216,11 +216,11 @@ func TestSearchByEachKey(t *testing.T) {
 			{"nobody", nil},
 		} {
 			got := e.as(&p, "GET", "/api/console/v1/customers?q="+url.QueryEscape(c.q), nil)
-			if got.status != 200 {
-				t.Fatalf("%q: %d %s", c.q, got.status, got.body)
+			if got.Status != 200 {
+				t.Fatalf("%q: %d %s", c.q, got.Status, got.Body)
 			}
 			var ids []string
-			for _, x := range got.json(t)["customers"].([]any) {
+			for _, x := range got.JSON(t)["customers"].([]any) {
 				ids = append(ids, x.(map[string]any)["id"].(string))
 			}
 			if !slices.Equal(ids, c.want) {
@@ -228,8 +228,8 @@ func TestSearchByEachKey(t *testing.T) {
 			}
 		}
 		for _, q := range []string{"", "a", "+", "%20a%20"} {
-			if got := e.as(&p, "GET", "/api/console/v1/customers?q="+q, nil); got.status != 400 || got.code(t) != "VALIDATION" {
-				t.Fatalf("q=%q: %d %s", q, got.status, got.body)
+			if got := e.as(&p, "GET", "/api/console/v1/customers?q="+q, nil); got.Status != 400 || got.Code(t) != "VALIDATION" {
+				t.Fatalf("q=%q: %d %s", q, got.Status, got.Body)
 			}
 		}
 	})
@@ -239,20 +239,20 @@ func TestCustomerView(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		p := e.agent()
-		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": "wrong-one"}); got.status != 400 {
-			t.Fatalf("wrong password: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": "wrong-one"}); got.Status != 400 {
+			t.Fatalf("wrong password: %d %s", got.Status, got.Body)
 		}
 		got := e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil)
-		if got.status != 200 {
-			t.Fatalf("%d %s", got.status, got.body)
+		if got.Status != 200 {
+			t.Fatalf("%d %s", got.Status, got.Body)
 		}
-		m := got.json(t)
+		m := got.JSON(t)
 		if s := m["lastSignIns"].([]any); len(s) != 0 {
 			t.Fatalf("last sign-ins: %v", s)
 		}
 		if m["brand"] != "belair" || m["email"] != "Alex.Martin@example.com" || m["name"] != "Alex Martin" || m["status"] != "active" ||
 			m["language"] != "en" || m["failedAttempts"] != float64(1) || m["locked"] != false {
-			t.Fatalf("account: %s", got.body)
+			t.Fatalf("account: %s", got.Body)
 		}
 		if pol := m["policies"].([]any); len(pol) != 1 || pol[0].(map[string]any)["number"] != "BEL1234" {
 			t.Fatalf("policies: %v", pol)
@@ -260,15 +260,15 @@ func TestCustomerView(t *testing.T) {
 		if ev := m["events"].([]any); len(ev) == 0 || ev[0].(map[string]any)["event"] != account.EventAuthentication {
 			t.Fatalf("events: %v", ev)
 		}
-		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": password}); got.status != 200 {
-			t.Fatalf("right password: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": password}); got.Status != 200 {
+			t.Fatalf("right password: %d %s", got.Status, got.Body)
 		}
-		m = e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil).json(t)
+		m = e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil).JSON(t)
 		if s := m["lastSignIns"].([]any); len(s) != 1 || m["failedAttempts"] != float64(0) {
 			t.Fatalf("after a sign-in: %v", m)
 		}
-		if got := e.as(&p, "GET", "/api/console/v1/customers/unknown", nil); got.status != 404 {
-			t.Fatalf("unknown: %d %s", got.status, got.body)
+		if got := e.as(&p, "GET", "/api/console/v1/customers/unknown", nil); got.Status != 404 {
+			t.Fatalf("unknown: %d %s", got.Status, got.Body)
 		}
 	})
 }
@@ -278,16 +278,16 @@ func TestTemporaryPasswordWorksOnce(t *testing.T) {
 		e := newEnv(t, db)
 		p := e.agent()
 		path := "/api/console/v1/customers/" + e.alex.ID + "/temporary-password"
-		if got := e.as(&p, "POST", path, map[string]string{"delivery": "sms"}); got.status != 400 || got.code(t) != "VALIDATION" {
-			t.Fatalf("bad delivery: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", path, map[string]string{"delivery": "sms"}); got.Status != 400 || got.Code(t) != "VALIDATION" {
+			t.Fatalf("bad delivery: %d %s", got.Status, got.Body)
 		}
 		got := e.as(&p, "POST", path, map[string]string{"delivery": "show"})
-		temp, _ := got.json(t)["temporaryPassword"].(string)
-		if got.status != 200 || len(temp) != 10 || strings.ContainsAny(temp, "01OIL") || got.header.Get("Cache-Control") != "no-store" {
-			t.Fatalf("show: %d %s", got.status, got.body)
+		temp, _ := got.JSON(t)["temporaryPassword"].(string)
+		if got.Status != 200 || len(temp) != 10 || strings.ContainsAny(temp, "01OIL") || got.Header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("show: %d %s", got.Status, got.Body)
 		}
-		if want := e.clock.Now().Add(console.TemporaryTTL).UTC().Format(time.RFC3339); !strings.HasPrefix(got.json(t)["expiresAt"].(string), want[:19]) {
-			t.Fatalf("expires %v, want %s", got.json(t)["expiresAt"], want)
+		if want := e.Clock.Now().Add(console.TemporaryTTL).UTC().Format(time.RFC3339); !strings.HasPrefix(got.JSON(t)["expiresAt"].(string), want[:19]) {
+			t.Fatalf("expires %v, want %s", got.JSON(t)["expiresAt"], want)
 		}
 		if a := e.account(e.alex); a.Status != account.Temporary {
 			t.Fatalf("status %s", a.Status)
@@ -295,20 +295,20 @@ func TestTemporaryPasswordWorksOnce(t *testing.T) {
 		// The customer's temporary-password step accepts it, then the reset
 		// spends it: it works once.
 		tp := "/api/v1/accounts/" + e.alex.ID + "/temporary"
-		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.status != 200 {
-			t.Fatalf("customer's temporary: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.Status != 200 {
+			t.Fatalf("customer's temporary: %d %s", got.Status, got.Body)
 		}
 		ctx := context.Background()
 		if err := e.accounts.ResetWithTemporary(ctx, "belair", e.alex.ID, temp, "Brand-New-Pass-7?", "198.51.100.7", nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.status != 409 {
-			t.Fatalf("second use: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.Status != 409 {
+			t.Fatalf("second use: %d %s", got.Status, got.Body)
 		}
 		// Emailed: not answered, queued for the customer.
 		got = e.as(&p, "POST", path, map[string]string{"delivery": "email"})
-		if got.status != 200 || got.json(t)["temporaryPassword"] != nil {
-			t.Fatalf("email: %d %s", got.status, got.body)
+		if got.Status != 200 || got.JSON(t)["temporaryPassword"] != nil {
+			t.Fatalf("email: %d %s", got.Status, got.Body)
 		}
 		var n int
 		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM outbox WHERE LOWER(recipient) = ? AND template = 'temporary-password'",
@@ -316,9 +316,9 @@ func TestTemporaryPasswordWorksOnce(t *testing.T) {
 			t.Fatalf("outbox: %d %v", n, err)
 		}
 		// After 24 hours it no longer works.
-		e.clock.Advance(console.TemporaryTTL + time.Second)
-		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.status != 409 {
-			t.Fatalf("expired: %d %s", got.status, got.body)
+		e.Clock.Advance(console.TemporaryTTL + time.Second)
+		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.Status != 409 {
+			t.Fatalf("expired: %d %s", got.Status, got.Body)
 		}
 	})
 }
@@ -329,38 +329,38 @@ func TestUnlockDisableEnable(t *testing.T) {
 		ctx := context.Background()
 		p := e.agent()
 		c := "/api/console/v1/customers/" + e.alex.ID
-		if err := db.InTx(ctx, func(tx *store.Tx) error { return account.Lock(ctx, tx, e.alex.ID, time.Time{}, e.clock.Now()) }); err != nil {
+		if err := db.InTx(ctx, func(tx *store.Tx) error { return account.Lock(ctx, tx, e.alex.ID, time.Time{}, e.Clock.Now()) }); err != nil {
 			t.Fatal(err)
 		}
 		auth := "/api/v1/accounts/" + e.alex.ID + "/authentication"
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.status != 400 {
-			t.Fatalf("locked: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 400 {
+			t.Fatalf("locked: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&p, "POST", c+"/unlock", nil); got.status != 200 || got.json(t)["locked"] != false || got.json(t)["status"] != "active" {
-			t.Fatalf("unlock: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", c+"/unlock", nil); got.Status != 200 || got.JSON(t)["locked"] != false || got.JSON(t)["status"] != "active" {
+			t.Fatalf("unlock: %d %s", got.Status, got.Body)
 		}
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.status != 200 {
-			t.Fatalf("unlocked sign-in: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 200 {
+			t.Fatalf("unlocked sign-in: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&p, "POST", c+"/disable", nil); got.status != 200 || got.json(t)["disabled"] != true {
-			t.Fatalf("disable: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", c+"/disable", nil); got.Status != 200 || got.JSON(t)["disabled"] != true {
+			t.Fatalf("disable: %d %s", got.Status, got.Body)
 		}
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.status != 403 || got.code(t) != "3001" {
-			t.Fatalf("disabled sign-in: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 403 || got.Code(t) != "3001" {
+			t.Fatalf("disabled sign-in: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&p, "POST", c+"/enable", nil); got.status != 200 || got.json(t)["disabled"] != false {
-			t.Fatalf("enable: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", c+"/enable", nil); got.Status != 200 || got.JSON(t)["disabled"] != false {
+			t.Fatalf("enable: %d %s", got.Status, got.Body)
 		}
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.status != 200 {
-			t.Fatalf("enabled sign-in: %d %s", got.status, got.body)
+		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 200 {
+			t.Fatalf("enabled sign-in: %d %s", got.Status, got.Body)
 		}
 		rows := e.auditRows(p.Actor())
 		want := []string{console.EventUnlock + " ok " + e.alex.ID, account.EventDisable + " ok " + e.alex.ID, account.EventEnable + " ok " + e.alex.ID}
 		if !slices.Equal(rows, want) {
 			t.Fatalf("audit %v, want %v", rows, want)
 		}
-		if got := e.as(&p, "POST", c+"/unlock", nil); got.status != 200 || e.auditRows(p.Actor())[3] != console.EventUnlock+" unchanged "+e.alex.ID {
-			t.Fatalf("unlock of an unlocked account: %d %v", got.status, e.auditRows(p.Actor()))
+		if got := e.as(&p, "POST", c+"/unlock", nil); got.Status != 200 || e.auditRows(p.Actor())[3] != console.EventUnlock+" unchanged "+e.alex.ID {
+			t.Fatalf("unlock of an unlocked account: %d %v", got.Status, e.auditRows(p.Actor()))
 		}
 	})
 }
@@ -371,16 +371,16 @@ func TestResetEmailAndInvitation(t *testing.T) {
 		ctx := context.Background()
 		p := e.agent()
 		c := "/api/console/v1/customers/" + e.alex.ID
-		if got := e.as(&p, "POST", c+"/reset-email", nil); got.status != 200 {
-			t.Fatalf("reset email: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", c+"/reset-email", nil); got.Status != 200 {
+			t.Fatalf("reset email: %d %s", got.Status, got.Body)
 		}
 		var data string
 		if err := db.QueryRow(ctx, "SELECT data FROM outbox WHERE template = 'reset-link' AND LOWER(recipient) = ?", "alex.martin@example.com").Scan(&data); err != nil ||
 			!strings.Contains(data, "https://") || !strings.Contains(data, "/reset?token=") {
 			t.Fatalf("reset link email: %q %v", data, err)
 		}
-		if got := e.as(&p, "POST", c+"/invitation", map[string]string{"policyNumber": "BEL-5678", "source": "edoc"}); got.status != 200 {
-			t.Fatalf("invitation: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", c+"/invitation", map[string]string{"policyNumber": "BEL-5678", "source": "edoc"}); got.Status != 200 {
+			t.Fatalf("invitation: %d %s", got.Status, got.Body)
 		}
 		var issuedBy string
 		if err := db.QueryRow(ctx, "SELECT issued_by FROM email_tokens WHERE email = ?", "alex.martin@example.com").Scan(&issuedBy); err != nil || issuedBy != p.Actor() {
@@ -395,12 +395,12 @@ func TestResetEmailAndInvitation(t *testing.T) {
 			{map[string]string{"policyNumber": "", "source": "edoc"}, 400, "VALIDATION"},
 			{map[string]string{"policyNumber": "NOP0000", "source": "edoc"}, 404, "POLICY_NUMBER_NOT_FOUND"},
 		} {
-			if got := e.as(&p, "POST", c+"/invitation", x.body); got.status != x.status || got.code(t) != x.code {
-				t.Fatalf("%v: %d %s", x.body, got.status, got.body)
+			if got := e.as(&p, "POST", c+"/invitation", x.body); got.Status != x.status || got.Code(t) != x.code {
+				t.Fatalf("%v: %d %s", x.body, got.Status, got.Body)
 			}
 		}
-		if got := e.as(&p, "POST", c+"/invitation", "{not json"); got.status != 400 {
-			t.Fatalf("bad json: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", c+"/invitation", "{not json"); got.Status != 400 {
+			t.Fatalf("bad json: %d %s", got.Status, got.Body)
 		}
 	})
 }
@@ -418,20 +418,20 @@ func TestImportDryRunThenWrite(t *testing.T) {
 		}
 		for _, q := range []string{"", "?dryRun=true"} {
 			got := e.as(&p, "POST", "/api/console/v1/policies/import"+q, importFile)
-			if m := got.json(t); got.status != 200 || m["dryRun"] != true || m["added"] != float64(1) || count() != 0 {
-				t.Fatalf("dry run %q: %d %s", q, got.status, got.body)
+			if m := got.JSON(t); got.Status != 200 || m["dryRun"] != true || m["added"] != float64(1) || count() != 0 {
+				t.Fatalf("dry run %q: %d %s", q, got.Status, got.Body)
 			}
 		}
 		got := e.as(&p, "POST", "/api/console/v1/policies/import?dryRun=false", importFile)
-		if m := got.json(t); got.status != 200 || m["dryRun"] != false || m["added"] != float64(1) || count() != 1 {
-			t.Fatalf("write: %d %s", got.status, got.body)
+		if m := got.JSON(t); got.Status != 200 || m["dryRun"] != false || m["added"] != float64(1) || count() != 1 {
+			t.Fatalf("write: %d %s", got.Status, got.Body)
 		}
 		got = e.as(&p, "POST", "/api/console/v1/policies/import?dryRun=false", "brand,nope\nbelair,1\n")
-		if m := got.json(t); got.status != 400 || m["errorCode"] != "IMPORT_INVALID" || len(m["errors"].([]any)) == 0 {
-			t.Fatalf("bad file: %d %s", got.status, got.body)
+		if m := got.JSON(t); got.Status != 400 || m["errorCode"] != "IMPORT_INVALID" || len(m["errors"].([]any)) == 0 {
+			t.Fatalf("bad file: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/policies/import?dryRun=maybe", importFile); got.status != 400 {
-			t.Fatalf("bad dryRun: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", "/api/console/v1/policies/import?dryRun=maybe", importFile); got.Status != 400 {
+			t.Fatalf("bad dryRun: %d %s", got.Status, got.Body)
 		}
 	})
 }
@@ -441,25 +441,25 @@ func TestMaintenanceOnOff(t *testing.T) {
 		e := newEnv(t, db)
 		ctx := context.Background()
 		p := e.supervisor()
-		until := e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": true, "until": until}); got.status != 200 {
-			t.Fatalf("on: %d %s", got.status, got.body)
+		until := e.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": true, "until": until}); got.Status != 200 {
+			t.Fatalf("on: %d %s", got.Status, got.Body)
 		}
-		if w, _ := maintenance.Active(ctx, db, e.clock.Now()); len(w) != 1 || w[0].Brand != "belair" {
+		if w, _ := maintenance.Active(ctx, db, e.Clock.Now()); len(w) != 1 || w[0].Brand != "belair" {
 			t.Fatalf("windows %v", w)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": false}); got.status != 200 {
-			t.Fatalf("off: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": false}); got.Status != 200 {
+			t.Fatalf("off: %d %s", got.Status, got.Body)
 		}
-		if w, _ := maintenance.Active(ctx, db, e.clock.Now()); len(w) != 0 {
+		if w, _ := maintenance.Active(ctx, db, e.Clock.Now()); len(w) != 0 {
 			t.Fatalf("windows %v", w)
 		}
 		for _, body := range []map[string]any{
 			{"brand": "nobrand", "on": true}, {"brand": "belair"},
-			{"brand": "belair", "on": true, "until": e.clock.Now().Add(-time.Minute).UTC().Format(time.RFC3339)},
+			{"brand": "belair", "on": true, "until": e.Clock.Now().Add(-time.Minute).UTC().Format(time.RFC3339)},
 		} {
-			if got := e.as(&p, "POST", "/api/console/v1/maintenance", body); got.status != 400 {
-				t.Fatalf("%v: %d %s", body, got.status, got.body)
+			if got := e.as(&p, "POST", "/api/console/v1/maintenance", body); got.Status != 400 {
+				t.Fatalf("%v: %d %s", body, got.Status, got.Body)
 			}
 		}
 	})
@@ -488,35 +488,35 @@ leave`, Actor: ""},
 		p := e.supervisor()
 		from, to := base.Format(time.RFC3339), base.Add(3*time.Hour).Format(time.RFC3339)
 		got := e.as(&p, "GET", "/api/console/v1/audit.csv?from="+from+"&to="+to, nil)
-		if got.status != 200 || !strings.HasPrefix(got.header.Get("Content-Type"), "text/csv") {
-			t.Fatalf("%d %s", got.status, got.body)
+		if got.Status != 200 || !strings.HasPrefix(got.Header.Get("Content-Type"), "text/csv") {
+			t.Fatalf("%d %s", got.Status, got.Body)
 		}
 		want := "at,brand,account_id,ip,event,outcome,detail,actor\r\n" +
 			"2026-03-01T12:00:00.000Z,belair,a1,,login.authentication,ok,\"say \"\"hi\"\", then\r\nleave\",\r\n" +
 			"2026-03-01T13:00:00.000Z,intact,b1,,login.find,ok,,\r\n" +
 			"2026-03-01T14:00:00.000Z,belair,a2,203.0.113.1,account.disable,ok,,staff:x\r\n"
-		if string(got.body) != want {
-			t.Fatalf("csv:\n%q\nwant\n%q", got.body, want)
+		if string(got.Body) != want {
+			t.Fatalf("csv:\n%q\nwant\n%q", got.Body, want)
 		}
-		recs, err := csv.NewReader(strings.NewReader(string(got.body))).ReadAll()
+		recs, err := csv.NewReader(strings.NewReader(string(got.Body))).ReadAll()
 		if err != nil || len(recs) != 4 || recs[1][6] != "say \"hi\", then\nleave" {
 			t.Fatalf("read back: %v %v", recs, err)
 		}
 		// One brand; a staff member of belair only sees belair's rows.
 		p.Brands = []string{"belair"}
 		got = e.as(&p, "GET", "/api/console/v1/audit.csv?from="+from+"&to="+to, nil)
-		if recs, _ := csv.NewReader(strings.NewReader(string(got.body))).ReadAll(); len(recs) != 3 || recs[2][2] != "a2" {
-			t.Fatalf("belair only: %q", got.body)
+		if recs, _ := csv.NewReader(strings.NewReader(string(got.Body))).ReadAll(); len(recs) != 3 || recs[2][2] != "a2" {
+			t.Fatalf("belair only: %q", got.Body)
 		}
 		for _, q := range []string{"", "from=" + from, "from=" + to + "&to=" + from, "from=2020-01-01&to=2026-01-01"} {
-			if got := e.as(&p, "GET", "/api/console/v1/audit.csv?"+q, nil); got.status != 400 || got.code(t) != "VALIDATION" {
-				t.Fatalf("%q: %d %s", q, got.status, got.body)
+			if got := e.as(&p, "GET", "/api/console/v1/audit.csv?"+q, nil); got.Status != 400 || got.Code(t) != "VALIDATION" {
+				t.Fatalf("%q: %d %s", q, got.Status, got.Body)
 			}
 		}
 		// Not a date at all: the parameter's shape.
 		for _, q := range []string{"from=yesterday&to=" + to, "from=" + from + "&to=2026-13-45"} {
-			if got := e.as(&p, "GET", "/api/console/v1/audit.csv?"+q, nil); got.status != 400 || got.code(t) != "INVALID_FIELD" {
-				t.Fatalf("%q: %d %s", q, got.status, got.body)
+			if got := e.as(&p, "GET", "/api/console/v1/audit.csv?"+q, nil); got.Status != 400 || got.Code(t) != "INVALID_FIELD" {
+				t.Fatalf("%q: %d %s", q, got.Status, got.Body)
 			}
 		}
 		// The export itself is audited.
@@ -551,37 +551,37 @@ func TestStaffAdmin(t *testing.T) {
 		e := newEnv(t, db)
 		p := e.admin()
 		got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "Sup@Console.example", "name": "Sue Per", "role": "supervisor"})
-		m := got.json(t)
-		if got.status != 200 || !strings.HasPrefix(m["setupLink"].(string), "https://console.example/setup#") ||
+		m := got.JSON(t)
+		if got.Status != 200 || !strings.HasPrefix(m["setupLink"].(string), "https://console.example/setup#") ||
 			m["staff"].(map[string]any)["email"] != "sup@console.example" {
-			t.Fatalf("add: %d %s", got.status, got.body)
+			t.Fatalf("add: %d %s", got.Status, got.Body)
 		}
 		token := strings.TrimPrefix(m["setupLink"].(string), "https://console.example/setup#")
 		if info, err := e.h.Service.Staff.Setup(context.Background(), token); err != nil || info.Email != "sup@console.example" {
 			t.Fatalf("the link does not set up: %+v %v", info, err)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "sup@console.example", "name": "Again", "role": "agent"}); got.status != 409 || got.code(t) != "STAFF_EXISTS" {
-			t.Fatalf("twice: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "sup@console.example", "name": "Again", "role": "agent"}); got.Status != 409 || got.Code(t) != "STAFF_EXISTS" {
+			t.Fatalf("twice: %d %s", got.Status, got.Body)
 		}
 		for _, body := range []map[string]any{{"email": "x@console.example", "name": "X", "role": "boss"}, {"email": "bad", "name": "X", "role": "agent"},
 			{"email": "y@console.example", "name": "", "role": "agent"}, {"email": "z@console.example", "name": "Z", "role": "agent", "brands": []string{"nobrand"}}} {
-			if got := e.as(&p, "POST", "/api/console/v1/staff", body); got.status != 400 || got.code(t) != "VALIDATION" {
-				t.Fatalf("%v: %d %s", body, got.status, got.body)
+			if got := e.as(&p, "POST", "/api/console/v1/staff", body); got.Status != 400 || got.Code(t) != "VALIDATION" {
+				t.Fatalf("%v: %d %s", body, got.Status, got.Body)
 			}
 		}
 		list := e.as(&p, "GET", "/api/console/v1/staff", nil)
-		if n := len(list.json(t)["staff"].([]any)); list.status != 200 || n != 2 {
-			t.Fatalf("list: %d %s", list.status, list.body)
+		if n := len(list.JSON(t)["staff"].([]any)); list.Status != 200 || n != 2 {
+			t.Fatalf("list: %d %s", list.Status, list.Body)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil); got.status != 200 || got.json(t)["disabled"] != true {
-			t.Fatalf("disable: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil); got.Status != 200 || got.JSON(t)["disabled"] != true {
+			t.Fatalf("disable: %d %s", got.Status, got.Body)
 		}
 		p.ID = e.member.ID
-		if got := e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil); got.status != 409 || got.code(t) != "STAFF_SELF" {
-			t.Fatalf("self: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil); got.Status != 409 || got.Code(t) != "STAFF_SELF" {
+			t.Fatalf("self: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/staff/AAAAAAAAAAAAAAAAAAAAAA/disable", nil); got.status != 404 {
-			t.Fatalf("unknown: %d %s", got.status, got.body)
+		if got := e.as(&p, "POST", "/api/console/v1/staff/AAAAAAAAAAAAAAAAAAAAAA/disable", nil); got.Status != 404 {
+			t.Fatalf("unknown: %d %s", got.Status, got.Body)
 		}
 	})
 }

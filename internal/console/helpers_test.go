@@ -1,18 +1,15 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"guichet/config"
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/console"
@@ -20,10 +17,8 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/staff"
 	"guichet/internal/store"
-	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
-
-var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 const (
 	password = "Correct-Horse-9!"
@@ -37,9 +32,8 @@ const people = "brand,policy_number,kind,province,role,first_name,last_name,date
 	"intact,123456789,auto,ab,holder,Sam,Roy,1975-06-30,M5V 2T6,,,sam.roy@example.com,,,false,active\n"
 
 type env struct {
+	*testenv.Env
 	t        *testing.T
-	db       *store.DB
-	clock    *testclock.Clock
 	accounts *account.Service
 	h        *console.Handler
 	mux      *http.ServeMux
@@ -56,15 +50,16 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := testclock.New()
+	te := testenv.New(db)
+	c := te.Clock
 	if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}).Import(ctx, strings.NewReader(people)); err != nil {
 		t.Fatal(err)
 	}
-	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
+	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	tokens := emailtoken.New(db, reg.ByID, c.Now)
 	tokens.Limits = emailtoken.Limits{}
-	staffs, err := staff.New(ctx, db, account.NewHasher(testParams), c.Now, nil)
+	staffs, err := staff.New(ctx, db, accounttest.Hasher(), c.Now, nil)
 	if err == nil {
 		staffs.KnownBrand = func(b string) bool { _, ok := reg.ByID(b); return ok }
 	}
@@ -74,7 +69,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	h := &console.Handler{Service: &console.Service{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
 		Staff: staffs, LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }},
 		ConsoleOrigin: "https://console.example"}
-	e := &env{t: t, db: db, clock: c, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
+	e := &env{Env: te, t: t, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
 	for pattern, fn := range map[string]api.Handler{
 		"GET /api/console/v1/customers":                          h.Search,
 		"GET /api/console/v1/customers/{id}":                     h.Customer,
@@ -108,23 +103,10 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // create stores a customer with the password, linked to the policy.
 func (e *env) create(b, email, first, last, phone, number string) account.Account {
 	e.t.Helper()
-	ctx := context.Background()
-	hash, err := e.accounts.Hasher.Hash(ctx, password)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var a account.Account
-	err = e.db.InTx(ctx, func(tx *store.Tx) error {
-		a, err = account.Insert(ctx, tx, account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
-			Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, hash, e.clock.Now())
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO account_policies (account_id, policy_id, role)
-			SELECT ?, id, 'holder' FROM policies WHERE brand = ? AND number = ?`, a.ID, b, number)
-		return err
-	})
-	if err != nil {
+	a := accounttest.Create(e.t, e.DB, e.Clock.Now(), account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
+		Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, password, "")
+	if _, err := e.DB.Exec(context.Background(), `INSERT INTO account_policies (account_id, policy_id, role)
+		SELECT ?, id, 'holder' FROM policies WHERE brand = ? AND number = ?`, a.ID, b, number); err != nil {
 		e.t.Fatal(err)
 	}
 	return a
@@ -132,84 +114,39 @@ func (e *env) create(b, email, first, last, phone, number string) account.Accoun
 
 // principals of each role; the agent serves belair only.
 func (e *env) agent() staff.Principal {
-	return staff.Principal{ID: "agent1", Email: "agent@console.example", Role: staff.RoleAgent, Brands: []string{"belair"}, FactorAt: e.clock.Now()}
+	return staff.Principal{ID: "agent1", Email: "agent@console.example", Role: staff.RoleAgent, Brands: []string{"belair"}, FactorAt: e.Clock.Now()}
 }
 func (e *env) supervisor() staff.Principal {
-	return staff.Principal{ID: "super1", Email: "supervisor@console.example", Role: staff.RoleSupervisor, FactorAt: e.clock.Now()}
+	return staff.Principal{ID: "super1", Email: "supervisor@console.example", Role: staff.RoleSupervisor, FactorAt: e.Clock.Now()}
 }
 func (e *env) admin() staff.Principal {
-	return staff.Principal{ID: "admin1", Email: "admin@console.example", Role: staff.RoleAdmin, FactorAt: e.clock.Now()}
-}
-
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (a answer) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(a.body, &m); err != nil {
-		t.Fatalf("body %q: %v", a.body, err)
-	}
-	return m
-}
-
-func (a answer) code(t *testing.T) string {
-	t.Helper()
-	c, _ := a.json(t)["errorCode"].(string)
-	return c
+	return staff.Principal{ID: "admin1", Email: "admin@console.example", Role: staff.RoleAdmin, FactorAt: e.Clock.Now()}
 }
 
 // as sends a console call for p (nil: no staff member signed in). body is
-// JSON unless a string (sent as is).
-func (e *env) as(p *staff.Principal, method, path string, body any) answer {
+// JSON unless a string (sent as is), always labelled JSON.
+func (e *env) as(p *staff.Principal, method, path string, body any) testenv.Answer {
 	e.t.Helper()
-	var raw []byte
-	switch v := body.(type) {
-	case nil:
-	case string:
-		raw = []byte(v)
-	default:
-		var err error
-		if raw, err = json.Marshal(v); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	r := httptest.NewRequest(method, "https://console.example"+path, bytes.NewReader(raw))
-	r.Header.Set("Content-Type", "application/json")
-	r.RemoteAddr = staffIP + ":40000"
+	req := testenv.Request{Method: method, Path: "https://console.example" + path, Body: body, IP: staffIP,
+		Headers: map[string]string{"Content-Type": "application/json"}}
 	if p != nil {
-		r = r.WithContext(staff.WithPrincipal(r.Context(), *p))
+		req.Context = func(ctx context.Context) context.Context { return staff.WithPrincipal(ctx, *p) }
 	}
-	return e.serve(r)
-}
-
-func (e *env) serve(r *http.Request) answer {
-	w := httptest.NewRecorder()
-	e.mux.ServeHTTP(w, r)
-	res := w.Result()
-	out, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, header: res.Header, body: out}
+	return testenv.Do(e.t, e.mux, req)
 }
 
 // customerCall is a customer's own call on the brand's site.
-func (e *env) customerCall(b, path string, body any) answer {
+func (e *env) customerCall(b, path string, body any) testenv.Answer {
 	e.t.Helper()
-	raw, _ := json.Marshal(body)
 	br, _ := e.brands.ByID(b)
-	r := httptest.NewRequest(http.MethodPost, "https://"+b+".example"+path, bytes.NewReader(raw))
-	r.Header.Set("Content-Type", "application/json")
-	r.RemoteAddr = "198.51.100.7:40000"
-	r = r.WithContext(api.WithSite(r.Context(), api.Site{Brand: br, Province: br.DefaultProvince, Language: "en"}))
-	return e.serve(r)
+	return testenv.Do(e.t, e.mux, testenv.Request{Method: http.MethodPost, Path: path, Body: body, IP: "198.51.100.7",
+		Site: &api.Site{Brand: br, Province: br.DefaultProvince, Language: "en"}})
 }
 
 // auditRows are "event outcome actor" of the rows of an actor, oldest first.
 func (e *env) auditRows(actor string) []string {
 	e.t.Helper()
-	rows, err := e.db.Query(context.Background(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
+	rows, err := e.DB.Query(context.Background(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -227,7 +164,7 @@ func (e *env) auditRows(actor string) []string {
 
 func (e *env) account(a account.Account) account.Account {
 	e.t.Helper()
-	got, err := account.ByID(context.Background(), e.db, a.Brand, a.ID)
+	got, err := account.ByID(context.Background(), e.DB, a.Brand, a.ID)
 	if err != nil {
 		e.t.Fatal(err)
 	}

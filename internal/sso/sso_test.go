@@ -13,17 +13,16 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
-	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
-
-var testParams = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 
 const (
 	password = "Correct-Horse-9!"
@@ -36,9 +35,8 @@ var (
 )
 
 type env struct {
+	*testenv.Env
 	t        *testing.T
-	db       *store.DB
-	clock    *testclock.Clock
 	accounts *account.Service
 	handler  http.Handler
 	dev      bool
@@ -48,8 +46,8 @@ type env struct {
 // the brand middleware (the site from the host's first label).
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	c := testclock.New()
-	accounts := account.NewService(db, account.NewHasher(testParams), c.Now)
+	te := testenv.New(db)
+	accounts := account.NewService(db, accounttest.Hasher(), te.Clock.Now)
 	ah := &account.Handler{Service: accounts}
 	sh := &sso.Handler{Service: sso.NewService(accounts)}
 	mux := http.NewServeMux()
@@ -58,7 +56,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	mux.Handle("POST /pkmslogin.form", api.Handler(sh.LoginForm))
 	mux.Handle("GET /api/v1/me", api.Handler(sh.Me))
 	mux.Handle("POST /api/v1/logout", api.Handler(sh.Logout))
-	e := &env{t: t, db: db, clock: c, accounts: accounts}
+	e := &env{Env: te, t: t, accounts: accounts}
 	e.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b := belair
 		if strings.HasPrefix(r.Host, "intact.") {
@@ -73,15 +71,11 @@ func newEnv(t *testing.T, db *store.DB) *env {
 func (e *env) create(b *brand.Brand, email string, mutate func(ctx context.Context, tx *store.Tx, a account.Account) error) account.Account {
 	e.t.Helper()
 	ctx := context.Background()
-	h := account.NewHasher(testParams)
-	hash, err := h.Hash(ctx, password)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	hash := accounttest.Hash(e.t, password)
 	var a account.Account
-	err = e.db.InTx(ctx, func(tx *store.Tx) error {
+	err := e.DB.InTx(ctx, func(tx *store.Tx) error {
 		var err error
-		a, err = account.Insert(ctx, tx, account.Account{Brand: b.ID, Email: email, FirstName: "Alex", LastName: "Martin", Language: "en"}, hash, e.clock.Now())
+		a, err = account.Insert(ctx, tx, account.Account{Brand: b.ID, Email: email, FirstName: "Alex", LastName: "Martin", Language: "en"}, hash, e.Clock.Now())
 		if err == nil && mutate != nil {
 			err = mutate(ctx, tx, a)
 		}
@@ -167,11 +161,11 @@ func TestLoginForm(t *testing.T) {
 		e := newEnv(t, db)
 		a := e.create(belair, "alex@example.com", nil)
 		e.create(belair, "locked@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
-			return account.Lock(ctx, tx, a.ID, time.Time{}, e.clock.Now())
+			return account.Lock(ctx, tx, a.ID, time.Time{}, e.Clock.Now())
 		})
-		tempHash, _ := account.NewHasher(testParams).Hash(context.Background(), "Temp-Pass-1")
+		tempHash, _ := accounttest.Hasher().Hash(context.Background(), "Temp-Pass-1")
 		e.create(belair, "temp@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
-			return account.SetTemporaryPassword(ctx, tx, a.ID, tempHash, e.clock.Now().Add(time.Hour), e.clock.Now())
+			return account.SetTemporaryPassword(ctx, tx, a.ID, tempHash, e.Clock.Now().Add(time.Hour), e.Clock.Now())
 		})
 		used := e.ticket("belair.example", a.ID)
 		if res := e.login("belair.example", form("alex@example.com", "", used)); res.Header.Get("Location") != "/my-account" {
@@ -193,7 +187,7 @@ func TestLoginForm(t *testing.T) {
 			}, "/webseal.do?error=0x132120c8"},
 			{"expired ticket, wrong password", "belair.example", func() url.Values {
 				tk := e.ticket("belair.example", a.ID)
-				e.clock.Advance(account.TicketTTL)
+				e.Clock.Advance(account.TicketTTL)
 				return form("alex@example.com", "nope", tk)
 			}, "/webseal.do?error=0x132120c8"},
 			{"wrong password", "belair.example", func() url.Values { return form("alex@example.com", "Wrong-Horse-9!", "") }, "/webseal.do?error=0x132120c8"},
@@ -228,7 +222,7 @@ func TestLoginForm(t *testing.T) {
 		t.Run("rate limited", func(t *testing.T) {
 			e.accounts.Limits.Authenticate = throttle.Rule{Scope: "login.password", Limit: 2, Window: time.Minute}
 			defer func() { e.accounts.Limits = account.DefaultLimits() }()
-			e.clock.Advance(2 * time.Minute)
+			e.Clock.Advance(2 * time.Minute)
 			var last string
 			for range 3 {
 				last = e.login("belair.example", form("alex@example.com", "Wrong-Horse-9!", "")).Header.Get("Location")
@@ -358,7 +352,7 @@ func TestMe(t *testing.T) {
 				{Brand: "belair", Number: "abc-1234", Kind: policy.Home, Province: "ON"},
 				{Brand: "belair", Number: "ABC5678", Kind: policy.Auto, Province: "qc"},
 			} {
-				created, err := policy.Create(ctx, tx, p, e.clock.Now())
+				created, err := policy.Create(ctx, tx, p, e.Clock.Now())
 				if err != nil {
 					return err
 				}
@@ -434,7 +428,7 @@ func TestSessionTimeouts(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				ck := newSession()
 				for i, s := range c.steps {
-					e.clock.Advance(s.advance)
+					e.Clock.Advance(s.advance)
 					if status, _ := e.me("belair.example", ck); status != s.want {
 						t.Fatalf("step %d (+%v): %d, want %d", i+1, s.advance, status, s.want)
 					}
@@ -504,8 +498,8 @@ func TestLogoutAndRevocation(t *testing.T) {
 		})
 		t.Run("Prune deletes expired sessions", func(t *testing.T) {
 			login()
-			e.clock.Advance(sso.IdleTimeout)
-			n, err := sso.Prune(context.Background(), db, e.clock.Now())
+			e.Clock.Advance(sso.IdleTimeout)
+			n, err := sso.Prune(context.Background(), db, e.Clock.Now())
 			if err != nil || n == 0 {
 				t.Fatalf("Prune = %d, %v", n, err)
 			}
