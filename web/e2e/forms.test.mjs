@@ -265,8 +265,13 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         await form.getByRole('checkbox', { name: l.terms }).check();
 
         const submit = form.getByRole('button', { name: l.submit });
+        // The demo form's "server call" is a 300 ms timer: on the page's clock, held
+        // until the test has seen the submitting state, however slow the machine.
+        await page.clock.install();
         await submit.click();
         assert.equal(await submit.getAttribute('aria-busy'), 'true');
+        await page.clock.runFor(300);
+        await page.clock.resume();
         const status = page.getByRole('region', { name: l.empty }).getByRole('status');
         await status.filter({ hasText: l.sent }).waitFor();
         const sent = JSON.parse(((await status.textContent()) ?? '').slice(l.sent.length + 1));
