@@ -169,6 +169,19 @@ func lockRow(ctx context.Context, tx *store.Tx, id string) (record, error) {
 	return scanRecord(tx.QueryRow(ctx, q, id))
 }
 
+// inRowTx runs fn in a transaction holding the row lock of account id
+// (lockRow), with the record as it is now and the time it began.
+func (s *Service) inRowTx(ctx context.Context, id string, fn func(tx *store.Tx, now time.Time, cur record) error) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		cur, err := lockRow(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return fn(tx, now, cur)
+	})
+}
+
 // ErrInvalid is returned by Insert for an account missing what it needs.
 var ErrInvalid = errors.New("account: invalid account")
 

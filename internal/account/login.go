@@ -201,12 +201,7 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 			return err
 		}
 	}
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := lockRow(ctx, tx, r.ID)
-		if err != nil {
-			return err
-		}
+	return s.inRowTx(ctx, r.ID, func(tx *store.Tx, now time.Time, cur record) error {
 		changed := cur.passwordHash != r.passwordHash || cur.Status != r.Status || !cur.DisabledAt.Equal(r.DisabledAt)
 		if cur.lockedAt(now) || changed {
 			// Locked, disabled, or the password changed, while the hash ran.
@@ -245,12 +240,7 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 // fail records a failed attempt and locks the account when it is the
 // MaxFailures-th within the window; it returns answer.
 func (s *Service) fail(ctx context.Context, id string, e audit.Event, answer error) error {
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := lockRow(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	err := s.inRowTx(ctx, id, func(tx *store.Tx, now time.Time, cur record) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO login_failures (account_id, at) VALUES (?, ?)", id, now.UnixMilli()); err != nil {
 			return err
 		}
