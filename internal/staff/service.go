@@ -673,23 +673,20 @@ func (s *Service) Reauth(ctx context.Context, token, code, ip string) (Principal
 // Lookup returns the signed-in staff member of a session token (not a
 // pending one), or ErrNoSession.
 func (s *Service) Lookup(ctx context.Context, token string) (Principal, error) {
-	sess, r, err := s.session(ctx, token)
-	if err != nil {
-		return Principal{}, err
-	}
-	if sess.pending {
-		return Principal{}, ErrNoSession
-	}
-	p := r.Principal(sess.factorAt)
-	p.Session = tokenHash(token)
-	return p, nil
+	return s.signedIn(ctx, token, true)
 }
 
 // Check is Lookup without counting as activity: an open chat socket
 // re-checks its session (signed out, expired, idle, account disabled) with
 // it and does not keep the session alive by doing so.
 func (s *Service) Check(ctx context.Context, token string) (Principal, error) {
-	sess, r, err := s.sessionOf(ctx, token, false)
+	return s.signedIn(ctx, token, false)
+}
+
+// signedIn is the staff member of a signed-in session (sessionOf, touch
+// as it says), or ErrNoSession for a pending one.
+func (s *Service) signedIn(ctx context.Context, token string, touch bool) (Principal, error) {
+	sess, r, err := s.sessionOf(ctx, token, touch)
 	if err != nil {
 		return Principal{}, err
 	}
