@@ -41,11 +41,7 @@ func (h *Handler) Find(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	found, err := h.Service.Find(r.Context(), api.SiteOf(r).Brand.ID, email, api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, found)
-	return nil
+	return api.Reply(w, http.StatusOK, found, apiError(err))
 }
 
 type temporaryForm struct {
@@ -71,11 +67,7 @@ func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, id, temp, api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, struct{}{})
-	return nil
+	return api.Reply(w, http.StatusOK, struct{}{}, apiError(err))
 }
 
 type authenticationForm struct {
@@ -123,11 +115,7 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	ticket, err := h.Service.Authenticate(r.Context(), c)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, authenticationAnswer{LoginTicket: ticket})
-	return nil
+	return api.Reply(w, http.StatusOK, authenticationAnswer{LoginTicket: ticket}, apiError(err))
 }
 
 type notificationForm struct {
@@ -156,11 +144,7 @@ func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
 		Brand: site.Brand.ID, AccountID: id, Type: f.NotificationType,
 		IP: api.ClientIP(r), BaseURL: Origin(r),
 	})
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, struct{}{})
-	return nil
+	return api.Reply(w, http.StatusOK, struct{}{}, apiError(err))
 }
 
 // Origin is the scheme://host links in emails point to: the brand site the

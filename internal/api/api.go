@@ -195,6 +195,16 @@ func JSON(w http.ResponseWriter, status int, v any) {
 	}
 }
 
+// Reply writes v as JSON with status when err is nil; otherwise it writes
+// nothing and returns err for the Handler to answer.
+func Reply(w http.ResponseWriter, status int, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	JSON(w, status, v)
+	return nil
+}
+
 // WriteError maps an error to the API's one error shape. *Error keeps its
 // status; a FieldError (rules) is a 400; the database unreachable
 // (store.Unavailable) is ErrUnavailable, 503 with Retry-After; anything

@@ -121,9 +121,5 @@ func (h *Handler) Customer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d, err := h.Service.View(r.Context(), c, a)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, detailOf(d))
-	return nil
+	return api.Reply(w, http.StatusOK, detailOf(d), apiError(err))
 }

@@ -86,9 +86,5 @@ func (h *Handler) StaffDisable(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m, err := h.Service.StaffDisable(r.Context(), c, id)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, memberOf(m, h.Service.Now()))
-	return nil
+	return api.Reply(w, http.StatusOK, memberOf(m, h.Service.Now()), apiError(err))
 }

@@ -247,11 +247,7 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		email, err = h.Service.Link(r.Context(), brand, id, password, api.ClientIP(r))
 	}
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, emailAnswer{Email: email})
-	return nil
+	return api.Reply(w, http.StatusOK, emailAnswer{Email: email}, apiError(err))
 }
 
 type createForm struct {
@@ -295,11 +291,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		email, err = h.Service.Create(r.Context(), c)
 	}
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusCreated, emailAnswer{Email: email})
-	return nil
+	return api.Reply(w, http.StatusCreated, emailAnswer{Email: email}, apiError(err))
 }
 
 // Errors of the registration API, with spec §8's statuses and codes.

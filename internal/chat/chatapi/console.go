@@ -41,15 +41,6 @@ func (h *ConsoleHandler) principal(r *http.Request, min staff.Role) (staff.Princ
 	return p, nil
 }
 
-// writeOK answers 200 with v, or returns err when v could not be had.
-func writeOK(w http.ResponseWriter, v any, err error) error {
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, v)
-	return nil
-}
-
 // as serves a request of a staff member of at least role min as serve
 // says, the errors of both mapped as the API answers them.
 func (h *ConsoleHandler) as(r *http.Request, min staff.Role, serve func(p staff.Principal) error) (err error) {
@@ -121,7 +112,7 @@ func (h *ConsoleHandler) PutAvailability(w http.ResponseWriter, r *http.Request)
 func (h *ConsoleHandler) Queue(w http.ResponseWriter, r *http.Request) error {
 	return h.as(r, staff.RoleAgent, func(p staff.Principal) error {
 		q, err := h.Service.Queue(r.Context(), p)
-		return writeOK(w, q, err)
+		return api.Reply(w, http.StatusOK, q, err)
 	})
 }
 
@@ -233,11 +224,7 @@ func (h *ConsoleHandler) Agents(w http.ResponseWriter, r *http.Request) error {
 			}
 			return brand.DefaultMaxPerAgent
 		})
-		if err != nil {
-			return err
-		}
-		api.JSON(w, http.StatusOK, list)
-		return nil
+		return api.Reply(w, http.StatusOK, list, err)
 	})
 }
 
@@ -342,7 +329,7 @@ func (h *ConsoleHandler) searchZone(p staff.Principal, brandID, tz string) (*tim
 func (h *ConsoleHandler) Figures(w http.ResponseWriter, r *http.Request) error {
 	return h.as(r, staff.RoleSupervisor, func(p staff.Principal) error {
 		f, err := h.Service.Figures(r.Context(), p)
-		return writeOK(w, f, err)
+		return api.Reply(w, http.StatusOK, f, err)
 	})
 }
 
