@@ -298,21 +298,9 @@ func issueTicket(ctx context.Context, tx *store.Tx, a Account, now time.Time) (s
 // account whose email is username, while that account may sign in (active,
 // not locked, not disabled).
 func ConsumeTicket(ctx context.Context, tx *store.Tx, brand, username, ticket string, now time.Time) (Account, error) {
-	if ticket == "" || len(ticket) > 64 {
-		return Account{}, ErrTicketInvalid
-	}
-	var accountID, ticketBrand string
-	var expires int64
-	err := tx.QueryRow(ctx, "DELETE FROM login_tickets WHERE token_hash = ? RETURNING account_id, brand, expires_at",
-		tokenHash(ticket)).Scan(&accountID, &ticketBrand, &expires)
-	if errors.Is(store.NotFound(err), store.ErrNotFound) {
-		return Account{}, ErrTicketInvalid
-	}
+	accountID, err := loginTickets.consume(ctx, tx, brand, ticket, now)
 	if err != nil {
-		return Account{}, fmt.Errorf("consume login ticket: %w", err)
-	}
-	if ticketBrand != brand || now.UnixMilli() >= expires {
-		return Account{}, ErrTicketInvalid
+		return Account{}, err
 	}
 	r, err := lockRow(ctx, tx, accountID)
 	if errors.Is(err, ErrNotFound) {
