@@ -54,12 +54,9 @@ type temporaryForm struct {
 // any more (the third wrong try included): the SPA shows the temporary
 // roadblock; 403 3001 for the right one of an account staff disabled.
 func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f temporaryForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	temp, err := rules.LoginPassword(f.TempPassword)
@@ -89,12 +86,9 @@ type authenticationAnswer struct {
 // or postal code; 403 3001 when every credential was right but staff disabled
 // the account (the block roadblock); 429 RATE_LIMITED.
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f authenticationForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
@@ -128,12 +122,9 @@ type notificationForm struct {
 // 200 {} once the email is queued, and the same for an id that names no
 // account (a decoy of password reset), which sends nothing.
 func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f notificationForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	if f.MediumType != "EMAIL" {

@@ -146,6 +146,16 @@ func PathID(r *http.Request, name string) (string, error) {
 	return v, nil
 }
 
+// PathAndBody is the path value name as PathID reads it, then the request
+// body decoded into v as Decode does: what a call on one resource reads.
+func PathAndBody(w http.ResponseWriter, r *http.Request, name string, v any) (string, error) {
+	id, err := PathID(r, name)
+	if err != nil {
+		return "", err
+	}
+	return id, Decode(w, r, v)
+}
+
 // IsID reports whether s has the shape of an id: IDLength characters of the
 // base64url alphabet.
 func IsID(s string) bool {

@@ -145,12 +145,9 @@ type passwordAnswer struct {
 // usable, 403 3001 the right one of an account staff disabled; 429
 // RATE_LIMITED.
 func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f passwordForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
