@@ -81,12 +81,7 @@ func (h *Handler) TemporaryPassword(w http.ResponseWriter, r *http.Request) erro
 // email (account.Notify's RESET_PSW) to the customer, the link on the
 // brand's site.
 func (h *Handler) ResetEmail(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := h.act(r)
-	if err != nil {
-		return err
-	}
-	a, err = h.Service.ResetEmail(r.Context(), c, a)
-	return h.answer(w, a, err)
+	return h.customerAction(w, r, h.Service.ResetEmail)
 }
 
 type invitationForm struct {
