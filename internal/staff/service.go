@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -327,16 +328,10 @@ func (s *Service) List(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Member
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (Member, error) {
 		r, err := scanRow(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r.Member)
-	}
-	return out, rows.Err()
+		return r.Member, err
+	})
 }
 
 // SetupInfo is what the set-up page shows.

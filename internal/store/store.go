@@ -233,6 +233,21 @@ func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return db.SQL.QueryRowContext(ctx, db.Rebind(q), args...)
 }
 
+// Collect reads every row of a list query with scan and closes rows; the
+// first error of scan or of the rows is returned.
+func Collect[T any](rows *sql.Rows, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // Query runs a query.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	db.statements.Add(1)
