@@ -158,8 +158,12 @@ func PathAndBody(w http.ResponseWriter, r *http.Request, name string, v any) (st
 
 // IsID reports whether s has the shape of an id: IDLength characters of the
 // base64url alphabet.
-func IsID(s string) bool {
-	if len(s) != IDLength {
+func IsID(s string) bool { return IsBase64URL(s, IDLength) }
+
+// IsBase64URL reports whether s is n characters of the base64url alphabet
+// (no padding).
+func IsBase64URL(s string, n int) bool {
+	if len(s) != n {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
