@@ -324,6 +324,21 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 	return err
 }
 
+// Affected runs the write statement q in a transaction of its own and
+// returns how many rows it changed.
+func (db *DB) Affected(ctx context.Context, q string, args ...any) (int64, error) {
+	var n int64
+	err := db.InTx(ctx, func(tx *Tx) error {
+		res, err := tx.Exec(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
 func (db *DB) inTxOnce(ctx context.Context, tx *Tx, fn func(*Tx) error) (err error) {
 	if db.Dialect == SQLite {
 		db.writeMu.Lock()
