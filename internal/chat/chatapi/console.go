@@ -167,14 +167,11 @@ func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) error {
 // to an offline message, by email.
 func (h *ConsoleHandler) Reply(w http.ResponseWriter, r *http.Request) error {
 	return h.as(r, staff.RoleAgent, func(p staff.Principal) error {
-		id, err := api.PathID(r, "id")
-		if err != nil {
-			return err
-		}
 		var in struct {
 			Body string `json:"body"`
 		}
-		if err := api.Decode(w, r, &in); err != nil {
+		id, err := api.PathAndBody(w, r, "id", &in)
+		if err != nil {
 			return err
 		}
 		err = h.Service.ReplyOffline(r.Context(), p, id, in.Body)
