@@ -7,19 +7,22 @@ port=${BENCH_PORT:-18080}
 data=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$data"' EXIT
 
+# serve_ready starts bin/guichet serve --dev on $data (its pid in $pid) and
+# sets $ready to the milliseconds it took to answer /readyz.
+serve_ready() {
+	local start
+	start=$(date +%s%N)
+	GUICHET_ADDR=127.0.0.1:$port GUICHET_ADMIN_ADDR=127.0.0.1:0 GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
+	pid=$!
+	until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.005; done
+	ready=$(( ($(date +%s%N) - start) / 1000000 ))
+}
+
 echo "== start to ready, idle memory (bin/guichet serve --dev, SQLite)"
-start=$(date +%s%N)
-GUICHET_ADDR=127.0.0.1:$port GUICHET_ADMIN_ADDR=127.0.0.1:0 GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
-pid=$!
-until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.005; done
-ready=$(( ($(date +%s%N) - start) / 1000000 ))
+serve_ready
 echo "start to ready (first start: migrations and demo data): ${ready} ms"
 kill "$pid"; wait "$pid" 2>/dev/null || true
-start=$(date +%s%N)
-GUICHET_ADDR=127.0.0.1:$port GUICHET_ADMIN_ADDR=127.0.0.1:0 GUICHET_DATA_DIR=$data bin/guichet serve --dev 2>"$data/log" &
-pid=$!
-until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.005; done
-ready=$(( ($(date +%s%N) - start) / 1000000 ))
+serve_ready
 echo "start to ready (warm start): ${ready} ms (budget 300 ms)"
 for h in belair bna intact scotia servus; do curl -fs -o /dev/null "http://127.0.0.1:$port/" -H "Host: $h.localhost"; done
 sleep 3

@@ -15,7 +15,9 @@ import (
 	"syscall"
 
 	"guichet/internal/app"
+	"guichet/internal/brand"
 	"guichet/internal/notify"
+	"guichet/internal/store"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -106,6 +108,20 @@ func run(args []string, stdout io.Writer) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q: guichet help lists them", cmd)
+}
+
+// openWithBrands loads the brands and opens the migrated store, what the
+// commands acting on a brand's data start with; the caller closes the store.
+func openWithBrands(ctx context.Context, cfg app.Config) (*brand.Registry, *store.DB, error) {
+	reg, err := app.LoadBrands(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := app.OpenStore(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return reg, db, nil
 }
 
 // outbox is the operators' view of the notification outbox.

@@ -69,11 +69,7 @@ func staffCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Writ
 			return errors.New("no console host: set GUICHET_CONSOLE_HOST (or --console-host), the host the set-up link points to")
 		}
 	}
-	brandReg, err := app.LoadBrands(cfg)
-	if err != nil {
-		return err
-	}
-	db, err := app.OpenStore(ctx, cfg)
+	brandReg, db, err := openWithBrands(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -87,11 +87,7 @@ func tokensCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wri
 			req.Expiry = time.Duration(days) * 24 * time.Hour
 		}
 	}
-	brands, err := app.LoadBrands(cfg)
-	if err != nil {
-		return err
-	}
-	db, err := app.OpenStore(ctx, cfg)
+	brands, db, err := openWithBrands(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -169,6 +169,56 @@ func lockRow(ctx context.Context, tx *store.Tx, id string) (record, error) {
 	return scanRecord(tx.QueryRow(ctx, q, id))
 }
 
+// singleUse is a table of single-use tokens, each naming an account of a
+// brand until it expires.
+type singleUse struct {
+	del     string // DELETE … RETURNING account_id, brand, expires_at of a token_hash
+	what    string // the token's name in errors
+	invalid error  // the answer to an unknown, expired or foreign token
+}
+
+var (
+	loginTickets = singleUse{"DELETE FROM login_tickets WHERE token_hash = ? RETURNING account_id, brand, expires_at",
+		"login ticket", ErrTicketInvalid}
+	resetTokens = singleUse{"DELETE FROM password_reset_tokens WHERE token_hash = ? RETURNING account_id, brand, expires_at",
+		"reset token", ErrResetTokenInvalid}
+)
+
+// consume deletes token in the caller's transaction, whatever happens next
+// (single use, even under concurrent calls), and returns the account id it
+// names when it is unexpired at now and of brand.
+func (k singleUse) consume(ctx context.Context, tx *store.Tx, brand, token string, now time.Time) (string, error) {
+	if token == "" || len(token) > 64 {
+		return "", k.invalid
+	}
+	var accountID, tokenBrand string
+	var expires int64
+	err := tx.QueryRow(ctx, k.del, tokenHash(token)).Scan(&accountID, &tokenBrand, &expires)
+	if errors.Is(store.NotFound(err), store.ErrNotFound) {
+		return "", k.invalid
+	}
+	if err != nil {
+		return "", fmt.Errorf("consume %s: %w", k.what, err)
+	}
+	if tokenBrand != brand || now.UnixMilli() >= expires {
+		return "", k.invalid
+	}
+	return accountID, nil
+}
+
+// inRowTx runs fn in a transaction holding the row lock of account id
+// (lockRow), with the record as it is now and the time it began.
+func (s *Service) inRowTx(ctx context.Context, id string, fn func(tx *store.Tx, now time.Time, cur record) error) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		cur, err := lockRow(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		return fn(tx, now, cur)
+	})
+}
+
 // ErrInvalid is returned by Insert for an account missing what it needs.
 var ErrInvalid = errors.New("account: invalid account")
 

@@ -41,11 +41,7 @@ func (h *Handler) Find(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	found, err := h.Service.Find(r.Context(), api.SiteOf(r).Brand.ID, email, api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, found)
-	return nil
+	return api.Reply(w, http.StatusOK, found, apiError(err))
 }
 
 type temporaryForm struct {
@@ -58,12 +54,9 @@ type temporaryForm struct {
 // any more (the third wrong try included): the SPA shows the temporary
 // roadblock; 403 3001 for the right one of an account staff disabled.
 func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f temporaryForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	temp, err := rules.LoginPassword(f.TempPassword)
@@ -71,11 +64,7 @@ func (h *Handler) Temporary(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	err = h.Service.CheckTemporary(r.Context(), api.SiteOf(r).Brand.ID, id, temp, api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, struct{}{})
-	return nil
+	return api.Reply(w, http.StatusOK, struct{}{}, apiError(err))
 }
 
 type authenticationForm struct {
@@ -97,12 +86,9 @@ type authenticationAnswer struct {
 // or postal code; 403 3001 when every credential was right but staff disabled
 // the account (the block roadblock); 429 RATE_LIMITED.
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f authenticationForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
@@ -123,11 +109,7 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	ticket, err := h.Service.Authenticate(r.Context(), c)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, authenticationAnswer{LoginTicket: ticket})
-	return nil
+	return api.Reply(w, http.StatusOK, authenticationAnswer{LoginTicket: ticket}, apiError(err))
 }
 
 type notificationForm struct {
@@ -140,12 +122,9 @@ type notificationForm struct {
 // 200 {} once the email is queued, and the same for an id that names no
 // account (a decoy of password reset), which sends nothing.
 func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f notificationForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	if f.MediumType != "EMAIL" {
@@ -156,11 +135,7 @@ func (h *Handler) Notification(w http.ResponseWriter, r *http.Request) error {
 		Brand: site.Brand.ID, AccountID: id, Type: f.NotificationType,
 		IP: api.ClientIP(r), BaseURL: Origin(r),
 	})
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, struct{}{})
-	return nil
+	return api.Reply(w, http.StatusOK, struct{}{}, apiError(err))
 }
 
 // Origin is the scheme://host links in emails point to: the brand site the

@@ -201,12 +201,7 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 			return err
 		}
 	}
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := lockRow(ctx, tx, r.ID)
-		if err != nil {
-			return err
-		}
+	return s.inRowTx(ctx, r.ID, func(tx *store.Tx, now time.Time, cur record) error {
 		changed := cur.passwordHash != r.passwordHash || cur.Status != r.Status || !cur.DisabledAt.Equal(r.DisabledAt)
 		if cur.lockedAt(now) || changed {
 			// Locked, disabled, or the password changed, while the hash ran.
@@ -245,12 +240,7 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 // fail records a failed attempt and locks the account when it is the
 // MaxFailures-th within the window; it returns answer.
 func (s *Service) fail(ctx context.Context, id string, e audit.Event, answer error) error {
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := lockRow(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	err := s.inRowTx(ctx, id, func(tx *store.Tx, now time.Time, cur record) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO login_failures (account_id, at) VALUES (?, ?)", id, now.UnixMilli()); err != nil {
 			return err
 		}
@@ -308,21 +298,9 @@ func issueTicket(ctx context.Context, tx *store.Tx, a Account, now time.Time) (s
 // account whose email is username, while that account may sign in (active,
 // not locked, not disabled).
 func ConsumeTicket(ctx context.Context, tx *store.Tx, brand, username, ticket string, now time.Time) (Account, error) {
-	if ticket == "" || len(ticket) > 64 {
-		return Account{}, ErrTicketInvalid
-	}
-	var accountID, ticketBrand string
-	var expires int64
-	err := tx.QueryRow(ctx, "DELETE FROM login_tickets WHERE token_hash = ? RETURNING account_id, brand, expires_at",
-		tokenHash(ticket)).Scan(&accountID, &ticketBrand, &expires)
-	if errors.Is(store.NotFound(err), store.ErrNotFound) {
-		return Account{}, ErrTicketInvalid
-	}
+	accountID, err := loginTickets.consume(ctx, tx, brand, ticket, now)
 	if err != nil {
-		return Account{}, fmt.Errorf("consume login ticket: %w", err)
-	}
-	if ticketBrand != brand || now.UnixMilli() >= expires {
-		return Account{}, ErrTicketInvalid
+		return Account{}, err
 	}
 	r, err := lockRow(ctx, tx, accountID)
 	if errors.Is(err, ErrNotFound) {

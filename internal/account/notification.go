@@ -139,21 +139,9 @@ var ErrResetTokenInvalid = errors.New("account: invalid reset token")
 // SetPassword to consume it with the password change, or alone to check a
 // link once.
 func ConsumeResetToken(ctx context.Context, tx *store.Tx, brand, token string, now time.Time) (Account, error) {
-	if token == "" || len(token) > 64 {
-		return Account{}, ErrResetTokenInvalid
-	}
-	var accountID, tokenBrand string
-	var expires int64
-	err := tx.QueryRow(ctx, "DELETE FROM password_reset_tokens WHERE token_hash = ? RETURNING account_id, brand, expires_at",
-		tokenHash(token)).Scan(&accountID, &tokenBrand, &expires)
-	if errors.Is(store.NotFound(err), store.ErrNotFound) {
-		return Account{}, ErrResetTokenInvalid
-	}
+	accountID, err := resetTokens.consume(ctx, tx, brand, token, now)
 	if err != nil {
-		return Account{}, fmt.Errorf("consume reset token: %w", err)
-	}
-	if tokenBrand != brand || now.UnixMilli() >= expires {
-		return Account{}, ErrResetTokenInvalid
+		return Account{}, err
 	}
 	a, err := ByID(ctx, tx, brand, accountID)
 	if errors.Is(err, ErrNotFound) {

@@ -71,16 +71,10 @@ func SearchForStaff(ctx context.Context, q RowsQuerier, s StaffSearch) ([]Accoun
 	if err != nil {
 		return nil, fmt.Errorf("account search: %w", err)
 	}
-	defer rows.Close()
-	var out []Account
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (Account, error) {
 		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r.Account)
-	}
-	return out, rows.Err()
+		return r.Account, err
+	})
 }
 
 // likePrefix is a LIKE pattern matching what starts with s.

@@ -17,23 +17,35 @@ import (
 // ErrWrongTemporary; the third wrong one invalidates the temporary password
 // and, like a missing or expired one, is ErrTemporaryInvalid.
 func (s *Service) CheckTemporary(ctx context.Context, brand, accountID, tempPassword, ip string) error {
+	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventTemporary}
+	return s.withTemporary(ctx, e, tempPassword, nil)
+}
+
+// withTemporary holds a hashing slot, applies the authentication limit,
+// checks tempPassword against the account of e (a missing account is
+// checked as an empty record) and, when it is right and then is not nil,
+// runs then with that account's record while it still holds the slot.
+func (s *Service) withTemporary(ctx context.Context, e audit.Event, tempPassword string,
+	then func(ctx context.Context, r record) error) error {
 	ctx, release, err := s.Hasher.Admit(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventTemporary}
-	if err := s.allow(ctx, s.Limits.Authenticate, ip, e); err != nil {
+	if err := s.allow(ctx, s.Limits.Authenticate, e.IP, e); err != nil {
 		return err
 	}
-	r, err := recordByID(ctx, s.DB, brand, accountID)
+	r, err := recordByID(ctx, s.DB, e.Brand, e.AccountID)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
 	if errors.Is(err, ErrNotFound) {
 		r = record{}
 	}
-	return s.checkTemporary(ctx, r, tempPassword, e)
+	if err := s.checkTemporary(ctx, r, tempPassword, e); err != nil || then == nil {
+		return err
+	}
+	return then(ctx, r)
 }
 
 // usableTemporary is the hash a temporary password is checked against, or ""
@@ -66,12 +78,7 @@ func (s *Service) checkTemporary(ctx context.Context, r record, tempPassword str
 		return ErrTemporaryInvalid
 	}
 	answer := ErrWrongTemporary
-	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := lockRow(ctx, tx, r.ID)
-		if err != nil {
-			return err
-		}
+	err = s.inRowTx(ctx, r.ID, func(tx *store.Tx, now time.Time, cur record) error {
 		if cur.usableTemporary(now) != stored {
 			e.Outcome, answer = "no_temporary", ErrTemporaryInvalid
 			return s.record(ctx, tx, e)
@@ -120,27 +127,11 @@ func (s *Service) checkTemporary(ctx context.Context, r record, tempPassword str
 // the sessions there with sso.RevokeAll and may queue a notification).
 func (s *Service) ResetWithTemporary(ctx context.Context, brand, accountID, tempPassword, newPassword, ip string,
 	also func(*store.Tx, Account) error) error {
-	ctx, release, err := s.Hasher.Admit(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
 	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventPasswordSet}
-	if err := s.allow(ctx, s.Limits.Authenticate, ip, e); err != nil {
-		return err
-	}
-	r, err := recordByID(ctx, s.DB, brand, accountID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	if errors.Is(err, ErrNotFound) {
-		r = record{}
-	}
-	if err := s.checkTemporary(ctx, r, tempPassword, e); err != nil {
-		return err
-	}
-	checked := r.tempHash
-	return s.setPassword(ctx, r, newPassword, e, func(cur record) bool { return cur.usableTemporary(s.Now()) == checked }, also)
+	return s.withTemporary(ctx, e, tempPassword, func(ctx context.Context, r record) error {
+		checked := r.tempHash
+		return s.setPassword(ctx, r, newPassword, e, func(cur record) bool { return cur.usableTemporary(s.Now()) == checked }, also)
+	})
 }
 
 // SetPassword replaces an account's password once the caller has proved the
@@ -165,12 +156,7 @@ func (s *Service) setPassword(ctx context.Context, r record, newPassword string,
 	if err != nil {
 		return err
 	}
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := lockRow(ctx, tx, r.ID)
-		if err != nil {
-			return err
-		}
+	return s.inRowTx(ctx, r.ID, func(tx *store.Tx, now time.Time, cur record) error {
 		if !stillValid(cur) {
 			return ErrTemporaryInvalid
 		}

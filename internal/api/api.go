@@ -76,6 +76,33 @@ func TooManyRequests(wait time.Duration) *Error {
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Code) }
 
+// Answer pairs a domain error with the API error it is answered with.
+type Answer struct {
+	Err    error
+	Answer *Error
+}
+
+// AnswerTo is the answer of the first pair whose Err err is (errors.Is),
+// false when none is.
+func AnswerTo(err error, answers []Answer) (*Error, bool) {
+	for _, a := range answers {
+		if errors.Is(err, a.Err) {
+			return a.Answer, true
+		}
+	}
+	return nil, false
+}
+
+// CodeOf is the error code of an already mapped error, false when it is
+// no *Error (a technical error).
+func CodeOf(mapped error) (string, bool) {
+	var apiErr *Error
+	if errors.As(mapped, &apiErr) {
+		return apiErr.Code, true
+	}
+	return "", false
+}
+
 // NewError builds an API error.
 func NewError(status int, code, messageKey string) *Error {
 	return &Error{Status: status, Code: code, MessageKey: messageKey}
@@ -119,10 +146,24 @@ func PathID(r *http.Request, name string) (string, error) {
 	return v, nil
 }
 
+// PathAndBody is the path value name as PathID reads it, then the request
+// body decoded into v as Decode does: what a call on one resource reads.
+func PathAndBody(w http.ResponseWriter, r *http.Request, name string, v any) (string, error) {
+	id, err := PathID(r, name)
+	if err != nil {
+		return "", err
+	}
+	return id, Decode(w, r, v)
+}
+
 // IsID reports whether s has the shape of an id: IDLength characters of the
 // base64url alphabet.
-func IsID(s string) bool {
-	if len(s) != IDLength {
+func IsID(s string) bool { return IsBase64URL(s, IDLength) }
+
+// IsBase64URL reports whether s is n characters of the base64url alphabet
+// (no padding).
+func IsBase64URL(s string, n int) bool {
+	if len(s) != n {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -166,6 +207,16 @@ func JSON(w http.ResponseWriter, status int, v any) {
 	if v != nil {
 		_ = json.NewEncoder(w).Encode(v)
 	}
+}
+
+// Reply writes v as JSON with status when err is nil; otherwise it writes
+// nothing and returns err for the Handler to answer.
+func Reply(w http.ResponseWriter, status int, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	JSON(w, status, v)
+	return nil
 }
 
 // WriteError maps an error to the API's one error shape. *Error keeps its

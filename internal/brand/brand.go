@@ -162,11 +162,15 @@ type LocalizedURL struct {
 }
 
 // For returns the URL for a language ("fr" or anything else for English).
-func (l LocalizedURL) For(language string) string {
+func (l LocalizedURL) For(language string) string { return inLanguage(language, l.EN, l.FR) }
+
+// inLanguage is fr for the language "fr", en for any other: the one rule
+// every per-language field of a brand follows.
+func inLanguage[T any](language string, en, fr T) T {
 	if language == "fr" {
-		return l.FR
+		return fr
 	}
-	return l.EN
+	return en
 }
 
 // Name is a brand's name per language. In YAML it is either one text, the
@@ -177,12 +181,7 @@ type Name struct {
 }
 
 // For returns the name in a language ("fr" or anything else for English).
-func (n Name) For(language string) string {
-	if language == "fr" {
-		return n.FR
-	}
-	return n.EN
-}
+func (n Name) For(language string) string { return inLanguage(language, n.EN, n.FR) }
 
 // UnmarshalYAML reads one text as the name in every language.
 func (n *Name) UnmarshalYAML(node *yaml.Node) error {
@@ -220,12 +219,7 @@ type Promo struct {
 }
 
 // For returns the panel in a language ("fr" or anything else for English).
-func (p *Promo) For(language string) PromoPanel {
-	if language == "fr" {
-		return p.FR
-	}
-	return p.EN
-}
+func (p *Promo) For(language string) PromoPanel { return inLanguage(language, p.EN, p.FR) }
 
 // PromoPanel is the promo panel in one language.
 type PromoPanel struct {

@@ -116,10 +116,7 @@ func (b *Brand) Site(province, language string, webview, dev bool, env string) S
 	var promos *PublicPromos
 	if b.Promo != nil {
 		promos = &PublicPromos{EN: b.publicPromo("en"), FR: b.publicPromo("fr")}
-		promo = &promos.EN
-		if language == "fr" {
-			promo = &promos.FR
-		}
+		promo = inLanguage(language, &promos.EN, &promos.FR)
 	}
 
 	return SiteConfig{

@@ -187,16 +187,7 @@ func (s *Service) listConversations(ctx context.Context, q querier, where string
 	if err != nil {
 		return nil, fmt.Errorf("chat conversations: %w", err)
 	}
-	defer rows.Close()
-	var out []Conversation
-	for rows.Next() {
-		c, err := scanConversation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return store.Collect(rows, func(rows *sql.Rows) (Conversation, error) { return scanConversation(rows) })
 }
 
 // Messages are a conversation's messages with seq > after, in seq order
@@ -371,14 +362,9 @@ func (s *Service) pollRows(ctx context.Context, where string, args ...any) ([]Po
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []PollRow
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (PollRow, error) {
 		var r PollRow
-		if err := rows.Scan(&r.ID, &r.Status, &r.AgentID, &r.LastSeq, &r.Version, &r.AgentReadSeq); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&r.ID, &r.Status, &r.AgentID, &r.LastSeq, &r.Version, &r.AgentReadSeq)
+		return r, err
+	})
 }

@@ -153,11 +153,7 @@ func (h *Handler) visitorSession(r *http.Request) (Session, error) {
 func (h *Handler) Current(w http.ResponseWriter, r *http.Request) (err error) {
 	defer mapped(&err)
 	s, err := h.visitorSession(r)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, answerOf(s))
-	return nil
+	return api.Reply(w, http.StatusOK, answerOf(s), err)
 }
 
 // End is POST /api/v1/cobrowse/session/end.
@@ -241,11 +237,7 @@ func (h *ConsoleHandler) Request(w http.ResponseWriter, r *http.Request) (err er
 		return err
 	}
 	s, err := h.Service.RequestFromChat(r.Context(), who, id)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusCreated, answerOf(s))
-	return nil
+	return api.Reply(w, http.StatusCreated, answerOf(s), err)
 }
 
 // Join is POST /api/console/v1/cobrowse/join {code}.
@@ -262,11 +254,7 @@ func (h *ConsoleHandler) Join(w http.ResponseWriter, r *http.Request) (err error
 		return err
 	}
 	s, err := h.Service.Join(r.Context(), who, in.Code)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, answerOf(s))
-	return nil
+	return api.Reply(w, http.StatusOK, answerOf(s), err)
 }
 
 // held is the session of {id} when the staff member is its agent: a brand

@@ -301,6 +301,21 @@ func (b *bucket) take() bool {
 	return true
 }
 
+// admit checks a frame's data before it is stored: present, at most max
+// bytes, and within the bucket's rate.
+func (b *bucket) admit(data json.RawMessage, max int) error {
+	if len(data) == 0 {
+		return ErrBadFrame
+	}
+	if len(data) > max {
+		return ErrTooLarge
+	}
+	if !b.take() {
+		return ErrRateLimited
+	}
+	return nil
+}
+
 // sub delivers one session's rows to a socket: the state when the row's
 // version moved, then the other side's events after the last seq, and to
 // the visitor a snapshot request per viewer join.
@@ -406,14 +421,8 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
 		ctx := h.ctx
 		switch f.Type {
 		case "event":
-			if len(f.Data) == 0 {
-				return ErrBadFrame
-			}
-			if len(f.Data) > MaxEventBytes {
-				return ErrTooLarge
-			}
-			if !events.take() {
-				return ErrRateLimited
+			if err := events.admit(f.Data, MaxEventBytes); err != nil {
+				return err
 			}
 			_, err := svc.AppendEvent(ctx, sess.ID, SenderVisitor, f.Data)
 			return err
@@ -468,14 +477,8 @@ func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after i
 		ctx := h.ctx
 		switch f.Type {
 		case "pointer":
-			if len(f.Data) == 0 {
-				return ErrBadFrame
-			}
-			if len(f.Data) > MaxPointer {
-				return ErrTooLarge
-			}
-			if !pointers.take() {
-				return ErrRateLimited
+			if err := pointers.admit(f.Data, MaxPointer); err != nil {
+				return err
 			}
 			_, err := svc.AppendPointer(ctx, sess.ID, who.Staff, f.Data)
 			if errors.Is(err, staff.ErrSignInRequired) {

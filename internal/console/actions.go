@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -11,11 +12,19 @@ import (
 // answer sends the customer as they are after an action (or the action's
 // error).
 func (h *Handler) answer(w http.ResponseWriter, a account.Account, err error) error {
+	return api.Reply(w, http.StatusOK, customerOf(a, h.Service.Now()), apiError(err))
+}
+
+// customerAction runs change on the path's customer (act) and answers the
+// customer as change leaves them.
+func (h *Handler) customerAction(w http.ResponseWriter, r *http.Request,
+	change func(context.Context, Caller, account.Account) (account.Account, error)) error {
+	c, a, err := h.act(r)
 	if err != nil {
-		return apiError(err)
+		return err
 	}
-	api.JSON(w, http.StatusOK, customerOf(a, h.Service.Now()))
-	return nil
+	a, err = change(r.Context(), c, a)
+	return h.answer(w, a, err)
 }
 
 // Unlock is POST /customers/{id}/unlock: the staff lock (status locked)
@@ -23,33 +32,18 @@ func (h *Handler) answer(w http.ResponseWriter, a account.Account, err error) er
 // forgotten. An account holding a live temporary password gets back the
 // temporary status.
 func (h *Handler) Unlock(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := h.act(r)
-	if err != nil {
-		return err
-	}
-	a, err = h.Service.Unlock(r.Context(), c, a)
-	return h.answer(w, a, err)
+	return h.customerAction(w, r, h.Service.Unlock)
 }
 
 // Disable is POST /customers/{id}/disable (account.Disable, audited there
 // with the staff member as actor).
 func (h *Handler) Disable(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := h.act(r)
-	if err != nil {
-		return err
-	}
-	a, err = h.Service.Disable(r.Context(), c, a)
-	return h.answer(w, a, err)
+	return h.customerAction(w, r, h.Service.Disable)
 }
 
 // Enable is POST /customers/{id}/enable (account.Enable).
 func (h *Handler) Enable(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := h.act(r)
-	if err != nil {
-		return err
-	}
-	a, err = h.Service.Enable(r.Context(), c, a)
-	return h.answer(w, a, err)
+	return h.customerAction(w, r, h.Service.Enable)
 }
 
 type temporaryForm struct {
@@ -87,12 +81,7 @@ func (h *Handler) TemporaryPassword(w http.ResponseWriter, r *http.Request) erro
 // email (account.Notify's RESET_PSW) to the customer, the link on the
 // brand's site.
 func (h *Handler) ResetEmail(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := h.act(r)
-	if err != nil {
-		return err
-	}
-	a, err = h.Service.ResetEmail(r.Context(), c, a)
-	return h.answer(w, a, err)
+	return h.customerAction(w, r, h.Service.ResetEmail)
 }
 
 type invitationForm struct {
@@ -113,9 +102,5 @@ func (h *Handler) Invitation(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	expires, err := h.Service.Invitation(r.Context(), c, a, f.PolicyNumber, f.Source)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, map[string]time.Time{"expiresAt": expires})
-	return nil
+	return api.Reply(w, http.StatusOK, map[string]time.Time{"expiresAt": expires}, apiError(err))
 }

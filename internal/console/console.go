@@ -16,6 +16,7 @@ package console
 
 import (
 	"net/http"
+	"time"
 
 	"guichet/internal/account"
 	"guichet/internal/api"
@@ -59,6 +60,15 @@ func caller(r *http.Request) Caller {
 func (h *Handler) call(r *http.Request, min staff.Role, change bool) (Caller, error) {
 	c := caller(r)
 	return c, apiError(h.Service.Authorize(r.Context(), c, min, change))
+}
+
+// writeList answers 200 {key: [view(item, now), …]}, an empty list as [].
+func writeList[T, J any](w http.ResponseWriter, key string, items []T, now time.Time, view func(T, time.Time) J) {
+	out := make([]J, 0, len(items))
+	for _, it := range items {
+		out = append(out, view(it, now))
+	}
+	api.JSON(w, http.StatusOK, map[string]any{key: out})
 }
 
 // act starts a customer action: an agent or more, a fresh factor, the

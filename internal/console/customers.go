@@ -42,12 +42,7 @@ func (h *Handler) Search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return apiError(err)
 	}
-	now := h.Service.Now()
-	out := make([]customerJSON, 0, len(found))
-	for _, a := range found {
-		out = append(out, customerOf(a, now))
-	}
-	api.JSON(w, http.StatusOK, map[string]any{"customers": out})
+	writeList(w, "customers", found, h.Service.Now(), customerOf)
 	return nil
 }
 
@@ -126,9 +121,5 @@ func (h *Handler) Customer(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d, err := h.Service.View(r.Context(), c, a)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, detailOf(d))
-	return nil
+	return api.Reply(w, http.StatusOK, detailOf(d), apiError(err))
 }

@@ -41,12 +41,7 @@ func (h *Handler) StaffList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return apiError(err)
 	}
-	now := h.Service.Now()
-	out := make([]memberJSON, 0, len(members))
-	for _, m := range members {
-		out = append(out, memberOf(m, now))
-	}
-	api.JSON(w, http.StatusOK, map[string]any{"staff": out})
+	writeList(w, "staff", members, h.Service.Now(), memberOf)
 	return nil
 }
 
@@ -91,9 +86,5 @@ func (h *Handler) StaffDisable(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m, err := h.Service.StaffDisable(r.Context(), c, id)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, memberOf(m, h.Service.Now()))
-	return nil
+	return api.Reply(w, http.StatusOK, memberOf(m, h.Service.Now()), apiError(err))
 }

@@ -100,11 +100,7 @@ func (h *Handler) Maintenance(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m, err := h.Service.Maintenance(r.Context(), c, f.Brand, f.On, f.Until)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, maintenanceAnswer{Brand: m.Brand, On: m.On, Until: timeOrNil(m.Until)})
-	return nil
+	return api.Reply(w, http.StatusOK, maintenanceAnswer{Brand: m.Brand, On: m.On, Until: timeOrNil(m.Until)}, apiError(err))
 }
 
 // parseInstant reads an RFC 3339 time or a date (midnight UTC).

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/api"
 	"guichet/internal/audit"
 	"guichet/internal/brand"
 	"guichet/internal/codes"
@@ -118,18 +119,7 @@ func Hash(raw string) string {
 
 // WellFormed reports whether raw has the shape of a token: Length
 // characters of base64url.
-func WellFormed(raw string) bool {
-	if len(raw) != Length {
-		return false
-	}
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func WellFormed(raw string) bool { return api.IsBase64URL(raw, Length) }
 
 // Opening asks internal/registration for the registration a token's action
 // needs.

@@ -43,11 +43,7 @@ func (h *Handler) Read(w http.ResponseWriter, r *http.Request) error {
 		rd.Source = src[0]
 	}
 	out, err := h.Service.Read(r.Context(), rd)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, out)
-	return nil
+	return api.Reply(w, http.StatusOK, out, apiError(err))
 }
 
 // Delete is DELETE /api/v1/tokens/{token}: 204, idempotent; 404 NOT_FOUND.
@@ -126,11 +122,7 @@ func (h *Handler) AdminIssue(w http.ResponseWriter, r *http.Request) error {
 		req.Expiry = time.Duration(*f.Days) * 24 * time.Hour
 	}
 	out, err := h.Service.Issue(r.Context(), req)
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusCreated, adminAnswer{ID: out.ID, Link: out.Link, StartDate: out.StartAt, ExpiresAt: out.ExpiresAt})
-	return nil
+	return api.Reply(w, http.StatusCreated, adminAnswer{ID: out.ID, Link: out.Link, StartDate: out.StartAt, ExpiresAt: out.ExpiresAt}, apiError(err))
 }
 
 // bearer reads "Bearer <key>"; false when absent, empty or another scheme.

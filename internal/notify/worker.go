@@ -110,33 +110,27 @@ type Worker struct {
 	lastPrune        time.Time
 }
 
+// positiveOr is v, or def when v is zero or less (an option left unset).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
 // NewWorker returns a worker delivering email with email and SMS with sms
 // (either may be nil when that channel is not configured: its messages then
 // wait and are retried).
 func NewWorker(db *store.DB, brands *brand.Registry, email EmailSender, sms SMSSender, opts WorkerOptions) *Worker {
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = defaultConcurrency
-	}
-	if opts.Lease <= 0 {
-		opts.Lease = defaultLease
-	}
-	if opts.SendTimeout <= 0 {
-		opts.SendTimeout = defaultSendTimeout
-	}
+	opts.Concurrency = positiveOr(opts.Concurrency, defaultConcurrency)
+	opts.Lease = positiveOr(opts.Lease, defaultLease)
+	opts.SendTimeout = positiveOr(opts.SendTimeout, defaultSendTimeout)
 	opts.SendTimeout = min(opts.SendTimeout, opts.Lease/2)
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = defaultPollInterval
-	}
-	if opts.RetryBase <= 0 {
-		opts.RetryBase = defaultRetryBase
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = defaultRetryMax
-	}
+	opts.PollInterval = positiveOr(opts.PollInterval, defaultPollInterval)
+	opts.RetryBase = positiveOr(opts.RetryBase, defaultRetryBase)
+	opts.RetryMax = positiveOr(opts.RetryMax, defaultRetryMax)
 	opts.RetryMax = max(opts.RetryMax, opts.RetryBase)
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = defaultMaxAttempts
-	}
+	opts.MaxAttempts = positiveOr(opts.MaxAttempts, defaultMaxAttempts)
 	if opts.Retention == 0 {
 		opts.Retention = defaultRetention
 	}

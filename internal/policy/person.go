@@ -165,16 +165,7 @@ func People(ctx context.Context, q Reader, brand, number string) ([]Person, erro
 	if err != nil {
 		return nil, fmt.Errorf("people of policy: %w", err)
 	}
-	defer rows.Close()
-	var out []Person
-	for rows.Next() {
-		p, err := scanPerson(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return store.Collect(rows, func(rows *sql.Rows) (Person, error) { return scanPerson(rows) })
 }
 
 // PersonByID returns a person of a brand.

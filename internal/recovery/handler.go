@@ -41,11 +41,7 @@ func (h *Handler) RequestReset(w http.ResponseWriter, r *http.Request) error {
 	out, err := h.Service.RequestReset(r.Context(), Request{
 		Brand: site.Brand.ID, Email: email, Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
 	})
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, out)
-	return nil
+	return api.Reply(w, http.StatusOK, out, apiError(err))
 }
 
 // Resend is POST api/v1/accounts/{id}/password-reset/{validationId}/resend
@@ -63,11 +59,7 @@ func (h *Handler) Resend(w http.ResponseWriter, r *http.Request) error {
 		Brand: site.Brand.ID, ID: id, ValidationID: validationID,
 		Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
 	})
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, out)
-	return nil
+	return api.Reply(w, http.StatusOK, out, apiError(err))
 }
 
 type validationForm struct {
@@ -98,11 +90,7 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 		Brand: api.SiteOf(r).Brand.ID, ID: id, ValidationID: validationID,
 		Code: code, IP: api.ClientIP(r),
 	})
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, out)
-	return nil
+	return api.Reply(w, http.StatusOK, out, apiError(err))
 }
 
 // pathIDs reads the two ids of a code's path.
@@ -130,11 +118,7 @@ func (h *Handler) ExchangeLink(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out, err := h.Service.ExchangeLink(r.Context(), api.SiteOf(r).Brand.ID, f.Token, api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, out)
-	return nil
+	return api.Reply(w, http.StatusOK, out, apiError(err))
 }
 
 type passwordForm struct {
@@ -161,12 +145,9 @@ type passwordAnswer struct {
 // usable, 403 3001 the right one of an account staff disabled; 429
 // RATE_LIMITED.
 func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f passwordForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
@@ -190,11 +171,7 @@ func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return errVariant
 	}
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, passwordAnswer{Email: a.Email})
-	return nil
+	return api.Reply(w, http.StatusOK, passwordAnswer{Email: a.Email}, apiError(err))
 }
 
 // Errors of the recovery API, with spec §8's statuses and codes.

@@ -140,12 +140,9 @@ func (h *Handler) Validate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	validationID, err := api.PathID(r, "validationId")
-	if err != nil {
-		return err
-	}
 	var f validationForm
-	if err := api.Decode(w, r, &f); err != nil {
+	validationID, err := api.PathAndBody(w, r, "validationId", &f)
+	if err != nil {
 		return err
 	}
 	site := api.SiteOf(r)
@@ -217,12 +214,9 @@ type emailAnswer struct {
 // 409 REGISTRATION_STATE. A token registration also needs dateOfBirth and
 // postalCode (400 VALIDATION without; 400 1002 when not the driver's).
 func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f passwordForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	password, err := rules.LoginPassword(f.Password)
@@ -247,11 +241,7 @@ func (h *Handler) Authentication(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		email, err = h.Service.Link(r.Context(), brand, id, password, api.ClientIP(r))
 	}
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, emailAnswer{Email: email})
-	return nil
+	return api.Reply(w, http.StatusOK, emailAnswer{Email: email}, apiError(err))
 }
 
 type createForm struct {
@@ -274,12 +264,9 @@ type createForm struct {
 // and date of birth (400 1002 when wrong) or a UBI driver's cell phone (403
 // WRONG_CELLPHONE when wrong: the person is locked 24 hours).
 func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
-	id, err := api.PathID(r, "id")
-	if err != nil {
-		return err
-	}
 	var f createForm
-	if err := api.Decode(w, r, &f); err != nil {
+	id, err := api.PathAndBody(w, r, "id", &f)
+	if err != nil {
 		return err
 	}
 	c := Creation{Brand: api.SiteOf(r).Brand.ID, ID: id, Password: f.Password,
@@ -295,11 +282,7 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		email, err = h.Service.Create(r.Context(), c)
 	}
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusCreated, emailAnswer{Email: email})
-	return nil
+	return api.Reply(w, http.StatusCreated, emailAnswer{Email: email}, apiError(err))
 }
 
 // Errors of the registration API, with spec §8's statuses and codes.

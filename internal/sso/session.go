@@ -129,16 +129,8 @@ func RevokeAll(ctx context.Context, tx *store.Tx, accountID string) error {
 // many (the lead's janitor calls it now and then; lookups also delete the
 // expired sessions they meet).
 func Prune(ctx context.Context, db *store.DB, now time.Time) (int64, error) {
-	var n int64
-	err := db.InTx(ctx, func(tx *store.Tx) error {
-		res, err := tx.Exec(ctx, "DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at <= ?",
-			now.UnixMilli(), now.Add(-IdleTimeout).UnixMilli())
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := db.Affected(ctx, "DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at <= ?",
+		now.UnixMilli(), now.Add(-IdleTimeout).UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("prune sessions: %w", err)
 	}

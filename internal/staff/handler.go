@@ -150,11 +150,7 @@ func (h *Handler) Factor(w http.ResponseWriter, r *http.Request) error {
 // Me is GET /api/console/v1/session.
 func (h *Handler) Me(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.Service.Lookup(r.Context(), h.token(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, MeOf(p))
-	return nil
+	return api.Reply(w, http.StatusOK, MeOf(p), apiError(err))
 }
 
 // SignOut is DELETE /api/console/v1/session: 204 whether or not there was
@@ -177,11 +173,7 @@ func (h *Handler) Reauth(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, err := h.Service.Reauth(r.Context(), h.token(r), in.Code, api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, map[string]Me{"staff": MeOf(p)})
-	return nil
+	return api.Reply(w, http.StatusOK, map[string]Me{"staff": MeOf(p)}, apiError(err))
 }
 
 // setupToken is the path's token: 43 characters of base64url, else 404.

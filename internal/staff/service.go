@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -327,16 +328,10 @@ func (s *Service) List(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Member
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (Member, error) {
 		r, err := scanRow(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r.Member)
-	}
-	return out, rows.Err()
+		return r.Member, err
+	})
 }
 
 // SetupInfo is what the set-up page shows.
@@ -673,23 +668,20 @@ func (s *Service) Reauth(ctx context.Context, token, code, ip string) (Principal
 // Lookup returns the signed-in staff member of a session token (not a
 // pending one), or ErrNoSession.
 func (s *Service) Lookup(ctx context.Context, token string) (Principal, error) {
-	sess, r, err := s.session(ctx, token)
-	if err != nil {
-		return Principal{}, err
-	}
-	if sess.pending {
-		return Principal{}, ErrNoSession
-	}
-	p := r.Principal(sess.factorAt)
-	p.Session = tokenHash(token)
-	return p, nil
+	return s.signedIn(ctx, token, true)
 }
 
 // Check is Lookup without counting as activity: an open chat socket
 // re-checks its session (signed out, expired, idle, account disabled) with
 // it and does not keep the session alive by doing so.
 func (s *Service) Check(ctx context.Context, token string) (Principal, error) {
-	sess, r, err := s.sessionOf(ctx, token, false)
+	return s.signedIn(ctx, token, false)
+}
+
+// signedIn is the staff member of a signed-in session (sessionOf, touch
+// as it says), or ErrNoSession for a pending one.
+func (s *Service) signedIn(ctx context.Context, token string, touch bool) (Principal, error) {
+	sess, r, err := s.sessionOf(ctx, token, touch)
 	if err != nil {
 		return Principal{}, err
 	}

@@ -233,6 +233,21 @@ func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return db.SQL.QueryRowContext(ctx, db.Rebind(q), args...)
 }
 
+// Collect reads every row of a list query with scan and closes rows; the
+// first error of scan or of the rows is returned.
+func Collect[T any](rows *sql.Rows, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // Query runs a query.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	db.statements.Add(1)
@@ -307,6 +322,21 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
 	}
 	return err
+}
+
+// Affected runs the write statement q in a transaction of its own and
+// returns how many rows it changed.
+func (db *DB) Affected(ctx context.Context, q string, args ...any) (int64, error) {
+	var n int64
+	err := db.InTx(ctx, func(tx *Tx) error {
+		res, err := tx.Exec(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
 }
 
 func (db *DB) inTxOnce(ctx context.Context, tx *Tx, fn func(*Tx) error) (err error) {

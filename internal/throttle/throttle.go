@@ -180,15 +180,7 @@ func RetryAfter(err error) time.Duration {
 
 // Prune deletes counters no rule can read any more and returns how many.
 func (l *Limiter) Prune(ctx context.Context) (int64, error) {
-	var n int64
-	err := l.db.InTx(ctx, func(tx *store.Tx) error {
-		res, err := tx.Exec(ctx, "DELETE FROM rate_limits WHERE expires_at <= ?", l.now().UnixMilli())
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+	n, err := l.db.Affected(ctx, "DELETE FROM rate_limits WHERE expires_at <= ?", l.now().UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("throttle prune: %w", err)
 	}

@@ -35,29 +35,25 @@ type topic struct {
 	Related []string `yaml:"related"`
 }
 
-type text struct {
-	EN string `yaml:"en"`
-	FR string `yaml:"fr"`
+// bilingual is a value given in English and in French.
+type bilingual[T any] struct {
+	EN T `yaml:"en"`
+	FR T `yaml:"fr"`
 }
 
-func (t text) in(lang string) string {
+// in is the value in lang ("fr", else English).
+func (b bilingual[T]) in(lang string) T {
 	if lang == "fr" {
-		return t.FR
+		return b.FR
 	}
-	return t.EN
+	return b.EN
 }
 
-type phrasings struct {
-	EN []string `yaml:"en"`
-	FR []string `yaml:"fr"`
-}
-
-func (p phrasings) in(lang string) []string {
-	if lang == "fr" {
-		return p.FR
-	}
-	return p.EN
-}
+// text is a text in both languages; phrasings, several per language.
+type (
+	text      = bilingual[string]
+	phrasings = bilingual[[]string]
+)
 
 type link struct {
 	Label text `yaml:"label"`

@@ -338,12 +338,9 @@ func (a *agentSocket) frame(f clientFrame) error {
 		_, err := svc.AgentSend(ctx, p, f.ConversationID, f.ClientID, f.Body)
 		return err
 	case "typing":
-		c, err := svc.Get(ctx, f.ConversationID)
+		c, err := heldBy(ctx, svc, p, f.ConversationID)
 		if err != nil {
 			return err
-		}
-		if c.AgentID != p.ID {
-			return chat.ErrNotHolder
 		}
 		a.mu.Lock()
 		g := a.typing[c.ID]
@@ -355,12 +352,9 @@ func (a *agentSocket) frame(f clientFrame) error {
 		g.set(f.On)
 		return nil
 	case "read":
-		c, err := svc.Get(ctx, f.ConversationID)
+		c, err := heldBy(ctx, svc, p, f.ConversationID)
 		if err != nil {
 			return err
-		}
-		if c.AgentID != p.ID {
-			return chat.ErrNotHolder
 		}
 		if err := svc.MarkRead(ctx, c.ID, true, f.Seq); err != nil {
 			return err
@@ -380,4 +374,16 @@ func (a *agentSocket) frame(f clientFrame) error {
 		return sock.Send(map[string]string{"type": "pong"})
 	}
 	return errBadFrame
+}
+
+// heldBy is conversation id when p holds it, else chat.ErrNotHolder.
+func heldBy(ctx context.Context, svc *chat.Service, p staff.Principal, id string) (chat.Conversation, error) {
+	c, err := svc.Get(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	if c.AgentID != p.ID {
+		return c, chat.ErrNotHolder
+	}
+	return c, nil
 }

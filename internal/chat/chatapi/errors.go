@@ -3,7 +3,6 @@ package chatapi
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"guichet/internal/api"
 	"guichet/internal/chat"
@@ -20,26 +19,23 @@ var (
 )
 
 // answers are the chat's domain errors as the API answers them.
-var answers = []struct {
-	err    error
-	answer *api.Error
-}{
-	{chat.ErrClosed, api.NewError(http.StatusConflict, "CHAT_CLOSED", "chat.error.closed")},
-	{chat.ErrNoConversation, api.NewError(http.StatusNotFound, "NO_CONVERSATION", "chat.error.noConversation")},
-	{chat.ErrAlreadyTaken, api.NewError(http.StatusConflict, "ALREADY_TAKEN", "chat.error.alreadyTaken")},
-	{chat.ErrAgentLimit, api.NewError(http.StatusConflict, "AGENT_LIMIT", "chat.error.agentLimit")},
-	{chat.ErrForbiddenBrand, api.NewError(http.StatusForbidden, "FORBIDDEN_BRAND", "console.error.forbiddenBrand")},
-	{chat.ErrNotFound, api.NewError(http.StatusNotFound, "NOT_FOUND", "chat.error.notFound")},
-	{chat.ErrEnded, api.NewError(http.StatusConflict, "CONVERSATION_ENDED", "chat.error.ended")},
-	{chat.ErrNotEnded, api.NewError(http.StatusConflict, "NOT_ENDED", "chat.error.notEnded")},
-	{chat.ErrAlreadyDone, api.NewError(http.StatusConflict, "ALREADY_DONE", "chat.error.alreadyDone")},
-	{chat.ErrNotHolder, api.NewError(http.StatusConflict, "NOT_HOLDER", "chat.error.notHolder")},
-	{chat.ErrTargetUnavailable, api.NewError(http.StatusConflict, "TARGET_UNAVAILABLE", "chat.error.targetUnavailable")},
-	{chat.ErrNotOffline, api.NewError(http.StatusConflict, "NOT_OFFLINE", "chat.error.notOffline")},
-	{chat.ErrWrongStatus, api.NewError(http.StatusConflict, "WRONG_STATUS", "chat.error.wrongStatus")},
-	{chat.ErrTooLong, api.NewError(http.StatusBadRequest, "MESSAGE_TOO_LONG", "chat.error.tooLong")},
-	{chat.ErrRateLimited, errRateLimited},
-	{chat.ErrSignedOut, errSignedOut},
+var answers = []api.Answer{
+	{Err: chat.ErrClosed, Answer: api.NewError(http.StatusConflict, "CHAT_CLOSED", "chat.error.closed")},
+	{Err: chat.ErrNoConversation, Answer: api.NewError(http.StatusNotFound, "NO_CONVERSATION", "chat.error.noConversation")},
+	{Err: chat.ErrAlreadyTaken, Answer: api.NewError(http.StatusConflict, "ALREADY_TAKEN", "chat.error.alreadyTaken")},
+	{Err: chat.ErrAgentLimit, Answer: api.NewError(http.StatusConflict, "AGENT_LIMIT", "chat.error.agentLimit")},
+	{Err: chat.ErrForbiddenBrand, Answer: api.NewError(http.StatusForbidden, "FORBIDDEN_BRAND", "console.error.forbiddenBrand")},
+	{Err: chat.ErrNotFound, Answer: api.NewError(http.StatusNotFound, "NOT_FOUND", "chat.error.notFound")},
+	{Err: chat.ErrEnded, Answer: api.NewError(http.StatusConflict, "CONVERSATION_ENDED", "chat.error.ended")},
+	{Err: chat.ErrNotEnded, Answer: api.NewError(http.StatusConflict, "NOT_ENDED", "chat.error.notEnded")},
+	{Err: chat.ErrAlreadyDone, Answer: api.NewError(http.StatusConflict, "ALREADY_DONE", "chat.error.alreadyDone")},
+	{Err: chat.ErrNotHolder, Answer: api.NewError(http.StatusConflict, "NOT_HOLDER", "chat.error.notHolder")},
+	{Err: chat.ErrTargetUnavailable, Answer: api.NewError(http.StatusConflict, "TARGET_UNAVAILABLE", "chat.error.targetUnavailable")},
+	{Err: chat.ErrNotOffline, Answer: api.NewError(http.StatusConflict, "NOT_OFFLINE", "chat.error.notOffline")},
+	{Err: chat.ErrWrongStatus, Answer: api.NewError(http.StatusConflict, "WRONG_STATUS", "chat.error.wrongStatus")},
+	{Err: chat.ErrTooLong, Answer: api.NewError(http.StatusBadRequest, "MESSAGE_TOO_LONG", "chat.error.tooLong")},
+	{Err: chat.ErrRateLimited, Answer: errRateLimited},
+	{Err: chat.ErrSignedOut, Answer: errSignedOut},
 }
 
 // Error maps a chat error to the API's status, error code and i18n key
@@ -59,27 +55,17 @@ func Error(err error) error {
 	}
 	var limited *chat.RateLimitedError
 	if errors.As(err, &limited) {
-		e := *errRateLimited
-		e.RetryAfter = int((limited.Wait + time.Second - 1) / time.Second)
-		return &e
+		return api.TooManyRequests(limited.Wait)
 	}
-	for _, a := range answers {
-		if errors.Is(err, a.err) {
-			return a.answer
-		}
+	if answer, ok := api.AnswerTo(err, answers); ok {
+		return answer
 	}
 	return err
 }
 
 // errorCode is the API error code of err (Error's), false when it has
 // none (a technical error).
-func errorCode(err error) (string, bool) {
-	var apiErr *api.Error
-	if errors.As(Error(err), &apiErr) {
-		return apiErr.Code, true
-	}
-	return "", false
-}
+func errorCode(err error) (string, bool) { return api.CodeOf(Error(err)) }
 
 // mapped is deferred by every handler: its error, as Error maps it.
 func mapped(err *error) { *err = Error(*err) }

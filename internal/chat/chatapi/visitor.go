@@ -243,11 +243,7 @@ func (h *VisitorHandler) visitorAct(w http.ResponseWriter, r *http.Request, act 
 		}
 	}
 	a, err := h.answer(r, c)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusOK, a)
-	return nil
+	return api.Reply(w, http.StatusOK, a, err)
 }
 
 // Current is GET /api/v1/chat/conversation.
@@ -333,11 +329,7 @@ func (h *VisitorHandler) Offline(w http.ResponseWriter, r *http.Request) (err er
 		o.AccountID, o.AccountEmail = h.Account(r)
 	}
 	c, err := h.Service.Offline(r.Context(), o)
-	if err != nil {
-		return err
-	}
-	api.JSON(w, http.StatusCreated, map[string]string{"id": c.ID, "status": c.Status})
-	return nil
+	return api.Reply(w, http.StatusCreated, map[string]string{"id": c.ID, "status": c.Status}, err)
 }
 
 // SameOrigin tells whether a WebSocket handshake comes from a page of the
