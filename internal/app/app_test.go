@@ -132,9 +132,7 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		_, _ = io.WriteString(w, "finished")
 	})
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(a string) { addr <- a }) }()
+	addr, served := goServe(ctx, a)
 	got := make(chan string, 1)
 	go func() {
 		res, err := http.Get("http://" + <-addr + "/slow")
@@ -166,9 +164,7 @@ func TestServeOpensTheAdminListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(a string) { addr <- a }) }()
+	addr, served := goServe(ctx, a)
 	public := "http://" + <-addr
 	admin := "http://" + a.AdminAddr()
 	get := func(url string) (int, string) {

@@ -86,9 +86,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(s string) { addr <- s }) }()
+	addr, served := goServe(ctx, a)
 	t.Cleanup(func() {
 		stop()
 		<-served
@@ -165,16 +163,16 @@ func (b *benchTarget) nextIP() string {
 	return fmt.Sprintf("10.%d.%d.%d", byte(n>>16), byte(n>>8), byte(n))
 }
 
-// find returns the account id of an email.
-func (b *benchTarget) find(client *http.Client, email string) (string, error) {
-	res, err := b.post(client, "/api/v1/accounts/find", "application/json", `{"email":"`+email+`"}`, b.nextIP())
+// find returns the account id of an email, asked from ip.
+func (b *benchTarget) find(client *http.Client, email, ip string) (string, error) {
+	res, err := b.post(client, "/api/v1/accounts/find", "application/json", `{"email":"`+email+`"}`, ip)
 	if err != nil {
 		return "", err
 	}
 	defer res.Body.Close()
-	var found struct{ ID string }
+	var found struct{ ID, ErrorCode string }
 	if err := json.NewDecoder(res.Body).Decode(&found); err != nil || res.StatusCode != 200 {
-		return "", fmt.Errorf("find %s: %d %v", email, res.StatusCode, err)
+		return "", fmt.Errorf("find %s: %d %s %v", email, res.StatusCode, found.ErrorCode, err)
 	}
 	return found.ID, nil
 }
@@ -207,18 +205,12 @@ func (b *benchTarget) signIn(client *http.Client, email string, steps *[3]time.D
 		}
 	}
 	lap(0)
-	res, err := b.post(client, "/api/v1/accounts/find", "application/json", `{"email":"`+email+`"}`, ip)
+	id, err := b.find(client, email, ip)
 	if err != nil {
 		return err
 	}
-	var found struct{ ID, ErrorCode string }
-	err = json.NewDecoder(res.Body).Decode(&found)
-	res.Body.Close()
-	if err != nil || res.StatusCode != 200 {
-		return fmt.Errorf("find: %d %s %v", res.StatusCode, found.ErrorCode, err)
-	}
 	lap(1)
-	res, err = b.post(client, "/api/v1/accounts/"+found.ID+"/authentication", "application/json",
+	res, err := b.post(client, "/api/v1/accounts/"+id+"/authentication", "application/json",
 		`{"password":"`+benchPassword+`"}`, ip)
 	if err != nil {
 		return err
@@ -537,7 +529,7 @@ func TestSignInFlood(t *testing.T) {
 	// locked account is checked with a hash all the same) and unknown ids.
 	var targets []string
 	for _, email := range b.emails[visitors:] {
-		id, err := b.find(client, email)
+		id, err := b.find(client, email, b.nextIP())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -783,7 +775,7 @@ func TestSignInTimingMedians(t *testing.T) {
 	hasher := account.NewHasher(account.DefaultParams)
 	ids := make([]string, len(b.emails))
 	for i, email := range b.emails {
-		id, err := b.find(client, email)
+		id, err := b.find(client, email, b.nextIP())
 		if err != nil {
 			t.Fatal(err)
 		}

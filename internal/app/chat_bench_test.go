@@ -73,9 +73,7 @@ func TestChatBenchServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(s string) { addr <- s }) }()
+	addr, served := goServe(ctx, a)
 	info := chatBenchInfo{Addr: <-addr, Admin: a.AdminAddr()}
 	n := envInt("GUICHET_BENCH_AGENTS", 0)
 	info.Tokens = make([]string, n)

@@ -278,9 +278,7 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 	// Serve's shutdown: 1012 to every socket.
 	a.cfg.Addr, a.cfg.AdminAddr = "127.0.0.1:0", "off"
 	serveCtx, stop := context.WithCancel(ctx)
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(serveCtx, func(s string) { addr <- s }) }()
+	addr, served := goServe(serveCtx, a)
 	live := &httptest.Server{URL: "http://" + <-addr}
 	ws2, _, err := dialVia(live, host, "/api/v1/chat/socket?after=0", header)
 	if err != nil {
