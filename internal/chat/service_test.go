@@ -11,7 +11,6 @@ import (
 
 	"guichet/internal/staff"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // TestTwoAgentsAcceptAtOnce: two agents accept the same conversation at
@@ -76,10 +75,8 @@ func TestTwoAgentsAcceptAtOnce(t *testing.T) {
 // TestSearchFiltersBrandsBeforeTheLimit: a scotia supervisor finds the
 // scotia conversation among 200 newer ones of another brand.
 func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
+	e := unthrottled(t)
+	ctx := t.Context()
 	sc, _ := e.Brands.ByID("scotia")
 	in, _ := e.Brands.ByID("intact")
 	if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Zed Scotia", Email: "z@example.com", Question: "zebra question"}); err != nil {
@@ -104,10 +101,8 @@ func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
 // TestQueueCapped: the queue lists at most QueueLimit offline messages
 // (the longest waiting) with their total, and previews each question.
 func TestQueueCapped(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
+	e := unthrottled(t)
+	ctx := t.Context()
 	sc, _ := e.Brands.ByID("scotia")
 	question := strings.Repeat("é", 1500)
 	for i := range QueueLimit + 5 {
