@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,7 @@ import (
 // as a serving instance has: the copy opens, holds what was committed and not
 // what was not; an existing file is never overwritten; PostgreSQL is refused.
 func TestBackup(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	dir := t.TempDir()
 	db, err := store.Open(ctx, store.Config{DataDir: dir})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // and no to what a request or its data did, on both databases.
 func TestUnavailable(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		if _, err := db.Exec(ctx, "CREATE TABLE outage_probe (id TEXT PRIMARY KEY)"); err != nil {
 			t.Fatal(err)
 		}
