@@ -259,7 +259,7 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 	for _, postgres := range []bool{false, true} {
 		name := map[bool]string{false: "sqlite", true: "postgres"}[postgres]
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			clock := testclock.New()
 			cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DefaultBrand: "belair", now: clock.Now}
 			if postgres {
@@ -306,7 +306,7 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 // maintenance keeps it out like the API calls (to the start page, which shows
 // the maintenance roadblock) and staff's bypass lets it through.
 func TestFormPostUnderMaintenance(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	clock := testclock.New()
 	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 		MaintenanceBypass: "staff-bypass-0123456789", now: clock.Now})

@@ -24,7 +24,7 @@ import (
 // agent's end closes both.
 func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		ctx := context.Background()
+		ctx := t.Context()
 		srv := httptest.NewServer(a.Handler)
 		defer srv.Close()
 		belair, _ := a.Brands.ByID("belair")

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,7 +17,7 @@ import (
 // one wins and the other gets 409 ALREADY_TAKEN.
 func TestTwoAgentsAcceptAtOnce(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		scotia, _ := e.Brands.ByID("scotia")
 		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
 		for _, a := range agents {
@@ -135,7 +134,7 @@ func TestQueueCapped(t *testing.T) {
 // before its handover.
 func TestAutoAssignByWaitingSince(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
 		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
 		e.available(a1, "en")
@@ -172,7 +171,7 @@ func TestAutoAssignByWaitingSince(t *testing.T) {
 // conversation longest ago; with every such agent at the limit it waits.
 func TestAutoAssign(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		ana := e.addStaff("ana", "Ana", staff.RoleAgent, "bna")
 		ben := e.addStaff("ben", "Ben", staff.RoleAgent, "bna")
 		french := e.addStaff("chloe", "Chloé", staff.RoleAgent, "bna")

@@ -21,7 +21,7 @@ func check(r *maintenance.Reader, brand string) string {
 
 func TestOnOffByBrandAndUntil(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		clock := testclock.New()
 		r := maintenance.NewReader(db, clock.Now)
 		step := func() { clock.Advance(maintenance.Refresh) }
@@ -116,7 +116,7 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 // latest Refresh after the last read, and not one query per call before.
 func TestReaderRefreshesWithinASecond(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		clock := testclock.New()
 		r := maintenance.NewReader(db, clock.Now)
 		if got := check(r, "belair"); got != "false 0s" {

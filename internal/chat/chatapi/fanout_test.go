@@ -1,7 +1,6 @@
 package chatapi
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -42,7 +41,7 @@ func instances(t *testing.T) *pair {
 func TestChatAcrossInstances(t *testing.T) {
 	p := instances(t)
 	a, b := p.a, p.b
-	ctx := context.Background()
+	ctx := t.Context()
 	marie := a.addStaff("marie", "Marie", staff.RoleAgent)
 	b.front.Knows(marie)
 	a.available(marie, "en")
@@ -120,7 +119,7 @@ func TestQueueAcrossInstances(t *testing.T) {
 func TestChatCatchesUpAfterReconnect(t *testing.T) {
 	p := instances(t)
 	a, b := p.a, p.b
-	ctx := context.Background()
+	ctx := t.Context()
 	marie := a.addStaff("marie", "Marie", staff.RoleAgent)
 	a.available(marie, "en")
 	v := b.visitor("scotia")

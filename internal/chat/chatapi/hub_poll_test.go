@@ -1,7 +1,6 @@
 package chatapi
 
 import (
-	"context"
 	"guichet/internal/chat"
 	"testing"
 
@@ -40,7 +39,7 @@ func TestPatchMine(t *testing.T) {
 // to the conversation); a queue read would be four more.
 func TestQueuePatchedWithoutRead(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		luc := e.addStaff("luc", "Luc", staff.RoleAgent)
 		e.available(luc, "en")
 		sl := e.agentSocket(luc)

@@ -1,7 +1,6 @@
 package chatapi
 
 import (
-	"context"
 	"fmt"
 	"guichet/internal/chat"
 	"net/http"
@@ -71,7 +70,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 func TestChatbotHandsOver(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
-		ctx := context.Background()
+		ctx := t.Context()
 		v := e.visitor("belair")
 		id := v.start()
 		s := v.socket(0)
@@ -230,7 +229,7 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 // change; nothing passes only through memory.
 func TestPollDeliversWithoutNotification(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
@@ -342,7 +341,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 // once; before the end neither.
 func TestTranscriptAndRating(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "fr")
 		v := e.visitor("scotia")
@@ -382,7 +381,7 @@ func TestTranscriptAndRating(t *testing.T) {
 // than each brand's retentionMonths, and keeps the rest.
 func TestPurge(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "en")
 		oldScotia := e.activeConversation(e.visitor("scotia"), marie) // scotia keeps 36 months
@@ -476,7 +475,7 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 func TestBotHandsOverByMessage(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
-		ctx := context.Background()
+		ctx := t.Context()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "fr")
 		v := e.visitor("belair")

@@ -21,7 +21,7 @@ import (
 // which would lose them: the widget stops on 4404).
 func TestEndedWhileAwayReplays(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("message") // seq 1 agentJoined
@@ -57,7 +57,7 @@ func TestEndedWhileAwayReplays(t *testing.T) {
 // socket stores nothing more and is closed with 4401 on its next ping.
 func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, _, id := e.chatting("en")
 		as := e.agentSocket(marie)
 		as.Next("queue")
@@ -133,7 +133,7 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 func TestSubscribeFollowsReadRule(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
-		ctx := context.Background()
+		ctx := t.Context()
 		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
 		e.available(marie, "en")
 		bob := e.addStaff("bob", "Bob", staff.RoleAgent, "scotia")
@@ -212,7 +212,7 @@ func TestTypingFloodCoalesced(t *testing.T) {
 // blip, a clock apart) is still delivered by the next poll.
 func TestPollReadsSubscribedByID(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
