@@ -13,10 +13,14 @@ import (
 	"guichet/internal/testclock"
 )
 
-// check is a Reader's answer, printed for comparison.
-func check(r *maintenance.Reader, brand string) string {
-	on, retry := r.Check(context.Background(), brand)
-	return fmt.Sprintf("%v %v", on, retry)
+// wantCheck fails the test, saying when, if the Reader's answer for brand,
+// printed as "<on> <retry after>", is not want.
+func wantCheck(t *testing.T, r *maintenance.Reader, brand, want, when string) {
+	t.Helper()
+	on, retry := r.Check(t.Context(), brand)
+	if got := fmt.Sprintf("%v %v", on, retry); got != want {
+		t.Fatalf("%s: %s", when, got)
+	}
 }
 
 func TestOnOffByBrandAndUntil(t *testing.T) {
@@ -25,32 +29,22 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 		clock := testclock.New()
 		r := maintenance.NewReader(db, clock.Now)
 		step := func() { clock.Advance(maintenance.Refresh) }
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("nothing on: %s", got)
-		}
+		wantCheck(t, r, "belair", "false 0s", "nothing on")
 
 		// One brand, with an end: the others are not concerned.
 		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "belair", Until: clock.Now().Add(time.Hour), At: clock.Now(), Actor: "cli"}); err != nil {
 			t.Fatal(err)
 		}
 		step()
-		if got := check(r, "belair"); got != "true 59m59s" {
-			t.Fatalf("belair on for an hour: %s", got)
-		}
-		if got := check(r, "intact"); got != "false 0s" {
-			t.Fatalf("intact while belair is on: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 59m59s", "belair on for an hour")
+		wantCheck(t, r, "intact", "false 0s", "intact while belair is on")
 		// Every brand, without an end: belair's end is no longer known.
 		if err := maintenance.On(ctx, db, maintenance.Change{Brand: maintenance.AllBrands, At: clock.Now(), Actor: "cli"}); err != nil {
 			t.Fatal(err)
 		}
 		step()
-		if got := check(r, "belair"); got != "true 0s" {
-			t.Fatalf("belair under both: %s", got)
-		}
-		if got := check(r, "intact"); got != "true 0s" {
-			t.Fatalf("intact under every brand's: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 0s", "belair under both")
+		wantCheck(t, r, "intact", "true 0s", "intact under every brand's")
 		if _, err := maintenance.Off(ctx, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); !errors.Is(err, maintenance.ErrEveryBrandOn) {
 			t.Fatalf("off for one brand while every brand is on = %v", err)
 		}
@@ -62,9 +56,7 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 			t.Fatalf("off for every brand = %v, %v", wasOn, err)
 		}
 		step()
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("after off for every brand: %s", got)
-		}
+		wantCheck(t, r, "belair", "false 0s", "after off for every brand")
 		if wasOn, err := maintenance.Off(ctx, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil || wasOn {
 			t.Fatalf("off again = %v, %v; want not on", wasOn, err)
 		}
@@ -74,13 +66,9 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 			t.Fatal(err)
 		}
 		step()
-		if got := check(r, "bna"); got != "true 1m29s" {
-			t.Fatalf("bna on: %s", got)
-		}
+		wantCheck(t, r, "bna", "true 1m29s", "bna on")
 		clock.Advance(89 * time.Second)
-		if got := check(r, "bna"); got != "false 0s" {
-			t.Fatalf("bna after its end: %s", got)
-		}
+		wantCheck(t, r, "bna", "false 0s", "bna after its end")
 		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "bna", Until: clock.Now(), At: clock.Now()}); err == nil {
 			t.Fatal("an end that is not in the future was accepted")
 		}
@@ -119,20 +107,14 @@ func TestReaderRefreshesWithinASecond(t *testing.T) {
 		ctx := t.Context()
 		clock := testclock.New()
 		r := maintenance.NewReader(db, clock.Now)
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("before: %s", got)
-		}
+		wantCheck(t, r, "belair", "false 0s", "before")
 		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
 			t.Fatal(err)
 		}
 		clock.Advance(maintenance.Refresh - time.Millisecond)
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("read again before Refresh passed: %s", got)
-		}
+		wantCheck(t, r, "belair", "false 0s", "read again before Refresh passed")
 		clock.Advance(time.Millisecond)
-		if got := check(r, "belair"); got != "true 0s" {
-			t.Fatalf("not seen Refresh after the last read: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 0s", "not seen Refresh after the last read")
 	})
 }
 
@@ -142,17 +124,13 @@ func TestReaderKeepsTheLastStateWhenTheDatabaseFails(t *testing.T) {
 	db := storetest.Open(t)
 	clock := testclock.New()
 	r := maintenance.NewReader(db, clock.Now)
-	if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now()}); err != nil {
+	if err := maintenance.On(t.Context(), db, maintenance.Change{Brand: "belair", At: clock.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if got := check(r, "belair"); got != "true 0s" {
-		t.Fatalf("on: %s", got)
-	}
+	wantCheck(t, r, "belair", "true 0s", "on")
 	db.Close()
 	clock.Advance(maintenance.Refresh)
-	if got := check(r, "belair"); got != "true 0s" {
-		t.Fatalf("with the database closed: %s", got)
-	}
+	wantCheck(t, r, "belair", "true 0s", "with the database closed")
 }
 
 // TestReaderIgnoresTheCallersCancellation: the read of the table is the
@@ -162,7 +140,7 @@ func TestReaderKeepsTheLastStateWhenTheDatabaseFails(t *testing.T) {
 func TestReaderIgnoresTheCallersCancellation(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		clock := testclock.New()
-		if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
+		if err := maintenance.On(t.Context(), db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
 			t.Fatal(err)
 		}
 		r := maintenance.NewReader(db, clock.Now)
@@ -171,8 +149,6 @@ func TestReaderIgnoresTheCallersCancellation(t *testing.T) {
 		if on, _ := r.Check(gone, "belair"); !on {
 			t.Fatal("first read with a cancelled request context: maintenance seen off")
 		}
-		if got := check(r, "belair"); got != "true 0s" {
-			t.Fatalf("next call within Refresh: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 0s", "next call within Refresh")
 	})
 }
