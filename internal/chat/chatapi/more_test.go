@@ -235,7 +235,7 @@ func TestPollDeliversWithoutNotification(t *testing.T) {
 		s.Next("state")
 		s.Next("message") // agent joined
 
-		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := e.otherInstance()
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}

@@ -217,7 +217,7 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message")
-		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := e.otherInstance()
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
