@@ -1,6 +1,13 @@
 package app
 
-import "context"
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/coder/websocket"
+)
 
 // goServe runs a.Serve(ctx) in the background: addr gets the public address
 // once it listens, served what Serve returns.
@@ -8,4 +15,16 @@ func goServe(ctx context.Context, a *App) (addr <-chan string, served <-chan err
 	addrc, servedc := make(chan string, 1), make(chan error, 1)
 	go func() { servedc <- a.Serve(ctx, func(s string) { addrc <- s }) }()
 	return addrc, servedc
+}
+
+// dialed opens a socket through srv as dialVia does, failing the test if it
+// cannot; the socket closes when the test ends.
+func dialed(t *testing.T, srv *httptest.Server, host, path string, h http.Header) *websocket.Conn {
+	t.Helper()
+	c, _, err := dialVia(srv, host, path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return c
 }
