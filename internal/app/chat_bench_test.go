@@ -244,20 +244,6 @@ func (b *chatBench) dial(host, path string, cookie *http.Cookie) *websocket.Conn
 	return conn
 }
 
-func readType(ctx context.Context, conn *websocket.Conn, typ string) (map[string]any, error) {
-	for {
-		_, data, err := conn.Read(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var f map[string]any
-		_ = json.Unmarshal(data, &f)
-		if f["type"] == typ {
-			return f, nil
-		}
-	}
-}
-
 func TestChatIdleSockets(t *testing.T) {
 	if os.Getenv("GUICHET_BENCH") == "" {
 		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")

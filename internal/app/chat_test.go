@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"guichet/internal/chat/chatapi"
 	"net"
 	"net/http"
@@ -55,17 +54,11 @@ func readFrame(t *testing.T, c *websocket.Conn, typ string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for {
-		_, data, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("read %s: %v", typ, err)
-		}
-		var f map[string]any
-		_ = json.Unmarshal(data, &f)
-		if f["type"] == typ {
-			return f
-		}
+	f, err := readType(ctx, c, typ)
+	if err != nil {
+		t.Fatalf("read %s: %v", typ, err)
 	}
+	return f
 }
 
 // TestChatThroughTheWholeHandler: the chat's routes in the application's

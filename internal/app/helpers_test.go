@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -27,4 +28,19 @@ func dialed(t *testing.T, srv *httptest.Server, host, path string, h http.Header
 	}
 	t.Cleanup(func() { c.CloseNow() })
 	return c
+}
+
+// readType reads conn's frames until one of type typ, and returns it.
+func readType(ctx context.Context, conn *websocket.Conn, typ string) (map[string]any, error) {
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var f map[string]any
+		_ = json.Unmarshal(data, &f)
+		if f["type"] == typ {
+			return f, nil
+		}
+	}
 }
