@@ -41,8 +41,7 @@ func (e *env) activeConversation(v *visitor, marie staff.Principal) string {
 // scotia visitor's conversation she accepted.
 func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
 	e.t.Helper()
-	marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-	e.available(marie, language)
+	marie := e.availableAgent("marie", "Marie", language)
 	v := e.visitor("scotia")
 	v.language = language
 	return marie, v, e.activeConversation(v, marie)
@@ -180,8 +179,7 @@ func TestIdempotentClientID(t *testing.T) {
 // frees a place.
 func TestMaxPerAgent(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		marie := e.availableAgent("marie", "Marie", "en")
 		var ids []string
 		for i := range 4 {
 			v := e.visitor("scotia")

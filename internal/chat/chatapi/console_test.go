@@ -114,10 +114,8 @@ func TestHolderCheckedInTheTransaction(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		marie, _, id := e.chatting("en")
-		bob := e.addStaff("bob", "Bob", staff.RoleAgent)
-		e.available(bob, "en")
-		paul := e.addStaff("paul", "Paul", staff.RoleAgent)
-		e.available(paul, "en")
+		bob := e.availableAgent("bob", "Bob", "en")
+		paul := e.availableAgent("paul", "Paul", "en")
 		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
 		meanwhile := func() {
 			e.svc.BeforeTx = nil
@@ -150,8 +148,7 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := t.Context()
-		m := e.addStaff("m", "M", staff.RoleAgent)
-		e.available(m, "en")
+		m := e.availableAgent("m", "M", "en")
 		gone := e.visitor("scotia")
 		goneID := gone.start()
 		here := e.visitor("scotia")
@@ -213,8 +210,7 @@ func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 	e := newEnv(t, db)
 	ctx := t.Context()
 	e.svc.Limiter = throttle.New(db, e.Clock.Now)
-	m := e.addStaff("m", "M", staff.RoleAgent)
-	e.available(m, "en")
+	e.availableAgent("m", "M", "en")
 	var ids []string
 	for i := range chat.TranscriptLimit.Limit + 1 {
 		v := e.visitor("scotia")

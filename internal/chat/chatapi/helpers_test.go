@@ -131,6 +131,14 @@ func (e *env) available(p staff.Principal, languages ...string) {
 	}
 }
 
+// availableAgent creates an agent of every brand, available in languages.
+func (e *env) availableAgent(id, name string, languages ...string) staff.Principal {
+	e.t.Helper()
+	p := e.addStaff(id, name, staff.RoleAgent)
+	e.available(p, languages...)
+	return p
+}
+
 // visitor is a browser on a brand host: its chat cookie, language and
 // address.
 type visitor struct {

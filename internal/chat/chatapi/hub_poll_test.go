@@ -3,8 +3,6 @@ package chatapi
 import (
 	"guichet/internal/chat"
 	"testing"
-
-	"guichet/internal/staff"
 )
 
 // TestPatchMine: the poll's rows update the agent's own list without a
@@ -40,8 +38,7 @@ func TestPatchMine(t *testing.T) {
 func TestQueuePatchedWithoutRead(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
-		luc := e.addStaff("luc", "Luc", staff.RoleAgent)
-		e.available(luc, "en")
+		luc := e.availableAgent("luc", "Luc", "en")
 		sl := e.agentSocket(luc)
 		sl.Next("queue")
 		v := e.visitor("scotia")

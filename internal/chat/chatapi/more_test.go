@@ -24,8 +24,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		schemas := apitest.Schemas(t)
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "fr")
+		e.availableAgent("marie", "Marie", "fr")
 		v := e.visitor("belair")
 		v.language = "fr"
 		out := v.want("GET", "/api/v1/salesforceConfig", "", 200, "")
@@ -99,8 +98,7 @@ func TestChatbotHandsOver(t *testing.T) {
 		if c, _ := e.svc.Get(ctx, id); c.Status != chat.StatusBot {
 			t.Fatalf("closed handover moved it to %s", c.Status)
 		}
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		marie := e.availableAgent("marie", "Marie", "en")
 		out := v.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
 		if out["status"] != "waiting" || out["queuePosition"] != 1.0 {
 			t.Fatalf("handover %v", out)
@@ -342,8 +340,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 func TestTranscriptAndRating(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "fr")
+		marie := e.availableAgent("marie", "Marie", "fr")
 		v := e.visitor("scotia")
 		v.language = "fr"
 		id := e.activeConversation(v, marie)
@@ -382,8 +379,7 @@ func TestTranscriptAndRating(t *testing.T) {
 func TestPurge(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		marie := e.availableAgent("marie", "Marie", "en")
 		oldScotia := e.activeConversation(e.visitor("scotia"), marie) // scotia keeps 36 months
 		v := e.visitor("belair")                                      // belair 24
 		oldBelair := v.start()
@@ -476,8 +472,7 @@ func TestBotHandsOverByMessage(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		ctx := t.Context()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "fr")
+		e.availableAgent("marie", "Marie", "fr")
 		v := e.visitor("belair")
 		v.language = "fr"
 		id := v.start()

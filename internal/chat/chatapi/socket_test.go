@@ -134,8 +134,7 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
 		ctx := t.Context()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		marie := e.availableAgent("marie", "Marie", "en")
 		bob := e.addStaff("bob", "Bob", staff.RoleAgent, "scotia")
 		v := e.visitor("scotia")
 		id := v.start()
@@ -237,8 +236,7 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 func TestReleasedSubscriptionStaysOut(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
-	m := e.addStaff("m", "M", staff.RoleAgent)
-	e.available(m, "en")
+	e.availableAgent("m", "M", "en")
 	v := e.visitor("scotia")
 	id := v.start()
 	s := v.socket(0)
