@@ -23,6 +23,14 @@ func wantCheck(t *testing.T, r *maintenance.Reader, brand, want, when string) {
 	}
 }
 
+// turnOn turns maintenance on as c says, failing the test if it cannot.
+func turnOn(t *testing.T, db *store.DB, c maintenance.Change) {
+	t.Helper()
+	if err := maintenance.On(t.Context(), db, c); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestOnOffByBrandAndUntil(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
@@ -32,16 +40,12 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 		wantCheck(t, r, "belair", "false 0s", "nothing on")
 
 		// One brand, with an end: the others are not concerned.
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "belair", Until: clock.Now().Add(time.Hour), At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: "belair", Until: clock.Now().Add(time.Hour), At: clock.Now(), Actor: "cli"})
 		step()
 		wantCheck(t, r, "belair", "true 59m59s", "belair on for an hour")
 		wantCheck(t, r, "intact", "false 0s", "intact while belair is on")
 		// Every brand, without an end: belair's end is no longer known.
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: maintenance.AllBrands, At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: maintenance.AllBrands, At: clock.Now(), Actor: "cli"})
 		step()
 		wantCheck(t, r, "belair", "true 0s", "belair under both")
 		wantCheck(t, r, "intact", "true 0s", "intact under every brand's")
@@ -62,9 +66,7 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 		}
 
 		// An end passes: off by itself, without anyone turning it off.
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "bna", Until: clock.Now().Add(90 * time.Second), At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: "bna", Until: clock.Now().Add(90 * time.Second), At: clock.Now(), Actor: "cli"})
 		step()
 		wantCheck(t, r, "bna", "true 1m29s", "bna on")
 		clock.Advance(89 * time.Second)
@@ -104,13 +106,10 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 // latest Refresh after the last read, and not one query per call before.
 func TestReaderRefreshesWithinASecond(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := t.Context()
 		clock := testclock.New()
 		r := maintenance.NewReader(db, clock.Now)
 		wantCheck(t, r, "belair", "false 0s", "before")
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"})
 		clock.Advance(maintenance.Refresh - time.Millisecond)
 		wantCheck(t, r, "belair", "false 0s", "read again before Refresh passed")
 		clock.Advance(time.Millisecond)
@@ -124,9 +123,7 @@ func TestReaderKeepsTheLastStateWhenTheDatabaseFails(t *testing.T) {
 	db := storetest.Open(t)
 	clock := testclock.New()
 	r := maintenance.NewReader(db, clock.Now)
-	if err := maintenance.On(t.Context(), db, maintenance.Change{Brand: "belair", At: clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	turnOn(t, db, maintenance.Change{Brand: "belair", At: clock.Now()})
 	wantCheck(t, r, "belair", "true 0s", "on")
 	db.Close()
 	clock.Advance(maintenance.Refresh)
@@ -140,9 +137,7 @@ func TestReaderKeepsTheLastStateWhenTheDatabaseFails(t *testing.T) {
 func TestReaderIgnoresTheCallersCancellation(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		clock := testclock.New()
-		if err := maintenance.On(t.Context(), db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"})
 		r := maintenance.NewReader(db, clock.Now)
 		gone, cancel := context.WithCancel(context.Background())
 		cancel()
