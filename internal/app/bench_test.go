@@ -107,9 +107,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 	errs := make(chan error, n)
 	for i := range n {
 		target.emails[i] = fmt.Sprintf("bench%02d@example.com", i)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			h, err := hasher.Hash(context.Background(), benchPassword)
 			if err == nil {
 				err = a.DB.InTx(context.Background(), func(tx *store.Tx) error {
@@ -119,7 +117,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 				})
 			}
 			errs <- err
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -275,14 +273,12 @@ func hashSlice(h *account.Hasher, d time.Duration) (int64, time.Duration) {
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
 	for range 2 * account.HashSlots() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for time.Now().Before(deadline) {
 				_, _ = h.Hash(context.Background(), benchPassword)
 				done.Add(1)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return done.Load(), time.Since(start)
@@ -296,9 +292,7 @@ func signInSlice(t *testing.T, client *http.Client, b *benchTarget, clients int,
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
 	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := c; time.Now().Before(deadline); i += clients {
 				if err := b.signIn(client, b.emails[i%len(b.emails)], nil); err != nil {
 					if failed.Add(1) == 1 {
@@ -308,7 +302,7 @@ func signInSlice(t *testing.T, client *http.Client, b *benchTarget, clients int,
 				}
 				done.Add(1)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return done.Load(), time.Since(start)
@@ -348,9 +342,7 @@ func latencyRun(t *testing.T, client *http.Client, b *benchTarget, rate float64,
 	for i := 0; next.Sub(begin) < d; i++ {
 		time.Sleep(time.Until(next))
 		at := next
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var r timed
 			if err := b.signIn(client, b.emails[i%len(b.emails)], &r.steps); err != nil {
 				if failed.Add(1) == 1 {
@@ -362,7 +354,7 @@ func latencyRun(t *testing.T, client *http.Client, b *benchTarget, rate float64,
 			mu.Lock()
 			runs = append(runs, r)
 			mu.Unlock()
-		}()
+		})
 		gap := 1 / rate
 		if poisson {
 			gap = rng.ExpFloat64() / rate
@@ -549,9 +541,7 @@ func TestSignInFlood(t *testing.T) {
 		var shed, other, total atomic.Int64
 		var wg sync.WaitGroup
 		for c := range attackers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for i := c; ; i += attackers {
 					status, took, err := b.authenticate(client, targets[i%len(targets)], "Wrong-Bench-2026!")
 					total.Add(1)
@@ -576,7 +566,7 @@ func TestSignInFlood(t *testing.T) {
 						return
 					}
 				}
-			}()
+			})
 		}
 		return func() ([]time.Duration, int64, int64) {
 			wg.Wait()
@@ -643,9 +633,7 @@ func TestSignInFlood(t *testing.T) {
 		var tries int
 		var vwg sync.WaitGroup
 		for v := range visitors {
-			vwg.Add(1)
-			go func() {
-				defer vwg.Done()
+			vwg.Go(func() {
 				for time.Since(start) < sustained {
 					in, whole, shed := visit(b.emails[v], false, start.Add(sustained))
 					mu.Lock()
@@ -655,7 +643,7 @@ func TestSignInFlood(t *testing.T) {
 					tries += shed
 					mu.Unlock()
 				}
-			}()
+			})
 		}
 		vwg.Wait()
 		slices.Sort(ins)
@@ -732,9 +720,7 @@ func TestFloodClients(t *testing.T) {
 	var r floodResult
 	var wg sync.WaitGroup
 	for c := range attackers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i, start := c, time.Now(); time.Since(start) < d; i += attackers {
 				status, took, err := b.authenticate(client, targets[i%len(targets)], "Wrong-Bench-2026!")
 				mu.Lock()
@@ -747,7 +733,7 @@ func TestFloodClients(t *testing.T) {
 				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	line, err := json.Marshal(r)

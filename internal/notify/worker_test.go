@@ -410,13 +410,11 @@ func TestTwoWorkersSendNothingTwiceAndLoseNothing(t *testing.T) {
 			opts := testWorkerOptions(testclock.At(time.Time{}), nil)
 			opts.Now = time.Now
 			w := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, opts)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				if err := w.Run(ctx); err != nil {
 					t.Error(err)
 				}
-			}()
+			})
 		}
 		deadline := time.Now().Add(2 * time.Minute)
 		for {

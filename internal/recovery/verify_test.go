@@ -145,12 +145,10 @@ func TestConcurrentSubmitsOfOneCode(t *testing.T) {
 			start := make(chan struct{})
 			out := make([]answer, n)
 			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					<-start
 					out[i] = e.post(path, body)
-				}()
+				})
 			}
 			close(start)
 			wg.Wait()

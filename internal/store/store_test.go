@@ -107,14 +107,12 @@ func TestConcurrentWritersAllCommit(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, 20)
 		for i := 0; i < 20; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				errs <- db.InTx(ctx, func(tx *store.Tx) error {
 					_, err := tx.Exec(ctx, "INSERT INTO audit_events (at, brand, event, outcome) VALUES (?, ?, ?, ?)", 1, "b", "c", "ok")
 					return err
 				})
-			}()
+			})
 		}
 		wg.Wait()
 		close(errs)
