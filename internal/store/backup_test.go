@@ -23,12 +23,7 @@ func TestBackup(t *testing.T) {
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(ctx, "CREATE TABLE kept (v TEXT NOT NULL)"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(ctx, "INSERT INTO kept (v) VALUES ('committed')"); err != nil {
-		t.Fatal(err)
-	}
+	execAll(t, db, "CREATE TABLE kept (v TEXT NOT NULL)", "INSERT INTO kept (v) VALUES ('committed')")
 	dest := filepath.Join(t.TempDir(), "backup.db")
 	err = db.InTx(ctx, func(tx *store.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO kept (v) VALUES ('in flight')"); err != nil {

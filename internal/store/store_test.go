@@ -84,14 +84,8 @@ func TestInTxRollsBackOnPanic(t *testing.T) {
 
 func TestUniqueViolationIsRecognised(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := t.Context()
-		if _, err := db.Exec(ctx, "CREATE TABLE uniq_probe (k TEXT PRIMARY KEY)"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(ctx, "INSERT INTO uniq_probe (k) VALUES (?)", "a"); err != nil {
-			t.Fatal(err)
-		}
-		_, err := db.Exec(ctx, "INSERT INTO uniq_probe (k) VALUES (?)", "a")
+		execAll(t, db, "CREATE TABLE uniq_probe (k TEXT PRIMARY KEY)", "INSERT INTO uniq_probe (k) VALUES ('a')")
+		_, err := db.Exec(t.Context(), "INSERT INTO uniq_probe (k) VALUES (?)", "a")
 		if !store.IsUniqueViolation(err) {
 			t.Fatalf("IsUniqueViolation(%v) = false", err)
 		}
@@ -179,4 +173,14 @@ func countRows(t *testing.T, db *store.DB, table string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// execAll runs each statement on db, failing the test at the first error.
+func execAll(t *testing.T, db *store.DB, statements ...string) {
+	t.Helper()
+	for _, s := range statements {
+		if _, err := db.Exec(t.Context(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
