@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +36,7 @@ func TestMaintenanceCommand(t *testing.T) {
 	}
 	for _, s := range steps {
 		var out bytes.Buffer
-		err := runMaintenance(context.Background(), cfg, strings.Fields(s.args), &out, now)
+		err := runMaintenance(t.Context(), cfg, strings.Fields(s.args), &out, now)
 		if s.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), s.wantErr) {
 				t.Fatalf("maintenance %s = %v, want an error with %q", s.args, err, s.wantErr)

@@ -28,14 +28,7 @@ func TestCheckConfigPromoImage(t *testing.T) {
 		t.Fatalf("%d problems, want acme's alone:\n%v", n, err)
 	}
 
-	image, err := os.ReadFile("../../testdata/brands/acme/promo.svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "acme"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "acme", "promo.svg"), image, 0o600); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "acme"), os.DirFS("../../testdata/brands/acme")); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"regexp"
 	"strings"
@@ -27,7 +26,7 @@ func TestStaffCommand(t *testing.T) {
 }
 
 func testStaffCommand(t *testing.T, dir string) {
-	ctx := context.Background()
+	ctx := t.Context()
 	var errOut bytes.Buffer
 	stderr = &errOut
 	t.Cleanup(func() { stderr = os.Stderr })

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -50,13 +49,13 @@ func testTokensIssue(t *testing.T, dir string) {
 	}
 	tokens := func() int {
 		t.Helper()
-		a, err := app.OpenStore(context.Background(), app.Config{DataDir: dir, DatabaseURL: os.Getenv("GUICHET_DATABASE_URL")})
+		a, err := app.OpenStore(t.Context(), app.Config{DataDir: dir, DatabaseURL: os.Getenv("GUICHET_DATABASE_URL")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer a.Close()
 		var n int
-		if err := a.QueryRow(context.Background(), "SELECT COUNT(*) FROM email_tokens").Scan(&n); err != nil {
+		if err := a.QueryRow(t.Context(), "SELECT COUNT(*) FROM email_tokens").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

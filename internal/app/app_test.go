@@ -132,9 +132,7 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		_, _ = io.WriteString(w, "finished")
 	})
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(a string) { addr <- a }) }()
+	addr, served := goServe(ctx, a)
 	got := make(chan string, 1)
 	go func() {
 		res, err := http.Get("http://" + <-addr + "/slow")
@@ -166,9 +164,7 @@ func TestServeOpensTheAdminListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(a string) { addr <- a }) }()
+	addr, served := goServe(ctx, a)
 	public := "http://" + <-addr
 	admin := "http://" + a.AdminAddr()
 	get := func(url string) (int, string) {
@@ -263,7 +259,7 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 	for _, postgres := range []bool{false, true} {
 		name := map[bool]string{false: "sqlite", true: "postgres"}[postgres]
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			clock := testclock.New()
 			cfg := Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log", DefaultBrand: "belair", now: clock.Now}
 			if postgres {
@@ -310,7 +306,7 @@ func TestSecondInstanceSeesMaintenance(t *testing.T) {
 // maintenance keeps it out like the API calls (to the start page, which shows
 // the maintenance roadblock) and staff's bypass lets it through.
 func TestFormPostUnderMaintenance(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	clock := testclock.New()
 	a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",
 		MaintenanceBypass: "staff-bypass-0123456789", now: clock.Now})

@@ -86,9 +86,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(s string) { addr <- s }) }()
+	addr, served := goServe(ctx, a)
 	t.Cleanup(func() {
 		stop()
 		<-served
@@ -109,9 +107,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 	errs := make(chan error, n)
 	for i := range n {
 		target.emails[i] = fmt.Sprintf("bench%02d@example.com", i)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			h, err := hasher.Hash(context.Background(), benchPassword)
 			if err == nil {
 				err = a.DB.InTx(context.Background(), func(tx *store.Tx) error {
@@ -121,7 +117,7 @@ func benchServer(t testing.TB, postgres bool) *benchTarget {
 				})
 			}
 			errs <- err
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
@@ -165,16 +161,16 @@ func (b *benchTarget) nextIP() string {
 	return fmt.Sprintf("10.%d.%d.%d", byte(n>>16), byte(n>>8), byte(n))
 }
 
-// find returns the account id of an email.
-func (b *benchTarget) find(client *http.Client, email string) (string, error) {
-	res, err := b.post(client, "/api/v1/accounts/find", "application/json", `{"email":"`+email+`"}`, b.nextIP())
+// find returns the account id of an email, asked from ip.
+func (b *benchTarget) find(client *http.Client, email, ip string) (string, error) {
+	res, err := b.post(client, "/api/v1/accounts/find", "application/json", `{"email":"`+email+`"}`, ip)
 	if err != nil {
 		return "", err
 	}
 	defer res.Body.Close()
-	var found struct{ ID string }
+	var found struct{ ID, ErrorCode string }
 	if err := json.NewDecoder(res.Body).Decode(&found); err != nil || res.StatusCode != 200 {
-		return "", fmt.Errorf("find %s: %d %v", email, res.StatusCode, err)
+		return "", fmt.Errorf("find %s: %d %s %v", email, res.StatusCode, found.ErrorCode, err)
 	}
 	return found.ID, nil
 }
@@ -207,18 +203,12 @@ func (b *benchTarget) signIn(client *http.Client, email string, steps *[3]time.D
 		}
 	}
 	lap(0)
-	res, err := b.post(client, "/api/v1/accounts/find", "application/json", `{"email":"`+email+`"}`, ip)
+	id, err := b.find(client, email, ip)
 	if err != nil {
 		return err
 	}
-	var found struct{ ID, ErrorCode string }
-	err = json.NewDecoder(res.Body).Decode(&found)
-	res.Body.Close()
-	if err != nil || res.StatusCode != 200 {
-		return fmt.Errorf("find: %d %s %v", res.StatusCode, found.ErrorCode, err)
-	}
 	lap(1)
-	res, err = b.post(client, "/api/v1/accounts/"+found.ID+"/authentication", "application/json",
+	res, err := b.post(client, "/api/v1/accounts/"+id+"/authentication", "application/json",
 		`{"password":"`+benchPassword+`"}`, ip)
 	if err != nil {
 		return err
@@ -283,14 +273,12 @@ func hashSlice(h *account.Hasher, d time.Duration) (int64, time.Duration) {
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
 	for range 2 * account.HashSlots() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for time.Now().Before(deadline) {
 				_, _ = h.Hash(context.Background(), benchPassword)
 				done.Add(1)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return done.Load(), time.Since(start)
@@ -304,9 +292,7 @@ func signInSlice(t *testing.T, client *http.Client, b *benchTarget, clients int,
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
 	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := c; time.Now().Before(deadline); i += clients {
 				if err := b.signIn(client, b.emails[i%len(b.emails)], nil); err != nil {
 					if failed.Add(1) == 1 {
@@ -316,7 +302,7 @@ func signInSlice(t *testing.T, client *http.Client, b *benchTarget, clients int,
 				}
 				done.Add(1)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return done.Load(), time.Since(start)
@@ -356,9 +342,7 @@ func latencyRun(t *testing.T, client *http.Client, b *benchTarget, rate float64,
 	for i := 0; next.Sub(begin) < d; i++ {
 		time.Sleep(time.Until(next))
 		at := next
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var r timed
 			if err := b.signIn(client, b.emails[i%len(b.emails)], &r.steps); err != nil {
 				if failed.Add(1) == 1 {
@@ -370,7 +354,7 @@ func latencyRun(t *testing.T, client *http.Client, b *benchTarget, rate float64,
 			mu.Lock()
 			runs = append(runs, r)
 			mu.Unlock()
-		}()
+		})
 		gap := 1 / rate
 		if poisson {
 			gap = rng.ExpFloat64() / rate
@@ -537,7 +521,7 @@ func TestSignInFlood(t *testing.T) {
 	// locked account is checked with a hash all the same) and unknown ids.
 	var targets []string
 	for _, email := range b.emails[visitors:] {
-		id, err := b.find(client, email)
+		id, err := b.find(client, email, b.nextIP())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -557,9 +541,7 @@ func TestSignInFlood(t *testing.T) {
 		var shed, other, total atomic.Int64
 		var wg sync.WaitGroup
 		for c := range attackers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for i := c; ; i += attackers {
 					status, took, err := b.authenticate(client, targets[i%len(targets)], "Wrong-Bench-2026!")
 					total.Add(1)
@@ -584,7 +566,7 @@ func TestSignInFlood(t *testing.T) {
 						return
 					}
 				}
-			}()
+			})
 		}
 		return func() ([]time.Duration, int64, int64) {
 			wg.Wait()
@@ -651,9 +633,7 @@ func TestSignInFlood(t *testing.T) {
 		var tries int
 		var vwg sync.WaitGroup
 		for v := range visitors {
-			vwg.Add(1)
-			go func() {
-				defer vwg.Done()
+			vwg.Go(func() {
 				for time.Since(start) < sustained {
 					in, whole, shed := visit(b.emails[v], false, start.Add(sustained))
 					mu.Lock()
@@ -663,7 +643,7 @@ func TestSignInFlood(t *testing.T) {
 					tries += shed
 					mu.Unlock()
 				}
-			}()
+			})
 		}
 		vwg.Wait()
 		slices.Sort(ins)
@@ -740,9 +720,7 @@ func TestFloodClients(t *testing.T) {
 	var r floodResult
 	var wg sync.WaitGroup
 	for c := range attackers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i, start := c, time.Now(); time.Since(start) < d; i += attackers {
 				status, took, err := b.authenticate(client, targets[i%len(targets)], "Wrong-Bench-2026!")
 				mu.Lock()
@@ -755,7 +733,7 @@ func TestFloodClients(t *testing.T) {
 				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	line, err := json.Marshal(r)
@@ -783,7 +761,7 @@ func TestSignInTimingMedians(t *testing.T) {
 	hasher := account.NewHasher(account.DefaultParams)
 	ids := make([]string, len(b.emails))
 	for i, email := range b.emails {
-		id, err := b.find(client, email)
+		id, err := b.find(client, email, b.nextIP())
 		if err != nil {
 			t.Fatal(err)
 		}

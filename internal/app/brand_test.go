@@ -25,14 +25,7 @@ import (
 // (testdata/brands/acme/promo.svg).
 func TestSixthBrand(t *testing.T) {
 	dir := testenv.BrandsDir(t, "testdata/brands/acme.yaml")
-	image, err := os.ReadFile("../../testdata/brands/acme/promo.svg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "acme"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "acme", "promo.svg"), image, 0o600); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "acme"), os.DirFS("../../testdata/brands/acme")); err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Dev: true, DataDir: t.TempDir(), BrandsDir: dir}
@@ -140,6 +133,7 @@ func TestSixthBrand(t *testing.T) {
 	if res, logo := get("acme.localhost", "/brands/servus/logo.svg"); res.StatusCode != 200 || logo != string(own) {
 		t.Fatalf("a brand's own logo file: %d %q", res.StatusCode, logo)
 	}
+	image, _ := os.ReadFile("../../testdata/brands/acme/promo.svg")
 	if res, promo := get("acme.localhost", "/brands/acme/promo.svg"); res.StatusCode != 200 ||
 		res.Header.Get("Content-Type") != "image/svg+xml" || promo != string(image) {
 		t.Fatalf("acme promo image from the brands directory: %d %s", res.StatusCode, res.Header.Get("Content-Type"))

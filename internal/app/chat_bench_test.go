@@ -73,9 +73,7 @@ func TestChatBenchServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, func(s string) { addr <- s }) }()
+	addr, served := goServe(ctx, a)
 	info := chatBenchInfo{Addr: <-addr, Admin: a.AdminAddr()}
 	n := envInt("GUICHET_BENCH_AGENTS", 0)
 	info.Tokens = make([]string, n)
@@ -244,20 +242,6 @@ func (b *chatBench) dial(host, path string, cookie *http.Cookie) *websocket.Conn
 	}
 	conn.SetReadLimit(1 << 20)
 	return conn
-}
-
-func readType(ctx context.Context, conn *websocket.Conn, typ string) (map[string]any, error) {
-	for {
-		_, data, err := conn.Read(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var f map[string]any
-		_ = json.Unmarshal(data, &f)
-		if f["type"] == typ {
-			return f, nil
-		}
-	}
 }
 
 func TestChatIdleSockets(t *testing.T) {

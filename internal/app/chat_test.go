@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"guichet/internal/chat/chatapi"
 	"net"
 	"net/http"
@@ -43,12 +42,8 @@ func dialVia(srv *httptest.Server, host, path string, h http.Header) (*websocket
 // secret (closed when the test ends) and reads its conversation waiting.
 func waitingVisitor(t *testing.T, srv *httptest.Server, host, secret string) *websocket.Conn {
 	t.Helper()
-	vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0",
+	vs := dialed(t, srv, host, "/api/v1/chat/socket?after=0",
 		http.Header{"Origin": {"http://" + host}, "Cookie": {chatapi.CookieName + "=" + secret}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { vs.CloseNow() })
 	if st := readFrame(t, vs, "state"); st["status"] != "waiting" {
 		t.Fatalf("state %v", st)
 	}
@@ -59,17 +54,11 @@ func readFrame(t *testing.T, c *websocket.Conn, typ string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for {
-		_, data, err := c.Read(ctx)
-		if err != nil {
-			t.Fatalf("read %s: %v", typ, err)
-		}
-		var f map[string]any
-		_ = json.Unmarshal(data, &f)
-		if f["type"] == typ {
-			return f
-		}
+	f, err := readType(ctx, c, typ)
+	if err != nil {
+		t.Fatalf("read %s: %v", typ, err)
 	}
+	return f
 }
 
 // TestChatThroughTheWholeHandler: the chat's routes in the application's
@@ -142,11 +131,7 @@ func TestChatThroughTheWholeHandler(t *testing.T) {
 			t.Fatalf("agent socket without a session: %v %v", err, res)
 		}
 
-		as, _, err := dialVia(srv, consoleHost, "/api/console/v1/chat/socket", agentHeader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer as.CloseNow()
+		as := dialed(t, srv, consoleHost, "/api/console/v1/chat/socket", agentHeader)
 		if q := readFrame(t, as, "queue"); len(q["waiting"].([]any)) != 1 {
 			t.Fatalf("queue %v", q)
 		}
@@ -261,11 +246,7 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 	srv.Config.ReadTimeout, srv.Config.WriteTimeout, srv.Config.IdleTimeout = 50*time.Millisecond, 50*time.Millisecond, 50*time.Millisecond
 	srv.Start()
 	defer srv.Close()
-	vs, _, err := dialVia(srv, host, "/api/v1/chat/socket?after=0", header)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vs.CloseNow()
+	vs := dialed(t, srv, host, "/api/v1/chat/socket?after=0", header)
 	readFrame(t, vs, "message")        // the bot's welcome
 	time.Sleep(200 * time.Millisecond) // four times every server timeout
 	if err := vs.Write(ctx, websocket.MessageText, []byte(`{"type":"message","clientId":"late","body":"still there?"}`)); err != nil {
@@ -278,14 +259,9 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 	// Serve's shutdown: 1012 to every socket.
 	a.cfg.Addr, a.cfg.AdminAddr = "127.0.0.1:0", "off"
 	serveCtx, stop := context.WithCancel(ctx)
-	addr := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(serveCtx, func(s string) { addr <- s }) }()
+	addr, served := goServe(serveCtx, a)
 	live := &httptest.Server{URL: "http://" + <-addr}
-	ws2, _, err := dialVia(live, host, "/api/v1/chat/socket?after=0", header)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws2 := dialed(t, live, host, "/api/v1/chat/socket?after=0", header)
 	readFrame(t, ws2, "state")
 	stop()
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -314,12 +290,8 @@ func TestAgentSocketEndsWithTheSession(t *testing.T) {
 		defer srv.Close()
 		open := func(token string) *websocket.Conn {
 			t.Helper()
-			as, _, err := dialVia(srv, consoleHost, "/api/console/v1/chat/socket",
+			as := dialed(t, srv, consoleHost, "/api/console/v1/chat/socket",
 				http.Header{"Origin": {"http://" + consoleHost}, "Cookie": {staff.CookieName + "=" + token}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { as.CloseNow() })
 			readFrame(t, as, "queue")
 			return as
 		}

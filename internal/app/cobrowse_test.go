@@ -24,7 +24,7 @@ import (
 // agent's end closes both.
 func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		ctx := context.Background()
+		ctx := t.Context()
 		srv := httptest.NewServer(a.Handler)
 		defer srv.Close()
 		belair, _ := a.Brands.ByID("belair")
@@ -76,20 +76,12 @@ func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 			"Cookie": {staff.CookieName + "=" + token}}); err == nil || res == nil || res.StatusCode != 404 {
 			t.Fatalf("viewer on a brand host: %v %v", err, res)
 		}
-		vs, _, err := dialVia(srv, host, "/api/v1/cobrowse/socket", http.Header{"Origin": {"http://" + host}, "Cookie": {cookie}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer vs.CloseNow()
+		vs := dialed(t, srv, host, "/api/v1/cobrowse/socket", http.Header{"Origin": {"http://" + host}, "Cookie": {cookie}})
 		if st := readFrame(t, vs, "state"); st["status"] != cobrowse.StatusActive {
 			t.Fatalf("state %v", st)
 		}
-		view, _, err := dialVia(srv, consoleHost, viewerPath, http.Header{"Origin": {"http://" + consoleHost},
+		view := dialed(t, srv, consoleHost, viewerPath, http.Header{"Origin": {"http://" + consoleHost},
 			"Cookie": {staff.CookieName + "=" + token}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer view.CloseNow()
 		readFrame(t, vs, "snapshot")
 		_ = vs.Write(ctx, websocket.MessageText, []byte(`{"type":"event","data":{"type":2,"data":{}}}`))
 		if f := readFrame(t, view, "event"); f["seq"] != float64(1) {

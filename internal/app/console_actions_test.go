@@ -38,7 +38,7 @@ func signedInStaff(t *testing.T, a *App, clock *testclock.Clock, email string, r
 // brand host.
 func TestConsoleActionsBehindTheStaffSession(t *testing.T) {
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		ctx := context.Background()
+		ctx := t.Context()
 		var belairID, intactID string
 		err := a.DB.InTx(ctx, func(tx *store.Tx) error {
 			b, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "locked@example.com", FirstName: "Lou", LastName: "Quet"}, "", clock.Now())

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -23,7 +22,7 @@ import (
 // the same body (ids aside), and the decoy's calls queue no email.
 func TestDecoyIDsAnswerLikeAccountIDs(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *App) {
-		ctx := context.Background()
+		ctx := t.Context()
 		belair, _ := a.Brands.ByID("belair")
 		hash, err := account.NewHasher(testHashParams).Hash(ctx, "Correct-Horse-9!")
 		if err != nil {

@@ -222,22 +222,15 @@ func methods(opts []map[string]any) string {
 
 var sixDigits = regexp.MustCompile(`\b\d{6}\b`)
 
-// newestCode is the 6-digit code of the newest dev mailbox message to an
-// address (an email or +1 and a cell phone).
-// newestLinkToken is the token of the newest registration email-proof link
-// (/registration/confirm-email?…&token=) in the dev mailbox to an address.
-func newestLinkToken(t *testing.T, call caller, to string) string {
+// newestMailText is the text of the newest dev mailbox message to an
+// address (an email or +1 and a cell phone), once there is one.
+func newestMailText(t *testing.T, call caller, to string) string {
 	t.Helper()
 	for range 500 { // the worker delivers at once when poked; this only bounds a failure
 		_, _, mail := call("GET", "/_dev/mail.json?to="+url.QueryEscape(to)+"&limit=1", nil)
 		if len(mail) > 0 {
 			text, _ := mail[0].(map[string]any)["text"].(string)
-			if m := confirmLinkURL.FindString(text); m != "" {
-				if u, err := url.Parse(m); err == nil && u.Query().Get("token") != "" {
-					return u.Query().Get("token")
-				}
-			}
-			t.Fatalf("no confirmation link in the message to %s", to)
+			return text
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -245,21 +238,28 @@ func newestLinkToken(t *testing.T, call caller, to string) string {
 	return ""
 }
 
+// newestLinkToken is the token of the newest registration email-proof link
+// (/registration/confirm-email?…&token=) in the dev mailbox to an address.
+func newestLinkToken(t *testing.T, call caller, to string) string {
+	t.Helper()
+	if m := confirmLinkURL.FindString(newestMailText(t, call, to)); m != "" {
+		if u, err := url.Parse(m); err == nil && u.Query().Get("token") != "" {
+			return u.Query().Get("token")
+		}
+	}
+	t.Fatalf("no confirmation link in the message to %s", to)
+	return ""
+}
+
 var confirmLinkURL = regexp.MustCompile(`https?://\S+` + regexp.QuoteMeta(registration.LinkPath) + `\?\S+`)
 
+// newestCode is the 6-digit code of the newest dev mailbox message to an
+// address.
 func newestCode(t *testing.T, call caller, to string) string {
 	t.Helper()
-	for range 500 { // the worker delivers at once when poked; this only bounds a failure
-		_, _, mail := call("GET", "/_dev/mail.json?to="+url.QueryEscape(to)+"&limit=1", nil)
-		if len(mail) > 0 {
-			text, _ := mail[0].(map[string]any)["text"].(string)
-			if code := sixDigits.FindString(text); code != "" {
-				return code
-			}
-			t.Fatalf("no code in the message to %s", to)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if code := sixDigits.FindString(newestMailText(t, call, to)); code != "" {
+		return code
 	}
-	t.Fatalf("no message to %s", to)
+	t.Fatalf("no code in the message to %s", to)
 	return ""
 }

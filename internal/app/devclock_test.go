@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,7 +17,7 @@ import (
 // tests of an expiry move the clock instead of waiting). Bad moves are 400;
 // outside --dev there is no such route.
 func TestDevClock(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	a, srv := devApp(t)
 	belair, _ := a.Brands.ByID("belair")
 	call := func(method, path, body string) (int, map[string]any) {

@@ -22,9 +22,7 @@ func TestDrainOnStop(t *testing.T) {
 		belair, _ := a.Brands.ByID("belair")
 		ctx, stop := context.WithCancel(context.Background())
 		defer stop()
-		addrc := make(chan string, 1)
-		served := make(chan error, 1)
-		go func() { served <- a.Serve(ctx, func(s string) { addrc <- s }) }()
+		addrc, served := goServe(ctx, a)
 		base := "http://" + <-addrc
 		get := func(path string) int {
 			t.Helper()

@@ -36,7 +36,7 @@ func TestHashParamsAreConfigured(t *testing.T) {
 		{"tests'", testHashParams, "$argon2id$v=19$m=64,t=1,p=1$"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			a, err := New(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", HashParams: c.params})
 			if err != nil {
 				t.Fatal(err)

@@ -27,22 +27,14 @@ import (
 func staffSockets(t *testing.T, srv *httptest.Server, token, convID, id string) (chatSock, viewer *websocket.Conn) {
 	t.Helper()
 	h := http.Header{"Origin": {"http://" + consoleHost}, "Cookie": {staff.CookieName + "=" + token}}
-	chatSock, _, err := dialVia(srv, consoleHost, "/api/console/v1/chat/socket", h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { chatSock.CloseNow() })
+	chatSock = dialed(t, srv, consoleHost, "/api/console/v1/chat/socket", h)
 	readFrame(t, chatSock, "queue")
 	writeFrame(t, chatSock, `{"type":"subscribe","conversationId":"`+convID+`","after":0}`)
 	readFrame(t, chatSock, "message")
 	if id == "" {
 		return chatSock, nil
 	}
-	viewer, _, err = dialVia(srv, consoleHost, "/api/console/v1/cobrowse/sessions/"+id+"/socket", h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { viewer.CloseNow() })
+	viewer = dialed(t, srv, consoleHost, "/api/console/v1/cobrowse/sessions/"+id+"/socket", h)
 	if st := readFrame(t, viewer, "state"); st["status"] != cobrowse.StatusActive {
 		t.Fatalf("viewer state %v", st)
 	}

@@ -127,9 +127,7 @@ func TestTLSConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			addrc := make(chan string, 1)
-			served := make(chan error, 1)
-			go func() { served <- a.Serve(ctx, func(a string) { addrc <- a }) }()
+			addrc, served := goServe(ctx, a)
 			addr := <-addrc
 			defer func() {
 				stop()

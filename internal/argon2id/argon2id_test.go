@@ -52,9 +52,7 @@ func TestVectors(t *testing.T) {
 func TestSameAsXCrypto(t *testing.T) {
 	var wg sync.WaitGroup
 	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(g), 2026))
 			for range 40 {
 				password := make([]byte, rng.IntN(80))
@@ -75,7 +73,7 @@ func TestSameAsXCrypto(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

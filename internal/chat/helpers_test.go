@@ -8,6 +8,7 @@ import (
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
@@ -28,6 +29,15 @@ type env struct {
 func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
 	testenv.Each(t, func(t *testing.T, te *testenv.Env) { fn(t, newEnv(t, te.DB)) })
+}
+
+// unthrottled is an env on SQLite without the visitors' rate limit, for
+// the tests that open many conversations.
+func unthrottled(t *testing.T) *env {
+	t.Helper()
+	e := newEnv(t, storetest.Open(t))
+	e.svc.Limiter = nil
+	return e
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {

@@ -1,7 +1,6 @@
 package chat
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"guichet/internal/staff"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // TestTwoAgentsAcceptAtOnce: two agents accept the same conversation at
@@ -19,7 +17,7 @@ import (
 // one wins and the other gets 409 ALREADY_TAKEN.
 func TestTwoAgentsAcceptAtOnce(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		scotia, _ := e.Brands.ByID("scotia")
 		agents := []staff.Principal{e.addStaff("marie", "Marie", staff.RoleAgent), e.addStaff("luc", "Luc", staff.RoleAgent)}
 		for _, a := range agents {
@@ -76,10 +74,8 @@ func TestTwoAgentsAcceptAtOnce(t *testing.T) {
 // TestSearchFiltersBrandsBeforeTheLimit: a scotia supervisor finds the
 // scotia conversation among 200 newer ones of another brand.
 func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
+	e := unthrottled(t)
+	ctx := t.Context()
 	sc, _ := e.Brands.ByID("scotia")
 	in, _ := e.Brands.ByID("intact")
 	if _, err := e.svc.Offline(ctx, OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Zed Scotia", Email: "z@example.com", Question: "zebra question"}); err != nil {
@@ -104,10 +100,8 @@ func TestSearchFiltersBrandsBeforeTheLimit(t *testing.T) {
 // TestQueueCapped: the queue lists at most QueueLimit offline messages
 // (the longest waiting) with their total, and previews each question.
 func TestQueueCapped(t *testing.T) {
-	db := storetest.Open(t)
-	e := newEnv(t, db)
-	e.svc.Limiter = nil
-	ctx := context.Background()
+	e := unthrottled(t)
+	ctx := t.Context()
 	sc, _ := e.Brands.ByID("scotia")
 	question := strings.Repeat("é", 1500)
 	for i := range QueueLimit + 5 {
@@ -140,7 +134,7 @@ func TestQueueCapped(t *testing.T) {
 // before its handover.
 func TestAutoAssignByWaitingSince(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		a1 := e.addStaff("a1", "A1", staff.RoleAgent)
 		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
 		e.available(a1, "en")
@@ -177,7 +171,7 @@ func TestAutoAssignByWaitingSince(t *testing.T) {
 // conversation longest ago; with every such agent at the limit it waits.
 func TestAutoAssign(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		ana := e.addStaff("ana", "Ana", staff.RoleAgent, "bna")
 		ben := e.addStaff("ben", "Ben", staff.RoleAgent, "bna")
 		french := e.addStaff("chloe", "Chloé", staff.RoleAgent, "bna")

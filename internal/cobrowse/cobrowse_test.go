@@ -174,7 +174,7 @@ func TestConcurrentJoinsOneWins(t *testing.T) {
 // transcript; nothing is accepted before consent nor after a decline.
 func TestChatRequest(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		p := e.addStaff("a1", "scotia")
 		other := e.addStaff("a2", "scotia")
 		convID, chatSecret := e.conversation("scotia", p)
@@ -256,7 +256,7 @@ func TestChatRequest(t *testing.T) {
 
 func TestCapAndVisitorGone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		p := e.addStaff("a1", "belair")
 		_, vs, id := e.activeCode(p)
 		view := e.agent(p).socket("/console/sessions/" + id + "/socket")
@@ -345,7 +345,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 
 func TestRecordAndPurge(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		p := e.addStaff("a1", "belair")
 		_, _, kept := e.activeCode(p)
 		_, _, dropped := e.activeCode(p)
@@ -430,7 +430,7 @@ func TestFrameLimits(t *testing.T) {
 // pending request can no longer be accepted; audited, events deleted.
 func TestChatEndEndsCobrowse(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		p := e.addStaff("a1", "scotia", "belair")
 
 		// Active, the agent ends the chat.
@@ -490,7 +490,7 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 // staff member who transferred; the new holder may ask again.
 func TestTransferEndsCobrowse(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		a1 := e.addStaff("a1", "scotia")
 		a2 := e.addStaff("a2", "scotia")
 		convID, id, vs, view := e.sharedChat(a1)

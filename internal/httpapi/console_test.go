@@ -9,11 +9,8 @@ import (
 	"guichet/internal/brand"
 )
 
-const testConsoleHTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Console</title>
-<script type="module" crossorigin src="/assets/console-abc.js"></script>
-<link rel="modulepreload" crossorigin href="/assets/shared-abc.js">
-</head><body><div id="console"></div></body></html>`
+// testConsoleHTML is the console's built console.html.
+var testConsoleHTML = builtPage("Console", "console-abc.js", "shared-abc.js", "console")
 
 func consoleServer(t *testing.T, cfg Config, withConsole bool) (http.Handler, *brand.Registry) {
 	t.Helper()

@@ -1,31 +1,26 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
 
 	"guichet/internal/maintenance"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
-	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 )
 
 func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		clock := testclock.New()
-		h, brands := newServer(t, Config{Dev: true, MaintenanceBypass: "staff-s3cret"}, Deps{DB: db,
+	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
+		h, brands := newServer(t, Config{Dev: true, MaintenanceBypass: "staff-s3cret"}, Deps{DB: e.DB,
 			SPAPaths:    []byte(`{"paths": ["/", "/roadblock/:page"]}`),
-			Maintenance: maintenance.NewReader(db, clock.Now),
+			Maintenance: maintenance.NewReader(e.DB, e.Clock.Now),
 		})
 		key := func(id string) map[string]string {
 			b, _ := brands.ByID(id)
 			return map[string]string{"X-API-KEY": b.APIKey}
 		}
-		err := maintenance.On(context.Background(), db, maintenance.Change{
-			Brand: "belair", Until: clock.Now().Add(90*time.Minute + 500*time.Millisecond), At: clock.Now(), Actor: "cli"})
+		err := maintenance.On(t.Context(), e.DB, maintenance.Change{
+			Brand: "belair", Until: e.Clock.Now().Add(90*time.Minute + 500*time.Millisecond), At: e.Clock.Now(), Actor: "cli"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,25 +47,25 @@ func TestMaintenanceAnswers503ToTheBrandsAPICalls(t *testing.T) {
 		)
 
 		// Without an end, no Retry-After; with no bypass configured, none works.
-		if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now()}); err != nil {
+		if err := maintenance.On(t.Context(), e.DB, maintenance.Change{Brand: "belair", At: e.Clock.Now()}); err != nil {
 			t.Fatal(err)
 		}
-		clock.Advance(maintenance.Refresh)
+		e.Clock.Advance(maintenance.Refresh)
 		rec := do(t, h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), "")
 		if rec.Status != 503 || rec.Header.Get("Retry-After") != "" {
 			t.Fatalf("no end: %d, Retry-After %q", rec.Status, rec.Header.Get("Retry-After"))
 		}
-		noBypass, _ := newServer(t, Config{Dev: true}, Deps{Brands: brands, DB: db, Maintenance: maintenance.NewReader(db, clock.Now)})
+		noBypass, _ := newServer(t, Config{Dev: true}, Deps{Brands: brands, DB: e.DB, Maintenance: maintenance.NewReader(e.DB, e.Clock.Now)})
 		for _, target := range []string{"/api/v1/welcome?maintenancePageBypass=", "/api/v1/welcome?maintenancePageBypass=staff-s3cret"} {
 			if rec := do(t, noBypass, "GET", target, "belair.localhost", key("belair"), ""); rec.Status != 503 {
 				t.Fatalf("%s without a configured bypass: %d", target, rec.Status)
 			}
 		}
 		// Turned off: answered again within Refresh.
-		if _, err := maintenance.Off(context.Background(), db, maintenance.Change{Brand: maintenance.AllBrands, At: clock.Now()}); err != nil {
+		if _, err := maintenance.Off(t.Context(), e.DB, maintenance.Change{Brand: maintenance.AllBrands, At: e.Clock.Now()}); err != nil {
 			t.Fatal(err)
 		}
-		clock.Advance(maintenance.Refresh)
+		e.Clock.Advance(maintenance.Refresh)
 		if rec := do(t, h, "GET", "/api/v1/welcome", "belair.localhost", key("belair"), ""); rec.Status != http.StatusOK {
 			t.Fatalf("after off: %d", rec.Status)
 		}

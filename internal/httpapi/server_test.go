@@ -21,11 +21,19 @@ import (
 	"guichet/internal/testenv"
 )
 
-const testIndex = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Guichet</title>
-<script type="module" crossorigin src="/assets/index-abc.js"></script>
-<link rel="modulepreload" crossorigin href="/assets/vendor-abc.js">
-</head><body><div id="root"></div></body></html>`
+// testIndex is the portal's built index.html.
+var testIndex = builtPage("Guichet", "index-abc.js", "vendor-abc.js", "root")
+
+// builtPage is an HTML entry as Vite builds it: its title, its entry
+// script and the chunk it preloads (under /assets/), and the element the app
+// mounts on.
+func builtPage(title, entry, preload, mount string) string {
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>` + title + `</title>
+<script type="module" crossorigin src="/assets/` + entry + `"></script>
+<link rel="modulepreload" crossorigin href="/assets/` + preload + `">
+</head><body><div id="` + mount + `"></div></body></html>`
+}
 
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -13,44 +13,42 @@ import (
 	"guichet/internal/testclock"
 )
 
-// check is a Reader's answer, printed for comparison.
-func check(r *maintenance.Reader, brand string) string {
-	on, retry := r.Check(context.Background(), brand)
-	return fmt.Sprintf("%v %v", on, retry)
+// wantCheck fails the test, saying when, if the Reader's answer for brand,
+// printed as "<on> <retry after>", is not want.
+func wantCheck(t *testing.T, r *maintenance.Reader, brand, want, when string) {
+	t.Helper()
+	on, retry := r.Check(t.Context(), brand)
+	if got := fmt.Sprintf("%v %v", on, retry); got != want {
+		t.Fatalf("%s: %s", when, got)
+	}
+}
+
+// turnOn turns maintenance on as c says, failing the test if it cannot.
+func turnOn(t *testing.T, db *store.DB, c maintenance.Change) {
+	t.Helper()
+	if err := maintenance.On(t.Context(), db, c); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestOnOffByBrandAndUntil(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		clock := testclock.New()
 		r := maintenance.NewReader(db, clock.Now)
 		step := func() { clock.Advance(maintenance.Refresh) }
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("nothing on: %s", got)
-		}
+		wantCheck(t, r, "belair", "false 0s", "nothing on")
 
 		// One brand, with an end: the others are not concerned.
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "belair", Until: clock.Now().Add(time.Hour), At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: "belair", Until: clock.Now().Add(time.Hour), At: clock.Now(), Actor: "cli"})
 		step()
-		if got := check(r, "belair"); got != "true 59m59s" {
-			t.Fatalf("belair on for an hour: %s", got)
-		}
-		if got := check(r, "intact"); got != "false 0s" {
-			t.Fatalf("intact while belair is on: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 59m59s", "belair on for an hour")
+		wantCheck(t, r, "intact", "false 0s", "intact while belair is on")
 		// Every brand, without an end: belair's end is no longer known.
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: maintenance.AllBrands, At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: maintenance.AllBrands, At: clock.Now(), Actor: "cli"})
 		step()
-		if got := check(r, "belair"); got != "true 0s" {
-			t.Fatalf("belair under both: %s", got)
-		}
-		if got := check(r, "intact"); got != "true 0s" {
-			t.Fatalf("intact under every brand's: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 0s", "belair under both")
+		wantCheck(t, r, "intact", "true 0s", "intact under every brand's")
 		if _, err := maintenance.Off(ctx, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); !errors.Is(err, maintenance.ErrEveryBrandOn) {
 			t.Fatalf("off for one brand while every brand is on = %v", err)
 		}
@@ -62,25 +60,17 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 			t.Fatalf("off for every brand = %v, %v", wasOn, err)
 		}
 		step()
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("after off for every brand: %s", got)
-		}
+		wantCheck(t, r, "belair", "false 0s", "after off for every brand")
 		if wasOn, err := maintenance.Off(ctx, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil || wasOn {
 			t.Fatalf("off again = %v, %v; want not on", wasOn, err)
 		}
 
 		// An end passes: off by itself, without anyone turning it off.
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "bna", Until: clock.Now().Add(90 * time.Second), At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: "bna", Until: clock.Now().Add(90 * time.Second), At: clock.Now(), Actor: "cli"})
 		step()
-		if got := check(r, "bna"); got != "true 1m29s" {
-			t.Fatalf("bna on: %s", got)
-		}
+		wantCheck(t, r, "bna", "true 1m29s", "bna on")
 		clock.Advance(89 * time.Second)
-		if got := check(r, "bna"); got != "false 0s" {
-			t.Fatalf("bna after its end: %s", got)
-		}
+		wantCheck(t, r, "bna", "false 0s", "bna after its end")
 		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "bna", Until: clock.Now(), At: clock.Now()}); err == nil {
 			t.Fatal("an end that is not in the future was accepted")
 		}
@@ -116,23 +106,14 @@ func TestOnOffByBrandAndUntil(t *testing.T) {
 // latest Refresh after the last read, and not one query per call before.
 func TestReaderRefreshesWithinASecond(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
 		clock := testclock.New()
 		r := maintenance.NewReader(db, clock.Now)
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("before: %s", got)
-		}
-		if err := maintenance.On(ctx, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		wantCheck(t, r, "belair", "false 0s", "before")
+		turnOn(t, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"})
 		clock.Advance(maintenance.Refresh - time.Millisecond)
-		if got := check(r, "belair"); got != "false 0s" {
-			t.Fatalf("read again before Refresh passed: %s", got)
-		}
+		wantCheck(t, r, "belair", "false 0s", "read again before Refresh passed")
 		clock.Advance(time.Millisecond)
-		if got := check(r, "belair"); got != "true 0s" {
-			t.Fatalf("not seen Refresh after the last read: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 0s", "not seen Refresh after the last read")
 	})
 }
 
@@ -142,17 +123,11 @@ func TestReaderKeepsTheLastStateWhenTheDatabaseFails(t *testing.T) {
 	db := storetest.Open(t)
 	clock := testclock.New()
 	r := maintenance.NewReader(db, clock.Now)
-	if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	if got := check(r, "belair"); got != "true 0s" {
-		t.Fatalf("on: %s", got)
-	}
+	turnOn(t, db, maintenance.Change{Brand: "belair", At: clock.Now()})
+	wantCheck(t, r, "belair", "true 0s", "on")
 	db.Close()
 	clock.Advance(maintenance.Refresh)
-	if got := check(r, "belair"); got != "true 0s" {
-		t.Fatalf("with the database closed: %s", got)
-	}
+	wantCheck(t, r, "belair", "true 0s", "with the database closed")
 }
 
 // TestReaderIgnoresTheCallersCancellation: the read of the table is the
@@ -162,17 +137,13 @@ func TestReaderKeepsTheLastStateWhenTheDatabaseFails(t *testing.T) {
 func TestReaderIgnoresTheCallersCancellation(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		clock := testclock.New()
-		if err := maintenance.On(context.Background(), db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"}); err != nil {
-			t.Fatal(err)
-		}
+		turnOn(t, db, maintenance.Change{Brand: "belair", At: clock.Now(), Actor: "cli"})
 		r := maintenance.NewReader(db, clock.Now)
 		gone, cancel := context.WithCancel(context.Background())
 		cancel()
 		if on, _ := r.Check(gone, "belair"); !on {
 			t.Fatal("first read with a cancelled request context: maintenance seen off")
 		}
-		if got := check(r, "belair"); got != "true 0s" {
-			t.Fatalf("next call within Refresh: %s", got)
-		}
+		wantCheck(t, r, "belair", "true 0s", "next call within Refresh")
 	})
 }

@@ -47,11 +47,9 @@ func BenchmarkDelivery(b *testing.B) {
 					w := NewWorker(db, reg, newSMTPSender(b, srv.url()), nil, WorkerOptions{
 						Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 					})
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
+					wg.Go(func() {
 						_ = w.Run(ctx)
-					}()
+					})
 				}
 				for {
 					if len(srv.messages()) >= b.N {

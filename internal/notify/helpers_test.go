@@ -27,6 +27,15 @@ import (
 	"guichet/internal/store"
 )
 
+// goRun runs the worker in the background until stop; done gets what Run
+// returned.
+func goRun(w *Worker) (stop context.CancelFunc, done <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := make(chan error, 1)
+	go func() { d <- w.Run(ctx) }()
+	return cancel, d
+}
+
 // enqueue queues m in its own transaction.
 func enqueue(t testing.TB, db *store.DB, m Message) string {
 	t.Helper()

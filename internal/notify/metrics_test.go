@@ -39,7 +39,7 @@ func TestMetricsGaugesAndRegistration(t *testing.T) {
 	if again := NewMetrics(reg); again.sentC != m.sentC || again.queueDepth != m.queueDepth {
 		t.Fatal("registering twice made new collectors")
 	}
-	ctx := context.Background()
+	ctx := t.Context()
 	now := time.Now()
 	if err := m.refresh(ctx, db, now); err != nil {
 		t.Fatal(err)

@@ -96,7 +96,7 @@ func TestEnqueueStoresNormalisedRowDueNow(t *testing.T) {
 
 func TestEnqueueRolledBackLeavesNoMessage(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		boom := errors.New("the change failed")
 		err := db.InTx(ctx, func(tx *store.Tx) error {
 			if _, err := Enqueue(ctx, tx, resetCodeEmail("alex@example.com", "123456")); err != nil {

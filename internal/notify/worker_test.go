@@ -326,14 +326,12 @@ func TestStoppedMidDeliveryIsDeliveredAfterTheLease(t *testing.T) {
 				clock := testclock.New()
 				reg := testenv.Brands(t)
 				w1 := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, testWorkerOptions(clock, nil))
-				ctx, cancel := context.WithCancel(context.Background())
-				done := make(chan error, 1)
-				go func() { done <- w1.Run(ctx) }()
+				stop, done := goRun(w1)
 
 				id := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
 				w1.Poke()
 				<-entered
-				cancel() // the process stops while the server stalls
+				stop() // the process stops while the server stalls
 				// Run returns while the server still stalls.
 				if err := <-done; err != nil {
 					t.Fatalf("Run = %v", err)
@@ -412,13 +410,11 @@ func TestTwoWorkersSendNothingTwiceAndLoseNothing(t *testing.T) {
 			opts := testWorkerOptions(testclock.At(time.Time{}), nil)
 			opts.Now = time.Now
 			w := NewWorker(db, reg, newSMTPSender(t, srv.url()), nil, opts)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				if err := w.Run(ctx); err != nil {
 					t.Error(err)
 				}
-			}()
+			})
 		}
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
@@ -694,15 +690,13 @@ func TestRunDeliversOnPokeAndStops(t *testing.T) {
 	opts.Now = time.Now
 	opts.PollInterval = time.Hour // only Poke can wake it
 	w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
+	stop, done := goRun(w)
 	time.Sleep(50 * time.Millisecond) // let Run go idle
 	enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
 	w.Poke()
 	w.Poke() // never blocks
 	waitMessages(t, srv, 1)
-	cancel()
+	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -919,14 +913,12 @@ func TestStopGraceFinishesTheDeliveryUnderWay(t *testing.T) {
 		opts := testWorkerOptions(clock, nil)
 		opts.Concurrency, opts.StopGrace = 1, time.Minute
 		w := NewWorker(db, testenv.Brands(t), newSMTPSender(t, srv.url()), nil, opts)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- w.Run(ctx) }()
+		stop, done := goRun(w)
 		first := enqueue(t, db, resetCodeEmail("alex@example.com", testCode))
 		w.Poke()
 		<-entered
 		second := enqueue(t, db, resetCodeEmail("sam@example.com", testCode))
-		cancel() // SIGTERM while the server holds the first message
+		stop() // SIGTERM while the server holds the first message
 		close(release)
 		if err := <-done; err != nil {
 			t.Fatalf("Run = %v", err)

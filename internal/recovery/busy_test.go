@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 )
 
@@ -18,8 +17,7 @@ var counted = []string{"rate_limits", "recovery_tokens", "accounts", "login_fail
 // not the token's tries, not the temporary password's.
 func TestPasswordSetIsRefusedWhenBusyBeforeAnythingCounts(t *testing.T) {
 	const temp = "Temp-Pass-2026"
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.service.Limits.Password = rule("recovery.password", 100)
 		e.accounts.Limits.Authenticate = rule("login.password", 100)
 		holder := e.create("holder@example.com", nil, "")
@@ -37,7 +35,7 @@ func TestPasswordSetIsRefusedWhenBusyBeforeAnythingCounts(t *testing.T) {
 		// Every expected wait is over a budget of a nanosecond.
 		e.accounts.Hasher.WaitBudget = time.Nanosecond
 		e.outbox()
-		before := storetest.Snapshot(t, db, counted...)
+		before := storetest.Snapshot(t, e.DB, counted...)
 		var first []byte
 		for _, r := range requests {
 			got := e.post(passwordPath(r.id), r.body)
@@ -52,14 +50,14 @@ func TestPasswordSetIsRefusedWhenBusyBeforeAnythingCounts(t *testing.T) {
 				t.Fatalf("%s: %s, not %s", r.name, got.Body, first)
 			}
 		}
-		if after := storetest.Snapshot(t, db, counted...); after != before {
+		if after := storetest.Snapshot(t, e.DB, counted...); after != before {
 			t.Fatalf("a refused request changed the counters:\nbefore %s\nafter  %s", before, after)
 		}
 		// With room again, the same requests are checked and counted.
 		e.accounts.Hasher.WaitBudget = time.Minute
 		e.post(passwordPath(holder.ID), requests[0].body).Expect(t, 400, "1002")
 		e.post(passwordPath(tmp.ID), requests[2].body).Expect(t, 400, "3005")
-		if storetest.Snapshot(t, db, counted...) == before {
+		if storetest.Snapshot(t, e.DB, counted...) == before {
 			t.Fatal("admitted wrong answers counted nothing")
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"guichet/internal/recovery"
 	"guichet/internal/sso"
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
@@ -240,4 +241,19 @@ func (e *env) auditOutcomes(accountID string) []string {
 // rule is a rate limit for tests.
 func rule(scope string, limit int) throttle.Rule {
 	return throttle.Rule{Scope: scope, Limit: limit, Window: time.Hour}
+}
+
+// each runs fn on a fresh env on SQLite and PostgreSQL (storetest.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+}
+
+// afterWait is a case of an expiry test: after waiting so long, the call
+// answers status and error code.
+type afterWait struct {
+	name   string
+	after  time.Duration
+	status int
+	code   string
 }

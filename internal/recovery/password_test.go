@@ -1,7 +1,6 @@
 package recovery_test
 
 import (
-	"context"
 	"errors"
 	"reflect"
 	"slices"
@@ -12,13 +11,10 @@ import (
 	"guichet/internal/notify"
 	"guichet/internal/recovery"
 	"guichet/internal/sso"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 func TestPasswordWithToken(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		cases := []struct {
 			name   string
 			ubi    bool
@@ -70,8 +66,7 @@ func TestPasswordWithToken(t *testing.T) {
 }
 
 func TestWrongPostalCodesKillTheToken(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
 		token := e.verified(a)
 		try := func(postal string) answer {
@@ -93,9 +88,8 @@ func TestWrongPostalCodesKillTheToken(t *testing.T) {
 }
 
 func TestSuccessfulResetWithACode(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		a := e.create("alex@example.com", nil, "")
 		other := e.create("other@example.com", nil, "")
 		sessions := []string{e.signIn(a, oldPassword), e.signIn(a, oldPassword)}
@@ -144,9 +138,8 @@ func TestSuccessfulResetWithACode(t *testing.T) {
 // (403 3001, the block roadblock) and nothing changes: the password stays,
 // and Enable gives the account back as it was.
 func TestDisabledAccountCannotResetItsWay(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		a := e.create("disabled.reset@example.com", nil, "")
 		if err := e.accounts.Disable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
 			t.Fatal(err)
@@ -164,17 +157,16 @@ func TestDisabledAccountCannotResetItsWay(t *testing.T) {
 }
 
 func TestResetWithACodeEndsATemporaryPassword(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		const temp = "Temp-Pass-2026"
 		a := e.create("temp@example.com", nil, temp)
 		token := e.verified(a)
 		e.post(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}).Expect(t, 200, "")
-		got, err := e.accounts.Find(context.Background(), belair.ID, a.Email, ip)
+		got, err := e.accounts.Find(t.Context(), belair.ID, a.Email, ip)
 		if err != nil || got.Status != "A" {
 			t.Fatalf("find after the reset: %+v %v", got, err)
 		}
-		if err := e.accounts.CheckTemporary(context.Background(), belair.ID, a.ID, temp, ip); !errors.Is(err, account.ErrTemporaryInvalid) {
+		if err := e.accounts.CheckTemporary(t.Context(), belair.ID, a.ID, temp, ip); !errors.Is(err, account.ErrTemporaryInvalid) {
 			t.Fatalf("the temporary password still answers %v", err)
 		}
 		if !e.passwordWorks(a, newPassword) {
@@ -185,9 +177,8 @@ func TestResetWithACodeEndsATemporaryPassword(t *testing.T) {
 
 func TestTemporaryVariant(t *testing.T) {
 	const temp = "Temp-Pass-2026"
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		cases := []struct {
 			name   string
 			body   map[string]string
@@ -275,8 +266,7 @@ func TestTemporaryVariant(t *testing.T) {
 // wrong password, and a new code's token meets the same answer even with the
 // right phone until the 24 hours pass.
 func TestWrongCellphoneLocks24Hours(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("ubi@example.com", func(a *account.Account) { a.UBIDriver = true }, "")
 		token := e.verified(a)
 		wrong := map[string]string{"token": token, "password": newPassword, "cellPhone": "4165550199"}
@@ -287,7 +277,7 @@ func TestWrongCellphoneLocks24Hours(t *testing.T) {
 		}
 		right := map[string]string{"token": token, "password": newPassword, "cellPhone": phone}
 		e.post(passwordPath(a.ID), right).Expect(t, 403, "3004") // the token died
-		if _, err := e.accounts.Authenticate(context.Background(), account.Credentials{Brand: "belair",
+		if _, err := e.accounts.Authenticate(t.Context(), account.Credentials{Brand: "belair",
 			AccountID: a.ID, Password: oldPassword, IP: ip}); !errors.Is(err, account.ErrWrongPassword) {
 			t.Fatalf("sign-in while phone-locked: %v", err)
 		}
@@ -305,18 +295,17 @@ func TestWrongCellphoneLocks24Hours(t *testing.T) {
 // whatever is typed: nothing is counted, the account is not locked and the
 // token stays as it was.
 func TestNoSecondFactorOnFile(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		ubi := e.create("ubi-nophone@example.com", func(a *account.Account) { a.UBIDriver, a.Phone = true, "" }, "")
 		token := e.verified(ubi)
 		for range recovery.TokenAttempts + 1 {
 			got := e.post(passwordPath(ubi.ID), map[string]string{"token": token, "password": newPassword, "cellPhone": "4165550199"})
 			got.Expect(t, 403, "3006")
 		}
-		if locked, err := account.PhoneLocked(context.Background(), db, "belair", ubi.ID, e.Clock.Now()); err != nil || locked {
+		if locked, err := account.PhoneLocked(t.Context(), e.DB, "belair", ubi.ID, e.Clock.Now()); err != nil || locked {
 			t.Fatalf("phone-locked %v %v", locked, err)
 		}
-		if _, err := e.accounts.Authenticate(context.Background(), account.Credentials{Brand: "belair",
+		if _, err := e.accounts.Authenticate(t.Context(), account.Credentials{Brand: "belair",
 			AccountID: ubi.ID, Password: oldPassword, IP: ip}); err != nil {
 			t.Fatalf("sign-in with the old password: %v", err)
 		}

@@ -1,7 +1,6 @@
 package recovery_test
 
 import (
-	"context"
 	"maps"
 	"regexp"
 	"strconv"
@@ -18,8 +17,7 @@ import (
 var sixDigits = regexp.MustCompile(`^[0-9]{6}$`)
 
 func TestRequestAnswersAlikeForKnownAndUnknownEmails(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
 		e.create("intact-only@example.com", func(a *account.Account) { a.Brand = intact.ID }, "")
 		cases := []struct {
@@ -92,25 +90,16 @@ func TestRequestAnswersAlikeForKnownAndUnknownEmails(t *testing.T) {
 // sent inside the request), and answers of the same shape.
 func TestRequestKnownAndUnknownDoTheSameWork(t *testing.T) {
 	tables := []string{"password_resets", "password_reset_codes", "recovery_tokens", "audit_events", "outbox"}
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.service.Limits.Request = rule("recovery.request", 100)
 		e.service.Limits.CodesPerAccount = rule("recovery.codes", 100)
 		e.create("alex@example.com", nil, "")
 		rows := func() map[string]int {
 			counts := map[string]int{}
 			for _, table := range tables {
-				var n int
-				if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				counts[table] = n
+				counts[table] = e.Count(t, "SELECT COUNT(*) FROM "+table)
 			}
-			var hits int
-			if err := db.QueryRow(context.Background(), "SELECT COALESCE(SUM(hits), 0) FROM rate_limits").Scan(&hits); err != nil {
-				t.Fatal(err)
-			}
-			counts["rate limit hits"] = hits
+			counts["rate limit hits"] = e.Count(t, "SELECT COALESCE(SUM(hits), 0) FROM rate_limits")
 			return counts
 		}
 		written := map[string]map[string]int{}
@@ -129,13 +118,8 @@ func TestRequestKnownAndUnknownDoTheSameWork(t *testing.T) {
 			}
 		}
 		// The known email's code is queued, and only queued.
-		var queued, other int
-		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM outbox WHERE state = 'queued'").Scan(&queued); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM outbox WHERE state <> 'queued'").Scan(&other); err != nil {
-			t.Fatal(err)
-		}
+		queued := e.Count(t, "SELECT COUNT(*) FROM outbox WHERE state = 'queued'")
+		other := e.Count(t, "SELECT COUNT(*) FROM outbox WHERE state <> 'queued'")
 		if written["known"]["outbox"] != 1 || written["unknown"]["outbox"] != 0 || queued != 1 || other != 0 {
 			t.Fatalf("outbox: known wrote %d, unknown %d; %d queued, %d in other states",
 				written["known"]["outbox"], written["unknown"]["outbox"], queued, other)
@@ -149,8 +133,7 @@ func TestRequestKnownAndUnknownDoTheSameWork(t *testing.T) {
 }
 
 func TestNewCodeInvalidatesThePreviousOne(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
 		first := e.request(a.Email)
 		firstCode := e.lastCode(a.Email)
@@ -172,8 +155,7 @@ func TestNewCodeInvalidatesThePreviousOne(t *testing.T) {
 }
 
 func TestResend(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
 		for _, c := range []struct {
 			name  string

@@ -1,7 +1,6 @@
 package recovery_test
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"sync"
@@ -17,8 +16,7 @@ import (
 )
 
 func TestWrongCodesUntilTheCodeDies(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
 		type try struct {
 			value      string // "right", "wrong" or a literal
@@ -90,15 +88,9 @@ func TestWrongCodesUntilTheCodeDies(t *testing.T) {
 }
 
 func TestCodeExpiresAfterTenMinutes(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
-		cases := []struct {
-			name   string
-			after  time.Duration
-			status int
-			code   string
-		}{
+		cases := []afterWait{
 			{"at 9:59", 9*time.Minute + 59*time.Second, 200, ""},
 			{"at 9:59.999", 10*time.Minute - time.Millisecond, 200, ""},
 			{"at 10:00", 10 * time.Minute, 403, "CODE_EXPIRED"},
@@ -122,14 +114,8 @@ func TestCodeExpiresAfterTenMinutes(t *testing.T) {
 }
 
 func TestResetTokenExpiresAfterFifteenMinutes(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		cases := []struct {
-			name   string
-			after  time.Duration
-			status int
-			code   string
-		}{
+	each(t, func(t *testing.T, e *env) {
+		cases := []afterWait{
 			{"at 14:59", 14*time.Minute + 59*time.Second, 200, ""},
 			{"at 15:01", 15*time.Minute + time.Second, 403, "3004"},
 		}
@@ -149,8 +135,7 @@ func TestResetTokenExpiresAfterFifteenMinutes(t *testing.T) {
 // exactly one gets a token; then 16 password calls with that token at once,
 // exactly one sets the password.
 func TestConcurrentSubmitsOfOneCode(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
 		s := e.request(a.Email)
 		code := e.lastCode(a.Email)
@@ -160,12 +145,10 @@ func TestConcurrentSubmitsOfOneCode(t *testing.T) {
 			start := make(chan struct{})
 			out := make([]answer, n)
 			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					<-start
 					out[i] = e.post(path, body)
-				}()
+				})
 			}
 			close(start)
 			wg.Wait()
@@ -189,11 +172,7 @@ func TestConcurrentSubmitsOfOneCode(t *testing.T) {
 			return token
 		}
 		token := count(run(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}), 403, "CODE_EXPIRED")
-		var tokens int
-		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM recovery_tokens WHERE account_id = ?", a.ID).Scan(&tokens); err != nil {
-			t.Fatal(err)
-		}
-		if tokens != 1 {
+		if tokens := e.Count(t, "SELECT COUNT(*) FROM recovery_tokens WHERE account_id = ?", a.ID); tokens != 1 {
 			t.Fatalf("%d reset tokens issued, want 1", tokens)
 		}
 		count(run(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}), 403, "3004")
@@ -204,8 +183,7 @@ func TestConcurrentSubmitsOfOneCode(t *testing.T) {
 }
 
 func TestCodesAndTokensBelongToTheirRequest(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		alex := e.create("alex@example.com", nil, "")
 		sam := e.create("sam@example.com", nil, "")
 		sa := e.request(alex.Email)
@@ -251,10 +229,9 @@ func TestCodesAndTokensBelongToTheirRequest(t *testing.T) {
 }
 
 func TestResetLinkIsExchangedOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("ubi@example.com", func(a *account.Account) { a.UBIDriver = true }, "")
-		ctx := context.Background()
+		ctx := t.Context()
 		if err := e.accounts.Notify(ctx, account.NotifyRequest{Brand: belair.ID, AccountID: a.ID, Type: account.NotifyResetPassword,
 			IP: ip, BaseURL: "https://belair.example"}); err != nil {
 			t.Fatal(err)
@@ -299,12 +276,11 @@ func TestSecretIsSharedByInstances(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create("alex@example.com", nil, "")
 		e.verified(a)
 		e.request("nobody@example.com")
-		ctx := context.Background()
+		ctx := t.Context()
 		n, err := e.service.Prune(ctx)
 		if err != nil || n != 0 {
 			t.Fatalf("pruned %d (%v) of live rows", n, err)

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,7 @@ import (
 // as a serving instance has: the copy opens, holds what was committed and not
 // what was not; an existing file is never overwritten; PostgreSQL is refused.
 func TestBackup(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	dir := t.TempDir()
 	db, err := store.Open(ctx, store.Config{DataDir: dir})
 	if err != nil {
@@ -24,12 +23,7 @@ func TestBackup(t *testing.T) {
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(ctx, "CREATE TABLE kept (v TEXT NOT NULL)"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(ctx, "INSERT INTO kept (v) VALUES ('committed')"); err != nil {
-		t.Fatal(err)
-	}
+	execAll(t, db, "CREATE TABLE kept (v TEXT NOT NULL)", "INSERT INTO kept (v) VALUES ('committed')")
 	dest := filepath.Join(t.TempDir(), "backup.db")
 	err = db.InTx(ctx, func(tx *store.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO kept (v) VALUES ('in flight')"); err != nil {

@@ -16,13 +16,8 @@ import (
 // and no to what a request or its data did, on both databases.
 func TestUnavailable(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		if _, err := db.Exec(ctx, "CREATE TABLE outage_probe (id TEXT PRIMARY KEY)"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(ctx, "INSERT INTO outage_probe (id) VALUES ('a')"); err != nil {
-			t.Fatal(err)
-		}
+		ctx := t.Context()
+		execAll(t, db, "CREATE TABLE outage_probe (id TEXT PRIMARY KEY)", "INSERT INTO outage_probe (id) VALUES ('a')")
 		_, dup := db.Exec(ctx, "INSERT INTO outage_probe (id) VALUES ('a')")
 		_, syntax := db.Exec(ctx, "SELEC 1")
 		none := db.QueryRow(ctx, "SELECT id FROM outage_probe WHERE id = 'b'").Scan(new(string))

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,12 +9,12 @@ import (
 
 func openSQLite(t *testing.T) *DB {
 	t.Helper()
-	db, err := OpenSQLiteFile(context.Background(), filepath.Join(t.TempDir(), "cache.db"))
+	db, err := OpenSQLiteFile(t.Context(), filepath.Join(t.TempDir(), "cache.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(context.Background()); err != nil {
+	if _, err := db.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -36,7 +35,7 @@ const (
 // transaction's writes and is undone with it.
 func TestCachedStatementsRunInTheirTransaction(t *testing.T) {
 	db := openSQLite(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	count := func(tx *Tx) (n int) {
 		if err := tx.QueryRow(ctx, countEvents).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -79,7 +78,7 @@ func TestCachedStatementsRunInTheirTransaction(t *testing.T) {
 
 func TestFailingQueriesAreNotCached(t *testing.T) {
 	db := openSQLite(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	for range 2 {
 		if _, err := db.Exec(ctx, "SELEC 1"); err == nil {
 			t.Fatal("a syntax error ran")
@@ -99,7 +98,7 @@ func TestFailingQueriesAreNotCached(t *testing.T) {
 
 func TestStatementCacheIsBounded(t *testing.T) {
 	db := openSQLite(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	for i := range maxCachedStmts + 20 {
 		var n int
 		if err := db.QueryRow(ctx, fmt.Sprintf("SELECT %d", i)).Scan(&n); err != nil || n != i {
@@ -119,7 +118,7 @@ func TestPostgresHasNoStatementCache(t *testing.T) {
 
 func TestClosedDBAnswersWithAnError(t *testing.T) {
 	db := openSQLite(t)
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := db.Exec(ctx, insertEvent, 1, "belair", "before", "ok"); err != nil {
 		t.Fatal(err)
 	}

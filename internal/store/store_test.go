@@ -1,9 +1,9 @@
 package store_test
 
 import (
-	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -13,7 +13,7 @@ import (
 
 func TestMigrateIsIdempotent(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		n, err := db.Migrate(context.Background())
+		n, err := db.Migrate(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -21,11 +21,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 			t.Fatalf("second Migrate applied %d migrations, want 0", n)
 		}
 		migs, _ := store.Migrations()
-		var count int
-		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM schema_migrations").Scan(&count); err != nil {
-			t.Fatal(err)
-		}
-		if count != len(migs) {
+		if count := countRows(t, db, "schema_migrations"); count != len(migs) {
 			t.Fatalf("schema_migrations has %d rows, want %d", count, len(migs))
 		}
 	})
@@ -33,7 +29,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 
 func TestInTxCommitsOrRollsBack(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		insert := func(tx *store.Tx, event string) error {
 			_, err := tx.Exec(ctx, "INSERT INTO audit_events (at, brand, event, outcome) VALUES (?, ?, ?, ?)", 1, "belair", event, "ok")
 			return err
@@ -72,7 +68,7 @@ func TestInTxCommitsOrRollsBack(t *testing.T) {
 
 func TestInTxRollsBackOnPanic(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		func() {
 			defer func() { _ = recover() }()
 			_ = db.InTx(ctx, func(tx *store.Tx) error {
@@ -80,11 +76,7 @@ func TestInTxRollsBackOnPanic(t *testing.T) {
 				panic("mid-transaction")
 			})
 		}()
-		var n int
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 0 {
+		if n := countRows(t, db, "audit_events"); n != 0 {
 			t.Fatalf("a panicking transaction left %d rows", n)
 		}
 	})
@@ -92,14 +84,8 @@ func TestInTxRollsBackOnPanic(t *testing.T) {
 
 func TestUniqueViolationIsRecognised(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		if _, err := db.Exec(ctx, "CREATE TABLE uniq_probe (k TEXT PRIMARY KEY)"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(ctx, "INSERT INTO uniq_probe (k) VALUES (?)", "a"); err != nil {
-			t.Fatal(err)
-		}
-		_, err := db.Exec(ctx, "INSERT INTO uniq_probe (k) VALUES (?)", "a")
+		execAll(t, db, "CREATE TABLE uniq_probe (k TEXT PRIMARY KEY)", "INSERT INTO uniq_probe (k) VALUES ('a')")
+		_, err := db.Exec(t.Context(), "INSERT INTO uniq_probe (k) VALUES (?)", "a")
 		if !store.IsUniqueViolation(err) {
 			t.Fatalf("IsUniqueViolation(%v) = false", err)
 		}
@@ -111,18 +97,16 @@ func TestUniqueViolationIsRecognised(t *testing.T) {
 
 func TestConcurrentWritersAllCommit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		var wg sync.WaitGroup
 		errs := make(chan error, 20)
 		for i := 0; i < 20; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				errs <- db.InTx(ctx, func(tx *store.Tx) error {
 					_, err := tx.Exec(ctx, "INSERT INTO audit_events (at, brand, event, outcome) VALUES (?, ?, ?, ?)", 1, "b", "c", "ok")
 					return err
 				})
-			}()
+			})
 		}
 		wg.Wait()
 		close(errs)
@@ -131,33 +115,20 @@ func TestConcurrentWritersAllCommit(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var n int
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 20 {
+		if n := countRows(t, db, "audit_events"); n != 20 {
 			t.Fatalf("count = %d, want 20", n)
 		}
 	})
 }
 
 func TestOpenRefusesOtherURLs(t *testing.T) {
-	_, err := store.Open(context.Background(), store.Config{URL: "mysql://u:secret@h/db"})
+	_, err := store.Open(t.Context(), store.Config{URL: "mysql://u:secret@h/db"})
 	if err == nil {
 		t.Fatal("Open accepted a mysql URL")
 	}
-	if msg := err.Error(); contains(msg, "secret") {
+	if msg := err.Error(); strings.Contains(msg, "secret") {
 		t.Fatalf("error leaks the password: %s", msg)
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // A burst that takes every pooled connection at once gives them all back
@@ -166,7 +137,7 @@ func contains(s, sub string) bool {
 // empty statement cache each time).
 func TestBurstKeepsPooledConnections(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		n := db.SQL.Stats().MaxOpenConnections
 		if n <= 0 {
 			t.Fatal("the pool has no open limit")
@@ -192,4 +163,24 @@ func TestBurstKeepsPooledConnections(t *testing.T) {
 			t.Fatalf("after two bursts of %d: %d connections closed for the idle limit, %d idle", n, st.MaxIdleClosed, st.Idle)
 		}
 	})
+}
+
+// countRows is the number of rows in a table.
+func countRows(t *testing.T, db *store.DB, table string) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(t.Context(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// execAll runs each statement on db, failing the test at the first error.
+func execAll(t *testing.T, db *store.DB, statements ...string) {
+	t.Helper()
+	for _, s := range statements {
+		if _, err := db.Exec(t.Context(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"context"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -16,7 +15,7 @@ import (
 // new file to WAL answers busy without waiting, so the race is tried a few
 // times.
 func TestInstancesMigrateTogether(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	migs, _ := store.Migrations()
 	together := func(t *testing.T, open func() (*store.DB, error)) {
 		dbs := make([]*store.DB, 2)

@@ -56,6 +56,16 @@ func socketHolders(t *testing.T) map[string]int {
 	return out
 }
 
+// agentOnSocket signs the agent in from ip on the console host and opens
+// its console chat socket (the caller closes it).
+func agentOnSocket(t *testing.T, ip string) (*client, *websocket.Conn) {
+	t.Helper()
+	agent := newClient(ip, "console.localhost")
+	signInAgent(t, agent)
+	waitSessions(t, 0, agent)
+	return agent, openSocket(t, agent, ip, "/api/console/v1/chat/socket")
+}
+
 // waitSessions closes the clients' idle keep-alive connections (HAProxy
 // counts them as sessions) and waits, at most 5 s, for HAProxy to count n
 // live sessions in all; it returns them per instance.
@@ -130,10 +140,7 @@ func signInAgent(t *testing.T, c *client) {
 func TestChatAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	loadAPIKey(t, "belair.localhost")
-	agent := newClient("127.0.0.12", "console.localhost")
-	signInAgent(t, agent)
-	waitSessions(t, 0, agent)
-	as := openSocket(t, agent, "127.0.0.12", "/api/console/v1/chat/socket")
+	agent, as := agentOnSocket(t, "127.0.0.12")
 	defer as.CloseNow()
 
 	visitor := newClient("127.0.0.13", "belair.localhost")

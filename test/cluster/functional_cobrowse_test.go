@@ -53,10 +53,7 @@ func otherInstance(name string) *instance {
 func TestConsoleQueueAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	loadAPIKey(t, "belair.localhost")
-	agent := newClient("127.0.0.14", "console.localhost")
-	signInAgent(t, agent)
-	waitSessions(t, 0, agent)
-	as := openSocket(t, agent, "127.0.0.14", "/api/console/v1/chat/socket")
+	agent, as := agentOnSocket(t, "127.0.0.14")
 	defer as.CloseNow()
 	var socketOn string
 	for name := range waitSessions(t, 1, agent) {

@@ -41,8 +41,7 @@ func (e *env) activeConversation(v *visitor, marie staff.Principal) string {
 // scotia visitor's conversation she accepted.
 func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
 	e.t.Helper()
-	marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-	e.available(marie, language)
+	marie := e.availableAgent("marie", "Marie", language)
 	v := e.visitor("scotia")
 	v.language = language
 	return marie, v, e.activeConversation(v, marie)
@@ -54,7 +53,7 @@ func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
 // gets exactly those two, in order, and then live ones.
 func TestReplayAfterReconnect(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 
 		s := v.socket(0)
@@ -102,7 +101,7 @@ func TestReplayAfterReconnect(t *testing.T) {
 func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil // the visitor's rate limit is TestLimits'
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, _, id := e.chatting("en")
 		const senders, each = 8, 15
 		var wg sync.WaitGroup
@@ -152,7 +151,7 @@ func TestNoSequenceGapsUnderConcurrentSenders(t *testing.T) {
 // same seq).
 func TestIdempotentClientID(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		_, v, id := e.chatting("en")
 		a, err := e.svc.VisitorSend(ctx, id, "same", "once")
 		if err != nil {
@@ -180,8 +179,7 @@ func TestIdempotentClientID(t *testing.T) {
 // frees a place.
 func TestMaxPerAgent(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		marie := e.availableAgent("marie", "Marie", "en")
 		var ids []string
 		for i := range 4 {
 			v := e.visitor("scotia")
@@ -205,7 +203,7 @@ func TestMaxPerAgent(t *testing.T) {
 // bad one, the socket closed with 1008 after five in a row.
 func TestLimits(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 		if _, err := e.svc.VisitorSend(ctx, id, "long", strings.Repeat("é", chat.MaxBody+1)); codeOf(err) != "MESSAGE_TOO_LONG" {
 			t.Fatalf("2001 characters: %v", err)
@@ -281,7 +279,7 @@ func TestLimits(t *testing.T) {
 // with a fresh heartbeat, serving the brand and the language.
 func TestAvailability(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		scotia, _ := e.brands.ByID("scotia")
 		intact, _ := e.brands.ByID("intact")
 		check := func(label string, b string, province, lang, want string) {
@@ -338,7 +336,7 @@ func TestAvailability(t *testing.T) {
 // A refused send still says why (not the holder, ended).
 func TestAgentSendStatements(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, _, id := e.chatting("en")
 		before := e.DB.Statements()
 		a, err := e.svc.AgentSend(ctx, marie, id, "c1", "hello")
@@ -384,7 +382,7 @@ func TestAgentSendStatements(t *testing.T) {
 // Get and Messages give (none after, some, more than a batch).
 func TestDeliveryReadsOnce(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, _, id := e.chatting("fr")
 		for i := range 5 {
 			if _, err := e.svc.AgentSend(ctx, marie, id, fmt.Sprintf("d%d", i), fmt.Sprintf("message %d", i)); err != nil {

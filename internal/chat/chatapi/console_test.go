@@ -1,7 +1,6 @@
 package chatapi
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"guichet/internal/chat"
@@ -22,7 +21,7 @@ import (
 func TestSnippetRuneSafe(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
-		ctx := context.Background()
+		ctx := t.Context()
 		_, _, id := e.chatting("en")
 		body := strings.Repeat("Ⱥ", 50) + " claim"
 		if _, err := e.svc.VisitorSend(ctx, id, "c1", body); err != nil {
@@ -44,7 +43,7 @@ func TestSnippetRuneSafe(t *testing.T) {
 func TestSearchFoldsCaseAndAccents(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
-		ctx := context.Background()
+		ctx := t.Context()
 		_, _, id := e.chatting("fr")
 		if _, err := e.svc.VisitorSend(ctx, id, "c1", "Écoutez, ÉMILIE ne peut pas se connecter"); err != nil {
 			t.Fatal(err)
@@ -86,7 +85,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
 	e.svc.Limiter = nil
-	ctx := context.Background()
+	ctx := t.Context()
 	sc, _ := e.brands.ByID("scotia")
 	e.Clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.Clock.Now())) // 19:30 in Toronto on the 24th
 	if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Evening", Email: "z@example.com", Question: "late question"}); err != nil {
@@ -113,12 +112,10 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 // (NOT_HOLDER), and the conversation stays with the new holder.
 func TestHolderCheckedInTheTransaction(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, _, id := e.chatting("en")
-		bob := e.addStaff("bob", "Bob", staff.RoleAgent)
-		e.available(bob, "en")
-		paul := e.addStaff("paul", "Paul", staff.RoleAgent)
-		e.available(paul, "en")
+		bob := e.availableAgent("bob", "Bob", "en")
+		paul := e.availableAgent("paul", "Paul", "en")
 		sup := staff.Principal{ID: "sup", Name: "Sup", Role: staff.RoleSupervisor}
 		meanwhile := func() {
 			e.svc.BeforeTx = nil
@@ -150,9 +147,8 @@ func TestHolderCheckedInTheTransaction(t *testing.T) {
 func TestAbandonedConversationsEnd(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
-		ctx := context.Background()
-		m := e.addStaff("m", "M", staff.RoleAgent)
-		e.available(m, "en")
+		ctx := t.Context()
+		m := e.availableAgent("m", "M", "en")
 		gone := e.visitor("scotia")
 		goneID := gone.start()
 		here := e.visitor("scotia")
@@ -187,7 +183,7 @@ func TestAbandonedConversationsEnd(t *testing.T) {
 // visitor's resend is its ack and does not count against the rate limit.
 func TestIdempotencyPerSender(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, _, id := e.chatting("en")
 		if _, err := e.svc.VisitorSend(ctx, id, "same", "visitor's words"); err != nil {
 			t.Fatal(err)
@@ -212,10 +208,9 @@ func TestIdempotencyPerSender(t *testing.T) {
 func TestTranscriptEmailsLimitedPerAddress(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
-	ctx := context.Background()
+	ctx := t.Context()
 	e.svc.Limiter = throttle.New(db, e.Clock.Now)
-	m := e.addStaff("m", "M", staff.RoleAgent)
-	e.available(m, "en")
+	e.availableAgent("m", "M", "en")
 	var ids []string
 	for i := range chat.TranscriptLimit.Limit + 1 {
 		v := e.visitor("scotia")

@@ -1,7 +1,6 @@
 package chatapi
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -42,7 +41,7 @@ func instances(t *testing.T) *pair {
 func TestChatAcrossInstances(t *testing.T) {
 	p := instances(t)
 	a, b := p.a, p.b
-	ctx := context.Background()
+	ctx := t.Context()
 	marie := a.addStaff("marie", "Marie", staff.RoleAgent)
 	b.front.Knows(marie)
 	a.available(marie, "en")
@@ -90,8 +89,7 @@ func TestChatAcrossInstances(t *testing.T) {
 func TestQueueAcrossInstances(t *testing.T) {
 	p := instances(t)
 	a, b := p.a, p.b
-	marie := b.addStaff("marie", "Marie", staff.RoleAgent)
-	b.available(marie, "en")
+	marie := b.availableAgent("marie", "Marie", "en")
 	qs := b.agentSocket(marie)
 	if q := qs.Next("queue"); len(q["waiting"].([]any)) != 0 {
 		t.Fatalf("first queue %v", q)
@@ -106,8 +104,7 @@ func TestQueueAcrossInstances(t *testing.T) {
 			break
 		}
 	}
-	luc := a.addStaff("luc", "Luc", staff.RoleAgent)
-	a.available(luc, "en")
+	luc := a.availableAgent("luc", "Luc", "en")
 	a.staffWant(luc, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
 	for len(qs.Next("queue")["waiting"].([]any)) != 0 {
 	}
@@ -120,9 +117,8 @@ func TestQueueAcrossInstances(t *testing.T) {
 func TestChatCatchesUpAfterReconnect(t *testing.T) {
 	p := instances(t)
 	a, b := p.a, p.b
-	ctx := context.Background()
-	marie := a.addStaff("marie", "Marie", staff.RoleAgent)
-	a.available(marie, "en")
+	ctx := t.Context()
+	marie := a.availableAgent("marie", "Marie", "en")
 	v := b.visitor("scotia")
 	id := a.activeConversation(v, marie)
 	s := v.socket(0)

@@ -74,6 +74,12 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	return e
 }
 
+// otherInstance is the chat service of another instance on the same
+// database: its notifications reach none of this env's sockets.
+func (e *env) otherInstance() *chat.Service {
+	return &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+}
+
 // handler serves the chat's routes the way internal/httpapi does, with the
 // site and the staff member set by the test's front (fanouttest.Front).
 func (e *env) handler(hub *hub.Hub) http.Handler {
@@ -123,6 +129,14 @@ func (e *env) available(p staff.Principal, languages ...string) {
 	if err := e.svc.SetAvailability(context.Background(), p.ID, chat.AgentAvailable, languages); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// availableAgent creates an agent of every brand, available in languages.
+func (e *env) availableAgent(id, name string, languages ...string) staff.Principal {
+	e.t.Helper()
+	p := e.addStaff(id, name, staff.RoleAgent)
+	e.available(p, languages...)
+	return p
 }
 
 // visitor is a browser on a brand host: its chat cookie, language and

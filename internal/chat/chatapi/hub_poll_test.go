@@ -1,11 +1,8 @@
 package chatapi
 
 import (
-	"context"
 	"guichet/internal/chat"
 	"testing"
-
-	"guichet/internal/staff"
 )
 
 // TestPatchMine: the poll's rows update the agent's own list without a
@@ -40,9 +37,8 @@ func TestPatchMine(t *testing.T) {
 // to the conversation); a queue read would be four more.
 func TestQueuePatchedWithoutRead(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
-		luc := e.addStaff("luc", "Luc", staff.RoleAgent)
-		e.available(luc, "en")
+		ctx := t.Context()
+		luc := e.availableAgent("luc", "Luc", "en")
 		sl := e.agentSocket(luc)
 		sl.Next("queue")
 		v := e.visitor("scotia")

@@ -1,7 +1,6 @@
 package chatapi
 
 import (
-	"context"
 	"fmt"
 	"guichet/internal/chat"
 	"net/http"
@@ -25,8 +24,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
 		schemas := apitest.Schemas(t)
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "fr")
+		e.availableAgent("marie", "Marie", "fr")
 		v := e.visitor("belair")
 		v.language = "fr"
 		out := v.want("GET", "/api/v1/salesforceConfig", "", 200, "")
@@ -71,7 +69,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 func TestChatbotHandsOver(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
-		ctx := context.Background()
+		ctx := t.Context()
 		v := e.visitor("belair")
 		id := v.start()
 		s := v.socket(0)
@@ -100,8 +98,7 @@ func TestChatbotHandsOver(t *testing.T) {
 		if c, _ := e.svc.Get(ctx, id); c.Status != chat.StatusBot {
 			t.Fatalf("closed handover moved it to %s", c.Status)
 		}
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		marie := e.availableAgent("marie", "Marie", "en")
 		out := v.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
 		if out["status"] != "waiting" || out["queuePosition"] != 1.0 {
 			t.Fatalf("handover %v", out)
@@ -230,13 +227,13 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 // change; nothing passes only through memory.
 func TestPollDeliversWithoutNotification(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message") // agent joined
 
-		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := e.otherInstance()
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
@@ -342,9 +339,8 @@ func TestVisitorSocketRefusals(t *testing.T) {
 // once; before the end neither.
 func TestTranscriptAndRating(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "fr")
+		ctx := t.Context()
+		marie := e.availableAgent("marie", "Marie", "fr")
 		v := e.visitor("scotia")
 		v.language = "fr"
 		id := e.activeConversation(v, marie)
@@ -382,9 +378,8 @@ func TestTranscriptAndRating(t *testing.T) {
 // than each brand's retentionMonths, and keeps the rest.
 func TestPurge(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		ctx := t.Context()
+		marie := e.availableAgent("marie", "Marie", "en")
 		oldScotia := e.activeConversation(e.visitor("scotia"), marie) // scotia keeps 36 months
 		v := e.visitor("belair")                                      // belair 24
 		oldBelair := v.start()
@@ -476,9 +471,8 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 func TestBotHandsOverByMessage(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
-		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "fr")
+		ctx := t.Context()
+		e.availableAgent("marie", "Marie", "fr")
 		v := e.visitor("belair")
 		v.language = "fr"
 		id := v.start()

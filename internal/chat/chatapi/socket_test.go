@@ -21,7 +21,7 @@ import (
 // which would lose them: the widget stops on 4404).
 func TestEndedWhileAwayReplays(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("message") // seq 1 agentJoined
@@ -57,7 +57,7 @@ func TestEndedWhileAwayReplays(t *testing.T) {
 // socket stores nothing more and is closed with 4401 on its next ping.
 func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, _, id := e.chatting("en")
 		as := e.agentSocket(marie)
 		as.Next("queue")
@@ -133,9 +133,8 @@ func TestAgentSocketSessionCheck(t *testing.T) {
 func TestSubscribeFollowsReadRule(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Limiter = nil
-		ctx := context.Background()
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		e.available(marie, "en")
+		ctx := t.Context()
+		marie := e.availableAgent("marie", "Marie", "en")
 		bob := e.addStaff("bob", "Bob", staff.RoleAgent, "scotia")
 		v := e.visitor("scotia")
 		id := v.start()
@@ -212,12 +211,12 @@ func TestTypingFloodCoalesced(t *testing.T) {
 // blip, a clock apart) is still delivered by the next poll.
 func TestPollReadsSubscribedByID(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		marie, v, id := e.chatting("en")
 		s := v.socket(0)
 		s.Next("state")
 		s.Next("message")
-		other := &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+		other := e.otherInstance()
 		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
 			t.Fatal(err)
 		}
@@ -237,8 +236,7 @@ func TestPollReadsSubscribedByID(t *testing.T) {
 func TestReleasedSubscriptionStaysOut(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
-	m := e.addStaff("m", "M", staff.RoleAgent)
-	e.available(m, "en")
+	e.availableAgent("m", "M", "en")
 	v := e.visitor("scotia")
 	id := v.start()
 	s := v.socket(0)

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/coder/websocket"
+)
+
+// goServe runs a.Serve(ctx) in the background: addr gets the public address
+// once it listens, served what Serve returns.
+func goServe(ctx context.Context, a *App) (addr <-chan string, served <-chan error) {
+	addrc, servedc := make(chan string, 1), make(chan error, 1)
+	go func() { servedc <- a.Serve(ctx, func(s string) { addrc <- s }) }()
+	return addrc, servedc
+}
+
+// dialed opens a socket through srv as dialVia does, failing the test if it
+// cannot; the socket closes when the test ends.
+func dialed(t *testing.T, srv *httptest.Server, host, path string, h http.Header) *websocket.Conn {
+	t.Helper()
+	c, _, err := dialVia(srv, host, path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// readType reads conn's frames until one of type typ, and returns it.
+func readType(ctx context.Context, conn *websocket.Conn, typ string) (map[string]any, error) {
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var f map[string]any
+		_ = json.Unmarshal(data, &f)
+		if f["type"] == typ {
+			return f, nil
+		}
+	}
+}
