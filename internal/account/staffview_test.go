@@ -1,13 +1,13 @@
 package account_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 )
@@ -15,21 +15,12 @@ import (
 // TestStaffView: what the console reads and changes through account.
 func TestStaffView(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		insert := func(b, email, first, last, phone string) account.Account {
 			t.Helper()
-			var a account.Account
-			err := db.InTx(ctx, func(tx *store.Tx) error {
-				var err error
-				a, err = account.Insert(ctx, tx, account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
-					Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, "hash", now)
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return a
+			return accounttest.Create(t, db, now, account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
+				Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, "a password", "")
 		}
 		alex := insert("belair", "Alex.Martin@example.com", "Alex", "Martin", "4165550123")
 		sam := insert("intact", "sam_roy@example.com", "Sam", "Roy", "6135550199")

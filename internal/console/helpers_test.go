@@ -17,6 +17,7 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/staff"
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -41,6 +42,12 @@ type env struct {
 	alex     account.Account // belair, holds BEL1234
 	sam      account.Account // intact
 	member   staff.Member    // a staff member admins may disable
+}
+
+// each runs fn on a fresh console env on every database (storetest.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
 }
 
 func newEnv(t *testing.T, db *store.DB) *env {

@@ -1,7 +1,6 @@
 package registration_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -68,10 +67,7 @@ func TestBranches(t *testing.T) {
 		}},
 		{"SMS code", func(t *testing.T, e *env) {
 			f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
-			methods, ids := optionsOf(t, f)
-			if !slices.Equal(methods, []string{"EMAIL", "SMS", "NONE"}) {
-				t.Fatalf("options %v", methods)
-			}
+			ids := offered(t, f, "EMAIL", "SMS", "NONE")
 			id := f.Str(t, "id")
 			e.send(id, ids["SMS"]).Expect(t, 200, "")
 			m := e.Mail.Next(t, "+15145550101")
@@ -84,10 +80,7 @@ func TestBranches(t *testing.T) {
 		}},
 		{"PIN", func(t *testing.T, e *env) {
 			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
-			methods, ids := optionsOf(t, f)
-			if !slices.Equal(methods, []string{"EMAIL", "PIN", "NONE"}) {
-				t.Fatalf("options %v", methods)
-			}
+			ids := offered(t, f, "EMAIL", "PIN", "NONE")
 			id := f.Str(t, "id")
 			e.send(id, ids["PIN"]).Expect(t, 409, "REGISTRATION_STATE")
 			e.value(id, ids["PIN"], "ZZ12CD34").Expect(t, 400, "INVALID_ACTIVATION_CODE")
@@ -96,10 +89,7 @@ func TestBranches(t *testing.T) {
 		}},
 		{"a PIN older than its life is not offered", func(t *testing.T, e *env) {
 			e.Clock.Advance(181 * 24 * time.Hour)
-			methods, _ := optionsOf(t, e.find("REG0003", "Paula", "Nip").Expect(t, 240, ""))
-			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) {
-				t.Fatalf("options %v", methods)
-			}
+			offered(t, e.find("REG0003", "Paula", "Nip").Expect(t, 240, ""), "EMAIL", "NONE")
 		}},
 		{"ask-email: nothing on file", func(t *testing.T, e *env) {
 			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
@@ -111,10 +101,7 @@ func TestBranches(t *testing.T) {
 			e.value(id, ids["ask-email"], "not an email").Expect(t, 400, "VALIDATION")
 			e.value(id, ids["ask-email"], "Owner@Example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
 			n := e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-email-code"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			next := offered(t, n, "ask-email-code")
 			code := e.Mail.Next(t, "alice@example.com").Data[notify.DataCode]
 			e.send(id, next["ask-email-code"]).Expect(t, 200, "")
 			e.value(id, next["ask-email-code"], code).Expect(t, 400, "INVALID_ACTIVATION_CODE") // replaced by the resend
@@ -127,15 +114,9 @@ func TestBranches(t *testing.T) {
 			e.linked("alice@example.com")
 		}},
 		{"ask-username: the email on file is another account's", func(t *testing.T, e *env) {
-			f := e.find("REG0005", "Ugo", "Pris").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
-			n := e.value(id, ids["EMAIL"], e.Mail.Next(t, "owner@example.com").Data[notify.DataCode]).Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-username"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			id, ids := e.start("REG0005", "Ugo", "Pris")
+			n := e.proveByCode(id, ids["EMAIL"], "owner@example.com", 240)
+			next := offered(t, n, "ask-username")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			n = e.value(id, next["ask-username"], "ugo@example.com").Expect(t, 240, "")
 			_, next = optionsOf(t, n)
@@ -150,9 +131,8 @@ func TestBranches(t *testing.T) {
 			}
 		}},
 		{"NONE leads nowhere on the server", func(t *testing.T, e *env) {
-			f := e.find("REG0001", "Emma", "Courriel").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			e.send(f.Str(t, "id"), ids["NONE"]).Expect(t, 409, "REGISTRATION_STATE")
+			id, ids := e.start("REG0001", "Emma", "Courriel")
+			e.send(id, ids["NONE"]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 		{"UBI driver of a policyholder account: password-validation", func(t *testing.T, e *env) {
 			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
@@ -161,11 +141,8 @@ func TestBranches(t *testing.T) {
 			}
 			_, ids := optionsOf(t, f)
 			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550107").Data[notify.DataCode]).Expect(t, 240, "")
-			if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			n := e.proveByCode(id, ids["SMS"], "+15145550107", 240)
+			offered(t, n, "ask-password")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			auth := "/api/v1/registrations/" + id + "/authentication"
 			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
@@ -180,38 +157,22 @@ func TestBranches(t *testing.T) {
 			e.find("REG0007", "Ubald", "Conduit").Expect(t, 200, "")
 		}},
 		{"the policy cancelled between verification and create: 400 4001, the registration closed", func(t *testing.T, e *env) {
-			f := e.find("REG0001", "Emma", "Courriel").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
-			e.value(id, ids["EMAIL"], e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
-			if _, err := e.DB.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
+			id, ids := e.start("REG0001", "Emma", "Courriel")
+			e.proveByCode(id, ids["EMAIL"], "emma@example.com", 200)
+			if _, err := e.DB.Exec(t.Context(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
 				t.Fatal(err)
 			}
 			e.create(id, newPassword).Expect(t, 400, "4001")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
-			if _, err := account.ByEmail(context.Background(), e.DB, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
+			if _, err := account.ByEmail(t.Context(), e.DB, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
 				t.Fatalf("an account was created: %v", err)
 			}
 		}},
 		{"UBI link with the account's temporary password: 403 3007, nothing linked", func(t *testing.T, e *env) {
 			const temporary = "Temp-Pass-2026"
-			hash, err := accounttest.Hasher().Hash(context.Background(), temporary)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = e.DB.InTx(context.Background(), func(tx *store.Tx) error {
-				now := e.Clock.Now()
-				return account.SetTemporaryPassword(context.Background(), tx, e.owner.ID, hash, now.Add(time.Hour), now)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550107").Data[notify.DataCode]).Expect(t, 240, "")
+			accounttest.GiveTemporary(t, e.DB, e.Clock.Now(), e.owner.ID, temporary)
+			id, ids := e.start("REG0007", "Ubald", "Conduit")
+			e.proveByCode(id, ids["SMS"], "+15145550107", 240)
 			auth := "/api/v1/registrations/" + id + "/authentication"
 			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
 			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
@@ -228,16 +189,10 @@ func TestBranches(t *testing.T) {
 			}
 			_, ids := optionsOf(t, f)
 			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550110").Data[notify.DataCode]).Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-email"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			n := e.proveByCode(id, ids["SMS"], "+15145550110", 240)
+			next := offered(t, n, "ask-email")
 			n = e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
-			if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			offered(t, n, "ask-password")
 			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).Expect(t, 200, "")
 			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0010:driver"}) {
 				t.Fatalf("linked %v", got)
@@ -279,9 +234,7 @@ func TestBranches(t *testing.T) {
 			e.post("/api/v1/accounts/find", `{"policyNumber":"REG0001","colour":"red"}`).Expect(t, 400, "BAD_REQUEST")
 		}},
 		{"create: password rules, 1003 after 5 refusals", func(t *testing.T, e *env) {
-			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+			id, ids := e.start("REG0003", "Paula", "Nip")
 			e.value(id, ids["PIN"], pin).Expect(t, 200, "")
 			e.create(id, "Paula-paula@example.com-1").Expect(t, 400, "2002")
 			e.create(id, "Brand-New-Pass-7\u0000").Expect(t, 400, "2003")

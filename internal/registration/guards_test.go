@@ -19,9 +19,8 @@ import (
 // the EMAIL option's id.
 func (e *env) started() (id, email string) {
 	e.t.Helper()
-	f := e.find("REG0001", "Emma", "Courriel").Expect(e.t, 240, "")
-	_, ids := optionsOf(e.t, f)
-	return f.Str(e.t, "id"), ids["EMAIL"]
+	id, ids := e.start("REG0001", "Emma", "Courriel")
+	return id, ids["EMAIL"]
 }
 
 // TestGuards: calls out of order, after the registration closed or
@@ -78,13 +77,10 @@ func TestGuards(t *testing.T) {
 			e.value(id, opt, wrong).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			e.value(id, opt, code).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			// A resend gives a new code with its own guesses.
-			e.send(id, opt).Expect(t, 200, "")
-			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+			e.proveByCode(id, opt, "emma@example.com", 200)
 		}},
 		{"5 wrong PINs", func(t *testing.T, e *env) {
-			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+			id, ids := e.start("REG0003", "Paula", "Nip")
 			for range 4 {
 				e.value(id, ids["PIN"], "ZZZZZZZZ").Expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
@@ -103,28 +99,14 @@ func TestGuards(t *testing.T) {
 			e.Mail.None(t, "emma@example.com")
 		}},
 		{"an SMS code's fourth resend", func(t *testing.T, e *env) {
-			f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			for range 4 {
-				e.send(id, ids["SMS"]).Expect(t, 200, "")
-				e.Mail.Next(t, "+15145550101")
-			}
-			e.send(id, ids["SMS"]).Expect(t, 403, "EXCEEDED_RESENDS")
-			e.Mail.None(t, "+15145550101")
+			id, ids := e.start("REG0002", "Simon", "Texto")
+			e.sendsUntilRefused(id, ids["SMS"], "+15145550101", 4, "EXCEEDED_RESENDS")
 		}},
 		{"the code to an email typed: three resends, then too many emails", func(t *testing.T, e *env) {
-			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+			id, ids := e.start("REG0004", "Alice", "Sansfil")
 			_, next := optionsOf(t, e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 240, ""))
 			e.Mail.Next(t, "alice@example.com")
-			for range 3 {
-				e.send(id, next["ask-email-code"]).Expect(t, 200, "")
-				e.Mail.Next(t, "alice@example.com")
-			}
-			e.send(id, next["ask-email-code"]).Expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
-			e.Mail.None(t, "alice@example.com")
+			e.sendsUntilRefused(id, next["ask-email-code"], "alice@example.com", 3, "EXCEEDED_EMAIL_RESENDS")
 		}},
 		{"a malformed code or PIN is not a guess", func(t *testing.T, e *env) {
 			id, opt := e.started()
@@ -136,8 +118,7 @@ func TestGuards(t *testing.T) {
 		}},
 		{"nothing after create", func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.send(id, opt).Expect(t, 200, "")
-			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+			e.proveByCode(id, opt, "emma@example.com", 200)
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
@@ -178,8 +159,7 @@ func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		id, opt := e.started()
-		e.send(id, opt).Expect(t, 200, "")
-		e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+		e.proveByCode(id, opt, "emma@example.com", 200)
 		got := parallel(16, func() testenv.Answer { return e.create(id, newPassword) })
 		if got[http.StatusCreated] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
@@ -228,10 +208,9 @@ func TestLimits(t *testing.T) {
 		e.svc.Limits.FindPerIP = throttle.Rule{}
 
 		e.svc.Limits.SendsPerPerson = throttle.Rule{Scope: "registration.codes", Limit: 1, Window: time.Hour}
-		f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
-		_, ids := optionsOf(t, f)
-		e.send(f.Str(t, "id"), ids["SMS"]).Expect(t, 200, "")
-		e.send(f.Str(t, "id"), ids["EMAIL"]).Expect(t, 429, "RATE_LIMITED")
+		id, ids := e.start("REG0002", "Simon", "Texto")
+		e.send(id, ids["SMS"]).Expect(t, 200, "")
+		e.send(id, ids["EMAIL"]).Expect(t, 429, "RATE_LIMITED")
 
 		var n int
 		if err := db.QueryRow(context.Background(),

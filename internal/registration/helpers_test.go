@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/httpapi"
 	"guichet/internal/identity"
+	"guichet/internal/notify"
 	"guichet/internal/policy"
 	"guichet/internal/registration"
 	"guichet/internal/store"
@@ -177,4 +179,45 @@ func (e *env) create(id, password string) testenv.Answer {
 func (e *env) linked(email string) []string {
 	e.t.Helper()
 	return accounttest.Linked(e.t, e.DB, "belair", email)
+}
+
+// start finds the policy's person (240) and returns the registration's id
+// and its options' ids by method.
+func (e *env) start(number, first, last string) (string, map[string]string) {
+	e.t.Helper()
+	f := e.find(number, first, last).Expect(e.t, 240, "")
+	_, ids := optionsOf(e.t, f)
+	return f.Str(e.t, "id"), ids
+}
+
+// proveByCode has the option's code sent (200) to the recipient and
+// submits it; the answer must have the status.
+func (e *env) proveByCode(id, validationID, recipient string, status int) testenv.Answer {
+	e.t.Helper()
+	e.send(id, validationID).Expect(e.t, 200, "")
+	return e.value(id, validationID, e.Mail.Next(e.t, recipient).Data[notify.DataCode]).Expect(e.t, status, "")
+}
+
+// offered returns the ids by method of the answer's options; the test fails
+// unless their methods are want, in order.
+func offered(t testing.TB, a testenv.Answer, want ...string) map[string]string {
+	t.Helper()
+	methods, ids := optionsOf(t, a)
+	if !slices.Equal(methods, want) {
+		t.Fatalf("options %v, want %v: %s", methods, want, a.Body)
+	}
+	return ids
+}
+
+// sendsUntilRefused has the option's code sent n times, each answered 200
+// and delivered to the recipient; the next send is refused 403 with the
+// code and delivers nothing.
+func (e *env) sendsUntilRefused(id, validationID, recipient string, n int, code string) {
+	e.t.Helper()
+	for range n {
+		e.send(id, validationID).Expect(e.t, 200, "")
+		e.Mail.Next(e.t, recipient)
+	}
+	e.send(id, validationID).Expect(e.t, 403, code)
+	e.Mail.None(e.t, recipient)
 }

@@ -60,9 +60,7 @@ func (e *env) linkTo(to, language string) emailLink {
 // and the link sent.
 func (e *env) submitAliceByLink(email string) (string, emailLink) {
 	e.t.Helper()
-	f := e.find("REG0004", "Alice", "Sansfil").Expect(e.t, 240, "")
-	_, ids := optionsOf(e.t, f)
-	id := f.Str(e.t, "id")
+	id, ids := e.start("REG0004", "Alice", "Sansfil")
 	a := e.value(id, ids["ask-email"], email).Expect(e.t, http.StatusAccepted, "")
 	methods, next := optionsOf(e.t, a)
 	if !slices.Equal(methods, []string{"ask-email-link"}) || a.Str(e.t, "id") != id {
@@ -107,16 +105,14 @@ func TestEmailLink(t *testing.T) {
 		}},
 		{"the link is in the registration's language", func(t *testing.T, e *env) {
 			e.language = "fr"
-			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			e.value(f.Str(t, "id"), ids["ask-email"], "alice@example.com").Expect(t, 202, "")
+			id, ids := e.start("REG0004", "Alice", "Sansfil")
+			e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 202, "")
 			l := e.linkTo("alice@example.com", "fr")
 			e.value(l.id, l.validation, l.token).Expect(t, 200, "")
 		}},
 		{"an email taken is refused as with a code; no link goes", func(t *testing.T, e *env) {
-			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			e.value(f.Str(t, "id"), ids["ask-email"], "owner@example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
+			id, ids := e.start("REG0004", "Alice", "Sansfil")
+			e.value(id, ids["ask-email"], "owner@example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
 			e.Mail.None(t, "owner@example.com")
 		}},
 		{"expired: a code's life", func(t *testing.T, e *env) {
@@ -152,10 +148,7 @@ func TestEmailLink(t *testing.T) {
 				t.Fatal(err)
 			}
 			n := e.value(id, l.validation, l.token).Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-username"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			next := offered(t, n, "ask-username")
 			e.value(id, next["ask-username"], "alice2@example.com").Expect(t, 202, "")
 			l2 := e.linkTo("alice2@example.com", "en")
 			e.value(id, l2.validation, l.token).Expect(t, 400, "INVALID_ACTIVATION_CODE") // the first link is spent
@@ -164,11 +157,8 @@ func TestEmailLink(t *testing.T) {
 			e.linked("alice2@example.com")
 		}},
 		{"new-email (ask-username) proves by link too", func(t *testing.T, e *env) {
-			f := e.find("REG0005", "Ugo", "Pris").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
-			n := e.value(id, ids["EMAIL"], e.Mail.Next(t, "owner@example.com").Data[notify.DataCode]).Expect(t, 240, "")
+			id, ids := e.start("REG0005", "Ugo", "Pris")
+			n := e.proveByCode(id, ids["EMAIL"], "owner@example.com", 240)
 			_, next := optionsOf(t, n)
 			e.value(id, next["ask-username"], "ugo@example.com").Expect(t, 202, "")
 			l := e.linkTo("ugo@example.com", "en")
@@ -177,16 +167,11 @@ func TestEmailLink(t *testing.T) {
 			e.linked("ugo@example.com")
 		}},
 		{"a UBI driver giving the policyholder's email still goes to password-validation", func(t *testing.T, e *env) {
-			f := e.find("REG0010", "Victor", "Volant").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550110").Data[notify.DataCode]).Expect(t, 240, "")
+			id, ids := e.start("REG0010", "Victor", "Volant")
+			n := e.proveByCode(id, ids["SMS"], "+15145550110", 240)
 			_, next := optionsOf(t, n)
 			a := e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
-			if methods, _ := optionsOf(t, a); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", a.Body)
-			}
+			offered(t, a, "ask-password")
 			e.Mail.None(t, "owner@example.com")
 		}},
 		{"the token is in no audit row", func(t *testing.T, e *env) {
@@ -245,9 +230,7 @@ func TestCodeBrandStillSendsACode(t *testing.T) {
 		f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
 		_, ids := optionsOf(t, f)
 		n := e.value(f.Str(t, "id"), ids["ask-email"], "alice@example.com").Expect(t, 240, "")
-		if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-email-code"}) {
-			t.Fatalf("next %s", n.Body)
-		}
+		offered(t, n, "ask-email-code")
 		if m := e.Mail.Next(t, "alice@example.com"); m.Template != notify.TemplateRegistrationCode {
 			t.Fatalf("code message %+v", m)
 		}
