@@ -3,18 +3,14 @@ package console_test
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
-	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
-	"guichet/internal/policy"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -52,16 +48,11 @@ func each(t *testing.T, fn func(t *testing.T, e *env)) {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	ctx := context.Background()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	reg := testenv.Brands(t)
 	te := testenv.New(db)
 	c := te.Clock
-	if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}).Import(ctx, strings.NewReader(people)); err != nil {
-		t.Fatal(err)
-	}
+	accounttest.ImportPolicies(t, db, reg, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	tokens := emailtoken.New(db, reg.ByID, c.Now)
@@ -177,5 +168,3 @@ func (e *env) account(a account.Account) account.Account {
 	}
 	return got
 }
-
-var _ = time.Second

@@ -1,14 +1,11 @@
 package registration_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 
-	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
@@ -16,7 +13,6 @@ import (
 	"guichet/internal/httpapi"
 	"guichet/internal/identity"
 	"guichet/internal/notify"
-	"guichet/internal/policy"
 	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/testenv"
@@ -62,51 +58,22 @@ type env struct {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	ctx := context.Background()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := reg.ByID("belair")
+	reg := testenv.Brands(t)
+	b := testenv.Brand(t, reg, "belair")
 	te := testenv.New(db)
 	c := te.Clock
-	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
-	if _, err := im.Import(ctx, strings.NewReader(people)); err != nil {
-		t.Fatal(err)
-	}
+	accounttest.ImportPolicies(t, db, reg, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
-	svc, err := registration.New(ctx, accounts)
+	svc, err := registration.New(t.Context(), accounts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc.Limits = identity.Limits{}
 	e := &env{Env: te, t: t, svc: svc, belair: b}
 	// The owner registered already: an account linked to OWN0001.
-	hash, err := accounttest.Hasher().Hash(ctx, ownerPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.InTx(ctx, func(tx *store.Tx) error {
-		a, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "owner@example.com",
-			FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, hash, c.Now())
-		if err != nil {
-			return err
-		}
-		e.owner = a
-		p, err := policy.ByNumber(ctx, tx, "belair", "OWN0001")
-		if err != nil {
-			return err
-		}
-		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.owner = accounttest.Holder(t, db, c.Now(), account.Account{Brand: "belair", Email: "owner@example.com",
+		FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, ownerPass, "OWN0001")
 	h := &registration.Handler{Service: svc}
 	login := &account.Handler{Service: accounts}
 	mux := http.NewServeMux()

@@ -78,30 +78,20 @@ smartRegistration:
 // brands loads the sample brands, belair with the field lists of smartYAML.
 func brands(t *testing.T) *brand.Registry {
 	t.Helper()
-	dir := t.TempDir()
-	entries, err := os.ReadDir("../../config/brands")
+	dir := testenv.BrandsDir(t)
+	belair := filepath.Join(dir, "belair.yaml")
+	raw, err := os.ReadFile(belair)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join("../../config/brands", e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Name() == "belair.yaml" {
-			// Into belair's own smartRegistration block when it has one (its pinRoadblock).
-			if text := string(raw); strings.Contains(text, "\nsmartRegistration:\n") {
-				raw = []byte(strings.Replace(text, "\nsmartRegistration:\n", smartYAML, 1))
-			} else {
-				raw = append(raw, smartYAML...)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	// Into belair's own smartRegistration block when it has one (its pinRoadblock).
+	if text := string(raw); strings.Contains(text, "\nsmartRegistration:\n") {
+		raw = []byte(strings.Replace(text, "\nsmartRegistration:\n", smartYAML, 1))
+	} else {
+		raw = append(raw, smartYAML...)
+	}
+	if err := os.WriteFile(belair, raw, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	reg, err := brand.LoadDir(dir)
 	if err != nil {
@@ -131,10 +121,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	b, _ := reg.ByID("belair")
 	te := testenv.New(db)
 	c := te.Clock
-	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
-	if _, err := im.Import(ctx, strings.NewReader(policyFile())); err != nil {
-		t.Fatal(err)
-	}
+	accounttest.ImportPolicies(t, db, reg, c.Now(), policyFile())
 	e := &env{Env: te, t: t, reg: reg, belair: b, province: "qc"}
 	e.svc = e.service(nil)
 	hash, err := accounttest.Hasher().Hash(ctx, "Correct-Horse-9!")

@@ -5,10 +5,12 @@ package accounttest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 )
@@ -98,4 +100,38 @@ func Linked(t testing.TB, db *store.DB, brandID, email string) []string {
 		out = append(out, p.Number+":"+string(p.Role))
 	}
 	return out
+}
+
+// ImportPolicies imports a policy file (the CSV `guichet import-policies`
+// reads) of the registry's brands at now.
+func ImportPolicies(t testing.TB, db *store.DB, brands *brand.Registry, now time.Time, file string) {
+	t.Helper()
+	im := &policy.Importer{DB: db, Brands: brands.ByID, Now: now}
+	if _, err := im.Import(context.Background(), strings.NewReader(file)); err != nil {
+		t.Fatalf("import policies: %v", err)
+	}
+}
+
+// Holder stores the account with the password (Create) as the holder of
+// the brand's policy of that number, the policy's insured people made its
+// own: as a finished registration leaves them.
+func Holder(t testing.TB, db *store.DB, now time.Time, a account.Account, password, number string) account.Account {
+	t.Helper()
+	a = Create(t, db, now, a, password, "")
+	ctx := context.Background()
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		p, err := policy.ByNumber(ctx, tx, a.Brand, number)
+		if err != nil {
+			return err
+		}
+		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("holder of %s: %v", number, err)
+	}
+	return a
 }
