@@ -14,7 +14,7 @@ import (
 
 func TestRecordAndForAccount(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		montreal, _ := time.LoadLocation("America/Toronto")
 		at := time.Date(2026, 3, 1, 9, 30, 0, 0, montreal)
 		cases := []struct {
@@ -59,7 +59,7 @@ func TestRecordAndForAccount(t *testing.T) {
 
 func TestRecordInATransactionRollsBackWithIt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		_ = db.InTx(ctx, func(tx *store.Tx) error {
 			if err := audit.Record(ctx, tx, audit.Event{At: time.Now(), Brand: "belair", AccountID: "a", Event: "x", Outcome: "ok"}); err != nil {
 				t.Fatal(err)

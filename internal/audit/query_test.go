@@ -1,7 +1,6 @@
 package audit_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 
 func TestQueries(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		for i, e := range []audit.Event{
 			{Brand: "belair", AccountID: "a1", Event: "login.authentication", Outcome: "ok"},

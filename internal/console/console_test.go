@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"encoding/csv"
 	"fmt"
 	"net/http"
@@ -500,7 +499,7 @@ func TestStaffAdmin(t *testing.T) {
 			t.Fatalf("add: %d %s", got.Status, got.Body)
 		}
 		token := strings.TrimPrefix(m["setupLink"].(string), "https://console.example/setup#")
-		if info, err := e.h.Service.Staff.Setup(context.Background(), token); err != nil || info.Email != "sup@console.example" {
+		if info, err := e.h.Service.Staff.Setup(t.Context(), token); err != nil || info.Email != "sup@console.example" {
 			t.Fatalf("the link does not set up: %+v %v", info, err)
 		}
 		e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "sup@console.example", "name": "Again", "role": "agent"}).Expect(t, 409, "STAFF_EXISTS")

@@ -103,7 +103,7 @@ func (e *env) create(b, email, first, last, phone, number string) account.Accoun
 	e.t.Helper()
 	a := accounttest.Create(e.t, e.DB, e.Clock.Now(), account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
 		Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, password, "")
-	if _, err := e.DB.Exec(context.Background(), `INSERT INTO account_policies (account_id, policy_id, role)
+	if _, err := e.DB.Exec(e.t.Context(), `INSERT INTO account_policies (account_id, policy_id, role)
 		SELECT ?, id, 'holder' FROM policies WHERE brand = ? AND number = ?`, a.ID, b, number); err != nil {
 		e.t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func (e *env) customerCall(b, path string, body any) testenv.Answer {
 // auditRows are "event outcome actor" of the rows of an actor, oldest first.
 func (e *env) auditRows(actor string) []string {
 	e.t.Helper()
-	rows, err := e.DB.Query(context.Background(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
+	rows, err := e.DB.Query(e.t.Context(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func (e *env) auditRows(actor string) []string {
 
 func (e *env) account(a account.Account) account.Account {
 	e.t.Helper()
-	got, err := account.ByID(context.Background(), e.DB, a.Brand, a.ID)
+	got, err := account.ByID(e.t.Context(), e.DB, a.Brand, a.ID)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package emailtoken_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -127,7 +126,7 @@ func TestNotFound(t *testing.T) {
 			t.Fatalf("%d registrations opened by refused reads", n)
 		}
 		// A start date in the future: 404 until then.
-		later, err := e.tokens.Issue(context.Background(), emailtoken.Request{Brand: "belair", PolicyNumber: "TOK0001",
+		later, err := e.tokens.Issue(t.Context(), emailtoken.Request{Brand: "belair", PolicyNumber: "TOK0001",
 			Email: "theo@example.com", Source: "mrkt", Start: e.Clock.Now().Add(day), IssuedBy: "cli"})
 		if err != nil {
 			t.Fatal(err)
@@ -355,7 +354,7 @@ func TestAskUsername(t *testing.T) {
 			t.Fatalf("%s", next.Body)
 		}
 		var data string
-		if err := e.DB.QueryRow(context.Background(), "SELECT data FROM outbox WHERE recipient = ?", "tina@example.com").Scan(&data); err != nil {
+		if err := e.DB.QueryRow(t.Context(), "SELECT data FROM outbox WHERE recipient = ?", "tina@example.com").Scan(&data); err != nil {
 			t.Fatal(err)
 		}
 		code := data[strings.Index(data, `"code":"`)+8:][:6]
@@ -424,7 +423,7 @@ func TestDelete(t *testing.T) {
 // TestIssue: refusals, the language, the invitation email per source.
 func TestIssue(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		base := emailtoken.Request{Brand: "belair", PolicyNumber: "TOK0001", Email: "theo@example.com", Source: "edoc", IssuedBy: "cli"}
 		for name, c := range map[string]struct {
 			change func(r *emailtoken.Request)
@@ -639,10 +638,10 @@ func TestInconsistent(t *testing.T) {
 			}
 		}
 		var registrations, audited int
-		if err := e.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM registrations").Scan(&registrations); err != nil {
+		if err := e.DB.QueryRow(t.Context(), "SELECT COUNT(*) FROM registrations").Scan(&registrations); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'inconsistent'").Scan(&audited); err != nil {
+		if err := e.DB.QueryRow(t.Context(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'inconsistent'").Scan(&audited); err != nil {
 			t.Fatal(err)
 		}
 		if registrations != 0 || audited != 2 {

@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -39,7 +38,7 @@ const goodFile = header +
 
 func TestImportAddsThenLeavesAlone(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		im := importer(t, db)
 		res, err := im.Import(ctx, strings.NewReader(goodFile))
 		if err != nil || res.String() != "3 rows: 3 added, 0 updated, 0 unchanged" {
@@ -76,7 +75,7 @@ func TestImportAddsThenLeavesAlone(t *testing.T) {
 
 func TestImportRefusesBadRows(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		bad := header +
 			"belair,BEL1234,auto,qc,holder,Jean,Côté,1980-04-12,H2X 1Y4,,,,,,,\n" +
 			"nobrand,BEL1234,auto,qc,holder,Jean,Côté,1980-04-12,H2X 1Y4,,,,,,,\n" +
@@ -126,7 +125,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		im := importer(t, db)
 		im.DryRun = true
-		res, err := im.Import(context.Background(), strings.NewReader(goodFile))
+		res, err := im.Import(t.Context(), strings.NewReader(goodFile))
 		if err != nil || res.String() != "3 rows: 3 added, 0 updated, 0 unchanged" {
 			t.Fatalf("dry run = %v, %v", res, err)
 		}
@@ -156,7 +155,7 @@ func TestNameKey(t *testing.T) {
 
 func count(t testing.TB, db *store.DB, table string) int {
 	var n int
-	if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+	if err := db.QueryRow(t.Context(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -170,7 +169,7 @@ func BenchmarkImport100k(b *testing.B) {
 		b.StopTimer()
 		db := storetest.Open(b)
 		b.StartTimer()
-		res, err := importer(b, db).Import(context.Background(), strings.NewReader(file))
+		res, err := importer(b, db).Import(b.Context(), strings.NewReader(file))
 		if err != nil || res.Added != 100_000 {
 			b.Fatal(res, err)
 		}

@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 // TestStaffView: the holders of a policy number and an account's people.
 func TestStaffView(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		now := importNow
 		if _, err := importer(t, db).Import(ctx, strings.NewReader(goodFile)); err != nil {
 			t.Fatal(err)

@@ -9,8 +9,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/notify"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -18,10 +16,7 @@ import (
 // code and PIN submission, email submission, password-validation, create)
 // on both databases.
 func TestBranches(t *testing.T) {
-	branches := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
+	branches := []envCase{
 		{"email code, then create, then already registered", func(t *testing.T, e *env) {
 			f := e.find("reg-0001", "EMMA", "courriel").Expect(t, 240, "")
 			methods, ids := optionsOf(t, f)
@@ -245,9 +240,5 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 400, "1003")
 		}},
 	}
-	for _, b := range branches {
-		t.Run(b.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { b.run(t, newEnv(t, db)) })
-		})
-	}
+	runCases(t, newEnv, branches)
 }

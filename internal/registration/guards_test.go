@@ -1,7 +1,6 @@
 package registration_test
 
 import (
-	"context"
 	"net/http"
 	"sync"
 	"testing"
@@ -26,10 +25,7 @@ func (e *env) started() (id, email string) {
 // TestGuards: calls out of order, after the registration closed or
 // expired, and past the code's limits are refused (spec §4.2 guards).
 func TestGuards(t *testing.T) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
+	cases := []envCase{
 		{"a code check before a send", func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.value(id, opt, "123456").Expect(t, 409, "REGISTRATION_STATE")
@@ -42,7 +38,7 @@ func TestGuards(t *testing.T) {
 				Expect(t, 404, "NOT_FOUND")
 			e.send("short", opt).Expect(t, 404, "NOT_FOUND")
 			var n int
-			if err := e.DB.QueryRow(context.Background(), "UPDATE registrations SET brand = 'intact' RETURNING 1").Scan(&n); err != nil {
+			if err := e.DB.QueryRow(t.Context(), "UPDATE registrations SET brand = 'intact' RETURNING 1").Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			id, _ := e.started()
@@ -124,11 +120,7 @@ func TestGuards(t *testing.T) {
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
-		})
-	}
+	runCases(t, newEnv, cases)
 }
 
 // parallel runs fn n times at once and counts the statuses.
@@ -165,7 +157,7 @@ func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
 			t.Fatalf("statuses %v", got)
 		}
 		var n int
-		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'").Scan(&n); err != nil || n != 1 {
+		if err := db.QueryRow(t.Context(), "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'").Scan(&n); err != nil || n != 1 {
 			t.Fatalf("%d accounts (%v)", n, err)
 		}
 		e.linked("emma@example.com")
@@ -213,7 +205,7 @@ func TestLimits(t *testing.T) {
 		e.send(id, ids["EMAIL"]).Expect(t, 429, "RATE_LIMITED")
 
 		var n int
-		if err := db.QueryRow(context.Background(),
+		if err := db.QueryRow(t.Context(),
 			"SELECT COUNT(*) FROM audit_events WHERE event LIKE 'registration.%' AND outcome = 'rate_limited'").Scan(&n); err != nil || n != 3 {
 			t.Fatalf("%d rate_limited audit rows (%v)", n, err)
 		}
@@ -226,11 +218,11 @@ func TestPrune(t *testing.T) {
 		e := newEnv(t, db)
 		e.started()
 		e.Clock.Advance(identity.TTL + 23*time.Hour)
-		if n, err := e.svc.Prune(context.Background()); err != nil || n != 0 {
+		if n, err := e.svc.Prune(t.Context()); err != nil || n != 0 {
 			t.Fatalf("Prune = %d, %v", n, err)
 		}
 		e.Clock.Advance(time.Hour)
-		if n, err := e.svc.Prune(context.Background()); err != nil || n != 1 {
+		if n, err := e.svc.Prune(t.Context()); err != nil || n != 1 {
 			t.Fatalf("Prune = %d, %v", n, err)
 		}
 	})

@@ -1,7 +1,6 @@
 package registration_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -78,10 +77,7 @@ func (e *env) submitAliceByLink(email string) (string, emailLink) {
 // the link's token) continues the registration once, within a code's life
 // and tries (spec §4.2 "202 goes to email-sent").
 func TestEmailLink(t *testing.T) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
+	cases := []envCase{
 		{"ask-email: 202, the link verifies once, then the account is created", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("A", emailtoken.Length)
@@ -139,8 +135,8 @@ func TestEmailLink(t *testing.T) {
 		}},
 		{"the email taken since it was submitted: the link goes on to new-email", func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
-			err := e.DB.InTx(context.Background(), func(tx *store.Tx) error {
-				_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: "alice@example.com",
+			err := e.DB.InTx(t.Context(), func(tx *store.Tx) error {
+				_, err := account.Insert(t.Context(), tx, account.Account{Brand: "belair", Email: "alice@example.com",
 					FirstName: "Other", LastName: "Person", DateOfBirth: "1970-01-01", PostalCode: postal}, "x", e.Clock.Now())
 				return err
 			})
@@ -178,7 +174,7 @@ func TestEmailLink(t *testing.T) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			e.value(id, l.validation, strings.Repeat("C", emailtoken.Length)).Expect(t, 400, "")
 			e.value(id, l.validation, l.token).Expect(t, 200, "")
-			rows, err := e.DB.Query(context.Background(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
+			rows, err := e.DB.Query(t.Context(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
 				registration.EventEmail, registration.EventVerify)
 			if err != nil {
 				t.Fatal(err)
@@ -199,11 +195,7 @@ func TestEmailLink(t *testing.T) {
 			}
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, linkEnv(t, db)) })
-		})
-	}
+	runCases(t, linkEnv, cases)
 }
 
 // TestConcurrentLinkOpensSucceedOnce: the link opened 16 times at once

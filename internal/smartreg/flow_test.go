@@ -1,7 +1,6 @@
 package smartreg_test
 
 import (
-	"context"
 	"net/http"
 	"sync"
 	"testing"
@@ -18,10 +17,7 @@ import (
 // TestPaths walks every path of the flow to DONE or its roadblock, on both
 // databases.
 func TestPaths(t *testing.T) {
-	paths := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
+	paths := []envCase{
 		{"email code, email on file confirmed without a second code, create, account info", func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("policyHolder").ok(t, 200, "IDENTIFY")
@@ -44,11 +40,11 @@ func TestPaths(t *testing.T) {
 			if info.data(t, "username") != "emma@example.com" {
 				t.Fatalf("account-info: %s", info.Body)
 			}
-			a, err := account.ByEmail(context.Background(), e.DB, "belair", "emma@example.com")
+			a, err := account.ByEmail(t.Context(), e.DB, "belair", "emma@example.com")
 			if err != nil || a.FirstName != "Emma" || a.Language != "fr" {
 				t.Fatalf("account %+v %v", a, err)
 			}
-			linked, _ := policy.ForAccount(context.Background(), e.DB, a.ID)
+			linked, _ := policy.ForAccount(t.Context(), e.DB, a.ID)
 			if len(linked) != 1 || linked[0].Number != "SMR0001" || linked[0].Role != policy.Holder {
 				t.Fatalf("linked %+v", linked)
 			}
@@ -165,19 +161,12 @@ func TestPaths(t *testing.T) {
 			f.do(http.MethodGet, "/api/v2/back", nil).refused(t, "STEP_NOT_ALLOWED")
 		}},
 	}
-	for _, p := range paths {
-		t.Run(p.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { p.run(t, newEnv(t, db)) })
-		})
-	}
+	runCases(t, newEnv, paths)
 }
 
 // TestErrors brings about every §8.2 error where its situation arises.
 func TestErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
+	cases := []envCase{
 		{"VALIDATION: a field breaking its rule, an unknown field, an unknown account type", func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("boss").refused(t, "VALIDATION")
@@ -283,7 +272,7 @@ func TestErrors(t *testing.T) {
 		}},
 		{"EMAIL_UPDATE_FAILED: the policy ended under the session", func(t *testing.T, e *env) {
 			f := e.toCreate()
-			if _, err := e.DB.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'SMR0001'"); err != nil {
+			if _, err := e.DB.Exec(t.Context(), "UPDATE policies SET status = 'cancelled' WHERE number = 'SMR0001'"); err != nil {
 				t.Fatal(err)
 			}
 			f.create(newPassword).refused(t, "EMAIL_UPDATE_FAILED")
@@ -292,11 +281,7 @@ func TestErrors(t *testing.T) {
 			}
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
-		})
-	}
+	runCases(t, newEnv, cases)
 }
 
 // toConfirm brings a visitor (Emma, EMAIL code) to CONFIRM_USERNAME.
@@ -331,8 +316,8 @@ func (e *env) toCreate() *flow {
 
 func (e *env) insertAccount(email string) {
 	e.t.Helper()
-	err := e.DB.InTx(context.Background(), func(tx *store.Tx) error {
-		_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: email}, "", e.Clock.Now())
+	err := e.DB.InTx(e.t.Context(), func(tx *store.Tx) error {
+		_, err := account.Insert(e.t.Context(), tx, account.Account{Brand: "belair", Email: email}, "", e.Clock.Now())
 		return err
 	})
 	if err != nil {

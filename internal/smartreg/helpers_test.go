@@ -1,7 +1,6 @@
 package smartreg_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/smartreg"
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -116,7 +116,7 @@ type env struct {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	reg := brands(t)
 	b, _ := reg.ByID("belair")
 	te := testenv.New(db)
@@ -152,7 +152,7 @@ func (e *env) service(keys smartreg.Keys) *smartreg.Service {
 	e.t.Helper()
 	accounts := account.NewService(e.DB, accounttest.Hasher(), e.Clock.Now)
 	accounts.Limits = account.Limits{}
-	svc, err := smartreg.New(context.Background(), accounts, keys)
+	svc, err := smartreg.New(e.t.Context(), accounts, keys)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -347,4 +347,21 @@ func wrong(code string) string {
 		return "111111"
 	}
 	return "000000"
+}
+
+// envCase is one named test of a fresh env.
+type envCase struct {
+	name string
+	run  func(t *testing.T, e *env)
+}
+
+// runCases runs each case as a subtest on an env newEnv makes, on every
+// database (storetest.Each).
+func runCases(t *testing.T, newEnv func(*testing.T, *store.DB) *env, cases []envCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
+		})
+	}
 }

@@ -74,7 +74,7 @@ func each(t *testing.T, fn func(t *testing.T, e *env)) {
 
 func (e *env) create(b *brand.Brand, email string, mutate func(ctx context.Context, tx *store.Tx, a account.Account) error) account.Account {
 	e.t.Helper()
-	ctx := context.Background()
+	ctx := e.t.Context()
 	hash := accounttest.Hash(e.t, password)
 	var a account.Account
 	err := e.DB.InTx(ctx, func(tx *store.Tx) error {
