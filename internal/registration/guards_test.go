@@ -2,7 +2,6 @@ package registration_test
 
 import (
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -123,28 +122,6 @@ func TestGuards(t *testing.T) {
 	runCases(t, newEnv, cases)
 }
 
-// parallel runs fn n times at once and counts the statuses.
-func parallel(n int, fn func() testenv.Answer) map[int]int {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	statuses := map[int]int{}
-	start := make(chan struct{})
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			a := fn()
-			mu.Lock()
-			statuses[a.Status]++
-			mu.Unlock()
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return statuses
-}
-
 // TestConcurrentCreatesMakeOneAccount: 16 creates of one registration at
 // once give one account; the others are refused.
 func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
@@ -152,7 +129,7 @@ func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
 		e := newEnv(t, db)
 		id, opt := e.started()
 		e.proveByCode(id, opt, "emma@example.com", 200)
-		got := parallel(16, func() testenv.Answer { return e.create(id, newPassword) })
+		got := testenv.Parallel(16, func() testenv.Answer { return e.create(id, newPassword) })
 		if got[http.StatusCreated] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}
@@ -173,7 +150,7 @@ func TestConcurrentRightCodesSucceedOnce(t *testing.T) {
 		id, opt := e.started()
 		e.send(id, opt).Expect(t, 200, "")
 		code := e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]
-		got := parallel(16, func() testenv.Answer { return e.value(id, opt, code) })
+		got := testenv.Parallel(16, func() testenv.Answer { return e.value(id, opt, code) })
 		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}

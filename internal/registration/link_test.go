@@ -204,7 +204,7 @@ func TestConcurrentLinkOpensSucceedOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := linkEnv(t, db)
 		id, l := e.submitAliceByLink("alice@example.com")
-		got := parallel(16, func() testenv.Answer { return e.value(id, l.validation, l.token) })
+		got := testenv.Parallel(16, func() testenv.Answer { return e.value(id, l.validation, l.token) })
 		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}

@@ -11,6 +11,7 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -331,28 +332,12 @@ func TestConcurrentCreates(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		f := e.toCreate()
-		const n = 6
-		statuses := make([]int, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				g := &flow{e: e, mux: e.mux, brand: e.belair, token: f.token}
-				statuses[i] = g.create(newPassword).Status
-			})
-		}
-		wg.Wait()
-		created := 0
-		for _, s := range statuses {
-			switch s {
-			case 201:
-				created++
-			case 400:
-			default:
-				t.Fatalf("statuses %v", statuses)
-			}
-		}
-		if created != 1 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'") != 1 {
-			t.Fatalf("statuses %v", statuses)
+		got := testenv.Parallel(6, func() testenv.Answer {
+			g := &flow{e: e, mux: e.mux, brand: e.belair, token: f.token}
+			return g.create(newPassword).Answer
+		})
+		if got[201] != 1 || got[400] != 5 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'") != 1 {
+			t.Fatalf("statuses %v, want one 201 and the others 400", got)
 		}
 	})
 }
