@@ -20,9 +20,7 @@ import (
 func TestPaths(t *testing.T) {
 	paths := []envCase{
 		{"email code, email on file confirmed without a second code, create, account info", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder").ok(t, 200, "IDENTIFY")
-			f.identify("smr-0001", "EMMA", "courriel").ok(t, 200, "VERIFY")
+			f := e.identified("smr-0001", "EMMA", "courriel")
 			s := f.send(f.option("EMAIL")).ok(t, 200, "VERIFY")
 			if s.Str(t, "page") != "/create-an-account/verify/code" || s.data(t, "optionName") != "EMAIL" ||
 				s.data(t, "maskedValue") != "e•••@e•••.com" || s.data(t, "resendsLeft") != 3.0 {
@@ -64,9 +62,7 @@ func TestPaths(t *testing.T) {
 			f.create(newPassword).ok(t, 201, "DONE")
 		}},
 		{"PIN, then another username chosen", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0003", "Paula", "Nip").ok(t, 200, "VERIFY")
+			f := e.identified("SMR0003", "Paula", "Nip")
 			s := f.send(f.option("PIN")).ok(t, 200, "VERIFY")
 			if s.data(t, "optionName") != "PIN" || s.data(t, "resendsLeft") != 0.0 {
 				t.Fatalf("send PIN: %s", s.Body)
@@ -83,9 +79,7 @@ func TestPaths(t *testing.T) {
 			}
 		}},
 		{"email on file used by another account: ASK_NEW_USERNAME", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0005", "Ugo", "Pris").ok(t, 200, "VERIFY")
+			f := e.identified("SMR0005", "Ugo", "Pris")
 			f.send(f.option("EMAIL"))
 			f.verify(e.code(ownerEmail)).ok(t, 200, "ASK_NEW_USERNAME")
 			f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).refused(t, "STEP_NOT_ALLOWED")
@@ -95,9 +89,7 @@ func TestPaths(t *testing.T) {
 			f.create(newPassword).ok(t, 201, "DONE")
 		}},
 		{"nothing on file: no options", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0004", "Alice", "Sansfil").ok(t, 200, "VERIFY")
+			f := e.identified("SMR0004", "Alice", "Sansfil")
 			o := f.do(http.MethodGet, "/api/v2/verify/options", nil).ok(t, 200, "VERIFY")
 			if opts, _ := o.JSON(t)["options"].([]any); opts == nil || len(opts) != 0 {
 				t.Fatalf("options: %s", o.Body)
@@ -293,13 +285,21 @@ func (e *env) toConfirm() *flow {
 	return f
 }
 
-// toCode brings a policyholder to the code page of option (EMAIL, SMS or
-// PIN) and returns the code sent to `to` ("" for the PIN).
-func (e *env) toCode(number, first, last, option, to string) (*flow, string) {
+// identified is a visitor started as a policyholder and identified as
+// the person of the policy (VERIFY).
+func (e *env) identified(number, first, last string) *flow {
 	e.t.Helper()
 	f := e.visitor()
 	f.start("policyHolder").ok(e.t, 200, "IDENTIFY")
 	f.identify(number, first, last).ok(e.t, 200, "VERIFY")
+	return f
+}
+
+// toCode brings a policyholder to the code page of option (EMAIL, SMS or
+// PIN) and returns the code sent to `to` ("" for the PIN).
+func (e *env) toCode(number, first, last, option, to string) (*flow, string) {
+	e.t.Helper()
+	f := e.identified(number, first, last)
 	f.send(f.option(option)).ok(e.t, 200, "VERIFY")
 	if to == "" {
 		return f, ""

@@ -199,9 +199,7 @@ func (a answer) data(t *testing.T, key string) any {
 // ok fails unless the answer is status with step (when not empty).
 func (a answer) ok(t *testing.T, status int, step string) answer {
 	t.Helper()
-	if a.Status != status {
-		t.Fatalf("status %d, want %d: %s", a.Status, status, a.Body)
-	}
+	a.Expect(t, status, "")
 	if step != "" && a.Str(t, "step") != step {
 		t.Fatalf("step %q, want %q: %s", a.Str(t, "step"), step, a.Body)
 	}
