@@ -106,10 +106,7 @@ func TestResetTokenExpiresAndBelongsToItsBrand(t *testing.T) {
 		a := e.create(belair, "alex@example.com", nil, "")
 		issue := func() string {
 			before := len(outbox(t, e))
-			got := e.post(belair, ip, notifyPath(a.ID), map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"})
-			if got.Status != 200 {
-				t.Fatalf("%d %s", got.Status, got.Body)
-			}
+			e.post(belair, ip, notifyPath(a.ID), map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"}).Expect(t, 200, "")
 			rows := outbox(t, e)[before:]
 			if len(rows) != 1 {
 				t.Fatalf("%d emails queued, want 1", len(rows))

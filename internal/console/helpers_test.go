@@ -52,7 +52,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	reg := testenv.Brands(t)
 	te := testenv.New(db)
 	c := te.Clock
-	accounttest.ImportPolicies(t, db, reg, c.Now(), people)
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	tokens := emailtoken.New(db, reg.ByID, c.Now)

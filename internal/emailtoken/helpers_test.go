@@ -66,7 +66,7 @@ func newEnv(t *testing.T, te *testenv.Env) *env {
 	ctx := t.Context()
 	reg := testenv.Brands(t)
 	db, c := te.DB, te.Clock
-	accounttest.ImportPolicies(t, db, reg, c.Now(), people)
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	regs, err := registration.New(ctx, accounts)

@@ -2,9 +2,9 @@ package policy_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
+	"guichet/internal/account/accounttest"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -15,9 +15,7 @@ func TestStaffView(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := t.Context()
 		now := importNow
-		if _, err := importer(t, db).Import(ctx, strings.NewReader(goodFile)); err != nil {
-			t.Fatal(err)
-		}
+		accounttest.ImportPolicies(t, db, brands(t), now, goodFile)
 		for _, id := range []string{"acc1", "acc2"} {
 			if _, err := db.Exec(ctx, `INSERT INTO accounts (id, brand, email, email_normalized, created_at, updated_at)
 				VALUES (?, 'belair', ?, ?, 0, 0)`, id, id+"@example.com", id+"@example.com"); err != nil {

@@ -16,8 +16,8 @@ import (
 // code and PIN submission, email submission, password-validation, create)
 // on both databases.
 func TestBranches(t *testing.T) {
-	branches := []envCase{
-		{"email code, then create, then already registered", func(t *testing.T, e *env) {
+	branches := []testenv.Case[*env]{
+		{Name: "email code, then create, then already registered", Run: func(t *testing.T, e *env) {
 			f := e.find("reg-0001", "EMMA", "courriel").Expect(t, 240, "")
 			methods, ids := optionsOf(t, f)
 			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) || f.Str(t, "status") != "REGISTRATION" ||
@@ -60,7 +60,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("notice %+v", m)
 			}
 		}},
-		{"SMS code", func(t *testing.T, e *env) {
+		{Name: "SMS code", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
 			ids := offered(t, f, "EMAIL", "SMS", "NONE")
 			id := f.Str(t, "id")
@@ -73,7 +73,7 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("simon@example.com")
 		}},
-		{"PIN", func(t *testing.T, e *env) {
+		{Name: "PIN", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
 			ids := offered(t, f, "EMAIL", "PIN", "NONE")
 			id := f.Str(t, "id")
@@ -82,11 +82,11 @@ func TestBranches(t *testing.T) {
 			e.value(id, ids["PIN"], "ab12-cd34").Expect(t, 200, "")
 			e.Mail.None(t, "paula@example.com")
 		}},
-		{"a PIN older than its life is not offered", func(t *testing.T, e *env) {
+		{Name: "a PIN older than its life is not offered", Run: func(t *testing.T, e *env) {
 			e.Clock.Advance(181 * 24 * time.Hour)
 			offered(t, e.find("REG0003", "Paula", "Nip").Expect(t, 240, ""), "EMAIL", "NONE")
 		}},
-		{"ask-email: nothing on file", func(t *testing.T, e *env) {
+		{Name: "ask-email: nothing on file", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
 			methods, ids := optionsOf(t, f)
 			if !slices.Equal(methods, []string{"ask-email"}) || f.Str(t, "email") != "" {
@@ -108,7 +108,7 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("alice@example.com")
 		}},
-		{"ask-username: the email on file is another account's", func(t *testing.T, e *env) {
+		{Name: "ask-username: the email on file is another account's", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0005", "Ugo", "Pris")
 			n := e.proveByCode(id, ids["EMAIL"], "owner@example.com", 240)
 			next := offered(t, n, "ask-username")
@@ -119,17 +119,17 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("ugo@example.com")
 		}},
-		{"no options: a driver with nothing on file", func(t *testing.T, e *env) {
+		{Name: "no options: a driver with nothing on file", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0006", "Nora", "Aucun").Expect(t, 240, "")
 			if methods, _ := optionsOf(t, f); len(methods) != 0 {
 				t.Fatalf("options %v", methods)
 			}
 		}},
-		{"NONE leads nowhere on the server", func(t *testing.T, e *env) {
+		{Name: "NONE leads nowhere on the server", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0001", "Emma", "Courriel")
 			e.send(id, ids["NONE"]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
-		{"UBI driver of a policyholder account: password-validation", func(t *testing.T, e *env) {
+		{Name: "UBI driver of a policyholder account: password-validation", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
 			if f.JSON(t)["ubiMatchPH"] != true {
 				t.Fatalf("find %s", f.Body)
@@ -151,7 +151,7 @@ func TestBranches(t *testing.T) {
 			e.post(auth, map[string]string{"password": ownerPass}).Expect(t, 409, "REGISTRATION_STATE")
 			e.find("REG0007", "Ubald", "Conduit").Expect(t, 200, "")
 		}},
-		{"the policy cancelled between verification and create: 400 4001, the registration closed", func(t *testing.T, e *env) {
+		{Name: "the policy cancelled between verification and create: 400 4001, the registration closed", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0001", "Emma", "Courriel")
 			e.proveByCode(id, ids["EMAIL"], "emma@example.com", 200)
 			if _, err := e.DB.Exec(t.Context(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
@@ -163,7 +163,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("an account was created: %v", err)
 			}
 		}},
-		{"UBI link with the account's temporary password: 403 3007, nothing linked", func(t *testing.T, e *env) {
+		{Name: "UBI link with the account's temporary password: 403 3007, nothing linked", Run: func(t *testing.T, e *env) {
 			const temporary = "Temp-Pass-2026"
 			accounttest.GiveTemporary(t, e.DB, e.Clock.Now(), e.owner.ID, temporary)
 			id, ids := e.start("REG0007", "Ubald", "Conduit")
@@ -177,7 +177,7 @@ func TestBranches(t *testing.T) {
 			// The registration waits: the link goes on once the password is new.
 			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
 		}},
-		{"UBI driver without an email: the policyholder's email submitted leads to password-validation", func(t *testing.T, e *env) {
+		{Name: "UBI driver without an email: the policyholder's email submitted leads to password-validation", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0010", "Victor", "Volant").Expect(t, 240, "")
 			if f.JSON(t)["ubiMatchPH"] != false {
 				t.Fatalf("find %s", f.Body)
@@ -193,7 +193,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("linked %v", got)
 			}
 		}},
-		{"already registered", func(t *testing.T, e *env) {
+		{Name: "already registered", Run: func(t *testing.T, e *env) {
 			r := e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "OWN-0001", "firstName": "olivia",
 				"lastName": "OWNER", "dateOfBirth": "1980-04-12", "postalCode": "m5v2t6"}).Expect(t, 200, "")
 			if r.Str(t, "status") != "REGISTERED" {
@@ -203,7 +203,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("notice %+v", m)
 			}
 		}},
-		{"not found: cancelled policy, wrong name, wrong licence", func(t *testing.T, e *env) {
+		{Name: "not found: cancelled policy, wrong name, wrong licence", Run: func(t *testing.T, e *env) {
 			e.find("REG0008", "Carl", "Annule").Expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
 			e.find("REG0001", "Emma", "Courriels").Expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
 			lic := func(l string) testenv.Answer {
@@ -214,7 +214,7 @@ func TestBranches(t *testing.T) {
 			lic("A1234-56789-01234").Expect(t, 240, "")
 			e.Mail.None(t, "carl@example.com")
 		}},
-		{"malformed fields: 400 VALIDATION with the field", func(t *testing.T, e *env) {
+		{Name: "malformed fields: 400 VALIDATION with the field", Run: func(t *testing.T, e *env) {
 			for field, body := range map[string]map[string]string{
 				"policyNumber": {"policyNumber": "REG-01", "firstName": "Emma", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": postal},
 				"firstName":    {"policyNumber": "REG0001", "firstName": "E", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": postal},
@@ -228,7 +228,7 @@ func TestBranches(t *testing.T) {
 			}
 			e.post("/api/v1/accounts/find", `{"policyNumber":"REG0001","colour":"red"}`).Expect(t, 400, "BAD_REQUEST")
 		}},
-		{"create: password rules, 1003 after 5 refusals", func(t *testing.T, e *env) {
+		{Name: "create: password rules, 1003 after 5 refusals", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0003", "Paula", "Nip")
 			e.value(id, ids["PIN"], pin).Expect(t, 200, "")
 			e.create(id, "Paula-paula@example.com-1").Expect(t, 400, "2002")
@@ -240,5 +240,5 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 400, "1003")
 		}},
 	}
-	runCases(t, newEnv, branches)
+	testenv.RunCases(t, newEnv, branches)
 }

@@ -24,12 +24,12 @@ func (e *env) started() (id, email string) {
 // TestGuards: calls out of order, after the registration closed or
 // expired, and past the code's limits are refused (spec §4.2 guards).
 func TestGuards(t *testing.T) {
-	cases := []envCase{
-		{"a code check before a send", func(t *testing.T, e *env) {
+	cases := []testenv.Case[*env]{
+		{Name: "a code check before a send", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.value(id, opt, "123456").Expect(t, 409, "REGISTRATION_STATE")
 		}},
-		{"unknown registration, other brand's", func(t *testing.T, e *env) {
+		{Name: "unknown registration, other brand's", Run: func(t *testing.T, e *env) {
 			_, opt := e.started()
 			e.send("AAAAAAAAAAAAAAAAAAAAAA", opt).Expect(t, 404, "NOT_FOUND")
 			e.create("AAAAAAAAAAAAAAAAAAAAAA", newPassword).Expect(t, 404, "NOT_FOUND")
@@ -43,20 +43,20 @@ func TestGuards(t *testing.T) {
 			id, _ := e.started()
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE") // an option of the other registration
 		}},
-		{"expired after 30 minutes", func(t *testing.T, e *env) {
+		{Name: "expired after 30 minutes", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			e.Clock.Advance(identity.TTL)
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
 			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
-		{"a code expires after 10 minutes", func(t *testing.T, e *env) {
+		{Name: "a code expires after 10 minutes", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			e.Clock.Advance(identity.CodeTTL)
 			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"5 wrong guesses kill the code", func(t *testing.T, e *env) {
+		{Name: "5 wrong guesses kill the code", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			code := e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]
@@ -74,7 +74,7 @@ func TestGuards(t *testing.T) {
 			// A resend gives a new code with its own guesses.
 			e.proveByCode(id, opt, "emma@example.com", 200)
 		}},
-		{"5 wrong PINs", func(t *testing.T, e *env) {
+		{Name: "5 wrong PINs", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0003", "Paula", "Nip")
 			for range 4 {
 				e.value(id, ids["PIN"], "ZZZZZZZZ").Expect(t, 400, "INVALID_ACTIVATION_CODE")
@@ -82,7 +82,7 @@ func TestGuards(t *testing.T) {
 			e.value(id, ids["PIN"], "ZZZZZZZZ").Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			e.value(id, ids["PIN"], pin).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"3 resends at most; an email code's fourth is too many emails", func(t *testing.T, e *env) {
+		{Name: "3 resends at most; an email code's fourth is too many emails", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			for left := 3; left >= 0; left-- {
 				if got := e.send(id, opt).Expect(t, 200, "").JSON(t)["resendsLeft"]; got != float64(left) {
@@ -93,17 +93,17 @@ func TestGuards(t *testing.T) {
 			e.send(id, opt).Expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
 			e.Mail.None(t, "emma@example.com")
 		}},
-		{"an SMS code's fourth resend", func(t *testing.T, e *env) {
+		{Name: "an SMS code's fourth resend", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0002", "Simon", "Texto")
 			e.sendsUntilRefused(id, ids["SMS"], "+15145550101", 4, "EXCEEDED_RESENDS")
 		}},
-		{"the code to an email typed: three resends, then too many emails", func(t *testing.T, e *env) {
+		{Name: "the code to an email typed: three resends, then too many emails", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0004", "Alice", "Sansfil")
 			_, next := optionsOf(t, e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 240, ""))
 			e.Mail.Next(t, "alice@example.com")
 			e.sendsUntilRefused(id, next["ask-email-code"], "alice@example.com", 3, "EXCEEDED_EMAIL_RESENDS")
 		}},
-		{"a malformed code or PIN is not a guess", func(t *testing.T, e *env) {
+		{Name: "a malformed code or PIN is not a guess", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			for range 6 {
@@ -111,7 +111,7 @@ func TestGuards(t *testing.T) {
 			}
 			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
 		}},
-		{"nothing after create", func(t *testing.T, e *env) {
+		{Name: "nothing after create", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.proveByCode(id, opt, "emma@example.com", 200)
 			e.create(id, newPassword).Expect(t, 201, "")
@@ -119,7 +119,7 @@ func TestGuards(t *testing.T) {
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 	}
-	runCases(t, newEnv, cases)
+	testenv.RunCases(t, newEnv, cases)
 }
 
 // TestConcurrentCreatesMakeOneAccount: 16 creates of one registration at

@@ -15,7 +15,6 @@ import (
 	"guichet/internal/notify"
 	"guichet/internal/registration"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -63,7 +62,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	b := testenv.Brand(t, reg, "belair")
 	te := testenv.New(db)
 	c := te.Clock
-	accounttest.ImportPolicies(t, db, reg, c.Now(), people)
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	svc, err := registration.New(t.Context(), accounts)
@@ -188,21 +187,4 @@ func (e *env) sendsUntilRefused(id, validationID, recipient string, n int, code 
 	}
 	e.send(id, validationID).Expect(e.t, 403, code)
 	e.Mail.None(e.t, recipient)
-}
-
-// envCase is one named test of a fresh env.
-type envCase struct {
-	name string
-	run  func(t *testing.T, e *env)
-}
-
-// runCases runs each case as a subtest on an env newEnv makes, on every
-// database (storetest.Each).
-func runCases(t *testing.T, newEnv func(*testing.T, *store.DB) *env, cases []envCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
-		})
-	}
 }

@@ -77,8 +77,8 @@ func (e *env) submitAliceByLink(email string) (string, emailLink) {
 // the link's token) continues the registration once, within a code's life
 // and tries (spec §4.2 "202 goes to email-sent").
 func TestEmailLink(t *testing.T) {
-	cases := []envCase{
-		{"ask-email: 202, the link verifies once, then the account is created", func(t *testing.T, e *env) {
+	cases := []testenv.Case[*env]{
+		{Name: "ask-email: 202, the link verifies once, then the account is created", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("A", emailtoken.Length)
 			w := e.value(id, l.validation, wrong).Expect(t, 400, "INVALID_ACTIVATION_CODE")
@@ -99,24 +99,24 @@ func TestEmailLink(t *testing.T) {
 				t.Fatalf("welcome %+v", m)
 			}
 		}},
-		{"the link is in the registration's language", func(t *testing.T, e *env) {
+		{Name: "the link is in the registration's language", Run: func(t *testing.T, e *env) {
 			e.language = "fr"
 			id, ids := e.start("REG0004", "Alice", "Sansfil")
 			e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 202, "")
 			l := e.linkTo("alice@example.com", "fr")
 			e.value(l.id, l.validation, l.token).Expect(t, 200, "")
 		}},
-		{"an email taken is refused as with a code; no link goes", func(t *testing.T, e *env) {
+		{Name: "an email taken is refused as with a code; no link goes", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0004", "Alice", "Sansfil")
 			e.value(id, ids["ask-email"], "owner@example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
 			e.Mail.None(t, "owner@example.com")
 		}},
-		{"expired: a code's life", func(t *testing.T, e *env) {
+		{Name: "expired: a code's life", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			e.Clock.Advance(identity.CodeTTL)
 			e.value(id, l.validation, l.token).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"a code's tries: the fifth wrong link kills the right one", func(t *testing.T, e *env) {
+		{Name: "a code's tries: the fifth wrong link kills the right one", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("B", emailtoken.Length)
 			for range identity.CodeGuesses - 1 {
@@ -125,7 +125,7 @@ func TestEmailLink(t *testing.T) {
 			e.value(id, l.validation, wrong).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			e.value(id, l.validation, l.token).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"another registration's option, a resend, a code call: refused", func(t *testing.T, e *env) {
+		{Name: "another registration's option, a resend, a code call: refused", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			e.send(id, l.validation).Expect(t, 409, "REGISTRATION_STATE")
 			e.value(id, "AAAAAAAAAAAAAAAAAAAAAA", l.token).Expect(t, 409, "REGISTRATION_STATE")
@@ -133,7 +133,7 @@ func TestEmailLink(t *testing.T) {
 			e.value("AAAAAAAAAAAAAAAAAAAAAA", l.validation, l.token).Expect(t, 404, "")
 			e.value(id, l.validation, l.token).Expect(t, 200, "")
 		}},
-		{"the email taken since it was submitted: the link goes on to new-email", func(t *testing.T, e *env) {
+		{Name: "the email taken since it was submitted: the link goes on to new-email", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			err := e.DB.InTx(t.Context(), func(tx *store.Tx) error {
 				_, err := account.Insert(t.Context(), tx, account.Account{Brand: "belair", Email: "alice@example.com",
@@ -152,7 +152,7 @@ func TestEmailLink(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("alice2@example.com")
 		}},
-		{"new-email (ask-username) proves by link too", func(t *testing.T, e *env) {
+		{Name: "new-email (ask-username) proves by link too", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0005", "Ugo", "Pris")
 			n := e.proveByCode(id, ids["EMAIL"], "owner@example.com", 240)
 			_, next := optionsOf(t, n)
@@ -162,7 +162,7 @@ func TestEmailLink(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("ugo@example.com")
 		}},
-		{"a UBI driver giving the policyholder's email still goes to password-validation", func(t *testing.T, e *env) {
+		{Name: "a UBI driver giving the policyholder's email still goes to password-validation", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0010", "Victor", "Volant")
 			n := e.proveByCode(id, ids["SMS"], "+15145550110", 240)
 			_, next := optionsOf(t, n)
@@ -170,7 +170,7 @@ func TestEmailLink(t *testing.T) {
 			offered(t, a, "ask-password")
 			e.Mail.None(t, "owner@example.com")
 		}},
-		{"the token is in no audit row", func(t *testing.T, e *env) {
+		{Name: "the token is in no audit row", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			e.value(id, l.validation, strings.Repeat("C", emailtoken.Length)).Expect(t, 400, "")
 			e.value(id, l.validation, l.token).Expect(t, 200, "")
@@ -195,7 +195,7 @@ func TestEmailLink(t *testing.T) {
 			}
 		}},
 	}
-	runCases(t, linkEnv, cases)
+	testenv.RunCases(t, linkEnv, cases)
 }
 
 // TestConcurrentLinkOpensSucceedOnce: the link opened 16 times at once

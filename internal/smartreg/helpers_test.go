@@ -20,7 +20,6 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/smartreg"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -121,7 +120,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	b, _ := reg.ByID("belair")
 	te := testenv.New(db)
 	c := te.Clock
-	accounttest.ImportPolicies(t, db, reg, c.Now(), policyFile())
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), policyFile())
 	e := &env{Env: te, t: t, reg: reg, belair: b, province: "qc"}
 	e.svc = e.service(nil)
 	hash, err := accounttest.Hasher().Hash(ctx, "Correct-Horse-9!")
@@ -345,21 +344,4 @@ func wrong(code string) string {
 		return "111111"
 	}
 	return "000000"
-}
-
-// envCase is one named test of a fresh env.
-type envCase struct {
-	name string
-	run  func(t *testing.T, e *env)
-}
-
-// runCases runs each case as a subtest on an env newEnv makes, on every
-// database (storetest.Each).
-func runCases(t *testing.T, newEnv func(*testing.T, *store.DB) *env, cases []envCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
-		})
-	}
 }

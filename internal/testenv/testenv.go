@@ -157,3 +157,20 @@ func BrandsDir(t testing.TB, extra ...string) string {
 	}
 	return dir
 }
+
+// Case is one named test of an environment of type E (a package's env).
+type Case[E any] struct {
+	Name string
+	Run  func(t *testing.T, e E)
+}
+
+// RunCases runs each case as a subtest on an environment newEnv makes,
+// on every database (storetest.Each).
+func RunCases[E any](t *testing.T, newEnv func(*testing.T, *store.DB) E, cases []Case[E]) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { c.Run(t, newEnv(t, db)) })
+		})
+	}
+}

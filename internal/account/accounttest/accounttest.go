@@ -103,10 +103,10 @@ func Linked(t testing.TB, db *store.DB, brandID, email string) []string {
 }
 
 // ImportPolicies imports a policy file (the CSV `guichet import-policies`
-// reads) of the registry's brands at now.
-func ImportPolicies(t testing.TB, db *store.DB, brands *brand.Registry, now time.Time, file string) {
+// reads) of the brands found by id at now.
+func ImportPolicies(t testing.TB, db *store.DB, brands func(id string) (*brand.Brand, bool), now time.Time, file string) {
 	t.Helper()
-	im := &policy.Importer{DB: db, Brands: brands.ByID, Now: now}
+	im := &policy.Importer{DB: db, Brands: brands, Now: now}
 	if _, err := im.Import(context.Background(), strings.NewReader(file)); err != nil {
 		t.Fatalf("import policies: %v", err)
 	}
