@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/emailtoken"
 	"guichet/internal/notify"
 	"guichet/internal/testenv"
@@ -177,9 +177,7 @@ func TestCreateWithToken(t *testing.T) {
 		if a.Str(t, "email") != "theo@example.com" {
 			t.Fatalf("%s", a.Body)
 		}
-		if got := e.linked("theo@example.com"); !slices.Equal(got, []string{"TOK0001:holder"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "theo@example.com", "TOK0001:holder")
 		if n := e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0"); n != 1 {
 			t.Fatalf("%d tokens used", n)
 		}
@@ -258,9 +256,7 @@ func TestWrongCellphone(t *testing.T) {
 		e.Clock.Advance(2 * time.Minute)
 		id = tokenOf(t, e.read(out.Token, "BA")).ID
 		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).Expect(t, 201, "")
-		if got := e.linked("vera@example.com"); !slices.Equal(got, []string{"TOK0006:driver"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "vera@example.com", "TOK0006:driver")
 		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'") != 1 {
 			t.Fatal("the wrong phone is not audited")
 		}
@@ -286,9 +282,7 @@ func TestUBILink(t *testing.T) {
 		if a.Str(t, "email") != "owner@example.com" {
 			t.Fatalf("%s", a.Body)
 		}
-		if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "TOK0003:driver"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "TOK0003:driver")
 		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'") != 1 {
 			t.Fatal("link not audited")
 		}
@@ -342,9 +336,7 @@ func TestAskUsername(t *testing.T) {
 		e.post(cpath, map[string]string{"validationValue": code}).Expect(t, 200, "")
 		e.create(a.ID, map[string]any{"postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
 		e.create(a.ID, map[string]any{"postalCode": postal, "dateOfBirth": dob}).Expect(t, 201, "")
-		if got := e.linked("tina@example.com"); !slices.Equal(got, []string{"TOK0002:holder"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "tina@example.com", "TOK0002:holder")
 		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0") != 1 {
 			t.Fatal("token not spent")
 		}

@@ -46,9 +46,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("verified: %s", v.Body)
 			}
 			e.create(id, newPassword).Expect(t, 201, "")
-			if got := e.linked("emma@example.com"); !slices.Equal(got, []string{"REG0001:holder"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "emma@example.com", "REG0001:holder")
 			if m := e.Mail.Next(t, "emma@example.com"); m.Template != notify.TemplateAccountCreated {
 				t.Fatalf("welcome %+v", m)
 			}
@@ -130,12 +128,7 @@ func TestBranches(t *testing.T) {
 			e.send(id, ids["NONE"]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 		{Name: "UBI driver of a policyholder account: password-validation", Run: func(t *testing.T, e *env) {
-			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
-			if f.JSON(t)["ubiMatchPH"] != true {
-				t.Fatalf("find %s", f.Body)
-			}
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+			id, ids := e.startUBI(true, "REG0007", "Ubald", "Conduit")
 			n := e.proveByCode(id, ids["SMS"], "+15145550107", 240)
 			offered(t, n, "ask-password")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
@@ -145,9 +138,7 @@ func TestBranches(t *testing.T) {
 			if ok.Str(t, "email") != "owner@example.com" {
 				t.Fatalf("link %s", ok.Body)
 			}
-			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0007:driver"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "REG0007:driver")
 			e.post(auth, map[string]string{"password": ownerPass}).Expect(t, 409, "REGISTRATION_STATE")
 			e.find("REG0007", "Ubald", "Conduit").Expect(t, 200, "")
 		}},
@@ -171,27 +162,18 @@ func TestBranches(t *testing.T) {
 			auth := "/api/v1/registrations/" + id + "/authentication"
 			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
 			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
-			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder")
 			// The registration waits: the link goes on once the password is new.
 			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
 		}},
 		{Name: "UBI driver without an email: the policyholder's email submitted leads to password-validation", Run: func(t *testing.T, e *env) {
-			f := e.find("REG0010", "Victor", "Volant").Expect(t, 240, "")
-			if f.JSON(t)["ubiMatchPH"] != false {
-				t.Fatalf("find %s", f.Body)
-			}
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+			id, ids := e.startUBI(false, "REG0010", "Victor", "Volant")
 			n := e.proveByCode(id, ids["SMS"], "+15145550110", 240)
 			next := offered(t, n, "ask-email")
 			n = e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
 			offered(t, n, "ask-password")
 			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).Expect(t, 200, "")
-			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0010:driver"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "REG0010:driver")
 		}},
 		{Name: "already registered", Run: func(t *testing.T, e *env) {
 			r := e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "OWN-0001", "firstName": "olivia",

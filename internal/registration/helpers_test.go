@@ -152,9 +152,26 @@ func (e *env) linked(email string) []string {
 // and its options' ids by method.
 func (e *env) start(number, first, last string) (string, map[string]string) {
 	e.t.Helper()
+	return registrationOf(e.t, e.find(number, first, last).Expect(e.t, 240, ""))
+}
+
+// startUBI is start for a UBI driver; the find answer must say whether the
+// driver's email is a policyholder account's (ubiMatchPH).
+func (e *env) startUBI(matchPH bool, number, first, last string) (string, map[string]string) {
+	e.t.Helper()
 	f := e.find(number, first, last).Expect(e.t, 240, "")
-	_, ids := optionsOf(e.t, f)
-	return f.Str(e.t, "id"), ids
+	if f.JSON(e.t)["ubiMatchPH"] != matchPH {
+		e.t.Fatalf("find %s", f.Body)
+	}
+	return registrationOf(e.t, f)
+}
+
+// registrationOf is the id of a find answer's registration and its
+// options' ids by method.
+func registrationOf(t testing.TB, f testenv.Answer) (string, map[string]string) {
+	t.Helper()
+	_, ids := optionsOf(t, f)
+	return f.Str(t, "id"), ids
 }
 
 // proveByCode has the option's code sent (200) to the recipient and

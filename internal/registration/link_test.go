@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
 	"guichet/internal/identity"
@@ -92,9 +93,7 @@ func TestEmailLink(t *testing.T) {
 			}
 			e.value(id, l.validation, l.token).Expect(t, 409, "REGISTRATION_STATE") // single use
 			e.create(id, newPassword).Expect(t, 201, "")
-			if got := e.linked("alice@example.com"); !slices.Equal(got, []string{"REG0004:holder"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "alice@example.com", "REG0004:holder")
 			if m := e.Mail.Next(t, "alice@example.com"); m.Template != notify.TemplateAccountCreated {
 				t.Fatalf("welcome %+v", m)
 			}

@@ -5,6 +5,7 @@ package accounttest
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +101,15 @@ func Linked(t testing.TB, db *store.DB, brandID, email string) []string {
 		out = append(out, p.Number+":"+string(p.Role))
 	}
 	return out
+}
+
+// ExpectLinked fails the test unless the policies linked to the brand's
+// account of that email are want ("number:role", in Linked's order).
+func ExpectLinked(t testing.TB, db *store.DB, brandID, email string, want ...string) {
+	t.Helper()
+	if got := Linked(t, db, brandID, email); !slices.Equal(got, want) {
+		t.Fatalf("linked %v, want %v", got, want)
+	}
 }
 
 // ImportPolicies imports a policy file (the CSV `guichet import-policies`
