@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/audit"
 	"guichet/internal/console"
 	"guichet/internal/maintenance"
@@ -19,7 +20,7 @@ import (
 	"guichet/internal/store/storetest"
 )
 
-const importFile = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const importFile = accounttest.PolicyHeader +
 	"belair,BEL9999,auto,on,holder,Nina,Neuve,1985-02-03,M5V 2T6,,,nina@example.com,,,false,active\n"
 
 // call is one console call and the least role that may make it.

@@ -23,7 +23,7 @@ const (
 )
 
 // people are the policies the customers hold (and an invitation's person).
-const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const people = accounttest.PolicyHeader +
 	"belair,BEL1234,auto,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex.martin@example.com,,,false,active\n" +
 	"belair,BEL5678,home,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex.martin@example.com,,,false,active\n" +
 	"intact,123456789,auto,ab,holder,Sam,Roy,1975-06-30,M5V 2T6,,,sam.roy@example.com,,,false,active\n"

@@ -29,7 +29,7 @@ const (
 )
 
 // people: one person per action of the token routing table (belair, on).
-const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const people = accounttest.PolicyHeader +
 	// default-password-register
 	"belair,TOK0001,auto,on,holder,Théo,Jeton," + dob + "," + postal + ",,,theo@example.com,,,false,active\n" +
 	// ask-username: the email is the owner's account's

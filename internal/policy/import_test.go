@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"guichet/config"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/store"
@@ -29,7 +30,7 @@ func importer(t testing.TB, db *store.DB) *policy.Importer {
 	return &policy.Importer{DB: db, Brands: brands(t), Now: importNow}
 }
 
-const header = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n"
+const header = accounttest.PolicyHeader
 
 const goodFile = header +
 	"belair,BEL-1234,auto,qc,holder,Jean-François,Côté,1980-04-12,h2x 1y4,,,jf@example.com,514-555-0123,ABCD1234,false,active\n" +

@@ -29,7 +29,7 @@ const (
 
 // people is the policy file of the tests: one person per branch of spec
 // §4.2 (policy numbers of belair, province on).
-const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const people = accounttest.PolicyHeader +
 	"belair,REG0001,auto,on,holder,Emma,Courriel," + dob + "," + postal + ",,,emma@example.com,,,false,active\n" +
 	"belair,REG0002,auto,on,holder,Simon,Texto," + dob + "," + postal + ",,,simon@example.com,5145550101,,false,active\n" +
 	"belair,REG0003,home,on,holder,Paula,Nip," + dob + "," + postal + ",,,paula@example.com,,AB12CD34,false,active\n" +

@@ -51,8 +51,7 @@ var insured = []struct {
 
 func policyFile() string {
 	var b strings.Builder
-	b.WriteString("brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code," +
-		"driver_licence,licence_province,email,cell_phone,pin,ubi,status\n")
+	b.WriteString(accounttest.PolicyHeader)
 	for _, p := range insured {
 		status := map[bool]string{false: "active", true: "cancelled"}[p.cancelled]
 		fmt.Fprintf(&b, "belair,%s,%s,qc,%s,%s,%s,%s,%s,,,%s,%s,%s,%t,%s\n", p.number, p.kind, p.role, p.first, p.last,

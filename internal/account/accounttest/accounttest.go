@@ -112,6 +112,10 @@ func ExpectLinked(t testing.TB, db *store.DB, brandID, email string, want ...str
 	}
 }
 
+// PolicyHeader is the header row of the tests' policy files, the columns
+// in the order their rows give them.
+const PolicyHeader = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n"
+
 // ImportPolicies imports a policy file (the CSV `guichet import-policies`
 // reads) of the brands found by id at now.
 func ImportPolicies(t testing.TB, db *store.DB, brands func(id string) (*brand.Brand, bool), now time.Time, file string) {
