@@ -327,11 +327,7 @@ func TestAskUsername(t *testing.T) {
 			body.TwoFactorValidations[0].Method != "ask-email-code" {
 			t.Fatalf("%s", next.Body)
 		}
-		var data string
-		if err := e.DB.QueryRow(t.Context(), "SELECT data FROM outbox WHERE recipient = ?", "tina@example.com").Scan(&data); err != nil {
-			t.Fatal(err)
-		}
-		code := data[strings.Index(data, `"code":"`)+8:][:6]
+		code := e.Mail.Next(t, "tina@example.com").Data[notify.DataCode]
 		cpath := "/api/v1/registrations/" + a.ID + "/validations/" + body.TwoFactorValidations[0].ID + "/"
 		e.post(cpath, map[string]string{"validationValue": code}).Expect(t, 200, "")
 		e.create(a.ID, map[string]any{"postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
