@@ -11,9 +11,8 @@ import (
 
 func TestSeedDemo(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := t.Context()
 		brands := []*brand.Brand{belair, intact}
-		list, err := devseed.Accounts(ctx, e.DB, brands, account.DefaultParams, e.Clock.Now())
+		list, err := devseed.Accounts(t.Context(), e.DB, brands, account.DefaultParams, e.Clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,11 +82,11 @@ func TestSeedDemo(t *testing.T) {
 				})
 			}
 		}
-		demo, err := account.ByEmail(ctx, e.DB, "intact", "demo@intact.example")
+		demo, err := account.ByEmail(t.Context(), e.DB, "intact", "demo@intact.example")
 		if err != nil {
 			t.Fatal(err)
 		}
-		held, err := policy.ForAccount(ctx, e.DB, demo.ID)
+		held, err := policy.ForAccount(t.Context(), e.DB, demo.ID)
 		if err != nil || len(held) != 2 {
 			t.Fatalf("demo policies: %v %v", held, err)
 		}
@@ -96,27 +95,27 @@ func TestSeedDemo(t *testing.T) {
 				t.Fatalf("intact ab demo policy %+v: want 9 characters (the brand's rule there)", p)
 			}
 		}
-		ubi, _ := account.ByEmail(ctx, e.DB, "belair", "ubi@belair.example")
-		covered, err := policy.ForAccount(ctx, e.DB, ubi.ID)
+		ubi, _ := account.ByEmail(t.Context(), e.DB, "belair", "ubi@belair.example")
+		covered, err := policy.ForAccount(t.Context(), e.DB, ubi.ID)
 		if err != nil || len(covered) != 1 || covered[0].Kind != policy.Auto || covered[0].Role != policy.Driver || !ubi.UBIDriver {
 			t.Fatalf("UBI driver: %+v %v %v", covered, ubi.UBIDriver, err)
 		}
-		if nophone, _ := account.ByEmail(ctx, e.DB, "belair", "ubi-nophone@belair.example"); !nophone.UBIDriver || nophone.Phone != "" {
+		if nophone, _ := account.ByEmail(t.Context(), e.DB, "belair", "ubi-nophone@belair.example"); !nophone.UBIDriver || nophone.Phone != "" {
 			t.Fatalf("UBI driver without a cell phone: %+v", nophone)
 		}
-		if fr, _ := account.ByEmail(ctx, e.DB, "belair", "francais@belair.example"); fr.Language != "fr" {
+		if fr, _ := account.ByEmail(t.Context(), e.DB, "belair", "francais@belair.example"); fr.Language != "fr" {
 			t.Fatalf("francais language %q", fr.Language)
 		}
 
 		// Spoil the demo state, then seed again: it comes back, nothing doubles.
 		for range 3 {
-			temp, _ := account.ByEmail(ctx, e.DB, "belair", "temp@belair.example")
+			temp, _ := account.ByEmail(t.Context(), e.DB, "belair", "temp@belair.example")
 			e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "wrong"})
 		}
 		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 409 {
 			t.Fatalf("three wrong tries left the temporary password usable: %d", status)
 		}
-		if _, err := devseed.Accounts(ctx, e.DB, brands, account.DefaultParams, e.Clock.Now()); err != nil {
+		if _, err := devseed.Accounts(t.Context(), e.DB, brands, account.DefaultParams, e.Clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 200 {

@@ -18,12 +18,11 @@ import (
 // as it was; both changes are audited with their actor.
 func TestDisabledAccount(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := t.Context()
 		a := e.create(belair, "alex@example.com", nil, "")
 		other := e.create(belair, "sam@example.com", nil, "")
 		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
 		for _, id := range []string{a.ID, temp.ID} {
-			if err := e.service.Disable(ctx, belair.ID, id, "staff:jdoe", "10.0.0.5"); err != nil {
+			if err := e.service.Disable(t.Context(), belair.ID, id, "staff:jdoe", "10.0.0.5"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -54,18 +53,18 @@ func TestDisabledAccount(t *testing.T) {
 			t.Fatalf("find: %d %s", got.Status, got.Body)
 		}
 		// A ticket is never issued, and one issued before does not work.
-		if err := e.service.Enable(ctx, belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
+		if err := e.service.Enable(t.Context(), belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
 			t.Fatal(err)
 		}
 		got = e.post(belair, ip, authPath(a.ID), map[string]string{"password": password})
 		if got.Status != 200 {
 			t.Fatalf("right password once enabled: %d %s", got.Status, got.Body)
 		}
-		if err := e.service.Disable(ctx, belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
+		if err := e.service.Disable(t.Context(), belair.ID, a.ID, "staff:jdoe", "10.0.0.5"); err != nil {
 			t.Fatal(err)
 		}
-		err := e.DB.InTx(ctx, func(tx *store.Tx) error {
-			_, err := account.ConsumeTicket(ctx, tx, belair.ID, a.Email, got.JSON(t)["loginTicket"].(string), e.Clock.Now())
+		err := e.DB.InTx(t.Context(), func(tx *store.Tx) error {
+			_, err := account.ConsumeTicket(t.Context(), tx, belair.ID, a.Email, got.JSON(t)["loginTicket"].(string), e.Clock.Now())
 			return err
 		})
 		if !errors.Is(err, account.ErrTicketInvalid) {
@@ -78,17 +77,17 @@ func TestDisabledAccount(t *testing.T) {
 		}
 		e.post(belair, ip, authPath(a.ID), map[string]string{"password": password}).Expect(t, 400, "3005")
 
-		if err := e.service.Disable(ctx, belair.ID, "AAAAAAAAAAAAAAAAAAAAAA", "staff:jdoe", ""); !errors.Is(err, account.ErrNotFound) {
+		if err := e.service.Disable(t.Context(), belair.ID, "AAAAAAAAAAAAAAAAAAAAAA", "staff:jdoe", ""); !errors.Is(err, account.ErrNotFound) {
 			t.Fatalf("Disable of no account: %v", err)
 		}
-		if err := e.service.Disable(ctx, intact.ID, a.ID, "staff:jdoe", ""); !errors.Is(err, account.ErrNotFound) {
+		if err := e.service.Disable(t.Context(), intact.ID, a.ID, "staff:jdoe", ""); !errors.Is(err, account.ErrNotFound) {
 			t.Fatalf("Disable through another brand: %v", err)
 		}
-		if err := e.service.Disable(ctx, belair.ID, a.ID, "", ""); !errors.Is(err, account.ErrInvalid) {
+		if err := e.service.Disable(t.Context(), belair.ID, a.ID, "", ""); !errors.Is(err, account.ErrInvalid) {
 			t.Fatalf("Disable without actor: %v", err)
 		}
 		var actors []string
-		rows, err := e.DB.Query(ctx, "SELECT event || ' ' || outcome || ' ' || actor FROM audit_events WHERE account_id = ? AND event LIKE 'account.%' ORDER BY id", a.ID)
+		rows, err := e.DB.Query(t.Context(), "SELECT event || ' ' || outcome || ' ' || actor FROM audit_events WHERE account_id = ? AND event LIKE 'account.%' ORDER BY id", a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

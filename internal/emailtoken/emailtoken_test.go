@@ -166,8 +166,7 @@ func TestRereadKeepsTheRegistration(t *testing.T) {
 // never a second account.
 func TestCreateWithToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		out, id := e.opened("TOK0001", "theo@example.com", "edoc")
 		e.create(id, map[string]any{}).Expect(t, 400, "VALIDATION")
 		e.create(id, map[string]any{"postalCode": "M5V"}).Expect(t, 400, "VALIDATION")
 		e.create(id, map[string]any{"postalCode": "M5V 2T7"}).Expect(t, 400, "1002")
@@ -214,8 +213,7 @@ func TestCreateWithToken(t *testing.T) {
 
 func TestCreateTriesRunOut(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		_, id := e.opened("TOK0001", "theo@example.com", "edoc")
 		for range 4 {
 			e.create(id, map[string]any{"postalCode": "H0H 0H0"}).Expect(t, 400, "1002")
 		}
@@ -230,8 +228,7 @@ func TestCreateTriesRunOut(t *testing.T) {
 // TestConcurrentCreatesWithOneToken: exactly one account.
 func TestConcurrentCreatesWithOneToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		_, id := e.opened("TOK0001", "theo@example.com", "edoc")
 		got := testenv.Parallel(6, func() testenv.Answer { return e.create(id, map[string]any{"postalCode": postal}) })
 		if got[201] != 1 || got[409] != 5 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com") != 1 {
 			t.Fatalf("statuses %v, want one 201 and the others 409", got)
@@ -243,8 +240,7 @@ func TestConcurrentCreatesWithOneToken(t *testing.T) {
 // registration and locks the person 24 hours.
 func TestWrongCellphone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0006", "vera@example.com", "BA")
-		id := tokenOf(t, e.read(out.Token, "BA")).ID
+		out, id := e.opened("TOK0006", "vera@example.com", "BA")
 		e.create(id, map[string]any{"postalCode": postal}).Expect(t, 400, "VALIDATION")
 		e.create(id, map[string]any{"cellPhone": "514-555-0304"}).Expect(t, 403, "WRONG_CELLPHONE")
 		e.create(id, map[string]any{"cellPhone": cell}).Expect(t, 409, "REGISTRATION_STATE")
@@ -267,8 +263,7 @@ func TestWrongCellphone(t *testing.T) {
 // birth and postal code; wrong answers are the account's sign-in failures.
 func TestUBILink(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0003", "owner@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		out, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/accounts/" + id + "/authentication"
 		e.post(path, map[string]string{"password": ownerPass}).Expect(t, 400, "VALIDATION")
 		e.post(path, map[string]string{"password": "Wrong-Horse-9!", "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
@@ -297,8 +292,7 @@ func TestUBILink(t *testing.T) {
 // answers like a wrong password.
 func TestUBILinkLockout(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0003", "owner@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		_, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/registrations/" + id + "/authentication"
 		for range account.DefaultLockout.MaxFailures {
 			e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
@@ -375,8 +369,7 @@ func TestResetWithEmailToken(t *testing.T) {
 // reads token-expired.
 func TestDelete(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		out, id := e.opened("TOK0001", "theo@example.com", "edoc")
 		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).Expect(t, 204, "")
 		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).Expect(t, 204, "")
 		e.do(http.MethodDelete, "/api/v1/tokens/"+strings.Repeat("A", 43), nil, nil).Expect(t, 404, "NOT_FOUND")

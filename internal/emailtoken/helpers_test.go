@@ -121,6 +121,14 @@ func (e *env) issue(number, email, source string) emailtoken.Issued {
 	return out
 }
 
+// opened issues a token (issue) and reads it with src, as the link opened:
+// it returns the token and the id of what the read opened.
+func (e *env) opened(number, email, src string) (emailtoken.Issued, string) {
+	e.t.Helper()
+	out := e.issue(number, email, src)
+	return out, tokenOf(e.t, e.read(out.Token, src)).ID
+}
+
 // tokenOf is the answer of a token read.
 func tokenOf(t *testing.T, a testenv.Answer) emailtoken.Answer {
 	t.Helper()
