@@ -1,8 +1,9 @@
 // Package testenv is the one test environment of Guichet's Go tests
 // (style.md, Go 9): a migrated store on SQLite and PostgreSQL, a test clock,
 // the sample brands, a mail catcher on the outbox, a JSON request helper
-// with its recorded answer, and one HTTP scenario runner (Scenario, Run) in
-// the style of pocketbase's tests.ApiScenario.
+// with its recorded answer, one HTTP scenario runner (Scenario, Run) in
+// the style of pocketbase's tests.ApiScenario, a runner of named cases on
+// every database (Case, RunCases) and one of racing requests (Parallel).
 //
 // Only _test.go files import it (TestOnlyTestsImportTestenv checks): it
 // fails tests, it never returns errors. It depends on nothing above store

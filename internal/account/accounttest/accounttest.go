@@ -1,5 +1,6 @@
 // Package accounttest holds the account fixtures of every package's tests:
-// the test hasher parameters and stored accounts. Only _test.go files
+// the test hasher parameters, stored accounts and the policies they hold
+// (policy files imported, accounts linked). Only _test.go files
 // import it (testenv's TestOnlyTestsImportTestenv checks).
 package accounttest
 
