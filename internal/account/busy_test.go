@@ -2,7 +2,6 @@ package account_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"strconv"
 	"testing"
@@ -20,8 +19,7 @@ var counted = []string{"rate_limits", "login_failures", "accounts", "login_ticke
 // Retry-After at once: no hash, nothing counted, and the same bytes whether
 // the account exists, is locked, holds a temporary password or not.
 func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		active := e.create(belair, "alex@example.com", nil, "")
 		locked := e.create(belair, "locked@example.com", func(a *account.Account) { a.Status = account.Locked }, "")
 		temp := e.create(belair, "tess@example.com", nil, "Temp-Pass-123!")
@@ -39,7 +37,7 @@ func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
 		}
 		hashes := account.LogHashes(e.service.Hasher)
 		release := account.SaturateHashers(t, e.service.Hasher)
-		before := storetest.Snapshot(t, db, counted...)
+		before := storetest.Snapshot(t, e.DB, counted...)
 		slots := account.HashSlots()
 		// (slots + 1) hashes of WaitBudget each, over slots hashers, rounded up.
 		wait := (slots + 1) * int(account.DefaultWaitBudget.Seconds())
@@ -61,7 +59,7 @@ func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
 		}
 		// The SSO form post without a ticket checks the password too.
 		for _, email := range []string{active.Email, temp.Email, "nobody@example.com"} {
-			err := e.service.SignInWithPassword(context.Background(), account.Credentials{
+			err := e.service.SignInWithPassword(t.Context(), account.Credentials{
 				Brand: belair.ID, Email: email, Password: "Wrong-Horse-9!", IP: ip,
 			}, func(*store.Tx, account.Account) error { return nil })
 			var busy *account.BusyError
@@ -72,19 +70,17 @@ func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
 		if n := len(hashes.Take()); n != 0 {
 			t.Fatalf("%d hashes ran for refused requests", n)
 		}
-		if after := storetest.Snapshot(t, db, counted...); after != before {
+		if after := storetest.Snapshot(t, e.DB, counted...); after != before {
 			t.Fatalf("a refused request changed the counters:\nbefore %s\nafter  %s", before, after)
 		}
 
 		// Once the hashers are free, the same requests are checked and counted.
 		release()
-		if got := e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"}); got.Status != 400 {
-			t.Fatalf("after the load: %d %s", got.Status, got.Body)
-		}
+		e.post(belair, ip, authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "")
 		if n := len(hashes.Take()); n != 1 {
 			t.Fatalf("%d hashes for an admitted attempt, want 1", n)
 		}
-		if storetest.Snapshot(t, db, counted...) == before {
+		if storetest.Snapshot(t, e.DB, counted...) == before {
 			t.Fatal("an admitted wrong password counted nothing")
 		}
 	})

@@ -1,23 +1,18 @@
 package account_test
 
 import (
-	"context"
 	"testing"
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
 	"guichet/internal/devseed"
 	"guichet/internal/policy"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 func TestSeedDemo(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
 		brands := []*brand.Brand{belair, intact}
-		list, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.Clock.Now())
+		list, err := devseed.Accounts(t.Context(), e.DB, brands, account.DefaultParams, e.Clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,11 +82,11 @@ func TestSeedDemo(t *testing.T) {
 				})
 			}
 		}
-		demo, err := account.ByEmail(ctx, db, "intact", "demo@intact.example")
+		demo, err := account.ByEmail(t.Context(), e.DB, "intact", "demo@intact.example")
 		if err != nil {
 			t.Fatal(err)
 		}
-		held, err := policy.ForAccount(ctx, db, demo.ID)
+		held, err := policy.ForAccount(t.Context(), e.DB, demo.ID)
 		if err != nil || len(held) != 2 {
 			t.Fatalf("demo policies: %v %v", held, err)
 		}
@@ -100,36 +95,34 @@ func TestSeedDemo(t *testing.T) {
 				t.Fatalf("intact ab demo policy %+v: want 9 characters (the brand's rule there)", p)
 			}
 		}
-		ubi, _ := account.ByEmail(ctx, db, "belair", "ubi@belair.example")
-		covered, err := policy.ForAccount(ctx, db, ubi.ID)
+		ubi, _ := account.ByEmail(t.Context(), e.DB, "belair", "ubi@belair.example")
+		covered, err := policy.ForAccount(t.Context(), e.DB, ubi.ID)
 		if err != nil || len(covered) != 1 || covered[0].Kind != policy.Auto || covered[0].Role != policy.Driver || !ubi.UBIDriver {
 			t.Fatalf("UBI driver: %+v %v %v", covered, ubi.UBIDriver, err)
 		}
-		if nophone, _ := account.ByEmail(ctx, db, "belair", "ubi-nophone@belair.example"); !nophone.UBIDriver || nophone.Phone != "" {
+		if nophone, _ := account.ByEmail(t.Context(), e.DB, "belair", "ubi-nophone@belair.example"); !nophone.UBIDriver || nophone.Phone != "" {
 			t.Fatalf("UBI driver without a cell phone: %+v", nophone)
 		}
-		if fr, _ := account.ByEmail(ctx, db, "belair", "francais@belair.example"); fr.Language != "fr" {
+		if fr, _ := account.ByEmail(t.Context(), e.DB, "belair", "francais@belair.example"); fr.Language != "fr" {
 			t.Fatalf("francais language %q", fr.Language)
 		}
 
 		// Spoil the demo state, then seed again: it comes back, nothing doubles.
 		for range 3 {
-			temp, _ := account.ByEmail(ctx, db, "belair", "temp@belair.example")
+			temp, _ := account.ByEmail(t.Context(), e.DB, "belair", "temp@belair.example")
 			e.post(belair, ip, tempPath(temp.ID), map[string]string{"tempPassword": "wrong"})
 		}
 		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 409 {
 			t.Fatalf("three wrong tries left the temporary password usable: %d", status)
 		}
-		if _, err := devseed.Accounts(ctx, db, brands, account.DefaultParams, e.Clock.Now()); err != nil {
+		if _, err := devseed.Accounts(t.Context(), e.DB, brands, account.DefaultParams, e.Clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		if status, _ := signIn(belair, "temp@belair.example", devseed.TemporaryPassword); status != 200 {
 			t.Fatalf("seeding again did not restore the temporary password: %d", status)
 		}
-		var accounts, policies, links int
-		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM accounts").Scan(&accounts)
-		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM policies").Scan(&policies)
-		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM account_policies").Scan(&links)
+		accounts, policies := e.Count(t, "SELECT COUNT(*) FROM accounts"), e.Count(t, "SELECT COUNT(*) FROM policies")
+		links := e.Count(t, "SELECT COUNT(*) FROM account_policies")
 		if accounts != 14 || policies != 12 || links != 16 {
 			t.Fatalf("after seeding twice: %d accounts, %d policies, %d links; want 14, 12, 16", accounts, policies, links)
 		}

@@ -1,7 +1,6 @@
 package account_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -17,21 +16,21 @@ func TestDefaultParamsAreTheDesigns(t *testing.T) {
 		t.Fatalf("DefaultParams = %+v, want %+v", account.DefaultParams, want)
 	}
 	h := account.NewHasher(account.DefaultParams)
-	hash, err := h.Hash(context.Background(), "Guichet-Demo-2026!")
+	hash, err := h.Hash(t.Context(), "Guichet-Demo-2026!")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(hash, "$argon2id$v=19$m=19456,t=2,p=1$") {
 		t.Fatalf("hash %q does not carry the design's parameters", hash)
 	}
-	ok, rehash, err := h.Verify(context.Background(), "Guichet-Demo-2026!", hash)
+	ok, rehash, err := h.Verify(t.Context(), "Guichet-Demo-2026!", hash)
 	if !ok || rehash || err != nil {
 		t.Fatalf("Verify = %v %v %v", ok, rehash, err)
 	}
 }
 
 func TestHashAndVerify(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	h := account.NewHasher(accounttest.Params)
 	hash, err := h.Hash(ctx, "pässwörd-1")
 	if err != nil {

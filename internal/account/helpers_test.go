@@ -10,6 +10,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -91,4 +92,10 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// each runs fn on a fresh env on every database (storetest.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
 }

@@ -1,7 +1,6 @@
 package account_test
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/notify"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -19,8 +17,7 @@ import (
 func outbox(t *testing.T, e *env) []testenv.Mail { return e.Mail.All(t) }
 
 func TestNotification(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		pokes := 0
 		e.service.Poke = func() { pokes++ } // the worker is woken once per queued email
 		a := e.create(belair, "alex@example.com", func(a *account.Account) { a.Language = "fr" }, "")
@@ -72,9 +69,9 @@ func TestNotification(t *testing.T) {
 				// The link's token names the account, once.
 				consume := func() (account.Account, error) {
 					var got account.Account
-					err := db.InTx(context.Background(), func(tx *store.Tx) error {
+					err := e.DB.InTx(t.Context(), func(tx *store.Tx) error {
 						var err error
-						got, err = account.ConsumeResetToken(context.Background(), tx, "belair", link.Query().Get("token"), e.Clock.Now())
+						got, err = account.ConsumeResetToken(t.Context(), tx, "belair", link.Query().Get("token"), e.Clock.Now())
 						return err
 					})
 					return got, err
@@ -92,9 +89,7 @@ func TestNotification(t *testing.T) {
 			body := map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"}
 			before := len(outbox(t, e))
 			for range 5 {
-				if got := e.post(belair, "203.0.113.9", notifyPath(a.ID), body); got.Status != 200 {
-					t.Fatalf("%d %s", got.Status, got.Body)
-				}
+				e.post(belair, "203.0.113.9", notifyPath(a.ID), body).Expect(t, 200, "")
 			}
 			if sent := len(outbox(t, e)) - before; sent != 3 {
 				t.Fatalf("%d emails queued, want the cap of 3", sent)
@@ -107,15 +102,11 @@ func TestNotification(t *testing.T) {
 }
 
 func TestResetTokenExpiresAndBelongsToItsBrand(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create(belair, "alex@example.com", nil, "")
 		issue := func() string {
 			before := len(outbox(t, e))
-			got := e.post(belair, ip, notifyPath(a.ID), map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"})
-			if got.Status != 200 {
-				t.Fatalf("%d %s", got.Status, got.Body)
-			}
+			e.post(belair, ip, notifyPath(a.ID), map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"}).Expect(t, 200, "")
 			rows := outbox(t, e)[before:]
 			if len(rows) != 1 {
 				t.Fatalf("%d emails queued, want 1", len(rows))
@@ -124,8 +115,8 @@ func TestResetTokenExpiresAndBelongsToItsBrand(t *testing.T) {
 			return link.Query().Get("token")
 		}
 		consume := func(brandID, token string) error {
-			return db.InTx(context.Background(), func(tx *store.Tx) error {
-				_, err := account.ConsumeResetToken(context.Background(), tx, brandID, token, e.Clock.Now())
+			return e.DB.InTx(t.Context(), func(tx *store.Tx) error {
+				_, err := account.ConsumeResetToken(t.Context(), tx, brandID, token, e.Clock.Now())
 				return err
 			})
 		}

@@ -1,30 +1,19 @@
 package account_test
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 func TestPrune(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create(belair, "alex@example.com", nil, "")
 		e.post(belair, ip, authPath(a.ID), map[string]string{"password": password})         // a ticket
 		e.post(belair, ip, authPath(a.ID), map[string]string{"password": "Wrong-Horse-9!"}) // a failure
 		e.post(belair, ip, notifyPath(a.ID), map[string]string{"mediumType": "EMAIL", "notificationType": "RESET_PSW"})
-		count := func(table string) int {
-			var n int
-			if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		count := func(table string) int { return e.Count(t, "SELECT COUNT(*) FROM "+table) }
 		tables := []string{"login_tickets", "login_failures", "password_reset_tokens", "rate_limits"}
-		if n, err := e.service.Prune(context.Background()); err != nil || n != 0 {
+		if n, err := e.service.Prune(t.Context()); err != nil || n != 0 {
 			t.Fatalf("Prune of live rows = %d, %v", n, err)
 		}
 		for _, table := range tables {
@@ -33,7 +22,7 @@ func TestPrune(t *testing.T) {
 			}
 		}
 		e.Clock.Advance(2 * time.Hour)
-		if _, err := e.service.Prune(context.Background()); err != nil {
+		if _, err := e.service.Prune(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		for _, table := range tables {

@@ -1,44 +1,32 @@
 package account_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/brand"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 // TestStaffView: what the console reads and changes through account.
 func TestStaffView(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-		insert := func(b, email, first, last, phone string) account.Account {
+	each(t, func(t *testing.T, e *env) {
+		now := e.Clock.Now()
+		insert := func(b *brand.Brand, email, first, last, phone string) account.Account {
 			t.Helper()
-			var a account.Account
-			err := db.InTx(ctx, func(tx *store.Tx) error {
-				var err error
-				a, err = account.Insert(ctx, tx, account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
-					Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, "hash", now)
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return a
+			return e.create(b, email, func(a *account.Account) { a.FirstName, a.LastName, a.Phone = first, last, phone }, "")
 		}
-		alex := insert("belair", "Alex.Martin@example.com", "Alex", "Martin", "4165550123")
-		sam := insert("intact", "sam_roy@example.com", "Sam", "Roy", "6135550199")
-		other := insert("belair", "zoe@example.com", "Zoé", "Tremblay", "5145550100")
+		alex := insert(belair, "Alex.Martin@example.com", "Alex", "Martin", "4165550123")
+		sam := insert(intact, "sam_roy@example.com", "Sam", "Roy", "6135550199")
+		other := insert(belair, "zoe@example.com", "Zoé", "Tremblay", "5145550100")
 
-		if b, err := account.BrandOf(ctx, db, sam.ID); err != nil || b != "intact" {
+		if b, err := account.BrandOf(t.Context(), e.DB, sam.ID); err != nil || b != "intact" {
 			t.Fatalf("BrandOf = %q, %v", b, err)
 		}
-		if _, err := account.BrandOf(ctx, db, "nobody"); !errors.Is(err, account.ErrNotFound) {
+		if _, err := account.BrandOf(t.Context(), e.DB, "nobody"); !errors.Is(err, account.ErrNotFound) {
 			t.Fatalf("BrandOf of no account = %v", err)
 		}
 
@@ -67,41 +55,41 @@ func TestStaffView(t *testing.T) {
 				if c.s.Limit == 0 {
 					c.s.Limit = 50
 				}
-				found, err := account.SearchForStaff(ctx, db, c.s)
+				found, err := account.SearchForStaff(t.Context(), e.DB, c.s)
 				if err != nil || !slices.Equal(ids(found), c.want) {
 					t.Fatalf("SearchForStaff = %v, %v; want %v", ids(found), err, c.want)
 				}
 			})
 		}
-		if found, _ := account.SearchForStaff(ctx, db, account.StaffSearch{Prefix: "alex", Limit: 50}); len(found) != 1 ||
+		if found, _ := account.SearchForStaff(t.Context(), e.DB, account.StaffSearch{Prefix: "alex", Limit: 50}); len(found) != 1 ||
 			found[0] != alex {
 			t.Fatalf("the account found is not ByID's: %+v, want %+v", found, alex)
 		}
 
 		expires := now.Add(time.Hour)
-		err := db.InTx(ctx, func(tx *store.Tx) error {
-			if err := account.SetTemporaryPassword(ctx, tx, alex.ID, "temp", expires, now); err != nil {
+		err := e.DB.InTx(t.Context(), func(tx *store.Tx) error {
+			if err := account.SetTemporaryPassword(t.Context(), tx, alex.ID, "temp", expires, now); err != nil {
 				return err
 			}
-			return account.Lock(ctx, tx, alex.ID, time.Time{}, now)
+			return account.Lock(t.Context(), tx, alex.ID, time.Time{}, now)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
-			if _, err := db.Exec(ctx, "INSERT INTO login_failures (account_id, at) VALUES (?, ?)", alex.ID, now.UnixMilli()); err != nil {
+			if _, err := e.DB.Exec(t.Context(), "INSERT INTO login_failures (account_id, at) VALUES (?, ?)", alex.ID, now.UnixMilli()); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if f, err := account.StaffFactsOf(ctx, db, alex.ID); err != nil || f.FailedAttempts != 2 || !f.TemporaryExpiresAt.Equal(expires) {
+		if f, err := account.StaffFactsOf(t.Context(), e.DB, alex.ID); err != nil || f.FailedAttempts != 2 || !f.TemporaryExpiresAt.Equal(expires) {
 			t.Fatalf("StaffFactsOf = %+v, %v", f, err)
 		}
 		unlock := func(id string) bool {
 			t.Helper()
 			var changed bool
-			if err := db.InTx(ctx, func(tx *store.Tx) error {
+			if err := e.DB.InTx(t.Context(), func(tx *store.Tx) error {
 				var err error
-				changed, err = account.Unlock(ctx, tx, id, now)
+				changed, err = account.Unlock(t.Context(), tx, id, now)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -111,10 +99,10 @@ func TestStaffView(t *testing.T) {
 		if !unlock(alex.ID) {
 			t.Fatal("Unlock of a locked account changed nothing")
 		}
-		if a, _ := account.ByID(ctx, db, "belair", alex.ID); a.Status != account.Temporary {
+		if a, _ := account.ByID(t.Context(), e.DB, "belair", alex.ID); a.Status != account.Temporary {
 			t.Fatalf("after Unlock the status is %q, want the live temporary password's", a.Status)
 		}
-		if f, _ := account.StaffFactsOf(ctx, db, alex.ID); f.FailedAttempts != 0 {
+		if f, _ := account.StaffFactsOf(t.Context(), e.DB, alex.ID); f.FailedAttempts != 0 {
 			t.Fatalf("failed attempts kept: %+v", f)
 		}
 		if unlock(alex.ID) || unlock(sam.ID) {

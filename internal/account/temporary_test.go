@@ -1,22 +1,19 @@
 package account_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 )
 
 func TestResetWithTemporary(t *testing.T) {
 	const temp = "Temp-Pass-1"
 	const newPassword = "Brand-New-Pass-7?"
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		cases := []struct {
 			name     string
 			temp     string
@@ -69,13 +66,12 @@ func TestResetWithTemporary(t *testing.T) {
 }
 
 func TestSetPassword(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		locked := e.create(belair, "locked@example.com", func(a *account.Account) { a.Status = account.Locked }, "")
 		timed := e.create(belair, "timed@example.com", nil, "")
 		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
-		if err := db.InTx(ctx, func(tx *store.Tx) error {
+		if err := e.DB.InTx(ctx, func(tx *store.Tx) error {
 			return account.Lock(ctx, tx, timed.ID, e.Clock.Now().Add(24*time.Hour), e.Clock.Now())
 		}); err != nil {
 			t.Fatal(err)

@@ -2,13 +2,10 @@ package account_test
 
 import (
 	"bytes"
-	"context"
 	"slices"
 	"testing"
 
 	"guichet/internal/account"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/throttle"
 )
 
@@ -19,8 +16,7 @@ import (
 // same bytes. (The time itself is measured by make bench, which reports
 // the medians: internal/app/bench_test.go.)
 func TestWrongLockedUnknownRunOneHash(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		// Parameters of their own, so that a hash with any others shows.
 		params := account.Params{Memory: 96, Time: 2, Threads: 1, SaltLen: 16, KeyLen: 32}
 		e.service.Hasher = account.NewHasher(params)
@@ -34,11 +30,11 @@ func TestWrongLockedUnknownRunOneHash(t *testing.T) {
 			{active.ID, "password_hash", password}, {locked.ID, "password_hash", password},
 			{temp.ID, "password_hash", password}, {temp.ID, "temp_hash", "Temp-Pass-123!"},
 		} {
-			stored, err := e.service.Hasher.Hash(context.Background(), h.password)
+			stored, err := e.service.Hasher.Hash(t.Context(), h.password)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := db.Exec(context.Background(), "UPDATE accounts SET "+h.column+" = ? WHERE id = ?", stored, h.id); err != nil {
+			if _, err := e.DB.Exec(t.Context(), "UPDATE accounts SET "+h.column+" = ? WHERE id = ?", stored, h.id); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -14,7 +14,6 @@ import (
 
 func TestRecordAndForAccount(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
 		montreal, _ := time.LoadLocation("America/Toronto")
 		at := time.Date(2026, 3, 1, 9, 30, 0, 0, montreal)
 		cases := []struct {
@@ -32,13 +31,13 @@ func TestRecordAndForAccount(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				err := audit.Record(ctx, db, c.event)
+				err := audit.Record(t.Context(), db, c.event)
 				if (err != nil) != c.wantErr {
 					t.Fatalf("Record = %v, want error %v", err, c.wantErr)
 				}
 			})
 		}
-		got, err := audit.ForAccount(ctx, db, "belair", "acc1", 10)
+		got, err := audit.ForAccount(t.Context(), db, "belair", "acc1", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +50,7 @@ func TestRecordAndForAccount(t *testing.T) {
 		if d := got[1].Detail; len(d) > 200 || !utf8.ValidString(d) {
 			t.Fatalf("detail of %d bytes, valid UTF-8 %v", len(d), utf8.ValidString(d))
 		}
-		if last, _ := audit.ForAccount(ctx, db, "belair", "acc1", 1); len(last) != 1 || last[0].Outcome != "wrong_password" {
+		if last, _ := audit.ForAccount(t.Context(), db, "belair", "acc1", 1); len(last) != 1 || last[0].Outcome != "wrong_password" {
 			t.Fatalf("limit 1 = %+v, want the most recent", last)
 		}
 	})
@@ -59,14 +58,13 @@ func TestRecordAndForAccount(t *testing.T) {
 
 func TestRecordInATransactionRollsBackWithIt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		_ = db.InTx(ctx, func(tx *store.Tx) error {
-			if err := audit.Record(ctx, tx, audit.Event{At: time.Now(), Brand: "belair", AccountID: "a", Event: "x", Outcome: "ok"}); err != nil {
+		_ = db.InTx(t.Context(), func(tx *store.Tx) error {
+			if err := audit.Record(t.Context(), tx, audit.Event{At: time.Now(), Brand: "belair", AccountID: "a", Event: "x", Outcome: "ok"}); err != nil {
 				t.Fatal(err)
 			}
 			return context.Canceled
 		})
-		if got, _ := audit.ForAccount(ctx, db, "belair", "a", 10); len(got) != 0 {
+		if got, _ := audit.ForAccount(t.Context(), db, "belair", "a", 10); len(got) != 0 {
 			t.Fatalf("a rolled back event stayed: %+v", got)
 		}
 	})

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"encoding/csv"
 	"fmt"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/audit"
 	"guichet/internal/console"
 	"guichet/internal/maintenance"
@@ -20,7 +20,7 @@ import (
 	"guichet/internal/store/storetest"
 )
 
-const importFile = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const importFile = accounttest.PolicyHeader +
 	"belair,BEL9999,auto,on,holder,Nina,Neuve,1985-02-03,M5V 2T6,,,nina@example.com,,,false,active\n"
 
 // call is one console call and the least role that may make it.
@@ -54,8 +54,7 @@ func (e *env) calls() []call {
 }
 
 func TestRolesTimesActions(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		for _, p := range []staff.Principal{e.agent(), e.supervisor(), e.admin()} {
 			for _, c := range e.calls() {
 				t.Run(string(p.Role)+"/"+c.name, func(t *testing.T) {
@@ -80,8 +79,7 @@ func TestRolesTimesActions(t *testing.T) {
 }
 
 func TestBrandScoping(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		agent := e.agent() // belair only
 		c := "/api/console/v1/customers/" + e.sam.ID
 		for _, x := range []struct {
@@ -113,9 +111,7 @@ func TestBrandScoping(t *testing.T) {
 			}
 		}
 		sup := e.supervisor() // every brand
-		if got := e.as(&sup, "GET", c, nil); got.Status != 200 {
-			t.Fatalf("supervisor of every brand: %d %s", got.Status, got.Body)
-		}
+		e.as(&sup, "GET", c, nil).Expect(t, 200, "")
 		// A supervisor of belair only may not turn intact's maintenance on,
 		// nor import intact's policies, nor export intact's audit.
 		sup.Brands = []string{"belair"}
@@ -132,8 +128,7 @@ func TestBrandScoping(t *testing.T) {
 }
 
 func TestFreshFactor(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.admin()
 		e.Clock.Advance(staff.FreshFactor)
 		if got := e.as(&p, "POST", "/api/console/v1/customers/"+e.alex.ID+"/disable", nil); got.Status != 200 {
@@ -164,8 +159,7 @@ func TestFreshFactor(t *testing.T) {
 }
 
 func TestAuditRowPerAction(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.admin()
 		want := map[string]string{
 			"view": console.EventView, "unlock": console.EventUnlock, "disable": account.EventDisable,
@@ -192,8 +186,7 @@ func TestAuditRowPerAction(t *testing.T) {
 }
 
 func TestSearchByEachKey(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		other := e.create("belair", "zoe@example.com", "Zoé", "Lambert", "5145550000", "BEL5678")
 		p := e.admin()
 		for _, c := range []struct {
@@ -236,16 +229,10 @@ func TestSearchByEachKey(t *testing.T) {
 }
 
 func TestCustomerView(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.agent()
-		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": "wrong-one"}); got.Status != 400 {
-			t.Fatalf("wrong password: %d %s", got.Status, got.Body)
-		}
-		got := e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil)
-		if got.Status != 200 {
-			t.Fatalf("%d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": "wrong-one"}).Expect(t, 400, "")
+		got := e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil).Expect(t, 200, "")
 		m := got.JSON(t)
 		if s := m["lastSignIns"].([]any); len(s) != 0 {
 			t.Fatalf("last sign-ins: %v", s)
@@ -260,27 +247,20 @@ func TestCustomerView(t *testing.T) {
 		if ev := m["events"].([]any); len(ev) == 0 || ev[0].(map[string]any)["event"] != account.EventAuthentication {
 			t.Fatalf("events: %v", ev)
 		}
-		if got := e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": password}); got.Status != 200 {
-			t.Fatalf("right password: %d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": password}).Expect(t, 200, "")
 		m = e.as(&p, "GET", "/api/console/v1/customers/"+e.alex.ID, nil).JSON(t)
 		if s := m["lastSignIns"].([]any); len(s) != 1 || m["failedAttempts"] != float64(0) {
 			t.Fatalf("after a sign-in: %v", m)
 		}
-		if got := e.as(&p, "GET", "/api/console/v1/customers/unknown", nil); got.Status != 404 {
-			t.Fatalf("unknown: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "GET", "/api/console/v1/customers/unknown", nil).Expect(t, 404, "")
 	})
 }
 
 func TestTemporaryPasswordWorksOnce(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.agent()
 		path := "/api/console/v1/customers/" + e.alex.ID + "/temporary-password"
-		if got := e.as(&p, "POST", path, map[string]string{"delivery": "sms"}); got.Status != 400 || got.Code(t) != "VALIDATION" {
-			t.Fatalf("bad delivery: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "POST", path, map[string]string{"delivery": "sms"}).Expect(t, 400, "VALIDATION")
 		got := e.as(&p, "POST", path, map[string]string{"delivery": "show"})
 		temp, _ := got.JSON(t)["temporaryPassword"].(string)
 		if got.Status != 200 || len(temp) != 10 || strings.ContainsAny(temp, "01OIL") || got.Header.Get("Cache-Control") != "no-store" {
@@ -295,65 +275,48 @@ func TestTemporaryPasswordWorksOnce(t *testing.T) {
 		// The customer's temporary-password step accepts it, then the reset
 		// spends it: it works once.
 		tp := "/api/v1/accounts/" + e.alex.ID + "/temporary"
-		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.Status != 200 {
-			t.Fatalf("customer's temporary: %d %s", got.Status, got.Body)
-		}
-		ctx := context.Background()
-		if err := e.accounts.ResetWithTemporary(ctx, "belair", e.alex.ID, temp, "Brand-New-Pass-7?", "198.51.100.7", nil); err != nil {
+		e.customerCall("belair", tp, map[string]string{"tempPassword": temp}).Expect(t, 200, "")
+		if err := e.accounts.ResetWithTemporary(t.Context(), "belair", e.alex.ID, temp, "Brand-New-Pass-7?", "198.51.100.7", nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.Status != 409 {
-			t.Fatalf("second use: %d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", tp, map[string]string{"tempPassword": temp}).Expect(t, 409, "")
 		// Emailed: not answered, queued for the customer.
 		got = e.as(&p, "POST", path, map[string]string{"delivery": "email"})
 		if got.Status != 200 || got.JSON(t)["temporaryPassword"] != nil {
 			t.Fatalf("email: %d %s", got.Status, got.Body)
 		}
-		var n int
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM outbox WHERE LOWER(recipient) = ? AND template = 'temporary-password'",
-			"alex.martin@example.com").Scan(&n); err != nil || n != 1 {
-			t.Fatalf("outbox: %d %v", n, err)
+		if n := e.Count(t, "SELECT COUNT(*) FROM outbox WHERE LOWER(recipient) = ? AND template = 'temporary-password'",
+			"alex.martin@example.com"); n != 1 {
+			t.Fatalf("outbox: %d", n)
 		}
 		// After 24 hours it no longer works.
 		e.Clock.Advance(console.TemporaryTTL + time.Second)
-		if got := e.customerCall("belair", tp, map[string]string{"tempPassword": temp}); got.Status != 409 {
-			t.Fatalf("expired: %d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", tp, map[string]string{"tempPassword": temp}).Expect(t, 409, "")
 	})
 }
 
 func TestUnlockDisableEnable(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		p := e.agent()
 		c := "/api/console/v1/customers/" + e.alex.ID
-		if err := db.InTx(ctx, func(tx *store.Tx) error { return account.Lock(ctx, tx, e.alex.ID, time.Time{}, e.Clock.Now()) }); err != nil {
+		if err := e.DB.InTx(ctx, func(tx *store.Tx) error { return account.Lock(ctx, tx, e.alex.ID, time.Time{}, e.Clock.Now()) }); err != nil {
 			t.Fatal(err)
 		}
 		auth := "/api/v1/accounts/" + e.alex.ID + "/authentication"
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 400 {
-			t.Fatalf("locked: %d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", auth, map[string]string{"password": password}).Expect(t, 400, "")
 		if got := e.as(&p, "POST", c+"/unlock", nil); got.Status != 200 || got.JSON(t)["locked"] != false || got.JSON(t)["status"] != "active" {
 			t.Fatalf("unlock: %d %s", got.Status, got.Body)
 		}
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 200 {
-			t.Fatalf("unlocked sign-in: %d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", auth, map[string]string{"password": password}).Expect(t, 200, "")
 		if got := e.as(&p, "POST", c+"/disable", nil); got.Status != 200 || got.JSON(t)["disabled"] != true {
 			t.Fatalf("disable: %d %s", got.Status, got.Body)
 		}
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 403 || got.Code(t) != "3001" {
-			t.Fatalf("disabled sign-in: %d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", auth, map[string]string{"password": password}).Expect(t, 403, "3001")
 		if got := e.as(&p, "POST", c+"/enable", nil); got.Status != 200 || got.JSON(t)["disabled"] != false {
 			t.Fatalf("enable: %d %s", got.Status, got.Body)
 		}
-		if got := e.customerCall("belair", auth, map[string]string{"password": password}); got.Status != 200 {
-			t.Fatalf("enabled sign-in: %d %s", got.Status, got.Body)
-		}
+		e.customerCall("belair", auth, map[string]string{"password": password}).Expect(t, 200, "")
 		rows := e.auditRows(p.Actor())
 		want := []string{console.EventUnlock + " ok " + e.alex.ID, account.EventDisable + " ok " + e.alex.ID, account.EventEnable + " ok " + e.alex.ID}
 		if !slices.Equal(rows, want) {
@@ -366,24 +329,19 @@ func TestUnlockDisableEnable(t *testing.T) {
 }
 
 func TestResetEmailAndInvitation(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		p := e.agent()
 		c := "/api/console/v1/customers/" + e.alex.ID
-		if got := e.as(&p, "POST", c+"/reset-email", nil); got.Status != 200 {
-			t.Fatalf("reset email: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "POST", c+"/reset-email", nil).Expect(t, 200, "")
 		var data string
-		if err := db.QueryRow(ctx, "SELECT data FROM outbox WHERE template = 'reset-link' AND LOWER(recipient) = ?", "alex.martin@example.com").Scan(&data); err != nil ||
+		if err := e.DB.QueryRow(ctx, "SELECT data FROM outbox WHERE template = 'reset-link' AND LOWER(recipient) = ?", "alex.martin@example.com").Scan(&data); err != nil ||
 			!strings.Contains(data, "https://") || !strings.Contains(data, "/reset?token=") {
 			t.Fatalf("reset link email: %q %v", data, err)
 		}
-		if got := e.as(&p, "POST", c+"/invitation", map[string]string{"policyNumber": "BEL-5678", "source": "edoc"}); got.Status != 200 {
-			t.Fatalf("invitation: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "POST", c+"/invitation", map[string]string{"policyNumber": "BEL-5678", "source": "edoc"}).Expect(t, 200, "")
 		var issuedBy string
-		if err := db.QueryRow(ctx, "SELECT issued_by FROM email_tokens WHERE email = ?", "alex.martin@example.com").Scan(&issuedBy); err != nil || issuedBy != p.Actor() {
+		if err := e.DB.QueryRow(ctx, "SELECT issued_by FROM email_tokens WHERE email = ?", "alex.martin@example.com").Scan(&issuedBy); err != nil || issuedBy != p.Actor() {
 			t.Fatalf("token issued by %q %v", issuedBy, err)
 		}
 		for _, x := range []struct {
@@ -399,23 +357,14 @@ func TestResetEmailAndInvitation(t *testing.T) {
 				t.Fatalf("%v: %d %s", x.body, got.Status, got.Body)
 			}
 		}
-		if got := e.as(&p, "POST", c+"/invitation", "{not json"); got.Status != 400 {
-			t.Fatalf("bad json: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "POST", c+"/invitation", "{not json").Expect(t, 400, "")
 	})
 }
 
 func TestImportDryRunThenWrite(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
 		p := e.supervisor()
-		count := func() (n int) {
-			if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM policies WHERE number = 'BEL9999'").Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		count := func() int { return e.Count(t, "SELECT COUNT(*) FROM policies WHERE number = 'BEL9999'") }
 		for _, q := range []string{"", "?dryRun=true"} {
 			got := e.as(&p, "POST", "/api/console/v1/policies/import"+q, importFile)
 			if m := got.JSON(t); got.Status != 200 || m["dryRun"] != true || m["added"] != float64(1) || count() != 0 {
@@ -430,28 +379,21 @@ func TestImportDryRunThenWrite(t *testing.T) {
 		if m := got.JSON(t); got.Status != 400 || m["errorCode"] != "IMPORT_INVALID" || len(m["errors"].([]any)) == 0 {
 			t.Fatalf("bad file: %d %s", got.Status, got.Body)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/policies/import?dryRun=maybe", importFile); got.Status != 400 {
-			t.Fatalf("bad dryRun: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "POST", "/api/console/v1/policies/import?dryRun=maybe", importFile).Expect(t, 400, "")
 	})
 }
 
 func TestMaintenanceOnOff(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		p := e.supervisor()
 		until := e.Clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": true, "until": until}); got.Status != 200 {
-			t.Fatalf("on: %d %s", got.Status, got.Body)
-		}
-		if w, _ := maintenance.Active(ctx, db, e.Clock.Now()); len(w) != 1 || w[0].Brand != "belair" {
+		e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": true, "until": until}).Expect(t, 200, "")
+		if w, _ := maintenance.Active(ctx, e.DB, e.Clock.Now()); len(w) != 1 || w[0].Brand != "belair" {
 			t.Fatalf("windows %v", w)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": false}); got.Status != 200 {
-			t.Fatalf("off: %d %s", got.Status, got.Body)
-		}
-		if w, _ := maintenance.Active(ctx, db, e.Clock.Now()); len(w) != 0 {
+		e.as(&p, "POST", "/api/console/v1/maintenance", map[string]any{"brand": "belair", "on": false}).Expect(t, 200, "")
+		if w, _ := maintenance.Active(ctx, e.DB, e.Clock.Now()); len(w) != 0 {
 			t.Fatalf("windows %v", w)
 		}
 		for _, body := range []map[string]any{
@@ -466,9 +408,8 @@ func TestMaintenanceOnOff(t *testing.T) {
 }
 
 func TestAuditExportCSV(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
-		ctx := context.Background()
+	each(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
 		base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 		for i, ev := range []audit.Event{
 			{Brand: "belair", AccountID: "a1", Event: "login.authentication", Outcome: "ok", Detail: `say "hi", then
@@ -477,12 +418,12 @@ leave`, Actor: ""},
 			{Brand: "belair", AccountID: "a2", Event: "account.disable", Outcome: "ok", Actor: "staff:x", IP: "203.0.113.1"},
 		} {
 			ev.At = base.Add(time.Duration(i) * time.Hour)
-			if err := audit.Record(ctx, db, ev); err != nil {
+			if err := audit.Record(ctx, e.DB, ev); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// Outside the period.
-		if err := audit.Record(ctx, db, audit.Event{At: base.Add(-time.Millisecond), Brand: "belair", Event: "early", Outcome: "ok"}); err != nil {
+		if err := audit.Record(ctx, e.DB, audit.Event{At: base.Add(-time.Millisecond), Brand: "belair", Event: "early", Outcome: "ok"}); err != nil {
 			t.Fatal(err)
 		}
 		p := e.supervisor()
@@ -528,7 +469,7 @@ leave`, Actor: ""},
 
 func TestPurgeAudit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 		for i, at := range []time.Time{now.AddDate(0, -24, 0).Add(-time.Millisecond), now.AddDate(0, -24, 0), now.AddDate(0, -1, 0)} {
 			if err := audit.Record(ctx, db, audit.Event{At: at, Brand: "belair", Event: fmt.Sprint("e", i), Outcome: "ok"}); err != nil {
@@ -547,8 +488,7 @@ func TestPurgeAudit(t *testing.T) {
 }
 
 func TestStaffAdmin(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		p := e.admin()
 		got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "Sup@Console.example", "name": "Sue Per", "role": "supervisor"})
 		m := got.JSON(t)
@@ -557,12 +497,10 @@ func TestStaffAdmin(t *testing.T) {
 			t.Fatalf("add: %d %s", got.Status, got.Body)
 		}
 		token := strings.TrimPrefix(m["setupLink"].(string), "https://console.example/setup#")
-		if info, err := e.h.Service.Staff.Setup(context.Background(), token); err != nil || info.Email != "sup@console.example" {
+		if info, err := e.h.Service.Staff.Setup(t.Context(), token); err != nil || info.Email != "sup@console.example" {
 			t.Fatalf("the link does not set up: %+v %v", info, err)
 		}
-		if got := e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "sup@console.example", "name": "Again", "role": "agent"}); got.Status != 409 || got.Code(t) != "STAFF_EXISTS" {
-			t.Fatalf("twice: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "POST", "/api/console/v1/staff", map[string]any{"email": "sup@console.example", "name": "Again", "role": "agent"}).Expect(t, 409, "STAFF_EXISTS")
 		for _, body := range []map[string]any{{"email": "x@console.example", "name": "X", "role": "boss"}, {"email": "bad", "name": "X", "role": "agent"},
 			{"email": "y@console.example", "name": "", "role": "agent"}, {"email": "z@console.example", "name": "Z", "role": "agent", "brands": []string{"nobrand"}}} {
 			if got := e.as(&p, "POST", "/api/console/v1/staff", body); got.Status != 400 || got.Code(t) != "VALIDATION" {
@@ -577,11 +515,7 @@ func TestStaffAdmin(t *testing.T) {
 			t.Fatalf("disable: %d %s", got.Status, got.Body)
 		}
 		p.ID = e.member.ID
-		if got := e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil); got.Status != 409 || got.Code(t) != "STAFF_SELF" {
-			t.Fatalf("self: %d %s", got.Status, got.Body)
-		}
-		if got := e.as(&p, "POST", "/api/console/v1/staff/AAAAAAAAAAAAAAAAAAAAAA/disable", nil); got.Status != 404 {
-			t.Fatalf("unknown: %d %s", got.Status, got.Body)
-		}
+		e.as(&p, "POST", "/api/console/v1/staff/"+e.member.ID+"/disable", nil).Expect(t, 409, "STAFF_SELF")
+		e.as(&p, "POST", "/api/console/v1/staff/AAAAAAAAAAAAAAAAAAAAAA/disable", nil).Expect(t, 404, "")
 	})
 }

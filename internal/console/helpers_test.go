@@ -3,20 +3,17 @@ package console_test
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
-	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
-	"guichet/internal/policy"
 	"guichet/internal/staff"
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -26,7 +23,7 @@ const (
 )
 
 // people are the policies the customers hold (and an invitation's person).
-const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const people = accounttest.PolicyHeader +
 	"belair,BEL1234,auto,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex.martin@example.com,,,false,active\n" +
 	"belair,BEL5678,home,on,holder,Alex,Martin,1980-04-12,M5V 2T6,,,alex.martin@example.com,,,false,active\n" +
 	"intact,123456789,auto,ab,holder,Sam,Roy,1975-06-30,M5V 2T6,,,sam.roy@example.com,,,false,active\n"
@@ -43,18 +40,19 @@ type env struct {
 	member   staff.Member    // a staff member admins may disable
 }
 
+// each runs fn on a fresh console env on every database (storetest.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+}
+
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	ctx := context.Background()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	reg := testenv.Brands(t)
 	te := testenv.New(db)
 	c := te.Clock
-	if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}).Import(ctx, strings.NewReader(people)); err != nil {
-		t.Fatal(err)
-	}
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	tokens := emailtoken.New(db, reg.ByID, c.Now)
@@ -105,7 +103,7 @@ func (e *env) create(b, email, first, last, phone, number string) account.Accoun
 	e.t.Helper()
 	a := accounttest.Create(e.t, e.DB, e.Clock.Now(), account.Account{Brand: b, Email: email, FirstName: first, LastName: last,
 		Phone: phone, PostalCode: "M5V 2T6", DateOfBirth: "1980-04-12", Language: "en"}, password, "")
-	if _, err := e.DB.Exec(context.Background(), `INSERT INTO account_policies (account_id, policy_id, role)
+	if _, err := e.DB.Exec(e.t.Context(), `INSERT INTO account_policies (account_id, policy_id, role)
 		SELECT ?, id, 'holder' FROM policies WHERE brand = ? AND number = ?`, a.ID, b, number); err != nil {
 		e.t.Fatal(err)
 	}
@@ -146,7 +144,7 @@ func (e *env) customerCall(b, path string, body any) testenv.Answer {
 // auditRows are "event outcome actor" of the rows of an actor, oldest first.
 func (e *env) auditRows(actor string) []string {
 	e.t.Helper()
-	rows, err := e.DB.Query(context.Background(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
+	rows, err := e.DB.Query(e.t.Context(), "SELECT event, outcome, account_id FROM audit_events WHERE actor = ? ORDER BY id", actor)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -164,11 +162,9 @@ func (e *env) auditRows(actor string) []string {
 
 func (e *env) account(a account.Account) account.Account {
 	e.t.Helper()
-	got, err := account.ByID(context.Background(), e.DB, a.Brand, a.ID)
+	got, err := account.ByID(e.t.Context(), e.DB, a.Brand, a.ID)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return got
 }
-
-var _ = time.Second

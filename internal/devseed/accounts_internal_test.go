@@ -1,7 +1,6 @@
 package devseed
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"path/filepath"
@@ -27,7 +26,7 @@ func TestSeedersStartingTogether(t *testing.T) {
 	}
 	brands := reg.All()[:1]
 	first := "looked up demo@" + brands[0].ID + ".example"
-	ctx := context.Background()
+	ctx := t.Context()
 	for _, tc := range []struct {
 		name string
 		open func(t *testing.T) (a, b *store.DB)
@@ -146,7 +145,7 @@ func openTwice(t *testing.T, open func() (*store.DB, error)) (a, b *store.DB) {
 		t.Cleanup(func() { db.Close() })
 		dbs[i] = db
 	}
-	if _, err := dbs[0].Migrate(context.Background()); err != nil {
+	if _, err := dbs[0].Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return dbs[0], dbs[1]

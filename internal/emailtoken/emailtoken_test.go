@@ -1,17 +1,16 @@
 package emailtoken_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/emailtoken"
 	"guichet/internal/notify"
 	"guichet/internal/testenv"
@@ -127,7 +126,7 @@ func TestNotFound(t *testing.T) {
 			t.Fatalf("%d registrations opened by refused reads", n)
 		}
 		// A start date in the future: 404 until then.
-		later, err := e.tokens.Issue(context.Background(), emailtoken.Request{Brand: "belair", PolicyNumber: "TOK0001",
+		later, err := e.tokens.Issue(t.Context(), emailtoken.Request{Brand: "belair", PolicyNumber: "TOK0001",
 			Email: "theo@example.com", Source: "mrkt", Start: e.Clock.Now().Add(day), IssuedBy: "cli"})
 		if err != nil {
 			t.Fatal(err)
@@ -167,8 +166,7 @@ func TestRereadKeepsTheRegistration(t *testing.T) {
 // never a second account.
 func TestCreateWithToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		out, id := e.opened("TOK0001", "theo@example.com", "edoc")
 		e.create(id, map[string]any{}).Expect(t, 400, "VALIDATION")
 		e.create(id, map[string]any{"postalCode": "M5V"}).Expect(t, 400, "VALIDATION")
 		e.create(id, map[string]any{"postalCode": "M5V 2T7"}).Expect(t, 400, "1002")
@@ -178,9 +176,7 @@ func TestCreateWithToken(t *testing.T) {
 		if a.Str(t, "email") != "theo@example.com" {
 			t.Fatalf("%s", a.Body)
 		}
-		if got := e.linked("theo@example.com"); !slices.Equal(got, []string{"TOK0001:holder"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "theo@example.com", "TOK0001:holder")
 		if n := e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0"); n != 1 {
 			t.Fatalf("%d tokens used", n)
 		}
@@ -217,8 +213,7 @@ func TestCreateWithToken(t *testing.T) {
 
 func TestCreateTriesRunOut(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		_, id := e.opened("TOK0001", "theo@example.com", "edoc")
 		for range 4 {
 			e.create(id, map[string]any{"postalCode": "H0H 0H0"}).Expect(t, 400, "1002")
 		}
@@ -233,31 +228,10 @@ func TestCreateTriesRunOut(t *testing.T) {
 // TestConcurrentCreatesWithOneToken: exactly one account.
 func TestConcurrentCreatesWithOneToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
-		const n = 6
-		statuses := make([]int, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				statuses[i] = e.create(id, map[string]any{"postalCode": postal}).Status
-			}()
-		}
-		wg.Wait()
-		created := 0
-		for _, s := range statuses {
-			switch s {
-			case 201:
-				created++
-			case 409:
-			default:
-				t.Errorf("status %d", s)
-			}
-		}
-		if created != 1 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com") != 1 {
-			t.Fatalf("%d created: %v", created, statuses)
+		_, id := e.opened("TOK0001", "theo@example.com", "edoc")
+		got := testenv.Parallel(6, func() testenv.Answer { return e.create(id, map[string]any{"postalCode": postal}) })
+		if got[201] != 1 || got[409] != 5 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email_normalized = ?", "theo@example.com") != 1 {
+			t.Fatalf("statuses %v, want one 201 and the others 409", got)
 		}
 	})
 }
@@ -266,8 +240,7 @@ func TestConcurrentCreatesWithOneToken(t *testing.T) {
 // registration and locks the person 24 hours.
 func TestWrongCellphone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0006", "vera@example.com", "BA")
-		id := tokenOf(t, e.read(out.Token, "BA")).ID
+		out, id := e.opened("TOK0006", "vera@example.com", "BA")
 		e.create(id, map[string]any{"postalCode": postal}).Expect(t, 400, "VALIDATION")
 		e.create(id, map[string]any{"cellPhone": "514-555-0304"}).Expect(t, 403, "WRONG_CELLPHONE")
 		e.create(id, map[string]any{"cellPhone": cell}).Expect(t, 409, "REGISTRATION_STATE")
@@ -279,9 +252,7 @@ func TestWrongCellphone(t *testing.T) {
 		e.Clock.Advance(2 * time.Minute)
 		id = tokenOf(t, e.read(out.Token, "BA")).ID
 		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).Expect(t, 201, "")
-		if got := e.linked("vera@example.com"); !slices.Equal(got, []string{"TOK0006:driver"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "vera@example.com", "TOK0006:driver")
 		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'") != 1 {
 			t.Fatal("the wrong phone is not audited")
 		}
@@ -292,8 +263,7 @@ func TestWrongCellphone(t *testing.T) {
 // birth and postal code; wrong answers are the account's sign-in failures.
 func TestUBILink(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0003", "owner@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		out, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/accounts/" + id + "/authentication"
 		e.post(path, map[string]string{"password": ownerPass}).Expect(t, 400, "VALIDATION")
 		e.post(path, map[string]string{"password": "Wrong-Horse-9!", "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
@@ -307,9 +277,7 @@ func TestUBILink(t *testing.T) {
 		if a.Str(t, "email") != "owner@example.com" {
 			t.Fatalf("%s", a.Body)
 		}
-		if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "TOK0003:driver"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "TOK0003:driver")
 		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'") != 1 {
 			t.Fatal("link not audited")
 		}
@@ -324,8 +292,7 @@ func TestUBILink(t *testing.T) {
 // answers like a wrong password.
 func TestUBILinkLockout(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0003", "owner@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		_, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/registrations/" + id + "/authentication"
 		for range account.DefaultLockout.MaxFailures {
 			e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
@@ -354,18 +321,12 @@ func TestAskUsername(t *testing.T) {
 			body.TwoFactorValidations[0].Method != "ask-email-code" {
 			t.Fatalf("%s", next.Body)
 		}
-		var data string
-		if err := e.DB.QueryRow(context.Background(), "SELECT data FROM outbox WHERE recipient = ?", "tina@example.com").Scan(&data); err != nil {
-			t.Fatal(err)
-		}
-		code := data[strings.Index(data, `"code":"`)+8:][:6]
+		code := e.Mail.Next(t, "tina@example.com").Data[notify.DataCode]
 		cpath := "/api/v1/registrations/" + a.ID + "/validations/" + body.TwoFactorValidations[0].ID + "/"
 		e.post(cpath, map[string]string{"validationValue": code}).Expect(t, 200, "")
 		e.create(a.ID, map[string]any{"postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
 		e.create(a.ID, map[string]any{"postalCode": postal, "dateOfBirth": dob}).Expect(t, 201, "")
-		if got := e.linked("tina@example.com"); !slices.Equal(got, []string{"TOK0002:holder"}) {
-			t.Fatalf("linked %v", got)
-		}
+		accounttest.ExpectLinked(t, e.DB, "belair", "tina@example.com", "TOK0002:holder")
 		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0") != 1 {
 			t.Fatal("token not spent")
 		}
@@ -408,8 +369,7 @@ func TestResetWithEmailToken(t *testing.T) {
 // reads token-expired.
 func TestDelete(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		id := tokenOf(t, e.read(out.Token, "edoc")).ID
+		out, id := e.opened("TOK0001", "theo@example.com", "edoc")
 		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).Expect(t, 204, "")
 		e.do(http.MethodDelete, "/api/v1/tokens/"+out.Token, nil, nil).Expect(t, 204, "")
 		e.do(http.MethodDelete, "/api/v1/tokens/"+strings.Repeat("A", 43), nil, nil).Expect(t, 404, "NOT_FOUND")
@@ -424,7 +384,7 @@ func TestDelete(t *testing.T) {
 // TestIssue: refusals, the language, the invitation email per source.
 func TestIssue(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		ctx := context.Background()
+		ctx := t.Context()
 		base := emailtoken.Request{Brand: "belair", PolicyNumber: "TOK0001", Email: "theo@example.com", Source: "edoc", IssuedBy: "cli"}
 		for name, c := range map[string]struct {
 			change func(r *emailtoken.Request)
@@ -639,10 +599,10 @@ func TestInconsistent(t *testing.T) {
 			}
 		}
 		var registrations, audited int
-		if err := e.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM registrations").Scan(&registrations); err != nil {
+		if err := e.DB.QueryRow(t.Context(), "SELECT COUNT(*) FROM registrations").Scan(&registrations); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.DB.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'inconsistent'").Scan(&audited); err != nil {
+		if err := e.DB.QueryRow(t.Context(), "SELECT COUNT(*) FROM audit_events WHERE outcome = 'inconsistent'").Scan(&audited); err != nil {
 			t.Fatal(err)
 		}
 		if registrations != 0 || audited != 2 {

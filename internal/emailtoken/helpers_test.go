@@ -1,15 +1,12 @@
 package emailtoken_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
-	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
@@ -17,10 +14,8 @@ import (
 	"guichet/internal/emailtoken"
 	"guichet/internal/httpapi"
 	"guichet/internal/identity"
-	"guichet/internal/policy"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
-	"guichet/internal/store"
 	"guichet/internal/testenv"
 )
 
@@ -34,7 +29,7 @@ const (
 )
 
 // people: one person per action of the token routing table (belair, on).
-const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const people = accounttest.PolicyHeader +
 	// default-password-register
 	"belair,TOK0001,auto,on,holder,Théo,Jeton," + dob + "," + postal + ",,,theo@example.com,,,false,active\n" +
 	// ask-username: the email is the owner's account's
@@ -68,16 +63,10 @@ type env struct {
 
 func newEnv(t *testing.T, te *testenv.Env) *env {
 	t.Helper()
-	ctx := context.Background()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
+	reg := testenv.Brands(t)
 	db, c := te.DB, te.Clock
-	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
-	if _, err := im.Import(ctx, strings.NewReader(people)); err != nil {
-		t.Fatal(err)
-	}
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
 	regs, err := registration.New(ctx, accounts)
@@ -95,37 +84,11 @@ func newEnv(t *testing.T, te *testenv.Env) *env {
 	tokens.Registrations = regs
 	e := &env{Env: te, t: t, tokens: tokens, regs: regs, brands: reg,
 		keys: map[string]string{"belair": "belair-service-key-0123456789", "bna": "bna-service-key-0123456789"}}
-	hash, err := accounttest.Hasher().Hash(ctx, ownerPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.InTx(ctx, func(tx *store.Tx) error {
-		a, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "owner@example.com", Language: "fr",
-			FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, hash, c.Now())
-		if err != nil {
-			return err
-		}
-		e.owner = a
-		p, err := policy.ByNumber(ctx, tx, "belair", "OWN0001")
-		if err != nil {
-			return err
-		}
-		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
-			return err
-		}
-		if _, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID); err != nil {
-			return err
-		}
-		uma, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "uma@example.com", Language: "en",
-			UBIDriver: true, Phone: cell, FirstName: "Uma", LastName: "Compte", DateOfBirth: dob, PostalCode: postal}, hash, c.Now())
-		if err != nil {
-			return err
-		}
-		e.uma = uma
-		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE first_name = 'Uma'", uma.ID)
-		return err
-	})
-	if err != nil {
+	e.owner = accounttest.Holder(t, db, c.Now(), account.Account{Brand: "belair", Email: "owner@example.com", Language: "fr",
+		FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, ownerPass, "OWN0001")
+	e.uma = accounttest.Create(t, db, c.Now(), account.Account{Brand: "belair", Email: "uma@example.com", Language: "en",
+		UBIDriver: true, Phone: cell, FirstName: "Uma", LastName: "Compte", DateOfBirth: dob, PostalCode: postal}, ownerPass, "")
+	if _, err := db.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE first_name = 'Uma'", e.uma.ID); err != nil {
 		t.Fatal(err)
 	}
 	rh := &registration.Handler{Service: regs}
@@ -150,12 +113,20 @@ func newEnv(t *testing.T, te *testenv.Env) *env {
 // issue issues a token for the test (IssuedBy cli), failing on error.
 func (e *env) issue(number, email, source string) emailtoken.Issued {
 	e.t.Helper()
-	out, err := e.tokens.Issue(context.Background(), emailtoken.Request{Brand: "belair", PolicyNumber: number,
+	out, err := e.tokens.Issue(e.t.Context(), emailtoken.Request{Brand: "belair", PolicyNumber: number,
 		Email: email, Source: source, IssuedBy: emailtoken.IssuedByCLI})
 	if err != nil {
 		e.t.Fatalf("issue %s %s: %v", number, email, err)
 	}
 	return out
+}
+
+// opened issues a token (issue) and reads it with src, as the link opened:
+// it returns the token and the id of what the read opened.
+func (e *env) opened(number, email, src string) (emailtoken.Issued, string) {
+	e.t.Helper()
+	out := e.issue(number, email, src)
+	return out, tokenOf(e.t, e.read(out.Token, src)).ID
 }
 
 // tokenOf is the answer of a token read.

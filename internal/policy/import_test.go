@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"guichet/config"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/store"
@@ -30,7 +30,7 @@ func importer(t testing.TB, db *store.DB) *policy.Importer {
 	return &policy.Importer{DB: db, Brands: brands(t), Now: importNow}
 }
 
-const header = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n"
+const header = accounttest.PolicyHeader
 
 const goodFile = header +
 	"belair,BEL-1234,auto,qc,holder,Jean-François,Côté,1980-04-12,h2x 1y4,,,jf@example.com,514-555-0123,ABCD1234,false,active\n" +
@@ -39,7 +39,7 @@ const goodFile = header +
 
 func TestImportAddsThenLeavesAlone(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		im := importer(t, db)
 		res, err := im.Import(ctx, strings.NewReader(goodFile))
 		if err != nil || res.String() != "3 rows: 3 added, 0 updated, 0 unchanged" {
@@ -76,7 +76,7 @@ func TestImportAddsThenLeavesAlone(t *testing.T) {
 
 func TestImportRefusesBadRows(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		bad := header +
 			"belair,BEL1234,auto,qc,holder,Jean,Côté,1980-04-12,H2X 1Y4,,,,,,,\n" +
 			"nobrand,BEL1234,auto,qc,holder,Jean,Côté,1980-04-12,H2X 1Y4,,,,,,,\n" +
@@ -126,7 +126,7 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		im := importer(t, db)
 		im.DryRun = true
-		res, err := im.Import(context.Background(), strings.NewReader(goodFile))
+		res, err := im.Import(t.Context(), strings.NewReader(goodFile))
 		if err != nil || res.String() != "3 rows: 3 added, 0 updated, 0 unchanged" {
 			t.Fatalf("dry run = %v, %v", res, err)
 		}
@@ -156,7 +156,7 @@ func TestNameKey(t *testing.T) {
 
 func count(t testing.TB, db *store.DB, table string) int {
 	var n int
-	if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+	if err := db.QueryRow(t.Context(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -170,7 +170,7 @@ func BenchmarkImport100k(b *testing.B) {
 		b.StopTimer()
 		db := storetest.Open(b)
 		b.StartTimer()
-		res, err := importer(b, db).Import(context.Background(), strings.NewReader(file))
+		res, err := importer(b, db).Import(b.Context(), strings.NewReader(file))
 		if err != nil || res.Added != 100_000 {
 			b.Fatal(res, err)
 		}

@@ -1,7 +1,6 @@
 package policy_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ func TestNormalizeNumber(t *testing.T) {
 
 func TestCreateLinkAndList(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		now := time.Now()
 		if _, err := db.Exec(ctx, `INSERT INTO accounts (id, brand, email, email_normalized, created_at, updated_at)
 			VALUES ('acc1', 'belair', 'a@example.com', 'a@example.com', 0, 0)`); err != nil {

@@ -1,7 +1,6 @@
 package registration_test
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -10,8 +9,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/notify"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
 
@@ -19,11 +16,8 @@ import (
 // code and PIN submission, email submission, password-validation, create)
 // on both databases.
 func TestBranches(t *testing.T) {
-	branches := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
-		{"email code, then create, then already registered", func(t *testing.T, e *env) {
+	branches := []testenv.Case[*env]{
+		{Name: "email code, then create, then already registered", Run: func(t *testing.T, e *env) {
 			f := e.find("reg-0001", "EMMA", "courriel").Expect(t, 240, "")
 			methods, ids := optionsOf(t, f)
 			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) || f.Str(t, "status") != "REGISTRATION" ||
@@ -52,9 +46,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("verified: %s", v.Body)
 			}
 			e.create(id, newPassword).Expect(t, 201, "")
-			if got := e.linked("emma@example.com"); !slices.Equal(got, []string{"REG0001:holder"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "emma@example.com", "REG0001:holder")
 			if m := e.Mail.Next(t, "emma@example.com"); m.Template != notify.TemplateAccountCreated {
 				t.Fatalf("welcome %+v", m)
 			}
@@ -66,12 +58,9 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("notice %+v", m)
 			}
 		}},
-		{"SMS code", func(t *testing.T, e *env) {
+		{Name: "SMS code", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
-			methods, ids := optionsOf(t, f)
-			if !slices.Equal(methods, []string{"EMAIL", "SMS", "NONE"}) {
-				t.Fatalf("options %v", methods)
-			}
+			ids := offered(t, f, "EMAIL", "SMS", "NONE")
 			id := f.Str(t, "id")
 			e.send(id, ids["SMS"]).Expect(t, 200, "")
 			m := e.Mail.Next(t, "+15145550101")
@@ -82,26 +71,20 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("simon@example.com")
 		}},
-		{"PIN", func(t *testing.T, e *env) {
+		{Name: "PIN", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
-			methods, ids := optionsOf(t, f)
-			if !slices.Equal(methods, []string{"EMAIL", "PIN", "NONE"}) {
-				t.Fatalf("options %v", methods)
-			}
+			ids := offered(t, f, "EMAIL", "PIN", "NONE")
 			id := f.Str(t, "id")
 			e.send(id, ids["PIN"]).Expect(t, 409, "REGISTRATION_STATE")
 			e.value(id, ids["PIN"], "ZZ12CD34").Expect(t, 400, "INVALID_ACTIVATION_CODE")
 			e.value(id, ids["PIN"], "ab12-cd34").Expect(t, 200, "")
 			e.Mail.None(t, "paula@example.com")
 		}},
-		{"a PIN older than its life is not offered", func(t *testing.T, e *env) {
+		{Name: "a PIN older than its life is not offered", Run: func(t *testing.T, e *env) {
 			e.Clock.Advance(181 * 24 * time.Hour)
-			methods, _ := optionsOf(t, e.find("REG0003", "Paula", "Nip").Expect(t, 240, ""))
-			if !slices.Equal(methods, []string{"EMAIL", "NONE"}) {
-				t.Fatalf("options %v", methods)
-			}
+			offered(t, e.find("REG0003", "Paula", "Nip").Expect(t, 240, ""), "EMAIL", "NONE")
 		}},
-		{"ask-email: nothing on file", func(t *testing.T, e *env) {
+		{Name: "ask-email: nothing on file", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
 			methods, ids := optionsOf(t, f)
 			if !slices.Equal(methods, []string{"ask-email"}) || f.Str(t, "email") != "" {
@@ -111,10 +94,7 @@ func TestBranches(t *testing.T) {
 			e.value(id, ids["ask-email"], "not an email").Expect(t, 400, "VALIDATION")
 			e.value(id, ids["ask-email"], "Owner@Example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
 			n := e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-email-code"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			next := offered(t, n, "ask-email-code")
 			code := e.Mail.Next(t, "alice@example.com").Data[notify.DataCode]
 			e.send(id, next["ask-email-code"]).Expect(t, 200, "")
 			e.value(id, next["ask-email-code"], code).Expect(t, 400, "INVALID_ACTIVATION_CODE") // replaced by the resend
@@ -126,16 +106,10 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("alice@example.com")
 		}},
-		{"ask-username: the email on file is another account's", func(t *testing.T, e *env) {
-			f := e.find("REG0005", "Ugo", "Pris").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
-			n := e.value(id, ids["EMAIL"], e.Mail.Next(t, "owner@example.com").Data[notify.DataCode]).Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-username"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+		{Name: "ask-username: the email on file is another account's", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0005", "Ugo", "Pris")
+			n := e.proveByCode(id, ids["EMAIL"], "owner@example.com", 240)
+			next := offered(t, n, "ask-username")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			n = e.value(id, next["ask-username"], "ugo@example.com").Expect(t, 240, "")
 			_, next = optionsOf(t, n)
@@ -143,29 +117,20 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("ugo@example.com")
 		}},
-		{"no options: a driver with nothing on file", func(t *testing.T, e *env) {
+		{Name: "no options: a driver with nothing on file", Run: func(t *testing.T, e *env) {
 			f := e.find("REG0006", "Nora", "Aucun").Expect(t, 240, "")
 			if methods, _ := optionsOf(t, f); len(methods) != 0 {
 				t.Fatalf("options %v", methods)
 			}
 		}},
-		{"NONE leads nowhere on the server", func(t *testing.T, e *env) {
-			f := e.find("REG0001", "Emma", "Courriel").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			e.send(f.Str(t, "id"), ids["NONE"]).Expect(t, 409, "REGISTRATION_STATE")
+		{Name: "NONE leads nowhere on the server", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0001", "Emma", "Courriel")
+			e.send(id, ids["NONE"]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
-		{"UBI driver of a policyholder account: password-validation", func(t *testing.T, e *env) {
-			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
-			if f.JSON(t)["ubiMatchPH"] != true {
-				t.Fatalf("find %s", f.Body)
-			}
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550107").Data[notify.DataCode]).Expect(t, 240, "")
-			if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+		{Name: "UBI driver of a policyholder account: password-validation", Run: func(t *testing.T, e *env) {
+			id, ids := e.startUBI(true, "REG0007", "Ubald", "Conduit")
+			n := e.proveByCode(id, ids["SMS"], "+15145550107", 240)
+			offered(t, n, "ask-password")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			auth := "/api/v1/registrations/" + id + "/authentication"
 			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
@@ -173,77 +138,44 @@ func TestBranches(t *testing.T) {
 			if ok.Str(t, "email") != "owner@example.com" {
 				t.Fatalf("link %s", ok.Body)
 			}
-			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0007:driver"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "REG0007:driver")
 			e.post(auth, map[string]string{"password": ownerPass}).Expect(t, 409, "REGISTRATION_STATE")
 			e.find("REG0007", "Ubald", "Conduit").Expect(t, 200, "")
 		}},
-		{"the policy cancelled between verification and create: 400 4001, the registration closed", func(t *testing.T, e *env) {
-			f := e.find("REG0001", "Emma", "Courriel").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
-			e.value(id, ids["EMAIL"], e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
-			if _, err := e.DB.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
+		{Name: "the policy cancelled between verification and create: 400 4001, the registration closed", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0001", "Emma", "Courriel")
+			e.proveByCode(id, ids["EMAIL"], "emma@example.com", 200)
+			if _, err := e.DB.Exec(t.Context(), "UPDATE policies SET status = 'cancelled' WHERE number = 'REG0001'"); err != nil {
 				t.Fatal(err)
 			}
 			e.create(id, newPassword).Expect(t, 400, "4001")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
-			if _, err := account.ByEmail(context.Background(), e.DB, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
+			if _, err := account.ByEmail(t.Context(), e.DB, "belair", "emma@example.com"); !errors.Is(err, account.ErrNotFound) {
 				t.Fatalf("an account was created: %v", err)
 			}
 		}},
-		{"UBI link with the account's temporary password: 403 3007, nothing linked", func(t *testing.T, e *env) {
+		{Name: "UBI link with the account's temporary password: 403 3007, nothing linked", Run: func(t *testing.T, e *env) {
 			const temporary = "Temp-Pass-2026"
-			hash, err := accounttest.Hasher().Hash(context.Background(), temporary)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = e.DB.InTx(context.Background(), func(tx *store.Tx) error {
-				now := e.Clock.Now()
-				return account.SetTemporaryPassword(context.Background(), tx, e.owner.ID, hash, now.Add(time.Hour), now)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f := e.find("REG0007", "Ubald", "Conduit").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550107").Data[notify.DataCode]).Expect(t, 240, "")
+			accounttest.GiveTemporary(t, e.DB, e.Clock.Now(), e.owner.ID, temporary)
+			id, ids := e.start("REG0007", "Ubald", "Conduit")
+			e.proveByCode(id, ids["SMS"], "+15145550107", 240)
 			auth := "/api/v1/registrations/" + id + "/authentication"
 			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
 			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
-			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder")
 			// The registration waits: the link goes on once the password is new.
 			e.post(auth, map[string]string{"password": temporary}).Expect(t, 403, "3007")
 		}},
-		{"UBI driver without an email: the policyholder's email submitted leads to password-validation", func(t *testing.T, e *env) {
-			f := e.find("REG0010", "Victor", "Volant").Expect(t, 240, "")
-			if f.JSON(t)["ubiMatchPH"] != false {
-				t.Fatalf("find %s", f.Body)
-			}
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550110").Data[notify.DataCode]).Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-email"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+		{Name: "UBI driver without an email: the policyholder's email submitted leads to password-validation", Run: func(t *testing.T, e *env) {
+			id, ids := e.startUBI(false, "REG0010", "Victor", "Volant")
+			n := e.proveByCode(id, ids["SMS"], "+15145550110", 240)
+			next := offered(t, n, "ask-email")
 			n = e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
-			if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			offered(t, n, "ask-password")
 			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).Expect(t, 200, "")
-			if got := e.linked("owner@example.com"); !slices.Equal(got, []string{"OWN0001:holder", "REG0010:driver"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "REG0010:driver")
 		}},
-		{"already registered", func(t *testing.T, e *env) {
+		{Name: "already registered", Run: func(t *testing.T, e *env) {
 			r := e.post("/api/v1/accounts/find", map[string]string{"policyNumber": "OWN-0001", "firstName": "olivia",
 				"lastName": "OWNER", "dateOfBirth": "1980-04-12", "postalCode": "m5v2t6"}).Expect(t, 200, "")
 			if r.Str(t, "status") != "REGISTERED" {
@@ -253,7 +185,7 @@ func TestBranches(t *testing.T) {
 				t.Fatalf("notice %+v", m)
 			}
 		}},
-		{"not found: cancelled policy, wrong name, wrong licence", func(t *testing.T, e *env) {
+		{Name: "not found: cancelled policy, wrong name, wrong licence", Run: func(t *testing.T, e *env) {
 			e.find("REG0008", "Carl", "Annule").Expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
 			e.find("REG0001", "Emma", "Courriels").Expect(t, 404, "POLICY_NUMBER_NOT_FOUND")
 			lic := func(l string) testenv.Answer {
@@ -264,7 +196,7 @@ func TestBranches(t *testing.T) {
 			lic("A1234-56789-01234").Expect(t, 240, "")
 			e.Mail.None(t, "carl@example.com")
 		}},
-		{"malformed fields: 400 VALIDATION with the field", func(t *testing.T, e *env) {
+		{Name: "malformed fields: 400 VALIDATION with the field", Run: func(t *testing.T, e *env) {
 			for field, body := range map[string]map[string]string{
 				"policyNumber": {"policyNumber": "REG-01", "firstName": "Emma", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": postal},
 				"firstName":    {"policyNumber": "REG0001", "firstName": "E", "lastName": "Courriel", "dateOfBirth": dob, "postalCode": postal},
@@ -278,10 +210,8 @@ func TestBranches(t *testing.T) {
 			}
 			e.post("/api/v1/accounts/find", `{"policyNumber":"REG0001","colour":"red"}`).Expect(t, 400, "BAD_REQUEST")
 		}},
-		{"create: password rules, 1003 after 5 refusals", func(t *testing.T, e *env) {
-			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+		{Name: "create: password rules, 1003 after 5 refusals", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0003", "Paula", "Nip")
 			e.value(id, ids["PIN"], pin).Expect(t, 200, "")
 			e.create(id, "Paula-paula@example.com-1").Expect(t, 400, "2002")
 			e.create(id, "Brand-New-Pass-7\u0000").Expect(t, 400, "2003")
@@ -292,9 +222,5 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 400, "1003")
 		}},
 	}
-	for _, b := range branches {
-		t.Run(b.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { b.run(t, newEnv(t, db)) })
-		})
-	}
+	testenv.RunCases(t, newEnv, branches)
 }

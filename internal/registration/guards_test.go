@@ -1,9 +1,7 @@
 package registration_test
 
 import (
-	"context"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,23 +17,19 @@ import (
 // the EMAIL option's id.
 func (e *env) started() (id, email string) {
 	e.t.Helper()
-	f := e.find("REG0001", "Emma", "Courriel").Expect(e.t, 240, "")
-	_, ids := optionsOf(e.t, f)
-	return f.Str(e.t, "id"), ids["EMAIL"]
+	id, ids := e.start("REG0001", "Emma", "Courriel")
+	return id, ids["EMAIL"]
 }
 
 // TestGuards: calls out of order, after the registration closed or
 // expired, and past the code's limits are refused (spec §4.2 guards).
 func TestGuards(t *testing.T) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
-		{"a code check before a send", func(t *testing.T, e *env) {
+	cases := []testenv.Case[*env]{
+		{Name: "a code check before a send", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.value(id, opt, "123456").Expect(t, 409, "REGISTRATION_STATE")
 		}},
-		{"unknown registration, other brand's", func(t *testing.T, e *env) {
+		{Name: "unknown registration, other brand's", Run: func(t *testing.T, e *env) {
 			_, opt := e.started()
 			e.send("AAAAAAAAAAAAAAAAAAAAAA", opt).Expect(t, 404, "NOT_FOUND")
 			e.create("AAAAAAAAAAAAAAAAAAAAAA", newPassword).Expect(t, 404, "NOT_FOUND")
@@ -43,26 +37,26 @@ func TestGuards(t *testing.T) {
 				Expect(t, 404, "NOT_FOUND")
 			e.send("short", opt).Expect(t, 404, "NOT_FOUND")
 			var n int
-			if err := e.DB.QueryRow(context.Background(), "UPDATE registrations SET brand = 'intact' RETURNING 1").Scan(&n); err != nil {
+			if err := e.DB.QueryRow(t.Context(), "UPDATE registrations SET brand = 'intact' RETURNING 1").Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			id, _ := e.started()
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE") // an option of the other registration
 		}},
-		{"expired after 30 minutes", func(t *testing.T, e *env) {
+		{Name: "expired after 30 minutes", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			e.Clock.Advance(identity.TTL)
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
 			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 409, "REGISTRATION_STATE")
 		}},
-		{"a code expires after 10 minutes", func(t *testing.T, e *env) {
+		{Name: "a code expires after 10 minutes", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			e.Clock.Advance(identity.CodeTTL)
 			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"5 wrong guesses kill the code", func(t *testing.T, e *env) {
+		{Name: "5 wrong guesses kill the code", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			code := e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]
@@ -78,20 +72,17 @@ func TestGuards(t *testing.T) {
 			e.value(id, opt, wrong).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			e.value(id, opt, code).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			// A resend gives a new code with its own guesses.
-			e.send(id, opt).Expect(t, 200, "")
-			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+			e.proveByCode(id, opt, "emma@example.com", 200)
 		}},
-		{"5 wrong PINs", func(t *testing.T, e *env) {
-			f := e.find("REG0003", "Paula", "Nip").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+		{Name: "5 wrong PINs", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0003", "Paula", "Nip")
 			for range 4 {
 				e.value(id, ids["PIN"], "ZZZZZZZZ").Expect(t, 400, "INVALID_ACTIVATION_CODE")
 			}
 			e.value(id, ids["PIN"], "ZZZZZZZZ").Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			e.value(id, ids["PIN"], pin).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"3 resends at most; an email code's fourth is too many emails", func(t *testing.T, e *env) {
+		{Name: "3 resends at most; an email code's fourth is too many emails", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			for left := 3; left >= 0; left-- {
 				if got := e.send(id, opt).Expect(t, 200, "").JSON(t)["resendsLeft"]; got != float64(left) {
@@ -102,31 +93,17 @@ func TestGuards(t *testing.T) {
 			e.send(id, opt).Expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
 			e.Mail.None(t, "emma@example.com")
 		}},
-		{"an SMS code's fourth resend", func(t *testing.T, e *env) {
-			f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			for range 4 {
-				e.send(id, ids["SMS"]).Expect(t, 200, "")
-				e.Mail.Next(t, "+15145550101")
-			}
-			e.send(id, ids["SMS"]).Expect(t, 403, "EXCEEDED_RESENDS")
-			e.Mail.None(t, "+15145550101")
+		{Name: "an SMS code's fourth resend", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0002", "Simon", "Texto")
+			e.sendsUntilRefused(id, ids["SMS"], "+15145550101", 4, "EXCEEDED_RESENDS")
 		}},
-		{"the code to an email typed: three resends, then too many emails", func(t *testing.T, e *env) {
-			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
+		{Name: "the code to an email typed: three resends, then too many emails", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0004", "Alice", "Sansfil")
 			_, next := optionsOf(t, e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 240, ""))
 			e.Mail.Next(t, "alice@example.com")
-			for range 3 {
-				e.send(id, next["ask-email-code"]).Expect(t, 200, "")
-				e.Mail.Next(t, "alice@example.com")
-			}
-			e.send(id, next["ask-email-code"]).Expect(t, 403, "EXCEEDED_EMAIL_RESENDS")
-			e.Mail.None(t, "alice@example.com")
+			e.sendsUntilRefused(id, next["ask-email-code"], "alice@example.com", 3, "EXCEEDED_EMAIL_RESENDS")
 		}},
-		{"a malformed code or PIN is not a guess", func(t *testing.T, e *env) {
+		{Name: "a malformed code or PIN is not a guess", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
 			e.send(id, opt).Expect(t, 200, "")
 			for range 6 {
@@ -134,42 +111,15 @@ func TestGuards(t *testing.T) {
 			}
 			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
 		}},
-		{"nothing after create", func(t *testing.T, e *env) {
+		{Name: "nothing after create", Run: func(t *testing.T, e *env) {
 			id, opt := e.started()
-			e.send(id, opt).Expect(t, 200, "")
-			e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
+			e.proveByCode(id, opt, "emma@example.com", 200)
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			e.send(id, opt).Expect(t, 409, "REGISTRATION_STATE")
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
-		})
-	}
-}
-
-// parallel runs fn n times at once and counts the statuses.
-func parallel(n int, fn func() testenv.Answer) map[int]int {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	statuses := map[int]int{}
-	start := make(chan struct{})
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			a := fn()
-			mu.Lock()
-			statuses[a.Status]++
-			mu.Unlock()
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return statuses
+	testenv.RunCases(t, newEnv, cases)
 }
 
 // TestConcurrentCreatesMakeOneAccount: 16 creates of one registration at
@@ -178,14 +128,13 @@ func TestConcurrentCreatesMakeOneAccount(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		id, opt := e.started()
-		e.send(id, opt).Expect(t, 200, "")
-		e.value(id, opt, e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]).Expect(t, 200, "")
-		got := parallel(16, func() testenv.Answer { return e.create(id, newPassword) })
+		e.proveByCode(id, opt, "emma@example.com", 200)
+		got := testenv.Parallel(16, func() testenv.Answer { return e.create(id, newPassword) })
 		if got[http.StatusCreated] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}
 		var n int
-		if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'").Scan(&n); err != nil || n != 1 {
+		if err := db.QueryRow(t.Context(), "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'").Scan(&n); err != nil || n != 1 {
 			t.Fatalf("%d accounts (%v)", n, err)
 		}
 		e.linked("emma@example.com")
@@ -201,7 +150,7 @@ func TestConcurrentRightCodesSucceedOnce(t *testing.T) {
 		id, opt := e.started()
 		e.send(id, opt).Expect(t, 200, "")
 		code := e.Mail.Next(t, "emma@example.com").Data[notify.DataCode]
-		got := parallel(16, func() testenv.Answer { return e.value(id, opt, code) })
+		got := testenv.Parallel(16, func() testenv.Answer { return e.value(id, opt, code) })
 		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}
@@ -228,13 +177,12 @@ func TestLimits(t *testing.T) {
 		e.svc.Limits.FindPerIP = throttle.Rule{}
 
 		e.svc.Limits.SendsPerPerson = throttle.Rule{Scope: "registration.codes", Limit: 1, Window: time.Hour}
-		f := e.find("REG0002", "Simon", "Texto").Expect(t, 240, "")
-		_, ids := optionsOf(t, f)
-		e.send(f.Str(t, "id"), ids["SMS"]).Expect(t, 200, "")
-		e.send(f.Str(t, "id"), ids["EMAIL"]).Expect(t, 429, "RATE_LIMITED")
+		id, ids := e.start("REG0002", "Simon", "Texto")
+		e.send(id, ids["SMS"]).Expect(t, 200, "")
+		e.send(id, ids["EMAIL"]).Expect(t, 429, "RATE_LIMITED")
 
 		var n int
-		if err := db.QueryRow(context.Background(),
+		if err := db.QueryRow(t.Context(),
 			"SELECT COUNT(*) FROM audit_events WHERE event LIKE 'registration.%' AND outcome = 'rate_limited'").Scan(&n); err != nil || n != 3 {
 			t.Fatalf("%d rate_limited audit rows (%v)", n, err)
 		}
@@ -247,11 +195,11 @@ func TestPrune(t *testing.T) {
 		e := newEnv(t, db)
 		e.started()
 		e.Clock.Advance(identity.TTL + 23*time.Hour)
-		if n, err := e.svc.Prune(context.Background()); err != nil || n != 0 {
+		if n, err := e.svc.Prune(t.Context()); err != nil || n != 0 {
 			t.Fatalf("Prune = %d, %v", n, err)
 		}
 		e.Clock.Advance(time.Hour)
-		if n, err := e.svc.Prune(context.Background()); err != nil || n != 1 {
+		if n, err := e.svc.Prune(t.Context()); err != nil || n != 1 {
 			t.Fatalf("Prune = %d, %v", n, err)
 		}
 	})

@@ -1,20 +1,18 @@
 package registration_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
+	"slices"
 	"testing"
 
-	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
 	"guichet/internal/brand"
 	"guichet/internal/httpapi"
 	"guichet/internal/identity"
-	"guichet/internal/policy"
+	"guichet/internal/notify"
 	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/testenv"
@@ -31,7 +29,7 @@ const (
 
 // people is the policy file of the tests: one person per branch of spec
 // §4.2 (policy numbers of belair, province on).
-const people = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n" +
+const people = accounttest.PolicyHeader +
 	"belair,REG0001,auto,on,holder,Emma,Courriel," + dob + "," + postal + ",,,emma@example.com,,,false,active\n" +
 	"belair,REG0002,auto,on,holder,Simon,Texto," + dob + "," + postal + ",,,simon@example.com,5145550101,,false,active\n" +
 	"belair,REG0003,home,on,holder,Paula,Nip," + dob + "," + postal + ",,,paula@example.com,,AB12CD34,false,active\n" +
@@ -60,51 +58,22 @@ type env struct {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	ctx := context.Background()
-	reg, err := brand.LoadFS(config.Brands(), "embedded")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := reg.ByID("belair")
+	reg := testenv.Brands(t)
+	b := testenv.Brand(t, reg, "belair")
 	te := testenv.New(db)
 	c := te.Clock
-	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
-	if _, err := im.Import(ctx, strings.NewReader(people)); err != nil {
-		t.Fatal(err)
-	}
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
 	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
 	accounts.Limits = account.Limits{}
-	svc, err := registration.New(ctx, accounts)
+	svc, err := registration.New(t.Context(), accounts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc.Limits = identity.Limits{}
 	e := &env{Env: te, t: t, svc: svc, belair: b}
 	// The owner registered already: an account linked to OWN0001.
-	hash, err := accounttest.Hasher().Hash(ctx, ownerPass)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.InTx(ctx, func(tx *store.Tx) error {
-		a, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "owner@example.com",
-			FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, hash, c.Now())
-		if err != nil {
-			return err
-		}
-		e.owner = a
-		p, err := policy.ByNumber(ctx, tx, "belair", "OWN0001")
-		if err != nil {
-			return err
-		}
-		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.owner = accounttest.Holder(t, db, c.Now(), account.Account{Brand: "belair", Email: "owner@example.com",
+		FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, ownerPass, "OWN0001")
 	h := &registration.Handler{Service: svc}
 	login := &account.Handler{Service: accounts}
 	mux := http.NewServeMux()
@@ -177,4 +146,62 @@ func (e *env) create(id, password string) testenv.Answer {
 func (e *env) linked(email string) []string {
 	e.t.Helper()
 	return accounttest.Linked(e.t, e.DB, "belair", email)
+}
+
+// start finds the policy's person (240) and returns the registration's id
+// and its options' ids by method.
+func (e *env) start(number, first, last string) (string, map[string]string) {
+	e.t.Helper()
+	return registrationOf(e.t, e.find(number, first, last).Expect(e.t, 240, ""))
+}
+
+// startUBI is start for a UBI driver; the find answer must say whether the
+// driver's email is a policyholder account's (ubiMatchPH).
+func (e *env) startUBI(matchPH bool, number, first, last string) (string, map[string]string) {
+	e.t.Helper()
+	f := e.find(number, first, last).Expect(e.t, 240, "")
+	if f.JSON(e.t)["ubiMatchPH"] != matchPH {
+		e.t.Fatalf("find %s", f.Body)
+	}
+	return registrationOf(e.t, f)
+}
+
+// registrationOf is the id of a find answer's registration and its
+// options' ids by method.
+func registrationOf(t testing.TB, f testenv.Answer) (string, map[string]string) {
+	t.Helper()
+	_, ids := optionsOf(t, f)
+	return f.Str(t, "id"), ids
+}
+
+// proveByCode has the option's code sent (200) to the recipient and
+// submits it; the answer must have the status.
+func (e *env) proveByCode(id, validationID, recipient string, status int) testenv.Answer {
+	e.t.Helper()
+	e.send(id, validationID).Expect(e.t, 200, "")
+	return e.value(id, validationID, e.Mail.Next(e.t, recipient).Data[notify.DataCode]).Expect(e.t, status, "")
+}
+
+// offered returns the ids by method of the answer's options; the test fails
+// unless their methods are want, in order.
+func offered(t testing.TB, a testenv.Answer, want ...string) map[string]string {
+	t.Helper()
+	methods, ids := optionsOf(t, a)
+	if !slices.Equal(methods, want) {
+		t.Fatalf("options %v, want %v: %s", methods, want, a.Body)
+	}
+	return ids
+}
+
+// sendsUntilRefused has the option's code sent n times, each answered 200
+// and delivered to the recipient; the next send is refused 403 with the
+// code and delivers nothing.
+func (e *env) sendsUntilRefused(id, validationID, recipient string, n int, code string) {
+	e.t.Helper()
+	for range n {
+		e.send(id, validationID).Expect(e.t, 200, "")
+		e.Mail.Next(e.t, recipient)
+	}
+	e.send(id, validationID).Expect(e.t, 403, code)
+	e.Mail.None(e.t, recipient)
 }

@@ -1,7 +1,6 @@
 package registration_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
 	"guichet/internal/identity"
@@ -60,9 +60,7 @@ func (e *env) linkTo(to, language string) emailLink {
 // and the link sent.
 func (e *env) submitAliceByLink(email string) (string, emailLink) {
 	e.t.Helper()
-	f := e.find("REG0004", "Alice", "Sansfil").Expect(e.t, 240, "")
-	_, ids := optionsOf(e.t, f)
-	id := f.Str(e.t, "id")
+	id, ids := e.start("REG0004", "Alice", "Sansfil")
 	a := e.value(id, ids["ask-email"], email).Expect(e.t, http.StatusAccepted, "")
 	methods, next := optionsOf(e.t, a)
 	if !slices.Equal(methods, []string{"ask-email-link"}) || a.Str(e.t, "id") != id {
@@ -80,11 +78,8 @@ func (e *env) submitAliceByLink(email string) (string, emailLink) {
 // the link's token) continues the registration once, within a code's life
 // and tries (spec §4.2 "202 goes to email-sent").
 func TestEmailLink(t *testing.T) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
-		{"ask-email: 202, the link verifies once, then the account is created", func(t *testing.T, e *env) {
+	cases := []testenv.Case[*env]{
+		{Name: "ask-email: 202, the link verifies once, then the account is created", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("A", emailtoken.Length)
 			w := e.value(id, l.validation, wrong).Expect(t, 400, "INVALID_ACTIVATION_CODE")
@@ -98,33 +93,29 @@ func TestEmailLink(t *testing.T) {
 			}
 			e.value(id, l.validation, l.token).Expect(t, 409, "REGISTRATION_STATE") // single use
 			e.create(id, newPassword).Expect(t, 201, "")
-			if got := e.linked("alice@example.com"); !slices.Equal(got, []string{"REG0004:holder"}) {
-				t.Fatalf("linked %v", got)
-			}
+			accounttest.ExpectLinked(t, e.DB, "belair", "alice@example.com", "REG0004:holder")
 			if m := e.Mail.Next(t, "alice@example.com"); m.Template != notify.TemplateAccountCreated {
 				t.Fatalf("welcome %+v", m)
 			}
 		}},
-		{"the link is in the registration's language", func(t *testing.T, e *env) {
+		{Name: "the link is in the registration's language", Run: func(t *testing.T, e *env) {
 			e.language = "fr"
-			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			e.value(f.Str(t, "id"), ids["ask-email"], "alice@example.com").Expect(t, 202, "")
+			id, ids := e.start("REG0004", "Alice", "Sansfil")
+			e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 202, "")
 			l := e.linkTo("alice@example.com", "fr")
 			e.value(l.id, l.validation, l.token).Expect(t, 200, "")
 		}},
-		{"an email taken is refused as with a code; no link goes", func(t *testing.T, e *env) {
-			f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			e.value(f.Str(t, "id"), ids["ask-email"], "owner@example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
+		{Name: "an email taken is refused as with a code; no link goes", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0004", "Alice", "Sansfil")
+			e.value(id, ids["ask-email"], "owner@example.com").Expect(t, 404, "EMAIL_ALREADY_EXISTS")
 			e.Mail.None(t, "owner@example.com")
 		}},
-		{"expired: a code's life", func(t *testing.T, e *env) {
+		{Name: "expired: a code's life", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			e.Clock.Advance(identity.CodeTTL)
 			e.value(id, l.validation, l.token).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"a code's tries: the fifth wrong link kills the right one", func(t *testing.T, e *env) {
+		{Name: "a code's tries: the fifth wrong link kills the right one", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			wrong := strings.Repeat("B", emailtoken.Length)
 			for range identity.CodeGuesses - 1 {
@@ -133,7 +124,7 @@ func TestEmailLink(t *testing.T) {
 			e.value(id, l.validation, wrong).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			e.value(id, l.validation, l.token).Expect(t, 403, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"another registration's option, a resend, a code call: refused", func(t *testing.T, e *env) {
+		{Name: "another registration's option, a resend, a code call: refused", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			e.send(id, l.validation).Expect(t, 409, "REGISTRATION_STATE")
 			e.value(id, "AAAAAAAAAAAAAAAAAAAAAA", l.token).Expect(t, 409, "REGISTRATION_STATE")
@@ -141,10 +132,10 @@ func TestEmailLink(t *testing.T) {
 			e.value("AAAAAAAAAAAAAAAAAAAAAA", l.validation, l.token).Expect(t, 404, "")
 			e.value(id, l.validation, l.token).Expect(t, 200, "")
 		}},
-		{"the email taken since it was submitted: the link goes on to new-email", func(t *testing.T, e *env) {
+		{Name: "the email taken since it was submitted: the link goes on to new-email", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
-			err := e.DB.InTx(context.Background(), func(tx *store.Tx) error {
-				_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: "alice@example.com",
+			err := e.DB.InTx(t.Context(), func(tx *store.Tx) error {
+				_, err := account.Insert(t.Context(), tx, account.Account{Brand: "belair", Email: "alice@example.com",
 					FirstName: "Other", LastName: "Person", DateOfBirth: "1970-01-01", PostalCode: postal}, "x", e.Clock.Now())
 				return err
 			})
@@ -152,10 +143,7 @@ func TestEmailLink(t *testing.T) {
 				t.Fatal(err)
 			}
 			n := e.value(id, l.validation, l.token).Expect(t, 240, "")
-			methods, next := optionsOf(t, n)
-			if !slices.Equal(methods, []string{"ask-username"}) {
-				t.Fatalf("next %s", n.Body)
-			}
+			next := offered(t, n, "ask-username")
 			e.value(id, next["ask-username"], "alice2@example.com").Expect(t, 202, "")
 			l2 := e.linkTo("alice2@example.com", "en")
 			e.value(id, l2.validation, l.token).Expect(t, 400, "INVALID_ACTIVATION_CODE") // the first link is spent
@@ -163,12 +151,9 @@ func TestEmailLink(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("alice2@example.com")
 		}},
-		{"new-email (ask-username) proves by link too", func(t *testing.T, e *env) {
-			f := e.find("REG0005", "Ugo", "Pris").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["EMAIL"]).Expect(t, 200, "")
-			n := e.value(id, ids["EMAIL"], e.Mail.Next(t, "owner@example.com").Data[notify.DataCode]).Expect(t, 240, "")
+		{Name: "new-email (ask-username) proves by link too", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0005", "Ugo", "Pris")
+			n := e.proveByCode(id, ids["EMAIL"], "owner@example.com", 240)
 			_, next := optionsOf(t, n)
 			e.value(id, next["ask-username"], "ugo@example.com").Expect(t, 202, "")
 			l := e.linkTo("ugo@example.com", "en")
@@ -176,24 +161,19 @@ func TestEmailLink(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 201, "")
 			e.linked("ugo@example.com")
 		}},
-		{"a UBI driver giving the policyholder's email still goes to password-validation", func(t *testing.T, e *env) {
-			f := e.find("REG0010", "Victor", "Volant").Expect(t, 240, "")
-			_, ids := optionsOf(t, f)
-			id := f.Str(t, "id")
-			e.send(id, ids["SMS"]).Expect(t, 200, "")
-			n := e.value(id, ids["SMS"], e.Mail.Next(t, "+15145550110").Data[notify.DataCode]).Expect(t, 240, "")
+		{Name: "a UBI driver giving the policyholder's email still goes to password-validation", Run: func(t *testing.T, e *env) {
+			id, ids := e.start("REG0010", "Victor", "Volant")
+			n := e.proveByCode(id, ids["SMS"], "+15145550110", 240)
 			_, next := optionsOf(t, n)
 			a := e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
-			if methods, _ := optionsOf(t, a); !slices.Equal(methods, []string{"ask-password"}) {
-				t.Fatalf("next %s", a.Body)
-			}
+			offered(t, a, "ask-password")
 			e.Mail.None(t, "owner@example.com")
 		}},
-		{"the token is in no audit row", func(t *testing.T, e *env) {
+		{Name: "the token is in no audit row", Run: func(t *testing.T, e *env) {
 			id, l := e.submitAliceByLink("alice@example.com")
 			e.value(id, l.validation, strings.Repeat("C", emailtoken.Length)).Expect(t, 400, "")
 			e.value(id, l.validation, l.token).Expect(t, 200, "")
-			rows, err := e.DB.Query(context.Background(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
+			rows, err := e.DB.Query(t.Context(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
 				registration.EventEmail, registration.EventVerify)
 			if err != nil {
 				t.Fatal(err)
@@ -214,11 +194,7 @@ func TestEmailLink(t *testing.T) {
 			}
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, linkEnv(t, db)) })
-		})
-	}
+	testenv.RunCases(t, linkEnv, cases)
 }
 
 // TestConcurrentLinkOpensSucceedOnce: the link opened 16 times at once
@@ -227,7 +203,7 @@ func TestConcurrentLinkOpensSucceedOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := linkEnv(t, db)
 		id, l := e.submitAliceByLink("alice@example.com")
-		got := parallel(16, func() testenv.Answer { return e.value(id, l.validation, l.token) })
+		got := testenv.Parallel(16, func() testenv.Answer { return e.value(id, l.validation, l.token) })
 		if got[http.StatusOK] != 1 || got[http.StatusConflict] != 15 {
 			t.Fatalf("statuses %v", got)
 		}
@@ -245,9 +221,7 @@ func TestCodeBrandStillSendsACode(t *testing.T) {
 		f := e.find("REG0004", "Alice", "Sansfil").Expect(t, 240, "")
 		_, ids := optionsOf(t, f)
 		n := e.value(f.Str(t, "id"), ids["ask-email"], "alice@example.com").Expect(t, 240, "")
-		if methods, _ := optionsOf(t, n); !slices.Equal(methods, []string{"ask-email-code"}) {
-			t.Fatalf("next %s", n.Body)
-		}
+		offered(t, n, "ask-email-code")
 		if m := e.Mail.Next(t, "alice@example.com"); m.Template != notify.TemplateRegistrationCode {
 			t.Fatalf("code message %+v", m)
 		}

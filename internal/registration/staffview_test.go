@@ -1,14 +1,10 @@
 package registration_test
 
 import (
-	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"guichet/config"
-	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/registration"
 	"guichet/internal/store"
@@ -19,15 +15,8 @@ import (
 // first; closed, expired and other brands' ones left out.
 func TestOpenFor(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
-		now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-		reg, err := brand.LoadFS(config.Brands(), "embedded")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := (&policy.Importer{DB: db, Brands: reg.ByID, Now: now}).Import(ctx, strings.NewReader(people)); err != nil {
-			t.Fatal(err)
-		}
+		now := newEnv(t, db).Clock.Now() // the policy file imported
+		ctx := t.Context()
 		var ids [2]string
 		for i, number := range []string{"REG0001", "REG0002"} {
 			found, err := policy.People(ctx, db, "belair", number)

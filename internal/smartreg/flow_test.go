@@ -1,7 +1,6 @@
 package smartreg_test
 
 import (
-	"context"
 	"net/http"
 	"sync"
 	"testing"
@@ -12,20 +11,16 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
 // TestPaths walks every path of the flow to DONE or its roadblock, on both
 // databases.
 func TestPaths(t *testing.T) {
-	paths := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
-		{"email code, email on file confirmed without a second code, create, account info", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder").ok(t, 200, "IDENTIFY")
-			f.identify("smr-0001", "EMMA", "courriel").ok(t, 200, "VERIFY")
+	paths := []testenv.Case[*env]{
+		{Name: "email code, email on file confirmed without a second code, create, account info", Run: func(t *testing.T, e *env) {
+			f := e.identified("smr-0001", "EMMA", "courriel")
 			s := f.send(f.option("EMAIL")).ok(t, 200, "VERIFY")
 			if s.Str(t, "page") != "/create-an-account/verify/code" || s.data(t, "optionName") != "EMAIL" ||
 				s.data(t, "maskedValue") != "e•••@e•••.com" || s.data(t, "resendsLeft") != 3.0 {
@@ -44,16 +39,16 @@ func TestPaths(t *testing.T) {
 			if info.data(t, "username") != "emma@example.com" {
 				t.Fatalf("account-info: %s", info.Body)
 			}
-			a, err := account.ByEmail(context.Background(), e.DB, "belair", "emma@example.com")
+			a, err := account.ByEmail(t.Context(), e.DB, "belair", "emma@example.com")
 			if err != nil || a.FirstName != "Emma" || a.Language != "fr" {
 				t.Fatalf("account %+v %v", a, err)
 			}
-			linked, _ := policy.ForAccount(context.Background(), e.DB, a.ID)
+			linked, _ := policy.ForAccount(t.Context(), e.DB, a.ID)
 			if len(linked) != 1 || linked[0].Number != "SMR0001" || linked[0].Role != policy.Holder {
 				t.Fatalf("linked %+v", linked)
 			}
 		}},
-		{"SMS code, then the email on file gets a code of its own", func(t *testing.T, e *env) {
+		{Name: "SMS code, then the email on file gets a code of its own", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("").ok(t, 200, "IDENTIFY")
 			f.identify("SMR0002", "Simon", "Texto").ok(t, 200, "VERIFY")
@@ -66,10 +61,8 @@ func TestPaths(t *testing.T) {
 			f.verify(e.code("simon@example.com")).ok(t, 200, "CREATE")
 			f.create(newPassword).ok(t, 201, "DONE")
 		}},
-		{"PIN, then another username chosen", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0003", "Paula", "Nip").ok(t, 200, "VERIFY")
+		{Name: "PIN, then another username chosen", Run: func(t *testing.T, e *env) {
+			f := e.identified("SMR0003", "Paula", "Nip")
 			s := f.send(f.option("PIN")).ok(t, 200, "VERIFY")
 			if s.data(t, "optionName") != "PIN" || s.data(t, "resendsLeft") != 0.0 {
 				t.Fatalf("send PIN: %s", s.Body)
@@ -85,10 +78,8 @@ func TestPaths(t *testing.T) {
 				t.Fatalf("account-info: %s", info.Body)
 			}
 		}},
-		{"email on file used by another account: ASK_NEW_USERNAME", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0005", "Ugo", "Pris").ok(t, 200, "VERIFY")
+		{Name: "email on file used by another account: ASK_NEW_USERNAME", Run: func(t *testing.T, e *env) {
+			f := e.identified("SMR0005", "Ugo", "Pris")
 			f.send(f.option("EMAIL"))
 			f.verify(e.code(ownerEmail)).ok(t, 200, "ASK_NEW_USERNAME")
 			f.do(http.MethodPost, "/api/v2/verify/email", map[string]any{}).refused(t, "STEP_NOT_ALLOWED")
@@ -97,16 +88,14 @@ func TestPaths(t *testing.T) {
 			f.verify(e.code("ugo@example.com")).ok(t, 200, "CREATE")
 			f.create(newPassword).ok(t, 201, "DONE")
 		}},
-		{"nothing on file: no options", func(t *testing.T, e *env) {
-			f := e.visitor()
-			f.start("policyHolder")
-			f.identify("SMR0004", "Alice", "Sansfil").ok(t, 200, "VERIFY")
+		{Name: "nothing on file: no options", Run: func(t *testing.T, e *env) {
+			f := e.identified("SMR0004", "Alice", "Sansfil")
 			o := f.do(http.MethodGet, "/api/v2/verify/options", nil).ok(t, 200, "VERIFY")
 			if opts, _ := o.JSON(t)["options"].([]any); opts == nil || len(opts) != 0 {
 				t.Fatalf("options: %s", o.Body)
 			}
 		}},
-		{"insured driver without driver fields: REDIRECT at start", func(t *testing.T, e *env) {
+		{Name: "insured driver without driver fields: REDIRECT at start", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.brand, _ = e.reg.ByID("intact")
 			s := f.start("insuredDriver").ok(t, 200, "REDIRECT")
@@ -115,7 +104,7 @@ func TestPaths(t *testing.T) {
 			}
 			f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "ACCOUNT_TYPE_SELECTION")
 		}},
-		{"a driver identified as policyholder: REDIRECT with the number and postal code", func(t *testing.T, e *env) {
+		{Name: "a driver identified as policyholder: REDIRECT with the number and postal code", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("policyHolder")
 			r := f.identify("SMR0006", "Nora", "Aucun").ok(t, 200, "REDIRECT")
@@ -123,13 +112,13 @@ func TestPaths(t *testing.T) {
 				t.Fatalf("identify: %s", r.Body)
 			}
 		}},
-		{"UBI driver whose email is a policyholder's account: REDIRECT (legacy links it)", func(t *testing.T, e *env) {
+		{Name: "UBI driver whose email is a policyholder's account: REDIRECT (legacy links it)", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("insuredDriver").ok(t, 200, "IDENTIFY")
 			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0007",
 				"firstName": "Ubald", "lastName": "Conduit", "dateOfBirth": birth, "phone": "514-555-0107"}).ok(t, 200, "REDIRECT")
 		}},
-		{"brand field list: the driver's fields and answer", func(t *testing.T, e *env) {
+		{Name: "brand field list: the driver's fields and answer", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("insuredDriver").ok(t, 200, "IDENTIFY")
 			fields := f.do(http.MethodGet, "/api/v2/registration/fields", nil).ok(t, 200, "IDENTIFY")
@@ -145,14 +134,14 @@ func TestPaths(t *testing.T) {
 			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0006",
 				"firstName": "Nora", "lastName": "Aucun", "dateOfBirth": birth, "postalCode": postalCode}).refused(t, "VALIDATION")
 		}},
-		{"brand field list of a province: email instead of first name and postal code", func(t *testing.T, e *env) {
+		{Name: "brand field list of a province: email instead of first name and postal code", Run: func(t *testing.T, e *env) {
 			e.province = "on"
 			f := e.visitor()
 			f.start("policyHolder")
 			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "SMR0001",
 				"lastName": "Courriel", "dateOfBirth": birth, "email": "EMMA@example.com"}).ok(t, 200, "VERIFY")
 		}},
-		{"back: code page to options to identification to account type", func(t *testing.T, e *env) {
+		{Name: "back: code page to options to identification to account type", Run: func(t *testing.T, e *env) {
 			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
 			b := f.do(http.MethodGet, "/api/v2/back", nil).ok(t, 200, "VERIFY")
 			if b.Str(t, "page") != "/create-an-account/verify/options" {
@@ -165,20 +154,13 @@ func TestPaths(t *testing.T) {
 			f.do(http.MethodGet, "/api/v2/back", nil).refused(t, "STEP_NOT_ALLOWED")
 		}},
 	}
-	for _, p := range paths {
-		t.Run(p.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { p.run(t, newEnv(t, db)) })
-		})
-	}
+	testenv.RunCases(t, newEnv, paths)
 }
 
 // TestErrors brings about every §8.2 error where its situation arises.
 func TestErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, e *env)
-	}{
-		{"VALIDATION: a field breaking its rule, an unknown field, an unknown account type", func(t *testing.T, e *env) {
+	cases := []testenv.Case[*env]{
+		{Name: "VALIDATION: a field breaking its rule, an unknown field, an unknown account type", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("boss").refused(t, "VALIDATION")
 			f.start("policyHolder")
@@ -191,7 +173,7 @@ func TestErrors(t *testing.T) {
 				"firstName": "Emma", "lastName": "Courriel", "dateOfBirth": birth, "postalCode": postalCode,
 				"email": "emma@example.com"}).refused(t, "VALIDATION")
 		}},
-		{"POLICY_NUMBER_NOT_FOUND twice, then UNABLE_TO_IDENTIFY closes the session", func(t *testing.T, e *env) {
+		{Name: "POLICY_NUMBER_NOT_FOUND twice, then UNABLE_TO_IDENTIFY closes the session", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("policyHolder")
 			f.identify("ZZZ9999", "Emma", "Courriel").refused(t, "POLICY_NUMBER_NOT_FOUND")
@@ -205,7 +187,7 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("message %q", m)
 			}
 		}},
-		{"ACCOUNT_ALREADY_EXISTS at identify: the owner gets the security notice", func(t *testing.T, e *env) {
+		{Name: "ACCOUNT_ALREADY_EXISTS at identify: the owner gets the security notice", Run: func(t *testing.T, e *env) {
 			f := e.visitor()
 			f.start("policyHolder")
 			f.do(http.MethodPost, "/api/v2/registration/identify", map[string]string{"policyNumber": "OWN0001",
@@ -214,7 +196,7 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("%d notices", n)
 			}
 		}},
-		{"INVALID_ACTIVATION_CODE with tries left, then EXCEEDED_RETRIES_CODE_ACTIVATION closes", func(t *testing.T, e *env) {
+		{Name: "INVALID_ACTIVATION_CODE with tries left, then EXCEEDED_RETRIES_CODE_ACTIVATION closes", Run: func(t *testing.T, e *env) {
 			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
 			bad := wrong(code)
 			for left := 4; left >= 1; left-- {
@@ -226,12 +208,12 @@ func TestErrors(t *testing.T) {
 			f.verify(bad).refused(t, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 			f.verify(bad).refused(t, "invalid-token")
 		}},
-		{"EXCEEDED_RETRIES_CODE_ACTIVATION: an expired code", func(t *testing.T, e *env) {
+		{Name: "EXCEEDED_RETRIES_CODE_ACTIVATION: an expired code", Run: func(t *testing.T, e *env) {
 			f, code := e.toCode("SMR0001", "Emma", "Courriel", "EMAIL", "emma@example.com")
 			e.Clock.Advance(11 * time.Minute)
 			f.verify(code).refused(t, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		}},
-		{"EXCEEDED_RESENDS after 3 resends", func(t *testing.T, e *env) {
+		{Name: "EXCEEDED_RESENDS after 3 resends", Run: func(t *testing.T, e *env) {
 			f, last := e.toCode("SMR0002", "Simon", "Texto", "SMS", "+15145550101")
 			for left := 2; left >= 0; left-- {
 				r := f.do(http.MethodGet, "/api/v2/verify/resend", nil).ok(t, 200, "VERIFY")
@@ -247,7 +229,7 @@ func TestErrors(t *testing.T) {
 			f.do(http.MethodGet, "/api/v2/verify/resend", nil).refused(t, "EXCEEDED_RESENDS")
 			f.verify(last).ok(t, 200, "CONFIRM_USERNAME") // the last code lives
 		}},
-		{"EMAIL_ALREADY_EXISTS at choose-username, then re-entry", func(t *testing.T, e *env) {
+		{Name: "EMAIL_ALREADY_EXISTS at choose-username, then re-entry", Run: func(t *testing.T, e *env) {
 			f := e.toConfirm()
 			r := f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "OWNER@example.com"}).refused(t, "EMAIL_ALREADY_EXISTS")
 			if r.token == "" {
@@ -255,7 +237,7 @@ func TestErrors(t *testing.T) {
 			}
 			f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma2@example.com"}).ok(t, 200, "VERIFY")
 		}},
-		{"PASSWORD_POLICY_VIOLATION and VALIDATION at create", func(t *testing.T, e *env) {
+		{Name: "PASSWORD_POLICY_VIOLATION and VALIDATION at create", Run: func(t *testing.T, e *env) {
 			f := e.toCreate()
 			f.create("Emma-Courriel-2026!").ok(t, 400, "")
 			r := f.create("xEMMA-2026-Pass!").refused(t, "PASSWORD_POLICY_VIOLATION")
@@ -267,13 +249,13 @@ func TestErrors(t *testing.T) {
 				"passwordConfirmation": newPassword, "termsAccepted": false}).refused(t, "VALIDATION")
 			f.create(newPassword).ok(t, 201, "DONE")
 		}},
-		{"EMAIL_ALREADY_EXISTS at create: the email was taken meanwhile", func(t *testing.T, e *env) {
+		{Name: "EMAIL_ALREADY_EXISTS at create: the email was taken meanwhile", Run: func(t *testing.T, e *env) {
 			f := e.toCreate()
 			e.insertAccount("emma@example.com")
 			f.create(newPassword).refused(t, "EMAIL_ALREADY_EXISTS")
 			f.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.b@example.com"}).ok(t, 200, "VERIFY")
 		}},
-		{"ACCOUNT_ALREADY_EXISTS at create: the person got an account in another session", func(t *testing.T, e *env) {
+		{Name: "ACCOUNT_ALREADY_EXISTS at create: the person got an account in another session", Run: func(t *testing.T, e *env) {
 			first := e.toCreate()
 			second := e.toConfirm()
 			second.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.other@example.com"})
@@ -281,9 +263,9 @@ func TestErrors(t *testing.T) {
 			first.create(newPassword).ok(t, 201, "DONE")
 			second.create(newPassword).refused(t, "ACCOUNT_ALREADY_EXISTS")
 		}},
-		{"EMAIL_UPDATE_FAILED: the policy ended under the session", func(t *testing.T, e *env) {
+		{Name: "EMAIL_UPDATE_FAILED: the policy ended under the session", Run: func(t *testing.T, e *env) {
 			f := e.toCreate()
-			if _, err := e.DB.Exec(context.Background(), "UPDATE policies SET status = 'cancelled' WHERE number = 'SMR0001'"); err != nil {
+			if _, err := e.DB.Exec(t.Context(), "UPDATE policies SET status = 'cancelled' WHERE number = 'SMR0001'"); err != nil {
 				t.Fatal(err)
 			}
 			f.create(newPassword).refused(t, "EMAIL_UPDATE_FAILED")
@@ -292,11 +274,7 @@ func TestErrors(t *testing.T) {
 			}
 		}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.run(t, newEnv(t, db)) })
-		})
-	}
+	testenv.RunCases(t, newEnv, cases)
 }
 
 // toConfirm brings a visitor (Emma, EMAIL code) to CONFIRM_USERNAME.
@@ -307,13 +285,21 @@ func (e *env) toConfirm() *flow {
 	return f
 }
 
-// toCode brings a policyholder to the code page of option (EMAIL, SMS or
-// PIN) and returns the code sent to `to` ("" for the PIN).
-func (e *env) toCode(number, first, last, option, to string) (*flow, string) {
+// identified is a visitor started as a policyholder and identified as
+// the person of the policy (VERIFY).
+func (e *env) identified(number, first, last string) *flow {
 	e.t.Helper()
 	f := e.visitor()
 	f.start("policyHolder").ok(e.t, 200, "IDENTIFY")
 	f.identify(number, first, last).ok(e.t, 200, "VERIFY")
+	return f
+}
+
+// toCode brings a policyholder to the code page of option (EMAIL, SMS or
+// PIN) and returns the code sent to `to` ("" for the PIN).
+func (e *env) toCode(number, first, last, option, to string) (*flow, string) {
+	e.t.Helper()
+	f := e.identified(number, first, last)
 	f.send(f.option(option)).ok(e.t, 200, "VERIFY")
 	if to == "" {
 		return f, ""
@@ -331,8 +317,8 @@ func (e *env) toCreate() *flow {
 
 func (e *env) insertAccount(email string) {
 	e.t.Helper()
-	err := e.DB.InTx(context.Background(), func(tx *store.Tx) error {
-		_, err := account.Insert(context.Background(), tx, account.Account{Brand: "belair", Email: email}, "", e.Clock.Now())
+	err := e.DB.InTx(e.t.Context(), func(tx *store.Tx) error {
+		_, err := account.Insert(e.t.Context(), tx, account.Account{Brand: "belair", Email: email}, "", e.Clock.Now())
 		return err
 	})
 	if err != nil {
@@ -346,28 +332,12 @@ func TestConcurrentCreates(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnv(t, db)
 		f := e.toCreate()
-		const n = 6
-		statuses := make([]int, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				g := &flow{e: e, mux: e.mux, brand: e.belair, token: f.token}
-				statuses[i] = g.create(newPassword).Status
-			})
-		}
-		wg.Wait()
-		created := 0
-		for _, s := range statuses {
-			switch s {
-			case 201:
-				created++
-			case 400:
-			default:
-				t.Fatalf("statuses %v", statuses)
-			}
-		}
-		if created != 1 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'") != 1 {
-			t.Fatalf("statuses %v", statuses)
+		got := testenv.Parallel(6, func() testenv.Answer {
+			g := &flow{e: e, mux: e.mux, brand: e.belair, token: f.token}
+			return g.create(newPassword).Answer
+		})
+		if got[201] != 1 || got[400] != 5 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email = 'emma@example.com'") != 1 {
+			t.Fatalf("statuses %v, want one 201 and the others 400", got)
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package smartreg_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -52,8 +51,7 @@ var insured = []struct {
 
 func policyFile() string {
 	var b strings.Builder
-	b.WriteString("brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code," +
-		"driver_licence,licence_province,email,cell_phone,pin,ubi,status\n")
+	b.WriteString(accounttest.PolicyHeader)
 	for _, p := range insured {
 		status := map[bool]string{false: "active", true: "cancelled"}[p.cancelled]
 		fmt.Fprintf(&b, "belair,%s,%s,qc,%s,%s,%s,%s,%s,,,%s,%s,%s,%t,%s\n", p.number, p.kind, p.role, p.first, p.last,
@@ -78,30 +76,20 @@ smartRegistration:
 // brands loads the sample brands, belair with the field lists of smartYAML.
 func brands(t *testing.T) *brand.Registry {
 	t.Helper()
-	dir := t.TempDir()
-	entries, err := os.ReadDir("../../config/brands")
+	dir := testenv.BrandsDir(t)
+	belair := filepath.Join(dir, "belair.yaml")
+	raw, err := os.ReadFile(belair)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join("../../config/brands", e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Name() == "belair.yaml" {
-			// Into belair's own smartRegistration block when it has one (its pinRoadblock).
-			if text := string(raw); strings.Contains(text, "\nsmartRegistration:\n") {
-				raw = []byte(strings.Replace(text, "\nsmartRegistration:\n", smartYAML, 1))
-			} else {
-				raw = append(raw, smartYAML...)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), raw, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	// Into belair's own smartRegistration block when it has one (its pinRoadblock).
+	if text := string(raw); strings.Contains(text, "\nsmartRegistration:\n") {
+		raw = []byte(strings.Replace(text, "\nsmartRegistration:\n", smartYAML, 1))
+	} else {
+		raw = append(raw, smartYAML...)
+	}
+	if err := os.WriteFile(belair, raw, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	reg, err := brand.LoadDir(dir)
 	if err != nil {
@@ -126,15 +114,12 @@ type env struct {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	reg := brands(t)
 	b, _ := reg.ByID("belair")
 	te := testenv.New(db)
 	c := te.Clock
-	im := &policy.Importer{DB: db, Brands: reg.ByID, Now: c.Now()}
-	if _, err := im.Import(ctx, strings.NewReader(policyFile())); err != nil {
-		t.Fatal(err)
-	}
+	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), policyFile())
 	e := &env{Env: te, t: t, reg: reg, belair: b, province: "qc"}
 	e.svc = e.service(nil)
 	hash, err := accounttest.Hasher().Hash(ctx, "Correct-Horse-9!")
@@ -165,7 +150,7 @@ func (e *env) service(keys smartreg.Keys) *smartreg.Service {
 	e.t.Helper()
 	accounts := account.NewService(e.DB, accounttest.Hasher(), e.Clock.Now)
 	accounts.Limits = account.Limits{}
-	svc, err := smartreg.New(context.Background(), accounts, keys)
+	svc, err := smartreg.New(e.t.Context(), accounts, keys)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -212,9 +197,7 @@ func (a answer) data(t *testing.T, key string) any {
 // ok fails unless the answer is status with step (when not empty).
 func (a answer) ok(t *testing.T, status int, step string) answer {
 	t.Helper()
-	if a.Status != status {
-		t.Fatalf("status %d, want %d: %s", a.Status, status, a.Body)
-	}
+	a.Expect(t, status, "")
 	if step != "" && a.Str(t, "step") != step {
 		t.Fatalf("step %q, want %q: %s", a.Str(t, "step"), step, a.Body)
 	}

@@ -1,7 +1,6 @@
 package smartreg_test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -79,7 +78,7 @@ func TestExpirySlides(t *testing.T) {
 
 		g := e.visitor()
 		g.start("policyHolder")
-		if _, err := db.Exec(context.Background(), "DELETE FROM smart_registrations"); err != nil {
+		if _, err := db.Exec(t.Context(), "DELETE FROM smart_registrations"); err != nil {
 			t.Fatal(err)
 		}
 		if m := g.do(http.MethodGet, "/api/v2/back", nil).refused(t, "invalid-token").Str(t, "message"); m != "state not found in cache" {
@@ -91,7 +90,7 @@ func TestExpirySlides(t *testing.T) {
 		e.Clock.Advance(25 * time.Hour)
 		k := e.visitor()
 		k.start("policyHolder")
-		if n, err := e.svc.Prune(context.Background()); err != nil || n != 1 {
+		if n, err := e.svc.Prune(t.Context()); err != nil || n != 1 {
 			t.Fatalf("prune %d %v", n, err)
 		}
 	})

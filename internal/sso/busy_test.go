@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 )
 
@@ -13,20 +12,19 @@ import (
 // shed to the technical roadblock (spec §8.5 has no "busy"), counting
 // nothing.
 func TestLoginFormWhileBusy(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create(belair, "alex@example.com", nil)
 		ticket := e.ticket("belair.example", a.ID)
 		e.accounts.Hasher.WaitBudget = time.Nanosecond // every expected wait is over it
-		before := storetest.Snapshot(t, db, "rate_limits", "login_failures", "accounts", "audit_events")
+		before := storetest.Snapshot(t, e.DB, "rate_limits", "login_failures", "accounts", "audit_events")
 		if res := e.login("belair.example", form("alex@example.com", "Wrong-Horse-9!", "")); res.Header.Get("Location") != "/webseal.do?error=0x38cf04d7" {
-			t.Fatalf("password form post while busy: %d to %s", res.StatusCode, res.Header.Get("Location"))
+			t.Fatalf("password form post while busy: %d to %s", res.Status, res.Header.Get("Location"))
 		}
-		if after := storetest.Snapshot(t, db, "rate_limits", "login_failures", "accounts", "audit_events"); after != before {
+		if after := storetest.Snapshot(t, e.DB, "rate_limits", "login_failures", "accounts", "audit_events"); after != before {
 			t.Fatalf("a shed form post counted something:\nbefore %s\nafter  %s", before, after)
 		}
 		if res := e.login("belair.example", form("alex@example.com", "", ticket)); res.Header.Get("Location") != "/my-account" {
-			t.Fatalf("ticket form post while busy: %d to %s", res.StatusCode, res.Header.Get("Location"))
+			t.Fatalf("ticket form post while busy: %d to %s", res.Status, res.Header.Get("Location"))
 		}
 	})
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -68,9 +66,15 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	return e
 }
 
+// each runs fn on a fresh env on every database (storetest.Each).
+func each(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+}
+
 func (e *env) create(b *brand.Brand, email string, mutate func(ctx context.Context, tx *store.Tx, a account.Account) error) account.Account {
 	e.t.Helper()
-	ctx := context.Background()
+	ctx := e.t.Context()
 	hash := accounttest.Hash(e.t, password)
 	var a account.Account
 	err := e.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -87,42 +91,34 @@ func (e *env) create(b *brand.Brand, email string, mutate func(ctx context.Conte
 	return a
 }
 
-// do sends a request to the brand's host, over https unless plain is set.
-func (e *env) do(method, target, contentType, body string, cookies ...*http.Cookie) *http.Response {
+// call sends the request from ip through the stand-in brand middleware
+// (its Path an absolute URL: the host names the brand).
+func (e *env) call(req testenv.Request) testenv.Answer {
 	e.t.Helper()
-	r := httptest.NewRequest(method, target, strings.NewReader(body))
-	if contentType != "" {
-		r.Header.Set("Content-Type", contentType)
+	req.IP = ip
+	return testenv.Do(e.t, e.handler, req)
+}
+
+// origin is the scheme and host of a brand's site: plain http in --dev.
+func (e *env) origin(host string) string {
+	if e.dev {
+		return "http://" + host
 	}
-	r.RemoteAddr = ip + ":40000"
-	for _, c := range cookies {
-		r.AddCookie(c)
-	}
-	w := httptest.NewRecorder()
-	e.handler.ServeHTTP(w, r)
-	return w.Result()
+	return "https://" + host
 }
 
 func (e *env) ticket(host, id string) string {
 	e.t.Helper()
-	res := e.do("POST", "https://"+host+"/api/v1/accounts/"+id+"/authentication", "application/json", `{"password":"`+password+`"}`)
-	if res.StatusCode != 200 {
-		b, _ := io.ReadAll(res.Body)
-		e.t.Fatalf("authentication: %d %s", res.StatusCode, b)
-	}
-	var m map[string]string
-	_ = json.NewDecoder(res.Body).Decode(&m)
-	return m["loginTicket"]
+	a := e.call(testenv.Request{Method: http.MethodPost, Path: "https://" + host + "/api/v1/accounts/" + id + "/authentication",
+		Body: map[string]string{"password": password}}).Expect(e.t, 200, "")
+	return a.Str(e.t, "loginTicket")
 }
 
 // login posts the SSO form.
-func (e *env) login(host string, form url.Values, cookies ...*http.Cookie) *http.Response {
+func (e *env) login(host string, form url.Values, cookies ...*http.Cookie) testenv.Answer {
 	e.t.Helper()
-	scheme := "https://"
-	if e.dev {
-		scheme = "http://"
-	}
-	return e.do("POST", scheme+host+"/pkmslogin.form", "application/x-www-form-urlencoded", form.Encode(), cookies...)
+	return e.call(testenv.Request{Method: http.MethodPost, Path: e.origin(host) + "/pkmslogin.form", Body: form.Encode(),
+		Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Cookies: cookies})
 }
 
 func form(username, pw, ticket string) url.Values {
@@ -133,37 +129,34 @@ func form(username, pw, ticket string) url.Values {
 	return v
 }
 
-func sessionCookie(t *testing.T, res *http.Response) *http.Cookie {
+// sessionCookie is the session cookie the answer sets, of either name.
+func sessionCookie(t *testing.T, a testenv.Answer) *http.Cookie {
 	t.Helper()
-	for _, c := range res.Cookies() {
-		if c.Name == sso.CookieName || c.Name == sso.DevCookieName {
-			return c
-		}
+	if c := a.Cookie(sso.CookieName); c != nil {
+		return c
 	}
-	t.Fatalf("no session cookie in %v", res.Header["Set-Cookie"])
+	if c := a.Cookie(sso.DevCookieName); c != nil {
+		return c
+	}
+	t.Fatalf("no session cookie in %v", a.Header["Set-Cookie"])
 	return nil
 }
 
 func (e *env) me(host string, c *http.Cookie) (int, map[string]any) {
 	e.t.Helper()
-	scheme := "https://"
-	if e.dev {
-		scheme = "http://"
-	}
-	res := e.do("GET", scheme+host+"/api/v1/me", "", "", c)
+	a := e.call(testenv.Request{Path: e.origin(host) + "/api/v1/me", Cookies: []*http.Cookie{c}})
 	var m map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&m)
-	return res.StatusCode, m
+	_ = json.Unmarshal(a.Body, &m)
+	return a.Status, m
 }
 
 func TestLoginForm(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create(belair, "alex@example.com", nil)
 		e.create(belair, "locked@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
 			return account.Lock(ctx, tx, a.ID, time.Time{}, e.Clock.Now())
 		})
-		tempHash, _ := accounttest.Hasher().Hash(context.Background(), "Temp-Pass-1")
+		tempHash := accounttest.Hash(t, "Temp-Pass-1")
 		e.create(belair, "temp@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
 			return account.SetTemporaryPassword(ctx, tx, a.ID, tempHash, e.Clock.Now().Add(time.Hour), e.Clock.Now())
 		})
@@ -207,8 +200,8 @@ func TestLoginForm(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				res := e.login(c.host, c.form())
-				if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != c.wantTo {
-					t.Fatalf("%d to %q, want 303 to %q", res.StatusCode, res.Header.Get("Location"), c.wantTo)
+				if res.Status != http.StatusSeeOther || res.Header.Get("Location") != c.wantTo {
+					t.Fatalf("%d to %q, want 303 to %q", res.Status, res.Header.Get("Location"), c.wantTo)
 				}
 				hasCookie := false
 				for _, ck := range res.Cookies() {
@@ -232,10 +225,8 @@ func TestLoginForm(t *testing.T) {
 			}
 		})
 		t.Run("audited", func(t *testing.T) {
-			var n int
-			err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE event = 'sso.login' AND outcome = 'ok' AND account_id = ? AND ip = ?", a.ID, ip).Scan(&n)
-			if err != nil || n < 4 {
-				t.Fatalf("%d successful SSO sign-ins audited (%v)", n, err)
+			if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'sso.login' AND outcome = 'ok' AND account_id = ? AND ip = ?", a.ID, ip); n < 4 {
+				t.Fatalf("%d successful SSO sign-ins audited", n)
 			}
 		})
 	})
@@ -246,8 +237,7 @@ func TestLoginForm(t *testing.T) {
 // as the lockout allows failures: each is refused as a login error, none
 // counts as a failed password, and the right password still signs in.
 func TestReplayedTicketsLeaveTheLockoutAlone(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create(belair, "alex@example.com", nil)
 		used := e.ticket("belair.example", a.ID)
 		if res := e.login("belair.example", form("alex@example.com", password, used)); res.Header.Get("Location") != "/my-account" {
@@ -263,13 +253,13 @@ func TestReplayedTicketsLeaveTheLockoutAlone(t *testing.T) {
 				t.Fatalf("re-post %d went to %q", i+1, to)
 			}
 		}
-		ctx := context.Background()
+		ctx := t.Context()
 		var failures, lockLevel int
 		var lockedUntil int64
-		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM login_failures WHERE account_id = ?", a.ID).Scan(&failures); err != nil {
+		if err := e.DB.QueryRow(ctx, "SELECT COUNT(*) FROM login_failures WHERE account_id = ?", a.ID).Scan(&failures); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.QueryRow(ctx, "SELECT lock_level, locked_until FROM accounts WHERE id = ?", a.ID).Scan(&lockLevel, &lockedUntil); err != nil {
+		if err := e.DB.QueryRow(ctx, "SELECT lock_level, locked_until FROM accounts WHERE id = ?", a.ID).Scan(&lockLevel, &lockedUntil); err != nil {
 			t.Fatal(err)
 		}
 		if failures != 0 || lockLevel != 0 || lockedUntil != 0 {
@@ -285,11 +275,10 @@ func TestReplayedTicketsLeaveTheLockoutAlone(t *testing.T) {
 // sessions stop working and the form post refuses its right password (a
 // login error: §8.5 has no block code); enabled again, the session works.
 func TestDisabledAccountSignsNothingIn(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create(belair, "alex@example.com", nil)
 		session := sessionCookie(t, e.login("belair.example", form("alex@example.com", password, "")))
-		ctx := context.Background()
+		ctx := t.Context()
 		if err := e.accounts.Disable(ctx, belair.ID, a.ID, "staff:jdoe", ""); err != nil {
 			t.Fatal(err)
 		}
@@ -309,8 +298,7 @@ func TestDisabledAccountSignsNothingIn(t *testing.T) {
 }
 
 func TestSessionCookie(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.create(belair, "alex@example.com", nil)
 		cases := []struct {
 			name       string
@@ -336,7 +324,7 @@ func TestSessionCookie(t *testing.T) {
 					t.Fatalf("/me with the cookie: %d", status)
 				}
 				var stored int
-				if err := db.QueryRow(context.Background(), "SELECT COUNT(*) FROM sessions WHERE token_hash = ?", ck.Value).Scan(&stored); err != nil || stored != 0 {
+				if err := e.DB.QueryRow(t.Context(), "SELECT COUNT(*) FROM sessions WHERE token_hash = ?", ck.Value).Scan(&stored); err != nil || stored != 0 {
 					t.Fatalf("the session token is stored in clear (%d, %v)", stored, err)
 				}
 			})
@@ -345,8 +333,7 @@ func TestSessionCookie(t *testing.T) {
 }
 
 func TestMe(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.create(belair, "alex@example.com", func(ctx context.Context, tx *store.Tx, a account.Account) error {
 			for _, p := range []policy.Policy{
 				{Brand: "belair", Number: "abc-1234", Kind: policy.Home, Province: "ON"},
@@ -389,10 +376,9 @@ func TestMe(t *testing.T) {
 				if c.cookie != nil {
 					cookies = append(cookies, c.cookie)
 				}
-				res := e.do("GET", "https://"+c.host+"/api/v1/me", "", "", cookies...)
-				body, _ := io.ReadAll(res.Body)
-				if res.StatusCode != 401 || !bytes.Contains(body, []byte(`"errorCode":"UNAUTHENTICATED"`)) {
-					t.Fatalf("%d %s, want 401 UNAUTHENTICATED", res.StatusCode, body)
+				res := e.call(testenv.Request{Path: "https://" + c.host + "/api/v1/me", Cookies: cookies})
+				if res.Status != 401 || !bytes.Contains(res.Body, []byte(`"errorCode":"UNAUTHENTICATED"`)) {
+					t.Fatalf("%d %s, want 401 UNAUTHENTICATED", res.Status, res.Body)
 				}
 			})
 		}
@@ -400,8 +386,7 @@ func TestMe(t *testing.T) {
 }
 
 func TestSessionTimeouts(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		e.create(belair, "alex@example.com", nil)
 		newSession := func() *http.Cookie {
 			return sessionCookie(t, e.login("belair.example", form("alex@example.com", password, "")))
@@ -439,18 +424,15 @@ func TestSessionTimeouts(t *testing.T) {
 }
 
 func TestLogoutAndRevocation(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnv(t, db)
+	each(t, func(t *testing.T, e *env) {
 		a := e.create(belair, "alex@example.com", nil)
 		login := func(cookies ...*http.Cookie) *http.Cookie {
 			return sessionCookie(t, e.login("belair.example", form("alex@example.com", password, ""), cookies...))
 		}
 		t.Run("logout revokes server-side and clears the cookie", func(t *testing.T) {
 			ck := login()
-			res := e.do("POST", "https://belair.example/api/v1/logout", "", "", ck)
-			if res.StatusCode != 204 {
-				t.Fatalf("logout: %d", res.StatusCode)
-			}
+			logout := testenv.Request{Method: http.MethodPost, Path: "https://belair.example/api/v1/logout", Cookies: []*http.Cookie{ck}}
+			res := e.call(logout).Expect(t, 204, "")
 			cleared := sessionCookie(t, res)
 			if cleared.Value != "" || cleared.MaxAge >= 0 {
 				t.Fatalf("cookie not cleared: %+v", cleared)
@@ -458,12 +440,8 @@ func TestLogoutAndRevocation(t *testing.T) {
 			if status, _ := e.me("belair.example", ck); status != 401 {
 				t.Fatalf("the old cookie still works: %d", status)
 			}
-			if res := e.do("POST", "https://belair.example/api/v1/logout", "", "", ck); res.StatusCode != 204 {
-				t.Fatalf("second logout: %d", res.StatusCode)
-			}
-			var n int
-			_ = db.QueryRow(context.Background(), "SELECT COUNT(*) FROM audit_events WHERE event = 'sso.logout' AND account_id = ?", a.ID).Scan(&n)
-			if n != 1 {
+			e.call(logout).Expect(t, 204, "") // a second logout
+			if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'sso.logout' AND account_id = ?", a.ID); n != 1 {
 				t.Fatalf("%d logouts audited, want 1", n)
 			}
 		})
@@ -484,7 +462,7 @@ func TestLogoutAndRevocation(t *testing.T) {
 			first, second := login(), login()
 			other := e.create(belair, "bob@example.com", nil)
 			bob := sessionCookie(t, e.login("belair.example", form("bob@example.com", password, "")))
-			if err := db.InTx(context.Background(), func(tx *store.Tx) error { return sso.RevokeAll(context.Background(), tx, a.ID) }); err != nil {
+			if err := e.DB.InTx(t.Context(), func(tx *store.Tx) error { return sso.RevokeAll(t.Context(), tx, a.ID) }); err != nil {
 				t.Fatal(err)
 			}
 			for _, ck := range []*http.Cookie{first, second} {
@@ -499,7 +477,7 @@ func TestLogoutAndRevocation(t *testing.T) {
 		t.Run("Prune deletes expired sessions", func(t *testing.T) {
 			login()
 			e.Clock.Advance(sso.IdleTimeout)
-			n, err := sso.Prune(context.Background(), db, e.Clock.Now())
+			n, err := sso.Prune(t.Context(), e.DB, e.Clock.Now())
 			if err != nil || n == 0 {
 				t.Fatalf("Prune = %d, %v", n, err)
 			}

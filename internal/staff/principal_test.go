@@ -1,7 +1,6 @@
 package staff
 
 import (
-	"context"
 	"testing"
 	"time"
 )
@@ -38,11 +37,11 @@ func TestPrincipal(t *testing.T) {
 	if p.Actor() != "staff:s1" {
 		t.Errorf("Actor = %q", p.Actor())
 	}
-	ctx := WithPrincipal(context.Background(), p)
+	ctx := WithPrincipal(t.Context(), p)
 	if got, ok := PrincipalFrom(ctx); !ok || got.ID != "s1" {
 		t.Errorf("PrincipalFrom = %+v %v", got, ok)
 	}
-	if _, ok := PrincipalFrom(context.Background()); ok {
+	if _, ok := PrincipalFrom(t.Context()); ok {
 		t.Error("PrincipalFrom of a bare context must be false")
 	}
 }

@@ -1,7 +1,6 @@
 package staff
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -94,7 +93,7 @@ const password = "Console-Pass-2026!"
 
 func newFixture(t *testing.T, db *store.DB) *fixture {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	clock := testclock.New()
 	s, err := New(ctx, db, accounttest.Hasher(), clock.Now, nil)
 	if err != nil {
@@ -118,7 +117,7 @@ func newFixture(t *testing.T, db *store.DB) *fixture {
 // signIn signs in with the password and the next step's code.
 func (f *fixture) signIn(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	pending, err := f.s.SignIn(ctx, f.m.Email, password, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +133,7 @@ func (f *fixture) signIn(t *testing.T) string {
 // TestSessionTimeouts: idle 15 minutes, absolute 8 hours, on the clock.
 func TestSessionTimeouts(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		tok := f.signIn(t)
 		// Used every 14 minutes it lives, until 8 hours after sign-in.
@@ -168,7 +167,7 @@ func TestSessionTimeouts(t *testing.T) {
 // fresh, a replayed code does not.
 func TestFreshFactorAndReauth(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		tok := f.signIn(t)
 		used := TOTP(f.secret, f.clock.Now())
@@ -201,7 +200,7 @@ func TestFreshFactorAndReauth(t *testing.T) {
 // TestRecoveryCodesSingleUse: each recovery code signs in once.
 func TestRecoveryCodesSingleUse(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		if len(f.codes) != RecoveryCodes {
 			t.Fatalf("%d codes", len(f.codes))
@@ -241,7 +240,7 @@ func toUpper(s string) string {
 // password refused alike); then it works again.
 func TestLockout(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		for range 3 {
 			if _, err := f.s.SignIn(ctx, f.m.Email, "Wrong-Pass-2026!", "", ""); !errors.Is(err, ErrInvalidCredentials) {
@@ -279,7 +278,7 @@ func TestLockout(t *testing.T) {
 // TestSetupLink: 24 hours, single use, not for a disabled member.
 func TestSetupLink(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		_, token, err := f.s.Add(ctx, NewMember{Email: "late@example.com", Name: "Late", Role: RoleAgent, Brands: []string{"belair"}}, "cli")
 		if err != nil {
@@ -327,7 +326,7 @@ func TestSetupLink(t *testing.T) {
 // TestDisableRevokesSessions: a disabled member's sessions end at once.
 func TestDisableRevokesSessions(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		a, b := f.signIn(t), f.signIn(t)
 		if err := f.s.Disable(ctx, "pat@example.com", "cli"); err != nil {
@@ -350,11 +349,11 @@ func TestSecretsSealed(t *testing.T) {
 	db := storetest.Open(t)
 	f := newFixture(t, db)
 	var sealed string
-	_ = db.QueryRow(context.Background(), "SELECT totp_secret FROM staff_accounts WHERE id = ?", f.m.ID).Scan(&sealed)
+	_ = db.QueryRow(t.Context(), "SELECT totp_secret FROM staff_accounts WHERE id = ?", f.m.ID).Scan(&sealed)
 	if sealed == "" || sealed == EncodeSecret(f.secret) {
 		t.Fatalf("stored %q", sealed)
 	}
-	other, err := New(context.Background(), db, f.s.Hasher, f.clock.Now, make([]byte, 32))
+	other, err := New(t.Context(), db, f.s.Hasher, f.clock.Now, make([]byte, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +369,7 @@ func TestSecretsSealed(t *testing.T) {
 // lockout never fires then, the per-address limit does.
 func TestSignInLimitPerAddress(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		f.s.SignInLimit = throttle.Rule{Scope: "staff.sign_in.ip", Limit: 3, Window: 10 * time.Minute}
 		const ip = "203.0.113.7"
@@ -413,7 +412,7 @@ func TestSignInLimitPerAddress(t *testing.T) {
 // member at the fifth; a read-then-write count would lose all but one.
 func TestParallelReplaysCount(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		ctx := context.Background()
+		ctx := t.Context()
 		f := newFixture(t, db)
 		const n = 7
 		pending := make([]string, n)

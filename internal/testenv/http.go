@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"guichet/internal/api"
@@ -162,4 +163,26 @@ func (a Answer) Cookie(name string) *http.Cookie {
 		}
 	}
 	return nil
+}
+
+// Parallel calls fn n times at once (the calls released together) and
+// counts the answers by status: races on one resource, where exactly one
+// call may win.
+func Parallel(n int, fn func() Answer) map[int]int {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	statuses := map[int]int{}
+	start := make(chan struct{})
+	for range n {
+		wg.Go(func() {
+			<-start
+			a := fn()
+			mu.Lock()
+			statuses[a.Status]++
+			mu.Unlock()
+		})
+	}
+	close(start)
+	wg.Wait()
+	return statuses
 }

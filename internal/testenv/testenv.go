@@ -1,8 +1,9 @@
 // Package testenv is the one test environment of Guichet's Go tests
 // (style.md, Go 9): a migrated store on SQLite and PostgreSQL, a test clock,
 // the sample brands, a mail catcher on the outbox, a JSON request helper
-// with its recorded answer, and one HTTP scenario runner (Scenario, Run) in
-// the style of pocketbase's tests.ApiScenario.
+// with its recorded answer, one HTTP scenario runner (Scenario, Run) in
+// the style of pocketbase's tests.ApiScenario, a runner of named cases on
+// every database (Case, RunCases) and one of racing requests (Parallel).
 //
 // Only _test.go files import it (TestOnlyTestsImportTestenv checks): it
 // fails tests, it never returns errors. It depends on nothing above store
@@ -156,4 +157,21 @@ func BrandsDir(t testing.TB, extra ...string) string {
 		}
 	}
 	return dir
+}
+
+// Case is one named test of an environment of type E (a package's env).
+type Case[E any] struct {
+	Name string
+	Run  func(t *testing.T, e E)
+}
+
+// RunCases runs each case as a subtest on an environment newEnv makes,
+// on every database (storetest.Each).
+func RunCases[E any](t *testing.T, newEnv func(*testing.T, *store.DB) E, cases []Case[E]) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			storetest.Each(t, func(t *testing.T, db *store.DB) { c.Run(t, newEnv(t, db)) })
+		})
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"guichet/internal/api"
@@ -180,6 +181,23 @@ func TestAnswerExpect(t *testing.T) {
 		if len(f.errors) != 1 || !strings.Contains(f.errors[0], c.want) {
 			t.Fatalf("Expect(%d, %q) reported %q", c.status, c.code, f.errors)
 		}
+	}
+}
+
+func TestParallelCountsStatuses(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	got := testenv.Parallel(5, func() testenv.Answer {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			return testenv.Answer{Status: 201}
+		}
+		return testenv.Answer{Status: 409}
+	})
+	if calls != 5 || len(got) != 2 || got[201] != 1 || got[409] != 4 {
+		t.Fatalf("%d calls, statuses %v", calls, got)
 	}
 }
 

@@ -1,7 +1,6 @@
 package throttle_test
 
 import (
-	"context"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,7 +58,7 @@ func TestAllow(t *testing.T) {
 				l := throttle.New(db, func() time.Time { return clockAt })
 				for n, s := range c.steps {
 					clockAt = now.Add(s.at)
-					got, err := l.Allow(context.Background(), c.rule, s.subject)
+					got, err := l.Allow(t.Context(), c.rule, s.subject)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -89,7 +88,7 @@ func TestAllowIsSharedAndExactUnderConcurrency(t *testing.T) {
 				if i%2 == 1 {
 					l = b
 				}
-				ok, err := l.Allow(context.Background(), rule, "198.51.100.1")
+				ok, err := l.Allow(t.Context(), rule, "198.51.100.1")
 				if err != nil {
 					t.Error(err)
 				}
@@ -110,15 +109,15 @@ func TestPrune(t *testing.T) {
 		now := time.Unix(1_800_000_000, 0)
 		l := throttle.New(db, func() time.Time { return now })
 		for _, s := range []string{"a", "b"} {
-			if _, err := l.Allow(context.Background(), throttle.Rule{Scope: "p", Limit: 1, Window: time.Minute}, s); err != nil {
+			if _, err := l.Allow(t.Context(), throttle.Rule{Scope: "p", Limit: 1, Window: time.Minute}, s); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if n, err := l.Prune(context.Background()); err != nil || n != 0 {
+		if n, err := l.Prune(t.Context()); err != nil || n != 0 {
 			t.Fatalf("Prune of live counters = %d, %v", n, err)
 		}
 		now = now.Add(2 * time.Minute)
-		if n, err := l.Prune(context.Background()); err != nil || n != 2 {
+		if n, err := l.Prune(t.Context()); err != nil || n != 2 {
 			t.Fatalf("Prune of dead counters = %d, %v", n, err)
 		}
 	})
@@ -166,7 +165,7 @@ func TestCheckTellsTheWait(t *testing.T) {
 				hit := func(since time.Duration, subject string) time.Duration {
 					t.Helper()
 					at = base.Add(since)
-					wait, err := l.Check(context.Background(), rule, subject)
+					wait, err := l.Check(t.Context(), rule, subject)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,14 +1,18 @@
 // Package accounttest holds the account fixtures of every package's tests:
-// the test hasher parameters and stored accounts. Only _test.go files
+// the test hasher parameters, stored accounts and the policies they hold
+// (policy files imported, accounts linked). Only _test.go files
 // import it (testenv's TestOnlyTestsImportTestenv checks).
 package accounttest
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/brand"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 )
@@ -98,4 +102,51 @@ func Linked(t testing.TB, db *store.DB, brandID, email string) []string {
 		out = append(out, p.Number+":"+string(p.Role))
 	}
 	return out
+}
+
+// ExpectLinked fails the test unless the policies linked to the brand's
+// account of that email are want ("number:role", in Linked's order).
+func ExpectLinked(t testing.TB, db *store.DB, brandID, email string, want ...string) {
+	t.Helper()
+	if got := Linked(t, db, brandID, email); !slices.Equal(got, want) {
+		t.Fatalf("linked %v, want %v", got, want)
+	}
+}
+
+// PolicyHeader is the header row of the tests' policy files, the columns
+// in the order their rows give them.
+const PolicyHeader = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n"
+
+// ImportPolicies imports a policy file (the CSV `guichet import-policies`
+// reads) of the brands found by id at now.
+func ImportPolicies(t testing.TB, db *store.DB, brands func(id string) (*brand.Brand, bool), now time.Time, file string) {
+	t.Helper()
+	im := &policy.Importer{DB: db, Brands: brands, Now: now}
+	if _, err := im.Import(context.Background(), strings.NewReader(file)); err != nil {
+		t.Fatalf("import policies: %v", err)
+	}
+}
+
+// Holder stores the account with the password (Create) as the holder of
+// the brand's policy of that number, the policy's insured people made its
+// own: as a finished registration leaves them.
+func Holder(t testing.TB, db *store.DB, now time.Time, a account.Account, password, number string) account.Account {
+	t.Helper()
+	a = Create(t, db, now, a, password, "")
+	ctx := context.Background()
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		p, err := policy.ByNumber(ctx, tx, a.Brand, number)
+		if err != nil {
+			return err
+		}
+		if err := policy.Link(ctx, tx, a.ID, p.ID, policy.Holder); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE policy_id = ?", a.ID, p.ID)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("holder of %s: %v", number, err)
+	}
+	return a
 }
