@@ -1,10 +1,11 @@
 // Package oidc is Guichet's OpenID Connect provider (issue 30): one issuer
 // per brand, whose relying parties (the insurer's other applications) sign
 // their customers in through the portal. This package owns the provider's
-// tables: the clients of each brand (clients.go) and the brand's signing
-// keys (keys.go). The protocol endpoints come on zitadel/oidc's op package
-// (docs/design.md "OpenID Connect provider"); they read clients and keys
-// through this Service.
+// tables: the clients of each brand (clients.go), the brand's signing keys
+// (keys.go), and the authorization requests, codes, grants and refresh
+// tokens of sign-ins (grants.go). The protocol endpoints come on
+// zitadel/oidc's op package (docs/design.md "OpenID Connect provider"); they
+// will reach these tables through this Service.
 package oidc
 
 import (
