@@ -30,23 +30,6 @@ const (
 	GrantTTL = 30 * 24 * time.Hour
 )
 
-// Audit events of grants (Actor empty: the client's own calls).
-const (
-	EventCodeReuse    = "oidc.code_reuse"
-	EventRefreshReuse = "oidc.refresh_reuse"
-	EventRevoke       = "oidc.revoke"
-)
-
-// Errors of authorization requests and grants.
-var (
-	// ErrRequestNotFound: no authorization request of that id, or it
-	// expired.
-	ErrRequestNotFound = errors.New("oidc: no such authorization request")
-	// ErrInvalidGrant: a code or refresh token unknown, expired, used
-	// already, or of a revoked grant (OAuth's invalid_grant).
-	ErrInvalidGrant = errors.New("oidc: invalid grant")
-)
-
 // AuthRequest is an /authorize request, then the sign-in that answered it.
 type AuthRequest struct {
 	ID                  string

@@ -32,6 +32,22 @@ func signedIn(t *testing.T, e *testenv.Env, s *oidc.Service, code string) oidc.A
 	return a
 }
 
+// granted is a signed-in request's code traded and its grant started, with
+// a first refresh token when refresh is true.
+func granted(t *testing.T, e *testenv.Env, s *oidc.Service, code string, refresh bool) (oidc.Grant, string) {
+	t.Helper()
+	signedIn(t, e, s, code)
+	a, err := s.TradeCode(t.Context(), code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, token, err := s.StartGrant(t.Context(), a, refresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, token
+}
+
 func TestAuthRequestLifecycle(t *testing.T) {
 	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
 		s := newService(t, e, nil)
@@ -148,12 +164,7 @@ func TestCodeReusedBeforeTheGrant(t *testing.T) {
 func TestRefreshTokensRotate(t *testing.T) {
 	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
 		s := newService(t, e, nil)
-		signedIn(t, e, s, "c")
-		a, _ := s.TradeCode(t.Context(), "c")
-		g, first, err := s.StartGrant(t.Context(), a, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, first := granted(t, e, s, "c", true)
 		g2, second, err := s.RotateRefresh(t.Context(), first)
 		if err != nil || second == "" || second == first || g2.ID != g.ID {
 			t.Fatalf("rotate: %+v %v", g2, err)
@@ -188,13 +199,9 @@ func TestRefreshTokensRotate(t *testing.T) {
 func TestGrantExpires(t *testing.T) {
 	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
 		s := newService(t, e, nil)
-		signedIn(t, e, s, "c")
-		a, _ := s.TradeCode(t.Context(), "c")
-		g, refresh, err := s.StartGrant(t.Context(), a, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, refresh := granted(t, e, s, "c", true)
 		e.Clock.Advance(oidc.GrantTTL - time.Minute)
+		var err error
 		if _, refresh, err = s.RotateRefresh(t.Context(), refresh); err != nil {
 			t.Fatal(err)
 		}
@@ -213,12 +220,7 @@ func TestGrantExpires(t *testing.T) {
 func TestConcurrentRefresh(t *testing.T) {
 	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
 		s := newService(t, e, nil)
-		signedIn(t, e, s, "c")
-		a, _ := s.TradeCode(t.Context(), "c")
-		_, refresh, err := s.StartGrant(t.Context(), a, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, refresh := granted(t, e, s, "c", true)
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i := range errs {
@@ -239,12 +241,7 @@ func TestRevokeAccountAndGrant(t *testing.T) {
 		s := newService(t, e, nil)
 		var grants []oidc.Grant
 		for _, code := range []string{"c1", "c2", "c3"} {
-			signedIn(t, e, s, code)
-			a, _ := s.TradeCode(t.Context(), code)
-			g, _, err := s.StartGrant(t.Context(), a, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			g, _ := granted(t, e, s, code, false)
 			grants = append(grants, g)
 		}
 		if err := s.RevokeGrant(t.Context(), grants[0].ID); err != nil {

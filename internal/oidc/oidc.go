@@ -23,17 +23,28 @@ import (
 // when GUICHET_OIDC_KEY is not set.
 const secretName = "oidc"
 
-// Audit events of this package (Actor "cli" or "staff:<id>").
+// Audit events of this package: operators' (Actor "cli" or "staff:<id>")
+// and grants' (no actor: a client's calls, a customer's sign-out).
 const (
 	EventClientAdd     = "oidc.client_add"
 	EventClientDisable = "oidc.client_disable"
 	EventKeysRotate    = "oidc.keys_rotate"
+	EventCodeReuse     = "oidc.code_reuse"
+	EventRefreshReuse  = "oidc.refresh_reuse"
+	EventRevoke        = "oidc.revoke"
 )
 
-// Domain errors; callers (the CLI, the console) map them.
+// Domain errors; the callers (the CLI, the console, the provider's
+// endpoints) map them.
 var (
 	ErrUnknownBrand  = errors.New("oidc: unknown brand")
 	ErrUnknownClient = errors.New("oidc: no such client")
+	// ErrRequestNotFound: no authorization request of that id, or it
+	// expired.
+	ErrRequestNotFound = errors.New("oidc: no such authorization request")
+	// ErrInvalidGrant: a code or refresh token unknown, expired, used
+	// already, or of a revoked grant (OAuth's invalid_grant).
+	ErrInvalidGrant = errors.New("oidc: invalid grant")
 )
 
 // Service holds the provider's clients and keys.
