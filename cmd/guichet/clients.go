@@ -30,11 +30,7 @@ func (u *uris) Set(v string) error { *u = append(*u, v); return nil }
 
 // withOIDC opens the database and the provider's service for a command.
 func withOIDC(ctx context.Context, cfg app.Config, fn func(*oidc.Service, *brand.Registry) error) error {
-	reg, err := app.LoadBrands(cfg)
-	if err != nil {
-		return err
-	}
-	db, err := app.OpenStore(ctx, cfg)
+	reg, db, err := openWithBrands(ctx, cfg)
 	if err != nil {
 		return err
 	}

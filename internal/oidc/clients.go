@@ -260,16 +260,7 @@ func (s *Service) Clients(ctx context.Context, brand string) ([]Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clients: %w", err)
 	}
-	defer rows.Close()
-	var out []Client
-	for rows.Next() {
-		c, err := scanClient(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return store.Collect(rows, func(r *sql.Rows) (Client, error) { return scanClient(r) })
 }
 
 // DisableClient stops a client: it can no longer start a sign-in, exchange

@@ -369,17 +369,8 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 	if err != nil {
 		return nil, fmt.Errorf("account grants: %w", err)
 	}
-	var live []Grant
-	for rows.Next() {
-		g, err := scanGrant(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		live = append(live, g)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	live, err := store.Collect(rows, func(r *sql.Rows) (Grant, error) { return scanGrant(r) })
+	if err != nil {
 		return nil, err
 	}
 	for _, g := range live {

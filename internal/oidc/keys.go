@@ -178,18 +178,15 @@ func (s *Service) KeySet(ctx context.Context, brand string) ([]jose.JSONWebKey, 
 	if err != nil {
 		return nil, fmt.Errorf("key set: %w", err)
 	}
-	defer rows.Close()
-	var out []jose.JSONWebKey
-	for rows.Next() {
+	return store.Collect(rows, func(r *sql.Rows) (jose.JSONWebKey, error) {
 		var raw string
-		if err := rows.Scan(&raw); err != nil {
-			return nil, err
-		}
 		var k jose.JSONWebKey
-		if err := k.UnmarshalJSON([]byte(raw)); err != nil {
-			return nil, fmt.Errorf("key set: %w", err)
+		if err := r.Scan(&raw); err != nil {
+			return k, err
 		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+		if err := k.UnmarshalJSON([]byte(raw)); err != nil {
+			return k, fmt.Errorf("key set: %w", err)
+		}
+		return k, nil
+	})
 }

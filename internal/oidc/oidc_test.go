@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"golang.org/x/sync/errgroup"
 
 	"guichet/internal/oidc"
 	"guichet/internal/testenv"
@@ -301,20 +301,15 @@ func TestSigningKeysRotate(t *testing.T) {
 func TestInstancesStartTogether(t *testing.T) {
 	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
 		s := newService(t, e, nil)
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
+		var g errgroup.Group
 		for range 4 {
-			wg.Go(func() {
+			g.Go(func() error {
 				_, err := s.EnsureKeys(context.Background(), "intact", "cli")
-				errs <- err
+				return err
 			})
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
+		if err := g.Wait(); err != nil {
+			t.Fatal(err)
 		}
 		if n := e.Count(t, "SELECT COUNT(*) FROM oidc_signing_keys WHERE brand = 'intact'"); n != 2 {
 			t.Fatalf("%d keys, want one of each algorithm", n)
