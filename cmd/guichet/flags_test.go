@@ -150,6 +150,24 @@ func TestFlagsAnywhere(t *testing.T) {
 		{name: "staff list --name", want: `--name is for staff add only`, fail: true, variants: [][]string{
 			{"staff", "list", "--name", "X", "--data-dir", "D"},
 		}},
+		{name: "clients add", want: `^client_id: \S+\n$`, variants: [][]string{
+			{"clients", "add", "--brand", "belair", "--name", "App", "--type", "public", "--redirect-uri", "https://a.example/cb", "--data-dir", "D"},
+			{"clients", "--brand", "belair", "--name", "App", "add", "--type", "public", "--redirect-uri", "https://a.example/cb", "--data-dir", "D"},
+			{"clients", "--data-dir", "D", "--brand", "belair", "--name", "App", "--type", "public", "--redirect-uri", "https://a.example/cb", "add"},
+		}},
+		{name: "clients list", want: `^CLIENT_ID`, variants: [][]string{
+			{"clients", "list", "--brand", "belair", "--data-dir", "D"}, {"clients", "--data-dir", "D", "--brand", "belair", "list"},
+		}},
+		{name: "clients list --name", want: `--name is not for clients list`, fail: true, variants: [][]string{
+			{"clients", "list", "--name", "X", "--data-dir", "D"},
+		}},
+		{name: "clients disable", want: `no client nope`, fail: true, variants: [][]string{
+			{"clients", "disable", "nope", "--data-dir", "D"}, {"clients", "--data-dir", "D", "disable", "nope"},
+			{"clients", "disable", "--data-dir", "D", "--", "nope"},
+		}},
+		{name: "oidc rotate-keys", want: `^intact: new signing keys`, variants: [][]string{
+			{"oidc", "rotate-keys", "--brand", "intact", "--data-dir", "D"}, {"oidc", "--brand", "intact", "--data-dir", "D", "rotate-keys"},
+		}},
 		{name: "version", want: `^dev\n$`, variants: [][]string{{"version", "--dev"}, {"version", "--dev", "--"}}},
 		{name: "version, a flag after --", want: `unexpected argument "--dev"`, fail: true, variants: [][]string{{"version", "--", "--dev"}}},
 		{name: "help", want: `Commands:`, variants: [][]string{{"help", "--dev"}, {"--dev", "--help"}}},
@@ -198,7 +216,7 @@ func TestFlagsAnywhereCoversEveryCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range regexp.MustCompile(`(?m)^  ([a-z-]+)`).FindAllStringSubmatch(commands, -1) {
-		if !strings.Contains("serve migrate check-config outbox backup import-policies maintenance tokens staff version help", m[1]) {
+		if !strings.Contains("serve migrate check-config outbox backup import-policies maintenance tokens staff clients oidc version help", m[1]) {
 			t.Errorf("command %s is not in TestFlagsAnywhere", m[1])
 		}
 	}

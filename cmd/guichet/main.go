@@ -50,6 +50,10 @@ func run(args []string, stdout io.Writer) error {
 		return tokensCmd(ctx, cfg, args, stdout)
 	case "staff":
 		return staffCmd(ctx, cfg, args, stdout)
+	case "clients":
+		return clientsCmd(ctx, cfg, args, stdout)
+	case "oidc":
+		return oidcCmd(ctx, cfg, args, stdout)
 	}
 	fs := newFlagSet(cmd, &cfg)
 	args, err := parseArgs(fs, args)

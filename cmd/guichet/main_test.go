@@ -69,6 +69,7 @@ func TestEveryVariableHasAFlag(t *testing.T) {
 var noFlag = map[string]bool{
 	"GUICHET_TRUST_PROXY": true, // replaced by GUICHET_TRUSTED_PROXIES, and refused
 	"GUICHET_STAFF_KEY":   true, // a secret: not on the command line
+	"GUICHET_OIDC_KEY":    true, // a secret: not on the command line
 }
 
 func TestBackupCommand(t *testing.T) {

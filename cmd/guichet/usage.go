@@ -31,6 +31,12 @@ Commands:
                                    add a console staff member; prints the one-time set-up link (24 h)
   staff disable EMAIL              disable a staff member (their sessions end at once)
   staff list                       list the staff members
+  clients add --brand B --name NAME --type public|confidential --redirect-uri URI...
+              [--third-party] [--backchannel-logout-uri URI]
+                                   register an OpenID Connect client; prints its id and secret (once)
+  clients list [--brand B]         list the OpenID Connect clients
+  clients disable CLIENT_ID        disable a client
+  oidc rotate-keys [--brand B]     new signing keys now (the old ones stay published a week)
   version                          print the version
   help                             print this help
 

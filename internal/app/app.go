@@ -27,6 +27,7 @@ import (
 	"guichet/internal/chat/chatapi"
 	"guichet/internal/chat/hub"
 	"guichet/internal/cobrowse"
+	"guichet/internal/codes"
 	"guichet/internal/console"
 	"guichet/internal/devseed"
 	"guichet/internal/emailtoken"
@@ -34,6 +35,7 @@ import (
 	"guichet/internal/httpapi"
 	"guichet/internal/maintenance"
 	"guichet/internal/notify"
+	"guichet/internal/oidc"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -102,6 +104,9 @@ type Config struct {
 	// StaffKey (GUICHET_STAFF_KEY): 32 bytes (hex or base64) sealing the
 	// staff TOTP secrets; empty: a key kept in the database.
 	StaffKey string
+	// OIDCKey (GUICHET_OIDC_KEY): 32 bytes (hex or base64) sealing the
+	// OpenID provider's signing keys; empty: a key kept in the database.
+	OIDCKey string
 	// AuditRetentionMonths (GUICHET_AUDIT_RETENTION_MONTHS): audit rows
 	// older than this are purged by the janitor; "" is 24 (console.
 	// DefaultAuditRetentionMonths), 0 keeps them for ever.
@@ -188,6 +193,7 @@ func ConfigFromEnv() Config {
 		RegistrationSessionTTL: get("GUICHET_REGISTRATION_SESSION_TTL", ""),
 		ConsoleHost:            get("GUICHET_CONSOLE_HOST", ""),
 		StaffKey:               get("GUICHET_STAFF_KEY", ""),
+		OIDCKey:                get("GUICHET_OIDC_KEY", ""),
 		AuditRetentionMonths:   get("GUICHET_AUDIT_RETENTION_MONTHS", ""),
 		DevNow:                 get("GUICHET_DEV_NOW", ""),
 		DrainSeconds:           get("GUICHET_DRAIN_SECONDS", ""),
@@ -674,7 +680,7 @@ func StaffService(ctx context.Context, cfg Config, db *store.DB, brands *brand.R
 	var root []byte
 	if cfg.StaffKey != "" {
 		var err error
-		if root, err = staff.ParseKey(cfg.StaffKey); err != nil {
+		if root, err = codes.ParseKey(cfg.StaffKey); err != nil {
 			return nil, fmt.Errorf("GUICHET_STAFF_KEY: %w", err)
 		}
 	}
@@ -700,6 +706,20 @@ func StaffService(ctx context.Context, cfg Config, db *store.DB, brands *brand.R
 		s.TOTPNow = time.Now
 	}
 	return s, nil
+}
+
+// OIDCService is the OpenID provider's clients and keys, for the brands of
+// reg, its signing keys sealed under GUICHET_OIDC_KEY (or the database's
+// own key).
+func OIDCService(ctx context.Context, cfg Config, db *store.DB, reg *brand.Registry) (*oidc.Service, error) {
+	var root []byte
+	if cfg.OIDCKey != "" {
+		var err error
+		if root, err = codes.ParseKey(cfg.OIDCKey); err != nil {
+			return nil, fmt.Errorf("GUICHET_OIDC_KEY: %w", err)
+		}
+	}
+	return oidc.New(ctx, db, cfg.clock(), func(id string) bool { _, ok := reg.ByID(id); return ok }, root)
 }
 
 // ConsoleOrigin is where the console is served: https://GUICHET_CONSOLE_HOST,

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"guichet/internal/app"
+	"guichet/internal/testenv"
+)
+
+// TestClientsCommand runs `guichet clients add|list|disable` and `guichet
+// oidc rotate-keys` on SQLite and PostgreSQL: the id and secret printed
+// once, the refusals with the flag they name, the list, the rotation.
+func TestClientsCommand(t *testing.T) {
+	testenv.EachURL(t, false, func(t *testing.T, url string) {
+		t.Setenv("GUICHET_DATABASE_URL", url)
+		t.Setenv("GUICHET_DEV", "")
+		dir := t.TempDir()
+		var errOut bytes.Buffer
+		stderr = &errOut
+		t.Cleanup(func() { stderr = os.Stderr })
+		cli := func(args ...string) (string, error) {
+			var out bytes.Buffer
+			err := run(append(args, "--data-dir", dir), &out)
+			return out.String(), err
+		}
+
+		out, err := cli("clients", "add", "--brand", "belair", "--name", "Client centre", "--type", "confidential",
+			"--redirect-uri", "https://clients.example/cb", "--redirect-uri", "http://localhost:4180/oauth2/callback")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`^client_id: (\S+)\nclient_secret: (\S{43})\n$`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("add printed %q", out)
+		}
+		if !strings.Contains(errOut.String(), "shown this once") || strings.Contains(errOut.String(), m[2]) {
+			t.Fatalf("stderr %q", errOut.String())
+		}
+		if out, err = cli("clients", "add", "--brand", "scotia", "--name", "App", "--type", "public", "--third-party",
+			"--redirect-uri", "ca.scotia.app:/cb"); err != nil || strings.Contains(out, "client_secret") {
+			t.Fatalf("public client: %q %v", out, err)
+		}
+
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"clients", "add", "--brand", "acme", "--name", "X", "--type", "public", "--redirect-uri", "https://x.example/cb"}, `--brand "acme" is not a configured brand`},
+			{[]string{"clients", "add", "--brand", "belair", "--name", "X", "--type", "public", "--redirect-uri", "http://x.example/cb"}, "--redirect-uri: http://x.example/cb: https is required"},
+			{[]string{"clients", "add", "--brand", "belair", "--name", "X", "--type", "other", "--redirect-uri", "https://x.example/cb"}, "--type: public or confidential, not \"other\""},
+			{[]string{"clients", "add", "--brand", "belair", "--type", "public", "--redirect-uri", "https://x.example/cb"}, "--name: a name is required"},
+			{[]string{"clients", "disable", "nope"}, "no client nope"},
+			{[]string{"clients", "disable"}, "usage: guichet clients"},
+			{[]string{"clients", "list", "extra"}, "usage: guichet clients"},
+			{[]string{"clients"}, "usage: guichet clients"},
+			{[]string{"oidc", "rotate-keys", "--brand", "acme"}, `--brand "acme" is not a configured brand`},
+			{[]string{"oidc"}, "usage: guichet oidc"},
+		} {
+			if _, err := cli(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: %v, want %q", c.args, err, c.want)
+			}
+		}
+
+		if out, err = cli("clients", "disable", m[1]); err != nil || out != "client "+m[1]+" disabled\n" {
+			t.Fatalf("disable: %q %v", out, err)
+		}
+		out, err = cli("clients", "list", "--brand", "belair")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], m[1]) || !strings.Contains(lines[1], "https://clients.example/cb http://localhost:4180/oauth2/callback") ||
+			!strings.HasSuffix(lines[1], "disabled") || strings.Contains(out, m[2]) {
+			t.Fatalf("list:\n%s", out)
+		}
+		if out, err = cli("clients", "list"); err != nil || strings.Count(out, "\n") != 3 || !strings.Contains(out, "third") {
+			t.Fatalf("list of every brand: %q %v", out, err)
+		}
+
+		out, err = cli("oidc", "rotate-keys")
+		if err != nil || strings.Count(out, "new signing keys (ES256, RS256)") != len(testenv.Brands(t).All()) {
+			t.Fatalf("rotate-keys: %q %v", out, err)
+		}
+		if out, err = cli("oidc", "rotate-keys", "--brand", "intact"); err != nil || !strings.HasPrefix(out, "intact: ") {
+			t.Fatalf("rotate-keys --brand: %q %v", out, err)
+		}
+		cfg := app.Config{DataDir: dir, DatabaseURL: url}
+		db, err := app.OpenStore(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		reg, err := app.LoadBrands(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := app.OIDCService(t.Context(), cfg, db, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for brand, want := range map[string]int{"intact": 4, "belair": 2} {
+			if set, err := svc.KeySet(t.Context(), brand); err != nil || len(set) != want {
+				t.Errorf("%s publishes %d keys (%v), want %d", brand, len(set), err, want)
+			}
+		}
+		if _, err := svc.SigningKey(t.Context(), "belair", jose.ES256); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Client(t.Context(), m[1]); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

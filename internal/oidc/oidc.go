@@ -1,0 +1,74 @@
+// Package oidc is Guichet's OpenID Connect provider (issue 30): one issuer
+// per brand, whose relying parties (the insurer's other applications) sign
+// their customers in through the portal. This package owns the provider's
+// tables: the clients of each brand (clients.go), the brand's signing keys
+// (keys.go), and the authorization requests, codes, grants and refresh
+// tokens of sign-ins (grants.go). The protocol endpoints come on
+// zitadel/oidc's op package (docs/design.md "OpenID Connect provider"); they
+// will reach these tables through this Service.
+package oidc
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"guichet/internal/codes"
+	"guichet/internal/store"
+)
+
+// secretName is the recovery_secrets row the key-sealing key derives from
+// when GUICHET_OIDC_KEY is not set.
+const secretName = "oidc"
+
+// Audit events of this package: operators' (Actor "cli" or "staff:<id>")
+// and grants' (no actor: a client's calls, a customer's sign-out).
+const (
+	EventClientAdd     = "oidc.client_add"
+	EventClientDisable = "oidc.client_disable"
+	EventKeysRotate    = "oidc.keys_rotate"
+	EventCodeReuse     = "oidc.code_reuse"
+	EventRefreshReuse  = "oidc.refresh_reuse"
+	EventRevoke        = "oidc.revoke"
+)
+
+// Domain errors; the callers (the CLI, the console, the provider's
+// endpoints) map them.
+var (
+	ErrUnknownBrand  = errors.New("oidc: unknown brand")
+	ErrUnknownClient = errors.New("oidc: no such client")
+	// ErrRequestNotFound: no authorization request of that id, or it
+	// expired.
+	ErrRequestNotFound = errors.New("oidc: no such authorization request")
+	// ErrInvalidGrant: a code or refresh token unknown, expired, used
+	// already, or of a revoked grant (OAuth's invalid_grant).
+	ErrInvalidGrant = errors.New("oidc: invalid grant")
+)
+
+// Service holds the provider's clients and keys.
+type Service struct {
+	DB  *store.DB
+	Now func() time.Time
+	// KnownBrand says whether a brand id is configured.
+	KnownBrand func(id string) bool
+	sealer     codes.Sealer
+}
+
+// New builds the service. root is GUICHET_OIDC_KEY's 32 bytes, or nil to
+// derive the sealing key from the database's own secret (then a copy of the
+// database alone opens the private keys: production sets the key).
+func New(ctx context.Context, db *store.DB, now func() time.Time, knownBrand func(string) bool, root []byte) (*Service, error) {
+	if root == nil {
+		var err error
+		if root, err = codes.LoadSecret(ctx, db, secretName, now(), rand.Reader); err != nil {
+			return nil, err
+		}
+	}
+	sealer, err := codes.NewSealer(root, "oidc signing key aes-gcm")
+	if err != nil {
+		return nil, fmt.Errorf("oidc keys: %w", err)
+	}
+	return &Service{DB: db, Now: now, KnownBrand: knownBrand, sealer: sealer}, nil
+}
