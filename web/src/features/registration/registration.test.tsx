@@ -72,6 +72,15 @@ async function fillIdentification() {
   type('Postal code', 'h2x1y4');
 }
 
+/** What fillIdentification's answers are sent as: the policy number and postal code normalized. */
+const identificationSent = {
+  policyNumber: 'ABCDEFG',
+  firstName: 'Marie',
+  lastName: 'Tremblay',
+  dateOfBirth: '1980-05-17',
+  postalCode: 'H2X 1Y4',
+};
+
 /** Opens the identification page, the flow's start: no registration under way, no page before it. */
 function openIdentification(routes: FakeRoutes, brand: PublicBrand = belair) {
   return openAt('/registration/identification', routes, null, null, brand);
@@ -175,15 +184,7 @@ describe('/registration/identification', () => {
     fireEvent.change(screen.getByLabelText('Province that issued your driver’s licence'), { target: { value: 'other' } });
     await click('Next');
     await waitFor(() => expect(where()).toBe('/registration/validation'));
-    expect(calls[0]?.body).toEqual({
-      policyNumber: 'ABCDEFG',
-      firstName: 'Marie',
-      lastName: 'Tremblay',
-      dateOfBirth: '1980-05-17',
-      postalCode: 'H2X 1Y4',
-      driverLicence: 'A123412345123',
-      licenceProvince: 'other',
-    });
+    expect(calls[0]?.body).toEqual({ ...identificationSent, driverLicence: 'A123412345123', licenceProvince: 'other' });
   });
 
   it('checks the fields before sending', async () => {
@@ -199,13 +200,7 @@ describe('/registration/identification', () => {
     await submitIdentification();
     await heading('Verify your identity');
     expect(where()).toBe('/registration/validation');
-    expect(calls[0]?.body).toEqual({
-      policyNumber: 'ABCDEFG',
-      firstName: 'Marie',
-      lastName: 'Tremblay',
-      dateOfBirth: '1980-05-17',
-      postalCode: 'H2X 1Y4',
-    });
+    expect(calls[0]?.body).toEqual(identificationSent);
     expect(readFlow().registration).toMatchObject({ id: REG, twoFactorValidations: [EMAIL_OPTION, SMS_OPTION, NONE_OPTION] });
     expect(screen.getByRole('radio', { name: 'By email at m***@example.com' })).toBeTruthy();
     expect(screen.getByRole('radio', { name: 'By text message at ***-***-0123' })).toBeTruthy();
@@ -582,10 +577,16 @@ async function submitPassword() {
   await click('Create my account');
 }
 
+/** Opens the password page as the flow reaches it after the SMS code, once its heading shows. */
+async function openPassword(routes: FakeRoutes) {
+  const calls = await openAt('/registration/account-creation/password', routes, '/registration/validation/sms', verified);
+  await heading('Create your password');
+  return calls;
+}
+
 describe('/registration/account-creation/password', () => {
   it('the terms must be ticked', async () => {
-    const calls = await openAt('/registration/account-creation/password', {}, '/registration/validation/sms', verified);
-    await heading('Create your password');
+    const calls = await openPassword({});
     type('Password', 'Green#Lamp42x');
     type('Confirm your password', 'Green#Lamp42x');
     await click('Create my account');
@@ -594,13 +595,7 @@ describe('/registration/account-creation/password', () => {
   });
 
   it('201 signs in through the SSO form post with the email and password', async () => {
-    const calls = await openAt(
-      '/registration/account-creation/password',
-      { [CREATE]: { status: 201, body: { email: 'marie@example.com' } } },
-      '/registration/validation/sms',
-      verified,
-    );
-    await heading('Create your password');
+    const calls = await openPassword({ [CREATE]: { status: 201, body: { email: 'marie@example.com' } } });
     await submitPassword();
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls[0]?.body).toEqual({ password: 'Green#Lamp42x', passwordConfirmation: 'Green#Lamp42x', termsAccepted: true });
@@ -614,28 +609,20 @@ describe('/registration/account-creation/password', () => {
     { code: '2002', text: "This password can't be used. Choose another one that follows the rules." },
     { code: '2003', text: "The password contains a character that isn't allowed." },
   ])('400 $code: the password field says so', async ({ code, text }) => {
-    await openAt('/registration/account-creation/password', { [CREATE]: { status: 400, body: { errorCode: code } } }, '/registration/validation/sms', verified);
-    await heading('Create your password');
+    await openPassword({ [CREATE]: { status: 400, body: { errorCode: code } } });
     await submitPassword();
     expect((await screen.findAllByText(text)).length).toBeGreaterThan(0);
     expect(submitted).toEqual([]);
   });
 
   it('400 1003: login-difficulties', async () => {
-    await openAt('/registration/account-creation/password', { [CREATE]: { status: 400, body: { errorCode: '1003' } } }, '/registration/validation/sms', verified);
-    await heading('Create your password');
+    await openPassword({ [CREATE]: { status: 400, body: { errorCode: '1003' } } });
     await submitPassword();
     await waitFor(() => expect(where()).toBe('/roadblock/login-difficulties'));
   });
 
   it('409 REGISTRATION_STATE: the technical roadblock, whose button starts again', async () => {
-    await openAt(
-      '/registration/account-creation/password',
-      { [CREATE]: { status: 409, body: { errorCode: 'REGISTRATION_STATE' } } },
-      '/registration/validation/sms',
-      verified,
-    );
-    await heading('Create your password');
+    await openPassword({ [CREATE]: { status: 409, body: { errorCode: 'REGISTRATION_STATE' } } });
     await submitPassword();
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));
     await click('Back to registration');
