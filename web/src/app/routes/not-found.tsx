@@ -1,18 +1,8 @@
-import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
-import { usePageTitle } from '@/lib/page-title';
+import { NoticePage } from '@/components/notice-page/notice-page';
 
 /** Spec §2.1: page not found, with a button back to login. */
 export default function NotFoundRoute() {
   const t = useT();
-  usePageTitle(t('notFound.title'));
-  return (
-    <section className="page page--narrow" aria-labelledby="not-found-title">
-      <h1 id="not-found-title">{t('notFound.title')}</h1>
-      <p>{t('notFound.text')}</p>
-      <Link href="/" className="button button--primary">
-        {t('notFound.backToLogin')}
-      </Link>
-    </section>
-  );
+  return <NoticePage headingId="not-found-title" title={t('notFound.title')} text={t('notFound.text')} backToLogin={t('notFound.backToLogin')} />;
 }

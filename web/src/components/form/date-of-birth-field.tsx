@@ -32,7 +32,41 @@ export function monthNames(language: string): string[] {
   return Array.from({ length: 12 }, (_, m) => format.format(new Date(Date.UTC(2000, m, 1))));
 }
 
+/** How many digits the day and the year take. */
+const partLength = { day: 2, year: 4 } as const;
+
 const digits = (value: string, length: number) => value.replace(/[^0-9]/g, '').slice(0, length);
+
+interface DigitsPartProps {
+  part: keyof typeof partLength;
+  id: string;
+  /** The field's name; the input is named `${name}-${part}`. */
+  name: string;
+  label: string;
+  value: string;
+  onChange: (event: ChangeEvent<HTMLInputElement>) => void;
+  invalid: true | undefined;
+}
+
+/** The day or the year: a labelled numeric input of partLength digits, filled from the birthday autofill. */
+function DigitsPart({ part, id, name, label, value, onChange, invalid }: DigitsPartProps) {
+  return (
+    <div className={`date-field__part date-field__part--${part}`}>
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        name={`${name}-${part}`}
+        className="field__input"
+        inputMode="numeric"
+        autoComplete={`bday-${part}`}
+        maxLength={partLength[part]}
+        value={value}
+        onChange={onChange}
+        aria-invalid={invalid}
+      />
+    </div>
+  );
+}
 
 export interface DateOfBirthFieldProps {
   name: string;
@@ -56,7 +90,7 @@ export function DateOfBirthField({ name, legend, disabled }: DateOfBirthFieldPro
 
   function change(part: keyof DateParts) {
     return (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => {
-      const value = part === 'month' ? event.target.value : digits(event.target.value, part === 'day' ? 2 : 4);
+      const value = part === 'month' ? event.target.value : digits(event.target.value, partLength[part]);
       const next = { ...parts, [part]: value };
       setParts(next);
       field.setInput(assembleDate(next));
@@ -78,20 +112,7 @@ export function DateOfBirthField({ name, legend, disabled }: DateOfBirthFieldPro
     >
       <legend className="field__label">{legend ?? t('form.dateOfBirth')}</legend>
       <div className="date-field">
-        <div className="date-field__part date-field__part--day">
-          <label htmlFor={field.id}>{t('form.day')}</label>
-          <input
-            id={field.id}
-            name={`${name}-day`}
-            className="field__input"
-            inputMode="numeric"
-            autoComplete="bday-day"
-            maxLength={2}
-            value={parts.day}
-            onChange={change('day')}
-            aria-invalid={invalid}
-          />
-        </div>
+        <DigitsPart part="day" id={field.id} name={name} label={t('form.day')} value={parts.day} onChange={change('day')} invalid={invalid} />
         <div className="date-field__part date-field__part--month">
           <label htmlFor={`${field.id}-month`}>{t('form.month')}</label>
           <select
@@ -111,20 +132,7 @@ export function DateOfBirthField({ name, legend, disabled }: DateOfBirthFieldPro
             ))}
           </select>
         </div>
-        <div className="date-field__part date-field__part--year">
-          <label htmlFor={`${field.id}-year`}>{t('form.year')}</label>
-          <input
-            id={`${field.id}-year`}
-            name={`${name}-year`}
-            className="field__input"
-            inputMode="numeric"
-            autoComplete="bday-year"
-            maxLength={4}
-            value={parts.year}
-            onChange={change('year')}
-            aria-invalid={invalid}
-          />
-        </div>
+        <DigitsPart part="year" id={`${field.id}-year`} name={name} label={t('form.year')} value={parts.year} onChange={change('year')} invalid={invalid} />
       </div>
       <FieldError id={field.errorId} message={field.error} />
     </fieldset>

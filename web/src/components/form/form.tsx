@@ -1,4 +1,4 @@
-import { createContext, use, useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode, type Ref } from 'react';
+import { createContext, use, useCallback, useEffect, useRef, useState, type ChangeEvent, type FormEvent, type ReactNode, type Ref } from 'react';
 import { messageText, useT } from '@/i18n/i18n';
 import type { MessageKey, MessageParams } from '@/i18n/catalog';
 import { PrivateText } from '@/i18n/private-text';
@@ -194,6 +194,25 @@ export function useField(name: string, kind: 'text' | 'checkbox' = 'text'): Fiel
   };
   // The input is of the kind asked for (typeof check above).
   return binding as FieldBinding<string> | FieldBinding<boolean>;
+}
+
+/** The props of a preset field (phone, first name…): its name, and a label and hint that replace the defaults. */
+export interface PresetFieldProps {
+  name: string;
+  label?: string;
+  hint?: ReactNode;
+  disabled?: boolean;
+}
+
+/** What a text input bound to `field` carries: the input kept as typed, the blur that checks it, its invalid state and descriptions. */
+export function textInputProps(field: FieldBinding<string>, hasHint: boolean) {
+  return {
+    value: field.input,
+    onChange: (event: ChangeEvent<HTMLInputElement>) => field.setInput(event.target.value),
+    onBlur: field.onBlur,
+    'aria-invalid': field.error ? true : undefined,
+    'aria-describedby': field.describedBy(hasHint),
+  };
 }
 
 /** The message under a field, with a hidden "Error:" for screen readers. */

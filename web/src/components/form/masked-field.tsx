@@ -3,7 +3,7 @@ import { useT } from '@/i18n/i18n';
 import type { PolicyFormat } from '@/lib/rules/policy-number';
 import { privateMark, type PrivateKind } from '@/lib/cobrowse/privacy';
 import { useSite } from '@/lib/site/site-context';
-import { FieldFrame, useField } from './form';
+import { FieldFrame, useField, type PresetFieldProps } from './form';
 import { conform, freeMask, PHONE_MASK, phoneOptions, POSTAL_CODE_MASK, type ConformOptions } from './mask';
 
 /** Longest licence of the provinces without a mask (spec §5 "others"), as lib/rules/driver-licence. */
@@ -117,15 +117,8 @@ export function MaskedField({
   );
 }
 
-interface FieldProps {
-  name: string;
-  label?: string;
-  hint?: ReactNode;
-  disabled?: boolean;
-}
-
 /** Phone (spec §5): 999-999-9999, a phone keypad, autocomplete tel-national. */
-export function PhoneField({ label, hint, ...props }: FieldProps) {
+export function PhoneField({ label, hint, ...props }: PresetFieldProps) {
   const t = useT();
   return (
     <MaskedField
@@ -143,7 +136,7 @@ export function PhoneField({ label, hint, ...props }: FieldProps) {
 }
 
 /** Postal code (spec §5): A9A 9A9, upper-cased, autocomplete postal-code. */
-export function PostalCodeField({ label, hint, ...props }: FieldProps) {
+export function PostalCodeField({ label, hint, ...props }: PresetFieldProps) {
   const t = useT();
   return (
     <MaskedField
@@ -163,7 +156,7 @@ export function policyFormat(policyNumber: PolicyFormat & { byProvince: Record<s
 }
 
 /** Policy number (spec §5) in the brand's format for the visitor's province, or the one given. */
-export function PolicyNumberField({ label, hint, format, ...props }: FieldProps & { format?: PolicyFormat }) {
+export function PolicyNumberField({ label, hint, format, ...props }: PresetFieldProps & { format?: PolicyFormat }) {
   const t = useT();
   const { brand, province } = useSite();
   const { length, mask } = format ?? policyFormat(brand.policyNumber, province);
@@ -185,7 +178,7 @@ export function licenceMask(masks: Record<string, string>, province: string): st
 }
 
 /** Driver licence (spec §5), masked for the licence province chosen in LicenceProvinceField. */
-export function DriverLicenceField({ label, province, ...props }: FieldProps & { province: string }) {
+export function DriverLicenceField({ label, province, ...props }: PresetFieldProps & { province: string }) {
   const t = useT();
   const { brand } = useSite();
   const mask = licenceMask(brand.driverLicenceMasks, province);
@@ -193,7 +186,7 @@ export function DriverLicenceField({ label, province, ...props }: FieldProps & {
 }
 
 /** Security code (spec §5): 6 digits, a numeric keypad, autocomplete one-time-code (SMS codes are offered). */
-export function SecurityCodeField({ label, ...props }: FieldProps) {
+export function SecurityCodeField({ label, ...props }: PresetFieldProps) {
   const t = useT();
   return (
     <MaskedField
@@ -211,7 +204,7 @@ export function SecurityCodeField({ label, ...props }: FieldProps) {
 const PIN_MASK = freeMask(8);
 
 /** PIN (spec §5): 8 letters or digits, upper-cased. */
-export function PinField({ label, ...props }: FieldProps) {
+export function PinField({ label, ...props }: PresetFieldProps) {
   const t = useT();
   return (
     <MaskedField

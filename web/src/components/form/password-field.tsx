@@ -1,7 +1,7 @@
 import { privateMark } from '@/lib/cobrowse/privacy';
 import { useState, type ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
-import { FieldFrame, useField } from './form';
+import { FieldFrame, textInputProps, useField } from './form';
 
 export interface PasswordFieldProps {
   name: string;
@@ -37,11 +37,7 @@ export function PasswordField({ name, autoComplete, label, hint, disabled }: Pas
           spellCheck={false}
           {...privateMark('password')}
           disabled={disabled}
-          value={field.input}
-          onChange={(event) => field.setInput(event.target.value)}
-          onBlur={field.onBlur}
-          aria-invalid={field.error ? true : undefined}
-          aria-describedby={field.describedBy(Boolean(hint))}
+          {...textInputProps(field, Boolean(hint))}
         />
         <button
           type="button"

@@ -1,6 +1,6 @@
 import type { HTMLAttributes, ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
-import { FieldFrame, useField } from './form';
+import { FieldFrame, textInputProps, useField, type PresetFieldProps } from './form';
 
 export interface TextFieldProps {
   /** The field's name in useForm. */
@@ -32,31 +32,20 @@ export function TextField({ name, label, autoComplete, hint, disabled, type = 't
         spellCheck={type === 'email' ? false : undefined}
         maxLength={maxLength}
         disabled={disabled}
-        value={field.input}
-        onChange={(event) => field.setInput(event.target.value)}
-        onBlur={field.onBlur}
-        aria-invalid={field.error ? true : undefined}
-        aria-describedby={field.describedBy(Boolean(hint))}
+        {...textInputProps(field, Boolean(hint))}
       />
     </FieldFrame>
   );
 }
 
-interface NamedFieldProps {
-  name: string;
-  label?: string;
-  hint?: ReactNode;
-  disabled?: boolean;
-}
-
 /** First name (spec §5 names): autocomplete given-name. */
-export function FirstNameField({ label, ...props }: NamedFieldProps) {
+export function FirstNameField({ label, ...props }: PresetFieldProps) {
   const t = useT();
   return <TextField {...props} label={label ?? t('form.firstName')} autoComplete="given-name" autoCapitalize="words" />;
 }
 
 /** Last name (spec §5 names): autocomplete family-name. */
-export function LastNameField({ label, ...props }: NamedFieldProps) {
+export function LastNameField({ label, ...props }: PresetFieldProps) {
   const t = useT();
   return <TextField {...props} label={label ?? t('form.lastName')} autoComplete="family-name" autoCapitalize="words" />;
 }

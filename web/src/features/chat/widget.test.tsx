@@ -240,6 +240,19 @@ describe('messages typed offline', () => {
     });
   }
 
+  /**
+   * A page load with `unsent` waiting in storage: the bubble, not pressed, loads the widget (closed) to send
+   * what waits; returns its socket, opened.
+   */
+  async function reloadWithUnsent(unsent: { conversationId: string; messages: { clientId: string; body: string }[] }) {
+    server();
+    window.localStorage.setItem(UNSENT_KEY, JSON.stringify(unsent));
+    await renderApp(siteConfig({ brand: belair, province: 'on', language: 'en' }), '/not-found');
+    const sock = await liveSocket();
+    act(() => sock.open());
+    return sock;
+  }
+
   it('are kept in storage until the server acknowledges them', async () => {
     server();
     const { dialog } = await openWidget();
@@ -258,12 +271,7 @@ describe('messages typed offline', () => {
   });
 
   it('after a reload the widget loads by itself and sends them once, with their clientId', async () => {
-    server();
-    window.localStorage.setItem(UNSENT_KEY, JSON.stringify({ conversationId: 'c1', messages: [{ clientId: 'k-1', body: 'Are you there?' }] }));
-    await renderApp(siteConfig({ brand: belair, province: 'on', language: 'en' }), '/not-found');
-    // Not pressed: the bubble loaded the widget, closed, to send what waits.
-    const sock = await liveSocket();
-    act(() => sock.open());
+    const sock = await reloadWithUnsent({ conversationId: 'c1', messages: [{ clientId: 'k-1', body: 'Are you there?' }] });
     expect(sock.sent.filter((f) => (f as { type: string }).type === 'message')).toEqual([{ type: 'message', clientId: 'k-1', body: 'Are you there?' }]);
     expect(screen.getByRole('dialog', { hidden: true }).hidden).toBe(true);
     act(() => sock.receive({ type: 'message', seq: 3, sender: 'visitor', body: 'Are you there?', clientId: 'k-1', at: '2026-11-28T23:02:00Z' }));
@@ -271,11 +279,7 @@ describe('messages typed offline', () => {
   });
 
   it("another conversation's leftovers are dropped, not sent", async () => {
-    server();
-    window.localStorage.setItem(UNSENT_KEY, JSON.stringify({ conversationId: 'old', messages: [{ clientId: 'k-0', body: 'From before' }] }));
-    await renderApp(siteConfig({ brand: belair, province: 'on', language: 'en' }), '/not-found');
-    const sock = await liveSocket();
-    act(() => sock.open());
+    const sock = await reloadWithUnsent({ conversationId: 'old', messages: [{ clientId: 'k-0', body: 'From before' }] });
     expect(sock.sent.some((f) => (f as { type: string }).type === 'message')).toBe(false);
     expect(window.localStorage.getItem(UNSENT_KEY)).toBeNull();
   });

@@ -78,19 +78,23 @@ describe('the co-browse recorder', () => {
     const events: unknown[] = [];
     recorder = startRecorder((event) => events.push(event));
     await flush();
-    type('pw', SECRETS.password);
-    type('pw2', SECRETS.password);
-    type('code', SECRETS.code);
-    type('pin', SECRETS.pin);
-    type('year', SECRETS.birthYear);
-    type('month', '03');
-    type('postal', SECRETS.postal);
-    type('phone', SECRETS.phone);
-    type('licence', SECRETS.licence);
-    type('policy', SECRETS.policy);
-    type('note', SECRETS.note);
-    type('choice', 'c2');
-    type('name', 'Abcdefghijklmnop');
+    // What is typed into each field (by id) while recording, in this order.
+    const typed = {
+      pw: SECRETS.password,
+      pw2: SECRETS.password,
+      code: SECRETS.code,
+      pin: SECRETS.pin,
+      year: SECRETS.birthYear,
+      month: '03',
+      postal: SECRETS.postal,
+      phone: SECRETS.phone,
+      licence: SECRETS.licence,
+      policy: SECRETS.policy,
+      note: SECRETS.note,
+      choice: 'c2',
+      name: 'Abcdefghijklmnop',
+    };
+    for (const [id, value] of Object.entries(typed)) type(id, value);
     // A value attribute written while recording (a mutation) on a blocked field.
     document.getElementById('policy')!.setAttribute('value', SECRETS.policy);
     document.getElementById('code')!.setAttribute('data-hint', SECRETS.code);

@@ -31,6 +31,17 @@ async function signIn(email: string, password: string) {
   await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Sign in' })));
 }
 
+/** Three sign-ins, each refused with `message` on the form: the page stays and none counts toward a roadblock. */
+async function refusedThrice(message: string) {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    await signIn(EMAIL, 'Guichet-Demo-2026!');
+    const alert = await screen.findByRole('alert');
+    await waitFor(() => expect(alert.textContent).toBe(message));
+    expect(where()).toBe('/');
+    expect(readFlow().roadblocked).not.toBe(true);
+  }
+}
+
 describe('randomAttemptLimit (spec §4.3, §4.4: random 3 to 6)', () => {
   it.each([
     [0, 3],
@@ -125,13 +136,7 @@ describe('login page', () => {
       'POST /api/v1/accounts/acc-1/authentication': () =>
         busy-- > 0 ? { status: 429, body: { errorCode: 'BUSY', messageKey: 'error.busy' } } : { status: 200, body: { loginTicket: 'ticket-1' } },
     });
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      await signIn(EMAIL, 'Guichet-Demo-2026!');
-      const alert = await screen.findByRole('alert');
-      await waitFor(() => expect(alert.textContent).toBe('The service is busy. Try again in a few seconds.'));
-      expect(where()).toBe('/');
-      expect(readFlow().roadblocked).not.toBe(true);
-    }
+    await refusedThrice('The service is busy. Try again in a few seconds.');
     await signIn(EMAIL, 'Guichet-Demo-2026!');
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls.filter((c) => c.path.endsWith('/authentication'))).toHaveLength(4);
@@ -292,13 +297,7 @@ describe('429 RATE_LIMITED on the login', () => {
   ])('after $step: the form says how long to wait, counts no failure, and no roadblock shows', async ({ routes }) => {
     vi.spyOn(Math, 'random').mockReturnValue(0); // a limit of 3 failures
     await openLogin(routes);
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      await signIn(EMAIL, 'Guichet-Demo-2026!');
-      const alert = await screen.findByRole('alert');
-      await waitFor(() => expect(alert.textContent).toBe('Too many tries from this connection. Try again in 2 minutes.'));
-      expect(where()).toBe('/');
-      expect(readFlow().roadblocked).not.toBe(true);
-    }
+    await refusedThrice('Too many tries from this connection. Try again in 2 minutes.');
     expect(submitted).toEqual([]);
   });
 });

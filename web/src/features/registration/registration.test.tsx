@@ -72,6 +72,37 @@ async function fillIdentification() {
   type('Postal code', 'h2x1y4');
 }
 
+/** What fillIdentification's answers are sent as: the policy number and postal code normalized. */
+const identificationSent = {
+  policyNumber: 'ABCDEFG',
+  firstName: 'Marie',
+  lastName: 'Tremblay',
+  dateOfBirth: '1980-05-17',
+  postalCode: 'H2X 1Y4',
+};
+
+/** Opens the identification page, the flow's start: no registration under way, no page before it. */
+function openIdentification(routes: FakeRoutes, brand: PublicBrand = belair) {
+  return openAt('/registration/identification', routes, null, null, brand);
+}
+
+/**
+ * The identification submitted three times to a server that refuses it with `answer`: the first two
+ * show `message` on the page (and pass `eachTime`), the third goes to `roadblock`.
+ */
+async function refusedThrice(answer: FakeAnswer, message: string, roadblock: string, eachTime: () => void) {
+  await openIdentification({ [FIND]: answer });
+  await heading('Create your online account');
+  await fillIdentification();
+  for (let i = 0; i < 2; i++) {
+    await click('Next');
+    await waitFor(() => expect(alertText()).toContain(message));
+    eachTime();
+  }
+  await click('Next');
+  await waitFor(() => expect(where()).toBe(roadblock));
+}
+
 /** The identification page, once shown, filled in and submitted. */
 async function submitIdentification() {
   await heading('Create your online account');
@@ -131,7 +162,7 @@ describe('spec §4.2 routing', () => {
 
 describe('/registration/identification', () => {
   it('shows the fields, the back-to-login link and Next/Back; the licence only where the province has UBI', async () => {
-    await openAt('/registration/identification', {}, null, null);
+    await openIdentification({});
     await heading('Create your online account');
     expect(document.title).toBe('Create your online account | belairdirect');
     for (const label of ['Policy number', 'First name', 'Last name', 'Day', 'Month', 'Year', 'Postal code']) {
@@ -145,7 +176,7 @@ describe('/registration/identification', () => {
 
   it('UBI province: the licence and its province are asked and sent', async () => {
     const ubiBrand: PublicBrand = { ...belair, provinces: belair.provinces.map((p) => (p.key === 'on' ? { ...p, ubi: true } : p)) };
-    const calls = await openAt('/registration/identification', { [FIND]: found([EMAIL_OPTION, NONE_OPTION]) }, null, null, ubiBrand);
+    const calls = await openIdentification({ [FIND]: found([EMAIL_OPTION, NONE_OPTION]) }, ubiBrand);
     await heading('Create your online account');
     await fillIdentification();
     expect((screen.getByLabelText('Province that issued your driver’s licence') as HTMLSelectElement).value).toBe('on');
@@ -153,19 +184,11 @@ describe('/registration/identification', () => {
     fireEvent.change(screen.getByLabelText('Province that issued your driver’s licence'), { target: { value: 'other' } });
     await click('Next');
     await waitFor(() => expect(where()).toBe('/registration/validation'));
-    expect(calls[0]?.body).toEqual({
-      policyNumber: 'ABCDEFG',
-      firstName: 'Marie',
-      lastName: 'Tremblay',
-      dateOfBirth: '1980-05-17',
-      postalCode: 'H2X 1Y4',
-      driverLicence: 'A123412345123',
-      licenceProvince: 'other',
-    });
+    expect(calls[0]?.body).toEqual({ ...identificationSent, driverLicence: 'A123412345123', licenceProvince: 'other' });
   });
 
   it('checks the fields before sending', async () => {
-    const calls = await openAt('/registration/identification', {}, null, null);
+    const calls = await openIdentification({});
     await heading('Create your online account');
     await click('Next');
     expect(await screen.findByText('Please correct the following errors')).toBeTruthy();
@@ -173,17 +196,11 @@ describe('/registration/identification', () => {
   });
 
   it('240: the registration is kept and the choice opens', async () => {
-    const calls = await openAt('/registration/identification', { [FIND]: found([EMAIL_OPTION, SMS_OPTION, NONE_OPTION]) }, null, null);
+    const calls = await openIdentification({ [FIND]: found([EMAIL_OPTION, SMS_OPTION, NONE_OPTION]) });
     await submitIdentification();
     await heading('Verify your identity');
     expect(where()).toBe('/registration/validation');
-    expect(calls[0]?.body).toEqual({
-      policyNumber: 'ABCDEFG',
-      firstName: 'Marie',
-      lastName: 'Tremblay',
-      dateOfBirth: '1980-05-17',
-      postalCode: 'H2X 1Y4',
-    });
+    expect(calls[0]?.body).toEqual(identificationSent);
     expect(readFlow().registration).toMatchObject({ id: REG, twoFactorValidations: [EMAIL_OPTION, SMS_OPTION, NONE_OPTION] });
     expect(screen.getByRole('radio', { name: 'By email at m***@example.com' })).toBeTruthy();
     expect(screen.getByRole('radio', { name: 'By text message at ***-***-0123' })).toBeTruthy();
@@ -195,7 +212,7 @@ describe('/registration/identification', () => {
     { options: [{ id: 'ask', method: 'ask-email', maskedValue: '' }], to: '/registration/account-creation/email', title: 'Choose your email address' },
     { options: [PIN_OPTION, NONE_OPTION], to: '/registration/validation/pin', title: 'Enter your PIN' },
   ])('240 with $options.length option(s) goes to $to', async ({ options, to, title }) => {
-    await openAt('/registration/identification', { [FIND]: found(options) }, null, null);
+    await openIdentification({ [FIND]: found(options) });
     await submitIdentification();
     await waitFor(() => expect(where()).toBe(to));
     await screen.findByRole('heading', { level: 1, name: (name) => name.replace(/['’]/g, '’') === title });
@@ -203,12 +220,7 @@ describe('/registration/identification', () => {
 
   it('a single ask-email: account-creation/email submits the email with that option', async () => {
     const ask = { id: 'ask-9', method: 'ask-email', maskedValue: '' };
-    const calls = await openAt(
-      '/registration/identification',
-      { [FIND]: found([ask]), [validation('ask-9')]: { status: 202, body: { email: 'new@example.com' } } },
-      null,
-      null,
-    );
+    const calls = await openIdentification({ [FIND]: found([ask]), [validation('ask-9')]: { status: 202, body: { email: 'new@example.com' } } });
     await submitIdentification();
     await heading('Choose your email address');
     await submitEmail('new@example.com');
@@ -218,16 +230,11 @@ describe('/registration/identification', () => {
 
   it('a single PIN (issue 28): the PIN page submits with that option, then the email page with the next', async () => {
     const ask = { id: 'ask-2', method: 'ask-email', maskedValue: '' };
-    const calls = await openAt(
-      '/registration/identification',
-      {
-        [FIND]: found([PIN_OPTION, NONE_OPTION]),
-        [validation('opt-pin')]: { status: 240, body: { id: REG, twoFactorValidations: [ask] } },
-        [validation('ask-2')]: { status: 240, body: { id: REG, twoFactorValidations: [{ id: 'code-3', method: 'ask-email-code', maskedValue: 'n***@example.com' }] } },
-      },
-      null,
-      null,
-    );
+    const calls = await openIdentification({
+      [FIND]: found([PIN_OPTION, NONE_OPTION]),
+      [validation('opt-pin')]: { status: 240, body: { id: REG, twoFactorValidations: [ask] } },
+      [validation('ask-2')]: { status: 240, body: { id: REG, twoFactorValidations: [{ id: 'code-3', method: 'ask-email-code', maskedValue: 'n***@example.com' }] } },
+    });
     await submitIdentification();
     await heading('Enter your PIN');
     expect(readFlow().registration).toMatchObject({ selectedTwoFactor: 'opt-pin', resendTwoFactor: 0 });
@@ -244,31 +251,17 @@ describe('/registration/identification', () => {
   });
 
   it('404: a message, twice; the third is the registration-difficulties roadblock', async () => {
-    await openAt('/registration/identification', { [FIND]: notFound }, null, null);
-    await heading('Create your online account');
-    await fillIdentification();
-    for (let i = 0; i < 2; i++) {
-      await click('Next');
-      await waitFor(() => expect(alertText()).toContain('We couldn\'t find a policy with this information.'));
-      expect(where()).toBe('/registration/identification');
-    }
-    await click('Next');
-    await waitFor(() => expect(where()).toBe('/roadblock/registration-difficulties'));
+    await refusedThrice(notFound, 'We couldn\'t find a policy with this information.', '/roadblock/registration-difficulties', () =>
+      expect(where()).toBe('/registration/identification'),
+    );
     await heading("We couldn't find your policy");
     expect(screen.getByRole('button', { name: 'Back to registration' })).toBeTruthy();
   });
 
   it('200: already registered, with a sign-in link, twice; the third is more-than-one-profile', async () => {
-    await openAt('/registration/identification', { [FIND]: registered }, null, null);
-    await heading('Create your online account');
-    await fillIdentification();
-    for (let i = 0; i < 2; i++) {
-      await click('Next');
-      await waitFor(() => expect(alertText()).toContain('You already have an online account.'));
-      expect(screen.getByRole('link', { name: 'Sign in to your account' }).getAttribute('href')).toBe('/');
-    }
-    await click('Next');
-    await waitFor(() => expect(where()).toBe('/roadblock/more-than-one-profile'));
+    await refusedThrice(registered, 'You already have an online account.', '/roadblock/more-than-one-profile', () =>
+      expect(screen.getByRole('link', { name: 'Sign in to your account' }).getAttribute('href')).toBe('/'),
+    );
   });
 
   it('in French', async () => {
@@ -499,15 +492,16 @@ describe('/registration/validation/sms, /email, /pin', () => {
 
 const askEmail: RegistrationState = { ...underWay, nextOption: { id: 'ask-1', method: 'ask-username', maskedValue: '' } };
 
+/** Opens the new-email page as the flow reaches it from the email validation, once its heading shows. */
+async function openNewEmail(routes: FakeRoutes = {}) {
+  const calls = await openAt('/registration/account-creation/new-email', routes, '/registration/validation/email', askEmail);
+  await heading('Choose another email address');
+  return calls;
+}
+
 describe('/registration/account-creation/email and /new-email', () => {
   it('new-email: taken twice says so, the third is more-than-one-profile', async () => {
-    const calls = await openAt(
-      '/registration/account-creation/new-email',
-      { [validation('ask-1')]: { status: 404, body: { errorCode: 'EMAIL_ALREADY_EXISTS' } } },
-      '/registration/validation/email',
-      askEmail,
-    );
-    await heading('Choose another email address');
+    const calls = await openNewEmail({ [validation('ask-1')]: { status: 404, body: { errorCode: 'EMAIL_ALREADY_EXISTS' } } });
     type('Email address', 'taken@example.com');
     type('Confirm your email address', 'taken@example.com');
     for (let i = 0; i < 2; i++) {
@@ -520,28 +514,20 @@ describe('/registration/account-creation/email and /new-email', () => {
   });
 
   it('another 404 (no such option) is the technical roadblock, not a taken email', async () => {
-    await openAt(
-      '/registration/account-creation/new-email',
-      { [validation('ask-1')]: { status: 404, body: { errorCode: 'NOT_FOUND' } } },
-      '/registration/validation/email',
-      askEmail,
-    );
-    await heading('Choose another email address');
+    await openNewEmail({ [validation('ask-1')]: { status: 404, body: { errorCode: 'NOT_FOUND' } } });
     await submitEmail('new@example.com');
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));
   });
 
   it('the retype must match', async () => {
-    const calls = await openAt('/registration/account-creation/new-email', {}, '/registration/validation/email', askEmail);
-    await heading('Choose another email address');
+    const calls = await openNewEmail();
     await submitEmail('one@example.com', 'two@example.com');
     expect(await screen.findByText('Please correct the following errors')).toBeTruthy();
     expect(calls).toEqual([]);
   });
 
   it('new-email: cancel goes to login and forgets the registration', async () => {
-    await openAt('/registration/account-creation/new-email', {}, '/registration/validation/email', askEmail);
-    await heading('Choose another email address');
+    await openNewEmail();
     await click('Cancel');
     await waitFor(() => expect(where()).toBe('/'));
     expect(readFlow().registration).toBeNull();
@@ -591,10 +577,16 @@ async function submitPassword() {
   await click('Create my account');
 }
 
+/** Opens the password page as the flow reaches it after the SMS code, once its heading shows. */
+async function openPassword(routes: FakeRoutes) {
+  const calls = await openAt('/registration/account-creation/password', routes, '/registration/validation/sms', verified);
+  await heading('Create your password');
+  return calls;
+}
+
 describe('/registration/account-creation/password', () => {
   it('the terms must be ticked', async () => {
-    const calls = await openAt('/registration/account-creation/password', {}, '/registration/validation/sms', verified);
-    await heading('Create your password');
+    const calls = await openPassword({});
     type('Password', 'Green#Lamp42x');
     type('Confirm your password', 'Green#Lamp42x');
     await click('Create my account');
@@ -603,13 +595,7 @@ describe('/registration/account-creation/password', () => {
   });
 
   it('201 signs in through the SSO form post with the email and password', async () => {
-    const calls = await openAt(
-      '/registration/account-creation/password',
-      { [CREATE]: { status: 201, body: { email: 'marie@example.com' } } },
-      '/registration/validation/sms',
-      verified,
-    );
-    await heading('Create your password');
+    const calls = await openPassword({ [CREATE]: { status: 201, body: { email: 'marie@example.com' } } });
     await submitPassword();
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls[0]?.body).toEqual({ password: 'Green#Lamp42x', passwordConfirmation: 'Green#Lamp42x', termsAccepted: true });
@@ -623,28 +609,20 @@ describe('/registration/account-creation/password', () => {
     { code: '2002', text: "This password can't be used. Choose another one that follows the rules." },
     { code: '2003', text: "The password contains a character that isn't allowed." },
   ])('400 $code: the password field says so', async ({ code, text }) => {
-    await openAt('/registration/account-creation/password', { [CREATE]: { status: 400, body: { errorCode: code } } }, '/registration/validation/sms', verified);
-    await heading('Create your password');
+    await openPassword({ [CREATE]: { status: 400, body: { errorCode: code } } });
     await submitPassword();
     expect((await screen.findAllByText(text)).length).toBeGreaterThan(0);
     expect(submitted).toEqual([]);
   });
 
   it('400 1003: login-difficulties', async () => {
-    await openAt('/registration/account-creation/password', { [CREATE]: { status: 400, body: { errorCode: '1003' } } }, '/registration/validation/sms', verified);
-    await heading('Create your password');
+    await openPassword({ [CREATE]: { status: 400, body: { errorCode: '1003' } } });
     await submitPassword();
     await waitFor(() => expect(where()).toBe('/roadblock/login-difficulties'));
   });
 
   it('409 REGISTRATION_STATE: the technical roadblock, whose button starts again', async () => {
-    await openAt(
-      '/registration/account-creation/password',
-      { [CREATE]: { status: 409, body: { errorCode: 'REGISTRATION_STATE' } } },
-      '/registration/validation/sms',
-      verified,
-    );
-    await heading('Create your password');
+    await openPassword({ [CREATE]: { status: 409, body: { errorCode: 'REGISTRATION_STATE' } } });
     await submitPassword();
     await waitFor(() => expect(where()).toBe('/roadblock/technical'));
     await click('Back to registration');
@@ -678,19 +656,14 @@ describe('/registration/password-validation', () => {
 
 describe('a whole registration in the app', () => {
   it('identification, SMS code, password, SSO post', async () => {
-    await openAt(
-      '/registration/identification',
-      {
-        [FIND]: found([SMS_OPTION, NONE_OPTION]),
-        [validation('opt-sms')]: (call) =>
-          (call.body as { validationValue?: string }).validationValue
-            ? { status: 200, body: { id: REG, email: 'marie@example.com' } }
-            : { status: 200, body: { id: REG, twoFactorValidations: [SMS_OPTION], resendsLeft: 3 } },
-        [CREATE]: { status: 201, body: { email: 'marie@example.com' } },
-      },
-      null,
-      null,
-    );
+    await openIdentification({
+      [FIND]: found([SMS_OPTION, NONE_OPTION]),
+      [validation('opt-sms')]: (call) =>
+        (call.body as { validationValue?: string }).validationValue
+          ? { status: 200, body: { id: REG, email: 'marie@example.com' } }
+          : { status: 200, body: { id: REG, twoFactorValidations: [SMS_OPTION], resendsLeft: 3 } },
+      [CREATE]: { status: 201, body: { email: 'marie@example.com' } },
+    });
     await submitIdentification();
     await heading('Verify your identity');
     await click('Next');

@@ -54,6 +54,12 @@ const CREATE = 'POST /api/v2/create';
 const INFO = 'GET /api/v2/account-info';
 const BACK = 'GET /api/v2/back';
 
+/** The identification step's fields (FIELDS) as the server gives them. */
+const fieldsAnswer = { ...step('IDENTIFY', SMART_PATHS.identification), body: { step: 'IDENTIFY', page: SMART_PATHS.identification, fields: FIELDS } };
+
+/** A session that starts at the identification step and gets FIELDS. */
+const startToIdentification: FakeRoutes = { [START]: step('IDENTIFY', SMART_PATHS.identification), [GET_FIELDS]: fieldsAnswer };
+
 const EMAIL_OPTION: SmartOption = { id: 'o1', optionName: 'EMAIL', data: 'e***@example.com' };
 const SMS_OPTION: SmartOption = { id: 'o2', optionName: 'SMS', data: '***-***-0101' };
 const PIN_OPTION: SmartOption = { id: 'o3', optionName: 'PIN', data: '' };
@@ -136,14 +142,7 @@ describe('the session token (spec §4.1)', () => {
 
 describe('account type (spec §2.5)', () => {
   it('policyholder by default: Next opens a session without a token and goes to the identification form built from the fields', async () => {
-    const calls = await openAt(
-      SMART_PATHS.accountType,
-      {
-        [START]: step('IDENTIFY', SMART_PATHS.identification),
-        [GET_FIELDS]: { ...step('IDENTIFY', SMART_PATHS.identification), body: { step: 'IDENTIFY', page: SMART_PATHS.identification, fields: FIELDS } },
-      },
-      null,
-    );
+    const calls = await openAt(SMART_PATHS.accountType, startToIdentification, null);
     expect(calls).toEqual([]);
     expect((screen.getByRole('radio', { name: 'Policyholder' }) as HTMLInputElement).checked).toBe(true);
     await click('Next');
@@ -158,14 +157,7 @@ describe('account type (spec §2.5)', () => {
   });
 
   it('sends no token to start, then the token of each answer', async () => {
-    const calls = await openAt(
-      SMART_PATHS.accountType,
-      {
-        [START]: step('IDENTIFY', SMART_PATHS.identification),
-        [GET_FIELDS]: { ...step('IDENTIFY', SMART_PATHS.identification), body: { step: 'IDENTIFY', page: SMART_PATHS.identification, fields: FIELDS } },
-      },
-      null,
-    );
+    const calls = await openAt(SMART_PATHS.accountType, startToIdentification, null);
     await click('Next');
     await heading('Tell us who you are');
     expect(sessionOf(calls[0])).toBeUndefined();
@@ -207,7 +199,6 @@ describe('account type (spec §2.5)', () => {
 });
 
 describe('identification', () => {
-  const fieldsAnswer = { ...step('IDENTIFY', SMART_PATHS.identification), body: { step: 'IDENTIFY', page: SMART_PATHS.identification, fields: FIELDS } };
   const fill = () => {
     type('Policy number', 'reg0001');
     type('First name', 'Emma');

@@ -37,6 +37,16 @@ const soft = (code: string): FlowOutcome => ({ kind: 'soft-roadblock', code, roa
 
 // One row for every status and code of spec §8.1, §8.2, §8.3 and the
 // status-driven messages of §8.4.
+/** §8.2 POLICY_NUMBER_NOT_FOUND where the brand file's policy number has `length` characters: the message names it. */
+const policyNotFound = (length: number, why: string): Row => ({
+  spec: `8.2 POLICY_NUMBER_NOT_FOUND (${why})`,
+  status: 400,
+  code: 'POLICY_NUMBER_NOT_FOUND',
+  call: 'smart',
+  options: { policyNumberLength: length },
+  expected: { ...message('moreInfo.error', 'POLICY_NUMBER_NOT_FOUND'), params: { length } } as FlowOutcome,
+});
+
 const rows: Row[] = [
   // §8.1 statuses known overall: 200, 201, 202, 240 continue.
   { spec: '8.1 200', status: 200, expected: ok },
@@ -133,22 +143,8 @@ const rows: Row[] = [
   { spec: '8.2 INVALID_ACTIVATION_CODE PIN', status: 400, code: 'INVALID_ACTIVATION_CODE', call: 'pin', expected: message('securityPin.wrong', 'INVALID_ACTIVATION_CODE') },
   { spec: '8.2 ACCOUNT_ALREADY_EXISTS', status: 400, code: 'ACCOUNT_ALREADY_EXISTS', call: 'smart', expected: message('accountAlreadyExists', 'ACCOUNT_ALREADY_EXISTS') },
   { spec: '8.2 PASSWORD_POLICY_VIOLATION', status: 400, code: 'PASSWORD_POLICY_VIOLATION', call: 'smart', expected: message('errorPasswordContainsEmail', 'PASSWORD_POLICY_VIOLATION') },
-  {
-    spec: '8.2 POLICY_NUMBER_NOT_FOUND (the brand file\'s 7)',
-    status: 400,
-    code: 'POLICY_NUMBER_NOT_FOUND',
-    call: 'smart',
-    options: { policyNumberLength: 7 },
-    expected: { ...message('moreInfo.error', 'POLICY_NUMBER_NOT_FOUND'), params: { length: 7 } } as FlowOutcome,
-  },
-  {
-    spec: '8.2 POLICY_NUMBER_NOT_FOUND (9, intact outside qc)',
-    status: 400,
-    code: 'POLICY_NUMBER_NOT_FOUND',
-    call: 'smart',
-    options: { policyNumberLength: 9 },
-    expected: { ...message('moreInfo.error', 'POLICY_NUMBER_NOT_FOUND'), params: { length: 9 } } as FlowOutcome,
-  },
+  policyNotFound(7, "the brand file's 7"),
+  policyNotFound(9, '9, intact outside qc'),
   { spec: '8.2 UNABLE_TO_IDENTIFY, roadblocked (4.5)', status: 400, code: 'UNABLE_TO_IDENTIFY', call: 'smart', expected: { kind: 'navigate', to: UNABLE_TO_IDENTIFY_PATH, roadblocked: true } },
   { spec: '8.2 EMAIL_ALREADY_EXISTS', status: 400, code: 'EMAIL_ALREADY_EXISTS', call: 'smart', expected: message('chooseUsername.error', 'EMAIL_ALREADY_EXISTS') },
   { spec: '8.2 EMAIL_UPDATE_FAILED soft roadblock', status: 400, code: 'EMAIL_UPDATE_FAILED', call: 'smart', expected: soft('lnr500160') },

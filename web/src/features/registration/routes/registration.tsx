@@ -16,34 +16,21 @@ import { ValidationChoice } from '@/features/registration/components/validation-
 import { ValidationCode } from '@/features/registration/components/validation-code';
 import '@/features/registration/registration.css';
 
-function page(name: RegistrationPage): ReactNode {
-  switch (name) {
-    case 'identification':
-      return <Identification />;
-    case 'validation':
-      return <ValidationChoice />;
-    case 'validation/sms':
-      return <ValidationCode method="SMS" />;
-    case 'validation/email':
-      return <ValidationCode method="EMAIL" />;
-    case 'validation/pin':
-      return <ValidationCode method="PIN" />;
-    case 'account-creation/email':
-      return <AccountEmail mode="email" />;
-    case 'account-creation/new-email':
-      return <AccountEmail mode="new-email" />;
-    case 'account-creation/password':
-      return <AccountPassword />;
-    case 'password-validation':
-      return <PasswordValidation />;
-    case 'email-sent':
-      return <EmailSent />;
-    case 'link':
-      return <TokenLink />;
-    case 'confirm-email':
-      return <ConfirmEmail />;
-  }
-}
+/** Each registration page by its name in the guard table. */
+const PAGES: Record<RegistrationPage, ReactNode> = {
+  identification: <Identification />,
+  validation: <ValidationChoice />,
+  'validation/sms': <ValidationCode method="SMS" />,
+  'validation/email': <ValidationCode method="EMAIL" />,
+  'validation/pin': <ValidationCode method="PIN" />,
+  'account-creation/email': <AccountEmail mode="email" />,
+  'account-creation/new-email': <AccountEmail mode="new-email" />,
+  'account-creation/password': <AccountPassword />,
+  'password-validation': <PasswordValidation />,
+  'email-sent': <EmailSent />,
+  link: <TokenLink />,
+  'confirm-email': <ConfirmEmail />,
+};
 
 /**
  * The legacy registration pages of spec §2.4 (one lazy chunk, with their
@@ -65,7 +52,7 @@ export default function RegistrationRoute() {
   }
   return (
     <MessageSection name="registration" language={language}>
-      {page(name)}
+      {PAGES[name]}
     </MessageSection>
   );
 }

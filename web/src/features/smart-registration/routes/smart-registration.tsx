@@ -17,36 +17,23 @@ import '@/features/smart-registration/smart-registration.css';
 
 const ROADBLOCKS: ReadonlySet<SmartPage> = new Set(['identityVerification', 'pinIdentification', 'unavailableOption', 'unableToIdentify', 'unableToIdentifyRoadblock']);
 
-function page(name: SmartPage): ReactNode {
-  switch (name) {
-    case 'accountType':
-      return <AccountType />;
-    case 'accountTypeHelp':
-      return <AccountTypeHelp />;
-    case 'identification':
-      return <Identification />;
-    case 'verifyOptions':
-      return <VerifyOptions />;
-    case 'verifyCode':
-      return <VerifyCode />;
-    case 'verifyEmail':
-      return <VerifyEmail />;
-    case 'create':
-    case 'createShort':
-      return <Create />;
-    case 'confirmation':
-      return <Confirmation />;
-    case 'identityVerification':
-      return <SmartRoadblockPage page="identityVerification" />;
-    case 'pinIdentification':
-      return <SmartRoadblockPage page="pinIdentification" />;
-    case 'unavailableOption':
-      return <SmartRoadblockPage page="unavailableOption" />;
-    case 'unableToIdentify':
-    case 'unableToIdentifyRoadblock':
-      return <SmartRoadblockPage page="unableToIdentify" />;
-  }
-}
+/** Each smart registration page by its name in the session (the roadblocks too). */
+const PAGES: Record<SmartPage, ReactNode> = {
+  accountType: <AccountType />,
+  accountTypeHelp: <AccountTypeHelp />,
+  identification: <Identification />,
+  verifyOptions: <VerifyOptions />,
+  verifyCode: <VerifyCode />,
+  verifyEmail: <VerifyEmail />,
+  create: <Create />,
+  createShort: <Create />,
+  confirmation: <Confirmation />,
+  identityVerification: <SmartRoadblockPage page="identityVerification" />,
+  pinIdentification: <SmartRoadblockPage page="pinIdentification" />,
+  unavailableOption: <SmartRoadblockPage page="unavailableOption" />,
+  unableToIdentify: <SmartRoadblockPage page="unableToIdentify" />,
+  unableToIdentifyRoadblock: <SmartRoadblockPage page="unableToIdentify" />,
+};
 
 /**
  * The smart registration pages of spec §2.5 (one lazy chunk, with their
@@ -71,7 +58,7 @@ export default function SmartRegistrationRoute() {
   if (target !== null || name === null) return <Redirect to={target ?? '/not-found'} replace />;
   return (
     <MessageSection name="smartRegistration" language={language}>
-      {page(name)}
+      {PAGES[name]}
     </MessageSection>
   );
 }
