@@ -317,6 +317,44 @@ export async function openPage(browser, url, options = {}) {
 }
 
 /**
+ * openPage, then `use` with what it opened; the page's context is closed
+ * whatever happens. Resolves what `use` resolves.
+ * @template T
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} url
+ * @param {Parameters<typeof openPage>[2]} options
+ * @param {(opened: OpenedPage) => Promise<T>} use
+ * @returns {Promise<T>}
+ */
+export async function withOpenPage(browser, url, options, use) {
+  const opened = await openPage(browser, url, options);
+  try {
+    return await use(opened);
+  } finally {
+    await opened.context.close();
+  }
+}
+
+/**
+ * Runs `use` with a new page of a fresh context (browser.newContext's
+ * options) and closes the context whatever happens. Resolves what `use`
+ * resolves.
+ * @template T
+ * @param {import('playwright-core').Browser} browser
+ * @param {import('playwright-core').BrowserContextOptions} options
+ * @param {(page: import('playwright-core').Page, context: import('playwright-core').BrowserContext) => Promise<T>} use
+ * @returns {Promise<T>}
+ */
+export async function withContext(browser, options, use) {
+  const context = await browser.newContext(options);
+  try {
+    return await use(await context.newPage(), context);
+  } finally {
+    await context.close();
+  }
+}
+
+/**
  * Records the page's console errors and uncaught exceptions in the list
  * `into` gives at the time.
  * @param {import('playwright-core').Page} page
