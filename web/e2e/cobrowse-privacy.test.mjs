@@ -20,7 +20,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { arrive, codeOf, mailbox, openPage, pathOf, press, realErrors, repoRoot, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, codeOf, openPage, pathOf, press, realErrors, repoRoot, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
 
@@ -278,7 +278,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
 
   await whileSharing(t, secrets, async ({ page, agentSees }) => {
     // Forgot/reset: the email, the code, the postal code, the new password; the SSO post signs in.
-    const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+    const seen = await seenMail(server, email);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.getByLabel('Email address').fill(email);
     await page.getByRole('button', { name: 'Send me a code' }).click();
@@ -317,7 +317,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await typeBirth(page, t);
     await typeInto(page, page.getByLabel(t['form.postalCode']), POSTAL);
     if (await page.getByLabel(t['form.driverLicence']).count()) await typeInto(page, page.getByLabel(t['form.driverLicence']), LICENCE);
-    const regSeen = new Set((await mailbox(server, regEmail)).map((mail) => mail.id));
+    const regSeen = await seenMail(server, regEmail);
     await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
     await arrive(page, t['registration.validation.title']);
     // The options name the masked email on file: shown to the visitor, never to the agent.
@@ -381,8 +381,8 @@ test('sharing the screen through smart registration (create) and an invitation l
     await typeBirth(page, t);
     await typeInto(page, page.getByLabel(t['smartRegistration.field.postalCode']), POSTAL);
     await typeInto(page, page.getByLabel(t['smartRegistration.field.driverLicence']), LICENCE);
-    const seenPhone = new Set((await mailbox(server, phone)).map((mail) => mail.id));
-    const seenEmail = new Set((await mailbox(server, smartEmail)).map((mail) => mail.id));
+    const seenPhone = await seenMail(server, phone);
+    const seenEmail = await seenMail(server, smartEmail);
     await next();
     await arrive(page, t['smartRegistration.options.title']);
     // The options name the masked phone and email on file: shown to the visitor, never to the agent.

@@ -557,6 +557,16 @@ export async function mailbox(server, to) {
 }
 
 /**
+ * The ids of the dev mailbox's messages to an address so far: waitForMail's
+ * `seen`, so that it waits for a message sent after this.
+ * @param {Server} server
+ * @param {string} to
+ */
+export async function seenMail(server, to) {
+  return new Set((await mailbox(server, to)).map((mail) => mail.id));
+}
+
+/**
  * Waits (15 s at most) for the newest message of a template to an address
  * that is not among `seen`, and adds it there (the outbox delivers in the
  * background).

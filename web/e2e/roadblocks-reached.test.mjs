@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, mailbox, pathOf, press, realErrors, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, pathOf, press, realErrors, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads, by language. */
@@ -105,7 +105,7 @@ describe('roadblocks reached from the server’s answer', () => {
   test('resend-email: the fourth resend of a code by email (403 EXCEEDED_EMAIL_RESENDS)', async () => {
     const { page, errors } = await startRegistration();
     const to = `reg-email@${BRAND}.example`;
-    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+    const seen = await seenMail(server, to);
     await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
     await chooseEmail(page);
     await waitForMail(server, to, 'registration-code', seen);
@@ -130,7 +130,7 @@ describe('roadblocks reached from the server’s answer', () => {
   test('forgot-password: the UBI link with the holder account’s temporary password (403 3007)', async () => {
     const { page, errors } = await startRegistration();
     const to = `temp@${BRAND}.example`;
-    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+    const seen = await seenMail(server, to);
     await identify(page, { policy: 'REG0011', first: 'Tom', last: 'Temporaire' });
     await chooseEmail(page);
     const mail = await waitForMail(server, to, 'registration-code', seen);
@@ -155,7 +155,7 @@ describe('roadblocks reached from the server’s answer', () => {
       { name: 'language', value: 'en' },
     ];
     const { page, errors } = await pages.open(server.url(BRAND, '/forgot'), { cookies });
-    const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+    const seen = await seenMail(server, email);
     await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
     await page.getByLabel('Email address').fill(email);
     await page.getByRole('button', { name: 'Send me a code' }).click();
@@ -185,7 +185,7 @@ describe('roadblocks reached from the server’s answer', () => {
     ];
     const { page, errors } = await pages.open(server.url(brand, '/registration/identification'), { cookies });
     const to = `reg-email@${brand}.example`;
-    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
+    const seen = await seenMail(server, to);
     await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
     await chooseEmail(page);
     const mail = await waitForMail(server, to, 'registration-code', seen);
@@ -280,7 +280,7 @@ describe('roadblocks reached from the server’s answer', () => {
         { name: 'language', value: language },
       ];
       const { page, errors } = await pages.open(server.url(brand, '/forgot'), { cookies });
-      const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+      const seen = await seenMail(server, email);
       await arrive(page, t['recovery.forgot.title'], { focus: false }); // a first load leaves the focus alone
       await typeInto(page, page.getByLabel(t['form.email']), email);
       await press(page, page.getByRole('button', { name: t['recovery.forgot.submit'] }));
