@@ -297,6 +297,17 @@ export async function siteConfig(page) {
  */
 
 /**
+ * The cookies of a visitor who chose a province and a language (the pages
+ * the SSO redirects to read them too): openPage's and keptPages' cookies.
+ * @param {string} province
+ * @param {string} language
+ */
+export const localeCookies = (province, language) => [
+  { name: 'province', value: province },
+  { name: 'language', value: language },
+];
+
+/**
  * Opens a URL in a fresh context (axe needs one), records the page's errors
  * and waits for its first heading.
  * @param {import('playwright-core').Browser} browser

@@ -5,7 +5,7 @@
 // (codes per hour, guesses per day) never meet.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, codeOf, mailbox, pageViews, pathOf, realErrors, seenMail, siteConfig, startSuite, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, localeCookies, mailbox, pageViews, pathOf, realErrors, seenMail, siteConfig, startSuite, waitForMail } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -158,10 +158,7 @@ describe('the whole recovery, reading the code from the dev mailbox, ending sign
       const text = TEXT[/** @type {'en' | 'fr'} */ (language)];
       // The visitor's choice lives in the province and language cookies, so the
       // account page the SSO redirects to (no query string) speaks it too.
-      const cookies = [
-        { name: 'province', value: language === 'fr' ? 'qc' : 'on' },
-        { name: 'language', value: language },
-      ];
+      const cookies = localeCookies(language === 'fr' ? 'qc' : 'on', language);
       const { page, errors } = await pages.open(server.url(brand, '/'), { cookies });
       const config = await siteConfig(page);
       assert.equal(config.language, language);

@@ -8,7 +8,7 @@
 // no link token (the harness keeps every token=… the mailbox shows).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { arrive, codeOf, openPage, pathOf, press, realErrors, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, codeOf, localeCookies, openPage, pathOf, press, realErrors, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads, by language. */
@@ -30,10 +30,7 @@ function linkOf(mail) {
 
 for (const language of /** @type {const} */ (['en', 'fr'])) {
   const m = messages[language];
-  const cookies = [
-    { name: 'province', value: 'on' },
-    { name: 'language', value: language },
-  ];
+  const cookies = localeCookies('on', language);
   // French on the narrowest phone (320 px); English at the default desktop width.
   const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
   /** @param {string} url */

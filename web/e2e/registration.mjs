@@ -9,7 +9,7 @@
 // never met).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { arrive, checkA11y, codeOf, pathOf, PHONE_320, press, realErrors, seenMail, serverForSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, localeCookies, pathOf, PHONE_320, press, realErrors, seenMail, serverForSuite, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, PIN, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads: the catalogues and the registration section, by language. */
@@ -65,10 +65,7 @@ export function registrationTests(browser, language) {
    * pages the SSO redirects to speak it too), who presses Create an account.
    */
   async function startRegistration() {
-    const cookies = [
-      { name: 'province', value: 'on' },
-      { name: 'language', value: language },
-    ];
+    const cookies = localeCookies('on', language);
     const opened = await suite.visitor.open(suite.server.url(BRAND, '/'), { cookies });
     await press(opened.page, opened.page.getByRole('link', { name: m['login.createAccount'] }));
     await arrive(opened.page, m['registration.identification.title']);
@@ -119,15 +116,17 @@ export function registrationTests(browser, language) {
   }
 
   /**
-   * On the validation page, chooses an option and presses Next.
+   * On the validation page, chooses an option and presses Next; arrives on the option's page.
    * @param {import('playwright-core').Page} page
    * @param {string | RegExp} option the option's radio button name
+   * @param {string} title the option's page's title
    */
-  async function chooseOption(page, option) {
+  async function chooseOption(page, option, title) {
     await arrive(page, m['registration.validation.title']);
     assert.equal(pathOf(page), '/registration/validation');
     await press(page, page.getByRole('radio', { name: option }));
     await pressNext(page);
+    await arrive(page, title);
   }
 
   /**
@@ -200,8 +199,7 @@ export function registrationTests(browser, language) {
     const to = `reg-email@${BRAND}.example`;
     const seen = await seenMail(suite.server, to);
     await identify(page, people.email);
-    await chooseOption(page, /@/);
-    await arrive(page, m['registration.code.title']);
+    await chooseOption(page, /@/, m['registration.code.title']);
     assert.equal(pathOf(page), '/registration/validation/email');
     await typeCodeFrom(page, to, seen);
     await createAccount(page, people.email.policy);
@@ -219,8 +217,7 @@ export function registrationTests(browser, language) {
     const to = '+15145550101';
     const seen = await seenMail(suite.server, to);
     await identify(page, people.sms);
-    await chooseOption(page, /0101/);
-    await arrive(page, m['registration.code.title']);
+    await chooseOption(page, /0101/, m['registration.code.title']);
     assert.equal(pathOf(page), '/registration/validation/sms');
     await waitForMail(suite.server, to, 'registration-code', seen);
     await press(page, page.getByRole('button', { name: m['registration.code.resend'] }));
@@ -232,8 +229,7 @@ export function registrationTests(browser, language) {
 
   registrationTest('by PIN, with the picture of the letter', async (page) => {
     await identify(page, people.pin);
-    await chooseOption(page, m['registration.validation.option.pin']);
-    await arrive(page, m['registration.pin.title']);
+    await chooseOption(page, m['registration.validation.option.pin'], m['registration.pin.title']);
     assert.equal(pathOf(page), '/registration/validation/pin');
     await page.getByRole('img', { name: m['registration.pin.imageTitle'] }).waitFor();
     // A wrong PIN first: the page says so, with the tries left.
@@ -273,8 +269,7 @@ export function registrationTests(browser, language) {
   registrationTest('ask-username: the email on file is taken, another one is chosen', async (page) => {
     const seen = await seenMail(suite.server, DEMO_EMAIL);
     await identify(page, people.askUsername);
-    await chooseOption(page, /@/);
-    await arrive(page, m['registration.code.title']);
+    await chooseOption(page, /@/, m['registration.code.title']);
     await typeCodeFrom(page, DEMO_EMAIL, seen);
     await arrive(page, m['registration.newEmail.title']);
     assert.equal(pathOf(page), '/registration/account-creation/new-email');
@@ -286,8 +281,7 @@ export function registrationTests(browser, language) {
     const to = '+15145550107';
     const seen = await seenMail(suite.server, to);
     await identify(page, people.ubi);
-    await chooseOption(page, /0107/);
-    await arrive(page, m['registration.code.title']);
+    await chooseOption(page, /0107/, m['registration.code.title']);
     await typeCodeFrom(page, to, seen);
     await arrive(page, m['registration.passwordValidation.title']);
     assert.equal(pathOf(page), '/registration/password-validation');
