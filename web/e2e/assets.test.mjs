@@ -6,7 +6,7 @@
 // sends itself.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, startSuite } from './harness.mjs';
+import { checkA11y, startSuite, withContext } from './harness.mjs';
 
 const { server, browser } = await startSuite();
 
@@ -100,10 +100,8 @@ describe('precompressed assets', () => {
 
   // Issue 12: one web font, self-hosted, subset, preloaded, at most 40 KB
   // on the wire for every face a page uses.
-  test('the web font: Source Sans 3, preloaded, every face fetched from /assets/ in 40 KB at most, in use', async () => {
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
+  test('the web font: Source Sans 3, preloaded, every face fetched from /assets/ in 40 KB at most, in use', () =>
+    withContext(browser, {}, async (page) => {
       /** @type {Promise<{ path: string; wire: number; type: string; cache: string }>[]} */
       const fonts = [];
       page.on('requestfinished', (req) => {
@@ -133,8 +131,5 @@ describe('precompressed assets', () => {
       const family = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
       assert.match(family, /^"Source Sans 3", "Source Sans 3 Fallback"/);
       assert.ok(await page.evaluate(() => document.fonts.check('16px "Source Sans 3"')), 'the font is not in use');
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });

@@ -6,7 +6,7 @@
 // password check as it would under a flood.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkA11y, openPage, pathOf, realErrors, startSuite } from './harness.mjs';
+import { checkA11y, pathOf, realErrors, startSuite, withOpenPage } from './harness.mjs';
 
 const BUSY = 'The service is busy. Try again in a few seconds.';
 
@@ -30,9 +30,8 @@ for (const { name, email, password } of [
   { name: 'a password', email: 'demo@belair.example', password: 'Guichet-Demo-2026!' },
   { name: 'a temporary password', email: 'temp@belair.example', password: 'Temp-Pass-2026' },
 ]) {
-  test(`signing in with ${name} while the server sheds load: the busy message on the form, again on each submit`, async () => {
-    const { context, page, errors } = await openPage(browser, server.url('belair'));
-    try {
+  test(`signing in with ${name} while the server sheds load: the busy message on the form, again on each submit`, () =>
+    withOpenPage(browser, server.url('belair'), {}, async ({ page, errors }) => {
       for (let attempt = 1; attempt <= 2; attempt++) {
         const answer = await signIn(page, email, password);
         assert.equal(answer.status(), 429);
@@ -46,8 +45,5 @@ for (const { name, email, password } of [
       assert.notEqual(flow.roadblocked, true);
       await checkA11y(page);
       assert.deepEqual(realErrors(errors), []);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 }

@@ -20,7 +20,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { arrive, codeOf, mailbox, openPage, pathOf, press, realErrors, repoRoot, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, codeOf, openPage, pathOf, press, realErrors, repoRoot, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
 
@@ -218,6 +218,35 @@ async function typeBirth(/** @type {import('playwright-core').Page} */ page, /**
 }
 
 /**
+ * Types a demo person's identification (policy number, names, the date of
+ * birth, the postal code) into a form whose labels are given.
+ * @param {import('playwright-core').Page} page
+ * @param {Record<string, string>} t
+ * @param {{ policy: string | RegExp; first: string; last: string; postal: string }} labels
+ * @param {{ policy: string; first: string; last: string }} person
+ */
+async function typeIdentity(page, t, labels, person) {
+  await typeInto(page, page.getByLabel(labels.policy), person.policy);
+  await typeInto(page, page.getByLabel(labels.first), person.first);
+  await typeInto(page, page.getByLabel(labels.last), person.last);
+  await typeBirth(page, t);
+  await typeInto(page, page.getByLabel(labels.postal), POSTAL);
+}
+
+/**
+ * Types the registration code the dev mailbox got for `to` since `seen`; resolves the code (a secret).
+ * @param {import('playwright-core').Page} page
+ * @param {Record<string, string>} t
+ * @param {string} to
+ * @param {Set<string>} seen
+ */
+async function typeRegistrationCode(page, t, to, seen) {
+  const code = codeOf(await waitForMail(server, to, 'registration-code', seen));
+  await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), code);
+  return code;
+}
+
+/**
  * Waits for /my-account at the visitor and its policies at the agent.
  * @param {import('playwright-core').Page} page
  * @param {Record<string, string>} t
@@ -278,7 +307,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
 
   await whileSharing(t, secrets, async ({ page, agentSees }) => {
     // Forgot/reset: the email, the code, the postal code, the new password; the SSO post signs in.
-    const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+    const seen = await seenMail(server, email);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.getByLabel('Email address').fill(email);
     await page.getByRole('button', { name: 'Send me a code' }).click();
@@ -311,13 +340,10 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     // belair's link leads to smart registration: legacy registration by its address (a document load).
     await page.goto(server.url('belair', '/registration/identification'));
     await arrive(page, t['registration.identification.title'], { focus: false });
-    await typeInto(page, page.getByLabel(/Policy number/), 'REG0001');
-    await typeInto(page, page.getByLabel(t['form.firstName']), 'Emma');
-    await typeInto(page, page.getByLabel(t['form.lastName']), 'Courriel');
-    await typeBirth(page, t);
-    await typeInto(page, page.getByLabel(t['form.postalCode']), POSTAL);
+    const legacyLabels = { policy: /Policy number/, first: t['form.firstName'], last: t['form.lastName'], postal: t['form.postalCode'] };
+    await typeIdentity(page, t, legacyLabels, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
     if (await page.getByLabel(t['form.driverLicence']).count()) await typeInto(page, page.getByLabel(t['form.driverLicence']), LICENCE);
-    const regSeen = new Set((await mailbox(server, regEmail)).map((mail) => mail.id));
+    const regSeen = await seenMail(server, regEmail);
     await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
     await arrive(page, t['registration.validation.title']);
     // The options name the masked email on file: shown to the visitor, never to the agent.
@@ -329,8 +355,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await press(page, option);
     await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
     await arrive(page, t['registration.code.title']);
-    secrets.regCode = codeOf(await waitForMail(server, regEmail, 'registration-code', regSeen));
-    await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), secrets.regCode);
+    secrets.regCode = await typeRegistrationCode(page, t, regEmail, regSeen);
     await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
     await arrive(page, t['registration.password.title']);
     await accountPassword(page, t, REG_PASSWORD);
@@ -375,14 +400,16 @@ test('sharing the screen through smart registration (create) and an invitation l
     await next();
     await arrive(page, t['smartRegistration.identification.title']);
     await agentSees(t['smartRegistration.identification.title']);
-    await typeInto(page, page.getByLabel(t['smartRegistration.field.policyNumber']), 'REG0002');
-    await typeInto(page, page.getByLabel(t['smartRegistration.field.firstName']), 'Simon');
-    await typeInto(page, page.getByLabel(t['smartRegistration.field.lastName']), 'Texto');
-    await typeBirth(page, t);
-    await typeInto(page, page.getByLabel(t['smartRegistration.field.postalCode']), POSTAL);
+    const smartLabels = {
+      policy: t['smartRegistration.field.policyNumber'],
+      first: t['smartRegistration.field.firstName'],
+      last: t['smartRegistration.field.lastName'],
+      postal: t['smartRegistration.field.postalCode'],
+    };
+    await typeIdentity(page, t, smartLabels, { policy: 'REG0002', first: 'Simon', last: 'Texto' });
     await typeInto(page, page.getByLabel(t['smartRegistration.field.driverLicence']), LICENCE);
-    const seenPhone = new Set((await mailbox(server, phone)).map((mail) => mail.id));
-    const seenEmail = new Set((await mailbox(server, smartEmail)).map((mail) => mail.id));
+    const seenPhone = await seenMail(server, phone);
+    const seenEmail = await seenMail(server, smartEmail);
     await next();
     await arrive(page, t['smartRegistration.options.title']);
     // The options name the masked phone and email on file: shown to the visitor, never to the agent.
@@ -396,15 +423,13 @@ test('sharing the screen through smart registration (create) and an invitation l
     await press(page, page.getByRole('radio', { name: /0101/ }));
     await next();
     await arrive(page, t['smartRegistration.code.title']);
-    secrets.smsCode = codeOf(await waitForMail(server, phone, 'registration-code', seenPhone));
-    await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), secrets.smsCode);
+    secrets.smsCode = await typeRegistrationCode(page, t, phone, seenPhone);
     await next();
     await arrive(page, t['smartRegistration.email.title']);
     await agentSees(t['smartRegistration.email.title']);
     await press(page, page.getByRole('button', { name: t['smartRegistration.email.useThis'], exact: true }));
     await arrive(page, t['smartRegistration.code.title']);
-    secrets.emailCode = codeOf(await waitForMail(server, smartEmail, 'registration-code', seenEmail));
-    await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), secrets.emailCode);
+    secrets.emailCode = await typeRegistrationCode(page, t, smartEmail, seenEmail);
     await next();
     await arrive(page, t['smartRegistration.create.title']);
     await typeInto(page, page.getByLabel(t['smartRegistration.create.password'], { exact: true }), SMART_PASSWORD);

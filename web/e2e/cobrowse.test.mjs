@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { arrive, checkA11y, openPage, pathOf, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
+import { arrive, checkA11y, openPage, pathOf, realErrors, repoRoot, siteConfig, startSuite, withOpenPage } from './harness.mjs';
 import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
 
@@ -121,9 +121,8 @@ async function until(/** @type {() => Promise<boolean>} */ check, what = 'condit
 }
 
 describe('co-browse, the visitor side', () => {
-  test('Decline sends nothing: no co-browse call, no socket, no frame', async () => {
-    const { context, page, errors } = await openPage(browser, server.url('belair', '/'));
-    try {
+  test('Decline sends nothing: no co-browse call, no socket, no frame', () =>
+    withOpenPage(browser, server.url('belair', '/'), {}, async ({ context, page, errors }) => {
       const tap = await wireTap(context, page);
       const dialog = await openConsent(page);
       await checkA11y(page);
@@ -140,10 +139,7 @@ describe('co-browse, the visitor side', () => {
       assert.deepEqual(tap.frames, []);
       assert.equal(await page.evaluate(() => sessionStorage.getItem('guichet.cobrowse.live')), null);
       assert.deepEqual(realErrors(errors), []);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
   test('the code flow: the agent joins, the banner names them, and what the visitor types on sign-in, recovery and registration never leaves the browser; Stop ends it for both', async () => {
     const agent = await agentSignedIn();

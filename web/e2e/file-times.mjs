@@ -4,7 +4,9 @@
 // the TAP reporter, writing to GUICHET_CI_REPORTS (or TMPDIR), so `.ci/run`
 // can print the ten slowest files (issue 27). The durations are the
 // runner's own: a file's events reach the parent in bursts, so their arrival
-// times say nothing.
+// times say nothing. A top-level test or suite counts for the file that
+// declares it: a module shared by several test files (narrow.mjs,
+// registration.mjs) leaves the describe() to each of them.
 import { relative } from 'node:path';
 
 /**

@@ -6,7 +6,7 @@
 // Defect 9: after a wrong code, /verify shows the server's message only.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, codeOf, mailbox, pathOf, siteConfig, startSuite, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, pathOf, seenMail, siteConfig, startSuite, waitForMail, withContext } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const NEW_PASSWORD = 'Fresh-Start-2026#';
@@ -82,10 +82,8 @@ async function fixAndPressOnce(page, pointer, fields, button, api) {
 
 describe('one click after fixing the errors sends the form', () => {
   pointers.forEach((pointer, i) => {
-    test(`sign-in with ${pointer.name}`, async () => {
-      const context = await browser.newContext(pointer.options);
-      try {
-        const page = await context.newPage();
+    test(`sign-in with ${pointer.name}`, () =>
+      withContext(browser, pointer.options, async (page) => {
         await page.goto(server.url('belair', '/'));
         await page.getByRole('heading', { level: 1 }).waitFor();
         await submitEmpty(page, pointer, 'Sign in');
@@ -99,10 +97,7 @@ describe('one click after fixing the errors sends the form', () => {
           'Sign in',
           /^\/api\/v1\/accounts\/find$/,
         );
-      } finally {
-        await context.close();
-      }
-    });
+      }));
 
     // One visit of forgot, verify and reset per pointer, each with an account of its own.
     const brand = ['scotia', 'servus'][i] ?? 'scotia';
@@ -113,7 +108,7 @@ describe('one click after fixing the errors sends the form', () => {
         const page = await context.newPage();
         await page.goto(server.url(brand, '/forgot'));
         await page.getByRole('heading', { level: 1 }).waitFor();
-        const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+        const seen = await seenMail(server, email);
 
         await submitEmpty(page, pointer, 'Send me a code');
         await fixAndPressOnce(page, pointer, [['Email address', email]], 'Send me a code', /^\/api\/v1\/accounts\/password-reset$/);
@@ -152,7 +147,7 @@ test('after a wrong code, /verify shows the server’s message only, even when t
     const page = await context.newPage();
     await page.goto(server.url('intact', '/forgot'));
     await page.getByRole('heading', { level: 1 }).waitFor();
-    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+    const seen = await seenMail(server, email);
     await page.getByLabel('Email address').click();
     await page.keyboard.type(email);
     await page.keyboard.press('Enter');

@@ -3,7 +3,7 @@
 // normalized values, axe in each state, in English and French.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, openPage, startSuite } from './harness.mjs';
+import { checkA11y, startSuite, withOpenPage } from './harness.mjs';
 
 const { server, browser, pages } = await startSuite();
 
@@ -193,9 +193,8 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       assert.deepEqual(errors, []);
     });
 
-    test('masks, upper-cases and takes pasted values; sends the normalized values', async () => {
-      const { context, page, errors } = await openPage(browser, server.url('belair', `/_dev/forms?province=on&lang=${language}`));
-      try {
+    test('masks, upper-cases and takes pasted values; sends the normalized values', () =>
+      withOpenPage(browser, server.url('belair', `/_dev/forms?province=on&lang=${language}`), {}, async ({ context, page, errors }) => {
         await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
         const form = page.getByRole('form', { name: l.empty });
 
@@ -297,10 +296,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
         assert.equal(await form.getByRole('alert').filter({ has: page.getByRole('heading', { name: l.summary }) }).count(), 0);
         await checkA11y(page);
         assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   });
 }
 

@@ -297,6 +297,17 @@ export async function siteConfig(page) {
  */
 
 /**
+ * The cookies of a visitor who chose a province and a language (the pages
+ * the SSO redirects to read them too): openPage's and keptPages' cookies.
+ * @param {string} province
+ * @param {string} language
+ */
+export const localeCookies = (province, language) => [
+  { name: 'province', value: province },
+  { name: 'language', value: language },
+];
+
+/**
  * Opens a URL in a fresh context (axe needs one), records the page's errors
  * and waits for its first heading.
  * @param {import('playwright-core').Browser} browser
@@ -314,6 +325,44 @@ export async function openPage(browser, url, options = {}) {
   const response = await page.goto(url);
   await page.getByRole('heading', { level: 1 }).waitFor();
   return { context, page, response, errors };
+}
+
+/**
+ * openPage, then `use` with what it opened; the page's context is closed
+ * whatever happens. Resolves what `use` resolves.
+ * @template T
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} url
+ * @param {Parameters<typeof openPage>[2]} options
+ * @param {(opened: OpenedPage) => Promise<T>} use
+ * @returns {Promise<T>}
+ */
+export async function withOpenPage(browser, url, options, use) {
+  const opened = await openPage(browser, url, options);
+  try {
+    return await use(opened);
+  } finally {
+    await opened.context.close();
+  }
+}
+
+/**
+ * Runs `use` with a new page of a fresh context (browser.newContext's
+ * options) and closes the context whatever happens. Resolves what `use`
+ * resolves.
+ * @template T
+ * @param {import('playwright-core').Browser} browser
+ * @param {import('playwright-core').BrowserContextOptions} options
+ * @param {(page: import('playwright-core').Page, context: import('playwright-core').BrowserContext) => Promise<T>} use
+ * @returns {Promise<T>}
+ */
+export async function withContext(browser, options, use) {
+  const context = await browser.newContext(options);
+  try {
+    return await use(await context.newPage(), context);
+  } finally {
+    await context.close();
+  }
 }
 
 /**
@@ -516,6 +565,16 @@ export async function mailbox(server, to) {
   const mails = /** @type {Mail[]} */ (await response.json());
   for (const mail of mails) keepSecretsOf(mail.text);
   return mails;
+}
+
+/**
+ * The ids of the dev mailbox's messages to an address so far: waitForMail's
+ * `seen`, so that it waits for a message sent after this.
+ * @param {Server} server
+ * @param {string} to
+ */
+export async function seenMail(server, to) {
+  return new Set((await mailbox(server, to)).map((mail) => mail.id));
 }
 
 /**

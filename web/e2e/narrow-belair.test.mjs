@@ -1,7 +1,8 @@
 // Every screen at 320 px in both languages, for belair (narrow.mjs).
-import { narrowSuites } from './narrow.mjs';
+import { describe } from 'node:test';
+import { narrowServer, narrowTests } from './narrow.mjs';
 
-narrowSuites([
-  { brand: 'belair', language: 'en', query: '?province=on&lang=en', email: 'demo@belair.example' },
-  { brand: 'belair', language: 'fr', query: '?province=qc&lang=fr', email: 'demo@belair.example' },
-]);
+narrowServer();
+
+describe('belair en at 320 px', () => narrowTests({ brand: 'belair', language: 'en', query: '?province=on&lang=en', email: 'demo@belair.example' }));
+describe('belair fr at 320 px', () => narrowTests({ brand: 'belair', language: 'fr', query: '?province=qc&lang=fr', email: 'demo@belair.example' }));

@@ -1,7 +1,8 @@
 // Every screen at 320 px in both languages, for intact (narrow.mjs).
-import { narrowSuites } from './narrow.mjs';
+import { describe } from 'node:test';
+import { narrowServer, narrowTests } from './narrow.mjs';
 
-narrowSuites([
-  { brand: 'intact', language: 'en', query: '?province=on&lang=en', email: 'demo@intact.example' },
-  { brand: 'intact', language: 'fr', query: '?province=qc&lang=fr', email: 'demo@intact.example' },
-]);
+narrowServer();
+
+describe('intact en at 320 px', () => narrowTests({ brand: 'intact', language: 'en', query: '?province=on&lang=en', email: 'demo@intact.example' }));
+describe('intact fr at 320 px', () => narrowTests({ brand: 'intact', language: 'fr', query: '?province=qc&lang=fr', email: 'demo@intact.example' }));

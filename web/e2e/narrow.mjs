@@ -4,11 +4,10 @@
 // so the browser test runner can run the two files side by side.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
-import { checkA11y, clearPageState, expectNoSidewaysScroll, launchBrowser, repoRoot, startServer } from './harness.mjs';
+import { after, before, test } from 'node:test';
+import { checkA11y, clearPageState, expectNoSidewaysScroll, launchBrowser, PHONE_320, press, repoRoot, startServer, withContext } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
-const viewport = { width: 320, height: 640 };
 /** How many screens are checked at once (each in its own browser context). */
 const PAGES_AT_ONCE = 3;
 
@@ -40,10 +39,10 @@ const progress = { verifyFrom: '/forgot', resends: 0, token: 'narrow-test', ubiD
 
 
 /**
- * The suites of one brand's cases; call once per test file.
- * @param {{ brand: string; language: string; query: string; email: string }[]} cases
+ * The server and the browser of a test file's 320 px suites: started before
+ * its tests, stopped after them. Call once, at the file's top level.
  */
-export function narrowSuites(cases) {
+export function narrowServer() {
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
@@ -59,92 +58,84 @@ export function narrowSuites(cases) {
     await browser?.close();
     await server?.stop();
   });
+}
 
-  for (const { brand, language, query, email } of cases) {
-    describe(`${brand} ${language} at 320 px`, () => {
-      test('every screen fits the width and passes axe', async () => {
-        /** @type {string[]} */
-        const failures = [];
-        /**
-         * Checks one screen in a worker's page: the state a fresh context
-         * would have (no cookies, no storage but the flow state the init
-         * script sets) is restored before each load, and the page, its
-         * renderer and the browser's cache are kept (issue 27: a context
-         * per screen started two renderer processes each time).
-         * @param {import('playwright-core').Page} page
-         * @param {string} path
-         */
-        const check = async (page, path) => {
-          // The storage cleared is the brand's: every screen stays on it.
-          if (page.url().startsWith('http')) {
-            assert.equal(new URL(page.url()).origin, new URL(server.url(brand)).origin, `a screen before ${path} left the brand's host`);
-          }
-          await clearPageState(page);
-          await page.goto(server.url(brand, path + query));
-          await page.getByRole('heading', { level: 1 }).waitFor();
-          await page.waitForLoadState('networkidle');
-          assert.equal(await page.locator('html').getAttribute('lang'), language);
-          try {
-            await expectNoSidewaysScroll(page, `${path} (${new URL(page.url()).pathname})`);
-            await checkA11y(page);
-          } catch (error) {
-            failures.push(String(/** @type {Error} */ (error).message));
-          }
-        };
-        // A page mostly waits (its loads, the network going idle): a few
-        // pages at a time, each in its own context, keep the browser busy.
-        const queue = [...paths];
-        await Promise.all(
-          Array.from({ length: PAGES_AT_ONCE }, async () => {
-            const context = await browser.newContext({ viewport });
-            try {
-              await context.addInitScript(
-                ([f, p]) => {
-                  if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(f));
-                  if (!sessionStorage.getItem('guichet.reset')) sessionStorage.setItem('guichet.reset', JSON.stringify(p));
-                },
-                [flow, progress],
-              );
-              const page = await context.newPage();
-              for (let path = queue.shift(); path !== undefined; path = queue.shift()) await check(page, path);
-            } finally {
-              await context.close();
-            }
-          }),
-        );
-        assert.deepEqual(failures.sort(), []);
-      });
+/**
+ * The 320 px tests of a brand in a language: call it in a describe() of the
+ * test file (e2e/file-times.mjs counts a suite's time for the file that
+ * declares it), after narrowServer().
+ * @param {{ brand: string; language: string; query: string; email: string }} variant
+ */
+export function narrowTests({ brand, language, query, email }) {
+  test('every screen fits the width and passes axe', async () => {
+    /** @type {string[]} */
+    const failures = [];
+    /**
+     * Checks one screen in a worker's page: the state a fresh context
+     * would have (no cookies, no storage but the flow state the init
+     * script sets) is restored before each load, and the page, its
+     * renderer and the browser's cache are kept (issue 27: a context
+     * per screen started two renderer processes each time).
+     * @param {import('playwright-core').Page} page
+     * @param {string} path
+     */
+    const check = async (page, path) => {
+      // The storage cleared is the brand's: every screen stays on it.
+      if (page.url().startsWith('http')) {
+        assert.equal(new URL(page.url()).origin, new URL(server.url(brand)).origin, `a screen before ${path} left the brand's host`);
+      }
+      await clearPageState(page);
+      await page.goto(server.url(brand, path + query));
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      assert.equal(await page.locator('html').getAttribute('lang'), language);
+      try {
+        await expectNoSidewaysScroll(page, `${path} (${new URL(page.url()).pathname})`);
+        await checkA11y(page);
+      } catch (error) {
+        failures.push(String(/** @type {Error} */ (error).message));
+      }
+    };
+    // A page mostly waits (its loads, the network going idle): a few
+    // pages at a time, each in its own context, keep the browser busy.
+    const queue = [...paths];
+    await Promise.all(
+      Array.from({ length: PAGES_AT_ONCE }, () =>
+        withContext(browser, PHONE_320, async (page, context) => {
+          await context.addInitScript(
+            ([f, p]) => {
+              if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(f));
+              if (!sessionStorage.getItem('guichet.reset')) sessionStorage.setItem('guichet.reset', JSON.stringify(p));
+            },
+            [flow, progress],
+          );
+          for (let path = queue.shift(); path !== undefined; path = queue.shift()) await check(page, path);
+        }),
+      ),
+    );
+    assert.deepEqual(failures.sort(), []);
+  });
 
-      test('/my-account of a signed-in demo policyholder', async () => {
-        const context = await browser.newContext({ viewport });
-        try {
-          const page = await context.newPage();
-          await page.goto(server.url(brand, `/${query}`));
-          await page.getByRole('heading', { level: 1 }).waitFor();
-          const fr = language === 'fr';
-          await page.getByLabel(fr ? 'Adresse courriel' : 'Email address').fill(email);
-          await page.getByLabel(fr ? 'Mot de passe' : 'Password', { exact: true }).fill(DEMO_PASSWORD);
-          const signIn = page.getByRole('button', { name: fr ? 'Se connecter' : 'Sign in' });
-          const box = await signIn.boundingBox();
-          assert.ok(box);
-          await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-          await page.waitForURL(server.url(brand, '/my-account'));
-          await page.getByText(email, { exact: true }).waitFor();
-          await page.getByRole('table').waitFor();
-          await expectNoSidewaysScroll(page, '/my-account');
-          // A policy number is one unbreakable line.
-          const numbers = page.getByRole('table').getByRole('cell').locator('.my-account__policy-number');
-          assert.ok((await numbers.count()) > 0);
-          for (const number of await numbers.all()) {
-            // An inline box has one client rect per line it spans.
-            const lines = await number.evaluate((span) => span.getClientRects().length);
-            assert.equal(lines, 1, `policy number ${await number.textContent()} fits on one line`);
-          }
-          await checkA11y(page);
-        } finally {
-          await context.close();
-        }
-      });
-    });
-  }
+  test('/my-account of a signed-in demo policyholder', () =>
+    withContext(browser, PHONE_320, async (page) => {
+      await page.goto(server.url(brand, `/${query}`));
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      const fr = language === 'fr';
+      await page.getByLabel(fr ? 'Adresse courriel' : 'Email address').fill(email);
+      await page.getByLabel(fr ? 'Mot de passe' : 'Password', { exact: true }).fill(DEMO_PASSWORD);
+      await press(page, page.getByRole('button', { name: fr ? 'Se connecter' : 'Sign in' }));
+      await page.waitForURL(server.url(brand, '/my-account'));
+      await page.getByText(email, { exact: true }).waitFor();
+      await page.getByRole('table').waitFor();
+      await expectNoSidewaysScroll(page, '/my-account');
+      // A policy number is one unbreakable line.
+      const numbers = page.getByRole('table').getByRole('cell').locator('.my-account__policy-number');
+      assert.ok((await numbers.count()) > 0);
+      for (const number of await numbers.all()) {
+        // An inline box has one client rect per line it spans.
+        const lines = await number.evaluate((span) => span.getClientRects().length);
+        assert.equal(lines, 1, `policy number ${await number.textContent()} fits on one line`);
+      }
+      await checkA11y(page);
+    }));
 }

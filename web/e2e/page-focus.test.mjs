@@ -4,7 +4,7 @@
 // Real mouse clicks at the controls' coordinates and keys, as a person does.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkA11y, codeOf, openPage, pathOf, press, realErrors, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, localeCookies, pathOf, press, realErrors, startSuite, typeInto, waitForMail, withOpenPage } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 
@@ -36,15 +36,9 @@ async function expectNewPage(page, heading, previousTitle) {
   return focused.title;
 }
 
-test('login → forgot → verify → reset → my-account: focus on each new page’s h1, its title announced', async () => {
-  const email = 'demo@belair.example';
-  const { context, page, errors } = await openPage(browser, server.url('belair', '/'), {
-    cookies: [
-      { name: 'province', value: 'on' },
-      { name: 'language', value: 'en' },
-    ],
-  });
-  try {
+test('login → forgot → verify → reset → my-account: focus on each new page’s h1, its title announced', () =>
+  withOpenPage(browser, server.url('belair', '/'), { cookies: localeCookies('on', 'en') }, async ({ page, errors }) => {
+    const email = 'demo@belair.example';
     // The first page of a visit keeps the browser's focus (the skip link comes first).
     let title = await page.title();
     assert.equal(await page.evaluate(() => document.activeElement === document.body), true);
@@ -70,20 +64,11 @@ test('login → forgot → verify → reset → my-account: focus on each new pa
     await page.waitForURL(server.url('belair', '/my-account'));
     await expectNewPage(page, 'My account', title);
     assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test('a roadblock, in French: focus on its title, without the ring it showed before', async () => {
-  const email = 'demo@intact.example';
-  const { context, page, errors } = await openPage(browser, server.url('intact', '/forgot'), {
-    cookies: [
-      { name: 'province', value: 'qc' },
-      { name: 'language', value: 'fr' },
-    ],
-  });
-  try {
+test('a roadblock, in French: focus on its title, without the ring it showed before', () =>
+  withOpenPage(browser, server.url('intact', '/forgot'), { cookies: localeCookies('qc', 'fr') }, async ({ context, page, errors }) => {
+    const email = 'demo@intact.example';
     // The lowest attempt limit (3 wrong codes).
     await context.addInitScript(() => Object.assign(Math, { random: () => 0 }));
     await page.reload();
@@ -103,10 +88,7 @@ test('a roadblock, in French: focus on its title, without the ring it showed bef
     assert.ok(heading);
     await expectNewPage(page, heading, title);
     assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
 test('French and Québec chosen in the header outlive a reload of /?lang=en&province=on, and the address says so', async () => {
   const { page, errors } = await pages.open(server.url('belair', '/?lang=en&province=on&utm_source=x'));

@@ -5,13 +5,12 @@
 // its own, so no other test's requests count.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkA11y, openPage, pathOf, press, realErrors, siteConfig, startSuite } from './harness.mjs';
+import { checkA11y, pathOf, press, realErrors, siteConfig, startSuite, withOpenPage } from './harness.mjs';
 
 const { server, browser } = await startSuite();
 
-test('the 11th forgot request from one address in 10 minutes says how many minutes to wait, on the form', async () => {
-  const { context, page, errors } = await openPage(browser, server.url('belair', '/forgot'));
-  try {
+test('the 11th forgot request from one address in 10 minutes says how many minutes to wait, on the form', () =>
+  withOpenPage(browser, server.url('belair', '/forgot'), {}, async ({ page, errors }) => {
     // Ten requests as the SPA sends them, from this browser (the same address).
     const config = await siteConfig(page);
     const statuses = await page.evaluate(
@@ -56,7 +55,4 @@ test('the 11th forgot request from one address in 10 minutes says how many minut
     assert.equal(await email.inputValue(), 'demo@belair.example');
     await checkA11y(page);
     assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
-});
+  }));

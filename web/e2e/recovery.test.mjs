@@ -5,7 +5,7 @@
 // (codes per hour, guesses per day) never meet.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, codeOf, mailbox, pageViews, pathOf, realErrors, siteConfig, startSuite, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, localeCookies, mailbox, pageViews, pathOf, realErrors, seenMail, siteConfig, startSuite, waitForMail } from './harness.mjs';
 
 const DEMO_PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -158,16 +158,13 @@ describe('the whole recovery, reading the code from the dev mailbox, ending sign
       const text = TEXT[/** @type {'en' | 'fr'} */ (language)];
       // The visitor's choice lives in the province and language cookies, so the
       // account page the SSO redirects to (no query string) speaks it too.
-      const cookies = [
-        { name: 'province', value: language === 'fr' ? 'qc' : 'on' },
-        { name: 'language', value: language },
-      ];
+      const cookies = localeCookies(language === 'fr' ? 'qc' : 'on', language);
       const { page, errors } = await pages.open(server.url(brand, '/'), { cookies });
       const config = await siteConfig(page);
       assert.equal(config.language, language);
       await page.getByRole('link', { name: text.forgotLink }).click();
       await checkA11y(page);
-      const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+      const seen = await seenMail(server, email);
       await askForCode(page, text, email);
       await checkA11y(page);
 
@@ -264,7 +261,7 @@ test('wrong codes up to the limit, then the resend-code roadblock', async () => 
     await fixRandom(context, 0); // limit 3
     const page = await context.newPage();
     await page.goto(server.url('belair', '/forgot'));
-    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+    const seen = await seenMail(server, email);
     await askForCode(page, TEXT.en, email);
     const code = codeOf(await waitForMail(server, email, 'reset-code', seen));
     const [first, second, third] = otherCodes(code, 3);
@@ -292,7 +289,7 @@ test('a dead code (5 wrong guesses: the server refuses it) is the resend-code ro
     await fixRandom(context, 0.99); // limit 6: the server's 5 guesses end first
     const page = await context.newPage();
     await page.goto(server.url('intact', '/forgot'));
-    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+    const seen = await seenMail(server, email);
     await askForCode(page, TEXT.en, email);
     const code = codeOf(await waitForMail(server, email, 'reset-code', seen));
     const { id, validationId } = await resetState(page);
@@ -315,7 +312,7 @@ test('a dead code (5 wrong guesses: the server refuses it) is the resend-code ro
 test('resends: four new codes, each with its spinner, then the resend-reset-password roadblock', async () => {
   const email = 'francais@belair.example';
   const { page, errors } = await pages.open(server.url('belair', '/forgot'));
-  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+  const seen = await seenMail(server, email);
   await askForCode(page, TEXT.en, email);
   const codes = [codeOf(await waitForMail(server, email, 'reset-code', seen))];
   const firstRequest = await resetState(page);
@@ -351,7 +348,7 @@ test('resends: four new codes, each with its spinner, then the resend-reset-pass
 test('an emailed /reset?token= link: the token leaves the address, the proof and the new password sign in', async () => {
   const email = 'demo@servus.example';
   const { page, errors } = await pages.open(server.url('servus', '/'));
-  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+  const seen = await seenMail(server, email);
   const found = await apiPost(page, '/accounts/find', { email });
   const sent = await apiPost(page, `/accounts/${found.data.id}/notification`, { mediumType: 'EMAIL', notificationType: 'RESET_PSW' });
   assert.equal(sent.status, 200);

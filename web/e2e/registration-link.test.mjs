@@ -8,7 +8,7 @@
 // no link token (the harness keeps every token=… the mailbox shows).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { arrive, codeOf, mailbox, openPage, pathOf, press, realErrors, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, codeOf, localeCookies, openPage, pathOf, press, realErrors, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads, by language. */
@@ -28,15 +28,9 @@ function linkOf(mail) {
   return match[0];
 }
 
-/** @param {string} to */
-const seenMail = async (to) => new Set((await mailbox(server, to)).map((mail) => mail.id));
-
 for (const language of /** @type {const} */ (['en', 'fr'])) {
   const m = messages[language];
-  const cookies = [
-    { name: 'province', value: 'on' },
-    { name: 'language', value: language },
-  ];
+  const cookies = localeCookies('on', language);
   // French on the narrowest phone (320 px); English at the default desktop width.
   const viewport = language === 'fr' ? { width: 320, height: 640 } : undefined;
   /** @param {string} url */
@@ -68,7 +62,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
    * @returns {Promise<string>} the link
    */
   async function submitEmail(page, email) {
-    const seen = await seenMail(email);
+    const seen = await seenMail(server, email);
     await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
     await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
     const answered = page.waitForResponse((r) => /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/.test(new URL(r.url()).pathname));
@@ -140,7 +134,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
             policy = 'REG0005';
             email = 'ugo.lien@example.com';
             const owner = `demo@${BRAND}.example`;
-            const seen = await seenMail(owner);
+            const seen = await seenMail(server, owner);
             await identify(page, { policy, first: 'Ugo', last: 'Pris' });
             await arrive(page, m['registration.validation.title']);
             await press(page, page.getByRole('radio', { name: /@/ }));

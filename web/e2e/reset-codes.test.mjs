@@ -8,7 +8,7 @@
 //   its button leads to /forgot for a new code.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkA11y, codeOf, mailbox, pathOf, press, realErrors, siteConfig, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { checkA11y, codeOf, pathOf, press, realErrors, seenMail, siteConfig, startSuite, typeInto, waitForMail } from './harness.mjs';
 
 const NEW_PASSWORD = 'Fresh-Start-2026#';
 const POSTAL_CODES = { on: 'M5V 2T6', ab: 'T2P 1J9' };
@@ -61,7 +61,7 @@ test('wrong codes: a warning from the second, then the roadblock sends a new cod
     const errors = [];
     page.on('pageerror', (error) => errors.push(String(error)));
     await page.goto(server.url('belair', '/forgot'));
-    const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+    const seen = await seenMail(server, email);
     await askForCode(page, email);
     const first = codeOf(await waitForMail(server, email, 'reset-code', seen));
     const wrong = (/** @type {number} */ n) => String((Number(first) + n) % 1_000_000).padStart(6, '0');
@@ -139,7 +139,7 @@ async function usedLink(brand, email, seen) {
 
 test('a used emailed link, opened later: token-expired says its button leads to /forgot, and a new code arrives from there', async () => {
   const email = 'demo@scotia.example';
-  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+  const seen = await seenMail(server, email);
   const link = await usedLink('scotia', email, seen);
 
   // A new visit: the old email opened again.
@@ -162,7 +162,7 @@ test('a used emailed link, opened later: token-expired says its button leads to 
 
 test('a used emailed link opened during a recovery: token-expired emails a new link (RESET_PSW) and goes to /check-your-inbox', async () => {
   const email = 'francais@scotia.example';
-  const seen = new Set((await mailbox(server, email)).map((m) => m.id));
+  const seen = await seenMail(server, email);
   const link = await usedLink('scotia', email, seen);
 
   // The visitor asked for a code, then opened the old email in the same tab: the flow knows the account.

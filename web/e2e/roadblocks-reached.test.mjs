@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, mailbox, pathOf, press, realErrors, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, localeCookies, pathOf, press, realErrors, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads, by language. */
@@ -45,10 +45,7 @@ async function answerOf(page, path, method = 'POST') {
  */
 async function startRegistration(language = 'en', brand = BRAND) {
   const t = messages[language];
-  const cookies = [
-    { name: 'province', value: 'on' },
-    { name: 'language', value: language },
-  ];
+  const cookies = localeCookies('on', language);
   const opened = await pages.open(server.url(brand, '/'), { cookies });
   await press(opened.page, opened.page.getByRole('link', { name: t['login.createAccount'] }));
   await arrive(opened.page, t['registration.identification.title']);
@@ -88,6 +85,32 @@ async function chooseEmail(page) {
 }
 
 /**
+ * Identifies a person and chooses the email option; resolves the code the
+ * dev mailbox got at `to` and the ids seen before it (waitForMail's `seen`,
+ * which holds it now).
+ * @param {import('playwright-core').Page} page
+ * @param {{ policy: string; first: string; last: string }} person
+ * @param {string} to the person's email on file
+ */
+async function identifyByEmail(page, person, to) {
+  const seen = await seenMail(server, to);
+  await identify(page, person);
+  await chooseEmail(page);
+  const mail = await waitForMail(server, to, 'registration-code', seen);
+  return { mail, seen };
+}
+
+/**
+ * Types a message's code on the code page and presses Next.
+ * @param {import('playwright-core').Page} page
+ * @param {import('./harness.mjs').Mail} mail
+ */
+async function typeCode(page, mail) {
+  await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+  await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+}
+
+/**
  * The roadblock page: its path, its title focused (arrive: axe and no
  * sideways scroll too), the call-us card.
  * @param {import('playwright-core').Page} page
@@ -105,10 +128,7 @@ describe('roadblocks reached from the server’s answer', () => {
   test('resend-email: the fourth resend of a code by email (403 EXCEEDED_EMAIL_RESENDS)', async () => {
     const { page, errors } = await startRegistration();
     const to = `reg-email@${BRAND}.example`;
-    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
-    await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
-    await chooseEmail(page);
-    await waitForMail(server, to, 'registration-code', seen);
+    const { seen } = await identifyByEmail(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' }, to);
     const resend = page.getByRole('button', { name: m['registration.code.resend'] });
     for (let i = 1; i <= 3; i++) {
       const answer = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
@@ -129,13 +149,8 @@ describe('roadblocks reached from the server’s answer', () => {
 
   test('forgot-password: the UBI link with the holder account’s temporary password (403 3007)', async () => {
     const { page, errors } = await startRegistration();
-    const to = `temp@${BRAND}.example`;
-    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
-    await identify(page, { policy: 'REG0011', first: 'Tom', last: 'Temporaire' });
-    await chooseEmail(page);
-    const mail = await waitForMail(server, to, 'registration-code', seen);
-    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
-    await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    const { mail } = await identifyByEmail(page, { policy: 'REG0011', first: 'Tom', last: 'Temporaire' }, `temp@${BRAND}.example`);
+    await typeCode(page, mail);
     await arrive(page, m['registration.passwordValidation.title']);
     assert.equal(pathOf(page), '/registration/password-validation');
     await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), TEMPORARY);
@@ -150,12 +165,9 @@ describe('roadblocks reached from the server’s answer', () => {
 
   test('two-factor: a reset of a UBI driver with no cell phone on file (403 3006)', async () => {
     const email = `ubi-nophone@${BRAND}.example`;
-    const cookies = [
-      { name: 'province', value: 'on' },
-      { name: 'language', value: 'en' },
-    ];
+    const cookies = localeCookies('on', 'en');
     const { page, errors } = await pages.open(server.url(BRAND, '/forgot'), { cookies });
-    const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+    const seen = await seenMail(server, email);
     await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
     await page.getByLabel('Email address').fill(email);
     await page.getByRole('button', { name: 'Send me a code' }).click();
@@ -179,18 +191,11 @@ describe('roadblocks reached from the server’s answer', () => {
 
   test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001), then technical (409 REGISTRATION_STATE)', async () => {
     const brand = 'scotia';
-    const cookies = [
-      { name: 'province', value: 'on' },
-      { name: 'language', value: 'en' },
-    ];
+    const cookies = localeCookies('on', 'en');
     const { page, errors } = await pages.open(server.url(brand, '/registration/identification'), { cookies });
     const to = `reg-email@${brand}.example`;
-    const seen = new Set((await mailbox(server, to)).map((mail) => mail.id));
-    await identify(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' });
-    await chooseEmail(page);
-    const mail = await waitForMail(server, to, 'registration-code', seen);
-    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
-    await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
+    const { mail } = await identifyByEmail(page, { policy: 'REG0001', first: 'Emma', last: 'Courriel' }, to);
+    await typeCode(page, mail);
     await arrive(page, m['registration.password.title']);
     // The insurer's file now says the policy is cancelled.
     const file = join(server.dataDir, 'cancel.csv');
@@ -275,12 +280,9 @@ describe('roadblocks reached from the server’s answer', () => {
     test(`wrong-cellphone (${language}): a reset of a UBI driver with a wrong cell phone (403 WRONG_CELLPHONE)`, async () => {
       const t = messages[language];
       const email = `ubi@${brand}.example`;
-      const cookies = [
-        { name: 'province', value: 'on' },
-        { name: 'language', value: language },
-      ];
+      const cookies = localeCookies('on', language);
       const { page, errors } = await pages.open(server.url(brand, '/forgot'), { cookies });
-      const seen = new Set((await mailbox(server, email)).map((mail) => mail.id));
+      const seen = await seenMail(server, email);
       await arrive(page, t['recovery.forgot.title'], { focus: false }); // a first load leaves the focus alone
       await typeInto(page, page.getByLabel(t['form.email']), email);
       await press(page, page.getByRole('button', { name: t['recovery.forgot.submit'] }));

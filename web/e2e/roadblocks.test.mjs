@@ -2,7 +2,7 @@
 // roadblock modal (§8.2), against the built binary.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, pageViews, siteConfig, startSuite, waitForMail } from './harness.mjs';
+import { checkA11y, pageViews, siteConfig, startSuite, waitForMail, withContext } from './harness.mjs';
 
 const { server, browser, pages: visitor } = await startSuite();
 
@@ -28,25 +28,25 @@ const pages = [
 ];
 
 /**
- * A context whose pages start with the roadblocked flag set, as the app's
- * flows leave it (lib/flow/state.ts keeps it in sessionStorage).
- * @param {Record<string, unknown>} [flow] more of the flow state
- * @param {{ name: string; value: string; url: string }[]} [cookies]
+ * Runs `use` with a page of a fresh context whose pages start with the
+ * roadblocked flag set, as the app's flows leave it (lib/flow/state.ts keeps
+ * it in sessionStorage), and the page's console errors and uncaught
+ * exceptions; closes the context whatever happens.
+ * @param {(opened: { page: import('playwright-core').Page; errors: string[] }) => Promise<void>} use
  */
-async function roadblockedContext(flow = {}, cookies = []) {
-  const context = await browser.newContext();
-  await context.addInitScript((state) => {
-    if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(state));
-  }, { roadblocked: true, ...flow });
-  if (cookies.length) await context.addCookies(cookies);
-  const page = await context.newPage();
-  /** @type {string[]} */
-  const errors = [];
-  page.on('pageerror', (error) => errors.push(String(error)));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
+function withRoadblockedPage(use) {
+  return withContext(browser, {}, async (page, context) => {
+    await context.addInitScript((state) => {
+      if (!sessionStorage.getItem('guichet.flow')) sessionStorage.setItem('guichet.flow', JSON.stringify(state));
+    }, { roadblocked: true });
+    /** @type {string[]} */
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await use({ page, errors });
   });
-  return { context, page, errors };
 }
 
 /**
@@ -68,6 +68,22 @@ async function accountId(page, email) {
     },
     { apiKey: key, address: email },
   );
+}
+
+/**
+ * Opens a roadblock page as the account of an email (the pkms cookie the
+ * sign-in leaves names it), its id asked from a roadblock page of the brand.
+ * @param {import('playwright-core').Page} page
+ * @param {string} brand
+ * @param {string} email
+ * @param {string} name the roadblock page
+ */
+async function openAsAccount(page, brand, email, name) {
+  await page.goto(server.url(brand, '/roadblock/block'));
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  const id = await accountId(page, email);
+  await page.context().addCookies([{ name: 'pkms', value: id, url: server.url(brand, '/') }]);
+  await page.goto(server.url(brand, `/roadblock/${name}`));
 }
 
 /**
@@ -107,9 +123,8 @@ async function openRoadblock(page, brand, name, query) {
 
 describe('every roadblock page, with the flag: title, call-us card, axe', () => {
   for (const { page: name, en } of pages) {
-    test(`/roadblock/${name}`, async () => {
-      const { context, page, errors } = await roadblockedContext();
-      try {
+    test(`/roadblock/${name}`, () =>
+      withRoadblockedPage(async ({ page, errors }) => {
         await openRoadblock(page, 'belair', name, '?province=qc&lang=en');
         await page.getByRole('heading', { level: 1, name: en }).waitFor();
         assert.equal(await page.title(), `${en} | belairdirect`);
@@ -126,51 +141,36 @@ describe('every roadblock page, with the flag: title, call-us card, axe', () => 
         await checkA11y(page);
         // wrong-cellphone asks the server for nothing here (no account known), so no errors anywhere.
         assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 
-  test('/roadblock is the technical page', async () => {
-    const { context, page } = await roadblockedContext();
-    try {
+  test('/roadblock is the technical page', () =>
+    withRoadblockedPage(async ({ page }) => {
       await page.goto(server.url('belair', '/roadblock'));
       await page.getByRole('heading', { level: 1, name: 'Something went wrong' }).waitFor();
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });
 
 describe('every roadblock page in French', () => {
   for (const { page: name, fr } of pages) {
-    test(`/roadblock/${name} (bna qc fr)`, async () => {
-      const { context, page } = await roadblockedContext();
-      try {
+    test(`/roadblock/${name} (bna qc fr)`, () =>
+      withRoadblockedPage(async ({ page }) => {
         await openRoadblock(page, 'bna', name, '?province=qc&lang=fr');
         await page.getByRole('heading', { level: 1, name: fr }).waitFor();
         const card = page.getByRole('region', { name: 'Appelez-nous' });
         assert.deepEqual(await card.getByRole('definition').allTextContents(), ['8\u00a0h à 20\u00a0h', '8\u00a0h à 17\u00a0h', 'Fermé']);
         await card.getByRole('button', { name: 'Retour à la connexion' }).waitFor();
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 
-  test('intact has no opening hours: the phone number only', async () => {
-    const { context, page } = await roadblockedContext();
-    try {
+  test('intact has no opening hours: the phone number only', () =>
+    withRoadblockedPage(async ({ page }) => {
       await page.goto(server.url('intact', '/roadblock/technical'));
       const card = page.getByRole('region', { name: 'Call us' });
       await card.getByRole('link').first().waitFor();
       assert.equal(await card.getByRole('term').count(), 0);
       await checkA11y(page);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });
 
 describe('without the flag every roadblock page goes to / keeping the query string', () => {
@@ -184,9 +184,8 @@ describe('without the flag every roadblock page goes to / keeping the query stri
   }
 });
 
-test('the call-us button leaves the roadblock and clears the flag', async () => {
-  const { context, page } = await roadblockedContext();
-  try {
+test('the call-us button leaves the roadblock and clears the flag', () =>
+  withRoadblockedPage(async ({ page }) => {
     await page.goto(server.url('belair', '/roadblock/block'));
     await page.getByRole('region', { name: 'Call us' }).getByRole('button', { name: 'Back to login' }).click();
     await page.waitForURL(server.url('belair', '/'));
@@ -195,38 +194,22 @@ test('the call-us button leaves the roadblock and clears the flag', async () => 
     assert.equal(flow.roadblocked, false);
     await page.goto(server.url('belair', '/roadblock/block'));
     await page.waitForURL(server.url('belair', '/'));
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test('the locked-account page emails LOCKED_ACCOUNT to the account of the pkms cookie', async () => {
-  const { context, page, errors } = await roadblockedContext();
-  try {
-    await page.goto(server.url('belair', '/roadblock/block'));
-    await page.getByRole('heading', { level: 1 }).waitFor();
-    const id = await accountId(page, 'locked@belair.example');
-    await context.addCookies([{ name: 'pkms', value: id, url: server.url('belair', '/') }]);
-    await page.goto(server.url('belair', '/roadblock/wrong-cellphone'));
+test('the locked-account page emails LOCKED_ACCOUNT to the account of the pkms cookie', () =>
+  withRoadblockedPage(async ({ page, errors }) => {
+    await openAsAccount(page, 'belair', 'locked@belair.example', 'wrong-cellphone');
     await page.getByRole('heading', { level: 1, name: 'Your account is locked for 24 hours' }).waitFor();
     await page.getByRole('status').filter({ hasText: "We've sent you an email about it" }).waitFor();
     const mail = await waitForMail(server, 'locked@belair.example', 'locked-account');
     assert.ok(mail.text.length > 0);
     await checkA11y(page);
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test('token expired: the button emails a new reset link and goes to /check-your-inbox', async () => {
-  const { context, page, errors } = await roadblockedContext();
-  try {
-    await page.goto(server.url('scotia', '/roadblock/block'));
-    await page.getByRole('heading', { level: 1 }).waitFor();
-    const id = await accountId(page, 'demo@scotia.example');
-    await context.addCookies([{ name: 'pkms', value: id, url: server.url('scotia', '/') }]);
-    await page.goto(server.url('scotia', '/roadblock/token-expired'));
+test('token expired: the button emails a new reset link and goes to /check-your-inbox', () =>
+  withRoadblockedPage(async ({ page, errors }) => {
+    await openAsAccount(page, 'scotia', 'demo@scotia.example', 'token-expired');
     await page.getByRole('heading', { level: 1, name: 'This link has expired' }).waitFor();
     await checkA11y(page);
     await page.getByRole('button', { name: 'Send me a new link' }).click();
@@ -237,20 +220,15 @@ test('token expired: the button emails a new reset link and goes to /check-your-
     const mail = await waitForMail(server, 'demo@scotia.example', 'reset-link');
     assert.match(mail.text, /http:\/\/scotia\.localhost:\d+\//);
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test('the soft roadblock modal: phone, hours and code; Escape closes it and focus returns', async () => {
-  const context = await browser.newContext();
-  try {
+test('the soft roadblock modal: phone, hours and code; Escape closes it and focus returns', () =>
+  withContext(browser, {}, async (page, context) => {
     // Guichet's own sign-in never answers EMAIL_UPDATE_FAILED; the answer is
     // staged so the modal the error catalogue opens can be checked in a browser.
     await context.route('**/api/v1/accounts/*/authentication', (route) =>
       route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ errorCode: 'EMAIL_UPDATE_FAILED', messageKey: 'x' }) }),
     );
-    const page = await context.newPage();
     await page.goto(server.url('belair', '/'));
     await page.getByLabel('Email address').fill('demo@belair.example');
     await page.getByLabel('Password', { exact: true }).fill('Guichet-Demo-2026!');
@@ -277,7 +255,4 @@ test('the soft roadblock modal: phone, hours and code; Escape closes it and focu
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await submit.evaluate((el) => el === document.activeElement), true);
     assert.equal(new URL(page.url()).pathname, '/');
-  } finally {
-    await context.close();
-  }
-});
+  }));

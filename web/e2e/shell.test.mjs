@@ -1,16 +1,18 @@
 // Browser tests of the shell (spec §2.7, §2.8, §4.5) against the built binary.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, openPage, pageViews, siteConfig, startSuite } from './harness.mjs';
+import { checkA11y, pageViews, siteConfig, startSuite, withContext, withOpenPage } from './harness.mjs';
 
 const { server, browser } = await startSuite();
 
 /**
+ * withOpenPage on a host's page.
  * @param {string} host
  * @param {string} path
- * @param {Parameters<typeof openPage>[2]} [options]
+ * @param {Parameters<typeof withOpenPage>[2]} options
+ * @param {(opened: import('./harness.mjs').OpenedPage) => Promise<void>} use
  */
-const open = (host, path, options) => openPage(browser, server.url(host, path), options);
+const open = (host, path, options, use) => withOpenPage(browser, server.url(host, path), options, use);
 
 /**
  * @param {import('playwright-core').BrowserContext} context
@@ -37,9 +39,8 @@ const hosts = [
 
 describe('every brand host shows its own logo, phone and province list', () => {
   for (const { host, id, name } of hosts) {
-    test(host, async () => {
-      const { context, page, errors } = await open(host, '/not-found');
-      try {
+    test(host, () =>
+      open(host, '/not-found', {}, async ({ page, errors }) => {
         const config = await siteConfig(page);
         assert.equal(config.brand.id, id);
         const header = page.getByRole('banner');
@@ -65,10 +66,7 @@ describe('every brand host shows its own logo, phone and province list', () => {
         assert.equal((await pageViews(page))[0]?.brand, id);
         await checkA11y(page);
         assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 });
 
@@ -79,9 +77,8 @@ describe('a French page names the brand as it writes itself in French', () => {
     { host: 'belair', id: 'belair', name: 'belairdirect', english: 'belairdirect', logo: '/brands/belair/logo.fr.svg' },
   ];
   for (const { host, name, english, logo } of french) {
-    test(host, async () => {
-      const { context, page, errors } = await open(host, '/not-found?province=qc&lang=fr');
-      try {
+    test(host, () =>
+      open(host, '/not-found?province=qc&lang=fr', {}, async ({ page, errors }) => {
         await page.getByRole('heading', { level: 1, name: 'Page introuvable' }).waitFor();
         const header = page.getByRole('banner');
         const img = header.getByRole('img', { name, exact: true });
@@ -96,17 +93,12 @@ describe('a French page names the brand as it writes itself in French', () => {
         if (english !== name) assert.ok(!(await page.locator('body').innerText()).includes(english), `no ${english} on the page`);
         await checkA11y(page);
         assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 });
 
-test('the SPA calls api/v1/welcome once on start with the second client headers', async () => {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
+test('the SPA calls api/v1/welcome once on start with the second client headers', () =>
+  withContext(browser, {}, async (page) => {
     /** @type {import('playwright-core').Request[]} */
     const calls = [];
     page.on('request', (request) => {
@@ -122,14 +114,10 @@ test('the SPA calls api/v1/welcome once on start with the second client headers'
     assert.equal(headers.language, 'fr');
     assert.equal(headers['x-api-key'], config.brand.apiKey);
     assert.equal((await calls[0]?.response())?.status(), 200);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
-test('province and language switching set the cookies and survive a reload', async () => {
-  const { context, page, errors } = await open('belair', '/not-found?x=1');
-  try {
+test('province and language switching set the cookies and survive a reload', () =>
+  open('belair', '/not-found?x=1', {}, async ({ context, page, errors }) => {
     const config = await siteConfig(page);
     const qc = config.brand.provinces.find((/** @type {any} */ p) => p.key === 'qc');
     // A property on window survives only if the page is not reloaded.
@@ -171,10 +159,7 @@ test('province and language switching set the cookies and survive a reload', asy
     assert.equal(await page.getByRole('combobox', { name: 'Province' }).inputValue(), 'ab');
     await checkA11y(page);
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
 describe('the language toggle shows only where the province has two languages', () => {
   const cases = [
@@ -184,24 +169,19 @@ describe('the language toggle shows only where the province has two languages', 
     { host: 'bna', path: '/not-found?province=qc', shown: true },
   ];
   for (const { host, path, shown } of cases) {
-    test(`${host} ${path}`, async () => {
-      const { context, page, errors } = await open(host, path);
-      try {
+    test(`${host} ${path}`, () =>
+      open(host, path, {}, async ({ page, errors }) => {
         const language = await page.locator('html').getAttribute('lang');
         const toggle = language === 'fr' ? 'English' : 'Français';
         assert.equal(await page.getByRole('button', { name: toggle }).count(), shown ? 1 : 0);
         await checkA11y(page);
         assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 });
 
-test('webview mode (a waa- cookie) hides header and footer', async () => {
-  const { context, page, errors } = await open('belair', '/not-found', { cookies: [{ name: 'waa-app', value: '1' }] });
-  try {
+test('webview mode (a waa- cookie) hides header and footer', () =>
+  open('belair', '/not-found', { cookies: [{ name: 'waa-app', value: '1' }] }, async ({ page, errors }) => {
     assert.equal((await siteConfig(page)).webview, true);
     assert.equal(await page.getByRole('banner').count(), 0);
     assert.equal(await page.getByRole('contentinfo').count(), 0);
@@ -209,10 +189,7 @@ test('webview mode (a waa- cookie) hides header and footer', async () => {
     await expectOnePageView(page);
     await checkA11y(page);
     assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
 describe('layouts pass axe at each breakpoint', () => {
   const viewports = [
@@ -222,17 +199,13 @@ describe('layouts pass axe at each breakpoint', () => {
     { name: 'large', width: 1920, height: 1080 },
   ];
   for (const { name, width, height } of viewports) {
-    test(`${name} ${width}px`, async () => {
-      const { context, page, errors } = await open('scotia', '/not-found?province=qc', { viewport: { width, height } });
-      try {
+    test(`${name} ${width}px`, () =>
+      open('scotia', '/not-found?province=qc', { viewport: { width, height } }, async ({ page, errors }) => {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `no horizontal scrolling at ${width}px (overflow ${overflow}px)`);
         await checkA11y(page);
         assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 });
 
@@ -268,9 +241,8 @@ describe('the header on phones', () => {
   // leaves room for a larger default font before the page's own content
   // (the login form) falls below a 640 px screen's fold.
   for (const host of ['belair', 'intact', 'bna', 'scotia', 'servus']) {
-    test(`${host} at 320 × 640: one compact row, nothing sticks out`, async () => {
-      const { context, page, errors } = await open(host, '/?province=qc&lang=fr', { viewport: { width: 320, height: 640 } });
-      try {
+    test(`${host} at 320 × 640: one compact row, nothing sticks out`, () =>
+      open(host, '/?province=qc&lang=fr', { viewport: { width: 320, height: 640 } }, async ({ page, errors }) => {
         const header = await page.getByRole('banner').boundingBox();
         assert.ok(header && header.height <= 120, `the header is ${header?.height} px tall`);
         assert.equal(await headerOverflow(page), 0);
@@ -281,27 +253,18 @@ describe('the header on phones', () => {
         assert.ok(((await phone.boundingBox())?.width ?? 0) >= 44, 'the phone icon is a 44 px target');
         await checkA11y(page);
         assert.deepEqual(errors, []);
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 
-  test('at 375 × 667 the login form’s Sign in button shows without scrolling', async () => {
-    const { context, page } = await open('belair', '/?province=on&lang=en', { viewport: { width: 375, height: 667 } });
-    try {
+  test('at 375 × 667 the login form’s Sign in button shows without scrolling', () =>
+    open('belair', '/?province=on&lang=en', { viewport: { width: 375, height: 667 } }, async ({ page }) => {
       const box = await page.getByRole('button', { name: 'Sign in' }).boundingBox();
       assert.ok(box && box.y + box.height <= 667, `Sign in ends at ${box && box.y + box.height} px`);
       assert.equal(await page.evaluate(() => window.scrollY), 0);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  test('at 390 px, province and language change by tap', async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-    try {
-      const page = await context.newPage();
+  test('at 390 px, province and language change by tap', () =>
+    withContext(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true }, async (page, context) => {
       await page.goto(server.url('belair', '/not-found?province=on&lang=en'));
       await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
       const menu = page.getByRole('button', { name: /^Province and language: Ontario, English/ });
@@ -317,14 +280,10 @@ describe('the header on phones', () => {
       await page.getByRole('button', { name: /^Province et langue\s: Québec, français/ }).waitFor();
       assert.equal(await cookie(context, 'province'), 'qc');
       assert.equal(await cookie(context, 'language'), 'fr');
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
-  test('at 390 px, province and language change by keyboard, in a sensible focus order', async () => {
-    const { context, page } = await open('belair', '/not-found?province=on&lang=en', { viewport: { width: 390, height: 844 } });
-    try {
+  test('at 390 px, province and language change by keyboard, in a sensible focus order', () =>
+    open('belair', '/not-found?province=on&lang=en', { viewport: { width: 390, height: 844 } }, async ({ context, page }) => {
       /** @returns {Promise<string>} the focused element's tag and accessible text */
       const focused = () => page.evaluate(() => {
         const e = /** @type {HTMLElement} */ (document.activeElement);
@@ -355,8 +314,5 @@ describe('the header on phones', () => {
       const menu = page.getByRole('button', { name: /^Province et langue/ });
       assert.equal(await menu.getAttribute('aria-expanded'), 'false');
       assert.equal(await menu.evaluate((e) => e === document.activeElement), true);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });

@@ -3,7 +3,7 @@
 // binary with its --dev demo accounts (internal/account/demo.go).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, openPage, pageViews, pathOf, realErrors, siteConfig, startSuite } from './harness.mjs';
+import { checkA11y, openPage, pageViews, pathOf, realErrors, siteConfig, startSuite, withContext, withOpenPage } from './harness.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const TEMPORARY = 'Temp-Pass-2026';
@@ -53,9 +53,8 @@ async function meStatus(page) {
  */
 const lowestLimit = (context) => context.addInitScript(() => Object.assign(Math, { random: () => 0 }));
 
-test('signs in to /my-account and signs out; the old session no longer works', async () => {
-  const { context, page, errors } = await openPage(browser, server.url('belair', '/'));
-  try {
+test('signs in to /my-account and signs out; the old session no longer works', () =>
+  withOpenPage(browser, server.url('belair', '/'), {}, async ({ context, page, errors }) => {
     await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
     assert.equal(await page.title(), 'Sign in to your account | belairdirect');
     await checkA11y(page);
@@ -93,10 +92,7 @@ test('signs in to /my-account and signs out; the old session no longer works', a
       [['/my-account', 'account'], ['/', 'login']],
     );
     assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
 test('remember me keeps the email across a browser restart; unticked, it is forgotten', async () => {
   const { context, page } = await openPage(browser, server.url('scotia', '/'));
@@ -128,11 +124,9 @@ test('remember me keeps the email across a browser restart; unticked, it is forg
   }
 });
 
-test('wrong passwords up to the limit, then the login-difficulties roadblock', async () => {
-  const context = await browser.newContext();
-  try {
+test('wrong passwords up to the limit, then the login-difficulties roadblock', () =>
+  withContext(browser, {}, async (page, context) => {
     await lowestLimit(context);
-    const page = await context.newPage();
     await page.goto(server.url('intact', '/'));
     await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
     for (const attempt of [1, 2]) {
@@ -148,10 +142,7 @@ test('wrong passwords up to the limit, then the login-difficulties roadblock', a
     const province = config.brand.provinces.find((/** @type {any} */ p) => p.key === config.province);
     await page.getByRole('region', { name: 'Call us' }).getByRole('link', { name: province.phone }).waitFor();
     await checkA11y(page);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
 test('a locked account answers like a wrong password', async () => {
   const { page } = await pages.open(server.url('belair', '/'));
@@ -192,11 +183,8 @@ test('three wrong temporary passwords show the temporary roadblock', async () =>
   await checkA11y(page);
 });
 
-test('webview mode (waa- cookie) signs in with header and footer hidden', async () => {
-  const { context, page, errors } = await openPage(browser, server.url('bna', '/?lang=en'), {
-    cookies: [{ name: 'waa-app', value: '1' }],
-  });
-  try {
+test('webview mode (waa- cookie) signs in with header and footer hidden', () =>
+  withOpenPage(browser, server.url('bna', '/?lang=en'), { cookies: [{ name: 'waa-app', value: '1' }] }, async ({ page, errors }) => {
     await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
     assert.equal(await page.getByRole('banner').count(), 0);
     assert.equal(await page.getByRole('contentinfo').count(), 0);
@@ -208,10 +196,7 @@ test('webview mode (waa- cookie) signs in with header and footer hidden', async 
     assert.equal(await page.getByRole('contentinfo').count(), 0);
     await checkA11y(page);
     assert.deepEqual(realErrors(errors), []);
-  } finally {
-    await context.close();
-  }
-});
+  }));
 
 test('the login page in French', async () => {
   const { page, errors } = await pages.open(server.url('bna', '/?province=qc&lang=fr'));
@@ -244,20 +229,15 @@ describe('/webseal.do acts on each web SSO error code (spec §8.5)', () => {
   }
 
   for (const code of ['0x38cf05e7', '0x13212079']) {
-    test(`${code} -> the other application (the brand's marketing site)`, async () => {
-      const context = await browser.newContext();
-      try {
+    test(`${code} -> the other application (the brand's marketing site)`, () =>
+      withContext(browser, {}, async (page, context) => {
         await context.route('https://www.belairdirect.com/**', (route) =>
           route.fulfill({ contentType: 'text/html', body: '<!doctype html><html lang="en"><title>belairdirect</title><h1>Marketing</h1></html>' }),
         );
-        const page = await context.newPage();
         await page.goto(server.url('belair', `/webseal.do?error=${code}`));
         await page.waitForURL('https://www.belairdirect.com/**');
         assert.equal(page.url(), 'https://www.belairdirect.com/en.html');
-      } finally {
-        await context.close();
-      }
-    });
+      }));
   }
 });
 

@@ -7,7 +7,7 @@
 // mailbox, whose link the visitor follows.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, mailbox, pathOf, PHONE_320, press, realErrors, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, pathOf, PHONE_320, press, realErrors, seenMail, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
 import { DOB, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads, by language. */
@@ -91,7 +91,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     }
 
     test('an edoc invitation from the dev mailbox to a signed-in account; the used link then reads as expired', async () => {
-      const seen = new Set((await mailbox(suite.server, people.register.email)).map((mail) => mail.id));
+      const seen = await seenMail(suite.server, people.register.email);
       await issue(people.register, 'edoc', ['--send']);
       const mail = await waitForMail(suite.server, people.register.email, 'invitation_edoc', seen);
       const link = linkOf(mail);
@@ -138,7 +138,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     test('an expired link: its roadblock, whose button emails a new reset link (RESET_PSW)', async () => {
       const start = new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
       const link = await issue(people.account, 'mrkt', ['--start', start, '--days', '1']);
-      const seen = new Set((await mailbox(suite.server, people.account.email)).map((mail) => mail.id));
+      const seen = await seenMail(suite.server, people.account.email);
       const { page, errors } = await follow(link);
       await arrive(page, m['roadblock.tokenExpired.title']);
       assert.equal(pathOf(page), '/roadblock/token-expired');
@@ -169,7 +169,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await arrive(page, m['registration.newEmail.title']);
       assert.equal(pathOf(page), '/registration/account-creation/new-email');
       const email = `tok-new.${language}@example.com`;
-      const seen = new Set((await mailbox(suite.server, email)).map((mail) => mail.id));
+      const seen = await seenMail(suite.server, email);
       await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);
       await typeInto(page, page.getByLabel(m['registration.email.confirmation']), email);
       await press(page, page.getByRole('button', { name: m['registration.next'], exact: true }));
