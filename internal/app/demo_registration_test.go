@@ -26,7 +26,7 @@ import (
 // (spec §4.2 "exactly one option of PIN goes to validation/pin"), the PIN
 // answers ask-email, the email typed gets a code, the code verifies it, the
 // account is created and signs in. The browser half (the PIN page submits
-// with the option it was given) is web/e2e/registration.test.mjs.
+// with the option it was given) is web/e2e/registration.mjs (run by registration-en.test.mjs and registration-fr.test.mjs).
 func TestDemoPINOnlyRegistersOnEveryBrand(t *testing.T) {
 	a, srv := devServer(t)
 	brands := a.Brands.All()

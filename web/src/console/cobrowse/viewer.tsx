@@ -1,4 +1,5 @@
 import { useEffect, useReducer, useRef, useState, type MouseEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import { PageHeading } from '@/console/heading';
@@ -101,7 +102,10 @@ export function ViewerPage({
     };
     void loadReplay().then((create) => {
       if (!live || !host.current) return;
-      replay.current = create(host.current, { frameTitle, onResize: setSize });
+      // rrweb sizes its iframe to the visitor's page (1200 px, say) as it
+      // reports the size: the scale is rendered in the same task, so the
+      // replay never stands unscaled past the stage for a frame.
+      replay.current = create(host.current, { frameTitle, onResize: (next) => flushSync(() => setSize(next)) });
       for (const data of early.splice(0)) replay.current.add(data);
     });
     const onFrame = (frame: ViewerServerFrame) => {
