@@ -542,12 +542,16 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
+	oidcs, err := OIDCService(ctx, a.cfg, a.DB, a.Brands)
+	if err != nil {
+		return err
+	}
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
 			return chat.Purge(ctx, chats, a.Brands.All())
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
-		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, func(ctx context.Context) (int64, error) {
+		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)

@@ -394,3 +394,36 @@ func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event strin
 	return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: event, Outcome: "revoked",
 		Detail: "client:" + g.ClientID})
 }
+
+// Prune deletes what no longer answers anything, and returns how many rows:
+// authorization requests expired untraded; traded ones (kept so that a
+// replayed code revokes its grant) once their grant's time is over; grants
+// and their refresh tokens past their end. The hourly janitor calls it.
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	now := s.Now().UnixMilli()
+	var n int64
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		n = 0
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{"DELETE FROM oidc_auth_requests WHERE expires_at <= ? AND exchanged_at = 0", []any{now}},
+			{"DELETE FROM oidc_auth_requests WHERE exchanged_at <> 0 AND exchanged_at <= ?", []any{now - GrantTTL.Milliseconds()}},
+			{"DELETE FROM oidc_refresh_tokens WHERE grant_id IN (SELECT id FROM oidc_grants WHERE expires_at <= ?)", []any{now}},
+			{"DELETE FROM oidc_grants WHERE expires_at <= ?", []any{now}},
+		} {
+			res, err := tx.Exec(ctx, q.sql, q.args...)
+			if err != nil {
+				return fmt.Errorf("prune oidc: %w", err)
+			}
+			rows, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += rows
+		}
+		return nil
+	})
+	return n, err
+}

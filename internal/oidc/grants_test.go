@@ -272,3 +272,45 @@ func TestRevokeAccountAndGrant(t *testing.T) {
 		}
 	})
 }
+
+// TestPrune: the janitor keeps what can still answer (a live request, a
+// traded code whose grant may yet be revoked by its replay, a live grant)
+// and deletes the rest.
+func TestPrune(t *testing.T) {
+	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
+		s := newService(t, e, nil)
+		waiting, err := s.CreateAuthRequest(t.Context(), oidc.AuthRequest{Brand: "belair", ClientID: "client-1", RedirectURI: "https://app.example/cb", MaxAge: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, refresh := granted(t, e, s, "c", true)
+		count := func() [3]int {
+			return [3]int{e.Count(t, "SELECT COUNT(*) FROM oidc_auth_requests"), e.Count(t, "SELECT COUNT(*) FROM oidc_grants"),
+				e.Count(t, "SELECT COUNT(*) FROM oidc_refresh_tokens")}
+		}
+		if n, err := s.Prune(t.Context()); err != nil || n != 0 || count() != [3]int{2, 1, 1} {
+			t.Fatalf("pruned %d (%v) of fresh rows: %v", n, err, count())
+		}
+		e.Clock.Advance(oidc.AuthRequestTTL)
+		if n, err := s.Prune(t.Context()); err != nil || n != 1 || count() != [3]int{1, 1, 1} {
+			t.Fatalf("after %v: pruned %d (%v), left %v", oidc.AuthRequestTTL, n, err, count())
+		}
+		if _, err := s.AuthRequest(t.Context(), waiting.ID); !errors.Is(err, oidc.ErrRequestNotFound) {
+			t.Fatal(err)
+		}
+		// The traded code still revokes its grant when replayed.
+		if _, err := s.TradeCode(t.Context(), "c"); !errors.Is(err, oidc.ErrInvalidGrant) {
+			t.Fatal(err)
+		}
+		if _, _, err := s.RotateRefresh(t.Context(), refresh); !errors.Is(err, oidc.ErrInvalidGrant) {
+			t.Fatalf("the replayed code left the grant live: %v", err)
+		}
+		e.Clock.Advance(oidc.GrantTTL)
+		if n, err := s.Prune(t.Context()); err != nil || n != 3 || count() != [3]int{0, 0, 0} {
+			t.Fatalf("after the grant's end: pruned %d (%v), left %v", n, err, count())
+		}
+		if _, err := s.Grant(t.Context(), g.ID); !errors.Is(err, oidc.ErrInvalidGrant) {
+			t.Fatal(err)
+		}
+	})
+}
