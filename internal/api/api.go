@@ -38,8 +38,12 @@ func WithSite(ctx context.Context, s Site) context.Context {
 
 // SiteOf returns the site the middleware resolved; handlers behind the brand
 // middleware always have one.
-func SiteOf(r *http.Request) Site {
-	s, _ := r.Context().Value(siteKey{}).(Site)
+func SiteOf(r *http.Request) Site { return SiteFrom(r.Context()) }
+
+// SiteFrom is SiteOf for code that holds the request's context only (the
+// OpenID provider's storage, called by zitadel/oidc's handlers).
+func SiteFrom(ctx context.Context) Site {
+	s, _ := ctx.Value(siteKey{}).(Site)
 	return s
 }
 

@@ -36,6 +36,8 @@ import (
 	"guichet/internal/maintenance"
 	"guichet/internal/notify"
 	"guichet/internal/oidc"
+	"guichet/internal/oidc/provider"
+	"guichet/internal/policy"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -546,12 +548,23 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
+	deps.OIDC, err = provider.New(&provider.Provider{OIDC: oidcs, Sessions: deps.SSO,
+		Account: func(ctx context.Context, brand, id string) (account.Account, error) {
+			return account.ByID(ctx, a.DB, brand, id)
+		},
+		Policies: func(ctx context.Context, accountID string) ([]policy.Linked, error) {
+			return policy.ForAccount(ctx, a.DB, accountID)
+		}}, a.cfg.Dev)
+	if err != nil {
+		return err
+	}
+	deps.SSO.Continue = deps.OIDC.Continue
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
 			return chat.Purge(ctx, chats, a.Brands.All())
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
-		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, func(ctx context.Context) (int64, error) {
+		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)

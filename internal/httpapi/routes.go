@@ -27,6 +27,11 @@ const (
 	Static RouteKind = "static"
 	// Dev routes exist with --dev only.
 	Dev RouteKind = "dev"
+	// OIDC routes are the OpenID provider's (issue 30): the brand from the
+	// host only; the protocol's own checks (client authentication, PKCE,
+	// tokens) are zitadel/oidc's, its answers the protocol's JSON or
+	// redirects.
+	OIDC RouteKind = "oidc"
 	// ConsolePublic routes are served on the console host only (404 on
 	// brand hosts), without api key or brand: the staff sign-in, set-up
 	// and the console SPA's files.
@@ -170,6 +175,21 @@ func (s *server) routes() []Route {
 		add(ChatSocket, "GET /api/v1/cobrowse/socket", api.Handler(h.Socket))
 	}
 
+	// The OpenID provider (issue 30, internal/oidc/provider): discovery and
+	// the protocol's endpoints, each served by zitadel/oidc, and the
+	// hand-off to the portal's sign-in.
+	if h := s.deps.OIDC; h != nil {
+		for _, p := range []string{
+			"GET /.well-known/openid-configuration",
+			"GET /oidc/authorize", "POST /oidc/authorize", "GET /oidc/authorize/callback",
+			"POST /oidc/token", "GET /oidc/userinfo", "POST /oidc/userinfo", "POST /oidc/revoke",
+			"GET /oidc/end_session", "POST /oidc/end_session", "GET /oidc/keys", "POST /oidc/introspect",
+		} {
+			add(OIDC, p, h)
+		}
+		add(OIDC, "GET /oidc/login", http.HandlerFunc(h.Login))
+	}
+
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })
 
 	// The staff console (issue 16), on the console host only: its sessions
@@ -279,7 +299,7 @@ func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 			onConsole = true
 		case API:
 			h = s.withBrand(s.withAPI(h))
-		case Page:
+		case Page, OIDC:
 			h = s.withBrand(h)
 		case Form:
 			h = s.withBrand(s.withMaintenance(h))

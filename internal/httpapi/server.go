@@ -21,6 +21,7 @@ import (
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
+	"guichet/internal/oidc/provider"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -91,6 +92,8 @@ type Deps struct {
 	// CobrowseConsole the agents' side.
 	Cobrowse        *cobrowse.Handler
 	CobrowseConsole *cobrowse.ConsoleHandler
+	// OIDC is the OpenID provider (issue 30) on the brand hosts.
+	OIDC *provider.Provider
 }
 
 // Server is the whole HTTP handler, with its route table.

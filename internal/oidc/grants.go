@@ -64,6 +64,7 @@ type Grant struct {
 	Brand     string
 	ClientID  string
 	AccountID string
+	Subject   string // the "sub" of its tokens (Service.Subject)
 	Scopes    []string
 	AuthTime  time.Time
 	AMR       []string
@@ -201,7 +202,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 			return err
 		case exchangedAt != 0:
 			// The revocation commits; the caller is refused all the same.
-			return s.revoke(ctx, tx, a.grant(now), EventCodeReuse, now)
+			return s.revoke(ctx, tx, s.grantOf(a, now), EventCodeReuse, now)
 		case now.Sub(time.UnixMilli(codeAt)) >= CodeTTL:
 			return nil
 		}
@@ -222,10 +223,10 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 	return a, nil
 }
 
-// grant is the grant a completed request starts.
-func (a AuthRequest) grant(now time.Time) Grant {
-	return Grant{ID: a.ID, Brand: a.Brand, ClientID: a.ClientID, AccountID: a.AccountID, Scopes: a.Scopes, AuthTime: a.AuthTime,
-		AMR: a.AMR, CreatedAt: fromMS(now.UnixMilli()), ExpiresAt: fromMS(now.Add(GrantTTL).UnixMilli())}
+// grantOf is the grant a completed request starts.
+func (s *Service) grantOf(a AuthRequest, now time.Time) Grant {
+	return Grant{ID: a.ID, Brand: a.Brand, ClientID: a.ClientID, AccountID: a.AccountID, Subject: s.Subject(a.Brand, a.AccountID),
+		Scopes: a.Scopes, AuthTime: a.AuthTime, AMR: a.AMR, CreatedAt: fromMS(now.UnixMilli()), ExpiresAt: fromMS(now.Add(GrantTTL).UnixMilli())}
 }
 
 // StartGrant records the grant of a traded request and, when refresh is
@@ -240,10 +241,10 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 	var token string
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		g = a.grant(now)
-		res, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, scopes, auth_time, amr, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			g.ID, g.Brand, g.ClientID, g.AccountID, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "), ms(g.CreatedAt), ms(g.ExpiresAt))
+		g = s.grantOf(a, now)
+		res, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, scopes, auth_time, amr, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "), ms(g.CreatedAt), ms(g.ExpiresAt))
 		if err != nil {
 			return fmt.Errorf("start grant: %w", err)
 		}
@@ -273,13 +274,13 @@ func newRefreshToken(ctx context.Context, tx *store.Tx, grantID string, now time
 	return token, nil
 }
 
-const grantColumns = "g.id, g.brand, g.client_id, g.account_id, g.scopes, g.auth_time, g.amr, g.created_at, g.expires_at, g.revoked_at"
+const grantColumns = "g.id, g.brand, g.client_id, g.account_id, g.subject, g.scopes, g.auth_time, g.amr, g.created_at, g.expires_at, g.revoked_at"
 
 func scanGrant(sc scanner, extra ...any) (Grant, error) {
 	var g Grant
 	var scopes, amr string
 	var authTime, created, expires, revoked int64
-	if err := sc.Scan(append([]any{&g.ID, &g.Brand, &g.ClientID, &g.AccountID, &scopes, &authTime, &amr, &created, &expires, &revoked}, extra...)...); err != nil {
+	if err := sc.Scan(append([]any{&g.ID, &g.Brand, &g.ClientID, &g.AccountID, &g.Subject, &scopes, &authTime, &amr, &created, &expires, &revoked}, extra...)...); err != nil {
 		return Grant{}, err
 	}
 	g.Scopes, g.AMR = words(scopes), words(amr)
@@ -385,9 +386,9 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 // has not stored it yet (then StartGrant finds it and starts nothing), and
 // audits why.
 func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event string, now time.Time) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, scopes, auth_time, amr, created_at, expires_at, revoked_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET revoked_at = excluded.revoked_at WHERE oidc_grants.revoked_at = 0`,
-		g.ID, g.Brand, g.ClientID, g.AccountID, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "),
+	if _, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, scopes, auth_time, amr, created_at, expires_at, revoked_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET revoked_at = excluded.revoked_at WHERE oidc_grants.revoked_at = 0`,
+		g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "),
 		ms(g.CreatedAt), ms(g.ExpiresAt), now.UnixMilli()); err != nil {
 		return fmt.Errorf("revoke grant: %w", err)
 	}

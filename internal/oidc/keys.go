@@ -190,3 +190,45 @@ func (s *Service) KeySet(ctx context.Context, brand string) ([]jose.JSONWebKey, 
 		return k, nil
 	})
 }
+
+// RotateDue runs EnsureKeys for every brand that signs already (the hourly
+// janitor): keys are made when a brand first signs (Signer), and replaced
+// here once RotateEvery old. It returns how many keys it made.
+func (s *Service) RotateDue(ctx context.Context) (int64, error) {
+	rows, err := s.DB.Query(ctx, "SELECT DISTINCT brand FROM oidc_signing_keys")
+	if err != nil {
+		return 0, fmt.Errorf("signing brands: %w", err)
+	}
+	brands, err := store.Collect(rows, func(r *sql.Rows) (string, error) {
+		var b string
+		return b, r.Scan(&b)
+	})
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, b := range brands {
+		if s.KnownBrand == nil || !s.KnownBrand(b) {
+			continue // a brand removed from the configuration
+		}
+		made, err := s.EnsureKeys(ctx, b, "")
+		if err != nil {
+			return n, err
+		}
+		n += int64(len(made))
+	}
+	return n, nil
+}
+
+// Signer is the brand's current key of alg, made first when the brand has
+// none (its first token, or its first key set asked for).
+func (s *Service) Signer(ctx context.Context, brand string, alg jose.SignatureAlgorithm) (SigningKey, error) {
+	k, err := s.SigningKey(ctx, brand, alg)
+	if !errors.Is(err, ErrNoKey) {
+		return k, err
+	}
+	if _, err := s.EnsureKeys(ctx, brand, ""); err != nil {
+		return SigningKey{}, err
+	}
+	return s.SigningKey(ctx, brand, alg)
+}

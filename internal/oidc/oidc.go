@@ -11,6 +11,8 @@ package oidc
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -54,21 +56,36 @@ type Service struct {
 	// KnownBrand says whether a brand id is configured.
 	KnownBrand func(id string) bool
 	sealer     codes.Sealer
+	// subjectKey makes each account's "sub" (Subject); it comes from the
+	// database's own secret, never from GUICHET_OIDC_KEY, so that a new
+	// sealing key does not change every customer's subject.
+	subjectKey []byte
 }
 
 // New builds the service. root is GUICHET_OIDC_KEY's 32 bytes, or nil to
 // derive the sealing key from the database's own secret (then a copy of the
 // database alone opens the private keys: production sets the key).
 func New(ctx context.Context, db *store.DB, now func() time.Time, knownBrand func(string) bool, root []byte) (*Service, error) {
+	dbSecret, err := codes.LoadSecret(ctx, db, secretName, now(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
 	if root == nil {
-		var err error
-		if root, err = codes.LoadSecret(ctx, db, secretName, now(), rand.Reader); err != nil {
-			return nil, err
-		}
+		root = dbSecret
 	}
 	sealer, err := codes.NewSealer(root, "oidc signing key aes-gcm")
 	if err != nil {
 		return nil, fmt.Errorf("oidc keys: %w", err)
 	}
-	return &Service{DB: db, Now: now, KnownBrand: knownBrand, sealer: sealer}, nil
+	return &Service{DB: db, Now: now, KnownBrand: knownBrand, sealer: sealer,
+		subjectKey: codes.Derive(dbSecret, "oidc subject")}, nil
+}
+
+// Subject is an account's "sub" at a brand's clients: stable for as long as
+// the database lives, different at each brand, and not the database id
+// (which appears in the portal's URLs and logs): 144 bits of an HMAC of
+// both.
+func (s *Service) Subject(brand, accountID string) string {
+	sum, _ := hex.DecodeString(codes.HMAC(s.subjectKey, brand, accountID))
+	return base64.RawURLEncoding.EncodeToString(sum[:18])
 }

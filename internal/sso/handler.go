@@ -20,6 +20,10 @@ import (
 //	POST /api/v1/logout    Logout
 type Handler struct {
 	Service *Service
+	// Continue, when set, is asked where a successful form post goes
+	// instead of /my-account: the OpenID provider's callback when the
+	// browser came from a client's /authorize (oidc/provider.Continue).
+	Continue func(w http.ResponseWriter, r *http.Request, s Session) (target string, ok bool)
 }
 
 // Cookie names (design.md): the __Host- prefix makes the browser insist on
@@ -100,7 +104,15 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 		Name: name, Value: token, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
 	})
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, AccountPage, http.StatusSeeOther)
+	target := AccountPage
+	if h.Continue != nil {
+		if s, err := h.Service.Lookup(r.Context(), site.Brand.ID, token); err == nil {
+			if t, ok := h.Continue(w, r, s); ok {
+				target = t
+			}
+		}
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
 	return nil
 }
 
@@ -191,6 +203,9 @@ func cookieFor(r *http.Request) (name string, secure bool) {
 	}
 	return CookieName, true
 }
+
+// Token is the request's session cookie value, "" without one.
+func (h *Handler) Token(r *http.Request) string { return sessionToken(r) }
 
 // sessionToken is the session cookie's value, "" without one.
 func sessionToken(r *http.Request) string {

@@ -1,0 +1,336 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+
+	"guichet/internal/oidc"
+	"guichet/internal/testenv"
+)
+
+// The OpenID provider (issue 30) driven by relying-party libraries nobody
+// here wrote: coreos/go-oidc (discovery, JWKS, ID token checks) with
+// golang.org/x/oauth2 (the code flow, PKCE, the token endpoint), against the
+// whole application as `guichet serve --dev` builds it, on SQLite and
+// PostgreSQL. The visitor signs in with the portal's own calls and SSO form
+// post, as the SPA does.
+
+// rpWorld is one application and a relying party's view of one brand.
+type rpWorld struct {
+	t        *testing.T
+	a        *App
+	srv      *httptest.Server
+	port     string
+	browser  *http.Client // a visitor's browser: cookies, no redirects followed
+	ctx      context.Context
+	provider *gooidc.Provider
+	conf     oauth2.Config
+	clientID string
+	account  string // the demo's account id, once signed in
+}
+
+// oidcDevApp is devApp on a database URL ("" for SQLite).
+func oidcDevApp(t *testing.T, databaseURL string) (*App, *httptest.Server) {
+	t.Helper()
+	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", DatabaseURL: databaseURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.DB.Close() })
+	srv := httptest.NewServer(a.Handler)
+	t.Cleanup(srv.Close)
+	return a, srv
+}
+
+// loopbackClient reaches every host (belair.localhost, ...) at the test
+// server: Go's resolver knows no *.localhost.
+func loopbackClient(srv *httptest.Server, follow bool) *http.Client {
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	dialer := &net.Dialer{}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return dialer.DialContext(ctx, network, addr)
+	}}}
+	if !follow {
+		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	}
+	return c
+}
+
+func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind) *rpWorld {
+	t.Helper()
+	a, srv := oidcDevApp(t, databaseURL)
+	w := &rpWorld{t: t, a: a, srv: srv, port: srv.URL[strings.LastIndex(srv.URL, ":"):], browser: loopbackClient(srv, false)}
+	w.ctx = gooidc.ClientContext(t.Context(), loopbackClient(srv, true))
+	svc, err := OIDCService(t.Context(), a.cfg, a.DB, a.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, secret, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: brand, Name: "Claims centre", Kind: kind,
+		RedirectURIs: []string{"http://127.0.0.1:9/callback"}}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.clientID = c.ID
+	if w.provider, err = gooidc.NewProvider(w.ctx, w.issuer(brand)); err != nil {
+		t.Fatalf("discovery: %v", err)
+	}
+	w.conf = oauth2.Config{ClientID: c.ID, ClientSecret: secret, Endpoint: w.provider.Endpoint(), RedirectURL: "http://127.0.0.1:9/callback",
+		Scopes: []string{gooidc.ScopeOpenID, "profile", "email", gooidc.ScopeOfflineAccess, "policies"}}
+	return w
+}
+
+func (w *rpWorld) issuer(brand string) string { return "http://" + brand + ".localhost" + w.port }
+
+// get is the browser's GET; it returns the status and the redirect.
+func (w *rpWorld) get(rawURL string) (int, *url.URL) {
+	w.t.Helper()
+	res, err := w.browser.Get(rawURL)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	res.Body.Close()
+	loc, _ := res.Location()
+	return res.StatusCode, loc
+}
+
+// signIn signs the demo policyholder in as the SPA does (find,
+// authentication, the SSO form post) and returns where the form post sent
+// the browser.
+func (w *rpWorld) signIn(brand, email, password string) *url.URL {
+	w.t.Helper()
+	b, _ := w.a.Brands.ByID(brand)
+	host := brand + ".localhost" + w.port
+	call := func(path, body string) map[string]any {
+		req, _ := http.NewRequest("POST", "http://"+host+path, strings.NewReader(body))
+		req.Header.Set("api-key", b.APIKey)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := w.browser.Do(req)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		if res.StatusCode != 200 {
+			w.t.Fatalf("%s: %d %v", path, res.StatusCode, out)
+		}
+		return out
+	}
+	found := call("/api/v1/accounts/find", `{"email":"`+email+`"}`)
+	w.account = found["id"].(string)
+	auth := call("/api/v1/accounts/"+found["id"].(string)+"/authentication", `{"password":"`+password+`"}`)
+	form := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {auth["loginTicket"].(string)}}
+	res, err := w.browser.PostForm("http://"+host+"/pkmslogin.form", form)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		w.t.Fatalf("SSO form post: %d", res.StatusCode)
+	}
+	loc, _ := res.Location()
+	return loc
+}
+
+func pkce(t *testing.T) string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+const demoEmail, demoPassword = "demo@belair.example", "Guichet-Demo-2026!"
+
+// authorize starts a code flow and follows it to the client's redirect:
+// through the login page unless the browser's portal session answers.
+func (w *rpWorld) authorize(verifier, wantLang string, opts ...oauth2.AuthCodeOption) url.Values {
+	w.t.Helper()
+	opts = append(opts, gooidc.Nonce("n-0S6_WzA2Mj"), oauth2.S256ChallengeOption(verifier))
+	status, loc := w.get(w.conf.AuthCodeURL("st-af0ifjsldkj", opts...))
+	if status != http.StatusFound || loc.Path != "/oidc/login" {
+		w.t.Fatalf("authorize: %d to %v", status, loc)
+	}
+	status, loc = w.get(loc.String())
+	if status == http.StatusSeeOther && loc.Path == "/" {
+		if got := loc.Query().Get("lang"); got != wantLang {
+			w.t.Fatalf("login page %v, want lang=%s", loc, wantLang)
+		}
+		loc = w.signIn("belair", demoEmail, demoPassword)
+		if loc.Path != "/oidc/authorize/callback" {
+			w.t.Fatalf("the SSO form post went to %v, not the provider's callback", loc)
+		}
+		status, loc = w.get(loc.String())
+	} else if loc.Path == "/oidc/authorize/callback" {
+		status, loc = w.get(loc.String())
+	}
+	if status != http.StatusFound && status != http.StatusSeeOther || loc.Host != "127.0.0.1:9" {
+		w.t.Fatalf("callback: %d to %v", status, loc)
+	}
+	return loc.Query()
+}
+
+func TestOIDCCodeFlowWithGoOIDC(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		verifier := pkce(t)
+		q := w.authorize(verifier, "fr", oauth2.SetAuthURLParam("ui_locales", "fr-CA"))
+		if q.Get("state") != "st-af0ifjsldkj" || q.Get("iss") != w.issuer("belair") || q.Get("code") == "" {
+			t.Fatalf("authorization response %v: want the state, the code and iss (RFC 9207)", q)
+		}
+		code := q.Get("code")
+		tok, err := w.conf.Exchange(w.ctx, code, oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatalf("exchange: %v", err)
+		}
+		raw, _ := tok.Extra("id_token").(string)
+		idt, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw)
+		if err != nil {
+			t.Fatalf("ID token: %v", err)
+		}
+		var claims struct {
+			Email         string            `json:"email"`
+			EmailVerified bool              `json:"email_verified"`
+			Name          string            `json:"name"`
+			Locale        string            `json:"locale"`
+			Brand         string            `json:"brand"`
+			AMR           []string          `json:"amr"`
+			ACR           string            `json:"acr"`
+			AuthTime      int64             `json:"auth_time"`
+			Policies      []struct{ Number, Kind string } `json:"policies"`
+		}
+		if err := idt.Claims(&claims); err != nil {
+			t.Fatal(err)
+		}
+		if idt.Nonce != "n-0S6_WzA2Mj" || claims.Email != demoEmail || !claims.EmailVerified || claims.Brand != "belair" ||
+			claims.Name == "" || claims.Locale == "" || claims.AuthTime == 0 || len(claims.AMR) == 0 || claims.ACR == "" || len(claims.Policies) == 0 {
+			t.Fatalf("ID token claims %+v (nonce %q)", claims, idt.Nonce)
+		}
+		if len(claims.Policies) != 2 || claims.Policies[0].Number != "BEL1000" || claims.Policies[0].Kind != "home" {
+			t.Fatalf("policies claim %+v, want the demo's two policies", claims.Policies)
+		}
+		if idt.Subject == w.account || strings.Contains(raw, w.account) || len(idt.Subject) != 24 {
+			t.Fatalf("subject %q: want 24 characters of an HMAC, not the account id", idt.Subject)
+		}
+		info, err := w.provider.UserInfo(w.ctx, oauth2.StaticTokenSource(tok))
+		if err != nil || info.Email != demoEmail || info.Subject != idt.Subject {
+			t.Fatalf("userinfo: %+v %v", info, err)
+		}
+
+		// The code again: refused, and the grant it gave is revoked.
+		if _, err := w.conf.Exchange(w.ctx, code, oauth2.VerifierOption(verifier)); !isInvalidGrant(err) {
+			t.Fatalf("second exchange of a code: %v, want invalid_grant", err)
+		}
+		if _, err := w.provider.UserInfo(w.ctx, oauth2.StaticTokenSource(tok)); err == nil {
+			t.Fatal("userinfo answers the access token of a grant revoked by a code's reuse")
+		}
+
+		// A new sign-in: single sign-on (the portal session answers, no
+		// login page), then the refresh token rotates and a reused one
+		// revokes the family.
+		verifier = pkce(t)
+		q = w.authorize(verifier, "", oauth2.SetAuthURLParam("prompt", "none"))
+		tok, err = w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil || tok.RefreshToken == "" {
+			t.Fatalf("exchange after SSO: %v (refresh token %t)", err, tok != nil && tok.RefreshToken != "")
+		}
+		first := tok.RefreshToken
+		next, err := w.refresh(first)
+		if err != nil || next.RefreshToken == "" || next.RefreshToken == first {
+			t.Fatalf("refresh: %v", err)
+		}
+		if _, err := w.refresh(first); !isInvalidGrant(err) {
+			t.Fatalf("a used refresh token: %v, want invalid_grant", err)
+		}
+		if _, err := w.refresh(next.RefreshToken); !isInvalidGrant(err) {
+			t.Fatalf("the family of a reused refresh token still refreshes: %v", err)
+		}
+	})
+}
+
+func (w *rpWorld) refresh(token string) (*oauth2.Token, error) {
+	return w.conf.TokenSource(w.ctx, &oauth2.Token{RefreshToken: token}).Token()
+}
+
+func isInvalidGrant(err error) bool {
+	var re *oauth2.RetrieveError
+	return errors.As(err, &re) && re.ErrorCode == "invalid_grant"
+}
+
+// TestOIDCRefusals: what the provider refuses, each with the protocol's
+// answer, on both databases.
+func TestOIDCRefusals(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Public)
+
+		// A public client without PKCE: sent back with invalid_request.
+		status, loc := w.get(w.conf.AuthCodeURL("st"))
+		if status != http.StatusFound || loc.Host != "127.0.0.1:9" || loc.Query().Get("error") != "invalid_request" || loc.Query().Get("iss") != w.issuer("belair") {
+			t.Fatalf("public client without PKCE: %d to %v", status, loc)
+		}
+		// prompt=none without a portal session: login_required.
+		status, loc = w.get(w.conf.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t)), oauth2.SetAuthURLParam("prompt", "none")))
+		if status == http.StatusFound && loc.Path == "/oidc/login" {
+			status, loc = w.get(loc.String())
+		}
+		if loc == nil || loc.Query().Get("error") != "login_required" || loc.Query().Get("state") != "st" {
+			t.Fatalf("prompt=none without a session: %d to %v", status, loc)
+		}
+		// A redirect URI not registered to the letter: no redirect at all.
+		bad := w.conf
+		bad.RedirectURL = "http://127.0.0.1:9/callback/"
+		if status, loc := w.get(bad.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t)))); status < 400 || loc != nil {
+			t.Fatalf("unregistered redirect URI: %d to %v", status, loc)
+		}
+		// The client is belair's: another brand's host knows it not, and a
+		// code of belair is nothing at intact.
+		other, err := gooidc.NewProvider(w.ctx, w.issuer("intact"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		elsewhere := w.conf
+		elsewhere.Endpoint = other.Endpoint()
+		if status, loc := w.get(elsewhere.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t)))); status < 400 || loc != nil {
+			t.Fatalf("belair's client at intact's /authorize: %d to %v", status, loc)
+		}
+		verifier := pkce(t)
+		q := w.authorize(verifier, "en")
+		if _, err := elsewhere.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); err == nil {
+			t.Fatal("intact's token endpoint traded belair's code")
+		}
+		// A wrong verifier: refused (and the code, presented, is spent).
+		verifier = pkce(t)
+		q = w.authorize(verifier, "")
+		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(pkce(t))); err == nil {
+			t.Fatal("a wrong PKCE verifier was accepted")
+		}
+		// belair's ID token does not verify with intact's keys.
+		verifier = pkce(t)
+		q = w.authorize(verifier, "")
+		tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := tok.Extra("id_token").(string)
+		if _, err := other.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw); err == nil {
+			t.Fatal("intact verified belair's ID token")
+		}
+		if _, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw); err != nil {
+			t.Fatalf("belair's own ID token: %v", err)
+		}
+	})
+}

@@ -1,0 +1,148 @@
+// Package provider is the HTTP side of Guichet's OpenID Connect provider
+// (issue 30): zitadel/oidc's op package serves the protocol's endpoints on
+// every brand's host, over internal/oidc's tables through storage.go; the
+// portal's own screens do the sign-in (login.go hands the visitor to them
+// and takes them back). docs/design.md "OpenID Connect provider" gives the
+// decisions.
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/zitadel/oidc/v3/pkg/op"
+	"golang.org/x/text/language"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/oidc"
+	"guichet/internal/policy"
+	"guichet/internal/sso"
+)
+
+// Paths of the protocol's endpoints on each brand's host; the issuer is the
+// host itself, so discovery is at /.well-known/openid-configuration.
+const (
+	AuthorizePath  = "/oidc/authorize"
+	CallbackPath   = AuthorizePath + "/callback"
+	TokenPath      = "/oidc/token"
+	UserinfoPath   = "/oidc/userinfo"
+	RevokePath     = "/oidc/revoke"
+	EndSessionPath = "/oidc/end_session"
+	KeysPath       = "/oidc/keys"
+	IntrospectPath = "/oidc/introspect"
+	DiscoveryPath  = "/.well-known/openid-configuration"
+)
+
+// Provider serves the protocol (ServeHTTP) and the sign-in hand-off.
+type Provider struct {
+	OIDC *oidc.Service
+	// Account reads a customer's account of a brand; Policies their linked
+	// policies (the "policies" scope).
+	Account  func(ctx context.Context, brand, id string) (account.Account, error)
+	Policies func(ctx context.Context, accountID string) ([]policy.Linked, error)
+	// Sessions is the portal's own sign-in session (internal/sso).
+	Sessions *sso.Handler
+	op       *op.Provider
+}
+
+// New builds the provider; dev serves its issuer over plain http (the
+// brands' *.localhost hosts in --dev).
+func New(p *Provider, dev bool) (*Provider, error) {
+	config := &op.Config{
+		CodeMethodS256:        true,
+		GrantTypeRefreshToken: true,
+		SupportedUILocales:    []language.Tag{language.CanadianFrench, language.Make("en-CA"), language.French, language.English},
+		SupportedScopes:       []string{"openid", "profile", "email", "offline_access", ScopePolicies},
+		SupportedClaims: []string{"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "acr", "amr", "at_hash", "c_hash",
+			"name", "given_name", "family_name", "locale", "email", "email_verified", "brand", "policies"},
+	}
+	// The key of opaque access tokens, which no client gets (they are
+	// JWTs): random, never stored.
+	if _, err := rand.Read(config.CryptoKey[:]); err != nil {
+		return nil, err
+	}
+	opts := []op.Option{
+		op.WithCustomEndpoints(op.NewEndpoint(AuthorizePath), op.NewEndpoint(TokenPath), op.NewEndpoint(UserinfoPath),
+			op.NewEndpoint(RevokePath), op.NewEndpoint(EndSessionPath), op.NewEndpoint(KeysPath)),
+		op.WithCustomIntrospectionEndpoint(op.NewEndpoint(IntrospectPath)),
+		op.WithCustomDeviceAuthorizationEndpoint(op.NewEndpoint("/oidc/device_authorization")),
+	}
+	if dev {
+		opts = append(opts, op.WithAllowInsecure())
+	}
+	o, err := op.NewProvider(config, storage{p}, issuer, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("oidc provider: %w", err)
+	}
+	p.op = o
+	return p, nil
+}
+
+// issuer is the brand's host the request came to: https, or http for a
+// plain-http request in --dev.
+func issuer(bool) (op.IssuerFromRequest, error) {
+	return func(r *http.Request) string { return Issuer(r) }, nil
+}
+
+// Issuer is the issuer of the brand whose host r came to.
+func Issuer(r *http.Request) string {
+	scheme := "https"
+	if r.TLS == nil && api.SiteOf(r).Dev {
+		scheme = "http"
+	}
+	return scheme + "://" + r.Host
+}
+
+// ServeHTTP serves the protocol's endpoints (the route table lists them).
+// The portal session of the browser, if any, rides in the context for an
+// RP-initiated logout; redirects back to a client carry the issuer
+// (RFC 9207).
+func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := context.WithValue(r.Context(), browserKey{}, browser{token: p.Sessions.Token(r), ip: api.ClientIP(r)})
+	p.op.ServeHTTP(&issWriter{ResponseWriter: w, iss: Issuer(r)}, r.WithContext(ctx))
+}
+
+// issWriter adds the "iss" parameter (RFC 9207) to an authorization
+// response: a redirect to a client's URI carrying a code or an error.
+type issWriter struct {
+	http.ResponseWriter
+	iss string
+}
+
+func (w *issWriter) WriteHeader(status int) {
+	if status == http.StatusFound || status == http.StatusSeeOther {
+		if loc, err := url.Parse(w.Header().Get("Location")); err == nil && loc.IsAbs() {
+			q := loc.Query()
+			if (q.Has("code") || q.Has("error")) && !q.Has("iss") {
+				q.Set("iss", w.iss)
+				loc.RawQuery = q.Encode()
+				w.Header().Set("Location", loc.String())
+			}
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// browser is the portal session cookie a protocol request came with.
+type browser struct{ token, ip string }
+
+type browserKey struct{}
+
+// endPortalSession signs the browser out of the portal when its session is
+// the subject's (an RP-initiated logout): the session is revoked in the
+// database, so its cookie opens nothing any more.
+func (p *Provider) endPortalSession(ctx context.Context, brand, subject string) error {
+	b, _ := ctx.Value(browserKey{}).(browser)
+	if b.token == "" || subject == "" {
+		return nil
+	}
+	s, err := p.Sessions.Service.Lookup(ctx, brand, b.token)
+	if err != nil || p.OIDC.Subject(s.Brand, s.AccountID) != subject {
+		return nil // no live session, or someone else's: nothing to end
+	}
+	return p.Sessions.Service.Logout(ctx, brand, b.token, b.ip)
+}

@@ -1,0 +1,454 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	zoidc "github.com/zitadel/oidc/v3/pkg/oidc"
+	"github.com/zitadel/oidc/v3/pkg/op"
+	"golang.org/x/text/language"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/oidc"
+)
+
+// storage is zitadel/oidc's op.Storage over internal/oidc's Service and the
+// account's records. Every call is of the brand whose host the request came
+// to (api.SiteFrom): a client, code, refresh token or access token of
+// another brand is unknown here.
+type storage struct{ p *Provider }
+
+var (
+	_ op.Storage                        = storage{}
+	_ op.CanSetUserinfoFromRequest      = storage{}
+	_ op.CanGetPrivateClaimsFromRequest = storage{}
+	_ op.CanTerminateSessionFromRequest = storage{}
+)
+
+// errNotFound is what zitadel/oidc gets for an unknown client, request or
+// token of this brand: a plain error, so that it answers invalid_client,
+// invalid_grant or invalid_request, never server_error.
+var errNotFound = errors.New("provider: not found")
+
+func brandOf(ctx context.Context) string { return api.SiteFrom(ctx).Brand.ID }
+
+// client returns an enabled client of the request's brand.
+func (s storage) client(ctx context.Context, id string) (oidc.Client, error) {
+	c, err := s.p.OIDC.Client(ctx, id)
+	switch {
+	case errors.Is(err, oidc.ErrUnknownClient):
+		return oidc.Client{}, errNotFound
+	case err != nil:
+		return oidc.Client{}, zoidc.ErrServerError().WithParent(err)
+	case c.Brand != brandOf(ctx) || c.Disabled():
+		return oidc.Client{}, errNotFound
+	}
+	return c, nil
+}
+
+func (s storage) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
+	c, err := s.client(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return client{c}, nil
+}
+
+func (s storage) AuthorizeClientIDSecret(ctx context.Context, id, secret string) error {
+	c, err := s.client(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.Kind != oidc.Confidential || !c.CheckSecret(secret) {
+		return errNotFound
+	}
+	return nil
+}
+
+// CreateAuthRequest stores an /authorize request zitadel/oidc has checked
+// (client, redirect URI, scopes). Guichet asks more: S256 whenever PKCE is
+// used, and PKCE always from a public client (issue 30).
+func (s storage) CreateAuthRequest(ctx context.Context, req *zoidc.AuthRequest, _ string) (op.AuthRequest, error) {
+	c, err := s.client(ctx, req.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	if req.CodeChallenge == "" && c.Kind == oidc.Public {
+		return nil, zoidc.ErrInvalidRequest().WithDescription("PKCE (S256) is required of a public client")
+	}
+	if req.CodeChallenge != "" && req.CodeChallengeMethod != zoidc.CodeChallengeMethodS256 {
+		return nil, zoidc.ErrInvalidRequest().WithDescription("code_challenge_method must be S256")
+	}
+	maxAge := time.Duration(-1)
+	if req.MaxAge != nil {
+		maxAge = time.Duration(*req.MaxAge) * time.Second
+	}
+	locales := make([]string, 0, len(req.UILocales))
+	for _, tag := range req.UILocales {
+		locales = append(locales, tag.String())
+	}
+	a, err := s.p.OIDC.CreateAuthRequest(ctx, oidc.AuthRequest{
+		Brand: c.Brand, ClientID: c.ID, RedirectURI: req.RedirectURI, Scopes: req.Scopes, State: req.State, Nonce: req.Nonce,
+		ResponseMode: string(req.ResponseMode), CodeChallenge: req.CodeChallenge, CodeChallengeMethod: string(req.CodeChallengeMethod),
+		Prompt: req.Prompt, MaxAge: maxAge, LoginHint: req.LoginHint, UILocales: locales,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.wrap(a), nil
+}
+
+func (s storage) wrap(a oidc.AuthRequest) *authRequest {
+	r := &authRequest{AuthRequest: a}
+	if a.Done() {
+		r.subject = s.p.OIDC.Subject(a.Brand, a.AccountID)
+	}
+	return r
+}
+
+func (s storage) AuthRequestByID(ctx context.Context, id string) (op.AuthRequest, error) {
+	a, err := s.p.OIDC.AuthRequest(ctx, id)
+	if errors.Is(err, oidc.ErrRequestNotFound) || err == nil && a.Brand != brandOf(ctx) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.wrap(a), nil
+}
+
+// AuthRequestByCode trades the code at once, before zitadel/oidc checks the
+// PKCE verifier and the client: a code is presented once, whoever presents
+// it (a second presentation revokes what the first gave).
+func (s storage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
+	a, err := s.p.OIDC.TradeCode(ctx, code)
+	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && a.Brand != brandOf(ctx) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.wrap(a), nil
+}
+
+func (s storage) SaveAuthCode(ctx context.Context, id, code string) error {
+	return s.p.OIDC.SaveCode(ctx, id, code)
+}
+
+// DeleteAuthRequest keeps the request: its traded code stays known so that
+// a replay revokes the grant (the janitor prunes it, oidc.Service.Prune).
+func (s storage) DeleteAuthRequest(context.Context, string) error { return nil }
+
+// CreateAccessToken starts the grant of a traded code when the client gets
+// no refresh token; the access token names it.
+func (s storage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (string, time.Time, error) {
+	a, ok := req.(*authRequest)
+	if !ok {
+		return "", time.Time{}, zoidc.ErrUnsupportedGrantType()
+	}
+	g, _, err := s.p.OIDC.StartGrant(ctx, a.AuthRequest, false)
+	if err != nil {
+		return "", time.Time{}, grantError(err)
+	}
+	return s.accessToken(g.ID)
+}
+
+// CreateAccessAndRefreshTokens starts the grant of a traded code with its
+// first refresh token, or hands out the next token of a refresh
+// (TokenRequestByRefreshToken rotated it).
+func (s storage) CreateAccessAndRefreshTokens(ctx context.Context, req op.TokenRequest, _ string) (string, string, time.Time, error) {
+	var grantID, refresh string
+	switch r := req.(type) {
+	case *authRequest:
+		g, token, err := s.p.OIDC.StartGrant(ctx, r.AuthRequest, true)
+		if err != nil {
+			return "", "", time.Time{}, grantError(err)
+		}
+		grantID, refresh = g.ID, token
+	case *refreshRequest:
+		grantID, refresh = r.grant.ID, r.next
+	default:
+		return "", "", time.Time{}, zoidc.ErrUnsupportedGrantType()
+	}
+	id, exp, err := s.accessToken(grantID)
+	return id, refresh, exp, err
+}
+
+func (s storage) accessToken(grantID string) (string, time.Time, error) {
+	id, err := oidc.AccessTokenID(grantID)
+	return id, time.Now().UTC().Add(AccessTokenLifetime), err
+}
+
+func grantError(err error) error {
+	if errors.Is(err, oidc.ErrInvalidGrant) {
+		return zoidc.ErrInvalidGrant()
+	}
+	return err
+}
+
+// TokenRequestByRefreshToken uses the refresh token: it is traded here, once,
+// for the next one (a reused token revokes its grant), before zitadel/oidc
+// checks that the client is the grant's; a mismatch leaves the thief with
+// nothing and the grant's holder with a used token, which revokes it.
+func (s storage) TokenRequestByRefreshToken(ctx context.Context, token string) (op.RefreshTokenRequest, error) {
+	g, next, err := s.p.OIDC.RotateRefresh(ctx, token)
+	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && g.Brand != brandOf(ctx) {
+		return nil, errNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &refreshRequest{grant: g, next: next, scopes: g.Scopes}, nil
+}
+
+// TerminateSession is not called: TerminateSessionFromRequest is.
+func (s storage) TerminateSession(ctx context.Context, subject, clientID string) error {
+	_, err := s.p.OIDC.RevokeSubject(ctx, brandOf(ctx), clientID, subject)
+	return err
+}
+
+// TerminateSessionFromRequest is an RP-initiated logout (its id_token_hint
+// checked by zitadel/oidc): the client's grants of that subject end, and so
+// does this browser's portal session when it is the same customer's
+// (logout.go); the visitor goes to the client's post-logout URI.
+func (s storage) TerminateSessionFromRequest(ctx context.Context, req *op.EndSessionRequest) (string, error) {
+	brand := brandOf(ctx)
+	if req.ClientID != "" && req.UserID != "" {
+		if _, err := s.p.OIDC.RevokeSubject(ctx, brand, req.ClientID, req.UserID); err != nil {
+			return "", err
+		}
+	}
+	if err := s.p.endPortalSession(ctx, brand, req.UserID); err != nil {
+		return "", err
+	}
+	return req.RedirectURI, nil
+}
+
+// RevokeToken is the revocation endpoint (RFC 7009): a refresh token, or an
+// access token's id, ends its grant when the caller is the grant's client.
+func (s storage) RevokeToken(ctx context.Context, tokenOrID, userID, clientID string) *zoidc.Error {
+	var g oidc.Grant
+	var err error
+	if userID == "" {
+		g, err = s.p.OIDC.RefreshGrant(ctx, tokenOrID)
+	} else {
+		g, err = s.p.OIDC.Grant(ctx, oidc.GrantOfAccessToken(tokenOrID))
+	}
+	switch {
+	case errors.Is(err, oidc.ErrInvalidGrant):
+		return nil // RFC 7009 §2.2: an unknown token is answered 200 all the same
+	case err != nil:
+		return zoidc.ErrServerError().WithParent(err)
+	case g.ClientID != clientID || g.Brand != brandOf(ctx):
+		return zoidc.ErrInvalidClient().WithDescription("the token is not this client's")
+	}
+	if err := s.p.OIDC.RevokeGrant(ctx, g.ID); err != nil && !errors.Is(err, oidc.ErrInvalidGrant) {
+		return zoidc.ErrServerError().WithParent(err)
+	}
+	return nil
+}
+
+func (s storage) GetRefreshTokenInfo(ctx context.Context, clientID, token string) (string, string, error) {
+	g, err := s.p.OIDC.RefreshGrant(ctx, token)
+	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && (g.ClientID != clientID || g.Brand != brandOf(ctx)) {
+		return "", "", op.ErrInvalidRefreshToken
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return g.Subject, g.ID, nil
+}
+
+// signingKey is a brand's current key as zitadel/oidc signs with it.
+type signingKey struct{ oidc.SigningKey }
+
+func (k signingKey) SignatureAlgorithm() jose.SignatureAlgorithm { return k.Alg }
+func (k signingKey) Key() any                                    { return k.Signer }
+func (k signingKey) ID() string                                  { return k.SigningKey.ID }
+
+// Alg is what the provider signs ID and access tokens with.
+const Alg = jose.ES256
+
+func (s storage) SigningKey(ctx context.Context) (op.SigningKey, error) {
+	k, err := s.p.OIDC.Signer(ctx, brandOf(ctx), Alg)
+	if err != nil {
+		return nil, err
+	}
+	return signingKey{k}, nil
+}
+
+func (s storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorithm, error) {
+	return []jose.SignatureAlgorithm{Alg}, nil
+}
+
+// publicKey is one key of a brand's JWKS.
+type publicKey struct{ jose.JSONWebKey }
+
+func (k publicKey) ID() string { return k.KeyID }
+func (k publicKey) Algorithm() jose.SignatureAlgorithm {
+	return jose.SignatureAlgorithm(k.JSONWebKey.Algorithm)
+}
+func (k publicKey) Use() string { return "sig" }
+func (k publicKey) Key() any    { return k.JSONWebKey.Key }
+
+func (s storage) KeySet(ctx context.Context) ([]op.Key, error) {
+	if _, err := s.p.OIDC.Signer(ctx, brandOf(ctx), Alg); err != nil {
+		return nil, err
+	}
+	keys, err := s.p.OIDC.KeySet(ctx, brandOf(ctx))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]op.Key, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, publicKey{k})
+	}
+	return out, nil
+}
+
+// Claims. The ID token and the userinfo endpoint say the same of the
+// account, by scope: profile (name, locale), email (email, email_verified:
+// every account's email was proven by a code or a link when it was made),
+// policies; every token names its brand.
+
+// SetUserinfoFromScopes is deprecated in zitadel/oidc: SetUserinfoFromRequest
+// does the work.
+func (s storage) SetUserinfoFromScopes(context.Context, *zoidc.UserInfo, string, string, []string) error {
+	return nil
+}
+
+func (s storage) SetUserinfoFromRequest(ctx context.Context, ui *zoidc.UserInfo, req op.IDTokenRequest, scopes []string) error {
+	r, ok := req.(ofAccount)
+	if !ok {
+		return zoidc.ErrServerError().WithDescription("unknown request")
+	}
+	brand, accountID := r.account()
+	return s.userinfo(ctx, ui, brand, accountID, scopes)
+}
+
+// SetUserinfoFromToken is the userinfo endpoint: the access token's grant
+// must still be live (a revoked grant ends its access tokens here).
+func (s storage) SetUserinfoFromToken(ctx context.Context, ui *zoidc.UserInfo, tokenID, subject, _ string) error {
+	g, err := s.p.OIDC.Grant(ctx, oidc.GrantOfAccessToken(tokenID))
+	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && (g.Brand != brandOf(ctx) || g.Subject != subject) {
+		return zoidc.ErrAccessDenied().WithDescription("the access token was revoked")
+	}
+	if err != nil {
+		return err
+	}
+	return s.userinfo(ctx, ui, g.Brand, g.AccountID, g.Scopes)
+}
+
+func (s storage) SetIntrospectionFromToken(ctx context.Context, in *zoidc.IntrospectionResponse, tokenID, subject, clientID string) error {
+	g, err := s.p.OIDC.Grant(ctx, oidc.GrantOfAccessToken(tokenID))
+	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && (g.Brand != brandOf(ctx) || g.Subject != subject) {
+		return nil // inactive
+	}
+	if err != nil {
+		return err
+	}
+	ui := new(zoidc.UserInfo)
+	if err := s.userinfo(ctx, ui, g.Brand, g.AccountID, g.Scopes); err != nil {
+		return err
+	}
+	in.SetUserInfo(ui)
+	in.Scope = g.Scopes
+	in.ClientID = g.ClientID
+	in.Audience = []string{g.ClientID}
+	in.Active = true
+	return nil
+}
+
+func (s storage) userinfo(ctx context.Context, ui *zoidc.UserInfo, brand, accountID string, scopes []string) error {
+	a, err := s.p.Account(ctx, brand, accountID)
+	if errors.Is(err, account.ErrNotFound) {
+		return zoidc.ErrAccessDenied().WithDescription("the account is gone")
+	}
+	if err != nil {
+		return err
+	}
+	ui.Subject = s.p.OIDC.Subject(brand, accountID)
+	if has(scopes, zoidc.ScopeProfile) {
+		ui.GivenName, ui.FamilyName = a.FirstName, a.LastName
+		ui.Name = a.FirstName + " " + a.LastName
+		ui.Locale = zoidc.NewLocale(language.Make(locale(a.Language)))
+	}
+	if has(scopes, zoidc.ScopeEmail) {
+		ui.Email, ui.EmailVerified = a.Email, true
+	}
+	ui.AppendClaims("brand", brand)
+	if has(scopes, ScopePolicies) {
+		claim, err := s.policies(ctx, accountID)
+		if err != nil {
+			return err
+		}
+		ui.AppendClaims("policies", claim)
+	}
+	return nil
+}
+
+// policyClaim is one entry of the "policies" claim.
+type policyClaim struct {
+	Number string `json:"number"`
+	Kind   string `json:"kind"` // home | auto
+}
+
+func (s storage) policies(ctx context.Context, accountID string) ([]policyClaim, error) {
+	linked, err := s.p.Policies(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]policyClaim, 0, len(linked))
+	for _, p := range linked {
+		out = append(out, policyClaim{Number: p.Number, Kind: string(p.Kind)})
+	}
+	return out, nil
+}
+
+// GetPrivateClaimsFromScopes is not called: GetPrivateClaimsFromRequest is.
+func (s storage) GetPrivateClaimsFromScopes(context.Context, string, string, []string) (map[string]any, error) {
+	return nil, nil
+}
+
+// GetPrivateClaimsFromRequest is what an access token (RFC 9068) says
+// beyond who and for whom: its brand, and the policies when asked.
+func (s storage) GetPrivateClaimsFromRequest(ctx context.Context, req op.TokenRequest, scopes []string) (map[string]any, error) {
+	r, ok := req.(ofAccount)
+	if !ok {
+		return nil, zoidc.ErrServerError().WithDescription("unknown request")
+	}
+	brand, accountID := r.account()
+	claims := map[string]any{"brand": brand}
+	if has(scopes, ScopePolicies) {
+		p, err := s.policies(ctx, accountID)
+		if err != nil {
+			return nil, err
+		}
+		claims["policies"] = p
+	}
+	return claims, nil
+}
+
+// GetKeyByIDAndClientID would check a client's private_key_jwt; no client
+// has registered keys, so zitadel/oidc's configuration keeps that method
+// off and this answers nothing.
+func (s storage) GetKeyByIDAndClientID(context.Context, string, string) (*jose.JSONWebKey, error) {
+	return nil, errNotFound
+}
+
+// ValidateJWTProfileScopes belongs to the JWT profile grant, which the
+// provider does not offer (no JWTAuthorizationGrantExchanger storage).
+func (s storage) ValidateJWTProfileScopes(context.Context, string, []string) ([]string, error) {
+	return nil, zoidc.ErrUnsupportedGrantType()
+}
+
+func (s storage) Health(ctx context.Context) error {
+	if err := s.p.OIDC.DB.Ping(ctx); err != nil {
+		return fmt.Errorf("oidc storage: %w", err)
+	}
+	return nil
+}
