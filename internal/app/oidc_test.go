@@ -203,14 +203,14 @@ func TestOIDCCodeFlowWithGoOIDC(t *testing.T) {
 			t.Fatalf("ID token: %v", err)
 		}
 		var claims struct {
-			Email         string            `json:"email"`
-			EmailVerified bool              `json:"email_verified"`
-			Name          string            `json:"name"`
-			Locale        string            `json:"locale"`
-			Brand         string            `json:"brand"`
-			AMR           []string          `json:"amr"`
-			ACR           string            `json:"acr"`
-			AuthTime      int64             `json:"auth_time"`
+			Email         string                          `json:"email"`
+			EmailVerified bool                            `json:"email_verified"`
+			Name          string                          `json:"name"`
+			Locale        string                          `json:"locale"`
+			Brand         string                          `json:"brand"`
+			AMR           []string                        `json:"amr"`
+			ACR           string                          `json:"acr"`
+			AuthTime      int64                           `json:"auth_time"`
 			Policies      []struct{ Number, Kind string } `json:"policies"`
 		}
 		if err := idt.Claims(&claims); err != nil {
