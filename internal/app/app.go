@@ -360,6 +360,8 @@ type App struct {
 	Staff *staff.Service
 	// ChatHub fans live chat out to this instance's sockets.
 	ChatHub *hub.Hub
+	// OIDC is the OpenID provider (issue 30).
+	OIDC *provider.Provider
 	// CobrowseHub relays co-browse sessions to this instance's sockets.
 	CobrowseHub *cobrowse.Hub
 	// Fanout wakes the other instances' sockets (PostgreSQL; nil on SQLite).
@@ -548,7 +550,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
-	deps.OIDC, err = provider.New(&provider.Provider{OIDC: oidcs, Sessions: deps.SSO,
+	deps.OIDC, err = provider.New(&provider.Provider{OIDC: oidcs, Sessions: deps.SSO, Limiter: throttle.New(a.DB, a.cfg.clock()),
 		Account: func(ctx context.Context, brand, id string) (account.Account, error) {
 			return account.ByID(ctx, a.DB, brand, id)
 		},
@@ -559,6 +561,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return err
 	}
 	deps.SSO.Continue = deps.OIDC.Continue
+	a.OIDC = deps.OIDC
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
 			return chat.Purge(ctx, chats, a.Brands.All())

@@ -13,12 +13,14 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
 	"guichet/internal/oidc"
 	"guichet/internal/testenv"
+	"guichet/internal/throttle"
 )
 
 // The OpenID provider (issue 30) driven by relying-party libraries nobody
@@ -331,6 +333,48 @@ func TestOIDCRefusals(t *testing.T) {
 		}
 		if _, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw); err != nil {
 			t.Fatalf("belair's own ID token: %v", err)
+		}
+	})
+}
+
+// TestOIDCTokenEndpointIsRateLimited: per client and per address, answered
+// 429 before any work, counted in the database (so on every instance).
+func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		w.a.OIDC.TokenPerClient = throttle.Rule{Scope: "oidc.token.client", Limit: 3, Window: time.Minute}
+		w.a.OIDC.TokenPerAddress = throttle.Rule{Scope: "oidc.token.address", Limit: 6, Window: time.Minute}
+		token := func(clientID string) (int, string) {
+			form := url.Values{"grant_type": {"authorization_code"}, "code": {"not-a-code"}, "redirect_uri": {w.conf.RedirectURL}}
+			req, _ := http.NewRequest("POST", w.provider.Endpoint().TokenURL, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.SetBasicAuth(clientID, w.conf.ClientSecret)
+			res, err := w.browser.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var out struct{ Error string }
+			_ = json.NewDecoder(res.Body).Decode(&out)
+			return res.StatusCode, out.Error
+		}
+		for i := range 3 {
+			if status, e := token(w.clientID); status != http.StatusBadRequest || e != "invalid_grant" {
+				t.Fatalf("call %d: %d %q, want 400 invalid_grant", i+1, status, e)
+			}
+		}
+		if status, e := token(w.clientID); status != http.StatusTooManyRequests || e != "rate_limited" {
+			t.Fatalf("the client's fourth call: %d %q, want 429 rate_limited", status, e)
+		}
+		// Another client from the same address: its own count, until the
+		// address's (six calls) is spent.
+		for i := range 2 {
+			if status, _ := token("other-client"); status == http.StatusTooManyRequests {
+				t.Fatalf("another client's call %d was refused", i+1)
+			}
+		}
+		if status, _ := token("third-client"); status != http.StatusTooManyRequests {
+			t.Fatalf("the address's seventh call: %d, want 429", status)
 		}
 	})
 }

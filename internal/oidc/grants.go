@@ -153,15 +153,26 @@ func (s *Service) AuthRequest(ctx context.Context, id string) (AuthRequest, erro
 // CompleteAuthRequest records who signed in for a live request, when and
 // how (amr: "pwd", ...). A request is completed once.
 func (s *Service) CompleteAuthRequest(ctx context.Context, id, accountID string, authTime time.Time, amr []string) error {
-	res, err := s.DB.Exec(ctx, "UPDATE oidc_auth_requests SET account_id = ?, auth_time = ?, amr = ? WHERE id = ? AND account_id = '' AND expires_at > ?",
-		accountID, ms(authTime), strings.Join(amr, " "), id, s.Now().UnixMilli())
-	if err != nil {
-		return fmt.Errorf("complete authorization request: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return ErrRequestNotFound
-	}
-	return nil
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		a, err := scanRequest(tx.QueryRow(ctx, "SELECT "+requestColumns+" FROM oidc_auth_requests WHERE id = ? AND account_id = '' AND expires_at > ?", id, now.UnixMilli()))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrRequestNotFound
+		}
+		if err != nil {
+			return err
+		}
+		res, err := tx.Exec(ctx, "UPDATE oidc_auth_requests SET account_id = ?, auth_time = ?, amr = ? WHERE id = ? AND account_id = ''",
+			accountID, ms(authTime), strings.Join(amr, " "), id)
+		if err != nil {
+			return fmt.Errorf("complete authorization request: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return ErrRequestNotFound
+		}
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: a.Brand, AccountID: accountID, Event: EventAuthorize, Outcome: "ok",
+			Detail: "client:" + a.ClientID})
+	})
 }
 
 // SaveCode attaches the authorization code (only its hash is kept) to a
@@ -252,9 +263,12 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 			return ErrInvalidGrant
 		}
 		if refresh {
-			token, err = newRefreshToken(ctx, tx, g.ID, now)
+			if token, err = newRefreshToken(ctx, tx, g.ID, now); err != nil {
+				return err
+			}
 		}
-		return err
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: EventToken, Outcome: "ok",
+			Detail: "client:" + g.ClientID})
 	})
 	if err != nil {
 		return Grant{}, "", err
@@ -334,8 +348,11 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		if n, _ := res.RowsAffected(); n != 1 {
 			return s.revoke(ctx, tx, g, EventRefreshReuse, now)
 		}
-		next, err = newRefreshToken(ctx, tx, g.ID, now)
-		return err
+		if next, err = newRefreshToken(ctx, tx, g.ID, now); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: EventRefresh, Outcome: "ok",
+			Detail: "client:" + g.ClientID})
 	})
 	if err != nil {
 		return Grant{}, "", err

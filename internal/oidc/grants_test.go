@@ -120,7 +120,8 @@ func TestCodeIsTradedOnce(t *testing.T) {
 		if _, _, err := s.RotateRefresh(t.Context(), refresh); !errors.Is(err, oidc.ErrInvalidGrant) {
 			t.Fatalf("the refresh token outlived the code's reuse: %v", err)
 		}
-		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, []string{oidc.EventCodeReuse + " revoked"}) {
+		want := []string{oidc.EventAuthorize + " ok", oidc.EventToken + " ok", oidc.EventCodeReuse + " revoked"}
+		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, want) {
 			t.Fatalf("audit %v", got)
 		}
 	})
@@ -185,7 +186,12 @@ func TestRefreshTokensRotate(t *testing.T) {
 		if _, _, err := s.RotateRefresh(t.Context(), third); !errors.Is(err, oidc.ErrInvalidGrant) {
 			t.Fatalf("the latest token outlived the reuse: %v", err)
 		}
-		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, []string{oidc.EventRefreshReuse + " revoked"}) {
+		// Every sign-in, token and refresh is audited, then the reuse.
+		want := []string{oidc.EventAuthorize + " ok", oidc.EventToken + " ok"}
+		for range 4 {
+			want = append(want, oidc.EventRefresh+" ok")
+		}
+		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, append(want, oidc.EventRefreshReuse+" revoked")) {
 			t.Fatalf("audit %v", got)
 		}
 		for _, bad := range []string{"", "nope", string(make([]byte, 600))} {

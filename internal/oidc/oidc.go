@@ -34,6 +34,10 @@ const (
 	EventCodeReuse     = "oidc.code_reuse"
 	EventRefreshReuse  = "oidc.refresh_reuse"
 	EventRevoke        = "oidc.revoke"
+	EventAuthorize     = "oidc.authorize"
+	EventToken         = "oidc.token"
+	EventRefresh       = "oidc.refresh"
+	EventLogout        = "oidc.logout"
 )
 
 // Domain errors; the callers (the CLI, the console, the provider's

@@ -65,7 +65,7 @@ func (s *Service) RevokeSubject(ctx context.Context, brand, clientID, subject st
 			return err
 		}
 		for _, g := range live {
-			if err := s.revoke(ctx, tx, g, EventRevoke, now); err != nil {
+			if err := s.revoke(ctx, tx, g, EventLogout, now); err != nil {
 				return err
 			}
 		}

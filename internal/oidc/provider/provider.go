@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/zitadel/oidc/v3/pkg/op"
 	"golang.org/x/text/language"
@@ -21,6 +23,7 @@ import (
 	"guichet/internal/oidc"
 	"guichet/internal/policy"
 	"guichet/internal/sso"
+	"guichet/internal/throttle"
 )
 
 // Paths of the protocol's endpoints on each brand's host; the issuer is the
@@ -46,12 +49,33 @@ type Provider struct {
 	Policies func(ctx context.Context, accountID string) ([]policy.Linked, error)
 	// Sessions is the portal's own sign-in session (internal/sso).
 	Sessions *sso.Handler
-	op       *op.Provider
+	// Limiter counts the token endpoint's calls per client (TokenPerClient)
+	// and per address (TokenPerAddress); New fills zero rules with the
+	// defaults below.
+	Limiter         *throttle.Limiter
+	TokenPerClient  throttle.Rule
+	TokenPerAddress throttle.Rule
+	op              *op.Provider
 }
+
+// The token endpoint's default limits: far above what a client's users
+// sign in at (a code is traded once per sign-in, a refresh every access
+// token's hour), low enough that a leaked secret or a looping client is
+// stopped within a minute.
+var (
+	DefaultTokenPerClient  = throttle.Rule{Scope: "oidc.token.client", Limit: 3000, Window: time.Minute}
+	DefaultTokenPerAddress = throttle.Rule{Scope: "oidc.token.address", Limit: 600, Window: time.Minute}
+)
 
 // New builds the provider; dev serves its issuer over plain http (the
 // brands' *.localhost hosts in --dev).
 func New(p *Provider, dev bool) (*Provider, error) {
+	if p.TokenPerClient.Limit == 0 {
+		p.TokenPerClient = DefaultTokenPerClient
+	}
+	if p.TokenPerAddress.Limit == 0 {
+		p.TokenPerAddress = DefaultTokenPerAddress
+	}
 	config := &op.Config{
 		CodeMethodS256:        true,
 		GrantTypeRefreshToken: true,
@@ -102,6 +126,9 @@ func Issuer(r *http.Request) string {
 // RP-initiated logout; redirects back to a client carry the issuer
 // (RFC 9207).
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == TokenPath && !p.admitToken(w, r) {
+		return
+	}
 	ctx := context.WithValue(r.Context(), browserKey{}, browser{token: p.Sessions.Token(r), ip: api.ClientIP(r)})
 	p.op.ServeHTTP(&issWriter{ResponseWriter: w, iss: Issuer(r)}, r.WithContext(ctx))
 }
@@ -146,3 +173,41 @@ func (p *Provider) endPortalSession(ctx context.Context, brand, subject string) 
 	}
 	return p.Sessions.Service.Logout(ctx, brand, b.token, b.ip)
 }
+
+// admitToken counts a token request against its client's and its address's
+// limits; over either, it answers 429 with Retry-After (the window) and
+// the protocol's JSON error shape, before any work.
+func (p *Provider) admitToken(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxTokenForm)
+	clientID, _, ok := r.BasicAuth()
+	if ok {
+		clientID, _ = url.QueryUnescape(clientID)
+	} else if err := r.ParseForm(); err == nil {
+		clientID = r.PostForm.Get("client_id")
+	}
+	for _, c := range []struct {
+		rule    throttle.Rule
+		subject string
+	}{{p.TokenPerAddress, throttle.ClientKey(api.ClientIP(r))}, {p.TokenPerClient, clientID}} {
+		if c.subject == "" {
+			continue
+		}
+		allowed, err := p.Limiter.Allow(r.Context(), c.rule, c.subject)
+		if err != nil {
+			api.WriteError(w, r, err)
+			return false
+		}
+		if !allowed {
+			w.Header().Set("Retry-After", strconv.Itoa(int(c.rule.Window/time.Second)))
+			w.Header().Set("Cache-Control", "no-store")
+			api.JSON(w, http.StatusTooManyRequests, map[string]string{"error": "rate_limited",
+				"error_description": "too many token requests; try again later"})
+			return false
+		}
+	}
+	return true
+}
+
+// maxTokenForm bounds a token request's form (a code or refresh token, a
+// verifier, a redirect URI, a client assertion).
+const maxTokenForm = 16 << 10
