@@ -61,6 +61,10 @@ func (s *Service) setDisabled(ctx context.Context, brand, accountID, actor, ip s
 		e.Outcome = "ok"
 		if n, _ := res.RowsAffected(); n == 0 {
 			e.Outcome = "unchanged"
+		} else if disable {
+			if err := s.EndSignIns(ctx, tx, accountID); err != nil {
+				return err
+			}
 		}
 		return s.record(ctx, tx, e)
 	})

@@ -89,6 +89,18 @@ type Service struct {
 	// Poke, when set, is called after a transaction that queued an email
 	// commits (the notify worker's Poke).
 	Poke func()
+	// SignedOut, when set, ends in tx what else an account's sign-ins gave
+	// (the OpenID provider's grants, issue 30): called when the customer
+	// signs out, resets their password, or staff disable the account.
+	SignedOut func(ctx context.Context, tx *store.Tx, accountID string) error
+}
+
+// EndSignIns runs SignedOut, if set, in tx.
+func (s *Service) EndSignIns(ctx context.Context, tx *store.Tx, accountID string) error {
+	if s.SignedOut == nil {
+		return nil
+	}
+	return s.SignedOut(ctx, tx, accountID)
 }
 
 // NewService returns a service with the default limits and lockout.

@@ -362,6 +362,8 @@ type App struct {
 	ChatHub *hub.Hub
 	// OIDC is the OpenID provider (issue 30).
 	OIDC *provider.Provider
+	// Accounts is the policyholders' accounts.
+	Accounts *account.Service
 	// CobrowseHub relays co-browse sessions to this instance's sockets.
 	CobrowseHub *cobrowse.Hub
 	// Fanout wakes the other instances' sockets (PostgreSQL; nil on SQLite).
@@ -489,6 +491,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		hasher.WaitBudget = budget
 	}
 	accounts := account.NewService(a.DB, hasher, a.cfg.clock())
+	a.Accounts = accounts
 	sessions := sso.NewService(accounts)
 	recoveries, err := recovery.New(ctx, accounts)
 	if err != nil {
@@ -561,6 +564,11 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return err
 	}
 	deps.SSO.Continue = deps.OIDC.Continue
+	// Signing out, a new password and a disable end the account's grants.
+	accounts.SignedOut = func(ctx context.Context, tx *store.Tx, accountID string) error {
+		_, err := oidcs.RevokeAccount(ctx, tx, accountID)
+		return err
+	}
 	a.OIDC = deps.OIDC
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {

@@ -378,3 +378,46 @@ func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
 		}
 	})
 }
+
+// TestOIDCGrantsEndWithTheSignIn: signing out of the portal, and staff
+// disabling the account, end what the customer's sign-ins gave the
+// insurer's applications: their refresh tokens and access tokens.
+func TestOIDCGrantsEndWithTheSignIn(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		signedIn := func() *oauth2.Token {
+			verifier := pkce(t)
+			q := w.authorize(verifier, "en")
+			tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}
+		ended := func(what string, tok *oauth2.Token) {
+			t.Helper()
+			if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
+				t.Fatalf("after %s the refresh token answers %v, want invalid_grant", what, err)
+			}
+			if _, err := w.provider.UserInfo(w.ctx, oauth2.StaticTokenSource(tok)); err == nil {
+				t.Fatalf("after %s userinfo still answers the access token", what)
+			}
+		}
+		tok := signedIn()
+		b, _ := w.a.Brands.ByID("belair")
+		req, _ := http.NewRequest("POST", w.issuer("belair")+"/api/v1/logout", nil)
+		req.Header.Set("api-key", b.APIKey)
+		res, err := w.browser.Do(req)
+		if err != nil || res.StatusCode != http.StatusNoContent {
+			t.Fatalf("sign-out: %v %v", res, err)
+		}
+		res.Body.Close()
+		ended("a sign-out", tok)
+
+		tok = signedIn() // the login page again: the portal session ended
+		if err := w.a.Accounts.Disable(t.Context(), "belair", w.account, "staff:test", "192.0.2.1"); err != nil {
+			t.Fatal(err)
+		}
+		ended("a disable", tok)
+	})
+}

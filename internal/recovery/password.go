@@ -287,6 +287,9 @@ func (s *Service) passwordSet(ctx context.Context, tx *store.Tx, a account.Accou
 	if err := sso.RevokeAll(ctx, tx, a.ID); err != nil {
 		return err
 	}
+	if err := s.Accounts.EndSignIns(ctx, tx, a.ID); err != nil {
+		return err
+	}
 	data := map[string]string{}
 	if a.FirstName != "" {
 		data[notify.DataFirstName] = a.FirstName

@@ -125,6 +125,9 @@ func (s *Service) Logout(ctx context.Context, brand, token, ip string) error {
 		if err != nil || accountID == "" {
 			return err
 		}
+		if err := s.Accounts.EndSignIns(ctx, tx, accountID); err != nil {
+			return err
+		}
 		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: EventLogout, Outcome: "ok"})
 	})
 }
