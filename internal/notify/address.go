@@ -3,6 +3,7 @@ package notify
 import (
 	"fmt"
 	"net/mail"
+	"net/url"
 	"strings"
 )
 
@@ -11,6 +12,9 @@ const (
 	maxAddressLength = 254
 	maxLocalLength   = 64
 	maxLabelLength   = 63
+	// maxURILength bounds a back-channel logout URI (oidc's registration
+	// takes 2,000 characters at most).
+	maxURILength = 2000
 )
 
 // normaliseRecipient checks a recipient for its channel and returns it in
@@ -25,6 +29,12 @@ func normaliseRecipient(ch Channel, to string) (string, error) {
 		return to, nil
 	case ChannelSMS:
 		return normalisePhone(to)
+	case ChannelLogout:
+		u, err := url.Parse(to)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.Fragment != "" || len(to) > maxURILength {
+			return "", fmt.Errorf("%w: a back-channel logout URI must be an absolute http(s) URL", ErrInvalidAddress)
+		}
+		return to, nil
 	}
 	return "", fmt.Errorf("%w: channel %q", ErrInvalidMessage, ch)
 }

@@ -45,6 +45,10 @@ type Channel string
 const (
 	ChannelEmail Channel = "email"
 	ChannelSMS   Channel = "sms"
+	// ChannelLogout is an OpenID back-channel logout (issue 30): a signed
+	// logout token posted to a client's back-channel logout URI (the
+	// recipient), by the LogoutSender; nothing is rendered.
+	ChannelLogout Channel = "logout"
 )
 
 // Templates. Each one exists for every brand and language, as email (subject,
@@ -94,6 +98,9 @@ const (
 	// the chat's message form (issue 17). Data: question, answer; optional
 	// firstName.
 	TemplateChatOfflineReply = "chat-offline-reply"
+	// TemplateBackchannelLogout is a back-channel logout (ChannelLogout).
+	// Data: issuer, client, subject.
+	TemplateBackchannelLogout = "backchannel-logout"
 )
 
 // Data keys the templates read. "province" picks the phone number shown
@@ -111,6 +118,11 @@ const (
 	DataTranscript = "transcript"
 	DataQuestion   = "question"
 	DataAnswer     = "answer"
+	// DataIssuer, DataClient and DataSubject name a back-channel logout's
+	// issuer, client id and subject.
+	DataIssuer  = "issuer"
+	DataClient  = "client"
+	DataSubject = "subject"
 )
 
 // templateSpec says what a template needs.
@@ -135,13 +147,17 @@ var catalogue = map[string]templateSpec{
 	TemplateTemporaryPassword:  {channels: []Channel{ChannelEmail}, required: []string{DataCode, DataExpires}, sensitive: true},
 	TemplateChatTranscript:     {channels: []Channel{ChannelEmail}, required: []string{DataTranscript}},
 	TemplateChatOfflineReply:   {channels: []Channel{ChannelEmail}, required: []string{DataQuestion, DataAnswer}},
+	TemplateBackchannelLogout:  {channels: []Channel{ChannelLogout}, required: []string{DataIssuer, DataClient, DataSubject}},
 }
 
-// Templates lists the template names, sorted.
+// Templates lists the names of the rendered templates (email and SMS; a
+// back-channel logout renders nothing), sorted.
 func Templates() []string {
 	names := make([]string, 0, len(catalogue))
-	for n := range catalogue {
-		names = append(names, n)
+	for n, spec := range catalogue {
+		if !slices.Contains(spec.channels, ChannelLogout) {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	return names
@@ -195,7 +211,7 @@ var (
 	brandIDPattern = regexp.MustCompile(`^[a-z][a-z0-9]{1,19}$`)
 	digitsPattern  = regexp.MustCompile(`^[0-9]{1,4}$`)
 	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince, DataExpires,
-		DataTranscript, DataQuestion, DataAnswer}
+		DataTranscript, DataQuestion, DataAnswer, DataIssuer, DataClient, DataSubject}
 	// textKeys are the data keys holding several lines of text.
 	textKeys = []string{DataTranscript, DataQuestion, DataAnswer}
 )

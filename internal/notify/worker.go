@@ -99,6 +99,7 @@ type Worker struct {
 	brands *brand.Registry
 	email  EmailSender
 	sms    SMSSender
+	logout LogoutSender
 	opts   WorkerOptions
 	log    *slog.Logger
 
@@ -369,6 +370,15 @@ func (w *Worker) send(ctx context.Context, r outboxRow, now time.Time) error {
 		return Permanent(fmt.Errorf("brand %q is not configured", r.brand))
 	}
 	ch := Channel(r.channel)
+	if ch == ChannelLogout {
+		if w.logout == nil {
+			return errors.New("no back-channel logout sender configured")
+		}
+		ctx, cancel := context.WithTimeout(ctx, w.opts.SendTimeout)
+		defer cancel()
+		return w.logout.SendLogout(ctx, Logout{ID: r.id, Brand: r.brand, URI: r.to,
+			Issuer: r.data[DataIssuer], ClientID: r.data[DataClient], Subject: r.data[DataSubject]})
+	}
 	out, err := Render(b, r.language, r.template, ch, r.data)
 	if err != nil {
 		return Permanent(err)
@@ -500,3 +510,19 @@ func prune(ctx context.Context, db *store.DB, cutoff time.Time) (int64, error) {
 	}
 	return res.RowsAffected()
 }
+
+// Logout is one back-channel logout to deliver (ChannelLogout).
+type Logout struct {
+	ID, Brand, URI            string
+	Issuer, ClientID, Subject string
+}
+
+// LogoutSender delivers back-channel logouts (the OpenID provider signs the
+// token and posts it). A Permanent error fails the row; any other is
+// retried like a mail server's refusal.
+type LogoutSender interface {
+	SendLogout(ctx context.Context, l Logout) error
+}
+
+// UseLogout sets the back-channel logout sender; call it before Run.
+func (w *Worker) UseLogout(s LogoutSender) { w.logout = s }

@@ -34,6 +34,7 @@ const (
 type AuthRequest struct {
 	ID                  string
 	Brand               string
+	Issuer              string // the brand host /authorize was called on
 	ClientID            string
 	RedirectURI         string
 	Scopes              []string
@@ -65,6 +66,7 @@ type Grant struct {
 	ClientID  string
 	AccountID string
 	Subject   string // the "sub" of its tokens (Service.Subject)
+	Issuer    string // its request's
 	Scopes    []string
 	AuthTime  time.Time
 	AMR       []string
@@ -108,10 +110,10 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 	if a.MaxAge >= 0 {
 		maxAge = int64(a.MaxAge / time.Second)
 	}
-	_, err = s.DB.Exec(ctx, `INSERT INTO oidc_auth_requests (id, brand, client_id, redirect_uri, scopes, state, nonce, response_mode,
+	_, err = s.DB.Exec(ctx, `INSERT INTO oidc_auth_requests (id, brand, issuer, client_id, redirect_uri, scopes, state, nonce, response_mode,
 		code_challenge, code_challenge_method, prompt, max_age, login_hint, ui_locales, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.Brand, a.ClientID, a.RedirectURI, strings.Join(a.Scopes, " "), a.State, a.Nonce, a.ResponseMode,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.Brand, a.Issuer, a.ClientID, a.RedirectURI, strings.Join(a.Scopes, " "), a.State, a.Nonce, a.ResponseMode,
 		a.CodeChallenge, a.CodeChallengeMethod, strings.Join(a.Prompt, " "), maxAge, a.LoginHint, strings.Join(a.UILocales, " "),
 		ms(a.CreatedAt), ms(a.ExpiresAt))
 	if err != nil {
@@ -120,7 +122,7 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 	return a, nil
 }
 
-const requestColumns = `id, brand, client_id, redirect_uri, scopes, state, nonce, response_mode, code_challenge, code_challenge_method,
+const requestColumns = `id, brand, issuer, client_id, redirect_uri, scopes, state, nonce, response_mode, code_challenge, code_challenge_method,
 	prompt, max_age, login_hint, ui_locales, account_id, auth_time, amr, created_at, expires_at`
 
 // scanRequest reads requestColumns, then any extra columns into extra.
@@ -128,7 +130,7 @@ func scanRequest(sc scanner, extra ...any) (AuthRequest, error) {
 	var a AuthRequest
 	var scopes, prompt, locales, amr string
 	var maxAge, authTime, created, expires int64
-	if err := sc.Scan(append([]any{&a.ID, &a.Brand, &a.ClientID, &a.RedirectURI, &scopes, &a.State, &a.Nonce, &a.ResponseMode, &a.CodeChallenge,
+	if err := sc.Scan(append([]any{&a.ID, &a.Brand, &a.Issuer, &a.ClientID, &a.RedirectURI, &scopes, &a.State, &a.Nonce, &a.ResponseMode, &a.CodeChallenge,
 		&a.CodeChallengeMethod, &prompt, &maxAge, &a.LoginHint, &locales, &a.AccountID, &authTime, &amr, &created, &expires}, extra...)...); err != nil {
 		return AuthRequest{}, err
 	}
@@ -236,7 +238,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 
 // grantOf is the grant a completed request starts.
 func (s *Service) grantOf(a AuthRequest, now time.Time) Grant {
-	return Grant{ID: a.ID, Brand: a.Brand, ClientID: a.ClientID, AccountID: a.AccountID, Subject: s.Subject(a.Brand, a.AccountID),
+	return Grant{ID: a.ID, Brand: a.Brand, ClientID: a.ClientID, AccountID: a.AccountID, Subject: s.Subject(a.Brand, a.AccountID), Issuer: a.Issuer,
 		Scopes: a.Scopes, AuthTime: a.AuthTime, AMR: a.AMR, CreatedAt: fromMS(now.UnixMilli()), ExpiresAt: fromMS(now.Add(GrantTTL).UnixMilli())}
 }
 
@@ -253,9 +255,9 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		g = s.grantOf(a, now)
-		res, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, scopes, auth_time, amr, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "), ms(g.CreatedAt), ms(g.ExpiresAt))
+		res, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, issuer, scopes, auth_time, amr, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+			g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, g.Issuer, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "), ms(g.CreatedAt), ms(g.ExpiresAt))
 		if err != nil {
 			return fmt.Errorf("start grant: %w", err)
 		}
@@ -288,13 +290,13 @@ func newRefreshToken(ctx context.Context, tx *store.Tx, grantID string, now time
 	return token, nil
 }
 
-const grantColumns = "g.id, g.brand, g.client_id, g.account_id, g.subject, g.scopes, g.auth_time, g.amr, g.created_at, g.expires_at, g.revoked_at"
+const grantColumns = "g.id, g.brand, g.client_id, g.account_id, g.subject, g.issuer, g.scopes, g.auth_time, g.amr, g.created_at, g.expires_at, g.revoked_at"
 
 func scanGrant(sc scanner, extra ...any) (Grant, error) {
 	var g Grant
 	var scopes, amr string
 	var authTime, created, expires, revoked int64
-	if err := sc.Scan(append([]any{&g.ID, &g.Brand, &g.ClientID, &g.AccountID, &g.Subject, &scopes, &authTime, &amr, &created, &expires, &revoked}, extra...)...); err != nil {
+	if err := sc.Scan(append([]any{&g.ID, &g.Brand, &g.ClientID, &g.AccountID, &g.Subject, &g.Issuer, &scopes, &authTime, &amr, &created, &expires, &revoked}, extra...)...); err != nil {
 		return Grant{}, err
 	}
 	g.Scopes, g.AMR = words(scopes), words(amr)
@@ -403,9 +405,9 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 // has not stored it yet (then StartGrant finds it and starts nothing), and
 // audits why.
 func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event string, now time.Time) error {
-	if _, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, scopes, auth_time, amr, created_at, expires_at, revoked_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET revoked_at = excluded.revoked_at WHERE oidc_grants.revoked_at = 0`,
-		g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "),
+	if _, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, issuer, scopes, auth_time, amr, created_at, expires_at, revoked_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET revoked_at = excluded.revoked_at WHERE oidc_grants.revoked_at = 0`,
+		g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, g.Issuer, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "),
 		ms(g.CreatedAt), ms(g.ExpiresAt), now.UnixMilli()); err != nil {
 		return fmt.Errorf("revoke grant: %w", err)
 	}

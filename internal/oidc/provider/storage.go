@@ -92,7 +92,7 @@ func (s storage) CreateAuthRequest(ctx context.Context, req *zoidc.AuthRequest, 
 		locales = append(locales, tag.String())
 	}
 	a, err := s.p.OIDC.CreateAuthRequest(ctx, oidc.AuthRequest{
-		Brand: c.Brand, ClientID: c.ID, RedirectURI: req.RedirectURI, Scopes: req.Scopes, State: req.State, Nonce: req.Nonce,
+		Brand: c.Brand, Issuer: op.IssuerFromContext(ctx), ClientID: c.ID, RedirectURI: req.RedirectURI, Scopes: req.Scopes, State: req.State, Nonce: req.Nonce,
 		ResponseMode: string(req.ResponseMode), CodeChallenge: req.CodeChallenge, CodeChallengeMethod: string(req.CodeChallengeMethod),
 		Prompt: req.Prompt, MaxAge: maxAge, LoginHint: req.LoginHint, UILocales: locales,
 	})
