@@ -26,7 +26,7 @@ func (s *Service) Find(ctx context.Context, brand, email, ip string) (Found, err
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		found, answer = Found{}, nil
-		e := audit.Event{Brand: brand, IP: ip, Event: EventFind}
+		e := audit.Event{Brand: brand, IP: ip, Event: audit.LoginFind}
 		wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.Find, throttle.ClientKey(ip))
 		if err != nil {
 			return err
@@ -89,7 +89,7 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (ticket strin
 		return "", err
 	}
 	defer release()
-	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: EventAuthentication}
+	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: audit.LoginAuthentication}
 	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
 		return "", err
 	}
@@ -122,7 +122,7 @@ func (s *Service) SignInWithPassword(ctx context.Context, c Credentials, onSucce
 		return err
 	}
 	defer release()
-	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: EventSSO, Detail: "password"}
+	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: audit.SSOLogin, Detail: "password"}
 	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 	if n.Type != NotifyLockedAccount && n.Type != NotifyResetPassword {
 		return ErrUnknownNotification
 	}
-	e := audit.Event{Brand: n.Brand, AccountID: n.AccountID, IP: n.IP, Event: EventNotification, Detail: n.Type}
+	e := audit.Event{Brand: n.Brand, AccountID: n.AccountID, IP: n.IP, Event: audit.Notification, Detail: n.Type}
 	if err := s.allow(ctx, s.Limits.Notify, n.IP, e); err != nil {
 		return err
 	}

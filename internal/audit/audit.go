@@ -1,7 +1,8 @@
 // Package audit writes the authentication trail of design.md "Logs": every
 // sign-in event with its time (UTC), brand, account, client IP and outcome.
 // Nothing secret is ever recorded: the caller passes no password, code, token
-// or PIN, and Detail is for short machine words only.
+// or PIN, and Detail is for short machine words only. Every event name any
+// package writes is declared once, in events.go.
 package audit
 
 import (
@@ -25,7 +26,7 @@ type Event struct {
 	Brand     string
 	AccountID string // empty when the account is unknown
 	IP        string
-	Event     string // what was attempted, e.g. "login.authentication"
+	Event     Name   // what was attempted (events.go), e.g. LoginAuthentication
 	Outcome   string // how it ended, e.g. "ok", "wrong_password", "locked"
 	Detail    string // optional short word; never a secret
 	Actor     string // who acted for an operators' action ("cli"); empty for a visitor's
@@ -43,7 +44,7 @@ func Record(ctx context.Context, ex Execer, e Event) error {
 	}
 	_, err := ex.Exec(ctx,
 		"INSERT INTO audit_events (at, brand, account_id, ip, event, outcome, detail, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		e.At.UTC().UnixMilli(), clip(e.Brand), clip(e.AccountID), clip(e.IP), clip(e.Event), clip(e.Outcome), clip(e.Detail), clip(e.Actor))
+		e.At.UTC().UnixMilli(), clip(e.Brand), clip(e.AccountID), clip(e.IP), clip(string(e.Event)), clip(e.Outcome), clip(e.Detail), clip(e.Actor))
 	if err != nil {
 		return fmt.Errorf("audit %s: %w", e.Event, err)
 	}

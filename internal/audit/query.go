@@ -31,10 +31,10 @@ func CountSince(ctx context.Context, q Counter, brand, accountID, outcome string
 
 // Times lists when an account's events of a brand named one of events
 // ended with outcome, the most recent first, at most limit of them.
-func Times(ctx context.Context, q Query, brand, accountID, outcome string, limit int, events ...string) ([]time.Time, error) {
+func Times(ctx context.Context, q Query, brand, accountID, outcome string, limit int, events ...Name) ([]time.Time, error) {
 	args := []any{brand, accountID}
 	for _, e := range events {
-		args = append(args, e)
+		args = append(args, string(e))
 	}
 	args = append(args, outcome, limit)
 	rows, err := q.Query(ctx, `SELECT at FROM audit_events WHERE brand = ? AND account_id = ? AND event IN (`+

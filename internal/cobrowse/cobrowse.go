@@ -69,16 +69,6 @@ const (
 // StartLimit is the visitor's code sessions per IP.
 var StartLimit = throttle.Rule{Scope: "cobrowse.start", Limit: 10, Window: time.Hour}
 
-// Audit events (staff rows: brand console; visitor rows: the session's brand).
-const (
-	EventStart     = "cobrowse.start"
-	EventConsent   = "cobrowse.consent"
-	EventDecline   = "cobrowse.decline"
-	EventJoin      = "cobrowse.join"
-	EventEnd       = "cobrowse.end"
-	EventForbidden = "console.forbidden"
-)
-
 // Errors of co-browse; the handlers map each to the API's status and
 // error code (errors.go: apiError).
 var (
@@ -223,7 +213,7 @@ type Actor struct {
 	IP    string
 }
 
-func (s *Service) audit(ctx context.Context, ex audit.Execer, who Actor, sess Session, event, outcome string) error {
+func (s *Service) audit(ctx context.Context, ex audit.Execer, who Actor, sess Session, event audit.Name, outcome string) error {
 	e := audit.Event{At: s.now(), IP: who.IP, Event: event, Outcome: outcome}
 	if who.Staff.ID != "" {
 		e.Brand, e.AccountID, e.Actor, e.Detail = staff.AuditBrand, who.Staff.ID, who.Staff.Actor(), detail(sess, "")
@@ -300,7 +290,7 @@ func (s *Service) StartCode(ctx context.Context, b *brand.Brand, language, ip st
 			}
 			if ok {
 				out.Session, out.Code = sess, code
-				return s.audit(ctx, tx, Actor{IP: ip}, sess, EventStart, "ok")
+				return s.audit(ctx, tx, Actor{IP: ip}, sess, audit.CobrowseStart, "ok")
 			}
 		}
 		return errors.New("cobrowse: no free code")
@@ -356,10 +346,10 @@ func (s *Service) RequestFromChat(ctx context.Context, who Actor, convID string)
 		if _, err := insert(ctx, tx, sess); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, who, sess, EventStart, "ok")
+		return s.audit(ctx, tx, who, sess, audit.CobrowseStart, "ok")
 	})
 	if forbidden {
-		_ = s.audit(context.WithoutCancel(ctx), s.DB, who, Session{ID: "-", ConversationID: convID}, EventForbidden, "forbidden_brand")
+		_ = s.audit(context.WithoutCancel(ctx), s.DB, who, Session{ID: "-", ConversationID: convID}, audit.ConsoleForbidden, "forbidden_brand")
 	}
 	if err != nil {
 		return Session{}, err
@@ -406,10 +396,10 @@ func (s *Service) Consent(ctx context.Context, id, brandID, chatSecret string, a
 		if sess.Status != StatusPending || sess.CreatedAt <= now.Add(-CodeTTL).UnixMilli() {
 			return ErrState
 		}
-		key, event := chat.SystemCobrowseDeclined, EventDecline
+		key, event := chat.SystemCobrowseDeclined, audit.CobrowseDecline
 		if accept {
 			secret = newSecret()
-			key, event = chat.SystemCobrowseAccepted, EventConsent
+			key, event = chat.SystemCobrowseAccepted, audit.CobrowseConsent
 			_, err = tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'active', visitor_hash = ?, consent_at = ?,
 				started_at = ?, visitor_left_at = ?, version = version + 1 WHERE id = ?`, secretHash(secret), now.UnixMilli(),
 				now.UnixMilli(), now.UnixMilli(), id)
@@ -457,7 +447,7 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		if err := tx.Lock(ctx, "cobrowse.join:"+p.ID); err != nil {
 			return err
 		}
-		fails, nthAt, err := audit.Outcomes(ctx, tx, staff.AuditBrand, p.ID, EventJoin, outcomeInvalidCode,
+		fails, nthAt, err := audit.Outcomes(ctx, tx, staff.AuditBrand, p.ID, audit.CobrowseJoin, outcomeInvalidCode,
 			now.Add(-GuessWindow), MaxCodeGuesses)
 		if err != nil {
 			return err
@@ -465,7 +455,7 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		if fails >= MaxCodeGuesses {
 			// The wait: until the MaxCodeGuesses-th latest wrong guess leaves the window.
 			refusal = &GuessLimitedError{Wait: nthAt.Add(GuessWindow).Sub(now)}
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeRateLimited)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, audit.CobrowseJoin, outcomeRateLimited)
 		}
 		if ValidCode(code) {
 			sess, err = getSession(ctx, tx, "code_hmac = ? AND status = 'waiting' AND code_expires_at > ?",
@@ -475,14 +465,14 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		}
 		if errors.Is(err, ErrNotFound) {
 			refusal = ErrInvalidCode
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeInvalidCode)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, audit.CobrowseJoin, outcomeInvalidCode)
 		}
 		if err != nil {
 			return err
 		}
 		if !p.Serves(sess.Brand) {
 			refusal = ErrForbiddenBrand
-			return s.audit(ctx, tx, who, sess, EventForbidden, "forbidden_brand")
+			return s.audit(ctx, tx, who, sess, audit.ConsoleForbidden, "forbidden_brand")
 		}
 		res, err := tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'active', code_hmac = '', agent_id = ?, agent_name = ?,
 			started_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND status = 'waiting' AND code_hmac = ?`,
@@ -492,9 +482,9 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			refusal = ErrInvalidCode
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeInvalidCode)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, audit.CobrowseJoin, outcomeInvalidCode)
 		}
-		if err := s.audit(ctx, tx, who, sess, EventJoin, "ok"); err != nil {
+		if err := s.audit(ctx, tx, who, sess, audit.CobrowseJoin, "ok"); err != nil {
 			return err
 		}
 		sess, err = getSession(ctx, tx, "id = ?", sess.ID)
@@ -558,7 +548,7 @@ func (s *Service) endInTx(ctx context.Context, tx *store.Tx, who Actor, sess Ses
 			return false, err
 		}
 	}
-	return true, s.audit(ctx, tx, who, sess, EventEnd, reason)
+	return true, s.audit(ctx, tx, who, sess, audit.CobrowseEnd, reason)
 }
 
 // EndWithConversation is chat's OnEnd hook (internal/app sets it): in the

@@ -55,13 +55,6 @@ const Length = 43
 // with an email token allows before the token dies (as recovery's tokens).
 const ResetAttempts = 5
 
-// Audit events of this package (never the raw token).
-const (
-	EventIssue   = "token.issue"
-	EventRead    = "token.read"
-	EventConsume = "token.consume"
-)
-
 // Issuers recorded in issued_by.
 const (
 	IssuedByCLI   = "cli"
@@ -355,7 +348,7 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 		detail += " sent"
 	}
 	return out, audit.Record(ctx, tx, audit.Event{At: now, Brand: b.ID, AccountID: p.AccountID, IP: req.IP,
-		Event: EventIssue, Outcome: "ok", Detail: detail, Actor: req.IssuedBy})
+		Event: audit.TokenIssue, Outcome: "ok", Detail: detail, Actor: req.IssuedBy})
 }
 
 // Template is the invitation email of a source.
@@ -464,7 +457,7 @@ func consume(ctx context.Context, tx *store.Tx, t Token, detail string, now time
 		}
 		return ErrUsed
 	}
-	return audit.Record(ctx, tx, audit.Event{At: now, Brand: t.Brand, Event: EventConsume, Outcome: "ok", Detail: detail})
+	return audit.Record(ctx, tx, audit.Event{At: now, Brand: t.Brand, Event: audit.TokenConsume, Outcome: "ok", Detail: detail})
 }
 
 // CountWrong counts a wrong postal code or phone given with the token (a

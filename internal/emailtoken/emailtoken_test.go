@@ -11,6 +11,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
+	"guichet/internal/audit"
 	"guichet/internal/emailtoken"
 	"guichet/internal/notify"
 	"guichet/internal/testenv"
@@ -203,7 +204,7 @@ func TestCreateWithToken(t *testing.T) {
 		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%"); n != 0 {
 			t.Fatal("the token is in the audit trail")
 		}
-		for _, ev := range []string{emailtoken.EventIssue, emailtoken.EventRead, emailtoken.EventConsume} {
+		for _, ev := range []audit.Name{audit.TokenIssue, audit.TokenRead, audit.TokenConsume} {
 			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ?", ev) == 0 {
 				t.Errorf("no %s audited", ev)
 			}
@@ -487,7 +488,7 @@ func TestAdminAPI(t *testing.T) {
 			m["startDate"] != "2030-01-02T03:04:05Z" || m["expiresAt"] != "2030-01-05T03:04:05Z" {
 			t.Fatalf("%s", a.Body)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = ? AND ip = ?", emailtoken.EventIssue,
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = ? AND ip = ?", audit.TokenIssue,
 			emailtoken.IssuedByAdmin, "10.0.0.5") != 1 {
 			t.Fatal("admin issue not audited")
 		}

@@ -58,7 +58,7 @@ type Answer struct {
 // (a live token only). The registration the
 // action needs is opened (or the last one reused) in the same transaction.
 func (s *Service) Read(ctx context.Context, rd Read) (Answer, error) {
-	e := audit.Event{Brand: rd.Brand, IP: rd.IP, Event: EventRead}
+	e := audit.Event{Brand: rd.Brand, IP: rd.IP, Event: audit.TokenRead}
 	if err := s.allow(ctx, e); err != nil {
 		return Answer{}, err
 	}
@@ -251,7 +251,7 @@ func holderAccount(ctx context.Context, q policy.Reader, p policy.Person) (accou
 // Delete is DELETE /api/v1/tokens/{token}: the brand's token is spent if
 // it was not yet (idempotent); ErrNotFound otherwise.
 func (s *Service) Delete(ctx context.Context, brand, raw, ip string) error {
-	e := audit.Event{Brand: brand, IP: ip, Event: EventConsume, Detail: "delete"}
+	e := audit.Event{Brand: brand, IP: ip, Event: audit.TokenConsume, Detail: "delete"}
 	if err := s.allow(ctx, e); err != nil {
 		return err
 	}

@@ -24,12 +24,6 @@ import (
 // AllBrands is the brand of a window that covers every brand.
 const AllBrands = "*"
 
-// Audit event names.
-const (
-	EventOn  = "maintenance.on"
-	EventOff = "maintenance.off"
-)
-
 // Window is maintenance for one brand (or AllBrands).
 type Window struct {
 	Brand string
@@ -79,7 +73,7 @@ func On(ctx context.Context, db *store.DB, c Change) error {
 		if err != nil {
 			return fmt.Errorf("maintenance on: %w", err)
 		}
-		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: EventOn, Outcome: "ok", Detail: detail, Actor: c.Actor})
+		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: audit.MaintenanceOn, Outcome: "ok", Detail: detail, Actor: c.Actor})
 	})
 }
 
@@ -112,7 +106,7 @@ func Off(ctx context.Context, db *store.DB, c Change) (wasOn bool, err error) {
 		if !wasOn {
 			outcome = "already_off"
 		}
-		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: EventOff, Outcome: outcome, Actor: c.Actor})
+		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: audit.MaintenanceOff, Outcome: outcome, Actor: c.Actor})
 	})
 	return wasOn, err
 }

@@ -231,7 +231,7 @@ func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Cl
 			c.BackchannelLogoutURI, c.CreatedAt.UnixMilli()); err != nil {
 			return fmt.Errorf("add client: %w", err)
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: c.Brand, Event: EventClientAdd, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: c.Brand, Event: audit.OIDCClientAdd, Outcome: "ok",
 			Detail: "client:" + c.ID, Actor: actor})
 	})
 	if err != nil {
@@ -281,7 +281,7 @@ func (s *Service) DisableClient(ctx context.Context, id, actor string) error {
 		if _, err := tx.Exec(ctx, "UPDATE oidc_clients SET disabled_at = ? WHERE id = ?", now.UnixMilli(), id); err != nil {
 			return fmt.Errorf("disable client: %w", err)
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: brand, Event: EventClientDisable, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: brand, Event: audit.OIDCClientDisable, Outcome: "ok",
 			Detail: "client:" + id, Actor: actor})
 	})
 }

@@ -201,7 +201,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 			return err
 		case exchangedAt != 0:
 			// The revocation commits; the caller is refused all the same.
-			return s.revoke(ctx, tx, a.grant(now), EventCodeReuse, now)
+			return s.revoke(ctx, tx, a.grant(now), audit.OIDCCodeReuse, now)
 		case now.Sub(time.UnixMilli(codeAt)) >= CodeTTL:
 			return nil
 		}
@@ -324,14 +324,14 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		case !g.live(now):
 			return nil
 		case usedAt != 0:
-			return s.revoke(ctx, tx, g, EventRefreshReuse, now)
+			return s.revoke(ctx, tx, g, audit.OIDCRefreshReuse, now)
 		}
 		res, err := tx.Exec(ctx, "UPDATE oidc_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), sha(token))
 		if err != nil {
 			return fmt.Errorf("rotate refresh token: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return s.revoke(ctx, tx, g, EventRefreshReuse, now)
+			return s.revoke(ctx, tx, g, audit.OIDCRefreshReuse, now)
 		}
 		next, err = newRefreshToken(ctx, tx, g.ID, now)
 		return err
@@ -356,7 +356,7 @@ func (s *Service) RevokeGrant(ctx context.Context, id string) error {
 		if err != nil || !g.RevokedAt.IsZero() {
 			return err
 		}
-		return s.revoke(ctx, tx, g, EventRevoke, s.Now())
+		return s.revoke(ctx, tx, g, audit.OIDCRevoke, s.Now())
 	})
 }
 
@@ -374,7 +374,7 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 		return nil, err
 	}
 	for _, g := range live {
-		if err := s.revoke(ctx, tx, g, EventRevoke, now); err != nil {
+		if err := s.revoke(ctx, tx, g, audit.OIDCRevoke, now); err != nil {
 			return nil, err
 		}
 	}
@@ -384,7 +384,7 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 // revoke marks a grant revoked, creating it revoked when its first trade
 // has not stored it yet (then StartGrant finds it and starts nothing), and
 // audits why.
-func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event string, now time.Time) error {
+func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event audit.Name, now time.Time) error {
 	if _, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, scopes, auth_time, amr, created_at, expires_at, revoked_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET revoked_at = excluded.revoked_at WHERE oidc_grants.revoked_at = 0`,
 		g.ID, g.Brand, g.ClientID, g.AccountID, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "),

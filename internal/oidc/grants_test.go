@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/audit"
 	"guichet/internal/oidc"
 	"guichet/internal/store"
 	"guichet/internal/testenv"
@@ -120,7 +121,7 @@ func TestCodeIsTradedOnce(t *testing.T) {
 		if _, _, err := s.RotateRefresh(t.Context(), refresh); !errors.Is(err, oidc.ErrInvalidGrant) {
 			t.Fatalf("the refresh token outlived the code's reuse: %v", err)
 		}
-		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, []string{oidc.EventCodeReuse + " revoked"}) {
+		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, []string{string(audit.OIDCCodeReuse) + " revoked"}) {
 			t.Fatalf("audit %v", got)
 		}
 	})
@@ -185,7 +186,7 @@ func TestRefreshTokensRotate(t *testing.T) {
 		if _, _, err := s.RotateRefresh(t.Context(), third); !errors.Is(err, oidc.ErrInvalidGrant) {
 			t.Fatalf("the latest token outlived the reuse: %v", err)
 		}
-		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, []string{oidc.EventRefreshReuse + " revoked"}) {
+		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, []string{string(audit.OIDCRefreshReuse) + " revoked"}) {
 			t.Fatalf("audit %v", got)
 		}
 		for _, bad := range []string{"", "nope", string(make([]byte, 600))} {
@@ -267,7 +268,7 @@ func TestRevokeAccountAndGrant(t *testing.T) {
 				t.Fatalf("grant %s is live: %v", g.ID, err)
 			}
 		}
-		if n := len(e.Audit(t, "acct-1", oidc.EventRevoke)); n != 3 {
+		if n := len(e.Audit(t, "acct-1", string(audit.OIDCRevoke))); n != 3 {
 			t.Fatalf("%d revocation rows, want 3", n)
 		}
 	})

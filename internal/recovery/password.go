@@ -47,7 +47,7 @@ func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.A
 		return account.Account{}, err
 	}
 	defer release()
-	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: EventPassword, Detail: "token"}
+	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: audit.RecoveryPassword, Detail: "token"}
 	if err := s.allow(ctx, s.Limits.Password, e); err != nil {
 		return account.Account{}, err
 	}
@@ -258,7 +258,7 @@ func (s *Service) ResetWithTemporary(ctx context.Context, req TemporaryReset) (a
 	if err != nil {
 		return account.Account{}, err
 	}
-	e := audit.Event{Brand: req.Brand, AccountID: req.ID, IP: req.IP, Event: EventPassword, Detail: "temporary"}
+	e := audit.Event{Brand: req.Brand, AccountID: req.ID, IP: req.IP, Event: audit.RecoveryPassword, Detail: "temporary"}
 	var done account.Account
 	err = s.Accounts.ResetWithTemporary(ctx, req.Brand, req.ID, req.TempPassword, password, req.IP,
 		func(tx *store.Tx, cur account.Account) error {

@@ -83,16 +83,6 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Audit event names written by this package (account writes its own
-// "password.set" too).
-const (
-	EventRequest  = "recovery.request"
-	EventResend   = "recovery.resend"
-	EventVerify   = "recovery.verify"
-	EventLink     = "recovery.link"
-	EventPassword = "recovery.password"
-)
-
 // Domain errors; handler.go maps them to the API's statuses once.
 var (
 	// ErrRateLimited: the client IP went over a Limits rule.

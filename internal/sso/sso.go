@@ -41,11 +41,6 @@ type SignIn struct {
 	OldToken string
 }
 
-// Audit event names written by this package.
-const (
-	EventLogout = "sso.logout"
-)
-
 // SignIn opens a session and returns its token. Errors are the account
 // package's: ErrWrongPassword (also unknown or locked accounts),
 // ErrTicketInvalid, ErrMustReset, ErrRateLimited, or a technical error.
@@ -79,7 +74,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 // signInWithTicket redeems the ticket; ok is false when it is not valid (it
 // is spent all the same).
 func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string, ok bool, err error) {
-	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: account.EventSSO, Detail: "ticket"}
+	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: audit.SSOLogin, Detail: "ticket"}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		a, err := account.ConsumeTicket(ctx, tx, in.Brand, in.Username, in.Ticket, now)
@@ -125,6 +120,6 @@ func (s *Service) Logout(ctx context.Context, brand, token, ip string) error {
 		if err != nil || accountID == "" {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: EventLogout, Outcome: "ok"})
+		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: audit.SSOLogout, Outcome: "ok"})
 	})
 }

@@ -39,17 +39,6 @@ const (
 // customer (sign-in, set-up, staff management).
 const AuditBrand = "console"
 
-// Audit events written by this package (Actor "staff:<id>", or "cli").
-const (
-	EventSignIn  = "staff.sign_in"
-	EventSignOut = "staff.sign_out"
-	EventReauth  = "staff.reauth"
-	EventSetup   = "staff.setup"
-	EventAdd     = "staff.add"
-	EventDisable = "staff.disable"
-	EventLock    = "staff.lock"
-)
-
 // Domain errors; the handler maps them once.
 var (
 	ErrInvalidCredentials = errors.New("staff: invalid credentials")
@@ -274,7 +263,7 @@ func (s *Service) Add(ctx context.Context, in NewMember, actor string) (Member, 
 		if token, err = newSetupLink(ctx, tx, id, now); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: id, Event: EventAdd, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: id, Event: audit.StaffAdd, Outcome: "ok",
 			Detail: string(in.Role), Actor: actor})
 	})
 	if err != nil {
@@ -314,7 +303,7 @@ func (s *Service) Disable(ctx context.Context, email, actor string) error {
 		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE staff_id = ? AND revoked_at = 0", now.UnixMilli(), r.ID); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, Event: EventDisable, Outcome: "ok", Actor: actor})
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, Event: audit.StaffDisable, Outcome: "ok", Actor: actor})
 	})
 	if err == nil {
 		s.ended(ctx, staffID)
@@ -442,7 +431,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 			return err
 		}
 		opened.Principal = r.Principal(time.UnixMilli(now.UnixMilli()).UTC())
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSetup,
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffSetup,
 			Outcome: "ok", Actor: "staff:" + r.ID})
 	})
 	if err != nil {
@@ -456,7 +445,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 // locked or disabled: ErrInvalidCredentials alike, after the same hash work.
 func (s *Service) SignIn(ctx context.Context, email, password, oldToken, ip string) (string, error) {
 	email = strings.ToLower(email)
-	if err := s.allowAttempt(ctx, audit.Event{At: s.Now(), Brand: AuditBrand, IP: ip, Event: EventSignIn}); err != nil {
+	if err := s.allowAttempt(ctx, audit.Event{At: s.Now(), Brand: AuditBrand, IP: ip, Event: audit.StaffSignIn}); err != nil {
 		return "", err
 	}
 	r, err := s.byEmail(ctx, s.DB, email)
@@ -469,7 +458,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, oldToken, ip stri
 		return "", err
 	}
 	now := s.Now()
-	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSignIn}
+	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffSignIn}
 	switch {
 	case !known:
 		e.Outcome = "unknown"
@@ -529,7 +518,7 @@ func (s *Service) fail(ctx context.Context, staffID string, e audit.Event) error
 		}
 		if locked {
 			l := e
-			l.Event, l.Outcome, l.Detail = EventLock, "locked", ""
+			l.Event, l.Outcome, l.Detail = audit.StaffLock, "locked", ""
 			return audit.Record(ctx, tx, l)
 		}
 		return nil
@@ -548,7 +537,7 @@ func (s *Service) Factor(ctx context.Context, token, code, recoveryCode, ip stri
 		return Opened{}, ErrNoSession
 	}
 	now := s.Now()
-	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSignIn, Actor: "staff:" + r.ID}
+	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffSignIn, Actor: "staff:" + r.ID}
 	if err := s.allowAttempt(ctx, e); err != nil {
 		return Opened{}, err
 	}
@@ -636,7 +625,7 @@ func (s *Service) Reauth(ctx context.Context, token, code, ip string) (Principal
 		return Principal{}, ErrNoSession
 	}
 	now := s.Now()
-	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventReauth, Actor: "staff:" + r.ID, Detail: "totp"}
+	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffReauth, Actor: "staff:" + r.ID, Detail: "totp"}
 	ok := false
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		var err error
@@ -712,7 +701,7 @@ func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE id_hash = ?", now.UnixMilli(), tokenHash(token)); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: staffID, IP: ip, Event: EventSignOut,
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: staffID, IP: ip, Event: audit.StaffSignOut,
 			Outcome: "ok", Actor: "staff:" + staffID})
 	})
 	if err == nil {
