@@ -16,15 +16,14 @@ package account
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -193,7 +192,7 @@ func (k singleUse) consume(ctx context.Context, tx *store.Tx, brand, token strin
 	}
 	var accountID, tokenBrand string
 	var expires int64
-	err := tx.QueryRow(ctx, k.del, tokenHash(token)).Scan(&accountID, &tokenBrand, &expires)
+	err := tx.QueryRow(ctx, k.del, codes.TokenHash(token)).Scan(&accountID, &tokenBrand, &expires)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return "", k.invalid
 	}
@@ -308,11 +307,4 @@ func randomToken(n int) (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// tokenHash is how tokens are stored: SHA-256, hex. The tokens carry 128
-// random bits, so a plain hash is enough to make a stolen table useless.
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }

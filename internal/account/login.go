@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -285,7 +286,7 @@ func issueTicket(ctx context.Context, tx *store.Tx, a Account, now time.Time) (s
 		return "", err
 	}
 	_, err = tx.Exec(ctx, "INSERT INTO login_tickets (token_hash, account_id, brand, expires_at) VALUES (?, ?, ?, ?)",
-		tokenHash(t), a.ID, a.Brand, now.Add(TicketTTL).UnixMilli())
+		codes.TokenHash(t), a.ID, a.Brand, now.Add(TicketTTL).UnixMilli())
 	if err != nil {
 		return "", fmt.Errorf("issue login ticket: %w", err)
 	}

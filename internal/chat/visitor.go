@@ -13,6 +13,7 @@ import (
 
 	"guichet/internal/brand"
 	"guichet/internal/chat/bot"
+	"guichet/internal/codes"
 	"guichet/internal/notify"
 	"guichet/internal/rules"
 	"guichet/internal/staff"
@@ -119,7 +120,7 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
 	secret := newSecret()
 	c := Conversation{
 		ID: newID(), Brand: in.Brand.ID, Province: in.Province, Language: in.Language, Kind: KindLive, Status: status,
-		VisitorHash: secretHash(secret), Name: name, Topic: topic, Page: page, Roadblock: roadblock,
+		VisitorHash: codes.TokenHash(secret), Name: name, Topic: topic, Page: page, Roadblock: roadblock,
 		AccountID: in.AccountID, AccountEmail: in.AccountEmail, CreatedAt: ms(now), UpdatedAt: ms(now),
 	}
 	if status == StatusWaiting {

@@ -13,9 +13,7 @@ package cobrowse
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -191,11 +189,6 @@ func (s *Service) notify(ctx context.Context, id string) {
 	}
 }
 
-func secretHash(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
-}
-
 func detail(sess Session, staffID string) string {
 	d := "session=" + sess.ID
 	if sess.ConversationID != "" {
@@ -233,7 +226,7 @@ func (s *Service) ByVisitor(ctx context.Context, secret string) (Session, error)
 	if secret == "" || len(secret) > 64 {
 		return Session{}, ErrNoSession
 	}
-	sess, err := getSession(ctx, s.DB, "visitor_hash = ? ORDER BY created_at DESC LIMIT 1", secretHash(secret))
+	sess, err := getSession(ctx, s.DB, "visitor_hash = ? ORDER BY created_at DESC LIMIT 1", codes.TokenHash(secret))
 	if errors.Is(err, ErrNotFound) {
 		return sess, ErrNoSession
 	}
@@ -281,7 +274,7 @@ func (s *Service) StartCode(ctx context.Context, b *brand.Brand, language, ip st
 				return err
 			}
 			sess := Session{ID: newSecret(), Brand: b.ID, Language: language, Origin: OriginCode,
-				VisitorHash: secretHash(out.Secret), Status: StatusWaiting, CodeHMAC: codes.HMAC(s.codeKey, code),
+				VisitorHash: codes.TokenHash(out.Secret), Status: StatusWaiting, CodeHMAC: codes.HMAC(s.codeKey, code),
 				CodeExpiresAt: now.Add(CodeTTL).UnixMilli(), CreatedAt: now.UnixMilli(), ConsentAt: now.UnixMilli(),
 				UpdatedAt: now.UnixMilli(), VisitorLeftAt: now.UnixMilli()}
 			ok, err := insert(ctx, tx, sess)
@@ -401,7 +394,7 @@ func (s *Service) Consent(ctx context.Context, id, brandID, chatSecret string, a
 			secret = newSecret()
 			key, event = chat.SystemCobrowseAccepted, audit.CobrowseConsent
 			_, err = tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'active', visitor_hash = ?, consent_at = ?,
-				started_at = ?, visitor_left_at = ?, version = version + 1 WHERE id = ?`, secretHash(secret), now.UnixMilli(),
+				started_at = ?, visitor_left_at = ?, version = version + 1 WHERE id = ?`, codes.TokenHash(secret), now.UnixMilli(),
 				now.UnixMilli(), now.UnixMilli(), id)
 		} else {
 			_, err = tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'declined', ended_at = ?, end_reason = 'declined',

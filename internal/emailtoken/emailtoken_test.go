@@ -12,6 +12,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/emailtoken"
 	"guichet/internal/notify"
 	"guichet/internal/testenv"
@@ -447,7 +448,7 @@ func TestIssue(t *testing.T) {
 			t.Fatalf("link %s, want %s", out.Link, want)
 		}
 		// Only the token's hash is stored.
-		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ? AND id = ?", emailtoken.Hash(out.Token), out.ID) != 1 ||
+		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ? AND id = ?", codes.TokenHash(out.Token), out.ID) != 1 ||
 			e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ?", out.Token) != 0 {
 			t.Fatal("the token is not stored as its hash")
 		}

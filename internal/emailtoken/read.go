@@ -7,6 +7,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
@@ -70,7 +71,7 @@ func (s *Service) Read(ctx context.Context, rd Read) (Answer, error) {
 		// write lock on SQLite), so concurrent reads share one registration:
 		// none is left open that the token does not name.
 		if WellFormed(rd.Token) {
-			if _, err := tx.Exec(ctx, "UPDATE email_tokens SET attempts = attempts WHERE token_hash = ?", Hash(rd.Token)); err != nil {
+			if _, err := tx.Exec(ctx, "UPDATE email_tokens SET attempts = attempts WHERE token_hash = ?", codes.TokenHash(rd.Token)); err != nil {
 				return err
 			}
 		}

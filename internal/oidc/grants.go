@@ -3,10 +3,8 @@ package oidc
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -88,11 +86,6 @@ func fromMS(v int64) time.Time {
 	return time.UnixMilli(v).UTC()
 }
 
-func sha(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
-
 // CreateAuthRequest stores a request the provider has checked (client,
 // redirect URI, PKCE) and returns it with its id and expiry.
 func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthRequest, error) {
@@ -167,7 +160,7 @@ func (s *Service) CompleteAuthRequest(ctx context.Context, id, accountID string,
 // completed request; it must be traded within CodeTTL.
 func (s *Service) SaveCode(ctx context.Context, id, code string) error {
 	res, err := s.DB.Exec(ctx, "UPDATE oidc_auth_requests SET code_hash = ?, code_at = ? WHERE id = ? AND account_id <> '' AND code_hash = '' AND expires_at > ?",
-		sha(code), s.Now().UnixMilli(), id, s.Now().UnixMilli())
+		codes.TokenHash(code), s.Now().UnixMilli(), id, s.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("save code: %w", err)
 	}
@@ -192,7 +185,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 		now := s.Now()
 		var codeAt, exchangedAt int64
 		var err error
-		a, err = scanRequest(tx.QueryRow(ctx, "SELECT "+requestColumns+", code_at, exchanged_at FROM oidc_auth_requests WHERE code_hash = ?", sha(code)),
+		a, err = scanRequest(tx.QueryRow(ctx, "SELECT "+requestColumns+", code_at, exchanged_at FROM oidc_auth_requests WHERE code_hash = ?", codes.TokenHash(code)),
 			&codeAt, &exchangedAt)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -267,7 +260,7 @@ func newRefreshToken(ctx context.Context, tx *store.Tx, grantID string, now time
 		return "", err
 	}
 	token := base64.RawURLEncoding.EncodeToString(b[:])
-	if _, err := tx.Exec(ctx, "INSERT INTO oidc_refresh_tokens (token_hash, grant_id, created_at) VALUES (?, ?, ?)", sha(token), grantID, now.UnixMilli()); err != nil {
+	if _, err := tx.Exec(ctx, "INSERT INTO oidc_refresh_tokens (token_hash, grant_id, created_at) VALUES (?, ?, ?)", codes.TokenHash(token), grantID, now.UnixMilli()); err != nil {
 		return "", fmt.Errorf("refresh token: %w", err)
 	}
 	return token, nil
@@ -315,7 +308,7 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		var usedAt int64
 		var err error
 		g, err = scanGrant(tx.QueryRow(ctx, "SELECT "+grantColumns+", t.used_at FROM oidc_refresh_tokens t JOIN oidc_grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
-			sha(token)), &usedAt)
+			codes.TokenHash(token)), &usedAt)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil
@@ -326,7 +319,7 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		case usedAt != 0:
 			return s.revoke(ctx, tx, g, audit.OIDCRefreshReuse, now)
 		}
-		res, err := tx.Exec(ctx, "UPDATE oidc_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), sha(token))
+		res, err := tx.Exec(ctx, "UPDATE oidc_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), codes.TokenHash(token))
 		if err != nil {
 			return fmt.Errorf("rotate refresh token: %w", err)
 		}

@@ -17,7 +17,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -196,13 +195,6 @@ func (s *Service) randomID() (string, error) { return codes.RandomID(s.Rand) }
 
 // newCode returns 6 uniformly random digits from s.Rand.
 func (s *Service) newCode() (string, error) { return codes.New(s.Rand) }
-
-// tokenHash is how reset tokens are stored: they carry 128 random bits, so
-// SHA-256 alone makes a stolen table useless.
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
 
 // allow applies a per-client rule to e.IP (by throttle.ClientKey), auditing
 // a refusal with the full address.

@@ -12,6 +12,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -101,7 +102,7 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string
 // open replaces the browser's old session, if any, with a new one.
 func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, oldToken string) (string, error) {
 	if oldToken != "" && len(oldToken) <= 128 {
-		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", tokenHash(oldToken)); err != nil {
+		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", codes.TokenHash(oldToken)); err != nil {
 			return "", err
 		}
 	}

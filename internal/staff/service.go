@@ -3,10 +3,8 @@ package staff
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -278,7 +276,7 @@ func newSetupLink(ctx context.Context, tx *store.Tx, staffID string, now time.Ti
 		return "", err
 	}
 	_, err = tx.Exec(ctx, "INSERT INTO staff_setup_links (token_hash, staff_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-		tokenHash(token), staffID, now.UnixMilli(), now.Add(SetupLinkTTL).UnixMilli())
+		codes.TokenHash(token), staffID, now.UnixMilli(), now.Add(SetupLinkTTL).UnixMilli())
 	return token, err
 }
 
@@ -336,7 +334,7 @@ func (s *Service) setupLink(ctx context.Context, q codes.Store, token string, no
 	}
 	var staffID string
 	var expires, used int64
-	err := q.QueryRow(ctx, "SELECT staff_id, expires_at, used_at FROM staff_setup_links WHERE token_hash = ?", tokenHash(token)).
+	err := q.QueryRow(ctx, "SELECT staff_id, expires_at, used_at FROM staff_setup_links WHERE token_hash = ?", codes.TokenHash(token)).
 		Scan(&staffID, &expires, &used)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return row{}, ErrLinkNotFound
@@ -407,7 +405,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 	}
 	var opened Opened
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		res, err := tx.Exec(ctx, "UPDATE staff_setup_links SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), tokenHash(token))
+		res, err := tx.Exec(ctx, "UPDATE staff_setup_links SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), codes.TokenHash(token))
 		if err != nil {
 			return err
 		}
@@ -632,7 +630,7 @@ func (s *Service) Reauth(ctx context.Context, token, code, ip string) (Principal
 		if ok, err = s.prove(ctx, tx, r, code, "", now); err != nil || !ok {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET factor_at = ?, last_seen_at = ? WHERE id_hash = ?", now.UnixMilli(), now.UnixMilli(), tokenHash(token)); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET factor_at = ?, last_seen_at = ? WHERE id_hash = ?", now.UnixMilli(), now.UnixMilli(), codes.TokenHash(token)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE staff_accounts SET failed_attempts = 0, updated_at = ? WHERE id = ?", now.UnixMilli(), r.ID); err != nil {
@@ -678,7 +676,7 @@ func (s *Service) signedIn(ctx context.Context, token string, touch bool) (Princ
 		return Principal{}, ErrNoSession
 	}
 	p := r.Principal(sess.factorAt)
-	p.Session = tokenHash(token)
+	p.Session = codes.TokenHash(token)
 	return p, nil
 }
 
@@ -691,14 +689,14 @@ func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		staffID = ""
-		err := tx.QueryRow(ctx, "SELECT staff_id FROM staff_sessions WHERE id_hash = ? AND revoked_at = 0", tokenHash(token)).Scan(&staffID)
+		err := tx.QueryRow(ctx, "SELECT staff_id FROM staff_sessions WHERE id_hash = ? AND revoked_at = 0", codes.TokenHash(token)).Scan(&staffID)
 		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE id_hash = ?", now.UnixMilli(), tokenHash(token)); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE id_hash = ?", now.UnixMilli(), codes.TokenHash(token)); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: staffID, IP: ip, Event: audit.StaffSignOut,
@@ -751,11 +749,6 @@ func randomToken() (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
-}
-
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }
 
 // recoveryAlphabet: lower-case letters and digits without 0/o, 1/l/i.
