@@ -182,8 +182,6 @@ func newID() string {
 // newSecret is a visitor cookie's 128-bit secret.
 func newSecret() string { return newID() }
 
-func ms(t time.Time) int64 { return t.UnixMilli() }
-
 // RFC3339 is a time in unix ms as the API writes it ("" for zero).
 func RFC3339(msec int64) string {
 	if msec == 0 {

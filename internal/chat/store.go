@@ -345,7 +345,7 @@ type PollRow struct {
 // ChangedSince are the poll rows of the conversations changed at or after
 // since.
 func (s *Service) ChangedSince(ctx context.Context, since time.Time) ([]PollRow, error) {
-	return s.pollRows(ctx, "updated_at >= ?", ms(since))
+	return s.pollRows(ctx, "updated_at >= ?", store.Millis(since))
 }
 
 // PollRows are the poll rows of the conversations ids (unknown ones left

@@ -72,20 +72,6 @@ type Grant struct {
 
 func words(s string) []string { return strings.Fields(s) }
 
-func ms(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-func fromMS(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
-
 // CreateAuthRequest stores a request the provider has checked (client,
 // redirect URI, PKCE) and returns it with its id and expiry.
 func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthRequest, error) {
@@ -95,7 +81,7 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 	}
 	now := s.Now()
 	a.ID, a.AccountID, a.AuthTime, a.AMR = id, "", time.Time{}, nil
-	a.CreatedAt, a.ExpiresAt = fromMS(now.UnixMilli()), fromMS(now.Add(AuthRequestTTL).UnixMilli())
+	a.CreatedAt, a.ExpiresAt = store.FromMillis(now.UnixMilli()), store.FromMillis(now.Add(AuthRequestTTL).UnixMilli())
 	maxAge := int64(-1)
 	if a.MaxAge >= 0 {
 		maxAge = int64(a.MaxAge / time.Second)
@@ -105,7 +91,7 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.Brand, a.ClientID, a.RedirectURI, strings.Join(a.Scopes, " "), a.State, a.Nonce, a.ResponseMode,
 		a.CodeChallenge, a.CodeChallengeMethod, strings.Join(a.Prompt, " "), maxAge, a.LoginHint, strings.Join(a.UILocales, " "),
-		ms(a.CreatedAt), ms(a.ExpiresAt))
+		store.Millis(a.CreatedAt), store.Millis(a.ExpiresAt))
 	if err != nil {
 		return AuthRequest{}, fmt.Errorf("authorization request: %w", err)
 	}
@@ -129,7 +115,7 @@ func scanRequest(sc scanner, extra ...any) (AuthRequest, error) {
 	if maxAge >= 0 {
 		a.MaxAge = time.Duration(maxAge) * time.Second
 	}
-	a.AuthTime, a.CreatedAt, a.ExpiresAt = fromMS(authTime), fromMS(created), fromMS(expires)
+	a.AuthTime, a.CreatedAt, a.ExpiresAt = store.FromMillis(authTime), store.FromMillis(created), store.FromMillis(expires)
 	return a, nil
 }
 
@@ -146,7 +132,7 @@ func (s *Service) AuthRequest(ctx context.Context, id string) (AuthRequest, erro
 // how (amr: "pwd", ...). A request is completed once.
 func (s *Service) CompleteAuthRequest(ctx context.Context, id, accountID string, authTime time.Time, amr []string) error {
 	res, err := s.DB.Exec(ctx, "UPDATE oidc_auth_requests SET account_id = ?, auth_time = ?, amr = ? WHERE id = ? AND account_id = '' AND expires_at > ?",
-		accountID, ms(authTime), strings.Join(amr, " "), id, s.Now().UnixMilli())
+		accountID, store.Millis(authTime), strings.Join(amr, " "), id, s.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("complete authorization request: %w", err)
 	}
@@ -218,7 +204,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 // grant is the grant a completed request starts.
 func (a AuthRequest) grant(now time.Time) Grant {
 	return Grant{ID: a.ID, Brand: a.Brand, ClientID: a.ClientID, AccountID: a.AccountID, Scopes: a.Scopes, AuthTime: a.AuthTime,
-		AMR: a.AMR, CreatedAt: fromMS(now.UnixMilli()), ExpiresAt: fromMS(now.Add(GrantTTL).UnixMilli())}
+		AMR: a.AMR, CreatedAt: store.FromMillis(now.UnixMilli()), ExpiresAt: store.FromMillis(now.Add(GrantTTL).UnixMilli())}
 }
 
 // StartGrant records the grant of a traded request and, when refresh is
@@ -236,7 +222,7 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 		g = a.grant(now)
 		res, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, scopes, auth_time, amr, created_at, expires_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			g.ID, g.Brand, g.ClientID, g.AccountID, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "), ms(g.CreatedAt), ms(g.ExpiresAt))
+			g.ID, g.Brand, g.ClientID, g.AccountID, strings.Join(g.Scopes, " "), store.Millis(g.AuthTime), strings.Join(g.AMR, " "), store.Millis(g.CreatedAt), store.Millis(g.ExpiresAt))
 		if err != nil {
 			return fmt.Errorf("start grant: %w", err)
 		}
@@ -276,7 +262,7 @@ func scanGrant(sc scanner, extra ...any) (Grant, error) {
 		return Grant{}, err
 	}
 	g.Scopes, g.AMR = words(scopes), words(amr)
-	g.AuthTime, g.CreatedAt, g.ExpiresAt, g.RevokedAt = fromMS(authTime), fromMS(created), fromMS(expires), fromMS(revoked)
+	g.AuthTime, g.CreatedAt, g.ExpiresAt, g.RevokedAt = store.FromMillis(authTime), store.FromMillis(created), store.FromMillis(expires), store.FromMillis(revoked)
 	return g, nil
 }
 
@@ -380,8 +366,8 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event audit.Name, now time.Time) error {
 	if _, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, scopes, auth_time, amr, created_at, expires_at, revoked_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET revoked_at = excluded.revoked_at WHERE oidc_grants.revoked_at = 0`,
-		g.ID, g.Brand, g.ClientID, g.AccountID, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "),
-		ms(g.CreatedAt), ms(g.ExpiresAt), now.UnixMilli()); err != nil {
+		g.ID, g.Brand, g.ClientID, g.AccountID, strings.Join(g.Scopes, " "), store.Millis(g.AuthTime), strings.Join(g.AMR, " "),
+		store.Millis(g.CreatedAt), store.Millis(g.ExpiresAt), now.UnixMilli()); err != nil {
 		return fmt.Errorf("revoke grant: %w", err)
 	}
 	return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: event, Outcome: "revoked",
