@@ -69,8 +69,7 @@ func Between(ctx context.Context, q Query, from, to time.Time, brands []string) 
 			args = append(args, b)
 		}
 	}
-	rows, err := q.Query(ctx, "SELECT at, brand, account_id, ip, event, outcome, detail, actor FROM audit_events WHERE "+
-		where+" ORDER BY at, id", args...)
+	rows, err := q.Query(ctx, "SELECT "+eventColumns+" FROM audit_events WHERE "+where+" ORDER BY at, id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit events: %w", err)
 	}
@@ -81,15 +80,7 @@ func Between(ctx context.Context, q Query, from, to time.Time, brands []string) 
 func (c *Cursor) Next() bool { return c.rows.Next() }
 
 // Event reads the event Next moved to.
-func (c *Cursor) Event() (Event, error) {
-	var e Event
-	var at int64
-	if err := c.rows.Scan(&at, &e.Brand, &e.AccountID, &e.IP, &e.Event, &e.Outcome, &e.Detail, &e.Actor); err != nil {
-		return e, err
-	}
-	e.At = time.UnixMilli(at).UTC()
-	return e, nil
-}
+func (c *Cursor) Event() (Event, error) { return scanEvent(c.rows) }
 
 // Err is the error that ended Next, if any.
 func (c *Cursor) Err() error { return c.rows.Err() }

@@ -692,16 +692,11 @@ func (s *Service) Events(ctx context.Context, id, sender string, after int64, li
 	if err != nil {
 		return nil, fmt.Errorf("cobrowse events: %w", err)
 	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (Event, error) {
 		var e Event
-		if err := rows.Scan(&e.Seq, &e.Sender, &e.Data); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&e.Seq, &e.Sender, &e.Data)
+		return e, err
+	})
 }
 
 // RequestSnapshot asks the visitor's recorder for a full snapshot (a

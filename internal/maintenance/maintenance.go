@@ -137,21 +137,14 @@ func load(ctx context.Context, q querier) ([]Window, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
-	defer rows.Close()
-	var out []Window
-	for rows.Next() {
+	out, err := store.Collect(rows, func(rows *sql.Rows) (Window, error) {
 		var w Window
 		var since, until int64
-		if err := rows.Scan(&w.Brand, &since, &until); err != nil {
-			return nil, fmt.Errorf("maintenance: %w", err)
-		}
-		w.Since = time.UnixMilli(since).UTC()
-		if until != 0 {
-			w.Until = time.UnixMilli(until).UTC()
-		}
-		out = append(out, w)
-	}
-	if err := rows.Err(); err != nil {
+		err := rows.Scan(&w.Brand, &since, &until)
+		w.Since, w.Until = time.UnixMilli(since).UTC(), store.FromMillis(until)
+		return w, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
 	slices.SortFunc(out, func(a, b Window) int { return strings.Compare(a.Brand, b.Brand) })
