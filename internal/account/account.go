@@ -16,15 +16,14 @@ package account
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -110,24 +109,10 @@ func scanRecord(row interface{ Scan(dest ...any) error }) (record, error) {
 	}
 	r.Status, r.UBIDriver = Status(status), ubi != 0
 	r.CreatedAt = time.UnixMilli(created).UTC()
-	r.LockedUntil = millisOrZero(lockedUntil)
-	r.DisabledAt = millisOrZero(disabledAt)
-	r.tempExpiresAt = millisOrZero(tempExpires)
+	r.LockedUntil = store.FromMillis(lockedUntil)
+	r.DisabledAt = store.FromMillis(disabledAt)
+	r.tempExpiresAt = store.FromMillis(tempExpires)
 	return r, nil
-}
-
-func millisOrZero(ms int64) time.Time {
-	if ms == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
-}
-
-func millis(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
 }
 
 // ByID returns a brand's account by id; an account of another brand is not
@@ -193,7 +178,7 @@ func (k singleUse) consume(ctx context.Context, tx *store.Tx, brand, token strin
 	}
 	var accountID, tokenBrand string
 	var expires int64
-	err := tx.QueryRow(ctx, k.del, tokenHash(token)).Scan(&accountID, &tokenBrand, &expires)
+	err := tx.QueryRow(ctx, k.del, codes.TokenHash(token)).Scan(&accountID, &tokenBrand, &expires)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return "", k.invalid
 	}
@@ -257,7 +242,7 @@ func Insert(ctx context.Context, tx *store.Tx, a Account, passwordHash string, n
 		locked_until, ubi_driver, first_name, last_name, language, postal_code, phone, date_of_birth,
 		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.Brand, a.Email, NormalizeEmail(a.Email), passwordHash, string(a.Status),
-		millis(a.LockedUntil), ubi, a.FirstName, a.LastName, a.Language, a.PostalCode, a.Phone, a.DateOfBirth,
+		store.Millis(a.LockedUntil), ubi, a.FirstName, a.LastName, a.Language, a.PostalCode, a.Phone, a.DateOfBirth,
 		now.UnixMilli(), now.UnixMilli())
 	if store.IsUniqueViolation(err) {
 		return Account{}, ErrEmailTaken
@@ -275,7 +260,7 @@ func Insert(ctx context.Context, tx *store.Tx, a Account, passwordHash string, n
 func Lock(ctx context.Context, tx *store.Tx, id string, until, now time.Time) error {
 	q, args := "UPDATE accounts SET status = ?, updated_at = ? WHERE id = ?", []any{string(Locked), now.UnixMilli(), id}
 	if !until.IsZero() {
-		q, args = "UPDATE accounts SET locked_until = ?, updated_at = ? WHERE id = ?", []any{millis(until), now.UnixMilli(), id}
+		q, args = "UPDATE accounts SET locked_until = ?, updated_at = ? WHERE id = ?", []any{store.Millis(until), now.UnixMilli(), id}
 	}
 	res, err := tx.Exec(ctx, q, args...)
 	if err != nil {
@@ -291,7 +276,7 @@ func Lock(ctx context.Context, tx *store.Tx, id string, until, now time.Time) er
 // Hasher.Hash) valid until expires: the account must reset its password.
 func SetTemporaryPassword(ctx context.Context, tx *store.Tx, id, tempHash string, expires, now time.Time) error {
 	res, err := tx.Exec(ctx, `UPDATE accounts SET status = ?, temp_hash = ?, temp_expires_at = ?, temp_failures = 0,
-		updated_at = ? WHERE id = ?`, string(Temporary), tempHash, millis(expires), now.UnixMilli(), id)
+		updated_at = ? WHERE id = ?`, string(Temporary), tempHash, store.Millis(expires), now.UnixMilli(), id)
 	if err != nil {
 		return fmt.Errorf("set temporary password: %w", err)
 	}
@@ -308,11 +293,4 @@ func randomToken(n int) (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// tokenHash is how tokens are stored: SHA-256, hex. The tokens carry 128
-// random bits, so a plain hash is enough to make a stolen table useless.
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }

@@ -15,12 +15,6 @@ import (
 // locked, answers as for any other account.
 var ErrDisabled = errors.New("account: disabled by staff")
 
-// Audit events of the staff console's changes (issue 16 calls them).
-const (
-	EventDisable = "account.disable"
-	EventEnable  = "account.enable"
-)
-
 // Disable stops the account from signing in until Enable: its right
 // password answers ErrDisabled, its login tickets and sessions stop working.
 // actor names the staff member (audited as the event's actor), ip their address.
@@ -39,9 +33,9 @@ func (s *Service) setDisabled(ctx context.Context, brand, accountID, actor, ip s
 	if actor == "" {
 		return fmt.Errorf("%w: a staff change needs its actor", ErrInvalid)
 	}
-	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventEnable, Actor: actor}
+	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: audit.AccountEnable, Actor: actor}
 	if disable {
-		e.Event = EventDisable
+		e.Event = audit.AccountDisable
 	}
 	return s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -26,7 +27,7 @@ func (s *Service) Find(ctx context.Context, brand, email, ip string) (Found, err
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		found, answer = Found{}, nil
-		e := audit.Event{Brand: brand, IP: ip, Event: EventFind}
+		e := audit.Event{Brand: brand, IP: ip, Event: audit.LoginFind}
 		wait, err := s.Limiter.CheckTx(ctx, tx, s.Limits.Find, throttle.ClientKey(ip))
 		if err != nil {
 			return err
@@ -89,7 +90,7 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (ticket strin
 		return "", err
 	}
 	defer release()
-	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: EventAuthentication}
+	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: audit.LoginAuthentication}
 	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
 		return "", err
 	}
@@ -122,7 +123,7 @@ func (s *Service) SignInWithPassword(ctx context.Context, c Credentials, onSucce
 		return err
 	}
 	defer release()
-	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: EventSSO, Detail: "password"}
+	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: audit.SSOLogin, Detail: "password"}
 	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
 		return err
 	}
@@ -285,7 +286,7 @@ func issueTicket(ctx context.Context, tx *store.Tx, a Account, now time.Time) (s
 		return "", err
 	}
 	_, err = tx.Exec(ctx, "INSERT INTO login_tickets (token_hash, account_id, brand, expires_at) VALUES (?, ?, ?, ?)",
-		tokenHash(t), a.ID, a.Brand, now.Add(TicketTTL).UnixMilli())
+		codes.TokenHash(t), a.ID, a.Brand, now.Add(TicketTTL).UnixMilli())
 	if err != nil {
 		return "", fmt.Errorf("issue login ticket: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/notify"
 	"guichet/internal/store"
 )
@@ -45,7 +46,7 @@ func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 	if n.Type != NotifyLockedAccount && n.Type != NotifyResetPassword {
 		return ErrUnknownNotification
 	}
-	e := audit.Event{Brand: n.Brand, AccountID: n.AccountID, IP: n.IP, Event: EventNotification, Detail: n.Type}
+	e := audit.Event{Brand: n.Brand, AccountID: n.AccountID, IP: n.IP, Event: audit.Notification, Detail: n.Type}
 	if err := s.allow(ctx, s.Limits.Notify, n.IP, e); err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func issueResetToken(ctx context.Context, tx *store.Tx, a Account, now time.Time
 	}
 	expires := now.Add(ResetTokenTTL)
 	_, err = tx.Exec(ctx, "INSERT INTO password_reset_tokens (token_hash, account_id, brand, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-		tokenHash(t), a.ID, a.Brand, now.UnixMilli(), expires.UnixMilli())
+		codes.TokenHash(t), a.ID, a.Brand, now.UnixMilli(), expires.UnixMilli())
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("issue reset token: %w", err)
 	}

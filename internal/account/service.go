@@ -135,16 +135,6 @@ var (
 	ErrTicketInvalid = errors.New("account: invalid login ticket")
 )
 
-// Audit event names written by this package.
-const (
-	EventFind           = "login.find"
-	EventAuthentication = "login.authentication"
-	EventTemporary      = "login.temporary"
-	EventSSO            = "sso.login"
-	EventNotification   = "notification"
-	EventPasswordSet    = "password.set"
-)
-
 // allow counts a hit of a per-client rate-limit rule for the client address
 // ip (by throttle.ClientKey), auditing a refusal in the same transaction.
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e audit.Event) error {

@@ -105,7 +105,7 @@ func StaffFactsOf(ctx context.Context, q Querier, id string) (StaffFacts, error)
 	if err != nil {
 		return f, fmt.Errorf("account facts: %w", err)
 	}
-	f.TemporaryExpiresAt = millisOrZero(tempExpires)
+	f.TemporaryExpiresAt = store.FromMillis(tempExpires)
 	return f, nil
 }
 

@@ -17,7 +17,7 @@ import (
 // ErrWrongTemporary; the third wrong one invalidates the temporary password
 // and, like a missing or expired one, is ErrTemporaryInvalid.
 func (s *Service) CheckTemporary(ctx context.Context, brand, accountID, tempPassword, ip string) error {
-	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventTemporary}
+	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: audit.LoginTemporary}
 	return s.withTemporary(ctx, e, tempPassword, nil)
 }
 
@@ -127,7 +127,7 @@ func (s *Service) checkTemporary(ctx context.Context, r record, tempPassword str
 // the sessions there with sso.RevokeAll and may queue a notification).
 func (s *Service) ResetWithTemporary(ctx context.Context, brand, accountID, tempPassword, newPassword, ip string,
 	also func(*store.Tx, Account) error) error {
-	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventPasswordSet}
+	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: audit.PasswordSet}
 	return s.withTemporary(ctx, e, tempPassword, func(ctx context.Context, r record) error {
 		checked := r.tempHash
 		return s.setPassword(ctx, r, newPassword, e, func(cur record) bool { return cur.usableTemporary(s.Now()) == checked }, also)
@@ -146,7 +146,7 @@ func (s *Service) SetPassword(ctx context.Context, brand, accountID, newPassword
 	if err != nil {
 		return err
 	}
-	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: EventPasswordSet}
+	e := audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: audit.PasswordSet}
 	return s.setPassword(ctx, r, newPassword, e, func(record) bool { return true }, also)
 }
 

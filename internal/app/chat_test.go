@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"guichet/internal/audit"
 	"guichet/internal/chat/chatapi"
 	"net"
 	"net/http"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"guichet/internal/chat"
 	"guichet/internal/maintenance"
 	"guichet/internal/staff"
 	"guichet/internal/testclock"
@@ -148,7 +148,7 @@ func TestChatThroughTheWholeHandler(t *testing.T) {
 				break
 			}
 		}
-		if auditCount(t, a, staffID, chat.EventAccept, "ok") != 1 || auditCount(t, a, staffID, chat.EventAvailability, "ok") != 1 {
+		if auditCount(t, a, staffID, string(audit.ChatAccept), "ok") != 1 || auditCount(t, a, staffID, string(audit.ChatAvailability), "ok") != 1 {
 			t.Fatal("the chat actions are not audited")
 		}
 

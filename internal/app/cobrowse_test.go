@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/audit"
 	"guichet/internal/cobrowse"
 	"guichet/internal/staff"
 	"guichet/internal/testclock"
@@ -93,7 +94,7 @@ func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 				t.Fatalf("end %v", st)
 			}
 		}
-		for _, ev := range []string{cobrowse.EventJoin, cobrowse.EventEnd} {
+		for _, ev := range []string{string(audit.CobrowseJoin), string(audit.CobrowseEnd)} {
 			if auditCount(t, a, staffID, ev, "ok")+auditCount(t, a, staffID, ev, "viewer")+auditCount(t, a, staffID, ev, cobrowse.ReasonAgent) == 0 {
 				t.Fatalf("%s not audited with the staff id", ev)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guichet/internal/api/apitest"
+	"guichet/internal/audit"
 	"guichet/internal/devseed"
 	"guichet/internal/sso"
 	"guichet/internal/staff"
@@ -160,9 +161,9 @@ func TestConsoleSetUpAndSignIn(t *testing.T) {
 			event, outcome string
 			n              int
 		}{
-			{staff.EventAdd, "ok", 1}, {staff.EventSetup, "ok", 1}, {staff.EventSignOut, "ok", 1},
-			{staff.EventSignIn, "wrong_password", 1}, {staff.EventSignIn, "password_ok", 1},
-			{staff.EventSignIn, "wrong_code", 1}, {staff.EventSignIn, "ok", 1},
+			{string(audit.StaffAdd), "ok", 1}, {string(audit.StaffSetup), "ok", 1}, {string(audit.StaffSignOut), "ok", 1},
+			{string(audit.StaffSignIn), "wrong_password", 1}, {string(audit.StaffSignIn), "password_ok", 1},
+			{string(audit.StaffSignIn), "wrong_code", 1}, {string(audit.StaffSignIn), "ok", 1},
 		} {
 			if got := auditCount(t, a, m.ID, w.event, w.outcome); got != w.n {
 				t.Errorf("audit %s %s: %d rows, want %d", w.event, w.outcome, got, w.n)

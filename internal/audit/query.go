@@ -31,10 +31,10 @@ func CountSince(ctx context.Context, q Counter, brand, accountID, outcome string
 
 // Times lists when an account's events of a brand named one of events
 // ended with outcome, the most recent first, at most limit of them.
-func Times(ctx context.Context, q Query, brand, accountID, outcome string, limit int, events ...string) ([]time.Time, error) {
+func Times(ctx context.Context, q Query, brand, accountID, outcome string, limit int, events ...Name) ([]time.Time, error) {
 	args := []any{brand, accountID}
 	for _, e := range events {
-		args = append(args, e)
+		args = append(args, string(e))
 	}
 	args = append(args, outcome, limit)
 	rows, err := q.Query(ctx, `SELECT at FROM audit_events WHERE brand = ? AND account_id = ? AND event IN (`+
@@ -69,8 +69,7 @@ func Between(ctx context.Context, q Query, from, to time.Time, brands []string) 
 			args = append(args, b)
 		}
 	}
-	rows, err := q.Query(ctx, "SELECT at, brand, account_id, ip, event, outcome, detail, actor FROM audit_events WHERE "+
-		where+" ORDER BY at, id", args...)
+	rows, err := q.Query(ctx, "SELECT "+eventColumns+" FROM audit_events WHERE "+where+" ORDER BY at, id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit events: %w", err)
 	}
@@ -81,15 +80,7 @@ func Between(ctx context.Context, q Query, from, to time.Time, brands []string) 
 func (c *Cursor) Next() bool { return c.rows.Next() }
 
 // Event reads the event Next moved to.
-func (c *Cursor) Event() (Event, error) {
-	var e Event
-	var at int64
-	if err := c.rows.Scan(&at, &e.Brand, &e.AccountID, &e.IP, &e.Event, &e.Outcome, &e.Detail, &e.Actor); err != nil {
-		return e, err
-	}
-	e.At = time.UnixMilli(at).UTC()
-	return e, nil
-}
+func (c *Cursor) Event() (Event, error) { return scanEvent(c.rows) }
 
 // Err is the error that ended Next, if any.
 func (c *Cursor) Err() error { return c.rows.Err() }

@@ -78,7 +78,7 @@ func scanAgents(rows *sql.Rows) ([]Agent, error) {
 // presentAgents are the agents available now with a fresh heartbeat.
 func (s *Service) presentAgents(ctx context.Context, q querier) ([]Agent, error) {
 	now := s.now()
-	rows, err := q.Query(ctx, agentSelect+" WHERE a.status = 'available' AND a.heartbeat_at >= ?", ms(now.Add(-PresenceWindow)))
+	rows, err := q.Query(ctx, agentSelect+" WHERE a.status = 'available' AND a.heartbeat_at >= ?", store.Millis(now.Add(-PresenceWindow)))
 	if err != nil {
 		return nil, fmt.Errorf("chat agents: %w", err)
 	}
@@ -157,7 +157,7 @@ func (s *Service) SetAvailability(ctx context.Context, staffID, status string, l
 		return InvalidField("languages")
 	}
 	slices.Sort(langs)
-	now := ms(s.now())
+	now := store.Millis(s.now())
 	_, err := s.DB.Exec(ctx, `INSERT INTO chat_agents (staff_id, status, languages, heartbeat_at, updated_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (staff_id) DO UPDATE SET status = excluded.status, languages = excluded.languages,
 		heartbeat_at = excluded.heartbeat_at, updated_at = excluded.updated_at`, staffID, status, strings.Join(langs, ","), now, now)
@@ -272,7 +272,7 @@ func (s *Service) StaffActive(ctx context.Context, staffID string) error {
 
 // Heartbeat keeps an agent present (their socket's ping).
 func (s *Service) Heartbeat(ctx context.Context, staffID string) error {
-	_, err := s.DB.Exec(ctx, "UPDATE chat_agents SET heartbeat_at = ? WHERE staff_id = ?", ms(s.now()), staffID)
+	_, err := s.DB.Exec(ctx, "UPDATE chat_agents SET heartbeat_at = ? WHERE staff_id = ?", store.Millis(s.now()), staffID)
 	return err
 }
 
@@ -311,7 +311,7 @@ func (s *Service) Accept(ctx context.Context, p staff.Principal, id string) (Con
 		return c, ErrNotFound
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		return s.assignTx(ctx, tx, b, id, p.ID, p.Name, ms(s.now()), StatusWaiting, "")
+		return s.assignTx(ctx, tx, b, id, p.ID, p.Name, store.Millis(s.now()), StatusWaiting, "")
 	})
 	if err != nil {
 		return c, err
@@ -408,7 +408,7 @@ func (s *Service) autoAssign(ctx context.Context, tx *store.Tx, b *brand.Brand, 
 	if best == nil {
 		return nil
 	}
-	return s.assignTx(ctx, tx, b, id, best.a.ID, best.a.Name, ms(s.now()), StatusWaiting, "")
+	return s.assignTx(ctx, tx, b, id, best.a.ID, best.a.Name, store.Millis(s.now()), StatusWaiting, "")
 }
 
 // Transfer hands an active conversation from its agent (or a supervisor)
@@ -447,7 +447,7 @@ func (s *Service) Transfer(ctx context.Context, p staff.Principal, id, target st
 		after = nil
 		// The holder checked again under the conversation's lock: a
 		// supervisor's transfer meanwhile wins.
-		now := ms(s.now())
+		now := store.Millis(s.now())
 		cur, err := lockConversation(ctx, tx, id, now)
 		if err != nil {
 			return err
@@ -517,7 +517,7 @@ func (s *Service) AgentSend(ctx context.Context, p staff.Principal, id, clientID
 	m := Message{ConversationID: id, ClientID: clientID, Sender: SenderAgent, AgentID: p.ID, AgentName: p.Name, Body: body}
 	var stored Message
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		m.At = ms(s.now())
+		m.At = store.Millis(s.now())
 		// One statement locks the row, checks the agent still holds the
 		// conversation and that their session is signed in and their
 		// account enabled (staff.Principal.LiveSQL: the first message after

@@ -8,22 +8,9 @@ import (
 	"guichet/internal/staff"
 )
 
-// Audit events of the agents' chat actions (brand staff.AuditBrand,
-// account id the staff member's, detail the conversation id).
-const (
-	EventAvailability = "chat.availability"
-	EventAccept       = "chat.accept"
-	EventTransfer     = "chat.transfer"
-	EventEnd          = "chat.end"
-	EventOfflineReply = "chat.offline_reply"
-	EventView         = "chat.transcript_view"
-	EventSearch       = "chat.transcript_search"
-	EventForbidden    = "console.forbidden"
-)
-
 // AuditStaff records a staff member's chat action from ip. The action
 // stands whether its row is written or not; a failed write is logged.
-func (s *Service) AuditStaff(ctx context.Context, ip string, p staff.Principal, event, outcome, detail string) {
+func (s *Service) AuditStaff(ctx context.Context, ip string, p staff.Principal, event audit.Name, outcome, detail string) {
 	if err := audit.Record(ctx, s.DB, audit.Event{At: s.now(), Brand: staff.AuditBrand, AccountID: p.ID, IP: ip,
 		Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()}); err != nil {
 		slog.Warn("chat audit", "event", event, "err", err)

@@ -31,9 +31,7 @@ package chat
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -183,14 +181,6 @@ func newID() string {
 
 // newSecret is a visitor cookie's 128-bit secret.
 func newSecret() string { return newID() }
-
-// secretHash is what the database keeps of a visitor secret.
-func secretHash(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
-}
-
-func ms(t time.Time) int64 { return t.UnixMilli() }
 
 // RFC3339 is a time in unix ms as the API writes it ("" for zero).
 func RFC3339(msec int64) string {

@@ -21,7 +21,7 @@ const (
 // it locks first; check (may be nil) sees the locked conversation and may
 // refuse. The caller announces it with Announce once tx commits.
 func PostSystem(ctx context.Context, tx *store.Tx, convID, key, name string, now time.Time, check func(Conversation) error) (Conversation, error) {
-	c, err := lockLive(ctx, tx, convID, ms(now))
+	c, err := lockLive(ctx, tx, convID, store.Millis(now))
 	if err != nil {
 		return c, err
 	}
@@ -30,7 +30,7 @@ func PostSystem(ctx context.Context, tx *store.Tx, convID, key, name string, now
 			return c, err
 		}
 	}
-	_, _, err = appendMessage(ctx, tx, systemMessage(convID, key, name, ms(now)))
+	_, _, err = appendMessage(ctx, tx, systemMessage(convID, key, name, store.Millis(now)))
 	return c, err
 }
 

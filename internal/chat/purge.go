@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"guichet/internal/brand"
+	"guichet/internal/store"
 )
 
 // Purge deletes the conversations (and their messages) of each brand
@@ -17,10 +18,10 @@ func Purge(ctx context.Context, s *Service, brands []*brand.Brand) (int64, error
 		// Messages first: SQLite enforces the foreign key, PostgreSQL
 		// cascades; both end the same.
 		if _, err := s.DB.Exec(ctx, `DELETE FROM chat_messages WHERE conversation_id IN
-			(SELECT id FROM chat_conversations WHERE brand = ? AND created_at < ?)`, b.ID, ms(cutoff)); err != nil {
+			(SELECT id FROM chat_conversations WHERE brand = ? AND created_at < ?)`, b.ID, store.Millis(cutoff)); err != nil {
 			return n, fmt.Errorf("chat purge %s: %w", b.ID, err)
 		}
-		res, err := s.DB.Exec(ctx, "DELETE FROM chat_conversations WHERE brand = ? AND created_at < ?", b.ID, ms(cutoff))
+		res, err := s.DB.Exec(ctx, "DELETE FROM chat_conversations WHERE brand = ? AND created_at < ?", b.ID, store.Millis(cutoff))
 		if err != nil {
 			return n, fmt.Errorf("chat purge %s: %w", b.ID, err)
 		}

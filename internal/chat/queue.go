@@ -168,7 +168,7 @@ type AgentFigure struct {
 // hours, and per agent their status, active and handled (last 24 hours).
 func (s *Service) Figures(ctx context.Context, p staff.Principal) (Figures, error) {
 	now := s.now()
-	since := ms(now.Add(-24 * time.Hour))
+	since := store.Millis(now.Add(-24 * time.Hour))
 	list, err := s.listConversations(ctx, s.DB, "kind = 'live' AND (status IN ('waiting', 'active') OR accepted_at >= ?)", since)
 	if err != nil {
 		return Figures{}, err
@@ -305,7 +305,7 @@ const SearchLimit = 200
 // same on SQLite and PostgreSQL), created in [from, to), latest first.
 func (s *Service) Search(ctx context.Context, p staff.Principal, q, brandID string, from, to time.Time) ([]Item, error) {
 	where := "created_at >= ? AND created_at < ?"
-	args := []any{ms(from), ms(to)}
+	args := []any{store.Millis(from), store.Millis(to)}
 	brands := p.Brands
 	if brandID != "" {
 		brands = []string{brandID}
@@ -385,7 +385,7 @@ func (s *Service) ReplyOffline(ctx context.Context, p staff.Principal, id, answe
 		return err
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := ms(s.now())
+		now := store.Millis(s.now())
 		c, err := lockConversation(ctx, tx, id, now)
 		if err != nil {
 			return err

@@ -139,7 +139,7 @@ func TestAutoAssignByWaitingSince(t *testing.T) {
 		a2 := e.addStaff("a2", "A2", staff.RoleAgent)
 		e.available(a1, "en")
 		e.available(a2, "en")
-		now := ms(e.Clock.Now())
+		now := store.Millis(e.Clock.Now())
 		late := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,
 			Name: "Handed over late", CreatedAt: now - 600_000, WaitingSince: now - 60_000, UpdatedAt: now}
 		long := Conversation{ID: newID(), Brand: "bna", Province: "on", Language: "en", Kind: KindLive, Status: StatusWaiting,

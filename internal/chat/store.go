@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"guichet/internal/chat/bot"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -167,7 +168,7 @@ func (s *Service) ByVisitor(ctx context.Context, secret string) (Conversation, e
 	if secret == "" || len(secret) > 64 {
 		return Conversation{}, ErrNoConversation
 	}
-	return byVisitor(ctx, s.DB, secretHash(secret))
+	return byVisitor(ctx, s.DB, codes.TokenHash(secret))
 }
 
 func byVisitor(ctx context.Context, q querier, hash string) (Conversation, error) {
@@ -344,7 +345,7 @@ type PollRow struct {
 // ChangedSince are the poll rows of the conversations changed at or after
 // since.
 func (s *Service) ChangedSince(ctx context.Context, since time.Time) ([]PollRow, error) {
-	return s.pollRows(ctx, "updated_at >= ?", ms(since))
+	return s.pollRows(ctx, "updated_at >= ?", store.Millis(since))
 }
 
 // PollRows are the poll rows of the conversations ids (unknown ones left

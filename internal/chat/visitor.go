@@ -13,6 +13,7 @@ import (
 
 	"guichet/internal/brand"
 	"guichet/internal/chat/bot"
+	"guichet/internal/codes"
 	"guichet/internal/notify"
 	"guichet/internal/rules"
 	"guichet/internal/staff"
@@ -119,8 +120,8 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
 	secret := newSecret()
 	c := Conversation{
 		ID: newID(), Brand: in.Brand.ID, Province: in.Province, Language: in.Language, Kind: KindLive, Status: status,
-		VisitorHash: secretHash(secret), Name: name, Topic: topic, Page: page, Roadblock: roadblock,
-		AccountID: in.AccountID, AccountEmail: in.AccountEmail, CreatedAt: ms(now), UpdatedAt: ms(now),
+		VisitorHash: codes.TokenHash(secret), Name: name, Topic: topic, Page: page, Roadblock: roadblock,
+		AccountID: in.AccountID, AccountEmail: in.AccountEmail, CreatedAt: store.Millis(now), UpdatedAt: store.Millis(now),
 	}
 	if status == StatusWaiting {
 		c.WaitingSince = c.CreatedAt
@@ -198,7 +199,7 @@ func (s *Service) Handover(ctx context.Context, id string) (Conversation, error)
 		return c, ErrClosed
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		return s.handoverTx(ctx, tx, b, c.ID, ms(s.now()))
+		return s.handoverTx(ctx, tx, b, c.ID, store.Millis(s.now()))
 	})
 	if err != nil {
 		return c, err
@@ -273,7 +274,7 @@ func (s *Service) VisitorSend(ctx context.Context, id, clientID, body string) (M
 	var stored Message
 	queue := false
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := ms(s.now())
+		now := store.Millis(s.now())
 		c, err := lockLive(ctx, tx, id, now)
 		if err != nil {
 			return err
@@ -313,7 +314,7 @@ func (s *Service) Typing(ctx context.Context, id string, agent bool, on bool) er
 		col = "agent_typing"
 	}
 	res, err := s.DB.Exec(ctx, "UPDATE chat_conversations SET "+col+" = ?, version = version + 1, updated_at = ? WHERE id = ? AND "+
-		col+" <> ? AND status <> 'ended'", boolInt(on), ms(s.now()), id, boolInt(on))
+		col+" <> ? AND status <> 'ended'", boolInt(on), store.Millis(s.now()), id, boolInt(on))
 	if err != nil {
 		return err
 	}
@@ -331,7 +332,7 @@ const visitorSeenEvery = 30 * time.Second
 // most once per visitorSeenEvery: a conditional write that moves neither
 // version nor updated_at, so it wakes nobody.
 func (s *Service) VisitorSeen(ctx context.Context, id string) error {
-	now := ms(s.now())
+	now := store.Millis(s.now())
 	_, err := s.DB.Exec(ctx, "UPDATE chat_conversations SET visitor_seen_at = ? WHERE id = ? AND visitor_seen_at <= ? AND status <> 'ended'",
 		now, id, now-visitorSeenEvery.Milliseconds())
 	return err
@@ -344,7 +345,7 @@ func (s *Service) MarkRead(ctx context.Context, id string, agent bool, seq int64
 		col = "agent_read_seq"
 	}
 	res, err := s.DB.Exec(ctx, "UPDATE chat_conversations SET "+col+" = ?, version = version + 1, updated_at = ? WHERE id = ? AND "+
-		col+" < ? AND last_seq >= ?", seq, ms(s.now()), id, seq, seq)
+		col+" < ? AND last_seq >= ?", seq, store.Millis(s.now()), id, seq, seq)
 	if err != nil {
 		return err
 	}
@@ -395,7 +396,7 @@ func (s *Service) end(ctx context.Context, id string, by staff.Principal, ip str
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		after = nil
 		at := s.now()
-		now := ms(at)
+		now := store.Millis(at)
 		if check != nil {
 			c, err := lockConversation(ctx, tx, id, now)
 			if err != nil {
@@ -443,7 +444,7 @@ const AbandonAfter = 10 * time.Minute
 // for AbandonAfter (at most 500 a run); how many it ended.
 func (s *Service) EndAbandoned(ctx context.Context) (int, error) {
 	rows, err := s.DB.Query(ctx, `SELECT id FROM chat_conversations WHERE status IN ('bot', 'waiting', 'active')
-		AND kind = 'live' AND visitor_seen_at < ? ORDER BY visitor_seen_at LIMIT 500`, ms(s.now().Add(-AbandonAfter)))
+		AND kind = 'live' AND visitor_seen_at < ? ORDER BY visitor_seen_at LIMIT 500`, store.Millis(s.now().Add(-AbandonAfter)))
 	if err != nil {
 		return 0, fmt.Errorf("chat abandoned: %w", err)
 	}
@@ -460,7 +461,7 @@ func (s *Service) EndAbandoned(ctx context.Context) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	cutoff := ms(s.now().Add(-AbandonAfter))
+	cutoff := store.Millis(s.now().Add(-AbandonAfter))
 	n := 0
 	for _, id := range ids {
 		// Re-checked under the lock: a heartbeat since the query keeps it.
@@ -489,7 +490,7 @@ func (s *Service) Rate(ctx context.Context, id string, rating int) error {
 		return InvalidField("rating")
 	}
 	res, err := s.DB.Exec(ctx, "UPDATE chat_conversations SET rating = ?, version = version + 1, updated_at = ? WHERE id = ? AND rating = 0",
-		rating, ms(s.now()), id)
+		rating, store.Millis(s.now()), id)
 	if err != nil {
 		return err
 	}
@@ -512,7 +513,7 @@ func (s *Service) SendTranscript(ctx context.Context, id, email, ip string) erro
 		return err
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		c, err := lockConversation(ctx, tx, id, ms(s.now()))
+		c, err := lockConversation(ctx, tx, id, store.Millis(s.now()))
 		if err != nil {
 			return err
 		}
@@ -584,7 +585,7 @@ func (s *Service) Offline(ctx context.Context, in OfflineInput) (Conversation, e
 	if err := s.limit(ctx, OfflineLimit, in.IP); err != nil {
 		return Conversation{}, err
 	}
-	now := ms(s.now())
+	now := store.Millis(s.now())
 	c := Conversation{ID: newID(), Brand: in.Brand.ID, Province: in.Province, Language: in.Language, Kind: KindOffline,
 		Status: StatusWaiting, Name: name, Email: email, Question: question, Page: page, Roadblock: roadblock,
 		AccountID: in.AccountID, AccountEmail: in.AccountEmail, CreatedAt: now, WaitingSince: now, UpdatedAt: now}

@@ -13,9 +13,7 @@ package cobrowse
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -68,16 +66,6 @@ const (
 
 // StartLimit is the visitor's code sessions per IP.
 var StartLimit = throttle.Rule{Scope: "cobrowse.start", Limit: 10, Window: time.Hour}
-
-// Audit events (staff rows: brand console; visitor rows: the session's brand).
-const (
-	EventStart     = "cobrowse.start"
-	EventConsent   = "cobrowse.consent"
-	EventDecline   = "cobrowse.decline"
-	EventJoin      = "cobrowse.join"
-	EventEnd       = "cobrowse.end"
-	EventForbidden = "console.forbidden"
-)
 
 // Errors of co-browse; the handlers map each to the API's status and
 // error code (errors.go: apiError).
@@ -201,11 +189,6 @@ func (s *Service) notify(ctx context.Context, id string) {
 	}
 }
 
-func secretHash(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
-}
-
 func detail(sess Session, staffID string) string {
 	d := "session=" + sess.ID
 	if sess.ConversationID != "" {
@@ -223,7 +206,7 @@ type Actor struct {
 	IP    string
 }
 
-func (s *Service) audit(ctx context.Context, ex audit.Execer, who Actor, sess Session, event, outcome string) error {
+func (s *Service) audit(ctx context.Context, ex audit.Execer, who Actor, sess Session, event audit.Name, outcome string) error {
 	e := audit.Event{At: s.now(), IP: who.IP, Event: event, Outcome: outcome}
 	if who.Staff.ID != "" {
 		e.Brand, e.AccountID, e.Actor, e.Detail = staff.AuditBrand, who.Staff.ID, who.Staff.Actor(), detail(sess, "")
@@ -243,7 +226,7 @@ func (s *Service) ByVisitor(ctx context.Context, secret string) (Session, error)
 	if secret == "" || len(secret) > 64 {
 		return Session{}, ErrNoSession
 	}
-	sess, err := getSession(ctx, s.DB, "visitor_hash = ? ORDER BY created_at DESC LIMIT 1", secretHash(secret))
+	sess, err := getSession(ctx, s.DB, "visitor_hash = ? ORDER BY created_at DESC LIMIT 1", codes.TokenHash(secret))
 	if errors.Is(err, ErrNotFound) {
 		return sess, ErrNoSession
 	}
@@ -291,7 +274,7 @@ func (s *Service) StartCode(ctx context.Context, b *brand.Brand, language, ip st
 				return err
 			}
 			sess := Session{ID: newSecret(), Brand: b.ID, Language: language, Origin: OriginCode,
-				VisitorHash: secretHash(out.Secret), Status: StatusWaiting, CodeHMAC: codes.HMAC(s.codeKey, code),
+				VisitorHash: codes.TokenHash(out.Secret), Status: StatusWaiting, CodeHMAC: codes.HMAC(s.codeKey, code),
 				CodeExpiresAt: now.Add(CodeTTL).UnixMilli(), CreatedAt: now.UnixMilli(), ConsentAt: now.UnixMilli(),
 				UpdatedAt: now.UnixMilli(), VisitorLeftAt: now.UnixMilli()}
 			ok, err := insert(ctx, tx, sess)
@@ -300,7 +283,7 @@ func (s *Service) StartCode(ctx context.Context, b *brand.Brand, language, ip st
 			}
 			if ok {
 				out.Session, out.Code = sess, code
-				return s.audit(ctx, tx, Actor{IP: ip}, sess, EventStart, "ok")
+				return s.audit(ctx, tx, Actor{IP: ip}, sess, audit.CobrowseStart, "ok")
 			}
 		}
 		return errors.New("cobrowse: no free code")
@@ -356,10 +339,10 @@ func (s *Service) RequestFromChat(ctx context.Context, who Actor, convID string)
 		if _, err := insert(ctx, tx, sess); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, who, sess, EventStart, "ok")
+		return s.audit(ctx, tx, who, sess, audit.CobrowseStart, "ok")
 	})
 	if forbidden {
-		_ = s.audit(context.WithoutCancel(ctx), s.DB, who, Session{ID: "-", ConversationID: convID}, EventForbidden, "forbidden_brand")
+		_ = s.audit(context.WithoutCancel(ctx), s.DB, who, Session{ID: "-", ConversationID: convID}, audit.ConsoleForbidden, "forbidden_brand")
 	}
 	if err != nil {
 		return Session{}, err
@@ -406,12 +389,12 @@ func (s *Service) Consent(ctx context.Context, id, brandID, chatSecret string, a
 		if sess.Status != StatusPending || sess.CreatedAt <= now.Add(-CodeTTL).UnixMilli() {
 			return ErrState
 		}
-		key, event := chat.SystemCobrowseDeclined, EventDecline
+		key, event := chat.SystemCobrowseDeclined, audit.CobrowseDecline
 		if accept {
 			secret = newSecret()
-			key, event = chat.SystemCobrowseAccepted, EventConsent
+			key, event = chat.SystemCobrowseAccepted, audit.CobrowseConsent
 			_, err = tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'active', visitor_hash = ?, consent_at = ?,
-				started_at = ?, visitor_left_at = ?, version = version + 1 WHERE id = ?`, secretHash(secret), now.UnixMilli(),
+				started_at = ?, visitor_left_at = ?, version = version + 1 WHERE id = ?`, codes.TokenHash(secret), now.UnixMilli(),
 				now.UnixMilli(), now.UnixMilli(), id)
 		} else {
 			_, err = tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'declined', ended_at = ?, end_reason = 'declined',
@@ -457,7 +440,7 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		if err := tx.Lock(ctx, "cobrowse.join:"+p.ID); err != nil {
 			return err
 		}
-		fails, nthAt, err := audit.Outcomes(ctx, tx, staff.AuditBrand, p.ID, EventJoin, outcomeInvalidCode,
+		fails, nthAt, err := audit.Outcomes(ctx, tx, staff.AuditBrand, p.ID, audit.CobrowseJoin, outcomeInvalidCode,
 			now.Add(-GuessWindow), MaxCodeGuesses)
 		if err != nil {
 			return err
@@ -465,7 +448,7 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		if fails >= MaxCodeGuesses {
 			// The wait: until the MaxCodeGuesses-th latest wrong guess leaves the window.
 			refusal = &GuessLimitedError{Wait: nthAt.Add(GuessWindow).Sub(now)}
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeRateLimited)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, audit.CobrowseJoin, outcomeRateLimited)
 		}
 		if ValidCode(code) {
 			sess, err = getSession(ctx, tx, "code_hmac = ? AND status = 'waiting' AND code_expires_at > ?",
@@ -475,14 +458,14 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		}
 		if errors.Is(err, ErrNotFound) {
 			refusal = ErrInvalidCode
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeInvalidCode)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, audit.CobrowseJoin, outcomeInvalidCode)
 		}
 		if err != nil {
 			return err
 		}
 		if !p.Serves(sess.Brand) {
 			refusal = ErrForbiddenBrand
-			return s.audit(ctx, tx, who, sess, EventForbidden, "forbidden_brand")
+			return s.audit(ctx, tx, who, sess, audit.ConsoleForbidden, "forbidden_brand")
 		}
 		res, err := tx.Exec(ctx, `UPDATE cobrowse_sessions SET status = 'active', code_hmac = '', agent_id = ?, agent_name = ?,
 			started_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND status = 'waiting' AND code_hmac = ?`,
@@ -492,9 +475,9 @@ func (s *Service) Join(ctx context.Context, who Actor, code string) (Session, er
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			refusal = ErrInvalidCode
-			return s.audit(ctx, tx, who, Session{ID: "-"}, EventJoin, outcomeInvalidCode)
+			return s.audit(ctx, tx, who, Session{ID: "-"}, audit.CobrowseJoin, outcomeInvalidCode)
 		}
-		if err := s.audit(ctx, tx, who, sess, EventJoin, "ok"); err != nil {
+		if err := s.audit(ctx, tx, who, sess, audit.CobrowseJoin, "ok"); err != nil {
 			return err
 		}
 		sess, err = getSession(ctx, tx, "id = ?", sess.ID)
@@ -558,7 +541,7 @@ func (s *Service) endInTx(ctx context.Context, tx *store.Tx, who Actor, sess Ses
 			return false, err
 		}
 	}
-	return true, s.audit(ctx, tx, who, sess, EventEnd, reason)
+	return true, s.audit(ctx, tx, who, sess, audit.CobrowseEnd, reason)
 }
 
 // EndWithConversation is chat's OnEnd hook (internal/app sets it): in the
@@ -709,16 +692,11 @@ func (s *Service) Events(ctx context.Context, id, sender string, after int64, li
 	if err != nil {
 		return nil, fmt.Errorf("cobrowse events: %w", err)
 	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (Event, error) {
 		var e Event
-		if err := rows.Scan(&e.Seq, &e.Sender, &e.Data); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&e.Seq, &e.Sender, &e.Data)
+		return e, err
+	})
 }
 
 // RequestSnapshot asks the visitor's recorder for a full snapshot (a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"guichet/internal/audit"
 	"guichet/internal/chat/chatapi"
 	"slices"
 	"strings"
@@ -84,13 +85,13 @@ func TestCodeSession(t *testing.T) {
 		}
 		// A used code is spent.
 		a.want("POST", "/console/join", `{"code":"`+code+`"}`, 404, codeOf(ErrInvalidCode))
-		for _, ev := range []string{EventStart, EventJoin, EventEnd} {
+		for _, ev := range []audit.Name{audit.CobrowseStart, audit.CobrowseJoin, audit.CobrowseEnd} {
 			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%session="+id+"%") == 0 {
 				t.Fatalf("no %s audit row", ev)
 			}
 		}
 		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND actor = ? AND outcome = 'ok'",
-			EventJoin, p.ID, p.Actor()) != 1 {
+			audit.CobrowseJoin, p.ID, p.Actor()) != 1 {
 			t.Fatal("join not audited with the staff id")
 		}
 		// The socket after the end: 4404.
@@ -246,7 +247,7 @@ func TestChatRequest(t *testing.T) {
 				t.Fatalf("%s transcript shows the session id", lang)
 			}
 		}
-		for _, ev := range []string{EventStart, EventDecline, EventConsent, EventEnd} {
+		for _, ev := range []audit.Name{audit.CobrowseStart, audit.CobrowseDecline, audit.CobrowseConsent, audit.CobrowseEnd} {
 			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail LIKE ?", ev, "%conversation="+convID+"%") == 0 {
 				t.Fatalf("no %s audit row naming the conversation", ev)
 			}
@@ -310,7 +311,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 		_, id, code := e.codeSession()
 		e.agent(intact).want("POST", "/console/join", `{"code":"`+code+`"}`, 403, "FORBIDDEN_BRAND")
 		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail LIKE ?",
-			EventForbidden, intact.ID, "%session="+id+"%") != 1 {
+			audit.ConsoleForbidden, intact.ID, "%session="+id+"%") != 1 {
 			t.Fatal("refusal not audited")
 		}
 		e.agent(belair).want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
@@ -320,7 +321,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 			t.Fatalf("other brand's viewer: close %d, want %d", got, CloseForbidden)
 		}
 		e.agent(intact).want("POST", "/console/sessions/"+id+"/end", "", 403, "FORBIDDEN_BRAND")
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", EventForbidden, intact.ID) != 3 {
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", audit.ConsoleForbidden, intact.ID) != 3 {
 			t.Fatal("viewer and end refusals not audited")
 		}
 		other := e.addStaff("ab2", "belair")
@@ -446,7 +447,7 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 			t.Fatalf("%d events left", n)
 		}
 		if n := e.Count(t, `SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?`,
-			EventEnd, ReasonAgent, p.ID, "%session="+id+" conversation="+convID+"%"); n != 1 {
+			audit.CobrowseEnd, ReasonAgent, p.ID, "%session="+id+" conversation="+convID+"%"); n != 1 {
 			t.Fatalf("%d cobrowse.end audit rows by the agent", n)
 		}
 
@@ -461,7 +462,7 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 			t.Fatalf("pending after the chat's end: %+v", s)
 		}
 		if n := e.Count(t, `SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND ip = ? AND detail LIKE ?`,
-			EventEnd, ReasonVisitor, "203.0.113.9", "%session="+id+"%"); n != 1 {
+			audit.CobrowseEnd, ReasonVisitor, "203.0.113.9", "%session="+id+"%"); n != 1 {
 			t.Fatalf("%d cobrowse.end audit rows with the visitor's address", n)
 		}
 		v := e.visitor("scotia")
@@ -514,7 +515,7 @@ func TestTransferEndsCobrowse(t *testing.T) {
 			}
 		}
 		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND outcome = ? AND account_id = ? AND detail LIKE ?",
-			EventEnd, ReasonAgent, a1.ID, "%session="+id+"%") != 1 {
+			audit.CobrowseEnd, ReasonAgent, a1.ID, "%session="+id+"%") != 1 {
 			t.Error("the end is not audited with the staff member who transferred")
 		}
 		if e.Count(t, "SELECT COUNT(*) FROM chat_messages WHERE conversation_id = ? AND system_key = ?", convID,

@@ -269,7 +269,7 @@ func (h *ConsoleHandler) held(r *http.Request, who Actor) (Session, error) {
 		return s, err
 	}
 	if !who.Staff.Serves(s.Brand) {
-		_ = h.Service.audit(context.WithoutCancel(r.Context()), h.Service.DB, who, s, EventForbidden, "forbidden_brand")
+		_ = h.Service.audit(context.WithoutCancel(r.Context()), h.Service.DB, who, s, audit.ConsoleForbidden, "forbidden_brand")
 		return s, ErrForbiddenBrand
 	}
 	if s.AgentID != who.Staff.ID {
@@ -368,7 +368,7 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) (err err
 		return nil
 	}
 	_ = audit.Record(context.WithoutCancel(r.Context()), h.Service.DB, audit.Event{At: h.Service.now(), Brand: staff.AuditBrand,
-		AccountID: who.Staff.ID, IP: who.IP, Event: EventJoin, Outcome: "viewer", Detail: detail(s, ""), Actor: who.Staff.Actor()})
+		AccountID: who.Staff.ID, IP: who.IP, Event: audit.CobrowseJoin, Outcome: "viewer", Detail: detail(s, ""), Actor: who.Staff.Actor()})
 	if err := h.Service.RequestSnapshot(r.Context(), s.ID); err != nil {
 		_ = conn.Close(websocket.StatusInternalError, "")
 		return nil

@@ -1,8 +1,9 @@
 // Package codes is what every flow that sends a one-time code shares
 // (design.md "Codes"): the server secret kept in the database, the keys
 // derived from it, 6-digit codes from a CSPRNG, random ids, and the HMAC a
-// code (or a mailed PIN) is stored as. Password recovery and registration
-// use it; each keeps its own tables, counters and guess limits.
+// code (or a mailed PIN) is stored as, and the hash a random token is stored
+// as. Password recovery and registration use it; each keeps its own tables,
+// counters and guess limits.
 package codes
 
 import (
@@ -90,6 +91,16 @@ func HMAC(key []byte, parts ...string) string {
 
 // Equal compares two stored HMACs in constant time.
 func Equal(a, b string) bool { return hmac.Equal([]byte(a), []byte(b)) }
+
+// TokenHash is how a random token or secret is stored and looked up:
+// SHA-256, hex. Sessions, login tickets, reset and magic-link tokens, set-up
+// links, OAuth codes, refresh tokens and client secrets, chat and co-browse
+// visitor secrets all carry 128 random bits or more, so a plain hash (no key,
+// no salt) is enough to make a stolen table useless.
+func TokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
 
 // RandomID returns 16 random bytes from rnd, base64url without padding (the
 // shape of every id of the API, api.IDLength).

@@ -31,20 +31,6 @@ type Handler struct {
 	ConsoleOrigin string
 }
 
-// Audit events written by the console (the account package writes its own
-// for disable and enable).
-const (
-	EventView        = "console.customer_view"
-	EventForbidden   = "console.forbidden"
-	EventUnlock      = "console.unlock"
-	EventTemporary   = "console.temporary_password"
-	EventResetEmail  = "console.reset_email"
-	EventInvitation  = "console.invitation"
-	EventImport      = "console.policy_import"
-	EventMaintenance = "console.maintenance"
-	EventAuditExport = "console.audit_export"
-)
-
 // auditBrand is the audit rows' brand of console events that concern no
 // customer's brand.
 const auditBrand = staff.AuditBrand

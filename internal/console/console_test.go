@@ -64,7 +64,7 @@ func TestRolesTimesActions(t *testing.T) {
 							t.Fatalf("refused role answered %d %s", got.Status, got.Body)
 						}
 						rows := e.auditRows(p.Actor())
-						if len(rows) == 0 || rows[len(rows)-1] != console.EventForbidden+" forbidden_role " {
+						if len(rows) == 0 || rows[len(rows)-1] != string(audit.ConsoleForbidden)+" forbidden_role " {
 							t.Fatalf("no audit row of the refusal: %v", rows)
 						}
 						return
@@ -96,7 +96,7 @@ func TestBrandScoping(t *testing.T) {
 				t.Fatalf("%s %s: %d %s", x.method, x.path, got.Status, got.Body)
 			}
 			rows := e.auditRows(agent.Actor())
-			if len(rows) != before+1 || rows[len(rows)-1] != console.EventForbidden+" forbidden_brand "+e.sam.ID {
+			if len(rows) != before+1 || rows[len(rows)-1] != string(audit.ConsoleForbidden)+" forbidden_brand "+e.sam.ID {
 				t.Fatalf("%s %s: audit %v", x.method, x.path, rows)
 			}
 		}
@@ -161,12 +161,12 @@ func TestFreshFactor(t *testing.T) {
 func TestAuditRowPerAction(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		p := e.admin()
-		want := map[string]string{
-			"view": console.EventView, "unlock": console.EventUnlock, "disable": account.EventDisable,
-			"enable": account.EventEnable, "temporary show": console.EventTemporary, "temporary email": console.EventTemporary,
-			"reset email": console.EventResetEmail, "invitation": console.EventInvitation, "import dry run": console.EventImport,
-			"maintenance on": maintenance.EventOn, "maintenance off": maintenance.EventOff, "audit export": console.EventAuditExport,
-			"staff add": staff.EventAdd, "staff disable": staff.EventDisable,
+		want := map[string]audit.Name{
+			"view": audit.ConsoleCustomerView, "unlock": audit.ConsoleUnlock, "disable": audit.AccountDisable,
+			"enable": audit.AccountEnable, "temporary show": audit.ConsoleTemporaryPassword, "temporary email": audit.ConsoleTemporaryPassword,
+			"reset email": audit.ConsoleResetEmail, "invitation": audit.ConsoleInvitation, "import dry run": audit.ConsolePolicyImport,
+			"maintenance on": audit.MaintenanceOn, "maintenance off": audit.MaintenanceOff, "audit export": audit.ConsoleAuditExport,
+			"staff add": audit.StaffAdd, "staff disable": audit.StaffDisable,
 		}
 		for _, c := range e.calls() {
 			before := e.auditRows(p.Actor())
@@ -178,7 +178,7 @@ func TestAuditRowPerAction(t *testing.T) {
 				continue
 			}
 			fresh := after[len(before):]
-			if !slices.ContainsFunc(fresh, func(r string) bool { return strings.HasPrefix(r, want[c.name]+" ") }) {
+			if !slices.ContainsFunc(fresh, func(r string) bool { return strings.HasPrefix(r, string(want[c.name])+" ") }) {
 				t.Fatalf("%s: no %s row with actor %s: %v", c.name, want[c.name], p.Actor(), fresh)
 			}
 		}
@@ -244,7 +244,7 @@ func TestCustomerView(t *testing.T) {
 		if pol := m["policies"].([]any); len(pol) != 1 || pol[0].(map[string]any)["number"] != "BEL1234" {
 			t.Fatalf("policies: %v", pol)
 		}
-		if ev := m["events"].([]any); len(ev) == 0 || ev[0].(map[string]any)["event"] != account.EventAuthentication {
+		if ev := m["events"].([]any); len(ev) == 0 || ev[0].(map[string]any)["event"] != string(audit.LoginAuthentication) {
 			t.Fatalf("events: %v", ev)
 		}
 		e.customerCall("belair", "/api/v1/accounts/"+e.alex.ID+"/authentication", map[string]string{"password": password}).Expect(t, 200, "")
@@ -318,11 +318,11 @@ func TestUnlockDisableEnable(t *testing.T) {
 		}
 		e.customerCall("belair", auth, map[string]string{"password": password}).Expect(t, 200, "")
 		rows := e.auditRows(p.Actor())
-		want := []string{console.EventUnlock + " ok " + e.alex.ID, account.EventDisable + " ok " + e.alex.ID, account.EventEnable + " ok " + e.alex.ID}
+		want := []string{string(audit.ConsoleUnlock) + " ok " + e.alex.ID, string(audit.AccountDisable) + " ok " + e.alex.ID, string(audit.AccountEnable) + " ok " + e.alex.ID}
 		if !slices.Equal(rows, want) {
 			t.Fatalf("audit %v, want %v", rows, want)
 		}
-		if got := e.as(&p, "POST", c+"/unlock", nil); got.Status != 200 || e.auditRows(p.Actor())[3] != console.EventUnlock+" unchanged "+e.alex.ID {
+		if got := e.as(&p, "POST", c+"/unlock", nil); got.Status != 200 || e.auditRows(p.Actor())[3] != string(audit.ConsoleUnlock)+" unchanged "+e.alex.ID {
 			t.Fatalf("unlock of an unlocked account: %d %v", got.Status, e.auditRows(p.Actor()))
 		}
 	})
@@ -461,7 +461,7 @@ leave`, Actor: ""},
 			}
 		}
 		// The export itself is audited.
-		if rows := e.auditRows(p.Actor()); !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, console.EventAuditExport+" ok") }) {
+		if rows := e.auditRows(p.Actor()); !slices.ContainsFunc(rows, func(r string) bool { return strings.HasPrefix(r, string(audit.ConsoleAuditExport)+" ok") }) {
 			t.Fatalf("audit of the export: %v", rows)
 		}
 	})
@@ -472,7 +472,7 @@ func TestPurgeAudit(t *testing.T) {
 		ctx := t.Context()
 		now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 		for i, at := range []time.Time{now.AddDate(0, -24, 0).Add(-time.Millisecond), now.AddDate(0, -24, 0), now.AddDate(0, -1, 0)} {
-			if err := audit.Record(ctx, db, audit.Event{At: at, Brand: "belair", Event: fmt.Sprint("e", i), Outcome: "ok"}); err != nil {
+			if err := audit.Record(ctx, db, audit.Event{At: at, Brand: "belair", Event: audit.Name(fmt.Sprint("e", i)), Outcome: "ok"}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -103,7 +103,7 @@ func detailOf(d Detail) detailJSON {
 		out.OpenRegistrations = append(out.OpenRegistrations, registrationJSON{ID: o.ID, CreatedAt: o.CreatedAt, ExpiresAt: o.ExpiresAt})
 	}
 	for _, e := range d.Events {
-		out.Events = append(out.Events, eventJSON{At: e.At, Event: e.Event, Outcome: e.Outcome, Detail: e.Detail, Actor: e.Actor, IP: e.IP})
+		out.Events = append(out.Events, eventJSON{At: e.At, Event: string(e.Event), Outcome: e.Outcome, Detail: e.Detail, Actor: e.Actor, IP: e.IP})
 	}
 	return out
 }

@@ -87,7 +87,7 @@ func (s *Service) refuse(ctx context.Context, c Caller, b, accountID, outcome st
 	// The refusal stands whether its row is written or not; a failed write
 	// is the database's trouble, reported by the next call.
 	_ = audit.Record(ctx, s.DB, audit.Event{At: s.Now(), Brand: b, AccountID: accountID, IP: c.IP,
-		Event: EventForbidden, Outcome: outcome, Detail: c.Call, Actor: c.Staff.Actor()})
+		Event: audit.ConsoleForbidden, Outcome: outcome, Detail: c.Call, Actor: c.Staff.Actor()})
 }
 
 // record writes an audit row of a console action in ex (the action's

@@ -46,7 +46,7 @@ func (s *Service) Unlock(ctx context.Context, c Caller, a account.Account) (acco
 		if !changed {
 			outcome = "unchanged"
 		}
-		return s.record(ctx, tx, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: EventUnlock, Outcome: outcome})
+		return s.record(ctx, tx, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: audit.ConsoleUnlock, Outcome: outcome})
 	})
 	if err != nil {
 		return a, err
@@ -131,7 +131,7 @@ func (s *Service) TemporaryPassword(ctx context.Context, c Caller, a account.Acc
 				return err
 			}
 		}
-		return s.record(ctx, tx, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: EventTemporary,
+		return s.record(ctx, tx, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: audit.ConsoleTemporaryPassword,
 			Outcome: "ok", Detail: delivery})
 	})
 	if err != nil {
@@ -158,7 +158,7 @@ func (s *Service) ResetEmail(ctx context.Context, c Caller, a account.Account) (
 		Type: account.NotifyResetPassword, IP: c.IP, BaseURL: s.LinkBase(b)}); err != nil {
 		return a, err
 	}
-	if err := s.record(ctx, s.DB, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: EventResetEmail,
+	if err := s.record(ctx, s.DB, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: audit.ConsoleResetEmail,
 		Outcome: "ok"}); err != nil {
 		return a, err
 	}
@@ -177,7 +177,7 @@ func (s *Service) Invitation(ctx context.Context, c Caller, a account.Account, p
 		if err != nil {
 			return err
 		}
-		return s.record(ctx, tx, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: EventInvitation,
+		return s.record(ctx, tx, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: audit.ConsoleInvitation,
 			Outcome: "ok", Detail: source})
 	})
 	if err != nil {

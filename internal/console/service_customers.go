@@ -64,7 +64,7 @@ func phoneDigits(q string) string {
 }
 
 // Events of a successful sign-in.
-var signInEvents = []string{account.EventAuthentication, account.EventSSO}
+var signInEvents = []audit.Name{audit.LoginAuthentication, audit.SSOLogin}
 
 // Detail is the console's view of a customer.
 type Detail struct {
@@ -92,7 +92,7 @@ func (s *Service) View(ctx context.Context, c Caller, a account.Account) (Detail
 	if err != nil {
 		return d, err
 	}
-	err = s.record(ctx, s.DB, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: EventView, Outcome: "ok"})
+	err = s.record(ctx, s.DB, c, audit.Event{Brand: a.Brand, AccountID: a.ID, Event: audit.ConsoleCustomerView, Outcome: "ok"})
 	return d, err
 }
 

@@ -88,7 +88,7 @@ func (s *Service) Import(ctx context.Context, c Caller, body []byte, dryRun bool
 	if dryRun {
 		detail = "dry run: " + detail
 	}
-	err = s.record(ctx, s.DB, c, audit.Event{Brand: auditBrand, Event: EventImport, Outcome: outcome, Detail: detail})
+	err = s.record(ctx, s.DB, c, audit.Event{Brand: auditBrand, Event: audit.ConsolePolicyImport, Outcome: outcome, Detail: detail})
 	return out, err
 }
 
@@ -156,7 +156,7 @@ func (s *Service) AuditExport(ctx context.Context, c Caller, from, to time.Time,
 	if len(brands) > 0 {
 		detail += " " + strings.Join(brands, ",")
 	}
-	if err := s.record(ctx, s.DB, c, audit.Event{Brand: auditBrand, Event: EventAuditExport, Outcome: "ok",
+	if err := s.record(ctx, s.DB, c, audit.Event{Brand: auditBrand, Event: audit.ConsoleAuditExport, Outcome: "ok",
 		Detail: detail}); err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func (h *Handler) AuditExport(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return cut(err)
 		}
-		rec := []string{e.At.Format("2006-01-02T15:04:05.000Z"), e.Brand, e.AccountID, e.IP, e.Event, e.Outcome, e.Detail, e.Actor}
+		rec := []string{e.At.Format("2006-01-02T15:04:05.000Z"), e.Brand, e.AccountID, e.IP, string(e.Event), e.Outcome, e.Detail, e.Actor}
 		if err := cw.Write(rec); err != nil {
 			return cut(err)
 		}

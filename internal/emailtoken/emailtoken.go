@@ -13,10 +13,8 @@ package emailtoken
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -54,13 +52,6 @@ const Length = 43
 // ResetAttempts is how many wrong postal codes or phones a password reset
 // with an email token allows before the token dies (as recovery's tokens).
 const ResetAttempts = 5
-
-// Audit events of this package (never the raw token).
-const (
-	EventIssue   = "token.issue"
-	EventRead    = "token.read"
-	EventConsume = "token.consume"
-)
 
 // Issuers recorded in issued_by.
 const (
@@ -109,12 +100,6 @@ type Token struct {
 // killed by wrong answers, started and not expired.
 func (t Token) Live(now time.Time) bool {
 	return t.UsedAt.IsZero() && t.Attempts < ResetAttempts && now.Before(t.ExpiresAt) && !now.Before(t.StartAt)
-}
-
-// Hash is how a raw token is stored: hex SHA-256.
-func Hash(raw string) string {
-	sum := sha256.Sum256([]byte(raw))
-	return hex.EncodeToString(sum[:])
 }
 
 // WellFormed reports whether raw has the shape of a token: Length
@@ -330,7 +315,7 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO email_tokens (id, token_hash, brand, person_id, source, email, language, issued_by,
 		created_at, start_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, Hash(token), b.ID, p.ID, req.Source, req.Email, language, req.IssuedBy,
+		id, codes.TokenHash(token), b.ID, p.ID, req.Source, req.Email, language, req.IssuedBy,
 		now.UnixMilli(), req.Start.UnixMilli(), expires.UnixMilli())
 	if err != nil {
 		return Issued{}, fmt.Errorf("insert token: %w", err)
@@ -355,7 +340,7 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 		detail += " sent"
 	}
 	return out, audit.Record(ctx, tx, audit.Event{At: now, Brand: b.ID, AccountID: p.AccountID, IP: req.IP,
-		Event: EventIssue, Outcome: "ok", Detail: detail, Actor: req.IssuedBy})
+		Event: audit.TokenIssue, Outcome: "ok", Detail: detail, Actor: req.IssuedBy})
 }
 
 // Template is the invitation email of a source.
@@ -422,7 +407,7 @@ func Lookup(ctx context.Context, q Querier, brand, raw string) (Token, error) {
 	if !WellFormed(raw) {
 		return Token{}, ErrNotFound
 	}
-	t, err := scan(q.QueryRow(ctx, selectToken+" WHERE token_hash = ?", Hash(raw)))
+	t, err := scan(q.QueryRow(ctx, selectToken+" WHERE token_hash = ?", codes.TokenHash(raw)))
 	if err == nil && t.Brand != brand {
 		return Token{}, ErrNotFound
 	}
@@ -464,7 +449,7 @@ func consume(ctx context.Context, tx *store.Tx, t Token, detail string, now time
 		}
 		return ErrUsed
 	}
-	return audit.Record(ctx, tx, audit.Event{At: now, Brand: t.Brand, Event: EventConsume, Outcome: "ok", Detail: detail})
+	return audit.Record(ctx, tx, audit.Event{At: now, Brand: t.Brand, Event: audit.TokenConsume, Outcome: "ok", Detail: detail})
 }
 
 // CountWrong counts a wrong postal code or phone given with the token (a

@@ -11,6 +11,8 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
+	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/emailtoken"
 	"guichet/internal/notify"
 	"guichet/internal/testenv"
@@ -203,7 +205,7 @@ func TestCreateWithToken(t *testing.T) {
 		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%"); n != 0 {
 			t.Fatal("the token is in the audit trail")
 		}
-		for _, ev := range []string{emailtoken.EventIssue, emailtoken.EventRead, emailtoken.EventConsume} {
+		for _, ev := range []audit.Name{audit.TokenIssue, audit.TokenRead, audit.TokenConsume} {
 			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ?", ev) == 0 {
 				t.Errorf("no %s audited", ev)
 			}
@@ -446,7 +448,7 @@ func TestIssue(t *testing.T) {
 			t.Fatalf("link %s, want %s", out.Link, want)
 		}
 		// Only the token's hash is stored.
-		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ? AND id = ?", emailtoken.Hash(out.Token), out.ID) != 1 ||
+		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ? AND id = ?", codes.TokenHash(out.Token), out.ID) != 1 ||
 			e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE token_hash = ?", out.Token) != 0 {
 			t.Fatal("the token is not stored as its hash")
 		}
@@ -487,7 +489,7 @@ func TestAdminAPI(t *testing.T) {
 			m["startDate"] != "2030-01-02T03:04:05Z" || m["expiresAt"] != "2030-01-05T03:04:05Z" {
 			t.Fatalf("%s", a.Body)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = ? AND ip = ?", emailtoken.EventIssue,
+		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = ? AND ip = ?", audit.TokenIssue,
 			emailtoken.IssuedByAdmin, "10.0.0.5") != 1 {
 			t.Fatal("admin issue not audited")
 		}

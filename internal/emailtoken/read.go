@@ -7,6 +7,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
@@ -58,7 +59,7 @@ type Answer struct {
 // (a live token only). The registration the
 // action needs is opened (or the last one reused) in the same transaction.
 func (s *Service) Read(ctx context.Context, rd Read) (Answer, error) {
-	e := audit.Event{Brand: rd.Brand, IP: rd.IP, Event: EventRead}
+	e := audit.Event{Brand: rd.Brand, IP: rd.IP, Event: audit.TokenRead}
 	if err := s.allow(ctx, e); err != nil {
 		return Answer{}, err
 	}
@@ -70,7 +71,7 @@ func (s *Service) Read(ctx context.Context, rd Read) (Answer, error) {
 		// write lock on SQLite), so concurrent reads share one registration:
 		// none is left open that the token does not name.
 		if WellFormed(rd.Token) {
-			if _, err := tx.Exec(ctx, "UPDATE email_tokens SET attempts = attempts WHERE token_hash = ?", Hash(rd.Token)); err != nil {
+			if _, err := tx.Exec(ctx, "UPDATE email_tokens SET attempts = attempts WHERE token_hash = ?", codes.TokenHash(rd.Token)); err != nil {
 				return err
 			}
 		}
@@ -251,7 +252,7 @@ func holderAccount(ctx context.Context, q policy.Reader, p policy.Person) (accou
 // Delete is DELETE /api/v1/tokens/{token}: the brand's token is spent if
 // it was not yet (idempotent); ErrNotFound otherwise.
 func (s *Service) Delete(ctx context.Context, brand, raw, ip string) error {
-	e := audit.Event{Brand: brand, IP: ip, Event: EventConsume, Detail: "delete"}
+	e := audit.Event{Brand: brand, IP: ip, Event: audit.TokenConsume, Detail: "delete"}
 	if err := s.allow(ctx, e); err != nil {
 		return err
 	}

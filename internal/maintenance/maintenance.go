@@ -24,12 +24,6 @@ import (
 // AllBrands is the brand of a window that covers every brand.
 const AllBrands = "*"
 
-// Audit event names.
-const (
-	EventOn  = "maintenance.on"
-	EventOff = "maintenance.off"
-)
-
 // Window is maintenance for one brand (or AllBrands).
 type Window struct {
 	Brand string
@@ -79,7 +73,7 @@ func On(ctx context.Context, db *store.DB, c Change) error {
 		if err != nil {
 			return fmt.Errorf("maintenance on: %w", err)
 		}
-		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: EventOn, Outcome: "ok", Detail: detail, Actor: c.Actor})
+		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: audit.MaintenanceOn, Outcome: "ok", Detail: detail, Actor: c.Actor})
 	})
 }
 
@@ -112,7 +106,7 @@ func Off(ctx context.Context, db *store.DB, c Change) (wasOn bool, err error) {
 		if !wasOn {
 			outcome = "already_off"
 		}
-		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: EventOff, Outcome: outcome, Actor: c.Actor})
+		return audit.Record(ctx, tx, audit.Event{At: c.At, Brand: c.Brand, Event: audit.MaintenanceOff, Outcome: outcome, Actor: c.Actor})
 	})
 	return wasOn, err
 }
@@ -143,21 +137,14 @@ func load(ctx context.Context, q querier) ([]Window, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
-	defer rows.Close()
-	var out []Window
-	for rows.Next() {
+	out, err := store.Collect(rows, func(rows *sql.Rows) (Window, error) {
 		var w Window
 		var since, until int64
-		if err := rows.Scan(&w.Brand, &since, &until); err != nil {
-			return nil, fmt.Errorf("maintenance: %w", err)
-		}
-		w.Since = time.UnixMilli(since).UTC()
-		if until != 0 {
-			w.Until = time.UnixMilli(until).UTC()
-		}
-		out = append(out, w)
-	}
-	if err := rows.Err(); err != nil {
+		err := rows.Scan(&w.Brand, &since, &until)
+		w.Since, w.Until = time.UnixMilli(since).UTC(), store.FromMillis(until)
+		return w, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
 	slices.SortFunc(out, func(a, b Window) int { return strings.Compare(a.Brand, b.Brand) })

@@ -3,11 +3,9 @@ package oidc
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -65,7 +63,7 @@ func (c Client) CheckSecret(secret string) bool {
 	if c.Kind != Confidential || c.secretHash == "" || secret == "" {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(hashSecret(secret)), []byte(c.secretHash)) == 1
+	return subtle.ConstantTimeCompare([]byte(codes.TokenHash(secret)), []byte(c.secretHash)) == 1
 }
 
 // RedirectAllowed reports whether uri is one of the client's redirect URIs,
@@ -194,11 +192,6 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func hashSecret(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
-}
-
 const clientColumns = "id, brand, name, kind, secret_hash, third_party, redirect_uris, backchannel_logout_uri, created_at, disabled_at"
 
 // AddClient registers a client and returns it with its secret (a
@@ -223,7 +216,7 @@ func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Cl
 			return Client{}, "", err
 		}
 		secret = base64.RawURLEncoding.EncodeToString(b[:])
-		c.secretHash = hashSecret(secret)
+		c.secretHash = codes.TokenHash(secret)
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		if _, err := tx.Exec(ctx, "INSERT INTO oidc_clients ("+clientColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
@@ -231,7 +224,7 @@ func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Cl
 			c.BackchannelLogoutURI, c.CreatedAt.UnixMilli()); err != nil {
 			return fmt.Errorf("add client: %w", err)
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: c.Brand, Event: EventClientAdd, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: c.Brand, Event: audit.OIDCClientAdd, Outcome: "ok",
 			Detail: "client:" + c.ID, Actor: actor})
 	})
 	if err != nil {
@@ -281,7 +274,7 @@ func (s *Service) DisableClient(ctx context.Context, id, actor string) error {
 		if _, err := tx.Exec(ctx, "UPDATE oidc_clients SET disabled_at = ? WHERE id = ?", now.UnixMilli(), id); err != nil {
 			return fmt.Errorf("disable client: %w", err)
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: brand, Event: EventClientDisable, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: brand, Event: audit.OIDCClientDisable, Outcome: "ok",
 			Detail: "client:" + id, Actor: actor})
 	})
 }

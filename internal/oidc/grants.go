@@ -3,10 +3,8 @@ package oidc
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,25 +75,6 @@ type Grant struct {
 
 func words(s string) []string { return strings.Fields(s) }
 
-func ms(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-func fromMS(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
-
-func sha(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
-
 // CreateAuthRequest stores a request the provider has checked (client,
 // redirect URI, PKCE) and returns it with its id and expiry.
 func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthRequest, error) {
@@ -105,7 +84,7 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 	}
 	now := s.Now()
 	a.ID, a.AccountID, a.AuthTime, a.AMR = id, "", time.Time{}, nil
-	a.CreatedAt, a.ExpiresAt = fromMS(now.UnixMilli()), fromMS(now.Add(AuthRequestTTL).UnixMilli())
+	a.CreatedAt, a.ExpiresAt = store.FromMillis(now.UnixMilli()), store.FromMillis(now.Add(AuthRequestTTL).UnixMilli())
 	maxAge := int64(-1)
 	if a.MaxAge >= 0 {
 		maxAge = int64(a.MaxAge / time.Second)
@@ -115,7 +94,7 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.Brand, a.Issuer, a.ClientID, a.RedirectURI, strings.Join(a.Scopes, " "), a.State, a.Nonce, a.ResponseMode,
 		a.CodeChallenge, a.CodeChallengeMethod, strings.Join(a.Prompt, " "), maxAge, a.LoginHint, strings.Join(a.UILocales, " "),
-		ms(a.CreatedAt), ms(a.ExpiresAt))
+		store.Millis(a.CreatedAt), store.Millis(a.ExpiresAt))
 	if err != nil {
 		return AuthRequest{}, fmt.Errorf("authorization request: %w", err)
 	}
@@ -139,7 +118,7 @@ func scanRequest(sc scanner, extra ...any) (AuthRequest, error) {
 	if maxAge >= 0 {
 		a.MaxAge = time.Duration(maxAge) * time.Second
 	}
-	a.AuthTime, a.CreatedAt, a.ExpiresAt = fromMS(authTime), fromMS(created), fromMS(expires)
+	a.AuthTime, a.CreatedAt, a.ExpiresAt = store.FromMillis(authTime), store.FromMillis(created), store.FromMillis(expires)
 	return a, nil
 }
 
@@ -165,14 +144,14 @@ func (s *Service) CompleteAuthRequest(ctx context.Context, id, accountID string,
 			return err
 		}
 		res, err := tx.Exec(ctx, "UPDATE oidc_auth_requests SET account_id = ?, auth_time = ?, amr = ? WHERE id = ? AND account_id = ''",
-			accountID, ms(authTime), strings.Join(amr, " "), id)
+			accountID, store.Millis(authTime), strings.Join(amr, " "), id)
 		if err != nil {
 			return fmt.Errorf("complete authorization request: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
 			return ErrRequestNotFound
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: a.Brand, AccountID: accountID, Event: EventAuthorize, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: a.Brand, AccountID: accountID, Event: audit.OIDCAuthorize, Outcome: "ok",
 			Detail: "client:" + a.ClientID})
 	})
 }
@@ -181,7 +160,7 @@ func (s *Service) CompleteAuthRequest(ctx context.Context, id, accountID string,
 // completed request; it must be traded within CodeTTL.
 func (s *Service) SaveCode(ctx context.Context, id, code string) error {
 	res, err := s.DB.Exec(ctx, "UPDATE oidc_auth_requests SET code_hash = ?, code_at = ? WHERE id = ? AND account_id <> '' AND code_hash = '' AND expires_at > ?",
-		sha(code), s.Now().UnixMilli(), id, s.Now().UnixMilli())
+		codes.TokenHash(code), s.Now().UnixMilli(), id, s.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("save code: %w", err)
 	}
@@ -206,7 +185,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 		now := s.Now()
 		var codeAt, exchangedAt int64
 		var err error
-		a, err = scanRequest(tx.QueryRow(ctx, "SELECT "+requestColumns+", code_at, exchanged_at FROM oidc_auth_requests WHERE code_hash = ?", sha(code)),
+		a, err = scanRequest(tx.QueryRow(ctx, "SELECT "+requestColumns+", code_at, exchanged_at FROM oidc_auth_requests WHERE code_hash = ?", codes.TokenHash(code)),
 			&codeAt, &exchangedAt)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -215,7 +194,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 			return err
 		case exchangedAt != 0:
 			// The revocation commits; the caller is refused all the same.
-			return s.revoke(ctx, tx, s.grantOf(a, now), EventCodeReuse, now)
+			return s.revoke(ctx, tx, s.grantOf(a, now), audit.OIDCCodeReuse, now)
 		case now.Sub(time.UnixMilli(codeAt)) >= CodeTTL:
 			return nil
 		}
@@ -239,7 +218,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 // grantOf is the grant a completed request starts.
 func (s *Service) grantOf(a AuthRequest, now time.Time) Grant {
 	return Grant{ID: a.ID, Brand: a.Brand, ClientID: a.ClientID, AccountID: a.AccountID, Subject: s.Subject(a.Brand, a.AccountID), Issuer: a.Issuer,
-		Scopes: a.Scopes, AuthTime: a.AuthTime, AMR: a.AMR, CreatedAt: fromMS(now.UnixMilli()), ExpiresAt: fromMS(now.Add(GrantTTL).UnixMilli())}
+		Scopes: a.Scopes, AuthTime: a.AuthTime, AMR: a.AMR, CreatedAt: store.FromMillis(now.UnixMilli()), ExpiresAt: store.FromMillis(now.Add(GrantTTL).UnixMilli())}
 }
 
 // StartGrant records the grant of a traded request and, when refresh is
@@ -257,7 +236,7 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 		g = s.grantOf(a, now)
 		res, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, issuer, scopes, auth_time, amr, created_at, expires_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, g.Issuer, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "), ms(g.CreatedAt), ms(g.ExpiresAt))
+			g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, g.Issuer, strings.Join(g.Scopes, " "), store.Millis(g.AuthTime), strings.Join(g.AMR, " "), store.Millis(g.CreatedAt), store.Millis(g.ExpiresAt))
 		if err != nil {
 			return fmt.Errorf("start grant: %w", err)
 		}
@@ -269,7 +248,7 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 				return err
 			}
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: EventToken, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: audit.OIDCToken, Outcome: "ok",
 			Detail: "client:" + g.ClientID})
 	})
 	if err != nil {
@@ -284,7 +263,7 @@ func newRefreshToken(ctx context.Context, tx *store.Tx, grantID string, now time
 		return "", err
 	}
 	token := base64.RawURLEncoding.EncodeToString(b[:])
-	if _, err := tx.Exec(ctx, "INSERT INTO oidc_refresh_tokens (token_hash, grant_id, created_at) VALUES (?, ?, ?)", sha(token), grantID, now.UnixMilli()); err != nil {
+	if _, err := tx.Exec(ctx, "INSERT INTO oidc_refresh_tokens (token_hash, grant_id, created_at) VALUES (?, ?, ?)", codes.TokenHash(token), grantID, now.UnixMilli()); err != nil {
 		return "", fmt.Errorf("refresh token: %w", err)
 	}
 	return token, nil
@@ -300,7 +279,7 @@ func scanGrant(sc scanner, extra ...any) (Grant, error) {
 		return Grant{}, err
 	}
 	g.Scopes, g.AMR = words(scopes), words(amr)
-	g.AuthTime, g.CreatedAt, g.ExpiresAt, g.RevokedAt = fromMS(authTime), fromMS(created), fromMS(expires), fromMS(revoked)
+	g.AuthTime, g.CreatedAt, g.ExpiresAt, g.RevokedAt = store.FromMillis(authTime), store.FromMillis(created), store.FromMillis(expires), store.FromMillis(revoked)
 	return g, nil
 }
 
@@ -332,7 +311,7 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		var usedAt int64
 		var err error
 		g, err = scanGrant(tx.QueryRow(ctx, "SELECT "+grantColumns+", t.used_at FROM oidc_refresh_tokens t JOIN oidc_grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
-			sha(token)), &usedAt)
+			codes.TokenHash(token)), &usedAt)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil
@@ -341,19 +320,19 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		case !g.live(now):
 			return nil
 		case usedAt != 0:
-			return s.revoke(ctx, tx, g, EventRefreshReuse, now)
+			return s.revoke(ctx, tx, g, audit.OIDCRefreshReuse, now)
 		}
-		res, err := tx.Exec(ctx, "UPDATE oidc_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), sha(token))
+		res, err := tx.Exec(ctx, "UPDATE oidc_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), codes.TokenHash(token))
 		if err != nil {
 			return fmt.Errorf("rotate refresh token: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return s.revoke(ctx, tx, g, EventRefreshReuse, now)
+			return s.revoke(ctx, tx, g, audit.OIDCRefreshReuse, now)
 		}
 		if next, err = newRefreshToken(ctx, tx, g.ID, now); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: EventRefresh, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: audit.OIDCRefresh, Outcome: "ok",
 			Detail: "client:" + g.ClientID})
 	})
 	if err != nil {
@@ -376,7 +355,7 @@ func (s *Service) RevokeGrant(ctx context.Context, id string) error {
 		if err != nil || !g.RevokedAt.IsZero() {
 			return err
 		}
-		return s.revoke(ctx, tx, g, EventRevoke, s.Now())
+		return s.revoke(ctx, tx, g, audit.OIDCRevoke, s.Now())
 	})
 }
 
@@ -394,7 +373,7 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 		return nil, err
 	}
 	for _, g := range live {
-		if err := s.revoke(ctx, tx, g, EventRevoke, now); err != nil {
+		if err := s.revoke(ctx, tx, g, audit.OIDCRevoke, now); err != nil {
 			return nil, err
 		}
 	}
@@ -404,11 +383,11 @@ func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID str
 // revoke marks a grant revoked, creating it revoked when its first trade
 // has not stored it yet (then StartGrant finds it and starts nothing), and
 // audits why.
-func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event string, now time.Time) error {
+func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event audit.Name, now time.Time) error {
 	if _, err := tx.Exec(ctx, `INSERT INTO oidc_grants (id, brand, client_id, account_id, subject, issuer, scopes, auth_time, amr, created_at, expires_at, revoked_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET revoked_at = excluded.revoked_at WHERE oidc_grants.revoked_at = 0`,
-		g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, g.Issuer, strings.Join(g.Scopes, " "), ms(g.AuthTime), strings.Join(g.AMR, " "),
-		ms(g.CreatedAt), ms(g.ExpiresAt), now.UnixMilli()); err != nil {
+		g.ID, g.Brand, g.ClientID, g.AccountID, g.Subject, g.Issuer, strings.Join(g.Scopes, " "), store.Millis(g.AuthTime), strings.Join(g.AMR, " "),
+		store.Millis(g.CreatedAt), store.Millis(g.ExpiresAt), now.UnixMilli()); err != nil {
 		return fmt.Errorf("revoke grant: %w", err)
 	}
 	return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: event, Outcome: "revoked",

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/audit"
 	"guichet/internal/oidc"
 	"guichet/internal/store"
 	"guichet/internal/testenv"
@@ -120,7 +121,7 @@ func TestCodeIsTradedOnce(t *testing.T) {
 		if _, _, err := s.RotateRefresh(t.Context(), refresh); !errors.Is(err, oidc.ErrInvalidGrant) {
 			t.Fatalf("the refresh token outlived the code's reuse: %v", err)
 		}
-		want := []string{oidc.EventAuthorize + " ok", oidc.EventToken + " ok", oidc.EventCodeReuse + " revoked"}
+		want := []string{string(audit.OIDCAuthorize) + " ok", string(audit.OIDCToken) + " ok", string(audit.OIDCCodeReuse) + " revoked"}
 		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, want) {
 			t.Fatalf("audit %v", got)
 		}
@@ -187,11 +188,11 @@ func TestRefreshTokensRotate(t *testing.T) {
 			t.Fatalf("the latest token outlived the reuse: %v", err)
 		}
 		// Every sign-in, token and refresh is audited, then the reuse.
-		want := []string{oidc.EventAuthorize + " ok", oidc.EventToken + " ok"}
+		want := []string{string(audit.OIDCAuthorize) + " ok", string(audit.OIDCToken) + " ok"}
 		for range 4 {
-			want = append(want, oidc.EventRefresh+" ok")
+			want = append(want, string(audit.OIDCRefresh)+" ok")
 		}
-		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, append(want, oidc.EventRefreshReuse+" revoked")) {
+		if got := e.Audit(t, "acct-1", "oidc."); !slices.Equal(got, append(want, string(audit.OIDCRefreshReuse)+" revoked")) {
 			t.Fatalf("audit %v", got)
 		}
 		for _, bad := range []string{"", "nope", string(make([]byte, 600))} {
@@ -273,7 +274,7 @@ func TestRevokeAccountAndGrant(t *testing.T) {
 				t.Fatalf("grant %s is live: %v", g.ID, err)
 			}
 		}
-		if n := len(e.Audit(t, "acct-1", oidc.EventRevoke)); n != 3 {
+		if n := len(e.Audit(t, "acct-1", string(audit.OIDCRevoke))); n != 3 {
 			t.Fatalf("%d revocation rows, want 3", n)
 		}
 	})

@@ -127,7 +127,7 @@ func (s *Service) addKey(ctx context.Context, tx *store.Tx, brand string, alg jo
 		kid, brand, string(alg), sealed, string(pub), now.UnixMilli()); err != nil {
 		return fmt.Errorf("add key: %w", err)
 	}
-	return audit.Record(ctx, tx, audit.Event{At: now, Brand: brand, Event: EventKeysRotate, Outcome: "ok",
+	return audit.Record(ctx, tx, audit.Event{At: now, Brand: brand, Event: audit.OIDCKeysRotate, Outcome: "ok",
 		Detail: string(alg) + " " + kid, Actor: actor})
 }
 

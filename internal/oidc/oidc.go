@@ -25,21 +25,6 @@ import (
 // when GUICHET_OIDC_KEY is not set.
 const secretName = "oidc"
 
-// Audit events of this package: operators' (Actor "cli" or "staff:<id>")
-// and grants' (no actor: a client's calls, a customer's sign-out).
-const (
-	EventClientAdd     = "oidc.client_add"
-	EventClientDisable = "oidc.client_disable"
-	EventKeysRotate    = "oidc.keys_rotate"
-	EventCodeReuse     = "oidc.code_reuse"
-	EventRefreshReuse  = "oidc.refresh_reuse"
-	EventRevoke        = "oidc.revoke"
-	EventAuthorize     = "oidc.authorize"
-	EventToken         = "oidc.token"
-	EventRefresh       = "oidc.refresh"
-	EventLogout        = "oidc.logout"
-)
-
 // Domain errors; the callers (the CLI, the console, the provider's
 // endpoints) map them.
 var (

@@ -10,6 +10,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/sync/errgroup"
 
+	"guichet/internal/audit"
 	"guichet/internal/oidc"
 	"guichet/internal/testenv"
 )
@@ -54,7 +55,7 @@ func TestAddClient(t *testing.T) {
 			t.Fatal("the secret is stored in clear")
 		}
 		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = 'cli' AND detail = ? AND detail NOT LIKE ?",
-			oidc.EventClientAdd, "client:"+c.ID, "%"+secret+"%"); n != 1 {
+			audit.OIDCClientAdd, "client:"+c.ID, "%"+secret+"%"); n != 1 {
 			t.Fatalf("%d audit rows", n)
 		}
 
@@ -173,7 +174,7 @@ func TestClientsAndDisable(t *testing.T) {
 		if err := s.DisableClient(t.Context(), claims.ID, "staff:7"); err != nil {
 			t.Fatal(err)
 		}
-		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = 'staff:7'", oidc.EventClientDisable); n != 1 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = 'staff:7'", audit.OIDCClientDisable); n != 1 {
 			t.Fatalf("%d audit rows for one disable", n)
 		}
 		if err := s.DisableClient(t.Context(), "nope", "cli"); !errors.Is(err, oidc.ErrUnknownClient) {
@@ -281,7 +282,7 @@ func TestSigningKeysRotate(t *testing.T) {
 		if got := kids(t, s, "belair"); len(got) != 4 {
 			t.Fatalf("forced rotation: %v", got)
 		}
-		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND brand = 'belair'", oidc.EventKeysRotate); n != 6 {
+		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND brand = 'belair'", audit.OIDCKeysRotate); n != 6 {
 			t.Fatalf("%d rotation audit rows, want 6", n)
 		}
 		if _, err := s.EnsureKeys(t.Context(), "acme", "cli"); !errors.Is(err, oidc.ErrUnknownBrand) {

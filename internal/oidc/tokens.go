@@ -8,6 +8,8 @@ import (
 	"errors"
 	"strings"
 
+	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -42,7 +44,7 @@ func (s *Service) RefreshGrant(ctx context.Context, token string) (Grant, error)
 		return Grant{}, ErrInvalidGrant
 	}
 	g, err := scanGrant(s.DB.QueryRow(ctx, "SELECT "+grantColumns+" FROM oidc_refresh_tokens t JOIN oidc_grants g ON g.id = t.grant_id WHERE t.token_hash = ? AND t.used_at = 0",
-		sha(token)))
+		codes.TokenHash(token)))
 	if errors.Is(err, sql.ErrNoRows) || err == nil && !g.live(s.Now()) {
 		return Grant{}, ErrInvalidGrant
 	}
@@ -65,7 +67,7 @@ func (s *Service) RevokeSubject(ctx context.Context, brand, clientID, subject st
 			return err
 		}
 		for _, g := range live {
-			if err := s.revoke(ctx, tx, g, EventLogout, now); err != nil {
+			if err := s.revoke(ctx, tx, g, audit.OIDCLogout, now); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,10 @@ package policy
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+
+	"guichet/internal/store"
 )
 
 // What the staff console reads of policies and insured people
@@ -27,14 +30,9 @@ func staffIDs(ctx context.Context, q Querier, query string, args ...any) ([]stri
 	if err != nil {
 		return nil, fmt.Errorf("policy ids: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (string, error) {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+		err := rows.Scan(&id)
+		return id, err
+	})
 }

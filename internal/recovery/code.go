@@ -37,7 +37,7 @@ type Started struct {
 // die. An unknown email gets a decoy: the same answer, the same work, a code
 // that never matches and no email.
 func (s *Service) RequestReset(ctx context.Context, req Request) (Started, error) {
-	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: EventRequest}
+	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: audit.RecoveryRequest}
 	if err := s.allow(ctx, s.Limits.Request, e); err != nil {
 		return Started{}, err
 	}
@@ -119,7 +119,7 @@ type ResendRequest struct {
 // Resend replaces the request's code with a new one (a new validation id;
 // the old code dies) and emails it, at most MaxResends times per request.
 func (s *Service) Resend(ctx context.Context, req ResendRequest) (Started, error) {
-	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: EventResend}
+	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: audit.RecoveryResend}
 	if err := s.allow(ctx, s.Limits.Resend, e); err != nil {
 		return Started{}, err
 	}
@@ -292,7 +292,7 @@ type Verified struct {
 // CodeGuesses-th wrong one kills the code (ErrCodeExceeded), as does the
 // account's GuessesPerAccount-th wrong code of the day.
 func (s *Service) Verify(ctx context.Context, req VerifyRequest) (Verified, error) {
-	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: EventVerify}
+	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: audit.RecoveryVerify}
 	if err := s.allow(ctx, s.Limits.Verify, e); err != nil {
 		return Verified{}, err
 	}
@@ -405,7 +405,7 @@ func deadOutcome(err error) string {
 // code's, so /reset works the same way whichever proof of email brought the
 // visitor there.
 func (s *Service) ExchangeLink(ctx context.Context, brand, link, ip string) (Verified, error) {
-	e := audit.Event{Brand: brand, IP: ip, Event: EventLink}
+	e := audit.Event{Brand: brand, IP: ip, Event: audit.RecoveryLink}
 	if err := s.allow(ctx, s.Limits.Verify, e); err != nil {
 		return Verified{}, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/emailtoken"
 	"guichet/internal/notify"
 	"guichet/internal/rules"
@@ -47,7 +48,7 @@ func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.A
 		return account.Account{}, err
 	}
 	defer release()
-	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: EventPassword, Detail: "token"}
+	e := audit.Event{Brand: req.Brand, IP: req.IP, Event: audit.RecoveryPassword, Detail: "token"}
 	if err := s.allow(ctx, s.Limits.Password, e); err != nil {
 		return account.Account{}, err
 	}
@@ -185,7 +186,7 @@ func (s *Service) wrongIdentity(ctx context.Context, token string, e audit.Event
 		var attempts int
 		err := tx.QueryRow(ctx, `UPDATE recovery_tokens SET attempts = attempts + 1
 			WHERE token_hash = ? AND used_at = 0 AND attempts < ? AND expires_at > ? RETURNING attempts`,
-			tokenHash(token), TokenAttempts, now.UnixMilli()).Scan(&attempts)
+			codes.TokenHash(token), TokenAttempts, now.UnixMilli()).Scan(&attempts)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			e.Outcome, answer = "invalid_token", ErrTokenInvalid
@@ -209,7 +210,7 @@ func (s *Service) wrongIdentity(ctx context.Context, token string, e audit.Event
 // one transaction.
 func (s *Service) wrongPhone(ctx context.Context, token, accountID string, e audit.Event) error {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, "UPDATE recovery_tokens SET attempts = ? WHERE token_hash = ?", TokenAttempts, tokenHash(token)); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE recovery_tokens SET attempts = ? WHERE token_hash = ?", TokenAttempts, codes.TokenHash(token)); err != nil {
 			return fmt.Errorf("kill token: %w", err)
 		}
 		return account.LockForWrongPhone(ctx, tx, accountID, e, s.Now())
@@ -258,7 +259,7 @@ func (s *Service) ResetWithTemporary(ctx context.Context, req TemporaryReset) (a
 	if err != nil {
 		return account.Account{}, err
 	}
-	e := audit.Event{Brand: req.Brand, AccountID: req.ID, IP: req.IP, Event: EventPassword, Detail: "temporary"}
+	e := audit.Event{Brand: req.Brand, AccountID: req.ID, IP: req.IP, Event: audit.RecoveryPassword, Detail: "temporary"}
 	var done account.Account
 	err = s.Accounts.ResetWithTemporary(ctx, req.Brand, req.ID, req.TempPassword, password, req.IP,
 		func(tx *store.Tx, cur account.Account) error {

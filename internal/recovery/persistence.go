@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -147,7 +148,7 @@ func (s *Service) issueToken(ctx context.Context, tx *store.Tx, brand, accountID
 		return "", fmt.Errorf("revoke reset tokens: %w", err)
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO recovery_tokens (token_hash, account_id, brand, source, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, tokenHash(token), accountID, brand, source, now.UnixMilli(), now.Add(TokenTTL).UnixMilli())
+		VALUES (?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), accountID, brand, source, now.UnixMilli(), now.Add(TokenTTL).UnixMilli())
 	if err != nil {
 		return "", fmt.Errorf("issue reset token: %w", err)
 	}
@@ -177,7 +178,7 @@ func findToken(ctx context.Context, q querier, token string) (tokenRow, error) {
 	}
 	var t tokenRow
 	err := q.QueryRow(ctx, "SELECT account_id, brand, attempts, expires_at, used_at FROM recovery_tokens WHERE token_hash = ?",
-		tokenHash(token)).Scan(&t.accountID, &t.brand, &t.attempts, &t.expiresAt, &t.usedAt)
+		codes.TokenHash(token)).Scan(&t.accountID, &t.brand, &t.attempts, &t.expiresAt, &t.usedAt)
 	if err != nil {
 		return tokenRow{}, store.NotFound(err)
 	}
@@ -189,7 +190,7 @@ func findToken(ctx context.Context, q querier, token string) (tokenRow, error) {
 func consumeToken(ctx context.Context, tx *store.Tx, brand, accountID, token string, now time.Time) error {
 	res, err := tx.Exec(ctx, `UPDATE recovery_tokens SET used_at = ?
 		WHERE token_hash = ? AND account_id = ? AND brand = ? AND used_at = 0 AND attempts < ? AND expires_at > ?`,
-		now.UnixMilli(), tokenHash(token), accountID, brand, TokenAttempts, now.UnixMilli())
+		now.UnixMilli(), codes.TokenHash(token), accountID, brand, TokenAttempts, now.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("consume reset token: %w", err)
 	}

@@ -17,7 +17,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -82,16 +81,6 @@ func DefaultLimits() Limits {
 		GuessesPerAccount: 20,
 	}
 }
-
-// Audit event names written by this package (account writes its own
-// "password.set" too).
-const (
-	EventRequest  = "recovery.request"
-	EventResend   = "recovery.resend"
-	EventVerify   = "recovery.verify"
-	EventLink     = "recovery.link"
-	EventPassword = "recovery.password"
-)
 
 // Domain errors; handler.go maps them to the API's statuses once.
 var (
@@ -206,13 +195,6 @@ func (s *Service) randomID() (string, error) { return codes.RandomID(s.Rand) }
 
 // newCode returns 6 uniformly random digits from s.Rand.
 func (s *Service) newCode() (string, error) { return codes.New(s.Rand) }
-
-// tokenHash is how reset tokens are stored: they carry 128 random bits, so
-// SHA-256 alone makes a stolen table useless.
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
 
 // allow applies a per-client rule to e.IP (by throttle.ClientKey), auditing
 // a refusal with the full address.

@@ -42,7 +42,7 @@ type Found struct {
 // the answer is Registered; otherwise a registration starts with the
 // options what is on file allows.
 func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
-	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: EventFind}
+	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: audit.RegistrationFind}
 	if err := s.allow(ctx, s.Limits.FindPerIP, throttle.ClientKey(in.IP), e); err != nil {
 		return Found{}, err
 	}
@@ -178,7 +178,7 @@ type Step struct {
 // Validate runs one validation call (spec §4.2 "Choosing an option", "Code
 // submission", "Email submission").
 func (s *Service) Validate(ctx context.Context, v Validation) (Step, error) {
-	e := audit.Event{Brand: v.Brand, IP: v.IP, Event: EventVerify}
+	e := audit.Event{Brand: v.Brand, IP: v.IP, Event: audit.RegistrationVerify}
 	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(v.IP), e); err != nil {
 		return Step{}, err
 	}
@@ -212,7 +212,7 @@ func (s *Service) Validate(ctx context.Context, v Validation) (Step, error) {
 // send sends (or resends) a code by the option: EMAIL and SMS from the
 // identified state, ask-email-code to the email submitted.
 func (s *Service) send(ctx context.Context, r registration, o Option, ip string) (Step, error) {
-	e := audit.Event{Brand: r.brand, IP: ip, Event: EventSend, Detail: o.Method}
+	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationSend, Detail: o.Method}
 	var out Step
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -285,7 +285,7 @@ func (s *Service) issue(ctx context.Context, tx *store.Tx, next *registration, o
 		return "", nil, err
 	}
 	if wait > 0 {
-		e.Outcome, e.Detail = eventOutcomeLimit, s.Limits.SendsPerPerson.Scope
+		e.Outcome, e.Detail = outcomeRateLimited, s.Limits.SendsPerPerson.Scope
 		return "", &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}, s.record(ctx, tx, *e)
 	}
 	if code, err = fresh(s.Rand); err != nil {
@@ -383,7 +383,7 @@ type guess struct {
 // left), a right one moves the registration on (verified), once.
 func (s *Service) check(ctx context.Context, r registration, ip, detail string,
 	judge func(*store.Tx, registration, time.Time) (guess, error)) (Step, error) {
-	e := audit.Event{Brand: r.brand, IP: ip, Event: EventVerify, Detail: detail}
+	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationVerify, Detail: detail}
 	var out Step
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -519,7 +519,7 @@ func (s *Service) verified(ctx context.Context, tx *store.Tx, cur registration, 
 // (ask-password).
 func (s *Service) submitEmail(ctx context.Context, r registration, email string, v Validation) (Step, error) {
 	ip := v.IP
-	e := audit.Event{Brand: r.brand, IP: ip, Event: EventEmail}
+	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationEmail}
 	var out Step
 	var answer error
 	sent := false
@@ -631,7 +631,7 @@ func (s *Service) link(ctx context.Context, c account.Credentials, id string, in
 	err = s.Accounts.SignInWithPassword(ctx, c,
 		func(tx *store.Tx, a account.Account) error {
 			now := s.Now()
-			e := audit.Event{Brand: brand, AccountID: a.ID, IP: ip, Event: EventLink}
+			e := audit.Event{Brand: brand, AccountID: a.ID, IP: ip, Event: audit.RegistrationLink}
 			cur, err := load(ctx, tx, brand, id)
 			if err != nil {
 				return err
@@ -693,7 +693,7 @@ type txStep func(ctx context.Context, tx *store.Tx, p policy.Person, now time.Ti
 // others get ErrState. A refused password counts (CreateTries, then
 // ErrCreateTries).
 func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
-	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: EventCreate}
+	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: audit.RegistrationCreate}
 	ctx, release, err := s.Accounts.Hasher.Admit(ctx)
 	if err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
+	"guichet/internal/audit"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
 	"guichet/internal/identity"
@@ -174,7 +175,7 @@ func TestEmailLink(t *testing.T) {
 			e.value(id, l.validation, strings.Repeat("C", emailtoken.Length)).Expect(t, 400, "")
 			e.value(id, l.validation, l.token).Expect(t, 200, "")
 			rows, err := e.DB.Query(t.Context(), "SELECT event, outcome, detail FROM audit_events WHERE event = ? OR event = ?",
-				registration.EventEmail, registration.EventVerify)
+				audit.RegistrationEmail, audit.RegistrationVerify)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,17 +35,8 @@ const (
 	CreateTries = 5
 )
 
-// Audit event names written by this package.
-const (
-	EventFind         = "registration.find"
-	EventSend         = "registration.send"
-	EventVerify       = "registration.verify"
-	EventEmail        = "registration.email"
-	EventLink         = "registration.link"
-	EventCreate       = "registration.create"
-	EventWrongPhone   = "registration.wrong_phone"
-	eventOutcomeLimit = "rate_limited"
-)
+// outcomeRateLimited is the audit outcome of a call over a rate limit.
+const outcomeRateLimited = "rate_limited"
 
 // Domain errors; handler.go maps them to the API's statuses once.
 var (
@@ -123,7 +114,7 @@ func New(ctx context.Context, accounts *account.Service) (*Service, error) {
 // allow applies a rule to subject, auditing a refusal.
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, subject string, e audit.Event) error {
 	return s.Limiter.Guard(ctx, rule, subject, ErrRateLimited, func(scope string) error {
-		e.Outcome, e.Detail = eventOutcomeLimit, scope
+		e.Outcome, e.Detail = outcomeRateLimited, scope
 		return s.record(ctx, s.DB, e)
 	})
 }

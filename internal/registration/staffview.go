@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"guichet/internal/store"
 )
 
 // OpenRegistration is a registration still under way, as the staff console shows it.
@@ -36,16 +38,11 @@ func OpenFor(ctx context.Context, q OpenQuerier, brand, email string, personIDs 
 	if err != nil {
 		return nil, fmt.Errorf("open registrations: %w", err)
 	}
-	defer rows.Close()
-	var out []OpenRegistration
-	for rows.Next() {
+	return store.Collect(rows, func(rows *sql.Rows) (OpenRegistration, error) {
 		var o OpenRegistration
 		var created, expires int64
-		if err := rows.Scan(&o.ID, &created, &expires); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&o.ID, &created, &expires)
 		o.CreatedAt, o.ExpiresAt = time.UnixMilli(created).UTC(), time.UnixMilli(expires).UTC()
-		out = append(out, o)
-	}
-	return out, rows.Err()
+		return o, err
+	})
 }

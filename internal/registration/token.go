@@ -137,7 +137,7 @@ type TokenCreation struct {
 // consumes the token in its transaction: of concurrent creates one wins,
 // and a used token never creates a second account.
 func (s *Service) CreateWithToken(ctx context.Context, c TokenCreation) (string, error) {
-	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: EventCreate, Detail: "token"}
+	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: audit.RegistrationCreate, Detail: "token"}
 	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(c.IP), e); err != nil {
 		return "", err
 	}
@@ -253,7 +253,7 @@ func (s *Service) wrongCellphone(ctx context.Context, r registration, p policy.P
 		if err := policy.LockPerson(ctx, tx, p.ID, now.Add(account.PhoneLock), now); err != nil {
 			return err
 		}
-		e.Event, e.Outcome, e.AccountID = EventWrongPhone, account.OutcomeWrongPhone, ""
+		e.Event, e.Outcome, e.AccountID = audit.RegistrationWrongPhone, account.OutcomeWrongPhone, ""
 		return s.record(ctx, tx, e)
 	})
 	if err != nil {

@@ -114,7 +114,7 @@ func (s *Service) Start(ctx context.Context, in Start) (Result, error) {
 	if !slices.Contains(brand.AccountTypes, in.AccountType) {
 		return Result{}, ErrAccountType
 	}
-	e := audit.Event{Brand: in.Brand.ID, IP: in.IP, Event: EventStart, Detail: in.AccountType}
+	e := audit.Event{Brand: in.Brand.ID, IP: in.IP, Event: audit.SmartregStart, Detail: in.AccountType}
 	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(in.IP), e); err != nil {
 		return Result{}, err
 	}
@@ -277,7 +277,7 @@ func (s *Service) Fields(ctx context.Context, c Call) (Result, error) {
 // ErrAccountExists (the owner is told); ErrNotFound, and at the
 // IdentifyTries-th failure ErrUnableToIdentify (closed).
 func (s *Service) Identify(ctx context.Context, c Call, typed map[string]string) (Result, error) {
-	e := audit.Event{Brand: c.Brand.ID, IP: c.IP, Event: EventIdentify}
+	e := audit.Event{Brand: c.Brand.ID, IP: c.IP, Event: audit.SmartregIdentify}
 	if err := s.allow(ctx, s.Limits.FindPerIP, throttle.ClientKey(c.IP), e); err != nil {
 		return Result{}, err
 	}
@@ -377,7 +377,7 @@ func (s *Service) Send(ctx context.Context, c Call, optionID string) (Result, er
 		next.page = PageCode
 		if o.OptionName == identity.MethodPIN {
 			next.chosen, next.codeHMAC, next.codeExpiresAt, next.codeAttempts, next.sends = o.ID, "", 0, 0, 0
-			return nil, s.record(ctx, tx, audit.Event{Brand: cur.brand, IP: c.IP, Event: EventSend, Detail: o.OptionName, Outcome: "pin"})
+			return nil, s.record(ctx, tx, audit.Event{Brand: cur.brand, IP: c.IP, Event: audit.SmartregSend, Detail: o.OptionName, Outcome: "pin"})
 		}
 		if cur.chosen != o.ID {
 			next.sends = 0
@@ -403,7 +403,7 @@ func (s *Service) Resend(ctx context.Context, c Call) (Result, error) {
 // MaxResends resends and the per-person cap) and queues its message: to
 // the pending username email, the email on file or the cell phone.
 func (s *Service) sendCode(ctx context.Context, tx *store.Tx, cur session, next *session, now time.Time, ip, method string) (error, error) {
-	e := audit.Event{Brand: cur.brand, IP: ip, Event: EventSend, Detail: method}
+	e := audit.Event{Brand: cur.brand, IP: ip, Event: audit.SmartregSend, Detail: method}
 	if next.sends > MaxResends {
 		e.Outcome = "resend_limit"
 		*next = cur
@@ -451,7 +451,7 @@ func (s *Service) sendCode(ctx context.Context, tx *store.Tx, cur session, next 
 // to a chosen email leads to CREATE.
 func (s *Service) Verify(ctx context.Context, c Call, typed string) (Result, error) {
 	return s.act(ctx, c, CallVerify, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
-		e := audit.Event{Brand: cur.brand, IP: c.IP, Event: EventVerify}
+		e := audit.Event{Brand: cur.brand, IP: c.IP, Event: audit.SmartregVerify}
 		o, _ := cur.option(cur.chosen)
 		isPIN := o.OptionName == identity.MethodPIN
 		var right, dead bool
@@ -581,7 +581,7 @@ func (s *Service) username(ctx context.Context, tx *store.Tx, cur session, _ *se
 	case err != nil:
 		return nil, err
 	}
-	return ErrEmailTaken, s.record(ctx, tx, audit.Event{Brand: cur.brand, IP: ip, Event: EventUsername, Outcome: "email_taken"})
+	return ErrEmailTaken, s.record(ctx, tx, audit.Event{Brand: cur.brand, IP: ip, Event: audit.SmartregUsername, Outcome: "email_taken"})
 }
 
 // usernameCode sends a code to the email chosen as username (VERIFY on
@@ -641,7 +641,7 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 		return Result{}, err
 	}
 	defer release()
-	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(c.IP), audit.Event{Brand: c.Brand.ID, IP: c.IP, Event: EventCreate}); err != nil {
+	if err := s.allow(ctx, s.Limits.Calls, throttle.ClientKey(c.IP), audit.Event{Brand: c.Brand.ID, IP: c.IP, Event: audit.SmartregCreate}); err != nil {
 		return Result{}, err
 	}
 	hash, err := s.Accounts.Hasher.Hash(ctx, password)
@@ -649,7 +649,7 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 		return Result{}, err
 	}
 	return s.act(ctx, c, CallCreate, func(tx *store.Tx, cur session, next *session, now time.Time, _ *Result) (error, error) {
-		e := audit.Event{Brand: cur.brand, IP: c.IP, Event: EventCreate}
+		e := audit.Event{Brand: cur.brand, IP: c.IP, Event: audit.SmartregCreate}
 		// Lock the person's row, then read it: of two sessions of one
 		// person creating at once, the second sees the first's account.
 		if err := policy.LockPersonRow(ctx, tx, cur.personID); err != nil {

@@ -68,16 +68,6 @@ const (
 	IdentifyTries = 3
 )
 
-// Audit events written by this package.
-const (
-	EventStart    = "smartreg.start"
-	EventIdentify = "smartreg.identify"
-	EventSend     = "smartreg.send"
-	EventVerify   = "smartreg.verify"
-	EventUsername = "smartreg.username"
-	EventCreate   = "smartreg.create"
-)
-
 // Domain errors; handler.go maps them to the API's answers once.
 var (
 	ErrStepNotAllowed = errors.New("smartreg: call not allowed in this step")

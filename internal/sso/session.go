@@ -3,14 +3,13 @@ package sso
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -45,7 +44,7 @@ func newSession(ctx context.Context, tx *store.Tx, brand, accountID string, now 
 	}
 	token := base64.RawURLEncoding.EncodeToString(b[:])
 	_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, account_id, brand, created_at, last_seen_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, tokenHash(token), accountID, brand, now.UnixMilli(), now.UnixMilli(),
+		VALUES (?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), accountID, brand, now.UnixMilli(), now.UnixMilli(),
 		now.Add(AbsoluteTimeout).UnixMilli())
 	if err != nil {
 		return "", fmt.Errorf("new session: %w", err)
@@ -60,7 +59,7 @@ func lookup(ctx context.Context, db *store.DB, brand, token string, now time.Tim
 	if token == "" || len(token) > 128 {
 		return Session{}, ErrNoSession
 	}
-	h := tokenHash(token)
+	h := codes.TokenHash(token)
 	var s Session
 	var created, seen, expires, disabled int64
 	err := db.QueryRow(ctx, `SELECT s.account_id, s.brand, s.created_at, s.last_seen_at, s.expires_at, `+
@@ -106,7 +105,7 @@ func revoke(ctx context.Context, tx *store.Tx, token string) (string, error) {
 		return "", nil
 	}
 	var accountID string
-	err := tx.QueryRow(ctx, "DELETE FROM sessions WHERE token_hash = ? RETURNING account_id", tokenHash(token)).Scan(&accountID)
+	err := tx.QueryRow(ctx, "DELETE FROM sessions WHERE token_hash = ? RETURNING account_id", codes.TokenHash(token)).Scan(&accountID)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return "", nil
 	}
@@ -135,9 +134,4 @@ func Prune(ctx context.Context, db *store.DB, now time.Time) (int64, error) {
 		return 0, fmt.Errorf("prune sessions: %w", err)
 	}
 	return n, nil
-}
-
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }

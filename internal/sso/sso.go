@@ -12,6 +12,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -40,11 +41,6 @@ type SignIn struct {
 	// replaces it with a new one.
 	OldToken string
 }
-
-// Audit event names written by this package.
-const (
-	EventLogout = "sso.logout"
-)
 
 // SignIn opens a session and returns its token. Errors are the account
 // package's: ErrWrongPassword (also unknown or locked accounts),
@@ -79,7 +75,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 // signInWithTicket redeems the ticket; ok is false when it is not valid (it
 // is spent all the same).
 func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string, ok bool, err error) {
-	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: account.EventSSO, Detail: "ticket"}
+	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: audit.SSOLogin, Detail: "ticket"}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		a, err := account.ConsumeTicket(ctx, tx, in.Brand, in.Username, in.Ticket, now)
@@ -106,7 +102,7 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string
 // open replaces the browser's old session, if any, with a new one.
 func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, oldToken string) (string, error) {
 	if oldToken != "" && len(oldToken) <= 128 {
-		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", tokenHash(oldToken)); err != nil {
+		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", codes.TokenHash(oldToken)); err != nil {
 			return "", err
 		}
 	}
@@ -128,6 +124,6 @@ func (s *Service) Logout(ctx context.Context, brand, token, ip string) error {
 		if err := s.Accounts.EndSignIns(ctx, tx, accountID); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: EventLogout, Outcome: "ok"})
+		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: audit.SSOLogout, Outcome: "ok"})
 	})
 }

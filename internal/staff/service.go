@@ -3,10 +3,8 @@ package staff
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -38,17 +36,6 @@ const (
 // AuditBrand is the audit rows' brand of staff events that concern no
 // customer (sign-in, set-up, staff management).
 const AuditBrand = "console"
-
-// Audit events written by this package (Actor "staff:<id>", or "cli").
-const (
-	EventSignIn  = "staff.sign_in"
-	EventSignOut = "staff.sign_out"
-	EventReauth  = "staff.reauth"
-	EventSetup   = "staff.setup"
-	EventAdd     = "staff.add"
-	EventDisable = "staff.disable"
-	EventLock    = "staff.lock"
-)
 
 // Domain errors; the handler maps them once.
 var (
@@ -274,7 +261,7 @@ func (s *Service) Add(ctx context.Context, in NewMember, actor string) (Member, 
 		if token, err = newSetupLink(ctx, tx, id, now); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: id, Event: EventAdd, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: id, Event: audit.StaffAdd, Outcome: "ok",
 			Detail: string(in.Role), Actor: actor})
 	})
 	if err != nil {
@@ -289,7 +276,7 @@ func newSetupLink(ctx context.Context, tx *store.Tx, staffID string, now time.Ti
 		return "", err
 	}
 	_, err = tx.Exec(ctx, "INSERT INTO staff_setup_links (token_hash, staff_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-		tokenHash(token), staffID, now.UnixMilli(), now.Add(SetupLinkTTL).UnixMilli())
+		codes.TokenHash(token), staffID, now.UnixMilli(), now.Add(SetupLinkTTL).UnixMilli())
 	return token, err
 }
 
@@ -314,7 +301,7 @@ func (s *Service) Disable(ctx context.Context, email, actor string) error {
 		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE staff_id = ? AND revoked_at = 0", now.UnixMilli(), r.ID); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, Event: EventDisable, Outcome: "ok", Actor: actor})
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, Event: audit.StaffDisable, Outcome: "ok", Actor: actor})
 	})
 	if err == nil {
 		s.ended(ctx, staffID)
@@ -347,7 +334,7 @@ func (s *Service) setupLink(ctx context.Context, q codes.Store, token string, no
 	}
 	var staffID string
 	var expires, used int64
-	err := q.QueryRow(ctx, "SELECT staff_id, expires_at, used_at FROM staff_setup_links WHERE token_hash = ?", tokenHash(token)).
+	err := q.QueryRow(ctx, "SELECT staff_id, expires_at, used_at FROM staff_setup_links WHERE token_hash = ?", codes.TokenHash(token)).
 		Scan(&staffID, &expires, &used)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return row{}, ErrLinkNotFound
@@ -418,7 +405,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 	}
 	var opened Opened
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		res, err := tx.Exec(ctx, "UPDATE staff_setup_links SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), tokenHash(token))
+		res, err := tx.Exec(ctx, "UPDATE staff_setup_links SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), codes.TokenHash(token))
 		if err != nil {
 			return err
 		}
@@ -442,7 +429,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 			return err
 		}
 		opened.Principal = r.Principal(time.UnixMilli(now.UnixMilli()).UTC())
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSetup,
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffSetup,
 			Outcome: "ok", Actor: "staff:" + r.ID})
 	})
 	if err != nil {
@@ -456,7 +443,7 @@ func (s *Service) CompleteSetup(ctx context.Context, token, password, code, ip s
 // locked or disabled: ErrInvalidCredentials alike, after the same hash work.
 func (s *Service) SignIn(ctx context.Context, email, password, oldToken, ip string) (string, error) {
 	email = strings.ToLower(email)
-	if err := s.allowAttempt(ctx, audit.Event{At: s.Now(), Brand: AuditBrand, IP: ip, Event: EventSignIn}); err != nil {
+	if err := s.allowAttempt(ctx, audit.Event{At: s.Now(), Brand: AuditBrand, IP: ip, Event: audit.StaffSignIn}); err != nil {
 		return "", err
 	}
 	r, err := s.byEmail(ctx, s.DB, email)
@@ -469,7 +456,7 @@ func (s *Service) SignIn(ctx context.Context, email, password, oldToken, ip stri
 		return "", err
 	}
 	now := s.Now()
-	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSignIn}
+	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffSignIn}
 	switch {
 	case !known:
 		e.Outcome = "unknown"
@@ -529,7 +516,7 @@ func (s *Service) fail(ctx context.Context, staffID string, e audit.Event) error
 		}
 		if locked {
 			l := e
-			l.Event, l.Outcome, l.Detail = EventLock, "locked", ""
+			l.Event, l.Outcome, l.Detail = audit.StaffLock, "locked", ""
 			return audit.Record(ctx, tx, l)
 		}
 		return nil
@@ -548,7 +535,7 @@ func (s *Service) Factor(ctx context.Context, token, code, recoveryCode, ip stri
 		return Opened{}, ErrNoSession
 	}
 	now := s.Now()
-	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventSignIn, Actor: "staff:" + r.ID}
+	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffSignIn, Actor: "staff:" + r.ID}
 	if err := s.allowAttempt(ctx, e); err != nil {
 		return Opened{}, err
 	}
@@ -636,14 +623,14 @@ func (s *Service) Reauth(ctx context.Context, token, code, ip string) (Principal
 		return Principal{}, ErrNoSession
 	}
 	now := s.Now()
-	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: EventReauth, Actor: "staff:" + r.ID, Detail: "totp"}
+	e := audit.Event{At: now, Brand: AuditBrand, AccountID: r.ID, IP: ip, Event: audit.StaffReauth, Actor: "staff:" + r.ID, Detail: "totp"}
 	ok := false
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		var err error
 		if ok, err = s.prove(ctx, tx, r, code, "", now); err != nil || !ok {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET factor_at = ?, last_seen_at = ? WHERE id_hash = ?", now.UnixMilli(), now.UnixMilli(), tokenHash(token)); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET factor_at = ?, last_seen_at = ? WHERE id_hash = ?", now.UnixMilli(), now.UnixMilli(), codes.TokenHash(token)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE staff_accounts SET failed_attempts = 0, updated_at = ? WHERE id = ?", now.UnixMilli(), r.ID); err != nil {
@@ -689,7 +676,7 @@ func (s *Service) signedIn(ctx context.Context, token string, touch bool) (Princ
 		return Principal{}, ErrNoSession
 	}
 	p := r.Principal(sess.factorAt)
-	p.Session = tokenHash(token)
+	p.Session = codes.TokenHash(token)
 	return p, nil
 }
 
@@ -702,17 +689,17 @@ func (s *Service) SignOut(ctx context.Context, token, ip string) error {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		staffID = ""
-		err := tx.QueryRow(ctx, "SELECT staff_id FROM staff_sessions WHERE id_hash = ? AND revoked_at = 0", tokenHash(token)).Scan(&staffID)
+		err := tx.QueryRow(ctx, "SELECT staff_id FROM staff_sessions WHERE id_hash = ? AND revoked_at = 0", codes.TokenHash(token)).Scan(&staffID)
 		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE id_hash = ?", now.UnixMilli(), tokenHash(token)); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE id_hash = ?", now.UnixMilli(), codes.TokenHash(token)); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: staffID, IP: ip, Event: EventSignOut,
+		return audit.Record(ctx, tx, audit.Event{At: now, Brand: AuditBrand, AccountID: staffID, IP: ip, Event: audit.StaffSignOut,
 			Outcome: "ok", Actor: "staff:" + staffID})
 	})
 	if err == nil {
@@ -762,11 +749,6 @@ func randomToken() (string, error) {
 		return "", err
 	}
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
-}
-
-func tokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
 }
 
 // recoveryAlphabet: lower-case letters and digits without 0/o, 1/l/i.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"guichet/internal/codes"
 	"guichet/internal/store"
 )
 
@@ -21,7 +22,7 @@ type session struct {
 // a new id. signedIn: the second factor was proved now.
 func openSession(ctx context.Context, tx *store.Tx, staffID, oldToken string, now time.Time, signedIn bool) (string, error) {
 	if oldToken != "" && len(oldToken) <= 128 {
-		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at = 0", now.UnixMilli(), tokenHash(oldToken)); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE staff_sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at = 0", now.UnixMilli(), codes.TokenHash(oldToken)); err != nil {
 			return "", err
 		}
 	}
@@ -34,7 +35,7 @@ func openSession(ctx context.Context, tx *store.Tx, staffID, oldToken string, no
 		factorAt, pending = now.UnixMilli(), 0
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO staff_sessions (id_hash, staff_id, created_at, last_seen_at, factor_at, expires_at, pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, tokenHash(token), staffID, now.UnixMilli(), now.UnixMilli(), factorAt,
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), staffID, now.UnixMilli(), now.UnixMilli(), factorAt,
 		now.Add(AbsoluteTimeout).UnixMilli(), pending)
 	if err != nil {
 		return "", fmt.Errorf("new staff session: %w", err)
@@ -55,7 +56,7 @@ func (s *Service) sessionOf(ctx context.Context, token string, touch bool) (sess
 	if token == "" || len(token) > 128 {
 		return session{}, row{}, ErrNoSession
 	}
-	h := tokenHash(token)
+	h := codes.TokenHash(token)
 	now := s.Now()
 	var sess session
 	var seen, expires, factor, revoked int64

@@ -9,6 +9,7 @@ import (
 
 	"guichet/internal/account/accounttest"
 	"guichet/internal/api"
+	"guichet/internal/audit"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
@@ -264,7 +265,7 @@ func TestLockout(t *testing.T) {
 			t.Fatalf("the right password while locked: %v", err)
 		}
 		var locks int
-		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE account_id = ? AND event = ?", f.m.ID, EventLock).Scan(&locks)
+		_ = db.QueryRow(ctx, "SELECT COUNT(*) FROM audit_events WHERE account_id = ? AND event = ?", f.m.ID, audit.StaffLock).Scan(&locks)
 		if locks != 1 {
 			t.Fatalf("%d lock audit rows", locks)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/audit"
 	"guichet/internal/chat"
 	"guichet/internal/chat/hub"
 	"guichet/internal/sockets"
@@ -98,8 +99,8 @@ type AgentSocketOptions struct {
 	// read, a subscribe), which keeps the session alive like a request;
 	// a ping or the timer's check does not.
 	Check func(ctx context.Context, active bool) (staff.Principal, error)
-	// Audit records a subscribe (chat.EventView) with its outcome.
-	Audit func(p staff.Principal, event, outcome, detail string)
+	// Audit records a subscribe (audit.ChatTranscriptView) with its outcome.
+	Audit func(p staff.Principal, event audit.Name, outcome, detail string)
 }
 
 func (a *agentSocket) principal() staff.Principal {
@@ -307,7 +308,7 @@ func (a *agentSocket) frame(f clientFrame) error {
 			} else if err != nil {
 				outcome = "error"
 			}
-			opts.Audit(p, chat.EventView, outcome, f.ConversationID)
+			opts.Audit(p, audit.ChatTranscriptView, outcome, f.ConversationID)
 		}
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"guichet/internal/api"
+	"guichet/internal/audit"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/hub"
@@ -35,7 +36,7 @@ func (h *ConsoleHandler) principal(r *http.Request, min staff.Role) (staff.Princ
 		return p, staff.ErrSignInRequired
 	}
 	if !p.Role.AtLeast(min) {
-		h.audit(r, p, chat.EventForbidden, "forbidden_role", "")
+		h.audit(r, p, audit.ConsoleForbidden, "forbidden_role", "")
 		return p, ErrForbiddenRole
 	}
 	return p, nil
@@ -52,12 +53,12 @@ func (h *ConsoleHandler) as(r *http.Request, min staff.Role, serve func(p staff.
 	return serve(p)
 }
 
-func (h *ConsoleHandler) audit(r *http.Request, p staff.Principal, event, outcome, detail string) {
+func (h *ConsoleHandler) audit(r *http.Request, p staff.Principal, event audit.Name, outcome, detail string) {
 	h.Service.AuditStaff(context.WithoutCancel(r.Context()), api.ClientIP(r), p, event, outcome, detail)
 }
 
 // done audits an action's outcome: ok, or the error code.
-func (h *ConsoleHandler) done(r *http.Request, p staff.Principal, event, detail string, err error) error {
+func (h *ConsoleHandler) done(r *http.Request, p staff.Principal, event audit.Name, detail string, err error) error {
 	outcome := "ok"
 	if err != nil {
 		outcome = "error"
@@ -65,7 +66,7 @@ func (h *ConsoleHandler) done(r *http.Request, p staff.Principal, event, detail 
 			outcome = code
 		}
 		if errors.Is(err, chat.ErrForbiddenBrand) {
-			h.audit(r, p, chat.EventForbidden, "forbidden_brand", detail)
+			h.audit(r, p, audit.ConsoleForbidden, "forbidden_brand", detail)
 		}
 	}
 	h.audit(r, p, event, outcome, detail)
@@ -101,7 +102,7 @@ func (h *ConsoleHandler) PutAvailability(w http.ResponseWriter, r *http.Request)
 			return err
 		}
 		err := h.Service.SetAvailability(r.Context(), p.ID, in.Status, in.Languages)
-		if err := h.done(r, p, chat.EventAvailability, in.Status, err); err != nil {
+		if err := h.done(r, p, audit.ChatAvailability, in.Status, err); err != nil {
 			return err
 		}
 		return h.GetAvailability(w, r)
@@ -116,7 +117,7 @@ func (h *ConsoleHandler) Queue(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-func (h *ConsoleHandler) conversationAction(w http.ResponseWriter, r *http.Request, event string,
+func (h *ConsoleHandler) conversationAction(w http.ResponseWriter, r *http.Request, event audit.Name,
 	act func(p staff.Principal, id string) (chat.Conversation, error)) error {
 	return h.as(r, staff.RoleAgent, func(p staff.Principal) error {
 		id, err := api.PathID(r, "id")
@@ -134,7 +135,7 @@ func (h *ConsoleHandler) conversationAction(w http.ResponseWriter, r *http.Reque
 
 // Accept is POST /api/console/v1/chat/conversations/{id}/accept.
 func (h *ConsoleHandler) Accept(w http.ResponseWriter, r *http.Request) error {
-	return h.conversationAction(w, r, chat.EventAccept, func(p staff.Principal, id string) (chat.Conversation, error) {
+	return h.conversationAction(w, r, audit.ChatAccept, func(p staff.Principal, id string) (chat.Conversation, error) {
 		return h.Service.Accept(r.Context(), p, id)
 	})
 }
@@ -151,14 +152,14 @@ func (h *ConsoleHandler) Transfer(w http.ResponseWriter, r *http.Request) (err e
 	if err := chat.CheckID("staffId", in.StaffID); err != nil {
 		return err
 	}
-	return h.conversationAction(w, r, chat.EventTransfer, func(p staff.Principal, id string) (chat.Conversation, error) {
+	return h.conversationAction(w, r, audit.ChatTransfer, func(p staff.Principal, id string) (chat.Conversation, error) {
 		return h.Service.Transfer(r.Context(), p, id, in.StaffID)
 	})
 }
 
 // End is POST /api/console/v1/chat/conversations/{id}/end.
 func (h *ConsoleHandler) End(w http.ResponseWriter, r *http.Request) error {
-	return h.conversationAction(w, r, chat.EventEnd, func(p staff.Principal, id string) (chat.Conversation, error) {
+	return h.conversationAction(w, r, audit.ChatEnd, func(p staff.Principal, id string) (chat.Conversation, error) {
 		return h.Service.EndBy(r.Context(), p, id)
 	})
 }
@@ -175,7 +176,7 @@ func (h *ConsoleHandler) Reply(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		err = h.Service.ReplyOffline(r.Context(), p, id, in.Body)
-		if err := h.done(r, p, chat.EventOfflineReply, id, err); err != nil {
+		if err := h.done(r, p, audit.ChatOfflineReply, id, err); err != nil {
 			return err
 		}
 		api.JSON(w, http.StatusAccepted, map[string]string{"status": "queued"})
@@ -196,7 +197,7 @@ func (h *ConsoleHandler) Conversation(w http.ResponseWriter, r *http.Request) er
 		if err == nil {
 			err = chat.CanRead(p, c)
 		}
-		if err := h.done(r, p, chat.EventView, id, err); err != nil {
+		if err := h.done(r, p, audit.ChatTranscriptView, id, err); err != nil {
 			return err
 		}
 		msgs, err := h.Service.Messages(r.Context(), id, 0, 0)
@@ -282,10 +283,10 @@ func (h *ConsoleHandler) Transcripts(w http.ResponseWriter, r *http.Request) err
 		}
 		detail := "brand=" + b + " q=" + q
 		if b != "" && !p.Serves(b) {
-			return h.done(r, p, chat.EventSearch, detail, chat.ErrForbiddenBrand)
+			return h.done(r, p, audit.ChatTranscriptSearch, detail, chat.ErrForbiddenBrand)
 		}
 		items, err := h.Service.Search(r.Context(), p, q, b, from, to)
-		if err := h.done(r, p, chat.EventSearch, detail, err); err != nil {
+		if err := h.done(r, p, audit.ChatTranscriptSearch, detail, err); err != nil {
 			return err
 		}
 		api.JSON(w, http.StatusOK, map[string]any{"items": items})
@@ -342,7 +343,7 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 			return chat.ErrRateLimited
 		}
 		ip := api.ClientIP(r)
-		opts := AgentSocketOptions{Audit: func(p staff.Principal, event, outcome, detail string) {
+		opts := AgentSocketOptions{Audit: func(p staff.Principal, event audit.Name, outcome, detail string) {
 			h.Service.AuditStaff(context.Background(), ip, p, event, outcome, detail)
 		}}
 		if h.Session != nil {

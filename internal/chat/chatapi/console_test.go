@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"guichet/internal/api"
+	"guichet/internal/audit"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
@@ -102,7 +103,7 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	if n := len(out["items"].([]any)); n != 0 {
 		t.Fatalf("tz=UTC: %d items; want none (00:30 on the 25th)", n)
 	}
-	if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail = ?", chat.EventSearch, "brand=scotia q=late"); n != 2 {
+	if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND detail = ?", audit.ChatTranscriptSearch, "brand=scotia q=late"); n != 2 {
 		t.Fatalf("%d search audit rows with the brand and q; want 2", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/api/apitest"
+	"guichet/internal/audit"
 	"guichet/internal/notify"
 	"guichet/internal/staff"
 	"guichet/internal/testenv"
@@ -427,12 +428,12 @@ func TestAuditRows(t *testing.T) {
 		for _, c := range []struct {
 			id, event, outcome string
 		}{
-			{"marie", chat.EventAvailability, "ok"},
-			{"marie", chat.EventAccept, "FORBIDDEN_BRAND"},
-			{"marie", chat.EventForbidden, "forbidden_brand"},
-			{"marie", chat.EventForbidden, "forbidden_role"},
-			{"sue", chat.EventAccept, "ok"},
-			{"sue", chat.EventSearch, "ok"},
+			{"marie", string(audit.ChatAvailability), "ok"},
+			{"marie", string(audit.ChatAccept), "FORBIDDEN_BRAND"},
+			{"marie", string(audit.ConsoleForbidden), "forbidden_brand"},
+			{"marie", string(audit.ConsoleForbidden), "forbidden_role"},
+			{"sue", string(audit.ChatAccept), "ok"},
+			{"sue", string(audit.ChatTranscriptSearch), "ok"},
 		} {
 			if n := count(c.id, c.event, c.outcome); n != 1 {
 				t.Errorf("%s %s %s: %d rows", c.id, c.event, c.outcome, n)

@@ -2,6 +2,7 @@ package chatapi
 
 import (
 	"context"
+	"guichet/internal/audit"
 	"guichet/internal/chat"
 	"guichet/internal/chat/hub"
 	"net/http"
@@ -171,7 +172,7 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 			t.Fatalf("subscribe to marie's ended conversation: %v", f)
 		}
 		views := "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ? AND detail = ? AND outcome = ?"
-		ok, refused := e.Count(t, views, chat.EventView, bob.ID, id, "ok"), e.Count(t, views, chat.EventView, bob.ID, id, "NOT_HOLDER")
+		ok, refused := e.Count(t, views, audit.ChatTranscriptView, bob.ID, id, "ok"), e.Count(t, views, audit.ChatTranscriptView, bob.ID, id, "NOT_HOLDER")
 		if ok != 1 || refused != 2 { // the socket's refusal and the REST one
 			t.Fatalf("subscribe audit rows: %d ok, %d NOT_HOLDER; want 1 and 2", ok, refused)
 		}
