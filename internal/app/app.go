@@ -564,11 +564,10 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return err
 	}
 	deps.SSO.Continue = deps.OIDC.Continue
-	// Signing out, a new password and a disable end the account's grants.
-	accounts.SignedOut = func(ctx context.Context, tx *store.Tx, accountID string) error {
-		_, err := oidcs.RevokeAccount(ctx, tx, accountID)
-		return err
-	}
+	// Signing out, a new password and a disable end the account's grants
+	// and tell their clients (back-channel logout, through the outbox).
+	accounts.SignedOut = oidcs.EndAccount
+	worker.UseLogout(deps.OIDC)
 	a.OIDC = deps.OIDC
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {

@@ -34,7 +34,6 @@ import (
 type rpWorld struct {
 	t        *testing.T
 	a        *App
-	srv      *httptest.Server
 	port     string
 	browser  *http.Client // a visitor's browser: cookies, no redirects followed
 	ctx      context.Context
@@ -44,23 +43,36 @@ type rpWorld struct {
 	account  string // the demo's account id, once signed in
 }
 
-// oidcDevApp is devApp on a database URL ("" for SQLite).
-func oidcDevApp(t *testing.T, databaseURL string) (*App, *httptest.Server) {
+// oidcDevApp is the application as `guichet serve --dev` runs it (its
+// workers too: the outbox delivers back-channel logouts) on a database URL
+// ("" for SQLite); it returns its address.
+func oidcDevApp(t *testing.T, databaseURL string) (*App, string) {
 	t.Helper()
-	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", DatabaseURL: databaseURL})
+	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", DatabaseURL: databaseURL,
+		Addr: "127.0.0.1:0", AdminAddr: "off"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { a.DB.Close() })
-	srv := httptest.NewServer(a.Handler)
-	t.Cleanup(srv.Close)
-	return a, srv
+	a.drainFor = 0
+	ctx, stop := context.WithCancel(context.Background())
+	addrc, served := goServe(ctx, a)
+	t.Cleanup(func() {
+		stop()
+		<-served
+		a.DB.Close()
+	})
+	select {
+	case addr := <-addrc:
+		return a, addr
+	case err := <-served:
+		t.Fatalf("serve: %v", err)
+	}
+	return nil, ""
 }
 
-// loopbackClient reaches every host (belair.localhost, ...) at the test
-// server: Go's resolver knows no *.localhost.
-func loopbackClient(srv *httptest.Server, follow bool) *http.Client {
-	addr := strings.TrimPrefix(srv.URL, "http://")
+// loopbackClient reaches every host (belair.localhost, ...) at the
+// application's address: Go's resolver knows no *.localhost.
+func loopbackClient(addr string, follow bool) *http.Client {
 	dialer := &net.Dialer{}
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
@@ -72,17 +84,20 @@ func loopbackClient(srv *httptest.Server, follow bool) *http.Client {
 	return c
 }
 
-func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind) *rpWorld {
+func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind, backchannel ...string) *rpWorld {
 	t.Helper()
-	a, srv := oidcDevApp(t, databaseURL)
-	w := &rpWorld{t: t, a: a, srv: srv, port: srv.URL[strings.LastIndex(srv.URL, ":"):], browser: loopbackClient(srv, false)}
-	w.ctx = gooidc.ClientContext(t.Context(), loopbackClient(srv, true))
+	a, addr := oidcDevApp(t, databaseURL)
+	w := &rpWorld{t: t, a: a, port: addr[strings.LastIndex(addr, ":"):], browser: loopbackClient(addr, false)}
+	w.ctx = gooidc.ClientContext(t.Context(), loopbackClient(addr, true))
 	svc, err := OIDCService(t.Context(), a.cfg, a.DB, a.Brands)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, secret, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: brand, Name: "Claims centre", Kind: kind,
-		RedirectURIs: []string{"http://127.0.0.1:9/callback"}}, "test")
+	in := oidc.NewClient{Brand: brand, Name: "Claims centre", Kind: kind, RedirectURIs: []string{"http://127.0.0.1:9/callback"}}
+	if len(backchannel) > 0 {
+		in.BackchannelLogoutURI = backchannel[0]
+	}
+	c, secret, err := svc.AddClient(t.Context(), in, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,10 +396,39 @@ func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
 
 // TestOIDCGrantsEndWithTheSignIn: signing out of the portal, and staff
 // disabling the account, end what the customer's sign-ins gave the
-// insurer's applications: their refresh tokens and access tokens.
+// insurer's applications: their refresh tokens and access tokens, and the
+// client hears of it by back-channel logout (a logout token it verifies
+// with go-oidc against the brand's keys).
 func TestOIDCGrantsEndWithTheSignIn(t *testing.T) {
 	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
-		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		logouts := make(chan string, 4)
+		var subject string // of the latest sign-in
+		rp := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			logouts <- r.PostFormValue("logout_token")
+		}))
+		t.Cleanup(rp.Close)
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential, rp.URL+"/backchannel-logout")
+		heard := func(what string) {
+			t.Helper()
+			var raw string
+			select {
+			case raw = <-logouts:
+			case <-time.After(time.Minute): // a hang bound, not a speed limit
+				t.Fatalf("no back-channel logout after %s", what)
+			}
+			tok, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw)
+			if err != nil {
+				t.Fatalf("logout token after %s: %v", what, err)
+			}
+			var claims struct {
+				Events map[string]any `json:"events"`
+				Nonce  *string        `json:"nonce"`
+			}
+			if err := tok.Claims(&claims); err != nil || claims.Events["http://schemas.openid.net/event/backchannel-logout"] == nil ||
+				claims.Nonce != nil || tok.Subject != subject {
+				t.Fatalf("logout token claims %+v (sub %q): %v", claims, tok.Subject, err)
+			}
+		}
 		signedIn := func() *oauth2.Token {
 			verifier := pkce(t)
 			q := w.authorize(verifier, "en")
@@ -392,6 +436,12 @@ func TestOIDCGrantsEndWithTheSignIn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			raw, _ := tok.Extra("id_token").(string)
+			idt, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			subject = idt.Subject
 			return tok
 		}
 		ended := func(what string, tok *oauth2.Token) {
@@ -413,11 +463,35 @@ func TestOIDCGrantsEndWithTheSignIn(t *testing.T) {
 		}
 		res.Body.Close()
 		ended("a sign-out", tok)
+		heard("a sign-out")
 
 		tok = signedIn() // the login page again: the portal session ended
 		if err := w.a.Accounts.Disable(t.Context(), "belair", w.account, "staff:test", "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
 		ended("a disable", tok)
+		heard("a disable")
 	})
+}
+
+// TestOIDCThirdPartyClientsAreRefused: a client marked third-party needs a
+// consent page, which does not exist yet: its customers are sent back with
+// consent_required, never signed in without being asked.
+func TestOIDCThirdPartyClientsAreRefused(t *testing.T) {
+	w := newRPWorld(t, "", "belair", oidc.Confidential)
+	svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: "belair", Name: "Comparison site", Kind: oidc.Confidential,
+		ThirdParty: true, RedirectURIs: []string{"http://127.0.0.1:9/callback"}}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := w.conf
+	third.ClientID = c.ID
+	status, loc := w.get(third.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t))))
+	if status != http.StatusFound || loc.Host != "127.0.0.1:9" || loc.Query().Get("error") != "consent_required" {
+		t.Fatalf("third-party client: %d to %v, want consent_required", status, loc)
+	}
 }

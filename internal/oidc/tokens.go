@@ -6,10 +6,12 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 
 	"guichet/internal/audit"
 	"guichet/internal/codes"
+	"guichet/internal/notify"
 	"guichet/internal/store"
 )
 
@@ -75,4 +77,39 @@ func (s *Service) RevokeSubject(ctx context.Context, brand, clientID, subject st
 		return nil
 	})
 	return n, err
+}
+
+// EndAccount ends every live grant of an account in tx (RevokeAccount) and
+// queues, in the same transaction, a back-channel logout (OpenID Connect
+// Back-Channel Logout 1.0) to each of their clients that registered a URI:
+// one per client, whatever number of grants it held. The outbox delivers
+// it (notify.ChannelLogout), so a client down for a while still hears of it.
+func (s *Service) EndAccount(ctx context.Context, tx *store.Tx, accountID string) error {
+	ended, err := s.RevokeAccount(ctx, tx, accountID)
+	if err != nil {
+		return err
+	}
+	told := map[string]bool{}
+	for _, g := range ended {
+		if told[g.ClientID] || g.Issuer == "" {
+			continue
+		}
+		told[g.ClientID] = true
+		c, err := scanClient(tx.QueryRow(ctx, "SELECT "+clientColumns+" FROM oidc_clients WHERE id = ?", g.ClientID))
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if c.BackchannelLogoutURI == "" || c.Disabled() {
+			continue
+		}
+		if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: g.Brand, Language: "en", Channel: notify.ChannelLogout,
+			To: c.BackchannelLogoutURI, Template: notify.TemplateBackchannelLogout,
+			Data: map[string]string{notify.DataIssuer: g.Issuer, notify.DataClient: g.ClientID, notify.DataSubject: g.Subject}}); err != nil {
+			return fmt.Errorf("back-channel logout: %w", err)
+		}
+	}
+	return nil
 }

@@ -55,6 +55,9 @@ type Provider struct {
 	Limiter         *throttle.Limiter
 	TokenPerClient  throttle.Rule
 	TokenPerAddress throttle.Rule
+	// LogoutTransport, when set, carries back-channel logouts (tests);
+	// http.DefaultTransport otherwise.
+	LogoutTransport http.RoundTripper
 	op              *op.Provider
 }
 
@@ -79,8 +82,11 @@ func New(p *Provider, dev bool) (*Provider, error) {
 	config := &op.Config{
 		CodeMethodS256:        true,
 		GrantTypeRefreshToken: true,
-		SupportedUILocales:    []language.Tag{language.CanadianFrench, language.Make("en-CA"), language.French, language.English},
-		SupportedScopes:       []string{"openid", "profile", "email", "offline_access", ScopePolicies},
+		// Back-channel logout (logout.go); no "sid": a logout names the
+		// subject, and ends all of its grants at the client.
+		BackChannelLogoutSupported: true,
+		SupportedUILocales:         []language.Tag{language.CanadianFrench, language.Make("en-CA"), language.French, language.English},
+		SupportedScopes:            []string{"openid", "profile", "email", "offline_access", ScopePolicies},
 		SupportedClaims: []string{"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "acr", "amr", "at_hash", "c_hash",
 			"name", "given_name", "family_name", "locale", "email", "email_verified", "brand", "policies"},
 	}
