@@ -166,12 +166,18 @@ type Case[E any] struct {
 }
 
 // RunCases runs each case as a subtest on an environment newEnv makes,
-// on every database (storetest.Each).
+// on every database (EachEnv).
 func RunCases[E any](t *testing.T, newEnv func(*testing.T, *store.DB) E, cases []Case[E]) {
 	t.Helper()
 	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.Run(t, newEnv(t, db)) })
-		})
+		t.Run(c.Name, func(t *testing.T) { EachEnv(t, newEnv, c.Run) })
 	}
+}
+
+// EachEnv runs fn on a fresh environment newEnv makes (a package's env)
+// on SQLite and, when configured, on PostgreSQL (storetest.Each), as
+// subtests "sqlite" and "postgres".
+func EachEnv[E any](t *testing.T, newEnv func(*testing.T, *store.DB) E, fn func(t *testing.T, e E)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
 }
