@@ -60,24 +60,8 @@ func (e *Env) Count(t testing.TB, query string, args ...any) int {
 // starts with prefix ("" for all), oldest first.
 func (e *Env) Audit(t testing.TB, accountID, prefix string) []string {
 	t.Helper()
-	rows, err := e.DB.Query(context.Background(),
-		"SELECT event, outcome FROM audit_events WHERE account_id = ? AND event LIKE ? ORDER BY id", accountID, prefix+"%")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var ev, oc string
-		if err := rows.Scan(&ev, &oc); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, ev+" "+oc)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return storetest.Strings(t, e.DB,
+		"SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE ? ORDER BY id", accountID, prefix+"%")
 }
 
 // RepoDir is the repository's root, found from this file: tests of any
