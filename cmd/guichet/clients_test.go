@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -21,9 +20,7 @@ func TestClientsCommand(t *testing.T) {
 		t.Setenv("GUICHET_DATABASE_URL", url)
 		t.Setenv("GUICHET_DEV", "")
 		dir := t.TempDir()
-		var errOut bytes.Buffer
-		stderr = &errOut
-		t.Cleanup(func() { stderr = os.Stderr })
+		errOut := captureStderr(t)
 		cli := func(args ...string) (string, error) {
 			var out bytes.Buffer
 			err := run(append(args, "--data-dir", dir), &out)
@@ -91,15 +88,7 @@ func TestClientsCommand(t *testing.T) {
 			t.Fatalf("rotate-keys --brand: %q %v", out, err)
 		}
 		cfg := app.Config{DataDir: dir, DatabaseURL: url}
-		db, err := app.OpenStore(t.Context(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		reg, err := app.LoadBrands(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db, reg := openApp(t, cfg)
 		svc, err := app.OIDCService(t.Context(), cfg, db, reg)
 		if err != nil {
 			t.Fatal(err)

@@ -64,9 +64,7 @@ func TestFlagsAnywhere(t *testing.T) {
 	t.Setenv("GUICHET_DATABASE_URL", "")
 	t.Setenv("GUICHET_DEV", "")
 	t.Setenv("GUICHET_CONSOLE_HOST", "")
-	var errOut bytes.Buffer
-	stderr = &errOut
-	t.Cleanup(func() { stderr = os.Stderr })
+	captureStderr(t)
 	brands, err := filepath.Abs("../../config/brands")
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,34 @@ import (
 	"testing"
 
 	"guichet/internal/app"
+	"guichet/internal/brand"
 	"guichet/internal/store"
 )
+
+// captureStderr sends the commands' summaries (stderr) to a buffer it
+// returns, until the test ends.
+func captureStderr(t *testing.T) *bytes.Buffer {
+	var b bytes.Buffer
+	stderr = &b
+	t.Cleanup(func() { stderr = os.Stderr })
+	return &b
+}
+
+// openApp opens the configuration's store (closed when the test ends) and
+// loads its brands, as the commands do: for checking what a command did.
+func openApp(t *testing.T, cfg app.Config) (*store.DB, *brand.Registry) {
+	t.Helper()
+	db, err := app.OpenStore(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg, err := app.LoadBrands(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, reg
+}
 
 func TestHelpListsEveryCommand(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"-h"}, {"serve", "--help"}} {

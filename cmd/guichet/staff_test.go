@@ -27,9 +27,7 @@ func TestStaffCommand(t *testing.T) {
 
 func testStaffCommand(t *testing.T, dir string) {
 	ctx := t.Context()
-	var errOut bytes.Buffer
-	stderr = &errOut
-	t.Cleanup(func() { stderr = os.Stderr })
+	captureStderr(t)
 	staff := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := run(append([]string{"staff"}, append(args, "--data-dir", dir)...), &out)
@@ -44,15 +42,7 @@ func testStaffCommand(t *testing.T, dir string) {
 		t.Fatalf("link %q", out)
 	}
 	cfg := app.Config{DataDir: dir, DatabaseURL: os.Getenv("GUICHET_DATABASE_URL"), BrandsDir: ""}
-	db, err := app.OpenStore(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	brands, err := app.LoadBrands(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, brands := openApp(t, cfg)
 	svc, err := app.StaffService(ctx, cfg, db, brands, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -41,9 +41,8 @@ func testTokensIssue(t *testing.T, dir string) {
 		}
 		return p
 	}
-	var out, errOut bytes.Buffer
-	stderr = &errOut
-	t.Cleanup(func() { stderr = os.Stderr })
+	var out bytes.Buffer
+	errOut := captureStderr(t)
 	if err := run([]string{"import-policies", "--data-dir", dir, write("people.csv", tokenPeople)}, &out); err != nil {
 		t.Fatal(err)
 	}

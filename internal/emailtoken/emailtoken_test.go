@@ -149,8 +149,7 @@ func TestNotFound(t *testing.T) {
 // changed.
 func TestRereadKeepsTheRegistration(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0001", "theo@example.com", "edoc")
-		first := tokenOf(t, e.read(out.Token, "edoc")).ID
+		out, first := e.opened("TOK0001", "theo@example.com", "edoc")
 		if again := tokenOf(t, e.read(out.Token, "edoc")).ID; again != first {
 			t.Fatalf("second read opened %s, first %s", again, first)
 		}
@@ -310,8 +309,7 @@ func TestUBILinkLockout(t *testing.T) {
 // its code, then the token create.
 func TestAskUsername(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0002", "owner@example.com", "mrkt")
-		a := tokenOf(t, e.read(out.Token, "mrkt"))
+		_, a := e.issueAndRead("TOK0002", "owner@example.com", "mrkt")
 		opt := a.TwoFactorValidations[0].ID
 		vpath := "/api/v1/registrations/" + a.ID + "/validations/" + opt + "/"
 		e.post(vpath, map[string]string{"validationValue": "owner@example.com"}).Expect(t, 404, "EMAIL_ALREADY_EXISTS")
@@ -339,8 +337,7 @@ func TestAskUsername(t *testing.T) {
 // token as proof.
 func TestResetWithEmailToken(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("OWN0001", "owner@example.com", "edoc")
-		a := tokenOf(t, e.read(out.Token, "edoc"))
+		out, a := e.issueAndRead("OWN0001", "owner@example.com", "edoc")
 		path := "/api/v1/accounts/" + a.ID + "/password"
 		other := e.issue("TOK0001", "theo@example.com", "edoc")
 		e.post(path, map[string]string{"password": newPassword, "token": other.Token, "postalCode": postal}).Expect(t, 403, "3004")
@@ -567,8 +564,7 @@ func TestConcurrentReadsShareOneRegistration(t *testing.T) {
 // account 24 hours.
 func TestResetWithEmailTokenWrongCellphone(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		out := e.issue("TOK0007", "uma@example.com", "edoc")
-		a := tokenOf(t, e.read(out.Token, "edoc"))
+		out, a := e.issueAndRead("TOK0007", "uma@example.com", "edoc")
 		if a.Action != emailtoken.ActionReset || a.ID != e.uma.ID || !a.UBIDriver {
 			t.Fatalf("%+v", a)
 		}

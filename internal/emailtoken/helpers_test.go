@@ -121,12 +121,19 @@ func (e *env) issue(number, email, source string) emailtoken.Issued {
 	return out
 }
 
-// opened issues a token (issue) and reads it with src, as the link opened:
-// it returns the token and the id of what the read opened.
-func (e *env) opened(number, email, src string) (emailtoken.Issued, string) {
+// issueAndRead issues a token (issue) and reads it with src, as the link
+// opened: it returns the token and the read's answer.
+func (e *env) issueAndRead(number, email, src string) (emailtoken.Issued, emailtoken.Answer) {
 	e.t.Helper()
 	out := e.issue(number, email, src)
-	return out, tokenOf(e.t, e.read(out.Token, src)).ID
+	return out, tokenOf(e.t, e.read(out.Token, src))
+}
+
+// opened is issueAndRead's token and the id of what the read opened.
+func (e *env) opened(number, email, src string) (emailtoken.Issued, string) {
+	e.t.Helper()
+	out, a := e.issueAndRead(number, email, src)
+	return out, a.ID
 }
 
 // tokenOf is the answer of a token read.

@@ -143,17 +143,7 @@ func TestForgedForwardedForDoesNotEscapeTheLimit(t *testing.T) {
 		if statuses[http.StatusTooManyRequests] != 10 {
 			t.Fatalf("statuses %v, want the last 10 of 30 refused with 429", statuses)
 		}
-		var ips []string
-		rows, err := db.Query(context.Background(), "SELECT DISTINCT ip FROM audit_events")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var ip string
-			_ = rows.Scan(&ip)
-			ips = append(ips, ip)
-		}
+		ips := storetest.Strings(t, db, "SELECT DISTINCT ip FROM audit_events")
 		if fmt.Sprint(ips) != "[203.0.113.9]" {
 			t.Fatalf("audited IPs %v, want the real client only", ips)
 		}

@@ -16,7 +16,6 @@ import (
 	"guichet/internal/recovery"
 	"guichet/internal/sso"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
@@ -243,10 +242,10 @@ func rule(scope string, limit int) throttle.Rule {
 	return throttle.Rule{Scope: scope, Limit: limit, Window: time.Hour}
 }
 
-// each runs fn on a fresh env on SQLite and PostgreSQL (storetest.Each).
+// each runs fn on a fresh env on every database (testenv.EachEnv).
 func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
-	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+	testenv.EachEnv(t, newEnv, fn)
 }
 
 // afterWait is a case of an expiry test: after waiting so long, the call

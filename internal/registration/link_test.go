@@ -74,6 +74,23 @@ func (e *env) submitAliceByLink(email string) (string, emailLink) {
 	return id, l
 }
 
+// emailByLink submits email at the option (202) and reads the link sent
+// to it, in language.
+func (e *env) emailByLink(id, optionID, email, language string) emailLink {
+	e.t.Helper()
+	e.value(id, optionID, email).Expect(e.t, http.StatusAccepted, "")
+	return e.linkTo(email, language)
+}
+
+// createByLink opens the link (200) and creates the account (201) of the
+// email it proved.
+func (e *env) createByLink(id string, l emailLink, email string) {
+	e.t.Helper()
+	e.value(id, l.validation, l.token).Expect(e.t, http.StatusOK, "")
+	e.create(id, newPassword).Expect(e.t, http.StatusCreated, "")
+	e.linked(email)
+}
+
 // TestEmailLink: a brand that proves an email by link answers the email
 // submission 202 and emails a link; opening it (the validation call with
 // the link's token) continues the registration once, within a code's life
@@ -102,8 +119,7 @@ func TestEmailLink(t *testing.T) {
 		{Name: "the link is in the registration's language", Run: func(t *testing.T, e *env) {
 			e.language = "fr"
 			id, ids := e.start("REG0004", "Alice", "Sansfil")
-			e.value(id, ids["ask-email"], "alice@example.com").Expect(t, 202, "")
-			l := e.linkTo("alice@example.com", "fr")
+			l := e.emailByLink(id, ids["ask-email"], "alice@example.com", "fr")
 			e.value(l.id, l.validation, l.token).Expect(t, 200, "")
 		}},
 		{Name: "an email taken is refused as with a code; no link goes", Run: func(t *testing.T, e *env) {
@@ -145,22 +161,15 @@ func TestEmailLink(t *testing.T) {
 			}
 			n := e.value(id, l.validation, l.token).Expect(t, 240, "")
 			next := offered(t, n, "ask-username")
-			e.value(id, next["ask-username"], "alice2@example.com").Expect(t, 202, "")
-			l2 := e.linkTo("alice2@example.com", "en")
+			l2 := e.emailByLink(id, next["ask-username"], "alice2@example.com", "en")
 			e.value(id, l2.validation, l.token).Expect(t, 400, "INVALID_ACTIVATION_CODE") // the first link is spent
-			e.value(id, l2.validation, l2.token).Expect(t, 200, "")
-			e.create(id, newPassword).Expect(t, 201, "")
-			e.linked("alice2@example.com")
+			e.createByLink(id, l2, "alice2@example.com")
 		}},
 		{Name: "new-email (ask-username) proves by link too", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0005", "Ugo", "Pris")
 			n := e.proveByCode(id, ids["EMAIL"], "owner@example.com", 240)
 			_, next := optionsOf(t, n)
-			e.value(id, next["ask-username"], "ugo@example.com").Expect(t, 202, "")
-			l := e.linkTo("ugo@example.com", "en")
-			e.value(id, l.validation, l.token).Expect(t, 200, "")
-			e.create(id, newPassword).Expect(t, 201, "")
-			e.linked("ugo@example.com")
+			e.createByLink(id, e.emailByLink(id, next["ask-username"], "ugo@example.com", "en"), "ugo@example.com")
 		}},
 		{Name: "a UBI driver giving the policyholder's email still goes to password-validation", Run: func(t *testing.T, e *env) {
 			id, ids := e.start("REG0010", "Victor", "Volant")

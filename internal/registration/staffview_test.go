@@ -7,15 +7,14 @@ import (
 
 	"guichet/internal/policy"
 	"guichet/internal/registration"
-	"guichet/internal/store"
-	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // TestOpenFor: the open registrations of an email or of people, newest
 // first; closed, expired and other brands' ones left out.
 func TestOpenFor(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		now := newEnv(t, db).Clock.Now() // the policy file imported
+	testenv.EachEnv(t, newEnv, func(t *testing.T, e *env) {
+		db, now := e.DB, e.Clock.Now() // newEnv imported the policy file
 		ctx := t.Context()
 		var ids [2]string
 		for i, number := range []string{"REG0001", "REG0002"} {

@@ -1,9 +1,6 @@
 package rules
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -23,16 +20,8 @@ type formsFile struct {
 
 func loadForms(t testing.TB) formsFile {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(vectorsDir, "common", "forms.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f formsFile
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&f); err != nil {
-		t.Fatalf("forms.json: %v", err)
-	}
+	readStrict(t, filepath.Join(vectorsDir, "common", "forms.json"), &f)
 	return f
 }
 

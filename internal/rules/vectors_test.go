@@ -65,9 +65,28 @@ func (c vectorCase) params(file map[string]json.RawMessage) (vectorParams, error
 		return vectorParams{}, err
 	}
 	var p vectorParams
+	err = decodeStrict(b, &p)
+	return p, err
+}
+
+// decodeStrict decodes JSON into v, refusing the fields v does not have: a
+// misspelt key of a vector file fails rather than being ignored.
+func decodeStrict(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
-	return p, d.Decode(&p)
+	return d.Decode(v)
+}
+
+// readStrict reads the JSON file at path into v (decodeStrict).
+func readStrict(t testing.TB, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeStrict(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }
 
 // input decodes the case's input: a string (repeated Repeat times) or, for
@@ -162,16 +181,8 @@ func loadVectors(t testing.TB) []vectorFile {
 		if filepath.Base(path) == "keys.json" {
 			continue
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var f vectorFile
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&f); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		readStrict(t, path, &f)
 		if want := f.Rule + ".json"; filepath.Base(path) != want {
 			t.Fatalf("%s: rule %q belongs in %s", path, f.Rule, want)
 		}

@@ -17,7 +17,6 @@ import (
 	"guichet/internal/policy"
 	"guichet/internal/sso"
 	"guichet/internal/store"
-	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
@@ -66,10 +65,10 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	return e
 }
 
-// each runs fn on a fresh env on every database (storetest.Each).
+// each runs fn on a fresh env on every database (testenv.EachEnv).
 func each(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Helper()
-	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
+	testenv.EachEnv(t, newEnv, fn)
 }
 
 func (e *env) create(b *brand.Brand, email string, mutate func(ctx context.Context, tx *store.Tx, a account.Account) error) account.Account {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 )
 
 // TestBackup copies the SQLite file while a write transaction is open on it,
@@ -43,17 +44,7 @@ func TestBackup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer copied.Close()
-	var values []string
-	rows, err := copied.Query(ctx, "SELECT v FROM kept ORDER BY v")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var v string
-		_ = rows.Scan(&v)
-		values = append(values, v)
-	}
-	rows.Close()
+	values := storetest.Strings(t, copied, "SELECT v FROM kept ORDER BY v")
 	if strings.Join(values, ",") != "committed" {
 		t.Fatalf("backup holds %q, want the committed row only", values)
 	}

@@ -47,19 +47,7 @@ func TestInTxCommitsOrRollsBack(t *testing.T) {
 		if err := db.InTx(ctx, func(tx *store.Tx) error { return insert(tx, "kept") }); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := db.Query(ctx, "SELECT event FROM audit_events ORDER BY id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var got []string
-		for rows.Next() {
-			var e string
-			if err := rows.Scan(&e); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, e)
-		}
+		got := storetest.Strings(t, db, "SELECT event FROM audit_events ORDER BY id")
 		if len(got) != 1 || got[0] != "kept" {
 			t.Fatalf("rows = %v, want [kept]", got)
 		}

@@ -60,24 +60,8 @@ func (e *Env) Count(t testing.TB, query string, args ...any) int {
 // starts with prefix ("" for all), oldest first.
 func (e *Env) Audit(t testing.TB, accountID, prefix string) []string {
 	t.Helper()
-	rows, err := e.DB.Query(context.Background(),
-		"SELECT event, outcome FROM audit_events WHERE account_id = ? AND event LIKE ? ORDER BY id", accountID, prefix+"%")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var ev, oc string
-		if err := rows.Scan(&ev, &oc); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, ev+" "+oc)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return storetest.Strings(t, e.DB,
+		"SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE ? ORDER BY id", accountID, prefix+"%")
 }
 
 // RepoDir is the repository's root, found from this file: tests of any
@@ -166,12 +150,18 @@ type Case[E any] struct {
 }
 
 // RunCases runs each case as a subtest on an environment newEnv makes,
-// on every database (storetest.Each).
+// on every database (EachEnv).
 func RunCases[E any](t *testing.T, newEnv func(*testing.T, *store.DB) E, cases []Case[E]) {
 	t.Helper()
 	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			storetest.Each(t, func(t *testing.T, db *store.DB) { c.Run(t, newEnv(t, db)) })
-		})
+		t.Run(c.Name, func(t *testing.T) { EachEnv(t, newEnv, c.Run) })
 	}
+}
+
+// EachEnv runs fn on a fresh environment newEnv makes (a package's env)
+// on SQLite and, when configured, on PostgreSQL (storetest.Each), as
+// subtests "sqlite" and "postgres".
+func EachEnv[E any](t *testing.T, newEnv func(*testing.T, *store.DB) E, fn func(t *testing.T, e E)) {
+	t.Helper()
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, newEnv(t, db)) })
 }

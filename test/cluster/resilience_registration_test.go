@@ -123,6 +123,21 @@ func register(ctx context.Context, c *client, i int, steps func()) (string, stri
 		}
 		return true
 	}
+	// step posts a step after find: answered want, or unclear (start
+	// over: again), or a failure and why.
+	step := func(name, path, body string, want int) (again bool, failure string) {
+		r := c.resends
+		a, err := post(path, body)
+		switch {
+		case err != nil:
+			return false, fmt.Sprintf("%s: %v (lost before: %v)", name, err, lostAt)
+		case unclear(name, a, want, r):
+			return true, ""
+		case a.status != want:
+			return false, fmt.Sprintf("%s: %d %v (lost before: %v)", name, a.status, a.body, lostAt)
+		}
+		return false, ""
+	}
 	for attempt := 0; attempt < 10; attempt++ {
 		r := c.resends
 		a, err := post("/api/v1/accounts/find", find)
@@ -152,28 +167,20 @@ func register(ctx context.Context, c *client, i int, steps func()) (string, stri
 		if pinID == "" {
 			return regFailed, fmt.Sprintf("find: no PIN option in %v", a.body)
 		}
-		r = c.resends
-		a, err = post("/api/v1/registrations/"+id+"/validations/"+pinID+"/", `{"validationValue":"`+killPIN+`"}`)
-		if err != nil {
-			return regFailed, fmt.Sprintf("PIN: %v (lost before: %v)", err, lostAt)
+		again, failure := step("PIN", "/api/v1/registrations/"+id+"/validations/"+pinID+"/", `{"validationValue":"`+killPIN+`"}`, 200)
+		if failure != "" {
+			return regFailed, failure
 		}
-		if unclear("PIN", a, 200, r) {
+		if again {
 			continue
 		}
-		if a.status != 200 {
-			return regFailed, fmt.Sprintf("PIN: %d %v (lost before: %v)", a.status, a.body, lostAt)
+		again, failure = step("create", "/api/v1/accounts/"+id+"/create",
+			`{"password":"`+killPassword+`","passwordConfirmation":"`+killPassword+`","termsAccepted":true}`, 201)
+		if failure != "" {
+			return regFailed, failure
 		}
-		r = c.resends
-		a, err = post("/api/v1/accounts/"+id+"/create",
-			`{"password":"`+killPassword+`","passwordConfirmation":"`+killPassword+`","termsAccepted":true}`)
-		if err != nil {
-			return regFailed, fmt.Sprintf("create: %v (lost before: %v)", err, lostAt)
-		}
-		if unclear("create", a, 201, r) {
+		if again {
 			continue
-		}
-		if a.status != 201 {
-			return regFailed, fmt.Sprintf("create: %d %v (lost before: %v)", a.status, a.body, lostAt)
 		}
 		return regCreated, ""
 	}

@@ -444,6 +444,28 @@ func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, OpenPostgres(t)) })
 }
 
+// Strings returns the query's rows, each of one text column, in order.
+func Strings(t testing.TB, db *store.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(context.Background(), query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
+}
+
 // Snapshot returns every row of the tables, in a form two snapshots can be
 // compared in: tests that something moved no counter compare one taken
 // before with one taken after.

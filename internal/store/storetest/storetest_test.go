@@ -35,28 +35,16 @@ var schemaQueries = map[store.Dialect][]string{
 func schema(t *testing.T, db *store.DB) string {
 	t.Helper()
 	var b strings.Builder
+	unqualified := strings.NewReplacer(current(t, db)+".", "")
 	for i, q := range schemaQueries[db.Dialect] {
-		rows, err := db.Query(context.Background(), q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			strings.NewReplacer(current(t, db)+".", "").WriteString(&b, line+"\n")
-			n++
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
-		if n == 0 && i == 0 {
+		lines := Strings(t, db, q)
+		if len(lines) == 0 && i == 0 {
 			t.Fatalf("no tables: %s", q)
 		}
-		fmt.Fprintf(&b, "-- %d\n", n)
+		for _, line := range lines {
+			unqualified.WriteString(&b, line+"\n")
+		}
+		fmt.Fprintf(&b, "-- %d\n", len(lines))
 	}
 	return b.String()
 }
