@@ -155,18 +155,7 @@ func (e *signInRefused) Error() string { return "sign-in refused: " + e.code }
 // *signInRefused when the form post failed (a ticket already used, the
 // server too busy to sign in).
 func (c *client) signIn(ctx context.Context, base, email, password string) (int, error) {
-	a, err := c.json(ctx, base, "POST", "/api/v1/accounts/find", fmt.Sprintf(`{"email":%q}`, email))
-	if err != nil || a.status != 200 {
-		return a.status, err
-	}
-	id, _ := a.body["id"].(string)
-	a, err = c.json(ctx, base, "POST", "/api/v1/accounts/"+id+"/authentication", fmt.Sprintf(`{"password":%q}`, password))
-	if err != nil || a.status != 200 {
-		return a.status, err
-	}
-	ticket, _ := a.body["loginTicket"].(string)
-	form := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {ticket}}
-	a, err = c.do(ctx, base, "POST", "/pkmslogin.form", "application/x-www-form-urlencoded", form.Encode())
+	a, err := c.signInForm(ctx, base, email, password)
 	if err == nil && a.status == 303 && a.location != "/my-account" {
 		u, _ := url.Parse(a.location)
 		code := a.location
@@ -176,6 +165,24 @@ func (c *client) signIn(ctx context.Context, base, email, password string) (int,
 		return a.status, &signInRefused{code: code}
 	}
 	return a.status, err
+}
+
+// signInForm runs the sign-in's three steps and returns the answer of the
+// step that stopped it, or the SSO form post's (303 and where it sends the
+// browser: /my-account, the OpenID provider's callback, /webseal.do).
+func (c *client) signInForm(ctx context.Context, base, email, password string) (answer, error) {
+	a, err := c.json(ctx, base, "POST", "/api/v1/accounts/find", fmt.Sprintf(`{"email":%q}`, email))
+	if err != nil || a.status != 200 {
+		return a, err
+	}
+	id, _ := a.body["id"].(string)
+	a, err = c.json(ctx, base, "POST", "/api/v1/accounts/"+id+"/authentication", fmt.Sprintf(`{"password":%q}`, password))
+	if err != nil || a.status != 200 {
+		return a, err
+	}
+	ticket, _ := a.body["loginTicket"].(string)
+	form := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {ticket}}
+	return c.do(ctx, base, "POST", "/pkmslogin.form", "application/x-www-form-urlencoded", form.Encode())
 }
 
 // apiKeys are the sample brands' public client keys, read once from /.
