@@ -23,7 +23,9 @@ import (
 func rpVia(ctx context.Context, addr string) context.Context {
 	d := &net.Dialer{}
 	return gooidc.ClientContext(ctx, &http.Client{Transport: &http.Transport{
-		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) { return d.DialContext(ctx, network, addr) },
+		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		},
 	}})
 }
 
