@@ -67,6 +67,15 @@ if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
 		echo "(a chat target was missed: see the lines above)"
 fi
 
+echo "== OpenID provider: authorization-code exchanges and refreshes per second through the token endpoint, p99 at half rate (issue 30: 500/s each, p99 20 ms)"
+GUICHET_BENCH=1 go test -timeout 30m -run '^TestOIDCThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
+	echo "(a token endpoint target was missed: see the lines above)"
+if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
+	echo "== the same on PostgreSQL"
+	GUICHET_BENCH=1 GUICHET_BENCH_POSTGRES=1 go test -timeout 30m -run '^TestOIDCThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
+		echo "(a token endpoint target was missed: see the lines above)"
+fi
+
 echo "== argon2id at design.md's parameters: internal/argon2id (memory reused) against golang.org/x/crypto/argon2"
 go test -timeout 30m -run '^$' -bench . -benchtime 40x -count 3 ./internal/argon2id | grep Benchmark
 

@@ -61,13 +61,15 @@ type Provider struct {
 	op              *op.Provider
 }
 
-// The token endpoint's default limits: far above what a client's users
-// sign in at (a code is traded once per sign-in, a refresh every access
-// token's hour), low enough that a leaked secret or a looping client is
-// stopped within a minute.
+// The token endpoint's default limits: 500 calls a second per client, far
+// above what its customers sign in and refresh at (a code is traded once
+// per sign-in, a refresh every access token's hour) and about what one
+// instance answers (make bench), so a looping client cannot take the
+// endpoint from the others; an address may carry several clients (an
+// insurer's applications behind one NAT), so twice that.
 var (
-	DefaultTokenPerClient  = throttle.Rule{Scope: "oidc.token.client", Limit: 3000, Window: time.Minute}
-	DefaultTokenPerAddress = throttle.Rule{Scope: "oidc.token.address", Limit: 600, Window: time.Minute}
+	DefaultTokenPerClient  = throttle.Rule{Scope: "oidc.token.client", Limit: 30000, Window: time.Minute}
+	DefaultTokenPerAddress = throttle.Rule{Scope: "oidc.token.address", Limit: 60000, Window: time.Minute}
 )
 
 // New builds the provider; dev serves its issuer over plain http (the
