@@ -47,6 +47,11 @@ web/dist/index.html: web/node_modules/.installed $(WEB_SOURCES) api/openapi.yaml
 bin/guichet: web/dist/index.html $(GO_SOURCES) go.mod go.sum
 	$(STAGE) build-go $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $@ ./cmd/guichet
 
+# oauth2-proxy (a tool of tools/go.mod, like gotestsum): a relying party
+# nobody here wrote, for the OpenID provider's browser test (issue 30).
+bin/oauth2-proxy: tools/go.mod tools/go.sum
+	$(STAGE) build-oauth2-proxy $(GO) build -trimpath -modfile=tools/go.mod -o $@ github.com/oauth2-proxy/oauth2-proxy/v7
+
 run: build
 	bin/guichet serve --dev
 
@@ -57,7 +62,7 @@ run: build
 # (scripts/lanes.sh): the CPU-bound stages one after another, and the browser
 # tests, which mostly wait on pages and servers. WITH_CLUSTER=1 (.ci/run)
 # adds the cluster suites at the end of the first lane.
-test: web/node_modules/.installed chromium gotestsum build
+test: web/node_modules/.installed chromium gotestsum build bin/oauth2-proxy
 	scripts/lanes.sh "checks=$(MAKE) --no-print-directory test-checks" "browser=$(MAKE) --no-print-directory test-e2e"
 
 test-checks: check test-go test-fuzz test-web $(if $(WITH_CLUSTER),cluster)
@@ -91,7 +96,7 @@ test-web: web/node_modules/.installed
 # The browser test files run E2E_CONCURRENCY at a time (each starts its own
 # server on a free port with its own data dir, and its own Chromium).
 E2E_CONCURRENCY ?= 2
-test-e2e: bin/guichet chromium
+test-e2e: bin/guichet bin/oauth2-proxy chromium
 	cd web && ../$(STAGE) browser-tests node --test --test-concurrency=$(E2E_CONCURRENCY) \
 		--test-reporter=tap --test-reporter-destination=stdout \
 		--test-reporter=./e2e/file-times.mjs --test-reporter-destination=$(REPORTS)/e2e-files.txt \

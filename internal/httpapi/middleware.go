@@ -148,6 +148,12 @@ func (s *server) csp(r *http.Request, nonce string) string {
 	}
 	formActions := s.formActions
 	img, font := "img-src 'self' data:", "font-src 'self'"
+	if s.deps.OIDC != nil && !s.isConsoleHost(r.Host) {
+		// A sign-in for an application ends at the application (issue 30).
+		if to := s.deps.OIDC.FormAction(r); to != "" {
+			formActions += " " + to
+		}
+	}
 	if s.isConsoleHost(r.Host) {
 		// The console posts to no external sign-in.
 		formActions = ""

@@ -83,7 +83,7 @@ function leakedSecrets(output) {
 }
 
 /** @returns {Promise<number>} a TCP port free on 127.0.0.1 */
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

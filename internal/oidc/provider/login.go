@@ -129,3 +129,38 @@ func pendingCookie(r *http.Request) (string, bool) {
 	}
 	return PendingCookie, true
 }
+
+// FormAction is the CSP form-action source a page of the brand's host needs
+// while this browser has a pending authorization request: the origin of the
+// request's redirect URI (scheme://host[:port], or "scheme:" for an app's
+// custom scheme). Chromium applies form-action to every redirect that
+// follows a form post, and the SSO form post's success ends at the client
+// (sso.LoginForm, Continue, the callback). "" without a live pending request
+// for this host.
+func (p *Provider) FormAction(r *http.Request) string {
+	// Called before the brand's middleware (the security headers come
+	// first), so either cookie name: the request must be of this host.
+	c, err := r.Cookie(PendingCookie)
+	if err != nil {
+		c, err = r.Cookie(DevPendingCookie)
+	}
+	if err != nil || c.Value == "" || len(c.Value) > 64 {
+		return ""
+	}
+	a, err := p.OIDC.AuthRequest(r.Context(), c.Value)
+	if err != nil {
+		return ""
+	}
+	iss, err := url.Parse(a.Issuer)
+	if err != nil || !strings.EqualFold(iss.Host, r.Host) {
+		return ""
+	}
+	u, err := url.Parse(a.RedirectURI)
+	if err != nil || u.Scheme == "" {
+		return ""
+	}
+	if u.Host == "" {
+		return u.Scheme + ":"
+	}
+	return u.Scheme + "://" + u.Host
+}

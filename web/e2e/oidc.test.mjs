@@ -1,0 +1,90 @@
+// The OpenID provider (issue 30) through a relying party nobody here wrote:
+// oauth2-proxy (bin/oauth2-proxy, built by the Makefile from its Go module)
+// in front of a small upstream. The visitor opens the upstream, is sent to
+// Guichet, signs in on the portal's own login page and reaches the upstream
+// as themselves. oauth2-proxy reaches the brand's host (belair.localhost,
+// which only Chromium resolves) through HTTP_PROXY: Guichet's server answers
+// an absolute-form request as it answers any other.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { dirname, join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { HANG_MS, checkA11y, freePort, keepSecret, startSuite, withContext } from './harness.mjs';
+
+const PASSWORD = 'Guichet-Demo-2026!';
+const proxyBinary = join(dirname(fileURLToPath(import.meta.url)), '../../bin/oauth2-proxy');
+
+const { server, browser } = await startSuite();
+
+// The upstream answers with the user oauth2-proxy vouches for.
+const upstream = createServer((request, response) => {
+  response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+  response.end(`<!doctype html><html lang="en"><title>Claims centre</title><main><h1>Claims centre</h1><p id="user">${String(request.headers['x-forwarded-email'] ?? 'nobody')}</p></main></html>`);
+});
+await new Promise((resolve) => upstream.listen(0, '127.0.0.1', () => resolve(undefined)));
+after(() => upstream.close());
+const upstreamAddress = /** @type {import('node:net').AddressInfo} */ (upstream.address());
+
+const proxyPort = await freePort();
+const proxyURL = `http://127.0.0.1:${proxyPort}`;
+const registered = await server.cli('clients', 'add', '--brand', 'belair', '--name', 'Claims centre', '--type', 'confidential',
+  '--redirect-uri', `${proxyURL}/oauth2/callback`);
+const clientID = /client_id:\s*(\S+)/.exec(registered)?.[1];
+const clientSecret = keepSecret(/client_secret:\s*(\S+)/.exec(registered)?.[1] ?? '');
+assert.ok(clientID && clientSecret, `clients add printed ${registered}`);
+
+const proxy = spawn(proxyBinary, [
+  '--provider=oidc', `--oidc-issuer-url=${server.url('belair', '').replace(/\/$/, '')}`,
+  `--client-id=${clientID}`, `--client-secret=${clientSecret}`, `--redirect-url=${proxyURL}/oauth2/callback`,
+  `--http-address=127.0.0.1:${proxyPort}`, `--upstream=http://127.0.0.1:${upstreamAddress.port}/`,
+  '--email-domain=*', `--cookie-secret=${randomBytes(16).toString('hex')}`, '--cookie-secure=false',
+  '--skip-provider-button=true', '--code-challenge-method=S256', '--scope=openid email profile offline_access',
+  '--cookie-refresh=2s', '--pass-user-headers=true',
+], { env: { ...process.env, HTTP_PROXY: `http://127.0.0.1:${server.port}`, http_proxy: `http://127.0.0.1:${server.port}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+let proxyLog = '';
+proxy.stdout.on('data', (chunk) => (proxyLog = (proxyLog + chunk).slice(-20_000)));
+proxy.stderr.on('data', (chunk) => (proxyLog = (proxyLog + chunk).slice(-20_000)));
+after(() => proxy.kill('SIGTERM'));
+for (const deadline = Date.now() + HANG_MS; ; ) {
+  if (proxy.exitCode !== null) throw new Error(`oauth2-proxy exited:\n${proxyLog}`);
+  try {
+    if ((await fetch(`${proxyURL}/ping`)).ok) break;
+  } catch {
+    // not listening yet
+  }
+  if (Date.now() > deadline) throw new Error(`oauth2-proxy was not ready:\n${proxyLog}`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+test('an application behind oauth2-proxy signs its customer in on the portal, and loses them when they sign out there', () =>
+  withContext(browser, {}, async (page) => {
+    await page.goto(`${proxyURL}/`);
+    // oauth2-proxy sent the browser to the brand's /authorize, which sent it
+    // to the portal's own login page.
+    await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+    assert.match(page.url(), /^http:\/\/belair\.localhost:\d+\/\?lang=en$/);
+    await checkA11y(page);
+    await page.getByLabel('Email address').fill('demo@belair.example');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Claims centre' }).waitFor();
+    assert.equal(page.url(), `${proxyURL}/`);
+    assert.equal(await page.locator('#user').textContent(), 'demo@belair.example');
+
+    // A sign-out at the portal ends the grant: oauth2-proxy, which has no
+    // back-channel logout (oauth2-proxy issue 1224), loses the customer at
+    // its next refresh (--cookie-refresh=2s; a lower bound, not a speed
+    // limit), when the refresh token is refused.
+    const portal = await page.context().newPage();
+    await portal.goto(server.url('belair', '/my-account'));
+    await portal.getByRole('button', { name: 'Sign out' }).click();
+    await portal.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+    await portal.close();
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await page.goto(`${proxyURL}/`);
+    await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+    assert.match(page.url(), /^http:\/\/belair\.localhost:\d+\/\?lang=en$/);
+  }));
