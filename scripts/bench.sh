@@ -58,23 +58,24 @@ echo "== authentication timing: wrong password, locked, unknown, temporary held 
 GUICHET_BENCH=1 go test -timeout 30m -run '^TestSignInTimingMedians$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
 	echo "(the timing target was missed: see the lines above)"
 
-echo "== live chat: 5,000 idle visitor sockets (resident memory per socket, target 20 KB) and agent-to-visitor latency with 500 active conversations (target p99 50 ms), SQLite"
-GUICHET_BENCH=1 go test -timeout 30m -run '^TestChatIdleSockets$|^TestChatLatency$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
-	echo "(a chat target was missed: see the lines above)"
-if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
-	echo "== the same on PostgreSQL"
-	GUICHET_BENCH=1 GUICHET_BENCH_POSTGRES=1 go test -timeout 30m -run '^TestChatIdleSockets$|^TestChatLatency$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
-		echo "(a chat target was missed: see the lines above)"
-fi
+# on_both_databases TESTS WHAT: the app benchmarks matching TESTS on SQLite,
+# then on PostgreSQL when GUICHET_TEST_DATABASE_URL is set; WHAT names the
+# target in the line printed when one is missed.
+on_both_databases() {
+	GUICHET_BENCH=1 go test -timeout 30m -run "$1" -count=1 -v ./internal/app | grep -v '^=== RUN' ||
+		echo "(a $2 target was missed: see the lines above)"
+	if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
+		echo "== the same on PostgreSQL"
+		GUICHET_BENCH=1 GUICHET_BENCH_POSTGRES=1 go test -timeout 30m -run "$1" -count=1 -v ./internal/app | grep -v '^=== RUN' ||
+			echo "(a $2 target was missed: see the lines above)"
+	fi
+}
 
-echo "== OpenID provider: authorization-code exchanges and refreshes per second through the token endpoint, p99 at half rate (issue 30: 500/s each, p99 20 ms)"
-GUICHET_BENCH=1 go test -timeout 30m -run '^TestOIDCThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
-	echo "(a token endpoint target was missed: see the lines above)"
-if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
-	echo "== the same on PostgreSQL"
-	GUICHET_BENCH=1 GUICHET_BENCH_POSTGRES=1 go test -timeout 30m -run '^TestOIDCThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
-		echo "(a token endpoint target was missed: see the lines above)"
-fi
+echo "== live chat: 5,000 idle visitor sockets (resident memory per socket, target 20 KB) and agent-to-visitor latency with 500 active conversations (target p99 50 ms), SQLite"
+on_both_databases '^TestChatIdleSockets$|^TestChatLatency$' chat
+
+echo "== OpenID provider: authorization-code exchanges and refreshes per second through the token endpoint, p99 at half rate (issue 30: 500/s each, p99 20 ms), SQLite"
+on_both_databases '^TestOIDCThroughput$' 'token endpoint'
 
 echo "== argon2id at design.md's parameters: internal/argon2id (memory reused) against golang.org/x/crypto/argon2"
 go test -timeout 30m -run '^$' -bench . -benchtime 40x -count 3 ./internal/argon2id | grep Benchmark

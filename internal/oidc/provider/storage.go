@@ -117,13 +117,7 @@ func (s storage) wrap(a oidc.AuthRequest) *authRequest {
 
 func (s storage) AuthRequestByID(ctx context.Context, id string) (op.AuthRequest, error) {
 	a, err := s.p.OIDC.AuthRequest(ctx, id)
-	if errors.Is(err, oidc.ErrRequestNotFound) || err == nil && a.Brand != brandOf(ctx) {
-		return nil, errNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	return s.wrap(a), nil
+	return s.ours(ctx, a, err, oidc.ErrRequestNotFound)
 }
 
 // AuthRequestByCode trades the code at once, before zitadel/oidc checks the
@@ -131,7 +125,13 @@ func (s storage) AuthRequestByID(ctx context.Context, id string) (op.AuthRequest
 // it (a second presentation revokes what the first gave).
 func (s storage) AuthRequestByCode(ctx context.Context, code string) (op.AuthRequest, error) {
 	a, err := s.p.OIDC.TradeCode(ctx, code)
-	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && a.Brand != brandOf(ctx) {
+	return s.ours(ctx, a, err, oidc.ErrInvalidGrant)
+}
+
+// ours hands zitadel/oidc a request read for this brand's host: unknown
+// (the domain's notFound error) or another brand's is errNotFound.
+func (s storage) ours(ctx context.Context, a oidc.AuthRequest, err, notFound error) (op.AuthRequest, error) {
+	if errors.Is(err, notFound) || err == nil && a.Brand != brandOf(ctx) {
 		return nil, errNotFound
 	}
 	if err != nil {
