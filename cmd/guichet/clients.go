@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	jose "github.com/go-jose/go-jose/v4"
+
 	"guichet/internal/app"
 	"guichet/internal/brand"
 	"guichet/internal/oidc"
@@ -16,7 +18,7 @@ import (
 )
 
 const clientsUsage = `usage: guichet clients add --brand B --name NAME --type public|confidential --redirect-uri URI [--redirect-uri URI]...
-                           [--third-party] [--backchannel-logout-uri URI]
+                           [--third-party] [--backchannel-logout-uri URI] [--signing-alg ES256|RS256]
        guichet clients list [--brand B]
        guichet clients disable CLIENT_ID`
 
@@ -56,6 +58,8 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 	fs.Var(&redirects, "redirect-uri", "a redirect URI, matched exactly; repeat for more (add)")
 	fs.BoolVar(&in.ThirdParty, "third-party", false, "not the insurer's own application: the customer consents (add)")
 	fs.StringVar(&in.BackchannelLogoutURI, "backchannel-logout-uri", "", "where sign-outs are posted (add)")
+	var alg string
+	fs.StringVar(&alg, "signing-alg", "ES256", "ES256, or RS256 for a client whose library knows no other (add)")
 	args, err := parseArgs(fs, args)
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, clientsUsage)
@@ -78,7 +82,7 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 	if misplaced != "" {
 		return fmt.Errorf("--%s is not for clients %s\n%s", misplaced, sub, clientsUsage)
 	}
-	in.Kind, in.RedirectURIs = oidc.Kind(kind), redirects
+	in.Kind, in.RedirectURIs, in.SigningAlg = oidc.Kind(kind), redirects, jose.SignatureAlgorithm(alg)
 	return withOIDC(ctx, cfg, func(svc *oidc.Service, _ *brand.Registry) error {
 		switch sub {
 		case "add":
@@ -112,7 +116,7 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "CLIENT_ID\tBRAND\tNAME\tTYPE\tPARTY\tREDIRECT_URIS\tSTATUS")
+		fmt.Fprintln(tw, "CLIENT_ID\tBRAND\tNAME\tTYPE\tPARTY\tALG\tREDIRECT_URIS\tSTATUS")
 		for _, c := range list {
 			party, status := "first", "active"
 			if c.ThirdParty {
@@ -121,7 +125,7 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 			if c.Disabled() {
 				status = "disabled"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Brand, c.Name, c.Kind, party, strings.Join(c.RedirectURIs, " "), status)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Brand, c.Name, c.Kind, party, c.SigningAlg, strings.Join(c.RedirectURIs, " "), status)
 		}
 		return tw.Flush()
 	})

@@ -39,7 +39,7 @@ func TestClientsCommand(t *testing.T) {
 		if !strings.Contains(errOut.String(), "shown this once") || strings.Contains(errOut.String(), m[2]) {
 			t.Fatalf("stderr %q", errOut.String())
 		}
-		if out, err = cli("clients", "add", "--brand", "scotia", "--name", "App", "--type", "public", "--third-party",
+		if out, err = cli("clients", "add", "--brand", "scotia", "--name", "App", "--type", "public", "--third-party", "--signing-alg", "RS256",
 			"--redirect-uri", "ca.scotia.app:/cb"); err != nil || strings.Contains(out, "client_secret") {
 			t.Fatalf("public client: %q %v", out, err)
 		}
@@ -52,6 +52,8 @@ func TestClientsCommand(t *testing.T) {
 			{[]string{"clients", "add", "--brand", "belair", "--name", "X", "--type", "public", "--redirect-uri", "http://x.example/cb"}, "--redirect-uri: http://x.example/cb: https is required"},
 			{[]string{"clients", "add", "--brand", "belair", "--name", "X", "--type", "other", "--redirect-uri", "https://x.example/cb"}, "--type: public or confidential, not \"other\""},
 			{[]string{"clients", "add", "--brand", "belair", "--type", "public", "--redirect-uri", "https://x.example/cb"}, "--name: a name is required"},
+			{[]string{"clients", "add", "--brand", "belair", "--name", "X", "--type", "public", "--redirect-uri", "https://x.example/cb", "--signing-alg", "HS256"}, "--signing-alg: ES256 or RS256, not \"HS256\""},
+			{[]string{"clients", "list", "--signing-alg", "RS256"}, "--signing-alg is not for clients list"},
 			{[]string{"clients", "disable", "nope"}, "no client nope"},
 			{[]string{"clients", "disable"}, "usage: guichet clients"},
 			{[]string{"clients", "list", "extra"}, "usage: guichet clients"},
@@ -76,7 +78,10 @@ func TestClientsCommand(t *testing.T) {
 			!strings.HasSuffix(lines[1], "disabled") || strings.Contains(out, m[2]) {
 			t.Fatalf("list:\n%s", out)
 		}
-		if out, err = cli("clients", "list"); err != nil || strings.Count(out, "\n") != 3 || !strings.Contains(out, "third") {
+		if !strings.Contains(lines[1], "ES256") {
+			t.Fatalf("list: the default algorithm is not shown:\n%s", out)
+		}
+		if out, err = cli("clients", "list"); err != nil || strings.Count(out, "\n") != 3 || !strings.Contains(out, "third") || !strings.Contains(out, "RS256") {
 			t.Fatalf("list of every brand: %q %v", out, err)
 		}
 

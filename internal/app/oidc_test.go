@@ -16,6 +16,7 @@ import (
 	"time"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
 
 	"guichet/internal/oidc"
@@ -84,7 +85,7 @@ func loopbackClient(addr string, follow bool) *http.Client {
 	return c
 }
 
-func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind, backchannel ...string) *rpWorld {
+func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind, options ...func(*oidc.NewClient)) *rpWorld {
 	t.Helper()
 	a, addr := oidcDevApp(t, databaseURL)
 	w := &rpWorld{t: t, a: a, port: addr[strings.LastIndex(addr, ":"):], browser: loopbackClient(addr, false)}
@@ -94,8 +95,8 @@ func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind, backcha
 		t.Fatal(err)
 	}
 	in := oidc.NewClient{Brand: brand, Name: "Claims centre", Kind: kind, RedirectURIs: []string{"http://127.0.0.1:9/callback"}}
-	if len(backchannel) > 0 {
-		in.BackchannelLogoutURI = backchannel[0]
+	for _, o := range options {
+		o(&in)
 	}
 	c, secret, err := svc.AddClient(t.Context(), in, "test")
 	if err != nil {
@@ -407,7 +408,7 @@ func TestOIDCGrantsEndWithTheSignIn(t *testing.T) {
 			logouts <- r.PostFormValue("logout_token")
 		}))
 		t.Cleanup(rp.Close)
-		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential, rp.URL+"/backchannel-logout")
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential, func(c *oidc.NewClient) { c.BackchannelLogoutURI = rp.URL + "/backchannel-logout" })
 		heard := func(what string) {
 			t.Helper()
 			var raw string
@@ -493,5 +494,38 @@ func TestOIDCThirdPartyClientsAreRefused(t *testing.T) {
 	status, loc := w.get(third.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t))))
 	if status != http.StatusFound || loc.Host != "127.0.0.1:9" || loc.Query().Get("error") != "consent_required" {
 		t.Fatalf("third-party client: %d to %v, want consent_required", status, loc)
+	}
+}
+
+// TestOIDCSigningAlgorithmPerClient: a client registered for RS256 gets its
+// ID tokens signed RS256 (a relying party that accepts nothing else
+// verifies them), another ES256; discovery and the key set offer both.
+func TestOIDCSigningAlgorithmPerClient(t *testing.T) {
+	for _, alg := range []string{"ES256", "RS256"} {
+		t.Run(alg, func(t *testing.T) {
+			w := newRPWorld(t, "", "belair", oidc.Confidential, func(c *oidc.NewClient) { c.SigningAlg = jose.SignatureAlgorithm(alg) })
+			verifier := pkce(t)
+			q := w.authorize(verifier, "en")
+			tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := tok.Extra("id_token").(string)
+			only := func(a string) error {
+				_, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID, SupportedSigningAlgs: []string{a}}).Verify(w.ctx, raw)
+				return err
+			}
+			other := map[string]string{"ES256": "RS256", "RS256": "ES256"}[alg]
+			if err := only(alg); err != nil {
+				t.Fatalf("a relying party accepting %s only: %v", alg, err)
+			}
+			if only(other) == nil {
+				t.Fatalf("the ID token verified as %s too", other)
+			}
+			// The access token (a JWT) is signed the same way.
+			if _, err := jose.ParseSigned(tok.AccessToken, []jose.SignatureAlgorithm{jose.SignatureAlgorithm(alg)}); err != nil {
+				t.Fatalf("access token not %s: %v", alg, err)
+			}
+		})
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode"
 
+	jose "github.com/go-jose/go-jose/v4"
+
 	"guichet/internal/audit"
 	"guichet/internal/codes"
 	"guichet/internal/store"
@@ -49,9 +51,12 @@ type Client struct {
 	ThirdParty           bool
 	RedirectURIs         []string
 	BackchannelLogoutURI string
-	CreatedAt            time.Time
-	DisabledAt           time.Time // zero while enabled
-	secretHash           string
+	// SigningAlg signs the client's tokens: ES256, or RS256 for the
+	// clients that need it.
+	SigningAlg jose.SignatureAlgorithm
+	CreatedAt  time.Time
+	DisabledAt time.Time // zero while enabled
+	secretHash string
 }
 
 // Disabled reports whether the client was disabled.
@@ -78,11 +83,12 @@ type NewClient struct {
 	RedirectURIs         []string
 	ThirdParty           bool
 	BackchannelLogoutURI string
+	SigningAlg           jose.SignatureAlgorithm // "" is ES256
 }
 
 // InvalidError is a NewClient field that breaks a rule.
 type InvalidError struct {
-	Field  string // "name", "type", "redirect-uri", "backchannel-logout-uri"
+	Field  string // "name", "type", "redirect-uri", "backchannel-logout-uri", "signing-alg"
 	Reason string
 }
 
@@ -129,6 +135,12 @@ func (s *Service) check(in NewClient) (NewClient, error) {
 		if err := checkWebURI("backchannel-logout-uri", in.BackchannelLogoutURI); err != nil {
 			return in, err
 		}
+	}
+	if in.SigningAlg == "" {
+		in.SigningAlg = jose.ES256
+	}
+	if !slices.Contains(Algorithms, in.SigningAlg) {
+		return in, invalid("signing-alg", "ES256 or RS256, not %q", in.SigningAlg)
 	}
 	return in, nil
 }
@@ -192,7 +204,7 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-const clientColumns = "id, brand, name, kind, secret_hash, third_party, redirect_uris, backchannel_logout_uri, created_at, disabled_at"
+const clientColumns = "id, brand, name, kind, secret_hash, third_party, redirect_uris, backchannel_logout_uri, signing_alg, created_at, disabled_at"
 
 // AddClient registers a client and returns it with its secret (a
 // confidential client's, shown once and stored only as a hash; "" for a
@@ -208,7 +220,7 @@ func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Cl
 	}
 	now := s.Now()
 	c := Client{ID: id, Brand: in.Brand, Name: in.Name, Kind: in.Kind, ThirdParty: in.ThirdParty,
-		RedirectURIs: in.RedirectURIs, BackchannelLogoutURI: in.BackchannelLogoutURI, CreatedAt: time.UnixMilli(now.UnixMilli()).UTC()}
+		RedirectURIs: in.RedirectURIs, BackchannelLogoutURI: in.BackchannelLogoutURI, SigningAlg: in.SigningAlg, CreatedAt: time.UnixMilli(now.UnixMilli()).UTC()}
 	var secret string
 	if in.Kind == Confidential {
 		var b [32]byte
@@ -219,9 +231,9 @@ func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Cl
 		c.secretHash = codes.TokenHash(secret)
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, "INSERT INTO oidc_clients ("+clientColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+		if _, err := tx.Exec(ctx, "INSERT INTO oidc_clients ("+clientColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
 			c.ID, c.Brand, c.Name, string(c.Kind), c.secretHash, boolInt(c.ThirdParty), strings.Join(c.RedirectURIs, "\n"),
-			c.BackchannelLogoutURI, c.CreatedAt.UnixMilli()); err != nil {
+			c.BackchannelLogoutURI, string(c.SigningAlg), c.CreatedAt.UnixMilli()); err != nil {
 			return fmt.Errorf("add client: %w", err)
 		}
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: c.Brand, Event: audit.OIDCClientAdd, Outcome: "ok",
@@ -283,13 +295,13 @@ type scanner interface{ Scan(...any) error }
 
 func scanClient(sc scanner) (Client, error) {
 	var c Client
-	var kind, uris string
+	var kind, uris, alg string
 	var third int
 	var created, disabled int64
-	if err := sc.Scan(&c.ID, &c.Brand, &c.Name, &kind, &c.secretHash, &third, &uris, &c.BackchannelLogoutURI, &created, &disabled); err != nil {
+	if err := sc.Scan(&c.ID, &c.Brand, &c.Name, &kind, &c.secretHash, &third, &uris, &c.BackchannelLogoutURI, &alg, &created, &disabled); err != nil {
 		return Client{}, err
 	}
-	c.Kind, c.ThirdParty, c.RedirectURIs = Kind(kind), third != 0, strings.Split(uris, "\n")
+	c.Kind, c.ThirdParty, c.RedirectURIs, c.SigningAlg = Kind(kind), third != 0, strings.Split(uris, "\n"), jose.SignatureAlgorithm(alg)
 	c.CreatedAt = time.UnixMilli(created).UTC()
 	if disabled != 0 {
 		c.DisabledAt = time.UnixMilli(disabled).UTC()

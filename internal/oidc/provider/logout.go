@@ -29,7 +29,11 @@ const LogoutTokenLifetime = 2 * time.Minute
 // 4xx answer is final (the client refuses the token: retrying changes
 // nothing); anything else is retried by the outbox.
 func (p *Provider) SendLogout(ctx context.Context, l notify.Logout) error {
-	key, err := p.OIDC.Signer(ctx, l.Brand, Alg)
+	alg := Alg
+	if c, err := p.OIDC.Client(ctx, l.ClientID); err == nil && c.SigningAlg != "" {
+		alg = c.SigningAlg
+	}
+	key, err := p.OIDC.Signer(ctx, l.Brand, alg)
 	if err != nil {
 		return err
 	}

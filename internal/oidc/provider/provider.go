@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/zitadel/oidc/v3/pkg/op"
 	"golang.org/x/text/language"
 
@@ -138,6 +139,7 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), browserKey{}, browser{token: p.Sessions.Token(r), ip: api.ClientIP(r)})
+	ctx = context.WithValue(ctx, callerKey{}, &caller{})
 	p.op.ServeHTTP(&issWriter{ResponseWriter: w, iss: Issuer(r)}, r.WithContext(ctx))
 }
 
@@ -161,6 +163,13 @@ func (w *issWriter) WriteHeader(status int) {
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
+
+// caller is the client a protocol request authenticated as, once storage
+// has loaded it: its tokens are signed with its algorithm (SigningKey has no
+// other way to know whose tokens it signs).
+type caller struct{ alg jose.SignatureAlgorithm }
+
+type callerKey struct{}
 
 // browser is the portal session cookie a protocol request came with.
 type browser struct{ token, ip string }

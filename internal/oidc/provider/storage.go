@@ -47,6 +47,9 @@ func (s storage) client(ctx context.Context, id string) (oidc.Client, error) {
 	case c.Brand != brandOf(ctx) || c.Disabled():
 		return oidc.Client{}, errNotFound
 	}
+	if k, ok := ctx.Value(callerKey{}).(*caller); ok {
+		k.alg = c.SigningAlg
+	}
 	return c, nil
 }
 
@@ -275,11 +278,17 @@ func (k signingKey) SignatureAlgorithm() jose.SignatureAlgorithm { return k.Alg 
 func (k signingKey) Key() any                                    { return k.Signer }
 func (k signingKey) ID() string                                  { return k.SigningKey.ID }
 
-// Alg is what the provider signs ID and access tokens with.
+// Alg is what the provider signs with unless the client asks for RS256.
 const Alg = jose.ES256
 
+// SigningKey is the brand's key of the algorithm of the client the request
+// authenticated as (ES256 before one has).
 func (s storage) SigningKey(ctx context.Context) (op.SigningKey, error) {
-	k, err := s.p.OIDC.Signer(ctx, brandOf(ctx), Alg)
+	alg := Alg
+	if k, ok := ctx.Value(callerKey{}).(*caller); ok && k.alg != "" {
+		alg = k.alg
+	}
+	k, err := s.p.OIDC.Signer(ctx, brandOf(ctx), alg)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +296,7 @@ func (s storage) SigningKey(ctx context.Context) (op.SigningKey, error) {
 }
 
 func (s storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorithm, error) {
-	return []jose.SignatureAlgorithm{Alg}, nil
+	return oidc.Algorithms, nil
 }
 
 // publicKey is one key of a brand's JWKS.

@@ -6,7 +6,11 @@
 -- grant) is the brand host the client called /authorize on: the "iss" of
 -- the back-channel logout token sent when the grant ends, away from any
 -- request.
+-- oidc_clients.signing_alg: what the client's ID tokens, access tokens
+-- and logout tokens are signed with (ES256; RS256 for the clients whose
+-- libraries know no other).
 -- all:
+ALTER TABLE oidc_clients ADD COLUMN signing_alg TEXT NOT NULL DEFAULT 'ES256';
 ALTER TABLE oidc_auth_requests ADD COLUMN issuer TEXT NOT NULL DEFAULT '';
 ALTER TABLE oidc_grants ADD COLUMN subject TEXT NOT NULL DEFAULT '';
 ALTER TABLE oidc_grants ADD COLUMN issuer TEXT NOT NULL DEFAULT '';
