@@ -42,6 +42,9 @@ type rpWorld struct {
 	conf     oauth2.Config
 	clientID string
 	account  string // the demo's account id, once signed in
+	// loggedIn says whether the latest authorize went through the login
+	// page (false: the portal session answered).
+	loggedIn bool
 }
 
 // oidcDevApp is the application as `guichet serve --dev` runs it (its
@@ -184,7 +187,8 @@ func (w *rpWorld) authorize(verifier, wantLang string, opts ...oauth2.AuthCodeOp
 		w.t.Fatalf("authorize: %d to %v", status, loc)
 	}
 	status, loc = w.get(loc.String())
-	if status == http.StatusSeeOther && loc.Path == "/" {
+	w.loggedIn = status == http.StatusSeeOther && loc.Path == "/"
+	if w.loggedIn {
 		if got := loc.Query().Get("lang"); got != wantLang {
 			w.t.Fatalf("login page %v, want lang=%s", loc, wantLang)
 		}
@@ -265,6 +269,23 @@ func TestOIDCCodeFlowWithGoOIDC(t *testing.T) {
 		tok, err = w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
 		if err != nil || tok.RefreshToken == "" {
 			t.Fatalf("exchange after SSO: %v (refresh token %t)", err, tok != nil && tok.RefreshToken != "")
+		}
+		if w.loggedIn {
+			t.Fatal("prompt=none with a portal session went through the login page")
+		}
+		// prompt=login, and a max_age the session is older than, ask for the
+		// password again whatever the session.
+		w.authorize(pkce(t), "en", oauth2.SetAuthURLParam("prompt", "login"))
+		if !w.loggedIn {
+			t.Fatal("prompt=login was answered by the portal session")
+		}
+		w.authorize(pkce(t), "en", oauth2.SetAuthURLParam("max_age", "0"))
+		if !w.loggedIn {
+			t.Fatal("max_age=0 was answered by the portal session")
+		}
+		w.authorize(pkce(t), "", oauth2.SetAuthURLParam("max_age", "3600"))
+		if w.loggedIn {
+			t.Fatal("max_age=3600 sent a session of a few seconds to the login page")
 		}
 		first := tok.RefreshToken
 		next, err := w.refresh(first)
