@@ -550,3 +550,35 @@ func TestOIDCSigningAlgorithmPerClient(t *testing.T) {
 		})
 	}
 }
+
+// TestOIDCEndSession: an RP-initiated logout with the ID token as hint ends
+// the client's grant and the browser's portal session, and returns to the
+// client's URI (or to the portal's login page without one).
+func TestOIDCEndSession(t *testing.T) {
+	w := newRPWorld(t, "", "belair", oidc.Confidential)
+	verifier := pkce(t)
+	q := w.authorize(verifier, "en")
+	tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	end := w.issuer("belair") + "/oidc/end_session?" + url.Values{"id_token_hint": {raw}, "client_id": {w.clientID},
+		"post_logout_redirect_uri": {w.conf.RedirectURL}, "state": {"bye"}}.Encode()
+	status, loc := w.get(end)
+	if status != http.StatusFound || loc == nil || !strings.HasPrefix(loc.String(), w.conf.RedirectURL) {
+		t.Fatalf("end_session: %d to %v", status, loc)
+	}
+	if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
+		t.Fatalf("the client's refresh token after its logout: %v", err)
+	}
+	// The portal session ended too: the next authorize shows the login page.
+	w.authorize(pkce(t), "en")
+	if !w.loggedIn {
+		t.Fatal("the portal session outlived the RP-initiated logout")
+	}
+	// Without a hint or a URI: the portal's login page, nothing ended.
+	if status, loc := w.get(w.issuer("belair") + "/oidc/end_session"); status != http.StatusFound || loc == nil || loc.Path != "/" {
+		t.Fatalf("end_session without anything: %d to %v", status, loc)
+	}
+}

@@ -83,8 +83,11 @@ func New(p *Provider, dev bool) (*Provider, error) {
 		p.TokenPerAddress = DefaultTokenPerAddress
 	}
 	config := &op.Config{
-		CodeMethodS256:        true,
-		GrantTypeRefreshToken: true,
+		// An RP-initiated logout without a registered post-logout URI ends
+		// on the portal's login page.
+		DefaultLogoutRedirectURI: "/",
+		CodeMethodS256:           true,
+		GrantTypeRefreshToken:    true,
 		// Back-channel logout (logout.go); no "sid": a logout names the
 		// subject, and ends all of its grants at the client.
 		BackChannelLogoutSupported: true,
