@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"guichet/internal/chat/chatapi"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,8 +21,10 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // The chat benchmarks of issue 17 (make bench, not CI):
@@ -66,7 +67,7 @@ func TestChatBenchServer(t *testing.T) {
 	if os.Getenv("GUICHET_BENCH_POSTGRES") != "" {
 		cfg.DatabaseURL = storetest.PostgresURL(t)
 	}
-	start, real := chatTuesday, time.Now()
+	start, real := testenv.ChatHours, time.Now()
 	cfg.now = func() time.Time { return start.Add(time.Since(real)) }
 	ctx, stop := context.WithCancel(context.Background())
 	a, err := New(ctx, cfg)

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"guichet/internal/chat/chatapi"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -11,10 +10,12 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/cobrowse"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 // The tests below run no hub (no poll, no reap timer) and the clock
@@ -174,7 +175,7 @@ func TestFrameAfterSignOutIsRefused(t *testing.T) {
 // by NOTIFY, and B re-checked the session in the database); a disable
 // through A closes another agent's socket on B.
 func TestSignOutEndsSocketsOnEveryInstance(t *testing.T) {
-	clock := testclock.At(chatTuesday)
+	clock := testclock.At(testenv.ChatHours)
 	url := storetest.PostgresURL(t)
 	a, b := consoleApp(t, url, clock), consoleApp(t, url, clock)
 	runFanouts(t, a, b)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"guichet/internal/chat/chatapi"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/chat"
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"

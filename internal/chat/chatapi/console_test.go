@@ -3,12 +3,12 @@ package chatapi
 import (
 	"errors"
 	"fmt"
-	"guichet/internal/chat"
 	"strings"
 	"testing"
 	"time"
 
 	"guichet/internal/api"
+	"guichet/internal/chat"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"

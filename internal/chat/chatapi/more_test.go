@@ -2,7 +2,6 @@ package chatapi
 
 import (
 	"fmt"
-	"guichet/internal/chat"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/api/apitest"
+	"guichet/internal/chat"
 	"guichet/internal/notify"
 	"guichet/internal/staff"
 	"guichet/internal/testenv"

@@ -2,8 +2,6 @@ package chatapi
 
 import (
 	"context"
-	"guichet/internal/chat"
-	"guichet/internal/chat/hub"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +9,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/chat"
+	"guichet/internal/chat/hub"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 )
