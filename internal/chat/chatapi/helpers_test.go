@@ -22,8 +22,8 @@ import (
 )
 
 // env is one chat service on a fresh database (testenv.Env, its clock at
-// testenv.ChatHours) with the routes in front, served to testenv.Do (h) and, for
-// the sockets, by an HTTP server (srv): the visitor's routes on
+// testenv.ChatHours) with the routes in front, served to testenv.Do (h)
+// and, for the sockets, by an HTTP server (srv): the visitor's routes on
 // "<brand>.test" hosts (the brand resolved from the host's first label,
 // province on, language from the test), and the agents' routes where the
 // header X-Test-Staff names the signed-in staff member (the console's
@@ -71,6 +71,22 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 // database: its notifications reach none of this env's sockets.
 func (e *env) otherInstance() *chat.Service {
 	return &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
+}
+
+// sentFromOtherInstance is a conversation (id) whose visitor's socket (s)
+// had the state and the agent's joining when the agent sent "from the
+// other instance" through other (otherInstance): only a poll delivers it.
+func (e *env) sentFromOtherInstance() (id string, s *ws, other *chat.Service) {
+	e.t.Helper()
+	marie, v, id := e.chatting("en")
+	s = v.socket(0)
+	s.Next("state")
+	s.Next("message") // agent joined
+	other = e.otherInstance()
+	if _, err := other.AgentSend(context.Background(), marie, id, "", "from the other instance"); err != nil {
+		e.t.Fatal(err)
+	}
+	return id, s, other
 }
 
 // handler serves the chat's routes the way internal/httpapi does, with the
