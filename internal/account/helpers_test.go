@@ -36,11 +36,12 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	te := testenv.New(db)
 	svc := account.NewService(db, accounttest.Hasher(), te.Clock.Now)
 	h := &account.Handler{Service: svc}
-	mux := http.NewServeMux()
-	mux.Handle("POST /api/v1/accounts/find", api.Handler(h.Find))
-	mux.Handle("POST /api/v1/accounts/{id}/temporary", api.Handler(h.Temporary))
-	mux.Handle("POST /api/v1/accounts/{id}/authentication", api.Handler(h.Authentication))
-	mux.Handle("POST /api/v1/accounts/{id}/notification", api.Handler(h.Notification))
+	mux := testenv.Mux(map[string]api.Handler{
+		"POST /api/v1/accounts/find":                h.Find,
+		"POST /api/v1/accounts/{id}/temporary":      h.Temporary,
+		"POST /api/v1/accounts/{id}/authentication": h.Authentication,
+		"POST /api/v1/accounts/{id}/notification":   h.Notification,
+	})
 	return &env{Env: te, t: t, service: svc, mux: mux}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"guichet/internal/chat/chatapi"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,8 +21,10 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // The chat benchmarks of issue 17 (make bench, not CI):
@@ -66,7 +67,7 @@ func TestChatBenchServer(t *testing.T) {
 	if os.Getenv("GUICHET_BENCH_POSTGRES") != "" {
 		cfg.DatabaseURL = storetest.PostgresURL(t)
 	}
-	start, real := chatTuesday, time.Now()
+	start, real := testenv.ChatHours, time.Now()
 	cfg.now = func() time.Time { return start.Add(time.Since(real)) }
 	ctx, stop := context.WithCancel(context.Background())
 	a, err := New(ctx, cfg)
@@ -77,32 +78,25 @@ func TestChatBenchServer(t *testing.T) {
 	info := chatBenchInfo{Addr: <-addr, Admin: a.AdminAddr()}
 	n := envInt("GUICHET_BENCH_AGENTS", 0)
 	info.Tokens = make([]string, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for i := range n {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			_, token, err := a.Staff.Add(ctx, staff.NewMember{Email: fmt.Sprintf("agent%03d@example.com", i),
-				Name: fmt.Sprintf("Agent %d", i), Role: staff.RoleAgent}, "cli")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			setup, err := a.Staff.Setup(ctx, token)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			opened, _, err := a.Staff.CompleteSetup(ctx, token, "Brand-New-Pass-2026!", staff.TOTP(setup.Secret, cfg.now()), fmt.Sprintf("10.200.%d.%d", i/250, i%250))
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			info.Tokens[i] = opened.Token
-		})
-	}
-	wg.Wait()
+	concurrently(n, 4, func(i int) {
+		_, token, err := a.Staff.Add(ctx, staff.NewMember{Email: fmt.Sprintf("agent%03d@example.com", i),
+			Name: fmt.Sprintf("Agent %d", i), Role: staff.RoleAgent}, "cli")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		setup, err := a.Staff.Setup(ctx, token)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		opened, _, err := a.Staff.CompleteSetup(ctx, token, "Brand-New-Pass-2026!", staff.TOTP(setup.Secret, cfg.now()), fmt.Sprintf("10.200.%d.%d", i/250, i%250))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		info.Tokens[i] = opened.Token
+	})
 	out, _ := json.Marshal(info)
 	fmt.Println("CHATBENCH " + string(out))
 	_, _ = io.Copy(io.Discard, os.Stdin)
@@ -244,6 +238,21 @@ func (b *chatBench) dial(host, path string, cookie *http.Cookie) *websocket.Conn
 	return conn
 }
 
+// concurrently calls fn(0) … fn(n-1) from goroutines, at most width at a
+// time, and returns once every call has.
+func concurrently(n, width int, fn func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, width)
+	for i := range n {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			fn(i)
+		})
+	}
+	wg.Wait()
+}
+
 func TestChatIdleSockets(t *testing.T) {
 	if os.Getenv("GUICHET_BENCH") == "" {
 		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
@@ -256,22 +265,15 @@ func TestChatIdleSockets(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	rss0, heap0, stack0, g0 := b.rssKB(), b.metric("go_memstats_heap_inuse_bytes"), b.metric("go_memstats_stack_inuse_bytes"), b.metric("go_goroutines")
 	conns := make([]*websocket.Conn, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	for i := range n {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			c := b.dial(host, "/api/v1/chat/socket?after=0", cookies[i])
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if _, err := readType(ctx, c, "message"); err != nil { // the bot's welcome: the socket is served
-				t.Error(err)
-			}
-			conns[i] = c
-		})
-	}
-	wg.Wait()
+	concurrently(n, 32, func(i int) {
+		c := b.dial(host, "/api/v1/chat/socket?after=0", cookies[i])
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := readType(ctx, c, "message"); err != nil { // the bot's welcome: the socket is served
+			t.Error(err)
+		}
+		conns[i] = c
+	})
 	time.Sleep(3 * time.Second)
 	rss1, heap1, stack1, g1 := b.rssKB(), b.metric("go_memstats_heap_inuse_bytes"), b.metric("go_memstats_stack_inuse_bytes"), b.metric("go_goroutines")
 	perRSS := float64(rss1-rss0) * 1024 / float64(n)

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"guichet/internal/audit"
-	"guichet/internal/chat/chatapi"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,17 +11,17 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/audit"
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/maintenance"
 	"guichet/internal/staff"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
-
-// chatTuesday is a Tuesday at 10:00 in Toronto (chat hours).
-var chatTuesday = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
 
 // eachChat runs fn on a console app whose clock stands in chat hours.
 func eachChat(t *testing.T, fn func(t *testing.T, a *App, clock *testclock.Clock)) {
-	eachConsoleAt(t, func() *testclock.Clock { return testclock.At(chatTuesday) }, fn)
+	eachConsoleAt(t, func() *testclock.Clock { return testclock.At(testenv.ChatHours) }, fn)
 }
 
 // dialVia opens a WebSocket to host through srv (whatever the host's name
@@ -231,7 +229,7 @@ func TestDevNow(t *testing.T) {
 // time still carries messages (net/http clears the deadlines at the
 // hijack); and `Serve` closes the sockets with 1012 when it shuts down.
 func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
-	clock := testclock.At(chatTuesday)
+	clock := testclock.At(testenv.ChatHours)
 	a := consoleApp(t, "", clock)
 	ctx := context.Background()
 	belair, _ := a.Brands.ByID("belair")

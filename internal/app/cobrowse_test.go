@@ -102,18 +102,26 @@ func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 	})
 }
 
-// sharingChat: Marie (belair agent) holds a chat of a belair visitor, who
-// accepted her request to share the screen (its session id).
-func sharingChat(t *testing.T, a *App, clock *testclock.Clock) (agent, visitor *browser, convID, id string) {
+// acceptedChat is a belair visitor's live conversation accepted by agent,
+// and that visitor.
+func acceptedChat(t *testing.T, a *App, agent *browser) (visitor *browser, convID string) {
 	t.Helper()
 	belair, _ := a.Brands.ByID("belair")
-	agent = signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
 	agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
 	visitor = newBrowser(t, a, belair.Hosts[0])
 	visitor.header.Set("api-key", belair.APIKey)
 	convID = visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")["id"].(string)
 	visitor.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
 	agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/accept", "", 200, "")
+	return visitor, convID
+}
+
+// sharingChat: Marie (belair agent) holds a chat of a belair visitor, who
+// accepted her request to share the screen (its session id).
+func sharingChat(t *testing.T, a *App, clock *testclock.Clock) (agent, visitor *browser, convID, id string) {
+	t.Helper()
+	agent = signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+	visitor, convID = acceptedChat(t, a, agent)
 	id = agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/cobrowse", "", 201, "")["id"].(string)
 	visitor.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 200, "")
 	return agent, visitor, convID, id

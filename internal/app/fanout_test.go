@@ -2,11 +2,11 @@ package app
 
 import (
 	"context"
-	"guichet/internal/chat/chatapi"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
@@ -19,7 +19,7 @@ import (
 // visitor's socket on B sees the accept made through A, and the counters
 // are on /metrics. On SQLite there is none (one instance, in process).
 func TestInstancesWakeEachOther(t *testing.T) {
-	clock := testclock.At(chatTuesday)
+	clock := testclock.At(testenv.ChatHours)
 	if a := consoleApp(t, "", clock); a.Fanout != nil {
 		t.Fatal("SQLite has a PostgreSQL notifier")
 	}

@@ -81,7 +81,7 @@ func TestPostgresGoneIsUnavailable(t *testing.T) {
 	}
 	relay := newRelay(t, u.Host)
 	u.Host = relay.addr
-	a := consoleApp(t, u.String(), testclock.At(chatTuesday))
+	a := consoleApp(t, u.String(), testclock.At(testenv.ChatHours))
 	relay.stop()
 	wantOutage(t, a)
 }

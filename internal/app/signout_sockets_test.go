@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"guichet/internal/chat/chatapi"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -11,10 +10,12 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/cobrowse"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
 
 // The tests below run no hub (no poll, no reap timer) and the clock
@@ -106,19 +107,6 @@ func TestSignOutEndsTheStaffSocketsAtOnce(t *testing.T) {
 	})
 }
 
-// acceptedChat is a belair visitor's live conversation accepted by agent.
-func acceptedChat(t *testing.T, a *App, agent *browser) string {
-	t.Helper()
-	belair, _ := a.Brands.ByID("belair")
-	agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
-	visitor := newBrowser(t, a, belair.Hosts[0])
-	visitor.header.Set("api-key", belair.APIKey)
-	convID := visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")["id"].(string)
-	visitor.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
-	agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/accept", "", 200, "")
-	return convID
-}
-
 // TestFrameAfterSignOutIsRefused: with the sign-out's wake-up lost (no
 // Ended hook), the very next frame that would reach the visitor is
 // refused by the statement that would store it: the agent's message (an
@@ -174,7 +162,7 @@ func TestFrameAfterSignOutIsRefused(t *testing.T) {
 // by NOTIFY, and B re-checked the session in the database); a disable
 // through A closes another agent's socket on B.
 func TestSignOutEndsSocketsOnEveryInstance(t *testing.T) {
-	clock := testclock.At(chatTuesday)
+	clock := testclock.At(testenv.ChatHours)
 	url := storetest.PostgresURL(t)
 	a, b := consoleApp(t, url, clock), consoleApp(t, url, clock)
 	runFanouts(t, a, b)
@@ -203,7 +191,7 @@ func TestSignOutEndsSocketsOnEveryInstance(t *testing.T) {
 func disableClosesSocket(t *testing.T, a, b *App, srv *httptest.Server, clock *testclock.Clock) {
 	t.Helper()
 	paul := signedInStaff(t, a, clock, "paul@example.com", staff.RoleAgent, []string{"belair"})
-	convID := acceptedChat(t, a, paul)
+	_, convID := acceptedChat(t, a, paul)
 	ps, _ := staffSockets(t, srv, paul.cookies[staff.CookieName], convID, "")
 	if err := a.Staff.Disable(context.Background(), "paul@example.com", "cli"); err != nil {
 		t.Fatal(err)

@@ -3,21 +3,19 @@ package chat
 import (
 	"context"
 	"testing"
-	"time"
 
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
-	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
-// env is one chat service on a fresh database (testenv.Env), without HTTP (chatapi's
-// tests put the API and the sockets in front of one), its clock on a
-// Tuesday at 10:00 in Toronto (every brand with hours open in on and qc);
-// the front gives the brands (Brands) and the staff members.
+// env is one chat service on a fresh database (testenv.Env), without HTTP
+// (chatapi's tests put the API and the sockets in front of one), its clock
+// at testenv.ChatHours; the front gives the brands (Brands) and the staff
+// members.
 type env struct {
 	*testenv.Env
 	*fanouttest.Front
@@ -42,9 +40,7 @@ func unthrottled(t *testing.T) *env {
 
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
-	te := testenv.New(db)
-	e := &env{Env: te, Front: fanouttest.NewFront(t), t: t}
-	e.Clock = testclock.At(time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC))
+	e := &env{Env: testenv.NewInChatHours(db), Front: fanouttest.NewFront(t), t: t}
 	e.svc = &Service{DB: db, Brands: e.Brands.ByID, Now: e.Clock.Now, Limiter: throttle.New(db, e.Clock.Now), Notifier: &LocalNotifier{}}
 	return e
 }

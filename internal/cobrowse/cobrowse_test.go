@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"guichet/internal/audit"
-	"guichet/internal/chat/chatapi"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +12,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/audit"
 	"guichet/internal/chat"
+	"guichet/internal/chat/chatapi"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
@@ -17,17 +16,14 @@ import (
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
-	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
-// tuesday10 is a Tuesday at 10:00 in Toronto (chat open in on).
-var tuesday10 = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
-
-// env is co-browse and chat on a fresh database behind an HTTP server:
-// brand hosts "<brand>.test" and, with X-Test-Staff, the staff member
-// (internal/app's tests run the real session middleware).
+// env is co-browse and chat on a fresh database (its clock at
+// testenv.ChatHours) behind an HTTP server: brand hosts "<brand>.test"
+// and, with X-Test-Staff, the staff member (internal/app's tests run the
+// real session middleware).
 type env struct {
 	*testenv.Env
 	t      *testing.T
@@ -56,10 +52,9 @@ func each(t *testing.T, fn func(t *testing.T, e *env)) {
 // several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
-	te := testenv.New(db)
+	te := testenv.NewInChatHours(db)
 	front := fanouttest.NewFront(t)
 	reg := front.Brands
-	te.Clock = testclock.At(tuesday10)
 	e := &env{Env: te, t: t, brands: reg, record: map[string]bool{}, front: front}
 	e.chat = &chat.Service{DB: db, Brands: reg.ByID, Now: e.Clock.Now, Limiter: throttle.New(db, e.Clock.Now), Notifier: n}
 	brands := func(id string) (*brand.Brand, bool) {
@@ -94,8 +89,7 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 			return check(id)
 		}
 	}}
-	mux := http.NewServeMux()
-	for p, h := range map[string]api.Handler{
+	e.h = front.Handler(testenv.Mux(map[string]api.Handler{
 		"POST /api/v1/cobrowse/sessions":              v.Start,
 		"POST /api/v1/cobrowse/sessions/{id}/consent": v.Consent,
 		"GET /api/v1/cobrowse/session":                v.Current,
@@ -105,10 +99,7 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 		"POST /console/join":                          c.Join,
 		"POST /console/sessions/{id}/end":             c.End,
 		"GET /console/sessions/{id}/socket":           c.Socket,
-	} {
-		mux.Handle(p, h)
-	}
-	e.h = front.Handler(mux)
+	}))
 	e.srv = httptest.NewServer(e.h)
 	t.Cleanup(e.srv.Close)
 	return e

@@ -3,11 +3,12 @@ package cobrowse
 import (
 	"context"
 	"encoding/json"
-	"guichet/internal/chat/chatapi"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"guichet/internal/chat/chatapi"
 )
 
 const mask = "••••••"

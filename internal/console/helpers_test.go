@@ -67,8 +67,8 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	h := &console.Handler{Service: &console.Service{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
 		Staff: staffs, LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }},
 		ConsoleOrigin: "https://console.example"}
-	e := &env{Env: te, t: t, accounts: accounts, h: h, brands: reg, mux: http.NewServeMux()}
-	for pattern, fn := range map[string]api.Handler{
+	ah := &account.Handler{Service: accounts}
+	e := &env{Env: te, t: t, accounts: accounts, h: h, brands: reg, mux: testenv.Mux(map[string]api.Handler{
 		"GET /api/console/v1/customers":                          h.Search,
 		"GET /api/console/v1/customers/{id}":                     h.Customer,
 		"POST /api/console/v1/customers/{id}/unlock":             h.Unlock,
@@ -83,13 +83,10 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		"GET /api/console/v1/staff":                              h.StaffList,
 		"POST /api/console/v1/staff":                             h.StaffAdd,
 		"POST /api/console/v1/staff/{id}/disable":                h.StaffDisable,
-	} {
-		e.mux.Handle(pattern, fn)
-	}
-	// The customer's own calls on the brand site, to prove what staff did.
-	ah := &account.Handler{Service: accounts}
-	e.mux.Handle("POST /api/v1/accounts/{id}/temporary", api.Handler(ah.Temporary))
-	e.mux.Handle("POST /api/v1/accounts/{id}/authentication", api.Handler(ah.Authentication))
+		// The customer's own calls on the brand site, to prove what staff did.
+		"POST /api/v1/accounts/{id}/temporary":      ah.Temporary,
+		"POST /api/v1/accounts/{id}/authentication": ah.Authentication,
+	})}
 	e.alex = e.create("belair", "Alex.Martin@example.com", "Alex", "Martin", "4165550123", "BEL1234")
 	if e.member, _, err = staffs.Add(ctx, staff.NewMember{Email: "leaving@console.example", Name: "Leaving", Role: staff.RoleAgent}, "cli"); err != nil {
 		t.Fatal(err)

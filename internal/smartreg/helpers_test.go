@@ -161,8 +161,7 @@ func (e *env) service(keys smartreg.Keys) *smartreg.Service {
 // mux routes the calls as internal/httpapi does (routes.go).
 func mux(svc *smartreg.Service) *http.ServeMux {
 	h := &smartreg.Handler{Service: svc}
-	m := http.NewServeMux()
-	for pattern, fn := range map[string]api.Handler{
+	routes := map[string]api.Handler{
 		"GET /api/v2/registration":           h.Start,
 		"GET /api/v2/registration/fields":    h.Fields,
 		"POST /api/v2/registration/identify": h.Identify,
@@ -175,10 +174,11 @@ func mux(svc *smartreg.Service) *http.ServeMux {
 		"POST /api/v2/create":                h.Create,
 		"GET /api/v2/account-info":           h.AccountInfo,
 		"GET /api/v2/back":                   h.Back,
-	} {
-		m.Handle(pattern, smartreg.Wrap(fn))
 	}
-	return m
+	for pattern, fn := range routes {
+		routes[pattern] = smartreg.Wrap(fn)
+	}
+	return testenv.Mux(routes)
 }
 
 // answer is a recorded response with its x-registration-session header

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"guichet/internal/chat"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"guichet/internal/api"
+	"guichet/internal/chat"
 	"guichet/internal/staff"
 )
 

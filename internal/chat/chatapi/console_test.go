@@ -3,13 +3,13 @@ package chatapi
 import (
 	"errors"
 	"fmt"
-	"guichet/internal/chat"
 	"strings"
 	"testing"
 	"time"
 
 	"guichet/internal/api"
 	"guichet/internal/audit"
+	"guichet/internal/chat"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"

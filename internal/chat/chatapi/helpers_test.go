@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"guichet/config"
 	"guichet/internal/api"
@@ -18,18 +17,13 @@ import (
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/staff"
 	"guichet/internal/store"
-	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
-// tuesday10 is a Tuesday at 10:00 in Toronto: every brand with hours is
-// open in on and qc.
-var tuesday10 = time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
-
 // env is one chat service on a fresh database (testenv.Env, its clock at
-// tuesday10) with the routes in front, served to testenv.Do (h) and, for
-// the sockets, by an HTTP server (srv): the visitor's routes on
+// testenv.ChatHours) with the routes in front, served to testenv.Do (h)
+// and, for the sockets, by an HTTP server (srv): the visitor's routes on
 // "<brand>.test" hosts (the brand resolved from the host's first label,
 // province on, language from the test), and the agents' routes where the
 // header X-Test-Staff names the signed-in staff member (the console's
@@ -61,9 +55,8 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // newEnvWith is newEnv with its own chat.Notifier (an instance among several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
-	te := testenv.New(db)
+	te := testenv.NewInChatHours(db)
 	front := fanouttest.NewFront(t)
-	te.Clock = testclock.At(tuesday10)
 	svc := &chat.Service{DB: db, Brands: front.Brands.ByID, Now: te.Clock.Now, Limiter: throttle.New(db, te.Clock.Now), Notifier: n}
 	e := &env{Env: te, t: t, brands: front.Brands, svc: svc, front: front}
 	e.hub = hub.New(svc)
@@ -80,6 +73,22 @@ func (e *env) otherInstance() *chat.Service {
 	return &chat.Service{DB: e.DB, Brands: e.svc.Brands, Now: e.Clock.Now, Notifier: &chat.LocalNotifier{}}
 }
 
+// sentFromOtherInstance is a conversation (id) whose visitor's socket (s)
+// had the state and the agent's joining when the agent sent "from the
+// other instance" through other (otherInstance): only a poll delivers it.
+func (e *env) sentFromOtherInstance() (id string, s *ws, other *chat.Service) {
+	e.t.Helper()
+	marie, v, id := e.chatting("en")
+	s = v.socket(0)
+	s.Next("state")
+	s.Next("message") // agent joined
+	other = e.otherInstance()
+	if _, err := other.AgentSend(context.Background(), marie, id, "", "from the other instance"); err != nil {
+		e.t.Fatal(err)
+	}
+	return id, s, other
+}
+
 // handler serves the chat's routes the way internal/httpapi does, with the
 // site and the staff member set by the test's front (fanouttest.Front).
 func (e *env) handler(hub *hub.Hub) http.Handler {
@@ -89,8 +98,7 @@ func (e *env) handler(hub *hub.Hub) http.Handler {
 // handlerWith is handler with the agents' routes served by c.
 func (e *env) handlerWith(hub *hub.Hub, c *ConsoleHandler) http.Handler {
 	v := &VisitorHandler{Service: e.svc, Hub: hub}
-	mux := http.NewServeMux()
-	for p, h := range map[string]api.Handler{
+	return e.front.Handler(testenv.Mux(map[string]api.Handler{
 		"GET /api/v1/salesforceConfig":              v.Config,
 		"POST /api/v1/chat/conversations":           v.Start,
 		"GET /api/v1/chat/conversation":             v.Current,
@@ -111,10 +119,7 @@ func (e *env) handlerWith(hub *hub.Hub, c *ConsoleHandler) http.Handler {
 		"GET /console/transcripts":                  c.Transcripts,
 		"GET /console/figures":                      c.Figures,
 		"GET /console/socket":                       c.Socket,
-	} {
-		mux.Handle(p, h)
-	}
-	return e.front.Handler(mux)
+	}))
 }
 
 // addStaff creates a staff member (role, brands served; none = all).

@@ -2,7 +2,6 @@ package chatapi
 
 import (
 	"fmt"
-	"guichet/internal/chat"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"guichet/internal/api/apitest"
 	"guichet/internal/audit"
+	"guichet/internal/chat"
 	"guichet/internal/notify"
 	"guichet/internal/staff"
 	"guichet/internal/testenv"
@@ -229,15 +229,7 @@ func TestAgentQueueLiveAndTransfer(t *testing.T) {
 func TestPollDeliversWithoutNotification(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
-		marie, v, id := e.chatting("en")
-		s := v.socket(0)
-		s.Next("state")
-		s.Next("message") // agent joined
-
-		other := e.otherInstance()
-		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
-			t.Fatal(err)
-		}
+		id, s, other := e.sentFromOtherInstance()
 		if err := other.Typing(ctx, id, true, true); err != nil {
 			t.Fatal(err)
 		}

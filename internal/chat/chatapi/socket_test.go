@@ -2,9 +2,6 @@ package chatapi
 
 import (
 	"context"
-	"guichet/internal/audit"
-	"guichet/internal/chat"
-	"guichet/internal/chat/hub"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,6 +9,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"guichet/internal/audit"
+	"guichet/internal/chat"
+	"guichet/internal/chat/hub"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 )
@@ -213,14 +213,7 @@ func TestTypingFloodCoalesced(t *testing.T) {
 func TestPollReadsSubscribedByID(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
-		marie, v, id := e.chatting("en")
-		s := v.socket(0)
-		s.Next("state")
-		s.Next("message")
-		other := e.otherInstance()
-		if _, err := other.AgentSend(ctx, marie, id, "", "from the other instance"); err != nil {
-			t.Fatal(err)
-		}
+		_, s, _ := e.sentFromOtherInstance()
 		e.Clock.Advance(time.Minute) // far past the window
 		if err := e.hub.Poll(ctx); err != nil {
 			t.Fatal(err)
