@@ -35,6 +35,7 @@ import (
 type rpWorld struct {
 	t        *testing.T
 	a        *App
+	addr     string // the application's address
 	port     string
 	browser  *http.Client // a visitor's browser: cookies, no redirects followed
 	ctx      context.Context
@@ -91,7 +92,7 @@ func loopbackClient(addr string, follow bool) *http.Client {
 func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind, options ...func(*oidc.NewClient)) *rpWorld {
 	t.Helper()
 	a, addr := oidcDevApp(t, databaseURL)
-	w := &rpWorld{t: t, a: a, port: addr[strings.LastIndex(addr, ":"):], browser: loopbackClient(addr, false)}
+	w := &rpWorld{t: t, a: a, addr: addr, port: addr[strings.LastIndex(addr, ":"):], browser: loopbackClient(addr, false)}
 	w.ctx = gooidc.ClientContext(t.Context(), loopbackClient(addr, true))
 	svc, err := OIDCService(t.Context(), a.cfg, a.DB, a.Brands)
 	if err != nil {
@@ -581,4 +582,68 @@ func TestOIDCEndSession(t *testing.T) {
 	if status, loc := w.get(w.issuer("belair") + "/oidc/end_session"); status != http.StatusFound || loc == nil || loc.Path != "/" {
 		t.Fatalf("end_session without anything: %d to %v", status, loc)
 	}
+}
+
+// TestOIDCReviewFindings: the request's id alone gives no code (the
+// callback wants the browser that signed in); revoking a refresh token
+// (RFC 7009) ends its grant; a request completed before a disable gives
+// nothing after it; an unknown client is invalid_client, never a 500.
+func TestOIDCReviewFindings(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		w.authorize(pkce(t), "en") // the customer's browser holds a portal session
+
+		// An attacker starts a request in their own browser and has the
+		// customer open its login link; the attacker's callback gets nothing.
+		thief := &rpWorld{t: t, a: w.a, port: w.port, browser: loopbackClient(w.addr, false)}
+		status, loc := thief.get(w.conf.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t))))
+		if status != http.StatusFound || loc.Path != "/oidc/login" {
+			t.Fatalf("attacker's authorize: %d %v", status, loc)
+		}
+		login := w.issuer("belair") + loc.RequestURI()
+		if status, loc = w.get(login); loc == nil || loc.Path != "/oidc/authorize/callback" {
+			t.Fatalf("the customer's browser on the attacker's link: %d %v", status, loc)
+		}
+		if status, loc := thief.get(w.issuer("belair") + loc.RequestURI()); status != http.StatusBadRequest || loc != nil {
+			t.Fatalf("the attacker's callback with the id alone: %d to %v, want 400 and no code", status, loc)
+		}
+
+		// Revocation of a refresh token.
+		verifier := pkce(t)
+		q := w.authorize(verifier, "")
+		tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := url.Values{"token": {tok.RefreshToken}, "token_type_hint": {"refresh_token"}}
+		req, _ := http.NewRequest("POST", w.issuer("belair")+"/oidc/revoke", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(w.clientID, w.conf.ClientSecret)
+		res, err := w.browser.Do(req)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("revoke: %v %v", res, err)
+		}
+		res.Body.Close()
+		if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
+			t.Fatalf("a revoked refresh token: %v", err)
+		}
+
+		// A code given before a disable is traded for nothing after it.
+		verifier = pkce(t)
+		q = w.authorize(verifier, "")
+		if err := w.a.Accounts.Disable(t.Context(), "belair", w.account, "staff:test", "192.0.2.1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); !isInvalidGrant(err) {
+			t.Fatalf("a code of before the disable: %v, want invalid_grant", err)
+		}
+
+		// An unknown client at the token endpoint: 401 invalid_client.
+		bad := w.conf
+		bad.ClientID = "no-such-client"
+		var re *oauth2.RetrieveError
+		if _, err := bad.TokenSource(w.ctx, &oauth2.Token{RefreshToken: "x"}).Token(); !errors.As(err, &re) || re.Response.StatusCode != http.StatusUnauthorized && re.Response.StatusCode != http.StatusBadRequest || re.ErrorCode != "invalid_client" {
+			t.Fatalf("unknown client: %v", err)
+		}
+	})
 }

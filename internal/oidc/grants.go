@@ -195,7 +195,8 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 		case exchangedAt != 0:
 			// The revocation commits; the caller is refused all the same.
 			return s.revoke(ctx, tx, s.grantOf(a, now), audit.OIDCCodeReuse, now)
-		case now.Sub(time.UnixMilli(codeAt)) >= CodeTTL:
+		case now.Sub(time.UnixMilli(codeAt)) >= CodeTTL, !now.Before(a.ExpiresAt):
+			// Too old, or its request was ended (EndAccount).
 			return nil
 		}
 		res, err := tx.Exec(ctx, "UPDATE oidc_auth_requests SET exchanged_at = ? WHERE id = ? AND exchanged_at = 0", now.UnixMilli(), a.ID)

@@ -85,6 +85,9 @@ func (s *Service) RevokeSubject(ctx context.Context, brand, clientID, subject st
 // one per client, whatever number of grants it held. The outbox delivers
 // it (notify.ChannelLogout), so a client down for a while still hears of it.
 func (s *Service) EndAccount(ctx context.Context, tx *store.Tx, accountID string) error {
+	if err := s.endRequests(ctx, tx, accountID); err != nil {
+		return err
+	}
 	ended, err := s.RevokeAccount(ctx, tx, accountID)
 	if err != nil {
 		return err
@@ -109,6 +112,34 @@ func (s *Service) EndAccount(ctx context.Context, tx *store.Tx, accountID string
 			To: c.BackchannelLogoutURI, Template: notify.TemplateBackchannelLogout,
 			Data: map[string]string{notify.DataIssuer: g.Issuer, notify.DataClient: g.ClientID, notify.DataSubject: g.Subject}}); err != nil {
 			return fmt.Errorf("back-channel logout: %w", err)
+		}
+	}
+	return nil
+}
+
+// endRequests ends what the account's sign-ins for clients have not yet
+// turned into grants: requests completed but not traded expire now, and a
+// traded one whose grant is not stored yet (another instance between
+// TradeCode and StartGrant) gets its grant made revoked, so StartGrant
+// starts nothing.
+func (s *Service) endRequests(ctx context.Context, tx *store.Tx, accountID string) error {
+	now := s.Now()
+	if _, err := tx.Exec(ctx, "UPDATE oidc_auth_requests SET expires_at = ? WHERE account_id = ? AND exchanged_at = 0 AND expires_at > ?",
+		now.UnixMilli(), accountID, now.UnixMilli()); err != nil {
+		return fmt.Errorf("end requests: %w", err)
+	}
+	rows, err := tx.Query(ctx, "SELECT "+requestColumns+" FROM oidc_auth_requests r WHERE r.account_id = ? AND r.exchanged_at <> 0 AND NOT EXISTS (SELECT 1 FROM oidc_grants g WHERE g.id = r.id)",
+		accountID)
+	if err != nil {
+		return fmt.Errorf("traded requests: %w", err)
+	}
+	pending, err := store.Collect(rows, func(r *sql.Rows) (AuthRequest, error) { return scanRequest(r) })
+	if err != nil {
+		return err
+	}
+	for _, a := range pending {
+		if err := s.revoke(ctx, tx, s.grantOf(a, now), audit.OIDCRevoke, now); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -141,6 +141,10 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == TokenPath && !p.admitToken(w, r) {
 		return
 	}
+	if r.URL.Path == CallbackPath && !p.sameBrowser(r) {
+		p.expired(w, r, oidc.ErrRequestNotFound)
+		return
+	}
 	ctx := context.WithValue(r.Context(), browserKey{}, browser{token: p.Sessions.Token(r), ip: api.ClientIP(r)})
 	ctx = context.WithValue(ctx, callerKey{}, &caller{})
 	p.op.ServeHTTP(&issWriter{ResponseWriter: w, iss: Issuer(r)}, r.WithContext(ctx))
@@ -231,3 +235,15 @@ func (p *Provider) admitToken(w http.ResponseWriter, r *http.Request) bool {
 // maxTokenForm bounds a token request's form (a code or refresh token, a
 // verifier, a redirect URI, a client assertion).
 const maxTokenForm = 16 << 10
+
+// sameBrowser says whether the callback comes from the browser that
+// completed the request: its portal session is the request's customer's.
+// The request's id alone (it shows in /oidc/login's URL) gives nothing.
+func (p *Provider) sameBrowser(r *http.Request) bool {
+	a, err := p.OIDC.AuthRequest(r.Context(), r.URL.Query().Get("id"))
+	if err != nil || !a.Done() {
+		return false
+	}
+	s, err := p.Sessions.Current(r)
+	return err == nil && s.AccountID == a.AccountID && s.Brand == a.Brand
+}

@@ -41,11 +41,11 @@ func (s storage) client(ctx context.Context, id string) (oidc.Client, error) {
 	c, err := s.p.OIDC.Client(ctx, id)
 	switch {
 	case errors.Is(err, oidc.ErrUnknownClient):
-		return oidc.Client{}, errNotFound
+		return oidc.Client{}, zoidc.ErrInvalidClient()
 	case err != nil:
 		return oidc.Client{}, zoidc.ErrServerError().WithParent(err)
 	case c.Brand != brandOf(ctx) || c.Disabled():
-		return oidc.Client{}, errNotFound
+		return oidc.Client{}, zoidc.ErrInvalidClient()
 	}
 	if k, ok := ctx.Value(callerKey{}).(*caller); ok {
 		k.alg = c.SigningAlg
@@ -67,7 +67,7 @@ func (s storage) AuthorizeClientIDSecret(ctx context.Context, id, secret string)
 		return err
 	}
 	if c.Kind != oidc.Confidential || !c.CheckSecret(secret) {
-		return errNotFound
+		return zoidc.ErrInvalidClient()
 	}
 	return nil
 }
@@ -241,10 +241,15 @@ func (s storage) TerminateSessionFromRequest(ctx context.Context, req *op.EndSes
 func (s storage) RevokeToken(ctx context.Context, tokenOrID, userID, clientID string) *zoidc.Error {
 	var g oidc.Grant
 	var err error
-	if userID == "" {
+	switch {
+	case userID == "":
 		g, err = s.p.OIDC.RefreshGrant(ctx, tokenOrID)
-	} else {
+	case oidc.GrantOfAccessToken(tokenOrID) != "":
+		// An access token's id (jti): its grant's id, a dot, its own.
 		g, err = s.p.OIDC.Grant(ctx, oidc.GrantOfAccessToken(tokenOrID))
+	default:
+		// A refresh token: GetRefreshTokenInfo gave its grant's id.
+		g, err = s.p.OIDC.Grant(ctx, tokenOrID)
 	}
 	switch {
 	case errors.Is(err, oidc.ErrInvalidGrant):
