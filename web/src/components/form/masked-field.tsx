@@ -1,6 +1,7 @@
 import { useEffect, type ChangeEvent, type ClipboardEvent, type HTMLAttributes, type ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { PolicyFormat } from '@/lib/rules/policy-number';
+import { lookup } from '@/lib/lookup';
 import { privateMark, type PrivateKind } from '@/lib/cobrowse/privacy';
 import { useSite } from '@/lib/site/site-context';
 import { FieldFrame, useField, type PresetFieldProps } from './form';
@@ -152,7 +153,7 @@ export function PostalCodeField({ label, hint, ...props }: PresetFieldProps) {
 
 /** The brand's policy-number format in a province (brand file policyNumber, byProvince first). */
 export function policyFormat(policyNumber: PolicyFormat & { byProvince: Record<string, PolicyFormat> }, province: string): PolicyFormat {
-  return Object.hasOwn(policyNumber.byProvince, province) ? (policyNumber.byProvince[province] ?? policyNumber) : policyNumber;
+  return lookup(policyNumber.byProvince, province) ?? policyNumber;
 }
 
 /** Policy number (spec §5) in the brand's format for the visitor's province, or the one given. */
@@ -174,7 +175,7 @@ export function PolicyNumberField({ label, hint, format, ...props }: PresetField
 
 /** The brand's driver-licence mask for a licence province; letters or digits up to 30 without one. */
 export function licenceMask(masks: Record<string, string>, province: string): string {
-  return (Object.hasOwn(masks, province) ? masks[province] : undefined) || freeMask(LICENCE_MAX_LENGTH);
+  return lookup(masks, province) || freeMask(LICENCE_MAX_LENGTH);
 }
 
 /** Driver licence (spec §5), masked for the licence province chosen in LicenceProvinceField. */
