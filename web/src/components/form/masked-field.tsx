@@ -4,7 +4,7 @@ import type { PolicyFormat } from '@/lib/rules/policy-number';
 import { lookup } from '@/lib/lookup';
 import { privateMark, type PrivateKind } from '@/lib/cobrowse/privacy';
 import { useSite } from '@/lib/site/site-context';
-import { FieldFrame, useField, type PresetFieldProps } from './form';
+import { controlProps, FieldFrame, useField, type PresetFieldProps } from './form';
 import { conform, freeMask, PHONE_MASK, phoneOptions, POSTAL_CODE_MASK, type ConformOptions } from './mask';
 
 /** Longest licence of the provinces without a mask (spec §5 "others"), as lib/rules/driver-licence. */
@@ -95,9 +95,7 @@ export function MaskedField({
   return (
     <FieldFrame binding={field} label={label} hint={hint}>
       <input
-        id={field.id}
-        name={name}
-        className="field__input"
+        {...controlProps(field, name, Boolean(hint))}
         type={type}
         inputMode={inputMode}
         autoComplete={autoComplete}
@@ -110,9 +108,6 @@ export function MaskedField({
         value={conformed}
         onChange={onChange}
         onPaste={onPaste}
-        onBlur={field.onBlur}
-        aria-invalid={field.error ? true : undefined}
-        aria-describedby={field.describedBy(Boolean(hint))}
       />
     </FieldFrame>
   );
