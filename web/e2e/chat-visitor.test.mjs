@@ -29,12 +29,20 @@ after(async () => {
 });
 
 /**
- * Starts the server with its clock at devNow (GUICHET_DEV_NOW).
+ * The server of the describe it is called in: started before its tests with
+ * its clock at devNow (GUICHET_DEV_NOW), stopped after them.
  * @param {string} devNow
+ * @returns {{ server: import('./harness.mjs').Server }} its server once the tests run
  */
-async function startAt(devNow) {
-  const server = await startServer({ env: { GUICHET_DEV_NOW: devNow } });
-  return { server };
+function serverAt(devNow) {
+  const at = /** @type {{ server: import('./harness.mjs').Server }} */ ({});
+  before(async () => {
+    at.server = await startServer({ env: { GUICHET_DEV_NOW: devNow } });
+  });
+  after(async () => {
+    await at.server?.stop();
+  });
+  return at;
 }
 
 /**
@@ -141,15 +149,8 @@ async function visitor(server) {
 }
 
 describe('on a Sunday (GUICHET_DEV_NOW)', () => {
-  /** @type {{ server: import('./harness.mjs').Server }} */
-  let at;
-  before(async () => {
-    // Sunday 29 November 2026, 10:00 in Toronto: belair's Ontario chat is closed until Monday 8:00.
-    at = await startAt('2026-11-29T15:00:00Z');
-  });
-  after(async () => {
-    await at?.server.stop();
-  });
+  // Sunday 29 November 2026, 10:00 in Toronto: belair's Ontario chat is closed until Monday 8:00.
+  const at = serverAt('2026-11-29T15:00:00Z');
 
   test('the bubble loads the widget on its press only; it says when chat reopens; the message form reaches the queue', async () => {
     const { context, page, dialog, errors, initialScripts, scripts } = await visitor(at.server);
@@ -201,15 +202,8 @@ describe('on a Sunday (GUICHET_DEV_NOW)', () => {
 });
 
 describe('on a Monday morning with an agent available', () => {
-  /** @type {{ server: import('./harness.mjs').Server }} */
-  let at;
-  before(async () => {
-    // Monday 30 November 2026, 10:00 in Toronto.
-    at = await startAt('2026-11-30T15:00:00Z');
-  });
-  after(async () => {
-    await at?.server.stop();
-  });
+  // Monday 30 November 2026, 10:00 in Toronto.
+  const at = serverAt('2026-11-30T15:00:00Z');
 
   test('the bot answers then hands over; an agent accepts; two messages sent while the visitor is offline arrive once, in order', async () => {
     const desk = await agent(at);

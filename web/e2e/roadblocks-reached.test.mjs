@@ -124,6 +124,24 @@ async function onRoadblock(page, name, title, language = 'en') {
   await page.getByRole('region', { name: messages[language]['contact.title'] }).waitFor();
 }
 
+/**
+ * The call was refused with the status and error code given, the visitor is
+ * on the roadblock page `name` (onRoadblock), and the page logged no error.
+ * @param {{ page: import('playwright-core').Page; errors: string[] }} visit
+ * @param {Promise<{ status: number; body: any }>} refused the call's answer (answerOf)
+ * @param {{ status: number; errorCode: string }} expected
+ * @param {string} name
+ * @param {string} title
+ * @param {'en' | 'fr'} [language]
+ */
+async function refusedToRoadblock({ page, errors }, refused, expected, name, title, language = 'en') {
+  const { status, body } = await refused;
+  assert.equal(status, expected.status);
+  assert.equal(body?.errorCode, expected.errorCode);
+  await onRoadblock(page, name, title, language);
+  assert.deepEqual(realErrors(errors), []);
+}
+
 describe('roadblocks reached from the server’s answer', () => {
   test('resend-email: the fourth resend of a code by email (403 EXCEEDED_EMAIL_RESENDS)', async () => {
     const { page, errors } = await startRegistration();
@@ -140,11 +158,7 @@ describe('roadblocks reached from the server’s answer', () => {
     }
     const refused = answerOf(page, /\/api\/v1\/registrations\/[^/]+\/validations\/[^/]+\/$/);
     await press(page, resend);
-    const { status, body } = await refused;
-    assert.equal(status, 403);
-    assert.equal(body?.errorCode, 'EXCEEDED_EMAIL_RESENDS');
-    await onRoadblock(page, 'resend-email', m['roadblock.resendEmail.title']);
-    assert.deepEqual(realErrors(errors), []);
+    await refusedToRoadblock({ page, errors }, refused, { status: 403, errorCode: 'EXCEEDED_EMAIL_RESENDS' }, 'resend-email', m['roadblock.resendEmail.title']);
   });
 
   test('forgot-password: the UBI link with the holder account’s temporary password (403 3007)', async () => {
@@ -156,11 +170,7 @@ describe('roadblocks reached from the server’s answer', () => {
     await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), TEMPORARY);
     const refused = answerOf(page, /\/authentication$/);
     await page.keyboard.press('Enter');
-    const { status, body } = await refused;
-    assert.equal(status, 403);
-    assert.equal(body?.errorCode, '3007');
-    await onRoadblock(page, 'forgot-password', m['roadblock.forgotPassword.title']);
-    assert.deepEqual(realErrors(errors), []);
+    await refusedToRoadblock({ page, errors }, refused, { status: 403, errorCode: '3007' }, 'forgot-password', m['roadblock.forgotPassword.title']);
   });
 
   test('two-factor: a reset of a UBI driver with no cell phone on file (403 3006)', async () => {
@@ -182,11 +192,7 @@ describe('roadblocks reached from the server’s answer', () => {
     await page.getByLabel('Confirm your new password').fill(NEW_PASSWORD);
     const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
     await page.getByRole('button', { name: 'Save my new password' }).click();
-    const { status, body } = await refused;
-    assert.equal(status, 403);
-    assert.equal(body?.errorCode, '3006');
-    await onRoadblock(page, 'two-factor', m['roadblock.twoFactor.title']);
-    assert.deepEqual(realErrors(errors), []);
+    await refusedToRoadblock({ page, errors }, refused, { status: 403, errorCode: '3006' }, 'two-factor', m['roadblock.twoFactor.title']);
   });
 
   test('soft roadblock lnr500160: create after an import cancelled the policy (400 4001), then technical (409 REGISTRATION_STATE)', async () => {
@@ -232,11 +238,7 @@ describe('roadblocks reached from the server’s answer', () => {
     const { page, errors } = await pages.open(server.url(BRAND, '/?lang=en'));
     const read = answerOf(page, /\/api\/v1\/tokens\/[^/]+$/, 'GET');
     await page.goto(link);
-    const { status, body } = await read;
-    assert.equal(status, 412);
-    assert.equal(body?.errorCode, 'INCONSISTENT');
-    await onRoadblock(page, 'inconsistency', m['roadblock.inconsistency.title']);
-    assert.deepEqual(realErrors(errors), []);
+    await refusedToRoadblock({ page, errors }, read, { status: 412, errorCode: 'INCONSISTENT' }, 'inconsistency', m['roadblock.inconsistency.title']);
   });
 
   // A brand for each language: a dead PIN is the registration's, but the
@@ -267,11 +269,7 @@ describe('roadblocks reached from the server’s answer', () => {
       const refused = answerOf(page, guess);
       await typeInto(page, pin, 'ZZ99ZZ90');
       await press(page, page.getByRole('button', { name: t['registration.next'], exact: true }));
-      const { status, body } = await refused;
-      assert.equal(status, 403);
-      assert.equal(body?.errorCode, 'EXCEEDED_RETRIES_CODE_ACTIVATION');
-      await onRoadblock(page, 'pin-difficulties', t['roadblock.pinDifficulties.title'], language);
-      assert.deepEqual(realErrors(errors), []);
+      await refusedToRoadblock({ page, errors }, refused, { status: 403, errorCode: 'EXCEEDED_RETRIES_CODE_ACTIVATION' }, 'pin-difficulties', t['roadblock.pinDifficulties.title'], language);
     });
   }
 
@@ -296,11 +294,7 @@ describe('roadblocks reached from the server’s answer', () => {
       await typeInto(page, page.getByLabel(t['recovery.reset.passwordConfirmation']), NEW_PASSWORD);
       const refused = answerOf(page, /\/api\/v1\/accounts\/[^/]+\/password$/);
       await press(page, page.getByRole('button', { name: t['recovery.reset.submit'] }));
-      const { status, body } = await refused;
-      assert.equal(status, 403);
-      assert.equal(body?.errorCode, 'WRONG_CELLPHONE');
-      await onRoadblock(page, 'wrong-cellphone', t['roadblock.wrongCellphone.title'], language);
-      assert.deepEqual(realErrors(errors), []);
+      await refusedToRoadblock({ page, errors }, refused, { status: 403, errorCode: 'WRONG_CELLPHONE' }, 'wrong-cellphone', t['roadblock.wrongCellphone.title'], language);
     });
   }
 });

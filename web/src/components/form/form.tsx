@@ -204,11 +204,18 @@ export interface PresetFieldProps {
   disabled?: boolean;
 }
 
-/** What a text input bound to `field` carries: the input kept as typed, the blur that checks it, its invalid state and descriptions. */
-export function textInputProps(field: FieldBinding<string>, hasHint: boolean) {
+/**
+ * What a text input or a select bound to the field `name` carries: its id and
+ * name, the fields' look, the input kept as typed, the blur that checks it,
+ * its invalid state and descriptions.
+ */
+export function controlProps(field: FieldBinding<string>, name: string, hasHint: boolean) {
   return {
+    id: field.id,
+    name,
+    className: 'field__input',
     value: field.input,
-    onChange: (event: ChangeEvent<HTMLInputElement>) => field.setInput(event.target.value),
+    onChange: (event: ChangeEvent<HTMLInputElement | HTMLSelectElement>) => field.setInput(event.target.value),
     onBlur: field.onBlur,
     'aria-invalid': field.error ? true : undefined,
     'aria-describedby': field.describedBy(hasHint),

@@ -1,7 +1,7 @@
 import { useT } from '@/i18n/i18n';
 import { isMessageKey } from '@/i18n/catalog';
 import { useSite } from '@/lib/site/site-context';
-import { FieldFrame, useField } from './form';
+import { controlProps, FieldFrame, useField } from './form';
 
 /** The value of the licence-province choice for a province without a licence rule. */
 export const OTHER_PROVINCE = 'other';
@@ -17,18 +17,7 @@ export function LicenceProvinceField({ name, label, disabled }: { name: string; 
   const provinces = brand.provinces.filter((p) => p.license).map((p) => p.key);
   return (
     <FieldFrame binding={field} label={label ?? t('form.licenceProvince')}>
-      <select
-        id={field.id}
-        name={name}
-        className="field__input"
-        autoComplete="off"
-        disabled={disabled}
-        value={field.input}
-        onChange={(event) => field.setInput(event.target.value)}
-        onBlur={field.onBlur}
-        aria-invalid={field.error ? true : undefined}
-        aria-describedby={field.describedBy(false)}
-      >
+      <select {...controlProps(field, name, false)} autoComplete="off" disabled={disabled}>
         <option value="">{t('form.choose')}</option>
         {provinces.map((key) => {
           const message = `province.${key}`;

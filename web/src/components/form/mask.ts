@@ -5,6 +5,8 @@
 // Letters are upper-cased as typed; anything that is not a letter or digit is
 // dropped, so a value pasted with or without its separators comes out the same.
 
+import { lookup } from '@/lib/lookup';
+
 export const PHONE_MASK = '999-999-9999';
 export const POSTAL_CODE_MASK = 'A9A 9A9';
 
@@ -17,7 +19,7 @@ const SLOTS: Record<string, RegExp> = {
 };
 
 function slot(c: string | undefined): RegExp | undefined {
-  return c !== undefined && Object.hasOwn(SLOTS, c) ? SLOTS[c] : undefined;
+  return c === undefined ? undefined : lookup(SLOTS, c);
 }
 
 /** Whether a mask character stands for a typed character. */

@@ -1,9 +1,10 @@
 import { useEffect, type ChangeEvent, type ClipboardEvent, type HTMLAttributes, type ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { PolicyFormat } from '@/lib/rules/policy-number';
+import { lookup } from '@/lib/lookup';
 import { privateMark, type PrivateKind } from '@/lib/cobrowse/privacy';
 import { useSite } from '@/lib/site/site-context';
-import { FieldFrame, useField, type PresetFieldProps } from './form';
+import { controlProps, FieldFrame, useField, type PresetFieldProps } from './form';
 import { conform, freeMask, PHONE_MASK, phoneOptions, POSTAL_CODE_MASK, type ConformOptions } from './mask';
 
 /** Longest licence of the provinces without a mask (spec §5 "others"), as lib/rules/driver-licence. */
@@ -94,9 +95,7 @@ export function MaskedField({
   return (
     <FieldFrame binding={field} label={label} hint={hint}>
       <input
-        id={field.id}
-        name={name}
-        className="field__input"
+        {...controlProps(field, name, Boolean(hint))}
         type={type}
         inputMode={inputMode}
         autoComplete={autoComplete}
@@ -109,9 +108,6 @@ export function MaskedField({
         value={conformed}
         onChange={onChange}
         onPaste={onPaste}
-        onBlur={field.onBlur}
-        aria-invalid={field.error ? true : undefined}
-        aria-describedby={field.describedBy(Boolean(hint))}
       />
     </FieldFrame>
   );
@@ -152,7 +148,7 @@ export function PostalCodeField({ label, hint, ...props }: PresetFieldProps) {
 
 /** The brand's policy-number format in a province (brand file policyNumber, byProvince first). */
 export function policyFormat(policyNumber: PolicyFormat & { byProvince: Record<string, PolicyFormat> }, province: string): PolicyFormat {
-  return Object.hasOwn(policyNumber.byProvince, province) ? (policyNumber.byProvince[province] ?? policyNumber) : policyNumber;
+  return lookup(policyNumber.byProvince, province) ?? policyNumber;
 }
 
 /** Policy number (spec §5) in the brand's format for the visitor's province, or the one given. */
@@ -174,7 +170,7 @@ export function PolicyNumberField({ label, hint, format, ...props }: PresetField
 
 /** The brand's driver-licence mask for a licence province; letters or digits up to 30 without one. */
 export function licenceMask(masks: Record<string, string>, province: string): string {
-  return (Object.hasOwn(masks, province) ? masks[province] : undefined) || freeMask(LICENCE_MAX_LENGTH);
+  return lookup(masks, province) || freeMask(LICENCE_MAX_LENGTH);
 }
 
 /** Driver licence (spec §5), masked for the licence province chosen in LicenceProvinceField. */

@@ -1,7 +1,7 @@
 import { privateMark } from '@/lib/cobrowse/privacy';
 import { useState, type ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
-import { FieldFrame, textInputProps, useField } from './form';
+import { controlProps, FieldFrame, useField } from './form';
 
 export interface PasswordFieldProps {
   name: string;
@@ -28,16 +28,13 @@ export function PasswordField({ name, autoComplete, label, hint, disabled }: Pas
     <FieldFrame binding={field} label={label ?? t('form.password')} hint={hint}>
       <div className="password-field">
         <input
-          id={field.id}
-          name={name}
-          className="field__input"
+          {...controlProps(field, name, Boolean(hint))}
           type={shown ? 'text' : 'password'}
           autoComplete={autoComplete}
           autoCapitalize="none"
           spellCheck={false}
           {...privateMark('password')}
           disabled={disabled}
-          {...textInputProps(field, Boolean(hint))}
         />
         <button
           type="button"

@@ -1,6 +1,6 @@
 import type { HTMLAttributes, ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
-import { FieldFrame, textInputProps, useField, type PresetFieldProps } from './form';
+import { controlProps, FieldFrame, useField, type PresetFieldProps } from './form';
 
 export interface TextFieldProps {
   /** The field's name in useForm. */
@@ -22,9 +22,7 @@ export function TextField({ name, label, autoComplete, hint, disabled, type = 't
   return (
     <FieldFrame binding={field} label={label} hint={hint}>
       <input
-        id={field.id}
-        name={name}
-        className="field__input"
+        {...controlProps(field, name, Boolean(hint))}
         type={type}
         inputMode={inputMode}
         autoComplete={autoComplete}
@@ -32,7 +30,6 @@ export function TextField({ name, label, autoComplete, hint, disabled, type = 't
         spellCheck={type === 'email' ? false : undefined}
         maxLength={maxLength}
         disabled={disabled}
-        {...textInputProps(field, Boolean(hint))}
       />
     </FieldFrame>
   );

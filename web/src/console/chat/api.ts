@@ -6,6 +6,7 @@
 
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
+import { lookup } from '@/lib/lookup';
 import { call } from '@/console/api';
 import { errorMessage } from '@/console/errors';
 
@@ -62,24 +63,17 @@ export const chatApi = {
   figures: () => call('get', '/chat/figures'),
 };
 
+const chatErrors: Record<string, MessageKey> = {
+  ALREADY_TAKEN: 'console.chat.error.alreadyTaken',
+  AGENT_LIMIT: 'console.chat.error.agentLimit',
+  TARGET_UNAVAILABLE: 'console.chat.error.transferRefused',
+  CONVERSATION_ENDED: 'console.chat.error.ended',
+  MESSAGE_TOO_LONG: 'console.chat.error.tooLong',
+  NOT_HOLDER: 'console.chat.error.notHolder',
+  NOT_FOUND: 'console.chat.error.gone',
+};
+
 /** The words of a chat call's refusal. */
 export function chatError(code: string): MessageKey {
-  switch (code) {
-    case 'ALREADY_TAKEN':
-      return 'console.chat.error.alreadyTaken';
-    case 'AGENT_LIMIT':
-      return 'console.chat.error.agentLimit';
-    case 'TARGET_UNAVAILABLE':
-      return 'console.chat.error.transferRefused';
-    case 'CONVERSATION_ENDED':
-      return 'console.chat.error.ended';
-    case 'MESSAGE_TOO_LONG':
-      return 'console.chat.error.tooLong';
-    case 'NOT_HOLDER':
-      return 'console.chat.error.notHolder';
-    case 'NOT_FOUND':
-      return 'console.chat.error.gone';
-    default:
-      return errorMessage(code);
-  }
+  return lookup(chatErrors, code) ?? errorMessage(code);
 }

@@ -4,6 +4,7 @@
 
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
+import { lookup } from '@/lib/lookup';
 import { call, consoleUrl, socketUrl } from '@/console/api';
 import { errorMessage } from '@/console/errors';
 
@@ -54,42 +55,30 @@ export function viewerSocketUrl(session: string, after: number): string {
   return socketUrl(consoleUrl('/cobrowse/sessions/{id}/socket', { params: { id: session }, query: { after: String(after) } }));
 }
 
+const cobrowseErrors: Record<string, MessageKey> = {
+  INVALID_CODE: 'console.cobrowse.error.invalidCode',
+  FORBIDDEN_BRAND: 'console.cobrowse.error.forbiddenBrand',
+  NOT_HOLDER: 'console.cobrowse.error.notHolder',
+  CONVERSATION_ENDED: 'console.cobrowse.error.conversationEnded',
+  COBROWSE_PENDING: 'console.cobrowse.error.pending',
+  NOT_FOUND: 'console.cobrowse.error.notFound',
+};
+
 /** The words of a co-browse call's refusal. */
 export function cobrowseError(code: string): MessageKey {
-  switch (code) {
-    case 'INVALID_CODE':
-      return 'console.cobrowse.error.invalidCode';
-    case 'FORBIDDEN_BRAND':
-      return 'console.cobrowse.error.forbiddenBrand';
-    case 'NOT_HOLDER':
-      return 'console.cobrowse.error.notHolder';
-    case 'CONVERSATION_ENDED':
-      return 'console.cobrowse.error.conversationEnded';
-    case 'COBROWSE_PENDING':
-      return 'console.cobrowse.error.pending';
-    case 'NOT_FOUND':
-      return 'console.cobrowse.error.notFound';
-    default:
-      return errorMessage(code);
-  }
+  return lookup(cobrowseErrors, code) ?? errorMessage(code);
 }
+
+const reasons: Record<string, MessageKey> = {
+  visitor: 'console.cobrowse.reason.visitor',
+  agent: 'console.cobrowse.reason.agent',
+  cap: 'console.cobrowse.reason.cap',
+  visitor_gone: 'console.cobrowse.reason.visitorGone',
+  expired: 'console.cobrowse.reason.expired',
+  declined: 'console.cobrowse.reason.declined',
+};
 
 /** The words of an end reason. */
 export function reasonKey(reason: string | undefined): MessageKey {
-  switch (reason) {
-    case 'visitor':
-      return 'console.cobrowse.reason.visitor';
-    case 'agent':
-      return 'console.cobrowse.reason.agent';
-    case 'cap':
-      return 'console.cobrowse.reason.cap';
-    case 'visitor_gone':
-      return 'console.cobrowse.reason.visitorGone';
-    case 'expired':
-      return 'console.cobrowse.reason.expired';
-    case 'declined':
-      return 'console.cobrowse.reason.declined';
-    default:
-      return 'console.cobrowse.reason.other';
-  }
+  return lookup(reasons, reason ?? '') ?? 'console.cobrowse.reason.other';
 }

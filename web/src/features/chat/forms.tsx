@@ -1,6 +1,7 @@
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { SectionKey } from '@/i18n/catalog';
+import { lookup } from '@/lib/lookup';
 import { checkEmail } from '@/lib/rules/email';
 
 // The widget's small forms (pre-chat, message form, transcript): labels above
@@ -121,18 +122,14 @@ export function TopicSelect({ id, value, onChange, ...aria }: { id: string; valu
   );
 }
 
+const errorKeys: Record<string, SectionKey> = {
+  CHAT_CLOSED: 'chat.error.closed',
+  RATE_LIMITED: 'chat.error.RATE_LIMITED',
+  INVALID_FIELD: 'chat.error.invalid',
+  NETWORK: 'chat.error.network',
+};
+
 /** A server refusal as the visitor reads it. */
 export function errorKey(errorCode: string): SectionKey {
-  switch (errorCode) {
-    case 'CHAT_CLOSED':
-      return 'chat.error.closed';
-    case 'RATE_LIMITED':
-      return 'chat.error.RATE_LIMITED';
-    case 'INVALID_FIELD':
-      return 'chat.error.invalid';
-    case 'NETWORK':
-      return 'chat.error.network';
-    default:
-      return 'chat.error.generic';
-  }
+  return lookup(errorKeys, errorCode) ?? 'chat.error.generic';
 }

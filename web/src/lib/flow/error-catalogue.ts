@@ -1,4 +1,5 @@
 import type { Message, MessageKey, MessageParams } from '@/i18n/catalog';
+import { lookup } from '@/lib/lookup';
 import type { RoadblockPage } from './roadblocks';
 
 // Spec §8, the error catalogue: the one place that turns an API answer (or a
@@ -110,24 +111,21 @@ function rateLimited(answer: ApiAnswer): FlowOutcome {
   return { kind: 'message', key, params: { minutes }, roadblocked: false, errorCode: 'RATE_LIMITED' };
 }
 
-/** Spec §8.3 "Other" and §8.2: codes shown to the visitor as a reference (lnr…). */
-export function referenceCode(code: string): string {
-  switch (code) {
-    case '5001':
-      return 'lnr500120';
-    case '5002':
-      return 'lnr500140';
-    case '5003':
-      return 'lnr500150';
-    case '4001':
-    case 'EMAIL_UPDATE_FAILED':
-      return SOFT_ROADBLOCK_CODE;
-  }
-  return code;
-}
-
 /** Spec §8.2 EMAIL_UPDATE_FAILED's code. */
 export const SOFT_ROADBLOCK_CODE = 'lnr500160';
+
+const referenceCodes: Record<string, string> = {
+  '5001': 'lnr500120',
+  '5002': 'lnr500140',
+  '5003': 'lnr500150',
+  '4001': SOFT_ROADBLOCK_CODE,
+  EMAIL_UPDATE_FAILED: SOFT_ROADBLOCK_CODE,
+};
+
+/** Spec §8.3 "Other" and §8.2: codes shown to the visitor as a reference (lnr…). */
+export function referenceCode(code: string): string {
+  return lookup(referenceCodes, code) ?? code;
+}
 
 /** Spec §8.1 smart client: these messages of an invalid token mean the session ended. */
 const EXPIRED_TOKEN_MESSAGES = new Set(['state not found in cache', 'jwt expired']);

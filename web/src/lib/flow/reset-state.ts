@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { sessionStore, storedObject, useSessionStore } from './session-store';
 import { updateFlow } from './state';
 
 // The progress of a password recovery (spec §2.3, §4.4) beside the spec §3
@@ -27,28 +27,13 @@ export const RESET_STORAGE_KEY = 'guichet.reset';
 
 export const initialProgress: ResetProgress = Object.freeze({ verifyFrom: null, resends: 0, token: null, ubiDriver: false });
 
-function storage(): Storage | null {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null; // storage disabled: the progress lives as long as the page
-  }
-}
-
 const isVerifyEntry = (value: unknown): value is VerifyEntry =>
   typeof value === 'string' && (VERIFY_ENTRIES as readonly string[]).includes(value);
 
 /** Reads stored JSON defensively: anything malformed reads as no progress. */
 export function parseProgress(raw: string | null): ResetProgress {
-  if (!raw) return initialProgress;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return initialProgress;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return initialProgress;
-  const v = value as Record<string, unknown>;
+  const v = storedObject(raw);
+  if (!v) return initialProgress;
   const resends = typeof v.resends === 'number' && Number.isInteger(v.resends) && v.resends >= 0 ? v.resends : 0;
   return {
     verifyFrom: isVerifyEntry(v.verifyFrom) ? v.verifyFrom : null,
@@ -58,45 +43,21 @@ export function parseProgress(raw: string | null): ResetProgress {
   };
 }
 
-let memo: { raw: string | null; state: ResetProgress } = { raw: null, state: initialProgress };
-let fallbackRaw: string | null = null;
-const listeners = new Set<() => void>();
+const progressStore = sessionStore(RESET_STORAGE_KEY, parseProgress);
 
 /** The current recovery progress. */
 export function readResetProgress(): ResetProgress {
-  const store = storage();
-  const raw = store ? store.getItem(RESET_STORAGE_KEY) : fallbackRaw;
-  if (raw !== memo.raw) memo = { raw, state: parseProgress(raw) };
-  return memo.state;
-}
-
-function writeProgress(next: ResetProgress): ResetProgress {
-  const raw = JSON.stringify(next);
-  const store = storage();
-  try {
-    if (store) store.setItem(RESET_STORAGE_KEY, raw);
-    else fallbackRaw = raw;
-  } catch {
-    fallbackRaw = raw;
-  }
-  memo = { raw: store ? store.getItem(RESET_STORAGE_KEY) : raw, state: next };
-  for (const listener of listeners) listener();
-  return next;
+  return progressStore.read();
 }
 
 /** Changes the recovery progress and tells the pages showing it. */
 export function updateResetProgress(change: Partial<ResetProgress>): ResetProgress {
-  return writeProgress({ ...readResetProgress(), ...change });
-}
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  return progressStore.write({ ...readResetProgress(), ...change });
 }
 
 /** The recovery progress, re-rendering when it changes. */
 export function useResetProgress(): ResetProgress {
-  return useSyncExternalStore(subscribe, readResetProgress, readResetProgress);
+  return useSessionStore(progressStore);
 }
 
 /**
@@ -115,7 +76,7 @@ export function startReset(request: { id: string; validationId: string; email: s
       resetPasswordId: request.id,
     },
   });
-  writeProgress({ ...initialProgress, verifyFrom: from });
+  progressStore.write({ ...initialProgress, verifyFrom: from });
 }
 
 /** A new code went out: its validation id replaces the old one, and the resend is counted. */
@@ -154,5 +115,5 @@ export function leaveVerify(): void {
 /** The password was changed (or the recovery abandoned): every trace of it goes. */
 export function finishReset(): void {
   updateFlow({ resetPassword: null });
-  writeProgress(initialProgress);
+  progressStore.write(initialProgress);
 }

@@ -1,5 +1,5 @@
-import { useSyncExternalStore } from 'react';
 import type { components } from '@/lib/api/schema';
+import { sessionStore, storedObject, useSessionStore } from './session-store';
 
 // The flow state the features share (spec §3), kept in sessionStorage so a
 // reload of the tab keeps it and closing the tab forgets it. Features read it
@@ -113,14 +113,6 @@ export const initialFlow: FlowState = Object.freeze({
   smartRegistration: null,
 });
 
-function storage(): Storage | null {
-  try {
-    return window.sessionStorage;
-  } catch {
-    return null; // storage disabled: the flow lives as long as the page
-  }
-}
-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -150,14 +142,8 @@ function parseEmailToken(value: unknown): EmailToken | null {
 
 /** Reads stored JSON defensively: anything malformed reads as the initial state. */
 export function parseFlow(raw: string | null): FlowState {
-  if (!raw) return initialFlow;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return initialFlow;
-  }
-  if (!isObject(value)) return initialFlow;
+  const value = storedObject(raw);
+  if (!value) return initialFlow;
   return {
     roadblocked: value.roadblocked === true,
     errorCode: text(value.errorCode),
@@ -170,46 +156,22 @@ export function parseFlow(raw: string | null): FlowState {
   };
 }
 
-// Snapshots are memoized on the stored text, so useSyncExternalStore sees
-// the same object until the state changes (also when a test or another
-// script writes the storage directly).
-let memo: { raw: string | null; state: FlowState } = { raw: null, state: initialFlow };
-let fallbackRaw: string | null = null;
-const listeners = new Set<() => void>();
+const flowStore = sessionStore(STORAGE_KEY, parseFlow);
 
 /** The current flow state. */
 export function readFlow(): FlowState {
-  const store = storage();
-  const raw = store ? store.getItem(STORAGE_KEY) : fallbackRaw;
-  if (raw !== memo.raw) memo = { raw, state: parseFlow(raw) };
-  return memo.state;
+  return flowStore.read();
 }
 
 /** Changes the flow state and tells the pages showing it. */
 export function updateFlow(change: Partial<FlowState> | ((state: FlowState) => Partial<FlowState>)): FlowState {
   const current = readFlow();
-  const next = { ...current, ...(typeof change === 'function' ? change(current) : change) };
-  const raw = JSON.stringify(next);
-  const store = storage();
-  try {
-    if (store) store.setItem(STORAGE_KEY, raw);
-    else fallbackRaw = raw;
-  } catch {
-    fallbackRaw = raw; // quota or privacy mode: keep it for this page at least
-  }
-  memo = { raw: store ? store.getItem(STORAGE_KEY) : raw, state: next };
-  for (const listener of listeners) listener();
-  return next;
-}
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  return flowStore.write({ ...current, ...(typeof change === 'function' ? change(current) : change) });
 }
 
 /** The flow state, re-rendering when it changes. */
 export function useFlow(): FlowState {
-  return useSyncExternalStore(subscribe, readFlow, readFlow);
+  return useSessionStore(flowStore);
 }
 
 /** Spec §2.6 call-us card and PIN roadblock: the roadblock flag, the registration data and the email token go. */

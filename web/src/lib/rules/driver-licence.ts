@@ -1,5 +1,6 @@
 import { fail, pass, type RuleResult } from './result';
 import { lowerAscii, stripSeparators, upperAscii, usable } from './text';
+import { lookup } from '@/lib/lookup';
 
 /** Longest licence of the provinces without a rule of their own (spec §5 "others"). */
 export const DRIVER_LICENCE_MAX_LENGTH = 30;
@@ -18,7 +19,7 @@ export function checkDriverLicence(input: string, province: string, ubi: boolean
   const s = upperAscii(stripSeparators(input));
   if (s === '') return fail('driverLicense', 'validations:driverLicense.required');
   if (!/^[A-Z0-9]+$/.test(s)) return fail('driverLicense', 'validations:driverLicense.format');
-  const lengths = Object.hasOwn(LENGTHS, lowerAscii(province)) ? LENGTHS[lowerAscii(province)] : undefined;
+  const lengths = lookup(LENGTHS, lowerAscii(province));
   const ok = lengths ? lengths.includes(s.length) : s.length <= DRIVER_LICENCE_MAX_LENGTH;
   return ok ? pass(s) : fail('driverLicense', 'validations:driverLicense.format');
 }

@@ -6,6 +6,7 @@ import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { privateMark } from '@/lib/cobrowse/privacy';
 import { accountApi, type Me, type MePolicy } from '@/lib/flow/account-api';
+import { lookup } from '@/lib/lookup';
 import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
@@ -133,8 +134,8 @@ function PolicyRow({ policy }: { policy: MePolicy }) {
   const { brand } = useSite();
   const format = brand.policyNumber.byProvince[policy.province] ?? brand.policyNumber;
   const provinceKey = `province.${policy.province}`;
-  const kind = Object.hasOwn(kindKeys, policy.kind) ? kindKeys[policy.kind as keyof typeof kindKeys] : null;
-  const role = Object.hasOwn(roleKeys, policy.role) ? roleKeys[policy.role as keyof typeof roleKeys] : null;
+  const kind = lookup(kindKeys, policy.kind) ?? null;
+  const role = lookup(roleKeys, policy.role) ?? null;
   return (
     <tr role="row">
       <td role="cell" data-label={t('account.policyNumber')}>

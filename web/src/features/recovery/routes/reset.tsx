@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Redirect, useLocation, useSearch } from 'wouter';
 import { FormAside } from '@/components/form-aside/form-aside';
 import { Form, SubmitButton } from '@/components/form/form';
@@ -18,6 +18,7 @@ import { checkPostalCode } from '@/lib/rules/postal-code';
 import { pass } from '@/lib/rules/result';
 import { useSite } from '@/lib/site/site-context';
 import { postToSso } from '@/lib/flow/sso-form';
+import { useOnce } from '@/lib/use-once';
 import { recoveryApi, type PasswordRequest } from '@/features/recovery/api';
 import { NewPasswordFields } from '@/features/recovery/components/new-password-fields';
 import { fieldKey } from '@/features/recovery/field-errors';
@@ -65,11 +66,7 @@ function LinkExchange({ token }: { token: string }) {
   usePageTitle(t('recovery.reset.checkingLink'));
   // The link works once: the exchange is sent once per page, StrictMode's
   // second effect run included.
-  const started = useRef(false);
-
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
+  useOnce(() => {
     void (async () => {
       const result = await send(() => recoveryApi(clients).exchangeLink(token), 'reset-link');
       if (!result) return;
@@ -91,7 +88,7 @@ function LinkExchange({ token }: { token: string }) {
       }
       if (outcome.kind === 'returned' || outcome.kind === 'continue' || outcome.kind === 'message') roadblock('technical');
     })();
-  }, [clients, navigate, roadblock, send, token]);
+  });
 
   return (
     <section className="page page--narrow recovery" aria-labelledby="reset-link-title" aria-busy={!refused}>

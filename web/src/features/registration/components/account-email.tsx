@@ -1,4 +1,3 @@
-import { FormAside } from '@/components/form-aside/form-aside';
 import { Link, useLocation } from 'wouter';
 import { EmailField } from '@/components/form/email-field';
 import { Form, SubmitButton } from '@/components/form/form';
@@ -7,13 +6,13 @@ import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, updateFlow, useFlow } from '@/lib/flow/state';
-import { usePageTitle } from '@/lib/page-title';
 import { checkEmail } from '@/lib/rules/email';
 import { checkEmailConfirmation } from '@/lib/rules/email-confirmation';
 import { optionsOf, registrationApi } from '@/features/registration/api';
 import { afterEmail, ATTEMPTS } from '@/features/registration/flow';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { RegistrationPage } from '@/features/registration/components/registration-page';
 
 const TITLE_ID = 'registration-email-title';
 
@@ -33,7 +32,6 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
   const [, navigate] = useLocation();
   const fresh = mode === 'new-email';
   const title = fresh ? t('registration.newEmail.title') : t('registration.email.title');
-  usePageTitle(title);
   const form = useForm({
     email: { rule: checkEmail },
     emailConfirmation: { rule: checkEmailConfirmation, with: 'email' },
@@ -85,8 +83,12 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
   };
 
   return (
-    <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
-      <h1 id={TITLE_ID}>{title}</h1>
+    <RegistrationPage
+      titleId={TITLE_ID}
+      title={title}
+      back={fresh ? null : <Link href="/">{t('registration.backToLogin')}</Link>}
+      dialog={response.dialog}
+    >
       <p>{fresh ? t('registration.newEmail.text') : t('registration.email.text')}</p>
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
         <EmailField name="email" autoComplete="email" />
@@ -100,13 +102,6 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
           ) : null}
         </div>
       </Form>
-      {fresh ? null : (
-        <p className="registration__links">
-          <Link href="/">{t('registration.backToLogin')}</Link>
-        </p>
-      )}
-      <FormAside />
-      {response.dialog}
-    </section>
+    </RegistrationPage>
   );
 }

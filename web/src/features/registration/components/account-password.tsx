@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { FormAside } from '@/components/form-aside/form-aside';
 import { DateOfBirthField } from '@/components/form/date-of-birth-field';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PhoneField, PostalCodeField } from '@/components/form/masked-field';
@@ -13,7 +12,6 @@ import { useApiClients } from '@/lib/api/use-api';
 import { tokenApi } from '@/lib/flow/email-token';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, useFlow } from '@/lib/flow/state';
-import { usePageTitle } from '@/lib/page-title';
 import { checkDateOfBirth } from '@/lib/rules/date-of-birth';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
@@ -24,6 +22,7 @@ import { checkTerms } from '@/lib/rules/terms';
 import { registrationApi, type TokenProof } from '@/features/registration/api';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { RegistrationPage } from '@/features/registration/components/registration-page';
 import { useSignIn } from '@/lib/flow/use-sign-in';
 
 const TITLE_ID = 'registration-password-title';
@@ -73,7 +72,6 @@ export function AccountPassword() {
   const { registration } = useFlow();
   const response = useRegistrationResponse();
   const { leaving, signIn } = useSignIn();
-  usePageTitle(t('registration.password.title'));
   // Read once: signing in clears the token while the page stays until the SSO answers.
   const [variant] = useState(tokenVariant);
   const email = registration?.email ?? '';
@@ -124,8 +122,7 @@ export function AccountPassword() {
   };
 
   return (
-    <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
-      <h1 id={TITLE_ID}>{t('registration.password.title')}</h1>
+    <RegistrationPage titleId={TITLE_ID} title={t('registration.password.title')} dialog={response.dialog}>
       <p>{email ? <PrivateText id="registration.password.text" params={{ email }} kinds={{ email: 'email' }} /> : t('registration.password.textNoEmail')}</p>
       {variant ? <p>{t('registration.password.tokenText')}</p> : null}
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
@@ -139,8 +136,6 @@ export function AccountPassword() {
           <SubmitButton disabled={leaving}>{t('registration.password.submit')}</SubmitButton>
         </div>
       </Form>
-      <FormAside />
-      {response.dialog}
-    </section>
+    </RegistrationPage>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Message, MessageKey } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
@@ -7,6 +7,7 @@ import { errorCodeOf, outcomeMessage, type ApiAnswer } from '@/lib/flow/error-ca
 import { registrationPath } from '@/lib/flow/registration-guard';
 import { updateFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
+import { useOnce } from '@/lib/use-once';
 import { optionsOf, registrationApi } from '@/features/registration/api';
 import { afterCode } from '@/features/registration/flow';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
@@ -56,11 +57,7 @@ export function ConfirmEmail() {
   const [problem, setProblem] = useState<Message | null>(null);
   usePageTitle(t('registration.confirmEmail.title'));
   // Opened once per page, StrictMode's second effect run included: the token is single use.
-  const started = useRef(false);
-
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
+  useOnce(() => {
     const { id, validation, token, lang } = link;
     // The token leaves the address bar (and the history entry) before it is used; the language stays.
     navigate(lang ? `/registration/confirm-email?lang=${encodeURIComponent(lang)}` : '/registration/confirm-email', { replace: true });
@@ -102,7 +99,7 @@ export function ConfirmEmail() {
       if (outcome.kind === 'message') setProblem(outcomeMessage(outcome));
       // Otherwise the catalogue has opened its roadblock or dialog.
     })();
-  }, [clients, link, navigate, roadblock, send]);
+  });
 
   return (
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>

@@ -1,4 +1,3 @@
-import { FormAside } from '@/components/form-aside/form-aside';
 import { Link, useLocation } from 'wouter';
 import { DateOfBirthField } from '@/components/form/date-of-birth-field';
 import { Form, SubmitButton } from '@/components/form/form';
@@ -11,7 +10,6 @@ import { useApiClients } from '@/lib/api/use-api';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, updateFlow, useFlow, type RegistrationState } from '@/lib/flow/state';
 
-import { usePageTitle } from '@/lib/page-title';
 import { checkDateOfBirth } from '@/lib/rules/date-of-birth';
 import { checkDriverLicence } from '@/lib/rules/driver-licence';
 import { checkFirstName, checkLastName } from '@/lib/rules/names';
@@ -22,6 +20,7 @@ import { registrationApi, optionsOf, type Identification as IdentificationBody }
 import { fieldKey } from '@/features/registration/field-key';
 import { afterIdentification, ATTEMPTS, selectionOf } from '@/features/registration/flow';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { RegistrationPage } from '@/features/registration/components/registration-page';
 
 const TITLE_ID = 'registration-identification-title';
 
@@ -46,7 +45,6 @@ export function Identification() {
   const { registration } = useFlow();
   const response = useRegistrationResponse();
   const [, navigate] = useLocation();
-  usePageTitle(t('registration.identification.title'));
   const format = policyFormat(brand.policyNumber, province);
   const ubi = brand.provinces.find((p) => p.key === province)?.ubi === true;
   const licenceProvince = brand.provinces.find((p) => p.key === province)?.license ? province : '';
@@ -129,8 +127,7 @@ export function Identification() {
   const alreadyRegistered = form.formError === 'registration.identification.alreadyRegistered';
 
   return (
-    <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
-      <h1 id={TITLE_ID}>{t('registration.identification.title')}</h1>
+    <RegistrationPage titleId={TITLE_ID} title={t('registration.identification.title')} dialog={response.dialog}>
       <p>{t('registration.identification.intro')}</p>
       <p>
         <Link href="/">{t('registration.backToLogin')}</Link>
@@ -159,8 +156,6 @@ export function Identification() {
           </button>
         </div>
       </Form>
-      <FormAside />
-      {response.dialog}
-    </section>
+    </RegistrationPage>
   );
 }

@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { FormAside } from '@/components/form-aside/form-aside';
 import { Link } from 'wouter';
 import { DateOfBirthField } from '@/components/form/date-of-birth-field';
 import { Form, SubmitButton } from '@/components/form/form';
@@ -12,13 +11,13 @@ import { useApiClients } from '@/lib/api/use-api';
 import { tokenApi } from '@/lib/flow/email-token';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, useFlow } from '@/lib/flow/state';
-import { usePageTitle } from '@/lib/page-title';
 import { checkDateOfBirth } from '@/lib/rules/date-of-birth';
 import { checkLoginPassword } from '@/lib/rules/login-password';
 import { checkPostalCode } from '@/lib/rules/postal-code';
 import { pass } from '@/lib/rules/result';
 import { registrationApi } from '@/features/registration/api';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { RegistrationPage } from '@/features/registration/components/registration-page';
 import { useSignIn } from '@/lib/flow/use-sign-in';
 
 const TITLE_ID = 'registration-password-validation-title';
@@ -39,7 +38,6 @@ export function PasswordValidation() {
   const { registration } = useFlow();
   const response = useRegistrationResponse();
   const { leaving, signIn } = useSignIn();
-  usePageTitle(t('registration.passwordValidation.title'));
   // Read once: signing in clears the token while the page stays until the SSO answers.
   const [token] = useState(() => readFlow().emailToken?.token ?? null);
   const form = useForm({
@@ -85,8 +83,12 @@ export function PasswordValidation() {
   };
 
   return (
-    <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
-      <h1 id={TITLE_ID}>{t('registration.passwordValidation.title')}</h1>
+    <RegistrationPage
+      titleId={TITLE_ID}
+      title={t('registration.passwordValidation.title')}
+      back={<Link href="/forgot">{t('login.forgot')}</Link>}
+      dialog={response.dialog}
+    >
       <p><PrivateText id={token ? 'registration.passwordValidation.tokenText' : 'registration.passwordValidation.text'} params={{ email }} kinds={{ email: 'email' }} /></p>
       <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
         <PasswordField name="password" autoComplete="current-password" />
@@ -96,11 +98,6 @@ export function PasswordValidation() {
           <SubmitButton disabled={leaving}>{t('registration.passwordValidation.submit')}</SubmitButton>
         </div>
       </Form>
-      <p className="registration__links">
-        <Link href="/forgot">{t('login.forgot')}</Link>
-      </p>
-      <FormAside />
-      {response.dialog}
-    </section>
+    </RegistrationPage>
   );
 }

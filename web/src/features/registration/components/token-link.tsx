@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Message } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
@@ -7,6 +7,7 @@ import { holdTokenNext, tokenApi, tokenNext } from '@/lib/flow/email-token';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { updateFlow } from '@/lib/flow/state';
 import { usePageTitle } from '@/lib/page-title';
+import { useOnce } from '@/lib/use-once';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
 
 const TITLE_ID = 'registration-link-title';
@@ -40,11 +41,7 @@ export function TokenLink() {
   const [invalid, setInvalid] = useState(false);
   usePageTitle(t('registration.link.title'));
   // Read once per page, StrictMode's second effect run included.
-  const started = useRef(false);
-
-  useEffect(() => {
-    if (started.current) return;
-    started.current = true;
+  useOnce(() => {
     const { token, src, lang } = link;
     if (!token) {
       navigate('/', { replace: true });
@@ -67,7 +64,7 @@ export function TokenLink() {
       else if (to) navigate(to, { replace: true });
       // failure (5xx): the catalogue has opened its roadblock.
     })();
-  }, [clients, link, navigate, send]);
+  });
 
   return (
     <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>

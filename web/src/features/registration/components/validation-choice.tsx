@@ -1,4 +1,3 @@
-import { FormAside } from '@/components/form-aside/form-aside';
 import { useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Message, SectionKey } from '@/i18n/catalog';
@@ -7,10 +6,10 @@ import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { updateFlow, useFlow, type TwoFactorOption } from '@/lib/flow/state';
-import { usePageTitle } from '@/lib/page-title';
 import { registrationApi } from '@/features/registration/api';
 import { codePage, selectionOf } from '@/features/registration/flow';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { RegistrationPage } from '@/features/registration/components/registration-page';
 
 const TITLE_ID = 'registration-validation-title';
 
@@ -35,7 +34,6 @@ export function ValidationChoice() {
   const { registration } = useFlow();
   const response = useRegistrationResponse();
   const [, navigate] = useLocation();
-  usePageTitle(t('registration.validation.title'));
   const options = choices(registration?.twoFactorValidations ?? []);
   const [chosen, setChosen] = useState(options[0]?.id ?? '');
   const [busy, setBusy] = useState(false);
@@ -71,8 +69,12 @@ export function ValidationChoice() {
   };
 
   return (
-    <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
-      <h1 id={TITLE_ID}>{t('registration.validation.title')}</h1>
+    <RegistrationPage
+      titleId={TITLE_ID}
+      title={t('registration.validation.title')}
+      back={<Link href="/registration/identification">{t('registration.back')}</Link>}
+      dialog={response.dialog}
+    >
       <form noValidate className="form" onSubmit={(event) => void submit(event)} aria-labelledby={TITLE_ID}>
         <div role="alert" className={error ? 'form-alert' : undefined}>
           {error ? <p>{messageText(t, error)}</p> : null}
@@ -101,11 +103,6 @@ export function ValidationChoice() {
           </button>
         </div>
       </form>
-      <p className="registration__links">
-        <Link href="/registration/identification">{t('registration.back')}</Link>
-      </p>
-      <FormAside />
-      {response.dialog}
-    </section>
+    </RegistrationPage>
   );
 }

@@ -1,4 +1,3 @@
-import { FormAside } from '@/components/form-aside/form-aside';
 import { useCallback, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { Form, SubmitButton } from '@/components/form/form';
@@ -11,7 +10,6 @@ import { useApiClients } from '@/lib/api/use-api';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { ResendLink } from '@/lib/flow/resend-link';
 import { updateFlow, useFlow, type RegistrationState, type TwoFactorOption } from '@/lib/flow/state';
-import { usePageTitle } from '@/lib/page-title';
 import { checkPin } from '@/lib/rules/pin';
 import { checkSecurityCode } from '@/lib/rules/security-code';
 import { optionsOf, registrationApi } from '@/features/registration/api';
@@ -19,6 +17,7 @@ import { PinLetter } from '@/lib/flow/pin-letter';
 import { afterCode, MIN_SPINNER_MS } from '@/features/registration/flow';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { RegistrationPage } from '@/features/registration/components/registration-page';
 
 const TITLE_ID = 'registration-code-title';
 
@@ -56,7 +55,6 @@ export function ValidationCode({ method }: { method: CodeMethod }) {
   const [, navigate] = useLocation();
   const pin = method === 'PIN';
   const title = pin ? t('registration.pin.title') : t('registration.code.title');
-  usePageTitle(title);
   const option = selectedOption(registration);
   const form = useForm({ code: { rule: pin ? checkPin : checkSecurityCode } });
   const { restart, setFormError } = form;
@@ -99,8 +97,12 @@ export function ValidationCode({ method }: { method: CodeMethod }) {
   }, [restart, setFormError]);
 
   return (
-    <section className="page page--narrow registration" aria-labelledby={TITLE_ID}>
-      <h1 id={TITLE_ID}>{title}</h1>
+    <RegistrationPage
+      titleId={TITLE_ID}
+      title={title}
+      back={<Link href="/registration/validation">{t('registration.back')}</Link>}
+      dialog={response.dialog}
+    >
       {pin ? (
         <>
           <p>{t('registration.pin.text')}</p>
@@ -116,12 +118,7 @@ export function ValidationCode({ method }: { method: CodeMethod }) {
         </div>
       </Form>
       {pin ? null : <ResendCode id={id} validationId={validationId} onSent={codeSent} />}
-      <p className="registration__links">
-        <Link href="/registration/validation">{t('registration.back')}</Link>
-      </p>
-      <FormAside />
-      {response.dialog}
-    </section>
+    </RegistrationPage>
   );
 }
 

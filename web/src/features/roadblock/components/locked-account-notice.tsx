@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { accountApi } from '@/lib/flow/account-api';
 import { pkmsAccount } from '@/lib/flow/cookies';
 import { readFlow } from '@/lib/flow/state';
+import { useOnce } from '@/lib/use-once';
 
 /**
  * Spec §2.6 locked-account roadblock: on load, the LOCKED_ACCOUNT email is
@@ -15,11 +16,9 @@ export function LockedAccountNotice() {
   const t = useT();
   const clients = useApiClients();
   const [sent, setSent] = useState(false);
-  const started = useRef(false);
 
-  useEffect(() => {
-    if (started.current) return; // once per page visit, strict mode included
-    started.current = true;
+  // Once per page visit, strict mode included.
+  useOnce(() => {
     const id = pkmsAccount() || readFlow().registration?.id;
     if (!id) return;
     accountApi(clients)
@@ -28,7 +27,7 @@ export function LockedAccountNotice() {
         (answer) => setSent(answer.status === 200),
         () => setSent(false),
       );
-  }, [clients]);
+  });
 
   return (
     <p role="status" className="roadblock__status">

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
 import type { Message, SectionKey } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
@@ -6,6 +6,7 @@ import { PrivateText } from '@/i18n/private-text';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { previousPage } from '@/lib/flow/previous-page';
 import { updateFlow, type SmartOption } from '@/lib/flow/state';
+import { useOnce } from '@/lib/use-once';
 import { isOptionName } from '@/features/smart-registration/api';
 import { SMART_PATHS } from '@/features/smart-registration/session';
 import { useSmartSend, type SmartSend } from '@/features/smart-registration/use-smart-send';
@@ -50,14 +51,11 @@ export function VerifyOptions() {
   const [chosen, setChosen] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Message | null>(null);
-  const started = useRef(false);
   // Back from the code page shows even a single option, so a further Back can reach identification.
   const [fromCode] = useState(() => previousPage() === SMART_PATHS.verifyCode);
 
-  useEffect(() => {
-    // Once: a second run (StrictMode) must not send a second code.
-    if (started.current) return;
-    started.current = true;
+  // Once: a second run (StrictMode) must not send a second code.
+  useOnce(() => {
     void smart.send((api) => api.options()).then(async (result) => {
       if (!result || result.outcome.kind !== 'continue') return;
       if (!result.answer.value) return smart.roadblock('technical');
@@ -72,8 +70,7 @@ export function VerifyOptions() {
       setOptions(known);
       setChosen(known[0]?.id ?? '');
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  });
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
