@@ -311,6 +311,24 @@ func isInvalidGrant(err error) bool {
 	return errors.As(err, &re) && re.ErrorCode == "invalid_grant"
 }
 
+// post sends a form to one of the brand's protocol endpoints as the client
+// (HTTP Basic with id and secret) and returns the status and the protocol
+// error code of the answer.
+func (w *rpWorld) post(path string, form url.Values, id, secret string) (int, string) {
+	w.t.Helper()
+	req, _ := http.NewRequest("POST", w.issuer("belair")+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(url.QueryEscape(id), url.QueryEscape(secret))
+	res, err := w.browser.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct{ Error string }
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out.Error
+}
+
 // TestOIDCRefusals: what the provider refuses, each with the protocol's
 // answer, on both databases.
 func TestOIDCRefusals(t *testing.T) {
@@ -349,14 +367,17 @@ func TestOIDCRefusals(t *testing.T) {
 		}
 		verifier := pkce(t)
 		q := w.authorize(verifier, "en")
-		if _, err := elsewhere.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); err == nil {
-			t.Fatal("intact's token endpoint traded belair's code")
+		if _, err := elsewhere.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); !isInvalidGrant(err) {
+			t.Fatalf("intact's token endpoint on belair's code: %v, want invalid_grant", err)
 		}
 		// A wrong verifier: refused (and the code, presented, is spent).
 		verifier = pkce(t)
 		q = w.authorize(verifier, "")
-		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(pkce(t))); err == nil {
-			t.Fatal("a wrong PKCE verifier was accepted")
+		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(pkce(t))); !isInvalidGrant(err) {
+			t.Fatalf("a wrong PKCE verifier: %v, want invalid_grant", err)
+		}
+		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); !isInvalidGrant(err) {
+			t.Fatalf("the right verifier after a wrong one: %v, want invalid_grant (the code is spent)", err)
 		}
 		// belair's ID token does not verify with intact's keys.
 		verifier = pkce(t)
@@ -381,20 +402,18 @@ func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
 	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
 		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
 		w.a.OIDC.TokenPerClient = throttle.Rule{Scope: "oidc.token.client", Limit: 3, Window: time.Minute}
-		w.a.OIDC.TokenPerAddress = throttle.Rule{Scope: "oidc.token.address", Limit: 6, Window: time.Minute}
-		token := func(clientID string) (int, string) {
-			form := url.Values{"grant_type": {"authorization_code"}, "code": {"not-a-code"}, "redirect_uri": {w.conf.RedirectURL}}
-			req, _ := http.NewRequest("POST", w.provider.Endpoint().TokenURL, strings.NewReader(form.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			req.SetBasicAuth(clientID, w.conf.ClientSecret)
-			res, err := w.browser.Do(req)
-			if err != nil {
-				t.Fatal(err)
+		w.a.OIDC.TokenPerAddress = throttle.Rule{Scope: "oidc.token.address", Limit: 9, Window: time.Minute}
+		// A refresh: zitadel/oidc authenticates the client before it reads
+		// the token (a code it reads first, so a client is counted after
+		// its code was found).
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"not-a-token"}}
+		token := func(clientID string) (int, string) { return w.post("/oidc/token", form, clientID, w.conf.ClientSecret) }
+		// Calls claiming the client without its secret: refused, and they do
+		// not spend its count (anyone could otherwise), only the address's.
+		for i := range 3 {
+			if status, e := w.post("/oidc/token", form, w.clientID, "not-the-secret"); status != http.StatusUnauthorized || e != "invalid_client" {
+				t.Fatalf("call %d with a wrong secret: %d %q, want 401 invalid_client", i+1, status, e)
 			}
-			defer res.Body.Close()
-			var out struct{ Error string }
-			_ = json.NewDecoder(res.Body).Decode(&out)
-			return res.StatusCode, out.Error
 		}
 		for i := range 3 {
 			if status, e := token(w.clientID); status != http.StatusBadRequest || e != "invalid_grant" {
@@ -405,14 +424,14 @@ func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
 			t.Fatalf("the client's fourth call: %d %q, want 429 rate_limited", status, e)
 		}
 		// Another client from the same address: its own count, until the
-		// address's (six calls) is spent.
+		// address's (nine calls) is spent.
 		for i := range 2 {
 			if status, _ := token("other-client"); status == http.StatusTooManyRequests {
 				t.Fatalf("another client's call %d was refused", i+1)
 			}
 		}
 		if status, _ := token("third-client"); status != http.StatusTooManyRequests {
-			t.Fatalf("the address's seventh call: %d, want 429", status)
+			t.Fatalf("the address's tenth call: %d, want 429", status)
 		}
 	})
 }
@@ -616,14 +635,9 @@ func TestOIDCReviewFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 		form := url.Values{"token": {tok.RefreshToken}, "token_type_hint": {"refresh_token"}}
-		req, _ := http.NewRequest("POST", w.issuer("belair")+"/oidc/revoke", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth(w.clientID, w.conf.ClientSecret)
-		res, err := w.browser.Do(req)
-		if err != nil || res.StatusCode != http.StatusOK {
-			t.Fatalf("revoke: %v %v", res, err)
+		if status, e := w.post("/oidc/revoke", form, w.clientID, w.conf.ClientSecret); status != http.StatusOK {
+			t.Fatalf("revoke: %d %q", status, e)
 		}
-		res.Body.Close()
 		if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
 			t.Fatalf("a revoked refresh token: %v", err)
 		}
@@ -644,6 +658,73 @@ func TestOIDCReviewFindings(t *testing.T) {
 		var re *oauth2.RetrieveError
 		if _, err := bad.TokenSource(w.ctx, &oauth2.Token{RefreshToken: "x"}).Token(); !errors.As(err, &re) || re.Response.StatusCode != http.StatusUnauthorized && re.Response.StatusCode != http.StatusBadRequest || re.ErrorCode != "invalid_client" {
 			t.Fatalf("unknown client: %v", err)
+		}
+	})
+}
+
+
+// TestOIDCSecondReviewFindings (session 16): a refused refresh (another
+// client's, a scope wider than the grant's) leaves the holder's token
+// usable; a second visit to the callback gives the client nothing and the
+// visitor a page that says why.
+func TestOIDCSecondReviewFindings(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential, func(c *oidc.NewClient) { c.Name = "Claims centre" })
+		verifier := pkce(t)
+		q := w.authorize(verifier, "en")
+		tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// Another client of the brand, with its own secret, presents the
+		// token: refused, and the token stays its holder's.
+		svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		thief, thiefSecret, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: "belair", Name: "Billing", Kind: oidc.Confidential,
+			RedirectURIs: []string{"http://127.0.0.1:9/billing"}}, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}}
+		if status, e := w.post("/oidc/token", form, thief.ID, thiefSecret); status != http.StatusBadRequest || e != "invalid_grant" {
+			t.Fatalf("another client's refresh: %d %q, want 400 invalid_grant", status, e)
+		}
+		// A scope the grant does not hold: invalid_scope, the token unspent.
+		form.Set("scope", "openid admin")
+		if status, e := w.post("/oidc/token", form, w.clientID, w.conf.ClientSecret); status != http.StatusBadRequest || e != "invalid_scope" {
+			t.Fatalf("a wider scope: %d %q, want 400 invalid_scope", status, e)
+		}
+		next, err := w.refresh(tok.RefreshToken)
+		if err != nil || next.RefreshToken == "" || next.RefreshToken == tok.RefreshToken {
+			t.Fatalf("the holder's refresh after two refusals: %v", err)
+		}
+		// Used once, the token is spent: using it again ends the grant.
+		if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
+			t.Fatalf("a used refresh token: %v, want invalid_grant", err)
+		}
+		if _, err := w.refresh(next.RefreshToken); !isInvalidGrant(err) {
+			t.Fatalf("the grant outlived its token's reuse: %v", err)
+		}
+
+		// The browser, signed in, starts a request; its callback answers
+		// once, with the code; the second visit (the back button) tells the
+		// visitor, and sends the client nothing.
+		status, loc := w.get(w.conf.AuthCodeURL("st-2", oauth2.S256ChallengeOption(pkce(t))))
+		if status != http.StatusFound || loc.Path != "/oidc/login" {
+			t.Fatalf("authorize: %d to %v", status, loc)
+		}
+		if status, loc = w.get(loc.String()); loc == nil || loc.Path != "/oidc/authorize/callback" {
+			t.Fatalf("login with a session: %d to %v", status, loc)
+		}
+		callback := w.issuer("belair") + loc.RequestURI()
+		if status, loc := w.get(callback); loc == nil || loc.Host != "127.0.0.1:9" || loc.Query().Get("code") == "" {
+			t.Fatalf("first callback: %d to %v", status, loc)
+		}
+		if status, loc := w.get(callback); status != http.StatusBadRequest || loc != nil {
+			t.Fatalf("second callback: %d to %v, want 400 and no redirect to the client", status, loc)
 		}
 	})
 }

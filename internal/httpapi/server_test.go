@@ -231,6 +231,16 @@ func TestBadInputIsA4xx(t *testing.T) {
 		bad("oversized body", "POST", "/api/v1/welcome", "belair.localhost", strings.Repeat("x", 2<<20), key, 413),
 		bad("oversized URL", "GET", "/"+strings.Repeat("a", 5000), "belair.localhost", "", nil, 414),
 		bad("cross-site POST", "POST", "/api/v1/nope", "belair.localhost", "{}", map[string]string{"api-key": belair.APIKey, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, 403),
+		// Login CSRF: another site's page posting its own credentials to the
+		// SSO form would sign the visitor in as someone else (and, with a
+		// client's request pending, hand that client the wrong customer).
+		// Refused before routing (this server has no SSO route: 405 otherwise).
+		bad("cross-site SSO form post", "POST", "/pkmslogin.form", "belair.localhost", "login-form-type=pwd&username=a%40b.example&password=x",
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, 403),
+		bad("foreign-origin SSO form post", "POST", "/pkmslogin.form", "belair.localhost", "login-form-type=pwd&username=a%40b.example&password=x",
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://evil.example"}, 403),
+		bad("same-site SSO form post", "POST", "/pkmslogin.form", "belair.localhost", "login-form-type=pwd&username=a%40b.example&password=x",
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-site", "Origin": "http://www.belair.localhost"}, 403),
 	)
 }
 

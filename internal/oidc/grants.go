@@ -49,12 +49,18 @@ type AuthRequest struct {
 	AccountID string
 	AuthTime  time.Time
 	AMR       []string
+	// CodeAt is when its code was issued (zero before): the request has
+	// answered, and its callback gives nothing more.
+	CodeAt    time.Time
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
 
 // Done reports whether the visitor has signed in.
 func (a AuthRequest) Done() bool { return a.AccountID != "" }
+
+// Answered reports whether the request's code was issued.
+func (a AuthRequest) Answered() bool { return !a.CodeAt.IsZero() }
 
 // Grant is what one sign-in gave one client: its refresh tokens rotate
 // within it, and revoking it ends them all.
@@ -102,15 +108,15 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 }
 
 const requestColumns = `id, brand, issuer, client_id, redirect_uri, scopes, state, nonce, response_mode, code_challenge, code_challenge_method,
-	prompt, max_age, login_hint, ui_locales, account_id, auth_time, amr, created_at, expires_at`
+	prompt, max_age, login_hint, ui_locales, account_id, auth_time, amr, code_at, created_at, expires_at`
 
 // scanRequest reads requestColumns, then any extra columns into extra.
 func scanRequest(sc scanner, extra ...any) (AuthRequest, error) {
 	var a AuthRequest
 	var scopes, prompt, locales, amr string
-	var maxAge, authTime, created, expires int64
+	var maxAge, authTime, codeAt, created, expires int64
 	if err := sc.Scan(append([]any{&a.ID, &a.Brand, &a.Issuer, &a.ClientID, &a.RedirectURI, &scopes, &a.State, &a.Nonce, &a.ResponseMode, &a.CodeChallenge,
-		&a.CodeChallengeMethod, &prompt, &maxAge, &a.LoginHint, &locales, &a.AccountID, &authTime, &amr, &created, &expires}, extra...)...); err != nil {
+		&a.CodeChallengeMethod, &prompt, &maxAge, &a.LoginHint, &locales, &a.AccountID, &authTime, &amr, &codeAt, &created, &expires}, extra...)...); err != nil {
 		return AuthRequest{}, err
 	}
 	a.Scopes, a.Prompt, a.UILocales, a.AMR = words(scopes), words(prompt), words(locales), words(amr)
@@ -118,7 +124,7 @@ func scanRequest(sc scanner, extra ...any) (AuthRequest, error) {
 	if maxAge >= 0 {
 		a.MaxAge = time.Duration(maxAge) * time.Second
 	}
-	a.AuthTime, a.CreatedAt, a.ExpiresAt = store.FromMillis(authTime), store.FromMillis(created), store.FromMillis(expires)
+	a.AuthTime, a.CodeAt, a.CreatedAt, a.ExpiresAt = store.FromMillis(authTime), store.FromMillis(codeAt), store.FromMillis(created), store.FromMillis(expires)
 	return a, nil
 }
 
@@ -183,10 +189,10 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 	var ok bool
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		var codeAt, exchangedAt int64
+		var exchangedAt int64
 		var err error
-		a, err = scanRequest(tx.QueryRow(ctx, "SELECT "+requestColumns+", code_at, exchanged_at FROM oidc_auth_requests WHERE code_hash = ?", codes.TokenHash(code)),
-			&codeAt, &exchangedAt)
+		a, err = scanRequest(tx.QueryRow(ctx, "SELECT "+requestColumns+", exchanged_at FROM oidc_auth_requests WHERE code_hash = ?", codes.TokenHash(code)),
+			&exchangedAt)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return nil
@@ -195,7 +201,7 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 		case exchangedAt != 0:
 			// The revocation commits; the caller is refused all the same.
 			return s.revoke(ctx, tx, s.grantOf(a, now), audit.OIDCCodeReuse, now)
-		case now.Sub(time.UnixMilli(codeAt)) >= CodeTTL, !now.Before(a.ExpiresAt):
+		case now.Sub(a.CodeAt) >= CodeTTL, !now.Before(a.ExpiresAt):
 			// Too old, or its request was ended (EndAccount).
 			return nil
 		}
@@ -203,8 +209,11 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 		if err != nil {
 			return fmt.Errorf("trade code: %w", err)
 		}
-		n, _ := res.RowsAffected()
-		ok = n == 1
+		if n, _ := res.RowsAffected(); n != 1 {
+			// Another trade of this code won the race: a replay, as above.
+			return s.revoke(ctx, tx, s.grantOf(a, now), audit.OIDCCodeReuse, now)
+		}
+		ok = true
 		return nil
 	})
 	switch {
@@ -297,31 +306,61 @@ func (s *Service) Grant(ctx context.Context, id string) (Grant, error) {
 	return g, err
 }
 
+// UnusedRefresh returns the live grant of an unused refresh token without
+// using it (the token endpoint reads it before it checks the client and the
+// scopes; RotateRefresh uses it after). A token used already is
+// ErrInvalidGrant and revokes the grant, as RotateRefresh does.
+func (s *Service) UnusedRefresh(ctx context.Context, token string) (Grant, error) {
+	var g Grant
+	var unused bool
+	err := s.DB.InTx(ctx, func(tx *store.Tx) (err error) {
+		g, unused, err = s.unusedRefresh(ctx, tx, token, s.Now())
+		return err
+	})
+	switch {
+	case err != nil:
+		return Grant{}, err
+	case !unused:
+		return Grant{}, ErrInvalidGrant
+	}
+	return g, nil
+}
+
+// unusedRefresh reads a refresh token's grant: unused reports whether the
+// token is unused and its grant live. A used token revokes the grant.
+func (s *Service) unusedRefresh(ctx context.Context, tx *store.Tx, token string, now time.Time) (g Grant, unused bool, err error) {
+	if token == "" || len(token) > 512 {
+		return Grant{}, false, nil
+	}
+	var usedAt int64
+	g, err = scanGrant(tx.QueryRow(ctx, "SELECT "+grantColumns+", t.used_at FROM oidc_refresh_tokens t JOIN oidc_grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
+		codes.TokenHash(token)), &usedAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Grant{}, false, nil
+	case err != nil:
+		return Grant{}, false, err
+	case !g.live(now):
+		return g, false, nil
+	case usedAt != 0:
+		return g, false, s.revoke(ctx, tx, g, audit.OIDCRefreshReuse, now)
+	}
+	return g, true, nil
+}
+
 // RotateRefresh trades a refresh token for the next one of its grant. A
 // token unknown, of a revoked or expired grant is ErrInvalidGrant; a token
 // used already is ErrInvalidGrant and revokes the grant (RFC 9700 §4.14.2:
 // one of the two holders is a thief, and the server cannot tell which).
 func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, string, error) {
-	if token == "" || len(token) > 512 {
-		return Grant{}, "", ErrInvalidGrant
-	}
 	var g Grant
 	var next string
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		var usedAt int64
+		var unused bool
 		var err error
-		g, err = scanGrant(tx.QueryRow(ctx, "SELECT "+grantColumns+", t.used_at FROM oidc_refresh_tokens t JOIN oidc_grants g ON g.id = t.grant_id WHERE t.token_hash = ?",
-			codes.TokenHash(token)), &usedAt)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			return nil
-		case err != nil:
+		if g, unused, err = s.unusedRefresh(ctx, tx, token, now); err != nil || !unused {
 			return err
-		case !g.live(now):
-			return nil
-		case usedAt != 0:
-			return s.revoke(ctx, tx, g, audit.OIDCRefreshReuse, now)
 		}
 		res, err := tx.Exec(ctx, "UPDATE oidc_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0", now.UnixMilli(), codes.TokenHash(token))
 		if err != nil {

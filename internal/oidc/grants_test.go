@@ -243,6 +243,36 @@ func TestConcurrentRefresh(t *testing.T) {
 	})
 }
 
+// TestConcurrentTrade: two presentations of one code at once (on
+// PostgreSQL both may read it untraded): one wins, the other is refused and
+// revokes what the winner gets, as a later replay does.
+func TestConcurrentTrade(t *testing.T) {
+	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
+		s := newService(t, e, nil)
+		signedIn(t, e, s, "c")
+		var wg sync.WaitGroup
+		traded := make([]oidc.AuthRequest, 2)
+		errs := make([]error, 2)
+		for i := range errs {
+			wg.Go(func() { traded[i], errs[i] = s.TradeCode(context.Background(), "c") })
+		}
+		wg.Wait()
+		if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errors.Join(errs...), oidc.ErrInvalidGrant) {
+			t.Fatalf("want one winner and one refusal: %v", errs)
+		}
+		winner := traded[0]
+		if errs[0] != nil {
+			winner = traded[1]
+		}
+		if _, _, err := s.StartGrant(t.Context(), winner, true); !errors.Is(err, oidc.ErrInvalidGrant) {
+			t.Fatalf("the winner of a raced code got a grant: %v", err)
+		}
+		if n := e.Count(t, "SELECT COUNT(*) FROM oidc_grants WHERE revoked_at <> 0"); n != 1 {
+			t.Fatal("no revoked grant after a raced code")
+		}
+	})
+}
+
 func TestRevokeAccountAndGrant(t *testing.T) {
 	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
 		s := newService(t, e, nil)

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -138,16 +137,24 @@ func Issuer(r *http.Request) string {
 // RP-initiated logout; redirects back to a client carry the issuer
 // (RFC 9207).
 func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == TokenPath && !p.admitToken(w, r) {
-		return
+	c := &caller{}
+	var rw http.ResponseWriter = &issWriter{ResponseWriter: w, iss: Issuer(r)}
+	if r.URL.Path == TokenPath {
+		if !p.admitAddress(w, r) {
+			return
+		}
+		// The client's own count comes once it has authenticated
+		// (limits.go); over it, its answer is the 429.
+		c.counted = true
+		rw = &limitWriter{ResponseWriter: rw, c: c}
 	}
 	if r.URL.Path == CallbackPath && !p.sameBrowser(r) {
 		p.expired(w, r, oidc.ErrRequestNotFound)
 		return
 	}
 	ctx := context.WithValue(r.Context(), browserKey{}, browser{token: p.Sessions.Token(r), ip: api.ClientIP(r)})
-	ctx = context.WithValue(ctx, callerKey{}, &caller{})
-	p.op.ServeHTTP(&issWriter{ResponseWriter: w, iss: Issuer(r)}, r.WithContext(ctx))
+	ctx = context.WithValue(ctx, callerKey{}, c)
+	p.op.ServeHTTP(rw, r.WithContext(ctx))
 }
 
 // issWriter adds the "iss" parameter (RFC 9207) to an authorization
@@ -173,8 +180,14 @@ func (w *issWriter) WriteHeader(status int) {
 
 // caller is the client a protocol request authenticated as, once storage
 // has loaded it: its tokens are signed with its algorithm (SigningKey has no
-// other way to know whose tokens it signs).
-type caller struct{ alg jose.SignatureAlgorithm }
+// other way to know whose tokens it signs). On the token endpoint (counted)
+// an authenticated client is counted against its limit; limited is the
+// rule it went over.
+type caller struct {
+	alg     jose.SignatureAlgorithm
+	counted bool
+	limited *throttle.Rule
+}
 
 type callerKey struct{}
 
@@ -198,50 +211,15 @@ func (p *Provider) endPortalSession(ctx context.Context, brand, subject string) 
 	return p.Sessions.Service.Logout(ctx, brand, b.token, b.ip)
 }
 
-// admitToken counts a token request against its client's and its address's
-// limits; over either, it answers 429 with Retry-After (the window) and
-// the protocol's JSON error shape, before any work.
-func (p *Provider) admitToken(w http.ResponseWriter, r *http.Request) bool {
-	r.Body = http.MaxBytesReader(w, r.Body, maxTokenForm)
-	clientID, _, ok := r.BasicAuth()
-	if ok {
-		clientID, _ = url.QueryUnescape(clientID)
-	} else if err := r.ParseForm(); err == nil {
-		clientID = r.PostForm.Get("client_id")
-	}
-	for _, c := range []struct {
-		rule    throttle.Rule
-		subject string
-	}{{p.TokenPerAddress, throttle.ClientKey(api.ClientIP(r))}, {p.TokenPerClient, clientID}} {
-		if c.subject == "" {
-			continue
-		}
-		allowed, err := p.Limiter.Allow(r.Context(), c.rule, c.subject)
-		if err != nil {
-			api.WriteError(w, r, err)
-			return false
-		}
-		if !allowed {
-			w.Header().Set("Retry-After", strconv.Itoa(int(c.rule.Window/time.Second)))
-			w.Header().Set("Cache-Control", "no-store")
-			api.JSON(w, http.StatusTooManyRequests, map[string]string{"error": "rate_limited",
-				"error_description": "too many token requests; try again later"})
-			return false
-		}
-	}
-	return true
-}
-
-// maxTokenForm bounds a token request's form (a code or refresh token, a
-// verifier, a redirect URI, a client assertion).
-const maxTokenForm = 16 << 10
-
 // sameBrowser says whether the callback comes from the browser that
 // completed the request: its portal session is the request's customer's.
 // The request's id alone (it shows in /oidc/login's URL) gives nothing.
 func (p *Provider) sameBrowser(r *http.Request) bool {
 	a, err := p.OIDC.AuthRequest(r.Context(), r.URL.Query().Get("id"))
-	if err != nil || !a.Done() {
+	if err != nil || !a.Done() || a.Answered() {
+		// Not signed in yet, or its code was issued (a second visit, the
+		// back button): the visitor sees the page that says so, and the
+		// client hears nothing more.
 		return false
 	}
 	s, err := p.Sessions.Current(r)

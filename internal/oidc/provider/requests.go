@@ -50,11 +50,12 @@ func (a *authRequest) GetCodeChallenge() *zoidc.CodeChallenge {
 	return &zoidc.CodeChallenge{Challenge: a.CodeChallenge, Method: zoidc.CodeChallengeMethod(a.CodeChallengeMethod)}
 }
 
-// refreshRequest is a refresh token traded already (TokenRequestByRefreshToken
-// rotates it): the grant and the next token to hand out.
+// refreshRequest is an unused refresh token of a live grant, read by
+// TokenRequestByRefreshToken; CreateAccessAndRefreshTokens rotates it once
+// zitadel/oidc has checked the client and the scopes.
 type refreshRequest struct {
 	grant  oidc.Grant
-	next   string
+	token  string
 	scopes []string
 }
 

@@ -69,7 +69,7 @@ func (s storage) AuthorizeClientIDSecret(ctx context.Context, id, secret string)
 	if c.Kind != oidc.Confidential || !c.CheckSecret(secret) {
 		return zoidc.ErrInvalidClient()
 	}
-	return nil
+	return s.p.admitClient(ctx, c.ID)
 }
 
 // CreateAuthRequest stores an /authorize request zitadel/oidc has checked
@@ -166,8 +166,8 @@ func (s storage) CreateAccessToken(ctx context.Context, req op.TokenRequest) (st
 }
 
 // CreateAccessAndRefreshTokens starts the grant of a traded code with its
-// first refresh token, or hands out the next token of a refresh
-// (TokenRequestByRefreshToken rotated it).
+// first refresh token, or rotates a refresh token (used once: a token used
+// meanwhile, by a racing request, revokes its grant) for the next one.
 func (s storage) CreateAccessAndRefreshTokens(ctx context.Context, req op.TokenRequest, _ string) (string, string, time.Time, error) {
 	var grantID, refresh string
 	switch r := req.(type) {
@@ -178,7 +178,11 @@ func (s storage) CreateAccessAndRefreshTokens(ctx context.Context, req op.TokenR
 		}
 		grantID, refresh = g.ID, token
 	case *refreshRequest:
-		grantID, refresh = r.grant.ID, r.next
+		g, next, err := s.p.OIDC.RotateRefresh(ctx, r.token)
+		if err != nil {
+			return "", "", time.Time{}, grantError(err)
+		}
+		grantID, refresh = g.ID, next
 	default:
 		return "", "", time.Time{}, zoidc.ErrUnsupportedGrantType()
 	}
@@ -198,19 +202,20 @@ func grantError(err error) error {
 	return err
 }
 
-// TokenRequestByRefreshToken uses the refresh token: it is traded here, once,
-// for the next one (a reused token revokes its grant), before zitadel/oidc
-// checks that the client is the grant's; a mismatch leaves the thief with
-// nothing and the grant's holder with a used token, which revokes it.
+// TokenRequestByRefreshToken reads the refresh token, after zitadel/oidc
+// has authenticated the client and before it checks that the client is the
+// grant's and the scopes the grant's: it is not used here, so a refusal
+// (another client, a wider scope) leaves the holder's token as it was. A
+// token used already revokes its grant here (RFC 9700 §4.14.2).
 func (s storage) TokenRequestByRefreshToken(ctx context.Context, token string) (op.RefreshTokenRequest, error) {
-	g, next, err := s.p.OIDC.RotateRefresh(ctx, token)
+	g, err := s.p.OIDC.UnusedRefresh(ctx, token)
 	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && g.Brand != brandOf(ctx) {
 		return nil, errNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &refreshRequest{grant: g, next: next, scopes: g.Scopes}, nil
+	return &refreshRequest{grant: g, token: token, scopes: g.Scopes}, nil
 }
 
 // TerminateSession is not called: TerminateSessionFromRequest is.
