@@ -6,11 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"guichet/internal/oidc"
+	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
@@ -134,21 +137,11 @@ func (w *rpWorld) get(rawURL string) (int, *url.URL) {
 // the browser.
 func (w *rpWorld) signIn(brand, email, password string) *url.URL {
 	w.t.Helper()
-	b, _ := w.a.Brands.ByID(brand)
 	host := brand + ".localhost" + w.port
 	call := func(path, body string) map[string]any {
-		req, _ := http.NewRequest("POST", "http://"+host+path, strings.NewReader(body))
-		req.Header.Set("api-key", b.APIKey)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := w.browser.Do(req)
-		if err != nil {
-			w.t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		if res.StatusCode != 200 {
-			w.t.Fatalf("%s: %d %v", path, res.StatusCode, out)
+		status, out := w.api(brand, "POST", path, body)
+		if status != 200 {
+			w.t.Fatalf("%s: %d %v", path, status, out)
 		}
 		return out
 	}
@@ -166,6 +159,24 @@ func (w *rpWorld) signIn(brand, email, password string) *url.URL {
 	}
 	loc, _ := res.Location()
 	return loc
+}
+
+// api calls the brand's API as the SPA does (its api key, the browser's
+// cookies) and returns the status and the decoded JSON answer.
+func (w *rpWorld) api(brand, method, path, body string) (int, map[string]any) {
+	w.t.Helper()
+	b, _ := w.a.Brands.ByID(brand)
+	req, _ := http.NewRequest(method, w.issuer(brand)+path, strings.NewReader(body))
+	req.Header.Set("api-key", b.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := w.browser.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
 }
 
 func pkce(t *testing.T) string {
@@ -516,26 +527,125 @@ func TestOIDCGrantsEndWithTheSignIn(t *testing.T) {
 	})
 }
 
-// TestOIDCThirdPartyClientsAreRefused: a client marked third-party needs a
-// consent page, which does not exist yet: its customers are sent back with
-// consent_required, never signed in without being asked.
-func TestOIDCThirdPartyClientsAreRefused(t *testing.T) {
-	w := newRPWorld(t, "", "belair", oidc.Confidential)
-	svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: "belair", Name: "Comparison site", Kind: oidc.Confidential,
-		ThirdParty: true, RedirectURIs: []string{"http://127.0.0.1:9/callback"}}, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	third := w.conf
-	third.ClientID = c.ID
-	status, loc := w.get(third.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t))))
-	if status != http.StatusFound || loc.Host != "127.0.0.1:9" || loc.Query().Get("error") != "consent_required" {
-		t.Fatalf("third-party client: %d to %v, want consent_required", status, loc)
-	}
+// TestOIDCConsent: a third-party client gets a code only once the customer
+// has allowed it on the consent page; the answer is kept (the next sign-in
+// goes straight through), asked again for prompt=consent, and a no sends
+// the client access_denied; prompt=none without it is consent_required.
+// The customer lists what they allowed and takes it back, which ends the
+// client's grants.
+func TestOIDCConsent(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential, func(c *oidc.NewClient) { c.ThirdParty = true })
+		// toConsent starts a request and follows it to the consent page's
+		// request id ("" when the browser went straight to the client).
+		toConsent := func(opts ...oauth2.AuthCodeOption) (string, *url.URL) {
+			t.Helper()
+			status, loc := w.get(w.conf.AuthCodeURL("st-c", append(opts, oauth2.S256ChallengeOption(pkce(t)))...))
+			if status != http.StatusFound || loc.Path != "/oidc/login" {
+				t.Fatalf("authorize: %d to %v", status, loc)
+			}
+			if status, loc = w.get(loc.String()); loc != nil && loc.Path == "/" {
+				loc = w.signIn("belair", demoEmail, demoPassword)
+			}
+			if loc == nil || loc.Path != "/oidc/authorize/callback" {
+				t.Fatalf("to the callback: %d to %v", status, loc)
+			}
+			status, loc = w.get(w.issuer("belair") + loc.RequestURI())
+			if loc != nil && loc.Path == "/oidc/consent" {
+				return loc.Query().Get("id"), loc
+			}
+			return "", loc
+		}
+		answer := func(id, decision string) (int, *url.URL) {
+			t.Helper()
+			req, _ := http.NewRequest("POST", w.issuer("belair")+"/oidc/consent", strings.NewReader(url.Values{"id": {id}, "decision": {decision}}.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Origin", w.issuer("belair"))
+			res, err := w.browser.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			loc, _ := res.Location()
+			return res.StatusCode, loc
+		}
+
+		id, _ := toConsent()
+		if id == "" {
+			t.Fatal("a third-party client got a code without the customer's consent")
+		}
+		status, info := w.api("belair", "GET", "/api/v1/oidc/requests/"+id+"/consent", "")
+		if status != http.StatusOK || info["client"] != "Claims centre" || !strings.Contains(fmt.Sprint(info["scopes"]), "policies") {
+			t.Fatalf("consent info: %d %v", status, info)
+		}
+		// Another browser (no session, or another customer's) learns nothing
+		// and answers nothing.
+		thief := &rpWorld{t: t, a: w.a, port: w.port, browser: loopbackClient(w.addr, false)}
+		if status, _ := thief.api("belair", "GET", "/api/v1/oidc/requests/"+id+"/consent", ""); status != http.StatusUnauthorized {
+			t.Fatalf("consent info without a session: %d, want 401", status)
+		}
+		status, loc := answer(id, "allow")
+		if status != http.StatusSeeOther || loc.Path != "/oidc/authorize/callback" {
+			t.Fatalf("allow: %d to %v", status, loc)
+		}
+		status, loc = w.get(w.issuer("belair") + loc.RequestURI())
+		if loc == nil || loc.Host != "127.0.0.1:9" || loc.Query().Get("code") == "" || loc.Query().Get("iss") != w.issuer("belair") {
+			t.Fatalf("after allow: %d to %v", status, loc)
+		}
+		if status, _ := answer(id, "allow"); status != http.StatusBadRequest {
+			t.Fatalf("an answered request answered again: %d, want 400", status)
+		}
+
+		// Kept: the next sign-in goes straight to the client.
+		verifier := pkce(t)
+		q := w.authorize(verifier, "")
+		tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatalf("exchange after consent: %v", err)
+		}
+
+		// prompt=consent asks again; no sends access_denied.
+		id, _ = toConsent(oauth2.SetAuthURLParam("prompt", "consent"))
+		if id == "" {
+			t.Fatal("prompt=consent did not ask")
+		}
+		if status, _ := answer(id, "maybe"); status != http.StatusBadRequest {
+			t.Fatalf("an unknown decision: %d, want 400", status)
+		}
+		status, loc = answer(id, "deny")
+		if status != http.StatusFound || loc.Host != "127.0.0.1:9" || loc.Query().Get("error") != "access_denied" ||
+			loc.Query().Get("state") != "st-c" || loc.Query().Get("iss") != w.issuer("belair") {
+			t.Fatalf("deny: %d to %v", status, loc)
+		}
+
+		// The customer's list, and taking it back.
+		status, apps := w.api("belair", "GET", "/api/v1/me/applications", "")
+		list, _ := apps["applications"].([]any)
+		if status != http.StatusOK || len(list) != 1 || list[0].(map[string]any)["name"] != "Claims centre" || list[0].(map[string]any)["clientId"] != w.clientID {
+			t.Fatalf("applications: %d %v", status, apps)
+		}
+		if status, _ := w.api("belair", "DELETE", "/api/v1/me/applications/"+w.clientID, ""); status != http.StatusNoContent {
+			t.Fatalf("withdraw: %d", status)
+		}
+		if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
+			t.Fatalf("a grant outlived its consent: %v", err)
+		}
+		if status, apps = w.api("belair", "GET", "/api/v1/me/applications", ""); status != http.StatusOK || len(apps["applications"].([]any)) != 0 {
+			t.Fatalf("applications after withdrawal: %d %v", status, apps)
+		}
+		if status, _ := w.api("belair", "DELETE", "/api/v1/me/applications/"+w.clientID, ""); status != http.StatusNotFound {
+			t.Fatalf("withdraw again: %d, want 404", status)
+		}
+		// Without a consent, prompt=none cannot ask: consent_required.
+		if id, loc = toConsent(oauth2.SetAuthURLParam("prompt", "none")); id != "" || loc == nil || loc.Query().Get("error") != "consent_required" {
+			t.Fatalf("prompt=none without consent: %q %v", id, loc)
+		}
+		want := []string{"oidc.consent ok", "oidc.consent denied", "oidc.consent_withdraw ok"}
+		if got := storetest.Strings(t, w.a.DB, "SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE 'oidc.consent%' ORDER BY id",
+			w.account); !slices.Equal(got, want) {
+			t.Fatalf("audit %v, want %v", got, want)
+		}
+	})
 }
 
 // TestOIDCSigningAlgorithmPerClient: a client registered for RS256 gets its
@@ -661,7 +771,6 @@ func TestOIDCReviewFindings(t *testing.T) {
 		}
 	})
 }
-
 
 // TestOIDCSecondReviewFindings (session 16): a refused refresh (another
 // client's, a scope wider than the grant's) leaves the holder's token

@@ -230,4 +230,10 @@ const (
 	OIDCRefresh Name = "oidc.refresh"
 	// OIDCLogout: oidc, a client's grants ended by an RP-initiated logout.
 	OIDCLogout Name = "oidc.logout"
+	// OIDCConsent: oidc, a customer's answer on a third-party client's
+	// consent page (outcome ok or denied; detail client:<id>).
+	OIDCConsent Name = "oidc.consent"
+	// OIDCConsentWithdraw: oidc, a customer took a consent back on
+	// /my-account (the client's grants of them end).
+	OIDCConsentWithdraw Name = "oidc.consent_withdraw"
 )

@@ -28,6 +28,7 @@ var wildcards = map[string]WildcardKind{
 	"token":        WildcardSecret,
 	"id":           WildcardPublicID,
 	"validationId": WildcardPublicID,
+	"clientId":     WildcardPublicID,
 }
 
 // WildcardClass returns how the logs treat the wildcard name, and whether

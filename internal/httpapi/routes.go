@@ -188,6 +188,12 @@ func (s *server) routes() []Route {
 			add(OIDC, p, h)
 		}
 		add(OIDC, "GET /oidc/login", http.HandlerFunc(h.Login))
+		// The consent page's form and data, and the customer's list of the
+		// third-party applications they allowed (provider/consent.go).
+		add(Form, "POST /oidc/consent", api.Handler(h.ConsentForm))
+		apiRoute("GET /api/v1/oidc/requests/{id}/consent", h.ConsentInfo)
+		apiRoute("GET /api/v1/me/applications", h.Applications)
+		apiRoute("DELETE /api/v1/me/applications/{clientId}", h.Withdraw)
 	}
 
 	apiRoute("/api/", func(http.ResponseWriter, *http.Request) error { return api.ErrNotFound })

@@ -51,9 +51,12 @@ type AuthRequest struct {
 	AMR       []string
 	// CodeAt is when its code was issued (zero before): the request has
 	// answered, and its callback gives nothing more.
-	CodeAt    time.Time
-	CreatedAt time.Time
-	ExpiresAt time.Time
+	CodeAt time.Time
+	// ConsentedAt is when the customer allowed a third-party client this
+	// request (zero before; consents.go).
+	ConsentedAt time.Time
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
 }
 
 // Done reports whether the visitor has signed in.
@@ -108,15 +111,15 @@ func (s *Service) CreateAuthRequest(ctx context.Context, a AuthRequest) (AuthReq
 }
 
 const requestColumns = `id, brand, issuer, client_id, redirect_uri, scopes, state, nonce, response_mode, code_challenge, code_challenge_method,
-	prompt, max_age, login_hint, ui_locales, account_id, auth_time, amr, code_at, created_at, expires_at`
+	prompt, max_age, login_hint, ui_locales, account_id, auth_time, amr, code_at, consented_at, created_at, expires_at`
 
 // scanRequest reads requestColumns, then any extra columns into extra.
 func scanRequest(sc scanner, extra ...any) (AuthRequest, error) {
 	var a AuthRequest
 	var scopes, prompt, locales, amr string
-	var maxAge, authTime, codeAt, created, expires int64
+	var maxAge, authTime, codeAt, consentedAt, created, expires int64
 	if err := sc.Scan(append([]any{&a.ID, &a.Brand, &a.Issuer, &a.ClientID, &a.RedirectURI, &scopes, &a.State, &a.Nonce, &a.ResponseMode, &a.CodeChallenge,
-		&a.CodeChallengeMethod, &prompt, &maxAge, &a.LoginHint, &locales, &a.AccountID, &authTime, &amr, &codeAt, &created, &expires}, extra...)...); err != nil {
+		&a.CodeChallengeMethod, &prompt, &maxAge, &a.LoginHint, &locales, &a.AccountID, &authTime, &amr, &codeAt, &consentedAt, &created, &expires}, extra...)...); err != nil {
 		return AuthRequest{}, err
 	}
 	a.Scopes, a.Prompt, a.UILocales, a.AMR = words(scopes), words(prompt), words(locales), words(amr)
@@ -124,7 +127,8 @@ func scanRequest(sc scanner, extra ...any) (AuthRequest, error) {
 	if maxAge >= 0 {
 		a.MaxAge = time.Duration(maxAge) * time.Second
 	}
-	a.AuthTime, a.CodeAt, a.CreatedAt, a.ExpiresAt = store.FromMillis(authTime), store.FromMillis(codeAt), store.FromMillis(created), store.FromMillis(expires)
+	a.AuthTime, a.CodeAt, a.ConsentedAt = store.FromMillis(authTime), store.FromMillis(codeAt), store.FromMillis(consentedAt)
+	a.CreatedAt, a.ExpiresAt = store.FromMillis(created), store.FromMillis(expires)
 	return a, nil
 }
 

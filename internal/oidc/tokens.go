@@ -92,6 +92,12 @@ func (s *Service) EndAccount(ctx context.Context, tx *store.Tx, accountID string
 	if err != nil {
 		return err
 	}
+	return s.tellClients(ctx, tx, ended)
+}
+
+// tellClients queues a back-channel logout to each client of the ended
+// grants that asked for them, once per client.
+func (s *Service) tellClients(ctx context.Context, tx *store.Tx, ended []Grant) error {
 	told := map[string]bool{}
 	for _, g := range ended {
 		if told[g.ClientID] || g.Issuer == "" {

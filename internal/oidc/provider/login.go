@@ -135,19 +135,27 @@ func pendingCookie(r *http.Request) (string, bool) {
 // request's redirect URI (scheme://host[:port], or "scheme:" for an app's
 // custom scheme). Chromium applies form-action to every redirect that
 // follows a form post, and the SSO form post's success ends at the client
-// (sso.LoginForm, Continue, the callback). "" without a live pending request
-// for this host.
+// (sso.LoginForm, Continue, the callback), and so does the consent page's
+// (ConsentForm). "" without a live pending request for this host.
 func (p *Provider) FormAction(r *http.Request) string {
 	// Called before the brand's middleware (the security headers come
 	// first), so either cookie name: the request must be of this host.
-	c, err := r.Cookie(PendingCookie)
-	if err != nil {
-		c, err = r.Cookie(DevPendingCookie)
+	// The consent page's form answers the request it names.
+	id := r.URL.Query().Get("id")
+	if r.URL.Path != ConsentPage {
+		c, err := r.Cookie(PendingCookie)
+		if err != nil {
+			c, err = r.Cookie(DevPendingCookie)
+		}
+		if err != nil {
+			return ""
+		}
+		id = c.Value
 	}
-	if err != nil || c.Value == "" || len(c.Value) > 64 {
+	if id == "" || len(id) > 64 {
 		return ""
 	}
-	a, err := p.OIDC.AuthRequest(r.Context(), c.Value)
+	a, err := p.OIDC.AuthRequest(r.Context(), id)
 	if err != nil {
 		return ""
 	}

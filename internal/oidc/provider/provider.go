@@ -148,9 +148,15 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.counted = true
 		rw = &limitWriter{ResponseWriter: rw, c: c}
 	}
-	if r.URL.Path == CallbackPath && !p.sameBrowser(r) {
-		p.expired(w, r, oidc.ErrRequestNotFound)
-		return
+	if r.URL.Path == CallbackPath {
+		a, ok := p.sameBrowser(r)
+		if !ok {
+			p.expired(w, r, oidc.ErrRequestNotFound)
+			return
+		}
+		if p.askConsent(w, r, a) {
+			return
+		}
 	}
 	ctx := context.WithValue(r.Context(), browserKey{}, browser{token: p.Sessions.Token(r), ip: api.ClientIP(r)})
 	ctx = context.WithValue(ctx, callerKey{}, c)
@@ -211,17 +217,18 @@ func (p *Provider) endPortalSession(ctx context.Context, brand, subject string) 
 	return p.Sessions.Service.Logout(ctx, brand, b.token, b.ip)
 }
 
-// sameBrowser says whether the callback comes from the browser that
-// completed the request: its portal session is the request's customer's.
-// The request's id alone (it shows in /oidc/login's URL) gives nothing.
-func (p *Provider) sameBrowser(r *http.Request) bool {
+// sameBrowser returns the callback's request when it comes from the
+// browser that completed it: its portal session is the request's
+// customer's. The request's id alone (it shows in /oidc/login's URL) gives
+// nothing.
+func (p *Provider) sameBrowser(r *http.Request) (oidc.AuthRequest, bool) {
 	a, err := p.OIDC.AuthRequest(r.Context(), r.URL.Query().Get("id"))
 	if err != nil || !a.Done() || a.Answered() {
 		// Not signed in yet, or its code was issued (a second visit, the
 		// back button): the visitor sees the page that says so, and the
 		// client hears nothing more.
-		return false
+		return oidc.AuthRequest{}, false
 	}
 	s, err := p.Sessions.Current(r)
-	return err == nil && s.AccountID == a.AccountID && s.Brand == a.Brand
+	return a, err == nil && s.AccountID == a.AccountID && s.Brand == a.Brand
 }

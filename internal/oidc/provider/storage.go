@@ -80,11 +80,6 @@ func (s storage) CreateAuthRequest(ctx context.Context, req *zoidc.AuthRequest, 
 	if err != nil {
 		return nil, err
 	}
-	if c.ThirdParty {
-		// A third-party client needs the customer's consent, and the
-		// consent page is not built yet (issue 30): refused, never skipped.
-		return nil, (&zoidc.Error{ErrorType: "consent_required"}).WithDescription("this application needs the customer's consent, which is not available yet")
-	}
 	if req.CodeChallenge == "" && c.Kind == oidc.Public {
 		return nil, zoidc.ErrInvalidRequest().WithDescription("PKCE (S256) is required of a public client")
 	}
