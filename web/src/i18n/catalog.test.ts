@@ -12,6 +12,8 @@ import cobrowseEn from './sections/cobrowse.en.json';
 import cobrowseFr from './sections/cobrowse.fr.json';
 import consoleEn from './sections/console.en.json';
 import consoleFr from './sections/console.fr.json';
+import oidcEn from './sections/oidc.en.json';
+import oidcFr from './sections/oidc.fr.json';
 import registrationEn from './sections/registration.en.json';
 import registrationFr from './sections/registration.fr.json';
 import smartRegistrationEn from './sections/smartRegistration.en.json';
@@ -36,6 +38,8 @@ const sections = [
   { name: 'chat', en: chatEn as Record<string, string>, fr: chatFr as Record<string, string> },
   // Co-browse's dialog and banner (src/features/cobrowse), fetched with its chunk when the visitor asks to share.
   { name: 'cobrowse', en: cobrowseEn as Record<string, string>, fr: cobrowseFr as Record<string, string> },
+  // The OpenID provider's consent page and My account's connected applications (src/features/account).
+  { name: 'oidc', en: oidcEn as Record<string, string>, fr: oidcFr as Record<string, string> },
   // The staff console's texts (src/console): loaded by its own entry, never by the portal's.
   { name: 'console', en: consoleEn as Record<string, string>, fr: consoleFr as Record<string, string> },
 ];

@@ -160,6 +160,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The third-party applications the signed-in customer allowed on the consent page (issue 30), newest first. */
+        get: operations["applications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/applications/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take back what the customer allowed an application: its grants of them end (it is told by back-channel logout) and its next sign-in asks again. Audited (oidc.consent_withdraw). */
+        delete: operations["withdrawApplication"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oidc/requests/{id}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the consent page shows (issue 30): the name of the third-party application an authorization request is for and the scopes it asks. Only for the customer whose session completed the request, while it waits for their answer (the page's form posts to /oidc/consent). */
+        get: operations["consentInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/logout": {
         parameters: {
             query?: never;
@@ -1390,6 +1441,21 @@ export interface components {
             language: string;
             ubiDriver: boolean;
             policies: components["schemas"]["Policy"][];
+        };
+        ConsentInfo: {
+            /** @description The application's name. */
+            client: string;
+            /** @description openid, profile, email, offline_access, policies. */
+            scopes: string[];
+        };
+        Applications: {
+            applications: {
+                clientId: string;
+                name: string;
+                scopes: string[];
+                /** Format: date-time */
+                grantedAt: string;
+            }[];
         };
         ResetRequest: {
             email: string;
@@ -2934,6 +3000,125 @@ export interface operations {
             };
             /** @description No live session. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    applications: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Applications"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    withdrawApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Taken back. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the customer allowed no such application. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consentInfo: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentInfo"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: unknown, expired, answered or another customer's. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,7 @@ import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
 import { formatPolicyNumber } from '@/features/account/policy-number';
+import { ConnectedApps } from '@/features/account/connected-apps';
 import '@/features/account/account.css';
 
 const kindKeys = { home: 'account.kind.home', auto: 'account.kind.auto' } as const;
@@ -55,7 +56,10 @@ export default function MyAccountRoute() {
     <section className="page page--narrow my-account" aria-labelledby="my-account-title">
       <h1 id="my-account-title">{t('account.title')}</h1>
       {me ? (
-        <MyAccountDetails me={me} />
+        <>
+          <MyAccountDetails me={me} />
+          <ConnectedApps />
+        </>
       ) : (
         <p role="status">{t('account.loading')}</p>
       )}

@@ -1,0 +1,89 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useT } from '@/i18n/i18n';
+import { MessageSection } from '@/i18n/section';
+import { useApiClients } from '@/lib/api/use-api';
+import { useSite } from '@/lib/site/site-context';
+import { oidcApi, scopeKeys, type Application } from '@/features/account/oidc-api';
+import '@/features/account/consent.css';
+
+/**
+ * My account's "Connected applications": the third-party applications the
+ * customer allowed on the consent page, each with what it gets and a button
+ * that takes the access back (its grants end; it must ask again).
+ */
+export function ConnectedApps() {
+  const { language } = useSite();
+  return (
+    <MessageSection name="oidc" language={language}>
+      <Apps />
+    </MessageSection>
+  );
+}
+
+function Apps() {
+  const t = useT();
+  const { brand, language } = useSite();
+  const clients = useApiClients();
+  const [apps, setApps] = useState<Application[] | null>(null);
+  const [status, setStatus] = useState('');
+  const [busy, setBusy] = useState('');
+
+  useEffect(() => {
+    let live = true;
+    void oidcApi(clients)
+      .applications()
+      .then((answer) => live && setApps(answer.ok ? answer.value.applications : []), () => live && setApps([]));
+    return () => {
+      live = false;
+    };
+  }, [clients]);
+
+  const withdraw = useCallback(
+    async (app: Application) => {
+      setBusy(app.clientId);
+      const answer = await oidcApi(clients).withdraw(app.clientId).catch(() => 0);
+      setBusy('');
+      if (answer === 204 || answer === 404) {
+        setApps((list) => (list ?? []).filter((a) => a.clientId !== app.clientId));
+        setStatus(t('oidc.apps.withdrawn', { client: app.name }));
+      } else {
+        setStatus(t('oidc.apps.failed'));
+      }
+    },
+    [clients, t],
+  );
+
+  const date = new Intl.DateTimeFormat(`${language}-CA`, { dateStyle: 'long' });
+  return (
+    <section className="connected-apps" aria-labelledby="connected-apps-title">
+      <h2 id="connected-apps-title">{t('oidc.apps.title')}</h2>
+      {apps && apps.length === 0 ? <p>{t('oidc.apps.none')}</p> : null}
+      {apps && apps.length > 0 ? (
+        <ul className="connected-apps__list">
+          {apps.map((app) => (
+            <li key={app.clientId} className="connected-apps__item">
+              <p className="connected-apps__name">{app.name}</p>
+              <p>{t('oidc.apps.since', { date: date.format(new Date(app.grantedAt)) })}</p>
+              <p>{t('oidc.apps.gets')}</p>
+              <ul>
+                {scopeKeys(app.scopes).map((key) => (
+                  <li key={key}>{t(key, { brand: brand.name })}</li>
+                ))}
+              </ul>
+              <button
+                type="button"
+                className="button button--secondary"
+                disabled={busy === app.clientId}
+                aria-busy={busy === app.clientId}
+                onClick={() => void withdraw(app)}
+              >
+                {t('oidc.apps.withdraw', { client: app.name })}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <p role="status">{status}</p>
+    </section>
+  );
+}
