@@ -351,6 +351,18 @@ func TestOIDCRefusals(t *testing.T) {
 		if status != http.StatusFound || loc.Host != "127.0.0.1:9" || loc.Query().Get("error") != "invalid_request" || loc.Query().Get("iss") != w.issuer("belair") {
 			t.Fatalf("public client without PKCE: %d to %v", status, loc)
 		}
+		// The answer comes in the query, with iss; form_post and fragment
+		// are refused.
+		for _, mode := range []string{"form_post", "fragment"} {
+			status, loc := w.get(w.conf.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t)), oauth2.SetAuthURLParam("response_mode", mode)))
+			answer := loc.Query() // the refusal itself comes as the client asked
+			if mode == "fragment" {
+				answer, _ = url.ParseQuery(loc.Fragment)
+			}
+			if status != http.StatusFound || loc.Host != "127.0.0.1:9" || answer.Get("error") != "invalid_request" {
+				t.Fatalf("response_mode=%s: %d to %v, want invalid_request", mode, status, loc)
+			}
+		}
 		// prompt=none without a portal session: login_required.
 		status, loc = w.get(w.conf.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t)), oauth2.SetAuthURLParam("prompt", "none")))
 		if status == http.StatusFound && loc.Path == "/oidc/login" {

@@ -74,7 +74,10 @@ func (s storage) AuthorizeClientIDSecret(ctx context.Context, id, secret string)
 
 // CreateAuthRequest stores an /authorize request zitadel/oidc has checked
 // (client, redirect URI, scopes). Guichet asks more: S256 whenever PKCE is
-// used, and PKCE always from a public client (issue 30).
+// used, PKCE always from a public client (issue 30), and the answer in the
+// query: the one response mode that carries "iss" (RFC 9207, issWriter;
+// zitadel/oidc's form_post page has no field for it, and its inline script
+// would not run under the portal's CSP).
 func (s storage) CreateAuthRequest(ctx context.Context, req *zoidc.AuthRequest, _ string) (op.AuthRequest, error) {
 	c, err := s.client(ctx, req.ClientID)
 	if err != nil {
@@ -85,6 +88,9 @@ func (s storage) CreateAuthRequest(ctx context.Context, req *zoidc.AuthRequest, 
 	}
 	if req.CodeChallenge != "" && req.CodeChallengeMethod != zoidc.CodeChallengeMethodS256 {
 		return nil, zoidc.ErrInvalidRequest().WithDescription("code_challenge_method must be S256")
+	}
+	if req.ResponseMode != "" && req.ResponseMode != zoidc.ResponseModeQuery {
+		return nil, zoidc.ErrInvalidRequest().WithDescription("response_mode must be query")
 	}
 	maxAge := time.Duration(-1)
 	if req.MaxAge != nil {
