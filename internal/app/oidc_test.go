@@ -596,6 +596,15 @@ func TestOIDCConsent(t *testing.T) {
 		if status, _ := thief.api("belair", "GET", "/api/v1/oidc/requests/"+id+"/consent", ""); status != http.StatusUnauthorized {
 			t.Fatalf("consent info without a session: %d, want 401", status)
 		}
+		// Hostile ids from a signed-in browser: 404, never a 5xx.
+		for _, bad := range []string{"%00", "AAAAAAAAAAA%00AAAAAAAAAA", "%FF%FE", strings.Repeat("A", 1000), w.clientID} {
+			if status, _ := w.api("belair", "GET", "/api/v1/oidc/requests/"+bad+"/consent", ""); status != http.StatusNotFound {
+				t.Fatalf("consent info of %.40q: %d, want 404", bad, status)
+			}
+			if status, _ := w.api("belair", "DELETE", "/api/v1/me/applications/"+bad, ""); status != http.StatusNotFound {
+				t.Fatalf("withdraw %.40q: %d, want 404", bad, status)
+			}
+		}
 		status, loc := answer(id, "allow")
 		if status != http.StatusSeeOther || loc.Path != "/oidc/authorize/callback" {
 			t.Fatalf("allow: %d to %v", status, loc)

@@ -110,11 +110,14 @@ var plausibleBodies = map[string][]string{
 	"GET /api/console/v1/chat/conversations/{id}":           {``},
 	"POST /api/console/v1/customers/{id}/invitation":        {`{"policyNumber":"BEL-1234","source":"edoc"}`},
 	// Co-browse (issue 18).
-	"POST /api/v1/cobrowse/sessions/{id}/consent":               {`{"accept":true}`, `{"accept":false}`},
-	"POST /api/console/v1/chat/conversations/{id}/cobrowse":     {``},
-	"POST /api/console/v1/cobrowse/sessions/{id}/end":           {``},
-	"GET /api/console/v1/cobrowse/sessions/{id}/socket":         {``},
-	"DELETE /api/v1/tokens/{token}":                             {``},
+	"POST /api/v1/cobrowse/sessions/{id}/consent":           {`{"accept":true}`, `{"accept":false}`},
+	"POST /api/console/v1/chat/conversations/{id}/cobrowse": {``},
+	"POST /api/console/v1/cobrowse/sessions/{id}/end":       {``},
+	"GET /api/console/v1/cobrowse/sessions/{id}/socket":     {``},
+	"DELETE /api/v1/tokens/{token}":                         {``},
+	// The OpenID provider's consent page and connected applications (issue 30).
+	"GET /api/v1/oidc/requests/{id}/consent":                    {``},
+	"DELETE /api/v1/me/applications/{clientId}":                 {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {
 		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,
