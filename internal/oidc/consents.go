@@ -154,19 +154,9 @@ func (s *Service) WithdrawConsent(ctx context.Context, brand, accountID, clientI
 		if n, _ := res.RowsAffected(); n != 1 {
 			return ErrUnknownClient
 		}
-		rows, err := tx.Query(ctx, "SELECT "+grantColumns+" FROM oidc_grants g WHERE g.account_id = ? AND g.client_id = ? AND g.revoked_at = 0 AND g.expires_at > ?",
-			accountID, clientID, now.UnixMilli())
-		if err != nil {
-			return fmt.Errorf("client grants: %w", err)
-		}
-		live, err := store.Collect(rows, func(r *sql.Rows) (Grant, error) { return scanGrant(r) })
+		live, err := s.revokeLive(ctx, tx, accountID, clientID)
 		if err != nil {
 			return err
-		}
-		for _, g := range live {
-			if err := s.revoke(ctx, tx, g, audit.OIDCRevoke, now); err != nil {
-				return err
-			}
 		}
 		if err := s.tellClients(ctx, tx, live); err != nil {
 			return err

@@ -407,8 +407,15 @@ func (s *Service) RevokeGrant(ctx context.Context, id string) error {
 // what ends them (sign-out, a password reset, staff disabling the account),
 // and returns them: their clients get a back-channel logout.
 func (s *Service) RevokeAccount(ctx context.Context, tx *store.Tx, accountID string) ([]Grant, error) {
+	return s.revokeLive(ctx, tx, accountID, "")
+}
+
+// revokeLive ends the live grants of an account, of one client when
+// clientID is not "", and returns them.
+func (s *Service) revokeLive(ctx context.Context, tx *store.Tx, accountID, clientID string) ([]Grant, error) {
 	now := s.Now()
-	rows, err := tx.Query(ctx, "SELECT "+grantColumns+" FROM oidc_grants g WHERE g.account_id = ? AND g.revoked_at = 0 AND g.expires_at > ?", accountID, now.UnixMilli())
+	rows, err := tx.Query(ctx, "SELECT "+grantColumns+" FROM oidc_grants g WHERE g.account_id = ? AND (? = '' OR g.client_id = ?) AND g.revoked_at = 0 AND g.expires_at > ?",
+		accountID, clientID, clientID, now.UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("account grants: %w", err)
 	}
