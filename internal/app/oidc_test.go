@@ -317,9 +317,13 @@ func (w *rpWorld) refresh(token string) (*oauth2.Token, error) {
 	return w.conf.TokenSource(w.ctx, &oauth2.Token{RefreshToken: token}).Token()
 }
 
-func isInvalidGrant(err error) bool {
+func isInvalidGrant(err error) bool { return isOAuthError(err, "invalid_grant") }
+
+// isOAuthError reports whether err is the token endpoint's refusal with
+// that error code.
+func isOAuthError(err error, code string) bool {
 	var re *oauth2.RetrieveError
-	return errors.As(err, &re) && re.ErrorCode == "invalid_grant"
+	return errors.As(err, &re) && re.ErrorCode == code
 }
 
 // post sends a form to one of the brand's protocol endpoints as the client
@@ -415,6 +419,38 @@ func TestOIDCRefusals(t *testing.T) {
 		}
 		if _, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw); err != nil {
 			t.Fatalf("belair's own ID token: %v", err)
+		}
+
+		// A code older than its 60 seconds (the server's --dev clock moved):
+		// invalid_grant.
+		verifier = pkce(t)
+		q = w.authorize(verifier, "")
+		if status, out := w.api("belair", "POST", "/_dev/clock", `{"advance":"61s"}`); status != http.StatusOK {
+			t.Fatalf("advance the clock: %d %v", status, out)
+		}
+		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); !isInvalidGrant(err) {
+			t.Fatalf("an expired code: %v, want invalid_grant", err)
+		}
+
+		// A disabled client: its code and its refresh token are refused, and
+		// its /authorize sends nobody back to it.
+		verifier = pkce(t)
+		q = w.authorize(verifier, "")
+		svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.DisableClient(t.Context(), w.clientID, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); !isOAuthError(err, "invalid_client") {
+			t.Fatalf("a disabled client's code: %v, want invalid_client", err)
+		}
+		if _, err := w.refresh(tok.RefreshToken); !isOAuthError(err, "invalid_client") {
+			t.Fatalf("a disabled client's refresh: %v, want invalid_client", err)
+		}
+		if status, loc := w.get(w.conf.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t)))); status < 400 || loc != nil {
+			t.Fatalf("a disabled client's /authorize: %d to %v, want an error page", status, loc)
 		}
 	})
 }
