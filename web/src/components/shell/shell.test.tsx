@@ -46,7 +46,8 @@ describe('header', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Français' })));
     expect(await screen.findByRole('heading', { level: 1, name: 'Page introuvable' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'English' }).getAttribute('lang')).toBe('en');
-    expect(document.documentElement.lang).toBe('fr');
+    // <html lang> is set by an effect after the French page commits: wait for it, not for the machine.
+    await waitFor(() => expect(document.documentElement.lang).toBe('fr'));
     expect(readCookies().language).toBe('fr');
     expect(window.location.pathname + window.location.search).toBe('/not-found?x=1');
   });
