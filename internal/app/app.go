@@ -521,7 +521,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	deps.Smart = &smartreg.Handler{Service: smart}
 	deps.Account = &account.Handler{Service: accounts}
 	deps.SSO = &sso.Handler{Service: sessions}
-	deps.Recovery = &recovery.Handler{Service: recoveries}
+	deps.Recovery = &recovery.Handler{Service: recoveries, Sessions: deps.SSO}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
 	if err != nil {
 		return err

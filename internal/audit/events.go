@@ -29,8 +29,12 @@ const (
 	// "flow.action" names and kept as stored.
 	Notification Name = "notification"
 	// PasswordSet: account, a new password set once the holder proved who
-	// they are (a reset code or link, a temporary password).
+	// they are (a reset code or link, a temporary password; detail
+	// "change": the customer's own change on My account).
 	PasswordSet Name = "password.set"
+	// PasswordCheck: account, the current password checked before the
+	// customer's own change (ChangePassword), right or wrong.
+	PasswordCheck Name = "password.check"
 )
 
 // Staff's changes to a customer's account (internal/account, called by the

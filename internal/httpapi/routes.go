@@ -109,6 +109,8 @@ func (s *server) routes() []Route {
 		apiRoute("POST /api/v1/accounts/{id}/password-reset/{validationId}/resend", h.Resend)
 		apiRoute("POST /api/v1/accounts/{id}/validations/{validationId}/{$}", h.Validate)
 		apiRoute("POST /api/v1/accounts/{id}/password", h.SetPassword)
+		// The signed-in customer's own change, from My account (issue 31).
+		apiRoute("POST /api/v1/me/password", h.ChangePassword)
 	}
 
 	// Legacy registration (spec §2.4, §4.2); its find is accounts/find's

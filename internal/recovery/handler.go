@@ -7,6 +7,7 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/rules"
+	"guichet/internal/sso"
 	"guichet/internal/throttle"
 )
 
@@ -17,8 +18,49 @@ import (
 //	POST /api/v1/accounts/{id}/validations/{validationId}/{$}             Validate
 //	POST /api/v1/accounts/password-reset/link                             ExchangeLink
 //	POST /api/v1/accounts/{id}/password                                   SetPassword
+//	POST /api/v1/me/password                                              ChangePassword
 type Handler struct {
 	Service *Service
+	// Sessions reads the signed-in customer's session (ChangePassword).
+	Sessions *sso.Handler
+}
+
+// changeForm is POST /api/v1/me/password's body.
+type changeForm struct {
+	CurrentPassword string `json:"currentPassword"`
+	NewPassword     string `json:"newPassword"`
+}
+
+// ChangePassword is POST /api/v1/me/password {currentPassword, newPassword}:
+// the signed-in customer's own change (issue 31). 204; 401 UNAUTHENTICATED
+// without a session; 400 WRONG_CURRENT_PASSWORD (counted as a failed
+// sign-in: the lockout applies, and a locked account answers the same);
+// 400 with spec §5's password rule; 429 RATE_LIMITED. This device stays
+// signed in; every other one is signed out.
+func (h *Handler) ChangePassword(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.Sessions.Current(r)
+	if err != nil {
+		return errUnauthenticated
+	}
+	var f changeForm
+	if err := api.Decode(w, r, &f); err != nil {
+		return err
+	}
+	site := api.SiteOf(r)
+	err = h.Service.ChangePassword(r.Context(), Change{
+		Brand: s.Brand, AccountID: s.AccountID, Current: f.CurrentPassword, Password: f.NewPassword, Session: h.Sessions.Token(r),
+		Language: site.Language, Province: site.Province, IP: api.ClientIP(r),
+		Link: account.Origin(r) + "/forgot?lang=" + site.Language,
+	})
+	if errors.Is(err, account.ErrWrongPassword) {
+		return errWrongCurrent
+	}
+	if err != nil {
+		return apiError(err)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 type requestForm struct {
@@ -176,6 +218,8 @@ func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
 
 // Errors of the recovery API, with spec §8's statuses and codes.
 var (
+	errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
+	errWrongCurrent    = api.NewError(http.StatusBadRequest, "WRONG_CURRENT_PASSWORD", "security.password.currentWrong")
 	errWrongCode    = api.NewError(http.StatusBadRequest, "INVALID_ACTIVATION_CODE", "code.validation.wrong")
 	errCodeExceeded = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
 	errCodeExpired  = api.NewError(http.StatusForbidden, "CODE_EXPIRED", "code.validation.expired")

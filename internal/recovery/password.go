@@ -281,11 +281,27 @@ func (s *Service) ResetWithTemporary(ctx context.Context, req TemporaryReset) (a
 // account's codes and tokens die, its sessions are revoked, the 'password
 // changed' email is queued and the event is audited.
 func (s *Service) passwordSet(ctx context.Context, tx *store.Tx, a account.Account, language, province string, e audit.Event) error {
+	return s.passwordChanged(ctx, tx, a, passwordNotice{Language: language, Province: province}, e)
+}
+
+// passwordNotice is what the 'password changed' email and the sessions that
+// stay depend on.
+type passwordNotice struct {
+	Language, Province string
+	// Keep is the session token that stays signed in (the customer's own
+	// change); "" ends them all.
+	Keep string
+	// Link, when set, is the "this wasn't me" link of the email (to /forgot).
+	Link string
+}
+
+func (s *Service) passwordChanged(ctx context.Context, tx *store.Tx, a account.Account, n passwordNotice, e audit.Event) error {
 	now := s.Now()
+	language, province := n.Language, n.Province
 	if err := revokeAccount(ctx, tx, a.Brand, a.ID, now); err != nil {
 		return err
 	}
-	if err := sso.RevokeAll(ctx, tx, a.ID); err != nil {
+	if err := sso.RevokeAllBut(ctx, tx, a.ID, n.Keep); err != nil {
 		return err
 	}
 	if err := s.Accounts.EndSignIns(ctx, tx, a.ID); err != nil {
@@ -297,6 +313,9 @@ func (s *Service) passwordSet(ctx context.Context, tx *store.Tx, a account.Accou
 	}
 	if province != "" {
 		data[notify.DataProvince] = province
+	}
+	if n.Link != "" {
+		data[notify.DataLink] = n.Link
 	}
 	if _, err := notify.Enqueue(ctx, tx, notify.Message{
 		Brand: a.Brand, Language: emailLanguage(language, a), Channel: notify.ChannelEmail, To: a.Email,
@@ -317,4 +336,47 @@ func checkPassword(password, email string) (string, error) {
 		return "", PasswordError{Key: re.Key}
 	}
 	return p, err
+}
+
+// Change is a signed-in customer's password change (issue 31).
+type Change struct {
+	Brand, AccountID string
+	Current          string // as typed; checked with rules.LoginPassword
+	Password         string // the new one, as typed; checked with rules.Password
+	// Session is the token of the session that asked: it stays signed in,
+	// every other one of the account ends.
+	Session            string
+	Language, Province string
+	IP                 string
+	// Link is the email's "this wasn't me" link (the brand's /forgot).
+	Link string
+}
+
+// ChangePassword checks the current password as a sign-in does (a wrong
+// one counts toward the lockout: account.ErrWrongPassword, ErrRateLimited),
+// then sets the new one under spec §5's rules (PasswordError): the
+// account's codes, tokens, other sessions and the OpenID grants end, and
+// the 'password changed' email goes out with a link to reset the password,
+// in one transaction.
+func (s *Service) ChangePassword(ctx context.Context, c Change) error {
+	current, err := rules.LoginPassword(c.Current)
+	if err != nil {
+		return account.ErrWrongPassword
+	}
+	password, err := checkPassword(c.Password, "")
+	if err != nil {
+		return err
+	}
+	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: audit.RecoveryPassword, Detail: "change"}
+	err = s.Accounts.ChangePassword(ctx, c.Brand, c.AccountID, current, password, c.IP, func(tx *store.Tx, cur account.Account) error {
+		if _, err := checkPassword(c.Password, cur.Email); err != nil {
+			return err
+		}
+		return s.passwordChanged(ctx, tx, cur, passwordNotice{Language: c.Language, Province: c.Province, Keep: c.Session, Link: c.Link}, e)
+	})
+	if err != nil {
+		return err
+	}
+	s.poke()
+	return nil
 }

@@ -118,7 +118,17 @@ func revoke(ctx context.Context, tx *store.Tx, token string) (string, error) {
 // RevokeAll ends every session of an account, in the caller's transaction
 // (recovery calls it when a password is reset).
 func RevokeAll(ctx context.Context, tx *store.Tx, accountID string) error {
-	if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE account_id = ?", accountID); err != nil {
+	return RevokeAllBut(ctx, tx, accountID, "")
+}
+
+// RevokeAllBut revokes every session of the account but the one of token
+// (the device that changed the password stays signed in); "" keeps none.
+func RevokeAllBut(ctx context.Context, tx *store.Tx, accountID, token string) error {
+	keep := ""
+	if token != "" {
+		keep = codes.TokenHash(token)
+	}
+	if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE account_id = ? AND token_hash <> ?", accountID, keep); err != nil {
 		return fmt.Errorf("revoke sessions: %w", err)
 	}
 	return nil
