@@ -14,6 +14,8 @@ import consoleEn from './sections/console.en.json';
 import consoleFr from './sections/console.fr.json';
 import oidcEn from './sections/oidc.en.json';
 import oidcFr from './sections/oidc.fr.json';
+import securityEn from './sections/security.en.json';
+import securityFr from './sections/security.fr.json';
 import registrationEn from './sections/registration.en.json';
 import registrationFr from './sections/registration.fr.json';
 import smartRegistrationEn from './sections/smartRegistration.en.json';
@@ -40,6 +42,8 @@ const sections = [
   { name: 'cobrowse', en: cobrowseEn as Record<string, string>, fr: cobrowseFr as Record<string, string> },
   // The OpenID provider's consent page and My account's connected applications (src/features/account).
   { name: 'oidc', en: oidcEn as Record<string, string>, fr: oidcFr as Record<string, string> },
+  // My account's security settings (src/features/account): the password change, for now.
+  { name: 'security', en: securityEn as Record<string, string>, fr: securityFr as Record<string, string> },
   // The staff console's texts (src/console): loaded by its own entry, never by the portal's.
   { name: 'console', en: consoleEn as Record<string, string>, fr: consoleFr as Record<string, string> },
 ];

@@ -3,6 +3,7 @@ import type chatEn from './sections/chat.en.json';
 import type cobrowseEn from './sections/cobrowse.en.json';
 import type consoleEn from './sections/console.en.json';
 import type oidcEn from './sections/oidc.en.json';
+import type securityEn from './sections/security.en.json';
 import type registrationEn from './sections/registration.en.json';
 import type smartRegistrationEn from './sections/smartRegistration.en.json';
 import type { Language } from '@/lib/site/types';
@@ -12,7 +13,7 @@ import type { Language } from '@/lib/site/types';
 // feature, fetched with it so the login route's JavaScript does not carry
 // them (MessageSection in i18n.tsx provides them).
 export type BaseKey = keyof typeof en;
-export type SectionKey = keyof typeof registrationEn | keyof typeof smartRegistrationEn | keyof typeof consoleEn | keyof typeof chatEn | keyof typeof cobrowseEn | keyof typeof oidcEn;
+export type SectionKey = keyof typeof registrationEn | keyof typeof smartRegistrationEn | keyof typeof consoleEn | keyof typeof chatEn | keyof typeof cobrowseEn | keyof typeof oidcEn | keyof typeof securityEn;
 export type MessageKey = BaseKey | SectionKey;
 /** The base catalogue, and the keys of the sections loaded where they are used. */
 export type Messages = Record<BaseKey, string> & Partial<Record<SectionKey, string>>;

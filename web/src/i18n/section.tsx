@@ -8,7 +8,7 @@ import { MessagesContext } from './i18n';
 // them nor this loader. Their keys are MessageKeys (catalog.ts), read with
 // useT() under a <MessageSection>.
 
-export type SectionName = 'registration' | 'smartRegistration' | 'chat' | 'cobrowse' | 'oidc';
+export type SectionName = 'registration' | 'smartRegistration' | 'chat' | 'cobrowse' | 'oidc' | 'security';
 type SectionMessages = Partial<Record<SectionKey, string>>;
 
 // The console's sections (console.*.json) belong to the console's entry (src/console), never to the portal's chunks.

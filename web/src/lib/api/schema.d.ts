@@ -160,6 +160,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The signed-in customer's own password change (issue 31). The current password is checked as a sign-in checks it (rate limit, lockout: a wrong one counts, a locked account answers as a wrong password); the new one follows spec §5. This browser stays signed in; every other session, the account's reset codes and links and the OpenID grants end; the 'password changed' email carries a link to /forgot. Audited (password.check, password.set detail change). */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/applications": {
         parameters: {
             query?: never;
@@ -1441,6 +1458,10 @@ export interface components {
             language: string;
             ubiDriver: boolean;
             policies: components["schemas"]["Policy"][];
+        };
+        PasswordChange: {
+            currentPassword: string;
+            newPassword: string;
         };
         ConsentInfo: {
             /** @description The application's name. */
@@ -3008,6 +3029,60 @@ export interface operations {
                 };
             };
             500: components["responses"]["Technical"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description WRONG_CURRENT_PASSWORD, or the new password's rule (spec §8.3 2001 or 2002, fields.password the rule's key), or BAD_REQUEST. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
         };
     };
     applications: {

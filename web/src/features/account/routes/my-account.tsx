@@ -11,6 +11,7 @@ import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
 import { formatPolicyNumber } from '@/features/account/policy-number';
+import { ChangePassword } from '@/features/account/change-password';
 import { ConnectedApps } from '@/features/account/connected-apps';
 import '@/features/account/account.css';
 
@@ -58,6 +59,7 @@ export default function MyAccountRoute() {
       {me ? (
         <>
           <MyAccountDetails me={me} />
+          <ChangePassword email={me.email.toLowerCase()} />
           <ConnectedApps />
         </>
       ) : (
