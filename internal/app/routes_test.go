@@ -118,6 +118,7 @@ var plausibleBodies = map[string][]string{
 	// The OpenID provider's consent page and connected applications (issue 30).
 	"GET /api/v1/oidc/requests/{id}/consent":                    {``},
 	"DELETE /api/v1/me/applications/{clientId}":                 {``},
+	"DELETE /api/v1/me/sessions/{id}":                           {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {
 		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,

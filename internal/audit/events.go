@@ -24,6 +24,10 @@ const (
 	SSOLogin Name = "sso.login"
 	// SSOLogout: sso, a customer's session ended at sign-out.
 	SSOLogout Name = "sso.logout"
+	// SSOSessionEnd: sso, the customer signing a session out from My
+	// account's list of where they are signed in (detail "one", or
+	// "others:<n>" for every one but theirs).
+	SSOSessionEnd Name = "sso.session_end"
 	// Notification: account, spec §7's notification call asking for a
 	// RESET_PSW or LOCKED_ACCOUNT email (detail the type). Older than the
 	// "flow.action" names and kept as stored.

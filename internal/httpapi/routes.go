@@ -101,6 +101,10 @@ func (s *server) routes() []Route {
 		add(Form, "POST /pkmslogin.form", api.Handler(h.LoginForm))
 		apiRoute("GET /api/v1/me", h.Me)
 		apiRoute("POST /api/v1/logout", h.Logout)
+		// Where the customer is signed in, from My account (issue 31).
+		apiRoute("GET /api/v1/me/sessions", h.Devices)
+		apiRoute("DELETE /api/v1/me/sessions/{id}", h.EndDevice)
+		apiRoute("POST /api/v1/me/sessions/end-others", h.EndOthers)
 	}
 	// Password recovery (spec §2.3, §4.4).
 	if h := s.deps.Recovery; h != nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"guichet/internal/account"
 	"guichet/internal/api"
@@ -72,7 +73,7 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 		return h.fail(w, r, CodeTechnical)
 	}
 	site := api.SiteOf(r)
-	in := SignIn{Brand: site.Brand.ID, Ticket: r.PostForm.Get("ticket"), IP: api.ClientIP(r), OldToken: sessionToken(r)}
+	in := SignIn{Brand: site.Brand.ID, Ticket: r.PostForm.Get("ticket"), IP: api.ClientIP(r), OldToken: sessionToken(r), UserAgent: r.UserAgent()}
 	var err error
 	if in.Username, err = rules.Email(r.PostForm.Get("username")); err != nil {
 		return h.fail(w, r, CodeLoginError)
@@ -215,4 +216,73 @@ func sessionToken(r *http.Request) string {
 		return ""
 	}
 	return c.Value
+}
+
+// deviceAnswer is one entry of GET /api/v1/me/sessions.
+type deviceAnswer struct {
+	ID         string    `json:"id"`
+	Browser    string    `json:"browser"`
+	System     string    `json:"system"`
+	FirstSeen  time.Time `json:"firstSeen"`
+	LastSeen   time.Time `json:"lastSeen"`
+	ThisDevice bool      `json:"thisDevice"`
+}
+
+// Devices is GET /api/v1/me/sessions: where the signed-in customer is
+// signed in, this browser marked, the latest used first (issue 31).
+func (h *Handler) Devices(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.Current(r)
+	if err != nil {
+		return errUnauthenticated
+	}
+	devices, err := h.Service.Devices(r.Context(), s.Brand, s.AccountID)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Sessions []deviceAnswer `json:"sessions"`
+	}{Sessions: make([]deviceAnswer, 0, len(devices))}
+	for _, d := range devices {
+		out.Sessions = append(out.Sessions, deviceAnswer{ID: d.ID, Browser: d.Browser, System: d.System, FirstSeen: d.CreatedAt,
+			LastSeen: d.LastSeenAt, ThisDevice: d.ID != "" && d.ID == s.ID})
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	api.JSON(w, http.StatusOK, out)
+	return nil
+}
+
+// EndDevice is DELETE /api/v1/me/sessions/{id}: signs that session out
+// (this browser's too, which is a sign-out). 204; 404 when the account has
+// no such session.
+func (h *Handler) EndDevice(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.Current(r)
+	if err != nil {
+		return errUnauthenticated
+	}
+	id, err := api.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if err := h.Service.EndDevice(r.Context(), s.Brand, s.AccountID, id, api.ClientIP(r)); errors.Is(err, ErrNoSession) {
+		return api.ErrNotFound
+	} else if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// EndOthers is POST /api/v1/me/sessions/end-others: signs out every session
+// of the account but this browser's; 200 {"ended": n}.
+func (h *Handler) EndOthers(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.Current(r)
+	if err != nil {
+		return errUnauthenticated
+	}
+	n, err := h.Service.EndOthers(r.Context(), s.Brand, s.AccountID, sessionToken(r), api.ClientIP(r))
+	if err != nil {
+		return err
+	}
+	api.JSON(w, http.StatusOK, map[string]int{"ended": n})
+	return nil
 }

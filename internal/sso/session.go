@@ -24,11 +24,15 @@ const (
 
 // Session is a signed-in browser.
 type Session struct {
+	// ID names the session on My account ("" for one opened before
+	// migration 0018); the token stays secret.
+	ID         string
 	AccountID  string
 	Brand      string
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	ExpiresAt  time.Time // absolute end
+	UserAgent  string
 }
 
 // ErrNoSession is returned for a missing, unknown, expired or revoked
@@ -36,15 +40,20 @@ type Session struct {
 var ErrNoSession = errors.New("sso: no session")
 
 // newSession stores a session for the account in tx and returns its token:
-// 256 random bits, of which only the SHA-256 is stored.
-func newSession(ctx context.Context, tx *store.Tx, brand, accountID string, now time.Time) (string, error) {
+// 256 random bits, of which only the SHA-256 is stored; the session's public
+// id and the browser's User-Agent go with it (My account lists them).
+func newSession(ctx context.Context, tx *store.Tx, brand, accountID, userAgent string, now time.Time) (string, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
 	token := base64.RawURLEncoding.EncodeToString(b[:])
-	_, err := tx.Exec(ctx, `INSERT INTO sessions (token_hash, account_id, brand, created_at, last_seen_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), accountID, brand, now.UnixMilli(), now.UnixMilli(),
+	id, err := codes.RandomID(rand.Reader)
+	if err != nil {
+		return "", err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO sessions (token_hash, id, account_id, brand, user_agent, created_at, last_seen_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), id, accountID, brand, UserAgent(userAgent), now.UnixMilli(), now.UnixMilli(),
 		now.Add(AbsoluteTimeout).UnixMilli())
 	if err != nil {
 		return "", fmt.Errorf("new session: %w", err)
@@ -62,9 +71,9 @@ func lookup(ctx context.Context, db *store.DB, brand, token string, now time.Tim
 	h := codes.TokenHash(token)
 	var s Session
 	var created, seen, expires, disabled int64
-	err := db.QueryRow(ctx, `SELECT s.account_id, s.brand, s.created_at, s.last_seen_at, s.expires_at, `+
+	err := db.QueryRow(ctx, `SELECT s.id, s.account_id, s.brand, s.user_agent, s.created_at, s.last_seen_at, s.expires_at, `+
 		account.DisabledAtSQL("s.account_id")+` FROM sessions s WHERE s.token_hash = ?`, h).
-		Scan(&s.AccountID, &s.Brand, &created, &seen, &expires, &disabled)
+		Scan(&s.ID, &s.AccountID, &s.Brand, &s.UserAgent, &created, &seen, &expires, &disabled)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return Session{}, ErrNoSession
 	}

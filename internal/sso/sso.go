@@ -37,6 +37,9 @@ type SignIn struct {
 	// valid one the password is not hashed a second time.
 	Ticket string
 	IP     string
+	// UserAgent is the browser's User-Agent header (My account's list of
+	// where the customer is signed in).
+	UserAgent string
 	// OldToken is the session the browser holds, if any: a sign-in always
 	// replaces it with a new one.
 	OldToken string
@@ -66,7 +69,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 		Brand: in.Brand, Email: in.Username, Password: in.Password, IP: in.IP,
 	}, func(tx *store.Tx, a account.Account) error {
 		var err error
-		token, err = s.open(ctx, tx, a, in.OldToken)
+		token, err = s.open(ctx, tx, a, in)
 		return err
 	})
 	return token, err
@@ -86,7 +89,7 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string
 		if err != nil {
 			return err
 		}
-		if token, err = s.open(ctx, tx, a, in.OldToken); err != nil {
+		if token, err = s.open(ctx, tx, a, in); err != nil {
 			return err
 		}
 		ok = true
@@ -100,13 +103,13 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string
 }
 
 // open replaces the browser's old session, if any, with a new one.
-func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, oldToken string) (string, error) {
-	if oldToken != "" && len(oldToken) <= 128 {
+func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, in SignIn) (string, error) {
+	if oldToken := in.OldToken; oldToken != "" && len(oldToken) <= 128 {
 		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", codes.TokenHash(oldToken)); err != nil {
 			return "", err
 		}
 	}
-	return newSession(ctx, tx, a.Brand, a.ID, s.Now())
+	return newSession(ctx, tx, a.Brand, a.ID, in.UserAgent, s.Now())
 }
 
 // Lookup returns the live session of a token for the brand.

@@ -1,4 +1,5 @@
-// My account's password change (issue 31), at 320 px and in French: the
+// My account's password change and its list of where the customer is
+// signed in (issue 31), at 320 px and in French: the
 // current password, the new one twice; this browser stays signed in, a
 // second browser signed in as the same customer is signed out, and the new
 // password signs in where the old one no longer does. The 'password
@@ -31,6 +32,11 @@ test('a customer changes their password on My account; their other browser is si
       await elsewhere.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
       await signIn(page, OLD);
       await page.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
+      // Where the customer is signed in: both browsers, this one marked.
+      const sessions = page.getByRole('region', { name: 'Où vous êtes connecté' });
+      await sessions.getByText('Cet appareil').waitFor();
+      assert.equal(await sessions.getByRole('listitem').count(), 2);
+      assert.equal(await sessions.getByRole('button', { name: /^Déconnecter Chrome sur Linux/ }).count(), 1);
       const form = page.getByRole('region', { name: 'Changer votre mot de passe' });
       await form.waitFor();
       await expectNoSidewaysScroll(page, 'My account with the password form at 320 px');
@@ -49,9 +55,11 @@ test('a customer changes their password on My account; their other browser is si
       await form.getByText(/Votre mot de passe a été changé/).waitFor();
       assert.equal(await form.getByLabel('Mot de passe actuel').inputValue(), '');
 
-      // This browser stays; the other one is signed out at its next call.
+      // This browser stays (alone in the list); the other one is signed out at its next call.
       await page.reload();
       await page.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
+      await sessions.getByText('Cet appareil').waitFor();
+      assert.equal(await sessions.getByRole('listitem').count(), 1);
       await elsewhere.reload();
       await elsewhere.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
 

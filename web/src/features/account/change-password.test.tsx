@@ -77,3 +77,36 @@ describe('My account: change your password', () => {
     await waitFor(() => expect(window.location.pathname).toBe('/'));
   });
 });
+
+describe('My account: where you are signed in', () => {
+  const me = { firstName: 'Alex', lastName: 'Martin', email: 'demo@belair.example', brand: 'belair', language: 'en', ubiDriver: false, policies: [] };
+  const phone = { id: 'AAAAAAAAAAAAAAAAAAAAAA', browser: 'Safari', system: 'iOS', firstSeen: '2026-11-20T15:00:00Z', lastSeen: '2026-11-28T15:00:00Z', thisDevice: true };
+  const laptop = { id: 'BBBBBBBBBBBBBBBBBBBBBB', browser: 'Edge', system: 'Windows', firstSeen: '2026-11-21T15:00:00Z', lastSeen: '2026-11-27T15:00:00Z', thisDevice: false };
+  const old = { id: '', browser: '', system: '', firstSeen: '2026-11-22T15:00:00Z', lastSeen: '2026-11-26T15:00:00Z', thisDevice: false };
+
+  it('lists the sessions, this device marked, and signs one out, then every other one', async () => {
+    const calls = fakeApi({
+      'GET /api/v1/me': { status: 200, body: me },
+      'GET /api/v1/me/applications': { status: 200, body: { applications: [] } },
+      'GET /api/v1/me/sessions': { status: 200, body: { sessions: [phone, laptop, old] } },
+      [`DELETE /api/v1/me/sessions/${laptop.id}`]: { status: 204 },
+      'POST /api/v1/me/sessions/end-others': { status: 200, body: { ended: 1 } },
+    });
+    await renderApp(siteConfig(), '/my-account');
+    const section = within(await screen.findByRole('region', { name: "Where you're signed in" }));
+    expect(await section.findByText('This device', { exact: false })).toBeTruthy();
+    expect(section.getByText('Unknown browser on unknown system')).toBeTruthy();
+    // Neither this device nor a session without an id has its own button.
+    expect(section.getAllByRole('button').map((b) => b.textContent)).toEqual(['Sign out Edge on Windows', 'Sign out everywhere else']);
+    fireEvent.click(section.getByRole('button', { name: 'Sign out Edge on Windows' }));
+    expect(await section.findByText('Edge on Windows was signed out.')).toBeTruthy();
+    fireEvent.click(section.getByRole('button', { name: 'Sign out everywhere else' }));
+    expect(await section.findByText('You were signed out everywhere else.')).toBeTruthy();
+    expect(section.queryByText('Unknown browser on unknown system')).toBeNull();
+    expect(section.queryByRole('button', { name: 'Sign out everywhere else' })).toBeNull();
+    expect(calls.filter((c) => c.method !== 'GET' && c.path.startsWith('/api/v1/me/sessions')).map((c) => `${c.method} ${c.path}`)).toEqual([
+      `DELETE /api/v1/me/sessions/${laptop.id}`,
+      'POST /api/v1/me/sessions/end-others',
+    ]);
+  });
+});

@@ -59,10 +59,10 @@ function Apps() {
       <h2 id="connected-apps-title">{t('oidc.apps.title')}</h2>
       {apps && apps.length === 0 ? <p>{t('oidc.apps.none')}</p> : null}
       {apps && apps.length > 0 ? (
-        <ul className="connected-apps__list">
+        <ul className="account-list">
           {apps.map((app) => (
-            <li key={app.clientId} className="connected-apps__item">
-              <p className="connected-apps__name">{app.name}</p>
+            <li key={app.clientId} className="account-list__item">
+              <p className="account-list__name">{app.name}</p>
               <p>{t('oidc.apps.since', { date: date.format(new Date(app.grantedAt)) })}</p>
               <p>{t('oidc.apps.gets')}</p>
               <ul>

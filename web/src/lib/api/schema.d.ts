@@ -160,6 +160,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the signed-in customer is signed in (issue 31): each live session with the browser and system its User-Agent names ('' when none known), first and last seen, this browser marked; the latest used first. A session opened before this existed has no id (it ends with end-others). */
+        get: operations["sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Signs one session of the account out (this browser's too: a sign-out). Audited (sso.session_end, detail one). */
+        delete: operations["endSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/sessions/end-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signs every session of the account out but this browser's. Audited (sso.session_end, detail others:<n>). */
+        post: operations["endOtherSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/password": {
         parameters: {
             query?: never;
@@ -1458,6 +1509,18 @@ export interface components {
             language: string;
             ubiDriver: boolean;
             policies: components["schemas"]["Policy"][];
+        };
+        Sessions: {
+            sessions: {
+                id: string;
+                browser: string;
+                system: string;
+                /** Format: date-time */
+                firstSeen: string;
+                /** Format: date-time */
+                lastSeen: string;
+                thisDevice: boolean;
+            }[];
         };
         PasswordChange: {
             currentPassword: string;
@@ -3020,6 +3083,116 @@ export interface operations {
                 };
             };
             /** @description No live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    sessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sessions"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the account has no such session. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    endOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many ended. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ended: number;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -13,6 +13,7 @@ import { useSite } from '@/lib/site/site-context';
 import { formatPolicyNumber } from '@/features/account/policy-number';
 import { ChangePassword } from '@/features/account/change-password';
 import { ConnectedApps } from '@/features/account/connected-apps';
+import { Sessions } from '@/features/account/sessions';
 import '@/features/account/account.css';
 
 const kindKeys = { home: 'account.kind.home', auto: 'account.kind.auto' } as const;
@@ -60,6 +61,7 @@ export default function MyAccountRoute() {
         <>
           <MyAccountDetails me={me} />
           <ChangePassword email={me.email.toLowerCase()} />
+          <Sessions />
           <ConnectedApps />
         </>
       ) : (

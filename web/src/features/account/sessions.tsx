@@ -1,0 +1,119 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Redirect } from 'wouter';
+import { useT } from '@/i18n/i18n';
+import { MessageSection } from '@/i18n/section';
+import type { components } from '@/lib/api/schema';
+import { useApiClients } from '@/lib/api/use-api';
+import { useSite } from '@/lib/site/site-context';
+
+type Device = components['schemas']['Sessions']['sessions'][number];
+
+const isDevices = (d: unknown): d is { sessions: Device[] } =>
+  typeof d === 'object' && d !== null && Array.isArray((d as { sessions?: unknown }).sessions);
+
+/**
+ * My account's "Where you're signed in" (issue 31): every live session of
+ * the account, this browser marked, with a button to sign out each other
+ * one and one to sign out everywhere else.
+ */
+export function Sessions() {
+  const { language } = useSite();
+  return (
+    <MessageSection name="security" language={language}>
+      <SessionList />
+    </MessageSection>
+  );
+}
+
+function SessionList() {
+  const t = useT();
+  const { language } = useSite();
+  const clients = useApiClients();
+  const [devices, setDevices] = useState<Device[] | null>(null);
+  const [status, setStatus] = useState('');
+  const [busy, setBusy] = useState('');
+  const [signedOut, setSignedOut] = useState(false);
+
+  const load = useCallback(async () => {
+    const answer = await clients.second.request('get', '/me/sessions').catch(() => null);
+    if (answer?.status === 401) return setSignedOut(true);
+    setDevices(answer && answer.status === 200 && isDevices(answer.data) ? answer.data.sessions : []);
+  }, [clients]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const name = (d: Device) =>
+    t('security.sessions.device', {
+      browser: d.browser || t('security.sessions.unknownBrowser'),
+      system: d.system || t('security.sessions.unknownSystem'),
+    });
+
+  const end = async (d: Device) => {
+    setBusy(d.id);
+    const answer = await clients.second.request('delete', '/me/sessions/{id}', { params: { id: d.id } }).catch(() => null);
+    setBusy('');
+    if (answer?.status === 204 || answer?.status === 404) {
+      setDevices((list) => (list ?? []).filter((x) => x.id !== d.id));
+      setStatus(t('security.sessions.ended', { device: name(d) }));
+    } else setStatus(t('security.sessions.failed'));
+  };
+
+  const endOthers = async () => {
+    setBusy('others');
+    const answer = await clients.second.request('post', '/me/sessions/end-others').catch(() => null);
+    setBusy('');
+    if (answer?.status === 200) {
+      setDevices((list) => (list ?? []).filter((x) => x.thisDevice));
+      setStatus(t('security.sessions.othersEnded'));
+    } else setStatus(t('security.sessions.failed'));
+  };
+
+  if (signedOut) return <Redirect to="/" replace />;
+  const date = new Intl.DateTimeFormat(`${language}-CA`, { dateStyle: 'long', timeStyle: 'short' });
+  const others = (devices ?? []).filter((d) => !d.thisDevice);
+  return (
+    <section className="sessions" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">{t('security.sessions.title')}</h2>
+      <p>{t('security.sessions.intro')}</p>
+      {devices ? (
+        <ul className="account-list">
+          {devices.map((d, i) => (
+            <li key={d.id || `old-${i}`} className="account-list__item">
+              <p className="account-list__name">
+                {name(d)}
+                {d.thisDevice ? <strong className="sessions__this"> · {t('security.sessions.thisDevice')}</strong> : null}
+              </p>
+              <p>{t('security.sessions.since', { date: date.format(new Date(d.firstSeen)) })}</p>
+              <p>{t('security.sessions.lastSeen', { date: date.format(new Date(d.lastSeen)) })}</p>
+              {!d.thisDevice && d.id ? (
+                <button
+                  type="button"
+                  className="button button--secondary"
+                  disabled={busy !== ''}
+                  aria-busy={busy === d.id}
+                  onClick={() => void end(d)}
+                >
+                  {t('security.sessions.signOut', { device: name(d) })}
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {others.length > 0 ? (
+        <button
+          type="button"
+          className="button button--secondary"
+          disabled={busy !== ''}
+          aria-busy={busy === 'others'}
+          onClick={() => void endOthers()}
+        >
+          {t('security.sessions.signOutOthers')}
+        </button>
+      ) : null}
+      <p role="status">{status}</p>
+    </section>
+  );
+}
