@@ -3,8 +3,10 @@ package app
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
+	"guichet/internal/notify"
 	"guichet/internal/oidc"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
@@ -87,6 +89,48 @@ func TestDevices(t *testing.T) {
 		}
 		want := []string{"sso.session_end ok", "sso.session_end ok"}
 		if got := storetest.Strings(t, w.a.DB, "SELECT event || ' ' || outcome FROM audit_events WHERE event = 'sso.session_end' ORDER BY id"); !slices.Equal(got, want) {
+			t.Fatalf("audit %v", got)
+		}
+	})
+}
+
+// TestNewDeviceNotice: the account's first browser signs in silently; a
+// second one gets the customer an email (time, browser, system, a link to
+// secure the account), once; a browser unseen for 90 days is new again.
+func TestNewDeviceNotice(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		notices := func() []string {
+			return storetest.Strings(t, w.a.DB, "SELECT data FROM outbox WHERE recipient = ? AND template = ? ORDER BY created_at", demoEmail, notify.TemplateNewDevice)
+		}
+		usual := w.browserAs("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0")
+		usual.signIn("belair", demoEmail, demoPassword)
+		usual.signIn("belair", demoEmail, demoPassword)
+		if n := notices(); len(n) != 0 {
+			t.Fatalf("the account's first browser was noticed: %v", n)
+		}
+		stranger := w.browserAs("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0")
+		stranger.signIn("belair", demoEmail, demoPassword)
+		n := notices()
+		if len(n) != 1 || !strings.Contains(n[0], `"browser":"Firefox"`) || !strings.Contains(n[0], `"system":"Linux"`) ||
+			!strings.Contains(n[0], "/forgot?lang=") || !strings.Contains(n[0], `"when":"`) {
+			t.Fatalf("the notice of a new browser: %v", n)
+		}
+		stranger.signIn("belair", demoEmail, demoPassword)
+		if n := notices(); len(n) != 1 {
+			t.Fatalf("a known browser noticed again: %d notices", len(n))
+		}
+		// 91 days later the stranger's browser is new again; the usual one
+		// (seen as recently) too, once.
+		if status, out := w.api("belair", "POST", "/_dev/clock", `{"advance":"2184h"}`); status != http.StatusOK {
+			t.Fatalf("advance the clock: %d %v", status, out)
+		}
+		stranger.signIn("belair", demoEmail, demoPassword)
+		if n := notices(); len(n) != 2 {
+			t.Fatalf("a browser back after 91 days: %d notices, want 2", len(n))
+		}
+		got := storetest.Strings(t, w.a.DB, "SELECT event || ' ' || outcome FROM audit_events WHERE event = 'sso.new_device' ORDER BY id")
+		if !slices.Equal(got, []string{"sso.new_device notified", "sso.new_device notified"}) {
 			t.Fatalf("audit %v", got)
 		}
 	})

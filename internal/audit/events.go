@@ -28,6 +28,9 @@ const (
 	// account's list of where they are signed in (detail "one", or
 	// "others:<n>" for every one but theirs).
 	SSOSessionEnd Name = "sso.session_end"
+	// SSONewDevice: sso, a sign-in from a browser the account had not seen
+	// in 90 days, the customer emailed (detail the browser and system).
+	SSONewDevice Name = "sso.new_device"
 	// Notification: account, spec §7's notification call asking for a
 	// RESET_PSW or LOCKED_ACCOUNT email (detail the type). Older than the
 	// "flow.action" names and kept as stored.

@@ -98,6 +98,11 @@ const (
 	// the chat's message form (issue 17). Data: question, answer; optional
 	// firstName.
 	TemplateChatOfflineReply = "chat-offline-reply"
+	// TemplateNewDevice tells the customer their account was signed in to
+	// from a browser it had not seen in 90 days (issue 31). Data: when (RFC
+	// 3339), link (to /forgot); optional browser, system, firstName,
+	// province (its time zone).
+	TemplateNewDevice = "new-device"
 	// TemplateBackchannelLogout is a back-channel logout (ChannelLogout).
 	// Data: issuer, client, subject.
 	TemplateBackchannelLogout = "backchannel-logout"
@@ -123,6 +128,12 @@ const (
 	DataIssuer  = "issuer"
 	DataClient  = "client"
 	DataSubject = "subject"
+	// DataWhen is an instant (RFC 3339), shown in the message's language
+	// and the province's time zone; DataBrowser and DataSystem name a
+	// browser and its system ("" when unknown).
+	DataWhen    = "when"
+	DataBrowser = "browser"
+	DataSystem  = "system"
 )
 
 // templateSpec says what a template needs.
@@ -147,6 +158,7 @@ var catalogue = map[string]templateSpec{
 	TemplateTemporaryPassword:  {channels: []Channel{ChannelEmail}, required: []string{DataCode, DataExpires}, sensitive: true},
 	TemplateChatTranscript:     {channels: []Channel{ChannelEmail}, required: []string{DataTranscript}},
 	TemplateChatOfflineReply:   {channels: []Channel{ChannelEmail}, required: []string{DataQuestion, DataAnswer}},
+	TemplateNewDevice:          {channels: []Channel{ChannelEmail}, required: []string{DataWhen, DataLink}},
 	TemplateBackchannelLogout:  {channels: []Channel{ChannelLogout}, required: []string{DataIssuer, DataClient, DataSubject}},
 }
 
@@ -211,7 +223,7 @@ var (
 	brandIDPattern = regexp.MustCompile(`^[a-z][a-z0-9]{1,19}$`)
 	digitsPattern  = regexp.MustCompile(`^[0-9]{1,4}$`)
 	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince, DataExpires,
-		DataTranscript, DataQuestion, DataAnswer, DataIssuer, DataClient, DataSubject}
+		DataTranscript, DataQuestion, DataAnswer, DataIssuer, DataClient, DataSubject, DataWhen, DataBrowser, DataSystem}
 	// textKeys are the data keys holding several lines of text.
 	textKeys = []string{DataTranscript, DataQuestion, DataAnswer}
 )
@@ -307,6 +319,11 @@ func validateData(data map[string]string, spec templateSpec) error {
 	}
 	if m, ok := data[DataMinutes]; ok && !digitsPattern.MatchString(m) {
 		return fmt.Errorf("%w: minutes must be a number", ErrInvalidMessage)
+	}
+	if w, ok := data[DataWhen]; ok {
+		if _, err := time.Parse(time.RFC3339, w); err != nil {
+			return fmt.Errorf("%w: when must be an RFC 3339 instant", ErrInvalidMessage)
+		}
 	}
 	if d, ok := data[DataExpires]; ok {
 		if _, err := time.Parse(time.DateOnly, d); err != nil {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	texttemplate "text/template"
 	"time"
+	_ "time/tzdata" // the provinces' time zones in any image (longTime)
 
 	"guichet/internal/brand"
 )
@@ -50,6 +51,11 @@ type view struct {
 	FirstName string
 	Minutes   string
 	Expires   string // DataExpires in the language's long form
+	// When is DataWhen in the language's long form, in the province's time
+	// zone; Browser and System name a browser and its system.
+	When    string
+	Browser string
+	System  string
 	// Chat texts (several lines; the HTML keeps their line breaks).
 	Transcript string
 	Question   string
@@ -222,6 +228,9 @@ func newView(b *brand.Brand, language, template string, data map[string]string) 
 		FirstName: data[DataFirstName],
 		Minutes:   data[DataMinutes],
 		Expires:   longDate(data[DataExpires], language),
+		When:      longTime(data[DataWhen], province, language),
+		Browser:   data[DataBrowser],
+		System:    data[DataSystem],
 
 		Transcript: data[DataTranscript],
 		Question:   data[DataQuestion],
@@ -251,6 +260,40 @@ func longDate(date, language string) string {
 		return day + "\u00a0" + frenchMonths[d.Month()-1] + " " + strconv.Itoa(d.Year())
 	}
 	return d.Format("January 2, 2006")
+}
+
+// zone is a province's time zone, named for people.
+type zone struct{ location, en, fr string }
+
+var provinceZones = map[string]zone{
+	"on": {"America/Toronto", "Eastern time", "heure de l’Est"}, "qc": {"America/Toronto", "Eastern time", "heure de l’Est"},
+	"nb": {"America/Halifax", "Atlantic time", "heure de l’Atlantique"}, "ns": {"America/Halifax", "Atlantic time", "heure de l’Atlantique"},
+	"pe": {"America/Halifax", "Atlantic time", "heure de l’Atlantique"}, "nl": {"America/St_Johns", "Newfoundland time", "heure de Terre-Neuve"},
+	"mb": {"America/Winnipeg", "Central time", "heure du Centre"}, "sk": {"America/Regina", "Central time", "heure du Centre"},
+	"ab": {"America/Edmonton", "Mountain time", "heure des Rocheuses"}, "bc": {"America/Vancouver", "Pacific time", "heure du Pacifique"},
+}
+
+// longTime writes an RFC 3339 instant as people of the province read it:
+// "November 29, 2026, 1:20 a.m. (Eastern time)", « 29 novembre 2026 à
+// 1 h 20 (heure de l’Est) »; "" stays "".
+func longTime(instant, province, language string) string {
+	t, err := time.Parse(time.RFC3339, instant)
+	if err != nil {
+		return ""
+	}
+	z, ok := provinceZones[province]
+	if !ok {
+		z = provinceZones["on"]
+	}
+	if loc, err := time.LoadLocation(z.location); err == nil {
+		t = t.In(loc)
+	}
+	date := longDate(t.Format(time.DateOnly), language)
+	if language == "fr" {
+		return fmt.Sprintf("%s à %d\u00a0h\u00a0%02d (%s)", date, t.Hour(), t.Minute(), z.fr)
+	}
+	clock := strings.NewReplacer("AM", "a.m.", "PM", "p.m.").Replace(t.Format("3:04 PM"))
+	return fmt.Sprintf("%s, %s (%s)", date, clock, z.en)
 }
 
 // phoneURI turns "1 800-555-0199" into "tel:+18005550199".

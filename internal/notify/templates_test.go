@@ -32,6 +32,8 @@ func sampleData(template string) map[string]string {
 			data[k] = testLink
 		case DataExpires:
 			data[k] = "2026-12-01"
+		case DataWhen:
+			data[k] = "2026-11-29T06:20:00Z"
 		case DataTranscript, DataQuestion, DataAnswer:
 			data[k] = "Alex — <b>first</b> line\nMarie — second line"
 		}
@@ -359,5 +361,33 @@ func TestChatTextsKeepLinesAndStayText(t *testing.T) {
 	m.Data = map[string]string{DataQuestion: "q", DataAnswer: "a", DataFirstName: "Alex\nBcc: x"}
 	if _, err := m.validate(time.Now()); err == nil {
 		t.Fatal("a line break in firstName was accepted")
+	}
+}
+
+// TestNewDeviceNotice: the time in the province's zone and the language's
+// words, the browser and the system, the link to secure the account.
+func TestNewDeviceNotice(t *testing.T) {
+	b, _ := testenv.Brands(t).ByID("belair")
+	for _, c := range []struct{ lang, province, want, device string }{
+		{"en", "on", "November 29, 2026, 1:20 a.m. (Eastern time)", "Firefox on Linux"},
+		{"fr", "qc", "29\u00a0novembre 2026 à 1\u00a0h\u00a020 (heure de l’Est)", "Firefox sur Linux"},
+		{"en", "bc", "November 28, 2026, 10:20 p.m. (Pacific time)", "Firefox on Linux"},
+	} {
+		out, err := Render(b, c.lang, TemplateNewDevice, ChannelEmail, map[string]string{DataWhen: "2026-11-29T06:20:00Z", DataLink: testLink,
+			DataProvince: c.province, DataBrowser: "Firefox", DataSystem: "Linux"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.Text, c.want) || !strings.Contains(out.Text, c.device) || !strings.Contains(out.HTML, "reset?token=") {
+			t.Errorf("%s/%s: %s", c.lang, c.province, out.Text)
+		}
+	}
+	out, err := Render(b, "en", TemplateNewDevice, ChannelEmail, map[string]string{DataWhen: "2026-11-29T06:20:00Z", DataLink: testLink})
+	if err != nil || !strings.Contains(out.Text, "An unknown browser, November 29") {
+		t.Fatalf("no browser named: %v %s", err, out.Text)
+	}
+	if _, err := (Message{Brand: "belair", Language: "en", Channel: ChannelEmail, To: "a@example.com", Template: TemplateNewDevice,
+		Data: map[string]string{DataLink: testLink, DataWhen: "yesterday"}}).validate(time.Now()); !errors.Is(err, ErrInvalidMessage) {
+		t.Fatalf("a when that is no instant: %v", err)
 	}
 }

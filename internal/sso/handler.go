@@ -1,6 +1,7 @@
 package sso
 
 import (
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/api"
+	"guichet/internal/codes"
 	"guichet/internal/policy"
 	"guichet/internal/rules"
 )
@@ -73,7 +75,9 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 		return h.fail(w, r, CodeTechnical)
 	}
 	site := api.SiteOf(r)
-	in := SignIn{Brand: site.Brand.ID, Ticket: r.PostForm.Get("ticket"), IP: api.ClientIP(r), OldToken: sessionToken(r), UserAgent: r.UserAgent()}
+	device := deviceID(r)
+	in := SignIn{Brand: site.Brand.ID, Ticket: r.PostForm.Get("ticket"), IP: api.ClientIP(r), OldToken: sessionToken(r), UserAgent: r.UserAgent(),
+		Device: NewDevice{ID: device, Province: site.Province, Link: account.Origin(r) + "/forgot?lang=" + site.Language}}
 	var err error
 	if in.Username, err = rules.Email(r.PostForm.Get("username")); err != nil {
 		return h.fail(w, r, CodeLoginError)
@@ -104,6 +108,7 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 	http.SetCookie(w, &http.Cookie{
 		Name: name, Value: token, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
 	})
+	setDeviceCookie(w, r, device)
 	w.Header().Set("Cache-Control", "no-store")
 	target := AccountPage
 	if h.Continue != nil {
@@ -194,6 +199,37 @@ func (h *Handler) Logout(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// deviceID is the browser's device id (its device cookie), or a new one
+// when it has none (newdevice.go).
+func deviceID(r *http.Request) string {
+	name, _ := deviceCookieFor(r)
+	if c, err := r.Cookie(name); err == nil && api.IsID(c.Value) {
+		return c.Value
+	}
+	id, err := codes.RandomID(rand.Reader)
+	if err != nil {
+		return "" // no notice rather than no sign-in
+	}
+	return id
+}
+
+// setDeviceCookie gives (or renews) the browser its device id.
+func setDeviceCookie(w http.ResponseWriter, r *http.Request, id string) {
+	if id == "" {
+		return
+	}
+	name, secure := deviceCookieFor(r)
+	http.SetCookie(w, &http.Cookie{Name: name, Value: id, Path: "/", MaxAge: int(DeviceCookieAge / time.Second), HttpOnly: true,
+		Secure: secure, SameSite: http.SameSiteLaxMode})
+}
+
+func deviceCookieFor(r *http.Request) (string, bool) {
+	if r.TLS == nil && api.SiteOf(r).Dev {
+		return DevDeviceCookie, false
+	}
+	return DeviceCookie, true
 }
 
 // cookieFor is the session cookie's name and Secure flag for a request:

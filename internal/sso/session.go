@@ -152,5 +152,6 @@ func Prune(ctx context.Context, db *store.DB, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("prune sessions: %w", err)
 	}
-	return n, nil
+	devices, err := pruneDevices(ctx, db, now)
+	return n + devices, err
 }

@@ -40,6 +40,9 @@ type SignIn struct {
 	// UserAgent is the browser's User-Agent header (My account's list of
 	// where the customer is signed in).
 	UserAgent string
+	// Device is the browser's device cookie and what the new-device notice
+	// needs (newdevice.go); a zero one records nothing.
+	Device NewDevice
 	// OldToken is the session the browser holds, if any: a sign-in always
 	// replaces it with a new one.
 	OldToken string
@@ -54,8 +57,15 @@ type SignIn struct {
 // form (the browser's back button, a replay) never counts toward the
 // account's lockout.
 func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
+	var notified bool
+	defer func() {
+		// A new-device notice leaves as soon as the sign-in has committed.
+		if notified && s.Accounts != nil && s.Accounts.Poke != nil {
+			s.Accounts.Poke()
+		}
+	}()
 	if in.Ticket != "" {
-		token, ok, err := s.signInWithTicket(ctx, in)
+		token, ok, err := s.signInWithTicket(ctx, in, &notified)
 		if err != nil {
 			return "", err
 		}
@@ -69,7 +79,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 		Brand: in.Brand, Email: in.Username, Password: in.Password, IP: in.IP,
 	}, func(tx *store.Tx, a account.Account) error {
 		var err error
-		token, err = s.open(ctx, tx, a, in)
+		token, err = s.open(ctx, tx, a, in, &notified)
 		return err
 	})
 	return token, err
@@ -77,7 +87,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 
 // signInWithTicket redeems the ticket; ok is false when it is not valid (it
 // is spent all the same).
-func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string, ok bool, err error) {
+func (s *Service) signInWithTicket(ctx context.Context, in SignIn, notified *bool) (token string, ok bool, err error) {
 	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: audit.SSOLogin, Detail: "ticket"}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
@@ -89,7 +99,7 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string
 		if err != nil {
 			return err
 		}
-		if token, err = s.open(ctx, tx, a, in); err != nil {
+		if token, err = s.open(ctx, tx, a, in, notified); err != nil {
 			return err
 		}
 		ok = true
@@ -102,14 +112,22 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string
 	return token, ok, nil
 }
 
-// open replaces the browser's old session, if any, with a new one.
-func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, in SignIn) (string, error) {
+// open replaces the browser's old session, if any, with a new one, and
+// notes the browser (notified: a new-device notice was queued).
+func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, in SignIn, notified *bool) (string, error) {
 	if oldToken := in.OldToken; oldToken != "" && len(oldToken) <= 128 {
 		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", codes.TokenHash(oldToken)); err != nil {
 			return "", err
 		}
 	}
-	return newSession(ctx, tx, a.Brand, a.ID, in.UserAgent, s.Now())
+	token, err := newSession(ctx, tx, a.Brand, a.ID, in.UserAgent, s.Now())
+	if err != nil {
+		return "", err
+	}
+	d := in.Device
+	d.UserAgent = in.UserAgent
+	*notified, err = s.noteDevice(ctx, tx, a, d, in.IP)
+	return token, err
 }
 
 // Lookup returns the live session of a token for the brand.

@@ -3,7 +3,8 @@
 // current password, the new one twice; this browser stays signed in, a
 // second browser signed in as the same customer is signed out, and the new
 // password signs in where the old one no longer does. The 'password
-// changed' email carries the "this wasn't me" link to /forgot.
+// changed' email carries the "this wasn't me" link to /forgot; the second
+// browser's sign-in sent the new-device notice.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PHONE_320, checkA11y, expectNoSidewaysScroll, startSuite, waitForMail, withContext } from './harness.mjs';
@@ -32,6 +33,12 @@ test('a customer changes their password on My account; their other browser is si
       await elsewhere.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
       await signIn(page, OLD);
       await page.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
+      // The second browser is new to the account: the customer hears of it,
+      // in the account's language (the demo's is English).
+      const notice = await waitForMail(server, EMAIL, 'new-device');
+      assert.match(notice.text, /Chrome on Linux, [A-Z][a-z]+ \d+, \d{4}/);
+      assert.match(notice.text, /\/forgot\?lang=fr/);
+
       // Where the customer is signed in: both browsers, this one marked.
       const sessions = page.getByRole('region', { name: 'Où vous êtes connecté' });
       await sessions.getByText('Cet appareil').waitFor();
