@@ -140,15 +140,9 @@ func (w *rpWorld) signIn(brand, email, password string) *url.URL {
 		req, _ := http.NewRequest("POST", "http://"+host+path, strings.NewReader(body))
 		req.Header.Set("api-key", b.APIKey)
 		req.Header.Set("Content-Type", "application/json")
-		res, err := w.browser.Do(req)
-		if err != nil {
-			w.t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
-		if res.StatusCode != 200 {
-			w.t.Fatalf("%s: %d %v", path, res.StatusCode, out)
+		status, out := w.do(req)
+		if status != 200 {
+			w.t.Fatalf("%s: %d %v", path, status, out)
 		}
 		return out
 	}
@@ -166,6 +160,20 @@ func (w *rpWorld) signIn(brand, email, password string) *url.URL {
 	}
 	loc, _ := res.Location()
 	return loc
+}
+
+// do sends a request from the browser and returns the status and the JSON
+// answer.
+func (w *rpWorld) do(req *http.Request) (int, map[string]any) {
+	w.t.Helper()
+	res, err := w.browser.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
 }
 
 func pkce(t *testing.T) string {
