@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -19,6 +20,7 @@ import (
 
 const clientsUsage = `usage: guichet clients add --brand B --name NAME --type public|confidential --redirect-uri URI [--redirect-uri URI]...
                            [--third-party] [--backchannel-logout-uri URI] [--signing-alg ES256|RS256]
+                           [--auth client_secret_basic|private_key_jwt --jwks-file FILE]
        guichet clients list [--brand B]
        guichet clients disable CLIENT_ID`
 
@@ -46,7 +48,10 @@ func withOIDC(ctx context.Context, cfg app.Config, fn func(*oidc.Service, *brand
 
 // clientsCmd is `guichet clients add|list|disable`: the relying parties of
 // each brand's OpenID provider (internal/oidc). add prints the client id and,
-// for a confidential client, its secret: once, it is stored as a hash.
+// for a confidential client with a secret, the secret: once, it is stored
+// as a hash. A confidential client registered with --auth private_key_jwt
+// has no secret: it signs its assertions with a key whose public half is in
+// --jwks-file (a JSON Web Key Set).
 func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Writer) error {
 	fs := newFlagSet("clients", &cfg)
 	var in oidc.NewClient
@@ -60,6 +65,9 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 	fs.StringVar(&in.BackchannelLogoutURI, "backchannel-logout-uri", "", "where sign-outs are posted (add)")
 	var alg string
 	fs.StringVar(&alg, "signing-alg", "ES256", "ES256, or RS256 for a client whose library knows no other (add)")
+	var auth, jwksFile string
+	fs.StringVar(&auth, "auth", "", "client_secret_basic (default for confidential) or private_key_jwt (add)")
+	fs.StringVar(&jwksFile, "jwks-file", "", "the public keys of a private_key_jwt client, a JSON Web Key Set (add)")
 	args, err := parseArgs(fs, args)
 	if err != nil {
 		return fmt.Errorf("%v\n%s", err, clientsUsage)
@@ -82,7 +90,12 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 	if misplaced != "" {
 		return fmt.Errorf("--%s is not for clients %s\n%s", misplaced, sub, clientsUsage)
 	}
-	in.Kind, in.RedirectURIs, in.SigningAlg = oidc.Kind(kind), redirects, jose.SignatureAlgorithm(alg)
+	in.Kind, in.RedirectURIs, in.SigningAlg, in.AuthMethod = oidc.Kind(kind), redirects, jose.SignatureAlgorithm(alg), oidc.AuthMethod(auth)
+	if jwksFile != "" {
+		if in.JWKS, err = os.ReadFile(jwksFile); err != nil {
+			return fmt.Errorf("clients add: --jwks-file: %w\n%s", err, clientsUsage)
+		}
+	}
 	return withOIDC(ctx, cfg, func(svc *oidc.Service, _ *brand.Registry) error {
 		switch sub {
 		case "add":
@@ -116,7 +129,7 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "CLIENT_ID\tBRAND\tNAME\tTYPE\tPARTY\tALG\tREDIRECT_URIS\tSTATUS")
+		fmt.Fprintln(tw, "CLIENT_ID\tBRAND\tNAME\tTYPE\tAUTH\tPARTY\tALG\tREDIRECT_URIS\tSTATUS")
 		for _, c := range list {
 			party, status := "first", "active"
 			if c.ThirdParty {
@@ -125,7 +138,8 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 			if c.Disabled() {
 				status = "disabled"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Brand, c.Name, c.Kind, party, c.SigningAlg, strings.Join(c.RedirectURIs, " "), status)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Brand, c.Name, c.Kind, c.AuthMethod, party, c.SigningAlg,
+				strings.Join(c.RedirectURIs, " "), status)
 		}
 		return tw.Flush()
 	})

@@ -169,6 +169,13 @@ func (w *rpWorld) api(brand, method, path, body string) (int, map[string]any) {
 	req, _ := http.NewRequest(method, w.issuer(brand)+path, strings.NewReader(body))
 	req.Header.Set("api-key", b.APIKey)
 	req.Header.Set("Content-Type", "application/json")
+	return w.do(req)
+}
+
+// do sends a request from the browser and returns the status and the JSON
+// answer.
+func (w *rpWorld) do(req *http.Request) (int, map[string]any) {
+	w.t.Helper()
 	res, err := w.browser.Do(req)
 	if err != nil {
 		w.t.Fatal(err)
@@ -326,22 +333,14 @@ func isOAuthError(err error, code string) bool {
 	return errors.As(err, &re) && re.ErrorCode == code
 }
 
-// post sends a form to one of the brand's protocol endpoints as the client
-// (HTTP Basic with id and secret) and returns the status and the protocol
-// error code of the answer.
-func (w *rpWorld) post(path string, form url.Values, id, secret string) (int, string) {
+// postForm sends a form to one of belair's protocol endpoints as the
+// client (HTTP Basic with id and secret) and returns the status and the
+// protocol error code of the answer.
+func (w *rpWorld) postForm(path string, form url.Values, id, secret string) (int, string) {
 	w.t.Helper()
-	req, _ := http.NewRequest("POST", w.issuer("belair")+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(url.QueryEscape(id), url.QueryEscape(secret))
-	res, err := w.browser.Do(req)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out struct{ Error string }
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out.Error
+	status, out := w.post("belair", path, form, "", url.QueryEscape(id), url.QueryEscape(secret))
+	e, _ := out["error"].(string)
+	return status, e
 }
 
 // TestOIDCRefusals: what the provider refuses, each with the protocol's
@@ -466,11 +465,11 @@ func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
 		// the token (a code it reads first, so a client is counted after
 		// its code was found).
 		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"not-a-token"}}
-		token := func(clientID string) (int, string) { return w.post("/oidc/token", form, clientID, w.conf.ClientSecret) }
+		token := func(clientID string) (int, string) { return w.postForm("/oidc/token", form, clientID, w.conf.ClientSecret) }
 		// Calls claiming the client without its secret: refused, and they do
 		// not spend its count (anyone could otherwise), only the address's.
 		for i := range 3 {
-			if status, e := w.post("/oidc/token", form, w.clientID, "not-the-secret"); status != http.StatusUnauthorized || e != "invalid_client" {
+			if status, e := w.postForm("/oidc/token", form, w.clientID, "not-the-secret"); status != http.StatusUnauthorized || e != "invalid_client" {
 				t.Fatalf("call %d with a wrong secret: %d %q, want 401 invalid_client", i+1, status, e)
 			}
 		}
@@ -802,7 +801,7 @@ func TestOIDCReviewFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 		form := url.Values{"token": {tok.RefreshToken}, "token_type_hint": {"refresh_token"}}
-		if status, e := w.post("/oidc/revoke", form, w.clientID, w.conf.ClientSecret); status != http.StatusOK {
+		if status, e := w.postForm("/oidc/revoke", form, w.clientID, w.conf.ClientSecret); status != http.StatusOK {
 			t.Fatalf("revoke: %d %q", status, e)
 		}
 		if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
@@ -855,12 +854,12 @@ func TestOIDCSecondReviewFindings(t *testing.T) {
 			t.Fatal(err)
 		}
 		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}}
-		if status, e := w.post("/oidc/token", form, thief.ID, thiefSecret); status != http.StatusBadRequest || e != "invalid_grant" {
+		if status, e := w.postForm("/oidc/token", form, thief.ID, thiefSecret); status != http.StatusBadRequest || e != "invalid_grant" {
 			t.Fatalf("another client's refresh: %d %q, want 400 invalid_grant", status, e)
 		}
 		// A scope the grant does not hold: invalid_scope, the token unspent.
 		form.Set("scope", "openid admin")
-		if status, e := w.post("/oidc/token", form, w.clientID, w.conf.ClientSecret); status != http.StatusBadRequest || e != "invalid_scope" {
+		if status, e := w.postForm("/oidc/token", form, w.clientID, w.conf.ClientSecret); status != http.StatusBadRequest || e != "invalid_scope" {
 			t.Fatalf("a wider scope: %d %q, want 400 invalid_scope", status, e)
 		}
 		next, err := w.refresh(tok.RefreshToken)

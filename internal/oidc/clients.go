@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -33,6 +34,15 @@ const (
 	Confidential Kind = "confidential"
 )
 
+// defaultAuth is how a client of the kind authenticates unless registered
+// otherwise.
+func (k Kind) defaultAuth() AuthMethod {
+	if k == Public {
+		return AuthNone
+	}
+	return AuthSecretBasic
+}
+
 // Limits on what a client is registered with.
 const (
 	MaxRedirectURIs = 20
@@ -54,18 +64,21 @@ type Client struct {
 	// SigningAlg signs the client's tokens: ES256, or RS256 for the
 	// clients that need it.
 	SigningAlg jose.SignatureAlgorithm
+	// AuthMethod is how the client authenticates at the token endpoint.
+	AuthMethod AuthMethod
 	CreatedAt  time.Time
 	DisabledAt time.Time // zero while enabled
 	secretHash string
+	keys       []jose.JSONWebKey // a private_key_jwt client's public keys
 }
 
 // Disabled reports whether the client was disabled.
 func (c Client) Disabled() bool { return !c.DisabledAt.IsZero() }
 
-// CheckSecret reports whether secret is a confidential client's secret (in
-// constant time); a public client has none.
+// CheckSecret reports whether secret is a client_secret_basic client's
+// secret (in constant time); a public or private_key_jwt client has none.
 func (c Client) CheckSecret(secret string) bool {
-	if c.Kind != Confidential || c.secretHash == "" || secret == "" {
+	if c.AuthMethod != AuthSecretBasic || c.secretHash == "" || secret == "" {
 		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(codes.TokenHash(secret)), []byte(c.secretHash)) == 1
@@ -84,11 +97,16 @@ type NewClient struct {
 	ThirdParty           bool
 	BackchannelLogoutURI string
 	SigningAlg           jose.SignatureAlgorithm // "" is ES256
+	// AuthMethod "" is the kind's (none or client_secret_basic);
+	// private_key_jwt (confidential clients only) needs JWKS, the
+	// client's public keys.
+	AuthMethod AuthMethod
+	JWKS       []byte
 }
 
 // InvalidError is a NewClient field that breaks a rule.
 type InvalidError struct {
-	Field  string // "name", "type", "redirect-uri", "backchannel-logout-uri", "signing-alg"
+	Field  string // "name", "type", "redirect-uri", "backchannel-logout-uri", "signing-alg", "auth", "jwks-file"
 	Reason string
 }
 
@@ -98,8 +116,43 @@ func invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
-// check validates a new client and returns it trimmed.
-func (s *Service) check(in NewClient) (NewClient, error) {
+// check validates a new client and returns it trimmed, with its public
+// keys when it has some.
+func (s *Service) check(in NewClient) (NewClient, []jose.JSONWebKey, error) {
+	in, err := s.checkFields(in)
+	if err != nil {
+		return in, nil, err
+	}
+	keys, err := checkAuth(&in)
+	return in, keys, err
+}
+
+// checkAuth settles how a client authenticates: by default its kind's way;
+// private_key_jwt for a confidential client with a key set.
+func checkAuth(in *NewClient) ([]jose.JSONWebKey, error) {
+	if in.AuthMethod == "" {
+		in.AuthMethod = in.Kind.defaultAuth()
+	}
+	switch {
+	case in.AuthMethod == AuthPrivateKeyJWT && in.Kind != Confidential:
+		return nil, invalid("auth", "private_key_jwt is for a confidential client")
+	case in.AuthMethod == AuthPrivateKeyJWT:
+		if len(in.JWKS) == 0 {
+			return nil, invalid("jwks-file", "private_key_jwt needs the client's public keys (a JSON Web Key Set)")
+		}
+		return ParseJWKS(in.JWKS)
+	case in.AuthMethod != AuthNone && in.AuthMethod != AuthSecretBasic:
+		return nil, invalid("auth", "client_secret_basic or private_key_jwt, not %q", in.AuthMethod)
+	case (in.AuthMethod == AuthNone) != (in.Kind == Public):
+		return nil, invalid("auth", "%s is not for a %s client", in.AuthMethod, in.Kind)
+	case len(in.JWKS) != 0:
+		return nil, invalid("jwks-file", "a key set is only for a private_key_jwt client")
+	}
+	return nil, nil
+}
+
+// checkFields validates what every client is registered with.
+func (s *Service) checkFields(in NewClient) (NewClient, error) {
 	if s.KnownBrand == nil || !s.KnownBrand(in.Brand) {
 		return in, ErrUnknownBrand
 	}
@@ -204,13 +257,14 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-const clientColumns = "id, brand, name, kind, secret_hash, third_party, redirect_uris, backchannel_logout_uri, signing_alg, created_at, disabled_at"
+const clientColumns = "id, brand, name, kind, secret_hash, third_party, redirect_uris, backchannel_logout_uri, signing_alg, auth_method, jwks, created_at, disabled_at"
 
 // AddClient registers a client and returns it with its secret (a
-// confidential client's, shown once and stored only as a hash; "" for a
-// public client). actor is "cli" or "staff:<id>", for the audit row.
+// client_secret_basic client's, shown once and stored only as a hash; ""
+// for a public or private_key_jwt client). actor is "cli" or "staff:<id>",
+// for the audit row.
 func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Client, string, error) {
-	in, err := s.check(in)
+	in, keys, err := s.check(in)
 	if err != nil {
 		return Client{}, "", err
 	}
@@ -220,9 +274,17 @@ func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Cl
 	}
 	now := s.Now()
 	c := Client{ID: id, Brand: in.Brand, Name: in.Name, Kind: in.Kind, ThirdParty: in.ThirdParty,
-		RedirectURIs: in.RedirectURIs, BackchannelLogoutURI: in.BackchannelLogoutURI, SigningAlg: in.SigningAlg, CreatedAt: time.UnixMilli(now.UnixMilli()).UTC()}
-	var secret string
-	if in.Kind == Confidential {
+		RedirectURIs: in.RedirectURIs, BackchannelLogoutURI: in.BackchannelLogoutURI, SigningAlg: in.SigningAlg, AuthMethod: in.AuthMethod,
+		CreatedAt: time.UnixMilli(now.UnixMilli()).UTC(), keys: keys}
+	var secret, jwks string
+	if keys != nil {
+		b, err := json.Marshal(jose.JSONWebKeySet{Keys: keys})
+		if err != nil {
+			return Client{}, "", err
+		}
+		jwks = string(b)
+	}
+	if in.AuthMethod == AuthSecretBasic {
 		var b [32]byte
 		if _, err := rand.Read(b[:]); err != nil {
 			return Client{}, "", err
@@ -231,9 +293,9 @@ func (s *Service) AddClient(ctx context.Context, in NewClient, actor string) (Cl
 		c.secretHash = codes.TokenHash(secret)
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		if _, err := tx.Exec(ctx, "INSERT INTO oidc_clients ("+clientColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+		if _, err := tx.Exec(ctx, "INSERT INTO oidc_clients ("+clientColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
 			c.ID, c.Brand, c.Name, string(c.Kind), c.secretHash, boolInt(c.ThirdParty), strings.Join(c.RedirectURIs, "\n"),
-			c.BackchannelLogoutURI, string(c.SigningAlg), c.CreatedAt.UnixMilli()); err != nil {
+			c.BackchannelLogoutURI, string(c.SigningAlg), string(c.AuthMethod), jwks, c.CreatedAt.UnixMilli()); err != nil {
 			return fmt.Errorf("add client: %w", err)
 		}
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: c.Brand, Event: audit.OIDCClientAdd, Outcome: "ok",
@@ -295,13 +357,25 @@ type scanner interface{ Scan(...any) error }
 
 func scanClient(sc scanner) (Client, error) {
 	var c Client
-	var kind, uris, alg string
+	var kind, uris, alg, method, jwks string
 	var third int
 	var created, disabled int64
-	if err := sc.Scan(&c.ID, &c.Brand, &c.Name, &kind, &c.secretHash, &third, &uris, &c.BackchannelLogoutURI, &alg, &created, &disabled); err != nil {
+	if err := sc.Scan(&c.ID, &c.Brand, &c.Name, &kind, &c.secretHash, &third, &uris, &c.BackchannelLogoutURI, &alg, &method, &jwks,
+		&created, &disabled); err != nil {
 		return Client{}, err
 	}
 	c.Kind, c.ThirdParty, c.RedirectURIs, c.SigningAlg = Kind(kind), third != 0, strings.Split(uris, "\n"), jose.SignatureAlgorithm(alg)
+	c.AuthMethod = AuthMethod(method)
+	if c.AuthMethod == "" { // registered before migration 0017
+		c.AuthMethod = c.Kind.defaultAuth()
+	}
+	if jwks != "" {
+		var set jose.JSONWebKeySet
+		if err := json.Unmarshal([]byte(jwks), &set); err != nil {
+			return Client{}, fmt.Errorf("client %s: its key set: %w", c.ID, err)
+		}
+		c.keys = set.Keys
+	}
 	c.CreatedAt = time.UnixMilli(created).UTC()
 	if disabled != 0 {
 		c.DisabledAt = time.UnixMilli(disabled).UTC()

@@ -448,7 +448,8 @@ func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event audit
 // Prune deletes what no longer answers anything, and returns how many rows:
 // authorization requests expired untraded; traded ones (kept so that a
 // replayed code revokes its grant) once their grant's time is over; grants
-// and their refresh tokens past their end. The hourly janitor calls it.
+// and their refresh tokens past their end; client assertions' jtis once the
+// assertions expired. The hourly janitor calls it.
 func (s *Service) Prune(ctx context.Context) (int64, error) {
 	now := s.Now().UnixMilli()
 	var n int64
@@ -462,6 +463,7 @@ func (s *Service) Prune(ctx context.Context) (int64, error) {
 			{"DELETE FROM oidc_auth_requests WHERE exchanged_at <> 0 AND exchanged_at <= ?", []any{now - GrantTTL.Milliseconds()}},
 			{"DELETE FROM oidc_refresh_tokens WHERE grant_id IN (SELECT id FROM oidc_grants WHERE expires_at <= ?)", []any{now}},
 			{"DELETE FROM oidc_grants WHERE expires_at <= ?", []any{now}},
+			{"DELETE FROM oidc_client_assertions WHERE expires_at <= ?", []any{now}},
 		} {
 			res, err := tx.Exec(ctx, q.sql, q.args...)
 			if err != nil {

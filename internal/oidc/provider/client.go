@@ -47,10 +47,14 @@ func (c client) ApplicationType() op.ApplicationType {
 }
 
 // AuthMethod: a confidential client proves itself with its secret in the
-// Authorization header; a public one with PKCE alone.
+// Authorization header, or with an assertion signed with its key
+// (assertion.go); a public one with PKCE alone.
 func (c client) AuthMethod() zoidc.AuthMethod {
-	if c.Kind == oidc.Public {
+	switch c.Client.AuthMethod {
+	case oidc.AuthNone:
 		return zoidc.AuthMethodNone
+	case oidc.AuthPrivateKeyJWT:
+		return zoidc.AuthMethodPrivateKeyJWT
 	}
 	return zoidc.AuthMethodBasic
 }

@@ -94,6 +94,8 @@ func New(p *Provider, dev bool) (*Provider, error) {
 		SupportedScopes:            []string{"openid", "profile", "email", "offline_access", ScopePolicies},
 		SupportedClaims: []string{"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "acr", "amr", "at_hash", "c_hash",
 			"name", "given_name", "family_name", "locale", "email", "email_verified", "brand", "policies"},
+		// Clients with registered keys sign an assertion (assertion.go).
+		AuthMethodPrivateKeyJWT: true,
 	}
 	// The key of opaque access tokens, which no client gets (they are
 	// JWTs): random, never stored.
@@ -105,6 +107,7 @@ func New(p *Provider, dev bool) (*Provider, error) {
 			op.NewEndpoint(RevokePath), op.NewEndpoint(EndSessionPath), op.NewEndpoint(KeysPath)),
 		op.WithCustomIntrospectionEndpoint(op.NewEndpoint(IntrospectPath)),
 		op.WithCustomDeviceAuthorizationEndpoint(op.NewEndpoint("/oidc/device_authorization")),
+		op.WithHttpInterceptors(p.clientAssertions),
 	}
 	if dev {
 		opts = append(opts, op.WithAllowInsecure())

@@ -371,7 +371,9 @@ func (s storage) SetUserinfoFromToken(ctx context.Context, ui *zoidc.UserInfo, t
 func (s storage) SetIntrospectionFromToken(ctx context.Context, in *zoidc.IntrospectionResponse, tokenID, subject, clientID string) error {
 	g, err := s.p.OIDC.Grant(ctx, oidc.GrantOfAccessToken(tokenID))
 	if errors.Is(err, oidc.ErrInvalidGrant) || err == nil && (g.Brand != brandOf(ctx) || g.Subject != subject) {
-		return nil // inactive
+		// Inactive: zitadel/oidc answers {"active":false} on an error (on
+		// nil it would set active itself).
+		return errNotFound
 	}
 	if err != nil {
 		return err
@@ -458,15 +460,9 @@ func (s storage) GetPrivateClaimsFromRequest(ctx context.Context, req op.TokenRe
 	return claims, nil
 }
 
-// GetKeyByIDAndClientID would check a client's private_key_jwt; no client
-// has registered keys, so zitadel/oidc's configuration keeps that method
-// off and this answers nothing.
-func (s storage) GetKeyByIDAndClientID(context.Context, string, string) (*jose.JSONWebKey, error) {
-	return nil, errNotFound
-}
-
-// ValidateJWTProfileScopes belongs to the JWT profile grant, which the
-// provider does not offer (no JWTAuthorizationGrantExchanger storage).
+// ValidateJWTProfileScopes belongs to the JWT profile grant (RFC 7523
+// §2.1, an assertion as the grant), which the provider does not offer
+// (assertion.go refuses it before zitadel/oidc, which routes it).
 func (s storage) ValidateJWTProfileScopes(context.Context, string, []string) ([]string, error) {
 	return nil, zoidc.ErrUnsupportedGrantType()
 }
