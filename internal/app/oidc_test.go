@@ -494,6 +494,38 @@ func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
 	})
 }
 
+// TestOIDCRateLimitKeepsTheCode: a client over its token limit is refused
+// before its code is read (with its secret as HTTP Basic or in the form:
+// x/oauth2 tries both), so the code is not spent: once the window has
+// passed (the --dev clock moved, the code younger than its 60 seconds), it
+// is traded as if nothing happened, with no reuse alarm.
+func TestOIDCRateLimitKeepsTheCode(t *testing.T) {
+	w := newRPWorld(t, "", "belair", oidc.Confidential)
+	w.a.OIDC.TokenPerClient = throttle.Rule{Scope: "oidc.token.client", Limit: 2, Window: 20 * time.Second}
+	verifier := pkce(t)
+	q := w.authorize(verifier, "en")
+	spend := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"not-a-token"}}
+	for range 2 {
+		if status, e := w.postForm("/oidc/token", spend, w.clientID, w.conf.ClientSecret); status != http.StatusBadRequest {
+			t.Fatalf("spending the client's count: %d %q", status, e)
+		}
+	}
+	if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); !isOAuthError(err, "rate_limited") {
+		t.Fatalf("the code over the limit: %v, want rate_limited", err)
+	}
+	// Two windows later (the count slides over two fixed windows, and
+	// refusals count too), the code is still younger than its 60 seconds.
+	if status, out := w.api("belair", "POST", "/_dev/clock", `{"advance":"41s"}`); status != http.StatusOK {
+		t.Fatalf("advance the clock: %d %v", status, out)
+	}
+	if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); err != nil {
+		t.Fatalf("the code after the window: %v", err)
+	}
+	if got := storetest.Strings(t, w.a.DB, "SELECT event FROM audit_events WHERE event = 'oidc.code_reuse'"); len(got) != 0 {
+		t.Fatalf("a reuse alarm: %v", got)
+	}
+}
+
 // TestOIDCGrantsEndWithTheSignIn: signing out of the portal, and staff
 // disabling the account, end what the customer's sign-ins gave the
 // insurer's applications: their refresh tokens and access tokens, and the
@@ -622,7 +654,7 @@ func TestOIDCConsent(t *testing.T) {
 			t.Fatal("a third-party client got a code without the customer's consent")
 		}
 		status, info := w.api("belair", "GET", "/api/v1/oidc/requests/"+id+"/consent", "")
-		if status != http.StatusOK || info["client"] != "Claims centre" || !strings.Contains(fmt.Sprint(info["scopes"]), "policies") {
+		if status != http.StatusOK || info["client"] != "Claims centre" || !strings.Contains(fmt.Sprint(info["scopes"]), "policies") || info["account"] != demoEmail {
 			t.Fatalf("consent info: %d %v", status, info)
 		}
 		// Another browser (no session, or another customer's) learns nothing
@@ -660,7 +692,38 @@ func TestOIDCConsent(t *testing.T) {
 			t.Fatalf("exchange after consent: %v", err)
 		}
 
-		// prompt=consent asks again; no sends access_denied.
+		// A first-party client's request never asks: the page's API knows it
+		// not, even between the sign-in and the callback.
+		svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, _, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: "belair", Name: "Billing", Kind: oidc.Public,
+			RedirectURIs: []string{"http://127.0.0.1:9/billing"}}, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := w.conf
+		first.ClientID, first.ClientSecret, first.RedirectURL = own.ID, "", "http://127.0.0.1:9/billing"
+		_, login := w.get(first.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t))))
+		if login == nil || login.Path != "/oidc/login" {
+			t.Fatalf("a first-party client's authorize: %v", login)
+		}
+		if _, cb := w.get(login.String()); cb == nil || cb.Path != "/oidc/authorize/callback" {
+			t.Fatalf("a first-party client's login: %v", cb)
+		} else if status, _ := w.api("belair", "GET", "/api/v1/oidc/requests/"+cb.Query().Get("id")+"/consent", ""); status != http.StatusNotFound {
+			t.Fatalf("a first-party request's consent info: %d, want 404", status)
+		}
+
+		// The customer's list.
+		status, apps := w.api("belair", "GET", "/api/v1/me/applications", "")
+		list, _ := apps["applications"].([]any)
+		if status != http.StatusOK || len(list) != 1 || list[0].(map[string]any)["name"] != "Claims centre" || list[0].(map[string]any)["clientId"] != w.clientID {
+			t.Fatalf("applications: %d %v", status, apps)
+		}
+
+		// prompt=consent asks again; a no sends access_denied and takes back
+		// what was allowed before: the grant ends, the list empties.
 		id, _ = toConsent(oauth2.SetAuthURLParam("prompt", "consent"))
 		if id == "" {
 			t.Fatal("prompt=consent did not ask")
@@ -673,18 +736,36 @@ func TestOIDCConsent(t *testing.T) {
 			loc.Query().Get("state") != "st-c" || loc.Query().Get("iss") != w.issuer("belair") {
 			t.Fatalf("deny: %d to %v", status, loc)
 		}
-
-		// The customer's list, and taking it back.
-		status, apps := w.api("belair", "GET", "/api/v1/me/applications", "")
-		list, _ := apps["applications"].([]any)
-		if status != http.StatusOK || len(list) != 1 || list[0].(map[string]any)["name"] != "Claims centre" || list[0].(map[string]any)["clientId"] != w.clientID {
-			t.Fatalf("applications: %d %v", status, apps)
+		if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
+			t.Fatalf("a grant outlived the customer's no: %v", err)
 		}
+		if status, apps = w.api("belair", "GET", "/api/v1/me/applications", ""); status != http.StatusOK || len(apps["applications"].([]any)) != 0 {
+			t.Fatalf("applications after the no: %d %v", status, apps)
+		}
+
+		// Allowed again, then taken back on My account: the grant ends, and so
+		// does a code issued but not yet traded.
+		id, _ = toConsent()
+		if status, loc = answer(id, "allow"); status != http.StatusSeeOther {
+			t.Fatalf("allow again: %d %v", status, loc)
+		}
+		status, loc = w.get(w.issuer("belair") + loc.RequestURI())
+		verifier = pkce(t)
+		q = w.authorize(verifier, "")
+		tok, err = w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+		if err != nil {
+			t.Fatalf("exchange after the second yes: %v", err)
+		}
+		verifier = pkce(t)
+		inFlight := w.authorize(verifier, "")
 		if status, _ := w.api("belair", "DELETE", "/api/v1/me/applications/"+w.clientID, ""); status != http.StatusNoContent {
 			t.Fatalf("withdraw: %d", status)
 		}
 		if _, err := w.refresh(tok.RefreshToken); !isInvalidGrant(err) {
 			t.Fatalf("a grant outlived its consent: %v", err)
+		}
+		if _, err := w.conf.Exchange(w.ctx, inFlight.Get("code"), oauth2.VerifierOption(verifier)); !isInvalidGrant(err) {
+			t.Fatalf("a code issued before the withdrawal: %v, want invalid_grant", err)
 		}
 		if status, apps = w.api("belair", "GET", "/api/v1/me/applications", ""); status != http.StatusOK || len(apps["applications"].([]any)) != 0 {
 			t.Fatalf("applications after withdrawal: %d %v", status, apps)
@@ -696,7 +777,7 @@ func TestOIDCConsent(t *testing.T) {
 		if id, loc = toConsent(oauth2.SetAuthURLParam("prompt", "none")); id != "" || loc == nil || loc.Query().Get("error") != "consent_required" {
 			t.Fatalf("prompt=none without consent: %q %v", id, loc)
 		}
-		want := []string{"oidc.consent ok", "oidc.consent denied", "oidc.consent_withdraw ok"}
+		want := []string{"oidc.consent ok", "oidc.consent denied", "oidc.consent ok", "oidc.consent_withdraw ok"}
 		if got := storetest.Strings(t, w.a.DB, "SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE 'oidc.consent%' ORDER BY id",
 			w.account); !slices.Equal(got, want) {
 			t.Fatalf("audit %v, want %v", got, want)

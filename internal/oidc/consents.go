@@ -90,7 +90,8 @@ func (s *Service) GiveConsent(ctx context.Context, id, accountID string) error {
 }
 
 // RefuseConsent records the customer's no: the request ends (its client
-// hears access_denied) and gives nothing.
+// hears access_denied) and gives nothing, and a consent kept from before is
+// taken back (WithdrawConsent's effects).
 func (s *Service) RefuseConsent(ctx context.Context, id, accountID string) (AuthRequest, error) {
 	var a AuthRequest
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
@@ -101,6 +102,11 @@ func (s *Service) RefuseConsent(ctx context.Context, id, accountID string) (Auth
 		}
 		if _, err := tx.Exec(ctx, "UPDATE oidc_auth_requests SET expires_at = ? WHERE id = ?", now.UnixMilli(), a.ID); err != nil {
 			return fmt.Errorf("refuse consent: %w", err)
+		}
+		// A no to a client asking again (prompt=consent) takes back what was
+		// allowed before: the customer said no, so nothing of it stays.
+		if _, err := s.forget(ctx, tx, a.Brand, accountID, a.ClientID); err != nil {
+			return err
 		}
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: a.Brand, AccountID: accountID, Event: audit.OIDCConsent, Outcome: "denied",
 			Detail: "client:" + a.ClientID})
@@ -142,26 +148,41 @@ func (s *Service) Consents(ctx context.Context, brand, accountID string) ([]Cons
 }
 
 // WithdrawConsent takes a consent back: it is forgotten, the client's
-// grants of the account end (the client is told by back-channel logout)
-// and its next sign-in asks again. ErrUnknownClient when there was none.
+// grants of the account end (the client is told by back-channel logout),
+// so do its requests in flight (a code issued, a yes not yet turned into
+// one), and its next sign-in asks again. ErrUnknownClient when there was
+// none.
 func (s *Service) WithdrawConsent(ctx context.Context, brand, accountID, clientID string) error {
 	return s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		res, err := tx.Exec(ctx, "DELETE FROM oidc_consents WHERE account_id = ? AND client_id = ? AND brand = ?", accountID, clientID, brand)
+		withdrawn, err := s.forget(ctx, tx, brand, accountID, clientID)
 		if err != nil {
-			return fmt.Errorf("withdraw consent: %w", err)
+			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
+		if !withdrawn {
 			return ErrUnknownClient
 		}
-		live, err := s.revokeLive(ctx, tx, accountID, clientID)
-		if err != nil {
-			return err
-		}
-		if err := s.tellClients(ctx, tx, live); err != nil {
-			return err
-		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: brand, AccountID: accountID, Event: audit.OIDCConsentWithdraw, Outcome: "ok",
+		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, Event: audit.OIDCConsentWithdraw, Outcome: "ok",
 			Detail: "client:" + clientID})
 	})
+}
+
+// forget deletes the account's kept consent to a client and ends what it
+// gave: the client's live grants (told by back-channel logout) and its
+// requests in flight. It reports whether a consent was kept.
+func (s *Service) forget(ctx context.Context, tx *store.Tx, brand, accountID, clientID string) (bool, error) {
+	res, err := tx.Exec(ctx, "DELETE FROM oidc_consents WHERE account_id = ? AND client_id = ? AND brand = ?", accountID, clientID, brand)
+	if err != nil {
+		return false, fmt.Errorf("withdraw consent: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return false, nil
+	}
+	if err := s.endRequests(ctx, tx, accountID, clientID); err != nil {
+		return false, err
+	}
+	live, err := s.revokeLive(ctx, tx, accountID, clientID)
+	if err != nil {
+		return false, err
+	}
+	return true, s.tellClients(ctx, tx, live)
 }

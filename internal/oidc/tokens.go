@@ -85,7 +85,7 @@ func (s *Service) RevokeSubject(ctx context.Context, brand, clientID, subject st
 // one per client, whatever number of grants it held. The outbox delivers
 // it (notify.ChannelLogout), so a client down for a while still hears of it.
 func (s *Service) EndAccount(ctx context.Context, tx *store.Tx, accountID string) error {
-	if err := s.endRequests(ctx, tx, accountID); err != nil {
+	if err := s.endRequests(ctx, tx, accountID, ""); err != nil {
 		return err
 	}
 	ended, err := s.RevokeAccount(ctx, tx, accountID)
@@ -128,14 +128,15 @@ func (s *Service) tellClients(ctx context.Context, tx *store.Tx, ended []Grant) 
 // traded one whose grant is not stored yet (another instance between
 // TradeCode and StartGrant) gets its grant made revoked, so StartGrant
 // starts nothing.
-func (s *Service) endRequests(ctx context.Context, tx *store.Tx, accountID string) error {
+// clientID, when not "", limits it to one client's (a withdrawn consent).
+func (s *Service) endRequests(ctx context.Context, tx *store.Tx, accountID, clientID string) error {
 	now := s.Now()
-	if _, err := tx.Exec(ctx, "UPDATE oidc_auth_requests SET expires_at = ? WHERE account_id = ? AND exchanged_at = 0 AND expires_at > ?",
-		now.UnixMilli(), accountID, now.UnixMilli()); err != nil {
+	if _, err := tx.Exec(ctx, "UPDATE oidc_auth_requests SET expires_at = ? WHERE account_id = ? AND (? = '' OR client_id = ?) AND exchanged_at = 0 AND expires_at > ?",
+		now.UnixMilli(), accountID, clientID, clientID, now.UnixMilli()); err != nil {
 		return fmt.Errorf("end requests: %w", err)
 	}
-	rows, err := tx.Query(ctx, "SELECT "+requestColumns+" FROM oidc_auth_requests r WHERE r.account_id = ? AND r.exchanged_at <> 0 AND NOT EXISTS (SELECT 1 FROM oidc_grants g WHERE g.id = r.id)",
-		accountID)
+	rows, err := tx.Query(ctx, "SELECT "+requestColumns+" FROM oidc_auth_requests r WHERE r.account_id = ? AND (? = '' OR r.client_id = ?) AND r.exchanged_at <> 0 AND NOT EXISTS (SELECT 1 FROM oidc_grants g WHERE g.id = r.id)",
+		accountID, clientID, clientID)
 	if err != nil {
 		return fmt.Errorf("traded requests: %w", err)
 	}

@@ -86,7 +86,7 @@ test('a third-party application asks in French; the customer allows it, and the 
     await arrive(page, 'Autoriser Quote Hub à utiliser votre compte\u00a0?', { focus: false });
     assert.match(page.url(), /\/oidc\/consent\?id=/);
     const items = await page.locator('.consent__scopes li').allTextContents();
-    assert.deepEqual(items, ['La preuve que vous vous êtes connecté à votre compte belairdirect', 'Votre adresse courriel',
+    assert.deepEqual(items, ['La preuve de votre connexion à votre compte belairdirect', 'Votre adresse courriel',
       'Vos numéros de police et leur type (habitation ou auto)']);
     await page.getByRole('button', { name: 'Autoriser', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Partner site' }).waitFor();

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	zoidc "github.com/zitadel/oidc/v3/pkg/oidc"
@@ -12,6 +13,7 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/oidc"
+	"guichet/internal/sso"
 )
 
 // The consent page of third-party clients (issue 30). The callback of a
@@ -60,6 +62,9 @@ func (p *Provider) askConsent(w http.ResponseWriter, r *http.Request, a oidc.Aut
 type consentAnswer struct {
 	Client string   `json:"client"`
 	Scopes []string `json:"scopes"`
+	// Account is the email of the customer who would allow it: with single
+	// sign-on they may have typed nothing.
+	Account string `json:"account"`
 }
 
 // ConsentInfo is GET /api/v1/oidc/requests/{id}/consent: the client's name
@@ -77,8 +82,12 @@ func (p *Provider) ConsentInfo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	acct, err := p.Account(r.Context(), a.Brand, a.AccountID)
+	if err != nil {
+		return api.ErrNotFound
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.JSON(w, http.StatusOK, consentAnswer{Client: c.Name, Scopes: a.Scopes})
+	api.JSON(w, http.StatusOK, consentAnswer{Client: c.Name, Scopes: a.Scopes, Account: strings.ToLower(acct.Email)})
 	return nil
 }
 
@@ -101,7 +110,33 @@ func (p *Provider) waiting(r *http.Request, id string) (oidc.AuthRequest, error)
 	case a.Brand != api.SiteOf(r).Brand.ID || s.Brand != a.Brand || a.AccountID != s.AccountID || a.Answered():
 		return oidc.AuthRequest{}, api.ErrNotFound
 	}
+	// Only a third-party client's request asks (first-party ones never
+	// reach the page, and must not join the customer's list).
+	c, err := p.OIDC.Client(r.Context(), a.ClientID)
+	if errors.Is(err, oidc.ErrUnknownClient) || err == nil && !c.ThirdParty {
+		return oidc.AuthRequest{}, api.ErrNotFound
+	}
+	if err != nil {
+		return oidc.AuthRequest{}, err
+	}
 	return a, nil
+}
+
+// consentOf reports whether a is waiting for the answer of the customer
+// signed in on this browser (either session cookie: FormAction runs before
+// the brand's middleware), so that the consent page's form-action names
+// only the origin of the visitor's own request.
+func (p *Provider) consentOf(r *http.Request, a oidc.AuthRequest) bool {
+	if !a.Done() || a.Answered() {
+		return false
+	}
+	for _, name := range []string{sso.CookieName, sso.DevCookieName} {
+		if c, err := r.Cookie(name); err == nil && c.Value != "" {
+			s, err := p.Sessions.Service.Lookup(r.Context(), a.Brand, c.Value)
+			return err == nil && s.AccountID == a.AccountID
+		}
+	}
+	return false
 }
 
 // maxConsentForm bounds the consent form (an id and a word).

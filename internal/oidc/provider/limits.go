@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -14,9 +15,12 @@ import (
 
 // The token endpoint's limits. An address is counted before any work (the
 // form is not even read). A client is counted once it has proved who it is
-// (its secret checked, AuthorizeClientIDSecret): counting the client_id a
-// request merely claims would let anyone spend an application's minute from
-// one address. Public clients prove nothing at this point (their code or
+// and before zitadel/oidc reads a code (reading trades it: a client refused
+// after that would lose its customer's sign-in, and its retry would look
+// like a replayed code): its secret checked here (admitSecret),
+// or its assertion accepted (assertion.go). Counting the client_id a request
+// merely claims would let anyone spend an application's minute from one
+// address. Public clients prove nothing at this point (their code or
 // refresh token does, later), and their customers come from many
 // addresses: they are limited per address only.
 
@@ -52,6 +56,33 @@ func (p *Provider) admitClient(ctx context.Context, clientID string) error {
 		return zoidc.ErrInvalidClient().WithDescription("rate limited")
 	}
 	return nil
+}
+
+// admitSecret counts a token request whose secret (HTTP Basic, or the
+// form's client_id and client_secret, which zitadel/oidc reads too) is an
+// enabled confidential client's of this brand (one SHA-256 comparison);
+// other credentials are zitadel/oidc's to refuse, uncounted.
+func (p *Provider) admitSecret(ctx context.Context, r *http.Request) error {
+	id, secret, ok := r.BasicAuth()
+	if ok {
+		var errID, errSecret error
+		id, errID = url.QueryUnescape(id)
+		secret, errSecret = url.QueryUnescape(secret)
+		if errID != nil || errSecret != nil {
+			return nil
+		}
+	} else if r.ParseForm() == nil {
+		// zitadel/oidc reads the same form again: ParseForm keeps what it read.
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if id == "" || secret == "" || len(id) > 64 {
+		return nil
+	}
+	c, err := p.OIDC.Client(ctx, id)
+	if err != nil || c.Brand != brandOf(ctx) || c.Disabled() || !c.CheckSecret(secret) {
+		return nil
+	}
+	return p.admitClient(ctx, c.ID)
 }
 
 // rateLimited is the 429: Retry-After (the rule's window) and the

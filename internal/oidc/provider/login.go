@@ -156,7 +156,7 @@ func (p *Provider) FormAction(r *http.Request) string {
 		return ""
 	}
 	a, err := p.OIDC.AuthRequest(r.Context(), id)
-	if err != nil {
+	if err != nil || r.URL.Path == ConsentPage && !p.consentOf(r, a) {
 		return ""
 	}
 	iss, err := url.Parse(a.Issuer)

@@ -152,6 +152,8 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rw = &limitWriter{ResponseWriter: rw, c: c}
 	}
 	if r.URL.Path == CallbackPath {
+		// The route table serves the callback to GET only, so the id
+		// zitadel/oidc reads (r.Form: no body) is the query's read here.
 		a, ok := p.sameBrowser(r)
 		if !ok {
 			p.expired(w, r, oidc.ErrRequestNotFound)
@@ -163,6 +165,16 @@ func (p *Provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := context.WithValue(r.Context(), browserKey{}, browser{token: p.Sessions.Token(r), ip: api.ClientIP(r)})
 	ctx = context.WithValue(ctx, callerKey{}, c)
+	if c.counted {
+		if err := p.admitSecret(ctx, r); err != nil {
+			if c.limited != nil {
+				rateLimited(w, *c.limited)
+			} else {
+				api.WriteError(w, r, err)
+			}
+			return
+		}
+	}
 	p.op.ServeHTTP(rw, r.WithContext(ctx))
 }
 

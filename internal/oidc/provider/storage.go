@@ -69,7 +69,7 @@ func (s storage) AuthorizeClientIDSecret(ctx context.Context, id, secret string)
 	if c.Kind != oidc.Confidential || !c.CheckSecret(secret) {
 		return zoidc.ErrInvalidClient()
 	}
-	return s.p.admitClient(ctx, c.ID)
+	return nil // counted against its token limit already (limits.go admitSecret)
 }
 
 // CreateAuthRequest stores an /authorize request zitadel/oidc has checked

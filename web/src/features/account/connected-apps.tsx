@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
@@ -25,6 +25,8 @@ function Apps() {
   const { brand, language } = useSite();
   const clients = useApiClients();
   const [apps, setApps] = useState<Application[] | null>(null);
+  const [failed, setFailed] = useState(false);
+  const statusRef = useRef<HTMLParagraphElement>(null);
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState('');
 
@@ -32,7 +34,14 @@ function Apps() {
     let live = true;
     void oidcApi(clients)
       .applications()
-      .then((answer) => live && setApps(answer.ok ? answer.value.applications : []), () => live && setApps([]));
+      .then(
+        (answer) => {
+          if (!live) return;
+          if (answer.ok) setApps(answer.value.applications);
+          else setFailed(true);
+        },
+        () => live && setFailed(true),
+      );
     return () => {
       live = false;
     };
@@ -49,6 +58,8 @@ function Apps() {
       } else {
         setStatus(t('oidc.apps.failed'));
       }
+      // The pressed button may be gone: focus goes to what happened.
+      statusRef.current?.focus();
     },
     [clients, t],
   );
@@ -57,6 +68,7 @@ function Apps() {
   return (
     <section className="connected-apps" aria-labelledby="connected-apps-title">
       <h2 id="connected-apps-title">{t('oidc.apps.title')}</h2>
+      {failed ? <p role="alert">{t('oidc.apps.loadFailed')}</p> : null}
       {apps && apps.length === 0 ? <p>{t('oidc.apps.none')}</p> : null}
       {apps && apps.length > 0 ? (
         <ul className="account-list">
@@ -83,7 +95,9 @@ function Apps() {
           ))}
         </ul>
       ) : null}
-      <p role="status">{status}</p>
+      <p role="status" tabIndex={-1} ref={statusRef}>
+        {status}
+      </p>
     </section>
   );
 }

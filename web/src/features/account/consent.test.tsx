@@ -19,7 +19,7 @@ const ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 describe('/oidc/consent', () => {
   it('in French', async () => {
-    fakeApi({ [`GET /api/v1/oidc/requests/${ID}/consent`]: { status: 200, body: { client: 'Quote Hub', scopes: ['openid', 'profile'] } } });
+    fakeApi({ [`GET /api/v1/oidc/requests/${ID}/consent`]: { status: 200, body: { client: 'Quote Hub', scopes: ['openid', 'profile'], account: 'demo@belair.example' } } });
     await renderApp(siteConfig({ province: 'qc', language: 'fr' }), `/oidc/consent?id=${ID}`);
     expect(await screen.findByRole('heading', { level: 1, name: /^Autoriser Quote Hub à utiliser votre compte/ })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Ne pas autoriser' })).toBeTruthy();
@@ -27,7 +27,7 @@ describe('/oidc/consent', () => {
 
   it('names the application and what it gets, and posts the answer to the server with the request id', async () => {
     fakeApi({
-      [`GET /api/v1/oidc/requests/${ID}/consent`]: { status: 200, body: { client: 'Quote Hub', scopes: ['openid', 'email', 'policies', 'unknown'] } },
+      [`GET /api/v1/oidc/requests/${ID}/consent`]: { status: 200, body: { client: 'Quote Hub', scopes: ['openid', 'email', 'policies', 'unknown'], account: 'demo@belair.example' } },
     });
     await renderApp(siteConfig(), `/oidc/consent?id=${ID}`);
     const page = within(await screen.findByRole('region', { name: 'Allow Quote Hub to use your account?' }));
@@ -46,6 +46,8 @@ describe('/oidc/consent', () => {
     expect(screen.getByRole('button', { name: "Don't allow" }).getAttribute('value')).toBe('deny');
     expect((form?.querySelector('input[name=id]') as HTMLInputElement).value).toBe(ID);
     expect(document.title).toBe('Allow Quote Hub to use your account? | belairdirect');
+    expect(document.querySelector('.consent__account')?.textContent).toMatch(/^You are signed in as demo@belair\.example\. Not you\?/);
+    expect(page.getByRole('button', { name: 'Sign out' })).toBeTruthy();
   });
 
   it('an expired or answered request (404) says so', async () => {
@@ -79,6 +81,7 @@ describe('My account: connected applications', () => {
     fireEvent.click(within(section).getByRole('button', { name: 'Remove access for Quote Hub' }));
     expect(await within(section).findByText('Quote Hub no longer has access to your account.')).toBeTruthy();
     expect(within(section).queryByRole('button', { name: /Remove access/ })).toBeNull();
+    expect(document.activeElement?.textContent).toBe('Quote Hub no longer has access to your account.');
     expect(calls.some((c) => c.method === 'DELETE' && c.path === `/api/v1/me/applications/${app.clientId}`)).toBe(true);
   });
 
@@ -93,6 +96,14 @@ describe('My account: connected applications', () => {
     fireEvent.click(await within(section).findByRole('button', { name: 'Remove access for Quote Hub' }));
     expect(await within(section).findByText('We could not remove this access. Try again.')).toBeTruthy();
     expect(within(section).getByText('Quote Hub')).toBeTruthy();
+  });
+
+  it('says so when the list cannot be loaded, rather than that there is none', async () => {
+    fakeApi({ 'GET /api/v1/me': { status: 200, body: me }, 'GET /api/v1/me/applications': { status: 500 } });
+    await renderApp(siteConfig(), '/my-account');
+    expect(await screen.findByRole('alert', { name: '' })).toBeTruthy();
+    expect(await screen.findByText(/could not load your connected applications/)).toBeTruthy();
+    expect(screen.queryByText('You have not allowed any other application to use your account.')).toBeNull();
   });
 
   it('none allowed', async () => {

@@ -14,7 +14,8 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; status: number };
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
 
-export const isConsentInfo = (d: unknown): d is ConsentInfo => isObject(d) && typeof d.client === 'string' && isStrings(d.scopes);
+export const isConsentInfo = (d: unknown): d is ConsentInfo =>
+  isObject(d) && typeof d.client === 'string' && isStrings(d.scopes) && typeof d.account === 'string';
 const isApplication = (d: unknown): d is Application =>
   isObject(d) && typeof d.clientId === 'string' && typeof d.name === 'string' && isStrings(d.scopes) && typeof d.grantedAt === 'string';
 export const isApplications = (d: unknown): d is { applications: Application[] } =>

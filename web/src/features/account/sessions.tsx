@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Redirect } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import { MessageSection } from '@/i18n/section';
@@ -33,6 +33,7 @@ function SessionList() {
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState('');
   const [signedOut, setSignedOut] = useState(false);
+  const statusRef = useRef<HTMLParagraphElement>(null);
 
   const load = useCallback(async () => {
     const answer = await clients.second.request('get', '/me/sessions').catch(() => null);
@@ -58,6 +59,7 @@ function SessionList() {
       setDevices((list) => (list ?? []).filter((x) => x.id !== d.id));
       setStatus(t('security.sessions.ended', { device: name(d) }));
     } else setStatus(t('security.sessions.failed'));
+    statusRef.current?.focus(); // the pressed button may be gone
   };
 
   const endOthers = async () => {
@@ -68,6 +70,7 @@ function SessionList() {
       setDevices((list) => (list ?? []).filter((x) => x.thisDevice));
       setStatus(t('security.sessions.othersEnded'));
     } else setStatus(t('security.sessions.failed'));
+    statusRef.current?.focus();
   };
 
   if (signedOut) return <Redirect to="/" replace />;
@@ -113,7 +116,9 @@ function SessionList() {
           {t('security.sessions.signOutOthers')}
         </button>
       ) : null}
-      <p role="status">{status}</p>
+      <p role="status" tabIndex={-1} ref={statusRef}>
+        {status}
+      </p>
     </section>
   );
 }

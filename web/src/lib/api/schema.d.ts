@@ -1531,6 +1531,8 @@ export interface components {
             client: string;
             /** @description openid, profile, email, offline_access, policies. */
             scopes: string[];
+            /** @description The email of the signed-in customer who would allow it. */
+            account: string;
         };
         Applications: {
             applications: {

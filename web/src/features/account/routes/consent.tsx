@@ -2,7 +2,9 @@ import { useEffect, useState } from 'react';
 import { Redirect, useSearch } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import { MessageSection } from '@/i18n/section';
+import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
+import { accountApi } from '@/lib/flow/account-api';
 import { ssoAction } from '@/lib/flow/sso-form';
 import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
@@ -63,6 +65,10 @@ function Consent() {
     );
   }
   const client = state.info.client;
+  const signOut = async () => {
+    await accountApi(clients).logout().catch(() => null);
+    setState({ kind: 'signed-out' });
+  };
   return (
     <section className="page page--narrow consent" aria-labelledby="consent-title">
       <h1 id="consent-title">{title}</h1>
@@ -73,6 +79,12 @@ function Consent() {
         ))}
       </ul>
       <p>{t('oidc.consent.later')}</p>
+      <p className="consent__account">
+        <PrivateText id="oidc.consent.account" params={{ email: state.info.account }} kinds={{ email: 'email' }} />{' '}
+        <button type="button" className="consent__sign-out" onClick={() => void signOut()}>
+          {t('oidc.consent.signOut')}
+        </button>
+      </p>
       <form method="post" action={ssoAction('/oidc/consent')} className="consent__actions">
         <input type="hidden" name="id" value={id} />
         <button type="submit" name="decision" value="allow" className="button button--primary">
