@@ -1995,6 +1995,22 @@ export interface components {
             createdAt: string;
             disabledAt: string | null;
         };
+        ConsoleClientAddRequest: {
+            brand: string;
+            name: string;
+            /** @enum {string} */
+            type: "public" | "confidential";
+            thirdParty?: boolean;
+            /** @description Matched to the letter: https, http only to a loopback host, a reverse-domain custom scheme only for a public client; no wildcard, fragment or user information. */
+            redirectUris: string[];
+            /** @description Empty or absent: none. */
+            backchannelLogoutUri?: string;
+            /**
+             * @description Empty or absent: ES256.
+             * @enum {string}
+             */
+            signingAlg?: "ES256" | "RS256";
+        };
         ConsoleTemporaryPassword: {
             /** @enum {string} */
             delivery: "show" | "email";
@@ -4819,22 +4835,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    brand: string;
-                    name: string;
-                    /** @enum {string} */
-                    type: "public" | "confidential";
-                    thirdParty?: boolean;
-                    /** @description Matched to the letter: https, http only to a loopback host, a reverse-domain custom scheme only for a public client; no wildcard, fragment or user information. */
-                    redirectUris: string[];
-                    /** @description Empty or absent: none. */
-                    backchannelLogoutUri?: string;
-                    /**
-                     * @description Empty or absent: ES256.
-                     * @enum {string}
-                     */
-                    signingAlg?: "ES256" | "RS256";
-                };
+                "application/json": components["schemas"]["ConsoleClientAddRequest"];
             };
         };
         responses: {
