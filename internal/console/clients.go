@@ -11,23 +11,29 @@ import (
 	"guichet/internal/staff"
 )
 
-// clientJSON is an OpenID client as the console shows it; never its secret.
+// clientForm is what registers an OpenID client (POST /clients).
+type clientForm struct {
+	Brand                string   `json:"brand"`
+	Name                 string   `json:"name"`
+	Type                 string   `json:"type"`
+	ThirdParty           bool     `json:"thirdParty"`
+	RedirectURIs         []string `json:"redirectUris"`
+	BackchannelLogoutURI string   `json:"backchannelLogoutUri"`
+	SigningAlg           string   `json:"signingAlg"`
+}
+
+// clientJSON is an OpenID client as the console shows it: what registered
+// it, its id and dates; never its secret.
 type clientJSON struct {
-	ID                   string     `json:"id"`
-	Brand                string     `json:"brand"`
-	Name                 string     `json:"name"`
-	Type                 string     `json:"type"`
-	ThirdParty           bool       `json:"thirdParty"`
-	RedirectURIs         []string   `json:"redirectUris"`
-	BackchannelLogoutURI string     `json:"backchannelLogoutUri"`
-	SigningAlg           string     `json:"signingAlg"`
-	CreatedAt            time.Time  `json:"createdAt"`
-	DisabledAt           *time.Time `json:"disabledAt"`
+	ID string `json:"id"`
+	clientForm
+	CreatedAt  time.Time  `json:"createdAt"`
+	DisabledAt *time.Time `json:"disabledAt"`
 }
 
 func clientOf(c oidc.Client, _ time.Time) clientJSON {
-	out := clientJSON{ID: c.ID, Brand: c.Brand, Name: c.Name, Type: string(c.Kind), ThirdParty: c.ThirdParty,
-		RedirectURIs: c.RedirectURIs, BackchannelLogoutURI: c.BackchannelLogoutURI, SigningAlg: string(c.SigningAlg), CreatedAt: c.CreatedAt}
+	out := clientJSON{ID: c.ID, clientForm: clientForm{Brand: c.Brand, Name: c.Name, Type: string(c.Kind), ThirdParty: c.ThirdParty,
+		RedirectURIs: c.RedirectURIs, BackchannelLogoutURI: c.BackchannelLogoutURI, SigningAlg: string(c.SigningAlg)}, CreatedAt: c.CreatedAt}
 	if c.Disabled() {
 		out.DisabledAt = &c.DisabledAt
 	}
@@ -47,16 +53,6 @@ func (h *Handler) ClientList(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeList(w, "clients", clients, h.Service.Now(), clientOf)
 	return nil
-}
-
-type clientForm struct {
-	Brand                string   `json:"brand"`
-	Name                 string   `json:"name"`
-	Type                 string   `json:"type"`
-	ThirdParty           bool     `json:"thirdParty"`
-	RedirectURIs         []string `json:"redirectUris"`
-	BackchannelLogoutURI string   `json:"backchannelLogoutUri"`
-	SigningAlg           string   `json:"signingAlg"`
 }
 
 // ClientAdd is POST /api/console/v1/clients (admin) {brand, name, type,
@@ -90,11 +86,7 @@ func (h *Handler) ClientAdd(w http.ResponseWriter, r *http.Request) error {
 // ClientDisable is POST /api/console/v1/clients/{id}/disable (admin): the
 // client can no longer sign anyone in, trade a code or refresh a token.
 func (h *Handler) ClientDisable(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.call(r, staff.RoleAdmin, true)
-	if err != nil {
-		return err
-	}
-	id, err := api.PathID(r, "id")
+	c, id, err := h.adminOn(r)
 	if err != nil {
 		return err
 	}

@@ -3,14 +3,14 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { lookup } from '@/lib/lookup';
+import { useOnce } from '@/lib/use-once';
 import { call } from '@/console/api';
 import { ErrorAlert } from '@/console/alert';
 import { when } from '@/console/chat/format';
-import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
 import { BrandField, useServedBrands } from '@/console/period';
-import { ReauthRetry } from '@/console/reauth';
+import { askedReauth, PendingDialogs, type Pending } from '@/console/reauth';
 import { useSession } from '@/console/session';
 
 type Client = components['schemas']['ConsoleClient'];
@@ -43,7 +43,7 @@ export function redirectLines(text: string): string[] {
     .filter((line) => line !== '');
 }
 
-type Pending = { kind: 'add'; body: NewClient } | { kind: 'disable'; client: Client };
+type Action = { kind: 'add'; body: NewClient } | { kind: 'disable'; client: Client };
 
 /** What an add answered: the client and, for a confidential one, its secret (kept in this page's state only). */
 type Added = { client: Client; secret: string };
@@ -67,8 +67,7 @@ export function ClientsPage() {
   const [backchannel, setBackchannel] = useState('');
   const [signingAlg, setSigningAlg] = useState<NonNullable<NewClient['signingAlg']>>('ES256');
   const [refusal, setRefusal] = useState<Refusal | null>(null);
-  const [confirm, setConfirm] = useState<Pending | null>(null);
-  const [reauth, setReauth] = useState<Pending | null>(null);
+  const [pending, setPending] = useState<Pending<Action> | null>(null);
   const [added, setAdded] = useState<Added | null>(null);
 
   const load = useCallback(async () => {
@@ -76,26 +75,21 @@ export function ClientsPage() {
     if (answer.status === 200) setClients(answer.data?.clients ?? []);
     else setRefusal(clientRefusal(answer.errorCode, answer.fields));
   }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  useOnce(() => void load());
 
-  const run = async (pending: Pending) => {
-    setConfirm(null);
+  const run = async (action: Action) => {
+    setPending(null);
     const answer =
-      pending.kind === 'add'
-        ? await call('post', '/clients', { body: pending.body })
-        : await call('post', '/clients/{id}/disable', { params: { id: pending.client.id } });
-    if (answer.errorCode === 'REAUTH_REQUIRED') {
-      setReauth(pending);
-      return;
-    }
+      action.kind === 'add'
+        ? await call('post', '/clients', { body: action.body })
+        : await call('post', '/clients/{id}/disable', { params: { id: action.client.id } });
+    if (askedReauth(answer, action, setPending)) return;
     if (answer.status !== 200) {
       setRefusal(clientRefusal(answer.errorCode, answer.fields));
       return;
     }
     setRefusal(null);
-    if (pending.kind === 'add' && answer.data && 'client' in answer.data) {
+    if (action.kind === 'add' && answer.data && 'client' in answer.data) {
       setAdded({ client: answer.data.client, secret: answer.data.clientSecret ?? '' });
       setName('');
       setRedirects('');
@@ -113,7 +107,7 @@ export function ClientsPage() {
       setRefusal({ field: body.name === '' ? 'name' : 'redirectUris', key: 'console.clients.missing' });
       return;
     }
-    setConfirm({ kind: 'add', body });
+    setPending({ step: 'confirm', action: { kind: 'add', body } });
   };
 
   const errorId = `${id}-error`;
@@ -167,7 +161,7 @@ export function ClientsPage() {
                 <dd>{c.disabledAt ? `${t('console.state.disabled')} (${when(c.disabledAt, language)})` : t('console.clients.active')}</dd>
               </dl>
               {c.disabledAt ? null : (
-                <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm({ kind: 'disable', client: c })}>
+                <button type="button" className="console-button console-button--quiet" onClick={() => setPending({ step: 'confirm', action: { kind: 'disable', client: c } })}>
                   {t('console.clients.disable', { name: c.name })}
                 </button>
               )}
@@ -248,21 +242,17 @@ export function ClientsPage() {
         </button>
       </form>
       <ErrorAlert id={errorId} error={refusal?.key ?? null} />
-      {reauth ? (
-        <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(pending) => void run(pending)} />
-      ) : confirm ? (
-        <ConfirmDialog
-          title={confirm.kind === 'add' ? t('console.clients.add') : t('console.clients.disableTitle')}
-          onConfirm={() => void run(confirm)}
-          onCancel={() => setConfirm(null)}
-        >
-          <p>
-            {confirm.kind === 'add'
-              ? t('console.clients.confirmAdd', { name: confirm.body.name, brand: confirm.body.brand })
-              : t('console.clients.confirmDisable', { name: confirm.client.name, brand: confirm.client.brand })}
-          </p>
-        </ConfirmDialog>
-      ) : null}
+      <PendingDialogs
+        pending={pending}
+        onClose={() => setPending(null)}
+        run={(action) => void run(action)}
+        title={(action) => t(action.kind === 'add' ? 'console.clients.add' : 'console.clients.disableTitle')}
+        question={(action) =>
+          action.kind === 'add'
+            ? t('console.clients.confirmAdd', { name: action.body.name, brand: action.body.brand })
+            : t('console.clients.confirmDisable', { name: action.client.name, brand: action.client.brand })
+        }
+      />
     </section>
   );
 }
