@@ -553,6 +553,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
+	deps.Console.Service.OIDC = oidcs
 	deps.OIDC, err = provider.New(&provider.Provider{OIDC: oidcs, Sessions: deps.SSO, Limiter: throttle.New(a.DB, a.cfg.clock()),
 		Account: func(ctx context.Context, brand, id string) (account.Account, error) {
 			return account.ByID(ctx, a.DB, brand, id)

@@ -108,6 +108,21 @@ func TestConsoleActionsBehindTheStaffSession(t *testing.T) {
 		for _, m := range admin.want("GET", "/api/console/v1/staff", "", 200, "")["staff"].([]any) {
 			conform("ConsoleStaffMember", m.(map[string]any))
 		}
+		// The OpenID clients (issue 30): added, listed, disabled; an agent
+		// is refused.
+		client := admin.want("POST", "/api/console/v1/clients", `{"brand":"belair","name":"Centre","type":"confidential",`+
+			`"redirectUris":["https://centre.example/cb"],"backchannelLogoutUri":"https://centre.example/logout","signingAlg":"RS256"}`, 200, "")
+		if secret, _ := client["clientSecret"].(string); len(secret) != 43 {
+			t.Fatalf("client: %v", client)
+		}
+		conform("ConsoleClient", client["client"].(map[string]any))
+		conform("Error", admin.want("POST", "/api/console/v1/clients", `{"brand":"belair","name":"X","type":"public","redirectUris":["http://x.example/cb"]}`, 400, "VALIDATION"))
+		for _, c := range admin.want("GET", "/api/console/v1/clients", "", 200, "")["clients"].([]any) {
+			conform("ConsoleClient", c.(map[string]any))
+		}
+		clientID := client["client"].(map[string]any)["id"].(string)
+		conform("ConsoleClient", admin.want("POST", "/api/console/v1/clients/"+clientID+"/disable", "", 200, ""))
+		agent.want("GET", "/api/console/v1/clients", "", 403, "FORBIDDEN_ROLE")
 
 		site := newBrowser(t, a, "belair.localhost")
 		site.cookies = agent.cookies

@@ -102,6 +102,7 @@ var plausibleBodies = map[string][]string{
 	"POST /api/console/v1/customers/{id}/temporary-password": {`{"delivery":"show"}`, `{"delivery":"email"}`},
 	"POST /api/console/v1/customers/{id}/reset-email":        {``},
 	"POST /api/console/v1/staff/{id}/disable":                {``},
+	"POST /api/console/v1/clients/{id}/disable":              {``},
 	// The agents' chat (issue 17).
 	"POST /api/console/v1/chat/conversations/{id}/accept":   {``},
 	"POST /api/console/v1/chat/conversations/{id}/transfer": {`{"staffId":"x"}`},

@@ -1,17 +1,18 @@
 // Package console is the staff console's API on the console host (issue
 // 16): finding a customer, the account view and the actions staff take on
 // it (unlock, disable, enable, temporary password, reset email, invitation),
-// and the supervisors' calls (policy import, maintenance, audit export).
+// the supervisors' calls (policy import, maintenance, audit export) and the
+// admins' (staff members; the OpenID provider's clients, issue 30).
 // Every call reads the signed-in staff member from the request's context
 // (staff.PrincipalFrom) and checks the role and the brands served; every
 // state-changing call wants a fresh second factor and is audited with the
 // staff member as the actor.
 //
-// The handlers (customers.go, actions.go, supervisor.go, staffadmin.go)
-// decode a call, hand it to the Service (service*.go), which holds the
-// rules and reaches the tables through their owners (account, policy,
-// audit, registration, staff, maintenance), and turn its domain errors
-// into answers in one place (apiError, errors.go).
+// The handlers (customers.go, actions.go, supervisor.go, staffadmin.go,
+// clients.go) decode a call, hand it to the Service (service*.go), which
+// holds the rules and reaches the tables through their owners (account,
+// policy, audit, registration, staff, maintenance, oidc), and turn its
+// domain errors into answers in one place (apiError, errors.go).
 package console
 
 import (

@@ -50,6 +50,9 @@ func (e *env) calls() []call {
 		{"staff list", "GET", "/api/console/v1/staff", nil, staff.RoleAdmin},
 		{"staff add", "POST", "/api/console/v1/staff", map[string]any{"email": "new@console.example", "name": "New One", "role": "agent", "brands": []string{"belair"}}, staff.RoleAdmin},
 		{"staff disable", "POST", "/api/console/v1/staff/" + e.member.ID + "/disable", nil, staff.RoleAdmin},
+		{"clients list", "GET", "/api/console/v1/clients", nil, staff.RoleAdmin},
+		{"client add", "POST", "/api/console/v1/clients", map[string]any{"brand": "belair", "name": "App", "type": "public", "redirectUris": []string{"https://app.example/cb"}}, staff.RoleAdmin},
+		{"client disable", "POST", "/api/console/v1/clients/" + e.client.ID + "/disable", nil, staff.RoleAdmin},
 	}
 }
 
@@ -167,6 +170,7 @@ func TestAuditRowPerAction(t *testing.T) {
 			"reset email": audit.ConsoleResetEmail, "invitation": audit.ConsoleInvitation, "import dry run": audit.ConsolePolicyImport,
 			"maintenance on": audit.MaintenanceOn, "maintenance off": audit.MaintenanceOff, "audit export": audit.ConsoleAuditExport,
 			"staff add": audit.StaffAdd, "staff disable": audit.StaffDisable,
+			"client add": audit.OIDCClientAdd, "client disable": audit.OIDCClientDisable,
 		}
 		for _, c := range e.calls() {
 			before := e.auditRows(p.Actor())
@@ -174,7 +178,7 @@ func TestAuditRowPerAction(t *testing.T) {
 				t.Fatalf("%s: %d %s", c.name, got.Status, got.Body)
 			}
 			after := e.auditRows(p.Actor())
-			if c.name == "search" || c.name == "staff list" {
+			if c.name == "search" || c.name == "staff list" || c.name == "clients list" {
 				continue
 			}
 			fresh := after[len(before):]

@@ -8,6 +8,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
+	"guichet/internal/oidc"
 	"guichet/internal/staff"
 )
 
@@ -25,6 +26,11 @@ var (
 	errSelf           = api.NewError(http.StatusConflict, "STAFF_SELF", "console.staff.self")
 )
 
+// clientFields are the JSON names of oidc.InvalidError's fields (the
+// CLI's flag names).
+var clientFields = map[string]string{"name": "name", "type": "type", "redirect-uri": "redirectUris",
+	"backchannel-logout-uri": "backchannelLogoutUri", "signing-alg": "signingAlg"}
+
 // validation is a 400 VALIDATION naming the field.
 func validation(field, key string) *api.Error {
 	e := api.NewError(http.StatusBadRequest, "VALIDATION", key)
@@ -38,6 +44,7 @@ func validation(field, key string) *api.Error {
 func apiError(err error) error {
 	var invalid *ValidationError
 	var tokenInvalid *emailtoken.InvalidError
+	var clientInvalid *oidc.InvalidError
 	switch {
 	case err == nil:
 		return nil
@@ -75,6 +82,16 @@ func apiError(err error) error {
 		return errStaffExists
 	case errors.Is(err, staff.ErrInvalid):
 		return validation("staff", "console.staff.invalid")
+	case errors.Is(err, oidc.ErrUnknownClient):
+		return errNotFound
+	case errors.Is(err, oidc.ErrUnknownBrand):
+		return validation("brand", "console.clients.invalid.brand")
+	case errors.As(err, &clientInvalid):
+		field := clientFields[clientInvalid.Field]
+		if field == "" {
+			field = "client"
+		}
+		return validation(field, "console.clients.invalid."+field)
 	}
 	return err
 }

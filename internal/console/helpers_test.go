@@ -11,6 +11,7 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/console"
 	"guichet/internal/emailtoken"
+	"guichet/internal/oidc"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -38,6 +39,7 @@ type env struct {
 	alex     account.Account // belair, holds BEL1234
 	sam      account.Account // intact
 	member   staff.Member    // a staff member admins may disable
+	client   oidc.Client     // a belair OpenID client admins may disable
 }
 
 // each runs fn on a fresh console env on every database (storetest.Each).
@@ -64,8 +66,12 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	oidcs, err := oidc.New(ctx, db, c.Now, func(b string) bool { _, ok := reg.ByID(b); return ok }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := &console.Handler{Service: &console.Service{DB: db, Accounts: accounts, Tokens: tokens, Brands: reg.ByID, Now: c.Now,
-		Staff: staffs, LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }},
+		Staff: staffs, OIDC: oidcs, LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, false, "") }},
 		ConsoleOrigin: "https://console.example"}
 	ah := &account.Handler{Service: accounts}
 	e := &env{Env: te, t: t, accounts: accounts, h: h, brands: reg, mux: testenv.Mux(map[string]api.Handler{
@@ -83,12 +89,19 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		"GET /api/console/v1/staff":                              h.StaffList,
 		"POST /api/console/v1/staff":                             h.StaffAdd,
 		"POST /api/console/v1/staff/{id}/disable":                h.StaffDisable,
+		"GET /api/console/v1/clients":                            h.ClientList,
+		"POST /api/console/v1/clients":                           h.ClientAdd,
+		"POST /api/console/v1/clients/{id}/disable":              h.ClientDisable,
 		// The customer's own calls on the brand site, to prove what staff did.
 		"POST /api/v1/accounts/{id}/temporary":      ah.Temporary,
 		"POST /api/v1/accounts/{id}/authentication": ah.Authentication,
 	})}
 	e.alex = e.create("belair", "Alex.Martin@example.com", "Alex", "Martin", "4165550123", "BEL1234")
 	if e.member, _, err = staffs.Add(ctx, staff.NewMember{Email: "leaving@console.example", Name: "Leaving", Role: staff.RoleAgent}, "cli"); err != nil {
+		t.Fatal(err)
+	}
+	if e.client, _, err = oidcs.AddClient(ctx, oidc.NewClient{Brand: "belair", Name: "Claims", Kind: oidc.Public,
+		RedirectURIs: []string{"https://claims.example/cb"}}, "cli"); err != nil {
 		t.Fatal(err)
 	}
 	e.sam = e.create("intact", "sam.roy@example.com", "Sam", "Roy", "6135550199", "123456789")

@@ -10,6 +10,7 @@ import (
 	"guichet/internal/audit"
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
+	"guichet/internal/oidc"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 )
@@ -24,6 +25,8 @@ type Service struct {
 	Tokens   *emailtoken.Service
 	// Staff is the staff accounts (the admins' calls).
 	Staff *staff.Service
+	// OIDC is the OpenID provider's clients (the admins' calls, issue 30).
+	OIDC *oidc.Service
 	// Brands resolves a brand id (the registry's Get).
 	Brands func(id string) (*brand.Brand, bool)
 	// LinkBase is the scheme://host of a brand's site, where the links of

@@ -77,14 +77,21 @@ func (h *Handler) StaffAdd(w http.ResponseWriter, r *http.Request) error {
 // member can no longer sign in; their sessions end at once. An admin cannot
 // disable themselves (409 STAFF_SELF).
 func (h *Handler) StaffDisable(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.call(r, staff.RoleAdmin, true)
-	if err != nil {
-		return err
-	}
-	id, err := api.PathID(r, "id")
+	c, id, err := h.adminOn(r)
 	if err != nil {
 		return err
 	}
 	m, err := h.Service.StaffDisable(r.Context(), c, id)
 	return api.Reply(w, http.StatusOK, memberOf(m, h.Service.Now()), apiError(err))
+}
+
+// adminOn starts an admin's change of the path's {id} (a staff member, a
+// client): the caller, an admin with a fresh factor, and the id.
+func (h *Handler) adminOn(r *http.Request) (Caller, string, error) {
+	c, err := h.call(r, staff.RoleAdmin, true)
+	if err != nil {
+		return c, "", err
+	}
+	id, err := api.PathID(r, "id")
+	return c, id, err
 }

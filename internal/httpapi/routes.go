@@ -231,6 +231,9 @@ func (s *server) routes() []Route {
 		consoleRoute("GET /api/console/v1/staff", h.StaffList)
 		consoleRoute("POST /api/console/v1/staff", h.StaffAdd)
 		consoleRoute("POST /api/console/v1/staff/{id}/disable", h.StaffDisable)
+		consoleRoute("GET /api/console/v1/clients", h.ClientList)
+		consoleRoute("POST /api/console/v1/clients", h.ClientAdd)
+		consoleRoute("POST /api/console/v1/clients/{id}/disable", h.ClientDisable)
 	}
 
 	// The agents' chat (issue 17): staff session, no fresh factor.

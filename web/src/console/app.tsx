@@ -10,6 +10,7 @@ import { JoinPage } from './cobrowse/join';
 import { AuditPage } from './pages/audit';
 import { ChatPage } from './pages/chat';
 import { ChatFiguresPage, ChatTranscriptsPage } from './pages/chat-figures';
+import { ClientsPage } from './pages/clients';
 import { CustomerPage } from './pages/customer';
 import { ImportPage } from './pages/import';
 import { MaintenancePage } from './pages/maintenance';
@@ -85,6 +86,7 @@ function Header({ viewerDocument }: { viewerDocument: boolean }) {
           {atLeast(me, 'supervisor') ? <Link href="/audit">{t('console.nav.audit')}</Link> : null}
           {atLeast(me, 'supervisor') ? <Link href="/import">{t('console.nav.import')}</Link> : null}
           {atLeast(me, 'admin') ? <Link href="/staff">{t('console.nav.staff')}</Link> : null}
+          {atLeast(me, 'admin') ? <Link href="/clients">{t('console.nav.clients')}</Link> : null}
         </nav>
       ) : null}
       <div className="console-header__tools">
@@ -137,6 +139,7 @@ function Pages({ viewerDocument }: { viewerDocument: boolean }) {
       {atLeast(me ?? null, 'supervisor') ? <Route path="/audit" component={AuditPage} /> : null}
       {atLeast(me ?? null, 'supervisor') ? <Route path="/import" component={ImportPage} /> : null}
       {atLeast(me ?? null, 'admin') ? <Route path="/staff" component={StaffPage} /> : null}
+      {atLeast(me ?? null, 'admin') ? <Route path="/clients" component={ClientsPage} /> : null}
       <Route component={NotFoundPage} />
     </Switch>
   );

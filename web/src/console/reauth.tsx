@@ -5,7 +5,7 @@ import { useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { checkSecurityCode } from '@/lib/rules/security-code';
 import { call } from './api';
-import { Dialog, DialogActions } from './dialog';
+import { ConfirmDialog, Dialog, DialogActions } from './dialog';
 import { errorMessage } from './errors';
 
 /**
@@ -52,5 +52,43 @@ export function ReauthRetry<T>({ pending, onClear, retry }: { pending: T; onClea
         retry(pending);
       }}
     />
+  );
+}
+
+/** An action a page waits on the staff member for: a yes first, then a fresh code if the call asked for one. */
+export type Pending<T> = { step: 'confirm' | 'reauth'; action: T };
+
+/** Whether a call's answer asks for a fresh code: then its action waits for one (the reauth step). */
+export function askedReauth<T>(answer: { errorCode: string }, action: T, setPending: (pending: Pending<T>) => void): boolean {
+  if (answer.errorCode !== 'REAUTH_REQUIRED') return false;
+  setPending({ step: 'reauth', action });
+  return true;
+}
+
+/**
+ * The dialog of a pending action: its confirmation (title and question of
+ * the page; yes runs it), or the re-auth dialog that runs it again. Either
+ * way out, onClose forgets it.
+ */
+export function PendingDialogs<T>({
+  pending,
+  onClose,
+  run,
+  title,
+  question,
+}: {
+  pending: Pending<T> | null;
+  onClose: () => void;
+  run: (action: T) => void;
+  title: (action: T) => string;
+  question: (action: T) => string;
+}) {
+  if (!pending) return null;
+  const { action } = pending;
+  if (pending.step === 'reauth') return <ReauthRetry pending={action} onClear={onClose} retry={run} />;
+  return (
+    <ConfirmDialog title={title(action)} onConfirm={() => run(action)} onCancel={onClose}>
+      <p>{question(action)}</p>
+    </ConfirmDialog>
   );
 }

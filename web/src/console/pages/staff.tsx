@@ -3,10 +3,9 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { call, type Role } from '@/console/api';
-import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
-import { ReauthRetry } from '@/console/reauth';
+import { askedReauth, PendingDialogs, type Pending } from '@/console/reauth';
 import { useSession } from '@/console/session';
 import { ALL_BRANDS } from '@/console/period';
 import { Table } from '@/console/table';
@@ -23,7 +22,7 @@ function staffError(code: string): MessageKey {
   return errorMessage(code);
 }
 
-type Pending = { kind: 'add' } | { kind: 'disable'; member: Member };
+type Action = { kind: 'add' } | { kind: 'disable'; member: Member };
 
 /** /staff (admin): the staff members; add one (the set-up link is shown once), disable one. */
 export function StaffPage() {
@@ -37,8 +36,7 @@ export function StaffPage() {
   const [brands, setBrands] = useState<string[]>([]);
   const [link, setLink] = useState('');
   const [error, setError] = useState<MessageKey | null>(null);
-  const [confirm, setConfirm] = useState<Pending | null>(null);
-  const [reauth, setReauth] = useState<Pending | null>(null);
+  const [pending, setPending] = useState<Pending<Action> | null>(null);
 
   const load = useCallback(async () => {
     const answer = await call('get', '/staff');
@@ -49,22 +47,19 @@ export function StaffPage() {
     void load();
   }, [load]);
 
-  const run = async (pending: Pending) => {
-    setConfirm(null);
+  const run = async (action: Action) => {
+    setPending(null);
     const answer =
-      pending.kind === 'add'
+      action.kind === 'add'
         ? await call('post', '/staff', { body: { email: email.trim(), name: name.trim(), role, brands } })
-        : await call('post', '/staff/{id}/disable', { params: { id: pending.member.id } });
-    if (answer.errorCode === 'REAUTH_REQUIRED') {
-      setReauth(pending);
-      return;
-    }
+        : await call('post', '/staff/{id}/disable', { params: { id: action.member.id } });
+    if (askedReauth(answer, action, setPending)) return;
     if (answer.status !== 200) {
       setError(staffError(answer.errorCode));
       return;
     }
     setError(null);
-    if (pending.kind === 'add') {
+    if (action.kind === 'add') {
       setLink((answer.data as { setupLink?: string } | null)?.setupLink ?? '');
       setEmail('');
       setName('');
@@ -79,7 +74,7 @@ export function StaffPage() {
       return;
     }
     setLink('');
-    setConfirm({ kind: 'add' });
+    setPending({ step: 'confirm', action: { kind: 'add' } });
   };
 
   return (
@@ -106,7 +101,7 @@ export function StaffPage() {
               <td>{m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')}</td>
               <td>
                 {!m.disabled && m.id !== me?.id ? (
-                  <button type="button" className="console-button console-button--quiet" onClick={() => setConfirm({ kind: 'disable', member: m })}>
+                  <button type="button" className="console-button console-button--quiet" onClick={() => setPending({ step: 'confirm', action: { kind: 'disable', member: m } })}>
                     {t('console.staff.disable', { email: m.email })}
                   </button>
                 ) : null}
@@ -163,21 +158,17 @@ export function StaffPage() {
           </p>
         ) : null}
       </div>
-      {reauth ? (
-        <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(pending) => void run(pending)} />
-      ) : confirm ? (
-        <ConfirmDialog
-          title={confirm.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle')}
-          onConfirm={() => void run(confirm)}
-          onCancel={() => setConfirm(null)}
-        >
-          <p>
-            {confirm.kind === 'add'
-              ? t('console.staff.confirmAdd', { email: email.trim(), role: t(roleKey[role]) })
-              : t('console.staff.confirmDisable', { email: confirm.member.email })}
-          </p>
-        </ConfirmDialog>
-      ) : null}
+      <PendingDialogs
+        pending={pending}
+        onClose={() => setPending(null)}
+        run={(action) => void run(action)}
+        title={(action) => (action.kind === 'add' ? t('console.staff.add') : t('console.staff.disableTitle'))}
+        question={(action) =>
+          action.kind === 'add'
+            ? t('console.staff.confirmAdd', { email: email.trim(), role: t(roleKey[role]) })
+            : t('console.staff.confirmDisable', { email: action.member.email })
+        }
+      />
     </section>
   );
 }

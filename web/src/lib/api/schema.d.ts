@@ -922,6 +922,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/console/v1/clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Admin: the OpenID Connect clients of the brands the admin serves, by brand then name (issue 30). */
+        get: operations["consoleClientList"];
+        put?: never;
+        /** Admin: register an OpenID Connect client of a brand served, as `guichet clients add` does; a confidential client's secret is answered this once (only its hash is kept). Needs a fresh second factor; audited (oidc.client_add, no secret). */
+        post: operations["consoleClientAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/console/v1/clients/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Admin: disable an OpenID Connect client of a brand served: it can no longer start a sign-in, trade a code or refresh a token. Needs a fresh second factor; audited (oidc.client_disable) the first time. */
+        post: operations["consoleClientDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/salesforceConfig": {
         parameters: {
             query?: never;
@@ -2092,6 +2127,41 @@ export interface components {
             lockedUntil: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** @description An OpenID Connect client (relying party) of one brand (issue 30); never its secret. */
+        ConsoleClient: {
+            /** @description The client_id. */
+            id: string;
+            brand: string;
+            name: string;
+            /** @enum {string} */
+            type: "public" | "confidential";
+            /** @description Not the insurer's own application: the customer consents. */
+            thirdParty: boolean;
+            redirectUris: string[];
+            /** @description Empty: none. */
+            backchannelLogoutUri: string;
+            /** @enum {string} */
+            signingAlg: "ES256" | "RS256";
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+        };
+        ConsoleClientAddRequest: {
+            brand: string;
+            name: string;
+            /** @enum {string} */
+            type: "public" | "confidential";
+            thirdParty?: boolean;
+            /** @description Matched to the letter: https, http only to a loopback host, a reverse-domain custom scheme only for a public client; no wildcard, fragment or user information. */
+            redirectUris: string[];
+            /** @description Empty or absent: none. */
+            backchannelLogoutUri?: string;
+            /**
+             * @description Empty or absent: ES256.
+             * @enum {string}
+             */
+            signingAlg?: "ES256" | "RS256";
         };
         ConsoleTemporaryPassword: {
             /** @enum {string} */
@@ -5156,6 +5226,105 @@ export interface operations {
             };
             /** @description STAFF_SELF: an admin cannot disable themselves. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleClientList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The clients. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        clients: components["schemas"]["ConsoleClient"][];
+                    };
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleClientAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsoleClientAddRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered: the client and, for a confidential one, its secret (shown once). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client: components["schemas"]["ConsoleClient"];
+                        /** @description Confidential clients only: 32 random bytes, base64url; never answered again. */
+                        clientSecret?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION naming the field (brand, name, type, redirectUris, backchannelLogoutUri or signingAlg) and its message key (console.clients.invalid.<field>). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            500: components["responses"]["Technical"];
+        };
+    };
+    consoleClientDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client, disabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleClient"];
+                };
+            };
+            401: components["responses"]["StaffUnauthorized"];
+            403: components["responses"]["ConsoleForbidden"];
+            /** @description NOT_FOUND: no such client. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
