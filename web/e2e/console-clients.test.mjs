@@ -52,7 +52,7 @@ test('an admin registers a confidential client, sees its secret once, and disabl
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
     await page.evaluate(() => navigator.clipboard.writeText(''));
     const listed = await server.cli('clients', 'list', '--brand', 'intact');
-    assert.match(listed, new RegExp(`^${clientID}\\s+intact\\s+Claims centre\\s+confidential\\s+first\\s+ES256\\s+.*\\sactive$`, 'm'));
+    assert.match(listed, new RegExp(`^${clientID}\\s+intact\\s+Claims centre\\s+confidential\\s+client_secret_basic\\s+first\\s+ES256\\s+.*\\sactive$`, 'm'));
 
     await page.getByRole('button', { name: en['console.clients.hideSecret'] }).click();
     await shown.waitFor({ state: 'detached' });
