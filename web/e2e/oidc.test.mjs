@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { HANG_MS, arrive, checkA11y, codeOf, freePort, keepSecret, press, seenMail, startSuite, typeInto, waitForMail, withContext } from './harness.mjs';
+import { HANG_MS, advanceClock, arrive, checkA11y, codeOf, freePort, keepSecret, press, seenMail, startSuite, typeInto, waitForMail, withContext } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
@@ -186,4 +186,20 @@ test('a visitor who forgot their password resets it on the way to the applicatio
     await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), NEW_PASSWORD);
     await press(page, page.getByRole('button', { name: m['recovery.reset.submit'] }));
     await reachedUpstreamAs(page, email);
+  }));
+
+test('a visitor who takes longer than the pending request lives ends signed in at the portal, and the application then signs them in at once', () =>
+  withContext(browser, {}, async (page) => {
+    const m = messages.en;
+    await page.goto(`${proxyURL}/`);
+    await arrive(page, m['login.title'], { focus: false });
+    // The request waits 10 minutes (oidc.AuthRequestTTL): the server's clock moves past them.
+    await advanceClock(server, '11m');
+    await typeInto(page, page.getByLabel(m['form.email']), 'demo@belair.example');
+    await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(server.url('belair', '/my-account'));
+    await arrive(page, m['account.title'], { focus: false });
+    await page.goto(`${proxyURL}/`);
+    await reachedUpstreamAs(page, 'demo@belair.example');
   }));
