@@ -12,7 +12,8 @@ import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { HANG_MS, checkA11y, freePort, keepSecret, startSuite, withContext } from './harness.mjs';
+import { HANG_MS, advanceClock, arrive, checkA11y, codeOf, freePort, keepSecret, press, seenMail, startSuite, typeInto, waitForMail, withContext } from './harness.mjs';
+import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const proxyBinary = join(dirname(fileURLToPath(import.meta.url)), '../../bin/oauth2-proxy');
@@ -87,4 +88,118 @@ test('an application behind oauth2-proxy signs its customer in on the portal, an
     await page.goto(`${proxyURL}/`);
     await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
     assert.match(page.url(), /^http:\/\/belair\.localhost:\d+\/\?lang=en$/);
+  }));
+
+/** What the visitor reads, by language: the catalogue with the registration sections. */
+const messages = registrationMessages('smartRegistration');
+
+/**
+ * Sends a fresh visitor from the application to the portal as a client
+ * asking for a language does: oauth2-proxy's own /oauth2/start (its state
+ * and PKCE cookies in the visitor's context) gives the authorization
+ * request, to which the test adds ui_locales (oauth2-proxy has no option
+ * for it), and the browser follows it.
+ * @param {import('playwright-core').Page} page
+ * @param {string} uiLocales
+ */
+async function startSignIn(page, uiLocales) {
+  const start = await page.context().request.get(`${proxyURL}/oauth2/start?rd=%2F`, { maxRedirects: 0 });
+  assert.equal(start.status(), 302);
+  const authorize = new URL(start.headers()['location'] ?? '');
+  assert.equal(authorize.pathname, '/oidc/authorize');
+  authorize.searchParams.set('ui_locales', uiLocales);
+  await page.goto(authorize.href);
+}
+
+/**
+ * Waits for the upstream's page and checks who oauth2-proxy vouches for.
+ * @param {import('playwright-core').Page} page
+ * @param {string} email
+ */
+async function reachedUpstreamAs(page, email) {
+  await page.getByRole('heading', { level: 1, name: 'Claims centre' }).waitFor();
+  assert.equal(page.url(), `${proxyURL}/`);
+  assert.equal(await page.locator('#user').textContent(), email);
+}
+
+test('a visitor without an account creates one on the way to the application (smart registration) and reaches it as the new account', () =>
+  withContext(browser, {}, async (page) => {
+    const m = messages.en;
+    const email = 'reg-email@belair.example';
+    await page.goto(`${proxyURL}/`);
+    await arrive(page, m['login.title'], { focus: false });
+    await press(page, page.getByRole('link', { name: m['login.createAccount'] }));
+    await arrive(page, m['smartRegistration.accountType.title']);
+    await press(page, page.getByRole('button', { name: m['smartRegistration.next'], exact: true }));
+    await arrive(page, m['smartRegistration.identification.title']);
+    // Emma Courriel (docs/registration-demo.md): an email on file only, so its code goes at once.
+    const fields = [
+      ['smartRegistration.field.policyNumber', 'REG0001'],
+      ['smartRegistration.field.firstName', 'Emma'],
+      ['smartRegistration.field.lastName', 'Courriel'],
+      ['form.day', DOB.day],
+    ];
+    for (const [label, value] of fields) await typeInto(page, page.getByLabel(m[label] ?? label), value ?? '');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(DOB.month.en);
+    await typeInto(page, page.getByLabel(m['form.year']), DOB.year);
+    await typeInto(page, page.getByLabel(m['smartRegistration.field.postalCode']), POSTAL);
+    await typeInto(page, page.getByLabel(m['smartRegistration.field.driverLicence']), LICENCE);
+    const seen = await seenMail(server, email);
+    await press(page, page.getByRole('button', { name: m['smartRegistration.next'], exact: true }));
+    await arrive(page, m['smartRegistration.code.title']);
+    const mail = await waitForMail(server, email, 'registration-code', seen);
+    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+    await press(page, page.getByRole('button', { name: m['smartRegistration.next'], exact: true }));
+    await arrive(page, m['smartRegistration.email.title']);
+    await press(page, page.getByRole('button', { name: m['smartRegistration.email.useThis'], exact: true }));
+    await arrive(page, m['smartRegistration.create.title']);
+    await typeInto(page, page.getByLabel(m['smartRegistration.create.password'], { exact: true }), NEW_PASSWORD);
+    await typeInto(page, page.getByLabel(m['smartRegistration.create.confirmation']), NEW_PASSWORD);
+    await press(page, page.getByRole('checkbox'));
+    await press(page, page.getByRole('button', { name: m['smartRegistration.create.submit'], exact: true }));
+    await arrive(page, m['smartRegistration.confirmation.title']);
+    // Its button posts the SSO form, whose success completes the pending request.
+    await press(page, page.getByRole('button', { name: m['smartRegistration.confirmation.goToProfile'], exact: true }));
+    await reachedUpstreamAs(page, email);
+  }));
+
+test('a visitor who forgot their password resets it on the way to the application, in the French the client asked for, and reaches it', () =>
+  withContext(browser, {}, async (page) => {
+    const m = messages.fr;
+    const email = 'francais@belair.example';
+    await startSignIn(page, 'fr-CA');
+    await arrive(page, m['login.title'], { focus: false });
+    assert.match(page.url(), /\/\?lang=fr$/);
+    await press(page, page.getByRole('link', { name: m['login.forgot'] }));
+    await arrive(page, m['recovery.forgot.title']);
+    await typeInto(page, page.getByLabel(m['form.email']), email);
+    const seen = await seenMail(server, email);
+    await press(page, page.getByRole('button', { name: m['recovery.forgot.submit'] }));
+    await arrive(page, m['recovery.verify.title']);
+    const mail = await waitForMail(server, email, 'reset-code', seen);
+    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+    await press(page, page.getByRole('button', { name: m['recovery.verify.submit'] }));
+    await arrive(page, m['recovery.reset.title']);
+    await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+    await typeInto(page, page.getByLabel(m['recovery.reset.newPassword'], { exact: true }), NEW_PASSWORD);
+    await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), NEW_PASSWORD);
+    await press(page, page.getByRole('button', { name: m['recovery.reset.submit'] }));
+    await reachedUpstreamAs(page, email);
+  }));
+
+test('a visitor who takes longer than the pending request lives ends signed in at the portal, and the application then signs them in at once', () =>
+  withContext(browser, {}, async (page) => {
+    const m = messages.en;
+    await page.goto(`${proxyURL}/`);
+    await arrive(page, m['login.title'], { focus: false });
+    // The request waits 10 minutes (oidc.AuthRequestTTL): the server's clock moves past them.
+    await advanceClock(server, '11m');
+    await typeInto(page, page.getByLabel(m['form.email']), 'demo@belair.example');
+    await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(server.url('belair', '/my-account'));
+    await arrive(page, m['account.title'], { focus: false });
+    await page.goto(`${proxyURL}/`);
+    await reachedUpstreamAs(page, 'demo@belair.example');
   }));
