@@ -3,6 +3,7 @@ import { useLocation } from 'wouter';
 import { isMessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
+import { loadSection, MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
 import { privateMark } from '@/lib/cobrowse/privacy';
 import { accountApi, type Me, type MePolicy } from '@/lib/flow/account-api';
@@ -27,6 +28,21 @@ const roleKeys = { holder: 'account.role.holder', driver: 'account.role.driver' 
  * visitor goes back to login.
  */
 export default function MyAccountRoute() {
+  const { language } = useSite();
+  // The texts of the page's sections (its security settings, its connected
+  // applications) load before its first render: a section that loaded
+  // later would suspend the page already shown, hide it and lose its focus.
+  void loadSection('oidc', language);
+  return (
+    <MessageSection name="security" language={language}>
+      <MessageSection name="oidc" language={language}>
+        <MyAccountPage />
+      </MessageSection>
+    </MessageSection>
+  );
+}
+
+function MyAccountPage() {
   const t = useT();
   const clients = useApiClients();
   const { run, roadblock, dialog } = useFlowResponse();
