@@ -38,6 +38,7 @@ import (
 	"guichet/internal/oidc"
 	"guichet/internal/oidc/provider"
 	"guichet/internal/policy"
+	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -522,6 +523,12 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	deps.Account = &account.Handler{Service: accounts}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries, Sessions: deps.SSO}
+	proofs, err := reauth.New(ctx, accounts, sessions)
+	if err != nil {
+		return fmt.Errorf("reauth: %w", err)
+	}
+	proofs.Poke = worker.Poke
+	deps.Reauth = &reauth.Handler{Service: proofs, Sessions: deps.SSO}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
 	if err != nil {
 		return err
@@ -575,7 +582,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 			return chat.Purge(ctx, chats, a.Brands.All())
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
-		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
+		}, staffs.Prune, accounts.Prune, recoveries.Prune, proofs.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)

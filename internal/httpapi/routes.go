@@ -116,6 +116,12 @@ func (s *server) routes() []Route {
 		// The signed-in customer's own change, from My account (issue 31).
 		apiRoute("POST /api/v1/me/password", h.ChangePassword)
 	}
+	// The fresh proof a security change on My account asks for (issue 31).
+	if h := s.deps.Reauth; h != nil {
+		apiRoute("GET /api/v1/me/reauth", h.Status)
+		apiRoute("POST /api/v1/me/reauth", h.Prove)
+		apiRoute("POST /api/v1/me/reauth/code", h.SendCode)
+	}
 
 	// Legacy registration (spec §2.4, §4.2); its find is accounts/find's
 	// registration variant.

@@ -22,6 +22,7 @@ import (
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc/provider"
+	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -69,6 +70,7 @@ type Deps struct {
 	Account  *account.Handler
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
+	Reauth   *reauth.Handler
 	// Registration is legacy registration (accounts/find and
 	// accounts/{id}/authentication are dispatched between it and Account
 	// in overload.go).

@@ -228,6 +228,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/reauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether this session may make a security change without another proof (issue 31: a proof counts 10 minutes; a sign-in is one). */
+        get: operations["reauthStatus"];
+        put?: never;
+        /** Prove again who the customer is: the password (checked as a sign-in checks it: rate limit, lockout) or the code emailed by /api/v1/me/reauth/code (single use, five wrong guesses end it, 10 minutes). A security change answered 403 REAUTH_REQUIRED goes on after this. Audited (reauth.password, reauth.code). */
+        post: operations["reauthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/reauth/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a re-authentication code to the account's address, in the page's language (the one before dies). Five per session, ten an hour per account. Audited (reauth.code_send). */
+        post: operations["sendReauthCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/applications": {
         parameters: {
             query?: never;
@@ -1560,6 +1595,19 @@ export interface components {
         PasswordChange: {
             currentPassword: string;
             newPassword: string;
+        };
+        ReauthStatus: {
+            /**
+             * Format: date-time
+             * @description Until when this session's last proof (its sign-in, a password, a code or a passkey) lets the customer make a security change; null when it no longer does.
+             */
+            freshUntil: string | null;
+        };
+        /** @description Exactly one of password and code. */
+        ReauthProof: {
+            password?: string;
+            /** @description The six digits emailed by POST /api/v1/me/reauth/code. */
+            code?: string;
         };
         ConsentInfo: {
             /** @description The application's name. */
@@ -3318,6 +3366,145 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    reauthStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReauthStatus"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    reauthenticate: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReauthProof"];
+            };
+        };
+        responses: {
+            /** @description Proved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReauthStatus"];
+                };
+            };
+            /** @description WRONG_CURRENT_PASSWORD, INVALID_ACTIVATION_CODE, the code's rule, or BAD_REQUEST (neither or both). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION or CODE_EXPIRED (none sent, used, expired or replaced). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    sendReauthCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESEND_LIMIT_REACHED. */
             429: {
                 headers: {
                     [name: string]: unknown;
