@@ -160,6 +160,21 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 	if err != nil && !errors.Is(err, ErrMalformedHash) {
 		return err
 	}
+	return s.settle(ctx, r, found, match, c, e, func() (string, error) {
+		if !rehash {
+			return "", nil
+		}
+		return s.Hasher.Hash(ctx, c.Password)
+	}, onSuccess)
+}
+
+// settle decides a sign-in once its proof is checked (match): unknown,
+// locked, wrong (counted toward the lockout), wrong security answers,
+// disabled, or right — then the failures are cleared, newHash (nil: no
+// new hash) is stored and onSuccess runs in the transaction that records
+// the success. A password and a passkey both end here.
+func (s *Service) settle(ctx context.Context, r record, found, match bool, c Credentials, e audit.Event,
+	newHash func() (string, error), onSuccess func(*store.Tx, Account) error) error {
 	now := s.Now()
 	answers := SecurityAnswers{DateOfBirth: r.DateOfBirth, PostalCode: r.PostalCode}
 	if c.Answers != nil {
@@ -196,9 +211,10 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 		}
 		return ErrDisabled
 	}
-	newHash := ""
-	if rehash {
-		if newHash, err = s.Hasher.Hash(ctx, c.Password); err != nil {
+	rehashed := ""
+	if newHash != nil {
+		var err error
+		if rehashed, err = newHash(); err != nil {
 			return err
 		}
 	}
@@ -223,9 +239,9 @@ func (s *Service) checkPassword(ctx context.Context, r record, found bool, c Cre
 				return err
 			}
 		}
-		if newHash != "" {
+		if rehashed != "" {
 			if _, err := tx.Exec(ctx, "UPDATE accounts SET password_hash = ?, updated_at = ? WHERE id = ?",
-				newHash, now.UnixMilli(), r.ID); err != nil {
+				rehashed, now.UnixMilli(), r.ID); err != nil {
 				return err
 			}
 			e.Detail = "rehashed"

@@ -38,6 +38,7 @@ import (
 	"guichet/internal/oidc"
 	"guichet/internal/oidc/provider"
 	"guichet/internal/policy"
+	"guichet/internal/passkey"
 	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
@@ -529,6 +530,8 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	}
 	proofs.Poke = worker.Poke
 	deps.Reauth = &reauth.Handler{Service: proofs, Sessions: deps.SSO}
+	passkeys := passkey.New(accounts, sessions)
+	deps.Passkeys = &passkey.Handler{Service: passkeys, Sessions: deps.SSO}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
 	if err != nil {
 		return err
@@ -536,7 +539,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	a.Staff = staffs
 	deps.Staff = &staff.Handler{Service: staffs, Dev: a.cfg.Dev}
 	deps.Console = &console.Handler{Service: &console.Service{DB: a.DB, Accounts: accounts, Tokens: tokens,
-		Brands: a.Brands.ByID, Now: a.cfg.clock(), Staff: staffs,
+		Brands: a.Brands.ByID, Now: a.cfg.clock(), Staff: staffs, Passkeys: passkeys,
 		LinkBase: func(b *brand.Brand) string { return emailtoken.LinkBase(b, a.cfg.Dev, a.cfg.Addr) }},
 		ConsoleOrigin: ConsoleOrigin(a.cfg)}
 	retention, err := a.cfg.auditRetention()

@@ -120,6 +120,9 @@ var plausibleBodies = map[string][]string{
 	"GET /api/v1/oidc/requests/{id}/consent":                    {``},
 	"DELETE /api/v1/me/applications/{clientId}":                 {``},
 	"DELETE /api/v1/me/sessions/{id}":                           {``},
+	"PATCH /api/v1/me/passkeys/{id}":                            {`{"name":"Phone"}`},
+	"DELETE /api/v1/me/passkeys/{id}":                           {``},
+	"POST /api/console/v1/customers/{id}/passkeys/remove":       {``},
 	"POST /api/v1/accounts/{id}/validations/{validationId}/{$}": {`{"validationValue":"{code}"}`},
 	"POST /api/v1/accounts/{id}/password": {
 		`{"password":"Brand-New-Pass-2026!","token":"AAAAAAAAAAAAAAAAAAAAAA","postalCode":"M5V 2T6"}`,

@@ -53,6 +53,25 @@ const (
 	ReauthCode Name = "reauth.code"
 )
 
+// Passkeys (internal/passkey, issue 31).
+const (
+	// PasskeyAdd: passkey, a passkey added on My account (outcome ok, or
+	// invalid when the browser's answer did not verify).
+	PasskeyAdd Name = "passkey.add"
+	// PasskeyRename: passkey, a passkey renamed by its customer.
+	PasskeyRename Name = "passkey.rename"
+	// PasskeyRemove: passkey, a passkey removed by its customer, or by
+	// staff from the console (actor the staff member; detail the count).
+	PasskeyRemove Name = "passkey.remove"
+	// PasskeySignIn: passkey, a sign-in by passkey (outcome ok,
+	// unknown_credential, invalid, expired; the account's refusals —
+	// locked, disabled — are sso.login's, detail passkey).
+	PasskeySignIn Name = "passkey.sign_in"
+	// PasskeyReauth: passkey, a passkey assertion as a re-authentication
+	// on My account.
+	PasskeyReauth Name = "passkey.reauth"
+)
+
 // Staff's changes to a customer's account (internal/account, called by the
 // console; actor the staff member).
 const (

@@ -41,6 +41,12 @@ func (h *Handler) Disable(w http.ResponseWriter, r *http.Request) error {
 	return h.customerAction(w, r, h.Service.Disable)
 }
 
+// RemovePasskeys is POST /customers/{id}/passkeys/remove: every passkey
+// of the account removed (issue 31).
+func (h *Handler) RemovePasskeys(w http.ResponseWriter, r *http.Request) error {
+	return h.customerAction(w, r, h.Service.RemovePasskeys)
+}
+
 // Enable is POST /customers/{id}/enable (account.Enable).
 func (h *Handler) Enable(w http.ResponseWriter, r *http.Request) error {
 	return h.customerAction(w, r, h.Service.Enable)

@@ -11,6 +11,7 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/emailtoken"
 	"guichet/internal/oidc"
+	"guichet/internal/passkey"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 )
@@ -27,6 +28,9 @@ type Service struct {
 	Staff *staff.Service
 	// OIDC is the OpenID provider's clients (the admins' calls, issue 30).
 	OIDC *oidc.Service
+	// Passkeys is the customers' passkeys: their count and their removal
+	// (issue 31).
+	Passkeys *passkey.Service
 	// Brands resolves a brand id (the registry's Get).
 	Brands func(id string) (*brand.Brand, bool)
 	// LinkBase is the scheme://host of a brand's site, where the links of

@@ -54,6 +54,19 @@ func (s *Service) Unlock(ctx context.Context, c Caller, a account.Account) (acco
 	return s.reload(ctx, a)
 }
 
+// RemovePasskeys removes every passkey of the account (passkey.RemoveAll,
+// audited passkey.remove with the staff member as actor): the customer
+// signs in with the password and adds them again.
+func (s *Service) RemovePasskeys(ctx context.Context, c Caller, a account.Account) (account.Account, error) {
+	if s.Passkeys == nil {
+		return a, nil
+	}
+	if _, err := s.Passkeys.RemoveAll(ctx, a.Brand, a.ID, c.Staff.Actor(), c.IP); err != nil {
+		return a, err
+	}
+	return s.reload(ctx, a)
+}
+
 // Disable disables the account (account.Disable, audited there with the
 // staff member as actor).
 func (s *Service) Disable(ctx context.Context, c Caller, a account.Account) (account.Account, error) {

@@ -83,6 +83,8 @@ type Detail struct {
 	OpenRegistrations []registration.OpenRegistration
 	// Events are the 50 most recent audit events, newest first.
 	Events []audit.Event
+	// Passkeys is how many passkeys the account has (issue 31).
+	Passkeys int
 }
 
 // View reads a customer's Detail (a customer Customer returned: of a brand
@@ -123,6 +125,11 @@ func (s *Service) detail(ctx context.Context, a account.Account) (Detail, error)
 	d.OpenRegistrations, err = registration.OpenFor(ctx, s.DB, a.Brand, account.NormalizeEmail(a.Email), people, now)
 	if err != nil {
 		return d, err
+	}
+	if s.Passkeys != nil {
+		if d.Passkeys, err = s.Passkeys.Count(ctx, a.ID); err != nil {
+			return d, err
+		}
 	}
 	events, err := audit.ForAccount(ctx, s.DB, a.Brand, a.ID, 50)
 	if err != nil {

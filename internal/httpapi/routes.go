@@ -117,6 +117,21 @@ func (s *server) routes() []Route {
 		apiRoute("POST /api/v1/me/password", h.ChangePassword)
 	}
 	// The fresh proof a security change on My account asks for (issue 31).
+	// Passkeys (issue 31, internal/passkey): My account's list and
+	// changes, the login page's sign-in (its ticket goes to the SSO form
+	// post), and a passkey as a re-authentication proof.
+	if h := s.deps.Passkeys; h != nil {
+		apiRoute("GET /api/v1/me/passkeys", h.List)
+		apiRoute("POST /api/v1/me/passkeys", h.FinishRegistration)
+		apiRoute("POST /api/v1/me/passkeys/registration", h.BeginRegistration)
+		apiRoute("POST /api/v1/me/passkeys/offer", h.Offered)
+		apiRoute("PATCH /api/v1/me/passkeys/{id}", h.Rename)
+		apiRoute("DELETE /api/v1/me/passkeys/{id}", h.Remove)
+		apiRoute("POST /api/v1/passkeys/login", h.BeginLogin)
+		apiRoute("POST /api/v1/passkeys/login/finish", h.FinishLogin)
+		apiRoute("POST /api/v1/me/reauth/passkey", h.BeginReauth)
+		apiRoute("POST /api/v1/me/reauth/passkey/finish", h.FinishReauth)
+	}
 	if h := s.deps.Reauth; h != nil {
 		apiRoute("GET /api/v1/me/reauth", h.Status)
 		apiRoute("POST /api/v1/me/reauth", h.Prove)
@@ -228,6 +243,7 @@ func (s *server) routes() []Route {
 		consoleRoute("POST /api/console/v1/customers/{id}/unlock", h.Unlock)
 		consoleRoute("POST /api/console/v1/customers/{id}/disable", h.Disable)
 		consoleRoute("POST /api/console/v1/customers/{id}/enable", h.Enable)
+		consoleRoute("POST /api/console/v1/customers/{id}/passkeys/remove", h.RemovePasskeys)
 		consoleRoute("POST /api/console/v1/customers/{id}/temporary-password", h.TemporaryPassword)
 		consoleRoute("POST /api/console/v1/customers/{id}/reset-email", h.ResetEmail)
 		consoleRoute("POST /api/console/v1/customers/{id}/invitation", h.Invitation)

@@ -22,6 +22,7 @@ import (
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc/provider"
+	"guichet/internal/passkey"
 	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
@@ -71,6 +72,9 @@ type Deps struct {
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
 	Reauth   *reauth.Handler
+	// Passkeys is the customer's passkeys (issue 31): My account, the
+	// login page's sign-in and the re-authentication proof.
+	Passkeys *passkey.Handler
 	// Registration is legacy registration (accounts/find and
 	// accounts/{id}/authentication are dispatched between it and Account
 	// in overload.go).
