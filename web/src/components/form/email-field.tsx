@@ -6,7 +6,7 @@ import { TextField } from './text-field';
 export interface EmailFieldProps {
   name: string;
   /** 'username' where the email is the account name (login), so password managers pair it with the password. */
-  autoComplete: 'username' | 'email';
+  autoComplete: 'username' | 'username webauthn' | 'email';
   /** Defaults to "Email address"; a retype field passes its own. */
   label?: string;
   hint?: ReactNode;

@@ -9,6 +9,7 @@ import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { checkLoginPassword } from '@/lib/rules/login-password';
 import { checkSecurityCode } from '@/lib/rules/security-code';
+import { getPasskey, passkeysSupported } from '@/lib/webauthn/webauthn';
 
 /** An API answer as the second client gives it. */
 export type Answer = { status: number; data: unknown };
@@ -71,6 +72,26 @@ export function ReauthPrompt({ onDone }: { onDone: (proved: boolean) => void }) 
     setStatus(t(answer?.status === 429 ? 'security.reauth.sendLimit' : 'security.reauth.failed'));
   };
 
+  // A passkey of this account is a proof too (internal/passkey).
+  const byPasskey = async () => {
+    const begun = await clients.second.request('post', '/me/reauth/passkey').catch(() => null);
+    if (begun?.status === 401) return setSignedOut(true);
+    const ceremony = begun?.data as { challengeId?: string; options?: unknown } | undefined;
+    if (begun?.status !== 200 || !ceremony?.challengeId) {
+      return setStatus(t(begun?.status === 404 ? 'security.passkeys.none' : 'security.reauth.failed'));
+    }
+    let credential;
+    try {
+      credential = await getPasskey(ceremony.options);
+    } catch {
+      return setStatus(t('security.passkeys.cancelled'));
+    }
+    const body = { challengeId: ceremony.challengeId, credential };
+    const done = await clients.second.request('post', '/me/reauth/passkey/finish', { body }).catch(() => null);
+    if (done?.status === 200) return onDone(true);
+    setStatus(t('security.reauth.failed'));
+  };
+
   const submit = async (values: { password: string; code: string }) => {
     const body = byCode ? { code: values.code } : { password: values.password };
     const answer = await clients.second.request('post', '/me/reauth', { body }).catch(() => null);
@@ -109,6 +130,11 @@ export function ReauthPrompt({ onDone }: { onDone: (proved: boolean) => void }) 
         <SubmitButton>{t('security.reauth.submit')}</SubmitButton>
       </Form>
       <p className="reauth__actions">
+        {passkeysSupported() ? (
+          <button type="button" className="reauth__action" onClick={() => void byPasskey()}>
+            {t('security.reauth.usePasskey')}
+          </button>
+        ) : null}
         <button type="button" className="reauth__action" onClick={() => void sendCode()}>
           {t(byCode ? 'security.reauth.sendAgain' : 'security.reauth.sendCode')}
         </button>

@@ -10,6 +10,7 @@ import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { useSite } from '@/lib/site/site-context';
 import { randomAttemptLimit } from '@/lib/flow/attempts';
 import { postToSso } from '@/lib/flow/sso-form';
+import { getPasskey, PASSWORD_SIGN_IN } from '@/lib/webauthn/webauthn';
 
 export interface LoginFlow {
   /**
@@ -18,6 +19,14 @@ export interface LoginFlow {
    * form post. Resolves the message to show, or null when the page is left.
    */
   signIn(email: string, password: string): Promise<Message | null>;
+  /**
+   * Signs in with a passkey (issue 31): the browser's chooser, or with
+   * `conditional` its autofill on the email field (resolves only once the
+   * visitor picks one; `signal` aborts it). The assertion's ticket goes to
+   * the SSO form post as a password's does. Resolves the message to show,
+   * or null (the page is left, or the visitor cancelled).
+   */
+  signInWithPasskey(mediation?: 'conditional', signal?: AbortSignal): Promise<Message | null>;
   /** The SSO form post is under way: the page is being left, so it takes no second submit. */
   leaving: boolean;
   /** The soft roadblock dialog, when one is open. */
@@ -86,11 +95,40 @@ export function useLoginFlow(): LoginFlow {
       const ticket = authenticated.answer.value?.loginTicket;
       if (authenticated.outcome.kind !== 'continue' || ticket === undefined) return failure(authenticated.outcome);
       setLeaving(true);
+      sessionStorage.setItem(PASSWORD_SIGN_IN, '1');
       postToSso(ssoUrl, { username: email, password, ticket });
       return null;
     },
     [clients, run, failure, navigate, ssoUrl],
   );
 
-  return { signIn, leaving, dialog };
+  const signInWithPasskey = useCallback(
+    async (mediation?: 'conditional', signal?: AbortSignal): Promise<Message | null> => {
+      const v1 = clients.second;
+      const begun = await run(() => v1.request('post', '/passkeys/login'), 'authentication');
+      if (!begun) return null;
+      const ceremony = begun.answer.data as { challengeId?: string; options?: unknown } | undefined;
+      if (begun.answer.status !== 200 || !ceremony?.challengeId) return begun.outcome.kind === 'message' ? outcomeMessage(begun.outcome) : null;
+      let credential;
+      try {
+        credential = await getPasskey(ceremony.options, mediation, signal);
+      } catch {
+        return null; // cancelled, aborted, or no passkey here
+      }
+      const body = { challengeId: ceremony.challengeId, credential };
+      const done = await run(() => v1.request('post', '/passkeys/login/finish', { body }), 'authentication');
+      if (!done) return null;
+      const signedIn = done.answer.data as { loginTicket?: string; email?: string } | undefined;
+      if (done.answer.status !== 200 || !signedIn?.loginTicket || !signedIn.email) {
+        return done.outcome.kind === 'message' || done.answer.status === 400 ? 'login.passkeyError' : null;
+      }
+      setLeaving(true);
+      sessionStorage.removeItem(PASSWORD_SIGN_IN);
+      postToSso(ssoUrl, { username: signedIn.email, password: '', ticket: signedIn.loginTicket });
+      return null;
+    },
+    [clients, run, ssoUrl],
+  );
+
+  return { signIn, signInWithPasskey, leaving, dialog };
 }

@@ -14,6 +14,7 @@ import { useSite } from '@/lib/site/site-context';
 import { formatPolicyNumber } from '@/features/account/policy-number';
 import { ChangePassword } from '@/features/account/change-password';
 import { ConnectedApps } from '@/features/account/connected-apps';
+import { Passkeys } from '@/features/account/passkeys';
 import { Sessions } from '@/features/account/sessions';
 import '@/features/account/account.css';
 
@@ -77,6 +78,7 @@ function MyAccountPage() {
         <>
           <MyAccountDetails me={me} />
           <ChangePassword email={me.email.toLowerCase()} />
+          <Passkeys />
           <Sessions />
           <ConnectedApps />
         </>

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { EmailField } from '@/components/form/email-field';
 import { FieldError, Form, SubmitButton, useField } from '@/components/form/form';
 import { PasswordField } from '@/components/form/password-field';
@@ -9,6 +9,7 @@ import { readFlow, updateFlow } from '@/lib/flow/state';
 import { checkEmail } from '@/lib/rules/email';
 import { checkLoginPassword } from '@/lib/rules/login-password';
 import { useLoginFlow } from '@/features/login/use-login-flow';
+import { conditionalSupported, passkeysSupported } from '@/lib/webauthn/webauthn';
 
 /**
  * Spec §2.2 login form: email, password and 'remember me'. The remembered
@@ -18,7 +19,8 @@ import { useLoginFlow } from '@/features/login/use-login-flow';
  */
 export function LoginForm({ titleId }: { titleId: string }) {
   const t = useT();
-  const { signIn, leaving, dialog } = useLoginFlow();
+  const { signIn, signInWithPasskey, leaving, dialog } = useLoginFlow();
+  const [passkeys] = useState(passkeysSupported);
   const form = useForm({
     email: { rule: checkEmail, initial: rememberedEmail() },
     password: { rule: checkLoginPassword },
@@ -32,6 +34,27 @@ export function LoginForm({ titleId }: { titleId: string }) {
     updateFlow({ loginError: false });
     setFormError('login.error');
   }, [setFormError]);
+
+  // The browser's autofill offers this site's passkeys on the email field
+  // (conditional mediation): the request waits until the visitor picks one.
+  const autofill = useRef<AbortController | null>(null);
+  useEffect(() => {
+    const abort = new AbortController();
+    autofill.current = abort;
+    void conditionalSupported().then(async (ok) => {
+      if (!ok || abort.signal.aborted) return;
+      const message = await signInWithPasskey('conditional', abort.signal);
+      if (message && !abort.signal.aborted) setFormError(message);
+    });
+    return () => abort.abort();
+  }, [signInWithPasskey, setFormError]);
+
+  const withPasskey = async () => {
+    // One request at a time: the button's replaces the autofill's.
+    autofill.current?.abort();
+    const message = await signInWithPasskey();
+    if (message) form.setFormError(message);
+  };
 
   const submit = async (values: { email: string; password: string; remember: boolean }) => {
     rememberEmail(values.remember ? values.email : null);
@@ -50,11 +73,16 @@ export function LoginForm({ titleId }: { titleId: string }) {
   return (
     <>
       <Form form={form} onSubmit={submit} aria-labelledby={titleId} className="login-form">
-        <EmailField name="email" autoComplete="username" />
+        <EmailField name="email" autoComplete="username webauthn" />
         <PasswordField name="password" autoComplete="current-password" />
         <RememberMe />
         <SubmitButton disabled={leaving}>{t('login.submit')}</SubmitButton>
       </Form>
+      {passkeys ? (
+        <button type="button" className="button button--secondary login-form__passkey" disabled={leaving} onClick={() => void withPasskey()}>
+          {t('login.passkey')}
+        </button>
+      ) : null}
       {dialog}
     </>
   );
