@@ -17,7 +17,7 @@ export type CustomerAccount = components['schemas']['ConsoleCustomerDetail'];
 /** The invitation sources of spec §9 (emailtoken.Sources). */
 const SOURCES = ['edoc', 'BA', 'mrkt'] as const;
 
-export type ActionName = 'unlock' | 'disable' | 'enable' | 'temporaryPassword' | 'resetEmail' | 'invitation';
+export type ActionName = 'unlock' | 'disable' | 'enable' | 'temporaryPassword' | 'resetEmail' | 'invitation' | 'removePasskeys';
 
 const ACTIONS: Record<ActionName, { label: MessageKey; confirm: MessageKey; done: MessageKey }> = {
   unlock: { label: 'console.action.unlock', confirm: 'console.confirm.unlock', done: 'console.done.unlock' },
@@ -30,6 +30,11 @@ const ACTIONS: Record<ActionName, { label: MessageKey; confirm: MessageKey; done
   },
   resetEmail: { label: 'console.action.resetEmail', confirm: 'console.confirm.resetEmail', done: 'console.done.resetEmail' },
   invitation: { label: 'console.action.invitation', confirm: 'console.confirm.invitation', done: 'console.done.invitation' },
+  removePasskeys: {
+    label: 'console.action.removePasskeys',
+    confirm: 'console.confirm.removePasskeys',
+    done: 'console.done.removePasskeys',
+  },
 };
 
 /** The actions that apply to an account in its state. */
@@ -39,6 +44,7 @@ export function actionsFor(account: CustomerAccount): ActionName[] {
   list.push(account.disabled ? 'enable' : 'disable');
   if (!account.disabled) list.push('temporaryPassword', 'resetEmail');
   list.push('invitation');
+  if ((account.passkeys ?? 0) > 0) list.push('removePasskeys');
   return list;
 }
 
@@ -108,6 +114,8 @@ export function CustomerPage({ id }: { id: string }) {
         ) : null}
         <dt>{t('console.customer.failedAttempts')}</dt>
         <dd>{account.failedAttempts ?? 0}</dd>
+        <dt>{t('console.customer.passkeys')}</dt>
+        <dd>{account.passkeys ?? 0}</dd>
         {account.lockedUntil ? (
           <>
             <dt>{t('console.customer.lockedUntil')}</dt>
@@ -256,6 +264,8 @@ function ActionDialog({
         return { answer: await call('post', '/customers/{id}/enable', { params }), password: '' };
       case 'resetEmail':
         return { answer: await call('post', '/customers/{id}/reset-email', { params }), password: '' };
+      case 'removePasskeys':
+        return { answer: await call('post', '/customers/{id}/passkeys/remove', { params }), password: '' };
       case 'invitation':
         return {
           answer: await call('post', '/customers/{id}/invitation', { params, body: { policyNumber: policyNumber.trim(), source } }),
