@@ -57,6 +57,8 @@ function PasskeyList() {
   const statusRef = useRef<HTMLParagraphElement>(null);
   const nameId = useId();
   const supported = passkeysSupported();
+  // Read once (StrictMode runs the effect twice; the flag is spent in it).
+  const [afterPassword] = useState(() => sessionStorage.getItem(PASSWORD_SIGN_IN) === '1');
 
   const load = useCallback(async () => {
     const answer = await clients.second.request('get', '/me/passkeys').catch(() => null);
@@ -68,9 +70,9 @@ function PasskeyList() {
 
   useEffect(() => {
     let live = true;
+    sessionStorage.removeItem(PASSWORD_SIGN_IN);
     void load().then(async (offerable) => {
-      if (!offerable || sessionStorage.getItem(PASSWORD_SIGN_IN) !== '1') return;
-      sessionStorage.removeItem(PASSWORD_SIGN_IN);
+      if (!offerable || !afterPassword) return;
       if (!(await platformAuthenticator()) || !live) return;
       setOffer(true);
       await clients.second.request('post', '/me/passkeys/offer').catch(() => null);
@@ -78,7 +80,7 @@ function PasskeyList() {
     return () => {
       live = false;
     };
-  }, [load, clients]);
+  }, [load, clients, afterPassword]);
 
   const say = (text: string) => {
     setStatus(text);
