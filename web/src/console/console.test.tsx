@@ -24,6 +24,7 @@ const account: CustomerAccount = {
   disabledAt: null,
   temporaryExpiresAt: null,
   failedAttempts: 5,
+  passkeys: 0,
   policies: [{ number: 'AB12345', kind: 'auto', role: 'holder' }],
   lastSignIns: [],
   openRegistrations: [],

@@ -63,9 +63,13 @@ function PasskeyList() {
   const load = useCallback(async () => {
     const answer = await clients.second.request('get', '/me/passkeys').catch(() => null);
     if (answer?.status === 401) return setSignedOut(true);
-    const ok = answer?.status === 200 && isList(answer.data);
-    setList(ok ? answer.data.passkeys : []);
-    return ok && answer.data.offer;
+    const data: unknown = answer?.status === 200 ? answer.data : null;
+    if (!isList(data)) {
+      setList([]);
+      return false;
+    }
+    setList(data.passkeys);
+    return data.offer;
   }, [clients]);
 
   useEffect(() => {
