@@ -162,11 +162,15 @@ func (h *Handler) BeginRegistration(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	id, creation, err := h.Service.BeginRegistration(r.Context(), s, RPOf(r), api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
+	return begun(w, id, creation, err)
+}
+
+// begun answers a begin call: 200 {challengeId, options}, or its error.
+func begun(w http.ResponseWriter, id string, options any, err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return errNoKeys
 	}
-	api.JSON(w, http.StatusOK, ceremony{ChallengeID: id, Options: creation})
-	return nil
+	return api.Reply(w, http.StatusOK, ceremony{ChallengeID: id, Options: options}, apiError(err))
 }
 
 // finishForm is a finish call's body: the ceremony's id, the browser's
@@ -261,11 +265,7 @@ func (h *Handler) Remove(w http.ResponseWriter, r *http.Request) error {
 // mediation); no account named.
 func (h *Handler) BeginLogin(w http.ResponseWriter, r *http.Request) error {
 	id, assertion, err := h.Service.BeginLogin(r.Context(), api.SiteOf(r).Brand.ID, RPOf(r), api.ClientIP(r))
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, ceremony{ChallengeID: id, Options: assertion})
-	return nil
+	return begun(w, id, assertion, err)
 }
 
 type loginAnswer struct {
@@ -295,14 +295,7 @@ func (h *Handler) BeginReauth(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id, assertion, err := h.Service.BeginReauth(r.Context(), s, RPOf(r), api.ClientIP(r))
-	if errors.Is(err, ErrNotFound) {
-		return errNoKeys
-	}
-	if err != nil {
-		return apiError(err)
-	}
-	api.JSON(w, http.StatusOK, ceremony{ChallengeID: id, Options: assertion})
-	return nil
+	return begun(w, id, assertion, err)
 }
 
 // FinishReauth is POST /api/v1/me/reauth/passkey/finish {challengeId,

@@ -138,9 +138,11 @@ type user struct {
 	ids         []string // the passkeys' public ids, in the order of credentials
 }
 
-func (u *user) WebAuthnID() []byte                         { return u.handle }
-func (u *user) WebAuthnName() string                       { return u.account.Email }
-func (u *user) WebAuthnDisplayName() string                { return strings.TrimSpace(u.account.FirstName + " " + u.account.LastName) }
+func (u *user) WebAuthnID() []byte   { return u.handle }
+func (u *user) WebAuthnName() string { return u.account.Email }
+func (u *user) WebAuthnDisplayName() string {
+	return strings.TrimSpace(u.account.FirstName + " " + u.account.LastName)
+}
 func (u *user) WebAuthnCredentials() []webauthn.Credential { return u.credentials }
 
 // loadUser reads the account's handle (made when create is set and there
@@ -255,16 +257,27 @@ func idHash(id string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// allowBegin applies the per-client limit on ceremonies begun.
-func (s *Service) allowBegin(ctx context.Context, ip string) error {
+// starting applies the per-client limit on ceremonies begun and returns
+// go-webauthn for the relying party.
+func (s *Service) starting(ctx context.Context, rp RP, ip string) (*webauthn.WebAuthn, error) {
 	ok, err := s.Limiter.Allow(ctx, s.BeginLimit, throttle.ClientKey(ip))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !ok {
-		return ErrRateLimited
+		return nil, ErrRateLimited
 	}
-	return nil
+	return s.webAuthn(rp)
+}
+
+// sessionUser is the session's account as go-webauthn sees it under the
+// relying party (its handle made when create is set and it has none).
+func (s *Service) sessionUser(ctx context.Context, tx *store.Tx, sess sso.Session, rp RP, create bool) (*user, error) {
+	a, err := account.ByID(ctx, tx, sess.Brand, sess.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	return s.loadUser(ctx, tx, rp.ID, a, create)
 }
 
 // Name checks and normalizes a passkey's name: trimmed, 1 to MaxName
@@ -286,38 +299,40 @@ func Name(name string) (string, error) {
 // (the handler checked the session is fresh): the options for the
 // browser's navigator.credentials.create and the ceremony's id.
 func (s *Service) BeginRegistration(ctx context.Context, sess sso.Session, rp RP, ip string) (string, *protocol.CredentialCreation, error) {
-	if err := s.allowBegin(ctx, ip); err != nil {
-		return "", nil, err
-	}
-	w, err := s.webAuthn(rp)
-	if err != nil {
-		return "", nil, err
-	}
-	var id string
-	var creation *protocol.CredentialCreation
-	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		a, err := account.ByID(ctx, tx, sess.Brand, sess.AccountID)
-		if err != nil {
-			return err
-		}
-		u, err := s.loadUser(ctx, tx, rp.ID, a, true)
-		if err != nil {
-			return err
-		}
+	return beginFor(ctx, s, sess, rp, ip, kindRegister, func(w *webauthn.WebAuthn, u *user) (*protocol.CredentialCreation, *webauthn.SessionData, error) {
 		if len(u.credentials) >= MaxPerAccount {
-			return ErrTooMany
+			return nil, nil, ErrTooMany
 		}
-		var sd *webauthn.SessionData
-		creation, sd, err = w.BeginRegistration(u,
+		return w.BeginRegistration(u,
 			webauthn.WithExclusions(webauthn.Credentials(u.credentials).CredentialDescriptors()),
 			webauthn.WithExtensions(webauthn.WithExtensionCredProps()))
+	})
+}
+
+// beginFor begins a ceremony of the session's account (kind): options
+// makes the options from go-webauthn and the account's user, whose handle
+// a registration makes when it has none.
+func beginFor[T any](ctx context.Context, s *Service, sess sso.Session, rp RP, ip, kind string,
+	options func(*webauthn.WebAuthn, *user) (T, *webauthn.SessionData, error)) (string, T, error) {
+	var id string
+	var out T
+	w, err := s.starting(ctx, rp, ip)
+	if err != nil {
+		return "", out, err
+	}
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		u, err := s.sessionUser(ctx, tx, sess, rp, kind == kindRegister)
 		if err != nil {
 			return err
 		}
-		id, err = s.begin(ctx, tx, challenge{kind: kindRegister, brand: sess.Brand, rpID: rp.ID, accountID: a.ID, sessionID: sess.ID}, sd)
+		var sd *webauthn.SessionData
+		if out, sd, err = options(w, u); err != nil {
+			return err
+		}
+		id, err = s.begin(ctx, tx, challenge{kind: kind, brand: sess.Brand, rpID: rp.ID, accountID: sess.AccountID, sessionID: sess.ID}, sd)
 		return err
 	})
-	return id, creation, err
+	return id, out, err
 }
 
 // FinishRegistration verifies the browser's answer (the
@@ -343,11 +358,7 @@ func (s *Service) FinishRegistration(ctx context.Context, sess sso.Session, rp R
 		if err != nil {
 			return err
 		}
-		a, err := account.ByID(ctx, tx, sess.Brand, sess.AccountID)
-		if err != nil {
-			return err
-		}
-		u, err := s.loadUser(ctx, tx, rp.ID, a, false)
+		u, err := s.sessionUser(ctx, tx, sess, rp, false)
 		if err != nil {
 			return err
 		}
@@ -373,7 +384,7 @@ func (s *Service) FinishRegistration(ctx context.Context, sess sso.Session, rp R
 		}
 		p.Name, p.CreatedAt = name, now
 		_, err = tx.Exec(ctx, `INSERT INTO passkeys (id, account_id, brand, rp_id, credential_id, name, credential, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, a.ID, a.Brand, rp.ID, base64.RawURLEncoding.EncodeToString(c.ID), name, string(raw), now.UnixMilli())
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, u.account.ID, u.account.Brand, rp.ID, base64.RawURLEncoding.EncodeToString(c.ID), name, string(raw), now.UnixMilli())
 		if store.IsUniqueViolation(err) {
 			e.Outcome, e.Detail, answerErr = "invalid", "duplicate", ErrInvalid
 			return audit.Record(ctx, tx, e)
@@ -422,26 +433,22 @@ func (s *Service) Count(ctx context.Context, accountID string) (int, error) {
 
 // Rename names one of the account's passkeys again.
 func (s *Service) Rename(ctx context.Context, brand, accountID, id, name, ip string) error {
-	return s.DB.InTx(ctx, func(tx *store.Tx) error {
-		res, err := tx.Exec(ctx, "UPDATE passkeys SET name = ? WHERE id = ? AND account_id = ?", name, id, accountID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return ErrNotFound
-		}
-		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: audit.PasskeyRename,
-			Outcome: "ok", Detail: id})
-	})
+	return s.change(ctx, audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: audit.PasskeyRename},
+		"UPDATE passkeys SET name = ? WHERE id = ? AND account_id = ?", name, id, accountID)
 }
 
 // Remove deletes one of the account's passkeys (ErrNotFound when the
 // account has none with that id: another account's passkey stays).
 func (s *Service) Remove(ctx context.Context, brand, accountID, id, ip string) error {
+	return s.change(ctx, audit.Event{Brand: brand, AccountID: accountID, IP: ip, Event: audit.PasskeyRemove},
+		"DELETE FROM passkeys WHERE id = ? AND account_id = ?", id, accountID)
+}
+
+// change runs q on one passkey of the account (its id the last but one
+// argument) and records e for it; ErrNotFound when q touched none.
+func (s *Service) change(ctx context.Context, e audit.Event, q string, args ...any) error {
 	return s.DB.InTx(ctx, func(tx *store.Tx) error {
-		res, err := tx.Exec(ctx, "DELETE FROM passkeys WHERE id = ? AND account_id = ?", id, accountID)
+		res, err := tx.Exec(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -450,8 +457,8 @@ func (s *Service) Remove(ctx context.Context, brand, accountID, id, ip string) e
 		} else if n == 0 {
 			return ErrNotFound
 		}
-		return audit.Record(ctx, tx, audit.Event{At: s.Now(), Brand: brand, AccountID: accountID, IP: ip, Event: audit.PasskeyRemove,
-			Outcome: "ok", Detail: id})
+		e.At, e.Outcome, e.Detail = s.Now(), "ok", fmt.Sprint(args[len(args)-2])
+		return audit.Record(ctx, tx, e)
 	})
 }
 
@@ -495,10 +502,7 @@ func (s *Service) Offered(ctx context.Context, accountID string) error {
 // named: the browser's chooser, or its autofill under conditional
 // mediation).
 func (s *Service) BeginLogin(ctx context.Context, brand string, rp RP, ip string) (string, *protocol.CredentialAssertion, error) {
-	if err := s.allowBegin(ctx, ip); err != nil {
-		return "", nil, err
-	}
-	w, err := s.webAuthn(rp)
+	w, err := s.starting(ctx, rp, ip)
 	if err != nil {
 		return "", nil, err
 	}
@@ -648,35 +652,12 @@ func (s *Service) used(ctx context.Context, tx *store.Tx, u *user, c *webauthn.C
 // session's account's passkeys under this host are the ones allowed.
 // ErrNotFound when it has none here.
 func (s *Service) BeginReauth(ctx context.Context, sess sso.Session, rp RP, ip string) (string, *protocol.CredentialAssertion, error) {
-	if err := s.allowBegin(ctx, ip); err != nil {
-		return "", nil, err
-	}
-	w, err := s.webAuthn(rp)
-	if err != nil {
-		return "", nil, err
-	}
-	var id string
-	var assertion *protocol.CredentialAssertion
-	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
-		a, err := account.ByID(ctx, tx, sess.Brand, sess.AccountID)
-		if err != nil {
-			return err
-		}
-		u, err := s.loadUser(ctx, tx, rp.ID, a, false)
-		if err != nil {
-			return err
-		}
+	return beginFor(ctx, s, sess, rp, ip, kindReauth, func(w *webauthn.WebAuthn, u *user) (*protocol.CredentialAssertion, *webauthn.SessionData, error) {
 		if len(u.credentials) == 0 {
-			return ErrNotFound
+			return nil, nil, ErrNotFound
 		}
-		var sd *webauthn.SessionData
-		if assertion, sd, err = w.BeginLogin(u, webauthn.WithUserVerification(protocol.VerificationRequired)); err != nil {
-			return err
-		}
-		id, err = s.begin(ctx, tx, challenge{kind: kindReauth, brand: sess.Brand, rpID: rp.ID, accountID: a.ID, sessionID: sess.ID}, sd)
-		return err
+		return w.BeginLogin(u, webauthn.WithUserVerification(protocol.VerificationRequired))
 	})
-	return id, assertion, err
 }
 
 // FinishReauth verifies the assertion for the session's account and marks
@@ -698,11 +679,7 @@ func (s *Service) FinishReauth(ctx context.Context, sess sso.Session, rp RP, cha
 		if err != nil {
 			return err
 		}
-		a, err := account.ByID(ctx, tx, sess.Brand, sess.AccountID)
-		if err != nil {
-			return err
-		}
-		u, err := s.loadUser(ctx, tx, rp.ID, a, false)
+		u, err := s.sessionUser(ctx, tx, sess, rp, false)
 		if err != nil {
 			return err
 		}

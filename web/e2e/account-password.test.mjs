@@ -23,7 +23,7 @@ async function signIn(page, password) {
   await page.goto(server.url('belair', '/?lang=fr'));
   await page.getByLabel('Adresse courriel').fill(EMAIL);
   await page.getByLabel('Mot de passe', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Se connecter' }).click();
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
 }
 
 test('a customer changes their password on My account; their other browser is signed out', () =>

@@ -32,7 +32,7 @@ async function loadLogin(extraHTTPHeaders) {
   await page.goto(server.url('belair', '/'));
   // The heading and the form are drawn by the decoded scripts.
   await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
-  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
   await page.waitForLoadState('networkidle');
   return { context, page, seen };
 }
@@ -116,7 +116,7 @@ describe('precompressed assets', () => {
       });
       const response = await page.goto(server.url('belair', '/'));
       const html = (await response?.text()) ?? '';
-      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       await page.waitForLoadState('networkidle');
       const loaded = await Promise.all(fonts);
       assert.ok(loaded.length >= 1 && loaded.length <= 2, `two weights at most: ${loaded.map((f) => f.path)}`);

@@ -22,7 +22,7 @@ async function signIn(page, email, password) {
   const answered = page.waitForResponse((r) => /\/api\/v1\/accounts\/[^/]+\/(authentication|temporary)$/.test(r.url()));
   await page.getByLabel('Email address').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   return answered;
 }
 
@@ -39,7 +39,7 @@ for (const { name, email, password } of [
         assert.equal((await answer.json()).errorCode, 'BUSY');
         await page.getByRole('alert').filter({ hasText: BUSY }).waitFor();
         assert.equal(pathOf(page), '/');
-        assert.equal(await page.getByRole('button', { name: 'Sign in' }).isEnabled(), true);
+        assert.equal(await page.getByRole('button', { name: 'Sign in', exact: true }).isEnabled(), true);
       }
       const flow = await page.evaluate(() => JSON.parse(sessionStorage.getItem('guichet.flow') ?? '{}'));
       assert.notEqual(flow.roadblocked, true);

@@ -138,7 +138,7 @@ async function visitor(server) {
     if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
   });
   await page.goto(server.url('belair', '/'));
-  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
   await page.waitForLoadState('networkidle');
   const initialScripts = [...scripts];
   const bubble = page.getByRole('button', { name: 'Chat with us' });

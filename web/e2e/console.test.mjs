@@ -178,7 +178,7 @@ describe('console', () => {
     const opened = await openPage(browser, server.url(brand, '/'));
     await opened.page.getByLabel('Email address').fill(email);
     await opened.page.getByLabel('Password', { exact: true }).fill(password);
-    await opened.page.getByRole('button', { name: 'Sign in' }).click();
+    await opened.page.getByRole('button', { name: 'Sign in', exact: true }).click();
     return opened;
   }
 

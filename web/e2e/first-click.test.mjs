@@ -48,7 +48,7 @@ const reach = (pointer, locator) => (pointer.options.hasTouch ? locator.tap() : 
  * @param {string} button
  */
 async function submitEmpty(page, pointer, button) {
-  await reach(pointer, page.getByRole('button', { name: button }));
+  await reach(pointer, page.getByRole('button', { name: button, exact: true }));
   await page.getByRole('alert', { name: SUMMARY }).waitFor();
   await checkA11y(page);
 }
@@ -69,7 +69,7 @@ async function fixAndPressOnce(page, pointer, fields, button, api) {
     await reach(pointer, field);
     await page.keyboard.type(text);
   }
-  const submit = page.getByRole('button', { name: button });
+  const submit = page.getByRole('button', { name: button, exact: true });
   await submit.scrollIntoViewIfNeeded();
   const box = await submit.boundingBox();
   assert.ok(box, `the ${button} button is shown`);

@@ -71,7 +71,7 @@ test('maintenance on for a brand: its login lands on the maintenance roadblock; 
     assert.equal(pathOf(staff), `/?maintenancePageBypass=${BYPASS}`);
     await staff.getByLabel('Email address').fill('demo@intact.example');
     await staff.getByLabel('Password', { exact: true }).fill('Guichet-Demo-2026!');
-    await staff.getByRole('button', { name: 'Sign in' }).click();
+    await staff.getByRole('button', { name: 'Sign in', exact: true }).click();
     await staff.waitForURL(server.url('intact', '/my-account'));
     await staff.getByRole('heading', { level: 1, name: 'My account' }).waitFor();
     await staff.getByText('demo@intact.example', { exact: true }).waitFor();

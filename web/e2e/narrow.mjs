@@ -123,7 +123,7 @@ export function narrowTests({ brand, language, query, email }) {
       const fr = language === 'fr';
       await page.getByLabel(fr ? 'Adresse courriel' : 'Email address').fill(email);
       await page.getByLabel(fr ? 'Mot de passe' : 'Password', { exact: true }).fill(DEMO_PASSWORD);
-      await press(page, page.getByRole('button', { name: fr ? 'Se connecter' : 'Sign in' }));
+      await press(page, page.getByRole('button', { name: fr ? 'Se connecter' : 'Sign in', exact: true }));
       await page.waitForURL(server.url(brand, '/my-account'));
       await page.getByText(email, { exact: true }).waitFor();
       await page.getByRole('table').waitFor();

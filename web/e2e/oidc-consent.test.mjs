@@ -82,7 +82,7 @@ test('a third-party application asks in French; the customer allows it, and the 
     await page.getByRole('heading', { level: 1, name: 'Connectez-vous à votre compte' }).waitFor();
     await page.getByLabel('Adresse courriel').fill('demo@belair.example');
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
     await arrive(page, 'Autoriser Quote Hub à utiliser votre compte\u00a0?', { focus: false });
     assert.match(page.url(), /\/oidc\/consent\?id=/);
     const items = await page.locator('.consent__scopes li').allTextContents();
@@ -119,7 +119,7 @@ test('at 320 px, the customer does not allow it: the application hears access_de
     await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
     await page.getByLabel('Email address').fill('demo@belair.example');
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await arrive(page, 'Allow Rate Finder to use your account?', { focus: false });
     await expectNoSidewaysScroll(page, 'consent at 320 px');
     await page.getByRole('button', { name: "Don't allow" }).click();

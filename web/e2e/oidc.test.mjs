@@ -70,7 +70,7 @@ test('an application behind oauth2-proxy signs its customer in on the portal, an
     await checkA11y(page);
     await page.getByLabel('Email address').fill('demo@belair.example');
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Claims centre' }).waitFor();
     assert.equal(page.url(), `${proxyURL}/`);
     assert.equal(await page.locator('#user').textContent(), 'demo@belair.example');

@@ -223,7 +223,7 @@ test('a temporary password: sign-in, then /reset asks only for the new password,
   const { page, errors } = await pages.open(server.url('scotia', '/'));
   await page.getByLabel('Email address').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(TEMPORARY);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(server.url('scotia', '/reset'));
   await page.getByRole('heading', { level: 1, name: TEXT.en.resetTitle }).waitFor();
   await page.getByText('You used a temporary password.').waitFor();

@@ -232,7 +232,7 @@ test('the soft roadblock modal: phone, hours and code; Escape closes it and focu
     await page.goto(server.url('belair', '/'));
     await page.getByLabel('Email address').fill('demo@belair.example');
     await page.getByLabel('Password', { exact: true }).fill('Guichet-Demo-2026!');
-    const submit = page.getByRole('button', { name: 'Sign in' });
+    const submit = page.getByRole('button', { name: 'Sign in', exact: true });
     await submit.focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: "It's not you, it's us" });

@@ -258,7 +258,7 @@ describe('the header on phones', () => {
 
   test('at 375 × 667 the login form’s Sign in button shows without scrolling', () =>
     open('belair', '/?province=on&lang=en', { viewport: { width: 375, height: 667 } }, async ({ page }) => {
-      const box = await page.getByRole('button', { name: 'Sign in' }).boundingBox();
+      const box = await page.getByRole('button', { name: 'Sign in', exact: true }).boundingBox();
       assert.ok(box && box.y + box.height <= 667, `Sign in ends at ${box && box.y + box.height} px`);
       assert.equal(await page.evaluate(() => window.scrollY), 0);
     }));
