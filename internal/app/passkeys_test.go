@@ -4,12 +4,19 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/descope/virtualwebauthn"
 
+	"guichet/internal/account"
+	"guichet/internal/audit"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc"
+	"guichet/internal/staff"
+	"guichet/internal/store"
+	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 )
 
@@ -275,6 +282,46 @@ func TestPasskeySignInObeysTheAccount(t *testing.T) {
 		w.advance("2s")
 		if status, out := w.passkeySignIn("belair", key); status != http.StatusServiceUnavailable || out["errorCode"] != "MAINTENANCE" {
 			t.Fatalf("maintenance: %d %v", status, out)
+		}
+	})
+}
+
+// TestConsolePasskeys: staff see how many passkeys a customer has and
+// remove them all (fresh factor; audited with the staff member as actor).
+func TestConsolePasskeys(t *testing.T) {
+	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := t.Context()
+		var id string
+		err := a.DB.InTx(ctx, func(tx *store.Tx) error {
+			c, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "keys@example.com", FirstName: "Kim"}, "", clock.Now())
+			id = c.ID
+			for _, k := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBB"} {
+				if err == nil {
+					_, err = tx.Exec(ctx, `INSERT INTO passkeys (id, account_id, brand, rp_id, credential_id, name, credential, created_at)
+						VALUES (?, ?, 'belair', 'belair.localhost', ?, 'Phone', '{}', ?)`, k, c.ID, k, clock.Now().UnixMilli())
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent := signedInStaff(t, a, clock, "agent.keys@example.com", staff.RoleAgent, []string{"belair"})
+		if got := agent.want("GET", "/api/console/v1/customers/"+id, "", 200, ""); got["passkeys"] != float64(2) {
+			t.Fatalf("count: %v", got["passkeys"])
+		}
+		agent.want("POST", "/api/console/v1/customers/"+id+"/passkeys/remove", "", 200, "")
+		if got := agent.want("GET", "/api/console/v1/customers/"+id, "", 200, ""); got["passkeys"] != float64(0) {
+			t.Fatalf("after the removal: %v", got["passkeys"])
+		}
+		events, err := audit.ForAccount(ctx, a.DB, "belair", id, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(events, func(e audit.Event) bool {
+			return e.Event == audit.PasskeyRemove && e.Detail == "staff_2" && strings.HasPrefix(e.Actor, "staff:")
+		}) {
+			t.Fatalf("no audit row of the removal: %v", events)
 		}
 	})
 }
