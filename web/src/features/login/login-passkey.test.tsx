@@ -35,7 +35,7 @@ function stubWebAuthn({ conditional }: { conditional: boolean }) {
     response = new AuthenticatorAssertionResponse();
     getClientExtensionResults = () => ({});
   }
-  const get = vi.fn(async () => new PublicKeyCredential());
+  const get = vi.fn(async (options: { mediation?: string }) => (void options, new PublicKeyCredential()));
   vi.stubGlobal('PublicKeyCredential', PublicKeyCredential);
   vi.stubGlobal('AuthenticatorAttestationResponse', AuthenticatorAttestationResponse);
   vi.stubGlobal('navigator', Object.assign(Object.create(navigator), { credentials: { create: vi.fn(), get } }));
@@ -94,6 +94,6 @@ describe('login: passkeys', () => {
       'POST /api/v1/passkeys/login/finish': { status: 200, body: { loginTicket: 'ticket-9', email: EMAIL } },
     });
     await waitFor(() => expect(submitted).toHaveLength(1));
-    expect(get.mock.calls.some(([options]) => (options as { mediation?: string }).mediation === 'conditional')).toBe(true);
+    expect(get.mock.calls.some(([options]) => options.mediation === 'conditional')).toBe(true);
   });
 });
