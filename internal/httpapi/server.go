@@ -19,6 +19,7 @@ import (
 	"guichet/internal/chat/chatapi"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
+	"guichet/internal/contact"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc/provider"
@@ -71,6 +72,7 @@ type Deps struct {
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
 	Reauth   *reauth.Handler
+	Contact  *contact.Handler
 	// Registration is legacy registration (accounts/find and
 	// accounts/{id}/authentication are dispatched between it and Account
 	// in overload.go).
