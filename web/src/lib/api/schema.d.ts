@@ -323,7 +323,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The code sent to the new number: it becomes the account's cell phone. Audited (contact.change). */
+        /** The code sent to the new number: it becomes the account's cell phone, and the account's address is told (phone-changed, with a link to /forgot). Audited (contact.change). */
         post: operations["confirmPhoneChange"];
         delete?: never;
         options?: never;
@@ -340,7 +340,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The link the former address received (no session needed): within 72 hours and once, the former address is the account's again, its password is taken away until a reset by that address, and every session and OpenID grant ends. Audited (contact.undo). */
+        /** The link the former address received (no session needed): within 72 hours and once (it spends every undo link of the account), the former address is the account's again (or, should another account hold it now, the account is locked until staff release it), its password is taken away until a reset by that address, and every session and OpenID grant ends. Audited (contact.undo). */
         post: operations["undoEmailChange"];
         delete?: never;
         options?: never;
@@ -3654,7 +3654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EMAIL_ALREADY_EXISTS: another account of the brand has it. */
+            /** @description EMAIL_ALREADY_EXISTS: another account of the brand has it, or it is the former address of a change that may still be undone; EMAIL_CHANGE_PENDING: this account's last change may still be undone (72 hours). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3732,7 +3732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EMAIL_ALREADY_EXISTS: taken since the code was sent. */
+            /** @description EMAIL_ALREADY_EXISTS or EMAIL_CHANGE_PENDING, since the code was sent. */
             409: {
                 headers: {
                     [name: string]: unknown;
