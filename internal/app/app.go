@@ -29,6 +29,7 @@ import (
 	"guichet/internal/cobrowse"
 	"guichet/internal/codes"
 	"guichet/internal/console"
+	"guichet/internal/contact"
 	"guichet/internal/devseed"
 	"guichet/internal/emailtoken"
 	"guichet/internal/fanout"
@@ -532,6 +533,12 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	deps.Reauth = &reauth.Handler{Service: proofs, Sessions: deps.SSO}
 	passkeys := passkey.New(accounts, sessions)
 	deps.Passkeys = &passkey.Handler{Service: passkeys, Sessions: deps.SSO}
+	changes, err := contact.New(ctx, accounts)
+	if err != nil {
+		return fmt.Errorf("contact: %w", err)
+	}
+	changes.Poke = worker.Poke
+	deps.Contact = &contact.Handler{Service: changes, Sessions: deps.SSO}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
 	if err != nil {
 		return err
@@ -585,7 +592,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 			return chat.Purge(ctx, chats, a.Brands.All())
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
-		}, staffs.Prune, accounts.Prune, recoveries.Prune, proofs.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
+		}, staffs.Prune, accounts.Prune, recoveries.Prune, proofs.Prune, changes.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)

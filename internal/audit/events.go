@@ -51,6 +51,15 @@ const (
 	// ReauthCode: reauth, a re-authentication code checked (outcome ok,
 	// wrong_code, exceeded or expired).
 	ReauthCode Name = "reauth.code"
+	// ContactStart: contact, a code sent to a new email address or cell
+	// phone (detail the kind: email or phone).
+	ContactStart Name = "contact.start"
+	// ContactChange: contact, the code of such a change checked (outcome
+	// ok, wrong_code, exceeded, expired or taken; detail the kind).
+	ContactChange Name = "contact.change"
+	// ContactUndo: contact, the former address's link undoing an email
+	// change (outcome ok or invalid).
+	ContactUndo Name = "contact.undo"
 )
 
 // Passkeys (internal/passkey, issue 31).

@@ -137,6 +137,15 @@ func (s *server) routes() []Route {
 		apiRoute("POST /api/v1/me/reauth", h.Prove)
 		apiRoute("POST /api/v1/me/reauth/code", h.SendCode)
 	}
+	// The customer's own email and cell phone changes, and the former
+	// address's undo link (issue 31).
+	if h := s.deps.Contact; h != nil {
+		apiRoute("POST /api/v1/me/email", h.StartEmail)
+		apiRoute("POST /api/v1/me/email/confirm", h.ConfirmEmail)
+		apiRoute("POST /api/v1/me/phone", h.StartPhone)
+		apiRoute("POST /api/v1/me/phone/confirm", h.ConfirmPhone)
+		apiRoute("POST /api/v1/email-undo", h.Undo)
+	}
 
 	// Legacy registration (spec §2.4, §4.2); its find is accounts/find's
 	// registration variant.

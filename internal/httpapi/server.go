@@ -19,6 +19,7 @@ import (
 	"guichet/internal/chat/chatapi"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
+	"guichet/internal/contact"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc/provider"
@@ -75,6 +76,7 @@ type Deps struct {
 	// Passkeys is the customer's passkeys (issue 31): My account, the
 	// login page's sign-in and the re-authentication proof.
 	Passkeys *passkey.Handler
+	Contact  *contact.Handler
 	// Registration is legacy registration (accounts/find and
 	// accounts/{id}/authentication are dispatched between it and Account
 	// in overload.go).

@@ -263,25 +263,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/me/passkeys": {
+    "/api/v1/me/email": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The signed-in customer's passkeys (issue 31), the newest first, and whether My account should offer to add one (none yet and never offered). */
-        get: operations["passkeys"];
+        get?: never;
         put?: never;
-        /** Finishes adding a passkey: the browser's PublicKeyCredential (toJSON) for the ceremony begun by /registration, checked by go-webauthn against the brand's host as relying party. The ceremony is spent whatever the answer. Needs a fresh proof. Audited (passkey.add). */
-        post: operations["addPasskey"];
+        /** The customer's own email change (issue 31), after a fresh proof (403 REAUTH_REQUIRED otherwise): a code goes to the new address (10 minutes, five wrong guesses end it, five sends per change). Audited (contact.start). */
+        post: operations["startEmailChange"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/me/passkeys/registration": {
+    "/api/v1/me/email/confirm": {
         parameters: {
             query?: never;
             header?: never;
@@ -290,15 +289,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Begins adding a passkey (a discoverable credential, user verification required, the account's passkeys excluded): the options for navigator.credentials.create and the ceremony's id (single use, 5 minutes). Needs a fresh proof. */
-        post: operations["beginPasskey"];
+        /** The code sent to the new address: the account's email (its username) becomes it; the former address gets a notice with a link that undoes the change within 72 hours. Audited (contact.change). */
+        post: operations["confirmEmailChange"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/me/passkeys/offer": {
+    "/api/v1/me/phone": {
         parameters: {
             query?: never;
             header?: never;
@@ -307,15 +306,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** My account made its one offer to add a passkey (after a password sign-in on a device that can): it is not made again to this account. */
-        post: operations["passkeyOffered"];
+        /** The customer's own cell phone change (issue 31: SMS codes and UBI checks use it), after a fresh proof: a code by SMS to the new number. Audited (contact.start). */
+        post: operations["startPhoneChange"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/me/passkeys/{id}": {
+    "/api/v1/me/phone/confirm": {
         parameters: {
             query?: never;
             header?: never;
@@ -324,33 +323,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
-        /** Removes one of the account's passkeys. Needs a fresh proof. Audited (passkey.remove). */
-        delete: operations["removePasskey"];
-        options?: never;
-        head?: never;
-        /** Renames one of the account's passkeys. Audited (passkey.rename). */
-        patch: operations["renamePasskey"];
-        trace?: never;
-    };
-    "/api/v1/passkeys/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Begins a sign-in by passkey (issue 31): discoverable credentials, no account named — the login page's button, or the browser's autofill (conditional mediation) on the email field. The options for navigator.credentials.get and the ceremony's id (single use, 5 minutes). */
-        post: operations["beginPasskeySignIn"];
+        /** The code sent to the new number: it becomes the account's cell phone, and the account's address is told (phone-changed, with a link to /forgot). Audited (contact.change). */
+        post: operations["confirmPhoneChange"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/passkeys/login/finish": {
+    "/api/v1/email-undo": {
         parameters: {
             query?: never;
             header?: never;
@@ -359,42 +340,8 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Finishes a sign-in by passkey: the assertion is checked (go-webauthn; the brand's host as relying party), then the account as a password sign-in checks it (rate limit, lockout — a failed assertion counts — disabled account, temporary password). The answer's ticket and email go to the SSO form post (ticket, username) as a password's ticket does, so the session opens the same way. Audited (passkey.sign_in, sso.login detail passkey). */
-        post: operations["finishPasskeySignIn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/me/reauth/passkey": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Begins a passkey proof for a re-authentication: the options (this account's passkeys on this host allowed) and the ceremony's id. */
-        post: operations["beginPasskeyReauth"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/me/reauth/passkey/finish": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Finishes a passkey proof: the session is fresh for 10 minutes. Audited (passkey.reauth). */
-        post: operations["finishPasskeyReauth"];
+        /** The link the former address received (no session needed): within 72 hours and once (it spends every undo link of the account), the former address is the account's again (or, should another account hold it now, the account is locked until staff release it), its password is taken away until a reset by that address, and every session and OpenID grant ends. Audited (contact.undo). */
+        post: operations["undoEmailChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -935,23 +882,6 @@ export interface paths {
         put?: never;
         /** Disable the account: its right password answers 403 3001 (the block roadblock); its sessions stop working. Needs a fresh second factor; audited with the staff member as actor. */
         post: operations["consoleCustomerDisable"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/console/v1/customers/{id}/passkeys/remove": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Removes every passkey of the account (issue 31): the customer signs in with the password and adds them again. Needs a fresh second factor; audited (passkey.remove) with the staff member as actor. */
-        post: operations["consoleCustomerRemovePasskeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1735,48 +1665,6 @@ export interface components {
             ubiDriver: boolean;
             policies: components["schemas"]["Policy"][];
         };
-        Passkey: {
-            id: string;
-            name: string;
-            /** Format: date-time */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description null: never used.
-             */
-            lastUsedAt: string | null;
-        };
-        Passkeys: {
-            passkeys: components["schemas"]["Passkey"][];
-            /** @description My account may offer to add a passkey after a password sign-in (none yet, never offered). */
-            offer: boolean;
-        };
-        PasskeyCeremony: {
-            /** @description The ceremony's id, sent back with the answer (single use, 5 minutes). */
-            challengeId: string;
-            /** @description {publicKey: ...} as go-webauthn writes it, for PublicKeyCredential.parseCreationOptionsFromJSON or parseRequestOptionsFromJSON. */
-            options: {
-                [key: string]: unknown;
-            };
-        };
-        PasskeyFinish: {
-            challengeId: string;
-            /** @description The passkey's name (adding only): 1 to 60 characters. */
-            name?: string;
-            /** @description The browser's PublicKeyCredential, toJSON(). */
-            credential: {
-                [key: string]: unknown;
-            };
-        };
-        PasskeyName: {
-            name: string;
-        };
-        PasskeySignedIn: {
-            /** @description For the SSO form post's ticket field. */
-            loginTicket: string;
-            /** @description For the SSO form post's username field. */
-            email: string;
-        };
         Sessions: {
             sessions: {
                 id: string;
@@ -2341,8 +2229,6 @@ export interface components {
             temporaryExpiresAt: string | null;
             /** @description Failed sign-in attempts on record (the lockout's window). */
             failedAttempts: number;
-            /** @description How many passkeys the account has (issue 31). */
-            passkeys: number;
             policies: {
                 number: string;
                 kind: string;
@@ -3716,40 +3602,7 @@ export interface operations {
             503: components["responses"]["Maintenance"];
         };
     };
-    passkeys: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The list. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Passkeys"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no live session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-        };
-    };
-    addPasskey: {
+    startEmailChange: {
         parameters: {
             query?: never;
             header?: {
@@ -3761,20 +3614,20 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PasskeyFinish"];
+                "application/json": {
+                    email: string;
+                };
             };
         };
         responses: {
-            /** @description Added. */
-            201: {
+            /** @description Sent. */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Passkey"];
-                };
+                content?: never;
             };
-            /** @description PASSKEY_EXPIRED (no such ceremony, expired after 5 minutes, used already, another session's), PASSKEY_INVALID (the answer did not verify), INVALID_NAME (1 to 60 characters), BAD_REQUEST. */
+            /** @description The email rule, or SAME_EMAIL (fields.email). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3792,7 +3645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description REAUTH_REQUIRED: the session's last proof is older than 10 minutes (POST /api/v1/me/reauth, or a passkey). */
+            /** @description REAUTH_REQUIRED. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3801,7 +3654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PASSKEY_LIMIT: the account has 20 passkeys. */
+            /** @description EMAIL_ALREADY_EXISTS: another account of the brand has it, or it is the former address of a change that may still be undone; EMAIL_CHANGE_PENDING: this account's last change may still be undone (72 hours). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3810,59 +3663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            500: components["responses"]["Technical"];
-            503: components["responses"]["Maintenance"];
-        };
-    };
-    beginPasskey: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The ceremony. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PasskeyCeremony"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no live session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description REAUTH_REQUIRED: the session's last proof is older than 10 minutes (POST /api/v1/me/reauth, or a passkey). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description PASSKEY_LIMIT: the account has 20 passkeys. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description RATE_LIMITED: too many ceremonies from this client. */
+            /** @description RESEND_LIMIT_REACHED. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3875,178 +3676,7 @@ export interface operations {
             503: components["responses"]["Maintenance"];
         };
     };
-    passkeyOffered: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Remembered. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description UNAUTHENTICATED: no live session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-        };
-    };
-    removePasskey: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Removed. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description UNAUTHENTICATED: no live session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description REAUTH_REQUIRED: the session's last proof is older than 10 minutes (POST /api/v1/me/reauth, or a passkey). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: the account has no such passkey (another account's stays). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-        };
-    };
-    renamePasskey: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PasskeyName"];
-            };
-        };
-        responses: {
-            /** @description Renamed. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description INVALID_NAME or BAD_REQUEST. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no live session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: the account has no such passkey. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-        };
-    };
-    beginPasskeySignIn: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The ceremony. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PasskeyCeremony"];
-                };
-            };
-            /** @description RATE_LIMITED: too many ceremonies from this client. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-            503: components["responses"]["Maintenance"];
-        };
-    };
-    finishPasskeySignIn: {
+    confirmEmailChange: {
         parameters: {
             query?: never;
             header?: {
@@ -4058,131 +3688,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PasskeyFinish"];
+                "application/json": {
+                    code: string;
+                };
             };
         };
         responses: {
-            /** @description A login ticket. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PasskeySignedIn"];
-                };
-            };
-            /** @description PASSKEY_EXPIRED, or 3005: an unknown passkey, a locked account or an assertion that did not verify, alike. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description 3001: the account is disabled (the block roadblock). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description RATE_LIMITED. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-            503: components["responses"]["Maintenance"];
-        };
-    };
-    beginPasskeyReauth: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The ceremony. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PasskeyCeremony"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no live session. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NO_PASSKEY: the account has no passkey on this host. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description RATE_LIMITED. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-            503: components["responses"]["Maintenance"];
-        };
-    };
-    finishPasskeyReauth: {
-        parameters: {
-            query?: never;
-            header?: {
-                province?: components["parameters"]["Province"];
-                language?: components["parameters"]["Language"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PasskeyFinish"];
-            };
-        };
-        responses: {
-            /** @description Until when the proof counts. */
+            /** @description Changed. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** Format: date-time */
-                        freshUntil: string;
+                        email: string;
                     };
                 };
             };
-            /** @description PASSKEY_EXPIRED or PASSKEY_INVALID. */
+            /** @description INVALID_ACTIVATION_CODE, the code's rule, or BAD_REQUEST. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4193,6 +3716,197 @@ export interface operations {
             };
             /** @description UNAUTHENTICATED: no live session. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION or CODE_EXPIRED (none under way, used, expired or replaced). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EMAIL_ALREADY_EXISTS or EMAIL_CHANGE_PENDING, since the code was sent. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    startPhoneChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 10 digits; separators ignored. */
+                    phone: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Sent. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The phone rule, or SAME_PHONE (fields.phone). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REAUTH_REQUIRED. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RESEND_LIMIT_REACHED. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    confirmPhoneChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        phone: string;
+                    };
+                };
+            };
+            /** @description INVALID_ACTIVATION_CODE, the code's rule, or BAD_REQUEST. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EXCEEDED_RETRIES_CODE_ACTIVATION or CODE_EXPIRED (none under way, used, expired or replaced). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+            503: components["responses"]["Maintenance"];
+        };
+    };
+    undoEmailChange: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Undone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description BAD_REQUEST. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNDO_INVALID: unknown, used or past its 72 hours. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5687,40 +5401,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Technical"];
-        };
-    };
-    consoleCustomerRemovePasskeys: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done; the account as it is now. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ConsoleCustomer"];
-                };
-            };
-            401: components["responses"]["StaffUnauthorized"];
-            403: components["responses"]["ConsoleForbidden"];
-            /** @description NOT_FOUND: no such customer. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": unknown;
                 };
             };
             500: components["responses"]["Technical"];
