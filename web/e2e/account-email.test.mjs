@@ -18,7 +18,7 @@ test('a customer changes their email address after proving it is them, and the f
     await page.goto(server.url('belair', '/?lang=fr'));
     await page.getByLabel('Adresse courriel').fill(EMAIL);
     await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
+    await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
     await advanceClock(server, '11m');
 
