@@ -50,7 +50,6 @@ var (
 	errDisabled = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
 	errTooMany  = api.NewError(http.StatusConflict, "PASSKEY_LIMIT", "security.passkeys.limit")
 	errNoKeys   = api.NewError(http.StatusNotFound, "NO_PASSKEY", "security.passkeys.none")
-	errUnauth   = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
 )
 
 // nameError is a bad name, as rules' field errors answer: 400 naming it.
@@ -86,7 +85,7 @@ func apiError(err error) error {
 func (h *Handler) session(r *http.Request) (sso.Session, error) {
 	s, err := h.Sessions.Current(r)
 	if errors.Is(err, sso.ErrNoSession) {
-		return sso.Session{}, errUnauth
+		return sso.Session{}, api.ErrUnauthenticated
 	}
 	return s, err
 }
