@@ -133,7 +133,12 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
         ) : null}
         {(view.kind === 'closed' || view.kind === 'prechat') && chat && config ? (
           <>
-            {!chat.open ? <ClosedNotice chat={chat} now={config.serverNow} language={language} /> : null}
+            {!chat.open ? (
+              <ClosedNotice chat={chat} now={config.serverNow} language={language} />
+            ) : view.kind === 'closed' && view.error === 'chat.error.noAgent' ? (
+              // Open hours, nobody free: the phone, with no reopening time.
+              <ClosedNotice chat={{ ...chat, reason: 'no-agent', nextOpen: null }} now={config.serverNow} language={language} />
+            ) : null}
             {view.kind === 'closed' && view.error ? (
               <p role="alert" className="form-alert">
                 {t(view.error)}
@@ -175,7 +180,7 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
             timeZone={chat?.timeZone ?? 'America/Toronto'}
             onUnread={onUnread}
             onLive={onLive}
-            onClosedHandover={() => setView({ kind: 'closed', error: 'chat.error.closed' })}
+            onClosedHandover={(code) => setView({ kind: 'closed', error: errorKey(code) })}
             onNewChat={() => {
               setView({ kind: 'loading' });
               setAttempt((n) => n + 1);
@@ -195,7 +200,7 @@ interface ConversationViewProps {
   timeZone: string;
   onUnread: (count: number) => void;
   onLive: (live: boolean) => void;
-  onClosedHandover: () => void;
+  onClosedHandover: (errorCode: string) => void;
   onNewChat: () => void;
   titleRef: RefObject<HTMLHeadingElement | null>;
 }
@@ -280,7 +285,7 @@ function ConversationView({ conversationId, api, open, timeZone, onUnread, onLiv
     setActionError(null);
     const answer = await api.handover();
     if (answer.ok) return;
-    if (answer.errorCode === 'CHAT_CLOSED') onClosedHandover();
+    if (answer.errorCode === 'CHAT_CLOSED' || answer.errorCode === 'CHAT_NO_AGENT') onClosedHandover(answer.errorCode);
     else setActionError(errorKey(answer.errorCode));
   }
 
