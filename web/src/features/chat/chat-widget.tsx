@@ -97,6 +97,22 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
     return () => document.removeEventListener('keydown', onKeyDown);
   }, [open, onClose]);
 
+  // A step that replaces the pressed button ("Start chat", "Talk to a
+  // person", "Leave us a message") or disables it would let the focus fall
+  // to <body>, behind the modal dialog (issue 32): it comes back to the
+  // dialog, on the step's alert when there is one, else on its title.
+  useEffect(() => {
+    const element = dialog.current;
+    if (!open || !element) return;
+    const observer = new MutationObserver(() => {
+      const active = document.activeElement;
+      if (active !== null && active !== document.body) return; // in the dialog, or elsewhere on purpose
+      (element.querySelector<HTMLElement>('.chat-dialog__body [role="alert"][tabindex]') ?? title.current)?.focus();
+    });
+    observer.observe(element, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled', 'hidden'] });
+    return () => observer.disconnect();
+  }, [open]);
+
   const chat = config?.config.chat;
   return (
     <div

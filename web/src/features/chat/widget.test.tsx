@@ -129,6 +129,8 @@ describe('pre-chat', () => {
     fireEvent.change(within(dialog).getByLabelText('Topic'), { target: { value: 'password' } });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Start chat' }));
     const sock = await liveSocket();
+    // The pressed button is gone: the focus stays in the dialog (issue 32).
+    await waitFor(() => expect(dialog.contains(document.activeElement)).toBe(true));
     expect(calls.find((c) => c.method === 'POST')).toMatchObject({ url: '/api/v1/chat/conversations', body: { name: 'Ana', topic: 'password', page: '/not-found' } });
     expect(sock.url).toBe('ws://localhost:3000/api/v1/chat/socket?after=0');
     expect(window.localStorage.getItem(LIVE_KEY)).toBe('1');
