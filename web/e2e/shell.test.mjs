@@ -191,6 +191,20 @@ test('webview mode (a waa- cookie) hides header and footer', () =>
     assert.deepEqual(errors, []);
   }));
 
+test('the app download links show once: in the aside where the page has it, else in the footer (issue 32)', async () => {
+  for (const { path, inFooter } of [
+    { path: '/', inFooter: false },
+    { path: '/not-found', inFooter: true },
+  ]) {
+    await open('belair', path, {}, async ({ page }) => {
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      const googlePlay = page.locator('a[href*="play.google"]:visible');
+      assert.equal(await googlePlay.count(), 1, `${path}: the Google Play links shown`);
+      assert.equal(await page.getByRole('contentinfo').locator('a[href*="play.google"]:visible').count(), inFooter ? 1 : 0, path);
+    });
+  }
+});
+
 describe('layouts pass axe at each breakpoint', () => {
   const viewports = [
     { name: 'mobile', width: 375, height: 800 },

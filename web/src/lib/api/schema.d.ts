@@ -6714,7 +6714,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Error"];
-            /** @description CHAT_CLOSED: outside hours or no agent (the widget offers the message form). */
+            /** @description CHAT_CLOSED outside hours, CHAT_NO_AGENT in hours with nobody available (the widget offers the message form and the phone). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6788,7 +6788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CHAT_CLOSED (the widget offers the message form) or CONVERSATION_ENDED. */
+            /** @description CHAT_CLOSED outside hours, CHAT_NO_AGENT with nobody available (the widget offers the message form and the phone), or CONVERSATION_ENDED. */
             409: {
                 headers: {
                     [name: string]: unknown;
