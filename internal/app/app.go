@@ -21,6 +21,7 @@ import (
 	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/api"
+	"guichet/internal/audit"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
@@ -38,6 +39,7 @@ import (
 	"guichet/internal/oidc"
 	"guichet/internal/oidc/provider"
 	"guichet/internal/policy"
+	"guichet/internal/privacy"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -362,6 +364,8 @@ type App struct {
 	ChatHub *hub.Hub
 	// OIDC is the OpenID provider (issue 30).
 	OIDC *provider.Provider
+	// Privacy is the customers' data exports and account deletions.
+	Privacy *privacy.Service
 	// Accounts is the policyholders' accounts.
 	Accounts *account.Service
 	// CobrowseHub relays co-browse sessions to this instance's sockets.
@@ -570,12 +574,13 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	accounts.SignedOut = oidcs.EndAccount
 	worker.UseLogout(deps.OIDC)
 	a.OIDC = deps.OIDC
+	privacies := a.privacyService(deps, accounts, sessions, oidcs, chats, worker.Poke)
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
 			return chat.Purge(ctx, chats, a.Brands.All())
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
-		}, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
+		}, privacies.PruneExports, privacies.EraseDue, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)
@@ -647,6 +652,49 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 		}}
 	return svc
 }
+
+// privacyService builds the customers' data export and account deletion
+// (issue 31): each package that keeps rows on a customer is a Holder (the
+// account's own row last: the erasure deletes it after the rows that name
+// it); the export worker runs in every instance (a lease keeps two from
+// preparing one export), the erasure of due deletions in the janitor.
+func (a *App) privacyService(deps *httpapi.Deps, accounts *account.Service, sessions *sso.Service, oidcs *oidc.Service, chats *chat.Service,
+	poke func()) *privacy.Service {
+	svc := &privacy.Service{DB: a.DB, Now: a.cfg.clock(), Brands: a.Brands.ByID, Poke: poke, Holders: []privacy.Holder{
+		privacy.HolderFuncs{
+			Held:  func(ctx context.Context, _, id string) (map[string]any, error) { return policy.HeldData(ctx, a.DB, id) },
+			Erase: func(ctx context.Context, tx *store.Tx, _, id string) error { return policy.Unlink(ctx, tx, id) },
+		},
+		sessions, oidcs, chats,
+		// The audit rows are exported here and scrubbed by the deletion
+		// itself, after the brand's privacy.deletedAuditDays.
+		privacy.HolderFuncs{Held: func(ctx context.Context, brand, id string) (map[string]any, error) {
+			return audit.HeldData(ctx, a.DB, brand, id)
+		}},
+		// Passkeys (migration 0022, on their own branch) join here as a
+		// Holder once they are on main: their names in the export, their
+		// rows erased with the account.
+		accounts,
+	}}
+	svc.NewWake()
+	a.Privacy = svc
+	a.workers = append(a.workers, svc.RunExports)
+	now := a.cfg.clock()
+	deps.Privacy = &privacy.Handler{Service: svc, Sessions: deps.SSO,
+		// Until sso.RequireFresh (the re-authentication of issue 31) is
+		// on main, the session's own sign-in is its only proof.
+		Fresh: func(_ context.Context, s sso.Session) error {
+			if now().Sub(s.CreatedAt) > freshProof {
+				return privacy.ErrStaleProof
+			}
+			return nil
+		}}
+	return svc
+}
+
+// freshProof is how old a session's last proof of identity may be for a
+// security change (issue 31).
+const freshProof = 10 * time.Minute
 
 // notifier is what wakes the chat, co-browse and queue sockets after a
 // commit (issue 19): on PostgreSQL, every instance's through LISTEN/NOTIFY

@@ -22,6 +22,7 @@ import (
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc/provider"
+	"guichet/internal/privacy"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -69,6 +70,8 @@ type Deps struct {
 	Account  *account.Handler
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
+	// Privacy is the customer's data export and account deletion (issue 31).
+	Privacy *privacy.Handler
 	// Registration is legacy registration (accounts/find and
 	// accounts/{id}/authentication are dispatched between it and Account
 	// in overload.go).
