@@ -35,11 +35,11 @@ var ErrStaleProof = errors.New("privacy: re-authentication required")
 
 var (
 	errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
-	errReauth          = api.NewError(http.StatusForbidden, "REAUTH_REQUIRED", "privacy.reauthRequired")
-	errNoExport        = api.NewError(http.StatusNotFound, "NO_EXPORT", "privacy.export.none")
-	errNotPending      = api.NewError(http.StatusNotFound, "NO_DELETION", "privacy.deletion.none")
-	errUndoInvalid     = api.NewError(http.StatusNotFound, "UNDO_LINK_INVALID", "privacy.undo.invalid")
-	errUndoTooLate     = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "privacy.undo.tooLate")
+	errReauth          = api.NewError(http.StatusForbidden, "REAUTH_REQUIRED", "security.reauthRequired")
+	errNoExport        = api.NewError(http.StatusNotFound, "NO_EXPORT", "security.data.none")
+	errNotPending      = api.NewError(http.StatusNotFound, "NO_DELETION", "security.deletion.none")
+	errUndoInvalid     = api.NewError(http.StatusNotFound, "UNDO_LINK_INVALID", "security.undo.invalid")
+	errUndoTooLate     = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "security.undo.tooLate")
 )
 
 func apiError(err error) error {

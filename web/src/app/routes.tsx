@@ -56,6 +56,7 @@ const LoginRoute = lazyPage(() => import('@/features/login/routes/login'));
 const WebsealRoute = lazyPage(() => import('@/features/webseal/routes/webseal'));
 const MyAccountRoute = lazyPage(() => import('@/features/account/routes/my-account'));
 const ConsentRoute = lazyPage(() => import('@/features/account/routes/consent'));
+const UndoDeletionRoute = lazyPage(() => import('@/features/account/routes/undo-deletion'));
 const RoadblockRoute = lazyPage(() => import('@/features/roadblock/routes/roadblock'));
 const CheckYourInboxRoute = lazyPage(() => import('@/features/roadblock/routes/check-your-inbox'));
 const ForgotRoute = lazyPage(() => import('@/features/recovery/routes/forgot'));
@@ -73,6 +74,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/webseal.do', category: 'login', page: WebsealRoute },
   { path: '/my-account', category: 'account', page: MyAccountRoute },
   { path: '/oidc/consent', category: 'account', page: ConsentRoute },
+  { path: '/undo-deletion', category: 'account', page: UndoDeletionRoute },
   { path: '/roadblock', category: 'roadblock', page: RoadblockRoute },
   { path: '/roadblock/:page', category: 'roadblock', page: RoadblockRoute },
   { path: '/check-your-inbox', category: 'forgot-password', page: CheckYourInboxRoute },

@@ -13,6 +13,7 @@ import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
 import { formatPolicyNumber } from '@/features/account/policy-number';
 import { ChangePassword } from '@/features/account/change-password';
+import { AccountData } from '@/features/account/account-data';
 import { ConnectedApps } from '@/features/account/connected-apps';
 import { Sessions } from '@/features/account/sessions';
 import '@/features/account/account.css';
@@ -79,6 +80,7 @@ function MyAccountPage() {
           <ChangePassword email={me.email.toLowerCase()} />
           <Sessions />
           <ConnectedApps />
+          <AccountData />
         </>
       ) : (
         <p role="status">{t('account.loading')}</p>
