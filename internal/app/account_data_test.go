@@ -11,10 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/account"
+	"guichet/internal/api/apitest"
 	"guichet/internal/notify"
 	"guichet/internal/oidc"
 	"guichet/internal/privacy"
+	"guichet/internal/staff"
+	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 )
 
@@ -333,6 +338,45 @@ func TestAccountDeletion(t *testing.T) {
 		}
 		if status, out := anon.api("belair", "POST", "/api/v1/accounts/find", `{"email":"`+demoEmail+`"}`); status == http.StatusOK && out["id"] == accountID {
 			t.Fatalf("the erased account is still found: %v", out)
+		}
+	})
+}
+
+// TestConsoleShowsPendingDeletion: staff see a customer's pending deletion
+// and its date on the customer view (read-only), and no longer once it is
+// cancelled.
+func TestConsoleShowsPendingDeletion(t *testing.T) {
+	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
+		ctx := t.Context()
+		var id string
+		err := a.DB.InTx(ctx, func(tx *store.Tx) error {
+			acc, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "leaving@example.com", FirstName: "Lee"}, "", clock.Now())
+			id = acc.ID
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent := signedInStaff(t, a, clock, "agent.deletion@example.com", staff.RoleAgent, []string{"belair"})
+		if got := agent.want("GET", "/api/console/v1/customers/"+id, "", 200, ""); got["deletionAt"] != nil {
+			t.Fatalf("before: %v", got["deletionAt"])
+		}
+		d, err := a.Privacy.RequestDeletion(ctx, privacy.DeletionAsk{Brand: "belair", AccountID: id, Language: "en", Origin: "https://belair.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := agent.want("GET", "/api/console/v1/customers/"+id, "", 200, "")
+		if err := apitest.Conform(apitest.Schemas(t), "ConsoleCustomerDetail", got); err != nil {
+			t.Fatal(err)
+		}
+		if at, _ := time.Parse(time.RFC3339, got["deletionAt"].(string)); !at.Equal(d.DeleteAt) || !at.Equal(clock.Now().Add(privacy.DeletionGrace).Truncate(time.Millisecond)) {
+			t.Fatalf("deletionAt %v, want %v", got["deletionAt"], d.DeleteAt)
+		}
+		if err := a.Privacy.CancelDeletion(ctx, "belair", id, ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := agent.want("GET", "/api/console/v1/customers/"+id, "", 200, ""); got["deletionAt"] != nil {
+			t.Fatalf("after the cancel: %v", got["deletionAt"])
 		}
 	})
 }

@@ -575,6 +575,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	worker.UseLogout(deps.OIDC)
 	a.OIDC = deps.OIDC
 	privacies := a.privacyService(deps, accounts, sessions, oidcs, chats, worker.Poke)
+	deps.Console.Service.Deletions = privacies
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
 			return chat.Purge(ctx, chats, a.Brands.All())

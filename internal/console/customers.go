@@ -80,6 +80,7 @@ type detailJSON struct {
 	LastSignIns        []time.Time        `json:"lastSignIns"`
 	OpenRegistrations  []registrationJSON `json:"openRegistrations"`
 	Events             []eventJSON        `json:"events"`
+	DeletionAt         *time.Time         `json:"deletionAt"`
 }
 
 func timeOrNil(t time.Time) *time.Time {
@@ -93,7 +94,7 @@ func detailOf(d Detail) detailJSON {
 	a := d.Account
 	out := detailJSON{customerJSON: customerOf(a, d.At), Language: a.Language, Phone: a.Phone, CreatedAt: a.CreatedAt,
 		LockedUntil: timeOrNil(d.LockedUntil), DisabledAt: timeOrNil(a.DisabledAt),
-		TemporaryExpiresAt: timeOrNil(d.TemporaryExpiresAt), FailedAttempts: d.FailedAttempts,
+		TemporaryExpiresAt: timeOrNil(d.TemporaryExpiresAt), FailedAttempts: d.FailedAttempts, DeletionAt: timeOrNil(d.DeletionAt),
 		Policies: []policyJSON{}, LastSignIns: []time.Time{}, OpenRegistrations: []registrationJSON{}, Events: []eventJSON{}}
 	for _, p := range d.Policies {
 		out.Policies = append(out.Policies, policyJSON{Number: p.Number, Kind: string(p.Kind), Role: string(p.Role)})

@@ -83,6 +83,9 @@ type Detail struct {
 	OpenRegistrations []registration.OpenRegistration
 	// Events are the 50 most recent audit events, newest first.
 	Events []audit.Event
+	// DeletionAt is when the customer's pending deletion of their account
+	// happens (zero: none pending); staff only see it.
+	DeletionAt time.Time
 }
 
 // View reads a customer's Detail (a customer Customer returned: of a brand
@@ -123,6 +126,11 @@ func (s *Service) detail(ctx context.Context, a account.Account) (Detail, error)
 	d.OpenRegistrations, err = registration.OpenFor(ctx, s.DB, a.Brand, account.NormalizeEmail(a.Email), people, now)
 	if err != nil {
 		return d, err
+	}
+	if s.Deletions != nil {
+		if d.DeletionAt, err = s.Deletions.DeletionDate(ctx, a.Brand, a.ID); err != nil {
+			return d, err
+		}
 	}
 	events, err := audit.ForAccount(ctx, s.DB, a.Brand, a.ID, 50)
 	if err != nil {

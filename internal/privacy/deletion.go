@@ -273,19 +273,12 @@ func (s *Service) ScrubDue(ctx context.Context) (int64, error) {
 	return int64(len(due)), nil
 }
 
-// PendingDeletions says which of accounts have a pending deletion, and
-// when it happens (the staff console's customer view).
-func (s *Service) PendingDeletions(ctx context.Context, brand string, accountIDs ...string) (map[string]time.Time, error) {
-	out := map[string]time.Time{}
-	for _, id := range accountIDs {
-		d, err := s.PendingDeletion(ctx, brand, id)
-		if errors.Is(err, ErrNotPending) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out[id] = d.DeleteAt
+// DeletionDate is when the account's pending deletion happens, zero when
+// none is pending (the staff console's customer view).
+func (s *Service) DeletionDate(ctx context.Context, brand, accountID string) (time.Time, error) {
+	d, err := s.PendingDeletion(ctx, brand, accountID)
+	if errors.Is(err, ErrNotPending) {
+		return time.Time{}, nil
 	}
-	return out, nil
+	return d.DeleteAt, err
 }

@@ -2228,6 +2228,8 @@ export interface components {
             /** @description End of the timed lock, when one runs. */
             lockedUntil: string | null;
             disabledAt: string | null;
+            /** @description When the customer's own request to delete their online account takes effect (issue 31; they may still cancel it until then); null when none is pending. */
+            deletionAt: string | null;
             temporaryExpiresAt: string | null;
             /** @description Failed sign-in attempts on record (the lockout's window). */
             failedAttempts: number;
