@@ -93,7 +93,8 @@ describe('My account: delete my account', () => {
     expect(deletion.getByText(/Your insurance policies stay/)).toBeTruthy();
     expect(calls.some((c) => c.path === '/api/v1/me/deletion')).toBe(false);
     fireEvent.click(deletion.getByRole('button', { name: 'Yes, delete my account' }));
-    expect(await deletion.findByText('Your account will be deleted on December 29, 2026.')).toBeTruthy();
+    const date = await deletion.findByText('Your account will be deleted on December 29, 2026.');
+    await waitFor(() => expect(document.activeElement).toBe(date.parentElement));
     fireEvent.click(deletion.getByRole('button', { name: 'Keep my account' }));
     expect(await deletion.findByText('Your account will not be deleted.')).toBeTruthy();
     expect(deletion.getByRole('button', { name: 'Delete my account' })).toBeTruthy();

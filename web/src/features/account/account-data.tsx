@@ -25,12 +25,17 @@ export function AccountData() {
   const { language, province, brand } = useSite();
   const clients = useApiClients();
   const [status, setStatus] = useState<Status | null>(null);
-  const [message, setMessage] = useState('');
+  // Each section says its outcomes in its own status line.
+  const [message, setMessage] = useState({ data: '', deletion: '' });
   const [busy, setBusy] = useState('');
   const [warning, setWarning] = useState(false);
   const [signedOut, setSignedOut] = useState(false);
-  const messageRef = useRef<HTMLParagraphElement>(null);
+  const dataStatus = useRef<HTMLParagraphElement>(null);
+  const deletionStatus = useRef<HTMLParagraphElement>(null);
   const warningRef = useRef<HTMLHeadingElement>(null);
+  // After the confirmation (its button gone), the pending deletion's date takes the focus.
+  const pendingRef = useRef<HTMLParagraphElement>(null);
+  const [justAsked, setJustAsked] = useState(false);
 
   const load = useCallback(async () => {
     const answer = await clients.second.request('get', '/me/privacy').catch(() => null);
@@ -46,16 +51,21 @@ export function AccountData() {
     if (warning) warningRef.current?.focus();
   }, [warning]);
 
-  const say = (key: MessageKey, params?: Record<string, string>) => {
-    setMessage(t(key, params));
-    messageRef.current?.focus();
+  useEffect(() => {
+    if (justAsked && status?.deletion) pendingRef.current?.focus();
+  }, [justAsked, status]);
+
+  type Part = 'data' | 'deletion';
+  const say = (part: Part, key: MessageKey | '') => {
+    setMessage((m) => ({ ...m, [part]: key ? t(key) : '' }));
+    (part === 'data' ? dataStatus : deletionStatus).current?.focus();
   };
-  const refused = (data: unknown, fallback: MessageKey) => {
+  const refused = (part: Part, data: unknown, fallback: MessageKey) => {
     const code = codeOf(data);
-    if (code === 'REAUTH_REQUIRED') return say('security.reauthRequired');
-    if (code === 'NO_EXPORT') return say('security.data.none');
-    if (code === 'NO_DELETION') return say('security.deletion.none');
-    say(fallback);
+    if (code === 'REAUTH_REQUIRED') return say(part, 'security.reauthRequired');
+    if (code === 'NO_EXPORT') return say(part, 'security.data.none');
+    if (code === 'NO_DELETION') return say(part, 'security.deletion.none');
+    say(part, fallback);
   };
 
   const askExport = async () => {
@@ -64,8 +74,8 @@ export function AccountData() {
     setBusy('');
     if (answer?.status === 202) {
       await load();
-      say('security.data.asked');
-    } else refused(answer?.data, 'security.data.failed');
+      say('data', 'security.data.asked');
+    } else refused('data', answer?.data, 'security.data.failed');
   };
 
   const download = async (format: 'json' | 'html') => {
@@ -79,7 +89,7 @@ export function AccountData() {
     if (response?.status !== 200) {
       const data: unknown = await response?.json().catch(() => null);
       await load();
-      return refused(data, 'security.data.failed');
+      return refused('data', data, 'security.data.failed');
     }
     const url = URL.createObjectURL(await response.blob());
     const link = document.createElement('a');
@@ -97,10 +107,9 @@ export function AccountData() {
     setBusy('');
     if (answer?.status === 202) {
       setWarning(false);
+      setJustAsked(true);
       await load();
-      messageRef.current?.focus();
-      setMessage('');
-    } else refused(answer?.data, 'security.deletion.failed');
+    } else refused('deletion', answer?.data, 'security.deletion.failed');
   };
 
   const keepAccount = async () => {
@@ -109,8 +118,8 @@ export function AccountData() {
     setBusy('');
     if (answer?.status === 204 || answer?.status === 404) {
       await load();
-      say('security.deletion.cancelled');
-    } else refused(answer?.data, 'security.deletion.failed');
+      say('deletion', 'security.deletion.cancelled');
+    } else refused('deletion', answer?.data, 'security.deletion.failed');
   };
 
   if (signedOut) return <Redirect to="/" replace />;
@@ -141,12 +150,15 @@ export function AccountData() {
             {t(exp ? 'security.data.askAgain' : 'security.data.ask')}
           </button>
         ) : null}
+        <p role="status" tabIndex={-1} ref={dataStatus}>
+          {message.data}
+        </p>
       </section>
       <section className="account-deletion" aria-labelledby="account-deletion-title">
         <h2 id="account-deletion-title">{t('security.deletion.title')}</h2>
         {pending ? (
           <div className="account-deletion__pending">
-            <p>
+            <p tabIndex={-1} ref={pendingRef}>
               <strong>{t('security.deletion.pending', { date: date.format(new Date(pending.deleteAt)) })}</strong>
             </p>
             <p>{t('security.deletion.pendingHelp')}</p>
@@ -184,8 +196,8 @@ export function AccountData() {
             ) : null}
           </>
         )}
-        <p role="status" tabIndex={-1} ref={messageRef}>
-          {message}
+        <p role="status" tabIndex={-1} ref={deletionStatus}>
+          {message.deletion}
         </p>
       </section>
     </>
