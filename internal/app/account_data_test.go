@@ -183,6 +183,15 @@ func TestDataExport(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("audit %v, want %v", got, want)
 		}
+		// Five a day, then 429.
+		for i := range privacy.ExportsPerDay {
+			if status, out := w.api("belair", "POST", "/api/v1/me/export", ""); status != http.StatusAccepted {
+				t.Fatalf("export %d of the day: %d %v", i+1, status, out)
+			}
+		}
+		if status, out := w.api("belair", "POST", "/api/v1/me/export", ""); status != http.StatusTooManyRequests || out["errorCode"] != "RATE_LIMITED" {
+			t.Fatalf("one more: %d %v", status, out)
+		}
 	})
 }
 

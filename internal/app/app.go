@@ -661,7 +661,7 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 // preparing one export), the erasure of due deletions in the janitor.
 func (a *App) privacyService(deps *httpapi.Deps, accounts *account.Service, sessions *sso.Service, oidcs *oidc.Service, chats *chat.Service,
 	poke func()) *privacy.Service {
-	svc := &privacy.Service{DB: a.DB, Now: a.cfg.clock(), Brands: a.Brands.ByID, Poke: poke, Holders: []privacy.Holder{
+	svc := &privacy.Service{DB: a.DB, Now: a.cfg.clock(), Brands: a.Brands.ByID, Poke: poke, Limiter: throttle.New(a.DB, a.cfg.clock()), Holders: []privacy.Holder{
 		privacy.HolderFuncs{
 			Held:  func(ctx context.Context, _, id string) (map[string]any, error) { return policy.HeldData(ctx, a.DB, id) },
 			Erase: func(ctx context.Context, tx *store.Tx, _, id string) error { return policy.Unlink(ctx, tx, id) },

@@ -63,6 +63,13 @@ func (s *Service) RequestExport(ctx context.Context, in ExportAsk) (Export, erro
 	}
 	now := s.Now()
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		if s.Limiter != nil {
+			if ok, err := s.Limiter.AllowTx(ctx, tx, exportRule, in.AccountID); err != nil {
+				return err
+			} else if !ok {
+				return ErrTooManyExports
+			}
+		}
 		if _, err := tx.Exec(ctx, "DELETE FROM data_exports WHERE account_id = ?", in.AccountID); err != nil {
 			return fmt.Errorf("replace export: %w", err)
 		}

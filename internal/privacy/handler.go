@@ -46,7 +46,7 @@ func apiError(err error) error {
 	if e, ok := api.AnswerTo(err, []api.Answer{
 		{Err: ErrStaleProof, Answer: errReauth}, {Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
 		{Err: ErrUndoInvalid, Answer: errUndoInvalid}, {Err: ErrUndoTooLate, Answer: errUndoTooLate},
-		{Err: account.ErrNotFound, Answer: errUnauthenticated},
+		{Err: account.ErrNotFound, Answer: errUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
 	}); ok {
 		return e
 	}
@@ -117,7 +117,7 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) error {
 
 // RequestExport is POST /api/v1/me/export: 202 with the export asked for
 // (prepared in the background, announced by email); 401, 403
-// REAUTH_REQUIRED.
+// REAUTH_REQUIRED; 429 RATE_LIMITED past ExportsPerDay a day.
 func (h *Handler) RequestExport(w http.ResponseWriter, r *http.Request) error {
 	s, err := h.session(r, true)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"guichet/internal/brand"
 	"guichet/internal/store"
+	"guichet/internal/throttle"
 )
 
 // A Holder is a package that keeps rows on a customer's account.
@@ -58,6 +59,12 @@ const (
 	DeletionGrace = 30 * 24 * time.Hour
 )
 
+// exportRule bounds the exports an account asks for: ExportsPerDay a day.
+var exportRule = throttle.Rule{Scope: "privacy.export", Limit: ExportsPerDay, Window: 24 * time.Hour}
+
+// ExportsPerDay is how many exports an account may ask for in a day.
+const ExportsPerDay = 5
+
 // Service is the exports and deletions.
 type Service struct {
 	DB     *store.DB
@@ -67,6 +74,9 @@ type Service struct {
 	// come in their order, and the erasure runs them in it (the account
 	// row's holder last: the other rows may name it).
 	Holders []Holder
+	// Limiter bounds the exports an account asks for (ExportsPerDay; nil:
+	// no bound, in tests of the service alone).
+	Limiter *throttle.Limiter
 	// Poke wakes the outbox worker after an email was queued (nil: none).
 	Poke func()
 	// Lease is how long a worker holds an export it prepares (0: 2
@@ -85,7 +95,9 @@ var (
 	ErrNotPending    = errors.New("privacy: no deletion pending")
 	ErrUndoInvalid   = errors.New("privacy: unknown or used undo link")
 	ErrUndoTooLate   = errors.New("privacy: the deletion's grace is over")
-	ErrAccountErased = errors.New("privacy: the account is gone")
+	// ErrTooManyExports: the account asked for ExportsPerDay exports in
+	// the last day (each one is an email and a read of everything).
+	ErrTooManyExports = errors.New("privacy: too many exports asked for")
 )
 
 func (s *Service) poke() {

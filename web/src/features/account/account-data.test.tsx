@@ -56,6 +56,16 @@ describe('My account: your data', () => {
     expect(await screen.findByText(/confirm it's you/)).toBeTruthy();
   });
 
+  it('says when the day’s copies are used up', async () => {
+    const { data } = await openPage({
+      'GET /api/v1/me/privacy': { status: 200, body: { export: null, deletion: null } },
+      'POST /api/v1/me/export': { status: 429, body: { errorCode: 'RATE_LIMITED' } },
+    });
+    fireEvent.click(await data.findByRole('button', { name: 'Ask for a copy of my data' }));
+    const status = await data.findByText('You have asked for several copies today. Try again tomorrow.');
+    await waitFor(() => expect(document.activeElement).toBe(status));
+  });
+
   it('downloads the file the server answers', async () => {
     const created = vi.fn(() => 'blob:export');
     vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: created, revokeObjectURL: vi.fn() }));

@@ -64,6 +64,7 @@ export function AccountData() {
     const code = codeOf(data);
     if (code === 'REAUTH_REQUIRED') return say(part, 'security.reauthRequired');
     if (code === 'NO_EXPORT') return say(part, 'security.data.none');
+    if (code === 'RATE_LIMITED') return say(part, 'security.data.tooMany');
     if (code === 'NO_DELETION') return say(part, 'security.deletion.none');
     say(part, fallback);
   };
