@@ -178,21 +178,13 @@ const eraseBatch = 100
 // the brand's privacy.deletedAuditDays (ScrubDue). The janitor runs it.
 func (s *Service) EraseDue(ctx context.Context) (int64, error) {
 	now := s.Now()
-	rows, err := s.DB.Query(ctx, `SELECT account_id, brand FROM account_deletions WHERE deleted_at = 0 AND delete_at <= ?
-		ORDER BY delete_at LIMIT ?`, now.UnixMilli(), eraseBatch)
-	if err != nil {
-		return 0, fmt.Errorf("due deletions: %w", err)
-	}
-	due, err := store.Collect(rows, func(r *sql.Rows) ([2]string, error) {
-		var d [2]string
-		return d, r.Scan(&d[0], &d[1])
-	})
+	due, err := s.due(ctx, "deleted_at = 0 AND delete_at <= ? ORDER BY delete_at", now)
 	if err != nil {
 		return 0, err
 	}
 	var n int64
 	for _, d := range due {
-		erased, err := s.erase(ctx, d[1], d[0], now)
+		erased, err := s.erase(ctx, d.brand, d.accountID, now)
 		if err != nil {
 			return n, err
 		}
@@ -253,20 +245,12 @@ func scrub(ctx context.Context, tx *store.Tx, brand, accountID string) error {
 // ScrubDue strips the audit rows of the accounts erased
 // privacy.deletedAuditDays ago.
 func (s *Service) ScrubDue(ctx context.Context) (int64, error) {
-	rows, err := s.DB.Query(ctx, `SELECT account_id, brand FROM account_deletions WHERE deleted_at > 0 AND scrub_at <= ? LIMIT ?`,
-		s.Now().UnixMilli(), eraseBatch)
-	if err != nil {
-		return 0, fmt.Errorf("due scrubs: %w", err)
-	}
-	due, err := store.Collect(rows, func(r *sql.Rows) ([2]string, error) {
-		var d [2]string
-		return d, r.Scan(&d[0], &d[1])
-	})
+	due, err := s.due(ctx, "deleted_at > 0 AND scrub_at <= ? ORDER BY scrub_at", s.Now())
 	if err != nil {
 		return 0, err
 	}
 	for i, d := range due {
-		if err := s.DB.InTx(ctx, func(tx *store.Tx) error { return scrub(ctx, tx, d[1], d[0]) }); err != nil {
+		if err := s.DB.InTx(ctx, func(tx *store.Tx) error { return scrub(ctx, tx, d.brand, d.accountID) }); err != nil {
 			return int64(i), err
 		}
 	}
@@ -281,4 +265,20 @@ func (s *Service) DeletionDate(ctx context.Context, brand, accountID string) (ti
 		return time.Time{}, nil
 	}
 	return d.DeleteAt, err
+}
+
+// dueDeletion is a deletion the janitor has work on.
+type dueDeletion struct{ accountID, brand string }
+
+// due lists up to eraseBatch deletions matching where, whose one
+// placeholder is now.
+func (s *Service) due(ctx context.Context, where string, now time.Time) ([]dueDeletion, error) {
+	rows, err := s.DB.Query(ctx, "SELECT account_id, brand FROM account_deletions WHERE "+where+" LIMIT ?", now.UnixMilli(), eraseBatch)
+	if err != nil {
+		return nil, fmt.Errorf("due deletions: %w", err)
+	}
+	return store.Collect(rows, func(r *sql.Rows) (dueDeletion, error) {
+		var d dueDeletion
+		return d, r.Scan(&d.accountID, &d.brand)
+	})
 }

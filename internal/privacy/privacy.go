@@ -91,10 +91,10 @@ type Service struct {
 
 // Errors of the service.
 var (
-	ErrNoExport      = errors.New("privacy: no export ready")
-	ErrNotPending    = errors.New("privacy: no deletion pending")
-	ErrUndoInvalid   = errors.New("privacy: unknown or used undo link")
-	ErrUndoTooLate   = errors.New("privacy: the deletion's grace is over")
+	ErrNoExport    = errors.New("privacy: no export ready")
+	ErrNotPending  = errors.New("privacy: no deletion pending")
+	ErrUndoInvalid = errors.New("privacy: unknown or used undo link")
+	ErrUndoTooLate = errors.New("privacy: the deletion's grace is over")
 	// ErrTooManyExports: the account asked for ExportsPerDay exports in
 	// the last day (each one is an email and a read of everything).
 	ErrTooManyExports = errors.New("privacy: too many exports asked for")
