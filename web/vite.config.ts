@@ -42,8 +42,14 @@ export default defineConfig({
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
     // Above the waits' bound (src/test/setup.ts), so a slow machine fails a
-    // test on what it waited for, not on the test's clock.
-    testTimeout: 20_000,
+    // test on what it waited for, not on the test's clock. A wait ends as
+    // soon as what it waits for is there, so these bounds cost nothing when
+    // tests pass; they are wide because CI shares two cores with the Go
+    // tests and Chromium (load average above 9): the session-16 CI lost
+    // the vitest lane there, the hooks (beforeAll preloading message
+    // sections) had vitest's default 10 s.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Tests read the shared files of the repository (testdata/, api/).
     env: { GUICHET_REPO_ROOT: fileURLToPath(new URL('..', import.meta.url)) },
   },

@@ -30,6 +30,7 @@ import (
 	"guichet/internal/cobrowse"
 	"guichet/internal/codes"
 	"guichet/internal/console"
+	"guichet/internal/contact"
 	"guichet/internal/devseed"
 	"guichet/internal/emailtoken"
 	"guichet/internal/fanout"
@@ -40,6 +41,7 @@ import (
 	"guichet/internal/oidc/provider"
 	"guichet/internal/policy"
 	"guichet/internal/privacy"
+	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -526,6 +528,18 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	deps.Account = &account.Handler{Service: accounts}
 	deps.SSO = &sso.Handler{Service: sessions}
 	deps.Recovery = &recovery.Handler{Service: recoveries, Sessions: deps.SSO}
+	proofs, err := reauth.New(ctx, accounts, sessions)
+	if err != nil {
+		return fmt.Errorf("reauth: %w", err)
+	}
+	proofs.Poke = worker.Poke
+	deps.Reauth = &reauth.Handler{Service: proofs, Sessions: deps.SSO}
+	changes, err := contact.New(ctx, accounts)
+	if err != nil {
+		return fmt.Errorf("contact: %w", err)
+	}
+	changes.Poke = worker.Poke
+	deps.Contact = &contact.Handler{Service: changes, Sessions: deps.SSO}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
 	if err != nil {
 		return err
@@ -581,7 +595,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 			return chat.Purge(ctx, chats, a.Brands.All())
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
-		}, privacies.PruneExports, privacies.EraseDue, staffs.Prune, accounts.Prune, recoveries.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
+		}, privacies.PruneExports, privacies.EraseDue, staffs.Prune, accounts.Prune, recoveries.Prune, proofs.Prune, changes.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)
@@ -680,22 +694,9 @@ func (a *App) privacyService(deps *httpapi.Deps, accounts *account.Service, sess
 	svc.NewWake()
 	a.Privacy = svc
 	a.workers = append(a.workers, svc.RunExports)
-	now := a.cfg.clock()
-	deps.Privacy = &privacy.Handler{Service: svc, Sessions: deps.SSO,
-		// Until sso.RequireFresh (the re-authentication of issue 31) is
-		// on main, the session's own sign-in is its only proof.
-		Fresh: func(_ context.Context, s sso.Session) error {
-			if now().Sub(s.CreatedAt) > freshProof {
-				return privacy.ErrStaleProof
-			}
-			return nil
-		}}
+	deps.Privacy = &privacy.Handler{Service: svc, Sessions: deps.SSO}
 	return svc
 }
-
-// freshProof is how old a session's last proof of identity may be for a
-// security change (issue 31).
-const freshProof = 10 * time.Minute
 
 // notifier is what wakes the chat, co-browse and queue sockets after a
 // commit (issue 19): on PostgreSQL, every instance's through LISTEN/NOTIFY

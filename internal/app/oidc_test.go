@@ -465,7 +465,9 @@ func TestOIDCTokenEndpointIsRateLimited(t *testing.T) {
 		// the token (a code it reads first, so a client is counted after
 		// its code was found).
 		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"not-a-token"}}
-		token := func(clientID string) (int, string) { return w.postForm("/oidc/token", form, clientID, w.conf.ClientSecret) }
+		token := func(clientID string) (int, string) {
+			return w.postForm("/oidc/token", form, clientID, w.conf.ClientSecret)
+		}
 		// Calls claiming the client without its secret: refused, and they do
 		// not spend its count (anyone could otherwise), only the address's.
 		for i := range 3 {

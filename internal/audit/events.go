@@ -42,6 +42,24 @@ const (
 	// PasswordCheck: account, the current password checked before the
 	// customer's own change (ChangePassword), right or wrong.
 	PasswordCheck Name = "password.check"
+	// ReauthPassword: account, the password checked as a re-authentication
+	// on My account (internal/reauth), right or wrong.
+	ReauthPassword Name = "reauth.password"
+	// ReauthCodeSend: reauth, a re-authentication code emailed to the
+	// account's address.
+	ReauthCodeSend Name = "reauth.code_send"
+	// ReauthCode: reauth, a re-authentication code checked (outcome ok,
+	// wrong_code, exceeded or expired).
+	ReauthCode Name = "reauth.code"
+	// ContactStart: contact, a code sent to a new email address or cell
+	// phone (detail the kind: email or phone).
+	ContactStart Name = "contact.start"
+	// ContactChange: contact, the code of such a change checked (outcome
+	// ok, wrong_code, exceeded, expired or taken; detail the kind).
+	ContactChange Name = "contact.change"
+	// ContactUndo: contact, the former address's link undoing an email
+	// change (outcome ok or invalid).
+	ContactUndo Name = "contact.undo"
 )
 
 // Staff's changes to a customer's account (internal/account, called by the

@@ -116,6 +116,21 @@ func (s *server) routes() []Route {
 		// The signed-in customer's own change, from My account (issue 31).
 		apiRoute("POST /api/v1/me/password", h.ChangePassword)
 	}
+	// The fresh proof a security change on My account asks for (issue 31).
+	if h := s.deps.Reauth; h != nil {
+		apiRoute("GET /api/v1/me/reauth", h.Status)
+		apiRoute("POST /api/v1/me/reauth", h.Prove)
+		apiRoute("POST /api/v1/me/reauth/code", h.SendCode)
+	}
+	// The customer's own email and cell phone changes, and the former
+	// address's undo link (issue 31).
+	if h := s.deps.Contact; h != nil {
+		apiRoute("POST /api/v1/me/email", h.StartEmail)
+		apiRoute("POST /api/v1/me/email/confirm", h.ConfirmEmail)
+		apiRoute("POST /api/v1/me/phone", h.StartPhone)
+		apiRoute("POST /api/v1/me/phone/confirm", h.ConfirmPhone)
+		apiRoute("POST /api/v1/email-undo", h.Undo)
+	}
 
 	// The customer's data rights on My account (issue 31, Law 25 and
 	// PIPEDA): the export and the account's deletion; the emailed undo

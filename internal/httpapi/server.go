@@ -19,10 +19,12 @@ import (
 	"guichet/internal/chat/chatapi"
 	"guichet/internal/cobrowse"
 	"guichet/internal/console"
+	"guichet/internal/contact"
 	"guichet/internal/emailtoken"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc/provider"
 	"guichet/internal/privacy"
+	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
 	"guichet/internal/smartreg"
@@ -72,6 +74,8 @@ type Deps struct {
 	Recovery *recovery.Handler
 	// Privacy is the customer's data export and account deletion (issue 31).
 	Privacy *privacy.Handler
+	Reauth   *reauth.Handler
+	Contact  *contact.Handler
 	// Registration is legacy registration (accounts/find and
 	// accounts/{id}/authentication are dispatched between it and Account
 	// in overload.go).

@@ -113,6 +113,14 @@ const (
 	// token is single-use). Data: link, expires (the deletion's day,
 	// YYYY-MM-DD); optional firstName, province.
 	TemplateAccountDeletion = "account-deletion"
+	// TemplateConfirmCode is a code that confirms a change on My account
+	// (issue 31): a re-authentication by email, a new email address or a
+	// new cell phone (email and SMS). Data: code; optional minutes.
+	TemplateConfirmCode = "confirm-code"
+	// TemplateEmailChanged tells the account's former address that it was
+	// replaced (issue 31), with a link that undoes it. Data: address (the
+	// new one), when (RFC 3339: the link's end), link.
+	TemplateEmailChanged = "email-changed"
 	// TemplateBackchannelLogout is a back-channel logout (ChannelLogout).
 	// Data: issuer, client, subject.
 	TemplateBackchannelLogout = "backchannel-logout"
@@ -144,6 +152,8 @@ const (
 	DataWhen    = "when"
 	DataBrowser = "browser"
 	DataSystem  = "system"
+	// DataAddress is a new email address or phone number.
+	DataAddress = "address"
 )
 
 // templateSpec says what a template needs.
@@ -171,6 +181,8 @@ var catalogue = map[string]templateSpec{
 	TemplateNewDevice:          {channels: []Channel{ChannelEmail}, required: []string{DataWhen, DataLink}},
 	TemplateExportReady:        {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}},
 	TemplateAccountDeletion:    {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
+	TemplateConfirmCode:        {channels: []Channel{ChannelEmail, ChannelSMS}, required: []string{DataCode}, sensitive: true},
+	TemplateEmailChanged:       {channels: []Channel{ChannelEmail}, required: []string{DataAddress, DataWhen, DataLink}, sensitive: true},
 	TemplateBackchannelLogout:  {channels: []Channel{ChannelLogout}, required: []string{DataIssuer, DataClient, DataSubject}},
 }
 
@@ -235,7 +247,7 @@ var (
 	brandIDPattern = regexp.MustCompile(`^[a-z][a-z0-9]{1,19}$`)
 	digitsPattern  = regexp.MustCompile(`^[0-9]{1,4}$`)
 	knownDataKeys  = []string{DataCode, DataLink, DataFirstName, DataMinutes, DataProvince, DataExpires,
-		DataTranscript, DataQuestion, DataAnswer, DataIssuer, DataClient, DataSubject, DataWhen, DataBrowser, DataSystem}
+		DataTranscript, DataQuestion, DataAnswer, DataIssuer, DataClient, DataSubject, DataWhen, DataBrowser, DataSystem, DataAddress}
 	// textKeys are the data keys holding several lines of text.
 	textKeys = []string{DataTranscript, DataQuestion, DataAnswer}
 )

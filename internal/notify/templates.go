@@ -56,6 +56,8 @@ type view struct {
 	When    string
 	Browser string
 	System  string
+	// Address is DataAddress: a new email address or phone number.
+	Address string
 	// Chat texts (several lines; the HTML keeps their line breaks).
 	Transcript string
 	Question   string
@@ -231,12 +233,13 @@ func newView(b *brand.Brand, language, template string, data map[string]string) 
 		When:      longTime(data[DataWhen], province, language),
 		Browser:   data[DataBrowser],
 		System:    data[DataSystem],
+		Address:   data[DataAddress],
 
 		Transcript: data[DataTranscript],
 		Question:   data[DataQuestion],
 		Answer:     data[DataAnswer],
 	}
-	if v.Minutes == "" && (template == TemplateRegistrationCode || template == TemplateResetCode) {
+	if v.Minutes == "" && (template == TemplateRegistrationCode || template == TemplateResetCode || template == TemplateConfirmCode) {
 		v.Minutes = defaultCodeMinutes
 	}
 	return v

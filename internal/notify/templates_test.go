@@ -34,6 +34,8 @@ func sampleData(template string) map[string]string {
 			data[k] = "2026-12-01"
 		case DataWhen:
 			data[k] = "2026-11-29T06:20:00Z"
+		case DataAddress:
+			data[k] = "alex.new@example.com"
 		case DataTranscript, DataQuestion, DataAnswer:
 			data[k] = "Alex — <b>first</b> line\nMarie — second line"
 		}

@@ -1,7 +1,6 @@
 package privacy
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -22,29 +21,24 @@ import (
 //	DELETE /api/v1/me/deletion          CancelDeletion
 //	POST   /api/v1/deletion/undo        UndoDeletion    (the emailed link's token)
 type Handler struct {
-	Service  *Service
+	Service *Service
+	// Sessions reads the request's session; the calls marked "fresh proof"
+	// want its last proof of who the customer is no older than
+	// sso.FreshFor (sso.Handler.Fresh: 403 REAUTH_REQUIRED).
 	Sessions *sso.Handler
-	// Fresh returns ErrStaleProof when the session's last proof of
-	// identity (password, passkey or emailed code) is older than the
-	// re-authentication window (sso.RequireFresh).
-	Fresh func(ctx context.Context, s sso.Session) error
 }
-
-// ErrStaleProof is what Fresh returns for a session whose proof is too old.
-var ErrStaleProof = errors.New("privacy: re-authentication required")
 
 var (
 	errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
-	errReauth          = api.NewError(http.StatusForbidden, "REAUTH_REQUIRED", "security.reauthRequired")
 	errNoExport        = api.NewError(http.StatusNotFound, "NO_EXPORT", "security.data.none")
 	errNotPending      = api.NewError(http.StatusNotFound, "NO_DELETION", "security.deletion.none")
-	errUndoInvalid     = api.NewError(http.StatusNotFound, "UNDO_LINK_INVALID", "security.undo.invalid")
-	errUndoTooLate     = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "security.undo.tooLate")
+	errUndoInvalid     = api.NewError(http.StatusNotFound, "UNDO_LINK_INVALID", "security.keep.invalid")
+	errUndoTooLate     = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "security.keep.tooLate")
 )
 
 func apiError(err error) error {
 	if e, ok := api.AnswerTo(err, []api.Answer{
-		{Err: ErrStaleProof, Answer: errReauth}, {Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
+		{Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
 		{Err: ErrUndoInvalid, Answer: errUndoInvalid}, {Err: ErrUndoTooLate, Answer: errUndoTooLate},
 		{Err: account.ErrNotFound, Answer: errUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
 	}); ok {
@@ -54,16 +48,14 @@ func apiError(err error) error {
 }
 
 // session is the request's session, 401 without one; with fresh, 403
-// REAUTH_REQUIRED unless its proof is recent.
+// REAUTH_REQUIRED unless its last proof is recent.
 func (h *Handler) session(r *http.Request, fresh bool) (sso.Session, error) {
+	if fresh {
+		return h.Sessions.Fresh(r)
+	}
 	s, err := h.Sessions.Current(r)
 	if err != nil {
 		return sso.Session{}, errUnauthenticated
-	}
-	if fresh {
-		if err := h.Fresh(r.Context(), s); err != nil {
-			return sso.Session{}, apiError(err)
-		}
 	}
 	return s, nil
 }

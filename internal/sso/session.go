@@ -33,6 +33,9 @@ type Session struct {
 	LastSeenAt time.Time
 	ExpiresAt  time.Time // absolute end
 	UserAgent  string
+	// ReauthAt is when the customer last proved who they are in this
+	// session: the sign-in that opened it, or a re-authentication since.
+	ReauthAt time.Time
 }
 
 // ErrNoSession is returned for a missing, unknown, expired or revoked
@@ -52,9 +55,9 @@ func newSession(ctx context.Context, tx *store.Tx, brand, accountID, userAgent s
 	if err != nil {
 		return "", err
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO sessions (token_hash, id, account_id, brand, user_agent, created_at, last_seen_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), id, accountID, brand, UserAgent(userAgent), now.UnixMilli(), now.UnixMilli(),
-		now.Add(AbsoluteTimeout).UnixMilli())
+	_, err = tx.Exec(ctx, `INSERT INTO sessions (token_hash, id, account_id, brand, user_agent, created_at, last_seen_at, expires_at, reauth_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), id, accountID, brand, UserAgent(userAgent), now.UnixMilli(), now.UnixMilli(),
+		now.Add(AbsoluteTimeout).UnixMilli(), now.UnixMilli())
 	if err != nil {
 		return "", fmt.Errorf("new session: %w", err)
 	}
@@ -70,10 +73,10 @@ func lookup(ctx context.Context, db *store.DB, brand, token string, now time.Tim
 	}
 	h := codes.TokenHash(token)
 	var s Session
-	var created, seen, expires, disabled int64
-	err := db.QueryRow(ctx, `SELECT s.id, s.account_id, s.brand, s.user_agent, s.created_at, s.last_seen_at, s.expires_at, `+
+	var created, seen, expires, reauth, disabled int64
+	err := db.QueryRow(ctx, `SELECT s.id, s.account_id, s.brand, s.user_agent, s.created_at, s.last_seen_at, s.expires_at, s.reauth_at, `+
 		account.DisabledAtSQL("s.account_id")+` FROM sessions s WHERE s.token_hash = ?`, h).
-		Scan(&s.ID, &s.AccountID, &s.Brand, &s.UserAgent, &created, &seen, &expires, &disabled)
+		Scan(&s.ID, &s.AccountID, &s.Brand, &s.UserAgent, &created, &seen, &expires, &reauth, &disabled)
 	if errors.Is(store.NotFound(err), store.ErrNotFound) {
 		return Session{}, ErrNoSession
 	}
@@ -81,6 +84,7 @@ func lookup(ctx context.Context, db *store.DB, brand, token string, now time.Tim
 		return Session{}, fmt.Errorf("session: %w", err)
 	}
 	s.CreatedAt, s.LastSeenAt, s.ExpiresAt = time.UnixMilli(created).UTC(), time.UnixMilli(seen).UTC(), time.UnixMilli(expires).UTC()
+	s.ReauthAt = time.UnixMilli(reauth).UTC()
 	if s.Brand != brand || disabled != 0 {
 		return Session{}, ErrNoSession
 	}

@@ -57,6 +57,7 @@ const WebsealRoute = lazyPage(() => import('@/features/webseal/routes/webseal'))
 const MyAccountRoute = lazyPage(() => import('@/features/account/routes/my-account'));
 const ConsentRoute = lazyPage(() => import('@/features/account/routes/consent'));
 const UndoDeletionRoute = lazyPage(() => import('@/features/account/routes/undo-deletion'));
+const EmailUndoRoute = lazyPage(() => import('@/features/account/routes/email-undo'));
 const RoadblockRoute = lazyPage(() => import('@/features/roadblock/routes/roadblock'));
 const CheckYourInboxRoute = lazyPage(() => import('@/features/roadblock/routes/check-your-inbox'));
 const ForgotRoute = lazyPage(() => import('@/features/recovery/routes/forgot'));
@@ -75,6 +76,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/my-account', category: 'account', page: MyAccountRoute },
   { path: '/oidc/consent', category: 'account', page: ConsentRoute },
   { path: '/undo-deletion', category: 'account', page: UndoDeletionRoute },
+  { path: '/email-undo', category: 'account', page: EmailUndoRoute },
   { path: '/roadblock', category: 'roadblock', page: RoadblockRoute },
   { path: '/roadblock/:page', category: 'roadblock', page: RoadblockRoute },
   { path: '/check-your-inbox', category: 'forgot-password', page: CheckYourInboxRoute },

@@ -2,9 +2,10 @@ import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
 
 // findBy*/waitFor give up after this long. Testing Library's 1 s default was
-// missed on a loaded CI machine (a lazy route's first render took longer); a
+// missed on a loaded CI machine (a lazy route's first render took longer),
+// and so, we believe, was 5 s with a load average above 9 (session 16). A
 // wait that ends early costs nothing, so the bound only has to be generous.
-configure({ asyncUtilTimeout: 5000 });
+configure({ asyncUtilTimeout: 20_000 });
 
 afterEach(() => {
   if (typeof document === 'undefined') return; // a test in the node environment

@@ -45,15 +45,27 @@ describe('My account: your data', () => {
     expect(calls.some((c) => c.method === 'POST' && c.path === '/api/v1/me/export')).toBe(true);
   });
 
-  it('offers both downloads of a ready copy, and says when the proof of identity is too old', async () => {
-    const { data } = await openPage({
+  it('offers both downloads of a ready copy; a stale proof is asked for inline, then the download goes on', async () => {
+    const created = vi.fn(() => 'blob:export');
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: created, revokeObjectURL: vi.fn() }));
+    let proved = false;
+    const { calls, data } = await openPage({
       'GET /api/v1/me/privacy': { status: 200, body: { export: ready, deletion: null } },
-      'GET /api/v1/me/export.json': { status: 403, body: { errorCode: 'REAUTH_REQUIRED' } },
+      'GET /api/v1/me/export.json': () => (proved ? { status: 200, body: { format: 'guichet-export/1' } } : { status: 403, body: { errorCode: 'REAUTH_REQUIRED' } }),
+      'POST /api/v1/me/reauth': () => {
+        proved = true;
+        return { status: 200, body: { freshUntil: '2026-11-29T10:10:00Z' } };
+      },
     });
     expect(await data.findByText(/You can download it until December 6, 2026/)).toBeTruthy();
     expect(data.getByRole('button', { name: 'Download the page to read (HTML)' })).toBeTruthy();
     fireEvent.click(data.getByRole('button', { name: 'Download the file (JSON)' }));
-    expect(await screen.findByText(/confirm it's you/)).toBeTruthy();
+    const prompt = within(await data.findByRole('region', { name: "Confirm it's you" }));
+    fireEvent.change(prompt.getByLabelText('Current password'), { target: { value: 'Guichet-Demo-2026!' } });
+    fireEvent.click(prompt.getByRole('button', { name: 'Confirm' }));
+    await waitFor(() => expect(created).toHaveBeenCalled());
+    expect(calls.filter((c) => c.path === '/api/v1/me/export.json')).toHaveLength(2);
+    expect(data.queryByRole('region', { name: "Confirm it's you" })).toBeNull();
   });
 
   it('says when the day’s copies are used up', async () => {

@@ -5,20 +5,19 @@ import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { useApiClients } from '@/lib/api/use-api';
 import { useSite } from '@/lib/site/site-context';
+import { errorCodeOf, useReauth, type Answer } from '@/features/account/reauth';
 
 type Status = components['schemas']['PrivacyStatus'];
 
 const isStatus = (d: unknown): d is Status => typeof d === 'object' && d !== null && 'export' in d && 'deletion' in d;
-const codeOf = (d: unknown) => (typeof d === 'object' && d !== null ? (d as { errorCode?: unknown }).errorCode : undefined);
 
 /**
  * My account's data rights (issue 31, Quebec's Law 25 and PIPEDA): a copy
  * of the account's data, prepared by the server and announced by email,
  * downloaded as a file (JSON) or a page to read (HTML); and the account's
  * deletion, after a warning, pending 30 days and cancellable. Asking and
- * downloading need a fresh proof of identity: a 403 REAUTH_REQUIRED says
- * so (the inline re-authentication of features/account/reauth.tsx takes
- * over once it is on main).
+ * downloading need a fresh proof of who the customer is: useReauth asks
+ * for it inline, in the section of the action, and goes on.
  */
 export function AccountData() {
   const t = useT();
@@ -36,6 +35,8 @@ export function AccountData() {
   // After the confirmation (its button gone), the pending deletion's date takes the focus.
   const pendingRef = useRef<HTMLParagraphElement>(null);
   const [justAsked, setJustAsked] = useState(false);
+  const dataProof = useReauth();
+  const deletionProof = useReauth();
 
   const load = useCallback(async () => {
     const answer = await clients.second.request('get', '/me/privacy').catch(() => null);
@@ -61,8 +62,8 @@ export function AccountData() {
     (part === 'data' ? dataStatus : deletionStatus).current?.focus();
   };
   const refused = (part: Part, data: unknown, fallback: MessageKey) => {
-    const code = codeOf(data);
-    if (code === 'REAUTH_REQUIRED') return say(part, 'security.reauthRequired');
+    const code = errorCodeOf(data);
+    if (code === 'REAUTH_REQUIRED') return say(part, 'security.reauth.required');
     if (code === 'NO_EXPORT') return say(part, 'security.data.none');
     if (code === 'RATE_LIMITED') return say(part, 'security.data.tooMany');
     if (code === 'NO_DELETION') return say(part, 'security.deletion.none');
@@ -71,7 +72,7 @@ export function AccountData() {
 
   const askExport = async () => {
     setBusy('export');
-    const answer = await clients.second.request('post', '/me/export').catch(() => null);
+    const answer = await dataProof.run(() => clients.second.request('post', '/me/export')).catch(() => null);
     setBusy('');
     if (answer?.status === 202) {
       await load();
@@ -82,17 +83,22 @@ export function AccountData() {
   const download = async (format: 'json' | 'html') => {
     setBusy(format);
     // The file comes as it is (not JSON-decoded by the API client), with the client's headers.
-    const response = await fetch(`/api/v1/me/export.${format}`, {
-      credentials: 'same-origin',
-      headers: { 'X-API-KEY': brand.apiKey, province: province.toUpperCase(), language },
-    }).catch(() => null);
+    let file: Blob | null = null;
+    const fetchFile = async (): Promise<Answer> => {
+      const response = await fetch(`/api/v1/me/export.${format}`, {
+        credentials: 'same-origin',
+        headers: { 'X-API-KEY': brand.apiKey, province: province.toUpperCase(), language },
+      });
+      if (response.status === 200) file = await response.blob();
+      return { status: response.status, data: response.status === 200 ? null : await response.json().catch(() => null) };
+    };
+    const answer = await dataProof.run(fetchFile).catch(() => null);
     setBusy('');
-    if (response?.status !== 200) {
-      const data: unknown = await response?.json().catch(() => null);
+    if (!file) {
       await load();
-      return refused('data', data, 'security.data.failed');
+      return refused('data', answer?.data, 'security.data.failed');
     }
-    const url = URL.createObjectURL(await response.blob());
+    const url = URL.createObjectURL(file);
     const link = document.createElement('a');
     link.href = url;
     link.download = `${brand.id}-data.${format}`;
@@ -104,7 +110,7 @@ export function AccountData() {
 
   const askDeletion = async () => {
     setBusy('delete');
-    const answer = await clients.second.request('post', '/me/deletion').catch(() => null);
+    const answer = await deletionProof.run(() => clients.second.request('post', '/me/deletion')).catch(() => null);
     setBusy('');
     if (answer?.status === 202) {
       setWarning(false);
@@ -151,6 +157,7 @@ export function AccountData() {
             {t(exp ? 'security.data.askAgain' : 'security.data.ask')}
           </button>
         ) : null}
+        {dataProof.prompt}
         <p role="status" tabIndex={-1} ref={dataStatus}>
           {message.data}
         </p>
@@ -197,6 +204,7 @@ export function AccountData() {
             ) : null}
           </>
         )}
+        {deletionProof.prompt}
         <p role="status" tabIndex={-1} ref={deletionStatus}>
           {message.deletion}
         </p>

@@ -217,7 +217,7 @@ describe('/verify', () => {
     await click('Continue');
     expect(field.getAttribute('aria-invalid')).toBe('true');
     await click('Send a new code');
-    await screen.findByText('We’ve sent you a new code. Only the newest code works.', {}, { timeout: 3000 });
+    await screen.findByText('We’ve sent you a new code. Only the newest code works.');
     expect(screen.queryByText('Enter the 6-digit security code.')).toBeNull();
     expect(screen.queryByText('The security code is incorrect. Try again.')).toBeNull();
     expect(field.getAttribute('aria-invalid')).toBeNull();
@@ -300,7 +300,7 @@ describe('/verify', () => {
     await open('/verify', { [resendPath('v1')]: { status, body: { errorCode: code } } }, 'Enter your security code');
     vi.useFakeTimers({ shouldAdvanceTime: true });
     await click('Send a new code');
-    await screen.findByRole('heading', { level: 1, name: "We can't send another code" }, { timeout: 3000 });
+    await screen.findByRole('heading', { level: 1, name: "We can't send another code" });
     expect(readFlow().roadblocked).toBe(true);
     expect(readResetProgress().verifyFrom).toBeNull(); // back from the roadblock, /verify redirects to /
     // The spinner's second ends after the page was left: it must not touch a

@@ -12,6 +12,7 @@ import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
 import { formatPolicyNumber } from '@/features/account/policy-number';
+import { ChangeContact } from '@/features/account/change-contact';
 import { ChangePassword } from '@/features/account/change-password';
 import { AccountData } from '@/features/account/account-data';
 import { ConnectedApps } from '@/features/account/connected-apps';
@@ -77,6 +78,8 @@ function MyAccountPage() {
       {me ? (
         <>
           <MyAccountDetails me={me} />
+          <ChangeContact kind="email" onChanged={(email) => setMe({ ...me, email })} />
+          <ChangeContact kind="phone" />
           <ChangePassword email={me.email.toLowerCase()} />
           <Sessions />
           <ConnectedApps />

@@ -24,9 +24,9 @@ export default function UndoDeletionRoute() {
 }
 
 const outcomes: Record<number, MessageKey> = {
-  204: 'security.undo.done',
-  404: 'security.undo.invalid',
-  410: 'security.undo.tooLate',
+  204: 'security.keep.done',
+  404: 'security.keep.invalid',
+  410: 'security.keep.tooLate',
 };
 
 function UndoDeletion() {
@@ -34,26 +34,26 @@ function UndoDeletion() {
   const clients = useApiClients();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
   const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<MessageKey | null>(token ? null : 'security.undo.invalid');
+  const [outcome, setOutcome] = useState<MessageKey | null>(token ? null : 'security.keep.invalid');
   const statusRef = useRef<HTMLParagraphElement>(null);
-  usePageTitle(t('security.undo.title'));
+  usePageTitle(t('security.keep.title'));
 
   const keep = async () => {
     setBusy(true);
     const answer = await clients.second.request('post', '/deletion/undo', { body: { token } }).catch(() => null);
     setBusy(false);
-    setOutcome((answer && outcomes[answer.status]) ?? 'security.undo.failed');
+    setOutcome((answer && outcomes[answer.status]) ?? 'security.keep.failed');
     statusRef.current?.focus();
   };
 
-  const finished = outcome !== null && outcome !== 'security.undo.failed';
+  const finished = outcome !== null && outcome !== 'security.keep.failed';
   return (
     <section className="page page--narrow" aria-labelledby="undo-deletion-title">
-      <h1 id="undo-deletion-title">{t('security.undo.title')}</h1>
-      {finished ? null : <p>{t('security.undo.intro')}</p>}
+      <h1 id="undo-deletion-title">{t('security.keep.title')}</h1>
+      {finished ? null : <p>{t('security.keep.intro')}</p>}
       {finished ? null : (
         <button type="button" className="button button--primary" disabled={busy} aria-busy={busy} onClick={() => void keep()}>
-          {t('security.undo.submit')}
+          {t('security.keep.submit')}
         </button>
       )}
       <p role="status" tabIndex={-1} ref={statusRef}>
@@ -61,7 +61,7 @@ function UndoDeletion() {
       </p>
       {finished ? (
         <Link href="/" className="button button--secondary">
-          {t('security.undo.signIn')}
+          {t('security.keep.signIn')}
         </Link>
       ) : null}
     </section>

@@ -61,7 +61,7 @@ describe('/_dev/forms', () => {
   it('switches language with the header toggle', async () => {
     await page(true);
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Français' })));
-    expect(await screen.findByRole('heading', { level: 1, name: 'Composants de formulaire' }, { timeout: 5000 })).toBeTruthy();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Composants de formulaire' })).toBeTruthy();
     const summary = within(section('Avec erreurs')).getByRole('alert', { name: 'Veuillez corriger les erreurs suivantes' });
     expect(within(summary).getByRole('link', { name: 'Les adresses courriel ne correspondent pas.' })).toBeTruthy();
     expect(within(section('Vides')).getByRole('combobox', { name: 'Mois' }).textContent).toContain('janvier');

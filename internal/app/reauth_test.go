@@ -1,0 +1,181 @@
+package app
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"guichet/internal/oidc"
+	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
+)
+
+// newestMail is the text of the newest message the dev mailbox holds for
+// to (the worker delivers at once when poked; the loop only bounds a
+// failure).
+func (w *rpWorld) newestMail(brand, to string) string {
+	w.t.Helper()
+	for range 500 {
+		res, err := w.browser.Get(w.issuer(brand) + "/_dev/mail.json?limit=1&to=" + url.QueryEscape(to))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		var mail []struct {
+			Text string `json:"text"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&mail)
+		res.Body.Close()
+		if len(mail) > 0 {
+			return mail[0].Text
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.t.Fatalf("no message to %s", to)
+	return ""
+}
+
+// codeMailed is the six digits of the newest message to "to" that differs
+// from the one before (the dev mailbox keeps the old ones).
+func (w *rpWorld) codeMailed(brand, to, before string) string {
+	w.t.Helper()
+	for range 500 {
+		if code := sixDigits.FindString(w.newestMail(brand, to)); code != "" && code != before {
+			return code
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w.t.Fatalf("no new code mailed to %s", to)
+	return ""
+}
+
+// fresh reports whether this browser's session may make a security change.
+func (w *rpWorld) fresh(brand string) bool {
+	w.t.Helper()
+	status, out := w.api(brand, "GET", "/api/v1/me/reauth", "")
+	if status != http.StatusOK {
+		w.t.Fatalf("reauth status: %d %v", status, out)
+	}
+	return out["freshUntil"] != nil
+}
+
+// advance moves the --dev clock.
+func (w *rpWorld) advance(by string) {
+	w.t.Helper()
+	if status, out := w.api("belair", "POST", "/_dev/clock", `{"advance":"`+by+`"}`); status != http.StatusOK {
+		w.t.Fatalf("advance the clock: %d %v", status, out)
+	}
+}
+
+// TestReauth: a sign-in is a fresh proof for 10 minutes; after that, the
+// password (checked as a sign-in checks it) or a code emailed to the
+// account's address proves again; a code is single use, five wrong
+// guesses end it, and a session asks for at most five (issue 31).
+func TestReauth(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		if status, _ := w.api("belair", "GET", "/api/v1/me/reauth", ""); status != http.StatusUnauthorized {
+			t.Fatalf("without a session: %d", status)
+		}
+		w.signIn("belair", demoEmail, demoPassword)
+		if !w.fresh("belair") {
+			t.Fatal("a sign-in is not a fresh proof")
+		}
+		w.advance("10m1s")
+		if w.fresh("belair") {
+			t.Fatal("a proof older than 10 minutes still counts")
+		}
+
+		prove := func(body string) (int, map[string]any) { return w.api("belair", "POST", "/api/v1/me/reauth", body) }
+		if status, out := prove(`{"password":"Not-The-Password-1!"}`); status != http.StatusBadRequest || out["errorCode"] != "WRONG_CURRENT_PASSWORD" {
+			t.Fatalf("a wrong password: %d %v", status, out)
+		}
+		for _, bad := range []string{`{}`, `{"password":"x","code":"123456"}`, `{"code":"12"}`, `[`, `{"password":7}`} {
+			if status, out := prove(bad); status != http.StatusBadRequest {
+				t.Fatalf("body %s: %d %v, want 400", bad, status, out)
+			}
+		}
+		if w.fresh("belair") {
+			t.Fatal("fresh after refused proofs")
+		}
+		if status, out := prove(`{"password":"` + demoPassword + `"}`); status != http.StatusOK || out["freshUntil"] == nil {
+			t.Fatalf("the password: %d %v", status, out)
+		}
+
+		// By a code to the email on file.
+		w.advance("10m1s")
+		if status, out := prove(`{"code":"123456"}`); status != http.StatusForbidden || out["errorCode"] != "CODE_EXPIRED" {
+			t.Fatalf("a code before any was sent: %d %v", status, out)
+		}
+		if status, out := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
+			t.Fatalf("send a code: %d %v", status, out)
+		}
+		code := w.codeMailed("belair", demoEmail, "")
+		wrong := "000000"
+		if code == wrong {
+			wrong = "000001"
+		}
+		if status, out := prove(`{"code":"` + wrong + `"}`); status != http.StatusBadRequest || out["errorCode"] != "INVALID_ACTIVATION_CODE" {
+			t.Fatalf("a wrong code: %d %v", status, out)
+		}
+		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusOK || out["freshUntil"] == nil {
+			t.Fatalf("the code: %d %v", status, out)
+		}
+		w.advance("10m1s")
+		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusForbidden || out["errorCode"] != "CODE_EXPIRED" {
+			t.Fatalf("the code a second time: %d %v", status, out)
+		}
+
+		// Five wrong guesses end a code, the right one included.
+		if status, _ := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
+			t.Fatalf("a second code: %d", status)
+		}
+		code = w.codeMailed("belair", demoEmail, code)
+		wrong = "000000"
+		if code == wrong {
+			wrong = "000001"
+		}
+		for i := range 5 {
+			status, out := prove(`{"code":"` + wrong + `"}`)
+			if want := map[bool]int{true: http.StatusForbidden, false: http.StatusBadRequest}[i == 4]; status != want {
+				t.Fatalf("wrong guess %d: %d %v, want %d", i+1, status, out, want)
+			}
+		}
+		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusForbidden || out["errorCode"] != "EXCEEDED_RETRIES_CODE_ACTIVATION" {
+			t.Fatalf("the right code after five wrong: %d %v", status, out)
+		}
+		// A code expires after 10 minutes.
+		if status, _ := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
+			t.Fatalf("a third code: %d", status)
+		}
+		code = w.codeMailed("belair", demoEmail, code)
+		w.advance("10m1s")
+		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusForbidden || out["errorCode"] != "CODE_EXPIRED" {
+			t.Fatalf("an expired code: %d %v", status, out)
+		}
+		// Five codes per session.
+		for i := range 2 {
+			if status, out := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
+				t.Fatalf("code %d: %d %v", i+4, status, out)
+			}
+		}
+		if status, out := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusTooManyRequests || out["errorCode"] != "RESEND_LIMIT_REACHED" {
+			t.Fatalf("a sixth code: %d %v", status, out)
+		}
+
+		got := storetest.Strings(t, w.a.DB, "SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE 'reauth.%' AND event <> 'reauth.code_send' ORDER BY id", w.account)
+		want := []string{"reauth.password wrong_password", "reauth.password ok", "reauth.code expired", "reauth.code wrong_code",
+			"reauth.code ok", "reauth.code expired", "reauth.code wrong_code", "reauth.code wrong_code", "reauth.code wrong_code",
+			"reauth.code wrong_code", "reauth.code exceeded", "reauth.code exceeded", "reauth.code expired"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("audit %v\nwant %v", got, want)
+		}
+		for _, secret := range []string{demoPassword, code} {
+			if n := storetest.Strings(t, w.a.DB, "SELECT detail FROM audit_events WHERE detail LIKE ?", "%"+secret+"%"); len(n) != 0 {
+				t.Fatalf("a secret in the audit: %v", n)
+			}
+		}
+	})
+}

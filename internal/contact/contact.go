@@ -1,0 +1,374 @@
+// Package contact is the customer's own change of the email address (also
+// their username) and of the cell phone on My account (issue 31,
+// design.md "The customer's own account"): after a fresh proof
+// (sso.RequireFresh), a code goes to the new address or number; the right
+// code makes the change. An email change sends the former address a link
+// that, within 72 hours, puts it back and takes the password away until a
+// reset. It owns contact_changes and email_undos; the accounts table is
+// internal/account's.
+package contact
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/audit"
+	"guichet/internal/codes"
+	"guichet/internal/notify"
+	"guichet/internal/sso"
+	"guichet/internal/store"
+	"guichet/internal/throttle"
+)
+
+// Kinds of change.
+const (
+	Email = "email"
+	Phone = "phone"
+)
+
+// The code rules are recovery's (spec §5); UndoTTL is how long the former
+// address may undo an email change.
+const (
+	CodeTTL     = 10 * time.Minute
+	MaxFailures = 5
+	MaxSends    = 5
+	UndoTTL     = 72 * time.Hour
+)
+
+// Domain errors; handler.go maps them to the API's once.
+var (
+	ErrSame         = errors.New("contact: the address on file already")
+	ErrTaken        = errors.New("contact: another account uses this email")
+	ErrSendLimit    = errors.New("contact: too many codes")
+	ErrWrongCode    = errors.New("contact: wrong code")
+	ErrCodeExceeded = errors.New("contact: too many wrong codes")
+	ErrCodeExpired  = errors.New("contact: no code under way, or expired")
+	ErrUndoInvalid  = errors.New("contact: unknown, used or expired undo link")
+)
+
+// Service runs the changes on the store.
+type Service struct {
+	DB       *store.DB
+	Accounts *account.Service
+	Limiter  *throttle.Limiter
+	Now      func() time.Time
+	Rand     io.Reader
+	// CodesPerAccount caps the codes sent for one account's changes.
+	CodesPerAccount throttle.Rule
+	// Poke wakes the notify worker after a message is queued.
+	Poke func()
+
+	codeKey []byte
+}
+
+// New returns a service on the accounts' store and clock, its code key
+// derived from a secret kept in the database.
+func New(ctx context.Context, accounts *account.Service) (*Service, error) {
+	secret, err := codes.LoadSecret(ctx, accounts.DB, "contact", accounts.Now(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
+		Rand: rand.Reader, CodesPerAccount: throttle.Rule{Scope: "contact.codes", Limit: 10, Window: time.Hour},
+		codeKey: codes.Derive(secret, "guichet contact code v1")}, nil
+}
+
+// Start is a change asked for: kind Email or Phone, value already checked
+// (rules.Email or rules.Phone).
+type Start struct {
+	Session  sso.Session
+	Kind     string
+	Value    string
+	Language string
+	IP       string
+}
+
+// Start sends a code to the new address or number (replacing the change
+// under way of that kind, whose sends still count).
+func (s *Service) Start(ctx context.Context, in Start) error {
+	code, err := codes.New(s.Rand)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	e := audit.Event{Brand: in.Session.Brand, AccountID: in.Session.AccountID, IP: in.IP, Event: audit.ContactStart, At: now,
+		Outcome: "ok", Detail: in.Kind}
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		a, err := account.ByID(ctx, tx, in.Session.Brand, in.Session.AccountID)
+		if err != nil {
+			return err
+		}
+		if in.Kind == Email && account.NormalizeEmail(in.Value) == account.NormalizeEmail(a.Email) || in.Kind == Phone && in.Value == a.Phone {
+			return ErrSame
+		}
+		if in.Kind == Email {
+			switch _, err := account.ByEmail(ctx, tx, a.Brand, in.Value); {
+			case err == nil:
+				return ErrTaken
+			case !errors.Is(err, account.ErrNotFound):
+				return err
+			}
+		}
+		var sends int
+		err = tx.QueryRow(ctx, "SELECT sends FROM contact_changes WHERE account_id = ? AND kind = ?", a.ID, in.Kind).Scan(&sends)
+		if err := store.NotFound(err); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if sends >= MaxSends {
+			return ErrSendLimit
+		}
+		if ok, err := s.Limiter.AllowTx(ctx, tx, s.CodesPerAccount, a.ID); err != nil {
+			return err
+		} else if !ok {
+			return ErrSendLimit
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO contact_changes (account_id, kind, brand, new_value, code_hmac, expires_at, failures, sends)
+			VALUES (?, ?, ?, ?, ?, ?, 0, 1)
+			ON CONFLICT (account_id, kind) DO UPDATE SET new_value = excluded.new_value, code_hmac = excluded.code_hmac,
+				expires_at = excluded.expires_at, failures = 0, sends = contact_changes.sends + 1`,
+			a.ID, in.Kind, a.Brand, in.Value, s.codeHMAC(a.ID, in.Kind, in.Value, code), now.Add(CodeTTL).UnixMilli())
+		if err != nil {
+			return fmt.Errorf("store contact change: %w", err)
+		}
+		channel := notify.ChannelEmail
+		if in.Kind == Phone {
+			channel = notify.ChannelSMS
+		}
+		if _, err := notify.Enqueue(ctx, tx, notify.Message{
+			Brand: a.Brand, Language: language(in.Language, a), Channel: channel, To: in.Value, Template: notify.TemplateConfirmCode,
+			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(CodeTTL / time.Minute))},
+			Sensitive: true, ExpiresAt: now.Add(CodeTTL),
+		}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, e)
+	})
+	if err != nil {
+		return err
+	}
+	s.poke()
+	return nil
+}
+
+// Confirm is the code of a change under way, typed by its customer.
+type Confirm struct {
+	Session  sso.Session
+	Kind     string
+	Code     string
+	Language string
+	IP       string
+	// UndoBase is where the undo link of an email change points (the
+	// brand's origin and the page; "?token=…" is added).
+	UndoBase string
+}
+
+// Confirm makes the change when the code is right and returns the new
+// value. An email change queues, in the same transaction, the notice to
+// the former address with its undo link.
+func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
+	now := s.Now()
+	e := audit.Event{Brand: in.Session.Brand, AccountID: in.Session.AccountID, IP: in.IP, Event: audit.ContactChange, At: now,
+		Detail: in.Kind}
+	var answer error
+	var value string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		answer, value = nil, ""
+		var stored string
+		var expires int64
+		var failures int
+		err := tx.QueryRow(ctx, "SELECT new_value, code_hmac, expires_at, failures FROM contact_changes WHERE account_id = ? AND kind = ?",
+			in.Session.AccountID, in.Kind).Scan(&value, &stored, &expires, &failures)
+		switch {
+		case errors.Is(store.NotFound(err), store.ErrNotFound) || err == nil && (stored == "" || expires <= now.UnixMilli()):
+			e.Outcome, answer = "expired", ErrCodeExpired
+			return audit.Record(ctx, tx, e)
+		case err != nil:
+			return err
+		case failures >= MaxFailures:
+			e.Outcome, answer = "exceeded", ErrCodeExceeded
+			return audit.Record(ctx, tx, e)
+		case !codes.Equal(stored, s.codeHMAC(in.Session.AccountID, in.Kind, value, in.Code)):
+			failures++
+			e.Outcome, answer = "wrong_code", ErrWrongCode
+			if failures >= MaxFailures {
+				e.Outcome, answer = "exceeded", ErrCodeExceeded
+			}
+			if _, err := tx.Exec(ctx, "UPDATE contact_changes SET failures = ? WHERE account_id = ? AND kind = ?",
+				failures, in.Session.AccountID, in.Kind); err != nil {
+				return err
+			}
+			return audit.Record(ctx, tx, e)
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM contact_changes WHERE account_id = ? AND kind = ?", in.Session.AccountID, in.Kind); err != nil {
+			return err
+		}
+		a, err := account.ByID(ctx, tx, in.Session.Brand, in.Session.AccountID)
+		if err != nil {
+			return err
+		}
+		if in.Kind == Phone {
+			if err := account.SetPhone(ctx, tx, a.Brand, a.ID, value, now); err != nil {
+				return err
+			}
+		} else if err := s.changeEmail(ctx, tx, a, value, in, now); err != nil {
+			if errors.Is(err, account.ErrEmailTaken) {
+				e.Outcome, answer = "taken", ErrTaken // taken since the code was sent
+				return audit.Record(ctx, tx, e)
+			}
+			return err
+		}
+		e.Outcome = "ok"
+		return audit.Record(ctx, tx, e)
+	})
+	if err != nil {
+		return "", err
+	}
+	if answer != nil {
+		return "", answer
+	}
+	s.poke()
+	return value, nil
+}
+
+// changeEmail sets the new address and sends the former one its notice
+// with the undo link, in tx.
+func (s *Service) changeEmail(ctx context.Context, tx *store.Tx, a account.Account, email string, in Confirm, now time.Time) error {
+	if err := account.SetEmail(ctx, tx, a.Brand, a.ID, email, now); err != nil {
+		return err
+	}
+	token, err := s.undoToken()
+	if err != nil {
+		return err
+	}
+	until := now.Add(UndoTTL)
+	if _, err := tx.Exec(ctx, `INSERT INTO email_undos (token_hash, account_id, brand, old_email, new_email, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), a.ID, a.Brand, a.Email, email, until.UnixMilli()); err != nil {
+		return fmt.Errorf("store undo link: %w", err)
+	}
+	_, err = notify.Enqueue(ctx, tx, notify.Message{
+		Brand: a.Brand, Language: language(in.Language, a), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateEmailChanged,
+		Data: map[string]string{notify.DataAddress: email, notify.DataWhen: until.UTC().Format(time.RFC3339),
+			notify.DataLink: in.UndoBase + "?token=" + token},
+		Sensitive: true, ExpiresAt: until,
+	})
+	return err
+}
+
+// Undo is the former address's link, used: within UndoTTL and once, the
+// former address comes back, the password goes (a reset by that address
+// sets a new one), and every session and sign-in of the account ends.
+// It returns the address put back.
+func (s *Service) Undo(ctx context.Context, brand, token, ip string) (string, error) {
+	now := s.Now()
+	e := audit.Event{Brand: brand, IP: ip, Event: audit.ContactUndo, At: now}
+	var answer error
+	var old string
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		answer = nil
+		var accountID string
+		var expires, used int64
+		err := tx.QueryRow(ctx, "SELECT account_id, old_email, expires_at, used_at FROM email_undos WHERE token_hash = ? AND brand = ?",
+			codes.TokenHash(token), brand).Scan(&accountID, &old, &expires, &used)
+		if errors.Is(store.NotFound(err), store.ErrNotFound) {
+			e.Outcome, answer = "invalid", ErrUndoInvalid
+			return audit.Record(ctx, tx, e)
+		}
+		if err != nil {
+			return err
+		}
+		e.AccountID = accountID
+		if used != 0 || expires <= now.UnixMilli() {
+			e.Outcome, answer = "invalid", ErrUndoInvalid
+			return audit.Record(ctx, tx, e)
+		}
+		if _, err := tx.Exec(ctx, "UPDATE email_undos SET used_at = ? WHERE token_hash = ?", now.UnixMilli(), codes.TokenHash(token)); err != nil {
+			return err
+		}
+		// Another account may have taken the former address since: it
+		// stays with it, and this one keeps the new address, locked.
+		switch err := account.SetEmail(ctx, tx, brand, accountID, old, now); {
+		case errors.Is(err, account.ErrEmailTaken):
+			e.Detail = "address_taken"
+		case err != nil:
+			return err
+		}
+		if err := account.RequireReset(ctx, tx, brand, accountID, now); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM contact_changes WHERE account_id = ?", accountID); err != nil {
+			return err
+		}
+		if err := sso.RevokeAll(ctx, tx, accountID); err != nil {
+			return err
+		}
+		if err := s.Accounts.EndSignIns(ctx, tx, accountID); err != nil {
+			return err
+		}
+		e.Outcome = "ok"
+		return audit.Record(ctx, tx, e)
+	})
+	if err != nil {
+		return "", err
+	}
+	return old, answer
+}
+
+// Prune deletes the changes whose code ended and the undo links past their
+// end (the janitor calls it).
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	now := s.Now().UnixMilli()
+	var n int64
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		n = 0
+		for _, q := range []string{"DELETE FROM contact_changes WHERE expires_at <= ?", "DELETE FROM email_undos WHERE expires_at <= ?"} {
+			res, err := tx.Exec(ctx, q, now)
+			if err != nil {
+				return fmt.Errorf("prune contact changes: %w", err)
+			}
+			k, _ := res.RowsAffected()
+			n += k
+		}
+		return nil
+	})
+	return n, err
+}
+
+// codeHMAC binds a code to its account, kind and new value: a code sent to
+// one address proves nothing of another.
+func (s *Service) codeHMAC(accountID, kind, value, code string) string {
+	return codes.HMAC(s.codeKey, accountID, kind, value, code)
+}
+
+// undoToken is 256 random bits (two random ids).
+func (s *Service) undoToken() (string, error) {
+	a, err := codes.RandomID(s.Rand)
+	if err != nil {
+		return "", err
+	}
+	b, err := codes.RandomID(s.Rand)
+	return a + b, err
+}
+
+func (s *Service) poke() {
+	if s.Poke != nil {
+		s.Poke()
+	}
+}
+
+// language is the page's, or the account's when the page's is neither of
+// spec §1's.
+func language(page string, a account.Account) string {
+	switch {
+	case page == "en" || page == "fr":
+		return page
+	case a.Language == "fr":
+		return "fr"
+	}
+	return "en"
+}

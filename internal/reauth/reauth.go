@@ -1,0 +1,230 @@
+// Package reauth is the fresh proof a security change on My account asks
+// for (issue 31, design.md "The customer's own account"): the customer's
+// password, or a code emailed to the address on file, marks their session
+// fresh for sso.FreshFor; the changes themselves call
+// sso.Service.RequireFresh. A passkey is the third proof (internal/passkey).
+// It owns reauth_codes.
+package reauth
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"guichet/internal/account"
+	"guichet/internal/audit"
+	"guichet/internal/codes"
+	"guichet/internal/notify"
+	"guichet/internal/sso"
+	"guichet/internal/store"
+	"guichet/internal/throttle"
+)
+
+// Code rules: recovery's (spec §5): six digits, 10 minutes, five wrong
+// guesses end a code; a session may ask for MaxSends codes, and an account
+// for CodesPerAccount an hour across its sessions.
+const (
+	CodeTTL     = 10 * time.Minute
+	MaxFailures = 5
+	MaxSends    = 5
+)
+
+// Limits are the per-account rules of the codes.
+type Limits struct {
+	// CodesPerAccount caps the codes emailed to one account.
+	CodesPerAccount throttle.Rule
+	// GuessesPerAccount caps the wrong codes of one account, across its
+	// sessions and codes: the wrong guess over it ends the code at once.
+	GuessesPerAccount throttle.Rule
+}
+
+// DefaultLimits are recovery's.
+func DefaultLimits() Limits {
+	return Limits{
+		CodesPerAccount:   throttle.Rule{Scope: "reauth.codes", Limit: 10, Window: time.Hour},
+		GuessesPerAccount: throttle.Rule{Scope: "reauth.guesses", Limit: 20, Window: 24 * time.Hour},
+	}
+}
+
+// Domain errors; handler.go maps them to the API's once.
+var (
+	// ErrWrongPassword: a wrong password (or a locked account, which
+	// answers the same as at sign-in).
+	ErrWrongPassword = errors.New("reauth: wrong password")
+	// ErrWrongCode: a wrong code, guesses left.
+	ErrWrongCode = errors.New("reauth: wrong code")
+	// ErrCodeExceeded: the code's guesses (or the account's) are used up.
+	ErrCodeExceeded = errors.New("reauth: too many wrong codes")
+	// ErrCodeExpired: no code, an expired one, or one used already.
+	ErrCodeExpired = errors.New("reauth: code expired")
+	// ErrSendLimit: this session asked for MaxSends codes, or the account
+	// for its hourly count.
+	ErrSendLimit = errors.New("reauth: too many codes")
+)
+
+// Service checks proofs and marks sessions fresh.
+type Service struct {
+	DB       *store.DB
+	Accounts *account.Service
+	Sessions *sso.Service
+	Limiter  *throttle.Limiter
+	Now      func() time.Time
+	Rand     io.Reader
+	Limits   Limits
+	// Poke wakes the notify worker after a code is queued.
+	Poke func()
+
+	codeKey []byte
+}
+
+// New returns a service on the accounts' store and clock; its code key is
+// derived from a secret kept in the database (codes.LoadSecret).
+func New(ctx context.Context, accounts *account.Service, sessions *sso.Service) (*Service, error) {
+	secret, err := codes.LoadSecret(ctx, accounts.DB, "reauth", accounts.Now(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{DB: accounts.DB, Accounts: accounts, Sessions: sessions, Limiter: throttle.New(accounts.DB, accounts.Now),
+		Now: accounts.Now, Rand: rand.Reader, Limits: DefaultLimits(),
+		codeKey: codes.Derive(secret, "guichet reauth code v1")}, nil
+}
+
+// ByPassword is a proof by the account's password, checked as a sign-in
+// checks it (account.VerifyPassword: the rate limit, the lockout).
+func (s *Service) ByPassword(ctx context.Context, sess sso.Session, password, ip string) error {
+	e := audit.Event{Brand: sess.Brand, AccountID: sess.AccountID, IP: ip, Event: audit.ReauthPassword}
+	err := s.Accounts.VerifyPassword(ctx, password, e)
+	if errors.Is(err, account.ErrWrongPassword) {
+		return ErrWrongPassword
+	}
+	if err != nil {
+		return err
+	}
+	return s.DB.InTx(ctx, func(tx *store.Tx) error { return s.Sessions.MarkFresh(ctx, tx, sess.ID) })
+}
+
+// SendCode emails a new code to the account's address (the one before
+// replaces it), in language ("en" or "fr").
+func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip string) error {
+	code, err := codes.New(s.Rand)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	e := audit.Event{Brand: sess.Brand, AccountID: sess.AccountID, IP: ip, Event: audit.ReauthCodeSend, At: now, Outcome: "ok"}
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		a, err := account.ByID(ctx, tx, sess.Brand, sess.AccountID)
+		if err != nil {
+			return err
+		}
+		var sends int
+		err = tx.QueryRow(ctx, "SELECT sends FROM reauth_codes WHERE session_id = ?", sess.ID).Scan(&sends)
+		if err := store.NotFound(err); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if sends >= MaxSends {
+			return ErrSendLimit
+		}
+		if ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.CodesPerAccount, sess.AccountID); err != nil {
+			return err
+		} else if !ok {
+			return ErrSendLimit
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO reauth_codes (session_id, account_id, code_hmac, expires_at, failures, sends)
+			VALUES (?, ?, ?, ?, 0, 1)
+			ON CONFLICT (session_id) DO UPDATE SET code_hmac = excluded.code_hmac, expires_at = excluded.expires_at,
+				failures = 0, sends = reauth_codes.sends + 1`,
+			sess.ID, sess.AccountID, codes.HMAC(s.codeKey, sess.ID, code), now.Add(CodeTTL).UnixMilli())
+		if err != nil {
+			return fmt.Errorf("store reauth code: %w", err)
+		}
+		if language != "fr" {
+			language = "en"
+		}
+		if _, err := notify.Enqueue(ctx, tx, notify.Message{
+			Brand: a.Brand, Language: language, Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateConfirmCode,
+			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(CodeTTL / time.Minute))},
+			Sensitive: true, ExpiresAt: now.Add(CodeTTL),
+		}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, e)
+	})
+	if err != nil {
+		return err
+	}
+	if s.Poke != nil {
+		s.Poke()
+	}
+	return nil
+}
+
+// ByCode is a proof by the code last emailed to this session: right, it
+// is spent and the session is fresh; wrong, it counts (MaxFailures end it,
+// and the account's guesses are limited across codes).
+func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string) error {
+	now := s.Now()
+	e := audit.Event{Brand: sess.Brand, AccountID: sess.AccountID, IP: ip, Event: audit.ReauthCode, At: now}
+	var answer error
+	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+		answer = nil
+		var stored string
+		var expires int64
+		var failures int
+		err := tx.QueryRow(ctx, "SELECT code_hmac, expires_at, failures FROM reauth_codes WHERE session_id = ? AND account_id = ?",
+			sess.ID, sess.AccountID).Scan(&stored, &expires, &failures)
+		if errors.Is(store.NotFound(err), store.ErrNotFound) || err == nil && (stored == "" || expires <= now.UnixMilli()) {
+			e.Outcome, answer = "expired", ErrCodeExpired
+			return audit.Record(ctx, tx, e)
+		}
+		if err != nil {
+			return err
+		}
+		if failures >= MaxFailures {
+			e.Outcome, answer = "exceeded", ErrCodeExceeded
+			return audit.Record(ctx, tx, e)
+		}
+		if !codes.Equal(stored, codes.HMAC(s.codeKey, sess.ID, code)) {
+			ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.GuessesPerAccount, sess.AccountID)
+			if err != nil {
+				return err
+			}
+			failures++
+			e.Outcome, answer = "wrong_code", ErrWrongCode
+			if failures >= MaxFailures || !ok {
+				failures, e.Outcome, answer = MaxFailures, "exceeded", ErrCodeExceeded
+			}
+			if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET failures = ? WHERE session_id = ?", failures, sess.ID); err != nil {
+				return err
+			}
+			return audit.Record(ctx, tx, e)
+		}
+		// The code is spent; the row stays (its sends still count).
+		if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET code_hmac = '' WHERE session_id = ?", sess.ID); err != nil {
+			return err
+		}
+		if err := s.Sessions.MarkFresh(ctx, tx, sess.ID); err != nil {
+			return err
+		}
+		e.Outcome = "ok"
+		return audit.Record(ctx, tx, e)
+	})
+	if err != nil {
+		return err
+	}
+	return answer
+}
+
+// Prune deletes the rows whose last code expired a session's whole life
+// ago: their session has ended (the janitor calls it).
+func (s *Service) Prune(ctx context.Context) (int64, error) {
+	n, err := s.DB.Affected(ctx, "DELETE FROM reauth_codes WHERE expires_at <= ?", s.Now().Add(-sso.AbsoluteTimeout).UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("prune reauth codes: %w", err)
+	}
+	return n, nil
+}
