@@ -128,3 +128,17 @@ func New(rnd io.Reader) (string, error) {
 		}
 	}
 }
+
+// What checking a single-use code can answer, shared by the flows of My
+// account that send one (internal/reauth, internal/contact; api.CodeAnswers
+// maps them to the API's answers once).
+var (
+	// ErrWrong: a wrong code, guesses left.
+	ErrWrong = errors.New("codes: wrong code")
+	// ErrExceeded: the code's wrong guesses are used up.
+	ErrExceeded = errors.New("codes: too many wrong codes")
+	// ErrExpired: no code under way, or one expired, used or replaced.
+	ErrExpired = errors.New("codes: code expired")
+	// ErrSendLimit: no more codes may be sent for now.
+	ErrSendLimit = errors.New("codes: too many codes sent")
+)

@@ -41,15 +41,12 @@ const (
 	UndoTTL     = 72 * time.Hour
 )
 
-// Domain errors; handler.go maps them to the API's once.
+// Domain errors; handler.go maps them to the API's once. A code's are
+// codes' (ErrWrong, ErrExceeded, ErrExpired, codes.ErrSendLimit).
 var (
-	ErrSame         = errors.New("contact: the address on file already")
-	ErrTaken        = errors.New("contact: another account uses this email")
-	ErrSendLimit    = errors.New("contact: too many codes")
-	ErrWrongCode    = errors.New("contact: wrong code")
-	ErrCodeExceeded = errors.New("contact: too many wrong codes")
-	ErrCodeExpired  = errors.New("contact: no code under way, or expired")
-	ErrUndoInvalid  = errors.New("contact: unknown, used or expired undo link")
+	ErrSame        = errors.New("contact: the address on file already")
+	ErrTaken       = errors.New("contact: another account uses this email")
+	ErrUndoInvalid = errors.New("contact: unknown, used or expired undo link")
 )
 
 // Service runs the changes on the store.
@@ -121,12 +118,12 @@ func (s *Service) Start(ctx context.Context, in Start) error {
 			return err
 		}
 		if sends >= MaxSends {
-			return ErrSendLimit
+			return codes.ErrSendLimit
 		}
 		if ok, err := s.Limiter.AllowTx(ctx, tx, s.CodesPerAccount, a.ID); err != nil {
 			return err
 		} else if !ok {
-			return ErrSendLimit
+			return codes.ErrSendLimit
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO contact_changes (account_id, kind, brand, new_value, code_hmac, expires_at, failures, sends)
 			VALUES (?, ?, ?, ?, ?, ?, 0, 1)
@@ -186,18 +183,18 @@ func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 			in.Session.AccountID, in.Kind).Scan(&value, &stored, &expires, &failures)
 		switch {
 		case errors.Is(store.NotFound(err), store.ErrNotFound) || err == nil && (stored == "" || expires <= now.UnixMilli()):
-			e.Outcome, answer = "expired", ErrCodeExpired
+			e.Outcome, answer = "expired", codes.ErrExpired
 			return audit.Record(ctx, tx, e)
 		case err != nil:
 			return err
 		case failures >= MaxFailures:
-			e.Outcome, answer = "exceeded", ErrCodeExceeded
+			e.Outcome, answer = "exceeded", codes.ErrExceeded
 			return audit.Record(ctx, tx, e)
 		case !codes.Equal(stored, s.codeHMAC(in.Session.AccountID, in.Kind, value, in.Code)):
 			failures++
-			e.Outcome, answer = "wrong_code", ErrWrongCode
+			e.Outcome, answer = "wrong_code", codes.ErrWrong
 			if failures >= MaxFailures {
-				e.Outcome, answer = "exceeded", ErrCodeExceeded
+				e.Outcome, answer = "exceeded", codes.ErrExceeded
 			}
 			if _, err := tx.Exec(ctx, "UPDATE contact_changes SET failures = ? WHERE account_id = ? AND kind = ?",
 				failures, in.Session.AccountID, in.Kind); err != nil {

@@ -93,7 +93,7 @@ func (h *Handler) ConfirmPhone(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, kind string) error {
 	s, err := h.Sessions.Current(r)
 	if errors.Is(err, sso.ErrNoSession) {
-		return errUnauthenticated
+		return api.ErrUnauthenticated
 	} else if err != nil {
 		return err
 	}
@@ -137,24 +137,22 @@ func (h *Handler) Undo(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Errors of the contact API.
+// Errors of the contact API; a code's are api.CodeAnswers.
 var (
-	errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
-	errSameEmail       = &api.Error{Status: http.StatusBadRequest, Code: "SAME_EMAIL", MessageKey: "security.contact.same",
+	errSameEmail = &api.Error{Status: http.StatusBadRequest, Code: "SAME_EMAIL", MessageKey: "security.contact.same",
 		Fields: map[string]string{rules.FieldEmail: "security.contact.same"}}
 	errSamePhone = &api.Error{Status: http.StatusBadRequest, Code: "SAME_PHONE", MessageKey: "security.contact.same",
 		Fields: map[string]string{rules.FieldPhone: "security.contact.same"}}
 	errTaken = &api.Error{Status: http.StatusConflict, Code: "EMAIL_ALREADY_EXISTS", MessageKey: "security.email.taken",
 		Fields: map[string]string{rules.FieldEmail: "security.email.taken"}}
-	errSendLimit    = api.NewError(http.StatusTooManyRequests, "RESEND_LIMIT_REACHED", "security.reauth.sendLimit")
-	errWrongCode    = api.NewError(http.StatusBadRequest, "INVALID_ACTIVATION_CODE", "code.validation.wrong")
-	errCodeExceeded = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
-	errCodeExpired  = api.NewError(http.StatusForbidden, "CODE_EXPIRED", "code.validation.expired")
-	errUndoInvalid  = api.NewError(http.StatusForbidden, "UNDO_INVALID", "security.undo.invalid")
+	errUndoInvalid = api.NewError(http.StatusForbidden, "UNDO_INVALID", "security.undo.invalid")
 )
 
 // apiError maps the domain errors to the API's, once.
 func apiError(err error, kind string) error {
+	if answer, ok := api.AnswerTo(err, api.CodeAnswers); ok {
+		return answer
+	}
 	switch {
 	case errors.Is(err, ErrSame) && kind == Phone:
 		return errSamePhone
@@ -162,14 +160,6 @@ func apiError(err error, kind string) error {
 		return errSameEmail
 	case errors.Is(err, ErrTaken):
 		return errTaken
-	case errors.Is(err, ErrSendLimit):
-		return errSendLimit
-	case errors.Is(err, ErrWrongCode):
-		return errWrongCode
-	case errors.Is(err, ErrCodeExceeded):
-		return errCodeExceeded
-	case errors.Is(err, ErrCodeExpired):
-		return errCodeExpired
 	case errors.Is(err, ErrUndoInvalid):
 		return errUndoInvalid
 	}

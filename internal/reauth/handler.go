@@ -112,37 +112,27 @@ func (h *Handler) SendCode(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) session(r *http.Request) (sso.Session, error) {
 	s, err := h.Sessions.Current(r)
 	if errors.Is(err, sso.ErrNoSession) {
-		return sso.Session{}, errUnauthenticated
+		return sso.Session{}, api.ErrUnauthenticated
 	}
 	return s, err
 }
 
-// Errors of the re-authentication API.
+// Errors of the re-authentication API; a code's are api.CodeAnswers.
 var (
-	errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
-	errWrongPassword   = api.NewError(http.StatusBadRequest, "WRONG_CURRENT_PASSWORD", "security.password.currentWrong")
-	errWrongCode       = api.NewError(http.StatusBadRequest, "INVALID_ACTIVATION_CODE", "code.validation.wrong")
-	errCodeExceeded    = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
-	errCodeExpired     = api.NewError(http.StatusForbidden, "CODE_EXPIRED", "code.validation.expired")
-	errSendLimit       = api.NewError(http.StatusTooManyRequests, "RESEND_LIMIT_REACHED", "security.reauth.sendLimit")
-	errVariant         = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
+	errWrongPassword = api.NewError(http.StatusBadRequest, "WRONG_CURRENT_PASSWORD", "security.password.currentWrong")
+	errVariant       = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
 )
 
 // apiError maps the domain errors to the API's, once.
 func apiError(err error) error {
+	if answer, ok := api.AnswerTo(err, api.CodeAnswers); ok {
+		return answer
+	}
 	switch {
 	case errors.Is(err, ErrWrongPassword):
 		return errWrongPassword
-	case errors.Is(err, ErrWrongCode):
-		return errWrongCode
-	case errors.Is(err, ErrCodeExceeded):
-		return errCodeExceeded
-	case errors.Is(err, ErrCodeExpired):
-		return errCodeExpired
-	case errors.Is(err, ErrSendLimit):
-		return errSendLimit
 	case errors.Is(err, sso.ErrNoSession):
-		return errUnauthenticated
+		return api.ErrUnauthenticated
 	case errors.Is(err, account.ErrRateLimited):
 		return api.TooManyRequests(throttle.RetryAfter(err))
 	case errors.Is(err, account.ErrBusy):

@@ -50,21 +50,11 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Domain errors; handler.go maps them to the API's once.
-var (
-	// ErrWrongPassword: a wrong password (or a locked account, which
-	// answers the same as at sign-in).
-	ErrWrongPassword = errors.New("reauth: wrong password")
-	// ErrWrongCode: a wrong code, guesses left.
-	ErrWrongCode = errors.New("reauth: wrong code")
-	// ErrCodeExceeded: the code's guesses (or the account's) are used up.
-	ErrCodeExceeded = errors.New("reauth: too many wrong codes")
-	// ErrCodeExpired: no code, an expired one, or one used already.
-	ErrCodeExpired = errors.New("reauth: code expired")
-	// ErrSendLimit: this session asked for MaxSends codes, or the account
-	// for its hourly count.
-	ErrSendLimit = errors.New("reauth: too many codes")
-)
+// ErrWrongPassword: a wrong password (or a locked account, which answers
+// the same as at sign-in). The code's errors are codes' (ErrWrong,
+// ErrExceeded, ErrExpired, codes.ErrSendLimit: this session asked for MaxSends
+// codes, or the account for its hourly count).
+var ErrWrongPassword = errors.New("reauth: wrong password")
 
 // Service checks proofs and marks sessions fresh.
 type Service struct {
@@ -127,12 +117,12 @@ func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip s
 			return err
 		}
 		if sends >= MaxSends {
-			return ErrSendLimit
+			return codes.ErrSendLimit
 		}
 		if ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.CodesPerAccount, sess.AccountID); err != nil {
 			return err
 		} else if !ok {
-			return ErrSendLimit
+			return codes.ErrSendLimit
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO reauth_codes (session_id, account_id, code_hmac, expires_at, failures, sends)
 			VALUES (?, ?, ?, ?, 0, 1)
@@ -178,14 +168,14 @@ func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string)
 		err := tx.QueryRow(ctx, "SELECT code_hmac, expires_at, failures FROM reauth_codes WHERE session_id = ? AND account_id = ?",
 			sess.ID, sess.AccountID).Scan(&stored, &expires, &failures)
 		if errors.Is(store.NotFound(err), store.ErrNotFound) || err == nil && (stored == "" || expires <= now.UnixMilli()) {
-			e.Outcome, answer = "expired", ErrCodeExpired
+			e.Outcome, answer = "expired", codes.ErrExpired
 			return audit.Record(ctx, tx, e)
 		}
 		if err != nil {
 			return err
 		}
 		if failures >= MaxFailures {
-			e.Outcome, answer = "exceeded", ErrCodeExceeded
+			e.Outcome, answer = "exceeded", codes.ErrExceeded
 			return audit.Record(ctx, tx, e)
 		}
 		if !codes.Equal(stored, codes.HMAC(s.codeKey, sess.ID, code)) {
@@ -194,9 +184,9 @@ func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string)
 				return err
 			}
 			failures++
-			e.Outcome, answer = "wrong_code", ErrWrongCode
+			e.Outcome, answer = "wrong_code", codes.ErrWrong
 			if failures >= MaxFailures || !ok {
-				failures, e.Outcome, answer = MaxFailures, "exceeded", ErrCodeExceeded
+				failures, e.Outcome, answer = MaxFailures, "exceeded", codes.ErrExceeded
 			}
 			if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET failures = ? WHERE session_id = ?", failures, sess.ID); err != nil {
 				return err

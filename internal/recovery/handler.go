@@ -218,11 +218,11 @@ func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
 
 // Errors of the recovery API, with spec §8's statuses and codes.
 var (
-	errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
+	errUnauthenticated = api.ErrUnauthenticated
 	errWrongCurrent    = api.NewError(http.StatusBadRequest, "WRONG_CURRENT_PASSWORD", "security.password.currentWrong")
-	errWrongCode       = api.NewError(http.StatusBadRequest, "INVALID_ACTIVATION_CODE", "code.validation.wrong")
-	errCodeExceeded    = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
-	errCodeExpired     = api.NewError(http.StatusForbidden, "CODE_EXPIRED", "code.validation.expired")
+	errWrongCode       = api.ErrCodeWrong
+	errCodeExceeded    = api.ErrCodeExceeded
+	errCodeExpired     = api.ErrCodeExpired
 	// 404 and 409 mark the flow roadblocked (spec §8.1): the SPA shows
 	// /roadblock/resend-reset-password.
 	errResetNotFound = api.NewError(http.StatusNotFound, "RESET_NOT_FOUND", "roadblock.resendResetPassword")

@@ -129,7 +129,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, code string) erro
 }
 
 // errUnauthenticated answers the session API without a live session.
-var errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
+var errUnauthenticated = api.ErrUnauthenticated
 
 // Current returns the request's live session for the site's brand, or
 // ErrNoSession.
