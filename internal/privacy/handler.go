@@ -29,18 +29,17 @@ type Handler struct {
 }
 
 var (
-	errUnauthenticated = api.NewError(http.StatusUnauthorized, "UNAUTHENTICATED", "error.unauthenticated")
-	errNoExport        = api.NewError(http.StatusNotFound, "NO_EXPORT", "security.data.none")
-	errNotPending      = api.NewError(http.StatusNotFound, "NO_DELETION", "security.deletion.none")
-	errUndoInvalid     = api.NewError(http.StatusNotFound, "UNDO_LINK_INVALID", "security.keep.invalid")
-	errUndoTooLate     = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "security.keep.tooLate")
+	errNoExport    = api.NewError(http.StatusNotFound, "NO_EXPORT", "security.data.none")
+	errNotPending  = api.NewError(http.StatusNotFound, "NO_DELETION", "security.deletion.none")
+	errUndoInvalid = api.NewError(http.StatusNotFound, "UNDO_LINK_INVALID", "security.keep.invalid")
+	errUndoTooLate = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "security.keep.tooLate")
 )
 
 func apiError(err error) error {
 	if e, ok := api.AnswerTo(err, []api.Answer{
 		{Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
 		{Err: ErrUndoInvalid, Answer: errUndoInvalid}, {Err: ErrUndoTooLate, Answer: errUndoTooLate},
-		{Err: account.ErrNotFound, Answer: errUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
+		{Err: account.ErrNotFound, Answer: api.ErrUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
 	}); ok {
 		return e
 	}
@@ -55,7 +54,7 @@ func (h *Handler) session(r *http.Request, fresh bool) (sso.Session, error) {
 	}
 	s, err := h.Sessions.Current(r)
 	if err != nil {
-		return sso.Session{}, errUnauthenticated
+		return sso.Session{}, api.ErrUnauthenticated
 	}
 	return s, nil
 }
