@@ -1,13 +1,14 @@
 // My account's data rights (issue 31, Quebec's Law 25 and PIPEDA), at
 // 320 px and in French: the customer asks for a copy of their data, the
 // server prepares it in the background and emails them; they download it
-// as a file (JSON) and as a page to read (HTML, itself accessible at
+// as a file (JSON; their sign-in being 11 minutes old, after proving who
+// they are again inline) and as a page to read (HTML, itself accessible at
 // 320 px). Then they ask for their account's deletion after a warning, and
 // keep the account with the emailed link, which works once.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { PHONE_320, checkA11y, expectNoSidewaysScroll, startSuite, waitForMail, withContext } from './harness.mjs';
+import { PHONE_320, advanceClock, checkA11y, expectNoSidewaysScroll, signInToMyAccount, startSuite, waitForMail, withContext } from './harness.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const EMAIL = 'demo@belair.example';
@@ -25,11 +26,7 @@ async function downloaded(page, button) {
 
 test('a customer downloads their data, asks for their account’s deletion and keeps it by the emailed link', () =>
   withContext(browser, PHONE_320, async (page) => {
-    await page.goto(server.url('belair', '/?lang=fr'));
-    await page.getByLabel('Adresse courriel').fill(EMAIL);
-    await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
+    await signInToMyAccount(server, page, EMAIL, PASSWORD);
 
     // The copy of the data: asked, prepared in the background, announced by email.
     const data = page.getByRole('region', { name: 'Vos données' });
@@ -43,7 +40,20 @@ test('a customer downloads their data, asks for their account’s deletion and k
     await expectNoSidewaysScroll(page, 'My account with a ready copy at 320 px');
     await checkA11y(page);
 
-    const json = JSON.parse(await downloaded(page, data.getByRole('button', { name: 'Télécharger le fichier (JSON)' })));
+    // Eleven minutes on, the sign-in no longer counts as a proof: the
+    // download asks for the password inline, then goes on.
+    await advanceClock(server, '11m');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      (async () => {
+        await data.getByRole('button', { name: 'Télécharger le fichier (JSON)' }).click();
+        const prompt = data.getByRole('region', { name: 'Confirmez votre identité' });
+        await prompt.getByLabel('Mot de passe actuel').fill(PASSWORD);
+        await checkA11y(page);
+        await prompt.getByRole('button', { name: 'Confirmer' }).click();
+      })(),
+    ]);
+    const json = JSON.parse(await readFile(/** @type {string} */ (await download.path()), 'utf8'));
     assert.equal(json.sections.account.email, EMAIL);
     assert.ok(Array.isArray(json.sections.policies) && json.sections.policies.length > 0);
     assert.doesNotMatch(JSON.stringify(json), /argon2/);
