@@ -41,7 +41,7 @@ async function start(root: HTMLElement): Promise<void> {
   // error boundary reports it.
   await Promise.all([
     loadMessages(config.brand.id, config.language).catch(() => undefined),
-    preloadPage(window.location.pathname, config.dev),
+    preloadPage(window.location.pathname, config.dev, config.language),
   ]);
   // A transition: React renders the first page in slices of a few
   // milliseconds, yielding between them, instead of one long task that

@@ -1,8 +1,10 @@
 import { createElement, lazy, Suspense, type ComponentType } from 'react';
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
+import { loadSection, type SectionName } from '@/i18n/section';
 import { usePageView, type PageCategory } from '@/lib/analytics';
 import { notePage } from '@/lib/flow/previous-page';
 import { useSite } from '@/lib/site/site-context';
+import type { Language } from '@/lib/site/types';
 import { usePageFocus } from './page-focus';
 
 // Spec §2.1. Every page is a lazy chunk, so a visitor downloads only the flow
@@ -48,6 +50,12 @@ export interface PageRoute {
   page: LazyPage;
   /** A developer page (/_dev/...): shown only when served with --dev, else not-found. */
   dev?: boolean;
+  /**
+   * The message sections the page reads (MessageSection): loaded with its
+   * chunk before the first render, or the page would suspend at its first
+   * paint and the footer would jump when they arrive (issue 32).
+   */
+  sections?: readonly SectionName[];
 }
 
 const NotFoundRoute = lazyPage(() => import('./routes/not-found'));
@@ -73,10 +81,10 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/_dev/forms', category: 'dev', page: DevFormsRoute, dev: true },
   { path: '/', category: 'login', page: LoginRoute },
   { path: '/webseal.do', category: 'login', page: WebsealRoute },
-  { path: '/my-account', category: 'account', page: MyAccountRoute },
-  { path: '/oidc/consent', category: 'account', page: ConsentRoute },
-  { path: '/undo-deletion', category: 'account', page: UndoDeletionRoute },
-  { path: '/email-undo', category: 'account', page: EmailUndoRoute },
+  { path: '/my-account', category: 'account', page: MyAccountRoute, sections: ['security', 'oidc'] },
+  { path: '/oidc/consent', category: 'account', page: ConsentRoute, sections: ['oidc'] },
+  { path: '/undo-deletion', category: 'account', page: UndoDeletionRoute, sections: ['security'] },
+  { path: '/email-undo', category: 'account', page: EmailUndoRoute, sections: ['security'] },
   { path: '/roadblock', category: 'roadblock', page: RoadblockRoute },
   { path: '/roadblock/:page', category: 'roadblock', page: RoadblockRoute },
   { path: '/check-your-inbox', category: 'forgot-password', page: CheckYourInboxRoute },
@@ -85,33 +93,33 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/reset', category: 'forgot-password', page: ResetRoute },
   // Spec §2.4, as REGISTRATION_PAGES of lib/flow/registration-guard (a test keeps them equal; that module
   // stays out of this chunk). One entry per page: scripts/page-chunks.ts reads them to preload the chunk.
-  { path: '/registration/identification', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/validation', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/validation/sms', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/validation/email', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/validation/pin', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/account-creation/email', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/account-creation/new-email', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/account-creation/password', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/password-validation', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/email-sent', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/link', category: 'registration', page: RegistrationRoute },
-  { path: '/registration/confirm-email', category: 'registration', page: RegistrationRoute },
+  { path: '/registration/identification', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/validation', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/validation/sms', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/validation/email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/validation/pin', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/account-creation/email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/account-creation/new-email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/account-creation/password', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/password-validation', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/email-sent', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/link', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/confirm-email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   // Spec §2.5, as SMART_PATHS of features/smart-registration/session.ts.
-  { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/identification/account-type-help', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/identification', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/verify/options', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/verify/code', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/verify/email', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/account-creation/create', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/create', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/confirmation', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/identity-verification', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/pin-identification', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/unavailable-option', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/unable-to-identify', category: 'smart-registration', page: SmartRegistrationRoute },
-  { path: '/create-an-account/roadblock/unable-to-identify', category: 'smart-registration', page: SmartRegistrationRoute },
+  { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/identification/account-type-help', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/identification', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/verify/options', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/verify/code', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/verify/email', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/account-creation/create', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/create', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/confirmation', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/identity-verification', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/pin-identification', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/unavailable-option', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/unable-to-identify', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/roadblock/unable-to-identify', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
 ];
 
 const unknownPage: PageRoute = { path: '*', category: 'error', page: NotFoundRoute };
@@ -128,15 +136,15 @@ export function patternMatches(pattern: string, path: string): boolean {
 }
 
 /**
- * Fetches the chunk of the page a path shows (not-found when none) before
- * the first render; the server has already asked for it in index.html
+ * Fetches the chunk of the page a path shows (not-found when none), and the
+ * message sections it reads in the language, before the first render; the server has already asked for it in index.html
  * (<link rel="modulepreload">), so this mostly waits for it. Never rejects:
  * a page that fails to load is the error boundary's business at render.
  */
-export function preloadPage(path: string, dev: boolean): Promise<void> {
+export function preloadPage(path: string, dev: boolean, language: Language = 'en'): Promise<void> {
   if (redirectTarget(path, '', true) !== null) return Promise.resolve();
   const route = pageRoutes.find((r) => patternMatches(r.path, path) && (!r.dev || dev)) ?? unknownPage;
-  return route.page.preload().then(
+  return Promise.all([route.page.preload(), ...(route.sections ?? []).map((name) => loadSection(name, language))]).then(
     () => undefined,
     () => undefined,
   );
