@@ -110,7 +110,7 @@ func TestDataExport(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &doc); err != nil || doc.Format != privacy.DocumentFormat {
 			t.Fatalf("JSON: %v %.200s", err, body)
 		}
-		for _, s := range []string{"account", "policies", "sessions", "knownDevices", "consents", "grants", "auditEvents", "chats"} {
+		for _, s := range []string{"account", "policies", "sessions", "knownDevices", "consents", "grants", "contactChanges", "emailUndos", "auditEvents", "chats"} {
 			if _, ok := doc.Sections[s]; !ok {
 				t.Errorf("section %s missing: %v", s, doc.Sections)
 			}
@@ -301,6 +301,10 @@ func TestAccountDeletion(t *testing.T) {
 			t.Fatalf("%d deletion emails, want 3", len(texts))
 		}
 
+		// A cell phone change waiting for its code: erased with the rest.
+		if status, out := w.api("belair", "POST", "/api/v1/me/phone", `{"phone":"5145550199"}`); status != http.StatusNoContent {
+			t.Fatalf("a phone change: %d %v", status, out)
+		}
 		// Not yet due: nothing erased.
 		w.advance((privacy.DeletionGrace - time.Hour).String())
 		if n, err := w.a.Privacy.EraseDue(t.Context()); err != nil || n != 0 {
@@ -327,6 +331,7 @@ func TestAccountDeletion(t *testing.T) {
 			"SELECT account_id FROM known_devices WHERE account_id = ?", "SELECT account_id FROM account_policies WHERE account_id = ?",
 			"SELECT account_id FROM data_exports WHERE account_id = ?", "SELECT account_id FROM account_deletions WHERE account_id = ?",
 			"SELECT account_id FROM oidc_grants WHERE account_id = ?", "SELECT account_id FROM audit_events WHERE account_id = ?",
+			"SELECT account_id FROM contact_changes WHERE account_id = ?",
 		} {
 			if rows := storetest.Strings(t, w.a.DB, q, accountID); len(rows) != 0 {
 				t.Errorf("%s: %v left", q, rows)

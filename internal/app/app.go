@@ -588,7 +588,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	accounts.SignedOut = oidcs.EndAccount
 	worker.UseLogout(deps.OIDC)
 	a.OIDC = deps.OIDC
-	privacies := a.privacyService(deps, accounts, sessions, oidcs, chats, worker.Poke)
+	privacies := a.privacyService(deps, accounts, sessions, oidcs, chats, changes, worker.Poke)
 	deps.Console.Service.Deletions = privacies
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
@@ -674,13 +674,13 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 // it); the export worker runs in every instance (a lease keeps two from
 // preparing one export), the erasure of due deletions in the janitor.
 func (a *App) privacyService(deps *httpapi.Deps, accounts *account.Service, sessions *sso.Service, oidcs *oidc.Service, chats *chat.Service,
-	poke func()) *privacy.Service {
+	changes *contact.Service, poke func()) *privacy.Service {
 	svc := &privacy.Service{DB: a.DB, Now: a.cfg.clock(), Brands: a.Brands.ByID, Poke: poke, Limiter: throttle.New(a.DB, a.cfg.clock()), Holders: []privacy.Holder{
 		privacy.HolderFuncs{
 			Held:  func(ctx context.Context, _, id string) (map[string]any, error) { return policy.HeldData(ctx, a.DB, id) },
 			Erase: func(ctx context.Context, tx *store.Tx, _, id string) error { return policy.Unlink(ctx, tx, id) },
 		},
-		sessions, oidcs, chats,
+		sessions, oidcs, chats, changes,
 		// The audit rows are exported here and scrubbed by the deletion
 		// itself, after the brand's privacy.deletedAuditDays.
 		privacy.HolderFuncs{Held: func(ctx context.Context, brand, id string) (map[string]any, error) {

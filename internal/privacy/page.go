@@ -16,7 +16,7 @@ import (
 
 // sectionOrder is how the page orders the sections it knows; others
 // (a holder added later) follow, by name.
-var sectionOrder = []string{"account", "policies", "sessions", "knownDevices", "passkeys", "consents", "grants", "chats", "auditEvents"}
+var sectionOrder = []string{"account", "policies", "sessions", "knownDevices", "passkeys", "consents", "grants", "contactChanges", "emailUndos", "chats", "auditEvents"}
 
 // labels names sections and fields in both languages; a name missing here
 // is shown as it is in the JSON.
@@ -41,6 +41,10 @@ var labels = map[string][2]string{
 	"endedAt": {"Ended", "Fin"}, "messages": {"Messages", "Messages"}, "at": {"When", "Quand"}, "sender": {"From", "De"},
 	"text": {"Text", "Texte"}, "event": {"Event", "Événement"}, "outcome": {"Outcome", "Résultat"}, "ip": {"IP address", "Adresse IP"},
 	"detail": {"Detail", "Détail"}, "actor": {"By", "Par"},
+	"contactChanges": {"Changes waiting for their code", "Changements en attente de leur code"},
+	"emailUndos":     {"Email changes that can be undone", "Changements de courriel annulables"},
+	"newValue":       {"New value", "Nouvelle valeur"}, "formerEmail": {"Former email", "Ancien courriel"},
+	"newEmail": {"New email", "Nouveau courriel"}, "usedAt": {"Used", "Utilisé"},
 }
 
 func label(key, lang string) string {
