@@ -15,12 +15,26 @@ import (
 // has it; ErrNotFound when the brand has no such account.
 func SetEmail(ctx context.Context, tx *store.Tx, brand, id, email string, now time.Time) error {
 	email = strings.TrimSpace(email)
+	// A savepoint: PostgreSQL aborts a transaction at a unique violation,
+	// and the caller goes on in it (to audit the refusal).
+	if _, err := tx.Exec(ctx, "SAVEPOINT set_email"); err != nil {
+		return fmt.Errorf("set email: %w", err)
+	}
 	res, err := tx.Exec(ctx, "UPDATE accounts SET email = ?, email_normalized = ?, updated_at = ? WHERE id = ? AND brand = ?",
 		email, NormalizeEmail(email), now.UnixMilli(), id, brand)
 	if store.IsUniqueViolation(err) {
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT set_email"); err != nil {
+			return fmt.Errorf("set email: %w", err)
+		}
 		return ErrEmailTaken
 	}
-	return affectedOne(res, err, "set email")
+	if err := affectedOne(res, err, "set email"); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "RELEASE SAVEPOINT set_email"); err != nil {
+		return fmt.Errorf("set email: %w", err)
+	}
+	return nil
 }
 
 // SetPhone replaces the account's cell phone (issue 31), in the caller's

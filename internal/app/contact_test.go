@@ -5,9 +5,13 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"guichet/internal/account"
 	"guichet/internal/oidc"
+	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testenv"
 )
@@ -73,6 +77,16 @@ func TestEmailChange(t *testing.T) {
 			}
 		}
 		other.signIn("belair", newEmail, demoPassword)
+		// While the change may be undone, no other change chains after it,
+		// and no other account takes the former address.
+		if status, out := start(`{"email":"alex.third@example.com"}`); status != http.StatusConflict || out["errorCode"] != "EMAIL_CHANGE_PENDING" {
+			t.Fatalf("a second change within 72 hours: %d %v", status, out)
+		}
+		someone := &rpWorld{t: t, a: w.a, port: w.port, addr: w.addr, browser: loopbackClient(w.addr, false)}
+		someone.signIn("belair", "francais@belair.example", demoPassword)
+		if status, out := someone.api("belair", "POST", "/api/v1/me/email", `{"email":"`+demoEmail+`"}`); status != http.StatusConflict || out["errorCode"] != "EMAIL_ALREADY_EXISTS" {
+			t.Fatalf("another account takes the former address: %d %v", status, out)
+		}
 
 		// The former address's notice and its undo link.
 		m := undoLink.FindStringSubmatch(w.newestMail("belair", demoEmail))
@@ -115,7 +129,11 @@ func TestEmailChange(t *testing.T) {
 
 // TestEmailUndoExpires: the undo link works 72 hours.
 func TestEmailUndoExpires(t *testing.T) {
-	w := newRPWorld(t, "", "belair", oidc.Confidential)
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) { emailUndoExpires(t, databaseURL) })
+}
+
+func emailUndoExpires(t *testing.T, databaseURL string) {
+	w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
 	w.signIn("belair", demoEmail, demoPassword)
 	if status, out := w.api("belair", "POST", "/api/v1/me/email", `{"email":"alex.late@example.com"}`); status != http.StatusNoContent {
 		t.Fatalf("start: %d %v", status, out)
@@ -156,6 +174,51 @@ func TestPhoneChange(t *testing.T) {
 		}
 		if got := storetest.Strings(t, w.a.DB, "SELECT phone FROM accounts WHERE id = ?", w.account); !slices.Equal(got, []string{"4385550199"}) {
 			t.Fatalf("phone on file %v", got)
+		}
+		// The account's address hears of it (the phone proves who a UBI
+		// driver is to a password reset), with the way to secure it.
+		if notice := w.newestMail("belair", demoEmail); !strings.Contains(notice, "/forgot?lang=en") || !strings.Contains(notice, "cell phone") {
+			t.Fatalf("the phone-changed notice: %q", notice)
+		}
+	})
+}
+
+// TestEmailUndoWhenTaken: should another account hold the former address
+// by the time its link is used (a registration, which the change does not
+// reserve it against), the account keeps the new address but is locked
+// until staff release it, and signed out: a reset through the intruder's
+// address must not give it back.
+func TestEmailUndoWhenTaken(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		w.signIn("belair", demoEmail, demoPassword)
+		if status, out := w.api("belair", "POST", "/api/v1/me/email", `{"email":"alex.taken@example.com"}`); status != http.StatusNoContent {
+			t.Fatalf("start: %d %v", status, out)
+		}
+		code := w.codeMailed("belair", "alex.taken@example.com", "")
+		if status, out := w.api("belair", "POST", "/api/v1/me/email/confirm", `{"code":"`+code+`"}`); status != http.StatusOK {
+			t.Fatalf("confirm: %d %v", status, out)
+		}
+		m := undoLink.FindStringSubmatch(w.newestMail("belair", demoEmail))
+		if m == nil {
+			t.Fatal("no undo link")
+		}
+		err := w.a.DB.InTx(t.Context(), func(tx *store.Tx) error {
+			_, err := account.Insert(t.Context(), tx, account.Account{Brand: "belair", Email: demoEmail}, "", time.Now())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status, out := w.api("belair", "POST", "/api/v1/email-undo", `{"token":"`+m[1]+`"}`); status != http.StatusNoContent {
+			t.Fatalf("undo: %d %v", status, out)
+		}
+		got := storetest.Strings(t, w.a.DB, "SELECT email || ' ' || status || ' ' || password_hash FROM accounts WHERE id = ?", w.account)
+		if !slices.Equal(got, []string{"alex.taken@example.com locked "}) {
+			t.Fatalf("the account after the undo: %v", got)
+		}
+		if status, _ := w.api("belair", "GET", "/api/v1/me", ""); status != http.StatusUnauthorized {
+			t.Fatalf("signed in after the undo: %d", status)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,3 +180,39 @@ func TestReauth(t *testing.T) {
 		}
 	})
 }
+
+// TestReauthGuessesRace: concurrent wrong codes are counted one by one
+// (each try is counted before the code is compared): no more than four of
+// them are answered as a wrong code, the rest as too many.
+func TestReauthGuessesRace(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
+		w.signIn("belair", demoEmail, demoPassword)
+		if status, _ := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
+			t.Fatalf("send a code: %d", status)
+		}
+		code := w.codeMailed("belair", demoEmail, "")
+		wrong := map[bool]string{true: "000001", false: "000000"}[code == "000000"]
+		var mu sync.Mutex
+		answers := map[int]int{}
+		var wg sync.WaitGroup
+		for range 24 {
+			wg.Go(func() {
+				status, _ := w.api("belair", "POST", "/api/v1/me/reauth", `{"code":"`+wrong+`"}`)
+				mu.Lock()
+				answers[status]++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if answers[http.StatusBadRequest] > MaxWrongAnswered || answers[http.StatusBadRequest]+answers[http.StatusForbidden] != 24 {
+			t.Fatalf("answers %v: at most %d wrong-code answers, the rest too many", answers, MaxWrongAnswered)
+		}
+		if status, out := w.api("belair", "POST", "/api/v1/me/reauth", `{"code":"`+code+`"}`); status != http.StatusForbidden {
+			t.Fatalf("the right code after the burst: %d %v", status, out)
+		}
+	})
+}
+
+// MaxWrongAnswered is reauth.MaxFailures less the try that ends the code.
+const MaxWrongAnswered = 4

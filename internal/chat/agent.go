@@ -115,6 +115,15 @@ type Availability struct {
 	NextOpen time.Time // zero when open now or never opens
 }
 
+// refusal is why a chat cannot start now: ErrNoAgent in opening hours,
+// ErrClosed otherwise.
+func (a Availability) refusal() error {
+	if a.Reason == "no-agent" {
+		return ErrNoAgent
+	}
+	return ErrClosed
+}
+
 // Availability reads the hours (brand.Open, in the province's zone) and
 // the agents present for the brand and language.
 func (s *Service) Availability(ctx context.Context, b *brand.Brand, province, language string) (Availability, error) {

@@ -134,7 +134,10 @@ type Service struct {
 // Errors of the chat; chatapi maps each to the API's status and error
 // code (chatapi.Error).
 var (
-	ErrClosed            = errors.New("chat: closed")
+	ErrClosed = errors.New("chat: closed")
+	// ErrNoAgent: in opening hours, but nobody is available for the
+	// brand and language (issue 32: not "closed").
+	ErrNoAgent           = errors.New("chat: no agent available")
 	ErrNoConversation    = errors.New("chat: no conversation")
 	ErrAlreadyTaken      = errors.New("chat: already taken")
 	ErrAgentLimit        = errors.New("chat: agent at the limit")

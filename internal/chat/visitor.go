@@ -111,7 +111,7 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
 			return Started{}, err
 		}
 		if !av.Open {
-			return Started{}, ErrClosed
+			return Started{}, av.refusal()
 		}
 	}
 	if err := s.limit(ctx, ConversationLimit, in.IP); err != nil {
@@ -175,7 +175,8 @@ func (s *Service) limit(ctx context.Context, rule throttle.Rule, subject string)
 }
 
 // Handover moves a bot conversation to the agents' queue, when chat is
-// open (CHAT_CLOSED otherwise: the widget offers the message form).
+// open (CHAT_CLOSED outside hours, CHAT_NO_AGENT when nobody is available:
+// the widget offers the message form and the phone).
 func (s *Service) Handover(ctx context.Context, id string) (Conversation, error) {
 	c, err := s.Get(ctx, id)
 	if err != nil {
@@ -196,7 +197,7 @@ func (s *Service) Handover(ctx context.Context, id string) (Conversation, error)
 		return c, err
 	}
 	if !av.Open {
-		return c, ErrClosed
+		return c, av.refusal()
 	}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		return s.handoverTx(ctx, tx, b, c.ID, store.Millis(s.now()))

@@ -47,6 +47,9 @@ var (
 	ErrSame        = errors.New("contact: the address on file already")
 	ErrTaken       = errors.New("contact: another account uses this email")
 	ErrUndoInvalid = errors.New("contact: unknown, used or expired undo link")
+	// ErrUndoPending: the account's last email change may still be undone
+	// (72 hours); another waits until then.
+	ErrUndoPending = errors.New("contact: the last email change may still be undone")
 )
 
 // Service runs the changes on the store.
@@ -56,8 +59,10 @@ type Service struct {
 	Limiter  *throttle.Limiter
 	Now      func() time.Time
 	Rand     io.Reader
-	// CodesPerAccount caps the codes sent for one account's changes.
-	CodesPerAccount throttle.Rule
+	// CodesPerAccount caps the codes sent for one account's changes;
+	// GuessesPerAccount the tries of its codes (recovery's rules).
+	CodesPerAccount   throttle.Rule
+	GuessesPerAccount throttle.Rule
 	// Poke wakes the notify worker after a message is queued.
 	Poke func()
 
@@ -73,7 +78,8 @@ func New(ctx context.Context, accounts *account.Service) (*Service, error) {
 	}
 	return &Service{DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
 		Rand: rand.Reader, CodesPerAccount: throttle.Rule{Scope: "contact.codes", Limit: 10, Window: time.Hour},
-		codeKey: codes.Derive(secret, "guichet contact code v1")}, nil
+		GuessesPerAccount: throttle.Rule{Scope: "contact.guesses", Limit: 20, Window: 24 * time.Hour},
+		codeKey:           codes.Derive(secret, "guichet contact code v1")}, nil
 }
 
 // Start is a change asked for: kind Email or Phone, value already checked
@@ -105,10 +111,7 @@ func (s *Service) Start(ctx context.Context, in Start) error {
 			return ErrSame
 		}
 		if in.Kind == Email {
-			switch _, err := account.ByEmail(ctx, tx, a.Brand, in.Value); {
-			case err == nil:
-				return ErrTaken
-			case !errors.Is(err, account.ErrNotFound):
+			if err := s.emailFree(ctx, tx, a, in.Value, now); err != nil {
 				return err
 			}
 		}
@@ -159,15 +162,22 @@ type Confirm struct {
 	Kind     string
 	Code     string
 	Language string
+	Province string // the page's: the undo's end in its time zone, its phone number
 	IP       string
 	// UndoBase is where the undo link of an email change points (the
 	// brand's origin and the page; "?token=…" is added).
 	UndoBase string
+	// ForgotLink is the "this wasn't me" link of a phone change's notice.
+	ForgotLink string
 }
 
 // Confirm makes the change when the code is right and returns the new
-// value. An email change queues, in the same transaction, the notice to
-// the former address with its undo link.
+// value. Every try is counted before the code is compared, in one
+// statement (concurrent tries cannot all see a count under the limit), and
+// the account's tries are limited across changes. An email change queues,
+// in the same transaction, the notice to the former address with its undo
+// link; a phone change, a notice to the account's address (the phone
+// proves a UBI driver's identity to a password reset).
 func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 	now := s.Now()
 	e := audit.Event{Brand: in.Session.Brand, AccountID: in.Session.AccountID, IP: in.IP, Event: audit.ContactChange, At: now,
@@ -177,28 +187,35 @@ func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		answer, value = nil, ""
 		var stored string
-		var expires int64
 		var failures int
-		err := tx.QueryRow(ctx, "SELECT new_value, code_hmac, expires_at, failures FROM contact_changes WHERE account_id = ? AND kind = ?",
-			in.Session.AccountID, in.Kind).Scan(&value, &stored, &expires, &failures)
-		switch {
-		case errors.Is(store.NotFound(err), store.ErrNotFound) || err == nil && (stored == "" || expires <= now.UnixMilli()):
+		err := tx.QueryRow(ctx, `UPDATE contact_changes SET failures = failures + 1
+			WHERE account_id = ? AND kind = ? AND brand = ? AND expires_at > ? AND failures < ?
+			RETURNING new_value, code_hmac, failures`,
+			in.Session.AccountID, in.Kind, in.Session.Brand, now.UnixMilli(), MaxFailures).Scan(&value, &stored, &failures)
+		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			e.Outcome, answer = "expired", codes.ErrExpired
-			return audit.Record(ctx, tx, e)
-		case err != nil:
-			return err
-		case failures >= MaxFailures:
-			e.Outcome, answer = "exceeded", codes.ErrExceeded
-			return audit.Record(ctx, tx, e)
-		case !codes.Equal(stored, s.codeHMAC(in.Session.AccountID, in.Kind, value, in.Code)):
-			failures++
-			e.Outcome, answer = "wrong_code", codes.ErrWrong
-			if failures >= MaxFailures {
+			if exceeded, err := s.exceeded(ctx, tx, in, now); err != nil {
+				return err
+			} else if exceeded {
 				e.Outcome, answer = "exceeded", codes.ErrExceeded
 			}
-			if _, err := tx.Exec(ctx, "UPDATE contact_changes SET failures = ? WHERE account_id = ? AND kind = ?",
-				failures, in.Session.AccountID, in.Kind); err != nil {
-				return err
+			return audit.Record(ctx, tx, e)
+		}
+		if err != nil {
+			return err
+		}
+		ok, err := s.Limiter.AllowTx(ctx, tx, s.GuessesPerAccount, in.Session.AccountID)
+		if err != nil {
+			return err
+		}
+		if !ok || !codes.Equal(stored, s.codeHMAC(in.Session.AccountID, in.Kind, value, in.Code)) {
+			e.Outcome, answer = "wrong_code", codes.ErrWrong
+			if !ok || failures >= MaxFailures {
+				e.Outcome, answer = "exceeded", codes.ErrExceeded
+				if _, err := tx.Exec(ctx, "UPDATE contact_changes SET failures = ? WHERE account_id = ? AND kind = ?",
+					MaxFailures, in.Session.AccountID, in.Kind); err != nil {
+					return err
+				}
 			}
 			return audit.Record(ctx, tx, e)
 		}
@@ -210,14 +227,15 @@ func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 			return err
 		}
 		if in.Kind == Phone {
-			if err := account.SetPhone(ctx, tx, a.Brand, a.ID, value, now); err != nil {
-				return err
-			}
-		} else if err := s.changeEmail(ctx, tx, a, value, in, now); err != nil {
-			if errors.Is(err, account.ErrEmailTaken) {
-				e.Outcome, answer = "taken", ErrTaken // taken since the code was sent
-				return audit.Record(ctx, tx, e)
-			}
+			err = s.changePhone(ctx, tx, a, value, in, now)
+		} else {
+			err = s.changeEmail(ctx, tx, a, value, in, now)
+		}
+		if errors.Is(err, ErrTaken) || errors.Is(err, ErrUndoPending) {
+			e.Outcome, answer = "refused", err // since the code was sent
+			return audit.Record(ctx, tx, e)
+		}
+		if err != nil {
 			return err
 		}
 		e.Outcome = "ok"
@@ -233,10 +251,52 @@ func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 	return value, nil
 }
 
+// exceeded tells whether the change under way is alive but out of tries.
+func (s *Service) exceeded(ctx context.Context, tx *store.Tx, in Confirm, now time.Time) (bool, error) {
+	var n int
+	err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM contact_changes WHERE account_id = ? AND kind = ? AND expires_at > ? AND failures >= ?",
+		in.Session.AccountID, in.Kind, now.UnixMilli(), MaxFailures).Scan(&n)
+	return n > 0, err
+}
+
+// emailFree refuses an address another account of the brand has, or that
+// an account may still take back (the former address of an email change
+// under its 72 hours), and a change while the account's own last change
+// may still be undone: an undo puts back the address before the first
+// change, never one an intruder chained after it.
+func (s *Service) emailFree(ctx context.Context, tx *store.Tx, a account.Account, email string, now time.Time) error {
+	switch _, err := account.ByEmail(ctx, tx, a.Brand, email); {
+	case err == nil:
+		return ErrTaken
+	case !errors.Is(err, account.ErrNotFound):
+		return err
+	}
+	var reserved, pending int
+	err := tx.QueryRow(ctx, `SELECT
+			COALESCE(SUM(CASE WHEN old_email_normalized = ? THEN 1 ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN account_id = ? THEN 1 ELSE 0 END), 0)
+		FROM email_undos WHERE brand = ? AND used_at = 0 AND expires_at > ?`,
+		account.NormalizeEmail(email), a.ID, a.Brand, now.UnixMilli()).Scan(&reserved, &pending)
+	switch {
+	case err != nil:
+		return fmt.Errorf("email undos: %w", err)
+	case pending > 0:
+		return ErrUndoPending
+	case reserved > 0:
+		return ErrTaken
+	}
+	return nil
+}
+
 // changeEmail sets the new address and sends the former one its notice
 // with the undo link, in tx.
 func (s *Service) changeEmail(ctx context.Context, tx *store.Tx, a account.Account, email string, in Confirm, now time.Time) error {
-	if err := account.SetEmail(ctx, tx, a.Brand, a.ID, email, now); err != nil {
+	if err := s.emailFree(ctx, tx, a, email, now); err != nil {
+		return err
+	}
+	if err := account.SetEmail(ctx, tx, a.Brand, a.ID, email, now); errors.Is(err, account.ErrEmailTaken) {
+		return ErrTaken
+	} else if err != nil {
 		return err
 	}
 	token, err := s.undoToken()
@@ -244,23 +304,47 @@ func (s *Service) changeEmail(ctx context.Context, tx *store.Tx, a account.Accou
 		return err
 	}
 	until := now.Add(UndoTTL)
-	if _, err := tx.Exec(ctx, `INSERT INTO email_undos (token_hash, account_id, brand, old_email, new_email, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), a.ID, a.Brand, a.Email, email, until.UnixMilli()); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO email_undos (token_hash, account_id, brand, old_email, old_email_normalized, new_email, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, codes.TokenHash(token), a.ID, a.Brand, a.Email, account.NormalizeEmail(a.Email), email,
+		until.UnixMilli()); err != nil {
 		return fmt.Errorf("store undo link: %w", err)
 	}
 	_, err = notify.Enqueue(ctx, tx, notify.Message{
 		Brand: a.Brand, Language: language(in.Language, a), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateEmailChanged,
-		Data: map[string]string{notify.DataAddress: email, notify.DataWhen: until.UTC().Format(time.RFC3339),
-			notify.DataLink: in.UndoBase + "?token=" + token},
+		Data: withProvince(map[string]string{notify.DataAddress: email, notify.DataWhen: until.UTC().Format(time.RFC3339),
+			notify.DataLink: in.UndoBase + "?token=" + token}, in.Province),
 		Sensitive: true, ExpiresAt: until,
 	})
 	return err
 }
 
+// changePhone sets the new number and tells the account's address, with
+// a link to recovery for a change that was not theirs.
+func (s *Service) changePhone(ctx context.Context, tx *store.Tx, a account.Account, phone string, in Confirm, now time.Time) error {
+	if err := account.SetPhone(ctx, tx, a.Brand, a.ID, phone, now); err != nil {
+		return err
+	}
+	_, err := notify.Enqueue(ctx, tx, notify.Message{
+		Brand: a.Brand, Language: language(in.Language, a), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplatePhoneChanged,
+		Data: withProvince(map[string]string{notify.DataLink: in.ForgotLink}, in.Province),
+	})
+	return err
+}
+
+func withProvince(data map[string]string, province string) map[string]string {
+	if province != "" {
+		data[notify.DataProvince] = province
+	}
+	return data
+}
+
 // Undo is the former address's link, used: within UndoTTL and once, the
 // former address comes back, the password goes (a reset by that address
 // sets a new one), and every session and sign-in of the account ends.
-// It returns the address put back.
+// Should the address have been taken since (which emailFree refuses to the
+// portal's own changes), the account keeps the new one but is locked until
+// staff release it: a reset through the intruder's address must not give
+// it back. It returns the address put back.
 func (s *Service) Undo(ctx context.Context, brand, token, ip string) (string, error) {
 	now := s.Now()
 	e := audit.Event{Brand: brand, IP: ip, Event: audit.ContactUndo, At: now}
@@ -269,9 +353,9 @@ func (s *Service) Undo(ctx context.Context, brand, token, ip string) (string, er
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		answer = nil
 		var accountID string
-		var expires, used int64
-		err := tx.QueryRow(ctx, "SELECT account_id, old_email, expires_at, used_at FROM email_undos WHERE token_hash = ? AND brand = ?",
-			codes.TokenHash(token), brand).Scan(&accountID, &old, &expires, &used)
+		err := tx.QueryRow(ctx, `UPDATE email_undos SET used_at = ?
+			WHERE token_hash = ? AND brand = ? AND used_at = 0 AND expires_at > ? RETURNING account_id, old_email`,
+			now.UnixMilli(), codes.TokenHash(token), brand, now.UnixMilli()).Scan(&accountID, &old)
 		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			e.Outcome, answer = "invalid", ErrUndoInvalid
 			return audit.Record(ctx, tx, e)
@@ -280,19 +364,22 @@ func (s *Service) Undo(ctx context.Context, brand, token, ip string) (string, er
 			return err
 		}
 		e.AccountID = accountID
-		if used != 0 || expires <= now.UnixMilli() {
-			e.Outcome, answer = "invalid", ErrUndoInvalid
-			return audit.Record(ctx, tx, e)
-		}
-		if _, err := tx.Exec(ctx, "UPDATE email_undos SET used_at = ? WHERE token_hash = ?", now.UnixMilli(), codes.TokenHash(token)); err != nil {
+		if _, err := tx.Exec(ctx, "UPDATE email_undos SET used_at = ? WHERE account_id = ? AND used_at = 0", now.UnixMilli(), accountID); err != nil {
 			return err
 		}
-		// Another account may have taken the former address since: it
-		// stays with it, and this one keeps the new address, locked.
-		switch err := account.SetEmail(ctx, tx, brand, accountID, old, now); {
-		case errors.Is(err, account.ErrEmailTaken):
+		taken := false
+		switch _, err := account.ByEmail(ctx, tx, brand, old); {
+		case err == nil:
+			taken = true
+		case !errors.Is(err, account.ErrNotFound):
+			return err
+		}
+		if taken {
 			e.Detail = "address_taken"
-		case err != nil:
+			if err := account.Lock(ctx, tx, accountID, time.Time{}, now); err != nil {
+				return err
+			}
+		} else if err := account.SetEmail(ctx, tx, brand, accountID, old, now); err != nil {
 			return err
 		}
 		if err := account.RequireReset(ctx, tx, brand, accountID, now); err != nil {

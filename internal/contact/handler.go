@@ -6,6 +6,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/api"
+	"guichet/internal/codes"
 	"guichet/internal/rules"
 	"guichet/internal/sso"
 )
@@ -43,7 +44,10 @@ type undoForm struct {
 
 // StartEmail is POST /api/v1/me/email {email}: 204, a code sent to the
 // new address; 403 REAUTH_REQUIRED; 400 with the email rule or
-// SAME_EMAIL; 409 EMAIL_ALREADY_EXISTS; 429 RESEND_LIMIT_REACHED.
+// SAME_EMAIL; 409 EMAIL_ALREADY_EXISTS (another account's, or the former
+// address of a change that may still be undone) or EMAIL_CHANGE_PENDING
+// (this account's last change may still be undone, 72 hours); 429
+// RESEND_LIMIT_REACHED.
 func (h *Handler) StartEmail(w http.ResponseWriter, r *http.Request) error {
 	var f emailForm
 	return h.start(w, r, &f, Email, func() (string, error) { return rules.Email(f.Email) })
@@ -105,8 +109,10 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, kind string) e
 	if err != nil {
 		return err
 	}
-	value, err := h.Service.Confirm(r.Context(), Confirm{Session: s, Kind: kind, Code: code, Language: api.SiteOf(r).Language,
-		IP: api.ClientIP(r), UndoBase: account.Origin(r) + UndoPage})
+	site := api.SiteOf(r)
+	value, err := h.Service.Confirm(r.Context(), Confirm{Session: s, Kind: kind, Code: code, Language: site.Language,
+		Province: site.Province, IP: api.ClientIP(r), UndoBase: account.Origin(r) + UndoPage,
+		ForgotLink: account.Origin(r) + "/forgot?lang=" + site.Language})
 	if err != nil {
 		return apiError(err, kind)
 	}
@@ -146,10 +152,16 @@ var (
 	errTaken = &api.Error{Status: http.StatusConflict, Code: "EMAIL_ALREADY_EXISTS", MessageKey: "security.email.taken",
 		Fields: map[string]string{rules.FieldEmail: "security.email.taken"}}
 	errUndoInvalid = api.NewError(http.StatusForbidden, "UNDO_INVALID", "security.undo.invalid")
+	errUndoPending = &api.Error{Status: http.StatusConflict, Code: "EMAIL_CHANGE_PENDING", MessageKey: "security.email.pending",
+		Fields: map[string]string{rules.FieldEmail: "security.email.pending"}}
+	errSendLimit = api.NewError(http.StatusTooManyRequests, "RESEND_LIMIT_REACHED", "security.contact.sendLimit")
 )
 
 // apiError maps the domain errors to the API's, once.
 func apiError(err error, kind string) error {
+	if errors.Is(err, codes.ErrSendLimit) {
+		return errSendLimit
+	}
 	if answer, ok := api.AnswerTo(err, api.CodeAnswers); ok {
 		return answer
 	}
@@ -162,6 +174,8 @@ func apiError(err error, kind string) error {
 		return errTaken
 	case errors.Is(err, ErrUndoInvalid):
 		return errUndoInvalid
+	case errors.Is(err, ErrUndoPending):
+		return errUndoPending
 	}
 	return err
 }

@@ -121,6 +121,9 @@ const (
 	// replaced (issue 31), with a link that undoes it. Data: address (the
 	// new one), when (RFC 3339: the link's end), link.
 	TemplateEmailChanged = "email-changed"
+	// TemplatePhoneChanged tells the account's address that its cell phone
+	// was changed (issue 31). Data: link (to /forgot); optional province.
+	TemplatePhoneChanged = "phone-changed"
 	// TemplateBackchannelLogout is a back-channel logout (ChannelLogout).
 	// Data: issuer, client, subject.
 	TemplateBackchannelLogout = "backchannel-logout"
@@ -183,6 +186,7 @@ var catalogue = map[string]templateSpec{
 	TemplateAccountDeletion:    {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
 	TemplateConfirmCode:        {channels: []Channel{ChannelEmail, ChannelSMS}, required: []string{DataCode}, sensitive: true},
 	TemplateEmailChanged:       {channels: []Channel{ChannelEmail}, required: []string{DataAddress, DataWhen, DataLink}, sensitive: true},
+	TemplatePhoneChanged:       {channels: []Channel{ChannelEmail}, required: []string{DataLink}},
 	TemplateBackchannelLogout:  {channels: []Channel{ChannelLogout}, required: []string{DataIssuer, DataClient, DataSubject}},
 }
 

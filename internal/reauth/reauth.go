@@ -37,8 +37,8 @@ const (
 type Limits struct {
 	// CodesPerAccount caps the codes emailed to one account.
 	CodesPerAccount throttle.Rule
-	// GuessesPerAccount caps the wrong codes of one account, across its
-	// sessions and codes: the wrong guess over it ends the code at once.
+	// GuessesPerAccount caps the tries of one account's codes, across its
+	// sessions: the try over it ends the code, right or wrong.
 	GuessesPerAccount throttle.Rule
 }
 
@@ -86,6 +86,9 @@ func New(ctx context.Context, accounts *account.Service, sessions *sso.Service) 
 // ByPassword is a proof by the account's password, checked as a sign-in
 // checks it (account.VerifyPassword: the rate limit, the lockout).
 func (s *Service) ByPassword(ctx context.Context, sess sso.Session, password, ip string) error {
+	if sess.ID == "" {
+		return sso.ErrNoSession // a session older than migration 0018 has no id to mark
+	}
 	e := audit.Event{Brand: sess.Brand, AccountID: sess.AccountID, IP: ip, Event: audit.ReauthPassword}
 	err := s.Accounts.VerifyPassword(ctx, password, e)
 	if errors.Is(err, account.ErrWrongPassword) {
@@ -100,6 +103,9 @@ func (s *Service) ByPassword(ctx context.Context, sess sso.Session, password, ip
 // SendCode emails a new code to the account's address (the one before
 // replaces it), in language ("en" or "fr").
 func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip string) error {
+	if sess.ID == "" {
+		return sso.ErrNoSession
+	}
 	code, err := codes.New(s.Rand)
 	if err != nil {
 		return err
@@ -154,59 +160,75 @@ func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip s
 }
 
 // ByCode is a proof by the code last emailed to this session: right, it
-// is spent and the session is fresh; wrong, it counts (MaxFailures end it,
-// and the account's guesses are limited across codes).
+// is spent and the session is fresh. Every try is counted before the code
+// is compared, in one statement (concurrent tries cannot all see a count
+// under the limit): MaxFailures end a code, and the account's tries across
+// its sessions and codes are limited too.
 func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string) error {
+	if sess.ID == "" {
+		return sso.ErrNoSession
+	}
 	now := s.Now()
 	e := audit.Event{Brand: sess.Brand, AccountID: sess.AccountID, IP: ip, Event: audit.ReauthCode, At: now}
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		answer = nil
 		var stored string
-		var expires int64
 		var failures int
-		err := tx.QueryRow(ctx, "SELECT code_hmac, expires_at, failures FROM reauth_codes WHERE session_id = ? AND account_id = ?",
-			sess.ID, sess.AccountID).Scan(&stored, &expires, &failures)
-		if errors.Is(store.NotFound(err), store.ErrNotFound) || err == nil && (stored == "" || expires <= now.UnixMilli()) {
+		err := tx.QueryRow(ctx, `UPDATE reauth_codes SET failures = failures + 1
+			WHERE session_id = ? AND account_id = ? AND code_hmac <> '' AND expires_at > ? AND failures < ?
+			RETURNING code_hmac, failures`, sess.ID, sess.AccountID, now.UnixMilli(), MaxFailures).Scan(&stored, &failures)
+		if errors.Is(store.NotFound(err), store.ErrNotFound) {
 			e.Outcome, answer = "expired", codes.ErrExpired
+			if exceeded, err := s.exceeded(ctx, tx, sess, now); err != nil {
+				return err
+			} else if exceeded {
+				e.Outcome, answer = "exceeded", codes.ErrExceeded
+			}
 			return audit.Record(ctx, tx, e)
 		}
 		if err != nil {
 			return err
 		}
-		if failures >= MaxFailures {
+		ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.GuessesPerAccount, sess.AccountID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok:
 			e.Outcome, answer = "exceeded", codes.ErrExceeded
-			return audit.Record(ctx, tx, e)
-		}
-		if !codes.Equal(stored, codes.HMAC(s.codeKey, sess.ID, code)) {
-			ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.GuessesPerAccount, sess.AccountID)
-			if err != nil {
+			if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET failures = ? WHERE session_id = ?", MaxFailures, sess.ID); err != nil {
 				return err
 			}
-			failures++
+		case !codes.Equal(stored, codes.HMAC(s.codeKey, sess.ID, code)):
 			e.Outcome, answer = "wrong_code", codes.ErrWrong
-			if failures >= MaxFailures || !ok {
-				failures, e.Outcome, answer = MaxFailures, "exceeded", codes.ErrExceeded
+			if failures >= MaxFailures {
+				e.Outcome, answer = "exceeded", codes.ErrExceeded
 			}
-			if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET failures = ? WHERE session_id = ?", failures, sess.ID); err != nil {
+		default:
+			// Spent; the row stays (its sends still count).
+			if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET code_hmac = '' WHERE session_id = ?", sess.ID); err != nil {
 				return err
 			}
-			return audit.Record(ctx, tx, e)
+			if err := s.Sessions.MarkFresh(ctx, tx, sess.ID); err != nil {
+				return err
+			}
+			e.Outcome = "ok"
 		}
-		// The code is spent; the row stays (its sends still count).
-		if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET code_hmac = '' WHERE session_id = ?", sess.ID); err != nil {
-			return err
-		}
-		if err := s.Sessions.MarkFresh(ctx, tx, sess.ID); err != nil {
-			return err
-		}
-		e.Outcome = "ok"
 		return audit.Record(ctx, tx, e)
 	})
 	if err != nil {
 		return err
 	}
 	return answer
+}
+
+// exceeded tells whether the session's code is alive but out of tries.
+func (s *Service) exceeded(ctx context.Context, tx *store.Tx, sess sso.Session, now time.Time) (bool, error) {
+	var n int
+	err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM reauth_codes WHERE session_id = ? AND code_hmac <> '' AND expires_at > ? AND failures >= ?`,
+		sess.ID, now.UnixMilli(), MaxFailures).Scan(&n)
+	return n > 0, err
 }
 
 // Prune deletes the rows whose last code expired a session's whole life

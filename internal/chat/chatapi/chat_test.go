@@ -313,6 +313,8 @@ func TestAvailability(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("away", "scotia", "on", "en", "no-agent")
+		// In hours with nobody available: not "closed" (issue 32).
+		e.visitor("scotia").want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 409, "CHAT_NO_AGENT")
 		e.available(marie, "en")
 		// Tuesday 18:30 in Toronto: scotia closes at 18:00.
 		e.Clock.Advance(8*time.Hour + 30*time.Minute)

@@ -21,6 +21,7 @@ var (
 // answers are the chat's domain errors as the API answers them.
 var answers = []api.Answer{
 	{Err: chat.ErrClosed, Answer: api.NewError(http.StatusConflict, "CHAT_CLOSED", "chat.error.closed")},
+	{Err: chat.ErrNoAgent, Answer: api.NewError(http.StatusConflict, "CHAT_NO_AGENT", "chat.error.noAgent")},
 	{Err: chat.ErrNoConversation, Answer: api.NewError(http.StatusNotFound, "NO_CONVERSATION", "chat.error.noConversation")},
 	{Err: chat.ErrAlreadyTaken, Answer: api.NewError(http.StatusConflict, "ALREADY_TAKEN", "chat.error.alreadyTaken")},
 	{Err: chat.ErrAgentLimit, Answer: api.NewError(http.StatusConflict, "AGENT_LIMIT", "chat.error.agentLimit")},

@@ -65,8 +65,8 @@ func TestSalesforceConfigShape(t *testing.T) {
 
 // TestChatbotHandsOver: a chatbot brand's conversation starts with the
 // bot's welcome, the bot answers a question it knows, and a handover moves
-// it to the queue with the transcript so far; closed, the handover is 409
-// CHAT_CLOSED and the conversation stays with the bot.
+// it to the queue with the transcript so far; with nobody available, the
+// handover is 409 CHAT_NO_AGENT and the conversation stays with the bot.
 func TestChatbotHandsOver(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		e.svc.Bot = realBot(t, e)
@@ -89,8 +89,10 @@ func TestChatbotHandsOver(t *testing.T) {
 			m["reply"].(map[string]any)["topicId"] == "" {
 			t.Fatalf("answer %v", m)
 		}
-		// No agent: asking for one keeps the bot (the widget offers the form).
-		v.want("POST", "/api/v1/chat/conversation/handover", "", 409, "CHAT_CLOSED")
+		// No agent in opening hours: asking for one keeps the bot, and
+		// the answer says nobody is available, not closed (the widget
+		// offers the form and the phone).
+		v.want("POST", "/api/v1/chat/conversation/handover", "", 409, "CHAT_NO_AGENT")
 		s.Send(map[string]any{"type": "message", "clientId": "q2", "body": "I want to talk to an agent"})
 		s.Next("message")
 		if m := s.Next("message"); m["reply"].(map[string]any)["handover"] != true {

@@ -22,8 +22,11 @@ CREATE TABLE email_undos (
   account_id TEXT NOT NULL,
   brand TEXT NOT NULL,
   old_email TEXT NOT NULL,
+  old_email_normalized TEXT NOT NULL,
   new_email TEXT NOT NULL,
   expires_at BIGINT NOT NULL,
   used_at BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX email_undos_expires ON email_undos (expires_at);
+CREATE INDEX email_undos_old_email ON email_undos (brand, old_email_normalized);
+CREATE INDEX email_undos_account ON email_undos (account_id);

@@ -323,6 +323,25 @@ describe('Form', () => {
     expect(document.activeElement).toBe(password);
   });
 
+  it('takes the focus back from <body> after the answer: on the server message, else on the button (issue 32)', async () => {
+    let form: Parameters<NonNullable<LoginProps['expose']>>[0] | undefined;
+    let message = true;
+    const onSubmit = () => {
+      (document.activeElement as HTMLElement | null)?.blur(); // as a browser does when the focused button is disabled
+      if (message) form?.setFormError('login.error');
+    };
+    await renderInSite(<LoginForm onSubmit={onSubmit} expose={(f) => (form = f)} />);
+    act(() => fireEvent.change(textbox('Email address'), { target: { value: 'jean@example.com' } }));
+    act(() => fireEvent.change(screen.getByLabelText('Password'), { target: { value: 'Green Lamp42' } }));
+    signIn().focus();
+    await act(async () => fireEvent.submit(signIn()));
+    expect(document.activeElement?.className).toBe('form-alert');
+    message = false;
+    signIn().focus();
+    await act(async () => fireEvent.submit(signIn()));
+    expect(document.activeElement).toBe(signIn());
+  });
+
   it('checks a field on blur only once the form was submitted', async () => {
     await renderInSite(<LoginForm onSubmit={() => undefined} />);
     const email = textbox('Email address');

@@ -34,13 +34,28 @@ export interface FormProps<S extends FieldSpecs> {
 
 export function Form<S extends FieldSpecs>({ form, onSubmit, children, className, ...aria }: FormProps<S>) {
   const summary = useRef<HTMLDivElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const [focusSummary, setFocusSummary] = useState(0);
+  const [submitted, setSubmitted] = useState(0);
   // A second submit (Enter pressed twice) before the button shows as disabled is ignored.
   const busy = useRef(false);
 
   useEffect(() => {
     if (focusSummary > 0) summary.current?.focus();
   }, [focusSummary]);
+
+  // The submit button is disabled while the answer is awaited, and a
+  // browser lets the focus fall to <body> when the focused button is
+  // disabled (issue 32): once the answer is shown, a form still on the page
+  // takes it back, on the server's message when there is one, else on the
+  // button, so the next Tab goes on from where the visitor was.
+  useEffect(() => {
+    const element = formRef.current;
+    if (submitted === 0 || !element?.isConnected) return;
+    if (document.activeElement !== null && document.activeElement !== document.body) return;
+    const alert = element.querySelector<HTMLElement>('.form-alert');
+    (alert ?? element.querySelector<HTMLElement>('button[type="submit"]'))?.focus();
+  }, [submitted]);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -58,12 +73,13 @@ export function Form<S extends FieldSpecs>({ form, onSubmit, children, className
     } finally {
       busy.current = false;
       form.setSubmitting(false);
+      setSubmitted((n) => n + 1);
     }
   }
 
   return (
     <FormContext value={form}>
-      <form noValidate className={className ? `form ${className}` : 'form'} onSubmit={submit} {...aria}>
+      <form ref={formRef} noValidate className={className ? `form ${className}` : 'form'} onSubmit={submit} {...aria}>
         <FormAlert />
         <ErrorSummary ref={summary} />
         {children}
@@ -77,7 +93,7 @@ function FormAlert() {
   const t = useT();
   const { formError } = useFormContext();
   return (
-    <div role="alert" className={formError ? 'form-alert' : undefined}>
+    <div role="alert" className={formError ? 'form-alert' : undefined} tabIndex={formError ? -1 : undefined}>
       {formError ? <p>{typeof formError === 'string' ? messageText(t, formError) : <FormMessage message={formError} />}</p> : null}
     </div>
   );

@@ -54,6 +54,7 @@ describe('My account: change your email address', () => {
 
     expect(await section.findByText(/We sent a 6-digit code to alex.new@example.com/)).toBeTruthy();
     expect(section.queryByRole('region', { name: "Confirm it's you" })).toBeNull();
+    await waitFor(() => expect(document.activeElement).toBe(section.getByLabelText('Code')));
     expect(posts(calls, '/api/v1/me/email').map((c) => c.body)).toEqual([{ email: 'alex.new@example.com' }, { email: 'alex.new@example.com' }]);
     expect(posts(calls, '/api/v1/me/reauth')[0]?.body).toEqual({ password: 'Guichet-Demo-2026!' });
 
@@ -86,6 +87,47 @@ describe('My account: change your email address', () => {
     await waitFor(() => expect(section.queryByRole('region', { name: "Confirm it's you" })).toBeNull());
     expect((section.getByLabelText('New email address') as HTMLInputElement).value).toBe('alex.new@example.com');
     expect(posts(calls, '/api/v1/me/email')).toHaveLength(1);
+  });
+
+  it("another person's remembered email stays; 'Use another address' goes back to the address, focused", async () => {
+    rememberEmail('someone.else@example.com');
+    await openAccount({
+      'POST /api/v1/me/email': { status: 204 },
+      'POST /api/v1/me/email/confirm': { status: 200, body: { email: 'alex.new@example.com' } },
+    });
+    const section = within(await screen.findByRole('region', { name: 'Change your email address' }));
+    fireEvent.change(section.getByLabelText('New email address'), { target: { value: 'alex.other@example.com' } });
+    fireEvent.click(section.getByRole('button', { name: 'Send a code' }));
+    fireEvent.click(await section.findByRole('button', { name: 'Use another address' }));
+    await waitFor(() => expect(document.activeElement).toBe(section.getByLabelText('New email address')));
+    fireEvent.change(section.getByLabelText('New email address'), { target: { value: 'alex.new@example.com' } });
+    fireEvent.click(section.getByRole('button', { name: 'Send a code' }));
+    fireEvent.change(await section.findByLabelText('Code'), { target: { value: '123456' } });
+    fireEvent.click(section.getByRole('button', { name: 'Confirm' }));
+    expect(await section.findByText(/Your email address is now alex.new@example.com/)).toBeTruthy();
+    expect(rememberedEmail()).toBe('someone.else@example.com');
+  });
+
+  it('one proof answers the prompts of both changes', async () => {
+    const calls = await openAccount({
+      'POST /api/v1/me/email': once(reauthRequired, { status: 204 }),
+      'POST /api/v1/me/phone': once(reauthRequired, { status: 204 }),
+      'POST /api/v1/me/reauth': { status: 200, body: { freshUntil: '2026-11-29T06:00:00Z' } },
+    });
+    const email = within(await screen.findByRole('region', { name: 'Change your email address' }));
+    const phone = within(screen.getByRole('region', { name: 'Change your cell phone number' }));
+    fireEvent.change(email.getByLabelText('New email address'), { target: { value: 'alex.new@example.com' } });
+    fireEvent.click(email.getByRole('button', { name: 'Send a code' }));
+    await email.findByRole('region', { name: "Confirm it's you" });
+    fireEvent.change(phone.getByLabelText(/New cell phone number/), { target: { value: '4385550199' } });
+    fireEvent.click(phone.getByRole('button', { name: 'Text me a code' }));
+    await phone.findByRole('region', { name: "Confirm it's you" });
+    const prompt = within(email.getByRole('region', { name: "Confirm it's you" }));
+    fireEvent.change(prompt.getByLabelText('Current password'), { target: { value: 'Guichet-Demo-2026!' } });
+    fireEvent.click(prompt.getByRole('button', { name: 'Confirm' }));
+    expect(await phone.findByText(/We texted a 6-digit code to 438-555-0199/)).toBeTruthy();
+    expect(await email.findByText(/We sent a 6-digit code/)).toBeTruthy();
+    expect(posts(calls, '/api/v1/me/reauth')).toHaveLength(1);
   });
 
   it("the server's refusals at the field: another account's address, a wrong code", async () => {

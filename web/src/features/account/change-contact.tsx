@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Redirect } from 'wouter';
 import { EmailField } from '@/components/form/email-field';
 import { Form, SubmitButton } from '@/components/form/form';
@@ -14,6 +14,9 @@ import { checkSecurityCode } from '@/lib/rules/security-code';
 import { errorCodeOf, useReauth, type Answer } from '@/features/account/reauth';
 
 type Kind = 'email' | 'phone';
+
+/** A phone number as spec §5 writes it (999-999-9999); an email as it is. */
+const shown = (value: string) => (/^\d{10}$/.test(value) ? `${value.slice(0, 3)}-${value.slice(3, 6)}-${value.slice(6)}` : value);
 
 const fieldOf = (data: unknown, field: string): string | undefined => {
   const fields = typeof data === 'object' && data !== null ? (data as { fields?: unknown }).fields : undefined;
@@ -47,7 +50,7 @@ const texts = {
  * remembered email of the login page follows it, and `onChanged` tells the
  * page. Texts in the `security` message section.
  */
-export function ChangeContact({ kind, onChanged }: { kind: Kind; onChanged?: (value: string) => void }) {
+export function ChangeContact({ kind, current = '', onChanged }: { kind: Kind; current?: string; onChanged?: (value: string) => void }) {
   const t = useT();
   const clients = useApiClients();
   const { run, prompt } = useReauth();
@@ -60,15 +63,30 @@ export function ChangeContact({ kind, onChanged }: { kind: Kind; onChanged?: (va
     value: { rule: kind === 'email' ? checkEmail : (input: string) => checkPhone(input, true) },
   });
   const codeForm = useForm({ code: { rule: checkSecurityCode } });
+  const focusField = (f: { id: string }, name: string) => document.getElementById(fieldId(f.id, name))?.focus();
+
+  // Each step's first field takes the focus: the button pressed is gone.
+  const step = useRef(false);
+  useEffect(() => {
+    if (!step.current) {
+      step.current = true;
+      return;
+    }
+    if (sentTo) focusField(codeForm, 'code');
+    else focusField(form, 'value');
+    // Only when the step changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [sentTo]);
 
   const refused = (answer: Answer | null, field: () => void) => {
     if (answer?.status === 401) return setSignedOut(true);
-    if (answer?.status === 429) return setStatus(t('security.reauth.sendLimit'));
+    if (answer?.status === 429) return setStatus(t('security.contact.sendLimit'));
     field();
   };
 
   const start = async (values: { value: string }) => {
     setStatus('');
+    const step = sentTo;
     const send = () =>
       kind === 'email'
         ? clients.second.request('post', '/me/email', { body: { email: values.value } })
@@ -77,21 +95,27 @@ export function ChangeContact({ kind, onChanged }: { kind: Kind; onChanged?: (va
     if (answer?.status === 204) {
       setSentTo(values.value);
       codeForm.restart({ code: '' });
-      setStatus(t(k.sent, { address: values.value }));
+      setStatus(t(k.sent, { address: shown(values.value) }));
+      if (step) focusField(codeForm, 'code'); // a new code: the step stays
       return;
     }
-    if (answer?.status === 403) return; // the proof was cancelled: the form stays
+    if (answer?.status === 403 && errorCodeOf(answer.data) === 'REAUTH_REQUIRED') {
+      focusField(form, 'value'); // the proof was cancelled: the form stays as it was
+      return;
+    }
     refused(answer, () => {
       const code = errorCodeOf(answer?.data);
       const rule = fieldOf(answer?.data, kind);
       const key: MessageKey | null =
         code === 'EMAIL_ALREADY_EXISTS'
           ? 'security.email.taken'
-          : code === 'SAME_EMAIL' || code === 'SAME_PHONE'
-            ? 'security.contact.same'
-            : rule && isMessageKey(rule)
-              ? rule
-              : null;
+          : code === 'EMAIL_CHANGE_PENDING'
+            ? 'security.email.pending'
+            : code === 'SAME_EMAIL' || code === 'SAME_PHONE'
+              ? 'security.contact.same'
+              : rule && isMessageKey(rule)
+                ? rule
+                : null;
       if (answer && answer.status < 500 && key) {
         form.setError('value', key);
         document.getElementById(fieldId(form.id, 'value'))?.focus();
@@ -104,10 +128,11 @@ export function ChangeContact({ kind, onChanged }: { kind: Kind; onChanged?: (va
     const answer = await clients.second.request('post', path, { body: { code: values.code } }).catch(() => null);
     if (answer?.status === 200) {
       const value = (answer.data as Record<Kind, string>)[kind];
-      if (kind === 'email' && rememberedEmail() !== '') rememberEmail(value);
+      // The login page's remembered email follows, when it was this account's.
+      if (kind === 'email' && current && rememberedEmail().toLowerCase() === current.toLowerCase()) rememberEmail(value);
       setSentTo('');
       form.restart({ value: '' });
-      setStatus(t(k.done, { address: value }));
+      setStatus(t(k.done, { address: shown(value) }));
       onChanged?.(value);
       statusRef.current?.focus();
       return;
@@ -119,7 +144,9 @@ export function ChangeContact({ kind, onChanged }: { kind: Kind; onChanged?: (va
           ? 'security.reauth.codeWrong'
           : code === 'EMAIL_ALREADY_EXISTS'
             ? 'security.email.taken'
-            : 'security.reauth.codeEnded';
+            : code === 'EMAIL_CHANGE_PENDING'
+              ? 'security.email.pending'
+              : 'security.reauth.codeEnded';
       codeForm.setError('code', key);
       document.getElementById(fieldId(codeForm.id, 'code'))?.focus();
     });
@@ -132,10 +159,20 @@ export function ChangeContact({ kind, onChanged }: { kind: Kind; onChanged?: (va
       <h2 id={titleId}>{t(k.title)}</h2>
       <p>{t(k.intro)}</p>
       {sentTo ? (
-        <Form form={codeForm} onSubmit={confirm} aria-labelledby={titleId}>
-          <SecurityCodeField name="code" label={t('security.reauth.code')} />
-          <SubmitButton>{t('security.reauth.submit')}</SubmitButton>
-        </Form>
+        <>
+          <Form form={codeForm} onSubmit={confirm} aria-labelledby={titleId}>
+            <SecurityCodeField name="code" label={t('security.reauth.code')} />
+            <SubmitButton>{t('security.reauth.submit')}</SubmitButton>
+          </Form>
+          <p className="reauth__actions">
+            <button type="button" className="reauth__action" onClick={() => void start({ value: sentTo })}>
+              {t(kind === 'email' ? 'security.reauth.sendAgain' : 'security.phone.sendAgain')}
+            </button>
+            <button type="button" className="reauth__action" onClick={() => setSentTo('')}>
+              {t(kind === 'email' ? 'security.email.another' : 'security.phone.another')}
+            </button>
+          </p>
+        </>
       ) : (
         <Form form={form} onSubmit={start} aria-labelledby={titleId}>
           {kind === 'email' ? (

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { Redirect } from 'wouter';
 import { Form, SubmitButton } from '@/components/form/form';
 import { SecurityCodeField } from '@/components/form/masked-field';
@@ -32,18 +32,30 @@ export function useReauth(): { run: (call: () => Promise<Answer>) => Promise<Ans
   const run = useCallback(async (call: () => Promise<Answer>) => {
     const answer = await call();
     if (!needsReauth(answer)) return answer;
-    const proved = await new Promise<boolean>((resolve) => setPending(() => resolve));
+    const proved = await new Promise<boolean>((resolve) => {
+      // A proof given in another change's prompt on the page counts here too.
+      const elsewhere = () => resolve(true);
+      proofListeners.add(elsewhere);
+      setPending(() => (ok: boolean) => {
+        proofListeners.delete(elsewhere);
+        resolve(ok);
+      });
+    });
     setPending(null);
     return proved ? call() : answer;
   }, []);
   return { run, prompt: pending ? <ReauthPrompt onDone={pending} /> : null };
 }
 
+/** The prompts waiting on this page: one proof answers them all. */
+const proofListeners = new Set<() => void>();
+
 /** Proves who the customer is, by password or by an emailed code. */
 export function ReauthPrompt({ onDone }: { onDone: (proved: boolean) => void }) {
   const t = useT();
   const clients = useApiClients();
   const heading = useRef<HTMLHeadingElement>(null);
+  const titleId = `reauth-${useId().replace(/[^A-Za-z0-9_-]/g, '')}`;
   const [byCode, setByCode] = useState(false);
   const [status, setStatus] = useState('');
   const [signedOut, setSignedOut] = useState(false);
@@ -77,6 +89,8 @@ export function ReauthPrompt({ onDone }: { onDone: (proved: boolean) => void }) 
     if (answer === null) return form.setFormError('security.reauth.failed');
     if (answer.status === 200) {
       form.restart({ password: '', code: '' });
+      for (const listener of [...proofListeners]) listener();
+      proofListeners.clear();
       return onDone(true);
     }
     if (answer.status === 401) return setSignedOut(true);
@@ -95,12 +109,12 @@ export function ReauthPrompt({ onDone }: { onDone: (proved: boolean) => void }) 
 
   if (signedOut) return <Redirect to="/" replace />;
   return (
-    <section className="reauth" aria-labelledby="reauth-title">
-      <h3 id="reauth-title" tabIndex={-1} ref={heading}>
+    <section className="reauth" aria-labelledby={titleId}>
+      <h3 id={titleId} tabIndex={-1} ref={heading}>
         {t('security.reauth.title')}
       </h3>
       <p>{t(byCode ? 'security.reauth.introCode' : 'security.reauth.intro')}</p>
-      <Form form={form} onSubmit={submit} aria-labelledby="reauth-title">
+      <Form form={form} onSubmit={submit} aria-labelledby={titleId}>
         {byCode ? (
           <SecurityCodeField name="code" label={t('security.reauth.code')} />
         ) : (

@@ -97,6 +97,22 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
     return () => document.removeEventListener('keydown', onKeyDown);
   }, [open, onClose]);
 
+  // A step that replaces the pressed button ("Start chat", "Talk to a
+  // person", "Leave us a message") or disables it would let the focus fall
+  // to <body>, behind the modal dialog (issue 32): it comes back to the
+  // dialog, on the step's alert when there is one, else on its title.
+  useEffect(() => {
+    const element = dialog.current;
+    if (!open || !element) return;
+    const observer = new MutationObserver(() => {
+      const active = document.activeElement;
+      if (active !== null && active !== document.body) return; // in the dialog, or elsewhere on purpose
+      (element.querySelector<HTMLElement>('.chat-dialog__body [role="alert"][tabindex]') ?? title.current)?.focus();
+    });
+    observer.observe(element, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled', 'hidden'] });
+    return () => observer.disconnect();
+  }, [open]);
+
   const chat = config?.config.chat;
   return (
     <div
@@ -133,7 +149,12 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
         ) : null}
         {(view.kind === 'closed' || view.kind === 'prechat') && chat && config ? (
           <>
-            {!chat.open ? <ClosedNotice chat={chat} now={config.serverNow} language={language} /> : null}
+            {!chat.open ? (
+              <ClosedNotice chat={chat} now={config.serverNow} language={language} />
+            ) : view.kind === 'closed' && view.error === 'chat.error.noAgent' ? (
+              // Open hours, nobody free: the phone, with no reopening time.
+              <ClosedNotice chat={{ ...chat, reason: 'no-agent', nextOpen: null }} now={config.serverNow} language={language} />
+            ) : null}
             {view.kind === 'closed' && view.error ? (
               <p role="alert" className="form-alert">
                 {t(view.error)}
@@ -175,7 +196,7 @@ function Dialog({ open, onClose, onUnread, onLive }: ChatWidgetProps) {
             timeZone={chat?.timeZone ?? 'America/Toronto'}
             onUnread={onUnread}
             onLive={onLive}
-            onClosedHandover={() => setView({ kind: 'closed', error: 'chat.error.closed' })}
+            onClosedHandover={(code) => setView({ kind: 'closed', error: errorKey(code) })}
             onNewChat={() => {
               setView({ kind: 'loading' });
               setAttempt((n) => n + 1);
@@ -195,7 +216,7 @@ interface ConversationViewProps {
   timeZone: string;
   onUnread: (count: number) => void;
   onLive: (live: boolean) => void;
-  onClosedHandover: () => void;
+  onClosedHandover: (errorCode: string) => void;
   onNewChat: () => void;
   titleRef: RefObject<HTMLHeadingElement | null>;
 }
@@ -280,7 +301,7 @@ function ConversationView({ conversationId, api, open, timeZone, onUnread, onLiv
     setActionError(null);
     const answer = await api.handover();
     if (answer.ok) return;
-    if (answer.errorCode === 'CHAT_CLOSED') onClosedHandover();
+    if (answer.errorCode === 'CHAT_CLOSED' || answer.errorCode === 'CHAT_NO_AGENT') onClosedHandover(answer.errorCode);
     else setActionError(errorKey(answer.errorCode));
   }
 

@@ -124,6 +124,7 @@ export function TopicSelect({ id, value, onChange, ...aria }: { id: string; valu
 
 const errorKeys: Record<string, SectionKey> = {
   CHAT_CLOSED: 'chat.error.closed',
+  CHAT_NO_AGENT: 'chat.error.noAgent',
   RATE_LIMITED: 'chat.error.RATE_LIMITED',
   INVALID_FIELD: 'chat.error.invalid',
   NETWORK: 'chat.error.network',

@@ -129,9 +129,24 @@ describe('pre-chat', () => {
     fireEvent.change(within(dialog).getByLabelText('Topic'), { target: { value: 'password' } });
     fireEvent.click(within(dialog).getByRole('button', { name: 'Start chat' }));
     const sock = await liveSocket();
+    // The pressed button is gone: the focus stays in the dialog (issue 32).
+    await waitFor(() => expect(dialog.contains(document.activeElement)).toBe(true));
     expect(calls.find((c) => c.method === 'POST')).toMatchObject({ url: '/api/v1/chat/conversations', body: { name: 'Ana', topic: 'password', page: '/not-found' } });
     expect(sock.url).toBe('ws://localhost:3000/api/v1/chat/socket?after=0');
     expect(window.localStorage.getItem(LIVE_KEY)).toBe('1');
+  });
+
+  it('in opening hours with nobody free: says so (not "closed") and offers the message form', async () => {
+    fakeServer({
+      'GET /api/v1/salesforceConfig': () => json(200, chatConfig({ open: true, reason: 'open', nextOpen: null }), saturday),
+      'POST /api/v1/chat/conversations': () => json(409, { errorCode: 'CHAT_NO_AGENT' }),
+    });
+    const { dialog } = await openWidget();
+    fireEvent.change(await within(dialog).findByLabelText('Your name'), { target: { value: 'Ana' } });
+    fireEvent.change(within(dialog).getByLabelText('Topic'), { target: { value: 'password' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Start chat' }));
+    expect(await within(dialog).findByText(/Nobody is free to chat right now/)).toBeTruthy();
+    expect(within(dialog).queryByText(/Chat has just closed/)).toBeNull();
   });
 
   it('the roadblock is the route under /roadblock (the group root is the technical one)', () => {

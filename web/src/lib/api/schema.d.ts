@@ -426,7 +426,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The code sent to the new number: it becomes the account's cell phone. Audited (contact.change). */
+        /** The code sent to the new number: it becomes the account's cell phone, and the account's address is told (phone-changed, with a link to /forgot). Audited (contact.change). */
         post: operations["confirmPhoneChange"];
         delete?: never;
         options?: never;
@@ -443,7 +443,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The link the former address received (no session needed): within 72 hours and once, the former address is the account's again, its password is taken away until a reset by that address, and every session and OpenID grant ends. Audited (contact.undo). */
+        /** The link the former address received (no session needed): within 72 hours and once (it spends every undo link of the account), the former address is the account's again (or, should another account hold it now, the account is locked until staff release it), its password is taken away until a reset by that address, and every session and OpenID grant ends. Audited (contact.undo). */
         post: operations["undoEmailChange"];
         delete?: never;
         options?: never;
@@ -4121,7 +4121,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EMAIL_ALREADY_EXISTS: another account of the brand has it. */
+            /** @description EMAIL_ALREADY_EXISTS: another account of the brand has it, or it is the former address of a change that may still be undone; EMAIL_CHANGE_PENDING: this account's last change may still be undone (72 hours). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4199,7 +4199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EMAIL_ALREADY_EXISTS: taken since the code was sent. */
+            /** @description EMAIL_ALREADY_EXISTS or EMAIL_CHANGE_PENDING, since the code was sent. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6460,7 +6460,7 @@ export interface operations {
                 };
             };
             403: components["responses"]["Error"];
-            /** @description CHAT_CLOSED: outside hours or no agent (the widget offers the message form). */
+            /** @description CHAT_CLOSED outside hours, CHAT_NO_AGENT in hours with nobody available (the widget offers the message form and the phone). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6534,7 +6534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CHAT_CLOSED (the widget offers the message form) or CONVERSATION_ENDED. */
+            /** @description CHAT_CLOSED outside hours, CHAT_NO_AGENT with nobody available (the widget offers the message form and the phone), or CONVERSATION_ENDED. */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Link, useSearch } from 'wouter';
+import { Link, useLocation, useSearch } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
@@ -28,7 +28,10 @@ type State = 'ready' | 'busy' | 'done' | 'invalid' | 'failed';
 function EmailUndo() {
   const t = useT();
   const clients = useApiClients();
-  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const search = useSearch();
+  // Read once: the address bar loses it after use (the reset page does the same).
+  const [token] = useState(() => new URLSearchParams(search).get('token') ?? '');
+  const [, navigate] = useLocation();
   const [state, setState] = useState<State>(token ? 'ready' : 'invalid');
   const statusRef = useRef<HTMLParagraphElement>(null);
   usePageTitle(t('security.undo.title'));
@@ -38,7 +41,8 @@ function EmailUndo() {
     const answer = await clients.second.request('post', '/email-undo', { body: { token } }).catch(() => null);
     if (answer?.status === 204) setState('done');
     else if (answer && (errorCodeOf(answer.data) === 'UNDO_INVALID' || answer.status === 400)) setState('invalid');
-    else setState('failed');
+    else return setState('failed'); // the link stays, to try again
+    navigate('/email-undo', { replace: true });
     statusRef.current?.focus();
   };
 

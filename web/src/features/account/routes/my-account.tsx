@@ -78,7 +78,7 @@ function MyAccountPage() {
       {me ? (
         <>
           <MyAccountDetails me={me} />
-          <ChangeContact kind="email" onChanged={(email) => setMe({ ...me, email })} />
+          <ChangeContact kind="email" current={me.email} onChanged={(email) => setMe({ ...me, email })} />
           <ChangeContact kind="phone" />
           <ChangePassword email={me.email.toLowerCase()} />
           <Sessions />
