@@ -21,6 +21,7 @@ import (
 	"guichet/config"
 	"guichet/internal/account"
 	"guichet/internal/api"
+	"guichet/internal/audit"
 	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
@@ -40,6 +41,7 @@ import (
 	"guichet/internal/oidc/provider"
 	"guichet/internal/passkey"
 	"guichet/internal/policy"
+	"guichet/internal/privacy"
 	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
@@ -365,6 +367,8 @@ type App struct {
 	ChatHub *hub.Hub
 	// OIDC is the OpenID provider (issue 30).
 	OIDC *provider.Provider
+	// Privacy is the customers' data exports and account deletions.
+	Privacy *privacy.Service
 	// Accounts is the policyholders' accounts.
 	Accounts *account.Service
 	// CobrowseHub relays co-browse sessions to this instance's sockets.
@@ -538,6 +542,9 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return fmt.Errorf("contact: %w", err)
 	}
 	changes.Poke = worker.Poke
+	// An undone email change takes the passkeys with the password: an
+	// intruder may have added one.
+	changes.Undone = passkeys.RemoveForUndo
 	deps.Contact = &contact.Handler{Service: changes, Sessions: deps.SSO}
 	staffs, err := StaffService(ctx, a.cfg, a.DB, a.Brands, hasher)
 	if err != nil {
@@ -587,12 +594,14 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	accounts.SignedOut = oidcs.EndAccount
 	worker.UseLogout(deps.OIDC)
 	a.OIDC = deps.OIDC
+	privacies := a.privacyService(deps, accounts, sessions, oidcs, chats, changes, passkeys, worker.Poke)
+	deps.Console.Service.Deletions = privacies
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		return janitor(ctx, time.Hour, func(ctx context.Context) (int64, error) {
 			return chat.Purge(ctx, chats, a.Brands.All())
 		}, func(ctx context.Context) (int64, error) {
 			return cobrowses.Purge(ctx, a.Brands.All())
-		}, staffs.Prune, accounts.Prune, recoveries.Prune, proofs.Prune, changes.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
+		}, privacies.PruneExports, privacies.EraseDue, staffs.Prune, accounts.Prune, recoveries.Prune, proofs.Prune, changes.Prune, registrations.Prune, tokens.Prune, smart.Prune, oidcs.Prune, oidcs.RotateDue, func(ctx context.Context) (int64, error) {
 			return sso.Prune(ctx, a.DB, a.cfg.clock()())
 		}, func(ctx context.Context) (int64, error) {
 			return console.PurgeAudit(ctx, a.DB, a.cfg.clock()(), retention)
@@ -662,6 +671,35 @@ func (a *App) chatService(deps *httpapi.Deps, sessions *sso.Service, accounts *a
 				return deps.Staff.Service.Check(ctx, token)
 			}
 		}}
+	return svc
+}
+
+// privacyService builds the customers' data export and account deletion
+// (issue 31): each package that keeps rows on a customer is a Holder (the
+// account's own row last: the erasure deletes it after the rows that name
+// it); the export worker runs in every instance (a lease keeps two from
+// preparing one export), the erasure of due deletions in the janitor.
+func (a *App) privacyService(deps *httpapi.Deps, accounts *account.Service, sessions *sso.Service, oidcs *oidc.Service, chats *chat.Service,
+	changes *contact.Service, passkeys *passkey.Service, poke func()) *privacy.Service {
+	svc := &privacy.Service{DB: a.DB, Now: a.cfg.clock(), Brands: a.Brands.ByID, Poke: poke, Limiter: throttle.New(a.DB, a.cfg.clock()), Holders: []privacy.Holder{
+		privacy.HolderFuncs{
+			Held:  func(ctx context.Context, _, id string) (map[string]any, error) { return policy.HeldData(ctx, a.DB, id) },
+			Erase: func(ctx context.Context, tx *store.Tx, _, id string) error { return policy.Unlink(ctx, tx, id) },
+		},
+		sessions, oidcs, chats, changes,
+		// The audit rows are exported here and scrubbed by the deletion
+		// itself, after the brand's privacy.deletedAuditDays.
+		privacy.HolderFuncs{Held: func(ctx context.Context, brand, id string) (map[string]any, error) {
+			return audit.HeldData(ctx, a.DB, brand, id)
+		}},
+		// The passkeys by name in the export, their rows erased with the account.
+		passkeys,
+		accounts,
+	}}
+	svc.NewWake()
+	a.Privacy = svc
+	a.workers = append(a.workers, svc.RunExports)
+	deps.Privacy = &privacy.Handler{Service: svc, Sessions: deps.SSO}
 	return svc
 }
 

@@ -99,8 +99,13 @@ func TestEmailChange(t *testing.T) {
 		if status, out := undo("x" + m[1][1:]); status != http.StatusForbidden || out["errorCode"] != "UNDO_INVALID" {
 			t.Fatalf("a forged token: %d %v", status, out)
 		}
+		// A passkey the intruder could have added goes with the password.
+		insertPasskeyRow(t, w, w.account)
 		if status, out := undo(m[1]); status != http.StatusNoContent {
 			t.Fatalf("undo: %d %v", status, out)
+		}
+		if rows := storetest.Strings(t, w.a.DB, "SELECT id FROM passkeys WHERE account_id = ?", w.account); len(rows) != 0 {
+			t.Fatalf("passkeys left after the undo: %v", rows)
 		}
 		if status, out := undo(m[1]); status != http.StatusForbidden || out["errorCode"] != "UNDO_INVALID" {
 			t.Fatalf("undo twice: %d %v", status, out)
@@ -221,4 +226,18 @@ func TestEmailUndoWhenTaken(t *testing.T) {
 			t.Fatalf("signed in after the undo: %d", status)
 		}
 	})
+}
+
+// insertPasskeyRow stores a passkey row for the account as it is kept
+// (its key's JSON does not matter to the tests that remove it).
+func insertPasskeyRow(t *testing.T, w *rpWorld, accountID string) {
+	t.Helper()
+	err := w.a.DB.InTx(t.Context(), func(tx *store.Tx) error {
+		_, err := tx.Exec(t.Context(), `INSERT INTO passkeys (id, account_id, brand, rp_id, credential_id, name, credential, created_at)
+			VALUES (?, ?, 'belair', 'belair.localhost', ?, 'Phone', '{}', 1)`, "pk-"+accountID, accountID, "cred-"+accountID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -153,6 +153,7 @@ func TestAccessLogRedactsTokens(t *testing.T) {
 		{"GET", belair.Hosts[0], "/" + secret()},
 		{"GET", belair.Hosts[0], "/registration/link?token=" + secret()},
 		{"GET", belair.Hosts[0], "/reset?token=" + secret()},
+		{"GET", belair.Hosts[0], "/undo-deletion?token=" + secret() + "&lang=fr"},
 		{"GET", belair.Hosts[0], "/assets/" + secret() + ".js"},
 		{"GET", belair.Hosts[0], "/brands/" + secret()},
 		{"GET", consoleHost, "/setup/" + secret()},

@@ -284,4 +284,22 @@ const (
 	// OIDCConsentWithdraw: oidc, a customer took a consent back on
 	// /my-account (the client's grants of them end).
 	OIDCConsentWithdraw Name = "oidc.consent_withdraw"
+
+	// ExportRequest: privacy, the customer asked for an export of their
+	// data on My account (after a fresh proof).
+	ExportRequest Name = "export.request"
+	// ExportReady: privacy, an export was prepared and announced by email.
+	ExportReady Name = "export.ready"
+	// ExportDownload: privacy, the customer downloaded their export
+	// (detail json or html).
+	ExportDownload Name = "export.download"
+	// DeletionRequest: privacy, the customer asked for their account's
+	// deletion (after a fresh proof); it is pending for 30 days.
+	DeletionRequest Name = "deletion.request"
+	// DeletionUndo: privacy, a pending deletion was cancelled (detail
+	// account: on My account; link: by the emailed link).
+	DeletionUndo Name = "deletion.undo"
+	// DeletionDone: privacy, the grace ended and the account and its
+	// personal rows were erased (actor "janitor").
+	DeletionDone Name = "deletion.done"
 )

@@ -97,6 +97,46 @@ func PurgeBefore(ctx context.Context, ex Execer, before time.Time) (int64, error
 	return res.RowsAffected()
 }
 
+// heldEvent is an event as the customer's data export shows it.
+type heldEvent struct {
+	At      time.Time `json:"at"`
+	Event   string    `json:"event"`
+	Outcome string    `json:"outcome"`
+	IP      string    `json:"ip,omitempty"`
+	Detail  string    `json:"detail,omitempty"`
+}
+
+// maxHeldEvents bounds the events of one export (the most recent ones).
+const maxHeldEvents = 100000
+
+// HeldData is an account's events of a brand, oldest first, for the
+// customer's data export (issue 31); staff actors are not named.
+func HeldData(ctx context.Context, q Query, brand, accountID string) (map[string]any, error) {
+	events, err := ForAccount(ctx, q, brand, accountID, maxHeldEvents)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]heldEvent, 0, len(events))
+	for _, e := range events {
+		out = append(out, heldEvent{At: e.At.UTC(), Event: string(e.Event), Outcome: e.Outcome, IP: e.IP, Detail: e.Detail})
+	}
+	return map[string]any{"auditEvents": out}, nil
+}
+
+// Scrub strips the personal data from an erased account's events (issue 31,
+// Law 25): the client IP, the detail and the account id itself, so what is
+// left says when, which brand, what and how it ended, and no more.
+func Scrub(ctx context.Context, ex Execer, brand, accountID string) (int64, error) {
+	if accountID == "" {
+		return 0, nil
+	}
+	res, err := ex.Exec(ctx, "UPDATE audit_events SET account_id = '', ip = '', detail = '' WHERE brand = ? AND account_id = ?", brand, accountID)
+	if err != nil {
+		return 0, fmt.Errorf("audit scrub: %w", err)
+	}
+	return res.RowsAffected()
+}
+
 // placeholders is n comma-separated ?.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")

@@ -77,6 +77,8 @@ type Brand struct {
 
 	// Chat configures live chat (chat.go); every field has a default.
 	Chat Chat `yaml:"chat"`
+	// Privacy configures what the customer's data rights keep (privacy.go).
+	Privacy Privacy `yaml:"privacy"`
 
 	// Cobrowse configures co-browse (issue 18).
 	Cobrowse Cobrowse `yaml:"cobrowse"`

@@ -89,6 +89,7 @@ func validate(b *Brand, stem string) problems {
 	}
 	validateSmartRegistration(&ps, b.SmartRegistration, provinces)
 	validateChat(&ps, b.Chat)
+	validatePrivacy(&ps, b.Privacy)
 	if b.Promo != nil {
 		for _, lang := range knownLanguages {
 			validatePromoPanel(&ps, "promo."+lang, b.Promo.For(lang))

@@ -81,6 +81,7 @@ type detailJSON struct {
 	OpenRegistrations  []registrationJSON `json:"openRegistrations"`
 	Events             []eventJSON        `json:"events"`
 	Passkeys           int                `json:"passkeys"`
+	DeletionAt         *time.Time         `json:"deletionAt"`
 }
 
 func timeOrNil(t time.Time) *time.Time {
@@ -95,7 +96,8 @@ func detailOf(d Detail) detailJSON {
 	out := detailJSON{customerJSON: customerOf(a, d.At), Language: a.Language, Phone: a.Phone, CreatedAt: a.CreatedAt,
 		LockedUntil: timeOrNil(d.LockedUntil), DisabledAt: timeOrNil(a.DisabledAt),
 		TemporaryExpiresAt: timeOrNil(d.TemporaryExpiresAt), FailedAttempts: d.FailedAttempts, Passkeys: d.Passkeys,
-		Policies: []policyJSON{}, LastSignIns: []time.Time{}, OpenRegistrations: []registrationJSON{}, Events: []eventJSON{}}
+		DeletionAt: timeOrNil(d.DeletionAt),
+		Policies:   []policyJSON{}, LastSignIns: []time.Time{}, OpenRegistrations: []registrationJSON{}, Events: []eventJSON{}}
 	for _, p := range d.Policies {
 		out.Policies = append(out.Policies, policyJSON{Number: p.Number, Kind: string(p.Kind), Role: string(p.Role)})
 	}

@@ -37,6 +37,11 @@ type Service struct {
 	// the emails sent for staff point (emailtoken.LinkBase).
 	LinkBase func(b *brand.Brand) string
 	Now      func() time.Time
+	// Deletions tells a customer's pending account deletion (issue 31,
+	// internal/privacy); nil: none shown.
+	Deletions interface {
+		DeletionDate(ctx context.Context, brand, accountID string) (time.Time, error)
+	}
 	// Rand makes temporary passwords (crypto/rand.Reader when nil).
 	Rand io.Reader
 }

@@ -85,6 +85,9 @@ type Detail struct {
 	Events []audit.Event
 	// Passkeys is how many passkeys the account has (issue 31).
 	Passkeys int
+	// DeletionAt is when the customer's pending deletion of their account
+	// happens (zero: none pending); staff only see it.
+	DeletionAt time.Time
 }
 
 // View reads a customer's Detail (a customer Customer returned: of a brand
@@ -128,6 +131,11 @@ func (s *Service) detail(ctx context.Context, a account.Account) (Detail, error)
 	}
 	if s.Passkeys != nil {
 		if d.Passkeys, err = s.Passkeys.Count(ctx, a.ID); err != nil {
+			return d, err
+		}
+	}
+	if s.Deletions != nil {
+		if d.DeletionAt, err = s.Deletions.DeletionDate(ctx, a.Brand, a.ID); err != nil {
 			return d, err
 		}
 	}

@@ -65,6 +65,10 @@ type Service struct {
 	GuessesPerAccount throttle.Rule
 	// Poke wakes the notify worker after a message is queued.
 	Poke func()
+	// Undone, when set, runs in an undo's transaction: what else an
+	// intruder could have left to sign in with (the passkeys, issue 31)
+	// goes with the password.
+	Undone func(ctx context.Context, tx *store.Tx, brand, accountID string) error
 
 	codeKey []byte
 }
@@ -384,6 +388,11 @@ func (s *Service) Undo(ctx context.Context, brand, token, ip string) (string, er
 		}
 		if err := account.RequireReset(ctx, tx, brand, accountID, now); err != nil {
 			return err
+		}
+		if s.Undone != nil {
+			if err := s.Undone(ctx, tx, brand, accountID); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM contact_changes WHERE account_id = ?", accountID); err != nil {
 			return err

@@ -147,6 +147,19 @@ func (s *server) routes() []Route {
 		apiRoute("POST /api/v1/email-undo", h.Undo)
 	}
 
+	// The customer's data rights on My account (issue 31, Law 25 and
+	// PIPEDA): the export and the account's deletion; the emailed undo
+	// link's token comes in a POST body, never in a logged path.
+	if h := s.deps.Privacy; h != nil {
+		apiRoute("GET /api/v1/me/privacy", h.Status)
+		apiRoute("POST /api/v1/me/export", h.RequestExport)
+		apiRoute("GET /api/v1/me/export.json", h.DownloadJSON)
+		apiRoute("GET /api/v1/me/export.html", h.DownloadHTML)
+		apiRoute("POST /api/v1/me/deletion", h.RequestDeletion)
+		apiRoute("DELETE /api/v1/me/deletion", h.CancelDeletion)
+		apiRoute("POST /api/v1/deletion/undo", h.UndoDeletion)
+	}
+
 	// Legacy registration (spec §2.4, §4.2); its find is accounts/find's
 	// registration variant.
 	if h := s.deps.Registration; h != nil {

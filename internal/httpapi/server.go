@@ -24,6 +24,7 @@ import (
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc/provider"
 	"guichet/internal/passkey"
+	"guichet/internal/privacy"
 	"guichet/internal/reauth"
 	"guichet/internal/recovery"
 	"guichet/internal/registration"
@@ -72,7 +73,9 @@ type Deps struct {
 	Account  *account.Handler
 	SSO      *sso.Handler
 	Recovery *recovery.Handler
-	Reauth   *reauth.Handler
+	// Privacy is the customer's data export and account deletion (issue 31).
+	Privacy *privacy.Handler
+	Reauth  *reauth.Handler
 	// Passkeys is the customer's passkeys (issue 31): My account, the
 	// login page's sign-in and the re-authentication proof.
 	Passkeys *passkey.Handler

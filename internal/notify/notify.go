@@ -103,6 +103,16 @@ const (
 	// 3339), link (to /forgot); optional browser, system, firstName,
 	// province (its time zone).
 	TemplateNewDevice = "new-device"
+	// TemplateExportReady tells the customer the export of their data they
+	// asked for is ready on My account (issue 31). Data: link (to My
+	// account), expires (the last day, YYYY-MM-DD); optional firstName,
+	// province.
+	TemplateExportReady = "data-export-ready"
+	// TemplateAccountDeletion confirms a deletion asked for on My account
+	// (issue 31): the day it happens and a link that cancels it (its
+	// token is single-use). Data: link, expires (the deletion's day,
+	// YYYY-MM-DD); optional firstName, province.
+	TemplateAccountDeletion = "account-deletion"
 	// TemplateConfirmCode is a code that confirms a change on My account
 	// (issue 31): a re-authentication by email, a new email address or a
 	// new cell phone (email and SMS). Data: code; optional minutes.
@@ -172,6 +182,8 @@ var catalogue = map[string]templateSpec{
 	TemplateChatTranscript:     {channels: []Channel{ChannelEmail}, required: []string{DataTranscript}},
 	TemplateChatOfflineReply:   {channels: []Channel{ChannelEmail}, required: []string{DataQuestion, DataAnswer}},
 	TemplateNewDevice:          {channels: []Channel{ChannelEmail}, required: []string{DataWhen, DataLink}},
+	TemplateExportReady:        {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}},
+	TemplateAccountDeletion:    {channels: []Channel{ChannelEmail}, required: []string{DataLink, DataExpires}, sensitive: true},
 	TemplateConfirmCode:        {channels: []Channel{ChannelEmail, ChannelSMS}, required: []string{DataCode}, sensitive: true},
 	TemplateEmailChanged:       {channels: []Channel{ChannelEmail}, required: []string{DataAddress, DataWhen, DataLink}, sensitive: true},
 	TemplatePhoneChanged:       {channels: []Channel{ChannelEmail}, required: []string{DataLink}},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"guichet/internal/account"
@@ -34,9 +35,15 @@ type Handler struct {
 // reached it (account.Origin keeps a Host header from choosing it).
 func RPOf(r *http.Request) RP {
 	site := api.SiteOf(r)
-	origin := account.Origin(r)
-	u, _ := url.Parse(origin)
-	return RP{ID: u.Hostname(), Origin: origin, Name: site.Brand.Name.For(site.Language)}
+	u, _ := url.Parse(account.Origin(r))
+	// As a browser writes them: lower case, no trailing dot (a Host header
+	// may say BeLaIr.example.).
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	origin := u.Scheme + "://" + host
+	if port := u.Port(); port != "" {
+		origin += ":" + port
+	}
+	return RP{ID: host, Origin: origin, Name: site.Brand.Name.For(site.Language)}
 }
 
 // Errors of the passkey API.

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -93,9 +92,6 @@ type Service struct {
 	Rand     io.Reader
 	// BeginLimit bounds the ceremonies a client begins (per IP).
 	BeginLimit throttle.Rule
-
-	mu  sync.Mutex
-	rps map[RP]*webauthn.WebAuthn
 }
 
 // New returns a service on the accounts' store and clock.
@@ -104,13 +100,10 @@ func New(accounts *account.Service, sessions *sso.Service) *Service {
 		Rand: rand.Reader, BeginLimit: throttle.Rule{Scope: "passkey.begin", Limit: 60, Window: time.Minute}}
 }
 
-// webAuthn is go-webauthn for the relying party (one per host, kept).
+// webAuthn is go-webauthn for the relying party, made for each ceremony:
+// it is cheap, and a cache keyed by what the Host header says would grow
+// with every spelling of a brand's host an anonymous client sends.
 func (s *Service) webAuthn(rp RP) (*webauthn.WebAuthn, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if w, ok := s.rps[rp]; ok {
-		return w, nil
-	}
 	w, err := webauthn.New(&webauthn.Config{
 		RPID: rp.ID, RPDisplayName: rp.Name, RPOrigins: []string{rp.Origin},
 		AttestationPreference: protocol.PreferNoAttestation,
@@ -122,10 +115,6 @@ func (s *Service) webAuthn(rp RP) (*webauthn.WebAuthn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webauthn for %s: %w", rp.ID, err)
 	}
-	if s.rps == nil {
-		s.rps = map[RP]*webauthn.WebAuthn{}
-	}
-	s.rps[rp] = w
 	return w, nil
 }
 

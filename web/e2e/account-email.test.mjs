@@ -6,7 +6,7 @@
 // customer out everywhere and sends them to choose a new password.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PHONE_320, advanceClock, checkA11y, codeOf, expectNoSidewaysScroll, startSuite, waitForMail, withContext } from './harness.mjs';
+import { PHONE_320, advanceClock, checkA11y, codeOf, expectNoSidewaysScroll, signInToMyAccount, startSuite, waitForMail, withContext } from './harness.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const EMAIL = 'demo@belair.example';
@@ -15,11 +15,7 @@ const { server, browser } = await startSuite();
 
 test('a customer changes their email address after proving it is them, and the former address undoes it', () =>
   withContext(browser, PHONE_320, async (page) => {
-    await page.goto(server.url('belair', '/?lang=fr'));
-    await page.getByLabel('Adresse courriel').fill(EMAIL);
-    await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
-    await page.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
+    await signInToMyAccount(server, page, EMAIL, PASSWORD);
     await advanceClock(server, '11m');
 
     const form = page.getByRole('region', { name: 'Changer votre adresse courriel' });

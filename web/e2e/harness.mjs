@@ -713,3 +713,20 @@ export async function arrive(page, title, { focus = true } = {}) {
   }
   await checkA11y(page);
 }
+
+/**
+ * Signs a policyholder in on the French login page of a brand and waits for
+ * My account (the account's tests of issue 31).
+ * @param {Server} server
+ * @param {import('playwright-core').Page} page
+ * @param {string} email
+ * @param {string} password
+ * @param {string} [brand]
+ */
+export async function signInToMyAccount(server, page, email, password, brand = 'belair') {
+  await page.goto(server.url(brand, '/?lang=fr'));
+  await page.getByLabel('Adresse courriel').fill(email);
+  await page.getByLabel('Mot de passe', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Mon compte' }).waitFor();
+}

@@ -64,6 +64,7 @@ const LoginRoute = lazyPage(() => import('@/features/login/routes/login'));
 const WebsealRoute = lazyPage(() => import('@/features/webseal/routes/webseal'));
 const MyAccountRoute = lazyPage(() => import('@/features/account/routes/my-account'));
 const ConsentRoute = lazyPage(() => import('@/features/account/routes/consent'));
+const UndoDeletionRoute = lazyPage(() => import('@/features/account/routes/undo-deletion'));
 const EmailUndoRoute = lazyPage(() => import('@/features/account/routes/email-undo'));
 const RoadblockRoute = lazyPage(() => import('@/features/roadblock/routes/roadblock'));
 const CheckYourInboxRoute = lazyPage(() => import('@/features/roadblock/routes/check-your-inbox'));
@@ -82,6 +83,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/webseal.do', category: 'login', page: WebsealRoute },
   { path: '/my-account', category: 'account', page: MyAccountRoute, sections: ['security', 'oidc'] },
   { path: '/oidc/consent', category: 'account', page: ConsentRoute, sections: ['oidc'] },
+  { path: '/undo-deletion', category: 'account', page: UndoDeletionRoute, sections: ['security'] },
   { path: '/email-undo', category: 'account', page: EmailUndoRoute, sections: ['security'] },
   { path: '/roadblock', category: 'roadblock', page: RoadblockRoute },
   { path: '/roadblock/:page', category: 'roadblock', page: RoadblockRoute },

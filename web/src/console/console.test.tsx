@@ -23,6 +23,7 @@ const account: CustomerAccount = {
   lockedUntil: '2026-01-02T00:00:00Z',
   disabledAt: null,
   temporaryExpiresAt: null,
+  deletionAt: null,
   failedAttempts: 5,
   passkeys: 0,
   policies: [{ number: 'AB12345', kind: 'auto', role: 'holder' }],
@@ -209,6 +210,20 @@ describe('console app', () => {
     const link = await screen.findByRole('link', { name: 'Pat Doe' });
     expect(link.getAttribute('href')).toBe('/customers/42');
     expect(calls.at(-1)?.path).toBe('/customers?q=pat%40&brand=belair');
+  });
+
+  it("shows a customer's pending account deletion and its date, read-only", async () => {
+    at('/customers/42');
+    serve((method, path) => {
+      if (path === '/session') return { status: 200, body: agent };
+      if (method === 'GET' && path === '/customers/42') return { status: 200, body: { ...account, deletionAt: '2026-12-29T15:00:00Z' } };
+    });
+    render(<ConsoleApp initialLanguage="en" />);
+    await screen.findByRole('heading', { level: 1, name: 'Pat Doe' });
+    const term = screen.getByText(consoleEn['console.customer.deletion']);
+    expect(term.tagName).toBe('DT');
+    expect(term.nextElementSibling?.textContent).toMatch(/^Pending: the customer asked for it\. It takes effect on .*2026/);
+    expect(screen.queryByRole('button', { name: /delet/i })).toBeNull();
   });
 
   it('confirms an action, asks for a fresh code on REAUTH_REQUIRED, then does it', async () => {

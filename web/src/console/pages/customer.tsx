@@ -122,6 +122,14 @@ export function CustomerPage({ id }: { id: string }) {
             <dd>{when(account.lockedUntil, language)}</dd>
           </>
         ) : null}
+        {account.deletionAt ? (
+          <>
+            <dt>{t('console.customer.deletion')}</dt>
+            <dd>
+              <span className="console-badge console-badge--bad">{t('console.customer.deletionPending', { date: when(account.deletionAt, language) })}</span>
+            </dd>
+          </>
+        ) : null}
       </dl>
 
       <h2 id="console-actions-title">{t('console.action.heading')}</h2>

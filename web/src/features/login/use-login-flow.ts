@@ -105,10 +105,21 @@ export function useLoginFlow(): LoginFlow {
   const signInWithPasskey = useCallback(
     async (mediation?: 'conditional', signal?: AbortSignal): Promise<Message | null> => {
       const v1 = clients.second;
-      const begun = await run(() => v1.request('post', '/passkeys/login'), 'authentication');
-      if (!begun) return null;
-      const ceremony = begun.answer.data as { challengeId?: string; options?: unknown } | undefined;
-      if (begun.answer.status !== 200 || !ceremony?.challengeId) return begun.outcome.kind === 'message' ? outcomeMessage(begun.outcome) : null;
+      let ceremony: { challengeId?: string; options?: unknown } | undefined;
+      if (mediation === 'conditional') {
+        // The autofill's begin runs as the page opens, unasked: a failure
+        // (busy, maintenance, a shared address over its limit) says nothing
+        // and leads nowhere; the visitor signs in as they choose.
+        const begun = await v1.request('post', '/passkeys/login').catch(() => null);
+        if (begun?.status !== 200) return null;
+        ceremony = begun.data as typeof ceremony;
+      } else {
+        const begun = await run(() => v1.request('post', '/passkeys/login'), 'authentication');
+        if (!begun) return null;
+        ceremony = begun.answer.data as typeof ceremony;
+        if (begun.answer.status !== 200) return begun.outcome.kind === 'message' ? outcomeMessage(begun.outcome) : null;
+      }
+      if (!ceremony?.challengeId) return null;
       let credential;
       try {
         credential = await getPasskey(ceremony.options, mediation, signal);

@@ -211,6 +211,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/privacy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer's data rights on My account (issue 31): their export and their pending deletion. */
+        get: operations["privacyStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Asks for an export of the account's data (Law 25, PIPEDA), replacing any earlier one: prepared in the background by one instance, announced by email (data-export-ready), downloadable for 7 days. Needs a fresh proof. Audited (export.request, then export.ready). */
+        post: operations["requestDataExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/export.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ready export as a JSON file (attachment): the account (no password hash), linked policies, sessions, known browsers, application consents and grants, the account's audit events, chat transcripts. The signed-in owner only, with a fresh proof. Audited (export.download detail json). */
+        get: operations["downloadDataExportJSON"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/export.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same export as a page to read (attachment), in the site's language. Audited (export.download detail html). */
+        get: operations["downloadDataExportHTML"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Asks for the account's deletion: pending 30 days (the customer still signs in and may cancel), an email (account-deletion) with a single-use undo link; then the account and its personal rows are erased, its policies kept and unlinked. Asked again while pending, answers the pending one. Needs a fresh proof. Audited (deletion.request). */
+        post: operations["requestAccountDeletion"];
+        /** Cancels the pending deletion from My account. Audited (deletion.undo detail account). */
+        delete: operations["cancelAccountDeletion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deletion/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancels a pending deletion by the emailed link's token (the SPA's /undo-deletion page sends it; no session needed). The link works once, never after the grace. Audited (deletion.undo detail link). */
+        post: operations["undoAccountDeletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/password": {
         parameters: {
             query?: never;
@@ -1874,6 +1977,38 @@ export interface components {
                 thisDevice: boolean;
             }[];
         };
+        DataExport: {
+            /**
+             * @description requested: being prepared in the background (an email says when it is ready); ready: downloadable until expiresAt.
+             * @enum {string}
+             */
+            state: "requested" | "ready";
+            /** Format: date-time */
+            requestedAt: string;
+            /** Format: date-time */
+            readyAt?: string;
+            /** Format: date-time */
+            expiresAt?: string;
+        };
+        AccountDeletion: {
+            /** Format: date-time */
+            requestedAt: string;
+            /**
+             * Format: date-time
+             * @description When the account is erased unless cancelled (30 days after the request).
+             */
+            deleteAt: string;
+        };
+        PrivacyStatus: {
+            /** @description The account's export; null when none or expired. */
+            export: components["schemas"]["DataExport"] | null;
+            /** @description The pending deletion; null when none. */
+            deletion: components["schemas"]["AccountDeletion"] | null;
+        };
+        DeletionUndo: {
+            /** @description The emailed link's token (single use). */
+            token: string;
+        };
         PasswordChange: {
             currentPassword: string;
             newPassword: string;
@@ -2423,6 +2558,8 @@ export interface components {
             /** @description End of the timed lock, when one runs. */
             lockedUntil: string | null;
             disabledAt: string | null;
+            /** @description When the customer's own request to delete their online account takes effect (issue 31; they may still cancel it until then); null when none is pending. */
+            deletionAt: string | null;
             temporaryExpiresAt: string | null;
             /** @description Failed sign-in attempts on record (the lockout's window). */
             failedAttempts: number;
@@ -3598,6 +3735,336 @@ export interface operations {
             };
             /** @description UNAUTHENTICATED: no live session. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    privacyStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrivacyStatus"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    requestDataExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Asked. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataExport"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REAUTH_REQUIRED: the session's last proof of identity is older than 10 minutes (re-authenticate, then retry). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: 5 exports a day. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    downloadDataExportJSON: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REAUTH_REQUIRED: the session's last proof of identity is older than 10 minutes (re-authenticate, then retry). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NO_EXPORT: none ready, or it expired. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    downloadDataExportHTML: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REAUTH_REQUIRED: the session's last proof of identity is older than 10 minutes (re-authenticate, then retry). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NO_EXPORT: none ready, or it expired. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    requestAccountDeletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletion"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REAUTH_REQUIRED: the session's last proof of identity is older than 10 minutes (re-authenticate, then retry). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    cancelAccountDeletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description UNAUTHENTICATED: no live session. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NO_DELETION: none pending. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNDO_TOO_LATE: the grace is over. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Technical"];
+        };
+    };
+    undoAccountDeletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                province?: components["parameters"]["Province"];
+                language?: components["parameters"]["Language"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeletionUndo"];
+            };
+        };
+        responses: {
+            /** @description Cancelled. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description BAD_REQUEST. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNDO_LINK_INVALID: unknown or already used. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNDO_TOO_LATE: the grace is over. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

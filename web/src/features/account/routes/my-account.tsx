@@ -14,6 +14,7 @@ import { useSite } from '@/lib/site/site-context';
 import { formatPolicyNumber } from '@/features/account/policy-number';
 import { ChangeContact } from '@/features/account/change-contact';
 import { ChangePassword } from '@/features/account/change-password';
+import { AccountData } from '@/features/account/account-data';
 import { ConnectedApps } from '@/features/account/connected-apps';
 import { Passkeys } from '@/features/account/passkeys';
 import { Sessions } from '@/features/account/sessions';
@@ -84,6 +85,7 @@ function MyAccountPage() {
           <Passkeys />
           <Sessions />
           <ConnectedApps />
+          <AccountData />
         </>
       ) : (
         <p role="status">{t('account.loading')}</p>
