@@ -146,8 +146,12 @@ func (s *Service) loadUser(ctx context.Context, tx *store.Tx, rpID string, a acc
 		if _, err := io.ReadFull(s.Rand, b); err != nil {
 			return nil, err
 		}
-		handle = base64.RawURLEncoding.EncodeToString(b)
-		if _, err := tx.Exec(ctx, "INSERT INTO passkey_users (rp_id, account_id, handle) VALUES (?, ?, ?)", rpID, a.ID, handle); err != nil {
+		// Two first ceremonies at once: the second keeps the first's handle.
+		if _, err := tx.Exec(ctx, `INSERT INTO passkey_users (rp_id, account_id, handle) VALUES (?, ?, ?)
+			ON CONFLICT (rp_id, account_id) DO NOTHING`, rpID, a.ID, base64.RawURLEncoding.EncodeToString(b)); err != nil {
+			return nil, fmt.Errorf("passkey user: %w", err)
+		}
+		if err := tx.QueryRow(ctx, "SELECT handle FROM passkey_users WHERE rp_id = ? AND account_id = ?", rpID, a.ID).Scan(&handle); err != nil {
 			return nil, fmt.Errorf("passkey user: %w", err)
 		}
 	case errors.Is(err, store.ErrNotFound):
@@ -352,7 +356,10 @@ func (s *Service) FinishRegistration(ctx context.Context, sess sso.Session, rp R
 			return err
 		}
 		if len(u.credentials) >= MaxPerAccount {
-			return ErrTooMany
+			// The spent ceremony stays spent (a return with an error
+			// would roll its take back).
+			e.Outcome, e.Detail, answerErr = "refused", "too_many", ErrTooMany
+			return audit.Record(ctx, tx, e)
 		}
 		parsed, err := protocol.ParseCredentialCreationResponseBytes(answer)
 		var c *webauthn.Credential
@@ -372,11 +379,16 @@ func (s *Service) FinishRegistration(ctx context.Context, sess sso.Session, rp R
 			return err
 		}
 		p.Name, p.CreatedAt = name, now
-		_, err = tx.Exec(ctx, `INSERT INTO passkeys (id, account_id, brand, rp_id, credential_id, name, credential, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, u.account.ID, u.account.Brand, rp.ID, base64.RawURLEncoding.EncodeToString(c.ID), name, string(raw), now.UnixMilli())
-		if store.IsUniqueViolation(err) {
-			e.Outcome, e.Detail, answerErr = "invalid", "duplicate", ErrInvalid
-			return audit.Record(ctx, tx, e)
+		// A key stored already: no unique violation, which would leave
+		// PostgreSQL's transaction unusable for the refusal's audit.
+		res, err := tx.Exec(ctx, `INSERT INTO passkeys (id, account_id, brand, rp_id, credential_id, name, credential, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (rp_id, credential_id) DO NOTHING`,
+			p.ID, u.account.ID, u.account.Brand, rp.ID, base64.RawURLEncoding.EncodeToString(c.ID), name, string(raw), now.UnixMilli())
+		if err == nil {
+			if n, _ := res.RowsAffected(); n == 0 {
+				e.Outcome, e.Detail, answerErr = "invalid", "duplicate", ErrInvalid
+				return audit.Record(ctx, tx, e)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("store passkey: %w", err)
