@@ -331,7 +331,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     await arrive(page, t['login.title']);
     await typeInto(page, page.getByLabel(t['form.email']), email);
     await typeInto(page, page.getByLabel(t['form.password'], { exact: true }), NEW_PASSWORD);
-    await press(page, page.getByRole('button', { name: t['login.submit'] }));
+    await press(page, page.getByRole('button', { name: t['login.submit'], exact: true }));
     await onMyAccount(page, t, agentSees);
 
     // Sign out, legacy registration of Emma Courriel (REG-0001): email code, account password.
