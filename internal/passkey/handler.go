@@ -11,7 +11,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/sso"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the passkey API (routes in internal/httpapi/routes.go):
@@ -50,43 +49,28 @@ func RPOf(r *http.Request) RP {
 var (
 	errChallenge = api.NewError(http.StatusBadRequest, "PASSKEY_EXPIRED", "security.passkeys.expired")
 	errInvalid   = api.NewError(http.StatusBadRequest, "PASSKEY_INVALID", "security.passkeys.invalid")
-	// errRefused is the login error (3005) a wrong password answers: an
-	// unknown passkey, a locked account and a failed assertion alike.
-	errRefused = api.NewError(http.StatusBadRequest, "3005", "login.passkeyError")
-	// errDisabled is spec §8.1's 403 3001: the block roadblock.
-	errDisabled = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
-	errTooMany  = api.NewError(http.StatusConflict, "PASSKEY_LIMIT", "security.passkeys.limit")
-	errNoKeys   = api.NewError(http.StatusNotFound, "NO_PASSKEY", "security.passkeys.none")
+	errNoKeys    = api.NewError(http.StatusNotFound, "NO_PASSKEY", "security.passkeys.none")
 )
 
-// nameError is a bad name, as rules' field errors answer: 400 naming it.
-var nameError = api.NewError(http.StatusBadRequest, "INVALID_NAME", "security.passkeys.nameInvalid")
-
-func apiError(err error) error {
-	switch {
-	case errors.Is(err, ErrChallenge):
-		return errChallenge
-	case errors.Is(err, ErrInvalid):
-		return errInvalid
-	case errors.Is(err, ErrRefused):
-		return errRefused
-	case errors.Is(err, account.ErrDisabled):
-		return errDisabled
-	case errors.Is(err, ErrTooMany):
-		return errTooMany
-	case errors.Is(err, ErrNotFound):
-		return api.ErrNotFound
-	case errors.Is(err, ErrName):
-		return nameError
-	case errors.Is(err, ErrRateLimited):
-		return api.TooManyRequests(time.Minute)
-	case errors.Is(err, account.ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
-	case errors.Is(err, account.ErrBusy):
-		return account.BusyAnswer(err)
-	}
-	return err
+// answers are the package's domain errors (and account's) as the API
+// answers them.
+var answers = []api.Answer{
+	{Err: ErrChallenge, Answer: errChallenge},
+	{Err: ErrInvalid, Answer: errInvalid},
+	// The login error (3005) a wrong password answers: an unknown passkey,
+	// a locked account and a failed assertion alike.
+	{Err: ErrRefused, Answer: api.NewError(http.StatusBadRequest, "3005", "login.passkeyError")},
+	account.AnswerDisabled,
+	{Err: ErrTooMany, Answer: api.NewError(http.StatusConflict, "PASSKEY_LIMIT", "security.passkeys.limit")},
+	{Err: ErrNotFound, Answer: api.ErrNotFound},
+	// A bad name, as rules' field errors answer: 400 naming it.
+	{Err: ErrName, Answer: api.NewError(http.StatusBadRequest, "INVALID_NAME", "security.passkeys.nameInvalid")},
+	{Err: ErrRateLimited, Answer: api.TooManyRequests(time.Minute)},
+	account.AnswerRateLimited,
+	account.AnswerBusy,
 }
+
+func apiError(err error) error { return api.Map(err, answers) }
 
 // session is the request's live session, or 401.
 func (h *Handler) session(r *http.Request) (sso.Session, error) {

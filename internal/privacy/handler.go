@@ -35,16 +35,14 @@ var (
 	errUndoTooLate = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "security.keep.tooLate")
 )
 
-func apiError(err error) error {
-	if e, ok := api.AnswerTo(err, []api.Answer{
-		{Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
-		{Err: ErrUndoInvalid, Answer: errUndoInvalid}, {Err: ErrUndoTooLate, Answer: errUndoTooLate},
-		{Err: account.ErrNotFound, Answer: api.ErrUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
-	}); ok {
-		return e
-	}
-	return err
+// answers are the package's domain errors as the API answers them.
+var answers = []api.Answer{
+	{Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
+	{Err: ErrUndoInvalid, Answer: errUndoInvalid}, {Err: ErrUndoTooLate, Answer: errUndoTooLate},
+	{Err: account.ErrNotFound, Answer: api.ErrUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
 }
+
+func apiError(err error) error { return api.Map(err, answers) }
 
 // session is the request's session, 401 without one; with fresh, 403
 // REAUTH_REQUIRED unless its last proof is recent.

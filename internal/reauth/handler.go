@@ -9,7 +9,6 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/rules"
 	"guichet/internal/sso"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the re-authentication API (routes in
@@ -123,20 +122,13 @@ var (
 	errVariant       = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
 )
 
-// apiError maps the domain errors to the API's, once.
-func apiError(err error) error {
-	if answer, ok := api.AnswerTo(err, api.CodeAnswers); ok {
-		return answer
-	}
-	switch {
-	case errors.Is(err, ErrWrongPassword):
-		return errWrongPassword
-	case errors.Is(err, sso.ErrNoSession):
-		return api.ErrUnauthenticated
-	case errors.Is(err, account.ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
-	case errors.Is(err, account.ErrBusy):
-		return account.BusyAnswer(err)
-	}
-	return err
+// answers are the domain errors as the API answers them, after a code's.
+var answers = []api.Answer{
+	{Err: ErrWrongPassword, Answer: errWrongPassword},
+	{Err: sso.ErrNoSession, Answer: api.ErrUnauthenticated},
+	account.AnswerRateLimited,
+	account.AnswerBusy,
 }
+
+// apiError maps the domain errors to the API's, once.
+func apiError(err error) error { return api.Map(err, api.CodeAnswers, answers) }
