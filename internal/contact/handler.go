@@ -95,10 +95,8 @@ func (h *Handler) ConfirmPhone(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, kind string) error {
-	s, err := h.Sessions.Current(r)
-	if errors.Is(err, sso.ErrNoSession) {
-		return api.ErrUnauthenticated
-	} else if err != nil {
+	s, err := h.Sessions.SignedIn(r)
+	if err != nil {
 		return err
 	}
 	var f codeForm

@@ -72,15 +72,6 @@ var answers = []api.Answer{
 
 func apiError(err error) error { return api.Map(err, answers) }
 
-// session is the request's live session, or 401.
-func (h *Handler) session(r *http.Request) (sso.Session, error) {
-	s, err := h.Sessions.Current(r)
-	if errors.Is(err, sso.ErrNoSession) {
-		return sso.Session{}, api.ErrUnauthenticated
-	}
-	return s, err
-}
-
 // passkeyAnswer is one passkey as the API lists it.
 type passkeyAnswer struct {
 	ID         string     `json:"id"`
@@ -100,7 +91,7 @@ func answerOf(p Passkey) passkeyAnswer {
 // List is GET /api/v1/me/passkeys: {passkeys: [...], offer}; offer is
 // true while My account may offer to add one (none yet, never offered).
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -126,7 +117,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) error {
 // Offered is POST /api/v1/me/passkeys/offer: My account made its one
 // offer to add a passkey; 204.
 func (h *Handler) Offered(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -212,7 +203,7 @@ type renameForm struct {
 // Rename is PATCH /api/v1/me/passkeys/{id} {name}: 204; 404 when the
 // account has no such passkey.
 func (h *Handler) Rename(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -280,7 +271,7 @@ func (h *Handler) FinishLogin(w http.ResponseWriter, r *http.Request) error {
 // BeginReauth is POST /api/v1/me/reauth/passkey: 200 {challengeId,
 // options} naming this account's passkeys; 404 NO_PASSKEY without one.
 func (h *Handler) BeginReauth(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -292,7 +283,7 @@ func (h *Handler) BeginReauth(w http.ResponseWriter, r *http.Request) error {
 // credential}: 200 {freshUntil} as POST /api/v1/me/reauth answers; 400
 // PASSKEY_EXPIRED or PASSKEY_INVALID.
 func (h *Handler) FinishReauth(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}

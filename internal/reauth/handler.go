@@ -1,7 +1,6 @@
 package reauth
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -41,7 +40,7 @@ func (h *Handler) answer(w http.ResponseWriter, s sso.Session) error {
 
 // Status is GET /api/v1/me/reauth: {freshUntil}; 401 without a session.
 func (h *Handler) Status(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -59,7 +58,7 @@ type proveForm struct {
 // INVALID_ACTIVATION_CODE, 403 EXCEEDED_RETRIES_CODE_ACTIVATION or
 // CODE_EXPIRED, 429 RATE_LIMITED.
 func (h *Handler) Prove(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -87,7 +86,7 @@ func (h *Handler) Prove(w http.ResponseWriter, r *http.Request) error {
 		return apiError(err)
 	}
 	// Read again: the answer is the stored proof.
-	if s, err = h.session(r); err != nil {
+	if s, err = h.Sessions.SignedIn(r); err != nil {
 		return err
 	}
 	return h.answer(w, s)
@@ -97,7 +96,7 @@ func (h *Handler) Prove(w http.ResponseWriter, r *http.Request) error {
 // to the account's address in the page's language; 429 RESEND_LIMIT_REACHED
 // over the limits.
 func (h *Handler) SendCode(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -106,14 +105,6 @@ func (h *Handler) SendCode(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-func (h *Handler) session(r *http.Request) (sso.Session, error) {
-	s, err := h.Sessions.Current(r)
-	if errors.Is(err, sso.ErrNoSession) {
-		return sso.Session{}, api.ErrUnauthenticated
-	}
-	return s, err
 }
 
 // Errors of the re-authentication API; a code's are api.CodeAnswers.
