@@ -220,13 +220,21 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 		ok = true
 		return nil
 	})
+	return unlessRefused(a, ok, err)
+}
+
+// unlessRefused is the answer of a transaction that commits when it refuses
+// (a replay's revocation must stand): its error, else v when ok, else
+// ErrInvalidGrant.
+func unlessRefused[T any](v T, ok bool, err error) (T, error) {
+	var zero T
 	switch {
 	case err != nil:
-		return AuthRequest{}, err
+		return zero, err
 	case !ok:
-		return AuthRequest{}, ErrInvalidGrant
+		return zero, ErrInvalidGrant
 	}
-	return a, nil
+	return v, nil
 }
 
 // grantOf is the grant a completed request starts.
@@ -321,13 +329,7 @@ func (s *Service) UnusedRefresh(ctx context.Context, token string) (Grant, error
 		g, unused, err = s.unusedRefresh(ctx, tx, token, s.Now())
 		return err
 	})
-	switch {
-	case err != nil:
-		return Grant{}, err
-	case !unused:
-		return Grant{}, ErrInvalidGrant
-	}
-	return g, nil
+	return unlessRefused(g, unused, err)
 }
 
 // unusedRefresh reads a refresh token's grant: unused reports whether the
