@@ -9,15 +9,6 @@ import (
 	"guichet/internal/throttle"
 )
 
-// Rules of the single-use codes My account sends (internal/reauth,
-// internal/contact), recovery's (spec §5): six digits, TTL to use one,
-// MaxFailures tries end it, and one row may be sent MaxSends codes.
-const (
-	TTL         = 10 * time.Minute
-	MaxFailures = 5
-	MaxSends    = 5
-)
-
 // Limits are the per-account rules of a flow's codes, across its rows.
 type Limits struct {
 	// CodesPerAccount caps the codes sent to one account.

@@ -29,17 +29,15 @@ func testSlot(t *testing.T, db *store.DB) {
 	ctx := context.Background()
 	clock := testclock.New()
 	key := []byte("slot test key")
+	// A slot keyed by the session alone, its code never emptied.
 	slot := func(session string) codes.Slot {
 		return codes.Slot{
-			Sends: "SELECT sends FROM reauth_codes WHERE session_id = ? AND account_id = ?",
-			Count: `UPDATE reauth_codes SET failures = failures + 1
-				WHERE session_id = ? AND account_id = ? AND code_hmac <> '' AND expires_at > ? AND failures < ?
-				RETURNING code_hmac, failures`,
-			Exceeded: `SELECT COUNT(*) FROM reauth_codes
-				WHERE session_id = ? AND account_id = ? AND code_hmac <> '' AND expires_at > ? AND failures >= ?`,
-			End:     "UPDATE reauth_codes SET failures = ? WHERE session_id = ? AND account_id = ?",
-			Key:     []any{session, "acct"},
-			Account: "acct", Limiter: throttle.New(db, clock.Now),
+			Sends:    "SELECT sends FROM reauth_codes WHERE session_id = ?",
+			Count:    "UPDATE reauth_codes SET failures = failures + 1 WHERE session_id = ? AND expires_at > ? AND failures < ? RETURNING code_hmac, failures",
+			Exceeded: "SELECT COUNT(*) FROM reauth_codes WHERE session_id = ? AND expires_at > ? AND failures >= ?",
+			End:      "UPDATE reauth_codes SET failures = ? WHERE session_id = ?",
+			Key:      []any{session},
+			Account:  "acct", Limiter: throttle.New(db, clock.Now),
 			Limits: codes.Limits{
 				CodesPerAccount:   throttle.Rule{Scope: "test.codes", Limit: 6, Window: time.Hour},
 				GuessesPerAccount: throttle.Rule{Scope: "test.guesses", Limit: 7, Window: time.Hour},
