@@ -40,14 +40,14 @@ func testSlot(t *testing.T, db *store.DB) {
 			Account:  "acct", Limiter: throttle.New(db, clock.Now),
 			Limits: codes.Limits{
 				CodesPerAccount:   throttle.Rule{Scope: "test.codes", Limit: 6, Window: time.Hour},
-				GuessesPerAccount: throttle.Rule{Scope: "test.guesses", Limit: 7, Window: time.Hour},
+				GuessesPerAccount: throttle.Rule{Scope: "test.guesses", Limit: 8, Window: time.Hour},
 			},
 		}
 	}
-	store1 := func(session, code string, sends int) {
+	store1 := func(session string, sends int, bound ...string) {
 		t.Helper()
 		if _, err := db.Exec(ctx, `INSERT INTO reauth_codes (session_id, account_id, code_hmac, expires_at, failures, sends)
-			VALUES (?, 'acct', ?, ?, 0, ?)`, session, codes.HMAC(key, code), clock.Now().Add(codes.TTL).UnixMilli(), sends); err != nil {
+			VALUES (?, 'acct', ?, ?, 0, ?)`, session, codes.HMAC(key, bound...), clock.Now().Add(codes.TTL).UnixMilli(), sends); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,7 +80,7 @@ func testSlot(t *testing.T, db *store.DB) {
 
 	// MaxFailures tries end a code: the last wrong one is exceeded, and so
 	// is the right one after it.
-	store1("a", "123456", 1)
+	store1("a", 1, "123456")
 	for i := 1; i < codes.MaxFailures; i++ {
 		check(try("a", "000000"), codes.ErrWrong, "wrong try")
 	}
@@ -89,19 +89,34 @@ func testSlot(t *testing.T, db *store.DB) {
 
 	// A right code answers nil (the caller spends it); an expired one is
 	// expired, never exceeded.
-	store1("b", "654321", codes.MaxSends)
+	store1("b", codes.MaxSends, "654321")
 	check(try("b", "654321"), nil, "right code")
 	check(maySend("b"), codes.ErrSendLimit, "row sent MaxSends codes")
-	store1("c", "111111", 1)
+	// A code bound to a column Count returns is compared once that is read.
+	store1("f", 1, "acct", "333333")
+	bound := slot("f")
+	bound.Count = "UPDATE reauth_codes SET failures = failures + 1 WHERE session_id = ? AND expires_at > ? AND failures < ? RETURNING code_hmac, failures, account_id"
+	var account string
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		answer, err := bound.Try(ctx, tx, clock.Now(), func() string { return codes.HMAC(key, account, "333333") }, &account)
+		if err == nil && (answer != nil || account != "acct") {
+			return fmt.Errorf("bound code: %v, account %q", answer, account)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store1("c", 1, "111111")
 	clock.Advance(codes.TTL)
 	check(try("c", "111111"), codes.ErrExpired, "expired code")
 
-	// The account's guesses run out across its rows (5 + 1 counted so far,
-	// 7 allowed; a try no live code took is not counted): the try over the
-	// limit ends the code, right or wrong.
-	store1("d", "222222", 1)
-	check(try("d", "000000"), codes.ErrWrong, "seventh guess")
-	check(try("d", "222222"), codes.ErrExceeded, "eighth guess, over the account's limit")
+	// The account's guesses run out across its rows (5 + 1 + 1 counted so
+	// far, 8 allowed; a try no live code took is not counted): the try over
+	// the limit ends the code, right or wrong.
+	store1("d", 1, "222222")
+	check(try("d", "000000"), codes.ErrWrong, "eighth guess")
+	check(try("d", "222222"), codes.ErrExceeded, "ninth guess, over the account's limit")
 	check(try("d", "222222"), codes.ErrExceeded, "the code ended")
 
 	// The account's sends: six allowed, one counted above.
