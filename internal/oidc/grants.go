@@ -270,8 +270,7 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 				return err
 			}
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: audit.OIDCToken, Outcome: "ok",
-			Detail: "client:" + g.ClientID})
+		return audit.Record(ctx, tx, g.event(audit.OIDCToken, "ok", now))
 	})
 	if err != nil {
 		return Grant{}, "", err
@@ -378,8 +377,7 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		if next, err = newRefreshToken(ctx, tx, g.ID, now); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: audit.OIDCRefresh, Outcome: "ok",
-			Detail: "client:" + g.ClientID})
+		return audit.Record(ctx, tx, g.event(audit.OIDCRefresh, "ok", now))
 	})
 	if err != nil {
 		return Grant{}, "", err
@@ -443,8 +441,12 @@ func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event audit
 		store.Millis(g.CreatedAt), store.Millis(g.ExpiresAt), now.UnixMilli()); err != nil {
 		return fmt.Errorf("revoke grant: %w", err)
 	}
-	return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: event, Outcome: "revoked",
-		Detail: "client:" + g.ClientID})
+	return audit.Record(ctx, tx, g.event(event, "revoked", now))
+}
+
+// event is the audit row of what happened to g at now.
+func (g Grant) event(name audit.Name, outcome string, now time.Time) audit.Event {
+	return audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: name, Outcome: outcome, Detail: "client:" + g.ClientID}
 }
 
 // Prune deletes what no longer answers anything, and returns how many rows:
