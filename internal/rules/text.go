@@ -79,19 +79,16 @@ func collapseSpaces(s string) string {
 // upperASCII upper-cases a-z only, as JavaScript's
 // s.replace(/[a-z]/g, ...) does; full Unicode case mapping differs between the
 // two languages (ß, ﬁ, dotless i).
-func upperASCII(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'a' <= r && r <= 'z' {
-			return r - 'a' + 'A'
-		}
-		return r
-	}, s)
-}
+func upperASCII(s string) string { return shiftASCII(s, 'a', 'A') }
 
-func lowerASCII(s string) string {
+func lowerASCII(s string) string { return shiftASCII(s, 'A', 'a') }
+
+// shiftASCII moves the 26 letters from..from+25 to to..to+25 and keeps
+// every other rune.
+func shiftASCII(s string, from, to rune) string {
 	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r - 'A' + 'a'
+		if from <= r && r <= from+'z'-'a' {
+			return r - from + to
 		}
 		return r
 	}, s)
