@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"guichet/internal/brand"
@@ -60,8 +61,34 @@ func (e *Env) Count(t testing.TB, query string, args ...any) int {
 // starts with prefix ("" for all), oldest first.
 func (e *Env) Audit(t testing.TB, accountID, prefix string) []string {
 	t.Helper()
-	return storetest.Strings(t, e.DB,
+	return Audit(t, e.DB, accountID, prefix)
+}
+
+// Audit is Env.Audit on a database of its own (a whole application's).
+func Audit(t testing.TB, db *store.DB, accountID, prefix string) []string {
+	t.Helper()
+	return storetest.Strings(t, db,
 		"SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE ? ORDER BY id", accountID, prefix+"%")
+}
+
+// ExpectAudit fails the test unless the account's audit events under
+// prefix (Audit) are want, in order.
+func ExpectAudit(t testing.TB, db *store.DB, accountID, prefix string, want ...string) {
+	t.Helper()
+	if got := Audit(t, db, accountID, prefix); !slices.Equal(got, want) {
+		t.Fatalf("audit %v\nwant %v", got, want)
+	}
+}
+
+// NoSecretInAudit fails the test when an audit row's detail holds one of
+// the secrets (a password, a code, a token).
+func NoSecretInAudit(t testing.TB, db *store.DB, secrets ...string) {
+	t.Helper()
+	for _, secret := range secrets {
+		if n := storetest.Strings(t, db, "SELECT detail FROM audit_events WHERE detail LIKE ?", "%"+secret+"%"); len(n) != 0 {
+			t.Fatalf("a secret in the audit: %v", n)
+		}
+	}
 }
 
 // RepoDir is the repository's root, found from this file: tests of any
