@@ -71,8 +71,6 @@ func TestChatThroughTheWholeHandler(t *testing.T) {
 		ctx := context.Background()
 		srv := httptest.NewServer(a.Handler)
 		defer srv.Close()
-		belair, _ := a.Brands.ByID("belair")
-		host := belair.Hosts[0]
 		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
 		token := agent.cookies[staff.CookieName]
 		me := agent.want("GET", "/api/console/v1/session", "", 200, "")
@@ -87,8 +85,8 @@ func TestChatThroughTheWholeHandler(t *testing.T) {
 		agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
 		agent.want("POST", "/api/console/v1/maintenance", `{"brand":"belair","on":true}`, 401, "REAUTH_REQUIRED")
 		// The brand host has no agents' routes; the console host no visitor's.
-		visitor := newBrowser(t, a, host)
-		visitor.header.Set("api-key", belair.APIKey)
+		visitor := siteBrowser(t, a, "belair")
+		host := visitor.host
 		visitor.cookies[staff.CookieName] = token
 		visitor.want("GET", "/api/console/v1/chat/queue", "", 404, "")
 		agent.want("GET", "/api/v1/salesforceConfig", "", 404, "")
@@ -232,10 +230,8 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 	clock := testclock.At(testenv.ChatHours)
 	a := consoleApp(t, "", clock)
 	ctx := context.Background()
-	belair, _ := a.Brands.ByID("belair")
-	host := belair.Hosts[0]
-	visitor := newBrowser(t, a, host)
-	visitor.header.Set("api-key", belair.APIKey)
+	visitor := siteBrowser(t, a, "belair")
+	host := visitor.host
 	visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")
 	header := http.Header{"Origin": {"http://" + host}, "Cookie": {chatapi.CookieName + "=" + visitor.cookies[chatapi.CookieName]}}
 
