@@ -69,9 +69,8 @@ func readFrame(t *testing.T, c *websocket.Conn, typ string) map[string]any {
 func TestChatThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
-		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		srv := serveHTTP(t, a)
+		agent := marie(t, a, clock)
 		token := agent.cookies[staff.CookieName]
 		me := agent.want("GET", "/api/console/v1/session", "", 200, "")
 		staffID, staffName := me["id"].(string), me["name"].(string)
@@ -280,8 +279,7 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 func TestAgentSocketEndsWithTheSession(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		open := func(token string) *websocket.Conn {
 			t.Helper()
 			as := dialed(t, srv, consoleHost, "/api/console/v1/chat/socket",
@@ -305,7 +303,7 @@ func TestAgentSocketEndsWithTheSession(t *testing.T) {
 				}
 			}
 		}
-		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		agent := marie(t, a, clock)
 		as := open(agent.cookies[staff.CookieName])
 		clock.Advance(staff.IdleTimeout - time.Minute)
 		// An action on the socket (here a subscribe) is activity: the

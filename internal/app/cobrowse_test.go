@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -26,9 +25,8 @@ import (
 func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := t.Context()
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
-		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		srv := serveHTTP(t, a)
+		agent := marie(t, a, clock)
 		token := agent.cookies[staff.CookieName]
 		staffID := agent.want("GET", "/api/console/v1/session", "", 200, "")["id"].(string)
 		// A factor 20 minutes old (the session kept alive): enough for co-browse.
@@ -113,7 +111,7 @@ func acceptedChat(t *testing.T, a *App, agent *browser) (visitor *browser, convI
 // accepted her request to share the screen (its session id).
 func sharingChat(t *testing.T, a *App, clock *testclock.Clock) (agent, visitor *browser, convID, id string) {
 	t.Helper()
-	agent = signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+	agent = marie(t, a, clock)
 	visitor, convID = acceptedChat(t, a, agent)
 	id = agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/cobrowse", "", 201, "")["id"].(string)
 	visitor.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 200, "")
@@ -145,8 +143,7 @@ func TestChatEndEndsItsCobrowse(t *testing.T) {
 // 4401).
 func TestChatTransferEndsItsCobrowse(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		marie, visitor, convID, id := sharingChat(t, a, clock)
 		luc := signedInStaff(t, a, clock, "luc@example.com", staff.RoleAgent, []string{"belair"})
 

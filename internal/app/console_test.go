@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,20 @@ type browser struct {
 
 func newBrowser(t *testing.T, a *App, host string) *browser {
 	return &browser{t: t, a: a, host: host, cookies: map[string]string{}, header: http.Header{}}
+}
+
+// serveHTTP serves the application's whole handler over HTTP (for the
+// sockets and real clients) until the test ends.
+func serveHTTP(t *testing.T, a *App) *httptest.Server {
+	srv := httptest.NewServer(a.Handler)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// marie is Marie, an agent of belair, signed in on the console.
+func marie(t *testing.T, a *App, clock *testclock.Clock) *browser {
+	t.Helper()
+	return signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
 }
 
 // siteBrowser is a browser on the brand's first host that sends its api

@@ -2,7 +2,6 @@ package app
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -47,8 +46,7 @@ func TestAccessLogRedactsTokens(t *testing.T) {
 	clock := testclock.New()
 	a := consoleApp(t, "", clock)
 	log := testenv.CaptureLog(t)
-	srv := httptest.NewServer(a.Handler)
-	defer srv.Close()
+	srv := serveHTTP(t, a)
 	belair, _ := a.Brands.ByID("belair")
 
 	var secrets, ids []string
