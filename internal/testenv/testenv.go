@@ -3,7 +3,12 @@
 // the sample brands, a mail catcher on the outbox, a JSON request helper
 // with its recorded answer, one HTTP scenario runner (Scenario, Run) in
 // the style of pocketbase's tests.ApiScenario, a runner of named cases on
-// every database (Case, RunCases) and one of racing requests (Parallel).
+// every database (Case, RunCases) and one of racing requests (Parallel);
+// and what tests of secrets and servers share: the audit's rows of an
+// account and the check that none holds a secret (Audit, ExpectAudit,
+// NoSecretInAudit), the default logger caught in a buffer (CaptureLog), a
+// self-signed certificate (SelfSigned) and the gate of the benchmarks
+// (Bench).
 //
 // Only _test.go files import it (TestOnlyTestsImportTestenv checks): it
 // fails tests, it never returns errors. It depends on nothing above store
