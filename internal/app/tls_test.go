@@ -49,24 +49,11 @@ func TestTLSConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() { _ = c.(*tls.Conn).Handshake(); c.Close() }()
-				}
-			}()
+			control := testenv.HandshakeServer(t, &tls.Config{Certificates: []tls.Certificate{cert}})
 			cbc := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS12, CipherSuites: cbcSuites}
-			if _, err := handshake(ln.Addr().String(), cbc); err != nil {
+			if _, err := handshake(control, cbc); err != nil {
 				t.Fatalf("control: Go's default server refused a CBC client: %v", err)
 			}
-			ln.Close()
 
 			ctx, stop := context.WithCancel(context.Background())
 			a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",

@@ -27,35 +27,22 @@ func fails(fn func(tb testing.TB)) []string {
 }
 
 // TestSelfSigned: a client trusting the pool completes a TLS handshake
-// with a server presenting the certificate, with either key, on 127.0.0.1;
+// with a server presenting the certificate (HandshakeServer), with either
+// key, on 127.0.0.1;
 // the files load as a key pair; a client trusting nothing refuses it.
 func TestSelfSigned(t *testing.T) {
 	for _, rsaKey := range []bool{false, true} {
 		c := testenv.SelfSigned(t, rsaKey)
-		ln, err := tls.Listen("tcp", "127.0.0.1:0", c.ServerTLS())
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			for {
-				conn, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				_ = conn.(*tls.Conn).Handshake()
-				conn.Close()
-			}
-		}()
+		addr := testenv.HandshakeServer(t, c.ServerTLS())
 		dialer := &net.Dialer{Timeout: 10 * time.Second}
-		conn, err := tls.DialWithDialer(dialer, "tcp", ln.Addr().String(), c.ClientTLS())
+		conn, err := tls.DialWithDialer(dialer, "tcp", addr, c.ClientTLS())
 		if err != nil {
 			t.Fatalf("rsa %v: handshake: %v", rsaKey, err)
 		}
 		conn.Close()
-		if _, err := tls.DialWithDialer(dialer, "tcp", ln.Addr().String(), &tls.Config{MinVersion: tls.VersionTLS12}); err == nil {
+		if _, err := tls.DialWithDialer(dialer, "tcp", addr, &tls.Config{MinVersion: tls.VersionTLS12}); err == nil {
 			t.Fatalf("rsa %v: a client trusting nothing accepted the certificate", rsaKey)
 		}
-		ln.Close()
 		certFile, keyFile := c.Files(t)
 		if _, err := tls.LoadX509KeyPair(certFile, keyFile); err != nil {
 			t.Fatalf("rsa %v: the files: %v", rsaKey, err)

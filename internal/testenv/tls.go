@@ -92,3 +92,26 @@ func (c Certificate) Files(t testing.TB) (certFile, keyFile string) {
 	}
 	return certFile, keyFile
 }
+
+// HandshakeServer listens on 127.0.0.1 with cfg until the test ends,
+// completing each connection's TLS handshake and closing it: a peer for
+// tests of what a client's or a server's configuration negotiates. It
+// returns the listener's address.
+func HandshakeServer(t testing.TB, cfg *tls.Config) string {
+	t.Helper()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _ = c.(*tls.Conn).Handshake(); c.Close() }()
+		}
+	}()
+	return ln.Addr().String()
+}
