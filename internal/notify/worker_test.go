@@ -704,11 +704,8 @@ func TestRunDeliversOnPokeAndStops(t *testing.T) {
 
 func TestNoCodeOrLinkInLogs(t *testing.T) {
 	db := storetest.Open(t)
-	var logs logBuffer
-	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	prev := slog.Default()
-	slog.SetDefault(log)
-	t.Cleanup(func() { slog.SetDefault(prev) })
+	logs := testenv.CaptureLog(t)
+	log := slog.Default()
 
 	srv := startSMTP(t, smtpServerOptions{})
 	provider := startSMSProvider(t)
