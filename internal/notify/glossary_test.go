@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -20,8 +22,9 @@ import (
 // portal's words (web/src/i18n/glossary.test.ts reads the same file for the
 // SPA's catalogues). Only `backticked` entries of its tables count: the
 // "<Language>: never" columns are the words a text must not hold, the
-// "<Language>" columns the approved phrases taken out first (so that
-// « conseiller ou conseillère » passes where a bare « conseiller » fails).
+// "<Language>" columns the approved phrases, inside which a word to avoid is
+// allowed (« conseiller ou conseillère » passes where a bare « conseiller »
+// fails).
 
 const repoRoot = "../.."
 
@@ -69,7 +72,8 @@ func parseGlossary(t *testing.T, markdown string) map[string]*glossaryWords {
 	return words
 }
 
-// termPattern: whole words, any case, ' and ’ alike, any spaces alike, * any letters.
+// termPattern: any case, ' and ’ alike, any spaces alike, * any letters; the
+// whole-word test is wordSpans'.
 func termPattern(term string) *regexp.Regexp {
 	var body strings.Builder
 	for _, r := range term {
@@ -84,39 +88,62 @@ func termPattern(term string) *regexp.Regexp {
 			body.WriteString(regexp.QuoteMeta(string(r)))
 		}
 	}
-	return regexp.MustCompile(`(?i)(^|[^\pL\pN])` + body.String() + `([^\pL\pN]|$)`)
+	return regexp.MustCompile(`(?i)` + body.String())
+}
+
+// wordSpans are where p matches text as whole words (no letter or digit
+// just before or after).
+func wordSpans(p *regexp.Regexp, text string) [][2]int {
+	inWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	var spans [][2]int
+	for _, m := range p.FindAllStringIndex(text, -1) {
+		before, _ := utf8.DecodeLastRuneInString(text[:m[0]])
+		after, _ := utf8.DecodeRuneInString(text[m[1]:])
+		if !inWord(before) && !inWord(after) {
+			spans = append(spans, [2]int{m[0], m[1]})
+		}
+	}
+	return spans
 }
 
 type glossaryChecker func(text string) []string
 
 var notProse = regexp.MustCompile(`\{\{.*?\}\}|\{\w+\}|<[^>]*>|https?://\S+`)
 
+// newGlossaryChecker: the words to avoid that a text holds, except where
+// they are part of an approved phrase.
 func newGlossaryChecker(w *glossaryWords) glossaryChecker {
-	use := slices.Clone(w.use)
-	slices.SortFunc(use, func(a, b string) int { return len(b) - len(a) })
 	var approved []*regexp.Regexp
-	for _, phrase := range use {
+	for _, phrase := range w.use {
 		approved = append(approved, termPattern(phrase))
 	}
 	return func(text string) []string {
 		prose := notProse.ReplaceAllString(text, " ")
+		var allowed [][2]int
 		for _, p := range approved {
-			for next := p.ReplaceAllString(prose, "$1 $2"); next != prose; next = p.ReplaceAllString(prose, "$1 $2") {
-				prose = next
-			}
+			allowed = append(allowed, wordSpans(p, prose)...)
 		}
 		var found []string
 		for _, term := range w.never {
-			if termPattern(term).MatchString(prose) {
-				found = append(found, term)
+			for _, span := range wordSpans(termPattern(term), prose) {
+				if !slices.ContainsFunc(allowed, func(a [2]int) bool { return a[0] <= span[0] && span[1] <= a[1] }) {
+					found = append(found, term)
+					break
+				}
 			}
 		}
 		return found
 	}
 }
 
-// sentText is one text the server sends, and where it comes from.
-type sentText struct{ where, lang, text string }
+// sentText is one text the server sends, and where it comes from. Typed
+// texts are shown as they are written (the bot's answers, the chat's system
+// messages, the server's pages), so they follow the typography of their
+// language too; the templates have their own typography test.
+type sentText struct {
+	where, lang, text string
+	typed             bool
+}
 
 // templateTexts: the email and text-message templates, whole files.
 func templateTexts(t *testing.T) []sentText {
@@ -131,7 +158,7 @@ func templateTexts(t *testing.T) []sentText {
 			if err != nil {
 				t.Fatal(err)
 			}
-			texts = append(texts, sentText{path, lang, string(data)})
+			texts = append(texts, sentText{where: path, lang: lang, text: string(data)})
 		}
 	}
 	return texts
@@ -155,7 +182,7 @@ func faqTexts(t *testing.T) []sentText {
 					continue
 				}
 				if (key.Value == "en" || key.Value == "fr") && value.Kind == yaml.ScalarNode {
-					texts = append(texts, sentText{path + ":" + strconv.Itoa(value.Line) + " " + field, key.Value, value.Value})
+					texts = append(texts, sentText{path + ":" + strconv.Itoa(value.Line) + " " + field, key.Value, value.Value, true})
 					continue
 				}
 				walk(path, value, key.Value)
@@ -271,7 +298,7 @@ func goFrenchTexts(t *testing.T) []sentText {
 				}
 				s, err := strconv.Unquote(lit.Value)
 				if err == nil && (french[lit] || frenchLetters.MatchString(s) || frenchWords.MatchString(s)) {
-					texts = append(texts, sentText{fset.Position(lit.Pos()).String(), "fr", s})
+					texts = append(texts, sentText{fset.Position(lit.Pos()).String(), "fr", s, french[lit]})
 				}
 				return true
 			})
@@ -308,6 +335,7 @@ func TestGlossaryCatchesWhatItLists(t *testing.T) {
 		"La transcription est en route vers vous.",
 		"Le clavardage est injoignable.",
 		"Votre numéro de mobile",
+		"{{.Brand.Name}} : votre code de vérification",
 	} {
 		if len(check["fr"](bad)) == 0 {
 			t.Errorf("%q passes", bad)
@@ -342,5 +370,22 @@ func TestSentTextsUseTheGlossary(t *testing.T) {
 				t.Errorf("%s (%s) uses %q, which docs/glossary.md says never to use:\n%s", s.where, s.lang, found, s.text)
 			}
 		}
+	}
+}
+
+func TestShownTextsFollowTypography(t *testing.T) {
+	texts := append(faqTexts(t), goFrenchTexts(t)...)
+	typed := 0
+	for _, s := range texts {
+		if !s.typed {
+			continue
+		}
+		typed++
+		for _, p := range typographyProblems(s.lang, s.text) {
+			t.Errorf("%s (%s): %s", s.where, s.lang, p)
+		}
+	}
+	if typed < 300 {
+		t.Fatalf("only %d texts checked: the walk lost its way", typed)
 	}
 }

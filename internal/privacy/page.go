@@ -66,7 +66,7 @@ var pageTexts = map[string][2]string{
 	"yes":    {"Yes", "Oui"},
 	"no":     {"No", "Non"},
 	"item":   {"Item %d", "Élément %d"},
-	"fmtKey": {"2006-01-02 15:04 UTC", "2006-01-02 15 h 04 UTC"},
+	"fmtKey": {"2006-01-02 15:04 UTC", "2006-01-02 15\u00a0h\u00a004 UTC"},
 }
 
 func text(key, lang string) string {
