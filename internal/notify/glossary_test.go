@@ -164,36 +164,43 @@ func templateTexts(t *testing.T) []sentText {
 	return texts
 }
 
-// faqTexts: the chat bot's answers, titles and link labels in every brand's
-// faq.yaml. The sample questions are what visitors type, not what we send.
-func faqTexts(t *testing.T) []sentText {
+// configTexts: the texts of every brand's files in config/brands, under a key
+// en or fr: the chat bot's answers, titles and link labels (<brand>/faq.yaml),
+// the promotion and the agents' canned replies (<brand>.yaml). The bot's sample
+// questions are what visitors type, not what we send; links and images are
+// not text.
+func configTexts(t *testing.T) []sentText {
 	paths, err := filepath.Glob(filepath.Join(repoRoot, "config/brands/*/faq.yaml"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no faq.yaml: %v", err)
+	brandFiles, err2 := filepath.Glob(filepath.Join(repoRoot, "config/brands/*.yaml"))
+	if err != nil || err2 != nil || len(paths) == 0 || len(brandFiles) == 0 {
+		t.Fatalf("no brand files: %v %v", err, err2)
 	}
 	var texts []sentText
-	var walk func(path string, n *yaml.Node, field string)
-	walk = func(path string, n *yaml.Node, field string) {
+	var walk func(path string, n *yaml.Node, field, lang string)
+	walk = func(path string, n *yaml.Node, field, lang string) {
 		switch n.Kind {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				key, value := n.Content[i], n.Content[i+1]
-				if key.Value == "questions" || key.Value == "url" {
-					continue
+				switch key.Value {
+				case "questions", "url", "image":
+				case "en", "fr":
+					walk(path, value, field, key.Value)
+				default:
+					walk(path, value, key.Value, lang)
 				}
-				if (key.Value == "en" || key.Value == "fr") && value.Kind == yaml.ScalarNode {
-					texts = append(texts, sentText{path + ":" + strconv.Itoa(value.Line) + " " + field, key.Value, value.Value, true})
-					continue
-				}
-				walk(path, value, key.Value)
 			}
 		case yaml.DocumentNode, yaml.SequenceNode:
 			for _, c := range n.Content {
-				walk(path, c, field)
+				walk(path, c, field, lang)
+			}
+		case yaml.ScalarNode:
+			if lang != "" && !strings.HasPrefix(n.Value, "/") && !strings.HasPrefix(n.Value, "https://") {
+				texts = append(texts, sentText{path + ":" + strconv.Itoa(n.Line) + " " + field, lang, n.Value, true})
 			}
 		}
 	}
-	for _, path := range paths {
+	for _, path := range append(paths, brandFiles...) {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +209,7 @@ func faqTexts(t *testing.T) []sentText {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			t.Fatal(err)
 		}
-		walk(path, &doc, "")
+		walk(path, &doc, "", "")
 	}
 	return texts
 }
@@ -358,8 +365,8 @@ func TestGlossaryCatchesWhatItLists(t *testing.T) {
 
 func TestSentTextsUseTheGlossary(t *testing.T) {
 	check := glossaryCheckers(t)
-	sources := map[string][]sentText{"templates": templateTexts(t), "faq": faqTexts(t), "go": goFrenchTexts(t)}
-	for name, min := range map[string]int{"templates": 80, "faq": 200, "go": 30} {
+	sources := map[string][]sentText{"templates": templateTexts(t), "config": configTexts(t), "go": goFrenchTexts(t)}
+	for name, min := range map[string]int{"templates": 80, "config": 200, "go": 30} {
 		if len(sources[name]) < min {
 			t.Fatalf("found %d texts in %s, fewer than %d: the walk lost its way", len(sources[name]), name, min)
 		}
@@ -374,7 +381,7 @@ func TestSentTextsUseTheGlossary(t *testing.T) {
 }
 
 func TestShownTextsFollowTypography(t *testing.T) {
-	texts := append(faqTexts(t), goFrenchTexts(t)...)
+	texts := append(configTexts(t), goFrenchTexts(t)...)
 	typed := 0
 	for _, s := range texts {
 		if !s.typed {
