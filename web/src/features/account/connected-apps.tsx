@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
+import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { oidcApi, scopeKeys, type Application } from '@/features/account/oidc-api';
 import '@/features/account/consent.css';
@@ -11,14 +11,7 @@ import '@/features/account/consent.css';
  * customer allowed on the consent page, each with what it gets and a button
  * that takes the access back (its grants end; it must ask again).
  */
-export function ConnectedApps() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="oidc" language={language}>
-      <Apps />
-    </MessageSection>
-  );
-}
+export const ConnectedApps = inSection('oidc', Apps);
 
 function Apps() {
   const t = useT();

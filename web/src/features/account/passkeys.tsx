@@ -2,9 +2,9 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Redirect } from 'wouter';
 import type { MessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import type { components } from '@/lib/api/schema';
 import { useApiClients } from '@/lib/api/use-api';
+import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { createPasskey, PASSWORD_SIGN_IN, passkeysSupported, platformAuthenticator } from '@/lib/webauthn/webauthn';
 import { errorCodeOf, useReauth, type Answer } from '@/features/account/reauth';
@@ -34,14 +34,7 @@ const keyOf = (a: Answer | null): MessageKey => {
  * is shown once per account: the server remembers it was made
  * (POST /me/passkeys/offer), whether it is taken, dismissed or ignored.
  */
-export function Passkeys() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="security" language={language}>
-      <PasskeyList />
-    </MessageSection>
-  );
-}
+export const Passkeys = inSection('security', PasskeyList);
 
 function PasskeyList() {
   const t = useT();

@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Redirect } from 'wouter';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import type { components } from '@/lib/api/schema';
 import { useApiClients } from '@/lib/api/use-api';
+import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 
 type Device = components['schemas']['Sessions']['sessions'][number];
@@ -16,14 +16,7 @@ const isDevices = (d: unknown): d is { sessions: Device[] } =>
  * the account, this browser marked, with a button to sign out each other
  * one and one to sign out everywhere else.
  */
-export function Sessions() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="security" language={language}>
-      <SessionList />
-    </MessageSection>
-  );
-}
+export const Sessions = inSection('security', SessionList);
 
 function SessionList() {
   const t = useT();
