@@ -74,7 +74,7 @@ function Consent() {
       <p>{t('oidc.consent.later')}</p>
       <p className="consent__account">
         <PrivateText id="oidc.consent.account" params={{ email: state.info.account }} kinds={{ email: 'email' }} />{' '}
-        <button type="button" className="consent__sign-out" onClick={() => void signOut()}>
+        <button type="button" className="link-button consent__sign-out" onClick={() => void signOut()}>
           {t('oidc.consent.signOut')}
         </button>
       </p>
