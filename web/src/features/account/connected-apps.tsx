@@ -4,6 +4,7 @@ import { useApiClients } from '@/lib/api/use-api';
 import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { oidcApi, scopeKeys, type Application } from '@/features/account/oidc-api';
+import { ActionButton } from '@/features/account/action-button';
 import '@/features/account/consent.css';
 
 /**
@@ -75,15 +76,9 @@ function Apps() {
                   <li key={key}>{t(key, { brand: brand.name })}</li>
                 ))}
               </ul>
-              <button
-                type="button"
-                className="button button--secondary"
-                disabled={busy === app.clientId}
-                aria-busy={busy === app.clientId}
-                onClick={() => void withdraw(app)}
-              >
+              <ActionButton disabled={busy === app.clientId} busy={busy === app.clientId} onClick={() => void withdraw(app)}>
                 {t('oidc.apps.withdraw', { client: app.name })}
-              </button>
+              </ActionButton>
             </li>
           ))}
         </ul>

@@ -8,6 +8,7 @@ import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { createPasskey, PASSWORD_SIGN_IN, passkeysSupported, platformAuthenticator } from '@/lib/webauthn/webauthn';
 import { errorCodeOf, useReauth, type Answer } from '@/features/account/reauth';
+import { ActionButton } from '@/features/account/action-button';
 
 type Passkey = components['schemas']['Passkey'];
 
@@ -157,15 +158,9 @@ function PasskeyList() {
                     ? t('security.passkeys.lastUsed', { date: date.format(new Date(p.lastUsedAt)) })
                     : t('security.passkeys.neverUsed')}
                 </p>
-                <button
-                  type="button"
-                  className="button button--secondary"
-                  disabled={busy !== ''}
-                  aria-busy={busy === p.id}
-                  onClick={() => void remove(p)}
-                >
+                <ActionButton disabled={busy !== ''} busy={busy === p.id} onClick={() => void remove(p)}>
                   {t('security.passkeys.remove', { name: p.name })}
-                </button>
+                </ActionButton>
               </li>
             ))}
           </ul>
@@ -190,15 +185,9 @@ function PasskeyList() {
                 onChange={(e) => setName(e.target.value)}
               />
             </div>
-            <button
-              type="button"
-              className="button button--secondary"
-              disabled={busy !== ''}
-              aria-busy={busy === 'add'}
-              onClick={() => void add()}
-            >
+            <ActionButton disabled={busy !== ''} busy={busy === 'add'} onClick={() => void add()}>
               {t('security.passkeys.add')}
-            </button>
+            </ActionButton>
           </div>
         ) : (
           <p>{t('security.passkeys.unsupported')}</p>
