@@ -350,12 +350,24 @@ export function ChatPage() {
     <section className="console-page chat-page" aria-labelledby="console-chat-title">
       <PageHeading id="console-chat-title">{t('console.chat.title')}</PageHeading>
       {state.status === 'reconnecting' ? <p className="console-badge console-badge--warn">{t('console.chat.reconnecting')}</p> : null}
-      <AvailabilityForm onChange={onAvailability} />
-      <ErrorAlert error={error} />
-      <div role="status" className={done ? 'console-done' : undefined}>
-        {done}
+      {/* From 1024 × 700 px the page fills the screen: this column (availability and queues) and the conversations beside it scroll on their own (console.css). */}
+      <div className="chat-page__side">
+        <AvailabilityForm onChange={onAvailability} />
+        <ErrorAlert error={error} />
+        <div role="status" className={done ? 'console-done' : undefined}>
+          {done}
+        </div>
+        {state.queue === null ? <p role="status">{t('console.loading')}</p> : <WaitingList items={waiting} total={state.queue.waitingTotal ?? waiting.length} onAccept={(item) => void accept(item)} busy={busy} />}
+        <OfflineList
+          items={offline}
+          total={state.queue?.offlineTotal ?? offline.length}
+          onAnswered={(item) => {
+            setDone(t('console.chat.done.answered', { email: item.email ?? '' }));
+            if (state.queue) dispatch({ kind: 'queue', queue: { ...state.queue, offline: state.queue.offline.filter((o) => o.id !== item.id) } });
+            void refreshQueue();
+          }}
+        />
       </div>
-      {state.queue === null ? <p role="status">{t('console.loading')}</p> : <WaitingList items={waiting} total={state.queue.waitingTotal ?? waiting.length} onAccept={(item) => void accept(item)} busy={busy} />}
 
       <section aria-labelledby="chat-mine-title" className="chat-mine">
         <h2 id="chat-mine-title">{t('console.chat.mine.title', { count: String(mine.length) })}</h2>
@@ -397,12 +409,12 @@ export function ChatPage() {
               {state.typing[current.id] && !ended ? t('console.chat.typing.visitor', { name: current.name }) : '\u00a0'}
             </p>
             {ended ? (
-              <>
+              <div className="chat-conversation__ended">
                 <p role="status">{t('console.chat.conversation.ended')}</p>
                 <button type="button" className="console-button console-button--quiet" onClick={() => setSelected('')}>
                   {t('console.chat.conversation.close')}
                 </button>
-              </>
+              </div>
             ) : (
               <>
                 <CannedReplies
@@ -421,30 +433,22 @@ export function ChatPage() {
                   onSend={(body) => sendMessage(current, body)}
                   onTyping={(on) => send({ type: 'typing', conversationId: current.id, on })}
                 />
-                <ShareScreen key={current.id} item={current} messages={state.messages[current.id] ?? []} />
-                <div className="console-actions">
-                  <button type="button" className="console-button console-button--quiet" onClick={() => setDialog({ kind: 'transfer', item: current })}>
-                    {t('console.chat.transfer.open')}
-                  </button>
-                  <button type="button" className="console-button console-button--quiet" onClick={() => setDialog({ kind: 'end', item: current })}>
-                    {t('console.chat.end.open')}
-                  </button>
+                <div className="chat-conversation__tools">
+                  <ShareScreen key={current.id} item={current} messages={state.messages[current.id] ?? []} />
+                  <div className="console-actions">
+                    <button type="button" className="console-button console-button--quiet" onClick={() => setDialog({ kind: 'transfer', item: current })}>
+                      {t('console.chat.transfer.open')}
+                    </button>
+                    <button type="button" className="console-button console-button--quiet" onClick={() => setDialog({ kind: 'end', item: current })}>
+                      {t('console.chat.end.open')}
+                    </button>
+                  </div>
                 </div>
               </>
             )}
           </article>
         ) : null}
       </section>
-
-      <OfflineList
-        items={offline}
-        total={state.queue?.offlineTotal ?? offline.length}
-        onAnswered={(item) => {
-          setDone(t('console.chat.done.answered', { email: item.email ?? '' }));
-          if (state.queue) dispatch({ kind: 'queue', queue: { ...state.queue, offline: state.queue.offline.filter((o) => o.id !== item.id) } });
-          void refreshQueue();
-        }}
-      />
 
       {dialog?.kind === 'transfer' ? (
         <TransferDialog
