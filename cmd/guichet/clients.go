@@ -68,12 +68,9 @@ func clientsCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wr
 	var auth, jwksFile string
 	fs.StringVar(&auth, "auth", "", "client_secret_basic (default for confidential) or private_key_jwt (add)")
 	fs.StringVar(&jwksFile, "jwks-file", "", "the public keys of a private_key_jwt client, a JSON Web Key Set (add)")
-	args, err := parseArgs(fs, args)
+	args, err := parseCommand(fs, args, clientsUsage, func(args []string) bool { return len(args) > 0 })
 	if err != nil {
-		return fmt.Errorf("%v\n%s", err, clientsUsage)
-	}
-	if len(args) == 0 {
-		return errors.New(clientsUsage)
+		return err
 	}
 	sub, rest := args[0], args[1:]
 	want := map[string]int{"add": 0, "list": 0, "disable": 1}
@@ -151,12 +148,10 @@ func oidcCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Write
 	fs := newFlagSet("oidc", &cfg)
 	var only string
 	fs.StringVar(&only, "brand", "", "only this brand (default: every brand)")
-	args, err := parseArgs(fs, args)
-	if err != nil {
-		return fmt.Errorf("%v\n%s", err, oidcUsage)
-	}
-	if len(args) != 1 || args[0] != "rotate-keys" {
-		return errors.New(oidcUsage)
+	if _, err := parseCommand(fs, args, oidcUsage, func(args []string) bool {
+		return len(args) == 1 && args[0] == "rotate-keys"
+	}); err != nil {
+		return err
 	}
 	return withOIDC(ctx, cfg, func(svc *oidc.Service, reg *brand.Registry) error {
 		var ids []string

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 
 	"guichet/internal/app"
@@ -65,6 +67,20 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		positional, args = append(positional, rest[0]), rest[1:]
 	}
+}
+
+// parseCommand is parseArgs for a command with its usage text: a flag
+// error answers it after the error, positional arguments ok refuses answer
+// it alone.
+func parseCommand(fs *flag.FlagSet, args []string, usage string, ok func(args []string) bool) ([]string, error) {
+	args, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, usage)
+	}
+	if !ok(args) {
+		return nil, errors.New(usage)
+	}
+	return args, nil
 }
 
 // flagValue reports whether the last of the parsed args is a flag that

@@ -21,12 +21,9 @@ const importUsage = "usage: guichet import-policies [--dry-run] FILE.csv"
 func importPolicies(ctx context.Context, cfg app.Config, args []string, stdout io.Writer) error {
 	fs := newFlagSet("import-policies", &cfg)
 	dryRun := fs.Bool("dry-run", false, "check the file, write nothing")
-	args, err := parseArgs(fs, args)
+	args, err := parseCommand(fs, args, importUsage, func(args []string) bool { return len(args) == 1 })
 	if err != nil {
-		return fmt.Errorf("%v\n%s", err, importUsage)
-	}
-	if len(args) != 1 {
-		return errors.New(importUsage)
+		return err
 	}
 	reg, err := app.LoadBrands(cfg)
 	if err != nil {

@@ -31,6 +31,16 @@ func main() {
 	}
 }
 
+// subcommands are the commands that parse their own flags.
+var subcommands = map[string]func(ctx context.Context, cfg app.Config, args []string, stdout io.Writer) error{
+	"import-policies": importPolicies,
+	"maintenance":     maintenanceCmd,
+	"tokens":          tokensCmd,
+	"staff":           staffCmd,
+	"clients":         clientsCmd,
+	"oidc":            oidcCmd,
+}
+
 func run(args []string, stdout io.Writer) error {
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -41,19 +51,8 @@ func run(args []string, stdout io.Writer) error {
 	defer stop()
 	// The commands with flags of their own build their FlagSet themselves
 	// (newFlagSet and parseArgs, as below).
-	switch cmd {
-	case "import-policies":
-		return importPolicies(ctx, cfg, args, stdout)
-	case "maintenance":
-		return maintenanceCmd(ctx, cfg, args, stdout)
-	case "tokens":
-		return tokensCmd(ctx, cfg, args, stdout)
-	case "staff":
-		return staffCmd(ctx, cfg, args, stdout)
-	case "clients":
-		return clientsCmd(ctx, cfg, args, stdout)
-	case "oidc":
-		return oidcCmd(ctx, cfg, args, stdout)
+	if sub, ok := subcommands[cmd]; ok {
+		return sub(ctx, cfg, args, stdout)
 	}
 	fs := newFlagSet(cmd, &cfg)
 	args, err := parseArgs(fs, args)

@@ -26,12 +26,9 @@ func staffCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Writ
 	fs.StringVar(&name, "name", "", "the member's name (add)")
 	fs.StringVar(&role, "role", "", "agent, supervisor or admin (add)")
 	fs.StringVar(&brands, "brands", "all", "brands served: a comma list, or all (add)")
-	args, err := parseArgs(fs, args)
+	args, err := parseCommand(fs, args, staffUsage, func(args []string) bool { return len(args) > 0 })
 	if err != nil {
-		return fmt.Errorf("%v\n%s", err, staffUsage)
-	}
-	if len(args) == 0 {
-		return errors.New(staffUsage)
+		return err
 	}
 	sub, email := args[0], ""
 	if len(args) > 1 {

@@ -44,12 +44,9 @@ func tokensCmd(ctx context.Context, cfg app.Config, args []string, stdout io.Wri
 	fs.StringVar(&start, "start", "", "when the link starts to work, RFC 3339 (default now)")
 	fs.IntVar(&days, "days", 0, "days the link works from --start (default the brand file's tokens.expiryDays, 14)")
 	fs.StringVar(&file, "csv", "", "campaign file: brand,policy_number,email,source")
-	args, err := parseArgs(fs, args)
+	args, err := parseCommand(fs, args, tokensUsage, func(args []string) bool { return len(args) > 0 && args[0] == "issue" })
 	if err != nil {
-		return fmt.Errorf("%v\n%s", err, tokensUsage)
-	}
-	if len(args) == 0 || args[0] != "issue" {
-		return errors.New(tokensUsage)
+		return err
 	}
 	if len(args) > 1 {
 		return fmt.Errorf("unexpected argument %q\n%s", args[1], tokensUsage)

@@ -15,21 +15,11 @@ import (
 // event e (its Brand, AccountID and IP name the account and the client).
 // A locked, unknown or wrong one is ErrWrongPassword.
 func (s *Service) VerifyPassword(ctx context.Context, password string, e audit.Event) error {
-	ctx, release, err := s.Hasher.Admit(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if err := s.allow(ctx, s.Limits.Authenticate, e.IP, e); err != nil {
-		return err
-	}
-	r, err := recordByID(ctx, s.DB, e.Brand, e.AccountID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	found := err == nil && r.Status != Temporary
-	return s.checkPassword(ctx, r, found, Credentials{Brand: e.Brand, AccountID: e.AccountID, Password: password, IP: e.IP}, e,
-		func(*store.Tx, Account) error { return nil })
+	return s.admitted(ctx, e, s.byID(e.Brand, e.AccountID), func(ctx context.Context, r record, found bool) error {
+		return s.checkPassword(ctx, r, found && r.Status != Temporary,
+			Credentials{Brand: e.Brand, AccountID: e.AccountID, Password: password, IP: e.IP}, e,
+			func(*store.Tx, Account) error { return nil })
+	})
 }
 
 // ChangePassword is a signed-in customer's own change (issue 31): the

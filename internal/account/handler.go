@@ -9,7 +9,6 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/rules"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the sign-in calls of spec §7 (routes in
@@ -173,44 +172,44 @@ func Origin(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// Errors of the sign-in API, with spec §8's statuses and codes.
+// errWrongPassword is spec §8.3 Authentication 3005, on 400: a wrong
+// password or temporary password, an unknown account or a locked one.
+var errWrongPassword = api.NewError(http.StatusBadRequest, "3005", "login.error")
+
+var errBadMedium = api.NewError(http.StatusBadRequest, "UNSUPPORTED_MEDIUM", "error.badRequest")
+
+// answers are the sign-in API's errors, with spec §8's statuses and codes.
+var answers = []api.Answer{
+	{Err: ErrWrongPassword, Answer: errWrongPassword},
+	AnswerWrongTemporary,
+	// Spec §8.3 Authentication 1002.
+	{Err: ErrSecurityAnswers, Answer: api.NewError(http.StatusBadRequest, "1002", "login.securityQuestions")},
+	AnswerDisabled,
+	AnswerTemporaryInvalid,
+	{Err: ErrNotFound, Answer: api.NewError(http.StatusNotFound, "ACCOUNT_NOT_FOUND", "login.error")},
+	AnswerRateLimited,
+	{Err: ErrUnknownNotification, Answer: api.NewError(http.StatusBadRequest, "UNSUPPORTED_NOTIFICATION", "error.badRequest")},
+	AnswerBusy,
+}
+
+// The sign-in's answers that other handler packages' tables share
+// (passkey, reauth, recovery's temporary variant, registration).
 var (
-	// errWrongPassword is spec §8.3 Authentication 3005, on 400.
-	errWrongPassword = api.NewError(http.StatusBadRequest, "3005", "login.error")
-	// errSecurityAnswers is spec §8.3 Authentication 1002.
-	errSecurityAnswers = api.NewError(http.StatusBadRequest, "1002", "login.securityQuestions")
-	// errTemporaryInvalid: 409 marks the flow roadblocked (spec §8.1) and
-	// the temporary step sends the visitor to /roadblock/temporary.
-	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
-	errAccountNotFound  = api.NewError(http.StatusNotFound, "ACCOUNT_NOT_FOUND", "login.error")
-	// errDisabled is spec §8.1's 403 3001: the block roadblock.
-	errDisabled        = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
-	errBadMedium       = api.NewError(http.StatusBadRequest, "UNSUPPORTED_MEDIUM", "error.badRequest")
-	errBadNotification = api.NewError(http.StatusBadRequest, "UNSUPPORTED_NOTIFICATION", "error.badRequest")
+	AnswerWrongTemporary = api.Answer{Err: ErrWrongTemporary, Answer: errWrongPassword}
+	// A temporary password no longer usable: 409 marks the flow
+	// roadblocked (spec §8.1) and the temporary step sends the visitor to
+	// /roadblock/temporary.
+	AnswerTemporaryInvalid = api.Answer{Err: ErrTemporaryInvalid,
+		Answer: api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")}
+	// Every credential right but staff disabled the account: spec §8.1's
+	// 403 3001, the block roadblock.
+	AnswerDisabled    = api.Answer{Err: ErrDisabled, Answer: api.NewError(http.StatusForbidden, "3001", "roadblock.block")}
+	AnswerRateLimited = api.Answer{Err: ErrRateLimited, With: api.Throttled}
+	AnswerBusy        = api.Answer{Err: ErrBusy, With: BusyAnswer}
 )
 
 // apiError maps the package's domain errors to the API's, once.
-func apiError(err error) error {
-	switch {
-	case errors.Is(err, ErrWrongPassword), errors.Is(err, ErrWrongTemporary):
-		return errWrongPassword
-	case errors.Is(err, ErrSecurityAnswers):
-		return errSecurityAnswers
-	case errors.Is(err, ErrDisabled):
-		return errDisabled
-	case errors.Is(err, ErrTemporaryInvalid):
-		return errTemporaryInvalid
-	case errors.Is(err, ErrNotFound):
-		return errAccountNotFound
-	case errors.Is(err, ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
-	case errors.Is(err, ErrUnknownNotification):
-		return errBadNotification
-	case errors.Is(err, ErrBusy):
-		return BusyAnswer(err)
-	}
-	return err
-}
+func apiError(err error) error { return api.Map(err, answers) }
 
 // BusyAnswer is the API's answer to ErrBusy: 429 BUSY, not RATE_LIMITED, so
 // the SPA says "try again in a few seconds" on the form, with Retry-After

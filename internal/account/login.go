@@ -85,29 +85,18 @@ type SecurityAnswers struct {
 // (with the lockout) and returns a one-time login ticket that the SSO form
 // post presents instead of a second password check (see ConsumeTicket).
 func (s *Service) Authenticate(ctx context.Context, c Credentials) (ticket string, err error) {
-	ctx, release, err := s.Hasher.Admit(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer release()
 	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: audit.LoginAuthentication}
-	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
-		return "", err
-	}
-	r, err := recordByID(ctx, s.DB, c.Brand, c.AccountID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return "", err
-	}
-	found := err == nil
-	if found && r.Status == Temporary {
-		// The temporary password goes through /temporary, never here.
-		found = false
-		e.Detail = "temporary"
-	}
-	err = s.checkPassword(ctx, r, found, c, e, func(tx *store.Tx, a Account) error {
-		t, err := issueTicket(ctx, tx, a, s.Now())
-		ticket = t
-		return err
+	err = s.admitted(ctx, e, s.byID(c.Brand, c.AccountID), func(ctx context.Context, r record, found bool) error {
+		if found && r.Status == Temporary {
+			// The temporary password goes through /temporary, never here.
+			found = false
+			e.Detail = "temporary"
+		}
+		return s.checkPassword(ctx, r, found, c, e, func(tx *store.Tx, a Account) error {
+			t, err := issueTicket(ctx, tx, a, s.Now())
+			ticket = t
+			return err
+		})
 	})
 	return ticket, err
 }
@@ -118,32 +107,22 @@ func (s *Service) Authenticate(ctx context.Context, c Credentials) (ticket strin
 // account holding a temporary password is checked against it: a match is
 // ErrMustReset, a miss counts as a temporary password try.
 func (s *Service) SignInWithPassword(ctx context.Context, c Credentials, onSuccess func(*store.Tx, Account) error) error {
-	ctx, release, err := s.Hasher.Admit(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
 	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: audit.SSOLogin, Detail: "password"}
-	if err := s.allow(ctx, s.Limits.Authenticate, c.IP, e); err != nil {
-		return err
-	}
-	r, err := recordByEmail(ctx, s.DB, c.Brand, c.Email)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	found := err == nil
-	e.AccountID = r.ID
-	if found && r.Status == Temporary {
-		switch err := s.checkTemporary(ctx, r, c.Password, e); {
-		case err == nil:
-			return ErrMustReset
-		case errors.Is(err, ErrWrongTemporary), errors.Is(err, ErrTemporaryInvalid):
-			return ErrWrongPassword
-		default:
-			return err
+	read := func(ctx context.Context) (record, error) { return recordByEmail(ctx, s.DB, c.Brand, c.Email) }
+	return s.admitted(ctx, e, read, func(ctx context.Context, r record, found bool) error {
+		e.AccountID = r.ID
+		if found && r.Status == Temporary {
+			switch err := s.checkTemporary(ctx, r, c.Password, e); {
+			case err == nil:
+				return ErrMustReset
+			case errors.Is(err, ErrWrongTemporary), errors.Is(err, ErrTemporaryInvalid):
+				return ErrWrongPassword
+			default:
+				return err
+			}
 		}
-	}
-	return s.checkPassword(ctx, r, found, c, e, onSuccess)
+		return s.checkPassword(ctx, r, found, c, e, onSuccess)
+	})
 }
 
 // checkPassword runs exactly one argon2 verification whatever the case

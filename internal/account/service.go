@@ -159,6 +159,35 @@ func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e au
 	return nil
 }
 
+// admitted is the start of every password check: it holds a hashing slot
+// (Hasher.Admit), applies Limits.Authenticate to e's client and reads the
+// account with read (a missing one is the zero record, found false), then
+// runs check while it still holds the slot.
+func (s *Service) admitted(ctx context.Context, e audit.Event, read func(context.Context) (record, error),
+	check func(ctx context.Context, r record, found bool) error) error {
+	ctx, release, err := s.Hasher.Admit(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := s.allow(ctx, s.Limits.Authenticate, e.IP, e); err != nil {
+		return err
+	}
+	r, err := read(ctx)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		r = record{}
+	}
+	return check(ctx, r, err == nil)
+}
+
+// byID reads a brand's account by id, for admitted.
+func (s *Service) byID(brand, id string) func(context.Context) (record, error) {
+	return func(ctx context.Context) (record, error) { return recordByID(ctx, s.DB, brand, id) }
+}
+
 // record writes an audit event stamped with the service clock in tx.
 func (s *Service) record(ctx context.Context, tx *store.Tx, e audit.Event) error {
 	e.At = s.Now()

@@ -21,31 +21,18 @@ func (s *Service) CheckTemporary(ctx context.Context, brand, accountID, tempPass
 	return s.withTemporary(ctx, e, tempPassword, nil)
 }
 
-// withTemporary holds a hashing slot, applies the authentication limit,
-// checks tempPassword against the account of e (a missing account is
-// checked as an empty record) and, when it is right and then is not nil,
-// runs then with that account's record while it still holds the slot.
+// withTemporary checks tempPassword against the account of e (admitted: a
+// hashing slot, the authentication limit; a missing account is checked as
+// an empty record) and, when it is right and then is not nil, runs then
+// with that account's record while it still holds the slot.
 func (s *Service) withTemporary(ctx context.Context, e audit.Event, tempPassword string,
 	then func(ctx context.Context, r record) error) error {
-	ctx, release, err := s.Hasher.Admit(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	if err := s.allow(ctx, s.Limits.Authenticate, e.IP, e); err != nil {
-		return err
-	}
-	r, err := recordByID(ctx, s.DB, e.Brand, e.AccountID)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	if errors.Is(err, ErrNotFound) {
-		r = record{}
-	}
-	if err := s.checkTemporary(ctx, r, tempPassword, e); err != nil || then == nil {
-		return err
-	}
-	return then(ctx, r)
+	return s.admitted(ctx, e, s.byID(e.Brand, e.AccountID), func(ctx context.Context, r record, _ bool) error {
+		if err := s.checkTemporary(ctx, r, tempPassword, e); err != nil || then == nil {
+			return err
+		}
+		return then(ctx, r)
+	})
 }
 
 // usableTemporary is the hash a temporary password is checked against, or ""

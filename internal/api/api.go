@@ -80,33 +80,6 @@ func TooManyRequests(wait time.Duration) *Error {
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Code) }
 
-// Answer pairs a domain error with the API error it is answered with.
-type Answer struct {
-	Err    error
-	Answer *Error
-}
-
-// AnswerTo is the answer of the first pair whose Err err is (errors.Is),
-// false when none is.
-func AnswerTo(err error, answers []Answer) (*Error, bool) {
-	for _, a := range answers {
-		if errors.Is(err, a.Err) {
-			return a.Answer, true
-		}
-	}
-	return nil, false
-}
-
-// CodeOf is the error code of an already mapped error, false when it is
-// no *Error (a technical error).
-func CodeOf(mapped error) (string, bool) {
-	var apiErr *Error
-	if errors.As(mapped, &apiErr) {
-		return apiErr.Code, true
-	}
-	return "", false
-}
-
 // NewError builds an API error.
 func NewError(status int, code, messageKey string) *Error {
 	return &Error{Status: status, Code: code, MessageKey: messageKey}

@@ -21,8 +21,8 @@ var (
 
 // CodeAnswers are codes' errors and their answers.
 var CodeAnswers = []Answer{
-	{codes.ErrWrong, ErrCodeWrong},
-	{codes.ErrExceeded, ErrCodeExceeded},
-	{codes.ErrExpired, ErrCodeExpired},
-	{codes.ErrSendLimit, ErrCodeSendLimit},
+	{Err: codes.ErrWrong, Answer: ErrCodeWrong},
+	{Err: codes.ErrExceeded, Answer: ErrCodeExceeded},
+	{Err: codes.ErrExpired, Answer: ErrCodeExpired},
+	{Err: codes.ErrSendLimit, Answer: ErrCodeSendLimit},
 }

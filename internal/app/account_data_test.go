@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/api/apitest"
 	"guichet/internal/notify"
 	"guichet/internal/oidc"
 	"guichet/internal/privacy"
 	"guichet/internal/staff"
-	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
 	"guichet/internal/testenv"
@@ -305,7 +305,7 @@ func TestAccountDeletion(t *testing.T) {
 		if status, out := w.api("belair", "POST", "/api/v1/me/phone", `{"phone":"5145550199"}`); status != http.StatusNoContent {
 			t.Fatalf("a phone change: %d %v", status, out)
 		}
-		insertPasskeyRow(t, w, accountID)
+		insertPasskeyRow(t, w.a.DB, accountID, "cred-"+accountID, 1)
 		// Not yet due: nothing erased.
 		w.advance((privacy.DeletionGrace - time.Hour).String())
 		if n, err := w.a.Privacy.EraseDue(t.Context()); err != nil || n != 0 {
@@ -363,15 +363,7 @@ func TestAccountDeletion(t *testing.T) {
 func TestConsoleShowsPendingDeletion(t *testing.T) {
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := t.Context()
-		var id string
-		err := a.DB.InTx(ctx, func(tx *store.Tx) error {
-			acc, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "leaving@example.com", FirstName: "Lee"}, "", clock.Now())
-			id = acc.ID
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		id := accounttest.Insert(t, a.DB, clock.Now(), account.Account{Brand: "belair", Email: "leaving@example.com", FirstName: "Lee"}).ID
 		agent := signedInStaff(t, a, clock, "agent.deletion@example.com", staff.RoleAgent, []string{"belair"})
 		if got := agent.want("GET", "/api/console/v1/customers/"+id, "", 200, ""); got["deletionAt"] != nil {
 			t.Fatalf("before: %v", got["deletionAt"])

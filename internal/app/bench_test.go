@@ -26,6 +26,7 @@ import (
 	"guichet/internal/sso"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // The sign-in benchmark of issue 5 (make bench): sign-ins (find +
@@ -387,9 +388,7 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 }
 
 func TestSignInThroughput(t *testing.T) {
-	if os.Getenv("GUICHET_BENCH") == "" {
-		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
-	}
+	testenv.Bench(t)
 	phase := time.Duration(envInt("GUICHET_BENCH_SECONDS", 20)) * time.Second
 	clients := envInt("GUICHET_BENCH_CLIENTS", 4*runtime.GOMAXPROCS(0))
 	postgres := os.Getenv("GUICHET_BENCH_POSTGRES") != ""
@@ -503,9 +502,7 @@ func BenchmarkSignIn(b *testing.B) {
 // admitted sign-ins, under the hash wait budget (account.DefaultWaitBudget).
 // It reports how many calls were shed (429 BUSY).
 func TestSignInFlood(t *testing.T) {
-	if os.Getenv("GUICHET_BENCH") == "" {
-		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
-	}
+	testenv.Bench(t)
 	const attackers, visitors = 1000, 4
 	sustained := time.Duration(envInt("GUICHET_BENCH_FLOOD_SECONDS", 10)) * time.Second
 	budget := account.DefaultWaitBudget
@@ -751,9 +748,7 @@ func TestFloodClients(t *testing.T) {
 // within half a hash of each other (a branch that skipped the hash would
 // differ by a whole one).
 func TestSignInTimingMedians(t *testing.T) {
-	if os.Getenv("GUICHET_BENCH") == "" {
-		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
-	}
+	testenv.Bench(t)
 	const rounds = 25
 	b := benchServer(t, os.Getenv("GUICHET_BENCH_POSTGRES") != "")
 	client := benchClient(8)

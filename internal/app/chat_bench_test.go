@@ -254,9 +254,7 @@ func concurrently(n, width int, fn func(i int)) {
 }
 
 func TestChatIdleSockets(t *testing.T) {
-	if os.Getenv("GUICHET_BENCH") == "" {
-		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
-	}
+	testenv.Bench(t)
 	n := envInt("GUICHET_BENCH_SOCKETS", 5000)
 	b := startChatBench(t, 0)
 	cookies, _ := b.startConversations("belair", n) // the chatbot brand: no agent needed
@@ -291,9 +289,7 @@ func TestChatIdleSockets(t *testing.T) {
 }
 
 func TestChatLatency(t *testing.T) {
-	if os.Getenv("GUICHET_BENCH") == "" {
-		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
-	}
+	testenv.Bench(t)
 	convs := envInt("GUICHET_BENCH_CONVERSATIONS", 500)
 	seconds := envInt("GUICHET_BENCH_SECONDS", 20)
 	agents := (convs + 2) / 3

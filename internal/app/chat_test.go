@@ -69,11 +69,8 @@ func readFrame(t *testing.T, c *websocket.Conn, typ string) map[string]any {
 func TestChatThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
-		belair, _ := a.Brands.ByID("belair")
-		host := belair.Hosts[0]
-		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		srv := serveHTTP(t, a)
+		agent := marie(t, a, clock)
 		token := agent.cookies[staff.CookieName]
 		me := agent.want("GET", "/api/console/v1/session", "", 200, "")
 		staffID, staffName := me["id"].(string), me["name"].(string)
@@ -87,8 +84,8 @@ func TestChatThroughTheWholeHandler(t *testing.T) {
 		agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
 		agent.want("POST", "/api/console/v1/maintenance", `{"brand":"belair","on":true}`, 401, "REAUTH_REQUIRED")
 		// The brand host has no agents' routes; the console host no visitor's.
-		visitor := newBrowser(t, a, host)
-		visitor.header.Set("api-key", belair.APIKey)
+		visitor := siteBrowser(t, a, "belair")
+		host := visitor.host
 		visitor.cookies[staff.CookieName] = token
 		visitor.want("GET", "/api/console/v1/chat/queue", "", 404, "")
 		agent.want("GET", "/api/v1/salesforceConfig", "", 404, "")
@@ -232,10 +229,8 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 	clock := testclock.At(testenv.ChatHours)
 	a := consoleApp(t, "", clock)
 	ctx := context.Background()
-	belair, _ := a.Brands.ByID("belair")
-	host := belair.Hosts[0]
-	visitor := newBrowser(t, a, host)
-	visitor.header.Set("api-key", belair.APIKey)
+	visitor := siteBrowser(t, a, "belair")
+	host := visitor.host
 	visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")
 	header := http.Header{"Origin": {"http://" + host}, "Cookie": {chatapi.CookieName + "=" + visitor.cookies[chatapi.CookieName]}}
 
@@ -284,8 +279,7 @@ func TestChatSocketsOutliveServerTimeouts(t *testing.T) {
 func TestAgentSocketEndsWithTheSession(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		open := func(token string) *websocket.Conn {
 			t.Helper()
 			as := dialed(t, srv, consoleHost, "/api/console/v1/chat/socket",
@@ -309,7 +303,7 @@ func TestAgentSocketEndsWithTheSession(t *testing.T) {
 				}
 			}
 		}
-		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		agent := marie(t, a, clock)
 		as := open(agent.cookies[staff.CookieName])
 		clock.Advance(staff.IdleTimeout - time.Minute)
 		// An action on the socket (here a subscribe) is activity: the

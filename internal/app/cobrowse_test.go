@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -26,12 +25,8 @@ import (
 func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := t.Context()
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
-		belair, _ := a.Brands.ByID("belair")
-		intact, _ := a.Brands.ByID("intact")
-		host := belair.Hosts[0]
-		agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+		srv := serveHTTP(t, a)
+		agent := marie(t, a, clock)
 		token := agent.cookies[staff.CookieName]
 		staffID := agent.want("GET", "/api/console/v1/session", "", 200, "")["id"].(string)
 		// A factor 20 minutes old (the session kept alive): enough for co-browse.
@@ -39,11 +34,9 @@ func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 		agent.want("GET", "/api/console/v1/session", "", 200, "")
 		clock.Advance(10 * time.Minute)
 
-		other := newBrowser(t, a, intact.Hosts[0])
-		other.header.Set("api-key", intact.APIKey)
-		other.want("POST", "/api/v1/cobrowse/sessions", `{}`, 404, "COBROWSE_UNAVAILABLE")
-		visitor := newBrowser(t, a, host)
-		visitor.header.Set("api-key", belair.APIKey)
+		siteBrowser(t, a, "intact").want("POST", "/api/v1/cobrowse/sessions", `{}`, 404, "COBROWSE_UNAVAILABLE")
+		visitor := siteBrowser(t, a, "belair")
+		host := visitor.host
 		started := visitor.want("POST", "/api/v1/cobrowse/sessions", `{}`, 201, "")
 		secret := visitor.cookies[cobrowse.CookieName]
 		if secret == "" || !cobrowse.ValidCode(started["code"].(string)) {
@@ -106,10 +99,8 @@ func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 // and that visitor.
 func acceptedChat(t *testing.T, a *App, agent *browser) (visitor *browser, convID string) {
 	t.Helper()
-	belair, _ := a.Brands.ByID("belair")
 	agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en","fr"]}`, 200, "")
-	visitor = newBrowser(t, a, belair.Hosts[0])
-	visitor.header.Set("api-key", belair.APIKey)
+	visitor = siteBrowser(t, a, "belair")
 	convID = visitor.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in"}`, 201, "")["id"].(string)
 	visitor.want("POST", "/api/v1/chat/conversation/handover", "", 200, "")
 	agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/accept", "", 200, "")
@@ -120,7 +111,7 @@ func acceptedChat(t *testing.T, a *App, agent *browser) (visitor *browser, convI
 // accepted her request to share the screen (its session id).
 func sharingChat(t *testing.T, a *App, clock *testclock.Clock) (agent, visitor *browser, convID, id string) {
 	t.Helper()
-	agent = signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+	agent = marie(t, a, clock)
 	visitor, convID = acceptedChat(t, a, agent)
 	id = agent.want("POST", "/api/console/v1/chat/conversations/"+convID+"/cobrowse", "", 201, "")["id"].(string)
 	visitor.want("POST", "/api/v1/cobrowse/sessions/"+id+"/consent", `{"accept":true}`, 200, "")
@@ -152,8 +143,7 @@ func TestChatEndEndsItsCobrowse(t *testing.T) {
 // 4401).
 func TestChatTransferEndsItsCobrowse(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		marie, visitor, convID, id := sharingChat(t, a, clock)
 		luc := signedInStaff(t, a, clock, "luc@example.com", staff.RoleAgent, []string{"belair"})
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,30 @@ type browser struct {
 
 func newBrowser(t *testing.T, a *App, host string) *browser {
 	return &browser{t: t, a: a, host: host, cookies: map[string]string{}, header: http.Header{}}
+}
+
+// serveHTTP serves the application's whole handler over HTTP (for the
+// sockets and real clients) until the test ends.
+func serveHTTP(t *testing.T, a *App) *httptest.Server {
+	srv := httptest.NewServer(a.Handler)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// marie is Marie, an agent of belair, signed in on the console.
+func marie(t *testing.T, a *App, clock *testclock.Clock) *browser {
+	t.Helper()
+	return signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+}
+
+// siteBrowser is a browser on the brand's first host that sends its api
+// key, as the portal's pages do.
+func siteBrowser(t *testing.T, a *App, brandID string) *browser {
+	t.Helper()
+	b := testenv.Brand(t, a.Brands, brandID)
+	br := newBrowser(t, a, b.Hosts[0])
+	br.header.Set("api-key", b.APIKey)
+	return br
 }
 
 // do sends a request and decodes a JSON answer into a map.
@@ -202,8 +227,7 @@ func TestConsoleAndPortalSessionsApart(t *testing.T) {
 			t.Fatal(err)
 		}
 		belair, _ := a.Brands.ByID("belair")
-		customer := newBrowser(t, a, belair.Hosts[0])
-		customer.header.Set("api-key", belair.APIKey)
+		customer := siteBrowser(t, a, "belair")
 		customer.header.Set("Content-Type", "application/x-www-form-urlencoded")
 		status, _ := customer.do("POST", "/pkmslogin.form", "login-form-type=pwd&username=demo%40belair.example&password=Guichet-Demo-2026%21")
 		customer.header.Del("Content-Type")
@@ -230,8 +254,7 @@ func TestConsoleAndPortalSessionsApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		onBrand := newBrowser(t, a, belair.Hosts[0])
-		onBrand.header.Set("api-key", belair.APIKey)
+		onBrand := siteBrowser(t, a, "belair")
 		onBrand.cookies = map[string]string{staff.CookieName: opened.Token, sso.CookieName: opened.Token}
 		onBrand.want("GET", "/api/v1/me", "", 401, "UNAUTHENTICATED")
 		onBrand.want("GET", "/api/console/v1/session", "", 404, "NOT_FOUND")

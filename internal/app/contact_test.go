@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/oidc"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
@@ -100,7 +101,7 @@ func TestEmailChange(t *testing.T) {
 			t.Fatalf("a forged token: %d %v", status, out)
 		}
 		// A passkey the intruder could have added goes with the password.
-		insertPasskeyRow(t, w, w.account)
+		insertPasskeyRow(t, w.a.DB, w.account, "cred-"+w.account, 1)
 		if status, out := undo(m[1]); status != http.StatusNoContent {
 			t.Fatalf("undo: %d %v", status, out)
 		}
@@ -139,18 +140,7 @@ func TestEmailUndoExpires(t *testing.T) {
 
 func emailUndoExpires(t *testing.T, databaseURL string) {
 	w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
-	w.signIn("belair", demoEmail, demoPassword)
-	if status, out := w.api("belair", "POST", "/api/v1/me/email", `{"email":"alex.late@example.com"}`); status != http.StatusNoContent {
-		t.Fatalf("start: %d %v", status, out)
-	}
-	code := w.codeMailed("belair", "alex.late@example.com", "")
-	if status, out := w.api("belair", "POST", "/api/v1/me/email/confirm", `{"code":"`+code+`"}`); status != http.StatusOK {
-		t.Fatalf("confirm: %d %v", status, out)
-	}
-	m := undoLink.FindStringSubmatch(w.newestMail("belair", demoEmail))
-	if m == nil {
-		t.Fatal("no undo link")
-	}
+	m := w.changedEmail("alex.late@example.com")
 	if u, err := url.Parse(m[0]); err != nil || u.Query().Get("token") != m[1] {
 		t.Fatalf("undo link %q", m[0])
 	}
@@ -196,25 +186,8 @@ func TestPhoneChange(t *testing.T) {
 func TestEmailUndoWhenTaken(t *testing.T) {
 	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
 		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
-		w.signIn("belair", demoEmail, demoPassword)
-		if status, out := w.api("belair", "POST", "/api/v1/me/email", `{"email":"alex.taken@example.com"}`); status != http.StatusNoContent {
-			t.Fatalf("start: %d %v", status, out)
-		}
-		code := w.codeMailed("belair", "alex.taken@example.com", "")
-		if status, out := w.api("belair", "POST", "/api/v1/me/email/confirm", `{"code":"`+code+`"}`); status != http.StatusOK {
-			t.Fatalf("confirm: %d %v", status, out)
-		}
-		m := undoLink.FindStringSubmatch(w.newestMail("belair", demoEmail))
-		if m == nil {
-			t.Fatal("no undo link")
-		}
-		err := w.a.DB.InTx(t.Context(), func(tx *store.Tx) error {
-			_, err := account.Insert(t.Context(), tx, account.Account{Brand: "belair", Email: demoEmail}, "", time.Now())
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := w.changedEmail("alex.taken@example.com")
+		accounttest.Insert(t, w.a.DB, time.Now(), account.Account{Brand: "belair", Email: demoEmail})
 		if status, out := w.api("belair", "POST", "/api/v1/email-undo", `{"token":"`+m[1]+`"}`); status != http.StatusNoContent {
 			t.Fatalf("undo: %d %v", status, out)
 		}
@@ -228,13 +201,34 @@ func TestEmailUndoWhenTaken(t *testing.T) {
 	})
 }
 
-// insertPasskeyRow stores a passkey row for the account as it is kept
-// (its key's JSON does not matter to the tests that remove it).
-func insertPasskeyRow(t *testing.T, w *rpWorld, accountID string) {
+// changedEmail signs the demo policyholder in and changes their email to
+// newEmail (the code mailed there confirmed); it returns the undo link of
+// the notice to the former address and its token (undoLink's match).
+func (w *rpWorld) changedEmail(newEmail string) []string {
+	w.t.Helper()
+	w.signIn("belair", demoEmail, demoPassword)
+	if status, out := w.api("belair", "POST", "/api/v1/me/email", `{"email":"`+newEmail+`"}`); status != http.StatusNoContent {
+		w.t.Fatalf("start: %d %v", status, out)
+	}
+	code := w.codeMailed("belair", newEmail, "")
+	if status, out := w.api("belair", "POST", "/api/v1/me/email/confirm", `{"code":"`+code+`"}`); status != http.StatusOK {
+		w.t.Fatalf("confirm: %d %v", status, out)
+	}
+	m := undoLink.FindStringSubmatch(w.newestMail("belair", demoEmail))
+	if m == nil {
+		w.t.Fatal("no undo link")
+	}
+	return m
+}
+
+// insertPasskeyRow stores a passkey row of belair for the account as it
+// is kept, its id the credential's (its key's JSON does not matter to the
+// tests that count or remove it).
+func insertPasskeyRow(t *testing.T, db *store.DB, accountID, credentialID string, createdAt int64) {
 	t.Helper()
-	err := w.a.DB.InTx(t.Context(), func(tx *store.Tx) error {
+	err := db.InTx(t.Context(), func(tx *store.Tx) error {
 		_, err := tx.Exec(t.Context(), `INSERT INTO passkeys (id, account_id, brand, rp_id, credential_id, name, credential, created_at)
-			VALUES (?, ?, 'belair', 'belair.localhost', ?, 'Phone', '{}', 1)`, "pk-"+accountID, accountID, "cred-"+accountID)
+			VALUES (?, ?, 'belair', 'belair.localhost', ?, 'Phone', '{}', ?)`, credentialID, accountID, credentialID, createdAt)
 		return err
 	})
 	if err != nil {

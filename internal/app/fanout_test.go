@@ -8,7 +8,6 @@ import (
 
 	"guichet/internal/chat/chatapi"
 	"guichet/internal/fanout/fanouttest"
-	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
 	"guichet/internal/testenv"
@@ -30,7 +29,7 @@ func TestInstancesWakeEachOther(t *testing.T) {
 	defer srvB.Close()
 	belair, _ := a.Brands.ByID("belair")
 	host := belair.Hosts[0]
-	agent := signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
+	agent := marie(t, a, clock)
 	agent.want("PUT", "/api/console/v1/chat/availability", `{"status":"available","languages":["en"]}`, 200, "")
 
 	visitor := newBrowser(t, b, host)

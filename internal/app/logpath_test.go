@@ -1,46 +1,15 @@
 package app
 
 import (
-	"bytes"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"guichet/internal/httpapi"
 	"guichet/internal/testclock"
+	"guichet/internal/testenv"
 )
-
-// lockedBuffer is a log sink the server's goroutines write to at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// captureLog sends the default logger to a buffer for the test.
-func captureLog(t *testing.T) *lockedBuffer {
-	t.Helper()
-	buf := &lockedBuffer{}
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	t.Cleanup(func() { slog.SetDefault(prev) })
-	return buf
-}
 
 // TestEveryWildcardClassified: every wildcard of the route table is
 // classified for the logs (httpapi.WildcardClass), so a new route's token
@@ -76,9 +45,8 @@ func TestEveryWildcardClassified(t *testing.T) {
 func TestAccessLogRedactsTokens(t *testing.T) {
 	clock := testclock.New()
 	a := consoleApp(t, "", clock)
-	log := captureLog(t)
-	srv := httptest.NewServer(a.Handler)
-	defer srv.Close()
+	log := testenv.CaptureLog(t)
+	srv := serveHTTP(t, a)
 	belair, _ := a.Brands.ByID("belair")
 
 	var secrets, ids []string

@@ -13,6 +13,7 @@ import (
 
 	"guichet/internal/oidc"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -27,9 +28,7 @@ import (
 // codes a phase, GUICHET_BENCH_CLIENTS (default 8) concurrent callers;
 // GUICHET_BENCH_POSTGRES=1 runs on GUICHET_TEST_DATABASE_URL's database.
 func TestOIDCThroughput(t *testing.T) {
-	if os.Getenv("GUICHET_BENCH") == "" {
-		t.Skip("benchmark: set GUICHET_BENCH=1 (make bench)")
-	}
+	testenv.Bench(t)
 	n := envInt("GUICHET_BENCH_CODES", 3000)
 	callers := envInt("GUICHET_BENCH_CLIENTS", 8)
 	dbURL, dbName := "", "SQLite"

@@ -212,11 +212,7 @@ func TestOIDCPrivateKeyJWT(t *testing.T) {
 		}
 
 		// A disabled client's assertions are refused.
-		svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.DisableClient(t.Context(), intact, "test"); err != nil {
+		if err := oidcService(t, w.a).DisableClient(t.Context(), intact, "test"); err != nil {
 			t.Fatal(err)
 		}
 		if status, out := w.post("intact", "/oidc/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}},
@@ -244,16 +240,9 @@ func TestOIDCPrivateKeyJWT(t *testing.T) {
 // with the same key, and returns its id.
 func newRPWorldClient(t *testing.T, w *rpWorld, brand string, k keyClient) string {
 	t.Helper()
-	svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := oidc.NewClient{Brand: brand, Name: "Claims centre", Kind: oidc.Confidential, RedirectURIs: []string{"http://127.0.0.1:9/callback"}}
 	registered(t, k)(&in)
-	c, _, err := svc.AddClient(t.Context(), in, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := addClient(t, w.a, in)
 	return c.ID
 }
 

@@ -12,7 +12,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,25 +96,41 @@ func newRPWorld(t *testing.T, databaseURL, brand string, kind oidc.Kind, options
 	a, addr := oidcDevApp(t, databaseURL)
 	w := &rpWorld{t: t, a: a, addr: addr, port: addr[strings.LastIndex(addr, ":"):], browser: loopbackClient(addr, false)}
 	w.ctx = gooidc.ClientContext(t.Context(), loopbackClient(addr, true))
-	svc, err := OIDCService(t.Context(), a.cfg, a.DB, a.Brands)
-	if err != nil {
-		t.Fatal(err)
-	}
 	in := oidc.NewClient{Brand: brand, Name: "Claims centre", Kind: kind, RedirectURIs: []string{"http://127.0.0.1:9/callback"}}
 	for _, o := range options {
 		o(&in)
 	}
-	c, secret, err := svc.AddClient(t.Context(), in, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, secret := addClient(t, a, in)
 	w.clientID = c.ID
+	var err error
 	if w.provider, err = gooidc.NewProvider(w.ctx, w.issuer(brand)); err != nil {
 		t.Fatalf("discovery: %v", err)
 	}
 	w.conf = oauth2.Config{ClientID: c.ID, ClientSecret: secret, Endpoint: w.provider.Endpoint(), RedirectURL: "http://127.0.0.1:9/callback",
 		Scopes: []string{gooidc.ScopeOpenID, "profile", "email", gooidc.ScopeOfflineAccess, "policies"}}
 	return w
+}
+
+// oidcService is the application's OpenID provider service, through which
+// the console registers and disables clients.
+func oidcService(t *testing.T, a *App) *oidc.Service {
+	t.Helper()
+	svc, err := OIDCService(t.Context(), a.cfg, a.DB, a.Brands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// addClient registers a client as staff do and returns it with its secret
+// ("" for a public client).
+func addClient(t *testing.T, a *App, in oidc.NewClient) (oidc.Client, string) {
+	t.Helper()
+	c, secret, err := oidcService(t, a).AddClient(t.Context(), in, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, secret
 }
 
 func (w *rpWorld) issuer(brand string) string { return "http://" + brand + ".localhost" + w.port }
@@ -320,6 +335,19 @@ func TestOIDCCodeFlowWithGoOIDC(t *testing.T) {
 	})
 }
 
+// tokens signs in through a code flow (authorize, wantLang as there) and
+// trades the code for the client's tokens.
+func (w *rpWorld) tokens(wantLang string) *oauth2.Token {
+	w.t.Helper()
+	verifier := pkce(w.t)
+	q := w.authorize(verifier, wantLang)
+	tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+	if err != nil {
+		w.t.Fatalf("exchange: %v", err)
+	}
+	return tok
+}
+
 func (w *rpWorld) refresh(token string) (*oauth2.Token, error) {
 	return w.conf.TokenSource(w.ctx, &oauth2.Token{RefreshToken: token}).Token()
 }
@@ -435,11 +463,7 @@ func TestOIDCRefusals(t *testing.T) {
 		// its /authorize sends nobody back to it.
 		verifier = pkce(t)
 		q = w.authorize(verifier, "")
-		svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.DisableClient(t.Context(), w.clientID, "test"); err != nil {
+		if err := oidcService(t, w.a).DisableClient(t.Context(), w.clientID, "test"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier)); !isOAuthError(err, "invalid_client") {
@@ -564,12 +588,7 @@ func TestOIDCGrantsEndWithTheSignIn(t *testing.T) {
 			}
 		}
 		signedIn := func() *oauth2.Token {
-			verifier := pkce(t)
-			q := w.authorize(verifier, "en")
-			tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tok := w.tokens("en")
 			raw, _ := tok.Extra("id_token").(string)
 			idt, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID}).Verify(w.ctx, raw)
 			if err != nil {
@@ -696,15 +715,8 @@ func TestOIDCConsent(t *testing.T) {
 
 		// A first-party client's request never asks: the page's API knows it
 		// not, even between the sign-in and the callback.
-		svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
-		if err != nil {
-			t.Fatal(err)
-		}
-		own, _, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: "belair", Name: "Billing", Kind: oidc.Public,
-			RedirectURIs: []string{"http://127.0.0.1:9/billing"}}, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
+		own, _ := addClient(t, w.a, oidc.NewClient{Brand: "belair", Name: "Billing", Kind: oidc.Public,
+			RedirectURIs: []string{"http://127.0.0.1:9/billing"}})
 		first := w.conf
 		first.ClientID, first.ClientSecret, first.RedirectURL = own.ID, "", "http://127.0.0.1:9/billing"
 		_, login := w.get(first.AuthCodeURL("st", oauth2.S256ChallengeOption(pkce(t))))
@@ -779,11 +791,7 @@ func TestOIDCConsent(t *testing.T) {
 		if id, loc = toConsent(oauth2.SetAuthURLParam("prompt", "none")); id != "" || loc == nil || loc.Query().Get("error") != "consent_required" {
 			t.Fatalf("prompt=none without consent: %q %v", id, loc)
 		}
-		want := []string{"oidc.consent ok", "oidc.consent denied", "oidc.consent ok", "oidc.consent_withdraw ok"}
-		if got := storetest.Strings(t, w.a.DB, "SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE 'oidc.consent%' ORDER BY id",
-			w.account); !slices.Equal(got, want) {
-			t.Fatalf("audit %v, want %v", got, want)
-		}
+		testenv.ExpectAudit(t, w.a.DB, w.account, "oidc.consent", "oidc.consent ok", "oidc.consent denied", "oidc.consent ok", "oidc.consent_withdraw ok")
 	})
 }
 
@@ -794,12 +802,7 @@ func TestOIDCSigningAlgorithmPerClient(t *testing.T) {
 	for _, alg := range []string{"ES256", "RS256"} {
 		t.Run(alg, func(t *testing.T) {
 			w := newRPWorld(t, "", "belair", oidc.Confidential, func(c *oidc.NewClient) { c.SigningAlg = jose.SignatureAlgorithm(alg) })
-			verifier := pkce(t)
-			q := w.authorize(verifier, "en")
-			tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tok := w.tokens("en")
 			raw, _ := tok.Extra("id_token").(string)
 			only := func(a string) error {
 				_, err := w.provider.Verifier(&gooidc.Config{ClientID: w.clientID, SupportedSigningAlgs: []string{a}}).Verify(w.ctx, raw)
@@ -825,12 +828,7 @@ func TestOIDCSigningAlgorithmPerClient(t *testing.T) {
 // client's URI (or to the portal's login page without one).
 func TestOIDCEndSession(t *testing.T) {
 	w := newRPWorld(t, "", "belair", oidc.Confidential)
-	verifier := pkce(t)
-	q := w.authorize(verifier, "en")
-	tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := w.tokens("en")
 	raw, _ := tok.Extra("id_token").(string)
 	end := w.issuer("belair") + "/oidc/end_session?" + url.Values{"id_token_hint": {raw}, "client_id": {w.clientID},
 		"post_logout_redirect_uri": {w.conf.RedirectURL}, "state": {"bye"}}.Encode()
@@ -877,12 +875,7 @@ func TestOIDCReviewFindings(t *testing.T) {
 		}
 
 		// Revocation of a refresh token.
-		verifier := pkce(t)
-		q := w.authorize(verifier, "")
-		tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := w.tokens("")
 		form := url.Values{"token": {tok.RefreshToken}, "token_type_hint": {"refresh_token"}}
 		if status, e := w.postForm("/oidc/revoke", form, w.clientID, w.conf.ClientSecret); status != http.StatusOK {
 			t.Fatalf("revoke: %d %q", status, e)
@@ -892,8 +885,8 @@ func TestOIDCReviewFindings(t *testing.T) {
 		}
 
 		// A code given before a disable is traded for nothing after it.
-		verifier = pkce(t)
-		q = w.authorize(verifier, "")
+		verifier := pkce(t)
+		q := w.authorize(verifier, "")
 		if err := w.a.Accounts.Disable(t.Context(), "belair", w.account, "staff:test", "192.0.2.1"); err != nil {
 			t.Fatal(err)
 		}
@@ -918,24 +911,12 @@ func TestOIDCReviewFindings(t *testing.T) {
 func TestOIDCSecondReviewFindings(t *testing.T) {
 	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
 		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential, func(c *oidc.NewClient) { c.Name = "Claims centre" })
-		verifier := pkce(t)
-		q := w.authorize(verifier, "en")
-		tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := w.tokens("en")
 
 		// Another client of the brand, with its own secret, presents the
 		// token: refused, and the token stays its holder's.
-		svc, err := OIDCService(t.Context(), w.a.cfg, w.a.DB, w.a.Brands)
-		if err != nil {
-			t.Fatal(err)
-		}
-		thief, thiefSecret, err := svc.AddClient(t.Context(), oidc.NewClient{Brand: "belair", Name: "Billing", Kind: oidc.Confidential,
-			RedirectURIs: []string{"http://127.0.0.1:9/billing"}}, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
+		thief, thiefSecret := addClient(t, w.a, oidc.NewClient{Brand: "belair", Name: "Billing", Kind: oidc.Confidential,
+			RedirectURIs: []string{"http://127.0.0.1:9/billing"}})
 		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}}
 		if status, e := w.postForm("/oidc/token", form, thief.ID, thiefSecret); status != http.StatusBadRequest || e != "invalid_grant" {
 			t.Fatalf("another client's refresh: %d %q, want 400 invalid_grant", status, e)

@@ -11,11 +11,11 @@ import (
 	"github.com/descope/virtualwebauthn"
 
 	"guichet/internal/account"
+	"guichet/internal/account/accounttest"
 	"guichet/internal/audit"
 	"guichet/internal/maintenance"
 	"guichet/internal/oidc"
 	"guichet/internal/staff"
-	"guichet/internal/store"
 	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 )
@@ -291,20 +291,9 @@ func TestPasskeySignInObeysTheAccount(t *testing.T) {
 func TestConsolePasskeys(t *testing.T) {
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := t.Context()
-		var id string
-		err := a.DB.InTx(ctx, func(tx *store.Tx) error {
-			c, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: "keys@example.com", FirstName: "Kim"}, "", clock.Now())
-			id = c.ID
-			for _, k := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBB"} {
-				if err == nil {
-					_, err = tx.Exec(ctx, `INSERT INTO passkeys (id, account_id, brand, rp_id, credential_id, name, credential, created_at)
-						VALUES (?, ?, 'belair', 'belair.localhost', ?, 'Phone', '{}', ?)`, k, c.ID, k, clock.Now().UnixMilli())
-				}
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
+		id := accounttest.Insert(t, a.DB, clock.Now(), account.Account{Brand: "belair", Email: "keys@example.com", FirstName: "Kim"}).ID
+		for _, k := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBB"} {
+			insertPasskeyRow(t, a.DB, id, k, clock.Now().UnixMilli())
 		}
 		agent := signedInStaff(t, a, clock, "agent.keys@example.com", staff.RoleAgent, []string{"belair"})
 		if got := agent.want("GET", "/api/console/v1/customers/"+id, "", 200, ""); got["passkeys"] != float64(2) {

@@ -3,11 +3,8 @@ package app
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/oauth2"
 
 	"guichet/internal/notify"
 	"guichet/internal/oidc"
@@ -24,12 +21,7 @@ import (
 func TestChangePassword(t *testing.T) {
 	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
 		w := newRPWorld(t, databaseURL, "belair", oidc.Confidential)
-		verifier := pkce(t)
-		q := w.authorize(verifier, "en") // this browser signs in, and the application gets a grant
-		tok, err := w.conf.Exchange(w.ctx, q.Get("code"), oauth2.VerifierOption(verifier))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := w.tokens("en") // this browser signs in, and the application gets a grant
 		other := &rpWorld{t: t, a: w.a, port: w.port, browser: loopbackClient(w.addr, false)}
 		other.signIn("belair", demoEmail, demoPassword)
 
@@ -85,16 +77,8 @@ func TestChangePassword(t *testing.T) {
 		if len(links) != 1 || !strings.Contains(links[0], `/forgot?lang=en`) || strings.Contains(links[0], newPassword) {
 			t.Fatalf("the password-changed emails: %v", links)
 		}
-		got := storetest.Strings(t, w.a.DB, "SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE 'password.%' ORDER BY id", w.account)
-		want := []string{"password.check wrong_password", "password.check ok", "password.set ok"}
-		if !slices.Equal(got, want) {
-			t.Fatalf("audit %v, want %v", got, want)
-		}
-		for _, secret := range []string{demoPassword, newPassword} {
-			if n := storetest.Strings(t, w.a.DB, "SELECT detail FROM audit_events WHERE detail LIKE ?", "%"+secret+"%"); len(n) != 0 {
-				t.Fatalf("a password in the audit: %v", n)
-			}
-		}
+		testenv.ExpectAudit(t, w.a.DB, w.account, "password.", "password.check wrong_password", "password.check ok", "password.set ok")
+		testenv.NoSecretInAudit(t, w.a.DB, demoPassword, newPassword)
 	})
 }
 

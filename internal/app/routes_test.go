@@ -205,8 +205,7 @@ func fill(pattern string, values map[string]string) (method, path string) {
 // 22021) when such a value reached a query.
 func TestHostilePathValues(t *testing.T) {
 	eachDatabase(t, func(t *testing.T, a *App) {
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		belair, _ := a.Brands.ByID("belair")
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		for pattern, params := range parameterised(t, a.Routes) {
@@ -255,8 +254,7 @@ func TestHostileSessionValues(t *testing.T) {
 		"NUL payload": "eyJhbGciOiJIUzI1NiIsImtpZCI6ImRiMSJ9.AA.AA",
 	}
 	eachDatabase(t, func(t *testing.T, a *App) {
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		belair, _ := a.Brands.ByID("belair")
 		n := 0
 		for _, r := range a.Routes {
@@ -312,8 +310,7 @@ func isConsole(k httpapi.RouteKind) bool {
 func TestHostileConsolePathValues(t *testing.T) {
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		session := signedInAdmin(t, a, clock)
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		n := 0
 		for _, r := range a.Routes {
 			params := pathParam.FindAllStringSubmatch(r.Pattern, -1)
@@ -401,8 +398,7 @@ func TestHostileQueryValues(t *testing.T) {
 	malformed := map[string]bool{"NUL": true, "NUL in an id": true, "invalid UTF-8": true, "overlong UTF-8": true, "UTF-16 surrogate": true}
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		session := signedInAdmin(t, a, clock)
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		belair, _ := a.Brands.ByID("belair")
 		// The brand must be one of the registry's.
 		for _, target := range []string{"/api/console/v1/customers?q=ab&brand=nope", "/api/console/v1/audit.csv?from=2026-01-01&to=2026-01-02&brand=nope"} {

@@ -90,8 +90,7 @@ func agentMessages(t *testing.T, a *App, convID, body string) int {
 // clock stands still); a disable does the same.
 func TestSignOutEndsTheStaffSocketsAtOnce(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		agent, _, convID, id := sharingChat(t, a, clock)
 		chatSock, viewer := staffSockets(t, srv, agent.cookies[staff.CookieName], convID, id)
 		agent.want("DELETE", "/api/console/v1/session", "", 204, "")
@@ -114,8 +113,7 @@ func TestSignOutEndsTheStaffSocketsAtOnce(t *testing.T) {
 // viewer's pointer (4401; nothing stored).
 func TestFrameAfterSignOutIsRefused(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
-		srv := httptest.NewServer(a.Handler)
-		defer srv.Close()
+		srv := serveHTTP(t, a)
 		a.Staff.Ended = nil
 		agent, _, convID, id := sharingChat(t, a, clock)
 		chatSock, viewer := staffSockets(t, srv, agent.cookies[staff.CookieName], convID, id)

@@ -2,69 +2,14 @@ package app
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-)
 
-// selfSigned writes a self-signed certificate for 127.0.0.1 (an ECDSA or an
-// RSA key) and returns the files and the pool that trusts it.
-func selfSigned(t *testing.T, rsaKey bool) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	var key any
-	var pub any
-	if rsaKey {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, pub = k, &k.PublicKey
-	} else {
-		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, pub = k, &k.PublicKey
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "guichet test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, pub, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
-}
+	"guichet/internal/testenv"
+)
 
 // cbcSuites are the TLS 1.2 CBC suites a client may offer (the ones the
 // outside tester saw accepted among them).
@@ -95,31 +40,20 @@ func TestTLSConfig(t *testing.T) {
 	for _, rsaKey := range []bool{false, true} {
 		name := map[bool]string{false: "ecdsa", true: "rsa"}[rsaKey]
 		t.Run(name, func(t *testing.T) {
-			certFile, keyFile, pool := selfSigned(t, rsaKey)
+			self := testenv.SelfSigned(t, rsaKey)
+			certFile, keyFile := self.Files(t)
+			pool := self.Pool
 
 			// The control: Go's defaults take a CBC suite on TLS 1.2.
 			cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			go func() {
-				for {
-					c, err := ln.Accept()
-					if err != nil {
-						return
-					}
-					go func() { _ = c.(*tls.Conn).Handshake(); c.Close() }()
-				}
-			}()
+			control := testenv.HandshakeServer(t, &tls.Config{Certificates: []tls.Certificate{cert}})
 			cbc := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12, MaxVersion: tls.VersionTLS12, CipherSuites: cbcSuites}
-			if _, err := handshake(ln.Addr().String(), cbc); err != nil {
+			if _, err := handshake(control, cbc); err != nil {
 				t.Fatalf("control: Go's default server refused a CBC client: %v", err)
 			}
-			ln.Close()
 
 			ctx, stop := context.WithCancel(context.Background())
 			a, err := newApp(ctx, Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands",

@@ -111,11 +111,7 @@ func (w *walker) check(n *yaml.Node, t reflect.Type, path string, depth int) {
 	case reflect.Struct:
 		w.checkStruct(n, t, path, depth)
 	case reflect.Slice:
-		if isNull(n) {
-			return
-		}
-		if n.Kind != yaml.SequenceNode {
-			w.ps.add(path, "expected a list, found %s", describe(n))
+		if !w.walkable(n, yaml.SequenceNode, "a list", path) {
 			return
 		}
 		for i, c := range n.Content {
@@ -127,11 +123,7 @@ func (w *walker) check(n *yaml.Node, t reflect.Type, path string, depth int) {
 			w.check(c, t.Elem(), item, depth+1)
 		}
 	case reflect.Map:
-		if isNull(n) {
-			return
-		}
-		if n.Kind != yaml.MappingNode {
-			w.ps.add(path, "expected a mapping, found %s", describe(n))
+		if !w.walkable(n, yaml.MappingNode, "a mapping", path) {
 			return
 		}
 		w.eachPair(n, path, func(key string, value *yaml.Node) {
@@ -140,6 +132,20 @@ func (w *walker) check(n *yaml.Node, t reflect.Type, path string, depth int) {
 	default:
 		w.checkScalar(n, t, path)
 	}
+}
+
+// walkable reports whether n is a node of kind to walk: null (an empty
+// list or map) has nothing to walk, and a node of another kind is reported
+// as not what (a list, a mapping) was expected.
+func (w *walker) walkable(n *yaml.Node, kind yaml.Kind, what, path string) bool {
+	if isNull(n) {
+		return false
+	}
+	if n.Kind != kind {
+		w.ps.add(path, "expected %s, found %s", what, describe(n))
+		return false
+	}
+	return true
 }
 
 func (w *walker) checkStruct(n *yaml.Node, t reflect.Type, path string, depth int) {

@@ -468,9 +468,9 @@ func systemText(key, name, language string) string {
 		SystemTransferred: "Transferred to " + name, SystemEnded: "The chat ended", SystemHandover: "Passed to an agent",
 		SystemCobrowseRequest: "The agent asked to see your screen", SystemCobrowseAccepted: "Screen sharing accepted",
 		SystemCobrowseDeclined: "Screen sharing declined", SystemCobrowseEnded: "Screen sharing ended"}
-	fr := map[string]string{SystemAgentJoined: name + " s’est joint à la conversation", SystemAgentLeft: name + " a quitté la conversation",
-		SystemTransferred: "Transféré à " + name, SystemEnded: "La conversation est terminée", SystemHandover: "Transmis à un conseiller",
-		SystemCobrowseRequest: "Le conseiller a demandé à voir votre écran", SystemCobrowseAccepted: "Partage d’écran accepté",
+	fr := map[string]string{SystemAgentJoined: name + " a rejoint la conversation", SystemAgentLeft: name + " a quitté la conversation",
+		SystemTransferred: "Conversation transférée à " + name, SystemEnded: "La conversation est terminée", SystemHandover: "Conversation transmise à un conseiller ou une conseillère",
+		SystemCobrowseRequest: "Votre conseiller ou conseillère a demandé à voir votre écran", SystemCobrowseAccepted: "Partage d’écran accepté",
 		SystemCobrowseDeclined: "Partage d’écran refusé", SystemCobrowseEnded: "Partage d’écran terminé"}
 	if language == "fr" {
 		return fr[key]

@@ -45,6 +45,20 @@ type Started struct {
 	Created      bool
 }
 
+// cleanPlace cleans where a visitor asks for help from (optional both):
+// the page, and the roadblock they reached.
+func cleanPlace(page, roadblock string) (string, string, error) {
+	page, ok := CleanText(page, maxPage, false)
+	if !ok {
+		return "", "", InvalidField("page")
+	}
+	roadblock, ok = CleanText(roadblock, maxTopic, false)
+	if !ok {
+		return "", "", InvalidField("roadblock")
+	}
+	return page, roadblock, nil
+}
+
 // CleanText trims a field and refuses control characters and overlong
 // values (HTML is never rendered, so markup is only text).
 func CleanText(s string, max int, required bool) (string, bool) {
@@ -85,13 +99,9 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
 	if !ok {
 		return Started{}, InvalidField("topic")
 	}
-	page, ok := CleanText(in.Page, maxPage, false)
-	if !ok {
-		return Started{}, InvalidField("page")
-	}
-	roadblock, ok := CleanText(in.Roadblock, maxTopic, false)
-	if !ok {
-		return Started{}, InvalidField("roadblock")
+	page, roadblock, err := cleanPlace(in.Page, in.Roadblock)
+	if err != nil {
+		return Started{}, err
 	}
 	if in.Secret != "" {
 		if c, err := s.ByVisitor(ctx, in.Secret); err == nil && c.Live() && c.Brand == in.Brand.ID {
@@ -126,7 +136,7 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Started, error) {
 	if status == StatusWaiting {
 		c.WaitingSince = c.CreatedAt
 	}
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
+	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		if err := insertConversation(ctx, tx, c); err != nil {
 			return err
 		}
@@ -575,13 +585,9 @@ func (s *Service) Offline(ctx context.Context, in OfflineInput) (Conversation, e
 	if err != nil {
 		return Conversation{}, InvalidField("question")
 	}
-	page, ok := CleanText(in.Page, maxPage, false)
-	if !ok {
-		return Conversation{}, InvalidField("page")
-	}
-	roadblock, ok := CleanText(in.Roadblock, maxTopic, false)
-	if !ok {
-		return Conversation{}, InvalidField("roadblock")
+	page, roadblock, err := cleanPlace(in.Page, in.Roadblock)
+	if err != nil {
+		return Conversation{}, err
 	}
 	if err := s.limit(ctx, OfflineLimit, in.IP); err != nil {
 		return Conversation{}, err

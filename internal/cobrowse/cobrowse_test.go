@@ -235,7 +235,7 @@ func TestChatRequest(t *testing.T) {
 		}
 		for lang, texts := range map[string][]string{
 			"en": {"The agent asked to see your screen", "Screen sharing declined", "Screen sharing accepted", "Screen sharing ended"},
-			"fr": {"Le conseiller a demandé à voir votre écran", "Partage d’écran refusé", "Partage d’écran accepté", "Partage d’écran terminé"},
+			"fr": {"Votre conseiller ou conseillère a demandé à voir votre écran", "Partage d’écran refusé", "Partage d’écran accepté", "Partage d’écran terminé"},
 		} {
 			text := chat.Transcript(msgs, lang, "Alex", time.UTC)
 			for _, want := range texts {

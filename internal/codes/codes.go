@@ -23,6 +23,15 @@ import (
 // Length is the number of digits of a code (spec §9).
 const Length = 6
 
+// Rules of the single-use codes My account sends (internal/reauth,
+// internal/contact; Slot), recovery's (spec §5): TTL to use one,
+// MaxFailures tries end it, and one row may be sent MaxSends codes.
+const (
+	TTL         = 10 * time.Minute
+	MaxFailures = 5
+	MaxSends    = 5
+)
+
 // Store is a *store.DB or a *store.Tx.
 type Store interface {
 	Exec(ctx context.Context, q string, args ...any) (sql.Result, error)

@@ -66,21 +66,14 @@ type temporaryAnswer struct {
 // a new temporary password (hashed; single use; 24 hours; the next sign-in
 // must reset), answered once for show, emailed to the customer for email.
 func (h *Handler) TemporaryPassword(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := h.act(r)
-	if err != nil {
-		return err
-	}
 	var f temporaryForm
-	if err := api.Decode(w, r, &f); err != nil {
+	c, a, err := h.actWith(w, r, &f)
+	if err != nil {
 		return err
 	}
 	t, err := h.Service.TemporaryPassword(r.Context(), c, a, f.Delivery)
-	if err != nil {
-		return apiError(err)
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	api.JSON(w, http.StatusOK, temporaryAnswer{Delivery: t.Delivery, TemporaryPassword: t.Password, ExpiresAt: t.ExpiresAt})
-	return nil
+	return api.Reply(w, http.StatusOK, temporaryAnswer{Delivery: t.Delivery, TemporaryPassword: t.Password, ExpiresAt: t.ExpiresAt},
+		apiError(err))
 }
 
 // ResetEmail is POST /customers/{id}/reset-email: the password-reset link
@@ -99,12 +92,9 @@ type invitationForm struct {
 // registration invitation (an email token issued by staff:<id>) for the
 // policy's insured person whose email is the customer's, sent by email.
 func (h *Handler) Invitation(w http.ResponseWriter, r *http.Request) error {
-	c, a, err := h.act(r)
-	if err != nil {
-		return err
-	}
 	var f invitationForm
-	if err := api.Decode(w, r, &f); err != nil {
+	c, a, err := h.actWith(w, r, &f)
+	if err != nil {
 		return err
 	}
 	expires, err := h.Service.Invitation(r.Context(), c, a, f.PolicyNumber, f.Source)

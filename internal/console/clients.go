@@ -43,16 +43,7 @@ func clientOf(c oidc.Client, _ time.Time) clientJSON {
 // ClientList is GET /api/console/v1/clients (admin): the OpenID clients
 // of the brands the admin serves.
 func (h *Handler) ClientList(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.call(r, staff.RoleAdmin, false)
-	if err != nil {
-		return err
-	}
-	clients, err := h.Service.Clients(r.Context(), c)
-	if err != nil {
-		return apiError(err)
-	}
-	writeList(w, "clients", clients, h.Service.Now(), clientOf)
-	return nil
+	return list(h, w, r, staff.RoleAdmin, "clients", h.Service.Clients, clientOf)
 }
 
 // ClientAdd is POST /api/console/v1/clients (admin) {brand, name, type,
@@ -61,12 +52,9 @@ func (h *Handler) ClientList(w http.ResponseWriter, r *http.Request) error {
 // its hash is kept); audited by oidc (oidc.client_add) with the admin as
 // actor, the secret in no row.
 func (h *Handler) ClientAdd(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.call(r, staff.RoleAdmin, true)
-	if err != nil {
-		return err
-	}
 	var f clientForm
-	if err := api.Decode(w, r, &f); err != nil {
+	c, err := h.callWith(w, r, staff.RoleAdmin, &f)
+	if err != nil {
 		return err
 	}
 	cl, secret, err := h.Service.ClientAdd(r.Context(), c, oidc.NewClient{Brand: f.Brand, Name: f.Name, Kind: oidc.Kind(f.Type),

@@ -16,6 +16,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -49,13 +50,36 @@ func (h *Handler) call(r *http.Request, min staff.Role, change bool) (Caller, er
 	return c, apiError(h.Service.Authorize(r.Context(), c, min, change))
 }
 
-// writeList answers 200 {key: [view(item, now), …]}, an empty list as [].
-func writeList[T, J any](w http.ResponseWriter, key string, items []T, now time.Time, view func(T, time.Time) J) {
+// callWith is call for a change, then the request body decoded into v
+// (api.Decode): what a call that sends a form does first.
+func (h *Handler) callWith(w http.ResponseWriter, r *http.Request, min staff.Role, v any) (Caller, error) {
+	c, err := h.call(r, min, true)
+	if err != nil {
+		return c, err
+	}
+	return c, api.Decode(w, r, v)
+}
+
+// list answers a list call: the caller authorized for min, then 200 {key:
+// [view(item, now), …]} of what fetch returns (an empty list as []), or
+// fetch's error as apiError maps it.
+func list[T, J any](h *Handler, w http.ResponseWriter, r *http.Request, min staff.Role, key string,
+	fetch func(context.Context, Caller) ([]T, error), view func(T, time.Time) J) error {
+	c, err := h.call(r, min, false)
+	if err != nil {
+		return err
+	}
+	items, err := fetch(r.Context(), c)
+	if err != nil {
+		return apiError(err)
+	}
+	now := h.Service.Now()
 	out := make([]J, 0, len(items))
 	for _, it := range items {
 		out = append(out, view(it, now))
 	}
 	api.JSON(w, http.StatusOK, map[string]any{key: out})
+	return nil
 }
 
 // act starts a customer action: an agent or more, a fresh factor, the
@@ -67,6 +91,15 @@ func (h *Handler) act(r *http.Request) (Caller, account.Account, error) {
 	}
 	a, err := h.customer(r, c)
 	return c, a, err
+}
+
+// actWith is act, then the request body decoded into v (api.Decode).
+func (h *Handler) actWith(w http.ResponseWriter, r *http.Request, v any) (Caller, account.Account, error) {
+	c, a, err := h.act(r)
+	if err != nil {
+		return c, a, err
+	}
+	return c, a, api.Decode(w, r, v)
 }
 
 // customer loads the account the path names for c.

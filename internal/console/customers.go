@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -34,16 +35,9 @@ func customerOf(a account.Account, now time.Time) customerJSON {
 // staff member serves (and brand, when given). 400 VALIDATION for a q
 // shorter than 2 characters.
 func (h *Handler) Search(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.call(r, staff.RoleAgent, false)
-	if err != nil {
-		return err
-	}
-	found, err := h.Service.Search(r.Context(), c, r.URL.Query().Get("q"), r.URL.Query().Get("brand"))
-	if err != nil {
-		return apiError(err)
-	}
-	writeList(w, "customers", found, h.Service.Now(), customerOf)
-	return nil
+	return list(h, w, r, staff.RoleAgent, "customers", func(ctx context.Context, c Caller) ([]account.Account, error) {
+		return h.Service.Search(ctx, c, r.URL.Query().Get("q"), r.URL.Query().Get("brand"))
+	}, customerOf)
 }
 
 type policyJSON struct {

@@ -14,16 +14,8 @@ import (
 
 // The console's error answers.
 var (
-	errForbiddenRole  = api.NewError(http.StatusForbidden, "FORBIDDEN_ROLE", "console.error.forbiddenRole")
-	errForbiddenBrand = api.NewError(http.StatusForbidden, "FORBIDDEN_BRAND", "console.error.forbiddenBrand")
-	errNotFound       = api.NewError(http.StatusNotFound, "NOT_FOUND", "console.error.notFound")
-	errRateLimited    = api.NewError(http.StatusTooManyRequests, "RATE_LIMITED", "console.error.rateLimited")
-	errNoPolicy       = api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "console.invitation.noPerson")
-	errInactive       = api.NewError(http.StatusConflict, "POLICY_INACTIVE", "console.invitation.inactive")
-	errTooLarge       = api.NewError(http.StatusRequestEntityTooLarge, "TOO_LARGE", "console.import.tooLarge")
-	errEveryBrandOn   = api.NewError(http.StatusConflict, "MAINTENANCE_EVERY_BRAND", "console.maintenance.everyBrand")
-	errStaffExists    = api.NewError(http.StatusConflict, "STAFF_EXISTS", "console.staff.exists")
-	errSelf           = api.NewError(http.StatusConflict, "STAFF_SELF", "console.staff.self")
+	errNotFound = api.NewError(http.StatusNotFound, "NOT_FOUND", "console.error.notFound")
+	errTooLarge = api.NewError(http.StatusRequestEntityTooLarge, "TOO_LARGE", "console.import.tooLarge")
 )
 
 // clientFields are the JSON names of oidc.InvalidError's fields (the
@@ -38,54 +30,43 @@ func validation(field, key string) *api.Error {
 	return e
 }
 
-// apiError maps the console's domain errors (the Service's and those of
-// the owners it calls) to their answers, once; nil stays nil and any other
-// error is left for api.Handler (500).
+// answers are the console's domain errors (the Service's and those of the
+// owners it calls) as the API answers them.
+var answers = []api.Answer{
+	{Err: ErrSignInRequired, Answer: staff.ErrSignInRequired},
+	{Err: ErrReauthRequired, Answer: staff.ErrReauthRequired},
+	{Err: ErrForbiddenRole, Answer: api.NewError(http.StatusForbidden, "FORBIDDEN_ROLE", "console.error.forbiddenRole")},
+	{Err: ErrForbiddenBrand, Answer: api.NewError(http.StatusForbidden, "FORBIDDEN_BRAND", "console.error.forbiddenBrand")},
+	{Err: ErrNotFound, Answer: errNotFound},
+	{Err: account.ErrNotFound, Answer: errNotFound},
+	{Err: ErrSelf, Answer: api.NewError(http.StatusConflict, "STAFF_SELF", "console.staff.self")},
+	{Err: account.ErrRateLimited, Answer: api.NewError(http.StatusTooManyRequests, "RATE_LIMITED", "console.error.rateLimited")},
+	{Err: emailtoken.ErrNoPerson, Answer: api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "console.invitation.noPerson")},
+	{Err: emailtoken.ErrInactive, Answer: api.NewError(http.StatusConflict, "POLICY_INACTIVE", "console.invitation.inactive")},
+	{Err: emailtoken.ErrSource, Answer: validation("source", "console.invitation.source")},
+	{Err: maintenance.ErrEveryBrandOn, Answer: api.NewError(http.StatusConflict, "MAINTENANCE_EVERY_BRAND", "console.maintenance.everyBrand")},
+	{Err: staff.ErrExists, Answer: api.NewError(http.StatusConflict, "STAFF_EXISTS", "console.staff.exists")},
+	{Err: staff.ErrInvalid, Answer: validation("staff", "console.staff.invalid")},
+	{Err: oidc.ErrUnknownClient, Answer: errNotFound},
+	{Err: oidc.ErrUnknownBrand, Answer: validation("brand", "console.clients.invalid.brand")},
+}
+
+// apiError maps the console's domain errors to their answers, once: the
+// field errors (which wrap nothing) name their field, the rest is a
+// lookup; nil stays nil and any other error is left for api.Handler (500).
 func apiError(err error) error {
 	var invalid *ValidationError
 	var tokenInvalid *emailtoken.InvalidError
 	var clientInvalid *oidc.InvalidError
 	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, ErrSignInRequired):
-		return staff.ErrSignInRequired
-	case errors.Is(err, ErrReauthRequired):
-		return staff.ErrReauthRequired
-	case errors.Is(err, ErrForbiddenRole):
-		return errForbiddenRole
-	case errors.Is(err, ErrForbiddenBrand):
-		return errForbiddenBrand
-	case errors.Is(err, ErrNotFound), errors.Is(err, account.ErrNotFound):
-		return errNotFound
-	case errors.Is(err, ErrSelf):
-		return errSelf
 	case errors.As(err, &invalid):
 		return validation(invalid.Field, invalid.Key)
-	case errors.Is(err, account.ErrRateLimited):
-		return errRateLimited
-	case errors.Is(err, emailtoken.ErrNoPerson):
-		return errNoPolicy
-	case errors.Is(err, emailtoken.ErrInactive):
-		return errInactive
-	case errors.Is(err, emailtoken.ErrSource):
-		return validation("source", "console.invitation.source")
 	case errors.As(err, &tokenInvalid):
 		field := tokenInvalid.Field
 		if field == "policy_number" {
 			field = "policyNumber"
 		}
 		return validation(field, "console.invitation."+field)
-	case errors.Is(err, maintenance.ErrEveryBrandOn):
-		return errEveryBrandOn
-	case errors.Is(err, staff.ErrExists):
-		return errStaffExists
-	case errors.Is(err, staff.ErrInvalid):
-		return validation("staff", "console.staff.invalid")
-	case errors.Is(err, oidc.ErrUnknownClient):
-		return errNotFound
-	case errors.Is(err, oidc.ErrUnknownBrand):
-		return validation("brand", "console.clients.invalid.brand")
 	case errors.As(err, &clientInvalid):
 		field := clientFields[clientInvalid.Field]
 		if field == "" {
@@ -93,5 +74,5 @@ func apiError(err error) error {
 		}
 		return validation(field, "console.clients.invalid."+field)
 	}
-	return err
+	return api.Map(err, answers)
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -34,15 +35,9 @@ func memberOf(m staff.Member, now time.Time) memberJSON {
 
 // StaffList is GET /api/console/v1/staff (admin): every staff member.
 func (h *Handler) StaffList(w http.ResponseWriter, r *http.Request) error {
-	if _, err := h.call(r, staff.RoleAdmin, false); err != nil {
-		return err
-	}
-	members, err := h.Service.StaffList(r.Context())
-	if err != nil {
-		return apiError(err)
-	}
-	writeList(w, "staff", members, h.Service.Now(), memberOf)
-	return nil
+	return list(h, w, r, staff.RoleAdmin, "staff", func(ctx context.Context, _ Caller) ([]staff.Member, error) {
+		return h.Service.StaffList(ctx)
+	}, memberOf)
 }
 
 type addForm struct {
@@ -56,21 +51,14 @@ type addForm struct {
 // brands}: a new member and the one-time set-up link to give them
 // (audited by staff.Service.Add with the admin as actor).
 func (h *Handler) StaffAdd(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.call(r, staff.RoleAdmin, true)
-	if err != nil {
-		return err
-	}
 	var f addForm
-	if err := api.Decode(w, r, &f); err != nil {
+	c, err := h.callWith(w, r, staff.RoleAdmin, &f)
+	if err != nil {
 		return err
 	}
 	m, token, err := h.Service.StaffAdd(r.Context(), c, staff.NewMember{Email: f.Email, Name: f.Name, Role: staff.Role(f.Role), Brands: f.Brands})
-	if err != nil {
-		return apiError(err)
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	api.JSON(w, http.StatusOK, map[string]any{"staff": memberOf(m, h.Service.Now()), "setupLink": h.ConsoleOrigin + "/setup#" + token})
-	return nil
+	return api.Reply(w, http.StatusOK, map[string]any{"staff": memberOf(m, h.Service.Now()), "setupLink": h.ConsoleOrigin + "/setup#" + token},
+		apiError(err))
 }
 
 // StaffDisable is POST /api/console/v1/staff/{id}/disable (admin): the

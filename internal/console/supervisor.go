@@ -91,12 +91,9 @@ type maintenanceAnswer struct {
 // audits it with the staff member as actor). "*" (every brand) is for
 // staff serving every brand.
 func (h *Handler) Maintenance(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.call(r, staff.RoleSupervisor, true)
-	if err != nil {
-		return err
-	}
 	var f maintenanceForm
-	if err := api.Decode(w, r, &f); err != nil {
+	c, err := h.callWith(w, r, staff.RoleSupervisor, &f)
+	if err != nil {
 		return err
 	}
 	m, err := h.Service.Maintenance(r.Context(), c, f.Brand, f.On, f.Until)

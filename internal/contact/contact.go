@@ -32,14 +32,9 @@ const (
 	Phone = "phone"
 )
 
-// The code rules are recovery's (spec §5); UndoTTL is how long the former
-// address may undo an email change.
-const (
-	CodeTTL     = 10 * time.Minute
-	MaxFailures = 5
-	MaxSends    = 5
-	UndoTTL     = 72 * time.Hour
-)
+// The code rules are codes' (recovery's, spec §5); UndoTTL is how long
+// the former address may undo an email change.
+const UndoTTL = 72 * time.Hour
 
 // Domain errors; handler.go maps them to the API's once. A code's are
 // codes' (ErrWrong, ErrExceeded, ErrExpired, codes.ErrSendLimit).
@@ -59,10 +54,9 @@ type Service struct {
 	Limiter  *throttle.Limiter
 	Now      func() time.Time
 	Rand     io.Reader
-	// CodesPerAccount caps the codes sent for one account's changes;
-	// GuessesPerAccount the tries of its codes (recovery's rules).
-	CodesPerAccount   throttle.Rule
-	GuessesPerAccount throttle.Rule
+	// Limits cap the codes sent for one account's changes and the tries
+	// of its codes (recovery's rules).
+	Limits codes.Limits
 	// Poke wakes the notify worker after a message is queued.
 	Poke func()
 	// Undone, when set, runs in an undo's transaction: what else an
@@ -81,9 +75,7 @@ func New(ctx context.Context, accounts *account.Service) (*Service, error) {
 		return nil, err
 	}
 	return &Service{DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
-		Rand: rand.Reader, CodesPerAccount: throttle.Rule{Scope: "contact.codes", Limit: 10, Window: time.Hour},
-		GuessesPerAccount: throttle.Rule{Scope: "contact.guesses", Limit: 20, Window: 24 * time.Hour},
-		codeKey:           codes.Derive(secret, "guichet contact code v1")}, nil
+		Rand: rand.Reader, Limits: codes.DefaultLimits("contact"), codeKey: codes.Derive(secret, "guichet contact code v1")}, nil
 }
 
 // Start is a change asked for: kind Email or Phone, value already checked
@@ -119,24 +111,14 @@ func (s *Service) Start(ctx context.Context, in Start) error {
 				return err
 			}
 		}
-		var sends int
-		err = tx.QueryRow(ctx, "SELECT sends FROM contact_changes WHERE account_id = ? AND kind = ?", a.ID, in.Kind).Scan(&sends)
-		if err := store.NotFound(err); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := s.slot(in.Session, in.Kind).MaySend(ctx, tx); err != nil {
 			return err
-		}
-		if sends >= MaxSends {
-			return codes.ErrSendLimit
-		}
-		if ok, err := s.Limiter.AllowTx(ctx, tx, s.CodesPerAccount, a.ID); err != nil {
-			return err
-		} else if !ok {
-			return codes.ErrSendLimit
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO contact_changes (account_id, kind, brand, new_value, code_hmac, expires_at, failures, sends)
 			VALUES (?, ?, ?, ?, ?, ?, 0, 1)
 			ON CONFLICT (account_id, kind) DO UPDATE SET new_value = excluded.new_value, code_hmac = excluded.code_hmac,
 				expires_at = excluded.expires_at, failures = 0, sends = contact_changes.sends + 1`,
-			a.ID, in.Kind, a.Brand, in.Value, s.codeHMAC(a.ID, in.Kind, in.Value, code), now.Add(CodeTTL).UnixMilli())
+			a.ID, in.Kind, a.Brand, in.Value, s.codeHMAC(a.ID, in.Kind, in.Value, code), now.Add(codes.TTL).UnixMilli())
 		if err != nil {
 			return fmt.Errorf("store contact change: %w", err)
 		}
@@ -146,8 +128,8 @@ func (s *Service) Start(ctx context.Context, in Start) error {
 		}
 		if _, err := notify.Enqueue(ctx, tx, notify.Message{
 			Brand: a.Brand, Language: language(in.Language, a), Channel: channel, To: in.Value, Template: notify.TemplateConfirmCode,
-			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(CodeTTL / time.Minute))},
-			Sensitive: true, ExpiresAt: now.Add(CodeTTL),
+			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(codes.TTL / time.Minute))},
+			Sensitive: true, ExpiresAt: now.Add(codes.TTL),
 		}); err != nil {
 			return err
 		}
@@ -189,38 +171,15 @@ func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 	var answer error
 	var value string
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		answer, value = nil, ""
-		var stored string
-		var failures int
-		err := tx.QueryRow(ctx, `UPDATE contact_changes SET failures = failures + 1
-			WHERE account_id = ? AND kind = ? AND brand = ? AND expires_at > ? AND failures < ?
-			RETURNING new_value, code_hmac, failures`,
-			in.Session.AccountID, in.Kind, in.Session.Brand, now.UnixMilli(), MaxFailures).Scan(&value, &stored, &failures)
-		if errors.Is(store.NotFound(err), store.ErrNotFound) {
-			e.Outcome, answer = "expired", codes.ErrExpired
-			if exceeded, err := s.exceeded(ctx, tx, in, now); err != nil {
-				return err
-			} else if exceeded {
-				e.Outcome, answer = "exceeded", codes.ErrExceeded
-			}
-			return audit.Record(ctx, tx, e)
-		}
+		value = ""
+		var err error
+		answer, err = s.slot(in.Session, in.Kind).Try(ctx, tx, now,
+			func() string { return s.codeHMAC(in.Session.AccountID, in.Kind, value, in.Code) }, &value)
 		if err != nil {
 			return err
 		}
-		ok, err := s.Limiter.AllowTx(ctx, tx, s.GuessesPerAccount, in.Session.AccountID)
-		if err != nil {
-			return err
-		}
-		if !ok || !codes.Equal(stored, s.codeHMAC(in.Session.AccountID, in.Kind, value, in.Code)) {
-			e.Outcome, answer = "wrong_code", codes.ErrWrong
-			if !ok || failures >= MaxFailures {
-				e.Outcome, answer = "exceeded", codes.ErrExceeded
-				if _, err := tx.Exec(ctx, "UPDATE contact_changes SET failures = ? WHERE account_id = ? AND kind = ?",
-					MaxFailures, in.Session.AccountID, in.Kind); err != nil {
-					return err
-				}
-			}
+		if answer != nil {
+			e.Outcome = codes.Outcome(answer)
 			return audit.Record(ctx, tx, e)
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM contact_changes WHERE account_id = ? AND kind = ?", in.Session.AccountID, in.Kind); err != nil {
@@ -255,12 +214,19 @@ func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 	return value, nil
 }
 
-// exceeded tells whether the change under way is alive but out of tries.
-func (s *Service) exceeded(ctx context.Context, tx *store.Tx, in Confirm, now time.Time) (bool, error) {
-	var n int
-	err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM contact_changes WHERE account_id = ? AND kind = ? AND expires_at > ? AND failures >= ?",
-		in.Session.AccountID, in.Kind, now.UnixMilli(), MaxFailures).Scan(&n)
-	return n > 0, err
+// slot is the account's row of contact_changes for kind.
+func (s *Service) slot(sess sso.Session, kind string) codes.Slot {
+	return codes.Slot{
+		Sends: "SELECT sends FROM contact_changes WHERE account_id = ? AND kind = ? AND brand = ?",
+		Count: `UPDATE contact_changes SET failures = failures + 1
+			WHERE account_id = ? AND kind = ? AND brand = ? AND expires_at > ? AND failures < ?
+			RETURNING code_hmac, failures, new_value`,
+		Exceeded: `SELECT COUNT(*) FROM contact_changes
+			WHERE account_id = ? AND kind = ? AND brand = ? AND expires_at > ? AND failures >= ?`,
+		End:     "UPDATE contact_changes SET failures = ? WHERE account_id = ? AND kind = ? AND brand = ?",
+		Key:     []any{sess.AccountID, kind, sess.Brand},
+		Account: sess.AccountID, Limiter: s.Limiter, Limits: s.Limits,
+	}
 }
 
 // emailFree refuses an address another account of the brand has, or that

@@ -95,10 +95,8 @@ func (h *Handler) ConfirmPhone(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, kind string) error {
-	s, err := h.Sessions.Current(r)
-	if errors.Is(err, sso.ErrNoSession) {
-		return api.ErrUnauthenticated
-	} else if err != nil {
+	s, err := h.Sessions.SignedIn(r)
+	if err != nil {
 		return err
 	}
 	var f codeForm
@@ -157,25 +155,24 @@ var (
 	errSendLimit = api.NewError(http.StatusTooManyRequests, "RESEND_LIMIT_REACHED", "security.contact.sendLimit")
 )
 
-// apiError maps the domain errors to the API's, once.
+// answers are the domain errors as the API answers them, after a code's;
+// ErrSame, which names the field changed, is code.
+var answers = []api.Answer{
+	{Err: ErrTaken, Answer: errTaken},
+	{Err: ErrUndoInvalid, Answer: errUndoInvalid},
+	{Err: ErrUndoPending, Answer: errUndoPending},
+}
+
+// apiError maps the domain errors to the API's, once; kind (Email or
+// Phone) is the contact the call changes.
 func apiError(err error, kind string) error {
-	if errors.Is(err, codes.ErrSendLimit) {
-		return errSendLimit
-	}
-	if answer, ok := api.AnswerTo(err, api.CodeAnswers); ok {
-		return answer
-	}
 	switch {
+	case errors.Is(err, codes.ErrSendLimit):
+		return errSendLimit
 	case errors.Is(err, ErrSame) && kind == Phone:
 		return errSamePhone
 	case errors.Is(err, ErrSame):
 		return errSameEmail
-	case errors.Is(err, ErrTaken):
-		return errTaken
-	case errors.Is(err, ErrUndoInvalid):
-		return errUndoInvalid
-	case errors.Is(err, ErrUndoPending):
-		return errUndoPending
 	}
-	return err
+	return api.Map(err, api.CodeAnswers, answers)
 }

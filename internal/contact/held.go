@@ -66,10 +66,7 @@ func (s *Service) HeldData(ctx context.Context, brand, accountID string) (map[st
 // EraseHeld deletes the account's pending changes and undo links, in the
 // erasure's transaction.
 func (s *Service) EraseHeld(ctx context.Context, tx *store.Tx, brand, accountID string) error {
-	for _, q := range []string{"DELETE FROM contact_changes WHERE account_id = ?", "DELETE FROM email_undos WHERE account_id = ?"} {
-		if _, err := tx.Exec(ctx, q, accountID); err != nil {
-			return fmt.Errorf("erase contact changes: %w", err)
-		}
-	}
-	return nil
+	return tx.ExecEach(ctx, "erase contact changes", []string{
+		"DELETE FROM contact_changes WHERE account_id = ?", "DELETE FROM email_undos WHERE account_id = ?",
+	}, accountID)
 }

@@ -9,7 +9,6 @@ import (
 
 	"guichet/internal/api"
 	"guichet/internal/brand"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the token calls (public routes in
@@ -139,42 +138,35 @@ func bearer(h string) (string, bool) {
 var (
 	errUnauthorized = api.NewError(http.StatusUnauthorized, "UNAUTHORIZED", "error.unauthorized")
 	errForbidden    = api.NewError(http.StatusForbidden, "FORBIDDEN", "error.forbidden")
-	errNoPerson     = api.NewError(http.StatusNotFound, "NO_PERSON", "token.noPerson")
-	errSource       = api.NewError(http.StatusBadRequest, "INVALID_SOURCE", "token.source")
-	errInactive     = api.NewError(http.StatusBadRequest, "POLICY_INACTIVE", "token.policyInactive")
-	// errInconsistent is spec §8.1's 412 (the inconsistency roadblock).
-	errInconsistent = api.NewError(http.StatusPreconditionFailed, "INCONSISTENT", "roadblock.inconsistency")
 )
 
-func invalid(field, key string) error {
+func invalid(field, key string) *api.Error {
 	return &api.Error{Status: http.StatusBadRequest, Code: "VALIDATION", MessageKey: key, Field: field,
 		Fields: map[string]string{field: key}}
 }
 
-// apiError maps the package's domain errors to the API's, once.
+// answers are the package's domain errors as the API answers them.
+var answers = []api.Answer{
+	{Err: ErrNotFound, Answer: api.ErrNotFound},
+	// Spec §8.1's 412 (the inconsistency roadblock).
+	{Err: ErrInconsistent, Answer: api.NewError(http.StatusPreconditionFailed, "INCONSISTENT", "roadblock.inconsistency")},
+	{Err: ErrSource, Answer: api.NewError(http.StatusBadRequest, "INVALID_SOURCE", "token.source")},
+	{Err: ErrNoPerson, Answer: api.NewError(http.StatusNotFound, "NO_PERSON", "token.noPerson")},
+	{Err: ErrInactive, Answer: api.NewError(http.StatusBadRequest, "POLICY_INACTIVE", "token.policyInactive")},
+	{Err: ErrBrand, Answer: invalid("brand", "token.brand")},
+	{Err: ErrRateLimited, With: api.Throttled},
+}
+
+// apiError maps the package's domain errors to the API's, once: an
+// *InvalidError names its field, the rest is a lookup.
 func apiError(err error) error {
 	var inv *InvalidError
-	switch {
-	case errors.As(err, &inv):
+	if errors.As(err, &inv) {
 		field := map[string]string{"policy_number": "policyNumber", "start": "startDate"}[inv.Field]
 		if field == "" {
 			field = inv.Field
 		}
 		return invalid(field, "token."+field)
-	case errors.Is(err, ErrNotFound):
-		return api.ErrNotFound
-	case errors.Is(err, ErrInconsistent):
-		return errInconsistent
-	case errors.Is(err, ErrSource):
-		return errSource
-	case errors.Is(err, ErrNoPerson):
-		return errNoPerson
-	case errors.Is(err, ErrInactive):
-		return errInactive
-	case errors.Is(err, ErrBrand):
-		return invalid("brand", "token.brand")
-	case errors.Is(err, ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
 	}
-	return err
+	return api.Map(err, answers)
 }

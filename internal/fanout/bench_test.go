@@ -3,7 +3,6 @@ package fanout_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"guichet/internal/fanout"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/store"
+	"guichet/internal/testenv"
 )
 
 // TestNotifyBench (GUICHET_BENCH=1, not CI) measures, on the PostgreSQL of
@@ -23,9 +23,7 @@ import (
 // latency of one cross-instance wake-up, p50/p99. docs/benchmarks.md has
 // the figures.
 func TestNotifyBench(t *testing.T) {
-	if os.Getenv("GUICHET_BENCH") == "" {
-		t.Skip("GUICHET_BENCH=1 runs the measurement")
-	}
+	testenv.Bench(t)
 	db, url := fanouttest.OpenPostgres(t)
 	sender := fanouttest.Start(t, db, url, fanout.Options{})
 	const listeners = 4

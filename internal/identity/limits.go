@@ -1,8 +1,13 @@
 package identity
 
 import (
+	"context"
+	"io"
 	"time"
 
+	"guichet/internal/codes"
+	"guichet/internal/policy"
+	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
 
@@ -43,4 +48,23 @@ func DefaultLimits() Limits {
 		SendsPerPerson: throttle.Rule{Scope: "registration.codes", Limit: 8, Window: time.Hour},
 		Calls:          throttle.Rule{Scope: "registration.calls", Limit: 60, Window: 10 * time.Minute},
 	}
+}
+
+// CodeKeys are a registration flow's keys: its codes' HMAC key (derived
+// from the flow's own secret, so a code of one flow proves nothing to the
+// other) and the key mailed PINs are stored under (policy.PINKey).
+type CodeKeys struct{ Code, PIN []byte }
+
+// LoadCodeKeys reads (or creates, on first start) the secret secretName
+// and derives the code key for purpose from it, and reads the PIN key.
+func LoadCodeKeys(ctx context.Context, db *store.DB, secretName, purpose string, now time.Time, rnd io.Reader) (CodeKeys, error) {
+	secret, err := codes.LoadSecret(ctx, db, secretName, now, rnd)
+	if err != nil {
+		return CodeKeys{}, err
+	}
+	pin, err := policy.PINKey(ctx, db, now, rnd)
+	if err != nil {
+		return CodeKeys{}, err
+	}
+	return CodeKeys{Code: codes.Derive(secret, purpose), PIN: pin}, nil
 }

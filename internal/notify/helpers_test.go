@@ -3,15 +3,9 @@ package notify
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"io"
-	"math/big"
 	"mime"
 	"mime/multipart"
 	"net"
@@ -323,40 +317,6 @@ func parseMail(t testing.TB, data []byte) parsedMail {
 	return out
 }
 
-// testTLS returns a server config with a fresh self-signed certificate for
-// 127.0.0.1 and localhost, and a client config trusting it.
-func testTLS(t testing.TB) (server, client *tls.Config) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "localhost"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
-		MinVersion: tls.VersionTLS12}
-	client = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return server, client
-}
-
 // newSMTPSender builds a sender for a test server.
 func newSMTPSender(t testing.TB, rawURL string) *SMTPSender {
 	t.Helper()
@@ -366,24 +326,6 @@ func newSMTPSender(t testing.TB, rawURL string) *SMTPSender {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
-}
-
-// logBuffer is a concurrency-safe slog destination.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 func containsAll(s string, subs ...string) (string, bool) {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"guichet/internal/testenv"
 )
 
 func TestNewSMTPSender(t *testing.T) {
@@ -55,7 +57,8 @@ func testEmail(to string) Email {
 }
 
 func TestSMTPSenderTLSAndAuth(t *testing.T) {
-	serverTLS, clientTLS := testTLS(t)
+	cert := testenv.SelfSigned(t, false)
+	serverTLS, clientTLS := cert.ServerTLS(), cert.ClientTLS()
 	cases := []struct {
 		name     string
 		server   smtpServerOptions

@@ -94,7 +94,7 @@ func TestEveryTemplateForEveryBrandAndLanguage(t *testing.T) {
 							t.Errorf("subject %q", out.Subject)
 						}
 						// French subjects name the brand first, as Quebec
-						// senders do: « belairdirect : votre code de vérification ».
+						// senders do: « belairdirect : votre code de sécurité ».
 						if lang == "fr" && !strings.HasPrefix(out.Subject, brandName+"\u00a0: ") {
 							t.Errorf("French subject %q does not start with %q", out.Subject, brandName+" : ")
 						}

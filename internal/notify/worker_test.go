@@ -525,7 +525,7 @@ func TestSMSDeliveryThroughTheWorker(t *testing.T) {
 		}
 		belair := byTo["+15145550123"]
 		if belair.Get("From") != "+15145550100" || !strings.Contains(belair.Get("Body"), testCode) ||
-			!strings.Contains(belair.Get("Body"), "code de vérification") || !strings.Contains(belair.Get("Body"), testenv.Brand(t, reg, "belair").Name.FR) {
+			!strings.Contains(belair.Get("Body"), "code de sécurité") || !strings.Contains(belair.Get("Body"), testenv.Brand(t, reg, "belair").Name.FR) {
 			t.Errorf("belair sms: %v", belair)
 		}
 		intact := byTo["+15145550124"]
@@ -704,11 +704,8 @@ func TestRunDeliversOnPokeAndStops(t *testing.T) {
 
 func TestNoCodeOrLinkInLogs(t *testing.T) {
 	db := storetest.Open(t)
-	var logs logBuffer
-	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	prev := slog.Default()
-	slog.SetDefault(log)
-	t.Cleanup(func() { slog.SetDefault(prev) })
+	logs := testenv.CaptureLog(t)
+	log := slog.Default()
 
 	srv := startSMTP(t, smtpServerOptions{})
 	provider := startSMSProvider(t)

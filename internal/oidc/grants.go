@@ -220,13 +220,21 @@ func (s *Service) TradeCode(ctx context.Context, code string) (AuthRequest, erro
 		ok = true
 		return nil
 	})
+	return unlessRefused(a, ok, err)
+}
+
+// unlessRefused is the answer of a transaction that commits when it refuses
+// (a replay's revocation must stand): its error, else v when ok, else
+// ErrInvalidGrant.
+func unlessRefused[T any](v T, ok bool, err error) (T, error) {
+	var zero T
 	switch {
 	case err != nil:
-		return AuthRequest{}, err
+		return zero, err
 	case !ok:
-		return AuthRequest{}, ErrInvalidGrant
+		return zero, ErrInvalidGrant
 	}
-	return a, nil
+	return v, nil
 }
 
 // grantOf is the grant a completed request starts.
@@ -262,8 +270,7 @@ func (s *Service) StartGrant(ctx context.Context, a AuthRequest, refresh bool) (
 				return err
 			}
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: audit.OIDCToken, Outcome: "ok",
-			Detail: "client:" + g.ClientID})
+		return audit.Record(ctx, tx, g.event(audit.OIDCToken, "ok", now))
 	})
 	if err != nil {
 		return Grant{}, "", err
@@ -321,13 +328,7 @@ func (s *Service) UnusedRefresh(ctx context.Context, token string) (Grant, error
 		g, unused, err = s.unusedRefresh(ctx, tx, token, s.Now())
 		return err
 	})
-	switch {
-	case err != nil:
-		return Grant{}, err
-	case !unused:
-		return Grant{}, ErrInvalidGrant
-	}
-	return g, nil
+	return unlessRefused(g, unused, err)
 }
 
 // unusedRefresh reads a refresh token's grant: unused reports whether the
@@ -376,8 +377,7 @@ func (s *Service) RotateRefresh(ctx context.Context, token string) (Grant, strin
 		if next, err = newRefreshToken(ctx, tx, g.ID, now); err != nil {
 			return err
 		}
-		return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: audit.OIDCRefresh, Outcome: "ok",
-			Detail: "client:" + g.ClientID})
+		return audit.Record(ctx, tx, g.event(audit.OIDCRefresh, "ok", now))
 	})
 	if err != nil {
 		return Grant{}, "", err
@@ -441,8 +441,12 @@ func (s *Service) revoke(ctx context.Context, tx *store.Tx, g Grant, event audit
 		store.Millis(g.CreatedAt), store.Millis(g.ExpiresAt), now.UnixMilli()); err != nil {
 		return fmt.Errorf("revoke grant: %w", err)
 	}
-	return audit.Record(ctx, tx, audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: event, Outcome: "revoked",
-		Detail: "client:" + g.ClientID})
+	return audit.Record(ctx, tx, g.event(event, "revoked", now))
+}
+
+// event is the audit row of what happened to g at now.
+func (g Grant) event(name audit.Name, outcome string, now time.Time) audit.Event {
+	return audit.Event{At: now, Brand: g.Brand, AccountID: g.AccountID, Event: name, Outcome: outcome, Detail: "client:" + g.ClientID}
 }
 
 // Prune deletes what no longer answers anything, and returns how many rows:

@@ -67,15 +67,10 @@ func (s *Service) EraseHeld(ctx context.Context, tx *store.Tx, brand, accountID 
 	if err := s.EndAccount(ctx, tx, accountID); err != nil {
 		return err
 	}
-	for _, q := range []string{
+	return tx.ExecEach(ctx, "erase oidc", []string{
 		"DELETE FROM oidc_consents WHERE account_id = ?",
 		"DELETE FROM oidc_refresh_tokens WHERE grant_id IN (SELECT id FROM oidc_grants WHERE account_id = ?)",
 		"DELETE FROM oidc_grants WHERE account_id = ?",
 		"DELETE FROM oidc_auth_requests WHERE account_id = ?",
-	} {
-		if _, err := tx.Exec(ctx, q, accountID); err != nil {
-			return fmt.Errorf("erase oidc: %w", err)
-		}
-	}
-	return nil
+	}, accountID)
 }

@@ -11,7 +11,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/sso"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the passkey API (routes in internal/httpapi/routes.go):
@@ -50,52 +49,28 @@ func RPOf(r *http.Request) RP {
 var (
 	errChallenge = api.NewError(http.StatusBadRequest, "PASSKEY_EXPIRED", "security.passkeys.expired")
 	errInvalid   = api.NewError(http.StatusBadRequest, "PASSKEY_INVALID", "security.passkeys.invalid")
-	// errRefused is the login error (3005) a wrong password answers: an
-	// unknown passkey, a locked account and a failed assertion alike.
-	errRefused = api.NewError(http.StatusBadRequest, "3005", "login.passkeyError")
-	// errDisabled is spec §8.1's 403 3001: the block roadblock.
-	errDisabled = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
-	errTooMany  = api.NewError(http.StatusConflict, "PASSKEY_LIMIT", "security.passkeys.limit")
-	errNoKeys   = api.NewError(http.StatusNotFound, "NO_PASSKEY", "security.passkeys.none")
+	errNoKeys    = api.NewError(http.StatusNotFound, "NO_PASSKEY", "security.passkeys.none")
 )
 
-// nameError is a bad name, as rules' field errors answer: 400 naming it.
-var nameError = api.NewError(http.StatusBadRequest, "INVALID_NAME", "security.passkeys.nameInvalid")
-
-func apiError(err error) error {
-	switch {
-	case errors.Is(err, ErrChallenge):
-		return errChallenge
-	case errors.Is(err, ErrInvalid):
-		return errInvalid
-	case errors.Is(err, ErrRefused):
-		return errRefused
-	case errors.Is(err, account.ErrDisabled):
-		return errDisabled
-	case errors.Is(err, ErrTooMany):
-		return errTooMany
-	case errors.Is(err, ErrNotFound):
-		return api.ErrNotFound
-	case errors.Is(err, ErrName):
-		return nameError
-	case errors.Is(err, ErrRateLimited):
-		return api.TooManyRequests(time.Minute)
-	case errors.Is(err, account.ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
-	case errors.Is(err, account.ErrBusy):
-		return account.BusyAnswer(err)
-	}
-	return err
+// answers are the package's domain errors (and account's) as the API
+// answers them.
+var answers = []api.Answer{
+	{Err: ErrChallenge, Answer: errChallenge},
+	{Err: ErrInvalid, Answer: errInvalid},
+	// The login error (3005) a wrong password answers: an unknown passkey,
+	// a locked account and a failed assertion alike.
+	{Err: ErrRefused, Answer: api.NewError(http.StatusBadRequest, "3005", "login.passkeyError")},
+	account.AnswerDisabled,
+	{Err: ErrTooMany, Answer: api.NewError(http.StatusConflict, "PASSKEY_LIMIT", "security.passkeys.limit")},
+	{Err: ErrNotFound, Answer: api.ErrNotFound},
+	// A bad name, as rules' field errors answer: 400 naming it.
+	{Err: ErrName, Answer: api.NewError(http.StatusBadRequest, "INVALID_NAME", "security.passkeys.nameInvalid")},
+	{Err: ErrRateLimited, Answer: api.TooManyRequests(time.Minute)},
+	account.AnswerRateLimited,
+	account.AnswerBusy,
 }
 
-// session is the request's live session, or 401.
-func (h *Handler) session(r *http.Request) (sso.Session, error) {
-	s, err := h.Sessions.Current(r)
-	if errors.Is(err, sso.ErrNoSession) {
-		return sso.Session{}, api.ErrUnauthenticated
-	}
-	return s, err
-}
+func apiError(err error) error { return api.Map(err, answers) }
 
 // passkeyAnswer is one passkey as the API lists it.
 type passkeyAnswer struct {
@@ -116,7 +91,7 @@ func answerOf(p Passkey) passkeyAnswer {
 // List is GET /api/v1/me/passkeys: {passkeys: [...], offer}; offer is
 // true while My account may offer to add one (none yet, never offered).
 func (h *Handler) List(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -142,7 +117,7 @@ func (h *Handler) List(w http.ResponseWriter, r *http.Request) error {
 // Offered is POST /api/v1/me/passkeys/offer: My account made its one
 // offer to add a passkey; 204.
 func (h *Handler) Offered(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -228,7 +203,7 @@ type renameForm struct {
 // Rename is PATCH /api/v1/me/passkeys/{id} {name}: 204; 404 when the
 // account has no such passkey.
 func (h *Handler) Rename(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -296,7 +271,7 @@ func (h *Handler) FinishLogin(w http.ResponseWriter, r *http.Request) error {
 // BeginReauth is POST /api/v1/me/reauth/passkey: 200 {challengeId,
 // options} naming this account's passkeys; 404 NO_PASSKEY without one.
 func (h *Handler) BeginReauth(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -308,7 +283,7 @@ func (h *Handler) BeginReauth(w http.ResponseWriter, r *http.Request) error {
 // credential}: 200 {freshUntil} as POST /api/v1/me/reauth answers; 400
 // PASSKEY_EXPIRED or PASSKEY_INVALID.
 func (h *Handler) FinishReauth(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}

@@ -37,17 +37,12 @@ func (s *Service) HeldData(ctx context.Context, _, accountID string) (map[string
 // EraseHeld deletes the account's passkeys, user handles, challenges and
 // offer in the erasure's transaction.
 func (s *Service) EraseHeld(ctx context.Context, tx *store.Tx, _, accountID string) error {
-	for _, q := range []string{
+	return tx.ExecEach(ctx, "erase passkeys", []string{
 		"DELETE FROM passkeys WHERE account_id = ?",
 		"DELETE FROM passkey_users WHERE account_id = ?",
 		"DELETE FROM passkey_challenges WHERE account_id = ?",
 		"DELETE FROM passkey_offers WHERE account_id = ?",
-	} {
-		if _, err := tx.Exec(ctx, q, accountID); err != nil {
-			return fmt.Errorf("erase passkeys: %w", err)
-		}
-	}
-	return nil
+	}, accountID)
 }
 
 // RemoveForUndo deletes the account's passkeys in tx when the former

@@ -35,16 +35,14 @@ var (
 	errUndoTooLate = api.NewError(http.StatusGone, "UNDO_TOO_LATE", "security.keep.tooLate")
 )
 
-func apiError(err error) error {
-	if e, ok := api.AnswerTo(err, []api.Answer{
-		{Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
-		{Err: ErrUndoInvalid, Answer: errUndoInvalid}, {Err: ErrUndoTooLate, Answer: errUndoTooLate},
-		{Err: account.ErrNotFound, Answer: api.ErrUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
-	}); ok {
-		return e
-	}
-	return err
+// answers are the package's domain errors as the API answers them.
+var answers = []api.Answer{
+	{Err: ErrNoExport, Answer: errNoExport}, {Err: ErrNotPending, Answer: errNotPending},
+	{Err: ErrUndoInvalid, Answer: errUndoInvalid}, {Err: ErrUndoTooLate, Answer: errUndoTooLate},
+	{Err: account.ErrNotFound, Answer: api.ErrUnauthenticated}, {Err: ErrTooManyExports, Answer: api.ErrTooManyRequest},
 }
+
+func apiError(err error) error { return api.Map(err, answers) }
 
 // session is the request's session, 401 without one; with fresh, 403
 // REAUTH_REQUIRED unless its last proof is recent.
@@ -110,14 +108,24 @@ func (h *Handler) Status(w http.ResponseWriter, r *http.Request) error {
 // (prepared in the background, announced by email); 401, 403
 // REAUTH_REQUIRED; 429 RATE_LIMITED past ExportsPerDay a day.
 func (h *Handler) RequestExport(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r, true)
+	a, err := h.ask(r)
 	if err != nil {
 		return err
 	}
-	site := api.SiteOf(r)
-	e, err := h.Service.RequestExport(r.Context(), ExportAsk{Brand: s.Brand, AccountID: s.AccountID, Language: site.Language,
-		Province: site.Province, Origin: account.Origin(r), IP: api.ClientIP(r)})
+	e, err := h.Service.RequestExport(r.Context(), a)
 	return api.Reply(w, http.StatusAccepted, exportOut(e), apiError(err))
+}
+
+// ask is the request of the signed-in customer with a fresh proof, as
+// RequestExport takes it (RequestDeletion's DeletionAsk has its fields).
+func (h *Handler) ask(r *http.Request) (ExportAsk, error) {
+	s, err := h.session(r, true)
+	if err != nil {
+		return ExportAsk{}, err
+	}
+	site := api.SiteOf(r)
+	return ExportAsk{Brand: s.Brand, AccountID: s.AccountID, Language: site.Language,
+		Province: site.Province, Origin: account.Origin(r), IP: api.ClientIP(r)}, nil
 }
 
 // DownloadJSON is GET /api/v1/me/export.json: the ready export as a JSON
@@ -164,13 +172,11 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request, format string
 // deleteAt}; the account is erased after 30 days unless cancelled (the
 // email's link, or DELETE). 401; 403 REAUTH_REQUIRED.
 func (h *Handler) RequestDeletion(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r, true)
+	a, err := h.ask(r)
 	if err != nil {
 		return err
 	}
-	site := api.SiteOf(r)
-	d, err := h.Service.RequestDeletion(r.Context(), DeletionAsk{Brand: s.Brand, AccountID: s.AccountID, Language: site.Language,
-		Province: site.Province, Origin: account.Origin(r), IP: api.ClientIP(r)})
+	d, err := h.Service.RequestDeletion(r.Context(), DeletionAsk(a))
 	return api.Reply(w, http.StatusAccepted, deletionAnswer{RequestedAt: d.RequestedAt, DeleteAt: d.DeleteAt}, apiError(err))
 }
 

@@ -37,7 +37,7 @@ var labels = map[string][2]string{
 	"notifiedAt": {"New-browser email sent", "Courriel de nouveau navigateur envoyé"}, "application": {"Application", "Application"},
 	"clientId": {"Application identifier", "Identifiant de l’application"}, "scopes": {"What it may read", "Ce qu’elle peut lire"},
 	"grantedAt": {"Allowed", "Autorisée"}, "revokedAt": {"Ended", "Terminée"}, "topic": {"Topic", "Sujet"}, "name": {"Name", "Nom"},
-	"question": {"Question", "Question"}, "agentName": {"Agent", "Agent ou agente"}, "startedAt": {"Started", "Début"},
+	"question": {"Question", "Question"}, "agentName": {"Agent", "Conseiller ou conseillère"}, "startedAt": {"Started", "Début"},
 	"endedAt": {"Ended", "Fin"}, "messages": {"Messages", "Messages"}, "at": {"When", "Quand"}, "sender": {"From", "De"},
 	"text": {"Text", "Texte"}, "event": {"Event", "Événement"}, "outcome": {"Outcome", "Résultat"}, "ip": {"IP address", "Adresse IP"},
 	"detail": {"Detail", "Détail"}, "actor": {"By", "Par"},
@@ -66,7 +66,7 @@ var pageTexts = map[string][2]string{
 	"yes":    {"Yes", "Oui"},
 	"no":     {"No", "Non"},
 	"item":   {"Item %d", "Élément %d"},
-	"fmtKey": {"2006-01-02 15:04 UTC", "2006-01-02 15 h 04 UTC"},
+	"fmtKey": {"2006-01-02 15:04 UTC", "2006-01-02 15\u00a0h\u00a004 UTC"},
 }
 
 func text(key, lang string) string {

@@ -22,7 +22,7 @@ func TestPage(t *testing.T) {
 	}
 	html := string(page)
 	for _, want := range []string{`<html lang="fr-CA">`, "<title>Vos données chez belairdirect</title>", "<dt>Courriel</dt><dd>alex@example.com</dd>",
-		"<dd>Non</dd>", "&lt;script&gt;alert(1)&lt;/script&gt;", "Aucun élément.", "2026-11-01 12 h 00 UTC", "<h2 id=\"s0\">Compte</h2>"} {
+		"<dd>Non</dd>", "&lt;script&gt;alert(1)&lt;/script&gt;", "Aucun élément.", "2026-11-01 12\u00a0h\u00a000 UTC", "<h2 id=\"s0\">Compte</h2>"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %q", want)
 		}

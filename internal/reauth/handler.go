@@ -1,7 +1,6 @@
 package reauth
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -9,7 +8,6 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/rules"
 	"guichet/internal/sso"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the re-authentication API (routes in
@@ -42,7 +40,7 @@ func (h *Handler) answer(w http.ResponseWriter, s sso.Session) error {
 
 // Status is GET /api/v1/me/reauth: {freshUntil}; 401 without a session.
 func (h *Handler) Status(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -60,7 +58,7 @@ type proveForm struct {
 // INVALID_ACTIVATION_CODE, 403 EXCEEDED_RETRIES_CODE_ACTIVATION or
 // CODE_EXPIRED, 429 RATE_LIMITED.
 func (h *Handler) Prove(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -88,7 +86,7 @@ func (h *Handler) Prove(w http.ResponseWriter, r *http.Request) error {
 		return apiError(err)
 	}
 	// Read again: the answer is the stored proof.
-	if s, err = h.session(r); err != nil {
+	if s, err = h.Sessions.SignedIn(r); err != nil {
 		return err
 	}
 	return h.answer(w, s)
@@ -98,7 +96,7 @@ func (h *Handler) Prove(w http.ResponseWriter, r *http.Request) error {
 // to the account's address in the page's language; 429 RESEND_LIMIT_REACHED
 // over the limits.
 func (h *Handler) SendCode(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.session(r)
+	s, err := h.Sessions.SignedIn(r)
 	if err != nil {
 		return err
 	}
@@ -109,34 +107,19 @@ func (h *Handler) SendCode(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h *Handler) session(r *http.Request) (sso.Session, error) {
-	s, err := h.Sessions.Current(r)
-	if errors.Is(err, sso.ErrNoSession) {
-		return sso.Session{}, api.ErrUnauthenticated
-	}
-	return s, err
-}
-
 // Errors of the re-authentication API; a code's are api.CodeAnswers.
 var (
 	errWrongPassword = api.NewError(http.StatusBadRequest, "WRONG_CURRENT_PASSWORD", "security.password.currentWrong")
 	errVariant       = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
 )
 
-// apiError maps the domain errors to the API's, once.
-func apiError(err error) error {
-	if answer, ok := api.AnswerTo(err, api.CodeAnswers); ok {
-		return answer
-	}
-	switch {
-	case errors.Is(err, ErrWrongPassword):
-		return errWrongPassword
-	case errors.Is(err, sso.ErrNoSession):
-		return api.ErrUnauthenticated
-	case errors.Is(err, account.ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
-	case errors.Is(err, account.ErrBusy):
-		return account.BusyAnswer(err)
-	}
-	return err
+// answers are the domain errors as the API answers them, after a code's.
+var answers = []api.Answer{
+	{Err: ErrWrongPassword, Answer: errWrongPassword},
+	{Err: sso.ErrNoSession, Answer: api.ErrUnauthenticated},
+	account.AnswerRateLimited,
+	account.AnswerBusy,
 }
+
+// apiError maps the domain errors to the API's, once.
+func apiError(err error) error { return api.Map(err, api.CodeAnswers, answers) }

@@ -24,35 +24,19 @@ import (
 	"guichet/internal/throttle"
 )
 
-// Code rules: recovery's (spec §5): six digits, 10 minutes, five wrong
-// guesses end a code; a session may ask for MaxSends codes, and an account
-// for CodesPerAccount an hour across its sessions.
-const (
-	CodeTTL     = 10 * time.Minute
-	MaxFailures = 5
-	MaxSends    = 5
-)
+// Code rules are codes' (TTL, MaxFailures, MaxSends: recovery's, spec §5):
+// a session may ask for codes.MaxSends codes, and an account for
+// CodesPerAccount an hour across its sessions.
 
 // Limits are the per-account rules of the codes.
-type Limits struct {
-	// CodesPerAccount caps the codes emailed to one account.
-	CodesPerAccount throttle.Rule
-	// GuessesPerAccount caps the tries of one account's codes, across its
-	// sessions: the try over it ends the code, right or wrong.
-	GuessesPerAccount throttle.Rule
-}
+type Limits = codes.Limits
 
 // DefaultLimits are recovery's.
-func DefaultLimits() Limits {
-	return Limits{
-		CodesPerAccount:   throttle.Rule{Scope: "reauth.codes", Limit: 10, Window: time.Hour},
-		GuessesPerAccount: throttle.Rule{Scope: "reauth.guesses", Limit: 20, Window: 24 * time.Hour},
-	}
-}
+func DefaultLimits() Limits { return codes.DefaultLimits("reauth") }
 
 // ErrWrongPassword: a wrong password (or a locked account, which answers
 // the same as at sign-in). The code's errors are codes' (ErrWrong,
-// ErrExceeded, ErrExpired, codes.ErrSendLimit: this session asked for MaxSends
+// ErrExceeded, ErrExpired, codes.ErrSendLimit: this session asked for codes.MaxSends
 // codes, or the account for its hourly count).
 var ErrWrongPassword = errors.New("reauth: wrong password")
 
@@ -117,24 +101,14 @@ func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip s
 		if err != nil {
 			return err
 		}
-		var sends int
-		err = tx.QueryRow(ctx, "SELECT sends FROM reauth_codes WHERE session_id = ?", sess.ID).Scan(&sends)
-		if err := store.NotFound(err); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := s.slot(sess).MaySend(ctx, tx); err != nil {
 			return err
-		}
-		if sends >= MaxSends {
-			return codes.ErrSendLimit
-		}
-		if ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.CodesPerAccount, sess.AccountID); err != nil {
-			return err
-		} else if !ok {
-			return codes.ErrSendLimit
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO reauth_codes (session_id, account_id, code_hmac, expires_at, failures, sends)
 			VALUES (?, ?, ?, ?, 0, 1)
 			ON CONFLICT (session_id) DO UPDATE SET code_hmac = excluded.code_hmac, expires_at = excluded.expires_at,
 				failures = 0, sends = reauth_codes.sends + 1`,
-			sess.ID, sess.AccountID, codes.HMAC(s.codeKey, sess.ID, code), now.Add(CodeTTL).UnixMilli())
+			sess.ID, sess.AccountID, codes.HMAC(s.codeKey, sess.ID, code), now.Add(codes.TTL).UnixMilli())
 		if err != nil {
 			return fmt.Errorf("store reauth code: %w", err)
 		}
@@ -143,8 +117,8 @@ func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip s
 		}
 		if _, err := notify.Enqueue(ctx, tx, notify.Message{
 			Brand: a.Brand, Language: language, Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateConfirmCode,
-			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(CodeTTL / time.Minute))},
-			Sensitive: true, ExpiresAt: now.Add(CodeTTL),
+			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(codes.TTL / time.Minute))},
+			Sensitive: true, ExpiresAt: now.Add(codes.TTL),
 		}); err != nil {
 			return err
 		}
@@ -161,9 +135,8 @@ func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip s
 
 // ByCode is a proof by the code last emailed to this session: right, it
 // is spent and the session is fresh. Every try is counted before the code
-// is compared, in one statement (concurrent tries cannot all see a count
-// under the limit): MaxFailures end a code, and the account's tries across
-// its sessions and codes are limited too.
+// is compared (codes.Slot.Try): codes.MaxFailures end a code, and the
+// account's tries across its sessions and codes are limited too.
 func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string) error {
 	if sess.ID == "" {
 		return sso.ErrNoSession
@@ -172,40 +145,12 @@ func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string)
 	e := audit.Event{Brand: sess.Brand, AccountID: sess.AccountID, IP: ip, Event: audit.ReauthCode, At: now}
 	var answer error
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		answer = nil
-		var stored string
-		var failures int
-		err := tx.QueryRow(ctx, `UPDATE reauth_codes SET failures = failures + 1
-			WHERE session_id = ? AND account_id = ? AND code_hmac <> '' AND expires_at > ? AND failures < ?
-			RETURNING code_hmac, failures`, sess.ID, sess.AccountID, now.UnixMilli(), MaxFailures).Scan(&stored, &failures)
-		if errors.Is(store.NotFound(err), store.ErrNotFound) {
-			e.Outcome, answer = "expired", codes.ErrExpired
-			if exceeded, err := s.exceeded(ctx, tx, sess, now); err != nil {
-				return err
-			} else if exceeded {
-				e.Outcome, answer = "exceeded", codes.ErrExceeded
-			}
-			return audit.Record(ctx, tx, e)
-		}
+		var err error
+		answer, err = s.slot(sess).Try(ctx, tx, now, func() string { return codes.HMAC(s.codeKey, sess.ID, code) })
 		if err != nil {
 			return err
 		}
-		ok, err := s.Limiter.AllowTx(ctx, tx, s.Limits.GuessesPerAccount, sess.AccountID)
-		if err != nil {
-			return err
-		}
-		switch {
-		case !ok:
-			e.Outcome, answer = "exceeded", codes.ErrExceeded
-			if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET failures = ? WHERE session_id = ?", MaxFailures, sess.ID); err != nil {
-				return err
-			}
-		case !codes.Equal(stored, codes.HMAC(s.codeKey, sess.ID, code)):
-			e.Outcome, answer = "wrong_code", codes.ErrWrong
-			if failures >= MaxFailures {
-				e.Outcome, answer = "exceeded", codes.ErrExceeded
-			}
-		default:
+		if answer == nil {
 			// Spent; the row stays (its sends still count).
 			if _, err := tx.Exec(ctx, "UPDATE reauth_codes SET code_hmac = '' WHERE session_id = ?", sess.ID); err != nil {
 				return err
@@ -213,8 +158,8 @@ func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string)
 			if err := s.Sessions.MarkFresh(ctx, tx, sess.ID); err != nil {
 				return err
 			}
-			e.Outcome = "ok"
 		}
+		e.Outcome = codes.Outcome(answer)
 		return audit.Record(ctx, tx, e)
 	})
 	if err != nil {
@@ -223,12 +168,20 @@ func (s *Service) ByCode(ctx context.Context, sess sso.Session, code, ip string)
 	return answer
 }
 
-// exceeded tells whether the session's code is alive but out of tries.
-func (s *Service) exceeded(ctx context.Context, tx *store.Tx, sess sso.Session, now time.Time) (bool, error) {
-	var n int
-	err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM reauth_codes WHERE session_id = ? AND code_hmac <> '' AND expires_at > ? AND failures >= ?`,
-		sess.ID, now.UnixMilli(), MaxFailures).Scan(&n)
-	return n > 0, err
+// slot is the session's row of reauth_codes; a spent code keeps its row
+// (code_hmac empty) for its sends.
+func (s *Service) slot(sess sso.Session) codes.Slot {
+	return codes.Slot{
+		Sends: "SELECT sends FROM reauth_codes WHERE session_id = ? AND account_id = ?",
+		Count: `UPDATE reauth_codes SET failures = failures + 1
+			WHERE session_id = ? AND account_id = ? AND code_hmac <> '' AND expires_at > ? AND failures < ?
+			RETURNING code_hmac, failures`,
+		Exceeded: `SELECT COUNT(*) FROM reauth_codes
+			WHERE session_id = ? AND account_id = ? AND code_hmac <> '' AND expires_at > ? AND failures >= ?`,
+		End:     "UPDATE reauth_codes SET failures = ? WHERE session_id = ? AND account_id = ?",
+		Key:     []any{sess.ID, sess.AccountID},
+		Account: sess.AccountID, Limiter: s.Limiter, Limits: s.Limits,
+	}
 }
 
 // Prune deletes the rows whose last code expired a session's whole life

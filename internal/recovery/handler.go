@@ -8,7 +8,6 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/rules"
 	"guichet/internal/sso"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the recovery calls (routes in internal/httpapi/routes.go):
@@ -216,34 +215,10 @@ func (h *Handler) SetPassword(w http.ResponseWriter, r *http.Request) error {
 	return api.Reply(w, http.StatusOK, passwordAnswer{Email: a.Email}, apiError(err))
 }
 
-// Errors of the recovery API, with spec §8's statuses and codes.
+// Errors the recovery API answers itself.
 var (
 	errUnauthenticated = api.ErrUnauthenticated
 	errWrongCurrent    = api.NewError(http.StatusBadRequest, "WRONG_CURRENT_PASSWORD", "security.password.currentWrong")
-	errWrongCode       = api.ErrCodeWrong
-	errCodeExceeded    = api.ErrCodeExceeded
-	errCodeExpired     = api.ErrCodeExpired
-	// 404 and 409 mark the flow roadblocked (spec §8.1): the SPA shows
-	// /roadblock/resend-reset-password.
-	errResetNotFound = api.NewError(http.StatusNotFound, "RESET_NOT_FOUND", "roadblock.resendResetPassword")
-	errResendLimit   = api.NewError(http.StatusConflict, "RESEND_LIMIT_REACHED", "roadblock.resendResetPassword")
-	errResetClosed   = api.NewError(http.StatusConflict, "RESET_CLOSED", "roadblock.resendResetPassword")
-	// errTokenInvalid is spec §8.1's 403 3004: the token-expired roadblock.
-	errTokenInvalid    = api.NewError(http.StatusForbidden, "3004", "roadblock.tokenExpired")
-	errWrongPostalCode = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "resetPassword.wrongPostalCode",
-		Fields: map[string]string{rules.FieldPostalCode: "resetPassword.wrongPostalCode"}}
-	// errWrongCellphone: the wrong-cellphone roadblock (account locked 24
-	// hours after a wrong phone).
-	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
-	// errNoSecondFactor is spec §8.1's 403 3006 (the two-factor roadblock):
-	// the account's second factor is not on file, only an agent can help.
-	errNoSecondFactor = api.NewError(http.StatusForbidden, "3006", "roadblock.twoFactor")
-	// Temporary variant: the sign-in's answers (account.Handler).
-	errWrongTemporary   = api.NewError(http.StatusBadRequest, "3005", "login.error")
-	errTemporaryInvalid = api.NewError(http.StatusConflict, "TEMPORARY_PASSWORD_INVALID", "roadblock.temporary")
-	// errDisabled: the right temporary password of an account staff
-	// disabled, spec §8.1's 403 3001 (the block roadblock).
-	errDisabled = api.NewError(http.StatusForbidden, "3001", "roadblock.block")
 	// errVariant: neither or both of token and tempPassword.
 	errVariant = api.NewError(http.StatusBadRequest, "BAD_REQUEST", "error.badRequest")
 )
@@ -254,48 +229,47 @@ const (
 	codePasswordContent   = "2002"
 )
 
-// apiError maps the domain errors of recovery (and of account, for the
-// temporary variant) to the API's, once.
+// answers are the domain errors of recovery (and of account, for the
+// temporary variant) with spec §8's statuses and codes.
+var answers = []api.Answer{
+	{Err: ErrWrongCode, Answer: api.ErrCodeWrong},
+	{Err: ErrCodeExceeded, Answer: api.ErrCodeExceeded},
+	{Err: ErrCodeExpired, Answer: api.ErrCodeExpired},
+	// 404 and 409 mark the flow roadblocked (spec §8.1): the SPA shows
+	// /roadblock/resend-reset-password.
+	{Err: ErrResetNotFound, Answer: api.NewError(http.StatusNotFound, "RESET_NOT_FOUND", "roadblock.resendResetPassword")},
+	{Err: ErrResendLimit, Answer: api.NewError(http.StatusConflict, "RESEND_LIMIT_REACHED", "roadblock.resendResetPassword")},
+	{Err: ErrResetClosed, Answer: api.NewError(http.StatusConflict, "RESET_CLOSED", "roadblock.resendResetPassword")},
+	// Spec §8.1's 403 3004: the token-expired roadblock.
+	{Err: ErrTokenInvalid, Answer: api.NewError(http.StatusForbidden, "3004", "roadblock.tokenExpired")},
+	{Err: ErrWrongPostalCode, Answer: &api.Error{Status: http.StatusBadRequest, Code: "1002",
+		MessageKey: "resetPassword.wrongPostalCode", Fields: map[string]string{rules.FieldPostalCode: "resetPassword.wrongPostalCode"}}},
+	// The wrong-cellphone roadblock (account locked 24 hours after a
+	// wrong phone).
+	{Err: ErrWrongCellphone, Answer: api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")},
+	// Spec §8.1's 403 3006 (the two-factor roadblock): the account's
+	// second factor is not on file, only an agent can help.
+	{Err: ErrNoSecondFactor, Answer: api.NewError(http.StatusForbidden, "3006", "roadblock.twoFactor")},
+	// Temporary variant: the sign-in's answers (account.Handler).
+	account.AnswerWrongTemporary,
+	account.AnswerTemporaryInvalid,
+	account.AnswerDisabled,
+	{Err: ErrRateLimited, With: api.Throttled},
+	account.AnswerRateLimited,
+	account.AnswerBusy,
+}
+
+// apiError maps the domain errors of recovery and account to the API's,
+// once: a PasswordError names its rule's code, the rest is a lookup.
 func apiError(err error) error {
 	var pe PasswordError
-	switch {
-	case errors.As(err, &pe):
+	if errors.As(err, &pe) {
 		code := codePasswordViolation
 		if pe.Key == rules.KeyPasswordContainsEmail {
 			code = codePasswordContent
 		}
 		return &api.Error{Status: http.StatusBadRequest, Code: code, MessageKey: pe.Key,
 			Fields: map[string]string{rules.FieldPassword: pe.Key}}
-	case errors.Is(err, ErrWrongCode):
-		return errWrongCode
-	case errors.Is(err, ErrCodeExceeded):
-		return errCodeExceeded
-	case errors.Is(err, ErrCodeExpired):
-		return errCodeExpired
-	case errors.Is(err, ErrResetNotFound):
-		return errResetNotFound
-	case errors.Is(err, ErrResendLimit):
-		return errResendLimit
-	case errors.Is(err, ErrResetClosed):
-		return errResetClosed
-	case errors.Is(err, ErrTokenInvalid):
-		return errTokenInvalid
-	case errors.Is(err, ErrWrongPostalCode):
-		return errWrongPostalCode
-	case errors.Is(err, ErrWrongCellphone):
-		return errWrongCellphone
-	case errors.Is(err, ErrNoSecondFactor):
-		return errNoSecondFactor
-	case errors.Is(err, account.ErrWrongTemporary):
-		return errWrongTemporary
-	case errors.Is(err, account.ErrTemporaryInvalid):
-		return errTemporaryInvalid
-	case errors.Is(err, account.ErrDisabled):
-		return errDisabled
-	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
-	case errors.Is(err, account.ErrBusy):
-		return account.BusyAnswer(err)
 	}
-	return err
+	return api.Map(err, answers)
 }

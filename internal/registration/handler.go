@@ -11,7 +11,6 @@ import (
 	"guichet/internal/identity"
 	"guichet/internal/policy"
 	"guichet/internal/rules"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the legacy registration calls (routes in
@@ -285,33 +284,6 @@ func (h *Handler) Create(w http.ResponseWriter, r *http.Request) error {
 	return api.Reply(w, http.StatusCreated, emailAnswer{Email: email}, apiError(err))
 }
 
-// Errors of the registration API, with spec §8's statuses and codes.
-var (
-	errNoMatch  = api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "identification.notFound")
-	errNotFound = api.ErrNotFound
-	errState    = api.NewError(http.StatusConflict, "REGISTRATION_STATE", "roadblock.technical")
-	errExceeded = api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")
-	errResends  = api.NewError(http.StatusForbidden, "EXCEEDED_RESENDS", "roadblock.resendCode")
-	// errEmailResends: the resends of a code sent by email are used up
-	// (spec §2.6 resend-email: too many emails).
-	errEmailResends = api.NewError(http.StatusForbidden, "EXCEEDED_EMAIL_RESENDS", "roadblock.resendEmail")
-	errTaken        = api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")
-	errTries        = api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")
-	errWrongLink    = api.NewError(http.StatusBadRequest, "3005", "login.error")
-	// errMustReset is spec §8.1's 403 3007 (the forgot-password roadblock):
-	// the password given is the policyholder account's valid temporary
-	// password, so the account needs a new password before it signs in or
-	// takes a linked policy.
-	errMustReset = api.NewError(http.StatusForbidden, "3007", "roadblock.forgotPassword")
-	// Email-token registrations (token.go).
-	errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "login.securityQuestions",
-		Fields: map[string]string{rules.FieldPostalCode: "login.securityQuestions"}}
-	errWrongCellphone = api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")
-	// errRecordChanged is spec §8.3 Create 4001 (client update error): the
-	// soft roadblock with lnr500160.
-	errRecordChanged = api.NewError(http.StatusBadRequest, "4001", "softRoadblock.text")
-)
-
 // Spec §8.3 Create codes.
 const (
 	codePasswordContent  = "2002"
@@ -329,7 +301,46 @@ func validation(err error) error {
 		Fields: map[string]string{re.Field: re.Key}}
 }
 
-// apiError maps the package's domain errors to the API's, once.
+// answers are the package's domain errors (and account's) with spec §8's
+// statuses and codes.
+var answers = []api.Answer{
+	{Err: ErrNoMatch, Answer: api.NewError(http.StatusNotFound, "POLICY_NUMBER_NOT_FOUND", "identification.notFound")},
+	{Err: ErrNotFound, Answer: api.ErrNotFound},
+	{Err: ErrState, Answer: api.NewError(http.StatusConflict, "REGISTRATION_STATE", "roadblock.technical")},
+	{Err: ErrCodeExceeded, Answer: api.NewError(http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION", "code.validation.exceeded")},
+	{Err: ErrResends, Answer: api.NewError(http.StatusForbidden, "EXCEEDED_RESENDS", "roadblock.resendCode")},
+	// The resends of a code sent by email are used up (spec §2.6
+	// resend-email: too many emails).
+	{Err: ErrEmailResends, Answer: api.NewError(http.StatusForbidden, "EXCEEDED_EMAIL_RESENDS", "roadblock.resendEmail")},
+	{Err: ErrEmailTaken, Answer: api.NewError(http.StatusNotFound, "EMAIL_ALREADY_EXISTS", "chooseUsername.error")},
+	{Err: ErrCreateTries, Answer: api.NewError(http.StatusBadRequest, "1003", "roadblock.loginDifficulties")},
+	// Spec §8.3 Create 4001 (client update error): the soft roadblock
+	// with lnr500160.
+	{Err: ErrRecordChanged, Answer: api.NewError(http.StatusBadRequest, "4001", "softRoadblock.text")},
+	{Err: account.ErrWrongPassword, Answer: api.NewError(http.StatusBadRequest, "3005", "login.error")},
+	// Spec §8.1's 403 3007 (the forgot-password roadblock): the password
+	// given is the policyholder account's valid temporary password, so the
+	// account needs a new password before it signs in or takes a linked
+	// policy.
+	{Err: account.ErrMustReset, Answer: api.NewError(http.StatusForbidden, "3007", "roadblock.forgotPassword")},
+	// Email-token registrations (token.go).
+	{Err: ErrIdentity, Answer: errSecurityAnswers},
+	{Err: account.ErrSecurityAnswers, Answer: errSecurityAnswers},
+	{Err: ErrWrongCellphone, Answer: api.NewError(http.StatusForbidden, "WRONG_CELLPHONE", "roadblock.wrongCellphone")},
+	account.AnswerDisabled,
+	{Err: ErrRateLimited, With: api.Throttled},
+	account.AnswerRateLimited,
+	account.AnswerBusy,
+}
+
+// errSecurityAnswers: a wrong postal code or date of birth of an
+// email-token registration, or of the account a policy joins.
+var errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002", MessageKey: "login.securityQuestions",
+	Fields: map[string]string{rules.FieldPostalCode: "login.securityQuestions"}}
+
+// apiError maps the package's domain errors to the API's, once: a rule's
+// error, a wrong code and a password's name what they answer, the rest is
+// a lookup.
 func apiError(err error) error {
 	var wrong *WrongCode
 	var pe *PasswordError
@@ -348,38 +359,6 @@ func apiError(err error) error {
 		}
 		return &api.Error{Status: http.StatusBadRequest, Code: code, MessageKey: pe.Key,
 			Fields: map[string]string{rules.FieldPassword: pe.Key}}
-	case errors.Is(err, ErrNoMatch):
-		return errNoMatch
-	case errors.Is(err, ErrNotFound):
-		return errNotFound
-	case errors.Is(err, ErrState):
-		return errState
-	case errors.Is(err, ErrCodeExceeded):
-		return errExceeded
-	case errors.Is(err, ErrResends):
-		return errResends
-	case errors.Is(err, ErrEmailResends):
-		return errEmailResends
-	case errors.Is(err, ErrEmailTaken):
-		return errTaken
-	case errors.Is(err, ErrCreateTries):
-		return errTries
-	case errors.Is(err, ErrRecordChanged):
-		return errRecordChanged
-	case errors.Is(err, account.ErrWrongPassword):
-		return errWrongLink
-	case errors.Is(err, account.ErrMustReset):
-		return errMustReset
-	case errors.Is(err, ErrIdentity), errors.Is(err, account.ErrSecurityAnswers):
-		return errSecurityAnswers
-	case errors.Is(err, ErrWrongCellphone):
-		return errWrongCellphone
-	case errors.Is(err, account.ErrDisabled):
-		return api.NewError(http.StatusForbidden, "3001", "roadblock.block")
-	case errors.Is(err, ErrRateLimited), errors.Is(err, account.ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
-	case errors.Is(err, account.ErrBusy):
-		return account.BusyAnswer(err)
 	}
-	return err
+	return api.Map(err, answers)
 }

@@ -21,9 +21,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
-	"guichet/internal/codes"
 	"guichet/internal/identity"
-	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -95,19 +93,13 @@ type Service struct {
 // New returns a service on the accounts' store and clock, with the default
 // limits; it reads (or creates) the secrets codes and PINs are keyed with.
 func New(ctx context.Context, accounts *account.Service) (*Service, error) {
-	now := accounts.Now()
-	secret, err := codes.LoadSecret(ctx, accounts.DB, "registration", now, rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	pinKey, err := policy.PINKey(ctx, accounts.DB, now, rand.Reader)
+	keys, err := identity.LoadCodeKeys(ctx, accounts.DB, "registration", "guichet registration code v1", accounts.Now(), rand.Reader)
 	if err != nil {
 		return nil, err
 	}
 	return &Service{
 		DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
-		Rand: rand.Reader, Limits: identity.DefaultLimits(),
-		codeKey: codes.Derive(secret, "guichet registration code v1"), pinKey: pinKey,
+		Rand: rand.Reader, Limits: identity.DefaultLimits(), codeKey: keys.Code, pinKey: keys.PIN,
 	}, nil
 }
 

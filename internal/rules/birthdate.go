@@ -18,17 +18,14 @@ const (
 // counts completed years; a person born on 29 February has a birthday on
 // 1 March in common years.
 func DateOfBirth(s string, today time.Time) (string, error) {
-	fail := func(key string) (string, error) { return "", Error{FieldBirthDate, key} }
-	if !usable(s) {
-		return fail(KeyDateOfBirthFormat)
-	}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return fail(KeyDateOfBirthRequired)
+	f := field{FieldBirthDate, KeyDateOfBirthFormat, KeyDateOfBirthRequired}
+	s, err := f.present(s, strings.TrimSpace)
+	if err != nil {
+		return "", err
 	}
 	year, month, day, ok := parseDate(s)
 	if !ok {
-		return fail(KeyDateOfBirthFormat)
+		return f.fail(KeyDateOfBirthFormat)
 	}
 	ty, tm, td := today.Date()
 	age := ty - year
@@ -36,7 +33,7 @@ func DateOfBirth(s string, today time.Time) (string, error) {
 		age--
 	}
 	if age < MinAge || age > MaxAge {
-		return fail(KeyDateOfBirthAge)
+		return f.fail(KeyDateOfBirthAge)
 	}
 	return s, nil
 }

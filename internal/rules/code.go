@@ -33,16 +33,13 @@ func SecurityCode(s string) (string, error) {
 // PIN checks the 8-character PIN (spec §5): letters A-Z or digits,
 // upper-cased; white space and dashes are ignored.
 func PIN(s string) (string, error) {
-	fail := func(key string) (string, error) { return "", Error{FieldPIN, key} }
-	if !usable(s) {
-		return fail(KeyPINFormat)
-	}
-	s = upperASCII(strip(s, isSeparator))
-	if s == "" {
-		return fail(KeyPINRequired)
+	f := field{FieldPIN, KeyPINFormat, KeyPINRequired}
+	s, err := f.present(s, compactUpper)
+	if err != nil {
+		return "", err
 	}
 	if len(s) != PINLength || !all(s, isAlnum) {
-		return fail(KeyPINFormat)
+		return f.fail(KeyPINFormat)
 	}
 	return s, nil
 }

@@ -22,21 +22,18 @@ func DriverLicence(s, province string, ubi bool) (string, error) {
 	if !ubi {
 		return "", nil
 	}
-	fail := func(key string) (string, error) { return "", Error{FieldDriverLicense, key} }
-	if !usable(s) {
-		return fail(KeyDriverLicenseFormat)
-	}
-	s = upperASCII(strip(s, isSeparator))
-	if s == "" {
-		return fail(KeyDriverLicenseRequired)
+	f := field{FieldDriverLicense, KeyDriverLicenseFormat, KeyDriverLicenseRequired}
+	s, err := f.present(s, compactUpper)
+	if err != nil {
+		return "", err
 	}
 	if !all(s, isAlnum) {
-		return fail(KeyDriverLicenseFormat)
+		return f.fail(KeyDriverLicenseFormat)
 	}
 	lengths, ok := driverLicenceLengths[lowerASCII(province)]
 	if !ok {
 		if len(s) > DriverLicenceMaxLength {
-			return fail(KeyDriverLicenseFormat)
+			return f.fail(KeyDriverLicenseFormat)
 		}
 		return s, nil
 	}
@@ -45,5 +42,5 @@ func DriverLicence(s, province string, ubi bool) (string, error) {
 			return s, nil
 		}
 	}
-	return fail(KeyDriverLicenseFormat)
+	return f.fail(KeyDriverLicenseFormat)
 }

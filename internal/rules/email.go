@@ -25,21 +25,18 @@ var emailPattern = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-
 // characters ("a@b.co" fails, "a@bc.co" and "a@mail.b.co" pass). Surrounding
 // white space is trimmed; the case is kept as typed (compare with EmailEqual).
 func Email(s string) (string, error) {
-	fail := func(key string) (string, error) { return "", Error{FieldEmail, key} }
-	if !usable(s) {
-		return fail(KeyEmailFormat)
-	}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return fail(KeyEmailRequired)
+	f := field{FieldEmail, KeyEmailFormat, KeyEmailRequired}
+	s, err := f.present(s, strings.TrimSpace)
+	if err != nil {
+		return "", err
 	}
 	if utf8.RuneCountInString(s) > EmailMaxLength || !emailPattern.MatchString(s) {
-		return fail(KeyEmailFormat)
+		return f.fail(KeyEmailFormat)
 	}
 	at := strings.LastIndexByte(s, '@')
 	domain := s[at+1:]
 	if at > emailLocalMaxLength || strings.LastIndexByte(domain, '.') < 2 {
-		return fail(KeyEmailFormat)
+		return f.fail(KeyEmailFormat)
 	}
 	return s, nil
 }
@@ -47,16 +44,13 @@ func Email(s string) (string, error) {
 // EmailConfirmation checks the retyped email against the email (spec §5
 // "Email retype"): both trimmed, compared ignoring case.
 func EmailConfirmation(confirmation, email string) (string, error) {
-	fail := func(key string) (string, error) { return "", Error{FieldEmailConfirmation, key} }
-	if !usable(confirmation) {
-		return fail(KeyEmailConfirm)
-	}
-	confirmation = strings.TrimSpace(confirmation)
-	if confirmation == "" {
-		return fail(KeyEmailConfirmRequired)
+	f := field{FieldEmailConfirmation, KeyEmailConfirm, KeyEmailConfirmRequired}
+	confirmation, err := f.present(confirmation, strings.TrimSpace)
+	if err != nil {
+		return "", err
 	}
 	if !EmailEqual(confirmation, email) {
-		return fail(KeyEmailConfirm)
+		return f.fail(KeyEmailConfirm)
 	}
 	return confirmation, nil
 }

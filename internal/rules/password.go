@@ -121,16 +121,13 @@ func containsEmailPart(password, email string) bool {
 // PasswordConfirmation checks the retyped password (spec §5 "Password
 // retype"): equal to the password once both are normalized.
 func PasswordConfirmation(confirmation, password string) (string, error) {
-	fail := func(key string) (string, error) { return "", Error{FieldPasswordConfirmation, key} }
-	if !usable(confirmation) {
-		return fail(KeyPasswordDontMatch)
-	}
-	confirmation = NormalizePassword(confirmation)
-	if confirmation == "" {
-		return fail(KeyPasswordConfirmRequired)
+	f := field{FieldPasswordConfirmation, KeyPasswordDontMatch, KeyPasswordConfirmRequired}
+	confirmation, err := f.present(confirmation, NormalizePassword)
+	if err != nil {
+		return "", err
 	}
 	if !usable(password) || confirmation != NormalizePassword(password) {
-		return fail(KeyPasswordDontMatch)
+		return f.fail(KeyPasswordDontMatch)
 	}
 	return confirmation, nil
 }
@@ -140,13 +137,5 @@ func PasswordConfirmation(confirmation, password string) (string, error) {
 // MaxInputBytes or not UTF-8 cannot be anyone's password and is refused with
 // protectAccount.passwordInfo without being examined.
 func LoginPassword(s string) (string, error) {
-	fail := func(key string) (string, error) { return "", Error{FieldLoginPassword, key} }
-	if !usable(s) {
-		return fail(KeyPasswordInfo)
-	}
-	s = NormalizePassword(s)
-	if s == "" {
-		return fail(KeyPasswordRequired)
-	}
-	return s, nil
+	return field{FieldLoginPassword, KeyPasswordInfo, KeyPasswordRequired}.present(s, NormalizePassword)
 }

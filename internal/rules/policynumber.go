@@ -71,21 +71,18 @@ func (f PolicyFormat) Check() error {
 // value is the letters and digits alone ("abc-1234" gives "ABC1234"). A
 // format that fails Check refuses every value.
 func PolicyNumber(s string, f PolicyFormat) (string, error) {
-	fail := func(key string) (string, error) { return "", Error{FieldPolicyNumber, key} }
-	if !usable(s) {
-		return fail(KeyPolicyNumberFormat)
-	}
-	s = upperASCII(strip(s, isSeparator))
-	if s == "" {
-		return fail(KeyPolicyNumberRequired)
+	pf := field{FieldPolicyNumber, KeyPolicyNumberFormat, KeyPolicyNumberRequired}
+	s, err := pf.present(s, compactUpper)
+	if err != nil {
+		return "", err
 	}
 	if f.Check() != nil || len(s) != f.Length {
-		return fail(KeyPolicyNumberFormat)
+		return pf.fail(KeyPolicyNumberFormat)
 	}
 	slots := f.slots()
 	for i, r := range []rune(s) {
 		if i >= len(slots) || !slots[i](r) {
-			return fail(KeyPolicyNumberFormat)
+			return pf.fail(KeyPolicyNumberFormat)
 		}
 	}
 	return s, nil

@@ -15,6 +15,30 @@ func usable(s string) bool {
 	return len(s) <= MaxInputBytes && utf8.ValidString(s)
 }
 
+// field is a form field's rule: its name and the keys of its two first
+// failures.
+type field struct{ name, format, required string }
+
+// fail is the field's failure with key.
+func (f field) fail(key string) (string, error) { return "", Error{f.name, key} }
+
+// present is how every field rule starts: input no rule may examine
+// (usable) is the format failure, and an empty value once normalized by
+// norm the required failure; else it returns the normalized value.
+func (f field) present(s string, norm func(string) string) (string, error) {
+	if !usable(s) {
+		return f.fail(f.format)
+	}
+	if s = norm(s); s == "" {
+		return f.fail(f.required)
+	}
+	return s, nil
+}
+
+// compactUpper is a value typed in groups (a postal code, a PIN): white
+// space and dashes dropped, A-Z upper-cased.
+func compactUpper(s string) string { return upperASCII(strip(s, isSeparator)) }
+
 // isSpace is Unicode's White_Space property (JavaScript: /\p{White_Space}/u).
 // strings.TrimSpace uses the same set.
 func isSpace(r rune) bool { return unicode.IsSpace(r) }
@@ -55,19 +79,16 @@ func collapseSpaces(s string) string {
 // upperASCII upper-cases a-z only, as JavaScript's
 // s.replace(/[a-z]/g, ...) does; full Unicode case mapping differs between the
 // two languages (ß, ﬁ, dotless i).
-func upperASCII(s string) string {
-	return strings.Map(func(r rune) rune {
-		if 'a' <= r && r <= 'z' {
-			return r - 'a' + 'A'
-		}
-		return r
-	}, s)
-}
+func upperASCII(s string) string { return shiftASCII(s, 'a', 'A') }
 
-func lowerASCII(s string) string {
+func lowerASCII(s string) string { return shiftASCII(s, 'A', 'a') }
+
+// shiftASCII moves the 26 letters from..from+25 to to..to+25 and keeps
+// every other rune.
+func shiftASCII(s string, from, to rune) string {
 	return strings.Map(func(r rune) rune {
-		if 'A' <= r && r <= 'Z' {
-			return r - 'A' + 'a'
+		if from <= r && r <= from+'z'-'a' {
+			return r - from + to
 		}
 		return r
 	}, s)

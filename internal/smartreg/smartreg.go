@@ -22,9 +22,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/audit"
-	"guichet/internal/codes"
 	"guichet/internal/identity"
-	"guichet/internal/policy"
 	"guichet/internal/store"
 	"guichet/internal/throttle"
 )
@@ -122,18 +120,13 @@ func New(ctx context.Context, accounts *account.Service, keys Keys) (*Service, e
 			return nil, err
 		}
 	}
-	secret, err := codes.LoadSecret(ctx, accounts.DB, "smart-registration", now, rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	pinKey, err := policy.PINKey(ctx, accounts.DB, now, rand.Reader)
+	codeKeys, err := identity.LoadCodeKeys(ctx, accounts.DB, "smart-registration", "guichet smart registration code v1", now, rand.Reader)
 	if err != nil {
 		return nil, err
 	}
 	return &Service{
 		DB: accounts.DB, Accounts: accounts, Limiter: throttle.New(accounts.DB, accounts.Now), Now: accounts.Now,
-		Rand: rand.Reader, Limits: identity.DefaultLimits(), Keys: keys, TTL: TTL,
-		codeKey: codes.Derive(secret, "guichet smart registration code v1"), pinKey: pinKey,
+		Rand: rand.Reader, Limits: identity.DefaultLimits(), Keys: keys, TTL: TTL, codeKey: codeKeys.Code, pinKey: codeKeys.PIN,
 	}, nil
 }
 

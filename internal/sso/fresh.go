@@ -66,10 +66,7 @@ var ErrReauthAnswer = api.NewError(http.StatusForbidden, "REAUTH_REQUIRED", "sec
 // UNAUTHENTICATED without one, ErrReauthAnswer when its last proof is
 // older than FreshFor.
 func (h *Handler) Fresh(r *http.Request) (Session, error) {
-	s, err := h.Current(r)
-	if errors.Is(err, ErrNoSession) {
-		return Session{}, errUnauthenticated
-	}
+	s, err := h.SignedIn(r)
 	if err != nil {
 		return Session{}, err
 	}

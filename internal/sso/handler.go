@@ -137,12 +137,19 @@ func (h *Handler) Current(r *http.Request) (Session, error) {
 	return h.Service.Lookup(r.Context(), api.SiteOf(r).Brand.ID, sessionToken(r))
 }
 
-// Me is GET /api/v1/me: the signed-in policyholder for /my-account, or 401.
-func (h *Handler) Me(w http.ResponseWriter, r *http.Request) error {
+// SignedIn is the request's live session for a call of the signed-in
+// customer: 401 UNAUTHENTICATED without one, another error as it is.
+func (h *Handler) SignedIn(r *http.Request) (Session, error) {
 	s, err := h.Current(r)
 	if errors.Is(err, ErrNoSession) {
-		return errUnauthenticated
+		return Session{}, errUnauthenticated
 	}
+	return s, err
+}
+
+// Me is GET /api/v1/me: the signed-in policyholder for /my-account, or 401.
+func (h *Handler) Me(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.SignedIn(r)
 	if err != nil {
 		return err
 	}

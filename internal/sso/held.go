@@ -13,12 +13,22 @@ import (
 // erasure (issue 31, internal/privacy): the sessions and the browsers the
 // account was signed in from.
 
+// heldBrowser is the browser of a session or a known device as the export
+// names it: read from its user agent, which it shows too.
+type heldBrowser struct {
+	Browser   string `json:"browser"`
+	System    string `json:"system"`
+	UserAgent string `json:"userAgent"`
+}
+
+func browserOf(userAgent string) heldBrowser {
+	return heldBrowser{Browser: Browser(userAgent), System: System(userAgent), UserAgent: userAgent}
+}
+
 // heldSession is a session as the export shows it (never its token).
 type heldSession struct {
-	ID         string    `json:"id,omitempty"`
-	Browser    string    `json:"browser"`
-	System     string    `json:"system"`
-	UserAgent  string    `json:"userAgent"`
+	ID string `json:"id,omitempty"`
+	heldBrowser
 	CreatedAt  time.Time `json:"createdAt"`
 	LastSeenAt time.Time `json:"lastSeenAt"`
 	ExpiresAt  time.Time `json:"expiresAt"`
@@ -27,9 +37,7 @@ type heldSession struct {
 // heldDevice is a known browser as the export shows it (never its
 // cookie's hash).
 type heldDevice struct {
-	Browser    string    `json:"browser"`
-	System     string    `json:"system"`
-	UserAgent  string    `json:"userAgent"`
+	heldBrowser
 	FirstSeen  time.Time `json:"firstSeen"`
 	LastSeen   time.Time `json:"lastSeen"`
 	NotifiedAt time.Time `json:"notifiedAt,omitzero"`
@@ -45,9 +53,10 @@ func (s *Service) HeldData(ctx context.Context, brand, accountID string) (map[st
 	}
 	sessions, err := store.Collect(rows, func(r *sql.Rows) (heldSession, error) {
 		var h heldSession
+		var ua string
 		var created, seen, expires int64
-		err := r.Scan(&h.ID, &h.UserAgent, &created, &seen, &expires)
-		h.Browser, h.System = Browser(h.UserAgent), System(h.UserAgent)
+		err := r.Scan(&h.ID, &ua, &created, &seen, &expires)
+		h.heldBrowser = browserOf(ua)
 		h.CreatedAt, h.LastSeenAt, h.ExpiresAt = store.FromMillis(created), store.FromMillis(seen), store.FromMillis(expires)
 		return h, err
 	})
@@ -61,9 +70,10 @@ func (s *Service) HeldData(ctx context.Context, brand, accountID string) (map[st
 	}
 	devices, err := store.Collect(rows, func(r *sql.Rows) (heldDevice, error) {
 		var h heldDevice
+		var ua string
 		var first, last, notified int64
-		err := r.Scan(&h.UserAgent, &first, &last, &notified)
-		h.Browser, h.System = Browser(h.UserAgent), System(h.UserAgent)
+		err := r.Scan(&ua, &first, &last, &notified)
+		h.heldBrowser = browserOf(ua)
 		h.FirstSeen, h.LastSeen = store.FromMillis(first), store.FromMillis(last)
 		if notified > 0 {
 			h.NotifiedAt = store.FromMillis(notified)

@@ -9,7 +9,6 @@ import (
 	"guichet/internal/account"
 	"guichet/internal/api"
 	"guichet/internal/rules"
-	"guichet/internal/throttle"
 )
 
 // Handler serves the console's session and set-up API on the console host
@@ -45,24 +44,23 @@ var (
 	errValidation         = api.NewError(http.StatusBadRequest, "VALIDATION", "error.badRequest")
 )
 
-// apiError maps the domain's errors, once.
+// answers are the domain's errors as the API answers them.
+var answers = []api.Answer{
+	{Err: ErrInvalidCredentials, Answer: errInvalidCredentials},
+	{Err: ErrInvalidCode, Answer: errInvalidCode},
+	{Err: ErrNoSession, Answer: ErrSignInRequired},
+	{Err: ErrLinkNotFound, Answer: api.ErrNotFound},
+	{Err: ErrRateLimited, With: api.Throttled},
+}
+
+// apiError maps the domain's errors, once: the hasher busy is a 429 with
+// its wait (a *account.BusyError is no other error), the rest a lookup.
 func apiError(err error) error {
 	var busy *account.BusyError
-	switch {
-	case errors.Is(err, ErrInvalidCredentials):
-		return errInvalidCredentials
-	case errors.Is(err, ErrInvalidCode):
-		return errInvalidCode
-	case errors.Is(err, ErrNoSession):
-		return ErrSignInRequired
-	case errors.Is(err, ErrLinkNotFound):
-		return api.ErrNotFound
-	case errors.As(err, &busy):
+	if errors.As(err, &busy) {
 		return api.TooManyRequests(busy.Wait)
-	case errors.Is(err, ErrRateLimited):
-		return api.TooManyRequests(throttle.RetryAfter(err))
 	}
-	return err
+	return api.Map(err, answers)
 }
 
 // Me is the signed-in staff member's answer.

@@ -3,7 +3,12 @@
 // the sample brands, a mail catcher on the outbox, a JSON request helper
 // with its recorded answer, one HTTP scenario runner (Scenario, Run) in
 // the style of pocketbase's tests.ApiScenario, a runner of named cases on
-// every database (Case, RunCases) and one of racing requests (Parallel).
+// every database (Case, RunCases) and one of racing requests (Parallel);
+// and what tests of secrets and servers share: the audit's rows of an
+// account and the check that none holds a secret (Audit, ExpectAudit,
+// NoSecretInAudit), the default logger caught in a buffer (CaptureLog), a
+// self-signed certificate (SelfSigned) and the gate of the benchmarks
+// (Bench).
 //
 // Only _test.go files import it (TestOnlyTestsImportTestenv checks): it
 // fails tests, it never returns errors. It depends on nothing above store
@@ -17,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"guichet/internal/brand"
@@ -60,8 +66,34 @@ func (e *Env) Count(t testing.TB, query string, args ...any) int {
 // starts with prefix ("" for all), oldest first.
 func (e *Env) Audit(t testing.TB, accountID, prefix string) []string {
 	t.Helper()
-	return storetest.Strings(t, e.DB,
+	return Audit(t, e.DB, accountID, prefix)
+}
+
+// Audit is Env.Audit on a database of its own (a whole application's).
+func Audit(t testing.TB, db *store.DB, accountID, prefix string) []string {
+	t.Helper()
+	return storetest.Strings(t, db,
 		"SELECT event || ' ' || outcome FROM audit_events WHERE account_id = ? AND event LIKE ? ORDER BY id", accountID, prefix+"%")
+}
+
+// ExpectAudit fails the test unless the account's audit events under
+// prefix (Audit) are want, in order.
+func ExpectAudit(t testing.TB, db *store.DB, accountID, prefix string, want ...string) {
+	t.Helper()
+	if got := Audit(t, db, accountID, prefix); !slices.Equal(got, want) {
+		t.Fatalf("audit %v\nwant %v", got, want)
+	}
+}
+
+// NoSecretInAudit fails the test when an audit row's detail holds one of
+// the secrets (a password, a code, a token).
+func NoSecretInAudit(t testing.TB, db *store.DB, secrets ...string) {
+	t.Helper()
+	for _, secret := range secrets {
+		if n := storetest.Strings(t, db, "SELECT detail FROM audit_events WHERE detail LIKE ?", "%"+secret+"%"); len(n) != 0 {
+			t.Fatalf("a secret in the audit: %v", n)
+		}
+	}
 }
 
 // RepoDir is the repository's root, found from this file: tests of any

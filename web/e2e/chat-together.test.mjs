@@ -146,11 +146,11 @@ test('a visitor in French and the dev agent chat through their pages: bot, queue
 
   // The transcript email, in French, holds the whole conversation.
   const mail = await waitForMail(server, VISITOR.email, 'chat-transcript');
-  assert.equal(mail.subject, 'belairdirect\u00a0: votre clavardage');
-  assert.match(mail.text, /voici la transcription de votre clavardage/);
+  assert.equal(mail.subject, 'belairdirect\u00a0: votre conversation de clavardage');
+  assert.match(mail.text, /voici une copie de votre conversation avec notre équipe/);
   for (const line of [
     `${VISITOR.name}\u00a0: Je veux parler à un conseiller`,
-    `${AGENT.name} s’est joint à la conversation`,
+    `${AGENT.name} a rejoint la conversation`,
     `${AGENT.name}\u00a0: ${hello}`,
     `${VISITOR.name}\u00a0: ${answer}`,
     `${AGENT.name}\u00a0: ${bye}`,

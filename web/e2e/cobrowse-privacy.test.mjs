@@ -285,6 +285,19 @@ const COMMON_SECRETS = {
   passwordField: '"name":"password"',
 };
 
+/**
+ * A demo person's policy number, as shown (AAA-9999) and bare, and last name: keyed `<name>Policy`, `<name>PolicyBare`, `<name>Last`.
+ * @param {string} name
+ * @param {string} policy
+ * @param {string} last
+ * @returns {Record<string, string>}
+ */
+const personSecrets = (name, policy, last) => ({
+  [`${name}Policy`]: policy.replace(/^(...)/, '$1-'),
+  [`${name}PolicyBare`]: policy,
+  [`${name}Last`]: last,
+});
+
 test('sharing the screen through forgot/reset, sign-in, legacy registration and /my-account: no secret and no customer value leaves the browser', async () => {
   const t = m();
   const NEW_PASSWORD = 'Zq9!Reset-Password-4417';
@@ -297,9 +310,7 @@ test('sharing the screen through forgot/reset, sign-in, legacy registration and 
     newPassword: NEW_PASSWORD,
     regPassword: REG_PASSWORD,
     licence: LICENCE,
-    regPolicy: 'REG-0001',
-    regPolicyBare: 'REG0001',
-    regLast: 'Courriel',
+    ...personSecrets('reg', 'REG0001', 'Courriel'),
     email,
     regEmail,
     ...COMMON_SECRETS,
@@ -378,12 +389,8 @@ test('sharing the screen through smart registration (create) and an invitation l
     smartPassword: SMART_PASSWORD,
     tokenPassword: TOKEN_PASSWORD,
     licence: LICENCE,
-    smartPolicy: 'REG-0002',
-    smartPolicyBare: 'REG0002',
-    smartLast: 'Texto',
-    tokenPolicy: 'TOK-0001',
-    tokenPolicyBare: 'TOK0001',
-    tokenLast: 'Jeton',
+    ...personSecrets('smart', 'REG0002', 'Texto'),
+    ...personSecrets('token', 'TOK0001', 'Jeton'),
     phone,
     phoneDigits: '5145550101',
     phoneLine: '555-0101',

@@ -8,8 +8,10 @@
 // other, and the per-address identification limit, 20 per 10 minutes, is
 // never met).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { arrive, checkA11y, codeOf, localeCookies, pathOf, PHONE_320, press, realErrors, seenMail, serverForSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, localeCookies, pathOf, PHONE_320, press, realErrors, repoRoot, seenMail, serverForSuite, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, PIN, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads: the catalogues and the registration section, by language. */
@@ -38,15 +40,7 @@ const people = {
 };
 
 /** The registration pages a visitor may not open by their address before registration has reached them. */
-const GUARDED = [
-  '/registration/validation',
-  '/registration/validation/sms',
-  '/registration/validation/email',
-  '/registration/validation/pin',
-  '/registration/account-creation/email',
-  '/registration/account-creation/new-email',
-  '/registration/account-creation/password',
-];
+const GUARDED = JSON.parse(readFileSync(join(repoRoot, 'web/src/test/guarded-registration-pages.json'), 'utf8')).paths;
 
 /**
  * The registration tests in one language, on a server of their own: call it

@@ -114,8 +114,28 @@ function visitor(language) {
    */
   async function typeCode(server, page, to, seen) {
     const mail = await waitForMail(server, to, 'registration-code', seen);
-    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
+    await enter(page, m['form.code'], codeOf(mail));
+  }
+
+  /**
+   * Types a code or a PIN in the field so labelled and presses Next.
+   * @param {import('playwright-core').Page} page
+   * @param {string} label
+   * @param {string} value
+   */
+  async function enter(page, label, value) {
+    await typeInto(page, page.getByLabel(label, { exact: true }), value);
     await button(page, m['smartRegistration.next']);
+  }
+
+  /**
+   * The page refused what was sent: its alert says so (axe-clean with it).
+   * @param {import('playwright-core').Page} page
+   * @param {string} text
+   */
+  async function refused(page, text) {
+    await page.getByRole('alert').filter({ hasText: text }).waitFor();
+    await checkA11y(page);
   }
 
   /**
@@ -163,7 +183,7 @@ function visitor(language) {
     await button(page, m['smartRegistration.next']);
   }
 
-  return { m, pages, start, button, identify, choose, typeCode, create, keepEmail, submitEmail };
+  return { m, pages, start, button, identify, choose, typeCode, enter, refused, create, keepEmail, submitEmail };
 }
 
 for (const language of /** @type {const} */ (['en', 'fr'])) {
@@ -259,12 +279,9 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await v.choose(page, m['smartRegistration.options.pin'], m['smartRegistration.pin.title']);
       await page.getByRole('img', { name: m['smartRegistration.pin.imageTitle'] }).waitFor();
       assert.equal(await page.getByRole('button', { name: m['smartRegistration.code.resend'] }).count(), 0);
-      await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), 'zz99zz99');
-      await v.button(page, m['smartRegistration.next']);
-      await page.getByRole('alert').filter({ hasText: m['smartRegistration.pin.wrong.other'].split('{count}')[0] ?? '' }).waitFor();
-      await checkA11y(page);
-      await typeInto(page, page.getByLabel(m['form.pin'], { exact: true }), PIN.toLowerCase());
-      await v.button(page, m['smartRegistration.next']);
+      await v.enter(page, m['form.pin'], 'zz99zz99');
+      await v.refused(page, m['smartRegistration.pin.wrong.other'].split('{count}')[0] ?? '');
+      await v.enter(page, m['form.pin'], PIN.toLowerCase());
       await v.keepEmail(page, email);
       await emailCode(page, email, seenEmail);
       await v.create(page, email, people.pin.policy.belair);
@@ -277,9 +294,8 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await arrive(page, m['smartRegistration.email.title']);
       assert.equal(pathOf(page), '/create-an-account/verify/email');
       await v.submitEmail(page, demo);
-      await page.getByRole('alert').filter({ hasText: m['smartRegistration.email.taken'].replace('{email}', demo) }).waitFor();
+      await v.refused(page, m['smartRegistration.email.taken'].replace('{email}', demo));
       assert.equal(pathOf(page), '/create-an-account/verify/email');
-      await checkA11y(page);
       const email = `ugo.${language}@example.com`;
       const seenNew = await seenMail(suite.server, email);
       await v.submitEmail(page, email);
@@ -292,14 +308,11 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       const seen = await identifyWithOneOption(page, 'intact', people.email, to);
       const right = codeOf(await waitForMail(suite.server, to, 'registration-code', seen));
       const wrong = right === '000000' ? '111111' : '000000';
-      await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
-      await v.button(page, m['smartRegistration.next']);
-      await page.getByRole('alert').filter({ hasText: m['smartRegistration.code.wrong.other'].replace('{count}', '4') }).waitFor();
-      await checkA11y(page);
+      await v.enter(page, m['form.code'], wrong);
+      await v.refused(page, m['smartRegistration.code.wrong.other'].replace('{count}', '4'));
       const roadblock = page.getByRole('heading', { level: 1, name: m['smartRegistration.roadblock.identityVerification.title'] });
       for (let i = 0; i < 5 && !(await roadblock.isVisible()); i++) {
-        await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), wrong);
-        await v.button(page, m['smartRegistration.next']);
+        await v.enter(page, m['form.code'], wrong);
         await page.waitForFunction(() => !document.querySelector('button[type="submit"][disabled]'));
       }
       await arrive(page, m['smartRegistration.roadblock.identityVerification.title']);

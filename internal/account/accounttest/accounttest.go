@@ -70,6 +70,22 @@ func Create(t testing.TB, db *store.DB, now time.Time, a account.Account, passwo
 	return a
 }
 
+// Insert stores the account a with no password at now (as a registration
+// not finished, or staff, leave one) and returns it with its id.
+func Insert(t testing.TB, db *store.DB, now time.Time, a account.Account) account.Account {
+	t.Helper()
+	ctx := context.Background()
+	err := db.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		a, err = account.Insert(ctx, tx, a, "", now)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("insert account %s: %v", a.Email, err)
+	}
+	return a
+}
+
 // GiveTemporary issues a temporary password to the account at now, as
 // staff do, lasting TemporaryFor.
 func GiveTemporary(t testing.TB, db *store.DB, now time.Time, accountID, temp string) {

@@ -201,13 +201,13 @@ func language(lang string) string {
 
 var defaultWelcome = text{
 	EN: "Hello! Ask your question, and one of our agents will answer it.",
-	FR: "Bonjour! Posez votre question : un conseiller ou une conseillère vous répondra.",
+	FR: "Bonjour\u00a0! Posez votre question\u00a0: un conseiller ou une conseillère vous répondra.",
 }
 
 // courtesyText answers a greeting or a thank-you alone ("merci!", "hello").
 var courtesyText = text{
 	EN: "You’re welcome. What else can I help you with? Pick a topic, ask a question, or ask to talk to an agent.",
-	FR: "Avec plaisir. Puis-je vous aider avec autre chose? Choisissez un sujet, posez une question ou demandez à parler à un conseiller ou une conseillère.",
+	FR: "Avec plaisir. Puis-je vous aider avec autre chose\u00a0? Choisissez un sujet, posez une question ou demandez à parler à un conseiller ou une conseillère.",
 }
 
 // onlyCourtesy: the message holds a courtesy word and nothing that counts

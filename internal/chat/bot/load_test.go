@@ -12,30 +12,19 @@ import (
 	"guichet/internal/brand"
 )
 
-const goodFAQ = `welcome:
-  en: "Hello from Acme."
-  fr: "Bonjour de la part d’Acme."
-top: [password]
-topics:
-  - id: password
-    title: { en: "I forgot my password", fr: "J’ai oublié mon mot de passe" }
-    questions:
-      en: ["I forgot my password", "reset my password"]
-      fr: ["mot de passe oublié", "réinitialiser mon mot de passe"]
-    answer: { en: "Choose Forgot your password.", fr: "Choisissez Mot de passe oublié." }
-    links:
-      - label: { en: "Help", fr: "Aide" }
-        url: { en: "https://example.com/en", fr: "https://example.com/fr" }
-    related: [hours]
-  - id: hours
-    title: { en: "Opening hours", fr: "Heures d’ouverture" }
-    questions:
-      en: ["opening hours", "when are you open"]
-      fr: ["heures d'ouverture", "quand êtes-vous ouverts"]
-    answer: { en: "Weekdays 8 to 6.", fr: "En semaine de 8 h à 18 h." }
-`
+// readGoodFAQ is testdata/acme/faq.yaml, a valid FAQ file of two topics
+// that the tests of bad files spoil one way each.
+func readGoodFAQ(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "acme", "faq.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
 
 func TestLoad(t *testing.T) {
+	goodFAQ := readGoodFAQ(t)
 	b, err := Load(fstest.MapFS{"acme/faq.yaml": {Data: []byte(goodFAQ)}}, []string{"acme", "other"})
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +52,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	goodFAQ := readGoodFAQ(t)
 	for _, c := range []struct{ name, file, want string }{
 		{"bad yaml", "welcome: [\n", "acme/faq.yaml: yaml:"},
 		{"unknown field", strings.Replace(goodFAQ, "top:", "colour: red\ntop:", 1), "field colour not found"},

@@ -58,10 +58,7 @@ func Error(err error) error {
 	if errors.As(err, &limited) {
 		return api.TooManyRequests(limited.Wait)
 	}
-	if answer, ok := api.AnswerTo(err, answers); ok {
-		return answer
-	}
-	return err
+	return api.Map(err, answers)
 }
 
 // errorCode is the API error code of err (Error's), false when it has

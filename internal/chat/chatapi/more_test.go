@@ -361,7 +361,7 @@ func TestTranscriptAndRating(t *testing.T) {
 		)
 		m := e.Mail.Next(t, "alex@example.com")
 		if m.Language != "fr" || m.Template != "chat-transcript" || !strings.Contains(m.Data["transcript"], "Alex\u00a0: Bonjour, <script>") ||
-			!strings.Contains(m.Data["transcript"], "Marie s’est joint") ||
+			!strings.Contains(m.Data["transcript"], "Marie a rejoint la conversation") ||
 			// 15:00 UTC is 10:00 in Ontario (scotia's default province), in November EST.
 			!strings.Contains(m.Data["transcript"], "10 h 00 EST — Alex\u00a0: Bonjour") {
 			t.Fatalf("outbox %s %s %q", m.Language, m.Template, m.Data["transcript"])

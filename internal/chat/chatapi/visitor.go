@@ -231,6 +231,15 @@ func (h *VisitorHandler) visitorConversation(r *http.Request) (chat.Conversation
 	return c, nil
 }
 
+// visitorWith is the request body decoded into v (api.Decode), then the
+// visitor's conversation (visitorConversation).
+func (h *VisitorHandler) visitorWith(w http.ResponseWriter, r *http.Request, v any) (chat.Conversation, error) {
+	if err := api.Decode(w, r, v); err != nil {
+		return chat.Conversation{}, err
+	}
+	return h.visitorConversation(r)
+}
+
 // visitorAct answers the visitor's conversation after act (nil: as it is).
 func (h *VisitorHandler) visitorAct(w http.ResponseWriter, r *http.Request, act func(id string) (chat.Conversation, error)) error {
 	c, err := h.visitorConversation(r)
@@ -272,10 +281,7 @@ func (h *VisitorHandler) Transcript(w http.ResponseWriter, r *http.Request) (err
 	var in struct {
 		Email string `json:"email"`
 	}
-	if err := api.Decode(w, r, &in); err != nil {
-		return err
-	}
-	c, err := h.visitorConversation(r)
+	c, err := h.visitorWith(w, r, &in)
 	if err != nil {
 		return err
 	}
@@ -292,10 +298,7 @@ func (h *VisitorHandler) Rating(w http.ResponseWriter, r *http.Request) (err err
 	var in struct {
 		Rating int `json:"rating"`
 	}
-	if err := api.Decode(w, r, &in); err != nil {
-		return err
-	}
-	c, err := h.visitorConversation(r)
+	c, err := h.visitorWith(w, r, &in)
 	if err != nil {
 		return err
 	}

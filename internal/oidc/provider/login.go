@@ -104,7 +104,7 @@ func (p *Provider) expired(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	msg := "This sign-in request has expired or was already used. Go back to the application and sign in again."
 	if api.SiteOf(r).Language == "fr" {
-		msg = "Cette demande de connexion a expiré ou a déjà servi. Retournez à l'application et connectez-vous de nouveau."
+		msg = "Cette demande de connexion a expiré ou a déjà servi. Retournez à l’application et connectez-vous de nouveau."
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusBadRequest)

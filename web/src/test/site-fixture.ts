@@ -49,66 +49,58 @@ const common = {
   smartPinRoadblock: 'identity-verification' as PublicBrand['smartPinRoadblock'],
 };
 
+/** The app promotion of a brand's login page, in each language. */
 function promos(id: string): NonNullable<PublicBrand['promos']> {
+  const promo = (language: 'en' | 'fr', title: string, text: string, imageAlt: string, linkText: string) => ({
+    title,
+    text,
+    image: `/brands/${id}/promo.svg`,
+    imageAlt,
+    link: { url: `https://www.${id}.test/${language}/app`, text: linkText },
+  });
   return {
-    en: {
-      title: 'Your insurance in your pocket',
-      text: 'See your policies wherever you are.',
-      image: `/brands/${id}/promo.svg`,
-      imageAlt: '',
-      link: { url: `https://www.${id}.test/en/app`, text: 'Discover the app' },
-    },
-    fr: {
-      title: 'Votre assurance dans votre poche',
-      text: 'Consultez vos polices où que vous soyez.',
-      image: `/brands/${id}/promo.svg`,
-      imageAlt: 'Un téléphone',
-      link: { url: `https://www.${id}.test/fr/app`, text: 'Découvrir l’application' },
-    },
+    en: promo('en', 'Your insurance in your pocket', 'See your policies wherever you are.', '', 'Discover the app'),
+    fr: promo('fr', 'Votre assurance dans votre poche', 'Consultez vos polices où que vous soyez.', 'Un téléphone', 'Découvrir l’application'),
   };
 }
 
-export const belair: PublicBrand = {
-  ...common,
-  id: 'belair',
-  name: 'belairdirect',
-  names: { en: 'belairdirect', fr: 'belairdirect' },
-  apiKey: 'belair-test-key',
-  defaultProvince: 'on',
-  defaultLanguage: 'en',
-  provinces: [province('qc', ['fr', 'en']), province('on', ['en', 'fr']), province('ab', ['en'])],
-  links: links('www.belairdirect.test'),
-  screenShare: true,
-  smartPinRoadblock: 'pin-identification',
-  promo: promos('belair').en,
-  promos: promos('belair'),
-};
+/** A test brand: its names (the English one its name), key, site and provinces; the rest common unless given. */
+function brand(
+  id: string,
+  names: PublicBrand['names'],
+  site: string,
+  home: Pick<PublicBrand, 'defaultProvince' | 'defaultLanguage' | 'provinces' | 'screenShare'>,
+  extra: Partial<PublicBrand> = {},
+): PublicBrand {
+  return { ...common, id, name: names.en, names, apiKey: `${id}-test-key`, links: links(site), ...home, ...extra };
+}
 
-export const bna: PublicBrand = {
-  ...common,
-  id: 'bna',
-  name: 'National Bank Insurance',
-  names: { en: 'National Bank Insurance', fr: 'Banque Nationale Assurances' },
-  apiKey: 'bna-test-key',
+export const belair = brand(
+  'belair',
+  { en: 'belairdirect', fr: 'belairdirect' },
+  'www.belairdirect.test',
+  {
+    defaultProvince: 'on',
+    defaultLanguage: 'en',
+    provinces: [province('qc', ['fr', 'en']), province('on', ['en', 'fr']), province('ab', ['en'])],
+    screenShare: true,
+  },
+  { smartPinRoadblock: 'pin-identification', promo: promos('belair').en, promos: promos('belair') },
+);
+
+export const bna = brand('bna', { en: 'National Bank Insurance', fr: 'Banque Nationale Assurances' }, 'www.bna.test', {
   defaultProvince: 'qc',
   defaultLanguage: 'fr',
   provinces: [province('qc', ['fr', 'en']), province('on', ['en', 'fr']), province('ab', ['en', 'fr'], false)],
-  links: links('www.bna.test'),
   screenShare: false,
-};
+});
 
-export const servus: PublicBrand = {
-  ...common,
-  id: 'servus',
-  name: 'Servus Insurance',
-  names: { en: 'Servus Insurance', fr: 'Assurance Servus' },
-  apiKey: 'servus-test-key',
+export const servus = brand('servus', { en: 'Servus Insurance', fr: 'Assurance Servus' }, 'www.servus.test', {
   defaultProvince: 'ab',
   defaultLanguage: 'en',
   provinces: [province('ab', ['en'])],
-  links: links('www.servus.test'),
   screenShare: false,
-};
+});
 
 export function siteConfig(overrides: Partial<SiteConfig> = {}): SiteConfig {
   const brand = overrides.brand ?? belair;

@@ -1,4 +1,4 @@
-import { createContext, use, useCallback, useEffect, useRef, useState, type ChangeEvent, type FormEvent, type ReactNode, type Ref } from 'react';
+import { createContext, use, useCallback, useEffect, useRef, useState, type ChangeEvent, type FormEvent, type InputHTMLAttributes, type ReactNode, type Ref } from 'react';
 import { messageText, useT } from '@/i18n/i18n';
 import type { MessageKey, MessageParams } from '@/i18n/catalog';
 import { PrivateText } from '@/i18n/private-text';
@@ -272,5 +272,21 @@ export function FieldFrame({ binding, label, hint, children }: FieldFrameProps) 
       {children}
       <FieldError id={binding.errorId} message={binding.error} />
     </div>
+  );
+}
+
+export interface InputFieldProps extends InputHTMLAttributes<HTMLInputElement> {
+  binding: FieldBinding<string>;
+  name: string;
+  label: string;
+  hint?: ReactNode;
+}
+
+/** A labelled input bound to its form field (FieldFrame, controlProps); the other props are the input's, set after the binding's. */
+export function InputField({ binding, name, label, hint, ...input }: InputFieldProps) {
+  return (
+    <FieldFrame binding={binding} label={label} hint={hint}>
+      <input {...controlProps(binding, name, Boolean(hint))} {...input} />
+    </FieldFrame>
   );
 }

@@ -4,7 +4,7 @@ import type { PolicyFormat } from '@/lib/rules/policy-number';
 import { lookup } from '@/lib/lookup';
 import { privateMark, type PrivateKind } from '@/lib/cobrowse/privacy';
 import { useSite } from '@/lib/site/site-context';
-import { controlProps, FieldFrame, useField, type PresetFieldProps } from './form';
+import { InputField, useField, type PresetFieldProps } from './form';
 import { conform, freeMask, PHONE_MASK, phoneOptions, POSTAL_CODE_MASK, type ConformOptions } from './mask';
 
 /** Longest licence of the provinces without a mask (spec §5 "others"), as lib/rules/driver-licence. */
@@ -39,19 +39,7 @@ function show(input: HTMLInputElement, value: string, caret: number) {
  * dropped, the caret kept after what was typed. Deleting a separator deletes
  * the character beside it.
  */
-export function MaskedField({
-  name,
-  label,
-  mask,
-  autoComplete,
-  hint,
-  disabled,
-  type = 'text',
-  inputMode,
-  maxLength,
-  conformOptions,
-  privateKind,
-}: MaskedFieldProps) {
+export function MaskedField({ name, label, mask, hint, type = 'text', conformOptions, privateKind, ...attributes }: MaskedFieldProps) {
   const field = useField(name);
   const { input, setInput } = field;
 
@@ -93,23 +81,21 @@ export function MaskedField({
   }
 
   return (
-    <FieldFrame binding={field} label={label} hint={hint}>
-      <input
-        {...controlProps(field, name, Boolean(hint))}
-        type={type}
-        inputMode={inputMode}
-        autoComplete={autoComplete}
-        autoCapitalize="characters"
-        autoCorrect="off"
-        spellCheck={false}
-        {...(privateKind ? privateMark(privateKind) : {})}
-        maxLength={maxLength}
-        disabled={disabled}
-        value={conformed}
-        onChange={onChange}
-        onPaste={onPaste}
-      />
-    </FieldFrame>
+    <InputField
+      binding={field}
+      name={name}
+      label={label}
+      hint={hint}
+      type={type}
+      {...attributes}
+      autoCapitalize="characters"
+      autoCorrect="off"
+      spellCheck={false}
+      {...(privateKind ? privateMark(privateKind) : {})}
+      value={conformed}
+      onChange={onChange}
+      onPaste={onPaste}
+    />
   );
 }
 

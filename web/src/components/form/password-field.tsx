@@ -38,7 +38,7 @@ export function PasswordField({ name, autoComplete, label, hint, disabled }: Pas
         />
         <button
           type="button"
-          className="password-field__toggle"
+          className="outline-button password-field__toggle"
           aria-controls={field.id}
           disabled={disabled}
           onClick={() => setShown((s) => !s)}

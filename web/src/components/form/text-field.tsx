@@ -1,6 +1,6 @@
 import type { HTMLAttributes, ReactNode } from 'react';
 import { useT } from '@/i18n/i18n';
-import { controlProps, FieldFrame, useField, type PresetFieldProps } from './form';
+import { InputField, useField, type PresetFieldProps } from './form';
 
 export interface TextFieldProps {
   /** The field's name in useForm. */
@@ -17,21 +17,10 @@ export interface TextFieldProps {
 }
 
 /** A labelled text input bound to a form field; what is typed is kept as is, the rule normalizes it. */
-export function TextField({ name, label, autoComplete, hint, disabled, type = 'text', inputMode, maxLength, autoCapitalize }: TextFieldProps) {
+export function TextField({ name, label, hint, type = 'text', ...input }: TextFieldProps) {
   const field = useField(name);
   return (
-    <FieldFrame binding={field} label={label} hint={hint}>
-      <input
-        {...controlProps(field, name, Boolean(hint))}
-        type={type}
-        inputMode={inputMode}
-        autoComplete={autoComplete}
-        autoCapitalize={autoCapitalize}
-        spellCheck={type === 'email' ? false : undefined}
-        maxLength={maxLength}
-        disabled={disabled}
-      />
-    </FieldFrame>
+    <InputField binding={field} name={name} label={label} hint={hint} type={type} spellCheck={type === 'email' ? false : undefined} {...input} />
   );
 }
 

@@ -62,7 +62,7 @@ export function Header() {
           <button
             type="button"
             id={`${panelId}-button`}
-            className="site-header__menu-button"
+            className="outline-button site-header__menu-button"
             aria-expanded={open}
             aria-controls={panelId}
             onClick={() => setOpen((value) => !value)}

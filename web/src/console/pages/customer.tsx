@@ -19,23 +19,15 @@ const SOURCES = ['edoc', 'BA', 'mrkt'] as const;
 
 export type ActionName = 'unlock' | 'disable' | 'enable' | 'temporaryPassword' | 'resetEmail' | 'invitation' | 'removePasskeys';
 
-const ACTIONS: Record<ActionName, { label: MessageKey; confirm: MessageKey; done: MessageKey }> = {
-  unlock: { label: 'console.action.unlock', confirm: 'console.confirm.unlock', done: 'console.done.unlock' },
-  disable: { label: 'console.action.disable', confirm: 'console.confirm.disable', done: 'console.done.disable' },
-  enable: { label: 'console.action.enable', confirm: 'console.confirm.enable', done: 'console.done.enable' },
-  temporaryPassword: {
-    label: 'console.action.temporaryPassword',
-    confirm: 'console.confirm.temporaryPassword',
-    done: 'console.done.temporaryPasswordEmail',
-  },
-  resetEmail: { label: 'console.action.resetEmail', confirm: 'console.confirm.resetEmail', done: 'console.done.resetEmail' },
-  invitation: { label: 'console.action.invitation', confirm: 'console.confirm.invitation', done: 'console.done.invitation' },
-  removePasskeys: {
-    label: 'console.action.removePasskeys',
-    confirm: 'console.confirm.removePasskeys',
-    done: 'console.done.removePasskeys',
-  },
-};
+/**
+ * An action's messages: console.action.<name> its button, console.confirm.<name>
+ * its question, console.done.<name> what happened (the temporary password: it was emailed).
+ */
+const messagesOf = (name: ActionName): { label: MessageKey; confirm: MessageKey; done: MessageKey } => ({
+  label: `console.action.${name}`,
+  confirm: `console.confirm.${name}`,
+  done: name === 'temporaryPassword' ? 'console.done.temporaryPasswordEmail' : `console.done.${name}`,
+});
 
 /** The actions that apply to an account in its state. */
 export function actionsFor(account: CustomerAccount): ActionName[] {
@@ -136,7 +128,7 @@ export function CustomerPage({ id }: { id: string }) {
       <div className="console-actions" role="group" aria-labelledby="console-actions-title">
         {actionsFor(account).map((name) => (
           <button key={name} type="button" className="console-button" onClick={() => setAction(name)}>
-            {t(ACTIONS[name].label)}
+            {t(messagesOf(name).label)}
           </button>
         ))}
       </div>
@@ -252,7 +244,7 @@ function ActionDialog({
 }) {
   const t = useT();
   const fieldIds = useId();
-  const spec = ACTIONS[action];
+  const spec = messagesOf(action);
   const [delivery, setDelivery] = useState<'show' | 'email'>('show');
   const [policyNumber, setPolicyNumber] = useState(account.policies[0]?.number ?? '');
   const [source, setSource] = useState<(typeof SOURCES)[number]>('edoc');

@@ -165,10 +165,10 @@ export function ChangeContact({ kind, current = '', onChanged }: { kind: Kind; c
             <SubmitButton>{t('security.reauth.submit')}</SubmitButton>
           </Form>
           <p className="reauth__actions">
-            <button type="button" className="reauth__action" onClick={() => void start({ value: sentTo })}>
+            <button type="button" className="link-button" onClick={() => void start({ value: sentTo })}>
               {t(kind === 'email' ? 'security.reauth.sendAgain' : 'security.phone.sendAgain')}
             </button>
-            <button type="button" className="reauth__action" onClick={() => setSentTo('')}>
+            <button type="button" className="link-button" onClick={() => setSentTo('')}>
               {t(kind === 'email' ? 'security.email.another' : 'security.phone.another')}
             </button>
           </p>

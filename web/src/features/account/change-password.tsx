@@ -5,13 +5,12 @@ import { PasswordField } from '@/components/form/password-field';
 import { fieldId, useForm } from '@/components/form/use-form';
 import type { MessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
 import { checkLoginPassword } from '@/lib/rules/login-password';
 import { checkPassword } from '@/lib/rules/password';
 import { checkPasswordConfirmation } from '@/lib/rules/password-confirmation';
 import { isMessageKey } from '@/i18n/catalog';
-import { useSite } from '@/lib/site/site-context';
+import { inSection } from '@/lib/site/in-section';
 
 /**
  * My account's password change (issue 31): the current password, then the
@@ -19,14 +18,7 @@ import { useSite } from '@/lib/site/site-context';
  * server checks the current one as a sign-in does; this device stays signed
  * in and every other one is signed out.
  */
-export function ChangePassword({ email }: { email: string }) {
-  const { language } = useSite();
-  return (
-    <MessageSection name="security" language={language}>
-      <PasswordChangeForm email={email} />
-    </MessageSection>
-  );
-}
+export const ChangePassword = inSection('security', PasswordChangeForm);
 
 type Answer = { status: number; data: unknown };
 

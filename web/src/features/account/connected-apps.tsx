@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
+import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { oidcApi, scopeKeys, type Application } from '@/features/account/oidc-api';
+import { ActionButton } from '@/features/account/action-button';
 import '@/features/account/consent.css';
 
 /**
@@ -11,14 +12,7 @@ import '@/features/account/consent.css';
  * customer allowed on the consent page, each with what it gets and a button
  * that takes the access back (its grants end; it must ask again).
  */
-export function ConnectedApps() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="oidc" language={language}>
-      <Apps />
-    </MessageSection>
-  );
-}
+export const ConnectedApps = inSection('oidc', Apps);
 
 function Apps() {
   const t = useT();
@@ -82,15 +76,9 @@ function Apps() {
                   <li key={key}>{t(key, { brand: brand.name })}</li>
                 ))}
               </ul>
-              <button
-                type="button"
-                className="button button--secondary"
-                disabled={busy === app.clientId}
-                aria-busy={busy === app.clientId}
-                onClick={() => void withdraw(app)}
-              >
+              <ActionButton disabled={busy === app.clientId} busy={busy === app.clientId} onClick={() => void withdraw(app)}>
                 {t('oidc.apps.withdraw', { client: app.name })}
-              </button>
+              </ActionButton>
             </li>
           ))}
         </ul>

@@ -2,12 +2,13 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Redirect } from 'wouter';
 import type { MessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import type { components } from '@/lib/api/schema';
 import { useApiClients } from '@/lib/api/use-api';
+import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { createPasskey, PASSWORD_SIGN_IN, passkeysSupported, platformAuthenticator } from '@/lib/webauthn/webauthn';
 import { errorCodeOf, useReauth, type Answer } from '@/features/account/reauth';
+import { ActionButton } from '@/features/account/action-button';
 
 type Passkey = components['schemas']['Passkey'];
 
@@ -34,14 +35,7 @@ const keyOf = (a: Answer | null): MessageKey => {
  * is shown once per account: the server remembers it was made
  * (POST /me/passkeys/offer), whether it is taken, dismissed or ignored.
  */
-export function Passkeys() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="security" language={language}>
-      <PasskeyList />
-    </MessageSection>
-  );
-}
+export const Passkeys = inSection('security', PasskeyList);
 
 function PasskeyList() {
   const t = useT();
@@ -164,15 +158,9 @@ function PasskeyList() {
                     ? t('security.passkeys.lastUsed', { date: date.format(new Date(p.lastUsedAt)) })
                     : t('security.passkeys.neverUsed')}
                 </p>
-                <button
-                  type="button"
-                  className="button button--secondary"
-                  disabled={busy !== ''}
-                  aria-busy={busy === p.id}
-                  onClick={() => void remove(p)}
-                >
+                <ActionButton disabled={busy !== ''} busy={busy === p.id} onClick={() => void remove(p)}>
                   {t('security.passkeys.remove', { name: p.name })}
-                </button>
+                </ActionButton>
               </li>
             ))}
           </ul>
@@ -197,15 +185,9 @@ function PasskeyList() {
                 onChange={(e) => setName(e.target.value)}
               />
             </div>
-            <button
-              type="button"
-              className="button button--secondary"
-              disabled={busy !== ''}
-              aria-busy={busy === 'add'}
-              onClick={() => void add()}
-            >
+            <ActionButton disabled={busy !== ''} busy={busy === 'add'} onClick={() => void add()}>
               {t('security.passkeys.add')}
-            </button>
+            </ActionButton>
           </div>
         ) : (
           <p>{t('security.passkeys.unsupported')}</p>

@@ -145,14 +145,14 @@ export function ReauthPrompt({ onDone }: { onDone: (proved: boolean) => void }) 
       </Form>
       <p className="reauth__actions">
         {passkeysSupported() ? (
-          <button type="button" className="reauth__action" onClick={() => void byPasskey()}>
+          <button type="button" className="link-button" onClick={() => void byPasskey()}>
             {t('security.reauth.usePasskey')}
           </button>
         ) : null}
-        <button type="button" className="reauth__action" onClick={() => void sendCode()}>
+        <button type="button" className="link-button" onClick={() => void sendCode()}>
           {t(byCode ? 'security.reauth.sendAgain' : 'security.reauth.sendCode')}
         </button>
-        <button type="button" className="reauth__action" onClick={() => onDone(false)}>
+        <button type="button" className="link-button" onClick={() => onDone(false)}>
           {t('security.reauth.cancel')}
         </button>
       </p>

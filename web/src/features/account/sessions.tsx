@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Redirect } from 'wouter';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import type { components } from '@/lib/api/schema';
 import { useApiClients } from '@/lib/api/use-api';
+import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
+import { ActionButton } from '@/features/account/action-button';
 
 type Device = components['schemas']['Sessions']['sessions'][number];
 
@@ -16,14 +17,7 @@ const isDevices = (d: unknown): d is { sessions: Device[] } =>
  * the account, this browser marked, with a button to sign out each other
  * one and one to sign out everywhere else.
  */
-export function Sessions() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="security" language={language}>
-      <SessionList />
-    </MessageSection>
-  );
-}
+export const Sessions = inSection('security', SessionList);
 
 function SessionList() {
   const t = useT();
@@ -91,30 +85,18 @@ function SessionList() {
               <p>{t('security.sessions.since', { date: date.format(new Date(d.firstSeen)) })}</p>
               <p>{t('security.sessions.lastSeen', { date: date.format(new Date(d.lastSeen)) })}</p>
               {!d.thisDevice && d.id ? (
-                <button
-                  type="button"
-                  className="button button--secondary"
-                  disabled={busy !== ''}
-                  aria-busy={busy === d.id}
-                  onClick={() => void end(d)}
-                >
+                <ActionButton disabled={busy !== ''} busy={busy === d.id} onClick={() => void end(d)}>
                   {t('security.sessions.signOut', { device: name(d) })}
-                </button>
+                </ActionButton>
               ) : null}
             </li>
           ))}
         </ul>
       ) : null}
       {others.length > 0 ? (
-        <button
-          type="button"
-          className="button button--secondary"
-          disabled={busy !== ''}
-          aria-busy={busy === 'others'}
-          onClick={() => void endOthers()}
-        >
+        <ActionButton disabled={busy !== ''} busy={busy === 'others'} onClick={() => void endOthers()}>
           {t('security.sessions.signOutOthers')}
-        </button>
+        </ActionButton>
       ) : null}
       <p role="status" tabIndex={-1} ref={statusRef}>
         {status}

@@ -24,7 +24,7 @@ async function openConsent(language: 'en' | 'fr' = 'en') {
   const link = within(screen.getByRole('contentinfo')).getByRole('link', { name: language === 'fr' ? 'Partage d’écran' : 'Screen sharing' });
   link.focus();
   fireEvent.click(link);
-  const dialog = await screen.findByRole('dialog', { name: language === 'fr' ? /^Partager cette page avec un agent/ : 'Share this page with an agent?' });
+  const dialog = await screen.findByRole('dialog', { name: language === 'fr' ? /^Partager cette page avec notre équipe/ : 'Share this page with an agent?' });
   return { link, dialog };
 }
 

@@ -1,11 +1,10 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useT } from '@/i18n/i18n';
 import type { SectionKey } from '@/i18n/catalog';
-import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
 import { COBROWSE_LIVE_KEY, readLiveSession, type CobrowseStart } from '@/lib/cobrowse/start';
 import { openChatSocket, type ChatSocket } from '@/lib/chat/socket';
-import { useSite } from '@/lib/site/site-context';
+import { inSection } from '@/lib/site/in-section';
 import { cobrowseApi, cobrowseSocketUrl, type CobrowseClientFrame, type CobrowseServerFrame } from './api';
 import { Banner, PointerDot, type Pointer } from './banner';
 import { CodeDialog, ConsentDialog } from './dialogs';
@@ -48,14 +47,7 @@ function writeLiveSession(id: string | null) {
   }
 }
 
-export default function Cobrowse(props: CobrowseProps) {
-  const { language } = useSite();
-  return (
-    <MessageSection name="cobrowse" language={language}>
-      <CobrowseSession {...props} />
-    </MessageSection>
-  );
-}
+export default inSection('cobrowse', CobrowseSession);
 
 function CobrowseSession({ request, onRequestHandled }: CobrowseProps) {
   const t = useT();

@@ -11,6 +11,7 @@ import { renderApp } from '@/test/render';
 import { submittedForms } from '@/test/flow-hooks';
 import { alertText, click, heading, type, where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
+import guarded from '@/test/guarded-registration-pages.json';
 import { afterCode, afterEmail, afterIdentification, MIN_SPINNER_MS, selectionOf } from './flow';
 import { registrationRoadblock } from './use-registration-response';
 import { fullText } from '@/test/text';
@@ -274,15 +275,7 @@ describe('/registration/identification', () => {
 });
 
 describe('guards in the app', () => {
-  it.each([
-    '/registration/validation',
-    '/registration/validation/sms',
-    '/registration/validation/email',
-    '/registration/validation/pin',
-    '/registration/account-creation/email',
-    '/registration/account-creation/new-email',
-    '/registration/account-creation/password',
-  ])('%s opened by its address goes to / with the query string', async (path) => {
+  it.each(guarded.paths)('%s opened by its address goes to / with the query string', async (path) => {
     fakeApi({});
     updateFlow({ registration: { id: REG, twoFactorValidations: [EMAIL_OPTION] } });
     await renderApp(siteConfig(), `${path}?lang=en&x=1`);

@@ -26,46 +26,33 @@ export interface RoadblockContent {
   behaviour: RoadblockBehaviour;
 }
 
+/** A group of roadblock.* messages: its title and its text. */
+type MessageGroup = {
+  [K in BaseKey]: K extends `roadblock.${infer G}.title` ? (`roadblock.${G}.text` extends BaseKey ? G : never) : never;
+}[BaseKey];
+
+const content = (group: MessageGroup, behaviour: RoadblockBehaviour): RoadblockContent => ({
+  title: `roadblock.${group}.title`,
+  text: `roadblock.${group}.text`,
+  behaviour,
+});
+
 export const roadblockContent: Record<RoadblockPage, RoadblockContent> = {
-  technical: { title: 'roadblock.technical.title', text: 'roadblock.technical.text', behaviour: 'registration-reset' },
-  block: { title: 'roadblock.block.title', text: 'roadblock.block.text', behaviour: 'call-us' },
-  'token-expired': { title: 'roadblock.tokenExpired.title', text: 'roadblock.tokenExpired.text', behaviour: 'token-expired' },
-  'two-factor': { title: 'roadblock.twoFactor.title', text: 'roadblock.twoFactor.text', behaviour: 'call-us' },
-  'forgot-password': {
-    title: 'roadblock.forgotPassword.title',
-    text: 'roadblock.forgotPassword.text',
-    behaviour: 'reset-password',
-  },
-  inconsistency: { title: 'roadblock.inconsistency.title', text: 'roadblock.inconsistency.text', behaviour: 'registration-reset' },
-  temporary: { title: 'roadblock.temporary.title', text: 'roadblock.temporary.text', behaviour: 'call-us' },
-  'login-difficulties': {
-    title: 'roadblock.loginDifficulties.title',
-    text: 'roadblock.loginDifficulties.text',
-    behaviour: 'reset-password',
-  },
-  maintenance: { title: 'roadblock.maintenance.title', text: 'roadblock.maintenance.text', behaviour: 'call-us' },
-  'more-than-one-profile': {
-    title: 'roadblock.moreThanOneProfile.title',
-    text: 'roadblock.moreThanOneProfile.text',
-    behaviour: 'call-us',
-  },
-  'registration-difficulties': {
-    title: 'roadblock.registrationDifficulties.title',
-    text: 'roadblock.registrationDifficulties.text',
-    behaviour: 'call-us',
-  },
-  'no-options': { title: 'roadblock.noOptions.title', text: 'roadblock.noOptions.text', behaviour: 'call-us' },
-  'resend-code': { title: 'roadblock.resendCode.title', text: 'roadblock.resendCode.text', behaviour: 'resend-code' },
-  'resend-email': { title: 'roadblock.resendEmail.title', text: 'roadblock.resendEmail.text', behaviour: 'call-us' },
-  'resend-reset-password': {
-    title: 'roadblock.resendResetPassword.title',
-    text: 'roadblock.resendResetPassword.text',
-    behaviour: 'call-us',
-  },
-  'pin-difficulties': { title: 'roadblock.pinDifficulties.title', text: 'roadblock.pinDifficulties.text', behaviour: 'pin' },
-  'wrong-cellphone': {
-    title: 'roadblock.wrongCellphone.title',
-    text: 'roadblock.wrongCellphone.text',
-    behaviour: 'locked-account',
-  },
+  technical: content('technical', 'registration-reset'),
+  block: content('block', 'call-us'),
+  'token-expired': content('tokenExpired', 'token-expired'),
+  'two-factor': content('twoFactor', 'call-us'),
+  'forgot-password': content('forgotPassword', 'reset-password'),
+  inconsistency: content('inconsistency', 'registration-reset'),
+  temporary: content('temporary', 'call-us'),
+  'login-difficulties': content('loginDifficulties', 'reset-password'),
+  maintenance: content('maintenance', 'call-us'),
+  'more-than-one-profile': content('moreThanOneProfile', 'call-us'),
+  'registration-difficulties': content('registrationDifficulties', 'call-us'),
+  'no-options': content('noOptions', 'call-us'),
+  'resend-code': content('resendCode', 'resend-code'),
+  'resend-email': content('resendEmail', 'call-us'),
+  'resend-reset-password': content('resendResetPassword', 'call-us'),
+  'pin-difficulties': content('pinDifficulties', 'pin'),
+  'wrong-cellphone': content('wrongCellphone', 'locked-account'),
 };

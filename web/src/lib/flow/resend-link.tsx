@@ -28,12 +28,12 @@ export function ResendLink({ texts, sending, sent, refused, onResend, children }
       <p>{t(texts.notReceived)}</p>
       <button
         type="button"
-        className="resend__link-button"
+        className="link-button resend__link-button"
         aria-disabled={sending || undefined}
         aria-busy={sending || undefined}
         onClick={onResend}
       >
-        {sending ? <span className="resend__spinner" aria-hidden="true" /> : null}
+        {sending ? <span className="spinner" aria-hidden="true" /> : null}
         {t(sending ? texts.resending : texts.resend)}
       </button>
       <p role="status" className="resend__status">

@@ -14,25 +14,18 @@ import {
   useResetProgress,
 } from './reset-state';
 import { holdTemporaryPassword, readFlow } from './state';
+import { describeParse } from '@/test/stored-state';
 
 afterEach(() => sessionStorage.clear());
 
-describe('parseProgress', () => {
-  it.each([
-    { raw: null, expected: initialProgress },
-    { raw: '', expected: initialProgress },
-    { raw: 'not json', expected: initialProgress },
-    { raw: '[1]', expected: initialProgress },
-    { raw: '{"verifyFrom":"/elsewhere","resends":-1,"token":"","ubiDriver":"yes"}', expected: initialProgress },
-    { raw: '{"resends":1.5,"token":7}', expected: initialProgress },
-    {
-      raw: '{"verifyFrom":"/reset","resends":3,"token":"tok","ubiDriver":true}',
-      expected: { verifyFrom: '/reset', resends: 3, token: 'tok', ubiDriver: true },
-    },
-  ])('$raw', ({ raw, expected }) => {
-    expect(parseProgress(raw)).toEqual(expected);
-  });
-});
+describeParse('parseProgress', parseProgress, initialProgress, [
+  { raw: '{"verifyFrom":"/elsewhere","resends":-1,"token":"","ubiDriver":"yes"}' },
+  { raw: '{"resends":1.5,"token":7}' },
+  {
+    raw: '{"verifyFrom":"/reset","resends":3,"token":"tok","ubiDriver":true}',
+    expected: { verifyFrom: '/reset', resends: 3, token: 'tok', ubiDriver: true },
+  },
+]);
 
 describe('a recovery from /forgot to /reset', () => {
   it('keeps the ids, the resends and the token, then forgets everything', () => {

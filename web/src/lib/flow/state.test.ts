@@ -11,33 +11,25 @@ import {
   updateFlow,
   useFlow,
 } from './state';
+import { describeParse } from '@/test/stored-state';
 
 afterEach(() => sessionStorage.clear());
 
-describe('parseFlow', () => {
-  it.each([
-    { raw: null, expected: initialFlow },
-    { raw: '', expected: initialFlow },
-    { raw: 'not json', expected: initialFlow },
-    { raw: '[1,2]', expected: initialFlow },
-    { raw: '"text"', expected: initialFlow },
-    { raw: '{"roadblocked":"yes","errorCode":5}', expected: initialFlow },
-    {
-      raw: '{"roadblocked":true,"errorCode":"E1","loginError":true,"emailToken":{"token":""}}',
-      expected: { ...initialFlow, roadblocked: true, errorCode: 'E1', loginError: true },
+describeParse('parseFlow', parseFlow, initialFlow, [
+  { raw: '{"roadblocked":"yes","errorCode":5}' },
+  {
+    raw: '{"roadblocked":true,"errorCode":"E1","loginError":true,"emailToken":{"token":""}}',
+    expected: { ...initialFlow, roadblocked: true, errorCode: 'E1', loginError: true },
+  },
+  {
+    raw: '{"resetPassword":{"id":"a1","temp":"T","isTempPWD":true,"email":7},"emailToken":{"token":"tok","emailSource":"edoc"}}',
+    expected: {
+      ...initialFlow,
+      resetPassword: { id: 'a1', email: null, emailResetPWD: null, temp: 'T', isTempPWD: true, validationId: null, resetPasswordId: null },
+      emailToken: { token: 'tok', emailSource: 'edoc', startDate: '' },
     },
-    {
-      raw: '{"resetPassword":{"id":"a1","temp":"T","isTempPWD":true,"email":7},"emailToken":{"token":"tok","emailSource":"edoc"}}',
-      expected: {
-        ...initialFlow,
-        resetPassword: { id: 'a1', email: null, emailResetPWD: null, temp: 'T', isTempPWD: true, validationId: null, resetPasswordId: null },
-        emailToken: { token: 'tok', emailSource: 'edoc', startDate: '' },
-      },
-    },
-  ])('$raw', ({ raw, expected }) => {
-    expect(parseFlow(raw)).toEqual(expected);
-  });
-});
+  },
+]);
 
 describe('the flow store', () => {
   it('keeps the state in sessionStorage, so a reload keeps it', () => {

@@ -30,15 +30,14 @@ export interface ResetPasswordState {
   resetPasswordId: string | null;
 }
 
+/** What the identification form sent (POST registration accounts/find), kept to fill the form again. */
+type Identification = Partial<
+  Pick<components['schemas']['RegistrationFindRequest'], 'policyNumber' | 'firstName' | 'lastName' | 'dateOfBirth' | 'postalCode' | 'driverLicence'>
+>;
+
 /** Spec §3 registration state (the legacy registration screens fill it). */
-export interface RegistrationState {
+export interface RegistrationState extends Identification {
   id?: string;
-  policyNumber?: string;
-  firstName?: string;
-  lastName?: string;
-  dateOfBirth?: string;
-  postalCode?: string;
-  driverLicence?: string;
   isConfirmed?: boolean;
   error?: string;
   selectedTwoFactor?: string;

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'react';
 import { Redirect, useSearch } from 'wouter';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
 import { accountApi } from '@/lib/flow/account-api';
 import { ssoAction } from '@/lib/flow/sso-form';
 import { usePageTitle } from '@/lib/page-title';
+import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { oidcApi, scopeKeys, type ConsentInfo } from '@/features/account/oidc-api';
 import '@/features/account/consent.css';
@@ -18,14 +18,7 @@ import '@/features/account/consent.css';
  * server's form (POST /oidc/consent), which goes on to the application with
  * a code, or with access_denied. Without a session: back to login.
  */
-export default function ConsentRoute() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="oidc" language={language}>
-      <Consent />
-    </MessageSection>
-  );
-}
+export default inSection('oidc', Consent);
 
 type State = { kind: 'loading' } | { kind: 'ready'; info: ConsentInfo } | { kind: 'expired' } | { kind: 'signed-out' };
 
@@ -81,7 +74,7 @@ function Consent() {
       <p>{t('oidc.consent.later')}</p>
       <p className="consent__account">
         <PrivateText id="oidc.consent.account" params={{ email: state.info.account }} kinds={{ email: 'email' }} />{' '}
-        <button type="button" className="consent__sign-out" onClick={() => void signOut()}>
+        <button type="button" className="link-button consent__sign-out" onClick={() => void signOut()}>
           {t('oidc.consent.signOut')}
         </button>
       </p>

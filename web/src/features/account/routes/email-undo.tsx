@@ -1,10 +1,9 @@
 import { useRef, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { useT } from '@/i18n/i18n';
-import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
 import { usePageTitle } from '@/lib/page-title';
-import { useSite } from '@/lib/site/site-context';
+import { inSection } from '@/lib/site/in-section';
 import { errorCodeOf } from '@/features/account/reauth';
 import '@/features/account/account.css';
 
@@ -14,14 +13,7 @@ import '@/features/account/account.css';
  * scanners open links): the button undoes the change, after which the
  * customer chooses a new password from the restored address.
  */
-export default function EmailUndoRoute() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="security" language={language}>
-      <EmailUndo />
-    </MessageSection>
-  );
-}
+export default inSection('security', EmailUndo);
 
 type State = 'ready' | 'busy' | 'done' | 'invalid' | 'failed';
 

@@ -2,10 +2,9 @@ import { useRef, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
-import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
 import { usePageTitle } from '@/lib/page-title';
-import { useSite } from '@/lib/site/site-context';
+import { inSection } from '@/lib/site/in-section';
 
 /**
  * /undo-deletion?token=…: the emailed link that keeps an account whose
@@ -14,14 +13,7 @@ import { useSite } from '@/lib/site/site-context';
  * in a POST body; the page asks before using it (a mail scanner opening the
  * link cancels nothing), and the link works once.
  */
-export default function UndoDeletionRoute() {
-  const { language } = useSite();
-  return (
-    <MessageSection name="security" language={language}>
-      <UndoDeletion />
-    </MessageSection>
-  );
-}
+export default inSection('security', UndoDeletion);
 
 const outcomes: Record<number, MessageKey> = {
   204: 'security.keep.done',

@@ -1,13 +1,9 @@
 import { Link, useLocation } from 'wouter';
-import { EmailField } from '@/components/form/email-field';
-import { Form, SubmitButton } from '@/components/form/form';
-import { useForm } from '@/components/form/use-form';
+import { EmailTwiceForm, useEmailTwiceForm } from '@/components/form/email-twice';
 import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, updateFlow, useFlow } from '@/lib/flow/state';
-import { checkEmail } from '@/lib/rules/email';
-import { checkEmailConfirmation } from '@/lib/rules/email-confirmation';
 import { optionsOf, registrationApi } from '@/features/registration/api';
 import { afterEmail, ATTEMPTS } from '@/features/registration/flow';
 import { fieldKey } from '@/features/registration/field-key';
@@ -32,10 +28,7 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
   const [, navigate] = useLocation();
   const fresh = mode === 'new-email';
   const title = fresh ? t('registration.newEmail.title') : t('registration.email.title');
-  const form = useForm({
-    email: { rule: checkEmail },
-    emailConfirmation: { rule: checkEmailConfirmation, with: 'email' },
-  });
+  const form = useEmailTwiceForm();
   const { setFormError } = form;
   const id = registration?.id ?? '';
   const optionId = registration?.nextOption?.id ?? '';
@@ -90,18 +83,15 @@ export function AccountEmail({ mode }: { mode: 'email' | 'new-email' }) {
       dialog={response.dialog}
     >
       <p>{fresh ? t('registration.newEmail.text') : t('registration.email.text')}</p>
-      <Form form={form} onSubmit={submit} aria-labelledby={TITLE_ID}>
-        <EmailField name="email" autoComplete="email" />
-        <EmailField name="emailConfirmation" autoComplete="email" label={t('registration.email.confirmation')} />
-        <div className="registration__actions">
-          <SubmitButton>{t('registration.next')}</SubmitButton>
-          {fresh ? (
-            <button type="button" className="button button--secondary" onClick={cancel}>
-              {t('registration.cancel')}
-            </button>
-          ) : null}
-        </div>
-      </Form>
+      <EmailTwiceForm
+        form={form}
+        onSubmit={submit}
+        aria-labelledby={TITLE_ID}
+        confirmationLabel={t('registration.email.confirmation')}
+        submit={t('registration.next')}
+        actionsClassName="registration__actions"
+        secondary={fresh ? { label: t('registration.cancel'), onClick: cancel } : null}
+      />
     </RegistrationPage>
   );
 }

@@ -1,14 +1,10 @@
 import { useEffect, useState } from 'react';
-import { EmailField } from '@/components/form/email-field';
-import { Form, SubmitButton } from '@/components/form/form';
-import { useForm } from '@/components/form/use-form';
+import { EmailTwiceForm, useEmailTwiceForm } from '@/components/form/email-twice';
 import type { Message } from '@/i18n/catalog';
 import { messageText, useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { updateFlow, useFlow } from '@/lib/flow/state';
-import { checkEmail } from '@/lib/rules/email';
-import { checkEmailConfirmation } from '@/lib/rules/email-confirmation';
 import { decodeSession } from '@/features/smart-registration/session';
 import { useSmartSend, type SmartSend } from '@/features/smart-registration/use-smart-send';
 import { SmartPage } from './smart-page';
@@ -93,10 +89,7 @@ function ConfirmEmail({ email, smart, onChooseAnother }: { email: string; smart:
  */
 function ChooseEmail({ smart, taken, onCancel }: { smart: SmartSend; taken: string | undefined; onCancel: (() => void) | undefined }) {
   const t = useT();
-  const form = useForm({
-    email: { rule: checkEmail },
-    emailConfirmation: { rule: checkEmailConfirmation, with: 'email' },
-  });
+  const form = useEmailTwiceForm();
   const { setFormError } = form;
   useEffect(() => {
     if (taken) setFormError({ key: 'smartRegistration.email.taken', params: { email: taken } });
@@ -120,18 +113,14 @@ function ChooseEmail({ smart, taken, onCancel }: { smart: SmartSend; taken: stri
   return (
     <>
       <p>{t('smartRegistration.email.chooseText')}</p>
-      <Form form={form} onSubmit={submit}>
-        <EmailField name="email" autoComplete="email" />
-        <EmailField name="emailConfirmation" autoComplete="email" label={t('smartRegistration.email.confirmation')} />
-        <div className="smart-registration__actions">
-          <SubmitButton>{t('smartRegistration.next')}</SubmitButton>
-          {onCancel ? (
-            <button type="button" className="button button--secondary" onClick={onCancel}>
-              {t('smartRegistration.back')}
-            </button>
-          ) : null}
-        </div>
-      </Form>
+      <EmailTwiceForm
+        form={form}
+        onSubmit={submit}
+        confirmationLabel={t('smartRegistration.email.confirmation')}
+        submit={t('smartRegistration.next')}
+        actionsClassName="smart-registration__actions"
+        secondary={onCancel ? { label: t('smartRegistration.back'), onClick: onCancel } : null}
+      />
     </>
   );
 }
