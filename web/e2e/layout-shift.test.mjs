@@ -83,3 +83,27 @@ test('a shift within the limit is not', async () => {
   const shifts = await shiftsOf(page(1, 50));
   assert.deepEqual(shifts, []);
 });
+
+test('the verdict: GUICHET_E2E_WATCH=fail fails the test; a report file lists what was seen', async () => {
+  const { verdict } = await import('./watch-verdict.mjs');
+  const { mkdtemp, readFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const saved = { watch: process.env.GUICHET_E2E_WATCH, report: process.env.GUICHET_E2E_WATCH_REPORT };
+  const dir = await mkdtemp(join(tmpdir(), 'watch-'));
+  try {
+    process.env.GUICHET_E2E_WATCH = 'fail';
+    delete process.env.GUICHET_E2E_WATCH_REPORT;
+    assert.throws(() => verdict('CLS', 'a test', ['http://x/: 0.300 (footer)'], 'layout shift'), /layout shift:\n {2}http:\/\/x\/: 0.300/);
+    delete process.env.GUICHET_E2E_WATCH;
+    process.env.GUICHET_E2E_WATCH_REPORT = join(dir, 'report.txt');
+    verdict('FOCUS', 'another', ['http://x/: button "Go" was gone'], 'focus');
+    assert.equal(await readFile(join(dir, 'report.txt'), 'utf8'), 'FOCUS [another] http://x/: button "Go" was gone\n');
+  } finally {
+    for (const [name, value] of [['GUICHET_E2E_WATCH', saved.watch], ['GUICHET_E2E_WATCH_REPORT', saved.report]]) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+});
