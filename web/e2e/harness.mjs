@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium } from 'playwright-core';
+import { watchFocus } from './focus-watch.mjs';
+import { watchLayoutShifts } from './layout-shift.mjs';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -186,7 +188,9 @@ export async function startServer(options = {}) {
 
 /**
  * Launches Debian's chromium, headless. Every context it opens (and every
- * page of browser.newPage, which opens one) waits up to HANG_MS by default.
+ * page of browser.newPage, which opens one) waits up to HANG_MS by default
+ * and fails the test during which one of its pages shifts its layout
+ * (layout-shift.mjs).
  * @returns {Promise<import('playwright-core').Browser>}
  */
 export async function launchBrowser() {
@@ -209,6 +213,8 @@ export async function launchBrowser() {
     const context = await newContext(options);
     context.setDefaultTimeout(HANG_MS);
     context.setDefaultNavigationTimeout(HANG_MS);
+    await watchLayoutShifts(context);
+    await watchFocus(context);
     return context;
   };
   return browser;

@@ -28,8 +28,11 @@ export function CobrowseRoot({ Cobrowse }: { Cobrowse: ComponentType<CobrowsePro
   const onRequestHandled = useCallback(() => setRequest(null), []);
 
   if (!loaded) return null;
+  // While the chunk loads for a remembered session, the banner's room is
+  // kept (issue 32), so the page does not move down when it comes.
+  const fallback = readLiveSession() !== null ? <div className="cobrowse-reserve" aria-hidden="true" /> : null;
   return (
-    <Suspense fallback={null}>
+    <Suspense fallback={fallback}>
       <Cobrowse request={request} onRequestHandled={onRequestHandled} />
     </Suspense>
   );

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
@@ -55,6 +55,7 @@ export function CustomerPage({ id }: { id: string }) {
   const [answer, setAnswer] = useState<Answer<CustomerAccount> | null>(null);
   const [action, setAction] = useState<ActionName | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
+  const statusRef = useRef<HTMLDivElement>(null);
   const load = useCallback(async () => {
     setAnswer(await call('get', '/customers/{id}', { params: { id } }));
   }, [id]);
@@ -132,7 +133,7 @@ export function CustomerPage({ id }: { id: string }) {
           </button>
         ))}
       </div>
-      <div role="status" className={outcome?.kind === 'done' ? 'console-done' : undefined}>
+      <div role="status" ref={statusRef} tabIndex={-1} className={outcome?.kind === 'done' ? 'console-done' : undefined}>
         {outcome?.kind === 'done' ? (
           <p>
             {t(outcome.key)}
@@ -157,7 +158,15 @@ export function CustomerPage({ id }: { id: string }) {
           onOutcome={(result) => {
             setAction(null);
             setOutcome(result);
-            if (result?.kind === 'done') void load();
+            // The account as it is now: the action's own button may go with
+            // it (Unlock once unlocked), and the focus with the button; it
+            // then goes to what happened (issue 32: never to <body>).
+            if (result?.kind === 'done')
+              void load().then(() =>
+                requestAnimationFrame(() => {
+                  if (document.activeElement === null || document.activeElement === document.body) statusRef.current?.focus();
+                }),
+              );
           }}
         />
       ) : null}

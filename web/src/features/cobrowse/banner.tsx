@@ -9,6 +9,8 @@ export interface BannerProps {
   onStop: () => void;
   onShowCode: () => void;
   onDismiss: () => void;
+  /** Keep the banner's room while nothing is shown yet (a remembered session being checked). */
+  reserved?: boolean;
 }
 
 /**
@@ -16,11 +18,12 @@ export interface BannerProps {
  * and with whom, and Stop. The status element stays in the page (empty when
  * nothing is shared) so its changes are announced, 'Sharing ended' included.
  */
-export function Banner({ phase, agent, onStop, onShowCode, onDismiss }: BannerProps) {
+export function Banner({ phase, agent, onStop, onShowCode, onDismiss, reserved = false }: BannerProps) {
   const t = useT();
   const shown = phase.kind !== 'idle';
+  const idle = reserved ? 'cobrowse-banner-idle cobrowse-reserve' : 'cobrowse-banner-idle';
   return (
-    <section className={shown ? `cobrowse-banner cobrowse-banner--${phase.kind}` : 'cobrowse-banner-idle'} aria-label={shown ? t('cobrowse.banner.label') : undefined}>
+    <section className={shown ? `cobrowse-banner cobrowse-banner--${phase.kind}` : idle} aria-label={shown ? t('cobrowse.banner.label') : undefined}>
       <p role="status" className="cobrowse-banner__text">
         {phase.kind === 'waiting'
           ? t('cobrowse.banner.waiting', { code: phase.code ? groupCode(phase.code) : '…' })

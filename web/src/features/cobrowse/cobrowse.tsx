@@ -54,6 +54,10 @@ function CobrowseSession({ request, onRequestHandled }: CobrowseProps) {
   const clients = useApiClients();
   const api = useMemo(() => cobrowseApi(clients.second), [clients]);
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' });
+  // A page of a tab that remembers a session keeps the banner's room from
+  // its first paint until the server has said whether it is still live
+  // (issue 32: the page does not move down when the banner comes back).
+  const [resuming, setResuming] = useState(() => readLiveSession() !== null);
   const [consent, setConsent] = useState<CobrowseStart | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<SectionKey | null>(null);
@@ -65,6 +69,8 @@ function CobrowseSession({ request, onRequestHandled }: CobrowseProps) {
   const pacer = useRef<Pacer | null>(null);
   /** Where the focus was when a dialog opened (the footer link, the chat's button): it goes back there. */
   const opener = useRef<HTMLElement | null>(null);
+  // The dialog the opener was in (the chat), found while it is in the page.
+  const openerHome = useRef<Element | null>(null);
   const live = phase.kind === 'waiting' || phase.kind === 'active';
 
   const teardown = useCallback(() => {
@@ -138,6 +144,7 @@ function CobrowseSession({ request, onRequestHandled }: CobrowseProps) {
     let current = true;
     void api.current().then((answer) => {
       if (!current) return;
+      setResuming(false);
       if (!answer.ok || (answer.data.status !== 'waiting' && answer.data.status !== 'active')) {
         writeLiveSession(null);
         return;
@@ -165,14 +172,23 @@ function CobrowseSession({ request, onRequestHandled }: CobrowseProps) {
       return;
     }
     opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    openerHome.current = opener.current?.closest('[role="dialog"]') ?? null;
     setError(null);
     setConsent(request);
   }, [request, onRequestHandled, live, phase]);
 
+  // Back to what opened the dialog; when the answer took that away (the
+  // chat's Review button goes once the request is answered), to the first
+  // control of the dialog it was in (the chat), else to the page's heading:
+  // never to <body> (issue 32).
   const restoreFocus = useCallback(() => {
     const target = opener.current;
     opener.current = null;
-    if (target?.isConnected) target.focus();
+    if (target?.isConnected) return target.focus();
+    const home = openerHome.current;
+    openerHome.current = null;
+    const inHome = home?.isConnected ? home.querySelector<HTMLElement>('textarea, input:not([type="hidden"]), button') : null;
+    (inHome ?? document.querySelector<HTMLElement>('main h1[tabindex="-1"], main h1'))?.focus();
   }, []);
 
   const decline = useCallback(() => {
@@ -222,6 +238,7 @@ function CobrowseSession({ request, onRequestHandled }: CobrowseProps) {
     <>
       <Banner
         phase={phase}
+        reserved={resuming}
         agent={agent}
         onStop={() => void stop()}
         onShowCode={() => {

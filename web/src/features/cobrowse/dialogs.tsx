@@ -134,23 +134,29 @@ export function CodeDialog({ phase, agent, onClose, onStop }: { phase: Phase; ag
   const t = useT();
   const { language } = useSite();
   const readId = useId();
-  const code = phase.kind === 'waiting' ? phase.code : null;
-  const expiresAt = phase.kind === 'waiting' && phase.expiresAt ? new Date(phase.expiresAt) : null;
+  const waiting = phase.kind === 'waiting' ? phase : null;
+  // Once the agent has joined, the code has served: its lines stay, hidden,
+  // so that the dialog keeps its size and nothing in it moves (issue 32).
+  const shown = useRef<{ code: string; expiresAt?: string } | null>(null);
+  if (waiting?.code) shown.current = { code: waiting.code, expiresAt: waiting.expiresAt ?? undefined };
+  const spent = !waiting?.code;
+  const code = shown.current?.code ?? null;
+  const expiresAt = shown.current?.expiresAt ? new Date(shown.current.expiresAt) : null;
   const time =
     expiresAt && !Number.isNaN(expiresAt.getTime())
       ? new Intl.DateTimeFormat(`${language}-CA`, { hour: 'numeric', minute: '2-digit' }).format(expiresAt)
       : null;
   return (
-    <Modal title={t('cobrowse.code.title')} describedBy={readId} onEscape={onClose}>
+    <Modal title={t('cobrowse.code.title')} describedBy={spent ? undefined : readId} onEscape={onClose}>
       {code ? (
-        <>
-          <p id={readId}>{t('cobrowse.code.read')}</p>
+        <div className={spent ? 'cobrowse-code-area cobrowse-code-area--spent' : 'cobrowse-code-area'}>
+          <p id={spent ? undefined : readId}>{t('cobrowse.code.read')}</p>
           <p className="cobrowse-code">
             <span aria-hidden="true">{groupCode(code)}</span>
             <span className="cobrowse-code__spoken">{t('cobrowse.code.digits', { digits: code.split('').join(' ') })}</span>
           </p>
           {time ? <p>{t('cobrowse.code.expires', { time })}</p> : null}
-        </>
+        </div>
       ) : null}
       <p role="status" className="cobrowse-dialog__status">
         {phase.kind === 'active' ? t('cobrowse.status.sharing', { agent }) : t('cobrowse.status.waiting')}
