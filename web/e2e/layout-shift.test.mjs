@@ -100,10 +100,12 @@ test('the verdict: GUICHET_E2E_WATCH=fail fails the test; a report file lists wh
     verdict('FOCUS', 'another', ['http://x/: button "Go" was gone'], 'focus');
     assert.equal(await readFile(join(dir, 'report.txt'), 'utf8'), 'FOCUS [another] http://x/: button "Go" was gone\n');
   } finally {
-    for (const [name, value] of [['GUICHET_E2E_WATCH', saved.watch], ['GUICHET_E2E_WATCH_REPORT', saved.report]]) {
+    const restore = (/** @type {string} */ name, /** @type {string | undefined} */ value) => {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
-    }
+    };
+    restore('GUICHET_E2E_WATCH', saved.watch);
+    restore('GUICHET_E2E_WATCH_REPORT', saved.report);
     await rm(dir, { recursive: true, force: true });
   }
 });
