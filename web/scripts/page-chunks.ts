@@ -59,7 +59,8 @@ export function pageChunks(routesFile: string): Plugin {
   return {
     name: 'guichet-page-chunks',
     apply: 'build',
-    async generateBundle(_options, bundle) {
+    // After Vite's CSS plugin has removed the chunks that held only CSS.
+    generateBundle: { order: 'post', async handler(_options, bundle) {
       // The portal's entry (src/main.tsx); the console's (console.html) has no page chunks.
       const entry = chunks(bundle).find((c) => c.isEntry && c.moduleIds.some((id) => /\/src\/main\.tsx$/.test(id)));
       if (!entry) throw new Error('page-chunks: no entry chunk');
@@ -84,7 +85,7 @@ export function pageChunks(routesFile: string): Plugin {
         if (c.isDynamicEntry && /\/src\/i18n\/english\.ts$/.test(id)) out.catalogs.en = c.fileName;
       }
       this.emitFile({ type: 'asset', fileName: 'page-chunks.json', source: `${JSON.stringify(out, null, 1)}\n` });
-    },
+    } },
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {

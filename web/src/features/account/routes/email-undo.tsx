@@ -5,7 +5,7 @@ import { MessageSection } from '@/i18n/section';
 import { useApiClients } from '@/lib/api/use-api';
 import { usePageTitle } from '@/lib/page-title';
 import { useSite } from '@/lib/site/site-context';
-import { errorCodeOf } from '@/features/account/reauth';
+import { errorCodeOf } from '@/lib/flow/error-catalogue';
 import '@/features/account/account.css';
 
 /**
