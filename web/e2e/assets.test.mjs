@@ -6,6 +6,7 @@
 // sends itself.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { recordScripts } from '../bench/wire.mjs';
 import { checkA11y, startSuite, withContext } from './harness.mjs';
 
 const { server, browser } = await startSuite();
@@ -72,20 +73,11 @@ async function entryScripts(path, language, encoding, flow) {
       }, flow);
     }
     const page = await context.newPage();
-    /** @type {Promise<{ path: string; wire: number; encoding: string }>[]} */
-    const scripts = [];
-    page.on('requestfinished', (req) => {
-      if (req.resourceType() !== 'script') return;
-      scripts.push((async () => {
-        const res = await req.response();
-        const headers = res ? await res.allHeaders() : {};
-        return { path: new URL(req.url()).pathname, wire: (await req.sizes()).responseBodySize, encoding: headers['content-encoding'] ?? 'identity' };
-      })());
-    });
+    const scripts = recordScripts(page);
     await page.goto(server.url('belair', `${path}?lang=${language}`));
     await page.locator('h1').first().waitFor();
     await page.waitForLoadState('networkidle');
-    return { scripts: await Promise.all(scripts), at: new URL(page.url()).pathname };
+    return { scripts: await scripts(), at: new URL(page.url()).pathname };
   } finally {
     await context.close();
   }
