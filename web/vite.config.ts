@@ -34,6 +34,24 @@ export default defineConfig({
         index: fileURLToPath(new URL('./index.html', import.meta.url)),
         console: fileURLToPath(new URL('./console.html', import.meta.url)),
       },
+      // Issue 32: a page's shared code in a few chunks rather than one per
+      // module: over gzip each file costs its own dictionary (the
+      // registration page's 18 files were 16.3 KB gzip, the same code in
+      // one 11.9 KB). Three groups of modules that load together: the form
+      // and flow kit of every form page, the identity fields (registration,
+      // smart registration's identification), the registration's first
+      // page's own. Only the matched modules (not their imports), so no
+      // group pulls in the entry's code or another group's.
+      output: {
+        codeSplitting: {
+          includeDependenciesRecursively: false,
+          groups: [
+            { name: 'form-kit', test: /[\\/]src[\\/](components[\\/]form[\\/](form|use-form|text-field)|components[\\/]form-aside[\\/]form-aside|lib[\\/]page-title|i18n[\\/]private-text|lib[\\/]cobrowse[\\/]privacy|lib[\\/]rules[\\/](text|result)|lib[\\/]flow[\\/](use-flow-response|soft-roadblock|contact|hours|use-flow-send))\.tsx?$/ },
+            { name: 'identity-fields', test: /[\\/]src[\\/](components[\\/]form[\\/](date-of-birth-field|masked-field|mask|licence-province-field)|lib[\\/]rules[\\/](date-of-birth|policy-number|postal-code|driver-licence|names|phone|pin|security-code))\.tsx?$/ },
+            { name: 'registration-start', test: /[\\/]src[\\/]features[\\/]registration[\\/](api|flow|field-key|use-registration-response|components[\\/](registration-page|identification)|routes[\\/]registration-gate)\.tsx?$/ },
+          ],
+        },
+      },
     },
   },
   test: {

@@ -42,8 +42,8 @@ func readPageChunks(files fs.FS) (*pageChunks, error) {
 // preloadTags returns the <link> elements for a page: the chunks of the
 // route that matches path ("*", the not-found page, when none does or
 // notFound) and the catalogues src/i18n/catalog.ts loads for brand and
-// language (the brand's English overrides; for another language, that
-// language's catalogue and the brand's overrides in it).
+// language: that language's catalogue and the brand's overrides in it
+// (never another language's).
 func (s *spa) preloadTags(path string, notFound bool, brandID, language string) []byte {
 	if s.chunks == nil {
 		return nil
@@ -70,10 +70,7 @@ func (s *spa) preloadTags(path string, notFound bool, brandID, language string) 
 	for _, f := range page.JS {
 		module(f)
 	}
-	module(s.chunks.Catalogs[brandID+".en"])
-	if language != "en" {
-		module(s.chunks.Catalogs[language])
-		module(s.chunks.Catalogs[brandID+"."+language])
-	}
+	module(s.chunks.Catalogs[language])
+	module(s.chunks.Catalogs[brandID+"."+language])
 	return []byte(b.String())
 }

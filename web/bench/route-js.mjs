@@ -7,6 +7,7 @@
 // BENCH_ACCEPT_ENCODING=identity makes the browser refuse compression (what
 // a server without it sends).
 import { chromium } from 'playwright-core';
+import { recordScripts } from './wire.mjs';
 
 const url = process.argv[2];
 const budget = Number(process.argv[3] || 0);
@@ -25,26 +26,9 @@ async function measure(pageURL) {
   const accept = process.env.BENCH_ACCEPT_ENCODING;
   const context = await browser.newContext(accept ? { extraHTTPHeaders: { 'Accept-Encoding': accept } } : {});
   const page = await context.newPage();
-  /** @type {Promise<{ path: string; wire: number; headers: number; raw: number; encoding: string; accept: string }>[]} */
-  const scripts = [];
-  page.on('requestfinished', (req) => {
-    if (req.resourceType() !== 'script') return;
-    scripts.push((async () => {
-      const res = await req.response();
-      if (!res) throw new Error(`${req.url()}: no response`);
-      const [sizes, body, headers, sent] = await Promise.all([req.sizes(), res.body(), res.allHeaders(), req.allHeaders()]);
-      return {
-        path: new URL(req.url()).pathname,
-        wire: sizes.responseBodySize, // encoded bytes, as received
-        headers: sizes.responseHeadersSize,
-        raw: body.length, // decoded
-        encoding: headers['content-encoding'] || 'identity',
-        accept: sent['accept-encoding'] || '',
-      };
-    })());
-  });
+  const scripts = recordScripts(page);
   await page.goto(pageURL, { waitUntil: 'networkidle' });
-  const all = await Promise.all(scripts);
+  const all = await scripts();
   await context.close();
   return all;
 }

@@ -21,12 +21,12 @@ function dist(files: Record<string, string | Buffer>): string {
 }
 
 describe('compressDist', () => {
-  it('writes brotli and gzip copies that decode to each text asset', () => {
+  it('writes brotli and gzip copies that decode to each text asset', async () => {
     const js = 'export const greeting = "Bonjour";\n'.repeat(100);
     const css = 'body { margin: 0; color: #222; }\n'.repeat(50);
     const svg = `<svg xmlns="http://www.w3.org/2000/svg">${'<rect width="1" height="1"/>'.repeat(40)}</svg>`;
     const dir = dist({ 'assets/app-abc.js': js, 'assets/app-abc.css': css, 'brands/x/logo.svg': svg });
-    compressDist(dir);
+    await compressDist(dir);
     for (const [name, text] of [['assets/app-abc.js', js], ['assets/app-abc.css', css], ['brands/x/logo.svg', svg]]) {
       const br = readFileSync(join(dir, `${name}.br`));
       const gz = readFileSync(join(dir, `${name}.gz`));
@@ -36,13 +36,13 @@ describe('compressDist', () => {
     }
   });
 
-  it('leaves images, index.html and files compression would grow alone', () => {
+  it('leaves images, index.html and files compression would grow alone', async () => {
     const dir = dist({
       'index.html': `<!doctype html>${'<p>page</p>'.repeat(50)}`,
       'assets/photo-abc.webp': Buffer.from('RIFF0000WEBPVP8 '.repeat(20)),
       'assets/tiny-abc.js': 'x',
     });
-    compressDist(dir);
+    await compressDist(dir);
     for (const name of ['index.html', 'assets/photo-abc.webp', 'assets/tiny-abc.js']) {
       expect(existsSync(join(dir, `${name}.br`)), `${name}.br`).toBe(false);
       expect(existsSync(join(dir, `${name}.gz`)), `${name}.gz`).toBe(false);

@@ -5,8 +5,10 @@
 // alongside the entry instead of after it has run (issue 12, defect 3):
 //   pages:    route pattern (src/app/routes.tsx) → the page's chunk, the
 //             chunks it imports that the entry does not, and its CSS;
-//   catalogs: "fr", "<brand>.<language>" → the message catalogue's chunk
-//             (src/i18n/catalog.ts loads them before the first render).
+//   catalogs: "en", "fr", "<brand>.<language>", "<section>.<language>" →
+//             the message catalogue's chunk (src/i18n/catalog.ts loads the
+//             page's language's before the first render; English is
+//             src/i18n/english.ts, which the console imports statically).
 // It also writes <link rel="preload"> for the web fonts into index.html.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -57,7 +59,8 @@ export function pageChunks(routesFile: string): Plugin {
   return {
     name: 'guichet-page-chunks',
     apply: 'build',
-    async generateBundle(_options, bundle) {
+    // After Vite's CSS plugin has removed the chunks that held only CSS.
+    generateBundle: { order: 'post', async handler(_options, bundle) {
       // The portal's entry (src/main.tsx); the console's (console.html) has no page chunks.
       const entry = chunks(bundle).find((c) => c.isEntry && c.moduleIds.some((id) => /\/src\/main\.tsx$/.test(id)));
       if (!entry) throw new Error('page-chunks: no entry chunk');
@@ -79,9 +82,10 @@ export function pageChunks(routesFile: string): Plugin {
         const id = c.facadeModuleId ?? '';
         // The console's catalogues (sections/console.*) are the console entry's, not the portal's.
         if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id) && !/\/console\.\w+\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
+        if (c.isDynamicEntry && /\/src\/i18n\/english\.ts$/.test(id)) out.catalogs.en = c.fileName;
       }
       this.emitFile({ type: 'asset', fileName: 'page-chunks.json', source: `${JSON.stringify(out, null, 1)}\n` });
-    },
+    } },
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {

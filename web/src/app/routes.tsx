@@ -1,4 +1,4 @@
-import { createElement, lazy, Suspense, type ComponentType } from 'react';
+import { createElement, lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
 import { loadSection, type SectionName } from '@/i18n/section';
 import { usePageView, type PageCategory } from '@/lib/analytics';
@@ -56,6 +56,14 @@ export interface PageRoute {
    * paint and the footer would jump when they arrive (issue 32).
    */
   sections?: readonly SectionName[];
+  /**
+   * The pages the visitor goes on to from this one, in other chunks: fetched
+   * at their first key press, pointer press or input here (not at load, so
+   * a first visit downloads only its page's chunks), long before the form
+   * is sent, so the next page opens at once rather than after an empty
+   * frame while its chunk arrives.
+   */
+  next?: readonly LazyPage[];
 }
 
 const NotFoundRoute = lazyPage(() => import('./routes/not-found'));
@@ -71,9 +79,12 @@ const CheckYourInboxRoute = lazyPage(() => import('@/features/roadblock/routes/c
 const ForgotRoute = lazyPage(() => import('@/features/recovery/routes/forgot'));
 const VerifyRoute = lazyPage(() => import('@/features/recovery/routes/verify'));
 const ResetRoute = lazyPage(() => import('@/features/recovery/routes/reset'));
-// Every legacy registration page is one chunk: the visitor who starts goes through several.
+// The legacy registration's first page is a chunk of its own (the entry page, issue 32's budget); the
+// pages after it are one chunk: the visitor who starts goes through several.
+const RegistrationIdentificationRoute = lazyPage(() => import('@/features/registration/routes/identification'));
 const RegistrationRoute = lazyPage(() => import('@/features/registration/routes/registration'));
-// Every smart registration page (spec §2.5) is one chunk too.
+// Smart registration (spec §2.5) likewise: the account type (and its help), then the rest.
+const SmartAccountTypeRoute = lazyPage(() => import('@/features/smart-registration/routes/account-type'));
 const SmartRegistrationRoute = lazyPage(() => import('@/features/smart-registration/routes/smart-registration'));
 
 export const pageRoutes: readonly PageRoute[] = [
@@ -93,7 +104,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/reset', category: 'forgot-password', page: ResetRoute },
   // Spec §2.4, as REGISTRATION_PAGES of lib/flow/registration-guard (a test keeps them equal; that module
   // stays out of this chunk). One entry per page: scripts/page-chunks.ts reads them to preload the chunk.
-  { path: '/registration/identification', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
+  { path: '/registration/identification', category: 'registration', page: RegistrationIdentificationRoute, sections: ['registration'], next: [RegistrationRoute] },
   { path: '/registration/validation', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   { path: '/registration/validation/sms', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   { path: '/registration/validation/email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
@@ -106,8 +117,8 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/registration/link', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   { path: '/registration/confirm-email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   // Spec §2.5, as SMART_PATHS of features/smart-registration/session.ts.
-  { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
-  { path: '/create-an-account/identification/account-type-help', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
+  { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartAccountTypeRoute, sections: ['smartRegistration'], next: [SmartRegistrationRoute] },
+  { path: '/create-an-account/identification/account-type-help', category: 'smart-registration', page: SmartAccountTypeRoute, sections: ['smartRegistration'], next: [SmartRegistrationRoute] },
   { path: '/create-an-account/identification', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
   { path: '/create-an-account/verify/options', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
   { path: '/create-an-account/verify/code', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
@@ -167,8 +178,29 @@ export function redirectTarget(path: string, search: string, known: boolean): st
   return null;
 }
 
+// What shows the visitor has started on a page: then its `next` pages are fetched.
+const STARTS = ['keydown', 'pointerdown', 'input'] as const;
+
+/** Fetches a route's `next` pages at the visitor's first key press, pointer press or input on the page. */
+function usePreloadNext(next: readonly LazyPage[] | undefined): void {
+  useEffect(() => {
+    if (!next?.length) return;
+    const stop = () => {
+      for (const name of STARTS) document.removeEventListener(name, preload, true);
+    };
+    function preload() {
+      stop();
+      // A failed fetch is tried again when the page renders.
+      for (const page of next ?? []) page.preload().catch(() => undefined);
+    }
+    for (const name of STARTS) document.addEventListener(name, preload, { capture: true, passive: true });
+    return stop;
+  }, [next]);
+}
+
 function Page({ route }: { route: PageRoute }) {
   usePageView(route.category);
+  usePreloadNext(route.next);
   const Component = route.page;
   return <Component />;
 }

@@ -1,4 +1,5 @@
-import { english, type Messages } from '@/i18n/catalog';
+import { knowBaseKeys, type Messages } from '@/i18n/catalog';
+import english from '@/i18n/en.json';
 import consoleEn from '@/i18n/sections/console.en.json';
 import type { Language } from '@/lib/site/types';
 
@@ -26,6 +27,7 @@ export function saveLanguage(language: Language): void {
   }
 }
 
+knowBaseKeys(english);
 const englishMessages: Messages = { ...english, ...consoleEn };
 
 /** A promise React's use() reads at once: marked as React marks one it has seen settle. */

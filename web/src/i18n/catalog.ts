@@ -1,4 +1,4 @@
-import en from './en.json';
+import type en from './en.json';
 import type chatEn from './sections/chat.en.json';
 import type cobrowseEn from './sections/cobrowse.en.json';
 import type consoleEn from './sections/console.en.json';
@@ -8,7 +8,8 @@ import type registrationEn from './sections/registration.en.json';
 import type smartRegistrationEn from './sections/smartRegistration.en.json';
 import type { Language } from '@/lib/site/types';
 
-// en.json is the source of truth: its keys are the valid message keys, with
+// en.json is the source of truth: its keys are the valid message keys (a
+// type-only import: the texts load like any language's, below), with
 // those of the sections (sections/<name>.en.json): the texts of one lazy
 // feature, fetched with it so the login route's JavaScript does not carry
 // them (MessageSection in i18n.tsx provides them).
@@ -22,17 +23,28 @@ export type MessageParams = Record<string, string | number>;
 /** A message to show: a key, or a key with the values it names (a server answer's wait, say). */
 export type Message = MessageKey | { key: MessageKey; params: MessageParams };
 
-export const english: Record<BaseKey, string> = en;
+// The keys of the base catalogue, known once one has loaded: every
+// language's has the same (a test keeps fr.json's equal to en.json's).
+let baseKeys: Readonly<Record<string, string>> | undefined;
 
-/** A key of the base catalogue (en.json). */
-export function isMessageKey(key: string): key is BaseKey {
-  return Object.hasOwn(english, key);
+/** Tells isMessageKey the base catalogue's keys; the staff console, which loads English itself, calls it. */
+export function knowBaseKeys(messages: Readonly<Record<string, string>>): void {
+  baseKeys = messages;
 }
 
-// French and the per-brand overrides are separate chunks, fetched only by the
-// visitors who need them.
-const baseCatalogs: Record<Language, () => Promise<Partial<Messages>>> = {
-  en: () => Promise.resolve(english),
+/** A key of the base catalogue (en.json); false before a catalogue has loaded (the first render waits for one). */
+export function isMessageKey(key: string): key is BaseKey {
+  return baseKeys !== undefined && Object.hasOwn(baseKeys, key);
+}
+
+// Each language's catalogue and the per-brand overrides are separate
+// chunks: a page fetches its language's alone (and the server names it in
+// index.html, internal/httpapi/preload.go), so a French page does not
+// download the English texts.
+const baseCatalogs: Record<Language, () => Promise<Record<BaseKey, string>>> = {
+  // english.ts, not en.json: the console imports en.json statically, and a
+  // module both imported and import()ed needs the bundler's runtime chunk.
+  en: () => import('./english').then((m) => m.english),
   fr: () => import('./fr.json').then((m) => m.default),
 };
 const brandCatalogs = import.meta.glob<Partial<Messages>>('./brands/*.json', { import: 'default' });
@@ -46,18 +58,17 @@ const loaded = new Map<string, Messages>();
 const loading = new Map<string, Promise<Messages>>();
 
 /**
- * Messages for a brand and language: English, then the brand's English
- * overrides, then the language's catalogue and the brand's overrides in it.
- * A key missing anywhere falls back to English.
+ * Messages for a brand and language: the language's catalogue and the
+ * brand's overrides in it. Every catalogue has every key (a test keeps
+ * fr.json's equal to en.json's), so none falls back to another language.
  */
 export function loadMessages(brand: string, language: Language): Promise<Messages> {
   const id = `${brand}:${language}`;
   let promise = loading.get(id);
   if (!promise) {
-    const layers = [brandCatalog(brand, 'en')];
-    if (language !== 'en') layers.push(baseCatalogs[language](), brandCatalog(brand, language));
-    promise = Promise.all(layers).then((parts) => {
-      const messages: Messages = Object.assign({}, english, ...parts);
+    promise = Promise.all([baseCatalogs[language](), brandCatalog(brand, language)]).then(([base, overrides]) => {
+      knowBaseKeys(base);
+      const messages: Messages = { ...base, ...overrides };
       loaded.set(id, messages);
       return messages;
     });

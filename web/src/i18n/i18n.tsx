@@ -1,7 +1,6 @@
 import { createContext, use, useCallback, useEffect, type ReactNode } from 'react';
 import type { Language } from '@/lib/site/types';
 import {
-  english,
   interpolate,
   loadedMessages,
   loadMessages,
@@ -13,8 +12,11 @@ import {
 
 export type Translate = (key: MessageKey, params?: MessageParams) => string;
 
-/** The messages of the page; a MessageSection (section.tsx) adds a feature's. */
-export const MessagesContext = createContext<Messages>(english);
+/**
+ * The messages of the page; a MessageSection (section.tsx) adds a feature's.
+ * Outside a provider there are none, and t(key) reads as the key.
+ */
+export const MessagesContext = createContext<Messages>({} as Messages);
 
 /**
  * Provides the catalogue of a brand and language. While another language

@@ -6,7 +6,8 @@ import { MessagesContext } from './i18n';
 // Message sections (sections/<name>.<lang>.json): the texts of one lazy
 // feature, fetched with it, so the login route's JavaScript carries neither
 // them nor this loader. Their keys are MessageKeys (catalog.ts), read with
-// useT() under a <MessageSection>.
+// useT() under a <MessageSection>. A page fetches its language's file
+// alone: a test keeps each language's keys equal to English's.
 
 export type SectionName = 'registration' | 'smartRegistration' | 'chat' | 'cobrowse' | 'oidc' | 'security';
 type SectionMessages = Partial<Record<SectionKey, string>>;
@@ -15,19 +16,13 @@ type SectionMessages = Partial<Record<SectionKey, string>>;
 const sectionCatalogs = import.meta.glob<SectionMessages>(['./sections/*.json', '!./sections/console.*.json'], { import: 'default' });
 const loading = new Map<string, Promise<SectionMessages>>();
 
-function sectionFile(section: SectionName, language: Language): Promise<SectionMessages> {
-  const load = sectionCatalogs[`./sections/${section}.${language}.json`];
-  return load ? load() : Promise.resolve({});
-}
-
-/** A section's messages in a language, English where the language has none; the same promise each time. */
+/** A section's messages in a language (every language's file has every key of the section); the same promise each time. */
 export function loadSection(section: SectionName, language: Language): Promise<SectionMessages> {
   const id = `${section}:${language}`;
   let promise = loading.get(id);
   if (!promise) {
-    const layers = [sectionFile(section, 'en')];
-    if (language !== 'en') layers.push(sectionFile(section, language));
-    const loaded = Promise.all(layers).then((parts) => Object.assign({}, ...parts) as SectionMessages);
+    const load = sectionCatalogs[`./sections/${section}.${language}.json`];
+    const loaded = load ? load() : Promise.resolve({});
     // Marked as React marks a promise it has read, so use() of a loaded section does not suspend.
     loaded.then(
       (value) => Object.assign(loaded, { status: 'fulfilled', value }),

@@ -1,7 +1,8 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { english, type Messages } from '@/i18n/catalog';
+import type { Messages } from '@/i18n/catalog';
+import { english } from '@/i18n/english';
 import { MessagesContext } from '@/i18n/i18n';
 import consoleEn from '@/i18n/sections/console.en.json';
 import consoleFr from '@/i18n/sections/console.fr.json';

@@ -1,6 +1,7 @@
 import { render, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { english, interpolate, type MessageKey, type MessageParams } from '@/i18n/catalog';
+import { interpolate, type MessageKey, type MessageParams } from '@/i18n/catalog';
+import { english } from '@/i18n/english';
 import fr from '@/i18n/fr.json';
 import { MessagesContext, type Translate } from '@/i18n/i18n';
 import cobrowseEn from '@/i18n/sections/cobrowse.en.json';

@@ -1,6 +1,6 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { english } from '@/i18n/catalog';
+import { english } from '@/i18n/english';
 import { setPkmsAccount } from '@/lib/flow/cookies';
 import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { ROADBLOCK_PAGES } from '@/lib/flow/roadblocks';

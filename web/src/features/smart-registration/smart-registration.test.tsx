@@ -149,6 +149,8 @@ describe('account type (spec §2.5)', () => {
     await heading('Tell us who you are');
     expect(where()).toBe(SMART_PATHS.identification);
     expect(calls[0]).toMatchObject({ method: 'GET', path: '/api/v2/registration' });
+    // The form follows the fields' answer, which the page asks for once its chunk (lazy: routes.tsx) has run.
+    await screen.findByLabelText('Policy number');
     for (const label of ['Policy number', 'First name', 'Last name', 'Postal code', 'Phone number']) expect(screen.getByLabelText(label)).toBeTruthy();
     expect(screen.queryByLabelText('Driver’s licence number')).toBeNull();
     // The optional field says so (its hint describes it).

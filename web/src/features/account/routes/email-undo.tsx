@@ -4,7 +4,7 @@ import { useT } from '@/i18n/i18n';
 import { useApiClients } from '@/lib/api/use-api';
 import { usePageTitle } from '@/lib/page-title';
 import { inSection } from '@/lib/site/in-section';
-import { errorCodeOf } from '@/features/account/reauth';
+import { errorCodeOf } from '@/lib/flow/error-catalogue';
 import '@/features/account/account.css';
 
 /**
