@@ -46,6 +46,13 @@ export default defineConfig({
         codeSplitting: {
           includeDependenciesRecursively: false,
           groups: [
+            // What the groups below and the portal's entry share. Without it
+            // these modules sat in the portal's entry chunk, which the groups
+            // then imported: the console, which imports the form kit, ran the
+            // portal's entry (main.tsx) and failed on a page without
+            // #guichet-site. The build fails when the console would load the
+            // portal's entry again (scripts/page-chunks.ts).
+            { name: 'portal-core', test: /[\\/]src[\\/](lib[\\/]site[\\/](address|cookies|types|resolve|site-context|config|theme|tel)|i18n[\\/]section|lib[\\/]api[\\/]use-api|lib[\\/]flow[\\/](error-catalogue|roadblocks|session-store|state|start-call|previous-page)|lib[\\/]analytics|lib[\\/]cobrowse[\\/]start|app[\\/]page-focus)\.tsx?$/ },
             { name: 'form-kit', test: /[\\/]src[\\/](components[\\/]form[\\/](form|use-form|text-field)|components[\\/]form-aside[\\/]form-aside|lib[\\/]page-title|i18n[\\/]private-text|lib[\\/]cobrowse[\\/]privacy|lib[\\/]rules[\\/](text|result)|lib[\\/]flow[\\/](use-flow-response|soft-roadblock|contact|hours|use-flow-send))\.tsx?$/ },
             { name: 'identity-fields', test: /[\\/]src[\\/](components[\\/]form[\\/](date-of-birth-field|masked-field|mask|licence-province-field)|lib[\\/]rules[\\/](date-of-birth|policy-number|postal-code|driver-licence|names|phone|pin|security-code))\.tsx?$/ },
             { name: 'registration-start', test: /[\\/]src[\\/]features[\\/]registration[\\/](api|flow|field-key|use-registration-response|components[\\/](registration-page|identification)|routes[\\/]registration-gate)\.tsx?$/ },

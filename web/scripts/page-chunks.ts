@@ -65,6 +65,15 @@ export function pageChunks(routesFile: string): Plugin {
       const entry = chunks(bundle).find((c) => c.isEntry && c.moduleIds.some((id) => /\/src\/main\.tsx$/.test(id)));
       if (!entry) throw new Error('page-chunks: no entry chunk');
       const loaded = closure(bundle, entry.fileName);
+      // The staff console must never load the portal's entry: it would run
+      // src/main.tsx, which fails on a page without #guichet-site. It can
+      // happen when a chunk the two share imports something the bundler
+      // left in the portal's entry (vite.config.ts's portal-core group).
+      const console = chunks(bundle).find((c) => c.isEntry && c.moduleIds.some((id) => /\/src\/console\/main\.tsx$/.test(id)));
+      if (console) {
+        const via = [...closure(bundle, console.fileName)].filter((f) => f !== entry.fileName && bundle[f]?.type === 'chunk' && (bundle[f] as OutputChunk).imports.includes(entry.fileName));
+        if (via.length > 0) this.error(`page-chunks: the console imports the portal's entry ${entry.fileName} through ${via.join(', ')}`);
+      }
       const out: PageChunks = { pages: {}, catalogs: {} };
       for (const [pattern, spec] of routeImports(readFileSync(routesFile, 'utf8'))) {
         const resolved = await this.resolve(spec, routesFile);

@@ -3,14 +3,7 @@ import { useT } from '@/i18n/i18n';
 import { isMessageKey } from '@/i18n/catalog';
 import { useSite } from '@/lib/site/site-context';
 import type { Language } from '@/lib/site/types';
-
-/** tel: URI of a North American number written in any format ("1 800 555-0101"). */
-export function telHref(phone: string): string {
-  const digits = phone.replace(/\D/g, '');
-  if (digits.length === 10) return `tel:+1${digits}`;
-  if (digits.length === 11 && digits.startsWith('1')) return `tel:+${digits}`;
-  return `tel:${digits}`;
-}
+import { telHref } from '@/lib/site/tel';
 
 /**
  * Spec §2.7 header: logo, technical phone number, province dropdown, language

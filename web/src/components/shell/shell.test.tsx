@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readCookies } from '@/lib/site/cookies';
 import { renderApp } from '@/test/render';
 import { belair, bna, servus, siteConfig } from '@/test/site-fixture';
-import { telHref } from './header';
+import { telHref } from '@/lib/site/tel';
 
 describe('header', () => {
   it('shows the logo linking to the marketing site, the phone number and the province list', async () => {

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { telHref } from '@/components/shell/header';
+import { telHref } from '@/lib/site/tel';
 import { useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
 import type { SectionKey } from '@/i18n/catalog';

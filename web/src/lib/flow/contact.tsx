@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { telHref } from '@/components/shell/header';
+import { telHref } from '@/lib/site/tel';
 import { useT } from '@/i18n/i18n';
 import { useSite } from '@/lib/site/site-context';
 import { hoursLines, type HoursLine } from './hours';
