@@ -609,7 +609,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	})
 
 	if a.cfg.Dev {
-		demo, err := devseed.Accounts(ctx, a.DB, a.Brands.All(), hasher.Params(), a.cfg.clock()())
+		demo, err := devseed.Accounts(ctx, a.DB, a.Brands.All(), hasher, a.cfg.clock()())
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"guichet/internal/account"
 	"guichet/internal/api/apitest"
 	"guichet/internal/audit"
 	"guichet/internal/devseed"
@@ -223,7 +224,7 @@ func eachConsoleAt(t *testing.T, start func() *testclock.Clock, fn func(t *testi
 func TestConsoleAndPortalSessionsApart(t *testing.T) {
 	eachConsole(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
-		if _, err := devseed.Accounts(ctx, a.DB, a.Brands.All(), testHashParams, clock.Now()); err != nil {
+		if _, err := devseed.Accounts(ctx, a.DB, a.Brands.All(), account.NewHasher(testHashParams), clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		belair, _ := a.Brands.ByID("belair")

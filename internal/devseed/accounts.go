@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -21,6 +22,17 @@ const (
 	// after each start that (re)issues it.
 	temporaryTTL = 30 * 24 * time.Hour
 )
+
+// knownHashes are Password's and TemporaryPassword's hashes at
+// account.DefaultParams, made once (public demo passwords, like the README
+// that prints them). A first --dev start stores them instead of running
+// argon2id: it was most of that start's time and left the memory of the
+// hashes resident (issue 34). A server on other parameters (tests choose
+// cheap ones) hashes as before; a sign-in checks these like any hash.
+var knownHashes = map[string]string{
+	Password:          "$argon2id$v=19$m=19456,t=2,p=1$OGDOX/yCEV1PnqYvspW+rA$oAIdaiLhI+HEI2OAb+gi9E2jS5yAFSBXvPDlisWOF8M",
+	TemporaryPassword: "$argon2id$v=19$m=19456,t=2,p=1$nK9rIuoh5vZZiXBagCIgrw$uf3mXI1PH00lU1MrSlfLUy1kdnv+u12VwdffoXk9Ffk",
+}
 
 // Account describes one seeded account for the README.
 type Account struct {
@@ -73,18 +85,21 @@ var demoCases = []demoCase{
 // Accounts creates the --dev demo accounts of every brand (README) and puts
 // existing ones back in their demo state: status, lockout cleared, a usable
 // temporary password for temp@. Passwords of existing accounts are left as
-// they are (delete the data directory to start over). It hashes with p
-// (the server's: DefaultParams unless a test chose cheaper ones) and
+// they are (delete the data directory to start over). Passwords get
+// hasher's parameters (the server's: DefaultParams unless a test chose
+// cheaper ones; at DefaultParams the knownHashes, no hash run) and it
 // returns the list for the README.
 //
 // It runs in one transaction under a lock: instances starting together on
 // one database seed one after the other, and the later ones find the demo
 // accounts the first created.
-func Accounts(ctx context.Context, db *store.DB, brands []*brand.Brand, p account.Params, now time.Time) ([]Account, error) {
-	hasher := account.NewHasher(p)
+func Accounts(ctx context.Context, db *store.DB, brands []*brand.Brand, hasher *account.Hasher, now time.Time) ([]Account, error) {
 	// One hash per password for all demo accounts: demo data only, and it
 	// keeps the start of --dev quick.
 	hashes := map[string]string{}
+	if hasher.Params() == account.DefaultParams {
+		hashes = maps.Clone(knownHashes)
+	}
 	hashOf := func(password string) (string, error) {
 		if h, ok := hashes[password]; ok {
 			return h, nil

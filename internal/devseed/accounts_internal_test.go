@@ -102,7 +102,7 @@ func TestSeedersStartingTogether(t *testing.T) {
 			var wg sync.WaitGroup
 			cheap := account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}
 			for i, db := range []*store.DB{dbA, dbB} {
-				wg.Go(func() { _, errs[i] = Accounts(ctx, db, brands, cheap, now) })
+				wg.Go(func() { _, errs[i] = Accounts(ctx, db, brands, account.NewHasher(cheap), now) })
 			}
 			wg.Wait()
 			for i, err := range errs {

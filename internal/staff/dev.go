@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"strings"
 
+	"guichet/internal/account"
 	"guichet/internal/codes"
 	"guichet/internal/rules"
 	"guichet/internal/store"
@@ -12,6 +13,11 @@ import (
 
 // DevPassword is the --dev staff members' password (README).
 const DevPassword = "Guichet-Staff-2026!"
+
+// devPasswordHash is DevPassword's hash at account.DefaultParams, made once:
+// a first --dev start stores it rather than running argon2id (issue 34). A
+// service on other parameters (tests choose cheap ones) hashes as before.
+const devPasswordHash = "$argon2id$v=19$m=19456,t=2,p=1$hDGoLpJcUF9gbK7QYAXOvQ$iUXL5WYOMutZk7rRg1zuoDPU0WTtSAbTmnSN/ywLjvY"
 
 // DevMember is a --dev staff member: fixed, public TOTP secret (README), so a
 // person can add it to an authenticator app. Never outside --dev.
@@ -47,9 +53,11 @@ func (s *Service) SeedDev(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		hash, err := s.Hasher.Hash(ctx, password)
-		if err != nil {
-			return n, err
+		hash := devPasswordHash
+		if s.Hasher.Params() != account.DefaultParams {
+			if hash, err = s.Hasher.Hash(ctx, password); err != nil {
+				return n, err
+			}
 		}
 		id, err := codes.RandomID(rand.Reader)
 		if err != nil {
