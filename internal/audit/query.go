@@ -62,18 +62,29 @@ type Cursor struct {
 // Between opens the events of [from, to) of brands (every brand when
 // none), oldest first; the caller closes the cursor.
 func Between(ctx context.Context, q Query, from, to time.Time, brands []string) (*Cursor, error) {
-	where, args := "at >= ? AND at < ?", []any{from.UnixMilli(), to.UnixMilli()}
-	if len(brands) > 0 {
-		where += " AND brand IN (" + placeholders(len(brands)) + ")"
-		for _, b := range brands {
-			args = append(args, b)
-		}
-	}
-	rows, err := q.Query(ctx, "SELECT "+eventColumns+" FROM audit_events WHERE "+where+" ORDER BY at, id", args...)
+	query, args := between(from, to, brands)
+	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit events: %w", err)
 	}
 	return &Cursor{rows: rows}, nil
+}
+
+// between is Between's query: in time order from audit_events_at, so the
+// export streams without a sort however many rows the range holds.
+func between(from, to time.Time, brands []string) (string, []any) {
+	where, args := "at >= ? AND at < ?", []any{from.UnixMilli(), to.UnixMilli()}
+	if len(brands) > 0 {
+		// A filter, not an index condition: read through the account
+		// index (its only prefix is the brand), the range would come out
+		// of order and be sorted whole, which SQLite's planner (no
+		// statistics) would choose.
+		where += " AND (brand IN (" + placeholders(len(brands)) + ")) = TRUE"
+		for _, b := range brands {
+			args = append(args, b)
+		}
+	}
+	return "SELECT " + eventColumns + " FROM audit_events WHERE " + where + " ORDER BY at, id", args
 }
 
 // Next moves to the next event, false at the end or on an error (Err).
@@ -88,13 +99,39 @@ func (c *Cursor) Err() error { return c.rows.Err() }
 // Close releases the cursor.
 func (c *Cursor) Close() error { return c.rows.Close() }
 
-// PurgeBefore deletes the events older than before (the retention purge).
+// purgeBatch bounds one purge statement. Each batch is a statement of its
+// own (outside a transaction, a short write of its own): the hourly purge
+// of a large table never holds the database's one writer (SQLite) or a
+// long lock for its whole run, and each batch reads the oldest rows from
+// audit_events_at rather than scanning the table.
+var purgeBatch = 5000
+
+// oldest is a purge batch: the oldest rows before a time, from
+// audit_events_at.
+const oldest = "SELECT id FROM audit_events WHERE at < ? ORDER BY at, id LIMIT ?"
+
+// PurgeBefore deletes the events older than before (the retention purge),
+// oldest first, purgeBatch rows a statement, until none is left or ctx
+// ends; it returns how many it deleted.
 func PurgeBefore(ctx context.Context, ex Execer, before time.Time) (int64, error) {
-	res, err := ex.Exec(ctx, "DELETE FROM audit_events WHERE at < ?", before.UnixMilli())
-	if err != nil {
-		return 0, fmt.Errorf("audit purge: %w", err)
+	var total int64
+	for {
+		res, err := ex.Exec(ctx, "DELETE FROM audit_events WHERE id IN ("+oldest+")", before.UnixMilli(), purgeBatch)
+		if err != nil {
+			return total, fmt.Errorf("audit purge: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("audit purge: %w", err)
+		}
+		total += n
+		if n < int64(purgeBatch) {
+			return total, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
 	}
-	return res.RowsAffected()
 }
 
 // heldEvent is an event as the customer's data export shows it.
