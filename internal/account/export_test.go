@@ -45,3 +45,9 @@ func (l *HashLog) Take() []Params {
 	l.params = nil
 	return p
 }
+
+// StaffSearchQuery is SearchForStaff's query and arguments on dialect d.
+var StaffSearchQuery = staffSearch
+
+// PrefixRange is the range of the strings a staff search prefix matches.
+var PrefixRange = prefixRange

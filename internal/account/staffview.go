@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"guichet/internal/store"
 )
@@ -43,31 +44,26 @@ type StaffSearch struct {
 	Limit  int
 }
 
-// SearchForStaff returns the accounts s matches, by email then brand, at most
-// s.Limit of them, in one query.
-func SearchForStaff(ctx context.Context, q RowsQuerier, s StaffSearch) ([]Account, error) {
-	like := likePrefix(s.Prefix)
-	where := `(email_normalized LIKE ? ESCAPE '\' OR LOWER(first_name) LIKE ? ESCAPE '\'
-		OR LOWER(last_name) LIKE ? ESCAPE '\' OR LOWER(first_name || ' ' || last_name) LIKE ? ESCAPE '\'`
-	args := []any{like, like, like, like}
-	if len(s.IDs) > 0 {
-		where += " OR id IN (" + inPlaceholders(len(s.IDs)) + ")"
-		for _, id := range s.IDs {
-			args = append(args, id)
-		}
-	}
-	if s.Phone != "" {
-		where += " OR phone = ?"
-		args = append(args, s.Phone)
-	}
-	where += ")"
-	if len(s.Brands) > 0 {
-		where += " AND brand IN (" + inPlaceholders(len(s.Brands)) + ")"
-		for _, b := range s.Brands {
-			args = append(args, b)
-		}
-	}
-	rows, err := q.Query(ctx, selectAccount+"WHERE "+where+" ORDER BY email_normalized, brand LIMIT ?", append(args, s.Limit)...)
+// searchKeys are what Prefix is matched against, each read as a range of
+// an index of its own (migration 0025), in the "C" collation on PostgreSQL
+// so that the range is the prefix's bytes whatever the database's.
+var searchKeys = []struct{ sqlite, postgres string }{
+	{"email_normalized", `email_normalized COLLATE "C"`},
+	{"LOWER(first_name)", `(LOWER(first_name)) COLLATE "C"`},
+	{"LOWER(last_name)", `(LOWER(last_name)) COLLATE "C"`},
+	{"LOWER(first_name || ' ' || last_name)", `(LOWER(first_name || ' ' || last_name)) COLLATE "C"`},
+}
+
+// SearchForStaff returns the accounts s matches, by email then brand, at
+// most s.Limit of them, in one query whose cost follows s.Limit, not the
+// number of accounts: each kind of match (the email, each name, the phone)
+// reads its first s.Limit rows in its index's order, and the union of
+// those (with s.IDs) is ordered and cut. When more than s.Limit accounts
+// match, the ones shown are the first by email among those candidates:
+// the first s.Limit by email always are (staff narrow the search).
+func SearchForStaff(ctx context.Context, db *store.DB, s StaffSearch) ([]Account, error) {
+	query, args := staffSearch(db.Dialect, s)
+	rows, err := db.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("account search: %w", err)
 	}
@@ -77,10 +73,76 @@ func SearchForStaff(ctx context.Context, q RowsQuerier, s StaffSearch) ([]Accoun
 	})
 }
 
-// likePrefix is a LIKE pattern matching what starts with s.
-func likePrefix(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(strings.ToLower(s)) + "%"
+// staffSearch is SearchForStaff's query on dialect d.
+func staffSearch(d store.Dialect, s StaffSearch) (string, []any) {
+	// The brands are a filter, not an index condition: through
+	// accounts_brand_email (its only prefix is the brand) SQLite's planner,
+	// which keeps no statistics, would read every account of the brands.
+	brands, brandArgs := "", []any{}
+	if len(s.Brands) > 0 {
+		brands = " AND (brand IN (" + inPlaceholders(len(s.Brands)) + ")) = TRUE"
+		for _, b := range s.Brands {
+			brandArgs = append(brandArgs, b)
+		}
+	}
+	var kinds []string
+	var args []any
+	// candidates adds the accounts where matches, at most s.Limit of
+	// them, the first in order (by the index the kind reads, so nothing is
+	// sorted); order "" adds them all (the holders of one policy).
+	candidates := func(where, order string, whereArgs ...any) {
+		kind := fmt.Sprintf("SELECT id FROM accounts WHERE %s%s", where, brands)
+		args = append(append(args, whereArgs...), brandArgs...)
+		if order != "" {
+			kind = fmt.Sprintf("SELECT id FROM (%s ORDER BY %s LIMIT ?) AS k%d", kind, order, len(kinds))
+			args = append(args, s.Limit)
+		}
+		kinds = append(kinds, kind)
+	}
+	from, to, bounded := prefixRange(strings.ToLower(s.Prefix))
+	for _, k := range searchKeys {
+		key := k.sqlite
+		if d == store.Postgres {
+			key = k.postgres
+		}
+		if bounded {
+			candidates(key+" >= ? AND "+key+" < ?", key, from, to)
+		} else {
+			candidates(key+" >= ?", key, from)
+		}
+	}
+	if s.Phone != "" {
+		candidates("phone = ?", "phone", s.Phone)
+	}
+	if len(s.IDs) > 0 {
+		ids := make([]any, len(s.IDs))
+		for i, id := range s.IDs {
+			ids[i] = id
+		}
+		candidates("id IN ("+inPlaceholders(len(s.IDs))+")", "", ids...)
+	}
+	return selectAccount + "WHERE id IN (" + strings.Join(kinds, " UNION ") + ") ORDER BY email_normalized, brand LIMIT ?",
+		append(args, s.Limit)
+}
+
+// prefixRange is the range [from, to) of the strings that start with p, in
+// byte order (which is code point order in UTF-8): p, and p with its last
+// character one higher. bounded is false when no string is above the range
+// (p is empty or ends in the highest code points).
+func prefixRange(p string) (from, to string, bounded bool) {
+	rs := []rune(p)
+	for len(rs) > 0 {
+		last := rs[len(rs)-1] + 1
+		if last == 0xD800 { // the surrogates are not characters
+			last = 0xE000
+		}
+		if last <= utf8.MaxRune {
+			rs[len(rs)-1] = last
+			return p, string(rs), true
+		}
+		rs = rs[:len(rs)-1]
+	}
+	return p, "", false
 }
 
 func inPlaceholders(n int) string {
