@@ -120,7 +120,7 @@ check:
 
 # dist/guichet-image.tar: test/deploy unpacks it and runs its binary.
 test-go: web/dist/index.html dist/guichet-image.tar
-	$(STAGE) go-tests $(GOTESTSUM) --format pkgname --jsonfile $(REPORTS)/go-test.json -- -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+	$(STAGE) go-tests env GUICHET_REQUIRE_IMAGE=1 $(GOTESTSUM) --format pkgname --jsonfile $(REPORTS)/go-test.json -- -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
 
 test-fuzz:
 	$(STAGE) fuzz scripts/fuzz-short.sh
