@@ -14,9 +14,10 @@
 //
 //	image rootfs --binary B ... --out DIR
 //
-// writes the same passwd, group and SBOM files into DIR, for the Dockerfile,
-// which copies them into its own FROM scratch stage; imageConfig and the
-// Dockerfile say the same things, which test/deploy checks.
+// writes the same files into DIR (and /data into DIR-guichet), for the
+// Dockerfile, which copies them into its own FROM scratch stage;
+// imageConfig and the Dockerfile say the same things, which test/deploy
+// checks.
 package main
 
 import (
@@ -99,9 +100,6 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	if cmd == "rootfs" {
-		return writeRootfs(o.out, sbom)
-	}
 	certs, err := os.ReadFile(o.certs)
 	if err != nil {
 		return err
@@ -109,6 +107,9 @@ func run(args []string) error {
 	bin, err := os.ReadFile(o.binary)
 	if err != nil {
 		return err
+	}
+	if cmd == "rootfs" {
+		return writeRootfs(o.out, entries(bin, certs, sbom))
 	}
 	info, err := buildinfo.ReadFile(o.binary)
 	if err != nil {
@@ -332,15 +333,31 @@ func tarDir(dir, out string, epoch time.Time) error {
 	return os.Rename(tmp, out)
 }
 
-// writeRootfs writes the generated files (passwd, group, SBOM) under dir,
-// for the Dockerfile's final stage.
-func writeRootfs(dir string, sbom []byte) error {
-	for name, b := range map[string][]byte{"etc/passwd": []byte(passwd), "etc/group": []byte(group), sbomPath: sbom} {
-		path := filepath.Join(dir, filepath.FromSlash(name))
+// writeRootfs writes the layer's entries as files under dir, with their
+// modes, for the Dockerfile: root's under dir, the user's (/data) under
+// dir+"-guichet", which the Dockerfile copies with --chown=65532:65532.
+func writeRootfs(dir string, es []entry) error {
+	for _, e := range es {
+		base := dir
+		if e.owner == uid {
+			base = dir + "-" + user
+		}
+		path := filepath.Join(base, filepath.FromSlash(strings.TrimSuffix(e.name, "/")))
+		mode := fs.FileMode(e.mode).Perm()
+		if e.mode&0o1000 != 0 {
+			mode |= fs.ModeSticky
+		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
+		if strings.HasSuffix(e.name, "/") {
+			if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+		} else if err := os.WriteFile(path, e.contents, 0o600); err != nil {
+			return err
+		}
+		if err := os.Chmod(path, mode); err != nil {
 			return err
 		}
 	}
