@@ -483,9 +483,10 @@ func TestImageReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// go from PATH, else from GOROOT (go test sets it for the test binary).
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
 	dir := t.TempDir()
 	bin, certs, out := filepath.Join(dir, "guichet"), filepath.Join(dir, "ca.crt"), filepath.Join(dir, "image.tar")
