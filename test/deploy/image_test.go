@@ -111,20 +111,8 @@ func readImage(path string) (*image, error) {
 		return nil, err
 	}
 	entries := map[string][]byte{}
-	tr := tar.NewReader(bytes.NewReader(raw))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, err
-		}
-		entries[h.Name] = b
+	if err := readTar(raw, func(h *tar.Header, b []byte) { entries[h.Name] = b }); err != nil {
+		return nil, err
 	}
 	// blob reads a blob and checks it against its digest and size.
 	blob := func(d descriptor) ([]byte, error) {
@@ -195,23 +183,31 @@ func readImage(path string) (*image, error) {
 		if "sha256:"+hex.EncodeToString(sum[:]) != img.config.RootFS.DiffIDs[i] {
 			return nil, errors.New("layer " + l.Digest + " does not match its diff id")
 		}
-		lr := tar.NewReader(bytes.NewReader(layer))
-		for {
-			h, err := lr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			data, err := io.ReadAll(lr)
-			if err != nil {
-				return nil, err
-			}
-			img.files["/"+strings.TrimSuffix(h.Name, "/")] = imageFile{h, data}
+		err = readTar(layer, func(h *tar.Header, b []byte) { img.files["/"+strings.TrimSuffix(h.Name, "/")] = imageFile{h, b} })
+		if err != nil {
+			return nil, err
 		}
 	}
 	return img, nil
+}
+
+// readTar calls entry with each entry of a tar and its contents.
+func readTar(b []byte, entry func(*tar.Header, []byte)) error {
+	tr := tar.NewReader(bytes.NewReader(b))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		entry(h, data)
+	}
 }
 
 // TestImageConfig: the image runs /guichet serve as 65532, with the data
