@@ -266,15 +266,15 @@ func TestUBILink(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/accounts/" + id + "/authentication"
-		e.post(path, map[string]string{"password": ownerPass}).Expect(t, 400, "VALIDATION")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword}).Expect(t, 400, "VALIDATION")
 		e.post(path, map[string]string{"password": "Wrong-Horse-9!", "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
 		// The owner's own date of birth is not the driver's.
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1980-04-12", "postalCode": postal}).Expect(t, 400, "1002")
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": "1980-04-12", "postalCode": postal}).Expect(t, 400, "1002")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
 		if n := e.Count(t, "SELECT COUNT(*) FROM login_failures WHERE account_id = ?", e.owner.ID); n != 3 {
 			t.Fatalf("%d sign-in failures counted, want 3", n)
 		}
-		a := e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "m5v 2t6"}).Expect(t, 200, "")
+		a := e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": "m5v 2t6"}).Expect(t, 200, "")
 		if a.Str(t, "email") != "owner@example.com" {
 			t.Fatalf("%s", a.Body)
 		}
@@ -285,7 +285,7 @@ func TestUBILink(t *testing.T) {
 		if x := tokenOf(t, e.read(out.Token, "edoc")); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
 			t.Fatalf("%+v", x)
 		}
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
 	})
 }
 
@@ -296,9 +296,9 @@ func TestUBILinkLockout(t *testing.T) {
 		_, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/registrations/" + id + "/authentication"
 		for range account.DefaultLockout.MaxFailures {
-			e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
+			e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
 		}
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
 		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at = 0") != 1 {
 			t.Fatal("a refused link spent the token")
 		}
