@@ -364,7 +364,7 @@ func TestRecordAndPurge(t *testing.T) {
 		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 1 {
 			t.Fatal("recording brand: events deleted at the end")
 		}
-		all := e.brands.All()
+		all := e.Brands.All()
 		if _, err := e.svc.Purge(ctx, all); err != nil {
 			t.Fatal(err)
 		}
