@@ -321,9 +321,7 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 			t.Fatalf("other brand's viewer: close %d, want %d", got, CloseForbidden)
 		}
 		e.agent(intact).want("POST", "/console/sessions/"+id+"/end", "", 403, "FORBIDDEN_BRAND")
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", audit.ConsoleForbidden, intact.ID) != 3 {
-			t.Fatal("viewer and end refusals not audited")
-		}
+		e.ExpectCount(t, 3, "viewer and end refusals not audited", "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", audit.ConsoleForbidden, intact.ID)
 		other := e.addStaff("ab2", "belair")
 		if got := e.agent(other).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseNotHolder {
 			t.Fatalf("not the session's agent: close %d, want %d", got, CloseNotHolder)
@@ -361,25 +359,19 @@ func TestRecordAndPurge(t *testing.T) {
 		if _, err := e.svc.End(ctx, Actor{}, kept, ReasonAgent); err != nil {
 			t.Fatal(err)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 1 {
-			t.Fatal("recording brand: events deleted at the end")
-		}
+		e.ExpectCount(t, 1, "recording brand: events deleted at the end", "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept)
 		all := e.Brands.All()
 		if _, err := e.svc.Purge(ctx, all); err != nil {
 			t.Fatal(err)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 0 {
-			t.Fatal("the janitor kept events of a brand that no longer records")
-		}
+		e.ExpectCount(t, 0, "the janitor kept events of a brand that no longer records", "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept)
 		e.mu.Lock()
 		e.record["belair"] = false
 		e.mu.Unlock()
 		if _, err := e.svc.End(ctx, Actor{}, dropped, ReasonAgent); err != nil {
 			t.Fatal(err)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events") != 0 {
-			t.Fatal("events kept at the end")
-		}
+		e.ExpectCount(t, 0, "events kept at the end", "SELECT COUNT(*) FROM cobrowse_events")
 		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_sessions"); n != 2 {
 			t.Fatalf("%d sessions", n)
 		}

@@ -201,9 +201,7 @@ func TestCreateWithToken(t *testing.T) {
 			t.Fatalf("%d accounts", n)
 		}
 		// Audited without the token.
-		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%"); n != 0 {
-			t.Fatal("the token is in the audit trail")
-		}
+		e.ExpectCount(t, 0, "the token is in the audit trail", "SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%")
 		for _, ev := range []audit.Name{audit.TokenIssue, audit.TokenRead, audit.TokenConsume} {
 			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ?", ev) == 0 {
 				t.Errorf("no %s audited", ev)
@@ -254,9 +252,7 @@ func TestWrongCellphone(t *testing.T) {
 		id = tokenOf(t, e.read(out.Token, "BA")).ID
 		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).Expect(t, 201, "")
 		accounttest.ExpectLinked(t, e.DB, "belair", "vera@example.com", "TOK0006:driver")
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'") != 1 {
-			t.Fatal("the wrong phone is not audited")
-		}
+		e.ExpectCount(t, 1, "the wrong phone is not audited", "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'")
 	})
 }
 
@@ -279,9 +275,7 @@ func TestUBILink(t *testing.T) {
 			t.Fatalf("%s", a.Body)
 		}
 		accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "TOK0003:driver")
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'") != 1 {
-			t.Fatal("link not audited")
-		}
+		e.ExpectCount(t, 1, "link not audited", "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'")
 		if x := tokenOf(t, e.read(out.Token, "edoc")); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
 			t.Fatalf("%+v", x)
 		}
@@ -299,9 +293,7 @@ func TestUBILinkLockout(t *testing.T) {
 			e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
 		}
 		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
-		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at = 0") != 1 {
-			t.Fatal("a refused link spent the token")
-		}
+		e.ExpectCount(t, 1, "a refused link spent the token", "SELECT COUNT(*) FROM email_tokens WHERE used_at = 0")
 	})
 }
 
@@ -327,9 +319,7 @@ func TestAskUsername(t *testing.T) {
 		e.create(a.ID, map[string]any{"postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
 		e.create(a.ID, map[string]any{"postalCode": postal, "dateOfBirth": dob}).Expect(t, 201, "")
 		accounttest.ExpectLinked(t, e.DB, "belair", "tina@example.com", "TOK0002:holder")
-		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0") != 1 {
-			t.Fatal("token not spent")
-		}
+		e.ExpectCount(t, 1, "token not spent", "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0")
 	})
 }
 
