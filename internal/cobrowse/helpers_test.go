@@ -261,9 +261,7 @@ func (e *env) endedFor(reason string, sockets ...*ws) {
 		if f := w.NextState(StatusEnded); f["reason"] != reason {
 			e.T.Fatalf("end: %v, want reason %s", f, reason)
 		}
-		if got := w.CloseStatus(); got != websocket.StatusNormalClosure {
-			e.T.Fatalf("close %d, want 1000", got)
-		}
+		w.ExpectClose(e.T, websocket.StatusNormalClosure, "after the ended state")
 	}
 }
 

@@ -251,9 +251,7 @@ func TestLimits(t *testing.T) {
 		if err := s.Conn.Write(ctx, websocket.MessageText, []byte(`{"type":"dance"}`)); err != nil {
 			t.Fatal(err)
 		}
-		if code := s.CloseStatus(); code != websocket.StatusPolicyViolation {
-			t.Fatalf("closed with %d, want 1008", code)
-		}
+		s.ExpectClose(t, websocket.StatusPolicyViolation, "unknown frame type")
 
 		// Ten new conversations an hour per address: another visitor at
 		// the first one's address.

@@ -263,9 +263,7 @@ func TestShutdownClosesSockets(t *testing.T) {
 		a.Next("queue")
 		e.hub.Shutdown()
 		for _, w := range []*ws{s, a} {
-			if code := w.CloseStatus(); code != websocket.StatusServiceRestart {
-				t.Fatalf("closed with %d, want 1012", code)
-			}
+			w.ExpectClose(t, websocket.StatusServiceRestart, "at shutdown")
 		}
 	})
 }
@@ -293,9 +291,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code := w.CloseStatus(); code != CloseUnknown {
-			t.Fatalf("unknown conversation closed with %d", code)
-		}
+		w.ExpectClose(t, CloseUnknown, "unknown conversation")
 		s := v.socket(0)
 		s.Next("state")
 		v.want("POST", "/api/v1/chat/conversation/end", "", 200, "")
@@ -303,18 +299,14 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if m := s.Next("message"); m["system"].(map[string]any)["key"] != "ended" {
 			t.Fatalf("end note %v", m)
 		}
-		if code := s.CloseStatus(); code != websocket.StatusNormalClosure {
-			t.Fatalf("ended closed with %d", code)
-		}
+		s.ExpectClose(t, websocket.StatusNormalClosure, "ended")
 		// Every message delivered: nothing left, 4404 (do not reconnect).
 		last := v.want("GET", "/api/v1/chat/conversation", "", 200, "")["lastSeq"].(float64)
 		w, _, err = e.dial(fmt.Sprintf("/api/v1/chat/socket?after=%d", int(last)), v.host, "http://"+v.host, v.cookie, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code := w.CloseStatus(); code != CloseUnknown {
-			t.Fatalf("ended conversation, nothing left, closed with %d", code)
-		}
+		w.ExpectClose(t, CloseUnknown, "ended conversation, nothing left")
 		// Messages left: replayed, then 1000.
 		w, _, err = e.dial("/api/v1/chat/socket?after=1", v.host, "http://"+v.host, v.cookie, nil)
 		if err != nil {
@@ -323,9 +315,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if m := w.Next("message"); m["seq"] != float64(2) {
 			t.Fatalf("replay after the end: %v", m)
 		}
-		if code := w.CloseStatus(); code != websocket.StatusNormalClosure {
-			t.Fatalf("ended conversation with messages left closed with %d", code)
-		}
+		w.ExpectClose(t, websocket.StatusNormalClosure, "ended conversation with messages left")
 	})
 }
 
@@ -454,9 +444,7 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 		s.Send(map[string]any{"type": "ping"})
 		s.Next("pong")
 		e.hub.Reap(time.Now().Add(time.Minute).UnixMilli())
-		if code := s.CloseStatus(); code != websocket.StatusGoingAway {
-			t.Fatalf("closed with %d, want 1001", code)
-		}
+		s.ExpectClose(t, websocket.StatusGoingAway, "reaped")
 	})
 }
 
