@@ -66,8 +66,7 @@ func newEnv(t *testing.T, te *testenv.Env) *env {
 	reg := testenv.Brands(t)
 	db, c := te.DB, te.Clock
 	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
-	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(db, c.Now)
 	regs, err := registration.New(ctx, accounts)
 	if err != nil {
 		t.Fatal(err)

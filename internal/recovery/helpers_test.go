@@ -55,8 +55,7 @@ var noLimits = recovery.Limits{GuessesPerAccount: 1000}
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	te := testenv.New(db)
-	accounts := account.NewService(db, accounttest.Hasher(), te.Clock.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(db, te.Clock.Now)
 	svc, err := recovery.New(context.Background(), accounts)
 	if err != nil {
 		t.Fatal(err)

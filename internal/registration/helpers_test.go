@@ -62,8 +62,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	te := testenv.New(db)
 	c := te.Clock
 	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
-	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(db, c.Now)
 	svc, err := registration.New(t.Context(), accounts)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,14 @@ var Params = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen
 // Hasher is a hasher of Params.
 func Hasher() *account.Hasher { return account.NewHasher(Params) }
 
+// Service is an account service on db with the clock now, the test
+// hasher and no rate limits: the flows' tests, which test their own limits.
+func Service(db *store.DB, now func() time.Time) *account.Service {
+	s := account.NewService(db, Hasher(), now)
+	s.Limits = account.Limits{}
+	return s
+}
+
 // Hash is the hash of a password under Params.
 func Hash(t testing.TB, password string) string {
 	t.Helper()
