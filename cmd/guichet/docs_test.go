@@ -6,15 +6,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"guichet/internal/testenv"
 )
 
 // TestDocsStayInTheRepository: every Markdown file the README and docs/ name
 // (in backquotes) is in the repository, so a clone has what they point to.
 func TestDocsStayInTheRepository(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testenv.RepoDir(t)
 	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	docs = append(docs, filepath.Join(root, "README.md"))
 	inRepo := func(path string) bool {

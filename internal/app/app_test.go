@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -38,13 +37,7 @@ func TestWiredSignIn(t *testing.T) {
 		req.Host = "belair.localhost"
 		req.Header.Set("api-key", belair.APIKey)
 		req.Header.Set("Content-Type", "application/json")
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
+		res, out := sendJSON(t, client, req)
 		return res.StatusCode, out
 	}
 	status, found := call("POST", "/api/v1/accounts/find", `{"email":"demo@belair.example"}`)

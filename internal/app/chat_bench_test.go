@@ -187,14 +187,7 @@ func (b *chatBench) request(method, host, apiKey, path, body string, cookie *htt
 	if cookie != nil {
 		req.AddCookie(cookie)
 	}
-	res, err := b.client.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res, out
+	return sendJSON(b.t, b.client, req)
 }
 
 // startConversations opens n conversations on a brand and returns their
@@ -302,13 +295,7 @@ func TestChatLatency(t *testing.T) {
 		req.Host = chatBenchConsole
 		req.Header.Set("Content-Type", "application/json")
 		req.AddCookie(&http.Cookie{Name: staff.CookieName, Value: token})
-		res, err := b.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		var out map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&out)
+		res, out := sendJSON(t, b.client, req)
 		if res.StatusCode != 200 {
 			t.Fatalf("%s %s: %d %v", method, path, res.StatusCode, out)
 		}

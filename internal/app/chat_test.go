@@ -69,9 +69,7 @@ func readFrame(t *testing.T, c *websocket.Conn, typ string) map[string]any {
 func TestChatThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := context.Background()
-		srv := serveHTTP(t, a)
-		agent := marie(t, a, clock)
-		token := agent.cookies[staff.CookieName]
+		srv, agent, token := marieServed(t, a, clock)
 		me := agent.want("GET", "/api/console/v1/session", "", 200, "")
 		staffID, staffName := me["id"].(string), me["name"].(string)
 

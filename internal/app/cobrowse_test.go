@@ -25,9 +25,7 @@ import (
 func TestCobrowseThroughTheWholeHandler(t *testing.T) {
 	eachChat(t, func(t *testing.T, a *App, clock *testclock.Clock) {
 		ctx := t.Context()
-		srv := serveHTTP(t, a)
-		agent := marie(t, a, clock)
-		token := agent.cookies[staff.CookieName]
+		srv, agent, token := marieServed(t, a, clock)
 		staffID := agent.want("GET", "/api/console/v1/session", "", 200, "")["id"].(string)
 		// A factor 20 minutes old (the session kept alive): enough for co-browse.
 		clock.Advance(10 * time.Minute)

@@ -63,6 +63,15 @@ func marie(t *testing.T, a *App, clock *testclock.Clock) *browser {
 	return signedInStaff(t, a, clock, "marie@example.com", staff.RoleAgent, []string{"belair"})
 }
 
+// marieServed is the whole handler served over HTTP (srv, for the
+// sockets) and marie signed in on the console, with her session token.
+func marieServed(t *testing.T, a *App, clock *testclock.Clock) (srv *httptest.Server, agent *browser, token string) {
+	t.Helper()
+	srv = serveHTTP(t, a)
+	agent = marie(t, a, clock)
+	return srv, agent, agent.cookies[staff.CookieName]
+}
+
 // siteBrowser is a browser on the brand's first host that sends its api
 // key, as the portal's pages do.
 func siteBrowser(t *testing.T, a *App, brandID string) *browser {

@@ -58,7 +58,7 @@ func TestEmailChange(t *testing.T) {
 			t.Fatalf("start: %d %v", status, out)
 		}
 		code := w.codeMailed("belair", newEmail, "")
-		wrong := map[bool]string{true: "000001", false: "000000"}[code == "000000"]
+		wrong := wrongCode(code)
 		if status, out := confirm(wrong); status != http.StatusBadRequest || out["errorCode"] != "INVALID_ACTIVATION_CODE" {
 			t.Fatalf("a wrong code: %d %v", status, out)
 		}

@@ -44,3 +44,18 @@ func readType(ctx context.Context, conn *websocket.Conn, typ string) (map[string
 		}
 	}
 }
+
+// sendJSON sends req with client and returns the response (its body read
+// and closed) and the body decoded as a JSON object (nil when it is not
+// one); a request that cannot be sent fails the test.
+func sendJSON(t testing.TB, client *http.Client, req *http.Request) (*http.Response, map[string]any) {
+	t.Helper()
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&out)
+	return res, out
+}

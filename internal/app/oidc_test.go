@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -191,13 +190,7 @@ func (w *rpWorld) api(brand, method, path, body string) (int, map[string]any) {
 // answer.
 func (w *rpWorld) do(req *http.Request) (int, map[string]any) {
 	w.t.Helper()
-	res, err := w.browser.Do(req)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
+	res, out := sendJSON(w.t, w.browser, req)
 	return res.StatusCode, out
 }
 

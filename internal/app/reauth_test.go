@@ -90,9 +90,16 @@ func TestReauth(t *testing.T) {
 		}
 
 		prove := func(body string) (int, map[string]any) { return w.api("belair", "POST", "/api/v1/me/reauth", body) }
-		if status, out := prove(`{"password":"Not-The-Password-1!"}`); status != http.StatusBadRequest || out["errorCode"] != "WRONG_CURRENT_PASSWORD" {
-			t.Fatalf("a wrong password: %d %v", status, out)
+		// proved fails the test unless the proof is answered status with the
+		// errorCode code, or, code "", with a freshUntil.
+		proved := func(what, body string, status int, code string) {
+			t.Helper()
+			got, out := prove(body)
+			if got != status || code != "" && out["errorCode"] != code || code == "" && out["freshUntil"] == nil {
+				t.Fatalf("%s: %d %v, want %d %s", what, got, out, status, code)
+			}
 		}
+		proved("a wrong password", `{"password":"Not-The-Password-1!"}`, http.StatusBadRequest, "WRONG_CURRENT_PASSWORD")
 		for _, bad := range []string{`{}`, `{"password":"x","code":"123456"}`, `{"code":"12"}`, `[`, `{"password":7}`} {
 			if status, out := prove(bad); status != http.StatusBadRequest {
 				t.Fatalf("body %s: %d %v, want 400", bad, status, out)
@@ -101,61 +108,41 @@ func TestReauth(t *testing.T) {
 		if w.fresh("belair") {
 			t.Fatal("fresh after refused proofs")
 		}
-		if status, out := prove(`{"password":"` + demoPassword + `"}`); status != http.StatusOK || out["freshUntil"] == nil {
-			t.Fatalf("the password: %d %v", status, out)
-		}
+		proved("the password", `{"password":"`+demoPassword+`"}`, http.StatusOK, "")
 
 		// By a code to the email on file.
 		w.advance("10m1s")
-		if status, out := prove(`{"code":"123456"}`); status != http.StatusForbidden || out["errorCode"] != "CODE_EXPIRED" {
-			t.Fatalf("a code before any was sent: %d %v", status, out)
-		}
+		proved("a code before any was sent", `{"code":"123456"}`, http.StatusForbidden, "CODE_EXPIRED")
 		if status, out := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
 			t.Fatalf("send a code: %d %v", status, out)
 		}
 		code := w.codeMailed("belair", demoEmail, "")
-		wrong := "000000"
-		if code == wrong {
-			wrong = "000001"
-		}
-		if status, out := prove(`{"code":"` + wrong + `"}`); status != http.StatusBadRequest || out["errorCode"] != "INVALID_ACTIVATION_CODE" {
-			t.Fatalf("a wrong code: %d %v", status, out)
-		}
-		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusOK || out["freshUntil"] == nil {
-			t.Fatalf("the code: %d %v", status, out)
-		}
+		wrong := wrongCode(code)
+		proved("a wrong code", `{"code":"`+wrong+`"}`, http.StatusBadRequest, "INVALID_ACTIVATION_CODE")
+		proved("the code", `{"code":"`+code+`"}`, http.StatusOK, "")
 		w.advance("10m1s")
-		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusForbidden || out["errorCode"] != "CODE_EXPIRED" {
-			t.Fatalf("the code a second time: %d %v", status, out)
-		}
+		proved("the code a second time", `{"code":"`+code+`"}`, http.StatusForbidden, "CODE_EXPIRED")
 
 		// Five wrong guesses end a code, the right one included.
 		if status, _ := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
 			t.Fatalf("a second code: %d", status)
 		}
 		code = w.codeMailed("belair", demoEmail, code)
-		wrong = "000000"
-		if code == wrong {
-			wrong = "000001"
-		}
+		wrong = wrongCode(code)
 		for i := range 5 {
 			status, out := prove(`{"code":"` + wrong + `"}`)
 			if want := map[bool]int{true: http.StatusForbidden, false: http.StatusBadRequest}[i == 4]; status != want {
 				t.Fatalf("wrong guess %d: %d %v, want %d", i+1, status, out, want)
 			}
 		}
-		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusForbidden || out["errorCode"] != "EXCEEDED_RETRIES_CODE_ACTIVATION" {
-			t.Fatalf("the right code after five wrong: %d %v", status, out)
-		}
+		proved("the right code after five wrong", `{"code":"`+code+`"}`, http.StatusForbidden, "EXCEEDED_RETRIES_CODE_ACTIVATION")
 		// A code expires after 10 minutes.
 		if status, _ := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
 			t.Fatalf("a third code: %d", status)
 		}
 		code = w.codeMailed("belair", demoEmail, code)
 		w.advance("10m1s")
-		if status, out := prove(`{"code":"` + code + `"}`); status != http.StatusForbidden || out["errorCode"] != "CODE_EXPIRED" {
-			t.Fatalf("an expired code: %d %v", status, out)
-		}
+		proved("an expired code", `{"code":"`+code+`"}`, http.StatusForbidden, "CODE_EXPIRED")
 		// Five codes per session.
 		for i := range 2 {
 			if status, out := w.api("belair", "POST", "/api/v1/me/reauth/code", ""); status != http.StatusNoContent {
@@ -188,7 +175,7 @@ func TestReauthGuessesRace(t *testing.T) {
 			t.Fatalf("send a code: %d", status)
 		}
 		code := w.codeMailed("belair", demoEmail, "")
-		wrong := map[bool]string{true: "000001", false: "000000"}[code == "000000"]
+		wrong := wrongCode(code)
 		var mu sync.Mutex
 		answers := map[int]int{}
 		var wg sync.WaitGroup
@@ -212,3 +199,11 @@ func TestReauthGuessesRace(t *testing.T) {
 
 // MaxWrongAnswered is reauth.MaxFailures less the try that ends the code.
 const MaxWrongAnswered = 4
+
+// wrongCode is a six-digit code other than code.
+func wrongCode(code string) string {
+	if code == "000000" {
+		return "000001"
+	}
+	return "000000"
+}

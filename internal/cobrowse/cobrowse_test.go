@@ -95,9 +95,7 @@ func TestCodeSession(t *testing.T) {
 			t.Fatal("join not audited with the staff id")
 		}
 		// The socket after the end: 4404.
-		if got := v.socket("/api/v1/cobrowse/socket").CloseStatus(); got != CloseUnknown {
-			t.Fatalf("socket after the end: %d", got)
-		}
+		v.socket("/api/v1/cobrowse/socket").ExpectClose(t, CloseUnknown, "socket after the end")
 	})
 }
 
@@ -317,26 +315,16 @@ func TestOtherBrandAgentRefused(t *testing.T) {
 		e.agent(belair).want("POST", "/console/join", `{"code":"`+code+`"}`, 200, "")
 		// Refused after the upgrade with a close code the console does not
 		// reconnect after (a status before it shows as 1006 in a browser).
-		if got := e.agent(intact).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseForbidden {
-			t.Fatalf("other brand's viewer: close %d, want %d", got, CloseForbidden)
-		}
+		e.agent(intact).socket("/console/sessions/"+id+"/socket").ExpectClose(t, CloseForbidden, "other brand's viewer")
 		e.agent(intact).want("POST", "/console/sessions/"+id+"/end", "", 403, "FORBIDDEN_BRAND")
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", audit.ConsoleForbidden, intact.ID) != 3 {
-			t.Fatal("viewer and end refusals not audited")
-		}
+		e.ExpectCount(t, 3, "viewer and end refusals not audited", "SELECT COUNT(*) FROM audit_events WHERE event = ? AND account_id = ?", audit.ConsoleForbidden, intact.ID)
 		other := e.addStaff("ab2", "belair")
-		if got := e.agent(other).socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseNotHolder {
-			t.Fatalf("not the session's agent: close %d, want %d", got, CloseNotHolder)
-		}
+		e.agent(other).socket("/console/sessions/"+id+"/socket").ExpectClose(t, CloseNotHolder, "not the session's agent")
 		// No staff session: 4401; an unknown or malformed id: 4404.
 		nobody := &client{e: e, host: "console.test", cookies: map[string]string{}}
-		if got := nobody.socket("/console/sessions/" + id + "/socket").CloseStatus(); got != CloseSignedOut {
-			t.Fatalf("signed out: close %d, want %d", got, CloseSignedOut)
-		}
+		nobody.socket("/console/sessions/"+id+"/socket").ExpectClose(t, CloseSignedOut, "signed out")
 		for _, unknown := range []string{"AAAAAAAAAAAAAAAAAAAAAA", "not%20an%20id"} {
-			if got := e.agent(belair).socket("/console/sessions/" + unknown + "/socket").CloseStatus(); got != CloseUnknown {
-				t.Fatalf("unknown %s: close %d, want %d", unknown, got, CloseUnknown)
-			}
+			e.agent(belair).socket("/console/sessions/"+unknown+"/socket").ExpectClose(t, CloseUnknown, "unknown "+unknown)
 		}
 		if e.session(id).Status != StatusActive {
 			t.Fatal("session touched by refusals")
@@ -361,25 +349,19 @@ func TestRecordAndPurge(t *testing.T) {
 		if _, err := e.svc.End(ctx, Actor{}, kept, ReasonAgent); err != nil {
 			t.Fatal(err)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 1 {
-			t.Fatal("recording brand: events deleted at the end")
-		}
-		all := e.brands.All()
+		e.ExpectCount(t, 1, "recording brand: events deleted at the end", "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept)
+		all := e.Brands.All()
 		if _, err := e.svc.Purge(ctx, all); err != nil {
 			t.Fatal(err)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept) != 0 {
-			t.Fatal("the janitor kept events of a brand that no longer records")
-		}
+		e.ExpectCount(t, 0, "the janitor kept events of a brand that no longer records", "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", kept)
 		e.mu.Lock()
 		e.record["belair"] = false
 		e.mu.Unlock()
 		if _, err := e.svc.End(ctx, Actor{}, dropped, ReasonAgent); err != nil {
 			t.Fatal(err)
 		}
-		if e.Count(t, "SELECT COUNT(*) FROM cobrowse_events") != 0 {
-			t.Fatal("events kept at the end")
-		}
+		e.ExpectCount(t, 0, "events kept at the end", "SELECT COUNT(*) FROM cobrowse_events")
 		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_sessions"); n != 2 {
 			t.Fatalf("%d sessions", n)
 		}
@@ -419,9 +401,7 @@ func TestFrameLimits(t *testing.T) {
 			return e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id) == 2*EventRate+1
 		})
 		vs.SendRaw([]byte(`{"type":"event","data":"` + strings.Repeat("x", MaxEventBytes+2048) + `"}`))
-		if got := vs.CloseStatus(); got != websocket.StatusMessageTooBig {
-			t.Fatalf("frame over the read limit: close %d, want 1009", got)
-		}
+		vs.ExpectClose(t, websocket.StatusMessageTooBig, "frame over the read limit")
 	})
 }
 

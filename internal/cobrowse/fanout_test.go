@@ -26,7 +26,7 @@ func TestCobrowseAcrossInstances(t *testing.T) {
 	nb := fanouttest.Start(t, other, url, fanout.Options{Dial: gate.Dial})
 	a, b := newEnvWith(t, db, na), newEnvWith(t, other, nb)
 	p := b.addStaff("a1", "belair")
-	a.front.Knows(p)
+	a.Front.Knows(p)
 
 	_, vs, id := a.activeCodeVia(b, p)
 	view := b.agent(p).socket("/console/sessions/" + id + "/socket")

@@ -3,7 +3,6 @@ package cobrowse
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -20,21 +19,16 @@ import (
 	"guichet/internal/throttle"
 )
 
-// env is co-browse and chat on a fresh database (its clock at
-// testenv.ChatHours) behind an HTTP server: brand hosts "<brand>.test"
-// and, with X-Test-Staff, the staff member (internal/app's tests run the
-// real session middleware).
+// env is co-browse and chat on a fresh site (fanouttest.Site: the
+// database, its clock at testenv.ChatHours, the routes behind the front):
+// brand hosts "<brand>.test" and, with X-Test-Staff, the staff member
+// (internal/app's tests run the real session middleware).
 type env struct {
-	*testenv.Env
-	t      *testing.T
-	brands *brand.Registry
+	*fanouttest.Site
 	record map[string]bool
 	chat   *chat.Service
 	svc    *Service
 	hub    *Hub
-	h      http.Handler     // the routes behind the front, for testenv.Do
-	srv    *httptest.Server // the same for the sockets
-	front  *fanouttest.Front
 	mu     sync.Mutex // record's and check's
 	// check, when set, answers a viewer socket's session re-check for the
 	// staff id it opened with (the application's staff.Service.Check).
@@ -52,10 +46,8 @@ func each(t *testing.T, fn func(t *testing.T, e *env)) {
 // several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
-	te := testenv.NewInChatHours(db)
-	front := fanouttest.NewFront(t)
-	reg := front.Brands
-	e := &env{Env: te, t: t, brands: reg, record: map[string]bool{}, front: front}
+	e := &env{Site: fanouttest.NewSite(t, db), record: map[string]bool{}}
+	reg := e.Brands
 	e.chat = &chat.Service{DB: db, Brands: reg.ByID, Now: e.Clock.Now, Limiter: throttle.New(db, e.Clock.Now), Notifier: n}
 	brands := func(id string) (*brand.Brand, bool) {
 		b, ok := reg.ByID(id)
@@ -89,7 +81,7 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 			return check(id)
 		}
 	}}
-	e.h = front.Handler(testenv.Mux(map[string]api.Handler{
+	e.Serve(e.Routes(map[string]api.Handler{
 		"POST /api/v1/cobrowse/sessions":              v.Start,
 		"POST /api/v1/cobrowse/sessions/{id}/consent": v.Consent,
 		"GET /api/v1/cobrowse/session":                v.Current,
@@ -100,14 +92,12 @@ func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 		"POST /console/sessions/{id}/end":             c.End,
 		"GET /console/sessions/{id}/socket":           c.Socket,
 	}))
-	e.srv = httptest.NewServer(e.h)
-	t.Cleanup(e.srv.Close)
 	return e
 }
 
 func (e *env) addStaff(id string, brands ...string) staff.Principal {
-	e.t.Helper()
-	return e.front.AddStaff(e.t, e.DB, id, "Agent "+id, staff.RoleAgent, brands...)
+	e.T.Helper()
+	return e.AddStaff(id, "Agent "+id, staff.RoleAgent, brands...)
 }
 
 // client is a browser: on a brand host (visitor) or the console (staff).
@@ -140,7 +130,7 @@ func (c *client) header() http.Header {
 // do serves the client's request (body "" for none) from 198.51.100.7,
 // with its cookies and staff member, and keeps the cookies it sets.
 func (c *client) do(method, path, body string) testenv.Answer {
-	c.e.t.Helper()
+	c.e.T.Helper()
 	req := testenv.Request{Method: method, Path: path, Host: c.host, IP: "198.51.100.7"}
 	if body != "" {
 		req.Body = body
@@ -151,7 +141,7 @@ func (c *client) do(method, path, body string) testenv.Answer {
 	if c.staffID != "" {
 		req.Headers = map[string]string{"X-Test-Staff": c.staffID}
 	}
-	a := testenv.Do(c.e.t, c.e.h, req)
+	a := testenv.Do(c.e.T, c.e.H, req)
 	for _, k := range a.Cookies() {
 		c.cookies[k.Name] = k.Value
 	}
@@ -161,37 +151,37 @@ func (c *client) do(method, path, body string) testenv.Answer {
 // want is do, failing the test unless the answer has status (and code);
 // it returns the JSON body.
 func (c *client) want(method, path, body string, status int, code string) map[string]any {
-	c.e.t.Helper()
-	return c.do(method, path, body).Expect(c.e.t, status, code).JSON(c.e.t)
+	c.e.T.Helper()
+	return c.do(method, path, body).Expect(c.e.T, status, code).JSON(c.e.T)
 }
 
 type ws = fanouttest.WS
 
 func (c *client) dial(path string) (*ws, *http.Response, error) {
-	c.e.t.Helper()
+	c.e.T.Helper()
 	h := c.header()
 	h.Set("Origin", "http://"+c.host)
-	return fanouttest.Dial(c.e.t, c.e.srv.URL, path, c.host, h)
+	return fanouttest.Dial(c.e.T, c.e.Srv.URL, path, c.host, h)
 }
 
 func (c *client) socket(path string) *ws {
-	c.e.t.Helper()
+	c.e.T.Helper()
 	w, res, err := c.dial(path)
 	if err != nil {
 		status := 0
 		if res != nil {
 			status = res.StatusCode
 		}
-		c.e.t.Fatalf("dial %s: %v (%d)", path, err, status)
+		c.e.T.Fatalf("dial %s: %v (%d)", path, err, status)
 	}
 	return w
 }
 
 func (e *env) session(id string) Session {
-	e.t.Helper()
+	e.T.Helper()
 	s, err := e.svc.Get(context.Background(), id)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return s
 }
@@ -199,25 +189,25 @@ func (e *env) session(id string) Session {
 // codeSession is a belair visitor's session from the footer link, and the
 // code they read to the agent.
 func (e *env) codeSession() (*client, string, string) {
-	e.t.Helper()
+	e.T.Helper()
 	v := e.visitor("belair")
 	out := v.want("POST", "/api/v1/cobrowse/sessions", `{}`, 201, "")
 	if v.cookies[DevCookieName] == "" || out["status"] != StatusWaiting {
-		e.t.Fatalf("start: %v %v", out, v.cookies)
+		e.T.Fatalf("start: %v %v", out, v.cookies)
 	}
 	return v, out["id"].(string), out["code"].(string)
 }
 
 // activeCode is a code session the agent joined, the visitor's socket open.
 func (e *env) activeCode(p staff.Principal) (*client, *ws, string) {
-	e.t.Helper()
+	e.T.Helper()
 	return e.activeCodeVia(e, p)
 }
 
 // activeCodeVia is activeCode with the agent joining through another
 // instance's server (agents: that instance's env).
 func (e *env) activeCodeVia(agents *env, p staff.Principal) (*client, *ws, string) {
-	e.t.Helper()
+	e.T.Helper()
 	v, id, code := e.codeSession()
 	vs := v.socket("/api/v1/cobrowse/socket")
 	vs.NextState(StatusWaiting)
@@ -229,19 +219,19 @@ func (e *env) activeCodeVia(agents *env, p staff.Principal) (*client, *ws, strin
 // conversation is a chat conversation of brand held by agent p, and the
 // visitor's chat cookie.
 func (e *env) conversation(brandID string, p staff.Principal) (string, string) {
-	e.t.Helper()
+	e.T.Helper()
 	ctx := context.Background()
 	if err := e.chat.SetAvailability(ctx, p.ID, chat.AgentAvailable, []string{"en"}); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	b, _ := e.brands.ByID(brandID)
+	b, _ := e.Brands.ByID(brandID)
 	res, err := e.chat.Start(ctx, chat.StartInput{Brand: b, Province: "on", Language: "en", Name: "Alex", Topic: "Sign-in", IP: "198.51.100.7"})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if res.Conversation.Status != chat.StatusActive {
 		if _, err := e.chat.Accept(ctx, p, res.Conversation.ID); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 	}
 	return res.Conversation.ID, res.Secret
@@ -249,10 +239,10 @@ func (e *env) conversation(brandID string, p staff.Principal) (string, string) {
 
 // systemKeys are a conversation's system messages as key=name.
 func (e *env) systemKeys(convID string) []string {
-	e.t.Helper()
+	e.T.Helper()
 	msgs, err := e.chat.Messages(context.Background(), convID, 0, 0)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	var out []string
 	for _, m := range msgs {
@@ -266,21 +256,19 @@ func (e *env) systemKeys(convID string) []string {
 // endedFor checks that each socket got the ended state with reason, then
 // the close 1000.
 func (e *env) endedFor(reason string, sockets ...*ws) {
-	e.t.Helper()
+	e.T.Helper()
 	for _, w := range sockets {
 		if f := w.NextState(StatusEnded); f["reason"] != reason {
-			e.t.Fatalf("end: %v, want reason %s", f, reason)
+			e.T.Fatalf("end: %v, want reason %s", f, reason)
 		}
-		if got := w.CloseStatus(); got != websocket.StatusNormalClosure {
-			e.t.Fatalf("close %d, want 1000", got)
-		}
+		w.ExpectClose(e.T, websocket.StatusNormalClosure, "after the ended state")
 	}
 }
 
 // sharedChat is a scotia conversation held by p whose visitor accepted
 // p's request and shares the screen, watched by p's viewer.
 func (e *env) sharedChat(p staff.Principal) (convID, id string, vs, view *ws) {
-	e.t.Helper()
+	e.T.Helper()
 	convID, chatSecret := e.conversation("scotia", p)
 	id = e.agent(p).want("POST", "/console/chat/"+convID+"/cobrowse", "", 201, "")["id"].(string)
 	v := e.visitor("scotia")
@@ -293,7 +281,7 @@ func (e *env) sharedChat(p staff.Principal) (convID, id string, vs, view *ws) {
 // watched opens the visitor's socket of active session id and agent p's
 // viewer, and sees one event go from one to the other.
 func (e *env) watched(v *client, p staff.Principal, id string) (vs, view *ws) {
-	e.t.Helper()
+	e.T.Helper()
 	vs = v.socket("/api/v1/cobrowse/socket")
 	vs.NextState(StatusActive)
 	view = e.agent(p).socket("/console/sessions/" + id + "/socket")

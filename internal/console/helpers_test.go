@@ -55,8 +55,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	te := testenv.New(db)
 	c := te.Clock
 	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
-	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(db, c.Now)
 	tokens := emailtoken.New(db, reg.ByID, c.Now)
 	tokens.Limits = emailtoken.Limits{}
 	staffs, err := staff.New(ctx, db, accounttest.Hasher(), c.Now, nil)

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"guichet/internal/account"
-	"guichet/internal/brand"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // TestSeedersStartingTogether lines up two instances' seeders on one
@@ -20,11 +20,7 @@ import (
 // is provably waiting for the first to finish. Both must succeed, with each
 // demo account and policy once.
 func TestSeedersStartingTogether(t *testing.T) {
-	reg, err := brand.LoadDir("../../config/brands")
-	if err != nil {
-		t.Fatal(err)
-	}
-	brands := reg.All()[:1]
+	brands := testenv.Brands(t).All()[:1]
 	first := "looked up demo@" + brands[0].ID + ".example"
 	ctx := t.Context()
 	for _, tc := range []struct {

@@ -201,9 +201,7 @@ func TestCreateWithToken(t *testing.T) {
 			t.Fatalf("%d accounts", n)
 		}
 		// Audited without the token.
-		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%"); n != 0 {
-			t.Fatal("the token is in the audit trail")
-		}
+		e.ExpectCount(t, 0, "the token is in the audit trail", "SELECT COUNT(*) FROM audit_events WHERE detail LIKE ?", "%"+out.Token[:12]+"%")
 		for _, ev := range []audit.Name{audit.TokenIssue, audit.TokenRead, audit.TokenConsume} {
 			if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ?", ev) == 0 {
 				t.Errorf("no %s audited", ev)
@@ -254,9 +252,7 @@ func TestWrongCellphone(t *testing.T) {
 		id = tokenOf(t, e.read(out.Token, "BA")).ID
 		e.create(id, map[string]any{"cellPhone": "514-555-0303"}).Expect(t, 201, "")
 		accounttest.ExpectLinked(t, e.DB, "belair", "vera@example.com", "TOK0006:driver")
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'") != 1 {
-			t.Fatal("the wrong phone is not audited")
-		}
+		e.ExpectCount(t, 1, "the wrong phone is not audited", "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.wrong_phone' AND outcome = 'wrong_phone'")
 	})
 }
 
@@ -266,26 +262,24 @@ func TestUBILink(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		out, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/accounts/" + id + "/authentication"
-		e.post(path, map[string]string{"password": ownerPass}).Expect(t, 400, "VALIDATION")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword}).Expect(t, 400, "VALIDATION")
 		e.post(path, map[string]string{"password": "Wrong-Horse-9!", "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
 		// The owner's own date of birth is not the driver's.
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1980-04-12", "postalCode": postal}).Expect(t, 400, "1002")
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": "1980-04-12", "postalCode": postal}).Expect(t, 400, "1002")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
 		if n := e.Count(t, "SELECT COUNT(*) FROM login_failures WHERE account_id = ?", e.owner.ID); n != 3 {
 			t.Fatalf("%d sign-in failures counted, want 3", n)
 		}
-		a := e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": "m5v 2t6"}).Expect(t, 200, "")
+		a := e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": "m5v 2t6"}).Expect(t, 200, "")
 		if a.Str(t, "email") != "owner@example.com" {
 			t.Fatalf("%s", a.Body)
 		}
 		accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "TOK0003:driver")
-		if e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'") != 1 {
-			t.Fatal("link not audited")
-		}
+		e.ExpectCount(t, 1, "link not audited", "SELECT COUNT(*) FROM audit_events WHERE event = 'registration.link' AND outcome = 'ok'")
 		if x := tokenOf(t, e.read(out.Token, "edoc")); x.Action != emailtoken.ActionExpired || x.ID != e.owner.ID {
 			t.Fatalf("%+v", x)
 		}
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 409, "REGISTRATION_STATE")
 	})
 }
 
@@ -296,12 +290,10 @@ func TestUBILinkLockout(t *testing.T) {
 		_, id := e.opened("TOK0003", "owner@example.com", "edoc")
 		path := "/api/v1/registrations/" + id + "/authentication"
 		for range account.DefaultLockout.MaxFailures {
-			e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
+			e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": "1990-01-01", "postalCode": postal}).Expect(t, 400, "1002")
 		}
-		e.post(path, map[string]string{"password": ownerPass, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
-		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at = 0") != 1 {
-			t.Fatal("a refused link spent the token")
-		}
+		e.post(path, map[string]string{"password": accounttest.OwnerPassword, "dateOfBirth": dob, "postalCode": postal}).Expect(t, 400, "3005")
+		e.ExpectCount(t, 1, "a refused link spent the token", "SELECT COUNT(*) FROM email_tokens WHERE used_at = 0")
 	})
 }
 
@@ -327,9 +319,7 @@ func TestAskUsername(t *testing.T) {
 		e.create(a.ID, map[string]any{"postalCode": "H2X 1Y4"}).Expect(t, 400, "1002")
 		e.create(a.ID, map[string]any{"postalCode": postal, "dateOfBirth": dob}).Expect(t, 201, "")
 		accounttest.ExpectLinked(t, e.DB, "belair", "tina@example.com", "TOK0002:holder")
-		if e.Count(t, "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0") != 1 {
-			t.Fatal("token not spent")
-		}
+		e.ExpectCount(t, 1, "token not spent", "SELECT COUNT(*) FROM email_tokens WHERE used_at <> 0")
 	})
 }
 

@@ -23,7 +23,6 @@ const (
 	ip          = "192.0.2.20"
 	dob         = "1985-03-14"
 	postal      = "M5V 2T6"
-	ownerPass   = "Correct-Horse-9!"
 	newPassword = "Maple-Harbour-7?"
 	cell        = "5145550303"
 )
@@ -40,7 +39,7 @@ const people = accounttest.PolicyHeader +
 	"belair,TOK0006,auto,on,driver,Vera,Volant," + dob + "," + postal + ",,,vera@example.com," + cell + ",,true,active\n" +
 	"belair,TOK0005,home,on,holder,Carl,Annule," + dob + "," + postal + ",,,carl@example.com,,,false,cancelled\n" +
 	// reset-password-login: the owner's own person
-	"belair,OWN0001,auto,on,holder,Olivia,Owner,1980-04-12," + postal + ",,,owner@example.com,,,false,active\n" +
+	accounttest.OwnerPolicy +
 	// reset-password-login of a UBI driver with an account: the cell phone
 	"belair,TOK0007,auto,on,driver,Uma,Compte," + dob + "," + postal + ",,,uma@example.com," + cell + ",,true,active\n" +
 	// 412 INCONSISTENT: Uma again (registered as uma@), her file giving the owner's email
@@ -67,8 +66,7 @@ func newEnv(t *testing.T, te *testenv.Env) *env {
 	reg := testenv.Brands(t)
 	db, c := te.DB, te.Clock
 	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
-	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(db, c.Now)
 	regs, err := registration.New(ctx, accounts)
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +82,9 @@ func newEnv(t *testing.T, te *testenv.Env) *env {
 	tokens.Registrations = regs
 	e := &env{Env: te, t: t, tokens: tokens, regs: regs, brands: reg,
 		keys: map[string]string{"belair": "belair-service-key-0123456789", "bna": "bna-service-key-0123456789"}}
-	e.owner = accounttest.Holder(t, db, c.Now(), account.Account{Brand: "belair", Email: "owner@example.com", Language: "fr",
-		FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, ownerPass, "OWN0001")
+	e.owner = accounttest.Owner(t, db, c.Now(), "fr")
 	e.uma = accounttest.Create(t, db, c.Now(), account.Account{Brand: "belair", Email: "uma@example.com", Language: "en",
-		UBIDriver: true, Phone: cell, FirstName: "Uma", LastName: "Compte", DateOfBirth: dob, PostalCode: postal}, ownerPass, "")
+		UBIDriver: true, Phone: cell, FirstName: "Uma", LastName: "Compte", DateOfBirth: dob, PostalCode: postal}, accounttest.OwnerPassword, "")
 	if _, err := db.Exec(ctx, "UPDATE insured_people SET account_id = ? WHERE first_name = 'Uma'", e.uma.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -95,18 +92,18 @@ func newEnv(t *testing.T, te *testenv.Env) *env {
 	th := &emailtoken.Handler{Service: tokens, ServiceKey: func(b string) string { return e.keys[b] }, Brands: reg.All}
 	ah := &account.Handler{Service: accounts}
 	ch := &recovery.Handler{Service: recoveries}
-	mux := http.NewServeMux()
-	mux.Handle("GET /api/v1/tokens/{token}", api.Handler(th.Read))
-	mux.Handle("DELETE /api/v1/tokens/{token}", api.Handler(th.Delete))
-	mux.Handle("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", api.Handler(rh.Validate))
-	mux.Handle("POST /api/v1/registrations/{id}/authentication", api.Handler(rh.Authentication))
-	mux.Handle("POST /api/v1/accounts/{id}/create", api.Handler(rh.Create))
-	mux.Handle("POST /api/v1/accounts/{id}/authentication", httpapi.AuthenticationOverload(ah.Authentication, rh.Authentication, regs.IsRegistration))
-	mux.Handle("POST /api/v1/accounts/{id}/password", api.Handler(ch.SetPassword))
-	e.mux = mux
-	admin := http.NewServeMux()
-	admin.Handle("POST /api/admin/v1/tokens", api.Handler(th.AdminIssue))
-	e.admin = admin
+	e.mux = testenv.Mux(map[string]api.Handler{
+		"GET /api/v1/tokens/{token}":                                     th.Read,
+		"DELETE /api/v1/tokens/{token}":                                  th.Delete,
+		"POST /api/v1/registrations/{id}/validations/{validationId}/{$}": rh.Validate,
+		"POST /api/v1/registrations/{id}/authentication":                 rh.Authentication,
+		"POST /api/v1/accounts/{id}/create":                              rh.Create,
+		"POST /api/v1/accounts/{id}/authentication":                      httpapi.AuthenticationOverload(ah.Authentication, rh.Authentication, regs.IsRegistration),
+		"POST /api/v1/accounts/{id}/password":                            ch.SetPassword,
+	})
+	e.admin = testenv.Mux(map[string]api.Handler{
+		"POST /api/admin/v1/tokens": th.AdminIssue,
+	})
 	return e
 }
 

@@ -75,9 +75,7 @@ func TestPrivateKeyJWTClient(t *testing.T) {
 		if got.AuthMethod != oidc.AuthPrivateKeyJWT || got.CheckSecret("") {
 			t.Fatalf("stored %+v", got)
 		}
-		if n := e.Count(t, `SELECT COUNT(*) FROM oidc_clients WHERE id = ? AND secret_hash = '' AND auth_method = 'private_key_jwt' AND jwks NOT LIKE '%"d"%'`, c.ID); n != 1 {
-			t.Fatal("the client's row is not what was registered")
-		}
+		e.ExpectCount(t, 1, "the client's row is not what was registered", `SELECT COUNT(*) FROM oidc_clients WHERE id = ? AND secret_hash = '' AND auth_method = 'private_key_jwt' AND jwks NOT LIKE '%"d"%'`, c.ID)
 
 		// A client of before (auth_method '') and a new one without --auth
 		// both authenticate by their kind.

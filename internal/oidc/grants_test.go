@@ -82,9 +82,7 @@ func TestAuthRequestLifecycle(t *testing.T) {
 			!slices.Equal(got.UILocales, []string{"fr-CA", "en"}) || !slices.Equal(got.Prompt, []string{"login"}) {
 			t.Fatalf("round trip %+v", got)
 		}
-		if n := e.Count(t, "SELECT COUNT(*) FROM oidc_auth_requests WHERE code_hash = 'code-2'"); n != 0 {
-			t.Fatal("the code is stored in clear")
-		}
+		e.ExpectCount(t, 0, "the code is stored in clear", "SELECT COUNT(*) FROM oidc_auth_requests WHERE code_hash = 'code-2'")
 
 		e.Clock.Advance(oidc.AuthRequestTTL)
 		if _, err := s.AuthRequest(t.Context(), a.ID); !errors.Is(err, oidc.ErrRequestNotFound) {
@@ -171,9 +169,7 @@ func TestRefreshTokensRotate(t *testing.T) {
 		if err != nil || second == "" || second == first || g2.ID != g.ID {
 			t.Fatalf("rotate: %+v %v", g2, err)
 		}
-		if n := e.Count(t, "SELECT COUNT(*) FROM oidc_refresh_tokens WHERE token_hash = ? OR token_hash = ?", first, second); n != 0 {
-			t.Fatal("refresh tokens stored in clear")
-		}
+		e.ExpectCount(t, 0, "refresh tokens stored in clear", "SELECT COUNT(*) FROM oidc_refresh_tokens WHERE token_hash = ? OR token_hash = ?", first, second)
 		third := second
 		for range 3 {
 			if _, third, err = s.RotateRefresh(t.Context(), third); err != nil {
@@ -237,9 +233,7 @@ func TestConcurrentRefresh(t *testing.T) {
 		if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errors.Join(errs...), oidc.ErrInvalidGrant) {
 			t.Fatalf("want one winner and one refusal: %v", errs)
 		}
-		if n := e.Count(t, "SELECT COUNT(*) FROM oidc_grants WHERE revoked_at <> 0"); n != 1 {
-			t.Fatal("the grant survived a reused refresh token")
-		}
+		e.ExpectCount(t, 1, "the grant survived a reused refresh token", "SELECT COUNT(*) FROM oidc_grants WHERE revoked_at <> 0")
 	})
 }
 
@@ -267,9 +261,7 @@ func TestConcurrentTrade(t *testing.T) {
 		if _, _, err := s.StartGrant(t.Context(), winner, true); !errors.Is(err, oidc.ErrInvalidGrant) {
 			t.Fatalf("the winner of a raced code got a grant: %v", err)
 		}
-		if n := e.Count(t, "SELECT COUNT(*) FROM oidc_grants WHERE revoked_at <> 0"); n != 1 {
-			t.Fatal("no revoked grant after a raced code")
-		}
+		e.ExpectCount(t, 1, "no revoked grant after a raced code", "SELECT COUNT(*) FROM oidc_grants WHERE revoked_at <> 0")
 	})
 }
 

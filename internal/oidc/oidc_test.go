@@ -51,9 +51,7 @@ func TestAddClient(t *testing.T) {
 			t.Fatal("the secret checks against its hash, and nothing else does")
 		}
 		// The secret is shown once: no row holds it.
-		if n := e.Count(t, "SELECT COUNT(*) FROM oidc_clients WHERE secret_hash LIKE ?", "%"+secret+"%"); n != 0 {
-			t.Fatal("the secret is stored in clear")
-		}
+		e.ExpectCount(t, 0, "the secret is stored in clear", "SELECT COUNT(*) FROM oidc_clients WHERE secret_hash LIKE ?", "%"+secret+"%")
 		if n := e.Count(t, "SELECT COUNT(*) FROM audit_events WHERE event = ? AND actor = 'cli' AND detail = ? AND detail NOT LIKE ?",
 			audit.OIDCClientAdd, "client:"+c.ID, "%"+secret+"%"); n != 1 {
 			t.Fatalf("%d audit rows", n)

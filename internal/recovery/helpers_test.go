@@ -55,8 +55,7 @@ var noLimits = recovery.Limits{GuessesPerAccount: 1000}
 func newEnv(t *testing.T, db *store.DB) *env {
 	t.Helper()
 	te := testenv.New(db)
-	accounts := account.NewService(db, accounttest.Hasher(), te.Clock.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(db, te.Clock.Now)
 	svc, err := recovery.New(context.Background(), accounts)
 	if err != nil {
 		t.Fatal(err)
@@ -69,13 +68,13 @@ func newEnv(t *testing.T, db *store.DB) *env {
 		e.pokeMu.Unlock()
 	}
 	h := &recovery.Handler{Service: svc}
-	mux := http.NewServeMux()
-	mux.Handle("POST /api/v1/accounts/password-reset", api.Handler(h.RequestReset))
-	mux.Handle("POST /api/v1/accounts/password-reset/link", api.Handler(h.ExchangeLink))
-	mux.Handle("POST /api/v1/accounts/{id}/password-reset/{validationId}/resend", api.Handler(h.Resend))
-	mux.Handle("POST /api/v1/accounts/{id}/validations/{validationId}/{$}", api.Handler(h.Validate))
-	mux.Handle("POST /api/v1/accounts/{id}/password", api.Handler(h.SetPassword))
-	e.mux = mux
+	e.mux = testenv.Mux(map[string]api.Handler{
+		"POST /api/v1/accounts/password-reset":                            h.RequestReset,
+		"POST /api/v1/accounts/password-reset/link":                       h.ExchangeLink,
+		"POST /api/v1/accounts/{id}/password-reset/{validationId}/resend": h.Resend,
+		"POST /api/v1/accounts/{id}/validations/{validationId}/{$}":       h.Validate,
+		"POST /api/v1/accounts/{id}/password":                             h.SetPassword,
+	})
 	return e
 }
 

@@ -3,7 +3,6 @@ package recovery_test
 import (
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -140,42 +139,20 @@ func TestConcurrentSubmitsOfOneCode(t *testing.T) {
 		s := e.request(a.Email)
 		code := e.lastCode(a.Email)
 		const n = 16
-		run := func(path string, body map[string]string) []answer {
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			out := make([]answer, n)
-			for i := range n {
-				wg.Go(func() {
-					<-start
-					out[i] = e.post(path, body)
-				})
-			}
-			close(start)
-			wg.Wait()
-			return out
-		}
-		count := func(answers []answer, refused int, refusedCode string) (token string) {
+		// race submits n at once: exactly one is answered 200, every other
+		// 403 with refusedCode; it returns the winner's token.
+		race := func(path string, body map[string]string, refusedCode string) (token string) {
 			t.Helper()
-			ok := 0
-			for _, got := range answers {
-				switch {
-				case got.Status == 200:
-					ok++
-					token = got.Str(t, "token")
-				case got.Status != refused || got.Str(t, "errorCode") != refusedCode:
-					t.Fatalf("unexpected answer %d %s", got.Status, got.Body)
-				}
-			}
-			if ok != 1 {
-				t.Fatalf("%d of %d concurrent submits succeeded, want exactly 1", ok, n)
-			}
-			return token
+			answers := testenv.Race(n, func(int) answer { return e.post(path, body) })
+			return testenv.Winner(t, answers, 200, func(a answer) bool {
+				return a.Status == 403 && a.Code(t) == refusedCode
+			}).Str(t, "token")
 		}
-		token := count(run(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}), 403, "CODE_EXPIRED")
+		token := race(validatePath(s.id, s.validationID), map[string]string{"validationValue": code}, "CODE_EXPIRED")
 		if tokens := e.Count(t, "SELECT COUNT(*) FROM recovery_tokens WHERE account_id = ?", a.ID); tokens != 1 {
 			t.Fatalf("%d reset tokens issued, want 1", tokens)
 		}
-		count(run(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}), 403, "3004")
+		race(passwordPath(a.ID), map[string]string{"password": newPassword, "token": token, "postalCode": postalCode}, "3004")
 		if n := len(e.mails(notify.TemplatePasswordChanged, a.Email)); n != 1 {
 			t.Fatalf("%d 'password changed' emails, want 1", n)
 		}

@@ -134,12 +134,12 @@ func TestBranches(t *testing.T) {
 			e.create(id, newPassword).Expect(t, 409, "REGISTRATION_STATE")
 			auth := "/api/v1/registrations/" + id + "/authentication"
 			e.post(auth, map[string]string{"password": "Wrong-Horse-9!"}).Expect(t, 400, "3005")
-			ok := e.post(auth, map[string]string{"password": ownerPass}).Expect(t, 200, "")
+			ok := e.post(auth, map[string]string{"password": accounttest.OwnerPassword}).Expect(t, 200, "")
 			if ok.Str(t, "email") != "owner@example.com" {
 				t.Fatalf("link %s", ok.Body)
 			}
 			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "REG0007:driver")
-			e.post(auth, map[string]string{"password": ownerPass}).Expect(t, 409, "REGISTRATION_STATE")
+			e.post(auth, map[string]string{"password": accounttest.OwnerPassword}).Expect(t, 409, "REGISTRATION_STATE")
 			e.find("REG0007", "Ubald", "Conduit").Expect(t, 200, "")
 		}},
 		{Name: "the policy cancelled between verification and create: 400 4001, the registration closed", Run: func(t *testing.T, e *env) {
@@ -172,7 +172,7 @@ func TestBranches(t *testing.T) {
 			next := offered(t, n, "ask-email")
 			n = e.value(id, next["ask-email"], "owner@example.com").Expect(t, 240, "")
 			offered(t, n, "ask-password")
-			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": ownerPass}).Expect(t, 200, "")
+			e.post("/api/v1/registrations/"+id+"/authentication", map[string]string{"password": accounttest.OwnerPassword}).Expect(t, 200, "")
 			accounttest.ExpectLinked(t, e.DB, "belair", "owner@example.com", "OWN0001:holder", "REG0010:driver")
 		}},
 		{Name: "already registered", Run: func(t *testing.T, e *env) {

@@ -22,7 +22,6 @@ const (
 	ip          = "192.0.2.10"
 	dob         = "1985-03-14"
 	postal      = "M5V 2T6"
-	ownerPass   = "Correct-Horse-9!"
 	newPassword = "Brand-New-Pass-7?"
 	pin         = "AB12CD34"
 )
@@ -40,7 +39,7 @@ const people = accounttest.PolicyHeader +
 	"belair,REG0008,home,on,holder,Carl,Annule," + dob + "," + postal + ",,,carl@example.com,,,false,cancelled\n" +
 	"belair,REG0009,auto,on,holder,Léa,Côté-Gagnon," + dob + "," + postal + ",A12345678901234,on,lea@example.com,,,false,active\n" +
 	"belair,REG0010,auto,on,driver,Victor,Volant," + dob + "," + postal + ",,,,5145550110,,true,active\n" +
-	"belair,OWN0001,auto,on,holder,Olivia,Owner,1980-04-12," + postal + ",,,owner@example.com,,,false,active\n"
+	accounttest.OwnerPolicy
 
 // env is one test's services and routes on a fresh database, with the
 // policy file imported and the owner's account (owner@example.com, holder
@@ -63,8 +62,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	te := testenv.New(db)
 	c := te.Clock
 	accounttest.ImportPolicies(t, db, reg.ByID, c.Now(), people)
-	accounts := account.NewService(db, accounttest.Hasher(), c.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(db, c.Now)
 	svc, err := registration.New(t.Context(), accounts)
 	if err != nil {
 		t.Fatal(err)
@@ -72,16 +70,15 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	svc.Limits = identity.Limits{}
 	e := &env{Env: te, t: t, svc: svc, belair: b}
 	// The owner registered already: an account linked to OWN0001.
-	e.owner = accounttest.Holder(t, db, c.Now(), account.Account{Brand: "belair", Email: "owner@example.com",
-		FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: postal}, ownerPass, "OWN0001")
+	e.owner = accounttest.Owner(t, db, c.Now(), "")
 	h := &registration.Handler{Service: svc}
 	login := &account.Handler{Service: accounts}
-	mux := http.NewServeMux()
-	mux.Handle("POST /api/v1/accounts/find", httpapi.FindOverload(login.Find, h.Find))
-	mux.Handle("POST /api/v1/registrations/{id}/validations/{validationId}/{$}", api.Handler(h.Validate))
-	mux.Handle("POST /api/v1/registrations/{id}/authentication", api.Handler(h.Authentication))
-	mux.Handle("POST /api/v1/accounts/{id}/create", api.Handler(h.Create))
-	e.mux = mux
+	e.mux = testenv.Mux(map[string]api.Handler{
+		"POST /api/v1/accounts/find":                                     httpapi.FindOverload(login.Find, h.Find),
+		"POST /api/v1/registrations/{id}/validations/{validationId}/{$}": h.Validate,
+		"POST /api/v1/registrations/{id}/authentication":                 h.Authentication,
+		"POST /api/v1/accounts/{id}/create":                              h.Create,
+	})
 	return e
 }
 

@@ -2,7 +2,6 @@ package smartreg_test
 
 import (
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -352,24 +351,13 @@ func TestConcurrentSessionsOfOnePerson(t *testing.T) {
 		second := e.toConfirm()
 		second.do(http.MethodPost, "/api/v2/choose-username", map[string]string{"email": "emma.two@example.com"})
 		second.verify(e.code("emma.two@example.com")).ok(t, 200, "CREATE")
-		answers := make([]answer, 2)
-		var wg sync.WaitGroup
-		for i, f := range []*flow{first, second} {
-			wg.Go(func() { answers[i] = f.create(newPassword) })
-		}
-		wg.Wait()
-		won := 0
-		for _, a := range answers {
-			switch {
-			case a.Status == 201:
-				won++
-			case a.Status == 400 && a.Str(t, "error") == "ACCOUNT_ALREADY_EXISTS":
-			default:
-				t.Fatalf("answers %d %s / %d %s", answers[0].Status, answers[0].Body, answers[1].Status, answers[1].Body)
-			}
-		}
-		if won != 1 || e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email IN ('emma@example.com', 'emma.two@example.com')") != 1 {
-			t.Fatalf("%d created", won)
+		flows := []*flow{first, second}
+		answers := testenv.Race(len(flows), func(i int) testenv.Answer { return flows[i].create(newPassword).Answer })
+		testenv.Winner(t, answers, 201, func(a testenv.Answer) bool {
+			return a.Status == 400 && a.Str(t, "error") == "ACCOUNT_ALREADY_EXISTS"
+		})
+		if n := e.Count(t, "SELECT COUNT(*) FROM accounts WHERE email IN ('emma@example.com', 'emma.two@example.com')"); n != 1 {
+			t.Fatalf("%d accounts created", n)
 		}
 	})
 }

@@ -148,8 +148,7 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // the database key, shared by every instance).
 func (e *env) service(keys smartreg.Keys) *smartreg.Service {
 	e.t.Helper()
-	accounts := account.NewService(e.DB, accounttest.Hasher(), e.Clock.Now)
-	accounts.Limits = account.Limits{}
+	accounts := accounttest.Service(e.DB, e.Clock.Now)
 	svc, err := smartreg.New(e.t.Context(), accounts, keys)
 	if err != nil {
 		e.t.Fatal(err)

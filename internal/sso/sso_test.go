@@ -47,12 +47,13 @@ func newEnv(t *testing.T, db *store.DB) *env {
 	accounts := account.NewService(db, accounttest.Hasher(), te.Clock.Now)
 	ah := &account.Handler{Service: accounts}
 	sh := &sso.Handler{Service: sso.NewService(accounts)}
-	mux := http.NewServeMux()
-	mux.Handle("POST /api/v1/accounts/find", api.Handler(ah.Find))
-	mux.Handle("POST /api/v1/accounts/{id}/authentication", api.Handler(ah.Authentication))
-	mux.Handle("POST /pkmslogin.form", api.Handler(sh.LoginForm))
-	mux.Handle("GET /api/v1/me", api.Handler(sh.Me))
-	mux.Handle("POST /api/v1/logout", api.Handler(sh.Logout))
+	mux := testenv.Mux(map[string]api.Handler{
+		"POST /api/v1/accounts/find":                ah.Find,
+		"POST /api/v1/accounts/{id}/authentication": ah.Authentication,
+		"POST /pkmslogin.form":                      sh.LoginForm,
+		"GET /api/v1/me":                            sh.Me,
+		"POST /api/v1/logout":                       sh.Logout,
+	})
 	e := &env{Env: te, t: t, accounts: accounts}
 	e.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b := belair

@@ -169,20 +169,48 @@ func (a Answer) Cookie(name string) *http.Cookie {
 // counts the answers by status: races on one resource, where exactly one
 // call may win.
 func Parallel(n int, fn func() Answer) map[int]int {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
 	statuses := map[int]int{}
+	for _, a := range Race(n, func(int) Answer { return fn() }) {
+		statuses[a.Status]++
+	}
+	return statuses
+}
+
+// Race calls fn(i) for each i below n at once (the calls released
+// together) and returns the answers in the order of i.
+func Race(n int, fn func(i int) Answer) []Answer {
+	var wg sync.WaitGroup
+	answers := make([]Answer, n)
 	start := make(chan struct{})
-	for range n {
+	for i := range n {
 		wg.Go(func() {
 			<-start
-			a := fn()
-			mu.Lock()
-			statuses[a.Status]++
-			mu.Unlock()
+			answers[i] = fn(i)
 		})
 	}
 	close(start)
 	wg.Wait()
-	return statuses
+	return answers
+}
+
+// Winner fails the test unless exactly one of the answers has the status
+// won and every other is a refusal (refused says which are); it returns
+// the winner.
+func Winner(t testing.TB, answers []Answer, won int, refused func(Answer) bool) Answer {
+	t.Helper()
+	var winner Answer
+	wins := 0
+	for _, a := range answers {
+		switch {
+		case a.Status == won:
+			wins++
+			winner = a
+		case !refused(a):
+			t.Fatalf("unexpected answer %d %s", a.Status, a.Body)
+		}
+	}
+	if wins != 1 {
+		t.Fatalf("%d of %d concurrent calls answered %d, want exactly 1", wins, len(answers), won)
+	}
+	return winner
 }

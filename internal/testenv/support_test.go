@@ -90,3 +90,41 @@ func TestAuditHelpers(t *testing.T) {
 		}
 	})
 }
+
+// TestExpectCount: ExpectCount passes on the count it wants and fails,
+// saying what the count means, on another.
+func TestExpectCount(t *testing.T) {
+	testenv.Each(t, func(t *testing.T, e *testenv.Env) {
+		e.ExpectCount(t, 0, "the outbox is not empty", "SELECT COUNT(*) FROM outbox")
+		got := fails(func(tb testing.TB) { e.ExpectCount(tb, 1, "nothing queued", "SELECT COUNT(*) FROM outbox") })
+		if len(got) != 1 || got[0] != "nothing queued (counted 0, want 1)" {
+			t.Fatalf("ExpectCount on another count reported %q", got)
+		}
+	})
+}
+
+// TestRaceAndWinner: Race answers in the order of its calls; Winner
+// returns the one winner and fails on none, on two, and on a loser that
+// is not a refusal.
+func TestRaceAndWinner(t *testing.T) {
+	answers := testenv.Race(4, func(i int) testenv.Answer { return testenv.Answer{Status: 200 + i} })
+	for i, a := range answers {
+		if a.Status != 200+i {
+			t.Fatalf("answer %d: %d", i, a.Status)
+		}
+	}
+	refused := func(a testenv.Answer) bool { return a.Status == 409 }
+	one := []testenv.Answer{{Status: 409}, {Status: 201, Body: []byte("won")}, {Status: 409}}
+	if w := testenv.Winner(t, one, 201, refused); string(w.Body) != "won" {
+		t.Fatalf("winner %+v", w)
+	}
+	for name, c := range map[string][]testenv.Answer{
+		"none":            {{Status: 409}, {Status: 409}},
+		"two":             {{Status: 201}, {Status: 201}},
+		"another refusal": {{Status: 201}, {Status: 500}},
+	} {
+		if got := fails(func(tb testing.TB) { testenv.Winner(tb, c, 201, refused) }); len(got) != 1 {
+			t.Fatalf("%s: Winner reported %q", name, got)
+		}
+	}
+}

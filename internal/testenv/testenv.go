@@ -62,6 +62,15 @@ func (e *Env) Count(t testing.TB, query string, args ...any) int {
 	return n
 }
 
+// ExpectCount fails the test unless the query (Count) counts want; failure
+// says what a wrong count means.
+func (e *Env) ExpectCount(t testing.TB, want int, failure, query string, args ...any) {
+	t.Helper()
+	if got := e.Count(t, query, args...); got != want {
+		t.Fatalf("%s (counted %d, want %d)", failure, got, want)
+	}
+}
+
 // Audit returns "event outcome" of an account's audit events whose event
 // starts with prefix ("" for all), oldest first.
 func (e *Env) Audit(t testing.TB, accountID, prefix string) []string {

@@ -251,7 +251,8 @@ func TestMailbox(t *testing.T) {
 // binary.
 func TestOnlyTestsImportTestenv(t *testing.T) {
 	root := testenv.RepoDir(t)
-	testOnly := map[string]bool{"guichet/internal/testenv": true, "guichet/internal/account/accounttest": true}
+	testOnly := map[string]bool{"guichet/internal/testenv": true, "guichet/internal/account/accounttest": true,
+		"guichet/internal/fanout/fanouttest": true}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -266,7 +267,9 @@ func TestOnlyTestsImportTestenv(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		inTestenv := strings.Contains(filepath.ToSlash(path), "/internal/testenv/") || strings.Contains(filepath.ToSlash(path), "/account/accounttest/")
+		slashed := filepath.ToSlash(path)
+		inTestenv := strings.Contains(slashed, "/internal/testenv/") || strings.Contains(slashed, "/account/accounttest/") ||
+			strings.Contains(slashed, "/fanout/fanouttest/")
 		for _, imp := range f.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if testOnly[p] && !inTestenv {

@@ -24,6 +24,14 @@ var Params = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen
 // Hasher is a hasher of Params.
 func Hasher() *account.Hasher { return account.NewHasher(Params) }
 
+// Service is an account service on db with the clock now, the test
+// hasher and no rate limits: the flows' tests, which test their own limits.
+func Service(db *store.DB, now func() time.Time) *account.Service {
+	s := account.NewService(db, Hasher(), now)
+	s.Limits = account.Limits{}
+	return s
+}
+
 // Hash is the hash of a password under Params.
 func Hash(t testing.TB, password string) string {
 	t.Helper()
@@ -132,6 +140,25 @@ func ExpectLinked(t testing.TB, db *store.DB, brandID, email string, want ...str
 // PolicyHeader is the header row of the tests' policy files, the columns
 // in the order their rows give them.
 const PolicyHeader = "brand,policy_number,kind,province,role,first_name,last_name,date_of_birth,postal_code,driver_licence,licence_province,email,cell_phone,pin,ubi,status\n"
+
+// The owner is the person the registration flows' tests (registration,
+// emailtoken) find registered already: Olivia Owner, holder of belair's
+// OWN0001 (province on), whose email other people's policy rows give.
+const (
+	OwnerEmail    = "owner@example.com"
+	OwnerPassword = "Correct-Horse-9!"
+	// OwnerPolicy is the owner's row of a policy file (PolicyHeader).
+	OwnerPolicy = "belair,OWN0001,auto,on,holder,Olivia,Owner,1980-04-12,M5V 2T6,,,owner@example.com,,,false,active\n"
+)
+
+// Owner stores the owner's account in language ("" leaves the account's
+// default), the holder of OWN0001: a policy file holding OwnerPolicy is
+// imported first.
+func Owner(t testing.TB, db *store.DB, now time.Time, language string) account.Account {
+	t.Helper()
+	return Holder(t, db, now, account.Account{Brand: "belair", Email: OwnerEmail, Language: language,
+		FirstName: "Olivia", LastName: "Owner", DateOfBirth: "1980-04-12", PostalCode: "M5V 2T6"}, OwnerPassword, "OWN0001")
+}
 
 // ImportPolicies imports a policy file (the CSV `guichet import-policies`
 // reads) of the brands found by id at now.

@@ -31,7 +31,7 @@ func codeOf(err error) string {
 
 // activeConversation: a scotia visitor's conversation accepted by marie.
 func (e *env) activeConversation(v *visitor, marie staff.Principal) string {
-	e.t.Helper()
+	e.T.Helper()
 	id := v.start()
 	e.staffWant(marie, "POST", "/console/conversations/"+id+"/accept", "", 200, "")
 	return id
@@ -40,7 +40,7 @@ func (e *env) activeConversation(v *visitor, marie staff.Principal) string {
 // chatting: Marie, an agent of every brand available in language, and a
 // scotia visitor's conversation she accepted.
 func (e *env) chatting(language string) (staff.Principal, *visitor, string) {
-	e.t.Helper()
+	e.T.Helper()
 	marie := e.availableAgent("marie", "Marie", language)
 	v := e.visitor("scotia")
 	v.language = language
@@ -251,9 +251,7 @@ func TestLimits(t *testing.T) {
 		if err := s.Conn.Write(ctx, websocket.MessageText, []byte(`{"type":"dance"}`)); err != nil {
 			t.Fatal(err)
 		}
-		if code := s.CloseStatus(); code != websocket.StatusPolicyViolation {
-			t.Fatalf("closed with %d, want 1008", code)
-		}
+		s.ExpectClose(t, websocket.StatusPolicyViolation, "unknown frame type")
 
 		// Ten new conversations an hour per address: another visitor at
 		// the first one's address.
@@ -280,11 +278,11 @@ func TestLimits(t *testing.T) {
 func TestAvailability(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
-		scotia, _ := e.brands.ByID("scotia")
-		intact, _ := e.brands.ByID("intact")
+		scotia, _ := e.Brands.ByID("scotia")
+		intact, _ := e.Brands.ByID("intact")
 		check := func(label string, b string, province, lang, want string) {
 			t.Helper()
-			br, _ := e.brands.ByID(b)
+			br, _ := e.Brands.ByID(b)
 			av, err := e.svc.Availability(ctx, br, province, lang)
 			if err != nil {
 				t.Fatal(err)
@@ -295,11 +293,11 @@ func TestAvailability(t *testing.T) {
 		}
 		check("nobody available", "scotia", "on", "en", "no-agent")
 		check("no hours (intact)", intact.ID, "on", "en", "no-hours")
-		luc := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
+		luc := e.AddStaff("luc", "Luc", staff.RoleAgent, "belair")
 		e.available(luc, "en", "fr")
 		check("an agent of another brand", "scotia", "on", "en", "no-agent")
 		check("the agent's brand", "belair", "on", "en", "open")
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
+		marie := e.AddStaff("marie", "Marie", staff.RoleAgent, "scotia")
 		e.available(marie, "en")
 		check("an agent of the brand, English", "scotia", "on", "en", "open")
 		check("no French agent", "scotia", "qc", "fr", "no-agent")
@@ -360,7 +358,7 @@ func TestAgentSendStatements(t *testing.T) {
 		if err != nil || c.LastSeq != b.Seq {
 			t.Fatalf("last_seq %d (%v), want %d", c.LastSeq, err, b.Seq)
 		}
-		paul := e.addStaff("paul", "Paul", staff.RoleAgent)
+		paul := e.AddStaff("paul", "Paul", staff.RoleAgent)
 		if _, err := e.svc.AgentSend(ctx, paul, id, "p1", "mine?"); err != chat.ErrNotHolder {
 			t.Fatalf("another agent's send: %v, want chat.ErrNotHolder", err)
 		}

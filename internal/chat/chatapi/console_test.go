@@ -68,13 +68,13 @@ func TestSearchFoldsCaseAndAccents(t *testing.T) {
 func TestBadBytesAre400(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		marie, _, id := e.chatting("en")
-		sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
+		sup := e.AddStaff("sup", "Sup", staff.RoleSupervisor)
 		var scenarios []testenv.Scenario
 		for _, qs := range []string{"q=%00", "q=%FF", "q=a%00b", "brand=%00", "brand=%FF", "tz=%00", "tz=Nowhere/Land", "tz=../../etc/passwd"} {
 			scenarios = append(scenarios, testenv.Scenario{Name: "search " + qs,
 				Request: staffRequest(sup, "GET", "/console/transcripts?"+qs, ""), Status: 400, Code: "INVALID_FIELD"})
 		}
-		testenv.Run(t, e.h, append(scenarios, testenv.Scenario{Name: "transfer to a NUL",
+		testenv.Run(t, e.H, append(scenarios, testenv.Scenario{Name: "transfer to a NUL",
 			Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/transfer", `{"staffId":"a\u0000b"}`), Status: 400, Code: "INVALID_FIELD"})...)
 	})
 }
@@ -87,12 +87,12 @@ func TestSearchDatesInTheBrandZone(t *testing.T) {
 	e := newEnv(t, db)
 	e.svc.Limiter = nil
 	ctx := t.Context()
-	sc, _ := e.brands.ByID("scotia")
+	sc, _ := e.Brands.ByID("scotia")
 	e.Clock.Advance(time.Date(2026, 11, 25, 0, 30, 0, 0, time.UTC).Sub(e.Clock.Now())) // 19:30 in Toronto on the 24th
 	if _, err := e.svc.Offline(ctx, chat.OfflineInput{Brand: sc, Province: "on", Language: "en", Name: "Evening", Email: "z@example.com", Question: "late question"}); err != nil {
 		t.Fatal(err)
 	}
-	sup := e.addStaff("sup", "Sup", staff.RoleSupervisor)
+	sup := e.AddStaff("sup", "Sup", staff.RoleSupervisor)
 	for _, qs := range []string{"brand=scotia", "tz=America/Toronto", "brand=scotia&tz=America/Toronto"} {
 		out := e.staffWant(sup, "GET", "/console/transcripts?q=late&from=2026-11-24&to=2026-11-24&"+qs, "", 200, "")
 		if n := len(out["items"].([]any)); n != 1 {

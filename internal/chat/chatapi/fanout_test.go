@@ -42,8 +42,8 @@ func TestChatAcrossInstances(t *testing.T) {
 	p := instances(t)
 	a, b := p.a, p.b
 	ctx := t.Context()
-	marie := a.addStaff("marie", "Marie", staff.RoleAgent)
-	b.front.Knows(marie)
+	marie := a.AddStaff("marie", "Marie", staff.RoleAgent)
+	b.Front.Knows(marie)
 	a.available(marie, "en")
 	v := b.visitor("scotia")
 	id := v.start()

@@ -10,7 +10,6 @@ import (
 
 	"guichet/config"
 	"guichet/internal/api"
-	"guichet/internal/brand"
 	"guichet/internal/chat"
 	"guichet/internal/chat/bot"
 	"guichet/internal/chat/hub"
@@ -21,22 +20,16 @@ import (
 	"guichet/internal/throttle"
 )
 
-// env is one chat service on a fresh database (testenv.Env, its clock at
-// testenv.ChatHours) with the routes in front, served to testenv.Do (h)
-// and, for the sockets, by an HTTP server (srv): the visitor's routes on
-// "<brand>.test" hosts (the brand resolved from the host's first label,
-// province on, language from the test), and the agents' routes where the
-// header X-Test-Staff names the signed-in staff member (the console's
-// session middleware is internal/app's test).
+// env is one chat service on a fresh site (fanouttest.Site: the database,
+// its clock at testenv.ChatHours) with the routes in front: the visitor's
+// routes on "<brand>.test" hosts (the brand resolved from the host's first
+// label, province on, language from the test), and the agents' routes
+// where the header X-Test-Staff names the signed-in staff member (the
+// console's session middleware is internal/app's test).
 type env struct {
-	*testenv.Env
-	t      *testing.T
-	brands *brand.Registry
-	svc    *chat.Service
-	hub    *hub.Hub
-	h      http.Handler
-	srv    *httptest.Server
-	front  *fanouttest.Front
+	*fanouttest.Site
+	svc *chat.Service
+	hub *hub.Hub
 	// mu is the tests' own (a test's hooks share state with its checks).
 	mu sync.Mutex
 }
@@ -55,15 +48,12 @@ func newEnv(t *testing.T, db *store.DB) *env {
 // newEnvWith is newEnv with its own chat.Notifier (an instance among several).
 func newEnvWith(t *testing.T, db *store.DB, n chat.Notifier) *env {
 	t.Helper()
-	te := testenv.NewInChatHours(db)
-	front := fanouttest.NewFront(t)
-	svc := &chat.Service{DB: db, Brands: front.Brands.ByID, Now: te.Clock.Now, Limiter: throttle.New(db, te.Clock.Now), Notifier: n}
-	e := &env{Env: te, t: t, brands: front.Brands, svc: svc, front: front}
+	site := fanouttest.NewSite(t, db)
+	svc := &chat.Service{DB: db, Brands: site.Brands.ByID, Now: site.Clock.Now, Limiter: throttle.New(db, site.Clock.Now), Notifier: n}
+	e := &env{Site: site, svc: svc}
 	e.hub = hub.New(svc)
 	t.Cleanup(e.hub.Shutdown)
-	e.h = e.handler(e.hub)
-	e.srv = httptest.NewServer(e.h)
-	t.Cleanup(e.srv.Close)
+	e.Serve(e.handler(e.hub))
 	return e
 }
 
@@ -77,14 +67,14 @@ func (e *env) otherInstance() *chat.Service {
 // had the state and the agent's joining when the agent sent "from the
 // other instance" through other (otherInstance): only a poll delivers it.
 func (e *env) sentFromOtherInstance() (id string, s *ws, other *chat.Service) {
-	e.t.Helper()
+	e.T.Helper()
 	marie, v, id := e.chatting("en")
 	s = v.socket(0)
 	s.Next("state")
 	s.Next("message") // agent joined
 	other = e.otherInstance()
 	if _, err := other.AgentSend(context.Background(), marie, id, "", "from the other instance"); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return id, s, other
 }
@@ -92,13 +82,13 @@ func (e *env) sentFromOtherInstance() (id string, s *ws, other *chat.Service) {
 // handler serves the chat's routes the way internal/httpapi does, with the
 // site and the staff member set by the test's front (fanouttest.Front).
 func (e *env) handler(hub *hub.Hub) http.Handler {
-	return e.handlerWith(hub, &ConsoleHandler{Service: e.svc, Hub: hub, AllBrands: e.brands.All})
+	return e.handlerWith(hub, &ConsoleHandler{Service: e.svc, Hub: hub, AllBrands: e.Brands.All})
 }
 
 // handlerWith is handler with the agents' routes served by c.
 func (e *env) handlerWith(hub *hub.Hub, c *ConsoleHandler) http.Handler {
 	v := &VisitorHandler{Service: e.svc, Hub: hub}
-	return e.front.Handler(testenv.Mux(map[string]api.Handler{
+	return e.Routes(map[string]api.Handler{
 		"GET /api/v1/salesforceConfig":              v.Config,
 		"POST /api/v1/chat/conversations":           v.Start,
 		"GET /api/v1/chat/conversation":             v.Current,
@@ -119,27 +109,21 @@ func (e *env) handlerWith(hub *hub.Hub, c *ConsoleHandler) http.Handler {
 		"GET /console/transcripts":                  c.Transcripts,
 		"GET /console/figures":                      c.Figures,
 		"GET /console/socket":                       c.Socket,
-	}))
-}
-
-// addStaff creates a staff member (role, brands served; none = all).
-func (e *env) addStaff(id, name string, role staff.Role, brands ...string) staff.Principal {
-	e.t.Helper()
-	return e.front.AddStaff(e.t, e.DB, id, name, role, brands...)
+	})
 }
 
 // available makes an agent available in languages (a heartbeat now).
 func (e *env) available(p staff.Principal, languages ...string) {
-	e.t.Helper()
+	e.T.Helper()
 	if err := e.svc.SetAvailability(context.Background(), p.ID, chat.AgentAvailable, languages); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 }
 
 // availableAgent creates an agent of every brand, available in languages.
 func (e *env) availableAgent(id, name string, languages ...string) staff.Principal {
-	e.t.Helper()
-	p := e.addStaff(id, name, staff.RoleAgent)
+	e.T.Helper()
+	p := e.AddStaff(id, name, staff.RoleAgent)
 	e.available(p, languages...)
 	return p
 }
@@ -172,8 +156,8 @@ func (v *visitor) request(method, path, body string) testenv.Request {
 
 // do serves the visitor's request and keeps the chat cookie it sets.
 func (v *visitor) do(method, path, body string) testenv.Answer {
-	v.e.t.Helper()
-	a := testenv.Do(v.e.t, v.e.h, v.request(method, path, body))
+	v.e.T.Helper()
+	a := testenv.Do(v.e.T, v.e.H, v.request(method, path, body))
 	if c := a.Cookie(DevCookieName); c != nil {
 		v.cookie = c.Value
 	}
@@ -183,13 +167,13 @@ func (v *visitor) do(method, path, body string) testenv.Answer {
 // want is do, failing the test unless the answer has status (and code);
 // it returns the JSON body.
 func (v *visitor) want(method, path, body string, status int, code string) map[string]any {
-	v.e.t.Helper()
-	return v.do(method, path, body).Expect(v.e.t, status, code).JSON(v.e.t)
+	v.e.T.Helper()
+	return v.do(method, path, body).Expect(v.e.T, status, code).JSON(v.e.T)
 }
 
 // start opens a conversation and returns its id.
 func (v *visitor) start() string {
-	v.e.t.Helper()
+	v.e.T.Helper()
 	return v.want("POST", "/api/v1/chat/conversations", `{"name":"Alex","topic":"Sign-in","page":"/login"}`, 201, "")["id"].(string)
 }
 
@@ -205,15 +189,15 @@ func staffRequest(p staff.Principal, method, path, body string) testenv.Request 
 // staffWant calls an agents' route as a staff member, failing the test
 // unless the answer has status (and code); it returns the JSON body.
 func (e *env) staffWant(p staff.Principal, method, path, body string, status int, code string) map[string]any {
-	e.t.Helper()
-	return testenv.Do(e.t, e.h, staffRequest(p, method, path, body)).Expect(e.t, status, code).JSON(e.t)
+	e.T.Helper()
+	return testenv.Do(e.T, e.H, staffRequest(p, method, path, body)).Expect(e.T, status, code).JSON(e.T)
 }
 
 // ws is a test's WebSocket client.
 type ws = fanouttest.WS
 
 func (e *env) dial(path, host, origin, cookie string, header http.Header) (*ws, *http.Response, error) {
-	return e.dialURL(e.srv.URL, path, host, origin, cookie, header)
+	return e.dialURL(e.Srv.URL, path, host, origin, cookie, header)
 }
 
 // newTestServer serves the env's routes with the agents' ones served by c.
@@ -225,12 +209,12 @@ func newTestServer(t *testing.T, e *env, c *ConsoleHandler) *httptest.Server {
 
 // dialAt connects an agent's socket on srv.
 func (e *env) dialAt(srv *httptest.Server, p staff.Principal) *ws {
-	e.t.Helper()
+	e.T.Helper()
 	w, _, err := e.dialURL(srv.URL, "/console/socket", "console.test", "http://console.test", "", http.Header{"X-Test-Staff": {p.ID}})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	e.t.Cleanup(func() { w.Conn.CloseNow() })
+	e.T.Cleanup(func() { w.Conn.CloseNow() })
 	return w
 }
 
@@ -244,31 +228,31 @@ func (e *env) dialURL(base, path, host, origin, cookie string, header http.Heade
 	if cookie != "" {
 		header.Set("Cookie", DevCookieName+"="+cookie)
 	}
-	return fanouttest.Dial(e.t, base, path, host, header)
+	return fanouttest.Dial(e.T, base, path, host, header)
 }
 
 // visitorSocket connects a visitor's socket after seq.
 func (v *visitor) socket(after int) *ws {
-	v.e.t.Helper()
+	v.e.T.Helper()
 	w, _, err := v.e.dial("/api/v1/chat/socket?after="+strconv.Itoa(after), v.host, "http://"+v.host, v.cookie, nil)
 	if err != nil {
-		v.e.t.Fatal(err)
+		v.e.T.Fatal(err)
 	}
-	v.e.t.Cleanup(func() { w.Conn.CloseNow() })
+	v.e.T.Cleanup(func() { w.Conn.CloseNow() })
 	return w
 }
 
 // agentSocket connects an agent's socket.
 func (e *env) agentSocket(p staff.Principal) *ws {
-	e.t.Helper()
-	return e.dialAt(e.srv, p)
+	e.T.Helper()
+	return e.dialAt(e.Srv, p)
 }
 
 // realBot is the brands' chatbot (internal/chat/bot) on the sample FAQ files.
 func realBot(t *testing.T, e *env) chat.Bot {
 	t.Helper()
 	var ids []string
-	for _, b := range e.brands.All() {
+	for _, b := range e.Brands.All() {
 		ids = append(ids, b.ID)
 	}
 	b, err := bot.Load(config.Brands(), ids)

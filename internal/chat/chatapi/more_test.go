@@ -33,7 +33,7 @@ func TestSalesforceConfigShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		sf := out["propertySources"].([]any)[0].(map[string]any)["source"].(map[string]any)["salesforce"].(map[string]any)
-		belair, _ := e.brands.ByID("belair")
+		belair, _ := e.Brands.ByID("belair")
 		if len(sf) != len(belair.Provinces) {
 			t.Fatalf("%d provinces, want %d", len(sf), len(belair.Provinces))
 		}
@@ -121,8 +121,8 @@ func TestChatbotHandsOver(t *testing.T) {
 // an email in the outbox and closes it.
 func TestOfflineMessageReachesTheQueue(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "scotia")
-		other := e.addStaff("luc", "Luc", staff.RoleAgent, "belair")
+		marie := e.AddStaff("marie", "Marie", staff.RoleAgent, "scotia")
+		other := e.AddStaff("luc", "Luc", staff.RoleAgent, "belair")
 		s := e.agentSocket(marie)
 		if q := s.Next("queue"); len(q["offline"].([]any)) != 0 {
 			t.Fatalf("queue %v", q)
@@ -142,7 +142,7 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 		reply := func(p staff.Principal, body string) testenv.Request {
 			return staffRequest(p, "POST", "/console/conversations/"+id+"/reply", `{"body":"`+body+`"}`)
 		}
-		testenv.Run(t, e.h,
+		testenv.Run(t, e.H,
 			testenv.Scenario{Name: "another brand's agent replies", Request: reply(other, "Oui"), Status: 403, Code: "FORBIDDEN_BRAND"},
 			testenv.Scenario{Name: "accept", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/accept", ""), Status: 409, Code: "WRONG_STATUS"},
 			testenv.Scenario{Name: "reply", Request: reply(marie, "Oui, demain matin."), Status: 202},
@@ -163,9 +163,9 @@ func TestOfflineMessageReachesTheQueue(t *testing.T) {
 // conversation; a transfer to an absent one is refused.
 func TestAgentQueueLiveAndTransfer(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent)
-		luc := e.addStaff("luc", "Luc", staff.RoleAgent, "scotia")
-		away := e.addStaff("zoe", "Zoé", staff.RoleAgent)
+		marie := e.AddStaff("marie", "Marie", staff.RoleAgent)
+		luc := e.AddStaff("luc", "Luc", staff.RoleAgent, "scotia")
+		away := e.AddStaff("zoe", "Zoé", staff.RoleAgent)
 		e.available(marie, "en")
 		e.available(luc, "en", "fr")
 		sm, sl := e.agentSocket(marie), e.agentSocket(luc)
@@ -263,9 +263,7 @@ func TestShutdownClosesSockets(t *testing.T) {
 		a.Next("queue")
 		e.hub.Shutdown()
 		for _, w := range []*ws{s, a} {
-			if code := w.CloseStatus(); code != websocket.StatusServiceRestart {
-				t.Fatalf("closed with %d, want 1012", code)
-			}
+			w.ExpectClose(t, websocket.StatusServiceRestart, "at shutdown")
 		}
 	})
 }
@@ -293,9 +291,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code := w.CloseStatus(); code != CloseUnknown {
-			t.Fatalf("unknown conversation closed with %d", code)
-		}
+		w.ExpectClose(t, CloseUnknown, "unknown conversation")
 		s := v.socket(0)
 		s.Next("state")
 		v.want("POST", "/api/v1/chat/conversation/end", "", 200, "")
@@ -303,18 +299,14 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if m := s.Next("message"); m["system"].(map[string]any)["key"] != "ended" {
 			t.Fatalf("end note %v", m)
 		}
-		if code := s.CloseStatus(); code != websocket.StatusNormalClosure {
-			t.Fatalf("ended closed with %d", code)
-		}
+		s.ExpectClose(t, websocket.StatusNormalClosure, "ended")
 		// Every message delivered: nothing left, 4404 (do not reconnect).
 		last := v.want("GET", "/api/v1/chat/conversation", "", 200, "")["lastSeq"].(float64)
 		w, _, err = e.dial(fmt.Sprintf("/api/v1/chat/socket?after=%d", int(last)), v.host, "http://"+v.host, v.cookie, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code := w.CloseStatus(); code != CloseUnknown {
-			t.Fatalf("ended conversation, nothing left, closed with %d", code)
-		}
+		w.ExpectClose(t, CloseUnknown, "ended conversation, nothing left")
 		// Messages left: replayed, then 1000.
 		w, _, err = e.dial("/api/v1/chat/socket?after=1", v.host, "http://"+v.host, v.cookie, nil)
 		if err != nil {
@@ -323,9 +315,7 @@ func TestVisitorSocketRefusals(t *testing.T) {
 		if m := w.Next("message"); m["seq"] != float64(2) {
 			t.Fatalf("replay after the end: %v", m)
 		}
-		if code := w.CloseStatus(); code != websocket.StatusNormalClosure {
-			t.Fatalf("ended conversation with messages left closed with %d", code)
-		}
+		w.ExpectClose(t, websocket.StatusNormalClosure, "ended conversation with messages left")
 	})
 }
 
@@ -348,7 +338,7 @@ func TestTranscriptAndRating(t *testing.T) {
 		rating := func(n int) testenv.Request {
 			return v.request("POST", "/api/v1/chat/conversation/rating", fmt.Sprintf(`{"rating":%d}`, n))
 		}
-		testenv.Run(t, e.h,
+		testenv.Run(t, e.H,
 			testenv.Scenario{Name: "transcript before the end", Request: transcript("alex@example.com"), Status: 409, Code: "NOT_ENDED"},
 			testenv.Scenario{Name: "rating before the end", Request: rating(5), Status: 409, Code: "NOT_ENDED"},
 			testenv.Scenario{Name: "the agent ends", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/end", "")},
@@ -383,7 +373,7 @@ func TestPurge(t *testing.T) {
 		v2 := e.visitor("belair")
 		v2.ip = "192.0.2.77"
 		recent := v2.start()
-		n, err := chat.Purge(ctx, e.svc, e.brands.All())
+		n, err := chat.Purge(ctx, e.svc, e.Brands.All())
 		if err != nil || n != 1 {
 			t.Fatalf("purged %d, %v; want 1", n, err)
 		}
@@ -404,12 +394,12 @@ func TestPurge(t *testing.T) {
 // supervisors' calls are refused to agents.
 func TestAuditRows(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
-		marie := e.addStaff("marie", "Marie", staff.RoleAgent, "belair")
-		sup := e.addStaff("sue", "Sue", staff.RoleSupervisor, "scotia")
+		marie := e.AddStaff("marie", "Marie", staff.RoleAgent, "belair")
+		sup := e.AddStaff("sue", "Sue", staff.RoleSupervisor, "scotia")
 		e.staffWant(marie, "PUT", "/console/availability", `{"status":"available","languages":["en"]}`, 200, "")
 		e.available(sup, "en")
 		id := e.visitor("scotia").start()
-		testenv.Run(t, e.h,
+		testenv.Run(t, e.H,
 			testenv.Scenario{Name: "another brand's agent accepts", Request: staffRequest(marie, "POST", "/console/conversations/"+id+"/accept", ""), Status: 403, Code: "FORBIDDEN_BRAND"},
 			testenv.Scenario{Name: "an agent reads the figures", Request: staffRequest(marie, "GET", "/console/figures", ""), Status: 403, Code: "FORBIDDEN_ROLE"},
 			testenv.Scenario{Name: "the supervisor accepts", Request: staffRequest(sup, "POST", "/console/conversations/"+id+"/accept", "")},
@@ -454,9 +444,7 @@ func TestSilentSocketsAreClosed(t *testing.T) {
 		s.Send(map[string]any{"type": "ping"})
 		s.Next("pong")
 		e.hub.Reap(time.Now().Add(time.Minute).UnixMilli())
-		if code := s.CloseStatus(); code != websocket.StatusGoingAway {
-			t.Fatalf("closed with %d, want 1001", code)
-		}
+		s.ExpectClose(t, websocket.StatusGoingAway, "reaped")
 	})
 }
 
@@ -480,7 +468,7 @@ func TestBotHandsOverByMessage(t *testing.T) {
 			t.Fatalf("%s with %+v", c.Status, msgs)
 		}
 		// A supervisor's socket gets the figures.
-		sue := e.addStaff("sue", "Sue", staff.RoleSupervisor)
+		sue := e.AddStaff("sue", "Sue", staff.RoleSupervisor)
 		s := e.agentSocket(sue)
 		f := s.Next("figures")
 		if f["waiting"] != 1.0 {

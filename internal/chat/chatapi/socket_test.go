@@ -90,11 +90,11 @@ func TestAgentSocketClosesWhenSignedOut(t *testing.T) {
 func TestAgentSocketSessionCheck(t *testing.T) {
 	db := storetest.Open(t)
 	e := newEnv(t, db)
-	marie := e.addStaff("marie", "Marie", staff.RoleAgent)
+	marie := e.AddStaff("marie", "Marie", staff.RoleAgent)
 	checks := make(chan struct{}, 10)
 	signedIn := true
 	var mu = &e.mu
-	c := &ConsoleHandler{Service: e.svc, Hub: e.hub, AllBrands: e.brands.All,
+	c := &ConsoleHandler{Service: e.svc, Hub: e.hub, AllBrands: e.Brands.All,
 		Session: func(r *http.Request) func(context.Context, bool) (staff.Principal, error) {
 			return func(context.Context, bool) (staff.Principal, error) {
 				checks <- struct{}{}
@@ -136,7 +136,7 @@ func TestSubscribeFollowsReadRule(t *testing.T) {
 		e.svc.Limiter = nil
 		ctx := t.Context()
 		marie := e.availableAgent("marie", "Marie", "en")
-		bob := e.addStaff("bob", "Bob", staff.RoleAgent, "scotia")
+		bob := e.AddStaff("bob", "Bob", staff.RoleAgent, "scotia")
 		v := e.visitor("scotia")
 		id := v.start()
 		bs := e.agentSocket(bob)

@@ -1,6 +1,8 @@
 // Package fanouttest runs PostgreSQL notifiers for tests: several
 // "instances" on one database schema, each with its own Notifier, as
-// several processes would have.
+// several processes would have; and what the tests of the hubs' routes
+// share (Front, Site, WS). Only _test.go files import it (testenv's
+// TestOnlyTestsImportTestenv checks).
 package fanouttest
 
 import (

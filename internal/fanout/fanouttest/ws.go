@@ -116,3 +116,12 @@ func (w *WS) CloseStatus() websocket.StatusCode {
 	_, code := w.ReadAll()
 	return code
 }
+
+// ExpectClose reads to the close (CloseStatus) and fails t unless its
+// status is want; what names the socket in the failure.
+func (w *WS) ExpectClose(t testing.TB, want websocket.StatusCode, what string) {
+	t.Helper()
+	if got := w.CloseStatus(); got != want {
+		t.Fatalf("%s: closed with %d, want %d", what, got, want)
+	}
+}
