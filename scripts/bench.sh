@@ -48,6 +48,13 @@ lighthouse_failed=0
 	${BENCH_LH_PATHS:-/ /forgot /registration/identification /create-an-account/identification/account-type}) ||
 	{ lighthouse_failed=1; echo "(a Lighthouse target was missed: see the lines above)"; }
 
+echo "== growth: 1k, 100k and 1M generated accounts (GUICHET_BENCH_GROWTH), the cost of find, console search, audit export and purge at each size (issue 34)"
+GUICHET_BENCH=1 go test -timeout 60m -run '^TestGrowth$' -count=1 -v ./internal/console | grep -v '^=== RUN' ||
+	echo "(the growth section failed: see the lines above)"
+if [ -n "${GUICHET_TEST_DATABASE_URL:-}" ]; then
+	GUICHET_BENCH=1 GUICHET_BENCH_POSTGRES=1 go test -timeout 60m -run '^TestGrowth$' -count=1 -v ./internal/console | grep -v '^=== RUN' || true
+fi
+
 echo "== sign-in throughput (find + authentication + session) against the argon2id bound"
 GUICHET_BENCH=1 go test -timeout 30m -run '^TestSignInThroughput$' -count=1 -v ./internal/app | grep -v '^=== RUN' ||
 	echo "(a sign-in target was missed: see the lines above)"
