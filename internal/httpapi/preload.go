@@ -19,7 +19,10 @@ type pageChunks struct {
 		JS  []string `json:"js"`
 		CSS []string `json:"css"`
 	} `json:"pages"`
-	Catalogs map[string]string `json:"catalogs"`
+	// Catalogs: a catalogue's chunk and the chunks it imports that the
+	// entry does not (English's imports the texts' chunk, which the staff
+	// console shares).
+	Catalogs map[string][]string `json:"catalogs"`
 }
 
 // readPageChunks reads page-chunks.json; a build without it (a Go-only
@@ -70,7 +73,11 @@ func (s *spa) preloadTags(path string, notFound bool, brandID, language string) 
 	for _, f := range page.JS {
 		module(f)
 	}
-	module(s.chunks.Catalogs[language])
-	module(s.chunks.Catalogs[brandID+"."+language])
+	for _, f := range s.chunks.Catalogs[language] {
+		module(f)
+	}
+	for _, f := range s.chunks.Catalogs[brandID+"."+language] {
+		module(f)
+	}
 	return []byte(b.String())
 }

@@ -13,7 +13,7 @@ const testPageChunks = `{
   "/roadblock/:page": {"js": ["assets/roadblock-1.js"], "css": ["assets/roadblock-1.css"]},
   "*": {"js": ["assets/not-found-1.js"], "css": []}
  },
- "catalogs": {"en": "assets/en-1.js", "fr": "assets/fr-1.js", "bna.en": "assets/bna.en-1.js", "bna.fr": "assets/bna.fr-1.js"}
+ "catalogs": {"en": ["assets/english-1.js", "assets/en-1.js"], "fr": ["assets/fr-1.js"], "bna.en": ["assets/bna.en-1.js"], "bna.fr": ["assets/bna.fr-1.js"]}
 }`
 
 // Issue 12, defect 3: index.html names the page's chunks and the message
@@ -34,11 +34,11 @@ func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
 		want         []string
 	}{
 		{"/", "bna.localhost", []string{"modulepreload /assets/login-1.js", "modulepreload /assets/field-1.js",
-			"modulepreload /assets/en-1.js", "modulepreload /assets/bna.en-1.js"}},
+			"modulepreload /assets/english-1.js", "modulepreload /assets/en-1.js", "modulepreload /assets/bna.en-1.js"}},
 		{"/?lang=fr", "bna.localhost", []string{"modulepreload /assets/login-1.js", "modulepreload /assets/field-1.js",
 			"modulepreload /assets/fr-1.js", "modulepreload /assets/bna.fr-1.js"}},
-		{"/roadblock/technical", "belair.localhost", []string{"stylesheet /assets/roadblock-1.css", "modulepreload /assets/roadblock-1.js", "modulepreload /assets/en-1.js"}},
-		{"/nope", "belair.localhost", []string{"modulepreload /assets/not-found-1.js", "modulepreload /assets/en-1.js"}},
+		{"/roadblock/technical", "belair.localhost", []string{"stylesheet /assets/roadblock-1.css", "modulepreload /assets/roadblock-1.js", "modulepreload /assets/english-1.js", "modulepreload /assets/en-1.js"}},
+		{"/nope", "belair.localhost", []string{"modulepreload /assets/not-found-1.js", "modulepreload /assets/english-1.js", "modulepreload /assets/en-1.js"}},
 	}
 	for _, c := range cases {
 		t.Run(c.target, func(t *testing.T) {

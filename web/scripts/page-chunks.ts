@@ -6,9 +6,13 @@
 //   pages:    route pattern (src/app/routes.tsx) → the page's chunk, the
 //             chunks it imports that the entry does not, and its CSS;
 //   catalogs: "en", "fr", "<brand>.<language>", "<section>.<language>" →
-//             the message catalogue's chunk (src/i18n/catalog.ts loads the
-//             page's language's before the first render; English is
-//             src/i18n/english.ts, which the console imports statically).
+//             the message catalogue's chunk and the chunks it imports that
+//             the entry does not (src/i18n/catalog.ts loads the page's
+//             language's before the first render; English is
+//             src/i18n/english.ts, a chunk that imports en.json's, which
+//             the console imports statically: without it in the list the
+//             browser asked for the texts only once english.ts had arrived,
+//             a round trip more before an English page's first paint).
 // It also writes <link rel="preload"> for the web fonts into index.html.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -19,7 +23,7 @@ type OutputChunk = Rollup.OutputChunk;
 
 export interface PageChunks {
   pages: Record<string, { js: string[]; css: string[] }>;
-  catalogs: Record<string, string>;
+  catalogs: Record<string, string[]>;
 }
 
 /**
@@ -90,8 +94,9 @@ export function pageChunks(routesFile: string): Plugin {
       for (const c of chunks(bundle)) {
         const id = c.facadeModuleId ?? '';
         // The console's catalogues (sections/console.*) are the console entry's, not the portal's.
-        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id) && !/\/console\.\w+\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
-        if (c.isDynamicEntry && /\/src\/i18n\/english\.ts$/.test(id)) out.catalogs.en = c.fileName;
+        const files = () => [...closure(bundle, c.fileName)].filter((f) => !loaded.has(f));
+        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id) && !/\/console\.\w+\.json$/.test(id)) out.catalogs[basename(id, '.json')] = files();
+        if (c.isDynamicEntry && /\/src\/i18n\/english\.ts$/.test(id)) out.catalogs.en = files();
       }
       this.emitFile({ type: 'asset', fileName: 'page-chunks.json', source: `${JSON.stringify(out, null, 1)}\n` });
     } },
