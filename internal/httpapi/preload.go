@@ -18,8 +18,14 @@ type pageChunks struct {
 	Pages map[string]struct {
 		JS  []string `json:"js"`
 		CSS []string `json:"css"`
+		// Sections: the message sections the page's route loads before
+		// its first render (catalogues "<section>.<language>").
+		Sections []string `json:"sections"`
 	} `json:"pages"`
-	Catalogs map[string]string `json:"catalogs"`
+	// Catalogs: a catalogue's chunk and the chunks it imports that the
+	// entry does not (English's imports the texts' chunk, which the staff
+	// console shares).
+	Catalogs map[string][]string `json:"catalogs"`
 }
 
 // readPageChunks reads page-chunks.json; a build without it (a Go-only
@@ -43,7 +49,7 @@ func readPageChunks(files fs.FS) (*pageChunks, error) {
 // route that matches path ("*", the not-found page, when none does or
 // notFound) and the catalogues src/i18n/catalog.ts loads for brand and
 // language: that language's catalogue and the brand's overrides in it
-// (never another language's).
+// (never another language's), and the page's message sections in it.
 func (s *spa) preloadTags(path string, notFound bool, brandID, language string) []byte {
 	if s.chunks == nil {
 		return nil
@@ -70,7 +76,16 @@ func (s *spa) preloadTags(path string, notFound bool, brandID, language string) 
 	for _, f := range page.JS {
 		module(f)
 	}
-	module(s.chunks.Catalogs[language])
-	module(s.chunks.Catalogs[brandID+"."+language])
+	for _, f := range s.chunks.Catalogs[language] {
+		module(f)
+	}
+	for _, f := range s.chunks.Catalogs[brandID+"."+language] {
+		module(f)
+	}
+	for _, section := range page.Sections {
+		for _, f := range s.chunks.Catalogs[section+"."+language] {
+			module(f)
+		}
+	}
 	return []byte(b.String())
 }

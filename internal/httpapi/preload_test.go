@@ -11,9 +11,11 @@ const testPageChunks = `{
  "pages": {
   "/": {"js": ["assets/login-1.js", "assets/field-1.js"], "css": []},
   "/roadblock/:page": {"js": ["assets/roadblock-1.js"], "css": ["assets/roadblock-1.css"]},
+  "/my-account": {"js": ["assets/my-account-1.js"], "css": [], "sections": ["security", "oidc"]},
   "*": {"js": ["assets/not-found-1.js"], "css": []}
  },
- "catalogs": {"en": "assets/en-1.js", "fr": "assets/fr-1.js", "bna.en": "assets/bna.en-1.js", "bna.fr": "assets/bna.fr-1.js"}
+ "catalogs": {"security.en": ["assets/security.en-1.js"], "security.fr": ["assets/security.fr-1.js"], "oidc.fr": ["assets/oidc.fr-1.js"],
+  "en": ["assets/english-1.js", "assets/en-1.js"], "fr": ["assets/fr-1.js"], "bna.en": ["assets/bna.en-1.js"], "bna.fr": ["assets/bna.fr-1.js"]}
 }`
 
 // Issue 12, defect 3: index.html names the page's chunks and the message
@@ -26,7 +28,7 @@ func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
 			"index.html":       {Data: []byte(testIndex)},
 			"page-chunks.json": {Data: []byte(testPageChunks)},
 		},
-		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/roadblock/:page"]}`),
+		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/roadblock/:page", "/my-account"]}`),
 	})
 	links := regexp.MustCompile(`<link rel="(modulepreload|stylesheet)"(?: nonce="[^"]+")? crossorigin href="([^"]+)">`)
 	cases := []struct {
@@ -34,11 +36,14 @@ func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
 		want         []string
 	}{
 		{"/", "bna.localhost", []string{"modulepreload /assets/login-1.js", "modulepreload /assets/field-1.js",
-			"modulepreload /assets/en-1.js", "modulepreload /assets/bna.en-1.js"}},
+			"modulepreload /assets/english-1.js", "modulepreload /assets/en-1.js", "modulepreload /assets/bna.en-1.js"}},
 		{"/?lang=fr", "bna.localhost", []string{"modulepreload /assets/login-1.js", "modulepreload /assets/field-1.js",
 			"modulepreload /assets/fr-1.js", "modulepreload /assets/bna.fr-1.js"}},
-		{"/roadblock/technical", "belair.localhost", []string{"stylesheet /assets/roadblock-1.css", "modulepreload /assets/roadblock-1.js", "modulepreload /assets/en-1.js"}},
-		{"/nope", "belair.localhost", []string{"modulepreload /assets/not-found-1.js", "modulepreload /assets/en-1.js"}},
+		{"/roadblock/technical", "belair.localhost", []string{"stylesheet /assets/roadblock-1.css", "modulepreload /assets/roadblock-1.js", "modulepreload /assets/english-1.js", "modulepreload /assets/en-1.js"}},
+		// The page's message sections, in its language (issue 32: asked for only once the entry had run before).
+		{"/my-account?lang=fr", "bna.localhost", []string{"modulepreload /assets/my-account-1.js",
+			"modulepreload /assets/fr-1.js", "modulepreload /assets/bna.fr-1.js", "modulepreload /assets/security.fr-1.js", "modulepreload /assets/oidc.fr-1.js"}},
+		{"/nope", "belair.localhost", []string{"modulepreload /assets/not-found-1.js", "modulepreload /assets/english-1.js", "modulepreload /assets/en-1.js"}},
 	}
 	for _, c := range cases {
 		t.Run(c.target, func(t *testing.T) {

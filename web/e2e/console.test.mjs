@@ -311,7 +311,7 @@ describe('console', () => {
     const portalFiles = new Set([
       ...[...portalHtml.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]),
       ...Object.values(/** @type {Record<string, { js: string[] }>} */ (chunks.pages)).flatMap((p) => p.js),
-      ...Object.values(/** @type {Record<string, string>} */ (chunks.catalogs)),
+      ...Object.values(/** @type {Record<string, string[]>} */ (chunks.catalogs)).flat(),
     ]);
     assert.ok(!portalFiles.has(consoleEntry));
     for (const file of portalFiles) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { routeImports } from './page-chunks';
+import { routeImports, routeSections } from './page-chunks';
 
 // The repository's root, as vite.config.ts gives it to the tests.
 const src = (file: string) => readFileSync(join(process.env.GUICHET_REPO_ROOT ?? '', 'web/src/app', file), 'utf8');
@@ -23,5 +23,20 @@ describe('routeImports (what index.html preloads per page)', () => {
   it('refuses a page that is not a lazyPage import, rather than preloading nothing', () => {
     const source = `const A = lazy(() => import('./a'));\nexport const pageRoutes = [{ path: '/a', category: 'x', page: A }];`;
     expect(() => routeImports(source)).toThrow(/page A of \/a/);
+  });
+});
+
+describe('routeSections (the message sections index.html preloads per page)', () => {
+  it('reads the sections each route names, and none for a route without', () => {
+    const sections = routeSections(src('routes.tsx'));
+    expect(sections.get('/my-account')).toEqual(['security', 'oidc']);
+    expect(sections.get('/registration/identification')).toEqual(['registration']);
+    expect(sections.get('/create-an-account/identification/account-type')).toEqual(['smartRegistration']);
+    expect(sections.has('/')).toBe(false);
+  });
+
+  it('reads an entry a formatter spread over several lines', () => {
+    const source = `const pageRoutes = [\n  {\n    path: '/x',\n    category: 'account',\n    page: X,\n    sections: [\n      'security',\n      "oidc",\n    ],\n  },\n];`;
+    expect([...routeSections(source)]).toEqual([['/x', ['security', 'oidc']]]);
   });
 });

@@ -4,11 +4,20 @@
 // (<link rel="modulepreload">, stylesheets) and the browser fetches them
 // alongside the entry instead of after it has run (issue 12, defect 3):
 //   pages:    route pattern (src/app/routes.tsx) → the page's chunk, the
-//             chunks it imports that the entry does not, and its CSS;
+//             chunks it imports that the entry does not, its CSS, and the
+//             message sections the route names (`sections: [...]`, which
+//             preloadPage loads before the first render: without them in
+//             index.html the browser asked for a section's texts only once
+//             the entry had run, a round trip more before the first paint
+//             of registration, smart registration and my-account);
 //   catalogs: "en", "fr", "<brand>.<language>", "<section>.<language>" →
-//             the message catalogue's chunk (src/i18n/catalog.ts loads the
-//             page's language's before the first render; English is
-//             src/i18n/english.ts, which the console imports statically).
+//             the message catalogue's chunk and the chunks it imports that
+//             the entry does not (src/i18n/catalog.ts loads the page's
+//             language's before the first render; English is
+//             src/i18n/english.ts, a chunk that imports en.json's, which
+//             the console imports statically: without it in the list the
+//             browser asked for the texts only once english.ts had arrived,
+//             a round trip more before an English page's first paint).
 // It also writes <link rel="preload"> for the web fonts into index.html.
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -18,8 +27,8 @@ type OutputBundle = Rollup.OutputBundle;
 type OutputChunk = Rollup.OutputChunk;
 
 export interface PageChunks {
-  pages: Record<string, { js: string[]; css: string[] }>;
-  catalogs: Record<string, string>;
+  pages: Record<string, { js: string[]; css: string[]; sections: string[] }>;
+  catalogs: Record<string, string[]>;
 }
 
 /**
@@ -40,6 +49,18 @@ export function routeImports(source: string): Map<string, string> {
   const notFound = source.match(/const unknownPage: PageRoute = \{[^}]*\bpage: (\w+)/);
   if (notFound && imports.has(notFound[1])) routes.set('*', imports.get(notFound[1])!);
   return routes;
+}
+
+/**
+ * The message sections each route of routes.tsx names (`sections: ['a', 'b']`
+ * in its entry): pattern → section names.
+ */
+export function routeSections(source: string): Map<string, string[]> {
+  const sections = new Map<string, string[]>();
+  for (const m of source.matchAll(/\{\s*path: ['"]([^'"]+)['"],[^}]*?\bsections: \[([^\]]*)\]/g)) {
+    sections.set(m[1], [...m[2].matchAll(/['"](\w+)['"]/g)].map((n) => n[1]));
+  }
+  return sections;
 }
 
 function chunks(bundle: OutputBundle): OutputChunk[] {
@@ -75,7 +96,9 @@ export function pageChunks(routesFile: string): Plugin {
         if (via.length > 0) this.error(`page-chunks: the console imports the portal's entry ${entry.fileName} through ${via.join(', ')}`);
       }
       const out: PageChunks = { pages: {}, catalogs: {} };
-      for (const [pattern, spec] of routeImports(readFileSync(routesFile, 'utf8'))) {
+      const routesSource = readFileSync(routesFile, 'utf8');
+      const sections = routeSections(routesSource);
+      for (const [pattern, spec] of routeImports(routesSource)) {
         const resolved = await this.resolve(spec, routesFile);
         const chunk = resolved && chunks(bundle).find((c) => c.facadeModuleId === resolved.id);
         if (!chunk) throw new Error(`page-chunks: no chunk for ${pattern} (${spec})`);
@@ -85,13 +108,14 @@ export function pageChunks(routesFile: string): Plugin {
           const c = bundle[f];
           if (c?.type === 'chunk') for (const s of c.viteMetadata?.importedCss ?? []) css.add(s);
         }
-        out.pages[pattern] = { js: files, css: [...css] };
+        out.pages[pattern] = { js: files, css: [...css], sections: sections.get(pattern) ?? [] };
       }
       for (const c of chunks(bundle)) {
         const id = c.facadeModuleId ?? '';
         // The console's catalogues (sections/console.*) are the console entry's, not the portal's.
-        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id) && !/\/console\.\w+\.json$/.test(id)) out.catalogs[basename(id, '.json')] = c.fileName;
-        if (c.isDynamicEntry && /\/src\/i18n\/english\.ts$/.test(id)) out.catalogs.en = c.fileName;
+        const files = () => [...closure(bundle, c.fileName)].filter((f) => !loaded.has(f));
+        if (c.isDynamicEntry && /\/src\/i18n\/.*\.json$/.test(id) && !/\/console\.\w+\.json$/.test(id)) out.catalogs[basename(id, '.json')] = files();
+        if (c.isDynamicEntry && /\/src\/i18n\/english\.ts$/.test(id)) out.catalogs.en = files();
       }
       this.emitFile({ type: 'asset', fileName: 'page-chunks.json', source: `${JSON.stringify(out, null, 1)}\n` });
     } },
