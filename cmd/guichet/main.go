@@ -55,6 +55,10 @@ func run(args []string, stdout io.Writer) error {
 		return sub(ctx, cfg, args, stdout)
 	}
 	fs := newFlagSet(cmd, &cfg)
+	var status bool
+	if cmd == "migrate" {
+		fs.BoolVar(&status, "status", false, "list the migrations applied and pending; apply none")
+	}
 	args, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -76,6 +80,9 @@ func run(args []string, stdout io.Writer) error {
 	case "serve":
 		return serve(ctx, cfg)
 	case "migrate":
+		if status {
+			return migrationStatus(ctx, cfg, stdout)
+		}
 		db, err := app.OpenStore(ctx, cfg)
 		if err != nil {
 			return err

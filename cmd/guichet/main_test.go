@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"guichet/internal/app"
 	"guichet/internal/brand"
 	"guichet/internal/store"
+	"guichet/internal/store/storetest"
 )
 
 // captureStderr sends the commands' summaries (stderr) to a buffer it
@@ -45,7 +47,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		if err := run(args, &out); err != nil {
 			t.Fatalf("guichet %v: %v", args, err)
 		}
-		for _, want := range []string{"serve", "migrate", "check-config", "outbox list", "outbox retry ID",
+		for _, want := range []string{"serve", "migrate", "migrate --status", "check-config", "outbox list", "outbox retry ID",
 			"maintenance on [--brand B] [--until RFC3339]", "maintenance off [--brand B]", "maintenance status",
 			"backup FILE", "import-policies [--dry-run] FILE.csv", "tokens issue --brand B", "tokens issue --csv FILE", "version", "-data-dir", "-tls-key"} {
 			if !strings.Contains(out.String(), want) {
@@ -130,6 +132,57 @@ func TestBackupCommand(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "pg_dump") {
 		t.Fatalf("backup on PostgreSQL: %v", err)
 	}
+}
+
+// TestMigrateStatus: `migrate --status` lists every migration pending on a
+// new database and changes nothing, then applied after `migrate`, and names
+// a version only a newer binary knows; on SQLite and PostgreSQL.
+func TestMigrateStatus(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, migrated *store.DB) {
+		flags := []string{"--data-dir", t.TempDir()}
+		t.Setenv("GUICHET_DATABASE_URL", "")
+		if migrated.Dialect == store.Postgres {
+			flags = []string{"--database-url", storetest.PostgresURL(t)} // an empty database of its own
+		}
+		migs, err := store.Migrations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := func() string {
+			t.Helper()
+			var out bytes.Buffer
+			if err := run(append([]string{"migrate", "--status"}, flags...), &out); err != nil {
+				t.Fatalf("migrate --status: %v", err)
+			}
+			return out.String()
+		}
+		last := migs[len(migs)-1]
+		lastLine := regexp.MustCompile(fmt.Sprintf(`(?m)^%04d_%s +(pending|applied \S+)$`, last.Version, last.Name))
+		if out := status(); !strings.Contains(out, fmt.Sprintf("0 applied, %d pending", len(migs))) || !strings.Contains(lastLine.FindString(out), "pending") {
+			t.Fatalf("on a new database:\n%s", out)
+		}
+		if out := status(); !strings.Contains(out, fmt.Sprintf("0 applied, %d pending", len(migs))) {
+			t.Fatalf("--status applied migrations:\n%s", out)
+		}
+		if err := run(append([]string{"migrate"}, flags...), &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		out := status()
+		if !strings.Contains(out, fmt.Sprintf("%d applied, 0 pending", len(migs))) || !strings.Contains(lastLine.FindString(out), "applied 20") {
+			t.Fatalf("after migrate:\n%s", out)
+		}
+		cfg := app.Config{DataDir: flags[1]}
+		if migrated.Dialect == store.Postgres {
+			cfg = app.Config{DatabaseURL: flags[1]}
+		}
+		db, _ := openApp(t, cfg)
+		if _, err := db.Exec(t.Context(), "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", 9999, "future", 1); err != nil {
+			t.Fatal(err)
+		}
+		if out := status(); !strings.Contains(out, "9999") || !strings.Contains(out, "applied by a newer version") {
+			t.Fatalf("a newer binary's migration is not named:\n%s", out)
+		}
+	})
 }
 
 // TestDevAdminListenerTakesAFreePort: two --dev instances on one machine both

@@ -13,6 +13,7 @@ const commands = `Usage: guichet [command] [flags] [arguments]
 Commands:
   serve                            serve the portal (the default command)
   migrate                          apply the database migrations and exit
+  migrate --status                 list the migrations applied and pending; apply none
   check-config                     validate the brand files and exit
   outbox list                      list queued and recent notifications
   outbox retry ID                  queue a failed or abandoned notification again

@@ -338,7 +338,7 @@ func LoadBot(cfg Config, reg *brand.Registry) (*bot.Bot, error) {
 
 // OpenStore opens the database and applies the migrations.
 func OpenStore(ctx context.Context, cfg Config) (*store.DB, error) {
-	db, err := store.Open(ctx, store.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir})
+	db, err := OpenStoreAsIs(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -351,6 +351,12 @@ func OpenStore(ctx context.Context, cfg Config) (*store.DB, error) {
 		slog.Info("migrations applied", "count", n, "database", db.Dialect.String())
 	}
 	return db, nil
+}
+
+// OpenStoreAsIs opens the database the config names without migrating it
+// (guichet migrate --status).
+func OpenStoreAsIs(ctx context.Context, cfg Config) (*store.DB, error) {
+	return store.Open(ctx, store.Config{URL: cfg.DatabaseURL, DataDir: cfg.DataDir})
 }
 
 // App is a running Guichet: its handler and background workers.
