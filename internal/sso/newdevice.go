@@ -93,11 +93,7 @@ func (s *Service) newDeviceNotice(ctx context.Context, tx *store.Tx, a account.A
 			data[k] = v
 		}
 	}
-	language := "en"
-	if a.Language == "fr" {
-		language = "fr"
-	}
-	if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: a.Brand, Language: language, Channel: notify.ChannelEmail, To: a.Email,
+	if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.MessageLanguage(""), Channel: notify.ChannelEmail, To: a.Email,
 		Template: notify.TemplateNewDevice, Data: data}); err != nil {
 		return err
 	}
