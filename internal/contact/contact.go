@@ -127,7 +127,7 @@ func (s *Service) Start(ctx context.Context, in Start) error {
 			channel = notify.ChannelSMS
 		}
 		if _, err := notify.Enqueue(ctx, tx, notify.Message{
-			Brand: a.Brand, Language: language(in.Language, a), Channel: channel, To: in.Value, Template: notify.TemplateConfirmCode,
+			Brand: a.Brand, Language: a.MessageLanguage(in.Language), Channel: channel, To: in.Value, Template: notify.TemplateConfirmCode,
 			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(codes.TTL / time.Minute))},
 			Sensitive: true, ExpiresAt: now.Add(codes.TTL),
 		}); err != nil {
@@ -280,7 +280,7 @@ func (s *Service) changeEmail(ctx context.Context, tx *store.Tx, a account.Accou
 		return fmt.Errorf("store undo link: %w", err)
 	}
 	_, err = notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: language(in.Language, a), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateEmailChanged,
+		Brand: a.Brand, Language: a.MessageLanguage(in.Language), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateEmailChanged,
 		Data: withProvince(map[string]string{notify.DataAddress: email, notify.DataWhen: until.UTC().Format(time.RFC3339),
 			notify.DataLink: in.UndoBase + "?token=" + token}, in.Province),
 		Sensitive: true, ExpiresAt: until,
@@ -295,7 +295,7 @@ func (s *Service) changePhone(ctx context.Context, tx *store.Tx, a account.Accou
 		return err
 	}
 	_, err := notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: language(in.Language, a), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplatePhoneChanged,
+		Brand: a.Brand, Language: a.MessageLanguage(in.Language), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplatePhoneChanged,
 		Data: withProvince(map[string]string{notify.DataLink: in.ForgotLink}, in.Province),
 	})
 	return err
@@ -418,16 +418,4 @@ func (s *Service) poke() {
 	if s.Poke != nil {
 		s.Poke()
 	}
-}
-
-// language is the page's, or the account's when the page's is neither of
-// spec §1's.
-func language(page string, a account.Account) string {
-	switch {
-	case page == "en" || page == "fr":
-		return page
-	case a.Language == "fr":
-		return "fr"
-	}
-	return "en"
 }

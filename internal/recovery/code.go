@@ -244,22 +244,10 @@ func (s *Service) queueCode(ctx context.Context, tx *store.Tx, a account.Account
 		data[notify.DataProvince] = province
 	}
 	_, err := notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: emailLanguage(language, a), Channel: notify.ChannelEmail, To: a.Email,
+		Brand: a.Brand, Language: a.MessageLanguage(language), Channel: notify.ChannelEmail, To: a.Email,
 		Template: notify.TemplateResetCode, Data: data, Sensitive: true, ExpiresAt: now.Add(CodeTTL),
 	})
 	return err
-}
-
-// emailLanguage is the language the visitor is reading the site in, or the
-// account's when the site's is not one of spec §1's (en, fr; fallback en).
-func emailLanguage(site string, a account.Account) string {
-	switch {
-	case site == "en" || site == "fr":
-		return site
-	case a.Language == "fr":
-		return "fr"
-	}
-	return "en"
 }
 
 // VerifyRequest is a code typed on /verify.

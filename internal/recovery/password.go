@@ -318,7 +318,7 @@ func (s *Service) passwordChanged(ctx context.Context, tx *store.Tx, a account.A
 		data[notify.DataLink] = n.Link
 	}
 	if _, err := notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: emailLanguage(language, a), Channel: notify.ChannelEmail, To: a.Email,
+		Brand: a.Brand, Language: a.MessageLanguage(language), Channel: notify.ChannelEmail, To: a.Email,
 		Template: notify.TemplatePasswordChanged, Data: data,
 	}); err != nil {
 		return err
