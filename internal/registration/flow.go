@@ -51,7 +51,6 @@ func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
 	}
 	var out Found
 	var answer error
-	queued := false
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		p, err := policy.Find(ctx, tx, in.Match)
@@ -68,10 +67,9 @@ func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
 				return err
 			}
 			e.AccountID, e.Outcome = a.ID, "registered"
-			if _, err := notify.Enqueue(ctx, tx, s.notice(a, in.Language, in.Province)); err != nil {
+			if err := notify.Queue(ctx, tx, s.notice(a, in.Language, in.Province), s.Poke); err != nil {
 				return err
 			}
-			queued = true
 			out = Found{Registered: true}
 			return s.record(ctx, tx, e)
 		}
@@ -89,9 +87,6 @@ func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
 	})
 	if err != nil {
 		return Found{}, err
-	}
-	if queued {
-		s.poke()
 	}
 	return out, answer
 }
@@ -254,7 +249,7 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 		if err != nil {
 			return err
 		}
-		if _, err := notify.Enqueue(ctx, tx, s.codeMessage(cur, p, o, code, now)); err != nil {
+		if err := notify.Queue(ctx, tx, s.codeMessage(cur, p, o, code, now), s.Poke); err != nil {
 			return err
 		}
 		out = Step{ID: cur.id, Sent: true, ResendsLeft: identity.MaxResends - (next.sends - 1), Next: []Option{o}}
@@ -267,7 +262,6 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 	if answer != nil {
 		return Step{}, answer
 	}
-	s.poke()
 	return out, nil
 }
 
@@ -522,7 +516,6 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email string,
 	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationEmail}
 	var out Step
 	var answer error
-	sent := false
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		cur, err := load(ctx, tx, r.brand, r.id)
@@ -584,10 +577,9 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email string,
 				return err
 			}
 		}
-		if _, err := notify.Enqueue(ctx, tx, m); err != nil {
+		if err := notify.Queue(ctx, tx, m, s.Poke); err != nil {
 			return err
 		}
-		sent = true
 		out = Step{ID: cur.id, Next: next.options, LinkSent: v.EmailLink}
 		e.Outcome = "code_sent"
 		if v.EmailLink {
@@ -597,9 +589,6 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email string,
 	})
 	if err != nil {
 		return Step{}, err
-	}
-	if sent {
-		s.poke()
 	}
 	return out, answer
 }
@@ -759,7 +748,7 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 			}
 		}
 		a, err := identity.CreateAccount(ctx, tx, p, identity.Creation{Email: cur.email, Language: cur.language,
-			Province: cur.province, PasswordHash: hash}, now)
+			Province: cur.province, PasswordHash: hash, Wake: s.Poke}, now)
 		if errors.Is(err, account.ErrEmailTaken) {
 			e.Outcome, answer = "email_taken", ErrState
 			return s.record(ctx, tx, e)
@@ -776,7 +765,6 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 	if answer != nil {
 		return "", answer
 	}
-	s.poke()
 	return r.email, nil
 }
 

@@ -117,12 +117,6 @@ func (s *Service) record(ctx context.Context, ex audit.Execer, e audit.Event) er
 	return audit.Record(ctx, ex, e)
 }
 
-func (s *Service) poke() {
-	if s.Poke != nil {
-		s.Poke()
-	}
-}
-
 // keep is how long a registration stays after it expired (audit aside,
 // nothing reads it then).
 const keep = 24 * time.Hour
