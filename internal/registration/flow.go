@@ -621,19 +621,11 @@ func (s *Service) link(ctx context.Context, c account.Credentials, id string, in
 		func(tx *store.Tx, a account.Account) error {
 			now := s.Now()
 			e := audit.Event{Brand: brand, AccountID: a.ID, IP: ip, Event: audit.RegistrationLink}
-			cur, err := load(ctx, tx, brand, id)
-			if err != nil {
+			askPassword := func(cur registration) bool { return cur.state == stateAskPassword }
+			cur, refused, err := s.claim(ctx, tx, brand, id, now, askPassword, &e)
+			if refused != nil || err != nil {
+				answer = refused
 				return err
-			}
-			next := cur
-			next.state, next.closedAt = stateClosed, now.UnixMilli()
-			moved, err := move(ctx, tx, next, cur)
-			if err != nil {
-				return err
-			}
-			if !moved || cur.state != stateAskPassword {
-				e.Outcome, answer = "state", ErrState
-				return s.record(ctx, tx, e)
 			}
 			p, err := policy.PersonByID(ctx, tx, brand, cur.personID)
 			if err != nil {
@@ -658,6 +650,25 @@ func (s *Service) link(ctx context.Context, c account.Credentials, id string, in
 		return "", err
 	}
 	return email, answer
+}
+
+// claim loads registration id in tx and closes it, as the call that ends
+// it (of concurrent ones, one wins): answer is ErrState, audited in e, when
+// another call moved it first or ready refuses the state it was in.
+func (s *Service) claim(ctx context.Context, tx *store.Tx, brand, id string, now time.Time, ready func(registration) bool,
+	e *audit.Event) (cur registration, answer, err error) {
+	if cur, err = load(ctx, tx, brand, id); err != nil {
+		return cur, nil, err
+	}
+	moved, err := closeRegistration(ctx, tx, cur, now)
+	if err != nil {
+		return cur, nil, err
+	}
+	if !moved || !ready(cur) {
+		e.Outcome = "state"
+		return cur, ErrState, s.record(ctx, tx, *e)
+	}
+	return cur, nil, nil
 }
 
 // Creation is the account-creation/password call.
@@ -713,19 +724,11 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 	var answer error
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		cur, err := load(ctx, tx, c.Brand, c.ID)
-		if err != nil {
+		verified := func(cur registration) bool { return cur.state == stateVerified && cur.live(now) }
+		cur, refused, err := s.claim(ctx, tx, c.Brand, c.ID, now, verified, &e)
+		if refused != nil || err != nil {
+			answer = refused
 			return err
-		}
-		next := cur
-		next.state, next.closedAt = stateClosed, now.UnixMilli()
-		moved, err := move(ctx, tx, next, cur)
-		if err != nil {
-			return err
-		}
-		if !moved || cur.state != stateVerified || !cur.live(now) {
-			e.Outcome, answer = "state", ErrState
-			return s.record(ctx, tx, e)
 		}
 		p, err := policy.PersonByID(ctx, tx, c.Brand, cur.personID)
 		if errors.Is(err, store.ErrNotFound) {
