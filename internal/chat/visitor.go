@@ -459,17 +459,12 @@ func (s *Service) EndAbandoned(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("chat abandoned: %w", err)
 	}
-	var ids []string
-	for rows.Next() {
+	ids, err := store.Collect(rows, func(r *sql.Rows) (string, error) {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		err := r.Scan(&id)
+		return id, err
+	})
+	if err != nil {
 		return 0, err
 	}
 	cutoff := store.Millis(s.now().Add(-AbandonAfter))
