@@ -169,6 +169,12 @@ func CreateAccount(ctx context.Context, tx *store.Tx, p policy.Person, c Creatio
 	return a, nil
 }
 
+// WrongCode is a wrong code or PIN typed in either registration, with the
+// guesses left (each answers it with its triesLeft).
+type WrongCode struct{ TriesLeft int }
+
+func (e *WrongCode) Error() string { return "identity: wrong code" }
+
 // MaskEmail shows enough of an email to recognise it, never all of it: the
 // first character of the name and of the domain, and the domain's ending
 // ("jf.cote@example.com" -> "j•••@e•••.com").

@@ -422,7 +422,7 @@ func wrongOrExceeded(n int) error {
 	case n >= identity.CodeGuesses:
 		return ErrCodeExceeded
 	}
-	return &WrongCode{TriesLeft: identity.CodeGuesses - n}
+	return &identity.WrongCode{TriesLeft: identity.CodeGuesses - n}
 }
 
 // verified moves a registration whose code or PIN was right to the next

@@ -64,11 +64,6 @@ var (
 	ErrRecordChanged = errors.New("registration: the policy record changed")
 )
 
-// WrongCode is a wrong code or PIN, with the guesses left.
-type WrongCode struct{ TriesLeft int }
-
-func (e *WrongCode) Error() string { return "registration: wrong code" }
-
 // PasswordError is a refused new password: Key is the rules key.
 type PasswordError struct{ Key string }
 

@@ -485,7 +485,7 @@ func (s *Service) Verify(ctx context.Context, c Call, typed string) (Result, err
 				next.closedAt = now.UnixMilli()
 				return ErrCodeExceeded, s.record(ctx, tx, e)
 			}
-			return &WrongCode{TriesLeft: CodeGuesses - next.codeAttempts}, s.record(ctx, tx, e)
+			return &identity.WrongCode{TriesLeft: CodeGuesses - next.codeAttempts}, s.record(ctx, tx, e)
 		}
 		e.Outcome = "ok"
 		clearCode(next)
