@@ -201,7 +201,8 @@ func (s *Service) RotateDue(ctx context.Context) (int64, error) {
 	}
 	brands, err := store.Collect(rows, func(r *sql.Rows) (string, error) {
 		var b string
-		return b, r.Scan(&b)
+		err := r.Scan(&b)
+		return b, err
 	})
 	if err != nil {
 		return 0, err

@@ -273,6 +273,7 @@ func (s *Service) due(ctx context.Context, where string, now time.Time) ([]dueDe
 	}
 	return store.Collect(rows, func(r *sql.Rows) (dueDeletion, error) {
 		var d dueDeletion
-		return d, r.Scan(&d.accountID, &d.brand)
+		err := r.Scan(&d.accountID, &d.brand)
+		return d, err
 	})
 }

@@ -271,7 +271,6 @@ func (h *Handler) Devices(w http.ResponseWriter, r *http.Request) error {
 		out.Sessions = append(out.Sessions, deviceAnswer{ID: d.ID, Browser: d.Browser, System: d.System, FirstSeen: d.CreatedAt,
 			LastSeen: d.LastSeenAt, ThisDevice: d.ID != "" && d.ID == s.ID})
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	api.JSON(w, http.StatusOK, out)
 	return nil
 }
