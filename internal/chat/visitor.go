@@ -459,11 +459,7 @@ func (s *Service) EndAbandoned(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("chat abandoned: %w", err)
 	}
-	ids, err := store.Collect(rows, func(r *sql.Rows) (string, error) {
-		var id string
-		err := r.Scan(&id)
-		return id, err
-	})
+	ids, err := store.Strings(rows)
 	if err != nil {
 		return 0, err
 	}

@@ -248,6 +248,15 @@ func Collect[T any](rows *sql.Rows, scan func(*sql.Rows) (T, error)) ([]T, error
 	return out, rows.Err()
 }
 
+// Strings is Collect for a one-column list of text (ids, brands).
+func Strings(rows *sql.Rows) ([]string, error) {
+	return Collect(rows, func(r *sql.Rows) (string, error) {
+		var s string
+		err := r.Scan(&s)
+		return s, err
+	})
+}
+
 // Query runs a query.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	db.statements.Add(1)

@@ -122,6 +122,29 @@ func TestAfterCommit(t *testing.T) {
 	})
 }
 
+// TestStrings reads a one-column list in the query's order, and an empty
+// one as no strings.
+func TestStrings(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		execAll(t, db, "CREATE TABLE strings_probe (k TEXT PRIMARY KEY)", "INSERT INTO strings_probe (k) VALUES ('b')",
+			"INSERT INTO strings_probe (k) VALUES ('a')")
+		for q, want := range map[string]string{
+			"SELECT k FROM strings_probe ORDER BY k":    "a,b",
+			"SELECT k FROM strings_probe WHERE k = 'z'": "",
+		} {
+			rows, err := db.Query(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := store.Strings(rows)
+			if err != nil || strings.Join(got, ",") != want {
+				t.Fatalf("Strings(%s) = %q, %v; want %q", q, got, err, want)
+			}
+		}
+	})
+}
+
 func TestUniqueViolationIsRecognised(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		execAll(t, db, "CREATE TABLE uniq_probe (k TEXT PRIMARY KEY)", "INSERT INTO uniq_probe (k) VALUES ('a')")
