@@ -63,6 +63,19 @@ type Account struct {
 	DisabledAt time.Time
 }
 
+// MessageLanguage is the language of a message to the account: page (the
+// language the visitor is reading the site in) when it is one of spec §1's
+// (en, fr), else the account's (fallback en). "" asks for the account's.
+func (a Account) MessageLanguage(page string) string {
+	switch {
+	case page == "en" || page == "fr":
+		return page
+	case a.Language == "fr":
+		return "fr"
+	}
+	return "en"
+}
+
 // record is an account row with what only this package may see.
 type record struct {
 	Account

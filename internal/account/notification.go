@@ -72,7 +72,7 @@ func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 	if n.Type == NotifyLockedAccount {
 		template = notify.TemplateLockedAccount
 	}
-	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		token, expires, err := issueResetToken(ctx, tx, a, now)
 		if err != nil {
@@ -89,19 +89,17 @@ func (s *Service) Notify(ctx context.Context, n NotifyRequest) error {
 		if a.FirstName != "" {
 			data[notify.DataFirstName] = a.FirstName
 		}
-		if _, err := notify.Enqueue(ctx, tx, notify.Message{
+		// s.Poke once committed: the email leaves now, not at the worker's
+		// next poll.
+		if err := notify.Queue(ctx, tx, notify.Message{
 			Brand: a.Brand, Language: a.Language, Channel: notify.ChannelEmail, To: a.Email,
 			Template: template, Data: data, Sensitive: true, ExpiresAt: expires,
-		}); err != nil {
+		}, s.Poke); err != nil {
 			return err
 		}
 		e.Outcome = "queued"
 		return s.record(ctx, tx, e)
 	})
-	if err == nil && s.Poke != nil {
-		s.Poke() // the email leaves now, not at the worker's next poll
-	}
-	return err
 }
 
 // resetLink is the /reset page's address with the token.

@@ -135,3 +135,23 @@ func TestResetTokenExpiresAndBelongsToItsBrand(t *testing.T) {
 		}
 	})
 }
+
+// TestMessageLanguage: a message goes in the page's language when it is
+// one of spec §1's, else in the account's (fallback en).
+func TestMessageLanguage(t *testing.T) {
+	// {page, account's language}: the message's language.
+	want := map[[2]string]string{
+		{"en", "fr"}: "en",
+		{"fr", "en"}: "fr",
+		{"", "fr"}:   "fr",
+		{"", "en"}:   "en",
+		{"", ""}:     "en",
+		{"de", "fr"}: "fr",
+		{"de", ""}:   "en",
+	}
+	for in, lang := range want {
+		if got := (account.Account{Language: in[1]}).MessageLanguage(in[0]); got != lang {
+			t.Errorf("MessageLanguage(page %q, account %q) = %q; want %q", in[0], in[1], got, lang)
+		}
+	}
+}

@@ -222,17 +222,12 @@ func (s *Service) AssignWaiting(ctx context.Context) error {
 			return err
 		}
 		type waiting struct{ id, brand string }
-		var list []waiting
-		for rows.Next() {
+		list, err := store.Collect(rows, func(r *sql.Rows) (waiting, error) {
 			var w waiting
-			if err := rows.Scan(&w.id, &w.brand); err != nil {
-				rows.Close()
-				return err
-			}
-			list = append(list, w)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			err := r.Scan(&w.id, &w.brand)
+			return w, err
+		})
+		if err != nil {
 			return err
 		}
 		for _, w := range list {

@@ -407,17 +407,13 @@ func (s *Service) ReplyOffline(ctx context.Context, p staff.Principal, id, answe
 			ended_at = ?, version = version + 1 WHERE id = ?`, p.ID, p.Name, now, now, id); err != nil {
 			return err
 		}
-		_, err = notify.Enqueue(ctx, tx, notify.Message{Brand: c.Brand, Language: c.Language, Channel: notify.ChannelEmail,
+		return notify.Queue(ctx, tx, notify.Message{Brand: c.Brand, Language: c.Language, Channel: notify.ChannelEmail,
 			To: c.Email, Template: notify.TemplateChatOfflineReply,
 			Data: map[string]string{notify.DataFirstName: c.Name, notify.DataProvince: c.Province,
-				notify.DataQuestion: c.Question, notify.DataAnswer: answer}})
-		return err
+				notify.DataQuestion: c.Question, notify.DataAnswer: answer}}, s.Poke)
 	})
 	if err != nil {
 		return err
-	}
-	if s.Poke != nil {
-		s.Poke()
 	}
 	s.notify(ctx, id, true)
 	return nil

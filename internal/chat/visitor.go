@@ -459,17 +459,8 @@ func (s *Service) EndAbandoned(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("chat abandoned: %w", err)
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	ids, err := store.Strings(rows)
+	if err != nil {
 		return 0, err
 	}
 	cutoff := store.Millis(s.now().Add(-AbandonAfter))
@@ -523,7 +514,7 @@ func (s *Service) SendTranscript(ctx context.Context, id, email, ip string) erro
 	if err := s.limit(ctx, TranscriptLimit, ip); err != nil {
 		return err
 	}
-	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
 		c, err := lockConversation(ctx, tx, id, store.Millis(s.now()))
 		if err != nil {
 			return err
@@ -547,17 +538,12 @@ func (s *Service) SendTranscript(ctx context.Context, id, email, ip string) erro
 		if _, err := tx.Exec(ctx, "UPDATE chat_conversations SET transcript_sent = 1 WHERE id = ?", id); err != nil {
 			return err
 		}
-		_, err = notify.Enqueue(ctx, tx, notify.Message{
+		return notify.Queue(ctx, tx, notify.Message{
 			Brand: c.Brand, Language: c.Language, Channel: notify.ChannelEmail, To: to, Template: notify.TemplateChatTranscript,
 			Data: map[string]string{notify.DataFirstName: c.Name, notify.DataProvince: c.Province,
 				notify.DataTranscript: Transcript(msgs, c.Language, c.Name, loc)},
-		})
-		return err
+		}, s.Poke)
 	})
-	if err == nil && s.Poke != nil {
-		s.Poke()
-	}
-	return err
 }
 
 // OfflineInput is the message form (chat closed or no agent).

@@ -577,17 +577,8 @@ func (s *Service) endOfConversation(ctx context.Context, tx *store.Tx, convID st
 	if err != nil {
 		return nil, fmt.Errorf("cobrowse of a conversation: %w", err)
 	}
-	var live []Session
-	for rows.Next() {
-		sess, err := scan(rows)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		live = append(live, sess)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	live, err := store.Collect(rows, func(r *sql.Rows) (Session, error) { return scan(r) })
+	if err != nil {
 		return nil, err
 	}
 	var ended []string
@@ -746,17 +737,12 @@ func (s *Service) Sweep(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("cobrowse sweep: %w", err)
 	}
 	type due struct{ id, reason string }
-	var list []due
-	for rows.Next() {
+	list, err := store.Collect(rows, func(r *sql.Rows) (due, error) {
 		var d due
-		if err := rows.Scan(&d.id, &d.reason); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		list = append(list, d)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		err := r.Scan(&d.id, &d.reason)
+		return d, err
+	})
+	if err != nil {
 		return 0, err
 	}
 	for _, d := range list {

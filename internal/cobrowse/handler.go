@@ -23,24 +23,11 @@ const (
 	cookieMaxAge  = 2 * 60 * 60
 )
 
-func devHTTP(r *http.Request) bool { return r.TLS == nil && api.SiteOf(r).Dev }
-
-func cookie(r *http.Request, name, devName string) string {
-	if devHTTP(r) {
-		name = devName
-	}
-	c, err := r.Cookie(name)
-	if err != nil {
-		return ""
-	}
-	return c.Value
-}
+// sessionCookie is the co-browse session's cookie.
+var sessionCookie = api.Cookie{Name: CookieName, DevName: DevCookieName}
 
 func setCookie(w http.ResponseWriter, r *http.Request, secret string) {
-	name, secure := CookieName, true
-	if devHTTP(r) {
-		name, secure = DevCookieName, false
-	}
+	name, secure := sessionCookie.For(r)
 	http.SetCookie(w, &http.Cookie{Name: name, Value: secret, Path: "/", MaxAge: cookieMaxAge, HttpOnly: true,
 		Secure: secure, SameSite: http.SameSiteLaxMode})
 }
@@ -119,7 +106,7 @@ func (h *Handler) Consent(w http.ResponseWriter, r *http.Request) (err error) {
 		e.Field = "accept"
 		return e
 	}
-	secret := cookie(r, chatapi.CookieName, chatapi.DevCookieName)
+	secret := chatapi.VisitorCookie.Value(r)
 	if secret == "" {
 		return chatapi.ErrNoCookie
 	}
@@ -135,7 +122,7 @@ func (h *Handler) Consent(w http.ResponseWriter, r *http.Request) (err error) {
 }
 
 func (h *Handler) visitorSession(r *http.Request) (Session, error) {
-	secret := cookie(r, CookieName, DevCookieName)
+	secret := sessionCookie.Value(r)
 	if secret == "" {
 		return Session{}, ErrNoSession
 	}
@@ -186,7 +173,7 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
 	if !chatapi.SameOrigin(r) {
 		return chatapi.ErrCrossOrigin
 	}
-	if cookie(r, CookieName, DevCookieName) == "" {
+	if sessionCookie.Value(r) == "" {
 		return ErrNoCookie
 	}
 	s, serr := h.visitorSession(r)

@@ -137,10 +137,10 @@ func (s *Service) TemporaryPassword(ctx context.Context, c Caller, a account.Acc
 			return err
 		}
 		if delivery == "email" {
-			if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.Language,
+			if err := notify.Queue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.Language,
 				Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateTemporaryPassword,
 				Data:      map[string]string{notify.DataCode: password, notify.DataExpires: out.ExpiresAt.Format(time.DateOnly)},
-				Sensitive: true, ExpiresAt: out.ExpiresAt}); err != nil {
+				Sensitive: true, ExpiresAt: out.ExpiresAt}, s.Accounts.Poke); err != nil {
 				return err
 			}
 		}
@@ -150,11 +150,7 @@ func (s *Service) TemporaryPassword(ctx context.Context, c Caller, a account.Acc
 	if err != nil {
 		return Temporary{}, err
 	}
-	if delivery == "email" {
-		if s.Accounts.Poke != nil {
-			s.Accounts.Poke()
-		}
-	} else {
+	if delivery != "email" {
 		out.Password = password
 	}
 	return out, nil
@@ -195,9 +191,6 @@ func (s *Service) Invitation(ctx context.Context, c Caller, a account.Account, p
 	})
 	if err != nil {
 		return time.Time{}, err
-	}
-	if s.Tokens.Poke != nil {
-		s.Tokens.Poke()
 	}
 	return issued.ExpiresAt, nil
 }

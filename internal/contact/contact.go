@@ -98,7 +98,7 @@ func (s *Service) Start(ctx context.Context, in Start) error {
 	now := s.Now()
 	e := audit.Event{Brand: in.Session.Brand, AccountID: in.Session.AccountID, IP: in.IP, Event: audit.ContactStart, At: now,
 		Outcome: "ok", Detail: in.Kind}
-	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
 		a, err := account.ByID(ctx, tx, in.Session.Brand, in.Session.AccountID)
 		if err != nil {
 			return err
@@ -126,20 +126,15 @@ func (s *Service) Start(ctx context.Context, in Start) error {
 		if in.Kind == Phone {
 			channel = notify.ChannelSMS
 		}
-		if _, err := notify.Enqueue(ctx, tx, notify.Message{
-			Brand: a.Brand, Language: language(in.Language, a), Channel: channel, To: in.Value, Template: notify.TemplateConfirmCode,
+		if err := notify.Queue(ctx, tx, notify.Message{
+			Brand: a.Brand, Language: a.MessageLanguage(in.Language), Channel: channel, To: in.Value, Template: notify.TemplateConfirmCode,
 			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(codes.TTL / time.Minute))},
 			Sensitive: true, ExpiresAt: now.Add(codes.TTL),
-		}); err != nil {
+		}, s.Poke); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, e)
 	})
-	if err != nil {
-		return err
-	}
-	s.poke()
-	return nil
 }
 
 // Confirm is the code of a change under way, typed by its customer.
@@ -210,7 +205,6 @@ func (s *Service) Confirm(ctx context.Context, in Confirm) (string, error) {
 	if answer != nil {
 		return "", answer
 	}
-	s.poke()
 	return value, nil
 }
 
@@ -279,13 +273,12 @@ func (s *Service) changeEmail(ctx context.Context, tx *store.Tx, a account.Accou
 		until.UnixMilli()); err != nil {
 		return fmt.Errorf("store undo link: %w", err)
 	}
-	_, err = notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: language(in.Language, a), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateEmailChanged,
+	return notify.Queue(ctx, tx, notify.Message{
+		Brand: a.Brand, Language: a.MessageLanguage(in.Language), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateEmailChanged,
 		Data: withProvince(map[string]string{notify.DataAddress: email, notify.DataWhen: until.UTC().Format(time.RFC3339),
 			notify.DataLink: in.UndoBase + "?token=" + token}, in.Province),
 		Sensitive: true, ExpiresAt: until,
-	})
-	return err
+	}, s.Poke)
 }
 
 // changePhone sets the new number and tells the account's address, with
@@ -294,11 +287,10 @@ func (s *Service) changePhone(ctx context.Context, tx *store.Tx, a account.Accou
 	if err := account.SetPhone(ctx, tx, a.Brand, a.ID, phone, now); err != nil {
 		return err
 	}
-	_, err := notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: language(in.Language, a), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplatePhoneChanged,
+	return notify.Queue(ctx, tx, notify.Message{
+		Brand: a.Brand, Language: a.MessageLanguage(in.Language), Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplatePhoneChanged,
 		Data: withProvince(map[string]string{notify.DataLink: in.ForgotLink}, in.Province),
-	})
-	return err
+	}, s.Poke)
 }
 
 func withProvince(data map[string]string, province string) map[string]string {
@@ -412,22 +404,4 @@ func (s *Service) undoToken() (string, error) {
 	}
 	b, err := codes.RandomID(s.Rand)
 	return a + b, err
-}
-
-func (s *Service) poke() {
-	if s.Poke != nil {
-		s.Poke()
-	}
-}
-
-// language is the page's, or the account's when the page's is neither of
-// spec §1's.
-func language(page string, a account.Account) string {
-	switch {
-	case page == "en" || page == "fr":
-		return page
-	case a.Language == "fr":
-		return "fr"
-	}
-	return "en"
 }

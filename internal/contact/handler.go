@@ -114,7 +114,6 @@ func (h *Handler) confirm(w http.ResponseWriter, r *http.Request, kind string) e
 	if err != nil {
 		return apiError(err, kind)
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	api.JSON(w, http.StatusOK, map[string]string{kind: value})
 	return nil
 }

@@ -217,9 +217,6 @@ func (s *Service) Issue(ctx context.Context, req Request) (Issued, error) {
 	if err != nil {
 		return Issued{}, err
 	}
-	if req.Send && s.Poke != nil {
-		s.Poke()
-	}
 	return out, nil
 }
 
@@ -330,8 +327,8 @@ func (s *Service) IssueTx(ctx context.Context, tx *store.Tx, req Request) (Issue
 		if pol.Province != "" {
 			data[notify.DataProvince] = pol.Province
 		}
-		if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: b.ID, Language: language, Channel: notify.ChannelEmail,
-			To: req.Email, Template: Template(req.Source), Data: data, ExpiresAt: expires}); err != nil {
+		if err := notify.Queue(ctx, tx, notify.Message{Brand: b.ID, Language: language, Channel: notify.ChannelEmail,
+			To: req.Email, Template: Template(req.Source), Data: data, ExpiresAt: expires}, s.Poke); err != nil {
 			return Issued{}, err
 		}
 	}

@@ -134,6 +134,9 @@ func Holds(ctx context.Context, q policy.Reader, accountID string) (bool, error)
 type Creation struct {
 	Email, Language, Province string
 	PasswordHash              string
+	// Wake, when set, is called once tx commits (the notify worker's
+	// Poke: the account-created email leaves at once).
+	Wake func()
 }
 
 // CreateAccount creates the person's account in tx: the account (username
@@ -159,12 +162,18 @@ func CreateAccount(ctx context.Context, tx *store.Tx, p policy.Person, c Creatio
 	if c.Province != "" {
 		data[notify.DataProvince] = c.Province
 	}
-	if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.Language,
-		Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateAccountCreated, Data: data}); err != nil {
+	if err := notify.Queue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.Language,
+		Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateAccountCreated, Data: data}, c.Wake); err != nil {
 		return account.Account{}, err
 	}
 	return a, nil
 }
+
+// WrongCode is a wrong code or PIN typed in either registration, with the
+// guesses left (each answers it with its triesLeft).
+type WrongCode struct{ TriesLeft int }
+
+func (e *WrongCode) Error() string { return "identity: wrong code" }
 
 // MaskEmail shows enough of an email to recognise it, never all of it: the
 // first character of the name and of the domain, and the domain's ending

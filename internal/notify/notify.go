@@ -256,9 +256,23 @@ var (
 	textKeys = []string{DataTranscript, DataQuestion, DataAnswer}
 )
 
+// Queue is Enqueue, then wake (the worker's Poke; nil for none) once tx
+// commits, so that the message leaves at once rather than at the worker's
+// next poll.
+func Queue(ctx context.Context, tx *store.Tx, m Message, wake func()) error {
+	if _, err := Enqueue(ctx, tx, m); err != nil {
+		return err
+	}
+	if wake != nil {
+		tx.AfterCommit(wake)
+	}
+	return nil
+}
+
 // Enqueue validates m and writes it to the outbox in tx, due at once. It
 // returns the message id (the email's Message-ID is <outbox-ID@guichet>).
-// Call the worker's Poke after the transaction commits to deliver at once.
+// Call the worker's Poke after the transaction commits to deliver at once
+// (Queue does).
 func Enqueue(ctx context.Context, tx *store.Tx, m Message) (string, error) {
 	now := time.Now()
 	to, err := m.validate(now)

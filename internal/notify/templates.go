@@ -112,43 +112,48 @@ func parseTemplates(files fs.FS) (map[string]templatePair, error) {
 }
 
 func parsePair(files fs.FS, dir, name, layoutText, layoutHTML string) (templatePair, error) {
-	body, err := fs.ReadFile(files, dir+name+".txt")
-	if err != nil {
-		return templatePair{}, err
-	}
-	t, err := texttemplate.New(name).Option("missingkey=error").Parse(layoutText)
-	if err == nil {
-		_, err = t.Parse(string(body))
-	}
-	if err != nil {
-		return templatePair{}, err
-	}
 	needed := []string{"layout", "subject", "text"}
 	if sentBy(name, ChannelSMS) {
 		needed = append(needed, "sms")
 	}
-	for _, block := range needed {
-		if t.Lookup(block) == nil {
-			return templatePair{}, fmt.Errorf("%s.txt defines no %q block", name, block)
-		}
-	}
-	page, err := fs.ReadFile(files, dir+name+".html")
+	t, err := parseWithLayout(files, dir, name+".txt", texttemplate.New(name).Option("missingkey=error"), layoutText, needed)
 	if err != nil {
 		return templatePair{}, err
 	}
-	h, err := htmltemplate.New(name).Option("missingkey=error").Parse(layoutHTML)
-	if err == nil {
-		_, err = h.Parse(string(page))
-	}
+	h, err := parseWithLayout(files, dir, name+".html", htmltemplate.New(name).Option("missingkey=error"), layoutHTML, []string{"layout", "content"})
 	if err != nil {
 		return templatePair{}, err
-	}
-	for _, block := range []string{"layout", "content"} {
-		if h.Lookup(block) == nil {
-			return templatePair{}, fmt.Errorf("%s.html defines no %q block", name, block)
-		}
 	}
 	return templatePair{text: t, html: h}, nil
+}
+
+// parsed is what a text/template and an html/template *Template share here.
+type parsed[T any] interface {
+	comparable
+	Parse(text string) (T, error)
+	Lookup(name string) T
+}
+
+// parseWithLayout parses the layout, then dir/file, into t, and checks that
+// every block of blocks is defined.
+func parseWithLayout[T parsed[T]](files fs.FS, dir, file string, t T, layout string, blocks []string) (T, error) {
+	var none T
+	body, err := fs.ReadFile(files, dir+file)
+	if err != nil {
+		return none, err
+	}
+	if _, err = t.Parse(layout); err == nil {
+		_, err = t.Parse(string(body))
+	}
+	if err != nil {
+		return none, err
+	}
+	for _, block := range blocks {
+		if t.Lookup(block) == none {
+			return none, fmt.Errorf("%s defines no %q block", file, block)
+		}
+	}
+	return t, nil
 }
 
 // sentBy tells whether a template is sent on a channel.

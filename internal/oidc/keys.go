@@ -199,10 +199,7 @@ func (s *Service) RotateDue(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("signing brands: %w", err)
 	}
-	brands, err := store.Collect(rows, func(r *sql.Rows) (string, error) {
-		var b string
-		return b, r.Scan(&b)
-	})
+	brands, err := store.Strings(rows)
 	if err != nil {
 		return 0, err
 	}

@@ -162,6 +162,17 @@ type finishForm struct {
 	Credential  json.RawMessage `json:"credential"`
 }
 
+// finishing is what a signed-in ceremony's finish reads: the session, as
+// session reads it (sso.Handler's Fresh or SignedIn), then the body.
+func finishing(w http.ResponseWriter, r *http.Request, session func(*http.Request) (sso.Session, error)) (sso.Session, finishForm, error) {
+	s, err := session(r)
+	if err != nil {
+		return s, finishForm{}, err
+	}
+	f, err := decodeFinish(w, r)
+	return s, f, err
+}
+
 func decodeFinish(w http.ResponseWriter, r *http.Request) (finishForm, error) {
 	var f finishForm
 	if err := api.Decode(w, r, &f); err != nil {
@@ -180,11 +191,7 @@ func decodeFinish(w http.ResponseWriter, r *http.Request) (finishForm, error) {
 // credential} (fresh): 201 the passkey; 400 PASSKEY_EXPIRED,
 // PASSKEY_INVALID, INVALID_NAME; 409 PASSKEY_LIMIT.
 func (h *Handler) FinishRegistration(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.Sessions.Fresh(r)
-	if err != nil {
-		return err
-	}
-	f, err := decodeFinish(w, r)
+	s, f, err := finishing(w, r, h.Sessions.Fresh)
 	if err != nil {
 		return err
 	}
@@ -283,11 +290,7 @@ func (h *Handler) BeginReauth(w http.ResponseWriter, r *http.Request) error {
 // credential}: 200 {freshUntil} as POST /api/v1/me/reauth answers; 400
 // PASSKEY_EXPIRED or PASSKEY_INVALID.
 func (h *Handler) FinishReauth(w http.ResponseWriter, r *http.Request) error {
-	s, err := h.Sessions.SignedIn(r)
-	if err != nil {
-		return err
-	}
-	f, err := decodeFinish(w, r)
+	s, f, err := finishing(w, r, h.Sessions.SignedIn)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"guichet/internal/store"
@@ -30,9 +29,5 @@ func staffIDs(ctx context.Context, q Querier, query string, args ...any) ([]stri
 	if err != nil {
 		return nil, fmt.Errorf("policy ids: %w", err)
 	}
-	return store.Collect(rows, func(rows *sql.Rows) (string, error) {
-		var id string
-		err := rows.Scan(&id)
-		return id, err
-	})
+	return store.Strings(rows)
 }

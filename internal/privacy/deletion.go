@@ -55,9 +55,7 @@ func (s *Service) RequestDeletion(ctx context.Context, in DeletionAsk) (Deletion
 	token := base64.RawURLEncoding.EncodeToString(raw[:])
 	now := s.Now()
 	var d Deletion
-	sent := false
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		sent = false
 		a, err := account.ByID(ctx, tx, in.Brand, in.AccountID)
 		if err != nil {
 			return err
@@ -83,18 +81,14 @@ func (s *Service) RequestDeletion(ctx context.Context, in DeletionAsk) (Deletion
 		if in.Province != "" {
 			data[notify.DataProvince] = in.Province
 		}
-		if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: in.Brand, Language: lang, Channel: notify.ChannelEmail, To: a.Email,
-			Template: notify.TemplateAccountDeletion, Data: data, Sensitive: true}); err != nil {
+		if err := notify.Queue(ctx, tx, notify.Message{Brand: in.Brand, Language: lang, Channel: notify.ChannelEmail, To: a.Email,
+			Template: notify.TemplateAccountDeletion, Data: data, Sensitive: true}, s.Poke); err != nil {
 			return err
 		}
-		sent = true
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: in.Brand, AccountID: in.AccountID, IP: in.IP, Event: audit.DeletionRequest, Outcome: "ok"})
 	})
 	if err != nil {
 		return Deletion{}, err
-	}
-	if sent {
-		s.poke()
 	}
 	return d, nil
 }
@@ -279,6 +273,7 @@ func (s *Service) due(ctx context.Context, where string, now time.Time) ([]dueDe
 	}
 	return store.Collect(rows, func(r *sql.Rows) (dueDeletion, error) {
 		var d dueDeletion
-		return d, r.Scan(&d.accountID, &d.brand)
+		err := r.Scan(&d.accountID, &d.brand)
+		return d, err
 	})
 }

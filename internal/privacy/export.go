@@ -217,17 +217,13 @@ func (s *Service) PrepareNext(ctx context.Context) (bool, error) {
 		if c.province != "" {
 			data[notify.DataProvince] = c.province
 		}
-		if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: c.brand, Language: c.language, Channel: notify.ChannelEmail, To: a.Email,
-			Template: notify.TemplateExportReady, Data: data}); err != nil {
+		if err := notify.Queue(ctx, tx, notify.Message{Brand: c.brand, Language: c.language, Channel: notify.ChannelEmail, To: a.Email,
+			Template: notify.TemplateExportReady, Data: data}, s.Poke); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, audit.Event{At: now, Brand: c.brand, AccountID: c.accountID, Event: audit.ExportReady, Outcome: "ok"})
 	})
-	if err != nil {
-		return true, err
-	}
-	s.poke()
-	return true, nil
+	return true, err
 }
 
 // claim leases the oldest export due to this worker.

@@ -99,9 +99,3 @@ var (
 	// the last day (each one is an email and a read of everything).
 	ErrTooManyExports = errors.New("privacy: too many exports asked for")
 )
-
-func (s *Service) poke() {
-	if s.Poke != nil {
-		s.Poke()
-	}
-}

@@ -33,7 +33,6 @@ func (h *Handler) answer(w http.ResponseWriter, s sso.Session) error {
 		until := sso.FreshUntil(s)
 		out.FreshUntil = &until
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	api.JSON(w, http.StatusOK, out)
 	return nil
 }

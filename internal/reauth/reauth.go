@@ -96,7 +96,7 @@ func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip s
 	}
 	now := s.Now()
 	e := audit.Event{Brand: sess.Brand, AccountID: sess.AccountID, IP: ip, Event: audit.ReauthCodeSend, At: now, Outcome: "ok"}
-	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
 		a, err := account.ByID(ctx, tx, sess.Brand, sess.AccountID)
 		if err != nil {
 			return err
@@ -115,22 +115,15 @@ func (s *Service) SendCode(ctx context.Context, sess sso.Session, language, ip s
 		if language != "fr" {
 			language = "en"
 		}
-		if _, err := notify.Enqueue(ctx, tx, notify.Message{
+		if err := notify.Queue(ctx, tx, notify.Message{
 			Brand: a.Brand, Language: language, Channel: notify.ChannelEmail, To: a.Email, Template: notify.TemplateConfirmCode,
 			Data:      map[string]string{notify.DataCode: code, notify.DataMinutes: strconv.Itoa(int(codes.TTL / time.Minute))},
 			Sensitive: true, ExpiresAt: now.Add(codes.TTL),
-		}); err != nil {
+		}, s.Poke); err != nil {
 			return err
 		}
 		return audit.Record(ctx, tx, e)
 	})
-	if err != nil {
-		return err
-	}
-	if s.Poke != nil {
-		s.Poke()
-	}
-	return nil
 }
 
 // ByCode is a proof by the code last emailed to this session: right, it

@@ -99,9 +99,6 @@ func (s *Service) RequestReset(ctx context.Context, req Request) (Started, error
 	if err != nil {
 		return Started{}, err
 	}
-	if send {
-		s.poke()
-	}
 	return Started{ID: subject, ValidationID: c.validationID}, nil
 }
 
@@ -142,7 +139,6 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (Started, error
 		return Started{}, err
 	}
 	var answer error
-	sent := false
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		if err := lockSubject(ctx, tx, req.Brand, req.ID); err != nil {
@@ -196,7 +192,7 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (Started, error
 			if err := s.queueCode(ctx, tx, a, c.code, req.Language, req.Province, now); err != nil {
 				return err
 			}
-			e.Outcome, sent = "code_sent", true
+			e.Outcome = "code_sent"
 		}
 		e.Detail = "resend_" + strconv.Itoa(cur.resends+1)
 		return s.record(ctx, tx, e)
@@ -206,9 +202,6 @@ func (s *Service) Resend(ctx context.Context, req ResendRequest) (Started, error
 	}
 	if answer != nil {
 		return Started{}, answer
-	}
-	if sent {
-		s.poke()
 	}
 	return Started{ID: req.ID, ValidationID: c.validationID}, nil
 }
@@ -243,23 +236,10 @@ func (s *Service) queueCode(ctx context.Context, tx *store.Tx, a account.Account
 	if province != "" {
 		data[notify.DataProvince] = province
 	}
-	_, err := notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: emailLanguage(language, a), Channel: notify.ChannelEmail, To: a.Email,
+	return notify.Queue(ctx, tx, notify.Message{
+		Brand: a.Brand, Language: a.MessageLanguage(language), Channel: notify.ChannelEmail, To: a.Email,
 		Template: notify.TemplateResetCode, Data: data, Sensitive: true, ExpiresAt: now.Add(CodeTTL),
-	})
-	return err
-}
-
-// emailLanguage is the language the visitor is reading the site in, or the
-// account's when the site's is not one of spec §1's (en, fr; fallback en).
-func emailLanguage(site string, a account.Account) string {
-	switch {
-	case site == "en" || site == "fr":
-		return site
-	case a.Language == "fr":
-		return "fr"
-	}
-	return "en"
+	}, s.Poke)
 }
 
 // VerifyRequest is a code typed on /verify.

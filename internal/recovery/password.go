@@ -97,7 +97,6 @@ func (s *Service) resetDone(ctx context.Context, e audit.Event, done account.Acc
 	case err != nil:
 		return account.Account{}, err
 	}
-	s.poke()
 	return done, nil
 }
 
@@ -273,7 +272,6 @@ func (s *Service) ResetWithTemporary(ctx context.Context, req TemporaryReset) (a
 	if err != nil {
 		return account.Account{}, err
 	}
-	s.poke()
 	return done, nil
 }
 
@@ -317,10 +315,10 @@ func (s *Service) passwordChanged(ctx context.Context, tx *store.Tx, a account.A
 	if n.Link != "" {
 		data[notify.DataLink] = n.Link
 	}
-	if _, err := notify.Enqueue(ctx, tx, notify.Message{
-		Brand: a.Brand, Language: emailLanguage(language, a), Channel: notify.ChannelEmail, To: a.Email,
+	if err := notify.Queue(ctx, tx, notify.Message{
+		Brand: a.Brand, Language: a.MessageLanguage(language), Channel: notify.ChannelEmail, To: a.Email,
 		Template: notify.TemplatePasswordChanged, Data: data,
-	}); err != nil {
+	}, s.Poke); err != nil {
 		return err
 	}
 	e.AccountID, e.Outcome = a.ID, "ok"
@@ -368,15 +366,10 @@ func (s *Service) ChangePassword(ctx context.Context, c Change) error {
 		return err
 	}
 	e := audit.Event{Brand: c.Brand, AccountID: c.AccountID, IP: c.IP, Event: audit.RecoveryPassword, Detail: "change"}
-	err = s.Accounts.ChangePassword(ctx, c.Brand, c.AccountID, current, password, c.IP, func(tx *store.Tx, cur account.Account) error {
+	return s.Accounts.ChangePassword(ctx, c.Brand, c.AccountID, current, password, c.IP, func(tx *store.Tx, cur account.Account) error {
 		if _, err := checkPassword(c.Password, cur.Email); err != nil {
 			return err
 		}
 		return s.passwordChanged(ctx, tx, cur, passwordNotice{Language: c.Language, Province: c.Province, Keep: c.Session, Link: c.Link}, e)
 	})
-	if err != nil {
-		return err
-	}
-	s.poke()
-	return nil
 }

@@ -216,13 +216,6 @@ func (s *Service) record(ctx context.Context, ex audit.Execer, e audit.Event) er
 	return audit.Record(ctx, ex, e)
 }
 
-// poke tells the notify worker a message is waiting.
-func (s *Service) poke() {
-	if s.Poke != nil {
-		s.Poke()
-	}
-}
-
 // Prune deletes requests older than a day (with their codes) and reset
 // tokens past their end, and returns how many rows went. Nothing depends on
 // it for correctness; the lead's janitor calls it now and then.

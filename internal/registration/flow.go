@@ -51,7 +51,6 @@ func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
 	}
 	var out Found
 	var answer error
-	queued := false
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		p, err := policy.Find(ctx, tx, in.Match)
@@ -68,10 +67,9 @@ func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
 				return err
 			}
 			e.AccountID, e.Outcome = a.ID, "registered"
-			if _, err := notify.Enqueue(ctx, tx, s.notice(a, in.Language, in.Province)); err != nil {
+			if err := notify.Queue(ctx, tx, s.notice(a, in.Language, in.Province), s.Poke); err != nil {
 				return err
 			}
-			queued = true
 			out = Found{Registered: true}
 			return s.record(ctx, tx, e)
 		}
@@ -89,9 +87,6 @@ func (s *Service) Find(ctx context.Context, in Identification) (Found, error) {
 	})
 	if err != nil {
 		return Found{}, err
-	}
-	if queued {
-		s.poke()
 	}
 	return out, answer
 }
@@ -254,7 +249,7 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 		if err != nil {
 			return err
 		}
-		if _, err := notify.Enqueue(ctx, tx, s.codeMessage(cur, p, o, code, now)); err != nil {
+		if err := notify.Queue(ctx, tx, s.codeMessage(cur, p, o, code, now), s.Poke); err != nil {
 			return err
 		}
 		out = Step{ID: cur.id, Sent: true, ResendsLeft: identity.MaxResends - (next.sends - 1), Next: []Option{o}}
@@ -267,7 +262,6 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 	if answer != nil {
 		return Step{}, answer
 	}
-	s.poke()
 	return out, nil
 }
 
@@ -428,7 +422,7 @@ func wrongOrExceeded(n int) error {
 	case n >= identity.CodeGuesses:
 		return ErrCodeExceeded
 	}
-	return &WrongCode{TriesLeft: identity.CodeGuesses - n}
+	return &identity.WrongCode{TriesLeft: identity.CodeGuesses - n}
 }
 
 // verified moves a registration whose code or PIN was right to the next
@@ -522,7 +516,6 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email string,
 	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationEmail}
 	var out Step
 	var answer error
-	sent := false
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
 		cur, err := load(ctx, tx, r.brand, r.id)
@@ -584,10 +577,9 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email string,
 				return err
 			}
 		}
-		if _, err := notify.Enqueue(ctx, tx, m); err != nil {
+		if err := notify.Queue(ctx, tx, m, s.Poke); err != nil {
 			return err
 		}
-		sent = true
 		out = Step{ID: cur.id, Next: next.options, LinkSent: v.EmailLink}
 		e.Outcome = "code_sent"
 		if v.EmailLink {
@@ -597,9 +589,6 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email string,
 	})
 	if err != nil {
 		return Step{}, err
-	}
-	if sent {
-		s.poke()
 	}
 	return out, answer
 }
@@ -632,19 +621,11 @@ func (s *Service) link(ctx context.Context, c account.Credentials, id string, in
 		func(tx *store.Tx, a account.Account) error {
 			now := s.Now()
 			e := audit.Event{Brand: brand, AccountID: a.ID, IP: ip, Event: audit.RegistrationLink}
-			cur, err := load(ctx, tx, brand, id)
-			if err != nil {
+			askPassword := func(cur registration) bool { return cur.state == stateAskPassword }
+			cur, refused, err := s.claim(ctx, tx, brand, id, now, askPassword, &e)
+			if refused != nil || err != nil {
+				answer = refused
 				return err
-			}
-			next := cur
-			next.state, next.closedAt = stateClosed, now.UnixMilli()
-			moved, err := move(ctx, tx, next, cur)
-			if err != nil {
-				return err
-			}
-			if !moved || cur.state != stateAskPassword {
-				e.Outcome, answer = "state", ErrState
-				return s.record(ctx, tx, e)
 			}
 			p, err := policy.PersonByID(ctx, tx, brand, cur.personID)
 			if err != nil {
@@ -669,6 +650,25 @@ func (s *Service) link(ctx context.Context, c account.Credentials, id string, in
 		return "", err
 	}
 	return email, answer
+}
+
+// claim loads registration id in tx and closes it, as the call that ends
+// it (of concurrent ones, one wins): answer is ErrState, audited in e, when
+// another call moved it first or ready refuses the state it was in.
+func (s *Service) claim(ctx context.Context, tx *store.Tx, brand, id string, now time.Time, ready func(registration) bool,
+	e *audit.Event) (cur registration, answer, err error) {
+	if cur, err = load(ctx, tx, brand, id); err != nil {
+		return cur, nil, err
+	}
+	moved, err := closeRegistration(ctx, tx, cur, now)
+	if err != nil {
+		return cur, nil, err
+	}
+	if !moved || !ready(cur) {
+		e.Outcome = "state"
+		return cur, ErrState, s.record(ctx, tx, *e)
+	}
+	return cur, nil, nil
 }
 
 // Creation is the account-creation/password call.
@@ -724,19 +724,11 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 	var answer error
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		cur, err := load(ctx, tx, c.Brand, c.ID)
-		if err != nil {
+		verified := func(cur registration) bool { return cur.state == stateVerified && cur.live(now) }
+		cur, refused, err := s.claim(ctx, tx, c.Brand, c.ID, now, verified, &e)
+		if refused != nil || err != nil {
+			answer = refused
 			return err
-		}
-		next := cur
-		next.state, next.closedAt = stateClosed, now.UnixMilli()
-		moved, err := move(ctx, tx, next, cur)
-		if err != nil {
-			return err
-		}
-		if !moved || cur.state != stateVerified || !cur.live(now) {
-			e.Outcome, answer = "state", ErrState
-			return s.record(ctx, tx, e)
 		}
 		p, err := policy.PersonByID(ctx, tx, c.Brand, cur.personID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -759,7 +751,7 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 			}
 		}
 		a, err := identity.CreateAccount(ctx, tx, p, identity.Creation{Email: cur.email, Language: cur.language,
-			Province: cur.province, PasswordHash: hash}, now)
+			Province: cur.province, PasswordHash: hash, Wake: s.Poke}, now)
 		if errors.Is(err, account.ErrEmailTaken) {
 			e.Outcome, answer = "email_taken", ErrState
 			return s.record(ctx, tx, e)
@@ -776,7 +768,6 @@ func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 	if answer != nil {
 		return "", answer
 	}
-	s.poke()
 	return r.email, nil
 }
 

@@ -342,7 +342,7 @@ var errSecurityAnswers = &api.Error{Status: http.StatusBadRequest, Code: "1002",
 // error, a wrong code and a password's name what they answer, the rest is
 // a lookup.
 func apiError(err error) error {
-	var wrong *WrongCode
+	var wrong *identity.WrongCode
 	var pe *PasswordError
 	var re rules.Error
 	switch {

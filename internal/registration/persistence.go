@@ -125,6 +125,14 @@ func insert(ctx context.Context, tx *store.Tx, r registration, now time.Time) er
 	return nil
 }
 
+// closeRegistration closes r (as move does: false when another call moved
+// it meanwhile).
+func closeRegistration(ctx context.Context, tx *store.Tx, r registration, now time.Time) (bool, error) {
+	next := r
+	next.state, next.closedAt = stateClosed, now.UnixMilli()
+	return move(ctx, tx, next, r)
+}
+
 // move writes r's state, options, chosen option, emails and code if the
 // row is still in the state and code `from` was read with: false when
 // another call moved it meanwhile (a code is spent once, under concurrency).

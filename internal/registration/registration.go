@@ -64,11 +64,6 @@ var (
 	ErrRecordChanged = errors.New("registration: the policy record changed")
 )
 
-// WrongCode is a wrong code or PIN, with the guesses left.
-type WrongCode struct{ TriesLeft int }
-
-func (e *WrongCode) Error() string { return "registration: wrong code" }
-
 // PasswordError is a refused new password: Key is the rules key.
 type PasswordError struct{ Key string }
 
@@ -115,12 +110,6 @@ func (s *Service) allow(ctx context.Context, rule throttle.Rule, subject string,
 func (s *Service) record(ctx context.Context, ex audit.Execer, e audit.Event) error {
 	e.At = s.Now()
 	return audit.Record(ctx, ex, e)
-}
-
-func (s *Service) poke() {
-	if s.Poke != nil {
-		s.Poke()
-	}
 }
 
 // keep is how long a registration stays after it expired (audit aside,

@@ -65,9 +65,7 @@ func (s *Service) OpenForToken(ctx context.Context, tx *store.Tx, o emailtoken.O
 		case prev.live(now) && prev.state == r.state && prev.personID == o.PersonID && prev.email == r.email:
 			return opened(prev), nil
 		case prev.live(now):
-			next := prev
-			next.state, next.closedAt = stateClosed, now.UnixMilli()
-			if _, err := move(ctx, tx, next, prev); err != nil {
+			if _, err := closeRegistration(ctx, tx, prev, now); err != nil {
 				return emailtoken.Opened{}, err
 			}
 		}
@@ -245,9 +243,7 @@ func (s *Service) refuseCreate(ctx context.Context, r registration, e audit.Even
 func (s *Service) wrongCellphone(ctx context.Context, r registration, p policy.Person, e audit.Event) error {
 	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
-		next := r
-		next.state, next.closedAt = stateClosed, now.UnixMilli()
-		if _, err := move(ctx, tx, next, r); err != nil {
+		if _, err := closeRegistration(ctx, tx, r, now); err != nil {
 			return err
 		}
 		if err := policy.LockPerson(ctx, tx, p.ID, now.Add(account.PhoneLock), now); err != nil {

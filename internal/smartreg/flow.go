@@ -166,9 +166,8 @@ func (s *Service) act(ctx context.Context, c Call, call string, fn op) (Result, 
 	for attempt := 0; ; attempt++ {
 		var res Result
 		var answer error
-		queued := false
 		err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-			res, answer, queued = Result{}, nil, false
+			res, answer = Result{}, nil
 			now := s.Now()
 			cur, err := load(ctx, tx, c.Brand.ID, claims.SID)
 			if errors.Is(err, errGone) || err == nil && !cur.live(now) {
@@ -199,7 +198,6 @@ func (s *Service) act(ctx context.Context, c Call, call string, fn op) (Result, 
 			if moved, err := save(ctx, tx, next, cur); err != nil || !moved {
 				return errors.Join(errConflict, err)
 			}
-			queued = next.queued
 			if next.closedAt != 0 {
 				return nil
 			}
@@ -217,9 +215,6 @@ func (s *Service) act(ctx context.Context, c Call, call string, fn op) (Result, 
 		}
 		if err != nil {
 			return Result{}, err
-		}
-		if queued && s.Poke != nil {
-			s.Poke()
 		}
 		return res, answer
 	}
@@ -316,10 +311,9 @@ func (s *Service) Identify(ctx context.Context, c Call, typed map[string]string)
 			if err != nil {
 				return nil, err
 			}
-			if _, err := notify.Enqueue(ctx, tx, identity.Notice(a, cur.language, cur.province)); err != nil {
+			if err := notify.Queue(ctx, tx, identity.Notice(a, cur.language, cur.province), s.Poke); err != nil {
 				return nil, err
 			}
-			next.queued = true
 			e.AccountID, e.Outcome = a.ID, "registered"
 			return ErrAccountExists, s.record(ctx, tx, e)
 		}
@@ -437,10 +431,9 @@ func (s *Service) sendCode(ctx context.Context, tx *store.Tx, cur session, next 
 	case method == identity.MethodSMS:
 		m.SMS, m.To = true, p.CellPhone
 	}
-	if _, err := notify.Enqueue(ctx, tx, identity.CodeMessage(m, now)); err != nil {
+	if err := notify.Queue(ctx, tx, identity.CodeMessage(m, now), s.Poke); err != nil {
 		return nil, err
 	}
-	next.queued = true
 	e.Outcome = "code_sent"
 	return nil, s.record(ctx, tx, e)
 }
@@ -492,7 +485,7 @@ func (s *Service) Verify(ctx context.Context, c Call, typed string) (Result, err
 				next.closedAt = now.UnixMilli()
 				return ErrCodeExceeded, s.record(ctx, tx, e)
 			}
-			return &WrongCode{TriesLeft: CodeGuesses - next.codeAttempts}, s.record(ctx, tx, e)
+			return &identity.WrongCode{TriesLeft: CodeGuesses - next.codeAttempts}, s.record(ctx, tx, e)
 		}
 		e.Outcome = "ok"
 		clearCode(next)
@@ -682,7 +675,7 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 			return nil, err
 		}
 		a, err := identity.CreateAccount(ctx, tx, p, identity.Creation{Email: cur.email, Language: cur.language,
-			Province: cur.province, PasswordHash: hash}, now)
+			Province: cur.province, PasswordHash: hash, Wake: s.Poke}, now)
 		if errors.Is(err, account.ErrEmailTaken) {
 			// Taken by a concurrent transaction: redo on fresh data.
 			return nil, errConflict
@@ -690,7 +683,7 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 		if err != nil {
 			return nil, err
 		}
-		next.step, next.page, next.history, next.accountID, next.queued = StepDone, PageDone, nil, a.ID, true
+		next.step, next.page, next.history, next.accountID = StepDone, PageDone, nil, a.ID
 		e.AccountID, e.Outcome = a.ID, "ok"
 		return nil, s.record(ctx, tx, e)
 	})

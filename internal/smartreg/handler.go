@@ -7,6 +7,7 @@ import (
 
 	"guichet/internal/account"
 	"guichet/internal/api"
+	"guichet/internal/identity"
 	"guichet/internal/rules"
 	"guichet/internal/throttle"
 )
@@ -193,7 +194,7 @@ func Wrap(h api.Handler) api.Handler {
 
 // apiError maps the package's domain errors to the API's answers, once.
 func apiError(err error) error {
-	var wrong *WrongCode
+	var wrong *identity.WrongCode
 	var re rules.Error
 	switch {
 	case errors.Is(err, ErrInvalidToken), errors.Is(err, ErrExpired), errors.Is(err, ErrNoSession):

@@ -48,9 +48,6 @@ type session struct {
 	language, province             string
 	version                        int
 	expiresAt, closedAt            int64
-	// queued (not stored): the call queued a message; act pokes the
-	// delivery worker once it committed.
-	queued bool
 }
 
 // chosenEmail marks a code sent to the email being chosen as username.

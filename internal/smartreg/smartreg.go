@@ -89,11 +89,6 @@ var (
 	ErrPasswordPolicy = errors.New("smartreg: password contains the email")
 )
 
-// WrongCode is a wrong code or PIN, with the guesses left.
-type WrongCode struct{ TriesLeft int }
-
-func (e *WrongCode) Error() string { return "smartreg: wrong code" }
-
 // Service runs the flow on the store. Fields may be set before first use.
 type Service struct {
 	DB       *store.DB

@@ -37,6 +37,12 @@ const (
 	DevCookieName = "guichet_session"
 )
 
+// The session cookie and the device cookie (newdevice.go).
+var (
+	sessionCookie = api.Cookie{Name: CookieName, DevName: DevCookieName}
+	deviceCookie  = api.Cookie{Name: DeviceCookie, DevName: DevDeviceCookie}
+)
+
 // Where the form post sends the browser.
 const (
 	AccountPage = "/my-account"
@@ -104,7 +110,7 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 		slog.ErrorContext(r.Context(), "sso sign-in failed", "err", err)
 		return h.fail(w, r, CodeTechnical)
 	}
-	name, secure := cookieFor(r)
+	name, secure := sessionCookie.For(r)
 	http.SetCookie(w, &http.Cookie{
 		Name: name, Value: token, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
 	})
@@ -199,7 +205,7 @@ func (h *Handler) Logout(w http.ResponseWriter, r *http.Request) error {
 	if err := h.Service.Logout(r.Context(), site.Brand.ID, sessionToken(r), api.ClientIP(r)); err != nil {
 		return err
 	}
-	name, secure := cookieFor(r)
+	name, secure := sessionCookie.For(r)
 	http.SetCookie(w, &http.Cookie{
 		Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
 	})
@@ -211,9 +217,8 @@ func (h *Handler) Logout(w http.ResponseWriter, r *http.Request) error {
 // deviceID is the browser's device id (its device cookie), or a new one
 // when it has none (newdevice.go).
 func deviceID(r *http.Request) string {
-	name, _ := deviceCookieFor(r)
-	if c, err := r.Cookie(name); err == nil && api.IsID(c.Value) {
-		return c.Value
+	if v := deviceCookie.Value(r); api.IsID(v) {
+		return v
 	}
 	id, err := codes.RandomID(rand.Reader)
 	if err != nil {
@@ -227,39 +232,16 @@ func setDeviceCookie(w http.ResponseWriter, r *http.Request, id string) {
 	if id == "" {
 		return
 	}
-	name, secure := deviceCookieFor(r)
+	name, secure := deviceCookie.For(r)
 	http.SetCookie(w, &http.Cookie{Name: name, Value: id, Path: "/", MaxAge: int(DeviceCookieAge / time.Second), HttpOnly: true,
 		Secure: secure, SameSite: http.SameSiteLaxMode})
-}
-
-func deviceCookieFor(r *http.Request) (string, bool) {
-	if r.TLS == nil && api.SiteOf(r).Dev {
-		return DevDeviceCookie, false
-	}
-	return DeviceCookie, true
-}
-
-// cookieFor is the session cookie's name and Secure flag for a request:
-// __Host- and Secure, except over plain http in --dev.
-func cookieFor(r *http.Request) (name string, secure bool) {
-	if r.TLS == nil && api.SiteOf(r).Dev {
-		return DevCookieName, false
-	}
-	return CookieName, true
 }
 
 // Token is the request's session cookie value, "" without one.
 func (h *Handler) Token(r *http.Request) string { return sessionToken(r) }
 
 // sessionToken is the session cookie's value, "" without one.
-func sessionToken(r *http.Request) string {
-	name, _ := cookieFor(r)
-	c, err := r.Cookie(name)
-	if err != nil {
-		return ""
-	}
-	return c.Value
-}
+func sessionToken(r *http.Request) string { return sessionCookie.Value(r) }
 
 // deviceAnswer is one entry of GET /api/v1/me/sessions.
 type deviceAnswer struct {
@@ -289,7 +271,6 @@ func (h *Handler) Devices(w http.ResponseWriter, r *http.Request) error {
 		out.Sessions = append(out.Sessions, deviceAnswer{ID: d.ID, Browser: d.Browser, System: d.System, FirstSeen: d.CreatedAt,
 			LastSeen: d.LastSeenAt, ThisDevice: d.ID != "" && d.ID == s.ID})
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	api.JSON(w, http.StatusOK, out)
 	return nil
 }

@@ -42,11 +42,11 @@ type NewDevice struct {
 }
 
 // noteDevice records in tx that a's account was signed in from d, and
-// queues the notice when the browser is new to it. It reports whether a
-// notice was queued.
-func (s *Service) noteDevice(ctx context.Context, tx *store.Tx, a account.Account, d NewDevice, ip string) (bool, error) {
+// queues the notice when the browser is new to it (it leaves as soon as
+// the sign-in has committed).
+func (s *Service) noteDevice(ctx context.Context, tx *store.Tx, a account.Account, d NewDevice, ip string) error {
 	if d.ID == "" {
-		return false, nil
+		return nil
 	}
 	now := s.Now()
 	hash := codes.TokenHash(d.ID)
@@ -55,16 +55,16 @@ func (s *Service) noteDevice(ctx context.Context, tx *store.Tx, a account.Accoun
 	err := tx.QueryRow(ctx, "SELECT last_seen FROM known_devices WHERE account_id = ? AND device_hash = ?", a.ID, hash).Scan(&lastSeen)
 	known := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("known device: %w", err)
+		return fmt.Errorf("known device: %w", err)
 	}
 	if known && now.Sub(store.FromMillis(lastSeen)) < DeviceMemory {
 		_, err := tx.Exec(ctx, "UPDATE known_devices SET last_seen = ?, user_agent = ? WHERE account_id = ? AND device_hash = ?",
 			now.UnixMilli(), ua, a.ID, hash)
-		return false, err
+		return err
 	}
 	var others int
 	if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM known_devices WHERE account_id = ?", a.ID).Scan(&others); err != nil {
-		return false, fmt.Errorf("known devices: %w", err)
+		return fmt.Errorf("known devices: %w", err)
 	}
 	// The account's first browser is the one that made it (or, for an
 	// account older than this notice, the one it has used since): silent.
@@ -77,12 +77,12 @@ func (s *Service) noteDevice(ctx context.Context, tx *store.Tx, a account.Accoun
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, device_hash)
 		DO UPDATE SET user_agent = excluded.user_agent, first_seen = excluded.first_seen, last_seen = excluded.last_seen, notified_at = excluded.notified_at`,
 		a.ID, hash, a.Brand, ua, now.UnixMilli(), now.UnixMilli(), notified); err != nil {
-		return false, fmt.Errorf("known device: %w", err)
+		return fmt.Errorf("known device: %w", err)
 	}
 	if !notify {
-		return false, nil
+		return nil
 	}
-	return true, s.newDeviceNotice(ctx, tx, a, d, ua, now, ip)
+	return s.newDeviceNotice(ctx, tx, a, d, ua, now, ip)
 }
 
 func (s *Service) newDeviceNotice(ctx context.Context, tx *store.Tx, a account.Account, d NewDevice, ua string, now time.Time, ip string) error {
@@ -93,12 +93,12 @@ func (s *Service) newDeviceNotice(ctx context.Context, tx *store.Tx, a account.A
 			data[k] = v
 		}
 	}
-	language := "en"
-	if a.Language == "fr" {
-		language = "fr"
+	var wake func()
+	if s.Accounts != nil {
+		wake = s.Accounts.Poke
 	}
-	if _, err := notify.Enqueue(ctx, tx, notify.Message{Brand: a.Brand, Language: language, Channel: notify.ChannelEmail, To: a.Email,
-		Template: notify.TemplateNewDevice, Data: data}); err != nil {
+	if err := notify.Queue(ctx, tx, notify.Message{Brand: a.Brand, Language: a.MessageLanguage(""), Channel: notify.ChannelEmail, To: a.Email,
+		Template: notify.TemplateNewDevice, Data: data}, wake); err != nil {
 		return err
 	}
 	return audit.Record(ctx, tx, audit.Event{At: now, Brand: a.Brand, AccountID: a.ID, IP: ip, Event: audit.SSONewDevice, Outcome: "notified",

@@ -57,15 +57,8 @@ type SignIn struct {
 // form (the browser's back button, a replay) never counts toward the
 // account's lockout.
 func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
-	var notified bool
-	defer func() {
-		// A new-device notice leaves as soon as the sign-in has committed.
-		if notified && s.Accounts != nil && s.Accounts.Poke != nil {
-			s.Accounts.Poke()
-		}
-	}()
 	if in.Ticket != "" {
-		token, ok, err := s.signInWithTicket(ctx, in, &notified)
+		token, ok, err := s.signInWithTicket(ctx, in)
 		if err != nil {
 			return "", err
 		}
@@ -79,7 +72,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 		Brand: in.Brand, Email: in.Username, Password: in.Password, IP: in.IP,
 	}, func(tx *store.Tx, a account.Account) error {
 		var err error
-		token, err = s.open(ctx, tx, a, in, &notified)
+		token, err = s.open(ctx, tx, a, in)
 		return err
 	})
 	return token, err
@@ -87,7 +80,7 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
 
 // signInWithTicket redeems the ticket; ok is false when it is not valid (it
 // is spent all the same).
-func (s *Service) signInWithTicket(ctx context.Context, in SignIn, notified *bool) (token string, ok bool, err error) {
+func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string, ok bool, err error) {
 	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: audit.SSOLogin, Detail: "ticket"}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
 		now := s.Now()
@@ -99,7 +92,7 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn, notified *boo
 		if err != nil {
 			return err
 		}
-		if token, err = s.open(ctx, tx, a, in, notified); err != nil {
+		if token, err = s.open(ctx, tx, a, in); err != nil {
 			return err
 		}
 		ok = true
@@ -113,8 +106,8 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn, notified *boo
 }
 
 // open replaces the browser's old session, if any, with a new one, and
-// notes the browser (notified: a new-device notice was queued).
-func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, in SignIn, notified *bool) (string, error) {
+// notes the browser.
+func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, in SignIn) (string, error) {
 	if oldToken := in.OldToken; oldToken != "" && len(oldToken) <= 128 {
 		if _, err := tx.Exec(ctx, "DELETE FROM sessions WHERE token_hash = ?", codes.TokenHash(oldToken)); err != nil {
 			return "", err
@@ -126,8 +119,7 @@ func (s *Service) open(ctx context.Context, tx *store.Tx, a account.Account, in 
 	}
 	d := in.Device
 	d.UserAgent = in.UserAgent
-	*notified, err = s.noteDevice(ctx, tx, a, d, in.IP)
-	return token, err
+	return token, s.noteDevice(ctx, tx, a, d, in.IP)
 }
 
 // Lookup returns the live session of a token for the brand.

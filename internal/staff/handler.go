@@ -157,7 +157,7 @@ func (h *Handler) SignOut(w http.ResponseWriter, r *http.Request) error {
 	if err := h.Service.SignOut(r.Context(), h.token(r), api.ClientIP(r)); err != nil {
 		return err
 	}
-	name, secure := h.cookieFor(r)
+	name, secure := sessionCookie.ForDev(r, h.Dev)
 	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
@@ -285,27 +285,17 @@ func (h *Handler) Guard(next http.Handler) http.Handler {
 	return h.Authenticate(RequireFresh(h.Service.Now)(next))
 }
 
-func (h *Handler) cookieFor(r *http.Request) (string, bool) {
-	if r.TLS == nil && h.Dev {
-		return DevCookieName, false
-	}
-	return CookieName, true
-}
+// sessionCookie is the staff session's cookie; the console's requests carry
+// no site, so --dev is the handler's Dev.
+var sessionCookie = api.Cookie{Name: CookieName, DevName: DevCookieName}
 
 // Token is the request's staff session token ("" without one).
 func (h *Handler) Token(r *http.Request) string { return h.token(r) }
 
-func (h *Handler) token(r *http.Request) string {
-	name, _ := h.cookieFor(r)
-	c, err := r.Cookie(name)
-	if err != nil {
-		return ""
-	}
-	return c.Value
-}
+func (h *Handler) token(r *http.Request) string { return sessionCookie.ValueDev(r, h.Dev) }
 
 func (h *Handler) setCookie(w http.ResponseWriter, r *http.Request, token string) {
-	name, secure := h.cookieFor(r)
+	name, secure := sessionCookie.ForDev(r, h.Dev)
 	http.SetCookie(w, &http.Cookie{Name: name, Value: token, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode})
 	w.Header().Set("Cache-Control", "no-store")
 }

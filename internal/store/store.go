@@ -248,6 +248,15 @@ func Collect[T any](rows *sql.Rows, scan func(*sql.Rows) (T, error)) ([]T, error
 	return out, rows.Err()
 }
 
+// Strings is Collect for a one-column list of text (ids, brands).
+func Strings(rows *sql.Rows) ([]string, error) {
+	return Collect(rows, func(r *sql.Rows) (string, error) {
+		var s string
+		err := r.Scan(&s)
+		return s, err
+	})
+}
+
 // Query runs a query.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	db.statements.Add(1)
@@ -266,7 +275,16 @@ type Tx struct {
 	// yet; they are prepared once the transaction ends (not during it, when
 	// preparing would need a second connection).
 	unprepared []string
+	// afterCommit are the functions AfterCommit deferred until the
+	// transaction commits.
+	afterCommit []func()
 }
+
+// AfterCommit runs f once the transaction has committed (not when it rolls
+// back; an attempt InTx retries forgets what it deferred): a wake-up that
+// must not run before what it announces is visible, such as the notify
+// worker's after a message is queued.
+func (t *Tx) AfterCommit(f func()) { t.afterCommit = append(t.afterCommit, f) }
 
 // stmt returns the cached statement for q bound to the transaction, or nil.
 func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
@@ -315,8 +333,15 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 	defer func() { db.stmts.prepareAll(tx.unprepared, db.SQL) }()
 	var err error
 	for attempt := 0; attempt < 4; attempt++ {
+		tx.afterCommit = nil
 		err = db.inTxOnce(ctx, tx, fn)
-		if err == nil || !retryable(err) || ctx.Err() != nil {
+		if err == nil {
+			for _, f := range tx.afterCommit {
+				f()
+			}
+			return nil
+		}
+		if !retryable(err) || ctx.Err() != nil {
 			return err
 		}
 		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)

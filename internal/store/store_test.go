@@ -70,6 +70,81 @@ func TestInTxRollsBackOnPanic(t *testing.T) {
 	})
 }
 
+// TestAfterCommit runs what a transaction deferred once it commits, sees
+// what it wrote, and never for a rollback or an attempt InTx retried.
+func TestAfterCommit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		var ran []string
+		err := db.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO audit_events (at, brand, event, outcome) VALUES (?, ?, ?, ?)", 1, "belair", "kept", "ok"); err != nil {
+				return err
+			}
+			tx.AfterCommit(func() {
+				ran = append(ran, "commit: "+storetest.Strings(t, db, "SELECT event FROM audit_events")[0])
+			})
+			tx.AfterCommit(func() { ran = append(ran, "second") })
+			if len(ran) != 0 {
+				t.Errorf("AfterCommit ran %v before the commit", ran)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ran) != 2 || ran[0] != "commit: kept" || ran[1] != "second" {
+			t.Fatalf("after commit ran %v, want [commit: kept second]", ran)
+		}
+
+		ran = nil
+		boom := errors.New("boom")
+		err = db.InTx(ctx, func(tx *store.Tx) error {
+			tx.AfterCommit(func() { ran = append(ran, "rolled back") })
+			return boom
+		})
+		if !errors.Is(err, boom) || len(ran) != 0 {
+			t.Fatalf("rolled back: err %v, ran %v; want boom and nothing run", err, ran)
+		}
+
+		var attempts, ranAttempts []int
+		err = db.InTx(ctx, func(tx *store.Tx) error {
+			n := len(attempts) + 1
+			attempts = append(attempts, n)
+			tx.AfterCommit(func() { ranAttempts = append(ranAttempts, n) })
+			if n == 1 {
+				return errors.New("database is locked") // retried
+			}
+			return nil
+		})
+		if err != nil || len(attempts) != 2 || len(ranAttempts) != 1 || ranAttempts[0] != 2 {
+			t.Fatalf("retried: err %v, attempts %v, ran after %v; want the second attempt's only", err, attempts, ranAttempts)
+		}
+	})
+}
+
+// TestStrings reads a one-column list in the query's order, and an empty
+// one as no strings.
+func TestStrings(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		execAll(t, db, "CREATE TABLE strings_probe (k TEXT PRIMARY KEY)", "INSERT INTO strings_probe (k) VALUES ('b')",
+			"INSERT INTO strings_probe (k) VALUES ('a')")
+		for q, want := range map[string]string{
+			"SELECT k FROM strings_probe ORDER BY k":    "a,b",
+			"SELECT k FROM strings_probe WHERE k = 'z'": "",
+		} {
+			rows, err := db.Query(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := store.Strings(rows)
+			if err != nil || strings.Join(got, ",") != want {
+				t.Fatalf("Strings(%s) = %q, %v; want %q", q, got, err, want)
+			}
+		}
+	})
+}
+
 func TestUniqueViolationIsRecognised(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		execAll(t, db, "CREATE TABLE uniq_probe (k TEXT PRIMARY KEY)", "INSERT INTO uniq_probe (k) VALUES ('a')")

@@ -43,24 +43,13 @@ const (
 	cookieMaxAge  = 24 * 60 * 60
 )
 
-func cookieFor(r *http.Request) (string, bool) {
-	if r.TLS == nil && api.SiteOf(r).Dev {
-		return DevCookieName, false
-	}
-	return CookieName, true
-}
+// VisitorCookie is the visitor cookie (co-browse reads it too).
+var VisitorCookie = api.Cookie{Name: CookieName, DevName: DevCookieName}
 
-func visitorSecret(r *http.Request) string {
-	name, _ := cookieFor(r)
-	c, err := r.Cookie(name)
-	if err != nil {
-		return ""
-	}
-	return c.Value
-}
+func visitorSecret(r *http.Request) string { return VisitorCookie.Value(r) }
 
 func setVisitorCookie(w http.ResponseWriter, r *http.Request, secret string) {
-	name, secure := cookieFor(r)
+	name, secure := VisitorCookie.For(r)
 	http.SetCookie(w, &http.Cookie{Name: name, Value: secret, Path: "/", MaxAge: cookieMaxAge, HttpOnly: true,
 		Secure: secure, SameSite: http.SameSiteLaxMode})
 }

@@ -86,7 +86,6 @@ func (p *Provider) ConsentInfo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return api.ErrNotFound
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	api.JSON(w, http.StatusOK, consentAnswer{Client: c.Name, Scopes: a.Scopes, Account: strings.ToLower(acct.Email)})
 	return nil
 }
@@ -203,7 +202,6 @@ func (p *Provider) Applications(w http.ResponseWriter, r *http.Request) error {
 	for _, c := range consents {
 		out.Applications = append(out.Applications, application{ClientID: c.ClientID, Name: c.ClientName, Scopes: c.Scopes, GrantedAt: c.GrantedAt})
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	api.JSON(w, http.StatusOK, out)
 	return nil
 }

@@ -89,7 +89,6 @@ func (p *Provider) admitSecret(ctx context.Context, r *http.Request) error {
 // protocol's JSON error shape.
 func rateLimited(w http.ResponseWriter, rule throttle.Rule) {
 	w.Header().Set("Retry-After", strconv.Itoa(int(rule.Window/time.Second)))
-	w.Header().Set("Cache-Control", "no-store")
 	api.JSON(w, http.StatusTooManyRequests, map[string]string{"error": "rate_limited",
 		"error_description": "too many token requests; try again later"})
 }
