@@ -99,20 +99,14 @@ export function ImportPage() {
       {report && report.errors.length > 0 ? (
         <Table
           caption={t('console.import.problemsTitle')}
+          rows={report.errors}
+          rowKey={(_, i) => i}
           columns={[
-            t('console.import.line'),
-            t('console.import.column'),
-            t('console.import.problem'),
+            { label: t('console.import.line'), cell: (e) => e.line },
+            { label: t('console.import.column'), cell: (e) => e.column },
+            { label: t('console.import.problem'), cell: (e) => e.problem },
           ]}
-        >
-          {report.errors.map((e, i) => (
-            <tr key={i}>
-              <td>{e.line}</td>
-              <td>{e.column}</td>
-              <td>{e.problem}</td>
-            </tr>
-          ))}
-        </Table>
+        />
       ) : null}
       {reauth ? (
         <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(step) => void send(step)} />
