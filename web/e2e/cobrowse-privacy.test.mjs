@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { arrive, codeOf, openPage, pathOf, press, realErrors, repoRoot, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { signInStaff } from './staff.mjs';
+import { createSmartAccount } from './steps.mjs';
 import { codes } from './totp.mjs';
 
 const json = (/** @type {string} */ path) => /** @type {Record<string, string>} */ (JSON.parse(readFileSync(join(repoRoot, path), 'utf8')));
@@ -439,11 +440,7 @@ test('sharing the screen through smart registration (create) and an invitation l
     secrets.emailCode = await typeRegistrationCode(page, t, smartEmail, seenEmail);
     await next();
     await arrive(page, t['smartRegistration.create.title']);
-    await typeInto(page, page.getByLabel(t['smartRegistration.create.password'], { exact: true }), SMART_PASSWORD);
-    await typeInto(page, page.getByLabel(t['smartRegistration.create.confirmation']), SMART_PASSWORD);
-    await press(page, page.getByRole('checkbox'));
-    await press(page, page.getByRole('button', { name: t['smartRegistration.create.submit'], exact: true }));
-    await arrive(page, t['smartRegistration.confirmation.title']);
+    await createSmartAccount(page, t, SMART_PASSWORD);
     await page.getByText(t['smartRegistration.confirmation.text'].replace('{username}', smartEmail)).waitFor();
     await agentSees(t['smartRegistration.confirmation.title']);
     await press(page, page.getByRole('button', { name: t['smartRegistration.confirmation.goToProfile'], exact: true }));

@@ -14,6 +14,7 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { HANG_MS, advanceClock, arrive, checkA11y, codeOf, freePort, keepSecret, press, seenMail, startSuite, typeInto, waitForMail, withContext } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
+import { codeToNewPassword, createSmartAccount } from './steps.mjs';
 
 const PASSWORD = 'Guichet-Demo-2026!';
 const proxyBinary = join(dirname(fileURLToPath(import.meta.url)), '../../bin/oauth2-proxy');
@@ -154,11 +155,7 @@ test('a visitor without an account creates one on the way to the application (sm
     await arrive(page, m['smartRegistration.email.title']);
     await press(page, page.getByRole('button', { name: m['smartRegistration.email.useThis'], exact: true }));
     await arrive(page, m['smartRegistration.create.title']);
-    await typeInto(page, page.getByLabel(m['smartRegistration.create.password'], { exact: true }), NEW_PASSWORD);
-    await typeInto(page, page.getByLabel(m['smartRegistration.create.confirmation']), NEW_PASSWORD);
-    await press(page, page.getByRole('checkbox'));
-    await press(page, page.getByRole('button', { name: m['smartRegistration.create.submit'], exact: true }));
-    await arrive(page, m['smartRegistration.confirmation.title']);
+    await createSmartAccount(page, m, NEW_PASSWORD);
     // Its button posts the SSO form, whose success completes the pending request.
     await press(page, page.getByRole('button', { name: m['smartRegistration.confirmation.goToProfile'], exact: true }));
     await reachedUpstreamAs(page, email);
@@ -175,12 +172,7 @@ test('a visitor who forgot their password resets it on the way to the applicatio
     await arrive(page, m['recovery.forgot.title']);
     await typeInto(page, page.getByLabel(m['form.email']), email);
     const seen = await seenMail(server, email);
-    await press(page, page.getByRole('button', { name: m['recovery.forgot.submit'] }));
-    await arrive(page, m['recovery.verify.title']);
-    const mail = await waitForMail(server, email, 'reset-code', seen);
-    await typeInto(page, page.getByLabel(m['form.code'], { exact: true }), codeOf(mail));
-    await press(page, page.getByRole('button', { name: m['recovery.verify.submit'] }));
-    await arrive(page, m['recovery.reset.title']);
+    await codeToNewPassword(server, page, m, email, seen);
     await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
     await typeInto(page, page.getByLabel(m['recovery.reset.newPassword'], { exact: true }), NEW_PASSWORD);
     await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), NEW_PASSWORD);

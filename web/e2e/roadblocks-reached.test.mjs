@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { arrive, checkA11y, codeOf, localeCookies, pathOf, press, realErrors, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
+import { codeToNewPassword } from './steps.mjs';
 
 /** What the visitor reads, by language. */
 const messages = registrationMessages();
@@ -283,12 +284,7 @@ describe('roadblocks reached from the server’s answer', () => {
       const seen = await seenMail(server, email);
       await arrive(page, t['recovery.forgot.title'], { focus: false }); // a first load leaves the focus alone
       await typeInto(page, page.getByLabel(t['form.email']), email);
-      await press(page, page.getByRole('button', { name: t['recovery.forgot.submit'] }));
-      await arrive(page, t['recovery.verify.title']);
-      const mail = await waitForMail(server, email, 'reset-code', seen);
-      await typeInto(page, page.getByLabel(t['form.code'], { exact: true }), codeOf(mail));
-      await press(page, page.getByRole('button', { name: t['recovery.verify.submit'] }));
-      await arrive(page, t['recovery.reset.title']);
+      await codeToNewPassword(server, page, t, email, seen);
       await typeInto(page, page.getByLabel(t['recovery.reset.cellPhone']), '514-555-0199');
       await typeInto(page, page.getByLabel(t['recovery.reset.newPassword'], { exact: true }), NEW_PASSWORD);
       await typeInto(page, page.getByLabel(t['recovery.reset.passwordConfirmation']), NEW_PASSWORD);

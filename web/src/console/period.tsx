@@ -1,4 +1,5 @@
 import { useT } from '@/i18n/i18n';
+import { ConsoleField } from './field';
 import { useSession } from './session';
 
 /** Every brand of the portal (config/brands); a member serving some sees those only. */
@@ -24,8 +25,7 @@ export function BrandField({ id, value, onChange, all = false }: { id: string; v
   const t = useT();
   const brands = useServedBrands();
   return (
-    <div className="console-field">
-      <label htmlFor={`${id}-brand`}>{t('console.search.brand')}</label>
+    <ConsoleField id={`${id}-brand`} label={t('console.search.brand')}>
       <select id={`${id}-brand`} value={value} onChange={(e) => onChange(e.target.value)}>
         {all ? <option value="">{t('console.search.allBrands')}</option> : null}
         {brands.map((b) => (
@@ -34,7 +34,7 @@ export function BrandField({ id, value, onChange, all = false }: { id: string; v
           </option>
         ))}
       </select>
-    </div>
+    </ConsoleField>
   );
 }
 
@@ -43,14 +43,12 @@ export function PeriodFields({ id, value, onChange }: { id: string; value: Perio
   const t = useT();
   return (
     <>
-      <div className="console-field">
-        <label htmlFor={`${id}-from`}>{t('console.audit.from')}</label>
+      <ConsoleField id={`${id}-from`} label={t('console.audit.from')}>
         <input id={`${id}-from`} type="date" value={value.from} onChange={(e) => onChange({ ...value, from: e.target.value })} />
-      </div>
-      <div className="console-field">
-        <label htmlFor={`${id}-to`}>{t('console.audit.to')}</label>
+      </ConsoleField>
+      <ConsoleField id={`${id}-to`} label={t('console.audit.to')}>
         <input id={`${id}-to`} type="date" value={value.to} onChange={(e) => onChange({ ...value, to: e.target.value })} />
-      </div>
+      </ConsoleField>
       <BrandField id={id} value={value.brand} onChange={(brand) => onChange({ ...value, brand })} all />
     </>
   );

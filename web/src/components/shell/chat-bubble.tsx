@@ -96,11 +96,11 @@ export function ChatBubble({ ChatWidget }: { ChatWidget: ComponentType<ChatWidge
         {unread > 0 ? (
           <span className="chat-bubble__badge" data-testid="chat-unread">
             <span aria-hidden="true">{unread}</span>
-            <span className="chat-bubble__hidden">{t('chatBubble.unread', { count: unread })}</span>
+            <span className="visually-hidden">{t('chatBubble.unread', { count: unread })}</span>
           </span>
         ) : live ? (
           <span className="chat-bubble__badge chat-bubble__badge--live" data-testid="chat-live">
-            <span className="chat-bubble__hidden">{t('chatBubble.live')}</span>
+            <span className="visually-hidden">{t('chatBubble.live')}</span>
           </span>
         ) : null}
       </button>

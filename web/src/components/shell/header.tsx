@@ -60,7 +60,7 @@ export function Header() {
             aria-controls={panelId}
             onClick={() => setOpen((value) => !value)}
           >
-            <span className="site-header__menu-text">
+            <span className="visually-hidden">
               {t('header.settings', { province: provinceName, language: t('header.languageName') })}
             </span>
             <span aria-hidden="true">

@@ -86,6 +86,19 @@ function open() {
   act(() => socket().options.onStatus?.('open'));
 }
 
+/**
+ * The server of a chat the agent holds: the queue lists it among theirs
+ * while stillHeld() says so, and it opens with no message yet; any other
+ * call goes to route.
+ */
+function holding(held: Item, stillHeld: () => boolean = () => true, route: Route = () => undefined): Route {
+  return (method, path, body) => {
+    if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: stillHeld() ? [held] : [], offline: [] } };
+    if (path === `/chat/conversations/${held.id}`) return { status: 200, body: { item: held, messages: [] } };
+    return route(method, path, body);
+  };
+}
+
 async function chatPage(route: Route, language: 'en' | 'fr' = 'en', who?: Record<string, unknown>) {
   at('/chat');
   const calls = chatServer(route, who);
@@ -251,10 +264,7 @@ describe('chat page', () => {
 
   it('sends with Enter, not with Shift+Enter; counts to 2000 and refuses longer; shows a message as sending until its echo', async () => {
     const held: Item = { ...pat, status: 'active' };
-    await chatPage((_method, path) => {
-      if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [held], offline: [] } };
-      if (path === '/chat/conversations/c1') return { status: 200, body: { item: held, messages: [] } };
-    });
+    await chatPage(holding(held));
     open();
     fireEvent.click(await screen.findByRole('button', { name: 'Pat' }));
     const box = await screen.findByRole('textbox', { name: fill(en['console.chat.composer.label'], { name: 'Pat' }) });
@@ -285,10 +295,7 @@ describe('chat page', () => {
 
   it('puts a canned reply of the brand and language in the composer', async () => {
     const held: Item = { ...pat, status: 'active' };
-    await chatPage((_method, path) => {
-      if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: [held], offline: [] } };
-      if (path === '/chat/conversations/c1') return { status: 200, body: { item: held, messages: [] } };
-    });
+    await chatPage(holding(held));
     fireEvent.click(await screen.findByRole('button', { name: 'Pat' }));
     const box = await screen.findByRole('textbox', { name: fill(en['console.chat.composer.label'], { name: 'Pat' }) });
     // French conversation of belair: the French replies only.
@@ -302,26 +309,26 @@ describe('chat page', () => {
   it('transfers to an available agent chosen in a dialog; a refusal is worded', async () => {
     const held: Item = { ...pat, status: 'active' };
     let refuse = true;
-    const calls = await chatPage((method, path) => {
-      if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: refuse ? [held] : [], offline: [] } };
-      if (path === '/chat/conversations/c1') return { status: 200, body: { item: held, messages: [] } };
-      if (path === '/chat/agents')
-        return {
-          status: 200,
-          body: [
-            { id: '1', name: 'Agent', languages: ['en', 'fr'], active: 1, max: 3 },
-            { id: '7', name: 'Marie', languages: ['fr'], active: 0, max: 3 },
-            { id: '8', name: 'John', languages: ['en'], active: 0, max: 3 },
-          ],
-        };
-      if (method === 'POST' && path === '/chat/conversations/c1/transfer') {
-        if (refuse) {
-          refuse = false;
-          return { status: 409, body: { errorCode: 'AGENT_LIMIT' } };
+    const calls = await chatPage(
+      holding(held, () => refuse, (method, path) => {
+        if (path === '/chat/agents')
+          return {
+            status: 200,
+            body: [
+              { id: '1', name: 'Agent', languages: ['en', 'fr'], active: 1, max: 3 },
+              { id: '7', name: 'Marie', languages: ['fr'], active: 0, max: 3 },
+              { id: '8', name: 'John', languages: ['en'], active: 0, max: 3 },
+            ],
+          };
+        if (method === 'POST' && path === '/chat/conversations/c1/transfer') {
+          if (refuse) {
+            refuse = false;
+            return { status: 409, body: { errorCode: 'AGENT_LIMIT' } };
+          }
+          return { status: 200, body: {} };
         }
-        return { status: 200, body: {} };
-      }
-    });
+      }),
+    );
     fireEvent.click(await screen.findByRole('button', { name: 'Pat' }));
     fireEvent.click(await screen.findByRole('button', { name: en['console.chat.transfer.open'] }));
     const dialog = await screen.findByRole('dialog', { name: fill(en['console.chat.transfer.title'], { name: 'Pat' }) });
@@ -343,14 +350,14 @@ describe('chat page', () => {
   it('ends a chat after a confirmation', async () => {
     const held: Item = { ...pat, status: 'active' };
     let live = true;
-    const calls = await chatPage((method, path) => {
-      if (path === '/chat/queue') return { status: 200, body: { waiting: [], mine: live ? [held] : [], offline: [] } };
-      if (path === '/chat/conversations/c1') return { status: 200, body: { item: held, messages: [] } };
-      if (method === 'POST' && path === '/chat/conversations/c1/end') {
-        live = false;
-        return { status: 200, body: {} };
-      }
-    });
+    const calls = await chatPage(
+      holding(held, () => live, (method, path) => {
+        if (method === 'POST' && path === '/chat/conversations/c1/end') {
+          live = false;
+          return { status: 200, body: {} };
+        }
+      }),
+    );
     fireEvent.click(await screen.findByRole('button', { name: 'Pat' }));
     fireEvent.click(await screen.findByRole('button', { name: en['console.chat.end.open'] }));
     const dialog = await screen.findByRole('dialog', { name: en['console.chat.end.title'] });

@@ -63,22 +63,15 @@ export function ChatFiguresPage() {
           <Table
             caption={t('console.chat.figures.agents')}
             captionShown
+            rows={figures.agents}
+            rowKey={(a) => a.id}
             columns={[
-              t('console.customer.name'),
-              t('console.chat.availability.status'),
-              t('console.chat.figures.agentActive'),
-              t('console.chat.figures.handled'),
+              { label: t('console.customer.name'), cell: (a) => a.name },
+              { label: t('console.chat.availability.status'), cell: (a) => (a.status in statusKey ? t(statusKey[a.status] as MessageKey) : a.status) },
+              { label: t('console.chat.figures.agentActive'), cell: (a) => a.active },
+              { label: t('console.chat.figures.handled'), cell: (a) => a.handled },
             ]}
-          >
-            {figures.agents.map((a) => (
-              <tr key={a.id}>
-                <td>{a.name}</td>
-                <td>{a.status in statusKey ? t(statusKey[a.status] as MessageKey) : a.status}</td>
-                <td>{a.active}</td>
-                <td>{a.handled}</td>
-              </tr>
-            ))}
-          </Table>
+          />
         </>
       ) : (
         <p role="status">{t('console.loading')}</p>
@@ -143,33 +136,32 @@ export function ChatTranscriptsPage() {
       {items && items.length > 0 ? (
         <Table
           caption={t('console.chat.transcripts.title')}
+          rows={items}
+          rowKey={(item) => item.id}
           columns={[
-            t('console.chat.column.visitor'),
-            t('console.chat.context.brand'),
-            t('console.chat.transcripts.date'),
-            t('console.chat.transcripts.agent'),
-            t('console.chat.transcripts.match'),
-            t('console.action.heading'),
-          ]}
-        >
-          {items.map((item) => (
-            <tr key={item.id}>
-              <td>
-                {item.name}
-                {item.account?.email || item.email ? <div>{item.account?.email || item.email}</div> : null}
-              </td>
-              <td>{item.brand}</td>
-              <td>{when(item.createdAt, language)}</td>
-              <td>{item.agentName || '—'}</td>
-              <td>{item.snippet ? <MessageText text={item.snippet} /> : null}</td>
-              <td>
+            {
+              label: t('console.chat.column.visitor'),
+              cell: (item) => (
+                <>
+                  {item.name}
+                  {item.account?.email || item.email ? <div>{item.account?.email || item.email}</div> : null}
+                </>
+              ),
+            },
+            { label: t('console.chat.context.brand'), cell: (item) => item.brand },
+            { label: t('console.chat.transcripts.date'), cell: (item) => when(item.createdAt, language) },
+            { label: t('console.chat.transcripts.agent'), cell: (item) => item.agentName || '—' },
+            { label: t('console.chat.transcripts.match'), cell: (item) => (item.snippet ? <MessageText text={item.snippet} /> : null) },
+            {
+              label: t('console.action.heading'),
+              cell: (item) => (
                 <button type="button" className="console-link" onClick={() => void view(item)}>
                   {t('console.chat.transcripts.view', { name: item.name })}
                 </button>
-              </td>
-            </tr>
-          ))}
-        </Table>
+              ),
+            },
+          ]}
+        />
       ) : null}
       {open ? (
         <article aria-labelledby="chat-transcript-title" className="chat-conversation">

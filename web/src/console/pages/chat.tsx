@@ -115,32 +115,27 @@ function WaitingList({ items, total, onAccept, busy }: { items: Item[]; total: n
       ) : (
         <Table
           caption={t('console.chat.waiting.title')}
+          rows={sorted}
+          rowKey={(item) => item.id}
           columns={[
-            t('console.chat.column.visitor'),
-            t('console.chat.context.brand'),
-            t('console.chat.context.language'),
-            t('console.chat.context.topic'),
-            t('console.chat.column.waited'),
-            t('console.action.heading'),
-          ]}
-        >
-          {sorted.map((item) => (
-            <tr key={item.id}>
-              <td>{item.name}</td>
-              <td>{item.brand}</td>
-              <td>{languageName(item.language, t)}</td>
-              <td>{item.topic}</td>
-              <td>
-                <span data-testid={`waited-${item.id}`}>{duration(waited(item.waitingSince || item.createdAt, now))}</span>
-              </td>
-              <td>
+            { label: t('console.chat.column.visitor'), cell: (item) => item.name },
+            { label: t('console.chat.context.brand'), cell: (item) => item.brand },
+            { label: t('console.chat.context.language'), cell: (item) => languageName(item.language, t) },
+            { label: t('console.chat.context.topic'), cell: (item) => item.topic },
+            {
+              label: t('console.chat.column.waited'),
+              cell: (item) => <span data-testid={`waited-${item.id}`}>{duration(waited(item.waitingSince || item.createdAt, now))}</span>,
+            },
+            {
+              label: t('console.action.heading'),
+              cell: (item) => (
                 <button type="button" className="console-button" disabled={busy === item.id} onClick={() => onAccept(item)}>
                   {t('console.chat.accept', { name: item.name })}
                 </button>
-              </td>
-            </tr>
-          ))}
-        </Table>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import type { components } from '@/lib/api/schema';
 import { lookup } from '@/lib/lookup';
 import { useOnce } from '@/lib/use-once';
 import { call } from '@/console/api';
+import { ConsoleField } from '@/console/field';
 import { ErrorAlert } from '@/console/alert';
 import { when } from '@/console/chat/format';
 import { errorMessage } from '@/console/errors';
@@ -173,18 +174,9 @@ export function ClientsPage() {
       <h2 id={`${id}-add`}>{t('console.clients.add')}</h2>
       <form onSubmit={add} aria-labelledby={`${id}-add`} noValidate>
         <BrandField id={id} value={brand} onChange={setBrand} />
-        <div className="console-field">
-          <label htmlFor={`${id}-name`}>{t('console.clients.name')}</label>
-          <input
-            id={`${id}-name`}
-            autoComplete="off"
-            maxLength={100}
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            {...described('name', `${id}-name-hint`)}
-          />
-          <small id={`${id}-name-hint`}>{t('console.clients.nameHint')}</small>
-        </div>
+        <ConsoleField id={`${id}-name`} label={t('console.clients.name')} hint={t('console.clients.nameHint')}>
+          {(hintId) => <input id={`${id}-name`} autoComplete="off" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} {...described('name', hintId)} />}
+        </ConsoleField>
         <fieldset className="console-fieldset">
           <legend>{t('console.clients.type')}</legend>
           {(['confidential', 'public'] as const).map((k) => (
@@ -199,21 +191,20 @@ export function ClientsPage() {
             <input type="checkbox" checked={thirdParty} onChange={(e) => setThirdParty(e.target.checked)} /> {t('console.clients.thirdParty')}
           </label>
         </div>
-        <div className="console-field">
-          <label htmlFor={`${id}-redirects`}>{t('console.clients.redirectUris')}</label>
-          <textarea
-            id={`${id}-redirects`}
-            rows={3}
-            spellCheck={false}
-            autoComplete="off"
-            value={redirects}
-            onChange={(e) => setRedirects(e.target.value)}
-            {...described('redirectUris', `${id}-redirects-hint`)}
-          />
-          <small id={`${id}-redirects-hint`}>{t('console.clients.redirectUrisHint')}</small>
-        </div>
-        <div className="console-field">
-          <label htmlFor={`${id}-backchannel`}>{t('console.clients.backchannel')}</label>
+        <ConsoleField id={`${id}-redirects`} label={t('console.clients.redirectUris')} hint={t('console.clients.redirectUrisHint')}>
+          {(hintId) => (
+            <textarea
+              id={`${id}-redirects`}
+              rows={3}
+              spellCheck={false}
+              autoComplete="off"
+              value={redirects}
+              onChange={(e) => setRedirects(e.target.value)}
+              {...described('redirectUris', hintId)}
+            />
+          )}
+        </ConsoleField>
+        <ConsoleField id={`${id}-backchannel`} label={t('console.clients.backchannel')}>
           <input
             id={`${id}-backchannel`}
             type="url"
@@ -223,20 +214,15 @@ export function ClientsPage() {
             onChange={(e) => setBackchannel(e.target.value)}
             {...described('backchannelLogoutUri')}
           />
-        </div>
-        <div className="console-field">
-          <label htmlFor={`${id}-alg`}>{t('console.clients.signingAlg')}</label>
-          <select
-            id={`${id}-alg`}
-            value={signingAlg}
-            onChange={(e) => setSigningAlg(e.target.value === 'RS256' ? 'RS256' : 'ES256')}
-            {...described('signingAlg', `${id}-alg-hint`)}
-          >
-            <option value="ES256">ES256</option>
-            <option value="RS256">RS256</option>
-          </select>
-          <small id={`${id}-alg-hint`}>{t('console.clients.signingAlgHint')}</small>
-        </div>
+        </ConsoleField>
+        <ConsoleField id={`${id}-alg`} label={t('console.clients.signingAlg')} hint={t('console.clients.signingAlgHint')}>
+          {(hintId) => (
+            <select id={`${id}-alg`} value={signingAlg} onChange={(e) => setSigningAlg(e.target.value === 'RS256' ? 'RS256' : 'ES256')} {...described('signingAlg', hintId)}>
+              <option value="ES256">ES256</option>
+              <option value="RS256">RS256</option>
+            </select>
+          )}
+        </ConsoleField>
         <button type="submit" className="console-button">
           {t('console.clients.add')}
         </button>

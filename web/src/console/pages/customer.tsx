@@ -175,15 +175,15 @@ export function CustomerPage({ id }: { id: string }) {
       {policies.length === 0 ? (
         <p>{t('console.customer.none')}</p>
       ) : (
-        <Table columns={[t('console.customer.policyNumber'), t('console.customer.policyKind'), t('console.customer.policyRole')]}>
-          {policies.map((p) => (
-            <tr key={p.number}>
-              <td>{p.number}</td>
-              <td>{p.kind ?? ''}</td>
-              <td>{p.role ?? ''}</td>
-            </tr>
-          ))}
-        </Table>
+        <Table
+          rows={policies}
+          rowKey={(p) => p.number}
+          columns={[
+            { label: t('console.customer.policyNumber'), cell: (p) => p.number },
+            { label: t('console.customer.policyKind'), cell: (p) => p.kind ?? '' },
+            { label: t('console.customer.policyRole'), cell: (p) => p.role ?? '' },
+          ]}
+        />
       )}
 
       <h2>{t('console.customer.signIns')}</h2>
@@ -213,25 +213,23 @@ export function CustomerPage({ id }: { id: string }) {
         <p>{t('console.customer.none')}</p>
       ) : (
         <Table
+          rows={audit}
+          rowKey={(_, i) => i}
           columns={[
-            t('console.customer.auditAt'),
-            t('console.customer.auditEvent'),
-            t('console.customer.auditOutcome'),
-            t('console.customer.auditActor'),
+            { label: t('console.customer.auditAt'), cell: (row) => when(row.at, language) },
+            {
+              label: t('console.customer.auditEvent'),
+              cell: (row) => (
+                <>
+                  {row.event}
+                  {row.detail ? <span className="console-detail"> {row.detail}</span> : null}
+                </>
+              ),
+            },
+            { label: t('console.customer.auditOutcome'), cell: (row) => row.outcome },
+            { label: t('console.customer.auditActor'), cell: (row) => row.actor },
           ]}
-        >
-          {audit.map((row, i) => (
-            <tr key={i}>
-              <td>{when(row.at, language)}</td>
-              <td>
-                {row.event}
-                {row.detail ? <span className="console-detail"> {row.detail}</span> : null}
-              </td>
-              <td>{row.outcome}</td>
-              <td>{row.actor}</td>
-            </tr>
-          ))}
-        </Table>
+        />
       )}
     </section>
   );

@@ -3,6 +3,7 @@ import { useT } from '@/i18n/i18n';
 import type { MessageKey } from '@/i18n/catalog';
 import type { components } from '@/lib/api/schema';
 import { call } from '@/console/api';
+import { ConsoleField } from '@/console/field';
 import { ConfirmDialog } from '@/console/dialog';
 import { errorMessage } from '@/console/errors';
 import { PageHeading } from '@/console/heading';
@@ -59,8 +60,7 @@ export function ImportPage() {
     <section className="console-page" aria-labelledby="console-import-title">
       <PageHeading id="console-import-title">{t('console.import.title')}</PageHeading>
       <p>{t('console.import.text')}</p>
-      <div className="console-field">
-        <label htmlFor={`${id}-file`}>{t('console.import.file')}</label>
+      <ConsoleField id={`${id}-file`} label={t('console.import.file')}>
         <input
           id={`${id}-file`}
           type="file"
@@ -71,7 +71,7 @@ export function ImportPage() {
             setFile(event.target.files?.[0] ?? null);
           }}
         />
-      </div>
+      </ConsoleField>
       <div className="console-actions">
         <button type="button" className="console-button" onClick={() => void send('dryRun')} disabled={busy} aria-busy={busy || undefined}>
           {t('console.import.check')}
@@ -99,20 +99,14 @@ export function ImportPage() {
       {report && report.errors.length > 0 ? (
         <Table
           caption={t('console.import.problemsTitle')}
+          rows={report.errors}
+          rowKey={(_, i) => i}
           columns={[
-            t('console.import.line'),
-            t('console.import.column'),
-            t('console.import.problem'),
+            { label: t('console.import.line'), cell: (e) => e.line },
+            { label: t('console.import.column'), cell: (e) => e.column },
+            { label: t('console.import.problem'), cell: (e) => e.problem },
           ]}
-        >
-          {report.errors.map((e, i) => (
-            <tr key={i}>
-              <td>{e.line}</td>
-              <td>{e.column}</td>
-              <td>{e.problem}</td>
-            </tr>
-          ))}
-        </Table>
+        />
       ) : null}
       {reauth ? (
         <ReauthRetry pending={reauth} onClear={() => setReauth(null)} retry={(step) => void send(step)} />

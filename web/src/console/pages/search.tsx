@@ -87,26 +87,22 @@ export function SearchPage() {
       {results && results.length > 0 ? (
         <Table
           caption={t('console.search.results')}
+          rows={results}
+          rowKey={(c) => c.id}
           columns={[
-            t('console.customer.name'),
-            t('console.customer.email'),
-            t('console.customer.brand'),
-            t('console.customer.status'),
+            { label: t('console.customer.name'), cell: (c) => <Link href={`/customers/${encodeURIComponent(String(c.id))}`}>{c.name || c.email}</Link> },
+            { label: t('console.customer.email'), cell: (c) => c.email },
+            { label: t('console.customer.brand'), cell: (c) => c.brand },
+            {
+              label: t('console.customer.status'),
+              cell: (c) => (
+                <>
+                  <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
+                </>
+              ),
+            },
           ]}
-        >
-          {results.map((c) => (
-            <tr key={c.id}>
-              <td>
-                <Link href={`/customers/${encodeURIComponent(String(c.id))}`}>{c.name || c.email}</Link>
-              </td>
-              <td>{c.email}</td>
-              <td>{c.brand}</td>
-              <td>
-                <StatusText status={c.status} /> <StateBadges locked={c.locked} disabled={c.disabled} />
-              </td>
-            </tr>
-          ))}
-        </Table>
+        />
       ) : null}
     </section>
   );

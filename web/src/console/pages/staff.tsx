@@ -83,32 +83,28 @@ export function StaffPage() {
       {members ? (
         <Table
           caption={t('console.staff.title')}
+          rows={members}
+          rowKey={(m) => m.id}
           columns={[
-            t('console.customer.name'),
-            t('console.customer.email'),
-            t('console.staff.role'),
-            t('console.staff.brands'),
-            t('console.customer.status'),
-            t('console.action.heading'),
-          ]}
-        >
-          {members.map((m) => (
-            <tr key={m.id}>
-              <td>{m.name}</td>
-              <td>{m.email}</td>
-              <td>{t(roleKey[m.role])}</td>
-              <td>{m.brands.length === 0 ? t('console.staff.allBrands') : m.brands.join(', ')}</td>
-              <td>{m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')}</td>
-              <td>
-                {!m.disabled && m.id !== me?.id ? (
+            { label: t('console.customer.name'), cell: (m) => m.name },
+            { label: t('console.customer.email'), cell: (m) => m.email },
+            { label: t('console.staff.role'), cell: (m) => t(roleKey[m.role]) },
+            { label: t('console.staff.brands'), cell: (m) => (m.brands.length === 0 ? t('console.staff.allBrands') : m.brands.join(', ')) },
+            {
+              label: t('console.customer.status'),
+              cell: (m) => (m.disabled ? t('console.state.disabled') : m.enrolled ? t('console.staff.enrolled') : t('console.staff.pending')),
+            },
+            {
+              label: t('console.action.heading'),
+              cell: (m) =>
+                !m.disabled && m.id !== me?.id ? (
                   <button type="button" className="console-button console-button--quiet" onClick={() => setPending({ step: 'confirm', action: { kind: 'disable', member: m } })}>
                     {t('console.staff.disable', { email: m.email })}
                   </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </Table>
+                ) : null,
+            },
+          ]}
+        />
       ) : (
         <p role="status">{t('console.loading')}</p>
       )}

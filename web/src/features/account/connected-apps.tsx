@@ -4,6 +4,7 @@ import { useApiClients } from '@/lib/api/use-api';
 import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { oidcApi, scopeKeys, type Application } from '@/features/account/oidc-api';
+import { AccountList } from '@/features/account/account-list';
 import { ActionButton } from '@/features/account/action-button';
 import '@/features/account/consent.css';
 
@@ -63,26 +64,22 @@ function Apps() {
     <section className="connected-apps" aria-labelledby="connected-apps-title">
       <h2 id="connected-apps-title">{t('oidc.apps.title')}</h2>
       {failed ? <p role="alert">{t('oidc.apps.loadFailed')}</p> : null}
-      {apps && apps.length === 0 ? <p>{t('oidc.apps.none')}</p> : null}
-      {apps && apps.length > 0 ? (
-        <ul className="account-list">
-          {apps.map((app) => (
-            <li key={app.clientId} className="account-list__item">
-              <p className="account-list__name">{app.name}</p>
-              <p>{t('oidc.apps.since', { date: date.format(new Date(app.grantedAt)) })}</p>
-              <p>{t('oidc.apps.gets')}</p>
-              <ul>
-                {scopeKeys(app.scopes).map((key) => (
-                  <li key={key}>{t(key, { brand: brand.name })}</li>
-                ))}
-              </ul>
-              <ActionButton disabled={busy === app.clientId} busy={busy === app.clientId} onClick={() => void withdraw(app)}>
-                {t('oidc.apps.withdraw', { client: app.name })}
-              </ActionButton>
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <AccountList items={apps} none={t('oidc.apps.none')} itemKey={(app) => app.clientId} name={(app) => app.name}>
+        {(app) => (
+          <>
+            <p>{t('oidc.apps.since', { date: date.format(new Date(app.grantedAt)) })}</p>
+            <p>{t('oidc.apps.gets')}</p>
+            <ul>
+              {scopeKeys(app.scopes).map((key) => (
+                <li key={key}>{t(key, { brand: brand.name })}</li>
+              ))}
+            </ul>
+            <ActionButton disabled={busy === app.clientId} busy={busy === app.clientId} onClick={() => void withdraw(app)}>
+              {t('oidc.apps.withdraw', { client: app.name })}
+            </ActionButton>
+          </>
+        )}
+      </AccountList>
       <p role="status" tabIndex={-1} ref={statusRef}>
         {status}
       </p>

@@ -8,6 +8,7 @@ import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
 import { createPasskey, PASSWORD_SIGN_IN, passkeysSupported, platformAuthenticator } from '@/lib/webauthn/webauthn';
 import { errorCodeOf, useReauth, type Answer } from '@/features/account/reauth';
+import { AccountList } from '@/features/account/account-list';
 import { ActionButton } from '@/features/account/action-button';
 
 type Passkey = components['schemas']['Passkey'];
@@ -146,25 +147,17 @@ function PasskeyList() {
       <section className="passkeys" aria-labelledby="passkeys-title">
         <h2 id="passkeys-title">{t('security.passkeys.title')}</h2>
         <p>{t('security.passkeys.intro')}</p>
-        {list && list.length === 0 ? <p>{t('security.passkeys.none')}</p> : null}
-        {list && list.length > 0 ? (
-          <ul className="account-list">
-            {list.map((p) => (
-              <li key={p.id} className="account-list__item">
-                <p className="account-list__name">{p.name}</p>
-                <p>{t('security.passkeys.created', { date: date.format(new Date(p.createdAt)) })}</p>
-                <p>
-                  {p.lastUsedAt
-                    ? t('security.passkeys.lastUsed', { date: date.format(new Date(p.lastUsedAt)) })
-                    : t('security.passkeys.neverUsed')}
-                </p>
-                <ActionButton disabled={busy !== ''} busy={busy === p.id} onClick={() => void remove(p)}>
-                  {t('security.passkeys.remove', { name: p.name })}
-                </ActionButton>
-              </li>
-            ))}
-          </ul>
-        ) : null}
+        <AccountList items={list} none={t('security.passkeys.none')} itemKey={(p) => p.id} name={(p) => p.name}>
+          {(p) => (
+            <>
+              <p>{t('security.passkeys.created', { date: date.format(new Date(p.createdAt)) })}</p>
+              <p>{p.lastUsedAt ? t('security.passkeys.lastUsed', { date: date.format(new Date(p.lastUsedAt)) }) : t('security.passkeys.neverUsed')}</p>
+              <ActionButton disabled={busy !== ''} busy={busy === p.id} onClick={() => void remove(p)}>
+                {t('security.passkeys.remove', { name: p.name })}
+              </ActionButton>
+            </>
+          )}
+        </AccountList>
         {supported ? (
           <div className="passkeys__add">
             <div className="field">

@@ -5,6 +5,7 @@ import type { components } from '@/lib/api/schema';
 import { useApiClients } from '@/lib/api/use-api';
 import { inSection } from '@/lib/site/in-section';
 import { useSite } from '@/lib/site/site-context';
+import { AccountList } from '@/features/account/account-list';
 import { ActionButton } from '@/features/account/action-button';
 
 type Device = components['schemas']['Sessions']['sessions'][number];
@@ -74,25 +75,28 @@ function SessionList() {
     <section className="sessions" aria-labelledby="sessions-title">
       <h2 id="sessions-title">{t('security.sessions.title')}</h2>
       <p>{t('security.sessions.intro')}</p>
-      {devices ? (
-        <ul className="account-list">
-          {devices.map((d, i) => (
-            <li key={d.id || `old-${i}`} className="account-list__item">
-              <p className="account-list__name">
-                {name(d)}
-                {d.thisDevice ? <strong className="sessions__this"> · {t('security.sessions.thisDevice')}</strong> : null}
-              </p>
-              <p>{t('security.sessions.since', { date: date.format(new Date(d.firstSeen)) })}</p>
-              <p>{t('security.sessions.lastSeen', { date: date.format(new Date(d.lastSeen)) })}</p>
-              {!d.thisDevice && d.id ? (
-                <ActionButton disabled={busy !== ''} busy={busy === d.id} onClick={() => void end(d)}>
-                  {t('security.sessions.signOut', { device: name(d) })}
-                </ActionButton>
-              ) : null}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      <AccountList
+        items={devices}
+        itemKey={(d, i) => d.id || `old-${i}`}
+        name={(d) => (
+          <>
+            {name(d)}
+            {d.thisDevice ? <strong className="sessions__this"> · {t('security.sessions.thisDevice')}</strong> : null}
+          </>
+        )}
+      >
+        {(d) => (
+          <>
+            <p>{t('security.sessions.since', { date: date.format(new Date(d.firstSeen)) })}</p>
+            <p>{t('security.sessions.lastSeen', { date: date.format(new Date(d.lastSeen)) })}</p>
+            {!d.thisDevice && d.id ? (
+              <ActionButton disabled={busy !== ''} busy={busy === d.id} onClick={() => void end(d)}>
+                {t('security.sessions.signOut', { device: name(d) })}
+              </ActionButton>
+            ) : null}
+          </>
+        )}
+      </AccountList>
       {others.length > 0 ? (
         <ActionButton disabled={busy !== ''} busy={busy === 'others'} onClick={() => void endOthers()}>
           {t('security.sessions.signOutOthers')}

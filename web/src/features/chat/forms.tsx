@@ -98,6 +98,46 @@ export function useChatForm(fields: string[], validate: () => Errors, onValid: (
   return { errors, formError, busy, idOf, onSubmit };
 }
 
+export type ChatFormState = ReturnType<typeof useChatForm>;
+
+/**
+ * One of the widget's forms: its title (an h3 that names the form) and
+ * intro when it has them, the form-wide alert, its fields, then its submit
+ * button, disabled and busy while the form sends.
+ */
+export function ChatForm({
+  form,
+  title,
+  intro,
+  submit,
+  kind,
+  children,
+}: {
+  form: ChatFormState;
+  title?: string;
+  intro?: string;
+  submit: string;
+  kind: 'primary' | 'secondary';
+  children: ReactNode;
+}) {
+  const headingId = useId();
+  return (
+    <form className="chat-form" noValidate onSubmit={form.onSubmit} aria-labelledby={title === undefined ? undefined : headingId}>
+      {title === undefined ? null : (
+        <h3 id={headingId} className="chat-form__title">
+          {title}
+        </h3>
+      )}
+      {intro === undefined ? null : <p>{intro}</p>}
+      <FormAlert error={form.formError} />
+      {children}
+      <button type="submit" className={`button button--${kind}`} disabled={form.busy} aria-busy={form.busy || undefined}>
+        {submit}
+      </button>
+    </form>
+  );
+}
+
 /** The form-wide message (a server answer), in an alert region that is always there. */
 export function FormAlert({ error }: { error: SectionKey | null }) {
   const t = useT();

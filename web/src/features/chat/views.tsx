@@ -5,7 +5,7 @@ import { PrivateText } from '@/i18n/private-text';
 import type { SectionKey } from '@/i18n/catalog';
 import type { Language } from '@/lib/site/types';
 import type { ChatApi, ChatState } from './api';
-import { checkEmailField, checkName, checkQuestion, errorKey, Field, FormAlert, NAME_MAX, QUESTION_MAX, TopicSelect, useChatForm, type Errors } from './forms';
+import { ChatForm, checkEmailField, checkName, checkQuestion, errorKey, Field, NAME_MAX, QUESTION_MAX, TopicSelect, useChatForm, type Errors } from './forms';
 import { reopening } from './time';
 
 const weekdayKeys: readonly SectionKey[] = [
@@ -55,7 +55,6 @@ export interface Context {
 /** The message form (name, email, question): an offline conversation the agents answer by email. */
 export function OfflineForm({ api, context, onSent }: { api: ChatApi; context: Context; onSent: (name: string, email: string) => void }) {
   const t = useT();
-  const headingId = useId();
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [question, setQuestion] = useState('');
@@ -80,12 +79,7 @@ export function OfflineForm({ api, context, onSent }: { api: ChatApi; context: C
     },
   );
   return (
-    <form className="chat-form" noValidate onSubmit={form.onSubmit} aria-labelledby={headingId}>
-      <h3 id={headingId} className="chat-form__title">
-        {t('chat.offline.title')}
-      </h3>
-      <p>{t('chat.offline.intro')}</p>
-      <FormAlert error={form.formError} />
+    <ChatForm form={form} title={t('chat.offline.title')} intro={t('chat.offline.intro')} submit={t('chat.offline.send')} kind="primary">
       <Field id={form.idOf('name')} label={t('chat.form.name')} error={form.errors.name}>
         {(aria) => <input {...aria} className="field__input" autoComplete="name" maxLength={NAME_MAX} value={name} onChange={(e) => setName(e.target.value)} />}
       </Field>
@@ -97,17 +91,13 @@ export function OfflineForm({ api, context, onSent }: { api: ChatApi; context: C
       <Field id={form.idOf('question')} label={t('chat.form.question')} error={form.errors.question}>
         {(aria) => <textarea {...aria} className="field__input chat-form__textarea" rows={4} maxLength={QUESTION_MAX} value={question} onChange={(e) => setQuestion(e.target.value)} />}
       </Field>
-      <button type="submit" className="button button--primary" disabled={form.busy} aria-busy={form.busy || undefined}>
-        {t('chat.offline.send')}
-      </button>
-    </form>
+    </ChatForm>
   );
 }
 
 /** Pre-chat: the visitor's name and topic; the page and roadblock go along unasked. */
 export function Prechat({ api, context, onStarted }: { api: ChatApi; context: Context; onStarted: (status: ChatState['conversation']) => void }) {
   const t = useT();
-  const headingId = useId();
   const [name, setName] = useState('');
   const [topic, setTopic] = useState('');
   const form = useChatForm(
@@ -127,21 +117,14 @@ export function Prechat({ api, context, onStarted }: { api: ChatApi; context: Co
     },
   );
   return (
-    <form className="chat-form" noValidate onSubmit={form.onSubmit} aria-labelledby={headingId}>
-      <h3 id={headingId} className="chat-form__title">
-        {t('chat.prechat.title')}
-      </h3>
-      <FormAlert error={form.formError} />
+    <ChatForm form={form} title={t('chat.prechat.title')} submit={t('chat.prechat.start')} kind="primary">
       <Field id={form.idOf('name')} label={t('chat.form.name')} error={form.errors.name}>
         {(aria) => <input {...aria} className="field__input" autoComplete="name" maxLength={NAME_MAX} value={name} onChange={(e) => setName(e.target.value)} />}
       </Field>
       <Field id={form.idOf('topic')} label={t('chat.form.topic')} error={form.errors.topic}>
         {(aria) => <TopicSelect {...aria} value={topic} onChange={setTopic} />}
       </Field>
-      <button type="submit" className="button button--primary" disabled={form.busy} aria-busy={form.busy || undefined}>
-        {t('chat.prechat.start')}
-      </button>
-    </form>
+    </ChatForm>
   );
 }
 
@@ -195,17 +178,13 @@ export function EndPanel({ api, onNewChat }: { api: ChatApi; onNewChat: () => vo
     <div className="chat-end">
       <div role="status">{sentTo ? <p><PrivateText id="chat.transcript.sent" params={{ email: sentTo }} kinds={{ email: 'email' }} /></p> : null}</div>
       {sentTo ? null : (
-        <form className="chat-form" noValidate onSubmit={transcript.onSubmit}>
-          <FormAlert error={transcript.formError} />
+        <ChatForm form={transcript} submit={t('chat.transcript.send')} kind="secondary">
           <Field id={transcript.idOf('email')} label={t('chat.transcript.label')} error={transcript.errors.email}>
             {(aria) => (
               <input {...aria} className="field__input" type="email" inputMode="email" autoComplete="email" spellCheck={false} value={email} onChange={(e) => setEmail(e.target.value)} />
             )}
           </Field>
-          <button type="submit" className="button button--secondary" disabled={transcript.busy} aria-busy={transcript.busy || undefined}>
-            {t('chat.transcript.send')}
-          </button>
-        </form>
+        </ChatForm>
       )}
       <div role="status">{rated ? <p>{t('chat.rating.thanks')}</p> : null}</div>
       {rated ? null : (

@@ -153,7 +153,8 @@ export function CodeDialog({ phase, agent, onClose, onStop }: { phase: Phase; ag
           <p id={spent ? undefined : readId}>{t('cobrowse.code.read')}</p>
           <p className="cobrowse-code">
             <span aria-hidden="true">{groupCode(code)}</span>
-            <span className="cobrowse-code__spoken">{t('cobrowse.code.digits', { digits: code.split('').join(' ') })}</span>
+            {/* The code as screen readers read it (digit by digit); the grouped digits show instead. */}
+            <span className="visually-hidden">{t('cobrowse.code.digits', { digits: code.split('').join(' ') })}</span>
           </p>
           {time ? <p>{t('cobrowse.code.expires', { time })}</p> : null}
         </div>

@@ -1,5 +1,5 @@
 import { render, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { interpolate, type MessageKey, type MessageParams } from '@/i18n/catalog';
 import { english } from '@/i18n/english';
 import fr from '@/i18n/fr.json';
@@ -12,7 +12,8 @@ import { postToSso } from '@/lib/flow/sso-form';
 import { SiteProvider } from '@/lib/site/site-context';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { agentNeverSeesLines, agentSeesLines, ConsentDialog } from './dialogs';
-import { BLOCK_SELECTOR, isMasked, recordOptions, scrubEvent, startRecorder, type Recorder } from './recorder';
+import { BLOCK_SELECTOR, isMasked, recordOptions, scrubEvent } from './recorder';
+import { recorderUnderTest } from './testing';
 
 // The one list (lib/cobrowse/privacy.ts) against the consent dialog's words
 // and the recorder's behaviour: what the dialog promises is what the list
@@ -58,12 +59,7 @@ describe("the consent dialog's promise", () => {
 });
 
 describe('what the recorder sends', () => {
-  let recorder: Recorder | null = null;
-  afterEach(() => {
-    recorder?.stop();
-    recorder = null;
-    document.body.innerHTML = '';
-  });
+  const recording = recorderUnderTest();
 
   it('blocks an element of every private kind, and masks every input type, hidden included', () => {
     for (const kind of privateKinds()) {
@@ -89,8 +85,7 @@ describe('what the recorder sends', () => {
         <input type="hidden" name="h" defaultValue={secrets.hidden} />
       </main>,
     );
-    const events: unknown[] = [];
-    recorder = startRecorder((event) => events.push(event));
+    const { events, recorder } = recording.record();
     await new Promise((resolve) => setTimeout(resolve, 0));
     // The sign-in post while recording (its submit is the browser's; jsdom's is a no-op here).
     const submit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => {});

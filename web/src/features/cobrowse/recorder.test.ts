@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { BLOCK_SELECTOR, INPUT_MASK, recordOptions, startRecorder, type Recorder } from './recorder';
+import { describe, expect, it } from 'vitest';
+import { BLOCK_SELECTOR, INPUT_MASK, recordOptions } from './recorder';
+import { recorderUnderTest } from './testing';
 
 // rrweb's real recorder on jsdom's real DOM: what it emits is what the agent
 // would get. The secrets are set as values and value attributes before the
@@ -54,12 +55,7 @@ function type(id: string, value: string) {
 
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-let recorder: Recorder | null = null;
-afterEach(() => {
-  recorder?.stop();
-  recorder = null;
-  document.body.innerHTML = '';
-});
+const recording = recorderUnderTest();
 
 describe('the co-browse recorder', () => {
   it('has the options issue 18 asks for', () => {
@@ -75,8 +71,7 @@ describe('the co-browse recorder', () => {
 
   it('sends no value, attribute or text of a private field, before or after recording starts, and masks the rest with a fixed mask', async () => {
     page();
-    const events: unknown[] = [];
-    recorder = startRecorder((event) => events.push(event));
+    const { events, recorder } = recording.record();
     await flush();
     // What is typed into each field (by id) while recording, in this order.
     const typed = {
@@ -122,11 +117,9 @@ describe('the co-browse recorder', () => {
 
   it('records nothing once stopped', async () => {
     page();
-    const events: unknown[] = [];
-    recorder = startRecorder((event) => events.push(event));
+    const { events } = recording.record();
     await flush();
-    recorder.stop();
-    recorder = null;
+    recording.stop();
     const count = events.length;
     document.querySelector('h1')!.textContent = 'Changed';
     type('name', 'Later');
