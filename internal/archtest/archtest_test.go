@@ -388,7 +388,9 @@ func TestImportBoundaries(t *testing.T) {
 		{"guichet/internal/devseed", func(dir string, test bool) bool {
 			return dir == "internal/app" || dir == "internal/devseed" || test
 		}, "demo data is seeded by --dev's wiring in internal/app only"},
-		{"guichet/internal/testenv", func(dir string, test bool) bool { return test }, "the test harness is for tests"},
+		{"guichet/internal/testenv", func(dir string, test bool) bool {
+			return test || testSupport(dir)
+		}, "the test harness is for tests (and the test-support packages built on it, such as fanouttest)"},
 		{"guichet/internal/store/storetest", func(dir string, test bool) bool {
 			return test || testSupport(dir)
 		}, "test databases are for tests"},
