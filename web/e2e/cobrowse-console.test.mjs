@@ -53,9 +53,11 @@ async function visitor() {
   /** @type {{ id: string; code: string; status: string }} */
   const started = await page.evaluate(
     async ({ apiKey, marker }) => {
+      // At the end of the main area (as tall as the window, so nothing moves):
+      // put first, it pushed the login form down (CLS 0.026, issue 32).
       const marked = document.createElement('p');
       marked.textContent = marker;
-      document.querySelector('main')?.prepend(marked);
+      document.querySelector('main')?.append(marked);
       const res = await fetch('/api/v1/cobrowse/sessions', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-API-KEY': apiKey, province: 'QC', language: 'fr' },

@@ -1,9 +1,10 @@
 // What the harness's page watches (layout-shift.mjs, focus-watch.mjs) do
 // with what they saw during a test. GUICHET_E2E_WATCH=fail fails the test;
 // GUICHET_E2E_WATCH_REPORT=<file> lists it there (a survey of the whole
-// suite in one run: `GUICHET_E2E_WATCH_REPORT=/tmp/watch.txt make test-e2e`).
-// Neither set: nothing (issue 32: failing becomes the default once a survey
-// of the whole suite finds nothing; docs/ci.md says what it found last).
+// suite in one run: `GUICHET_E2E_WATCH=report GUICHET_E2E_WATCH_REPORT=/tmp/watch.txt
+// make test-e2e`). `make test-e2e` fails by default (issue 32, after a clean
+// survey; docs/ci.md); a file run alone with node --test fails only with
+// GUICHET_E2E_WATCH=fail.
 import { appendFileSync } from 'node:fs';
 
 /**

@@ -190,10 +190,17 @@ export function ConsoleApp({ initialLanguage }: { initialLanguage: Language }) {
     <SessionContext value={session}>
       <Suspense fallback={null}>
         <Messages language={language}>
-          <Header viewerDocument={viewerDocument} />
-          <main id="main" className="console-main">
-            <Pages viewerDocument={viewerDocument} />
-          </main>
+          {/* Nothing until the session's answer: the header's nav and tools
+              depend on who is signed in, and a header painted without them
+              moved when they came (issue 32: CLS 0.05 to 0.15). */}
+          {me === undefined ? null : (
+            <>
+              <Header viewerDocument={viewerDocument} />
+              <main id="main" className="console-main">
+                <Pages viewerDocument={viewerDocument} />
+              </main>
+            </>
+          )}
         </Messages>
       </Suspense>
     </SessionContext>

@@ -56,6 +56,29 @@ describe('clients page', () => {
     expect(screen.queryByRole('heading', { level: 1, name: consoleEn['console.clients.title'] })).toBeNull();
   });
 
+  it('shows the add form with the list, not before it (issue 32: the list arriving pushed it down)', async () => {
+    at('/clients');
+    let answer: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: RequestInfo | URL) => {
+        if (String(input).endsWith('/session')) return new Response(JSON.stringify(admin), { status: 200 });
+        await held;
+        return new Response(JSON.stringify({ clients: [claims] }), { status: 200 });
+      }),
+    );
+    render(<ConsoleApp initialLanguage="en" />);
+    await screen.findByRole('heading', { level: 1, name: consoleEn['console.clients.title'] });
+    expect(screen.getByText(consoleEn['console.loading'])).toBeTruthy();
+    expect(screen.queryByRole('form', { name: consoleEn['console.clients.add'] })).toBeNull();
+    answer();
+    await screen.findByRole('form', { name: consoleEn['console.clients.add'] });
+    expect(screen.getByRole('heading', { level: 3, name: /Claims/ })).toBeTruthy();
+  });
+
   it('lists the clients, registers a confidential one and shows its secret once; hidden or left, it is gone', async () => {
     at('/');
     let list = [claims];

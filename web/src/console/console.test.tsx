@@ -87,6 +87,33 @@ describe('pieces', () => {
 });
 
 describe('console app', () => {
+  it('paints nothing while it asks who is signed in, then the header with its nav and tools at once (issue 32: no shift)', async () => {
+    at('/');
+    let answer: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        await held;
+        return new Response(JSON.stringify(agent), { status: 200 });
+      }),
+    );
+    render(<ConsoleApp initialLanguage="en" />);
+    // The texts are in; the session's answer is not.
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    expect(screen.queryByRole('banner')).toBeNull();
+    expect(screen.queryByRole('button', { name: consoleEn['console.language.switch'] })).toBeNull();
+    answer();
+    const header = await screen.findByRole('banner');
+    expect(header.querySelector('nav')).not.toBeNull();
+    expect(screen.getByRole('button', { name: consoleEn['console.nav.signOut'] })).toBeTruthy();
+    expect(screen.getByRole('button', { name: consoleEn['console.language.switch'] })).toBeTruthy();
+  });
+
   it('sends a signed-out visitor to /sign-in, then to the code page, then to the search', async () => {
     at('/customers/42');
     let signedIn = false;

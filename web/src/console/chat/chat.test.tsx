@@ -192,6 +192,8 @@ describe('chat page', () => {
     const alert = await screen.findByText(en['console.chat.error.alreadyTaken']);
     expect(alert.getAttribute('role')).toBe('alert');
     await waitFor(() => expect(screen.queryByRole('button', { name: fill(en['console.chat.accept'], { name: 'Pat' }) })).toBeNull());
+    // Its button gone, the focus is on the refusal (issue 32), not on <body>.
+    expect(document.activeElement).toBe(alert);
     expect(calls.filter((c) => c.path === '/chat/queue').length).toBeGreaterThanOrEqual(2);
     expect(screen.queryByRole('textbox', { name: fill(en['console.chat.composer.label'], { name: 'Pat' }) })).toBeNull();
   });

@@ -242,6 +242,7 @@ export function ChatPage() {
   const [focusToken, setFocusToken] = useState(0);
   const [dialog, setDialog] = useState<Pending | null>(null);
   const readSent = useRef<Record<string, number>>({});
+  const refusal = useRef<HTMLDivElement>(null);
 
   useEffect(() => start(), [start]);
   useEffect(() => {
@@ -313,6 +314,8 @@ export function ChatPage() {
       return;
     }
     setError(chatError(answer.errorCode));
+    // The refusal takes the focus: taken by another agent, the Accept button goes with the conversation (issue 32).
+    refusal.current?.focus();
     if (answer.errorCode === 'ALREADY_TAKEN') void refreshQueue();
   };
 
@@ -348,7 +351,7 @@ export function ChatPage() {
       {/* From 1024 × 700 px the page fills the screen: this column (availability and queues) and the conversations beside it scroll on their own (console.css). */}
       <div className="chat-page__side">
         <AvailabilityForm onChange={onAvailability} />
-        <ErrorAlert error={error} />
+        <ErrorAlert error={error} ref={refusal} />
         <div role="status" className={done ? 'console-done' : undefined}>
           {done}
         </div>

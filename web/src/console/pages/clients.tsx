@@ -171,62 +171,68 @@ export function ClientsPage() {
         </ul>
       )}
 
-      <h2 id={`${id}-add`}>{t('console.clients.add')}</h2>
-      <form onSubmit={add} aria-labelledby={`${id}-add`} noValidate>
-        <BrandField id={id} value={brand} onChange={setBrand} />
-        <ConsoleField id={`${id}-name`} label={t('console.clients.name')} hint={t('console.clients.nameHint')}>
-          {(hintId) => <input id={`${id}-name`} autoComplete="off" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} {...described('name', hintId)} />}
-        </ConsoleField>
-        <fieldset className="console-fieldset">
-          <legend>{t('console.clients.type')}</legend>
-          {(['confidential', 'public'] as const).map((k) => (
-            <label key={k}>
-              <input type="radio" name={`${id}-type`} value={k} checked={type === k} onChange={() => setType(k)} />{' '}
-              {t(k === 'public' ? 'console.clients.typePublic' : 'console.clients.typeConfidential')}
-            </label>
-          ))}
-        </fieldset>
-        <div className="console-field">
-          <label>
-            <input type="checkbox" checked={thirdParty} onChange={(e) => setThirdParty(e.target.checked)} /> {t('console.clients.thirdParty')}
-          </label>
-        </div>
-        <ConsoleField id={`${id}-redirects`} label={t('console.clients.redirectUris')} hint={t('console.clients.redirectUrisHint')}>
-          {(hintId) => (
-            <textarea
-              id={`${id}-redirects`}
-              rows={3}
-              spellCheck={false}
-              autoComplete="off"
-              value={redirects}
-              onChange={(e) => setRedirects(e.target.value)}
-              {...described('redirectUris', hintId)}
-            />
-          )}
-        </ConsoleField>
-        <ConsoleField id={`${id}-backchannel`} label={t('console.clients.backchannel')}>
-          <input
-            id={`${id}-backchannel`}
-            type="url"
-            autoComplete="off"
-            spellCheck={false}
-            value={backchannel}
-            onChange={(e) => setBackchannel(e.target.value)}
-            {...described('backchannelLogoutUri')}
-          />
-        </ConsoleField>
-        <ConsoleField id={`${id}-alg`} label={t('console.clients.signingAlg')} hint={t('console.clients.signingAlgHint')}>
-          {(hintId) => (
-            <select id={`${id}-alg`} value={signingAlg} onChange={(e) => setSigningAlg(e.target.value === 'RS256' ? 'RS256' : 'ES256')} {...described('signingAlg', hintId)}>
-              <option value="ES256">ES256</option>
-              <option value="RS256">RS256</option>
-            </select>
-          )}
-        </ConsoleField>
-        <button type="submit" className="console-button">
-          {t('console.clients.add')}
-        </button>
-      </form>
+      {/* The form comes with the list, not before it: the list arriving
+          pushed a form painted first down the page (issue 32: CLS 0.09 at 320 px). */}
+      {clients === null ? null : (
+        <>
+          <h2 id={`${id}-add`}>{t('console.clients.add')}</h2>
+          <form onSubmit={add} aria-labelledby={`${id}-add`} noValidate>
+            <BrandField id={id} value={brand} onChange={setBrand} />
+            <ConsoleField id={`${id}-name`} label={t('console.clients.name')} hint={t('console.clients.nameHint')}>
+              {(hintId) => <input id={`${id}-name`} autoComplete="off" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} {...described('name', hintId)} />}
+            </ConsoleField>
+            <fieldset className="console-fieldset">
+              <legend>{t('console.clients.type')}</legend>
+              {(['confidential', 'public'] as const).map((k) => (
+                <label key={k}>
+                  <input type="radio" name={`${id}-type`} value={k} checked={type === k} onChange={() => setType(k)} />{' '}
+                  {t(k === 'public' ? 'console.clients.typePublic' : 'console.clients.typeConfidential')}
+                </label>
+              ))}
+            </fieldset>
+            <div className="console-field">
+              <label>
+                <input type="checkbox" checked={thirdParty} onChange={(e) => setThirdParty(e.target.checked)} /> {t('console.clients.thirdParty')}
+              </label>
+            </div>
+            <ConsoleField id={`${id}-redirects`} label={t('console.clients.redirectUris')} hint={t('console.clients.redirectUrisHint')}>
+              {(hintId) => (
+                <textarea
+                  id={`${id}-redirects`}
+                  rows={3}
+                  spellCheck={false}
+                  autoComplete="off"
+                  value={redirects}
+                  onChange={(e) => setRedirects(e.target.value)}
+                  {...described('redirectUris', hintId)}
+                />
+              )}
+            </ConsoleField>
+            <ConsoleField id={`${id}-backchannel`} label={t('console.clients.backchannel')}>
+              <input
+                id={`${id}-backchannel`}
+                type="url"
+                autoComplete="off"
+                spellCheck={false}
+                value={backchannel}
+                onChange={(e) => setBackchannel(e.target.value)}
+                {...described('backchannelLogoutUri')}
+              />
+            </ConsoleField>
+            <ConsoleField id={`${id}-alg`} label={t('console.clients.signingAlg')} hint={t('console.clients.signingAlgHint')}>
+              {(hintId) => (
+                <select id={`${id}-alg`} value={signingAlg} onChange={(e) => setSigningAlg(e.target.value === 'RS256' ? 'RS256' : 'ES256')} {...described('signingAlg', hintId)}>
+                  <option value="ES256">ES256</option>
+                  <option value="RS256">RS256</option>
+                </select>
+              )}
+            </ConsoleField>
+            <button type="submit" className="console-button">
+              {t('console.clients.add')}
+            </button>
+          </form>
+        </>
+      )}
       <ErrorAlert id={errorId} error={refusal?.key ?? null} />
       <PendingDialogs
         pending={pending}

@@ -59,13 +59,19 @@ describe('My account: your data', () => {
     });
     expect(await data.findByText(/You can download it until December 6, 2026/)).toBeTruthy();
     expect(data.getByRole('button', { name: 'Download the page to read (HTML)' })).toBeTruthy();
-    fireEvent.click(data.getByRole('button', { name: 'Download the file (JSON)' }));
+    const json = data.getByRole('button', { name: 'Download the file (JSON)' });
+    json.focus();
+    fireEvent.click(json);
     const prompt = within(await data.findByRole('region', { name: "Confirm it's you" }));
     fireEvent.change(prompt.getByLabelText('Current password'), { target: { value: 'Guichet-Demo-2026!' } });
-    fireEvent.click(prompt.getByRole('button', { name: 'Confirm' }));
+    const confirm = prompt.getByRole('button', { name: 'Confirm' });
+    confirm.focus();
+    fireEvent.click(confirm);
     await waitFor(() => expect(created).toHaveBeenCalled());
     expect(calls.filter((c) => c.path === '/api/v1/me/export.json')).toHaveLength(2);
     expect(data.queryByRole('region', { name: "Confirm it's you" })).toBeNull();
+    // The prompt's button gone, the focus is back on the download's (issue 32), not on <body>.
+    await waitFor(() => expect(document.activeElement).toBe(json));
   });
 
   it('says when the day’s copies are used up', async () => {
@@ -120,6 +126,28 @@ describe('My account: delete my account', () => {
     fireEvent.click(deletion.getByRole('button', { name: 'Keep my account' }));
     expect(await deletion.findByText('Your account will not be deleted.')).toBeTruthy();
     expect(deletion.getByRole('button', { name: 'Delete my account' })).toBeTruthy();
+  });
+});
+
+describe('My account: a stale proof on the deletion', () => {
+  it('asks for it inline; cancelled, the section says why nothing happened, and the focus is on that line (issue 32)', async () => {
+    const { calls, deletion } = await openPage({
+      'GET /api/v1/me/privacy': { status: 200, body: { export: null, deletion: null } },
+      'POST /api/v1/me/deletion': { status: 403, body: { errorCode: 'REAUTH_REQUIRED' } },
+    });
+    fireEvent.click(await deletion.findByRole('button', { name: 'Delete my account' }));
+    const yes = await deletion.findByRole('button', { name: 'Yes, delete my account' });
+    yes.focus();
+    fireEvent.click(yes);
+    const prompt = within(await deletion.findByRole('region', { name: "Confirm it's you" }));
+    await waitFor(() => expect(document.activeElement).toBe(prompt.getByRole('heading', { name: "Confirm it's you" })));
+    const cancel = prompt.getByRole('button', { name: 'Cancel' });
+    cancel.focus();
+    fireEvent.click(cancel);
+    await waitFor(() => expect(deletion.queryByRole('region', { name: "Confirm it's you" })).toBeNull());
+    const said = await deletion.findByText("For your security, confirm it's you first.");
+    await waitFor(() => expect(document.activeElement).toBe(said));
+    expect(calls.filter((c) => c.method === 'POST' && c.path === '/api/v1/me/deletion')).toHaveLength(1);
   });
 });
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { Redirect } from 'wouter';
 import { Form, SubmitButton } from '@/components/form/form';
 import { SecurityCodeField } from '@/components/form/masked-field';
@@ -30,9 +30,15 @@ export const needsReauth = (a: Answer) => a.status === 403 && errorCodeOf(a.data
  */
 export function useReauth(): { run: (call: () => Promise<Answer>) => Promise<Answer>; prompt: ReactNode } {
   const [pending, setPending] = useState<((proved: boolean) => void) | null>(null);
+  // What had the focus when the change began (its button, a field): once the
+  // prompt is gone, the focus goes back there (issue 32) instead of falling
+  // to <body> with the prompt's « Confirm » button.
+  const returnTo = useRef<Element | null>(null);
   const run = useCallback(async (call: () => Promise<Answer>) => {
+    const from = document.activeElement;
     const answer = await call();
     if (!needsReauth(answer)) return answer;
+    returnTo.current = from;
     const proved = await new Promise<boolean>((resolve) => {
       // A proof given in another change's prompt on the page counts here too.
       const elsewhere = () => resolve(true);
@@ -45,6 +51,21 @@ export function useReauth(): { run: (call: () => Promise<Answer>) => Promise<Ans
     setPending(null);
     return proved ? call() : answer;
   }, []);
+  // After each render of the change's component: the element the change
+  // began on takes the focus back once the prompt is gone and it can have it
+  // again (a button stays disabled until its change's answer), unless the
+  // change's outcome has put the focus somewhere already.
+  useLayoutEffect(() => {
+    const el = returnTo.current;
+    if (pending || !el) return;
+    if (!el.isConnected || el === document.body) {
+      returnTo.current = null;
+      return;
+    }
+    if ((el as HTMLButtonElement).disabled) return;
+    returnTo.current = null;
+    if (document.activeElement === null || document.activeElement === document.body) (el as HTMLElement).focus();
+  });
   return { run, prompt: pending ? <ReauthPrompt onDone={pending} /> : null };
 }
 
