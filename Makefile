@@ -61,7 +61,10 @@ bin/version: FORCE
 # bundle, /data and the SBOM in one layer FROM scratch. Every date is the
 # commit's (SOURCE_DATE_EPOCH), so one commit gives one digest. The
 # Dockerfile builds the same image with Docker (test/deploy compares them).
-IMAGE_SOURCE ?= $(shell git remote get-url origin 2>/dev/null || echo https://github.com/guichet/guichet)
+# The source label: the origin remote when it is an https URL (a clone of a
+# local path, as CI's fresh clone, has a path there), else a placeholder
+# that IMAGE_SOURCE replaces (README).
+IMAGE_SOURCE ?= $(shell u=$$(git remote get-url origin 2>/dev/null || true); case "$$u" in (https://*) echo "$$u";; (*) echo https://github.com/guichet/guichet;; esac)
 IMAGE_REVISION := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_ARGS := --version $(VERSION) --revision $(IMAGE_REVISION) --source $(IMAGE_SOURCE) --epoch $(SOURCE_DATE_EPOCH) \
