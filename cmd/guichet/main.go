@@ -18,13 +18,14 @@ import (
 	"guichet/internal/brand"
 	"guichet/internal/notify"
 	"guichet/internal/store"
+	"guichet/internal/telemetry"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
 func main() {
-	slog.SetDefault(slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	slog.SetDefault(telemetry.JSONLogger(os.Stderr, slog.LevelInfo))
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "guichet:", err)
 		os.Exit(1)
@@ -102,6 +103,9 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 		if _, err := app.DevClock(cfg); err != nil {
+			return err
+		}
+		if _, err := telemetry.Enabled(os.Getenv); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "%s: %d brands valid\n", cfg.BrandsSource(), len(reg.All()))

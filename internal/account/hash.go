@@ -15,7 +15,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"guichet/internal/argon2id"
+	"guichet/internal/telemetry"
 )
 
 // Params are argon2id's cost parameters, kept in every hash string so a
@@ -368,6 +372,9 @@ func (h *Hasher) compute(ctx context.Context, password, salt []byte, p Params) (
 		err error
 	}
 	out := make(chan result, 1)
+	// The wait for a free hasher and the hash itself are each a span under
+	// a traced request (docs/architecture.md "Tracing").
+	_, wait := telemetry.Child(ctx, tracerScope, "hash wait")
 	err := h.submit(ctx, func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -376,9 +383,12 @@ func (h *Hasher) compute(ctx context.Context, password, salt []byte, p Params) (
 		}()
 		out <- result{key: argon2id.IDKey(password, salt, p.Time, p.Memory, p.Threads, uint32(p.KeyLen))}
 	})
+	wait.End()
 	if err != nil {
 		return nil, err
 	}
+	_, hash := telemetry.Child(ctx, tracerScope, "argon2id", hashAttributes(p))
+	defer hash.End()
 	select {
 	case r := <-out:
 		return r.key, r.err
@@ -409,6 +419,14 @@ func (h *Hasher) submit(ctx context.Context, job func()) error {
 		q.end(h.now(), 0, false)
 		return ctx.Err()
 	}
+}
+
+const tracerScope = "guichet/internal/account"
+
+// hashAttributes are an argon2id span's cost parameters.
+func hashAttributes(p Params) trace.SpanStartOption {
+	return trace.WithAttributes(attribute.Int("argon2id.memory_kib", int(p.Memory)),
+		attribute.Int("argon2id.passes", int(p.Time)), attribute.Int("argon2id.lanes", int(p.Threads)))
 }
 
 func encode(p Params, salt, key []byte) string {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 
 	"guichet/config"
 	"guichet/internal/account"
@@ -49,6 +50,7 @@ import (
 	"guichet/internal/sso"
 	"guichet/internal/staff"
 	"guichet/internal/store"
+	"guichet/internal/telemetry"
 	"guichet/internal/throttle"
 	"guichet/web"
 )
@@ -390,6 +392,18 @@ type App struct {
 	// draining: SIGTERM came; /readyz answers 503 (Serve).
 	draining atomic.Bool
 	drainFor time.Duration
+	// tracing is the OpenTelemetry tracer provider (telemetry.Off when no
+	// OTEL_* endpoint is set).
+	tracing *telemetry.Tracing
+}
+
+// tracer is the provider the HTTP server and the outbox worker start
+// traces from; nil when tracing is off, so they add nothing.
+func (a *App) tracer() trace.TracerProvider {
+	if !a.tracing.On() {
+		return nil
+	}
+	return a.tracing.Provider
 }
 
 // New builds the application from its configuration.
@@ -446,7 +460,14 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, DB: db, Brands: brands, chatBot: chatBot, drainFor: drainFor}
+	// Traces: off unless an OTEL_* endpoint is set (docs/architecture.md
+	// "Tracing"); flushed by Serve as it ends.
+	tracing, err := telemetry.Start(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	a := &App{cfg: cfg, DB: db, Brands: brands, chatBot: chatBot, drainFor: drainFor, tracing: tracing}
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	deps := httpapi.Deps{
@@ -456,8 +477,10 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if movable != nil {
 		deps.DevClock = movable
 	}
+	deps.Tracing = a.tracer()
 	if err := a.wireServices(ctx, &deps, metrics); err != nil {
 		db.Close()
+		_ = tracing.Shutdown(ctx)
 		return nil, err
 	}
 	h, err := httpapi.New(httpapi.Config{
@@ -466,6 +489,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}, deps)
 	if err != nil {
 		db.Close()
+		_ = tracing.Shutdown(ctx)
 		return nil, err
 	}
 	a.Handler = h
@@ -489,7 +513,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		return err
 	}
 	worker := notify.NewWorker(a.DB, a.Brands, email, sms, notify.WorkerOptions{Metrics: notify.NewMetrics(metrics),
-		StopGrace: workerStopGrace, RetryBase: retry})
+		StopGrace: workerStopGrace, RetryBase: retry, Tracer: a.tracer()})
 	a.workers = append(a.workers, func(ctx context.Context) error {
 		defer closeDelivery()
 		return worker.Run(ctx)
@@ -1006,8 +1030,18 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 			slog.Error("worker stopped", "err", werr)
 		}
 	}
+	// Last, once the requests and the outbox deliveries have ended: the
+	// spans still queued are exported.
+	flushCtx, cancelFlush := context.WithTimeout(context.Background(), traceFlushTimeout)
+	defer cancelFlush()
+	if terr := a.tracing.Shutdown(flushCtx); terr != nil {
+		slog.Warn("traces not all exported at shutdown", "err", terr)
+	}
 	return err
 }
+
+// traceFlushTimeout bounds the export of the last spans at shutdown.
+const traceFlushTimeout = 10 * time.Second
 
 // drain turns /readyz red and keeps serving, keep-alive connections
 // included, for the drain window: the load balancer marks the instance

@@ -12,6 +12,7 @@ import (
 	"guichet/internal/api"
 	"guichet/internal/audit"
 	"guichet/internal/chat/chatapi"
+	"guichet/internal/sockets"
 	"guichet/internal/staff"
 )
 
@@ -157,15 +158,6 @@ func (h *Handler) End(w http.ResponseWriter, r *http.Request) (err error) {
 	return nil
 }
 
-func accept(w http.ResponseWriter, r *http.Request, limit int64) (*websocket.Conn, error) {
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
-	if err != nil {
-		return nil, err
-	}
-	conn.SetReadLimit(limit)
-	return conn, nil
-}
-
 // Socket is GET /api/v1/cobrowse/socket: the visitor's WebSocket (same
 // origin, the co-browse cookie; no live session: 4404 after the upgrade).
 func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
@@ -180,7 +172,7 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
 	if serr != nil && !errors.Is(serr, ErrNoSession) {
 		return serr
 	}
-	conn, err := accept(w, r, MaxEventBytes+1024)
+	conn, err := sockets.Accept(w, r, MaxEventBytes+1024)
 	if err != nil {
 		return nil
 	}
@@ -342,7 +334,7 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) (err err
 	if err != nil || after < 0 {
 		after = 0
 	}
-	conn, aerr := accept(w, r, MaxPointer+1024)
+	conn, aerr := sockets.Accept(w, r, MaxPointer+1024)
 	if aerr != nil {
 		return nil
 	}

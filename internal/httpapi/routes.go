@@ -366,6 +366,9 @@ func (s *server) register(mux, consoleMux *http.ServeMux, routes []Route) {
 		// Outermost, so that a refusal by the kind's middleware is logged
 		// with the route's path too.
 		h = s.logged(r, h)
+		if s.deps.Tracing != nil {
+			h = routeSpan(r.Pattern, h)
+		}
 		if onConsole {
 			consoleMux.Handle(r.Pattern, h)
 		}

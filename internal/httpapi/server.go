@@ -13,6 +13,7 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"guichet/internal/account"
 	"guichet/internal/brand"
@@ -105,6 +106,8 @@ type Deps struct {
 	CobrowseConsole *cobrowse.ConsoleHandler
 	// OIDC is the OpenID provider (issue 30) on the brand hosts.
 	OIDC *provider.Provider
+	// Tracing starts a server span per request (tracing.go); nil: none.
+	Tracing trace.TracerProvider
 }
 
 // Server is the whole HTTP handler, with its route table.
@@ -132,7 +135,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	mux, consoleMux := http.NewServeMux(), http.NewServeMux()
 	routes := s.routes()
 	s.register(mux, consoleMux, routes)
-	return &Server{Handler: s.middleware(s.byHost(mux, consoleMux)), routes: routes}, nil
+	return &Server{Handler: traced(deps.Tracing, s.middleware(s.byHost(mux, consoleMux))), routes: routes}, nil
 }
 
 type server struct {

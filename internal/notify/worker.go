@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"guichet/internal/brand"
 	"guichet/internal/store"
 )
@@ -89,6 +91,8 @@ type WorkerOptions struct {
 	// at once either way. 0 (the default): a delivery is cut at once and
 	// stays claimed until its lease runs out (the server may have it).
 	StopGrace time.Duration
+	// Tracer, when set, starts a trace per delivery (trace.go).
+	Tracer trace.TracerProvider
 }
 
 // Worker delivers the outbox. Several workers, in one process or in
@@ -332,6 +336,9 @@ func (w *Worker) deliver(ctx context.Context, r outboxRow) { w.deliverUntil(ctx,
 // deliverUntil is deliver whose send may outlive ctx until sendCtx ends
 // (Run's StopGrace): a claim not yet tried when ctx ends is handed back.
 func (w *Worker) deliverUntil(ctx, sendCtx context.Context, r outboxRow) {
+	ctx, span := w.deliverySpan(ctx, r)
+	defer span.End()
+	sendCtx = trace.ContextWithSpan(sendCtx, span)
 	log := w.log.With("id", r.id, "template", r.template, "channel", r.channel,
 		"brand", r.brand, "attempt", r.attempts)
 	now := w.opts.Now()
@@ -450,6 +457,7 @@ func (w *Worker) record(ctx context.Context, log *slog.Logger, r outboxRow, stat
 		log.WarnContext(ctx, "outbox lease lost before the outcome was recorded", "state", state)
 		return
 	}
+	traceOutcome(ctx, state)
 	ch := r.channel
 	switch state {
 	case stateSent:

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/coder/websocket"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // socketBuffer is the size of a socket's read and write buffers. net/http
@@ -18,13 +19,17 @@ const socketBuffer = 512
 
 // smallBuffers is the ResponseWriter the library hijacks: the connection
 // with small buffers (whatever net/http had buffered kept).
-type smallBuffers struct{ http.ResponseWriter }
+type smallBuffers struct {
+	http.ResponseWriter
+	session trace.Span // ended when the connection closes (trace.go)
+}
 
 func (s smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, rw, err := http.NewResponseController(s.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
+	conn = sessionConn{Conn: conn, span: s.session}
 	// The 101 answer is in net/http's writer: out with it first.
 	if err := rw.Writer.Flush(); err != nil {
 		conn.Close()
@@ -49,10 +54,13 @@ func (s smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // Accept upgrades a request to a WebSocket with small buffers, without
 // compression (frames are short text) and with a read limit of readLimit
-// bytes.
+// bytes; under a traced request the session is a span until the socket
+// closes.
 func Accept(w http.ResponseWriter, r *http.Request, readLimit int64) (*websocket.Conn, error) {
-	conn, err := websocket.Accept(smallBuffers{w}, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	session := sessionSpan(r)
+	conn, err := websocket.Accept(smallBuffers{w, session}, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
+		session.End()
 		return nil, err
 	}
 	conn.SetReadLimit(readLimit)

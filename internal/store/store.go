@@ -216,7 +216,9 @@ func rebind(d Dialect, q string) string {
 }
 
 // Exec runs a statement outside a transaction.
-func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+func (db *DB) Exec(ctx context.Context, q string, args ...any) (res sql.Result, err error) {
+	ctx, span := db.statementSpan(ctx, q)
+	defer func() { endSpan(span, err) }()
 	db.statements.Add(1)
 	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
 		return s.ExecContext(ctx, args...)
@@ -225,7 +227,9 @@ func (db *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, erro
 }
 
 // QueryRow runs a query returning one row.
-func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+func (db *DB) QueryRow(ctx context.Context, q string, args ...any) (row *sql.Row) {
+	ctx, span := db.statementSpan(ctx, q)
+	defer func() { endSpan(span, row.Err()) }()
 	db.statements.Add(1)
 	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
 		return s.QueryRowContext(ctx, args...)
@@ -257,8 +261,11 @@ func Strings(rows *sql.Rows) ([]string, error) {
 	})
 }
 
-// Query runs a query.
-func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+// Query runs a query (its span ends once the query has answered, before
+// the rows are read).
+func (db *DB) Query(ctx context.Context, q string, args ...any) (rows *sql.Rows, err error) {
+	ctx, span := db.statementSpan(ctx, q)
+	defer func() { endSpan(span, err) }()
 	db.statements.Add(1)
 	if s := db.stmts.prepared(ctx, db.SQL, q); s != nil {
 		return s.QueryContext(ctx, args...)
@@ -278,6 +285,10 @@ type Tx struct {
 	// afterCommit are the functions AfterCommit deferred until the
 	// transaction commits.
 	afterCommit []func()
+	// first and count are the first statement run and how many ran, which
+	// name the transaction's span (trace.go).
+	first string
+	count int
 }
 
 // AfterCommit runs f once the transaction has committed (not when it rolls
@@ -289,6 +300,9 @@ func (t *Tx) AfterCommit(f func()) { t.afterCommit = append(t.afterCommit, f) }
 // stmt returns the cached statement for q bound to the transaction, or nil.
 func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	t.db.statements.Add(1)
+	if t.count++; t.first == "" {
+		t.first = q
+	}
 	if !t.db.stmts.on {
 		return nil
 	}
@@ -323,16 +337,21 @@ func (t *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 	return t.tx.QueryContext(ctx, rebind(t.Dialect, q), args...)
 }
 
+// txAttempts is how many times InTx tries a transaction.
+const txAttempts = 4
+
 // InTx runs fn in a transaction: committed when fn returns nil, rolled back
 // otherwise (and on panic, which is re-raised). A PostgreSQL serialization
 // failure or an SQLite busy error is retried a few times.
-func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) (err error) {
 	tx := &Tx{Dialect: db.Dialect, db: db}
+	ctx, span := db.txSpan(ctx)
+	attempt := 0
+	defer func() { endTx(span, tx, min(attempt+1, txAttempts), err) }()
 	// Statements the cache did not hold are prepared once the transaction
 	// has ended and released the SQLite write lock.
 	defer func() { db.stmts.prepareAll(tx.unprepared, db.SQL) }()
-	var err error
-	for attempt := 0; attempt < 4; attempt++ {
+	for ; attempt < txAttempts; attempt++ {
 		tx.afterCommit = nil
 		err = db.inTxOnce(ctx, tx, fn)
 		if err == nil {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"guichet/internal/telemetry"
 )
 
 // LogBuffer is a log sink many goroutines write to at once (a server's,
@@ -29,12 +31,13 @@ func (l *LogBuffer) String() string {
 }
 
 // CaptureLog sends the default logger, at debug level, as JSON, to a
-// buffer until the test ends.
+// buffer until the test ends: the product's logger (telemetry.JSONLogger,
+// trace ids included).
 func CaptureLog(t testing.TB) *LogBuffer {
 	t.Helper()
 	buf := &LogBuffer{}
 	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	slog.SetDefault(telemetry.JSONLogger(buf, slog.LevelDebug))
 	t.Cleanup(func() { slog.SetDefault(prev) })
 	return buf
 }
