@@ -967,7 +967,8 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", a.cfg.Addr, err)
 	}
-	srv := newServer(a.drainAware(a.Handler))
+	var handlers running
+	srv := newServer(handlers.wrap(a.drainAware(a.Handler)))
 	var admin *http.Server
 	var adminLn net.Listener
 	if a.cfg.adminEnabled() {
@@ -1018,6 +1019,9 @@ func (a *App) Serve(ctx context.Context, ready func(addr string)) error {
 	}
 	if serr := srv.Shutdown(shutCtx); err == nil {
 		err = serr
+	}
+	if werr := handlers.wait(shutCtx); err == nil {
+		err = werr
 	}
 	if admin != nil {
 		if serr := admin.Shutdown(shutCtx); err == nil {

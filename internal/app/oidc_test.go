@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,26 +55,37 @@ type rpWorld struct {
 // ("" for SQLite); it returns its address.
 func oidcDevApp(t *testing.T, databaseURL string) (*App, string) {
 	t.Helper()
+	a, addr, _ := servedDevApp(t, databaseURL)
+	return a, addr
+}
+
+// servedDevApp is oidcDevApp with stop, which ends Serve (its shutdown, the
+// last spans' export included) and returns what it returned; the test's
+// end stops it too.
+func servedDevApp(t *testing.T, databaseURL string) (*App, string, func() error) {
+	t.Helper()
 	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", DatabaseURL: databaseURL,
 		Addr: "127.0.0.1:0", AdminAddr: "off"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.drainFor = 0
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
 	addrc, served := goServe(ctx, a)
-	t.Cleanup(func() {
-		stop()
-		<-served
+	stop := sync.OnceValue(func() error {
+		cancel()
+		err := <-served
 		a.DB.Close()
+		return err
 	})
+	t.Cleanup(func() { _ = stop() })
 	select {
 	case addr := <-addrc:
-		return a, addr
+		return a, addr, stop
 	case err := <-served:
 		t.Fatalf("serve: %v", err)
 	}
-	return nil, ""
+	return nil, "", nil
 }
 
 // loopbackClient reaches every host (belair.localhost, ...) at the
