@@ -7,8 +7,13 @@ import (
 	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/telemetry"
 )
 
 func TestMigrateIsIdempotent(t *testing.T) {
@@ -246,4 +251,88 @@ func execAll(t *testing.T, db *store.DB, statements ...string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestStatementSpans: under a recorded span, each statement outside a
+// transaction and each transaction is a child span named by its operation
+// and first table, with neither the SQL's arguments nor a driver's error
+// message; without one, nothing is recorded and nothing allocated.
+func TestStatementSpans(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		rec := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+		ctx, parent := tp.Tracer("test").Start(t.Context(), "request")
+		const secret = "s3cret-argument"
+		insert := "INSERT INTO audit_events (at, brand, event, outcome, detail) VALUES (?, ?, ?, ?, ?)"
+		if _, err := db.Exec(ctx, insert, 1, "belair", "span.test", "ok", secret); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.QueryRow(ctx, "SELECT COUNT(*) FROM (SELECT id FROM audit_events) AS x WHERE ? <> ''", secret).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query(ctx, "  select detail\n from audit_events where detail = ?", secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		err = db.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.Exec(ctx, "UPDATE audit_events SET outcome = ? WHERE detail = ?", "fail", secret); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations SELECT * FROM schema_migrations WHERE version = (SELECT MIN(version) FROM schema_migrations)")
+			return err
+		})
+		if !store.IsUniqueViolation(err) {
+			t.Fatalf("the duplicate migration: %v", err)
+		}
+		parent.End()
+		var got []string
+		for _, s := range rec.Ended() {
+			if s.Name() == "request" {
+				continue
+			}
+			if s.Parent().SpanID() != parent.SpanContext().SpanID() {
+				t.Errorf("%s: not the request's child", s.Name())
+			}
+			line := s.Name()
+			for _, a := range s.Attributes() {
+				line += " " + string(a.Key) + "=" + a.Value.Emit()
+			}
+			if s.Status().Code == codes.Error {
+				line += " error:" + s.Status().Description
+			}
+			if strings.Contains(line, secret) || strings.Contains(line, "schema_migrations.version") || len(s.Events()) > 0 {
+				t.Errorf("a span holds an argument or an error message: %s %v", line, s.Events())
+			}
+			got = append(got, s.Name())
+			if s.Name() == "transaction UPDATE audit_events" && !strings.Contains(line, "guichet.db.statements=2") ||
+				!strings.Contains(line, "db.system.name="+map[store.Dialect]string{store.SQLite: "sqlite", store.Postgres: "postgresql"}[db.Dialect]) {
+				t.Errorf("span attributes: %s", line)
+			}
+			if strings.HasPrefix(s.Name(), "transaction") && !strings.Contains(line, "error:unique_violation") {
+				t.Errorf("the failed transaction: %s", line)
+			}
+		}
+		want := []string{"INSERT audit_events", "SELECT audit_events", "SELECT audit_events", "transaction UPDATE audit_events"}
+		if strings.Join(got, ", ") != strings.Join(want, ", ") {
+			t.Errorf("spans %v, want %v", got, want)
+		}
+
+		// Untraced: no span, no allocation for one.
+		untraced := t.Context()
+		before := len(rec.Ended())
+		if allocs := testing.AllocsPerRun(20, func() {
+			_, span := telemetry.Child(untraced, "test", "statement")
+			span.End()
+		}); allocs != 0 {
+			t.Errorf("an untraced span allocates %v times", allocs)
+		}
+		if err := db.QueryRow(untraced, "SELECT COUNT(*) FROM audit_events").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Ended()) != before {
+			t.Error("a statement outside a traced request made a span")
+		}
+	})
 }
