@@ -13,6 +13,6 @@ import (
 func (s *Service) AuditStaff(ctx context.Context, ip string, p staff.Principal, event audit.Name, outcome, detail string) {
 	if err := audit.Record(ctx, s.DB, audit.Event{At: s.now(), Brand: staff.AuditBrand, AccountID: p.ID, IP: ip,
 		Event: event, Outcome: outcome, Detail: detail, Actor: p.Actor()}); err != nil {
-		slog.Warn("chat audit", "event", event, "err", err)
+		slog.WarnContext(ctx, "chat audit", "event", event, "err", err)
 	}
 }

@@ -440,7 +440,7 @@ func (s *Service) end(ctx context.Context, id string, by staff.Principal, ip str
 	// The agent who held it has room for one more. The end stands
 	// whether this works or not; the next end or arrival tries again.
 	if err := s.AssignWaiting(ctx); err != nil {
-		slog.Warn("chat auto-assign after an end", "err", err)
+		slog.WarnContext(ctx, "chat auto-assign after an end", "err", err)
 	}
 	return s.Get(ctx, id)
 }
