@@ -12,22 +12,10 @@ import (
 	"guichet/internal/testenv"
 )
 
-// userAgent sets a browser's User-Agent on every request.
-type userAgent struct {
-	next http.RoundTripper
-	ua   string
-}
-
-func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("User-Agent", u.ua)
-	return u.next.RoundTrip(r)
-}
-
 // browserAs is a visitor's browser that says it is ua.
 func (w *rpWorld) browserAs(ua string) *rpWorld {
 	c := loopbackClient(w.addr, false)
-	c.Transport = userAgent{next: c.Transport, ua: ua}
+	c.Transport = withHeader{next: c.Transport, name: "User-Agent", value: ua}
 	return &rpWorld{t: w.t, a: w.a, port: w.port, addr: w.addr, browser: c}
 }
 

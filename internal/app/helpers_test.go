@@ -59,3 +59,16 @@ func sendJSON(t testing.TB, client *http.Client, req *http.Request) (*http.Respo
 	_ = json.NewDecoder(res.Body).Decode(&out)
 	return res, out
 }
+
+// withHeader sets a header on every request a browser sends (its
+// User-Agent, a caller's traceparent).
+type withHeader struct {
+	next        http.RoundTripper
+	name, value string
+}
+
+func (h withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(h.name, h.value)
+	return h.next.RoundTrip(r)
+}

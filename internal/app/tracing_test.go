@@ -98,19 +98,6 @@ func setOTel(t *testing.T, env map[string]string) {
 	}
 }
 
-// tracedTransport sends every request with the W3C traceparent of a
-// caller's span (HAProxy passes it through as it came).
-type tracedTransport struct {
-	next        http.RoundTripper
-	traceparent string
-}
-
-func (t tracedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("traceparent", t.traceparent)
-	return t.next.RoundTrip(r)
-}
-
 const (
 	callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	callerSpan  = "00f067aa0ba902b7"
@@ -128,7 +115,8 @@ func tracedWorld(t *testing.T, env map[string]string) (*rpWorld, *otlpReceiver, 
 	setOTel(t, env)
 	a, addr, stop := servedDevApp(t, "")
 	w := &rpWorld{t: t, a: a, addr: addr, port: addr[strings.LastIndex(addr, ":"):], browser: loopbackClient(addr, false)}
-	w.browser.Transport = tracedTransport{next: w.browser.Transport, traceparent: "00-" + callerTrace + "-" + callerSpan + "-01"}
+	// The caller's W3C traceparent, which HAProxy passes through as it came.
+	w.browser.Transport = withHeader{next: w.browser.Transport, name: "traceparent", value: "00-" + callerTrace + "-" + callerSpan + "-01"}
 	return w, rc, stop
 }
 
