@@ -34,4 +34,3 @@ func (c sessionConn) Close() error {
 	c.span.End()
 	return c.Conn.Close()
 }
-
