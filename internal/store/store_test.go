@@ -297,7 +297,7 @@ func TestStatementSpans(t *testing.T) {
 			}
 			line := s.Name()
 			for _, a := range s.Attributes() {
-				line += " " + string(a.Key) + "=" + a.Value.Emit()
+				line += " " + string(a.Key) + "=" + a.Value.String()
 			}
 			if s.Status().Code == codes.Error {
 				line += " error:" + s.Status().Description
