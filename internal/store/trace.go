@@ -37,6 +37,9 @@ func (db *DB) statementSpan(ctx context.Context, q string) (context.Context, tra
 // statement ("transaction UPDATE outbox"), with how many statements and
 // attempts it took.
 func (db *DB) txSpan(ctx context.Context) (context.Context, trace.Span) {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return telemetry.Child(ctx, tracerScope, "") // records nothing
+	}
 	return telemetry.Child(ctx, tracerScope, "transaction", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(db.system(), semconv.DBOperationName("transaction")))
 }
