@@ -106,14 +106,14 @@ const (
 // tracedWorld is the served --dev application exporting its traces to a
 // receiver, and a browser whose every request carries the caller's
 // traceparent.
-func tracedWorld(t *testing.T, env map[string]string) (*rpWorld, *otlpReceiver, func() error) {
+func tracedWorld(t *testing.T, databaseURL string, env map[string]string) (*rpWorld, *otlpReceiver, func() error) {
 	t.Helper()
 	rc := newOTLPReceiver(t)
 	for k, v := range env {
 		env[k] = strings.ReplaceAll(v, "RECEIVER", rc.srv.URL)
 	}
 	setOTel(t, env)
-	a, addr, stop := servedDevApp(t, "")
+	a, addr, stop := servedDevApp(t, databaseURL)
 	w := &rpWorld{t: t, a: a, addr: addr, port: addr[strings.LastIndex(addr, ":"):], browser: loopbackClient(addr, false)}
 	// The caller's W3C traceparent, which HAProxy passes through as it came.
 	w.browser.Transport = withHeader{next: w.browser.Transport, name: "traceparent", value: "00-" + callerTrace + "-" + callerSpan + "-01"}
@@ -128,10 +128,12 @@ func tracedWorld(t *testing.T, env map[string]string) (*rpWorld, *otlpReceiver, 
 // children of their request's; every log line of those requests carries
 // their trace and span ids; and neither a span nor anything else the
 // exporter sent holds the password, the login ticket, the token of the path
-// or the chat cookie.
-func TestTracing(t *testing.T) {
+// or the chat cookie. On SQLite and PostgreSQL.
+func TestTracing(t *testing.T) { testenv.EachURL(t, true, checkTracing) }
+
+func checkTracing(t *testing.T, databaseURL string) {
 	logs := testenv.CaptureLog(t)
-	w, rc, stop := tracedWorld(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "RECEIVER", "OTEL_SERVICE_NAME": "guichet-test"})
+	w, rc, stop := tracedWorld(t, databaseURL, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "RECEIVER", "OTEL_SERVICE_NAME": "guichet-test"})
 	ctx := t.Context()
 
 	// A real sign-in (find, password, the SSO form post with its ticket).
@@ -228,6 +230,15 @@ func TestTracing(t *testing.T) {
 	if c := children(requests["POST /api/v1/accounts/{id}/authentication"]); !c["hash wait"] || !c["argon2id"] || !hasPrefix(c, "SELECT accounts", "transaction ") {
 		t.Errorf("the password check's children: %v", c)
 	}
+	system := map[string]string{"": "sqlite"}[databaseURL]
+	if system == "" {
+		system = "postgresql"
+	}
+	for _, s := range rc.spans {
+		if strings.HasPrefix(s.Name, "SELECT ") && attr(s, "db.system.name") != system {
+			t.Errorf("statement span %s: db.system.name %q, want %s", s.Name, attr(s, "db.system.name"), system)
+		}
+	}
 	if c := children(requests["GET /api/v1/tokens/{token}"]); !hasPrefix(c, "transaction UPDATE email_tokens") {
 		t.Errorf("the token read's children: %v", c)
 	}
@@ -286,7 +297,7 @@ func TestTracingOffByDefault(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			logs := testenv.CaptureLog(t)
-			w, rc, stop := tracedWorld(t, c.env)
+			w, rc, stop := tracedWorld(t, "", c.env)
 			if w.a.tracing.On() != c.on {
 				t.Fatalf("tracing on: %v, want %v", w.a.tracing.On(), c.on)
 			}
