@@ -251,6 +251,9 @@ func TestSQLiteSingleReplica(t *testing.T) {
 	if _, ok := env(c, "GUICHET_DATABASE_URL"); ok {
 		t.Error("GUICHET_DATABASE_URL set on SQLite")
 	}
+	if envValue(t, c, "GUICHET_MAIL") != "log" || len(c.EnvFrom) != 0 {
+		t.Errorf("config.mail: GUICHET_MAIL = %q, envFrom %+v: want log and no Secret", envValue(t, c, "GUICHET_MAIL"), c.EnvFrom)
+	}
 	if _, ok := env(c, "GUICHET_BRANDS_DIR"); ok {
 		t.Error("GUICHET_BRANDS_DIR set without brand files (the embedded samples serve)")
 	}
@@ -481,9 +484,9 @@ func TestNoSecretValue(t *testing.T) {
 
 // An invalid combination fails the render, with the reason.
 func TestInvalidValuesFail(t *testing.T) {
-	tag := map[string]any{"image": map[string]any{"tag": "v1"}}
+	tag := map[string]any{"image": map[string]any{"tag": "v1"}, "config": map[string]any{"mail": "log"}}
 	pg := func(extra map[string]any) map[string]any {
-		return chartutil.CoalesceTables(extra, map[string]any{"image": map[string]any{"tag": "v1"},
+		return chartutil.CoalesceTables(extra, map[string]any{"image": map[string]any{"tag": "v1"}, "existingSecret": "guichet",
 			"database": map[string]any{"type": "postgresql", "existingSecret": "db"}})
 	}
 	cases := []struct {
@@ -501,8 +504,9 @@ func TestInvalidValuesFail(t *testing.T) {
 		{"PostgreSQL without its Secret", nil, chartutil.CoalesceTables(map[string]any{"database": map[string]any{"type": "postgresql"}}, tag),
 			"database.type=postgresql needs database.existingSecret"},
 		{"another database", nil, chartutil.CoalesceTables(map[string]any{"database": map[string]any{"type": "mysql"}}, tag),
-			`database.type "mysql": sqlite or postgresql`},
+			`at '/database/type': value must be one of 'sqlite', 'postgresql'`},
 		{"no image tag", nil, nil, "set image.tag (or image.digest)"},
+		{"no delivery", nil, map[string]any{"image": map[string]any{"tag": "v1"}}, "no delivery for email and SMS"},
 		{"a secret in extraEnv", nil, pg(map[string]any{"extraEnv": map[string]any{"GUICHET_STAFF_KEY": "00"}}),
 			"extraEnv.GUICHET_STAFF_KEY holds a secret"},
 		{"a service key in extraEnv", nil, pg(map[string]any{"extraEnv": map[string]any{"GUICHET_SERVICE_KEY_BELAIR": "x"}}),
@@ -511,6 +515,10 @@ func TestInvalidValuesFail(t *testing.T) {
 			"extraEnv.GUICHET_ADMIN_ADDR is the chart's own setting"},
 		{"an ingress without hosts", nil, pg(map[string]any{"ingress": map[string]any{"enabled": true}}),
 			"ingress.enabled needs ingress.hosts"},
+		{"a misspelt setting (values.schema.json)", nil, pg(map[string]any{"replicas": 3}),
+			"additional properties 'replicas' not allowed"},
+		{"a drain longer than the server takes (values.schema.json)", nil, pg(map[string]any{"config": map[string]any{"drainSeconds": 90}}),
+			"drainSeconds"},
 		{"a brand path out of the directory", nil, pg(map[string]any{"brands": map[string]any{"files": map[string]any{"../x.yaml": "id: x"}}}),
 			`brands.files "../x.yaml"`},
 	}
@@ -525,6 +533,10 @@ func TestInvalidValuesFail(t *testing.T) {
 	// And the same values made valid render.
 	if _, err := template(t, loadValues(t, []string{"invalid-sqlite-replicas.yaml"}, map[string]any{"replicaCount": 1})); err != nil {
 		t.Fatalf("replicaCount 1 on SQLite: %v", err)
+	}
+	dev := map[string]any{"image": map[string]any{"tag": "v1"}, "extraEnv": map[string]any{"GUICHET_DEV": "1"}}
+	if _, err := template(t, loadValues(t, nil, dev)); err != nil {
+		t.Fatalf("GUICHET_DEV=1 (the dev mailbox) without a Secret: %v", err)
 	}
 }
 
@@ -651,5 +663,37 @@ func selects(t *testing.T, what string, selector, labels map[string]string, not 
 	}
 	if want := len(not) == 0; match != want {
 		t.Errorf("%s selector %v against labels %v: match %v, want %v", what, selector, labels, match, want)
+	}
+}
+
+// The chart runs the image as the Dockerfile builds it (test/deploy keeps
+// the Dockerfile's final stage equal to dist/guichet-image.tar): its user,
+// its entrypoint (the chart gives only the arguments), its ports and its
+// listeners' addresses.
+func TestAgreesWithTheImage(t *testing.T) {
+	b, err := os.ReadFile("../../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	final := text[strings.LastIndex(text, "\nFROM "):]
+	d := only[*appsv1.Deployment](t, mustTemplate(t, []string{"sqlite.yaml"}, nil))
+	pod := d.Spec.Template.Spec
+	c := pod.Containers[0]
+	user := fmt.Sprintf("\nUSER %d:%d\n", *c.SecurityContext.RunAsUser, *c.SecurityContext.RunAsGroup)
+	if !strings.Contains(final, user) || *pod.SecurityContext.RunAsUser != *c.SecurityContext.RunAsUser {
+		t.Errorf("the chart runs as %q, not the image's user", user)
+	}
+	if !strings.Contains(final, "\nENTRYPOINT [\"/guichet\"]\n") || len(c.Command) != 0 {
+		t.Errorf("command %q: the image's entrypoint /guichet should run", c.Command)
+	}
+	expose := fmt.Sprintf("\nEXPOSE %d/tcp %d/tcp\n", containerPort(t, c, "http"), containerPort(t, c, "admin"))
+	if !strings.Contains(final, expose) {
+		t.Errorf("ports: %q is not in the Dockerfile", expose)
+	}
+	for _, name := range []string{"GUICHET_ADDR", "GUICHET_ADMIN_ADDR", "GUICHET_DATA_DIR"} {
+		if v := name + "=" + envValue(t, c, name); !strings.Contains(final, v) {
+			t.Errorf("%s: not the image's environment", v)
+		}
 	}
 }

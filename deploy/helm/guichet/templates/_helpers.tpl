@@ -100,6 +100,9 @@ the reason and the fix. Included by every template that renders pods.
 {{- fail "guichet: database.type=postgresql needs database.existingSecret: the name of your Secret holding GUICHET_DATABASE_URL (database.existingSecretKey)" -}}
 {{- end -}}
 {{- end -}}
+{{- if not (or $v.existingSecret (eq (lower (toString $v.config.mail)) "log") (has (lower (toString (index $v.extraEnv "GUICHET_DEV" | default ""))) (list "1" "true" "yes" "on"))) -}}
+{{- fail "guichet: no delivery for email and SMS: set existingSecret (your Secret with GUICHET_SMTP_URL and GUICHET_SMS_URL), or config.mail=log to log notifications instead (the server refuses to start without one)" -}}
+{{- end -}}
 {{- if and $v.autoscaling.enabled (lt ($v.autoscaling.maxReplicas | int) ($v.autoscaling.minReplicas | int)) -}}
 {{- fail "guichet: autoscaling.maxReplicas is below autoscaling.minReplicas" -}}
 {{- end -}}
