@@ -589,66 +589,48 @@ func TestBrandFilesLoad(t *testing.T) {
 	}
 }
 
+// named is the item of items called name (by nameOf); where says where.
+func named[T any](t *testing.T, where string, items []T, name string, nameOf func(T) string) T {
+	t.Helper()
+	i := slices.IndexFunc(items, func(v T) bool { return nameOf(v) == name })
+	if i < 0 {
+		var zero T
+		t.Fatalf("%s: no %T named %s", where, zero, name)
+	}
+	return items[i]
+}
+
 func volume(t *testing.T, pod corev1.PodSpec, name string) corev1.Volume {
 	t.Helper()
-	for _, v := range pod.Volumes {
-		if v.Name == name {
-			return v
-		}
-	}
-	t.Fatalf("no volume %s", name)
-	return corev1.Volume{}
+	return named(t, "pod", pod.Volumes, name, func(v corev1.Volume) string { return v.Name })
 }
 
 func mountPath(t *testing.T, c corev1.Container, volume string) string {
 	t.Helper()
-	for _, m := range c.VolumeMounts {
-		if m.Name == volume {
-			return m.MountPath
-		}
-	}
-	t.Fatalf("%s: no mount of %s", c.Name, volume)
-	return ""
+	return named(t, c.Name, c.VolumeMounts, volume, func(m corev1.VolumeMount) string { return m.Name }).MountPath
 }
 
 func env(c corev1.Container, name string) (corev1.EnvVar, bool) {
-	for _, e := range c.Env {
-		if e.Name == name {
-			return e, true
-		}
+	i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name })
+	if i < 0 {
+		return corev1.EnvVar{}, false
 	}
-	return corev1.EnvVar{}, false
+	return c.Env[i], true
 }
 
 func envValue(t *testing.T, c corev1.Container, name string) string {
 	t.Helper()
-	e, ok := env(c, name)
-	if !ok {
-		t.Fatalf("%s: no %s", c.Name, name)
-	}
-	return e.Value
+	return named(t, c.Name, c.Env, name, func(e corev1.EnvVar) string { return e.Name }).Value
 }
 
 func containerPort(t *testing.T, c corev1.Container, name string) int32 {
 	t.Helper()
-	for _, p := range c.Ports {
-		if p.Name == name {
-			return p.ContainerPort
-		}
-	}
-	t.Fatalf("%s: no port %s", c.Name, name)
-	return 0
+	return named(t, c.Name, c.Ports, name, func(p corev1.ContainerPort) string { return p.Name }).ContainerPort
 }
 
 func servicePort(t *testing.T, s *corev1.Service, name string) corev1.ServicePort {
 	t.Helper()
-	for _, p := range s.Spec.Ports {
-		if p.Name == name {
-			return p
-		}
-	}
-	t.Fatalf("service %s: no port %s", s.Name, name)
-	return corev1.ServicePort{}
+	return named(t, "service "+s.Name, s.Spec.Ports, name, func(p corev1.ServicePort) string { return p.Name })
 }
 
 // selects fails unless selector is non-empty and matches labels (or, with
