@@ -11,6 +11,7 @@ package helmtest
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,27 +168,31 @@ func (r *rendered) podSpecs() map[string]corev1.PodSpec {
 }
 
 // brandsValues are the repository's sample brands (config/brands) as
-// brands.files.
+// brands.files, given as helm's --set-file does (values.yaml's example:
+// 'brands.files.belair/faq\.yaml=config/brands/belair/faq.yaml').
 func brandsValues(t *testing.T) map[string]any {
 	t.Helper()
 	root := "../../../config/brands"
-	files := map[string]any{}
+	opts := values.Options{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
 		rel, _ := filepath.Rel(root, path)
-		files[filepath.ToSlash(rel)] = string(b)
+		opts.FileValues = append(opts.FileValues, "brands.files."+strings.ReplaceAll(filepath.ToSlash(rel), ".", `\.`)+"="+path)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]any{"brands": map[string]any{"files": files}}
+	vals, err := opts.MergeValues(getter.Providers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := vals["brands"].(map[string]any)["files"].(map[string]any); len(files) != len(opts.FileValues) || files["belair/faq.yaml"] == nil {
+		t.Fatalf("--set-file gave brands.files %v", slices.Sorted(maps.Keys(files)))
+	}
+	return vals
 }
 
 func haValues(t *testing.T) *rendered {
@@ -559,19 +564,30 @@ func TestBrandFilesLoad(t *testing.T) {
 	if vol == nil || vol.Name != cm.Name {
 		t.Fatalf("brands volume %+v is not the ConfigMap %s", vol, cm.Name)
 	}
+	// The kubelet's layout of a ConfigMap volume (its atomic writer): the
+	// files in a timestamped folder, ..data a link to it, and a link at the
+	// top for each first path element (belair.yaml, belair/).
 	root := t.TempDir()
+	const stamp = "..2026_11_29_10_00_00.000000001"
 	for _, item := range vol.Items {
 		content, ok := cm.Data[item.Key]
 		if !ok {
 			t.Fatalf("item key %s not in the ConfigMap", item.Key)
 		}
-		p := filepath.Join(root, filepath.FromSlash(item.Path))
+		p := filepath.Join(root, stamp, filepath.FromSlash(item.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		top := strings.SplitN(item.Path, "/", 2)[0]
+		if err := os.Symlink(filepath.Join("..data", top), filepath.Join(root, top)); err != nil && !errors.Is(err, os.ErrExist) {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(stamp, filepath.Join(root, "..data")); err != nil {
+		t.Fatal(err)
 	}
 	if len(vol.Items) != len(brandsValues(t)["brands"].(map[string]any)["files"].(map[string]any)) {
 		t.Errorf("%d items mounted, want every file of config/brands", len(vol.Items))
