@@ -361,6 +361,30 @@ func TestPostgresHA(t *testing.T) {
 	}
 }
 
+// Without the autoscaler the Deployment holds the replicas, and the
+// disruption budget is there only when more than one pod runs.
+func TestReplicasWithoutAutoscaling(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		r := mustTemplate(t, []string{"postgres-ha.yaml"}, map[string]any{"replicaCount": n, "autoscaling": map[string]any{"enabled": false}})
+		d := only[*appsv1.Deployment](t, r)
+		if d.Spec.Replicas == nil || int(*d.Spec.Replicas) != n {
+			t.Errorf("replicaCount %d: replicas = %v", n, d.Spec.Replicas)
+		}
+		pdbs := 0
+		for _, o := range r.objects {
+			if _, ok := o.(*policyv1.PodDisruptionBudget); ok {
+				pdbs++
+			}
+			if _, ok := o.(*autoscalingv2.HorizontalPodAutoscaler); ok {
+				t.Errorf("replicaCount %d: an autoscaler with autoscaling.enabled=false", n)
+			}
+		}
+		if want := min(n-1, 1); pdbs != want {
+			t.Errorf("replicaCount %d: %d PodDisruptionBudgets, want %d", n, pdbs, want)
+		}
+	}
+}
+
 // The migration: a pre-install and pre-upgrade hook running `guichet
 // migrate` on the database of the Secret, before any pod of the release.
 func TestMigrationJobIsAHook(t *testing.T) {
