@@ -23,7 +23,13 @@ func (a *App) observe(reg *prometheus.Registry, chats *chat.Service) {
 	throttle.Register(reg)
 	accounts := account.NewMetrics(reg)
 	a.Accounts.Metrics, a.Accounts.Hasher.Metrics = accounts, accounts
-	chats.Metrics = chat.NewMetrics(reg, chats)
+	chats.Metrics = chat.NewMetrics(reg, chats, func() []string {
+		var ids []string
+		for _, b := range a.Brands.All() {
+			ids = append(ids, b.ID)
+		}
+		return ids
+	})
 	socks := sockets.NewMetrics(reg)
 	a.ChatHub.Registry().Metrics, a.CobrowseHub.Registry().Metrics = socks, socks
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "guichet", Name: "ready",

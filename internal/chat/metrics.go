@@ -19,13 +19,14 @@ type Metrics struct {
 }
 
 // NewMetrics creates the metrics of svc's queue and registers them with
-// reg (when not nil).
-func NewMetrics(reg prometheus.Registerer, svc *Service) *Metrics {
+// reg (when not nil). brands lists the brands served: each has its queue's
+// series, 0 while nobody waits.
+func NewMetrics(reg prometheus.Registerer, svc *Service, brands func() []string) *Metrics {
 	m := &Metrics{wait: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "guichet", Subsystem: "chat",
 		Name: "wait_for_agent_seconds", Help: "Time a live conversation waited in the queue until an agent took it (accepted or auto-assigned).",
 		Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600}})}
 	if reg != nil {
-		reg.MustRegister(m.wait, &queueCollector{svc: svc,
+		reg.MustRegister(m.wait, &queueCollector{svc: svc, brands: brands,
 			length: prometheus.NewDesc("guichet_chat_queue_length", "Live conversations waiting for an agent, by brand.", []string{"brand"}, nil),
 			oldest: prometheus.NewDesc("guichet_chat_queue_oldest_wait_seconds", "How long the oldest live conversation waiting has waited, by brand.", []string{"brand"}, nil),
 		})
@@ -54,6 +55,7 @@ func (m *Metrics) took(ctx context.Context, tx *store.Tx, id string, now int64) 
 // /metrics still answers during an outage.
 type queueCollector struct {
 	svc            *Service
+	brands         func() []string
 	length, oldest *prometheus.Desc
 }
 
@@ -68,19 +70,32 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 		slog.Warn("chat queue metrics", "err", err)
 		return
 	}
-	now := c.svc.now().UnixMilli()
+	type queue struct{ n, since int64 }
+	queues := map[string]queue{}
+	for _, b := range c.brands() {
+		queues[b] = queue{}
+	}
 	defer rows.Close()
 	for rows.Next() {
 		var brand string
-		var n, since int64
-		if err := rows.Scan(&brand, &n, &since); err != nil {
+		var q queue
+		if err := rows.Scan(&brand, &q.n, &q.since); err != nil {
 			slog.Warn("chat queue metrics", "err", err)
 			return
 		}
-		ch <- prometheus.MustNewConstMetric(c.length, prometheus.GaugeValue, float64(n), brand)
-		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, max(0, float64(now-since)/1000), brand)
+		queues[brand] = q
 	}
 	if err := rows.Err(); err != nil {
 		slog.Warn("chat queue metrics", "err", err)
+		return
+	}
+	now := c.svc.now().UnixMilli()
+	for brand, q := range queues {
+		age := 0.0
+		if q.n > 0 {
+			age = max(0, float64(now-q.since)/1000)
+		}
+		ch <- prometheus.MustNewConstMetric(c.length, prometheus.GaugeValue, float64(q.n), brand)
+		ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age, brand)
 	}
 }

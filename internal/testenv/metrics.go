@@ -9,8 +9,8 @@ import (
 
 // Metric reads the series of name whose labels include labels (name,
 // value pairs) from g: a counter's or a gauge's value, a histogram's
-// count of observations; 0 when there is none (a test counts, it never
-// reads a timing).
+// count of observations (a test counts, it never reads a timing). No such
+// series fails the test: a misspelt name reads as nothing, never as 0.
 func Metric(t testing.TB, g prometheus.Gatherer, name string, labels ...string) float64 {
 	t.Helper()
 	families, err := g.Gather()
@@ -34,6 +34,7 @@ func Metric(t testing.TB, g prometheus.Gatherer, name string, labels ...string) 
 			}
 		}
 	}
+	t.Fatalf("no series %s %v in the metrics", name, labels)
 	return 0
 }
 
