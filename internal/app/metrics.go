@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
+	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -16,8 +18,9 @@ import (
 // docs/architecture.md "Observability"), each made by the package that
 // owns what it measures: the database's errors, the rate limits'
 // refusals, the sign-ins and the hashers, the chat queue, the open
-// sockets, and readiness. The outbox's, the fan-out's and co-browse's are
-// given where those are built.
+// sockets, readiness, and the expiry of the certificate Guichet serves
+// when it terminates TLS itself. The outbox's, the fan-out's and
+// co-browse's are given where those are built.
 func (a *App) observe(reg *prometheus.Registry, chats *chat.Service) {
 	a.DB.Metrics = store.NewMetrics(reg)
 	throttle.Register(reg)
@@ -40,4 +43,24 @@ func (a *App) observe(reg *prometheus.Registry, chats *chat.Service) {
 			}
 			return 1
 		}))
+	a.observeCertificate(reg)
+}
+
+// observeCertificate exposes the expiry of GUICHET_TLS_CERT's leaf, read
+// once as Serve does (a new certificate takes a restart). Without one (TLS
+// ends at the load balancer) the alert reads the blackbox exporter's probe
+// of the public endpoint instead (deploy/prometheus/guichet-rules.yaml).
+func (a *App) observeCertificate(reg prometheus.Registerer) {
+	if a.cfg.TLSCert == "" {
+		return
+	}
+	pair, err := tls.LoadX509KeyPair(a.cfg.TLSCert, a.cfg.TLSKey)
+	if err != nil || pair.Leaf == nil {
+		slog.Warn("TLS certificate expiry metric", "err", err)
+		return
+	}
+	expiry := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "guichet", Subsystem: "tls", Name: "certificate_expiry_timestamp_seconds",
+		Help: "When the certificate served (GUICHET_TLS_CERT) expires, in Unix seconds."})
+	expiry.Set(float64(pair.Leaf.NotAfter.Unix()))
+	reg.MustRegister(expiry)
 }
