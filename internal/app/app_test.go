@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -431,22 +430,24 @@ func TestDashboardAndRulesMetricsAreExported(t *testing.T) {
 // queries and variables and in the alert rules' expressions.
 func deployedMetricNames(t *testing.T) []string {
 	t.Helper()
-	var exprs []string
-	raw, err := os.ReadFile("../../deploy/grafana/guichet-dashboard.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var dash struct {
-		Panels []struct {
-			Targets []struct{ Expr string } `json:"targets"`
-		} `json:"panels"`
-		Templating struct {
-			List []struct{ Definition string } `json:"list"`
-		} `json:"templating"`
+		Panels     []struct{ Targets []struct{ Expr string } }
+		Templating struct{ List []struct{ Definition string } }
 	}
-	if err := json.Unmarshal(raw, &dash); err != nil {
-		t.Fatal(err)
+	var rules struct {
+		Groups []struct{ Rules []struct{ Expr string } }
 	}
+	// JSON is YAML: one decoder reads both files, keys lower-cased.
+	for path, v := range map[string]any{"grafana/guichet-dashboard.json": &dash, "prometheus/guichet-rules.yaml": &rules} {
+		raw, err := os.ReadFile("../../deploy/" + path)
+		if err == nil {
+			err = yaml.Unmarshal(raw, v)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var exprs []string
 	for _, p := range dash.Panels {
 		for _, q := range p.Targets {
 			exprs = append(exprs, q.Expr)
@@ -454,18 +455,6 @@ func deployedMetricNames(t *testing.T) []string {
 	}
 	for _, v := range dash.Templating.List {
 		exprs = append(exprs, v.Definition)
-	}
-	raw, err = os.ReadFile("../../deploy/prometheus/guichet-rules.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rules struct {
-		Groups []struct {
-			Rules []struct{ Expr string } `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	if err := yaml.Unmarshal(raw, &rules); err != nil {
-		t.Fatal(err)
 	}
 	for _, g := range rules.Groups {
 		for _, r := range g.Rules {
