@@ -8,7 +8,7 @@ WEB_SOURCES := $(shell find web/src web/public web/scripts web/index.html web/pa
 # config/brands/*.yaml: the sample brands embedded in the binary (config/embed.go).
 GO_SOURCES := $(shell find cmd internal web/embed.go config -name '*.go' -o -name '*.sql' -o -name '*.html' -o -name '*.txt' -o -name '*.tmpl' -o -name '*.yaml' 2>/dev/null)
 
-.PHONY: FORCE ci-busy all run build image staticcheck test test-checks test-go test-fuzz test-web test-e2e check deps chromium haproxy gotestsum bench cluster load screenshots clean
+.PHONY: FORCE ci-busy all run build image staticcheck test test-checks test-go test-helm test-fuzz test-web test-alerts test-e2e check deps chromium haproxy gotestsum bench cluster load screenshots clean
 
 all: build
 
@@ -102,7 +102,7 @@ run: build
 test: web/node_modules/.installed chromium gotestsum build bin/oauth2-proxy image
 	scripts/lanes.sh "checks=$(MAKE) --no-print-directory test-checks" "browser=$(MAKE) --no-print-directory test-e2e"
 
-test-checks: check test-go test-fuzz test-web $(if $(WITH_CLUSTER),cluster)
+test-checks: check test-go test-helm test-fuzz test-web test-alerts $(if $(WITH_CLUSTER),cluster)
 
 # Each stage runs under scripts/stage.sh, which records its wall time when
 # GUICHET_CI_TIMINGS is set (.ci/run prints the table); GUICHET_CI_REPORTS
@@ -131,11 +131,31 @@ check:
 test-go: web/dist/index.html dist/guichet-image.tar
 	$(STAGE) go-tests env GUICHET_REQUIRE_IMAGE=1 $(GOTESTSUM) --format pkgname --jsonfile $(REPORTS)/go-test.json -- -race -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
 
+## test-helm: the Helm chart (deploy/helm/guichet), offline: helm lint and
+## helm template through the Helm SDK with the values files of
+## deploy/helm/test/testdata, every object decoded strictly into its
+## Kubernetes type, and the brand files it mounts loaded by bin/guichet.
+# deploy/helm/test is a module of its own (Helm and k8s.io/api in its
+# go.mod only, never the product's nor tools/go.mod); no -race: it starts
+# no goroutine of its own, and the race build of Helm's tree is minutes.
+test-helm: bin/guichet
+	cd deploy/helm/test && ../../../$(STAGE) helm bash -c '$(GO) vet ./... && GUICHET_BINARY=$(CURDIR)/bin/guichet $(GO) test -count=1 ./...'
+
 test-fuzz:
 	$(STAGE) fuzz scripts/fuzz-short.sh
 
 test-web: web/node_modules/.installed
 	cd web && ../$(STAGE) vitest npm test
+
+## test-alerts: the Prometheus alert rules (deploy/prometheus) checked and
+## their unit cases run by promtool.
+# promtool is built from the Go module proxy in a module of its own
+# (tools/promtool: Prometheus's server dependencies stay out of go.mod and
+# tools/go.mod); the first run builds it, then Go's cache holds it.
+# internal/app's TestDashboardAndRulesMetricsAreExported checks the names.
+PROMTOOL := $(GO) tool -modfile=tools/promtool/go.mod promtool
+test-alerts:
+	$(STAGE) alerts bash -c '$(PROMTOOL) check rules deploy/prometheus/guichet-rules.yaml && $(PROMTOOL) test rules deploy/prometheus/guichet-rules.test.yaml'
 
 # The browser test files run E2E_CONCURRENCY at a time (each starts its own
 # server on a free port with its own data dir, and its own Chromium). The

@@ -237,6 +237,7 @@ type reservationKey struct{}
 func (h *Hasher) Admit(ctx context.Context) (context.Context, func(), error) {
 	q := h.hashQueue()
 	if w, ok := q.admit(h.now(), h.WaitBudget); !ok {
+		h.Metrics.refused()
 		return ctx, func() {}, &BusyError{Wait: w}
 	}
 	r := &reservation{}
@@ -257,6 +258,8 @@ type Hasher struct {
 	// WaitBudget is the longest expected wait for a hash that Admit
 	// accepts; 0 admits every request.
 	WaitBudget time.Duration
+	// Metrics, when set, counts refusals and times the wait for a hasher.
+	Metrics *Metrics
 	// Now is admission control's clock (hash times, the decay of the
 	// estimate while no hash runs); nil: time.Now. Tests inject a fake one.
 	Now    func() time.Time
@@ -403,9 +406,11 @@ func (h *Hasher) submit(ctx context.Context, job func()) error {
 	startHashers()
 	q := h.hashQueue()
 	r, _ := ctx.Value(reservationKey{}).(*reservation)
-	q.begin(h.now(), r != nil && r.taken.CompareAndSwap(false, true))
+	asked := h.now()
+	q.begin(asked, r != nil && r.taken.CompareAndSwap(false, true))
 	timed := func() {
 		start := h.now()
+		h.Metrics.waited(start.Sub(asked))
 		defer func() {
 			end := h.now()
 			q.end(end, end.Sub(start), true)

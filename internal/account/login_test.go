@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"guichet/internal/account"
 	"guichet/internal/store"
 	"guichet/internal/testenv"
@@ -364,6 +366,68 @@ func TestConsumeTicket(t *testing.T) {
 		var n int
 		if err := e.DB.QueryRow(t.Context(), "SELECT COUNT(*) FROM login_tickets WHERE token_hash LIKE '%-%'").Scan(&n); err != nil || n != 0 {
 			t.Fatalf("tickets are not stored as hex hashes: %d %v", n, err)
+		}
+	})
+}
+
+// Every sign-in counts once under its method and audit outcome, a refusal
+// for a busy hasher under the hash's shed counter (and as no sign-in), and
+// every hash that ran once in the hash wait histogram (issue 33).
+func TestSignInMetrics(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		reg := prometheus.NewRegistry()
+		m := account.NewMetrics(reg)
+		e.service.Metrics, e.service.Hasher.Metrics = m, m
+		e.service.Limits.Authenticate = throttle.Rule{Scope: "login.password", Limit: 2, Window: time.Minute}
+		active := e.create(belair, "alex@example.com", nil, "")
+		locked := e.create(belair, "locked@example.com", func(a *account.Account) { a.Status = account.Locked }, "")
+		disabled := e.create(belair, "gone@example.com", nil, "")
+		if err := e.service.Disable(t.Context(), belair.ID, disabled.ID, "staff:jdoe", ""); err != nil {
+			t.Fatal(err)
+		}
+		temp := e.create(belair, "temp@example.com", nil, "Temp-Pass-1")
+		hashes := account.LogHashes(e.service.Hasher)
+		for i, c := range []struct {
+			path   string
+			body   map[string]string
+			status int
+			from   string
+		}{
+			{authPath(active.ID), map[string]string{"password": password}, 200, "203.0.113.1"},
+			{authPath(active.ID), map[string]string{"password": "Wrong-Horse-9!"}, 400, "203.0.113.2"},
+			{authPath("AAAAAAAAAAAAAAAAAAAAAA"), map[string]string{"password": password}, 400, "203.0.113.3"},
+			{authPath(locked.ID), map[string]string{"password": password}, 400, "203.0.113.4"},
+			{authPath(disabled.ID), map[string]string{"password": password}, 403, "203.0.113.5"},
+			{tempPath(temp.ID), map[string]string{"tempPassword": "Wrong-Temp-1"}, 400, "203.0.113.6"},
+			{authPath(active.ID), map[string]string{"password": password}, 200, "203.0.113.7"},
+			{authPath(active.ID), map[string]string{"password": password}, 200, "203.0.113.7"},
+			{authPath(active.ID), map[string]string{"password": password}, 429, "203.0.113.7"},
+		} {
+			if got := e.post(belair, c.from, c.path, c.body); got.Status != c.status {
+				t.Fatalf("attempt %d: %d %s, want %d", i+1, got.Status, got.Body, c.status)
+			}
+		}
+		release := account.SaturateHashers(t, e.service.Hasher)
+		e.post(belair, "203.0.113.8", authPath(active.ID), map[string]string{"password": password}).Expect(t, 429, "BUSY")
+		release()
+		for _, c := range []struct {
+			method, outcome string
+			want            float64
+		}{
+			{"password", "ok", 3}, {"password", "wrong_password", 2}, {"password", "locked", 1},
+			{"password", "disabled", 1}, {"password", "rate_limited", 1}, {"temporary", "wrong_temporary", 1},
+		} {
+			if got := testenv.Metric(t, reg, "guichet_sign_ins_total", "method", c.method, "outcome", c.outcome); got != c.want {
+				t.Errorf("sign-ins %s %s: %v, want %v", c.method, c.outcome, got, c.want)
+			}
+		}
+		if got := testenv.Metric(t, reg, "guichet_hash_shed_total"); got != 1 {
+			t.Errorf("shed: %v, want 1", got)
+		}
+		// Eight checks, and the unknown account's dummy hash made once.
+		ran := len(hashes.Take())
+		if got := testenv.Metric(t, reg, "guichet_hash_wait_seconds"); ran != 9 || got != float64(ran) {
+			t.Errorf("hash waits observed: %v; %d hashes ran, want 9", got, ran)
 		}
 	})
 }

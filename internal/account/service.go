@@ -86,6 +86,8 @@ type Service struct {
 	Now     func() time.Time
 	Limits  Limits
 	Lockout Lockout
+	// Metrics, when set, counts the sign-ins by outcome (metrics.go).
+	Metrics *Metrics
 	// Poke, when set, is called after a transaction that queued an email
 	// commits (the notify worker's Poke).
 	Poke func()
@@ -191,6 +193,9 @@ func (s *Service) byID(brand, id string) func(context.Context) (record, error) {
 // record writes an audit event stamped with the service clock in tx.
 func (s *Service) record(ctx context.Context, tx *store.Tx, e audit.Event) error {
 	e.At = s.Now()
+	if count := s.Metrics.signIn(e); count != nil {
+		tx.AfterCommit(count)
+	}
 	return audit.Record(ctx, tx, e)
 }
 

@@ -603,6 +603,7 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 	if err != nil {
 		return err
 	}
+	a.observe(metrics, chats)
 	oidcs, err := OIDCService(ctx, a.cfg, a.DB, a.Brands)
 	if err != nil {
 		return err

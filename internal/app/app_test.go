@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/x509"
 	"io"
 	"log/slog"
 	"net"
@@ -9,14 +10,19 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"guichet/internal/maintenance"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
 	"guichet/internal/testenv"
+	"guichet/internal/throttle"
 )
 
 func TestMain(m *testing.M) {
@@ -351,4 +357,119 @@ func TestHashWaitBudgetIsConfigured(t *testing.T) {
 				t.Errorf("no Retry-After")
 			}
 		}}.Test(t, a.Handler)
+}
+
+// TestDashboardAndRulesMetricsAreExported scrapes a real application's
+// /metrics and finds there every guichet_ metric that the Grafana dashboard
+// and the alert rules (deploy/) name, so neither can name one that does not
+// exist (issue 33). The fan-out's are PostgreSQL's only. It also reads the
+// readiness gauge (1, then 0 while draining) and the served certificate's
+// expiry.
+func TestDashboardAndRulesMetricsAreExported(t *testing.T) {
+	names := deployedMetricNames(t)
+	if len(names) < 15 {
+		t.Fatalf("found only %d metric names in deploy/: %v", len(names), names)
+	}
+	cert := testenv.SelfSigned(t, false)
+	certFile, keyFile := cert.Files(t)
+	testenv.EachURL(t, true, func(t *testing.T, url string) {
+		a, err := newApp(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
+			DatabaseURL: url, TLSCert: certFile, TLSKey: keyFile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.DB.Close() })
+		// A request and a refusal of a rate limit give the labelled
+		// counters their first series, as any traffic does.
+		testenv.Do(t, a.Handler, testenv.Request{Path: "/healthz"}).Expect(t, 200, "")
+		refusal := throttle.Rule{Scope: "test.exported", Limit: 1, Window: time.Minute}
+		for range 2 {
+			if _, err := throttle.New(a.DB, time.Now).Allow(t.Context(), refusal, "client"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		scrape := func() string { return string(testenv.Do(t, a.AdminHandler, testenv.Request{Path: "/metrics"}).Body) }
+		body := scrape()
+		types := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^# TYPE (\S+) (\S+)$`).FindAllStringSubmatch(body, -1) {
+			types[m[1]] = m[2]
+		}
+		for _, name := range names {
+			if url == "" && strings.HasPrefix(name, "guichet_fanout_") {
+				continue
+			}
+			base := name
+			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+				if b, ok := strings.CutSuffix(name, suffix); ok && types[b] == "histogram" {
+					base = b
+				}
+			}
+			if _, ok := types[base]; !ok {
+				t.Errorf("deploy/ names %s; /metrics has no such metric", name)
+			}
+		}
+		if !strings.Contains(body, "\nguichet_ready 1\n") {
+			t.Errorf("guichet_ready is not 1 on a serving instance")
+		}
+		parsed, err := x509.ParseCertificate(cert.DER)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expiry := "guichet_tls_certificate_expiry_timestamp_seconds " + strconv.FormatFloat(float64(parsed.NotAfter.Unix()), 'g', -1, 64)
+		if !strings.Contains(body, expiry) {
+			t.Errorf("/metrics lacks %q", expiry)
+		}
+		a.draining.Store(true)
+		if !strings.Contains(scrape(), "\nguichet_ready 0\n") {
+			t.Errorf("guichet_ready is not 0 while draining")
+		}
+	})
+}
+
+// deployedMetricNames are the guichet_ metric names in the dashboard's
+// queries and variables and in the alert rules' expressions.
+func deployedMetricNames(t *testing.T) []string {
+	t.Helper()
+	var dash struct {
+		Panels     []struct{ Targets []struct{ Expr string } }
+		Templating struct{ List []struct{ Definition string } }
+	}
+	var rules struct {
+		Groups []struct{ Rules []struct{ Expr string } }
+	}
+	// JSON is YAML: one decoder reads both files, keys lower-cased.
+	for path, v := range map[string]any{"grafana/guichet-dashboard.json": &dash, "prometheus/guichet-rules.yaml": &rules} {
+		raw, err := os.ReadFile("../../deploy/" + path)
+		if err == nil {
+			err = yaml.Unmarshal(raw, v)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var exprs []string
+	for _, p := range dash.Panels {
+		for _, q := range p.Targets {
+			exprs = append(exprs, q.Expr)
+		}
+	}
+	for _, v := range dash.Templating.List {
+		exprs = append(exprs, v.Definition)
+	}
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			exprs = append(exprs, r.Expr)
+		}
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range exprs {
+		for _, name := range regexp.MustCompile(`\bguichet_[a-z0-9_]+`).FindAllString(e, -1) {
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	return names
 }

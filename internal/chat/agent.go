@@ -370,6 +370,8 @@ func (s *Service) assignTx(ctx context.Context, tx *store.Tx, b *brand.Brand, id
 	key := SystemAgentJoined
 	if from != StatusWaiting {
 		key = SystemTransferred
+	} else if err := s.Metrics.took(ctx, tx, id, now); err != nil {
+		return err
 	}
 	_, _, err = appendMessage(ctx, tx, systemMessage(id, key, name, now))
 	return err

@@ -112,6 +112,8 @@ type Service struct {
 	Notifier Notifier
 	// Poke asks the outbox worker to deliver at once (may be nil).
 	Poke func()
+	// Metrics, when set, times the waits for an agent (metrics.go).
+	Metrics *Metrics
 	// OnEnd (may be nil) runs in the transaction that ends a live
 	// conversation, after its status moved: co-browse (set by internal/app,
 	// which imports both) ends the conversation's live session there.

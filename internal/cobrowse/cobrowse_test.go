@@ -11,14 +11,17 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"guichet/internal/audit"
 	"guichet/internal/chat"
 	"guichet/internal/chat/chatapi"
 	"guichet/internal/fanout/fanouttest"
+	"guichet/internal/sockets"
 	"guichet/internal/staff"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // The footer link's whole session: nothing accepted before the agent's
@@ -409,13 +412,21 @@ func TestFrameLimits(t *testing.T) {
 // transaction (chat's OnEnd hook, wired by internal/app as here): an
 // active one closes both sockets with 1000 after an ended state, a
 // pending request can no longer be accepted; audited, events deleted.
+// The open sockets gauge counts the visitor's and the viewer's under their
+// kinds, and counts them out when they close (issue 33).
 func TestChatEndEndsCobrowse(t *testing.T) {
 	each(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
 		p := e.addStaff("a1", "scotia", "belair")
+		reg := prometheus.NewRegistry()
+		e.hub.Registry().Metrics = sockets.NewMetrics(reg)
+		open := func(kind string) float64 { return testenv.Metric(t, reg, "guichet_websockets_open", "kind", kind) }
 
 		// Active, the agent ends the chat.
 		convID, id, vs, view := e.sharedChat(p)
+		if open(sockets.KindCobrowseVisitor) != 1 || open(sockets.KindCobrowseViewer) != 1 || open(sockets.KindChatVisitor) != 0 {
+			t.Fatalf("open sockets: visitor %v, viewer %v", open(sockets.KindCobrowseVisitor), open(sockets.KindCobrowseViewer))
+		}
 		if _, err := e.chat.EndBy(ctx, p, convID); err != nil {
 			t.Fatal(err)
 		}
@@ -423,6 +434,9 @@ func TestChatEndEndsCobrowse(t *testing.T) {
 			t.Fatalf("after the chat's end: %+v", s)
 		}
 		e.endedFor(ReasonAgent, vs, view)
+		fanouttest.Eventually(t, "the closed sockets counted out", func() bool {
+			return open(sockets.KindCobrowseVisitor) == 0 && open(sockets.KindCobrowseViewer) == 0
+		})
 		if n := e.Count(t, "SELECT COUNT(*) FROM cobrowse_events WHERE session_id = ?", id); n != 0 {
 			t.Fatalf("%d events left", n)
 		}

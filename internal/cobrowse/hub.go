@@ -127,6 +127,9 @@ func (h *Hub) subscribe(s *sub, on bool) {
 // Sockets is how many co-browse sockets are open on this instance.
 func (h *Hub) Sockets() int { return h.socks.Len() }
 
+// Registry is the hub's sockets (internal/app gives it their metrics).
+func (h *Hub) Registry() *sockets.Registry { return h.socks }
+
 // Shutdown closes every socket with 1012 and stops the poll.
 func (h *Hub) Shutdown() {
 	h.socks.Shutdown()
@@ -410,7 +413,7 @@ func (h *Hub) serve(sock *socket, sb *sub, handle func(clientFrame) error, onClo
 // serveVisitor runs the visitor's socket on session id.
 func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
 	svc := h.svc
-	sock := &socket{Socket: h.socks.New(conn), hub: h}
+	sock := &socket{Socket: h.socks.New(conn, sockets.KindCobrowseVisitor), hub: h}
 	sb := &sub{sock: sock, id: sess.ID}
 	sb.Fn = sb.deliver
 	// The visitor wants the agent's pointer from now on, not its past.
@@ -462,7 +465,7 @@ func recheck(ctx context.Context, check func(context.Context) (staff.Principal, 
 // serveViewer runs the agent's viewer socket on session id (after).
 func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after int64, check func(context.Context) (staff.Principal, error)) {
 	svc := h.svc
-	sock := &socket{Socket: h.socks.New(conn), hub: h}
+	sock := &socket{Socket: h.socks.New(conn, sockets.KindCobrowseViewer), hub: h}
 	sb := &sub{sock: sock, id: sess.ID, viewer: true, staffID: who.Staff.ID}
 	sb.Fn = sb.deliver
 	sb.lastSeq.Store(after)

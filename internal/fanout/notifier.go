@@ -82,11 +82,14 @@ type Notifier struct {
 	mu  sync.RWMutex
 	fns []func(string)
 
-	// pending is the topics waiting for the sender, in order, once each.
-	pmu     sync.Mutex
-	pending []string
-	queued  map[string]bool
-	kick    chan struct{}
+	// pending is the topics waiting for the sender, in order, once each,
+	// and when each was queued (the publish lag).
+	pmu      sync.Mutex
+	pending  []string
+	queuedAt []time.Time
+	queued   map[string]bool
+	kick     chan struct{}
+	lag      prometheus.Histogram
 
 	// own holds the backend PIDs this instance published through, with
 	// when (unix ms): a notification from one of them is this
@@ -119,7 +122,11 @@ func New(db *store.DB, opts Options) (*Notifier, error) {
 	if opts.Idle <= 0 {
 		opts.Idle = 30 * time.Second
 	}
-	return &Notifier{db: db, opts: opts, queued: map[string]bool{}, kick: make(chan struct{}, 1), own: map[uint32]int64{}}, nil
+	return &Notifier{db: db, opts: opts, queued: map[string]bool{}, kick: make(chan struct{}, 1), own: map[uint32]int64{},
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "guichet", Subsystem: "fanout", Name: "publish_lag_seconds",
+			Help: "Time from a Notify to its pg_notify committed, for the other instances (the payload carries only the topic: " +
+				"the database's delivery to them is not timed).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}})}, nil
 }
 
 // ChannelFor is the channel of the schema db's connections use: instances
@@ -175,6 +182,7 @@ func (n *Notifier) Notify(_ context.Context, topic string) {
 	if !n.queued[topic] {
 		n.queued[topic] = true
 		n.pending = append(n.pending, topic)
+		n.queuedAt = append(n.queuedAt, time.Now())
 	}
 	n.pmu.Unlock()
 	select {
@@ -208,6 +216,7 @@ func (n *Notifier) Register(reg prometheus.Registerer) {
 		counter("notifies_received_total", "Other instances' notifications that woke this instance's sockets.", n.received.Load),
 		counter("notifies_own_total", "This instance's own notifications coming back, ignored.", n.ownSeen.Load),
 		counter("reconnects_total", "Times the listening connection was re-established.", func() int64 { return max(0, n.connects.Load()-1) }),
+		n.lag,
 	)
 }
 
@@ -221,13 +230,13 @@ func (n *Notifier) Run(ctx context.Context) error {
 	return nil
 }
 
-func (n *Notifier) take() []string {
+func (n *Notifier) take() ([]string, []time.Time) {
 	n.pmu.Lock()
 	defer n.pmu.Unlock()
-	list := n.pending
-	n.pending = nil
+	list, at := n.pending, n.queuedAt
+	n.pending, n.queuedAt = nil, nil
 	clear(n.queued)
-	return list
+	return list, at
 }
 
 func (n *Notifier) publishLoop(ctx context.Context) {
@@ -235,18 +244,21 @@ func (n *Notifier) publishLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			n.publish(flush, n.take())
+			topics, at := n.take()
+			n.publish(flush, topics, at)
 			cancel()
 			return
 		case <-n.kick:
-			n.publish(ctx, n.take())
+			topics, at := n.take()
+			n.publish(ctx, topics, at)
 		}
 	}
 }
 
-// publish sends the topics in one statement, through a pooled connection
-// whose backend PID is remembered first (its notifications are ours).
-func (n *Notifier) publish(ctx context.Context, topics []string) {
+// publish sends the topics (queued at at) in one statement, through a
+// pooled connection whose backend PID is remembered first (its
+// notifications are ours).
+func (n *Notifier) publish(ctx context.Context, topics []string, at []time.Time) {
 	if len(topics) == 0 {
 		return
 	}
@@ -277,6 +289,10 @@ func (n *Notifier) publish(ctx context.Context, topics []string) {
 		return
 	}
 	n.sent.Add(int64(len(topics)))
+	done := time.Now()
+	for _, t := range at {
+		n.lag.Observe(done.Sub(t).Seconds())
+	}
 }
 
 // ownFor is how long a PID we published through counts as ours: long

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"guichet/internal/fanout"
 	"guichet/internal/fanout/fanouttest"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // topics records what a Notifier's listener was woken with.
@@ -50,10 +52,13 @@ func (r *topics) all() []string {
 // listeners at once (in process) and B's through PostgreSQL, once each; A's
 // own notification coming back is ignored (counted, not delivered); a topic
 // too long for a payload wakes A only; every listener got one catch-up
-// wake at connect.
+// wake at connect. Each topic published is timed once, from its Notify to
+// its pg_notify (the publish lag; the long one is not published).
 func TestNotifyReachesTheOtherInstance(t *testing.T) {
 	db, url := fanouttest.OpenPostgres(t)
 	a := fanouttest.Start(t, db, url, fanout.Options{})
+	reg := prometheus.NewRegistry()
+	a.Register(reg)
 	b := fanouttest.Start(t, fanouttest.Pool(t, url), url, fanout.Options{})
 	var atA, atB topics
 	a.Listen(atA.add)
@@ -87,6 +92,9 @@ func TestNotifyReachesTheOtherInstance(t *testing.T) {
 	sa, sb := a.Stats(), b.Stats()
 	if sa.Sent != 2 || sa.Skipped != 1 || sa.Received != 0 || sb.Received != 2 || sb.Own != 0 || sa.Connects != 1 || sb.Connects != 1 {
 		t.Fatalf("stats A %+v, B %+v", sa, sb)
+	}
+	if n := testenv.Metric(t, reg, "guichet_fanout_publish_lag_seconds"); n != 2 {
+		t.Fatalf("publish lags observed %v, want 2", n)
 	}
 }
 

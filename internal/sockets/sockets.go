@@ -73,6 +73,7 @@ type Socket struct {
 	OnTick func()
 	ctx    context.Context
 	heard  atomic.Int64
+	kind   string
 }
 
 // Heard records that the client sent something now.
@@ -101,6 +102,8 @@ type Registry struct {
 	mu     sync.Mutex
 	set    map[*Socket]struct{}
 	closed bool
+	// Metrics, when set (before the first socket), counts the open ones.
+	Metrics *Metrics
 }
 
 // NewRegistry is the registry of a hub whose context is ctx (the sockets'
@@ -109,10 +112,10 @@ func NewRegistry(ctx context.Context) *Registry {
 	return &Registry{ctx: ctx, set: map[*Socket]struct{}{}}
 }
 
-// New is a socket of this hub on conn, not registered yet (set OnTick,
-// then Add).
-func (r *Registry) New(conn *websocket.Conn) *Socket {
-	s := &Socket{Conn: conn, ctx: r.ctx}
+// New is a socket of this hub on conn, of kind (Kind*, the open sockets
+// gauge's label), not registered yet (set OnTick, then Add).
+func (r *Registry) New(conn *websocket.Conn, kind string) *Socket {
+	s := &Socket{Conn: conn, ctx: r.ctx, kind: kind}
 	s.Heard()
 	return s
 }
@@ -124,6 +127,7 @@ func (r *Registry) Add(s *Socket) bool {
 	closed := r.closed
 	if !closed {
 		r.set[s] = struct{}{}
+		r.Metrics.add(s.kind, 1)
 	}
 	r.mu.Unlock()
 	if closed {
@@ -136,7 +140,10 @@ func (r *Registry) Add(s *Socket) bool {
 func (r *Registry) Release(s *Socket) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.set, s)
+	if _, ok := r.set[s]; ok {
+		delete(r.set, s)
+		r.Metrics.add(s.kind, -1)
+	}
 }
 
 // Len is how many sockets are open.

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 )
 
 // TestUnavailable: store.Unavailable says yes to the database out of reach
@@ -40,6 +43,41 @@ func TestUnavailable(t *testing.T) {
 		_, closed := db.Exec(ctx, "SELECT 1")
 		if !store.Unavailable(fmt.Errorf("handler: %w", closed)) {
 			t.Fatalf("closed pool: %v not an outage", closed)
+		}
+	})
+}
+
+// TestErrorsAreCounted: the database's errors count by operation and class
+// (issue 33); a unique violation (a flow's answer) and a statement whose
+// context ended (the caller's) do not.
+func TestErrorsAreCounted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		reg := prometheus.NewRegistry()
+		db.Metrics = store.NewMetrics(reg)
+		execAll(t, db, "CREATE TABLE error_probe (id TEXT PRIMARY KEY)", "INSERT INTO error_probe (id) VALUES ('a')")
+		done, cancel := context.WithTimeout(ctx, -time.Second)
+		defer cancel()
+		_, _ = db.Exec(ctx, "INSERT INTO error_probe (id) VALUES ('a')")
+		_, _ = db.Exec(done, "SELECT 1")
+		_, _ = db.Exec(ctx, "SELEC 1")
+		_, _ = db.Query(ctx, "SELEC 1")
+		_ = db.InTx(ctx, func(tx *store.Tx) error {
+			_, err := tx.Exec(ctx, "SELEC 2")
+			return err
+		})
+		db.Close()
+		_, _ = db.Exec(ctx, "SELECT 1")
+		_ = db.InTx(ctx, func(*store.Tx) error { return nil })
+		_ = db.Ping(ctx)
+		for _, c := range []struct {
+			op, class string
+			want      float64
+		}{{"exec", "other", 2}, {"query", "other", 1}, {"exec", "unavailable", 1}, {"begin", "unavailable", 1},
+			{"ping", "unavailable", 1}, {"commit", "unavailable", 0}, {"query", "unavailable", 0}} {
+			if got := testenv.Metric(t, reg, "guichet_db_errors_total", "op", c.op, "class", c.class); got != c.want {
+				t.Errorf("%s %s: %v, want %v", c.op, c.class, got, c.want)
+			}
 		}
 	})
 }

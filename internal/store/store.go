@@ -57,6 +57,8 @@ type DB struct {
 	stmts stmtCache
 	// statements counts the statements run (Statements).
 	statements atomic.Int64
+	// Metrics, when set, counts the errors (metrics.go).
+	Metrics *Metrics
 }
 
 // Statements is how many statements this DB ran, in transactions or not
@@ -169,6 +171,7 @@ func (db *DB) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if err := db.SQL.PingContext(ctx); err != nil {
+		db.failed(ctx, "ping", err)
 		return fmt.Errorf("%s unreachable: %w", db.Dialect, err)
 	}
 	return nil
@@ -216,7 +219,8 @@ func rebind(d Dialect, q string) string {
 }
 
 // Exec runs a statement outside a transaction.
-func (db *DB) Exec(ctx context.Context, q string, args ...any) (res sql.Result, err error) {
+func (db *DB) Exec(ctx context.Context, q string, args ...any) (_ sql.Result, err error) {
+	defer func() { db.failed(ctx, "exec", err) }()
 	ctx, span := db.statementSpan(ctx, q)
 	defer func() { endSpan(span, err) }()
 	db.statements.Add(1)
@@ -263,7 +267,8 @@ func Strings(rows *sql.Rows) ([]string, error) {
 
 // Query runs a query (its span ends once the query has answered, before
 // the rows are read).
-func (db *DB) Query(ctx context.Context, q string, args ...any) (rows *sql.Rows, err error) {
+func (db *DB) Query(ctx context.Context, q string, args ...any) (_ *sql.Rows, err error) {
+	defer func() { db.failed(ctx, "query", err) }()
 	ctx, span := db.statementSpan(ctx, q)
 	defer func() { endSpan(span, err) }()
 	db.statements.Add(1)
@@ -314,7 +319,8 @@ func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 }
 
 // Exec runs a statement in the transaction.
-func (t *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+func (t *Tx) Exec(ctx context.Context, q string, args ...any) (_ sql.Result, err error) {
+	defer func() { t.db.failed(ctx, "exec", err) }()
 	if s := t.stmt(ctx, q); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
@@ -330,7 +336,8 @@ func (t *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 }
 
 // Query runs a query in the transaction.
-func (t *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (t *Tx) Query(ctx context.Context, q string, args ...any) (_ *sql.Rows, err error) {
+	defer func() { t.db.failed(ctx, "query", err) }()
 	if s := t.stmt(ctx, q); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
@@ -390,6 +397,7 @@ func (db *DB) inTxOnce(ctx context.Context, tx *Tx, fn func(*Tx) error) (err err
 	}
 	sqlTx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
+		db.failed(ctx, "begin", err)
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() {
@@ -404,6 +412,7 @@ func (db *DB) inTxOnce(ctx context.Context, tx *Tx, fn func(*Tx) error) (err err
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
+		db.failed(ctx, "commit", err)
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil

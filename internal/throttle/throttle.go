@@ -127,6 +127,7 @@ func (l *Limiter) CheckTx(ctx context.Context, tx *store.Tx, rule Rule, subject 
 	if current*win+previous*(win-elapsed) <= limit*win {
 		return 0, nil
 	}
+	refusals.WithLabelValues(rule.Scope).Inc()
 	return time.Duration(waitMillis(current, previous, elapsed, win, limit)) * time.Millisecond, nil
 }
 

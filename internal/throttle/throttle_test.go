@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testenv"
 	"guichet/internal/throttle"
 )
 
@@ -188,6 +191,26 @@ func TestCheckTellsTheWait(t *testing.T) {
 					t.Fatalf("refused after the wait (%v more)", wait)
 				}
 			})
+		}
+	})
+}
+
+// Every refusal counts once under its rule's scope, on every registry the
+// refusals are registered with (issue 33); an allowed hit counts nothing.
+func TestRefusalsAreCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	throttle.Register(reg)
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		rule := throttle.Rule{Scope: "test.metrics." + db.Dialect.String(), Limit: 2, Window: time.Minute}
+		at := time.Unix(1_800_000_000, 0)
+		l := throttle.New(db, func() time.Time { return at })
+		for i, want := range []bool{true, true, false, false} {
+			if ok, err := l.Allow(t.Context(), rule, "client"); err != nil || ok != want {
+				t.Fatalf("hit %d: %v %v, want %v", i+1, ok, err, want)
+			}
+		}
+		if got := testenv.Metric(t, reg, "guichet_throttle_refused_total", "scope", rule.Scope); got != 2 {
+			t.Fatalf("refusals counted: %v, want 2", got)
 		}
 	})
 }

@@ -322,3 +322,35 @@ func TestCompose(t *testing.T) {
 		}
 	}
 }
+
+// Every GUICHET_ variable the Helm chart names (deploy/helm/guichet: the
+// pods' environment, the secret names it refuses in extraEnv, the keys
+// values.yaml tells to put in the Secret) is one the configuration reads:
+// a misspelt name there would be set and ignored. deploy/helm/test checks
+// the rendered objects; this only the names.
+func TestHelmChartVariablesAreRead(t *testing.T) {
+	names, prefixes := configVariables(t)
+	found := 0
+	err := filepath.WalkDir(filepath.Join(root, "deploy", "helm", "guichet"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, v := range regexp.MustCompile(`GUICHET_[A-Z0-9_]+`).FindAllString(string(b), -1) {
+			found++
+			if !names[v] && !slices.Contains(prefixes, v) {
+				t.Errorf("%s names %s, which the configuration (internal/app) does not read", path, v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 20 {
+		t.Fatalf("found %d GUICHET_ names in the chart: the walk missed it", found)
+	}
+}

@@ -243,7 +243,7 @@ func (a *agentSocket) deliverQueue() {
 
 // serveAgent runs an agent's socket.
 func serveAgent(h *hub.Hub, svc *chat.Service, conn *websocket.Conn, p staff.Principal, opts AgentSocketOptions) {
-	sock := &socket{Socket: h.Registry().New(conn), hub: h, svc: svc}
+	sock := &socket{Socket: h.Registry().New(conn, sockets.KindChatAgent), hub: h, svc: svc}
 	a := &agentSocket{sock: sock, p: p, opts: opts, checkedAt: svc.Clock(), activeAt: svc.Clock(), subs: map[string]*convSub{},
 		typing: map[string]*typingGate{}}
 	sock.OnTick = func() { a.recheck(false, false, true) }

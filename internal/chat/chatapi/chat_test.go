@@ -11,10 +11,14 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"guichet/internal/api"
 	"guichet/internal/chat"
+	"guichet/internal/fanout/fanouttest"
+	"guichet/internal/sockets"
 	"guichet/internal/staff"
+	"guichet/internal/testenv"
 )
 
 // codeOf is the API error code a service error answers (Error's mapping).
@@ -417,6 +421,53 @@ func TestDeliveryReadsOnce(t *testing.T) {
 		}
 		if _, _, err := e.svc.GetWithMessages(ctx, "unknown", 0, 200); err != chat.ErrNotFound {
 			t.Fatalf("unknown conversation: %v", err)
+		}
+	})
+}
+
+// TestQueueAndSocketMetrics: the queue's length is read at the scrape, a
+// conversation's wait is observed once when an agent takes it, and the open
+// sockets count by kind, back to 0 when they close (issue 33).
+func TestQueueAndSocketMetrics(t *testing.T) {
+	each(t, func(t *testing.T, e *env) {
+		reg := prometheus.NewRegistry()
+		e.svc.Metrics = chat.NewMetrics(reg, e.svc, func() []string { return []string{"scotia", "belair"} })
+		e.hub.Registry().Metrics = sockets.NewMetrics(reg)
+		open := func(kind string) float64 { return testenv.Metric(t, reg, "guichet_websockets_open", "kind", kind) }
+		marie := e.availableAgent("marie", "Marie", "en")
+		v := e.visitor("scotia")
+		first, second := v.start(), e.visitor("scotia").start()
+		if n := testenv.Metric(t, reg, "guichet_chat_queue_length", "brand", "scotia"); n != 2 {
+			t.Fatalf("queue length %v, want 2", n)
+		}
+		if n := testenv.Metric(t, reg, "guichet_chat_queue_length", "brand", "belair"); n != 0 {
+			t.Fatalf("an empty queue: %v, want a series at 0", n)
+		}
+		e.Clock.Advance(90 * time.Second)
+		e.staffWant(marie, "POST", "/console/conversations/"+first+"/accept", "", 200, "")
+		if n := testenv.Metric(t, reg, "guichet_chat_queue_length", "brand", "scotia"); n != 1 {
+			t.Fatalf("queue length %v after an accept, want 1", n)
+		}
+		if n := testenv.Metric(t, reg, "guichet_chat_wait_for_agent_seconds"); n != 1 {
+			t.Fatalf("waits observed %v, want 1", n)
+		}
+		e.staffWant(marie, "POST", "/console/conversations/"+second+"/accept", "", 200, "")
+		if n := testenv.Metric(t, reg, "guichet_chat_queue_length", "brand", "scotia"); n != 0 {
+			t.Fatalf("queue length %v once empty, want 0", n)
+		}
+		visitor, agent := v.socket(0), e.agentSocket(marie)
+		visitor.Read()
+		agent.Read()
+		if open(sockets.KindChatVisitor) != 1 || open(sockets.KindChatAgent) != 1 {
+			t.Fatalf("open sockets: visitor %v, agent %v; want 1 each", open(sockets.KindChatVisitor), open(sockets.KindChatAgent))
+		}
+		visitor.Conn.Close(websocket.StatusNormalClosure, "")
+		agent.Conn.Close(websocket.StatusNormalClosure, "")
+		fanouttest.Eventually(t, "the closed sockets counted out", func() bool {
+			return open(sockets.KindChatVisitor) == 0 && open(sockets.KindChatAgent) == 0
+		})
+		if n := testenv.Metric(t, reg, "guichet_chat_wait_for_agent_seconds"); n != 2 {
+			t.Fatalf("waits observed %v, want 2", n)
 		}
 	})
 }

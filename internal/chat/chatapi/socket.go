@@ -399,7 +399,7 @@ func newTypingGate(svc *chat.Service, id string, agent bool) *typingGate {
 // that ended while the visitor was away is replayed, then closed with 1000.
 func serveVisitor(h *hub.Hub, svc *chat.Service, conn *websocket.Conn, convID string, after int64, release func()) {
 	defer release()
-	sock := &socket{Socket: h.Registry().New(conn), hub: h, svc: svc}
+	sock := &socket{Socket: h.Registry().New(conn, sockets.KindChatVisitor), hub: h, svc: svc}
 	if !h.Registry().Add(sock.Socket) {
 		return
 	}

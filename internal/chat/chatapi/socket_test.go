@@ -12,6 +12,7 @@ import (
 	"guichet/internal/audit"
 	"guichet/internal/chat"
 	"guichet/internal/chat/hub"
+	"guichet/internal/sockets"
 	"guichet/internal/staff"
 	"guichet/internal/store/storetest"
 )
@@ -235,7 +236,7 @@ func TestReleasedSubscriptionStaysOut(t *testing.T) {
 	id := v.start()
 	s := v.socket(0)
 	s.Next("state")
-	sub := newConvSub(&socket{Socket: e.hub.Registry().New(s.Conn), hub: e.hub, svc: e.svc}, id, 0, false)
+	sub := newConvSub(&socket{Socket: e.hub.Registry().New(s.Conn, sockets.KindChatVisitor), hub: e.hub, svc: e.svc}, id, 0, false)
 	e.hub.Subscribe(id, sub)
 	e.hub.Release(id, sub) // the socket's cleanup ...
 	sub.deliver()          // ... while its delivery ran
