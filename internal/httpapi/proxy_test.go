@@ -113,9 +113,16 @@ func TestHSTSOnlyFromATrustedProxy(t *testing.T) {
 // parameters), to count the per-client limits end to end.
 func signInServer(t *testing.T, db *store.DB, cfg Config) (http.Handler, *brand.Brand) {
 	t.Helper()
+	h, b, _ := signInServerOf(t, db, cfg)
+	return h, b
+}
+
+// signInServerOf is signInServer with its account service (its hasher).
+func signInServerOf(t *testing.T, db *store.DB, cfg Config) (http.Handler, *brand.Brand, *account.Service) {
+	t.Helper()
 	accounts := account.NewService(db, accounttest.Hasher(), time.Now)
 	h, brands := newServer(t, cfg, Deps{DB: db, Account: &account.Handler{Service: accounts}})
-	return h, testenv.Brand(t, brands, "belair")
+	return h, testenv.Brand(t, brands, "belair"), accounts
 }
 
 // authenticate posts a wrong password for an unknown account from peer
