@@ -99,7 +99,7 @@ func (s *server) inFlight(next http.Handler) http.Handler {
 	}
 	slots := make(chan struct{}, s.cfg.MaxInFlight)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.Header.Get("Upgrade") != "" {
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || socketUpgrade(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -114,4 +114,12 @@ func (s *server) inFlight(next http.Handler) http.Handler {
 		defer func() { <-slots }()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// socketUpgrade is a WebSocket opening: a GET of one of the socket routes
+// (their paths end in /socket) asking for the upgrade. Any other request
+// that says Upgrade is counted like the rest.
+func socketUpgrade(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/socket") &&
+		strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }

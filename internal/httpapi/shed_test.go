@@ -149,10 +149,18 @@ func TestInFlightIsBounded(t *testing.T) {
 		!strings.Contains(string(page.Body), "503") {
 		t.Fatalf("a page past the bound: %d %s", page.Status, page.Body)
 	}
+	upgrade := map[string]string{"Upgrade": "websocket", "Connection": "Upgrade"}
 	for _, r := range []testenv.Request{{Path: "/healthz"}, {Path: "/readyz"},
-		{Path: "/api/v1/chat/socket", Headers: map[string]string{"Upgrade": "websocket", "Connection": "Upgrade"}}} {
+		{Path: "/api/v1/chat/socket", Headers: upgrade}, {Path: "/api/console/v1/cobrowse/sessions/AAAAAAAAAAAAAAAAAAAAAA/socket", Headers: upgrade}} {
 		if a := testenv.Do(t, gate, r); a.Status != http.StatusOK {
 			t.Errorf("%s past the bound: %d, want it served", r.Path, a.Status)
+		}
+	}
+	// Saying Upgrade elsewhere escapes nothing.
+	for _, r := range []testenv.Request{{Path: "/api/v1/welcome", Headers: upgrade},
+		{Method: "POST", Path: "/api/v1/chat/socket", Headers: upgrade}, {Path: "/api/v1/chat/socket", Headers: map[string]string{"Upgrade": "h2c"}}} {
+		if a := testenv.Do(t, gate, r); a.Status != http.StatusServiceUnavailable {
+			t.Errorf("%s %s with Upgrade %s past the bound: %d, want 503", r.Method, r.Path, r.Headers["Upgrade"], a.Status)
 		}
 	}
 	close(hold) // the slow requests end and free their places
