@@ -24,9 +24,7 @@ const DefaultClientShare = 8
 // refused while it holds its share of the places, max(1, places ÷
 // ClientShare) where places is how many hashes the budget holds (WaitBudget
 // × HashSlots() ÷ the recent hash time). The place stays the client's until
-// release, when the request is done. The HTTP layer calls it before
-// anything else of a request that hashes (httpapi's shed.go); the service's
-// own Admit then finds the reservation in ctx and admits as it is.
+// release, when the request is done.
 func (h *Hasher) AdmitClient(ctx context.Context, client string) (context.Context, func(), error) {
 	if _, ok := ctx.Value(reservationKey{}).(*reservation); ok {
 		return ctx, func() {}, nil
@@ -48,14 +46,49 @@ func (h *Hasher) AdmitClient(ctx context.Context, client string) (context.Contex
 	return context.WithValue(ctx, reservationKey{}, r), release, nil
 }
 
-// admit counts a hash in for client, unless the expected wait at now
-// passes budget (0: no bound) or, with share > 0, client's own places and
-// this one would take more than budget ÷ share of the hashers' time; then
-// it returns that wait and changes nothing. A client holding no place is
-// never refused for its share.
+// Check answers as AdmitClient would for client now, reserving nothing:
+// the HTTP layer asks it before it reads anything of a request that would
+// hash (httpapi's shed.go), so the refusals under a flood cost no
+// logging, decoding or database read; the request's service admits it
+// afterwards (and may still refuse it, when the queue filled meanwhile).
+// Nothing is held while the request's body arrives, however slowly.
+func (h *Hasher) Check(client string) error {
+	if w, ok := h.hashQueue().check(h.now(), h.WaitBudget, client, h.ClientShare); !ok {
+		return &BusyError{Wait: w}
+	}
+	return nil
+}
+
+// check is admit without counting anything.
+func (q *hashQueue) check(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.refusal(now, budget, client, share)
+}
+
+// admit counts a hash in for client, unless refusal refuses it.
 func (q *hashQueue) admit(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if w, ok := q.refusal(now, budget, client, share); !ok {
+		return w, false
+	}
+	q.pending++
+	if client != "" {
+		if q.clients == nil {
+			q.clients = map[string]int{}
+		}
+		q.clients[client]++
+	}
+	return 0, true
+}
+
+// refusal (q.mu held) refuses a hash for client when the expected wait at
+// now passes budget (0: no bound) or, with share > 0, when client's own
+// places and this one would take more than budget ÷ share of the hashers'
+// time; it returns that wait. A client holding no place is never refused
+// for its share.
+func (q *hashQueue) refusal(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
 	if w := q.wait(now); budget > 0 && w > budget {
 		return w, false
 	}
@@ -63,13 +96,6 @@ func (q *hashQueue) admit(now time.Time, budget time.Duration, client string, sh
 	if own := time.Duration(held+1) * q.estimate(now) / time.Duration(hashSlots); budget > 0 && client != "" &&
 		share > 0 && held > 0 && own > budget/time.Duration(share) {
 		return own, false
-	}
-	q.pending++
-	if client != "" {
-		if q.clients == nil {
-			q.clients = map[string]int{}
-		}
-		q.clients[client] = held + 1
 	}
 	return 0, true
 }

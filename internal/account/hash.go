@@ -220,9 +220,8 @@ type reservationKey struct{}
 // hash time, over HashSlots()) passes WaitBudget it reserves nothing and
 // returns a *BusyError. The recent hash time decays while no hash runs
 // (hashQueue), so a refusal never outlasts the load that caused it. A ctx
-// that already carries a reservation (the edge's, AdmitClient) is admitted
-// as it is: one request queues once. Admit counts no client address: see
-// AdmitClient.
+// that already carries a reservation is admitted as it is: one request
+// queues once. Admit counts no client address: see AdmitClient.
 func (h *Hasher) Admit(ctx context.Context) (context.Context, func(), error) {
 	return h.AdmitClient(ctx, "")
 }

@@ -513,19 +513,37 @@ func TestOneAddressHoldsAtMostItsShare(t *testing.T) {
 	if len(held) != share || refused != 10*places-share {
 		t.Fatalf("one address was admitted %d times and refused %d; want its share %d of %d places", len(held), refused, share, places)
 	}
+	// Check, the HTTP layer's question before it reads a request, answers
+	// the same and reserves nothing.
+	var busy *BusyError
+	if err := f.h.Check(flooder); !errors.As(err, &busy) || busy.Wait <= 0 {
+		t.Fatalf("Check for the address holding its share: %v, want a *BusyError", err)
+	}
+	for range 3 {
+		if err := f.h.Check(visitor); err != nil {
+			t.Fatalf("Check for another address: %v", err)
+		}
+	}
+	f.q.mu.Lock()
+	pending := f.q.pending
+	f.q.mu.Unlock()
+	if pending != share {
+		t.Fatalf("%d places counted after the checks, want the flooder's %d", pending, share)
+	}
 	ctx, release, err := f.h.AdmitClient(context.Background(), visitor)
 	if err != nil {
 		t.Fatalf("a visitor from another address was refused while one floods: %v", err)
 	}
-	// The visitor's service asks again with the edge's reservation in ctx:
-	// admitted without a second place.
+	// A nested admission with the reservation in ctx: admitted without a
+	// second place.
 	if _, again, err := f.h.AdmitClient(ctx, visitor); err != nil {
 		t.Fatal(err)
 	} else {
 		again()
 	}
+	var visitors int
 	f.q.mu.Lock()
-	pending, visitors := f.q.pending, f.q.clients[visitor]
+	pending, visitors = f.q.pending, f.q.clients[visitor]
 	f.q.mu.Unlock()
 	if pending != share+1 || visitors != 1 {
 		t.Fatalf("%d places counted, the visitor holding %d; want %d and 1", pending, visitors, share+1)

@@ -259,9 +259,8 @@ func TestOneAddressIsShedBeforeAnythingRuns(t *testing.T) {
 	})
 }
 
-// With a handler that counts: a refused request never reaches it, an
-// admitted one reaches it with its place in the context, and a request to
-// a route that does not hash is never held.
+// With a handler that counts: a refused request to a hashing route never
+// reaches it, and a request to a route that does not hash is never held.
 func TestShedFirstRunsNothingOfARefusal(t *testing.T) {
 	accounts := account.NewService(storetest.Open(t), accounttest.Hasher(), time.Now)
 	accounts.Hasher.WaitBudget = time.Nanosecond // every expected wait passes it

@@ -20,11 +20,13 @@ import (
 //
 //   - inFlight: past Config.MaxInFlight requests under way, 503 OVERLOADED
 //     with Retry-After;
-//   - shedFirst: a request to a route that hashes a password takes its
-//     place in the hashers' queue here (account.Hasher.AdmitClient, one
-//     client address holding at most its share), or is answered 429 BUSY
-//     as the service would have answered it; the service's own Admit finds
-//     the place in the context and does not queue again.
+//   - shedFirst: a request to a route that hashes a password is answered
+//     429 BUSY, as its service would answer it, when the hashers would
+//     refuse it now (account.Hasher.Check: the wait budget, and the client
+//     address holding its share of the places). It reserves nothing: a
+//     place held from here would be held while the body arrives, which a
+//     client sending slowly gets for free; the service admits the request
+//     once it is read, as before.
 //
 // Neither writes a log line: at thousands a second the lines would cost
 // what the refusal saves (the metrics count them).
@@ -45,8 +47,9 @@ var hashingRoutes = []string{
 	"POST /api/v1/me/password",
 }
 
-// shedFirst admits a request to one of hashingRoutes in the hashers'
-// queue before anything else of it runs (see above); other requests pass.
+// shedFirst refuses a request to one of hashingRoutes that the hashers
+// would refuse, before anything else of it runs (see above); other
+// requests pass.
 func (s *server) shedFirst(next http.Handler) http.Handler {
 	if s.deps.Account == nil || s.deps.Account.Service == nil {
 		return next
@@ -65,14 +68,12 @@ func (s *server) shedFirst(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, release, err := hasher.AdmitClient(r.Context(), throttle.ClientKey(s.cfg.TrustedProxies.clientIP(r)))
-		if err != nil {
+		if err := hasher.Check(throttle.ClientKey(s.cfg.TrustedProxies.clientIP(r))); err != nil {
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			api.WriteError(w, r, account.BusyAnswer(err))
 			return
 		}
-		defer release()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r)
 	})
 }
 
