@@ -39,6 +39,8 @@ func newFlagSet(name string, cfg *app.Config) *flag.FlagSet {
 		"--dev only: the clock starts at this RFC 3339 instant and runs on, to try chat hours (GUICHET_DEV_NOW)")
 	fs.StringVar(&cfg.HashWaitBudget, "hash-wait-budget", cfg.HashWaitBudget,
 		"longest expected wait for a password hash before 429 BUSY, e.g. 2s; 0: no bound (GUICHET_HASH_WAIT_BUDGET)")
+	fs.StringVar(&cfg.MaxInFlight, "max-in-flight", cfg.MaxInFlight,
+		"requests under way past which one is answered 503 OVERLOADED at once; default 1024, 0: no bound (GUICHET_MAX_IN_FLIGHT)")
 	fs.StringVar(&cfg.DrainSeconds, "drain-seconds", cfg.DrainSeconds,
 		"on SIGTERM, seconds /readyz answers 503 while still serving, before the instance stops accepting; default 5 (GUICHET_DRAIN_SECONDS)")
 	fs.StringVar(&cfg.OutboxRetrySeconds, "outbox-retry-seconds", cfg.OutboxRetrySeconds,

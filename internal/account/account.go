@@ -10,7 +10,8 @@
 // password hashes (hash.go): every password check of every flow waits there,
 // and its ErrBusy answer and counters are the sign-in's. Its files split it
 // by part: account.go (rows), login.go, temporary.go, notification.go,
-// hash.go, lookup.go and staffview.go (what other domains read).
+// hash.go and admission.go (its per-address share), lookup.go and
+// staffview.go (what other domains read).
 package account
 
 import (

@@ -130,6 +130,8 @@ type hashQueue struct {
 	hashing int
 	idle    time.Time
 	mean    time.Duration
+	// clients counts the places each client address holds (admission.go).
+	clients map[string]int
 }
 
 // estimate is the expected time of one hash at now: the average, decayed
@@ -150,18 +152,6 @@ func (q *hashQueue) estimate(now time.Time) time.Duration {
 // the hashers work through the pending ones and it, HashSlots() at a time.
 func (q *hashQueue) wait(now time.Time) time.Duration {
 	return time.Duration(q.pending+1) * q.estimate(now) / time.Duration(hashSlots)
-}
-
-// admit counts a hash in, unless the expected wait at now passes budget (0:
-// no bound); then it returns that wait and changes nothing.
-func (q *hashQueue) admit(now time.Time, budget time.Duration) (time.Duration, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if w := q.wait(now); budget > 0 && w > budget {
-		return w, false
-	}
-	q.pending++
-	return 0, true
 }
 
 // leave counts out a reservation that was not used.
@@ -233,20 +223,11 @@ type reservationKey struct{}
 // wait for the hash (every unfinished hash and this one, times the recent
 // hash time, over HashSlots()) passes WaitBudget it reserves nothing and
 // returns a *BusyError. The recent hash time decays while no hash runs
-// (hashQueue), so a refusal never outlasts the load that caused it.
+// (hashQueue), so a refusal never outlasts the load that caused it. A ctx
+// that already carries a reservation is admitted as it is: one request
+// queues once. Admit counts no client address: see AdmitClient.
 func (h *Hasher) Admit(ctx context.Context) (context.Context, func(), error) {
-	q := h.hashQueue()
-	if w, ok := q.admit(h.now(), h.WaitBudget); !ok {
-		h.Metrics.refused()
-		return ctx, func() {}, &BusyError{Wait: w}
-	}
-	r := &reservation{}
-	release := func() {
-		if r.taken.CompareAndSwap(false, true) {
-			q.leave()
-		}
-	}
-	return context.WithValue(ctx, reservationKey{}, r), release, nil
+	return h.AdmitClient(ctx, "")
 }
 
 // ErrMalformedHash is returned for a stored hash that is not an argon2id PHC
@@ -260,6 +241,9 @@ type Hasher struct {
 	WaitBudget time.Duration
 	// Metrics, when set, counts refusals and times the wait for a hasher.
 	Metrics *Metrics
+	// ClientShare bounds what one client address holds of the places the
+	// budget holds (AdmitClient); 0: no bound per address.
+	ClientShare int
 	// Now is admission control's clock (hash times, the decay of the
 	// estimate while no hash runs); nil: time.Now. Tests inject a fake one.
 	Now    func() time.Time
@@ -273,8 +257,11 @@ type Hasher struct {
 	dummyErr  error
 }
 
-// NewHasher returns a hasher using p, with DefaultWaitBudget.
-func NewHasher(p Params) *Hasher { return &Hasher{params: p, WaitBudget: DefaultWaitBudget} }
+// NewHasher returns a hasher using p, with DefaultWaitBudget and
+// DefaultClientShare.
+func NewHasher(p Params) *Hasher {
+	return &Hasher{params: p, WaitBudget: DefaultWaitBudget, ClientShare: DefaultClientShare}
+}
 
 func (h *Hasher) now() time.Time {
 	if h.Now != nil {

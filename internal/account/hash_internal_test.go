@@ -486,3 +486,111 @@ func TestFastHashesBringTheEstimateDown(t *testing.T) {
 		t.Fatalf("admitted after %d fast hashes, want about %d", n, most)
 	}
 }
+
+// Issue 34: one address flooding holds at most its share of the places
+// the budget holds, so a visitor from another address is still admitted;
+// a place comes back to the address when its request is done.
+func TestOneAddressHoldsAtMostItsShare(t *testing.T) {
+	const budget = 2 * time.Second
+	f := newFakeQueue(t, budget)
+	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
+	share := max(1, places/DefaultClientShare)
+	const flooder, visitor = "203.0.113.7", "198.51.100.9"
+	var held []func()
+	refused := 0
+	for range 10 * places {
+		_, release, err := f.h.AdmitClient(context.Background(), flooder)
+		var busy *BusyError
+		switch {
+		case err == nil:
+			held = append(held, release)
+		case errors.As(err, &busy) && busy.Wait > 0:
+			refused++
+		default:
+			t.Fatal(err)
+		}
+	}
+	if len(held) != share || refused != 10*places-share {
+		t.Fatalf("one address was admitted %d times and refused %d; want its share %d of %d places", len(held), refused, share, places)
+	}
+	// Check, the HTTP layer's question before it reads a request, answers
+	// the same and reserves nothing.
+	var busy *BusyError
+	if err := f.h.Check(flooder); !errors.As(err, &busy) || busy.Wait <= 0 {
+		t.Fatalf("Check for the address holding its share: %v, want a *BusyError", err)
+	}
+	for range 3 {
+		if err := f.h.Check(visitor); err != nil {
+			t.Fatalf("Check for another address: %v", err)
+		}
+	}
+	f.q.mu.Lock()
+	pending := f.q.pending
+	f.q.mu.Unlock()
+	if pending != share {
+		t.Fatalf("%d places counted after the checks, want the flooder's %d", pending, share)
+	}
+	ctx, release, err := f.h.AdmitClient(context.Background(), visitor)
+	if err != nil {
+		t.Fatalf("a visitor from another address was refused while one floods: %v", err)
+	}
+	// A nested admission with the reservation in ctx: admitted without a
+	// second place.
+	if _, again, err := f.h.AdmitClient(ctx, visitor); err != nil {
+		t.Fatal(err)
+	} else {
+		again()
+	}
+	var visitors int
+	f.q.mu.Lock()
+	pending, visitors = f.q.pending, f.q.clients[visitor]
+	f.q.mu.Unlock()
+	if pending != share+1 || visitors != 1 {
+		t.Fatalf("%d places counted, the visitor holding %d; want %d and 1", pending, visitors, share+1)
+	}
+	release()
+	// A place given back is the flooder's again, once.
+	held[0]()
+	held[0]()
+	if _, rel, err := f.h.AdmitClient(context.Background(), flooder); err != nil {
+		t.Fatalf("the address was refused after giving a place back: %v", err)
+	} else {
+		held[0] = rel
+	}
+	if _, rel, err := f.h.AdmitClient(context.Background(), flooder); err == nil {
+		rel()
+		t.Fatal("the address was admitted past its share")
+	}
+	for _, rel := range held {
+		rel()
+	}
+	f.q.mu.Lock()
+	defer f.q.mu.Unlock()
+	if f.q.pending != 0 || len(f.q.clients) != 0 {
+		t.Fatalf("after every release: %d places, clients %v", f.q.pending, f.q.clients)
+	}
+}
+
+// Without a share (ClientShare 0) or a client, only the budget bounds an
+// address: it can take every place.
+func TestWithoutAShareOneAddressFillsTheQueue(t *testing.T) {
+	const budget = 2 * time.Second
+	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
+	for _, c := range []struct {
+		name   string
+		share  int
+		client string
+	}{{"no share", 0, "203.0.113.7"}, {"no client", DefaultClientShare, ""}} {
+		f := newFakeQueue(t, budget)
+		f.h.ClientShare = c.share
+		admitted := 0
+		for range 2 * places {
+			if _, _, err := f.h.AdmitClient(context.Background(), c.client); err == nil {
+				admitted++
+			}
+		}
+		if admitted != places {
+			t.Fatalf("%s: admitted %d, want every place (%d)", c.name, admitted, places)
+		}
+	}
+}

@@ -162,12 +162,12 @@ func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e au
 }
 
 // admitted is the start of every password check: it holds a hashing slot
-// (Hasher.Admit), applies Limits.Authenticate to e's client and reads the
-// account with read (a missing one is the zero record, found false), then
+// (Hasher.AdmitClient: one of e's client's share), applies
+// Limits.Authenticate to e's client and reads the account with read (a missing one is the zero record, found false), then
 // runs check while it still holds the slot.
 func (s *Service) admitted(ctx context.Context, e audit.Event, read func(context.Context) (record, error),
 	check func(ctx context.Context, r record, found bool) error) error {
-	ctx, release, err := s.Hasher.Admit(ctx)
+	ctx, release, err := s.Hasher.AdmitClient(ctx, throttle.ClientKey(e.IP))
 	if err != nil {
 		return err
 	}

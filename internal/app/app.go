@@ -93,6 +93,10 @@ type Config struct {
 	// account.DefaultWaitBudget, 0 for no bound): a password check expected
 	// to wait longer for a hasher is answered 429 BUSY at once.
 	HashWaitBudget string
+	// MaxInFlight (GUICHET_MAX_IN_FLIGHT, a whole number; empty for
+	// httpapi.DefaultMaxInFlight, 0 for no bound): a request past this many
+	// under way is answered 503 OVERLOADED at once (httpapi's shed.go).
+	MaxInFlight string
 	// HashParams are the argon2id parameters of new password hashes (and of
 	// the --dev demo accounts); zero: account.DefaultParams, what `guichet
 	// serve` uses. Tests that run the application set cheap ones, so that
@@ -148,6 +152,19 @@ func (c Config) drain() (time.Duration, error) {
 	return seconds("GUICHET_DRAIN_SECONDS", c.DrainSeconds, DefaultDrain, 0, maxDrain)
 }
 
+// maxInFlight is GUICHET_MAX_IN_FLIGHT: "" is httpapi.DefaultMaxInFlight,
+// 0 no bound.
+func (c Config) maxInFlight() (int, error) {
+	if c.MaxInFlight == "" {
+		return httpapi.DefaultMaxInFlight, nil
+	}
+	n, err := strconv.Atoi(c.MaxInFlight)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("GUICHET_MAX_IN_FLIGHT=%q: a whole number of requests, 0 for no bound", c.MaxInFlight)
+	}
+	return n, nil
+}
+
 // DefaultOutboxRetry is the first retry delay of the outbox when
 // GUICHET_OUTBOX_RETRY_SECONDS is unset.
 const DefaultOutboxRetry = 30 * time.Second
@@ -197,6 +214,7 @@ func ConfigFromEnv() Config {
 		MaintenanceBypass:  get("GUICHET_MAINTENANCE_BYPASS", ""),
 		obsoleteTrustProxy: get("GUICHET_TRUST_PROXY", "") != "",
 		HashWaitBudget:     get("GUICHET_HASH_WAIT_BUDGET", ""),
+		MaxInFlight:        get("GUICHET_MAX_IN_FLIGHT", ""),
 
 		RegistrationJWTKeys:    get("GUICHET_REGISTRATION_JWT_KEYS", ""),
 		RegistrationSessionTTL: get("GUICHET_REGISTRATION_SESSION_TTL", ""),
@@ -426,6 +444,10 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxInFlight, err := cfg.maxInFlight()
+	if err != nil {
+		return nil, err
+	}
 	if _, err := cfg.outboxRetry(); err != nil {
 		return nil, err
 	}
@@ -485,7 +507,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	h, err := httpapi.New(httpapi.Config{
 		Dev: cfg.Dev, Env: cfg.env(), DefaultBrand: cfg.DefaultBrand, TrustedProxies: proxies,
-		MaintenanceBypass: cfg.MaintenanceBypass, ConsoleHost: cfg.ConsoleHost,
+		MaintenanceBypass: cfg.MaintenanceBypass, ConsoleHost: cfg.ConsoleHost, MaxInFlight: maxInFlight,
 	}, deps)
 	if err != nil {
 		db.Close()

@@ -348,6 +348,7 @@ func TestHashWaitBudgetIsConfigured(t *testing.T) {
 	}
 	defer a.DB.Close()
 	belair, _ := a.Brands.ByID("belair")
+	logs := testenv.CaptureLog(t)
 	testenv.Scenario{Name: "authentication over the budget",
 		Request: testenv.Request{Method: "POST", Path: "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication", Host: belair.Hosts[0],
 			Headers: map[string]string{"api-key": belair.APIKey, "Content-Type": "application/json"}, Body: `{"password":"Whatever-2026!"}`},
@@ -355,6 +356,10 @@ func TestHashWaitBudgetIsConfigured(t *testing.T) {
 		After: func(t testing.TB, got testenv.Answer) {
 			if got.Header.Get("Retry-After") == "" {
 				t.Errorf("no Retry-After")
+			}
+			// Shed in the first middleware (issue 34): before the access log.
+			if strings.Contains(logs.String(), `"msg":"request"`) {
+				t.Errorf("the refusal was logged as a request: %s", logs)
 			}
 		}}.Test(t, a.Handler)
 }
@@ -472,4 +477,22 @@ func deployedMetricNames(t *testing.T) []string {
 		}
 	}
 	return names
+}
+
+// GUICHET_MAX_IN_FLIGHT is a whole number (0: no bound); anything else
+// stops the start.
+func TestMaxInFlightIsConfigured(t *testing.T) {
+	for _, bad := range []string{"-1", "many", "1.5"} {
+		_, err := newApp(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", MaxInFlight: bad})
+		if err == nil || !strings.Contains(err.Error(), "GUICHET_MAX_IN_FLIGHT") {
+			t.Fatalf("%q: %v, want a refusal naming GUICHET_MAX_IN_FLIGHT", bad, err)
+		}
+	}
+	for _, good := range []string{"", "0", "64"} {
+		a, err := newApp(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", MaxInFlight: good})
+		if err != nil {
+			t.Fatalf("%q: %v", good, err)
+		}
+		a.DB.Close()
+	}
 }

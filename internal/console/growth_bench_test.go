@@ -66,7 +66,9 @@ func TestGrowth(t *testing.T) {
 		found := 0
 		byQuery := map[string]durations{}
 		search := measure(300, func(i int) {
-			defer func(start time.Time) { byQuery[queries[i%len(queries)]] = append(byQuery[queries[i%len(queries)]], time.Since(start)) }(time.Now())
+			defer func(start time.Time) {
+				byQuery[queries[i%len(queries)]] = append(byQuery[queries[i%len(queries)]], time.Since(start))
+			}(time.Now())
 			c := every
 			if i%2 == 1 {
 				c = one

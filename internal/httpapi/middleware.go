@@ -24,8 +24,10 @@ const (
 	maxURLBytes  = 4096
 )
 
-// middleware wraps the mux: request id and access log, panic recovery,
-// security headers with a CSP nonce, cross-origin protection, size limits.
+// middleware wraps the mux: the bound on requests under way and the
+// hashers' admission first (shed.go), then request id and access log,
+// panic recovery, security headers with a CSP nonce, cross-origin
+// protection, size limits.
 func (s *server) middleware(next http.Handler) http.Handler {
 	h := s.metrics.wrap(next)
 	h = s.limits(h)
@@ -37,6 +39,8 @@ func (s *server) middleware(next http.Handler) http.Handler {
 	h = s.securityHeaders(h)
 	h = s.recoverPanics(h)
 	h = s.accessLog(h)
+	h = s.shedFirst(h)
+	h = s.inFlight(h)
 	return h
 }
 

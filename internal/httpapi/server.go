@@ -53,6 +53,9 @@ type Config struct {
 	// --dev also console.localhost), any port; empty outside --dev: no
 	// console.
 	ConsoleHost string
+	// MaxInFlight bounds the requests under way (GUICHET_MAX_IN_FLIGHT;
+	// shed.go); 0: no bound.
+	MaxInFlight int
 }
 
 // Deps are the services the routes call.

@@ -15,6 +15,7 @@ import (
 	"guichet/internal/rules"
 	"guichet/internal/sso"
 	"guichet/internal/store"
+	"guichet/internal/throttle"
 )
 
 // TokenReset is the /reset form of a visitor holding a reset token (from a
@@ -43,7 +44,7 @@ type TokenReset struct {
 // revoked, the 'password changed' email queued and the event audited.
 func (s *Service) ResetWithToken(ctx context.Context, req TokenReset) (account.Account, error) {
 	// Refused when the hashers are too busy before anything is counted.
-	ctx, release, err := s.Accounts.Hasher.Admit(ctx)
+	ctx, release, err := s.Accounts.Hasher.AdmitClient(ctx, throttle.ClientKey(req.IP))
 	if err != nil {
 		return account.Account{}, err
 	}

@@ -694,7 +694,7 @@ type txStep func(ctx context.Context, tx *store.Tx, p policy.Person, now time.Ti
 // ErrCreateTries).
 func (s *Service) Create(ctx context.Context, c Creation) (string, error) {
 	e := audit.Event{Brand: c.Brand, IP: c.IP, Event: audit.RegistrationCreate}
-	ctx, release, err := s.Accounts.Hasher.Admit(ctx)
+	ctx, release, err := s.Accounts.Hasher.AdmitClient(ctx, throttle.ClientKey(c.IP))
 	if err != nil {
 		return "", err
 	}

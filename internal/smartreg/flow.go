@@ -629,7 +629,7 @@ func (s *Service) Create(ctx context.Context, c Call, in Creation) (Result, erro
 	if err != nil {
 		return refuse(err)
 	}
-	ctx, release, err := s.Accounts.Hasher.Admit(ctx)
+	ctx, release, err := s.Accounts.Hasher.AdmitClient(ctx, throttle.ClientKey(c.IP))
 	if err != nil {
 		return Result{}, err
 	}

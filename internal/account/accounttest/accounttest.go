@@ -25,10 +25,13 @@ var Params = account.Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen
 func Hasher() *account.Hasher { return account.NewHasher(Params) }
 
 // Service is an account service on db with the clock now, the test
-// hasher and no rate limits: the flows' tests, which test their own limits.
+// hasher, no rate limits and no per-address share of the hashers (their
+// concurrent requests all come from one address): the flows' tests, which
+// test their own limits; account and httpapi test the share.
 func Service(db *store.DB, now func() time.Time) *account.Service {
 	s := account.NewService(db, Hasher(), now)
 	s.Limits = account.Limits{}
+	s.Hasher.ClientShare = 0
 	return s
 }
 

@@ -101,6 +101,10 @@ const rows: Row[] = [
   ...(['authentication', 'login-find', 'other'] as const).map(
     (call): Row => ({ spec: `503 UNAVAILABLE after ${call}`, status: 503, code: 'UNAVAILABLE', call, expected: roadblock('technical') }),
   ),
+  // Issue 34: past the requests under way (GUICHET_MAX_IN_FLIGHT) a 503 OVERLOADED is a message on the form, not maintenance.
+  ...(['authentication', 'login-find', 'other'] as const).map(
+    (call): Row => ({ spec: `503 OVERLOADED after ${call}`, status: 503, code: 'OVERLOADED', call, expected: message('error.busy', 'OVERLOADED') }),
+  ),
   { spec: '8.1 530 maintenance', status: 530, expected: roadblock('maintenance') },
   { spec: '8.1 other status 401', status: 401, expected: roadblock('technical') },
   { spec: '8.1 other status 429', status: 429, code: 'OTHER', call: 'authentication', expected: roadblock('technical') },

@@ -265,6 +265,9 @@ export function interpretResponse(answer: ApiAnswer, call: ApiCall, options: Int
   // A 503 UNAVAILABLE is the database out of reach (an outage, with
   // Retry-After), not maintenance: the technical roadblock.
   if (status === 503 && code === 'UNAVAILABLE') return go('technical');
+  // Issue 34: a 503 OVERLOADED is the server past its requests under way,
+  // refused before any work (Retry-After): like BUSY, the visitor submits again.
+  if (status === 503 && code === 'OVERLOADED') return say('error.busy', code);
   if (status === 503 || status === 530) return go('maintenance');
   // Not in spec §8: the server was too busy to check a password and counted
   // nothing (429 BUSY, unlike RATE_LIMITED); the visitor submits again.

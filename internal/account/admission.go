@@ -1,0 +1,117 @@
+package account
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Fair admission (issue 34): under a flood the hashers' queue stays at its
+// bound, and whoever sends most takes most places in it. So one client
+// address (the throttle's key: an IPv4 address, an IPv6 /64) may hold at
+// most a share of the places the wait budget holds, and a visitor from
+// elsewhere still finds one free while an address floods.
+
+// DefaultClientShare is Hasher.ClientShare's default: one address may
+// hold an eighth of the places, so a flood needs eight addresses to fill
+// the queue. A household or an office behind one address that signs in
+// together still fits: with 2 hashers, 20 ms hashes and the 2 s budget
+// an address holds 25 places.
+const DefaultClientShare = 8
+
+// AdmitClient is Admit for a request from client (throttle.ClientKey of
+// its address; "" counts no address): besides the wait budget, client is
+// refused while it holds its share of the places, max(1, places ÷
+// ClientShare) where places is how many hashes the budget holds (WaitBudget
+// × HashSlots() ÷ the recent hash time). The place stays the client's until
+// release, when the request is done.
+func (h *Hasher) AdmitClient(ctx context.Context, client string) (context.Context, func(), error) {
+	if _, ok := ctx.Value(reservationKey{}).(*reservation); ok {
+		return ctx, func() {}, nil
+	}
+	q := h.hashQueue()
+	if w, ok := q.admit(h.now(), h.WaitBudget, client, h.ClientShare); !ok {
+		h.Metrics.refused()
+		return ctx, func() {}, &BusyError{Wait: w}
+	}
+	r := &reservation{}
+	var once sync.Once
+	release := func() {
+		once.Do(func() {
+			q.forget(client)
+			if r.taken.CompareAndSwap(false, true) {
+				q.leave()
+			}
+		})
+	}
+	return context.WithValue(ctx, reservationKey{}, r), release, nil
+}
+
+// Check answers as AdmitClient would for client now, reserving nothing:
+// the HTTP layer asks it before it reads anything of a request that would
+// hash (httpapi's shed.go), so the refusals under a flood cost no
+// logging, decoding or database read; the request's service admits it
+// afterwards (and may still refuse it, when the queue filled meanwhile).
+// Nothing is held while the request's body arrives, however slowly.
+func (h *Hasher) Check(client string) error {
+	if w, ok := h.hashQueue().check(h.now(), h.WaitBudget, client, h.ClientShare); !ok {
+		h.Metrics.refused()
+		return &BusyError{Wait: w}
+	}
+	return nil
+}
+
+// check is admit without counting anything.
+func (q *hashQueue) check(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.refusal(now, budget, client, share)
+}
+
+// admit counts a hash in for client, unless refusal refuses it.
+func (q *hashQueue) admit(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if w, ok := q.refusal(now, budget, client, share); !ok {
+		return w, false
+	}
+	q.pending++
+	if client != "" {
+		if q.clients == nil {
+			q.clients = map[string]int{}
+		}
+		q.clients[client]++
+	}
+	return 0, true
+}
+
+// refusal (q.mu held) refuses a hash for client when the expected wait at
+// now passes budget (0: no bound) or, with share > 0, when client's own
+// places and this one would take more than budget ÷ share of the hashers'
+// time; it returns that wait. A client holding no place is never refused
+// for its share.
+func (q *hashQueue) refusal(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
+	if w := q.wait(now); budget > 0 && w > budget {
+		return w, false
+	}
+	held := q.clients[client]
+	if own := time.Duration(held+1) * q.estimate(now) / time.Duration(hashSlots); budget > 0 && client != "" &&
+		share > 0 && held > 0 && own > budget/time.Duration(share) {
+		return own, false
+	}
+	return 0, true
+}
+
+// forget counts out a place client held ("" holds none).
+func (q *hashQueue) forget(client string) {
+	if client == "" {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.clients[client] <= 1 {
+		delete(q.clients, client)
+	} else {
+		q.clients[client]--
+	}
+}

@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"guichet/internal/account"
+	"guichet/internal/api"
+	"guichet/internal/throttle"
+)
+
+// Refusing before doing work (issue 34). Under a sustained flood of sign-ins
+// the hashers' queue stays at its bound, and the refusals are most of the
+// requests: each one that was decoded, logged and read from the database
+// before the service refused it took the cores the hashers and the admitted
+// requests needed. So the two refusals come first, in this order, before
+// the access log, the security headers, the brand, the api key, decoding
+// or any database read:
+//
+//   - inFlight: past Config.MaxInFlight requests under way, 503 OVERLOADED
+//     with Retry-After;
+//   - shedFirst: a request to a route that hashes a password is answered
+//     429 BUSY, as its service would answer it, when the hashers would
+//     refuse it now (account.Hasher.Check: the wait budget, and the client
+//     address holding its share of the places). It reserves nothing: a
+//     place held from here would be held while the body arrives, which a
+//     client sending slowly gets for free; the service admits the request
+//     once it is read, as before.
+//
+// Neither writes a log line: at thousands a second the lines would cost
+// what the refusal saves (the metrics count them).
+
+// hashingRoutes are the routes of which every request past its checks
+// hashes a password, so its refusal is the same as the service's (429
+// BUSY, error.busy, Retry-After) whatever the body says. The SSO form post
+// is not one (with a ticket it checks no password, and it answers pages),
+// nor smart registration's create (its answers carry the session header),
+// nor the re-authentication proof (a code proves without a hash): their
+// services admit as before. TestHashingRoutesAreInTheTable keeps the list
+// to the route table's patterns.
+var hashingRoutes = []string{
+	"POST /api/v1/accounts/{id}/authentication",
+	"POST /api/v1/accounts/{id}/temporary",
+	"POST /api/v1/accounts/{id}/password",
+	"POST /api/v1/accounts/{id}/create",
+	"POST /api/v1/me/password",
+}
+
+// shedFirst refuses a request to one of hashingRoutes that the hashers
+// would refuse, before anything else of it runs (see above); other
+// requests pass.
+func (s *server) shedFirst(next http.Handler) http.Handler {
+	if s.deps.Account == nil || s.deps.Account.Service == nil {
+		return next
+	}
+	hasher := s.deps.Account.Service.Hasher
+	match := http.NewServeMux()
+	for _, p := range hashingRoutes {
+		match.Handle(p, next) // only the pattern found counts
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/api/v1/") || s.isConsoleHost(r.Host) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if _, pattern := match.Handler(r); pattern == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err := hasher.Check(throttle.ClientKey(s.cfg.TrustedProxies.clientIP(r))); err != nil {
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			api.WriteError(w, r, account.BusyAnswer(err))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// DefaultMaxInFlight is Config.MaxInFlight's default
+// (GUICHET_MAX_IN_FLIGHT): far above what 2 cores serve at the sign-in's
+// p99 target, well below what exhausts memory (a request under way holds
+// a goroutine, its buffers and, for a sign-in, its place in the queue).
+const DefaultMaxInFlight = 1024
+
+// ErrOverloaded answers a request past Config.MaxInFlight: 503 with
+// Retry-After, the SPA's "try again in a few seconds" (error.busy); a page
+// gets the short problem page.
+var ErrOverloaded = &api.Error{Status: http.StatusServiceUnavailable, Code: "OVERLOADED", MessageKey: "error.busy",
+	RetryAfter: 1}
+
+// inFlight bounds the requests under way to Config.MaxInFlight (0: no
+// bound); one past it is answered ErrOverloaded at once. The load
+// balancer's checks (/healthz, /readyz) always pass, as do WebSocket
+// upgrades: a socket lives for minutes and has bounds of its own (the
+// chat's and co-browse's).
+func (s *server) inFlight(next http.Handler) http.Handler {
+	if s.cfg.MaxInFlight <= 0 {
+		return next
+	}
+	slots := make(chan struct{}, s.cfg.MaxInFlight)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || socketUpgrade(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.Header().Set("Retry-After", strconv.Itoa(ErrOverloaded.RetryAfter))
+			writeProblem(w, r, ErrOverloaded.Status, ErrOverloaded.Code, ErrOverloaded.MessageKey)
+			return
+		}
+		defer func() { <-slots }()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// socketUpgrade is a WebSocket opening: a GET of one of the socket routes
+// (their paths end in /socket) asking for the upgrade. Any other request
+// that says Upgrade is counted like the rest.
+func socketUpgrade(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/socket") &&
+		strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
