@@ -4,11 +4,9 @@
 
 package argon2id
 
-var useSSE4 bool
+//lint:file-ignore U1000 processBlockGeneric is the block function of the architectures without assembly (blamka_ref.go); amd64 does not call it
 
-// useLSX reports whether the loong64 LSX vector implementation should be
-// used. It is set from cpu.Loong64.HasLSX in blamka_loong64.go's init().
-var useLSX bool
+var useSSE4 bool
 
 func processBlockGeneric(out, in1, in2 *block, xor bool) {
 	var t block

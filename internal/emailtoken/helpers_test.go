@@ -191,11 +191,5 @@ func (e *env) adminCall(authorization string, body any) testenv.Answer {
 	return testenv.Do(e.t, e.admin, req)
 }
 
-// linked returns "number:role" of the belair account's policies.
-func (e *env) linked(email string) []string {
-	e.t.Helper()
-	return accounttest.Linked(e.t, e.DB, "belair", email)
-}
-
 // day is 24 hours.
 const day = 24 * time.Hour

@@ -218,7 +218,7 @@ func signAndVerify(t *testing.T, s *oidc.Service, brand string, alg jose.Signatu
 		t.Fatal(err)
 	}
 	compact, _ := jws.CompactSerialize()
-	parsed, err := jose.ParseSigned(compact, []jose.SignatureAlgorithm{alg})
+	parsed, err := jose.ParseSignedCompact(compact, []jose.SignatureAlgorithm{alg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,8 +193,6 @@ func (c *changes) write(ctx context.Context, tx *store.Tx) error {
 	return nil
 }
 
-var errDryRun = errors.New("dry run")
-
 func (im *Importer) parse(in io.Reader) ([]row, error) {
 	r := csv.NewReader(in)
 	r.ReuseRecord = true

@@ -177,7 +177,7 @@ func (h *Handler) RequestDeletion(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	d, err := h.Service.RequestDeletion(r.Context(), DeletionAsk(a))
-	return api.Reply(w, http.StatusAccepted, deletionAnswer{RequestedAt: d.RequestedAt, DeleteAt: d.DeleteAt}, apiError(err))
+	return api.Reply(w, http.StatusAccepted, deletionAnswer(d), apiError(err))
 }
 
 // CancelDeletion is DELETE /api/v1/me/deletion: 204; 404 NO_DELETION; 410

@@ -2,8 +2,5 @@ package registration
 
 import "guichet/internal/identity"
 
-// The masks are identity's (shared with smart registration).
-var (
-	maskEmail = identity.MaskEmail
-	maskPhone = identity.MaskPhone
-)
+// The email mask is identity's (shared with smart registration).
+var maskEmail = identity.MaskEmail

@@ -3,7 +3,6 @@ package smartreg
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -214,4 +213,3 @@ func (g given) find(ctx context.Context, q policy.Reader, brandID string) (p pol
 	return policy.Person{}, false, len(people) > 0, nil
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -167,7 +167,6 @@ type scenario struct {
 	agent    *client // the --dev agent, signed in once (a TOTP code is accepted once)
 	agentIP  string
 	clients  atomic.Uint64
-	regFound string // a registration find body answered 200
 }
 
 var assetRef = regexp.MustCompile(`(?:src|href)="(/assets/[^"]+)"`)

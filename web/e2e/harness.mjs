@@ -692,6 +692,24 @@ export async function press(page, locator) {
 }
 
 /**
+ * The paths the page's main frame goes to from now on, client-side page
+ * changes included, for a test to read once the page has arrived where it
+ * should: a sign-in's form post must go straight to /my-account (issue 32:
+ * a flow state cleared before the post let the page's guard show the login
+ * page, its footer moving, while the server signed the visitor in).
+ * @param {import('playwright-core').Page} page
+ * @returns {string[]}
+ */
+export function pathsFrom(page) {
+  /** @type {string[]} */
+  const paths = [];
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) paths.push(new URL(frame.url()).pathname);
+  });
+  return paths;
+}
+
+/**
  * Clicks into a field with the mouse and types into it.
  * @param {import('playwright-core').Page} page
  * @param {import('playwright-core').Locator} locator

@@ -7,7 +7,7 @@
 // mailbox, whose link the visitor follows.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { arrive, checkA11y, codeOf, pathOf, PHONE_320, press, realErrors, seenMail, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
+import { arrive, checkA11y, codeOf, pathOf, PHONE_320, pathsFrom, press, realErrors, seenMail, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
 import { DOB, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 
 /** What the visitor reads, by language. */
@@ -111,8 +111,10 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await page.getByText(m['registration.password.wrongPostalCode']).first().waitFor();
       await checkA11y(page);
       await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
+      const went = pathsFrom(page);
       await press(page, page.getByRole('button', { name: m['registration.password.submit'] }));
       await signedIn(page, people.register.policy);
+      assert.deepEqual(went, ['/my-account'], 'from the form post straight to /my-account');
       assert.deepEqual(realErrors(errors), []);
 
       // The same link again: spent, the token-expired roadblock (never a second account).
@@ -158,8 +160,10 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
       await typeInto(page, page.getByLabel(m['recovery.reset.newPassword'], { exact: true }), `${NEW_PASSWORD}${language}`);
       await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), `${NEW_PASSWORD}${language}`);
+      const went = pathsFrom(page);
       await press(page, page.getByRole('button', { name: m['recovery.reset.submit'] }));
       await signedIn(page);
+      assert.deepEqual(went, ['/my-account'], 'from the form post straight to /my-account');
       assert.deepEqual(realErrors(errors), []);
     });
 

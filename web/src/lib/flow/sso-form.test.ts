@@ -1,6 +1,6 @@
 import { expect, it, vi } from 'vitest';
 import { postedEntries } from '@/test/sso-post';
-import { postToSso, ssoAction } from './sso-form';
+import { forgetOnLeaving, postToSso, ssoAction } from './sso-form';
 
 it("adds staff's maintenance bypass to a post to Guichet's own SSO only", () => {
   expect(ssoAction('/pkmslogin.form', null)).toBe('/pkmslogin.form');
@@ -35,4 +35,13 @@ it('posts the fields without ever putting them in the document (issue 26)', () =
   } finally {
     submit.mockRestore();
   }
+});
+
+it('forgets a flow only when the page goes, not before the post (issue 32)', () => {
+  const forget = vi.fn();
+  forgetOnLeaving(forget);
+  expect(forget).not.toHaveBeenCalled();
+  window.dispatchEvent(new PageTransitionEvent('pagehide'));
+  window.dispatchEvent(new PageTransitionEvent('pagehide'));
+  expect(forget).toHaveBeenCalledOnce();
 });

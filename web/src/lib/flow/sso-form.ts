@@ -61,3 +61,14 @@ export function postToSso(url: string, login: SsoLogin, doc: Document = document
   form.submit();
   return form;
 }
+
+/**
+ * Runs `forget` once this document goes, when the form post's answer (the
+ * SSO's redirect) replaces it: pagehide. A flow's state must outlive the
+ * post: cleared before it, the page's guard sent the visitor to / while the
+ * server was still signing them in, and the login page flashed (its footer
+ * moving) before /my-account (issue 32).
+ */
+export function forgetOnLeaving(forget: () => void, win: Window = window): void {
+  win.addEventListener('pagehide', () => forget(), { once: true });
+}

@@ -17,7 +17,7 @@ import { checkPhone } from '@/lib/rules/phone';
 import { checkPostalCode } from '@/lib/rules/postal-code';
 import { pass } from '@/lib/rules/result';
 import { useSite } from '@/lib/site/site-context';
-import { postToSso } from '@/lib/flow/sso-form';
+import { forgetOnLeaving, postToSso } from '@/lib/flow/sso-form';
 import { useOnce } from '@/lib/use-once';
 import { recoveryApi, type PasswordRequest } from '@/features/recovery/api';
 import { NewPasswordFields } from '@/features/recovery/components/new-password-fields';
@@ -163,9 +163,12 @@ function ResetForm({ variant }: { variant: ResetVariant }) {
     if (outcome.kind === 'continue') {
       const email = answer.value?.email;
       if (!email) return roadblock('technical');
-      finishReset();
       // An invitation's email token (reset-password-login) was the proof: the server has spent it.
-      updateFlow({ emailToken: null });
+      // Both go with the page, not before the post (forgetOnLeaving).
+      forgetOnLeaving(() => {
+        finishReset();
+        updateFlow({ emailToken: null });
+      });
       setLeaving(true);
       postToSso(brand.sso.loginUrl[language], { username: email, password: values.password });
       return;
