@@ -80,7 +80,7 @@ func staffSearch(d store.Dialect, s StaffSearch) (string, []any) {
 	// which keeps no statistics, would read every account of the brands.
 	brands, brandArgs := "", []any{}
 	if len(s.Brands) > 0 {
-		brands = " AND (brand IN (" + inPlaceholders(len(s.Brands)) + ")) = TRUE"
+		brands = " AND (brand IN (" + store.Placeholders(len(s.Brands)) + ")) = TRUE"
 		for _, b := range s.Brands {
 			brandArgs = append(brandArgs, b)
 		}
@@ -119,7 +119,7 @@ func staffSearch(d store.Dialect, s StaffSearch) (string, []any) {
 		for i, id := range s.IDs {
 			ids[i] = id
 		}
-		candidates("id IN ("+inPlaceholders(len(s.IDs))+")", "", ids...)
+		candidates("id IN ("+store.Placeholders(len(s.IDs))+")", "", ids...)
 	}
 	return selectAccount + "WHERE id IN (" + strings.Join(kinds, " UNION ") + ") ORDER BY email_normalized, brand LIMIT ?",
 		append(args, s.Limit)
@@ -143,10 +143,6 @@ func prefixRange(p string) (from, to string, bounded bool) {
 		rs = rs[:len(rs)-1]
 	}
 	return p, "", false
-}
-
-func inPlaceholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
 // StaffFacts are what staff see of an account beyond Account.

@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
+
+	"guichet/internal/store"
 )
 
 // The reads and the retention purge of the audit trail for other packages:
@@ -38,7 +39,7 @@ func Times(ctx context.Context, q Query, brand, accountID, outcome string, limit
 	}
 	args = append(args, outcome, limit)
 	rows, err := q.Query(ctx, `SELECT at FROM audit_events WHERE brand = ? AND account_id = ? AND event IN (`+
-		placeholders(len(events))+`) AND outcome = ? ORDER BY at DESC, id DESC LIMIT ?`, args...)
+		store.Placeholders(len(events))+`) AND outcome = ? ORDER BY at DESC, id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit times: %w", err)
 	}
@@ -79,7 +80,7 @@ func between(from, to time.Time, brands []string) (string, []any) {
 		// index (its only prefix is the brand), the range would come out
 		// of order and be sorted whole, which SQLite's planner (no
 		// statistics) would choose.
-		where += " AND (brand IN (" + placeholders(len(brands)) + ")) = TRUE"
+		where += " AND (brand IN (" + store.Placeholders(len(brands)) + ")) = TRUE"
 		for _, b := range brands {
 			args = append(args, b)
 		}
@@ -172,9 +173,4 @@ func Scrub(ctx context.Context, ex Execer, brand, accountID string) (int64, erro
 		return 0, fmt.Errorf("audit scrub: %w", err)
 	}
 	return res.RowsAffected()
-}
-
-// placeholders is n comma-separated ?.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

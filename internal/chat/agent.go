@@ -41,11 +41,6 @@ func (a Agent) Serves(brandID, language string) bool {
 	return (len(a.Brands) == 0 || slices.Contains(a.Brands, brandID)) && slices.Contains(a.Languages, language)
 }
 
-// placeholders is "?, ?, …" for n values.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
 func splitList(s string) []string {
 	if s == "" {
 		return nil
@@ -217,7 +212,7 @@ func (s *Service) AssignWaiting(ctx context.Context) error {
 		// Oldest wait first, as the queue shows it (waiting_since: a bot
 		// conversation handed over late waits behind those queued before).
 		rows, err := tx.Query(ctx, "SELECT id, brand FROM chat_conversations WHERE status = 'waiting' AND kind = 'live' AND brand IN ("+
-			placeholders(len(auto))+") ORDER BY waiting_since, id", auto...)
+			store.Placeholders(len(auto))+") ORDER BY waiting_since, id", auto...)
 		if err != nil {
 			return err
 		}

@@ -104,13 +104,13 @@ func (s *Service) Queue(ctx context.Context, p staff.Principal) (Queue, error) {
 	if err != nil {
 		return Queue{}, err
 	}
-	scope := " AND language IN (" + placeholders(len(langs)) + ")"
+	scope := " AND language IN (" + store.Placeholders(len(langs)) + ")"
 	var scopeArgs []any
 	for _, l := range langs {
 		scopeArgs = append(scopeArgs, l)
 	}
 	if len(p.Brands) > 0 {
-		scope += " AND brand IN (" + placeholders(len(p.Brands)) + ")"
+		scope += " AND brand IN (" + store.Placeholders(len(p.Brands)) + ")"
 		for _, b := range p.Brands {
 			scopeArgs = append(scopeArgs, b)
 		}
@@ -311,7 +311,7 @@ func (s *Service) Search(ctx context.Context, p staff.Principal, q, brandID stri
 		brands = []string{brandID}
 	}
 	if len(brands) > 0 {
-		where += " AND brand IN (" + placeholders(len(brands)) + ")"
+		where += " AND brand IN (" + store.Placeholders(len(brands)) + ")"
 		for _, b := range brands {
 			args = append(args, b)
 		}

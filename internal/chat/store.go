@@ -355,7 +355,7 @@ func (s *Service) PollRows(ctx context.Context, ids []string) ([]PollRow, error)
 	for i, id := range ids {
 		args[i] = id
 	}
-	return s.pollRows(ctx, "id IN ("+placeholders(len(ids))+")", args...)
+	return s.pollRows(ctx, "id IN ("+store.Placeholders(len(ids))+")", args...)
 }
 
 func (s *Service) pollRows(ctx context.Context, where string, args ...any) ([]PollRow, error) {

@@ -212,4 +212,3 @@ func (g given) find(ctx context.Context, q policy.Reader, brandID string) (p pol
 	}
 	return policy.Person{}, false, len(people) > 0, nil
 }
-

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -37,17 +38,20 @@ func (db *DB) MigrationStatus(ctx context.Context) (states []MigrationState, new
 		if err != nil {
 			return nil, nil, fmt.Errorf("migration status: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var v int
-			var at int64
-			if err := rows.Scan(&v, &at); err != nil {
-				return nil, nil, fmt.Errorf("migration status: %w", err)
-			}
-			applied[v] = at
+		type row struct {
+			version int
+			at      int64
 		}
-		if err := rows.Err(); err != nil {
+		got, err := Collect(rows, func(r *sql.Rows) (row, error) {
+			var x row
+			err := r.Scan(&x.version, &x.at)
+			return x, err
+		})
+		if err != nil {
 			return nil, nil, fmt.Errorf("migration status: %w", err)
+		}
+		for _, x := range got {
+			applied[x.version] = x.at
 		}
 	}
 	for _, m := range migs {

@@ -256,6 +256,12 @@ func Collect[T any](rows *sql.Rows, scan func(*sql.Rows) (T, error)) ([]T, error
 	return out, rows.Err()
 }
 
+// Placeholders is "?, ?, …" for n values: an IN list (Rebind turns them
+// into PostgreSQL's $n).
+func Placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
 // Strings is Collect for a one-column list of text (ids, brands).
 func Strings(rows *sql.Rows) ([]string, error) {
 	return Collect(rows, func(r *sql.Rows) (string, error) {

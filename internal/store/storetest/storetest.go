@@ -451,16 +451,8 @@ func Strings(t testing.TB, db *store.DB, query string, args ...any) []string {
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatalf("%s: %v", query, err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := store.Strings(rows)
+	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return out
