@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -55,5 +57,36 @@ func TestShortServiceKeyRefused(t *testing.T) {
 	_, err := newApp(context.Background(), Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
 	if err == nil || !strings.Contains(err.Error(), "GUICHET_SERVICE_KEY_SCOTIA: 9 characters") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestREADMEAdminExample runs the README's admin API example as written
+// (its URL, the dev key its Authorization falls back to, its body) against
+// the admin handler of a --dev application, as `make run` starts one: the
+// example an operator copies works (issue 33).
+func TestREADMEAdminExample(t *testing.T) {
+	t.Setenv("GUICHET_SERVICE_KEY_BELAIR", "")
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`curl -X POST http://(127\.0\.0\.1:9090)(/\S+) \\\n\s+-H "Authorization: Bearer \$\{GUICHET_SERVICE_KEY_BELAIR:-(\S+)\}" \\\n\s+-d '([^']+)'`).
+		FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md: no admin API curl example in the form this test reads")
+	}
+	a, err := newApp(context.Background(), Config{Dev: true, DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.DB.Close() })
+	if want := "127.0.0.1:9090"; a.cfg.AdminAddr != "" && a.cfg.AdminAddr != want {
+		t.Errorf("the admin listener's default is %s, the README's example calls %s", a.cfg.AdminAddr, want)
+	}
+	got := testenv.Do(t, a.AdminHandler, testenv.Request{Method: http.MethodPost, Path: "http://" + string(m[1]) + string(m[2]),
+		Headers: map[string]string{"Authorization": "Bearer " + string(m[3])}, Body: string(m[4])})
+	got.Expect(t, http.StatusCreated, "")
+	if !strings.Contains(string(got.Body), `"link":"http://belair.localhost`) {
+		t.Errorf("no invitation link in %s", got.Body)
 	}
 }
