@@ -18,7 +18,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"guichet/internal/account"
 	"guichet/internal/maintenance"
+	"guichet/internal/sso"
+	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
 	"guichet/internal/testenv"
@@ -92,6 +95,106 @@ func TestWiredSignIn(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("/_dev/mail.json: %d", res.StatusCode)
 	}
+}
+
+// TestSignInRoundTrips counts the database work of one password sign-in
+// as the SPA does it (find, authentication, the SSO form post with the
+// login ticket: TestSignInThroughput's sign-in), step by step, on SQLite
+// and on PostgreSQL: the statements (store.DB.Statements) and the
+// transactions (Transactions: each a BEGIN and a COMMIT, so on PostgreSQL
+// a sign-in costs statements + 2 × transactions round trips). It fails
+// when a step gains one (issue 34), and reports the allocations of a
+// sign-in beyond its hash. The clock stands still, so the maintenance
+// windows are read once, by the first request, and never during a count.
+func TestSignInRoundTrips(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		ctx := t.Context()
+		clock := testclock.New()
+		a, err := newApp(ctx, Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
+			DatabaseURL: databaseURL, now: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.DB.Close()
+		b, _ := a.Brands.ByID("belair")
+		const email, password = "roundtrips@example.com", "Round-Trips-2026!"
+		hasher := account.NewHasher(testHashParams)
+		h, err := hasher.Hash(ctx, password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.DB.InTx(ctx, func(tx *store.Tx) error {
+			_, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: email}, h, clock.Now())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		api := map[string]string{"api-key": b.APIKey, "province": "on", "language": "en", "Content-Type": "application/json"}
+		form := map[string]string{"Origin": "https://" + b.Hosts[0], "Sec-Fetch-Site": "same-origin",
+			"Content-Type": "application/x-www-form-urlencoded"}
+		type work struct{ statements, transactions int64 }
+		n := 0
+		// signIn runs one sign-in from an address of its own, from the
+		// browser of the device cookie (nil: a browser new to the
+		// account), and returns each step's work and the device cookie.
+		signIn := func(device *http.Cookie) (steps [3]work, _ *http.Cookie) {
+			n++
+			ip := "10.0." + strconv.Itoa(n/250) + "." + strconv.Itoa(n%250+1)
+			step := func(i int, req testenv.Request, status int) testenv.Answer {
+				s, x := a.DB.Statements(), a.DB.Transactions()
+				req.Method, req.Host, req.IP = "POST", b.Hosts[0], ip
+				got := testenv.Do(t, a.Handler, req)
+				steps[i] = work{a.DB.Statements() - s, a.DB.Transactions() - x}
+				if got.Status != status {
+					t.Fatalf("step %d (%s): %d %s", i, req.Path, got.Status, got.Body)
+				}
+				return got
+			}
+			id := step(0, testenv.Request{Path: "/api/v1/accounts/find", Headers: api,
+				Body: `{"email":"` + email + `"}`}, 200).Str(t, "id")
+			ticket := step(1, testenv.Request{Path: "/api/v1/accounts/" + id + "/authentication", Headers: api,
+				Body: `{"password":"` + password + `"}`}, 200).Str(t, "loginTicket")
+			body := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {ticket}}
+			var cookies []*http.Cookie
+			if device != nil {
+				cookies = []*http.Cookie{device}
+			}
+			got := step(2, testenv.Request{Path: "/pkmslogin.form", Headers: form, Body: body.Encode(), Cookies: cookies},
+				http.StatusSeeOther)
+			if got.Header.Get("Location") != sso.AccountPage {
+				t.Fatalf("form post to %q", got.Header.Get("Location"))
+			}
+			return steps, got.Cookie(sso.DeviceCookie)
+		}
+		first, device := signIn(nil) // the account's first browser (and the maintenance read)
+		returning, _ := signIn(device)
+		other, _ := signIn(nil) // a second browser: the new-device notice
+		for _, c := range []struct {
+			name      string
+			got, want [3]work
+		}{
+			{"first browser", first, [3]work{{5, 1}, {8, 2}, {8, 1}}},
+			{"returning browser", returning, [3]work{{4, 1}, {8, 2}, {7, 1}}},
+			{"new browser", other, [3]work{{4, 1}, {8, 2}, {10, 1}}},
+		} {
+			for i := range c.got {
+				t.Logf("%s, %s, step %d: %d statements, %d transactions", a.DB.Dialect, c.name, i,
+					c.got[i].statements, c.got[i].transactions)
+				if c.got[i] != c.want[i] {
+					t.Errorf("%s, step %d: %d statements in %d transactions, want %d in %d", c.name, i,
+						c.got[i].statements, c.got[i].transactions, c.want[i].statements, c.want[i].transactions)
+				}
+			}
+		}
+		hash := testing.AllocsPerRun(20, func() {
+			if _, _, err := hasher.Verify(ctx, password, h); err != nil {
+				t.Fatal(err)
+			}
+		})
+		allocs := testing.AllocsPerRun(20, func() { signIn(device) })
+		t.Logf("%s: %.0f allocations per sign-in of a returning browser beyond its hash (%.0f in one hash)",
+			a.DB.Dialect, allocs-hash, hash)
+	})
 }
 
 func TestDeliveryMustBeConfiguredOutsideDev(t *testing.T) {
