@@ -85,6 +85,8 @@ type record struct {
 	tempExpiresAt time.Time
 	tempFailures  int
 	lockLevel     int
+	// failures: login_failures has rows of the account (lockRow only).
+	failures bool
 }
 
 // lockedAt reports whether the account refuses sign-in at now.
@@ -106,18 +108,21 @@ type Querier interface {
 	QueryRow(ctx context.Context, q string, args ...any) *sql.Row
 }
 
-const selectAccount = `SELECT id, brand, email, status, ubi_driver, first_name, last_name, language,
+const accountColumns = `SELECT id, brand, email, status, ubi_driver, first_name, last_name, language,
 	postal_code, phone, date_of_birth, created_at, locked_until, disabled_at,
-	password_hash, temp_hash, temp_expires_at, temp_failures, lock_level FROM accounts `
+	password_hash, temp_hash, temp_expires_at, temp_failures, lock_level`
 
-func scanRecord(row interface{ Scan(dest ...any) error }) (record, error) {
+const selectAccount = accountColumns + " FROM accounts "
+
+// scanRecord reads a row of accountColumns, then extra.
+func scanRecord(row interface{ Scan(dest ...any) error }, extra ...any) (record, error) {
 	var r record
 	var status string
 	var ubi int
 	var created, lockedUntil, disabledAt, tempExpires int64
-	err := row.Scan(&r.ID, &r.Brand, &r.Email, &status, &ubi, &r.FirstName, &r.LastName, &r.Language,
+	err := row.Scan(append([]any{&r.ID, &r.Brand, &r.Email, &status, &ubi, &r.FirstName, &r.LastName, &r.Language,
 		&r.PostalCode, &r.Phone, &r.DateOfBirth, &created, &lockedUntil, &disabledAt,
-		&r.passwordHash, &r.tempHash, &tempExpires, &r.tempFailures, &r.lockLevel)
+		&r.passwordHash, &r.tempHash, &tempExpires, &r.tempFailures, &r.lockLevel}, extra...)...)
 	if err != nil {
 		return record{}, store.NotFound(err)
 	}
@@ -159,13 +164,19 @@ func recordByEmail(ctx context.Context, q Querier, brand, email string) (record,
 
 // lockRow re-reads an account inside a transaction, holding its row lock on
 // PostgreSQL so concurrent attempts on one account count one after the other
-// (SQLite transactions here are IMMEDIATE: one writer at a time already).
+// (SQLite transactions here are IMMEDIATE: one writer at a time already),
+// and whether it has failed attempts on record (failures): a success
+// clears them only then, without a statement otherwise (issue 34).
 func lockRow(ctx context.Context, tx *store.Tx, id string) (record, error) {
-	q := selectAccount + "WHERE id = ?"
+	q := accountColumns + `, EXISTS (SELECT 1 FROM login_failures f WHERE f.account_id = accounts.id)
+		FROM accounts WHERE id = ?`
 	if tx.Dialect == store.Postgres {
-		q += " FOR UPDATE"
+		q += " FOR UPDATE OF accounts"
 	}
-	return scanRecord(tx.QueryRow(ctx, q, id))
+	var failures bool
+	r, err := scanRecord(tx.QueryRow(ctx, q, id), &failures)
+	r.failures = failures
+	return r, err
 }
 
 // singleUse is a table of single-use tokens, each naming an account of a

@@ -210,8 +210,10 @@ func (s *Service) settle(ctx context.Context, r record, found, match bool, c Cre
 			}
 			return ErrWrongPassword
 		}
-		if _, err := tx.Exec(ctx, "DELETE FROM login_failures WHERE account_id = ?", r.ID); err != nil {
-			return err
+		if cur.failures {
+			if _, err := tx.Exec(ctx, "DELETE FROM login_failures WHERE account_id = ?", r.ID); err != nil {
+				return err
+			}
 		}
 		if cur.lockLevel != 0 || !cur.LockedUntil.IsZero() {
 			if _, err := tx.Exec(ctx, "UPDATE accounts SET lock_level = 0, locked_until = 0 WHERE id = ?", r.ID); err != nil {

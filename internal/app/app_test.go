@@ -18,7 +18,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"guichet/internal/account"
 	"guichet/internal/maintenance"
+	"guichet/internal/sso"
+	"guichet/internal/store"
 	"guichet/internal/store/storetest"
 	"guichet/internal/testclock"
 	"guichet/internal/testenv"
@@ -92,6 +95,133 @@ func TestWiredSignIn(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("/_dev/mail.json: %d", res.StatusCode)
 	}
+}
+
+// TestSignInRoundTrips counts the database work of one password sign-in
+// as the SPA does it (find, authentication, the SSO form post with the
+// login ticket: TestSignInThroughput's sign-in), step by step, on SQLite
+// and on PostgreSQL: the statements (store.DB.Statements) and the
+// transactions (Transactions: each a BEGIN and a COMMIT, so on PostgreSQL
+// a sign-in costs statements + 2 × transactions round trips). It fails
+// when a step gains one (issue 34), and reports the allocations of a
+// sign-in beyond its hash. The clock stands still, so the maintenance
+// windows are read once, by the first request, and never during a count.
+func TestSignInRoundTrips(t *testing.T) {
+	testenv.EachURL(t, true, func(t *testing.T, databaseURL string) {
+		ctx := t.Context()
+		clock := testclock.New()
+		a, err := newApp(ctx, Config{DataDir: t.TempDir(), BrandsDir: "../../config/brands", Mail: "log",
+			DatabaseURL: databaseURL, now: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.DB.Close()
+		b, _ := a.Brands.ByID("belair")
+		const email, password = "roundtrips@example.com", "Round-Trips-2026!"
+		hasher := account.NewHasher(testHashParams)
+		h, err := hasher.Hash(ctx, password)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.DB.InTx(ctx, func(tx *store.Tx) error {
+			_, err := account.Insert(ctx, tx, account.Account{Brand: "belair", Email: email}, h, clock.Now())
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		api := map[string]string{"api-key": b.APIKey, "province": "on", "language": "en", "Content-Type": "application/json"}
+		form := map[string]string{"Origin": "https://" + b.Hosts[0], "Sec-Fetch-Site": "same-origin",
+			"Content-Type": "application/x-www-form-urlencoded"}
+		type work struct{ statements, transactions int64 }
+		n := 0
+		// signIn runs one sign-in from an address of its own, from the
+		// browser of the device cookie (nil: a browser new to the
+		// account), and returns each step's work and the device cookie.
+		signIn := func(device *http.Cookie) (steps [3]work, _ *http.Cookie) {
+			n++
+			ip := "10.0." + strconv.Itoa(n/250) + "." + strconv.Itoa(n%250+1)
+			step := func(i int, req testenv.Request, status int) testenv.Answer {
+				s, x := a.DB.Statements(), a.DB.Transactions()
+				req.Method, req.Host, req.IP = "POST", b.Hosts[0], ip
+				got := testenv.Do(t, a.Handler, req)
+				steps[i] = work{a.DB.Statements() - s, a.DB.Transactions() - x}
+				if got.Status != status {
+					t.Fatalf("step %d (%s): %d %s", i, req.Path, got.Status, got.Body)
+				}
+				return got
+			}
+			id := step(0, testenv.Request{Path: "/api/v1/accounts/find", Headers: api,
+				Body: `{"email":"` + email + `"}`}, 200).Str(t, "id")
+			ticket := step(1, testenv.Request{Path: "/api/v1/accounts/" + id + "/authentication", Headers: api,
+				Body: `{"password":"` + password + `"}`}, 200).Str(t, "loginTicket")
+			body := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {ticket}}
+			var cookies []*http.Cookie
+			if device != nil {
+				cookies = []*http.Cookie{device}
+			}
+			got := step(2, testenv.Request{Path: "/pkmslogin.form", Headers: form, Body: body.Encode(), Cookies: cookies},
+				http.StatusSeeOther)
+			if got.Header.Get("Location") != sso.AccountPage {
+				t.Fatalf("form post to %q", got.Header.Get("Location"))
+			}
+			return steps, got.Cookie(sso.DeviceCookie)
+		}
+		first, device := signIn(nil) // the account's first browser (and the maintenance read)
+		returning, _ := signIn(device)
+		other, _ := signIn(nil) // a second browser: the new-device notice
+		// The same on both databases. On main before issue 34, a returning
+		// browser's sign-in ran 4+8+7 = 19 statements in 4 transactions
+		// (27 PostgreSQL round trips), a new browser's 22 (30).
+		returningWant := [3]work{
+			// find, one transaction: the rate limit (its upsert reads the
+			// previous window too), the account by email, the audit row.
+			{3, 1},
+			// authentication: is {id} a registration (the overload), then
+			// a transaction for the rate limit; the account by id (for its
+			// hash), and after the hash a transaction: the account's row
+			// locked again (with "has failures?": no DELETE of
+			// login_failures without one), the ticket, the audit row.
+			{6, 2},
+			// the form post, one transaction: the ticket spent (DELETE …
+			// RETURNING), the account's row locked, the session, the
+			// browser's last visit with the account's browser count, its
+			// last_seen updated, the audit row. The session is not read
+			// back unless an OpenID request is pending.
+			{6, 1},
+		}
+		// A second browser new to the account: the device upserted (not
+		// updated), and the new-device notice (its outbox row and its audit
+		// row): TestSignInThroughput's case, whose client keeps no cookie.
+		newWant := returningWant
+		newWant[2] = work{8, 1}
+		firstWant := returningWant
+		firstWant[0].statements++ // the maintenance windows, read by the first request
+		for _, c := range []struct {
+			name      string
+			got, want [3]work
+		}{
+			{"first browser", first, firstWant},
+			{"returning browser", returning, returningWant},
+			{"new browser", other, newWant},
+		} {
+			for i := range c.got {
+				t.Logf("%s, %s, step %d: %d statements, %d transactions", a.DB.Dialect, c.name, i,
+					c.got[i].statements, c.got[i].transactions)
+				if c.got[i] != c.want[i] {
+					t.Errorf("%s, step %d: %d statements in %d transactions, want %d in %d", c.name, i,
+						c.got[i].statements, c.got[i].transactions, c.want[i].statements, c.want[i].transactions)
+				}
+			}
+		}
+		hash := testing.AllocsPerRun(20, func() {
+			if _, _, err := hasher.Verify(ctx, password, h); err != nil {
+				t.Fatal(err)
+			}
+		})
+		allocs := testing.AllocsPerRun(20, func() { signIn(device) })
+		t.Logf("%s: %.0f allocations per sign-in of a returning browser beyond its hash (%.0f in one hash)",
+			a.DB.Dialect, allocs-hash, hash)
+	})
 }
 
 func TestDeliveryMustBeConfiguredOutsideDev(t *testing.T) {

@@ -26,7 +26,9 @@ type Handler struct {
 	// Continue, when set, is asked where a successful form post goes
 	// instead of /my-account: the OpenID provider's callback when the
 	// browser came from a client's /authorize (oidc/provider.Continue).
-	Continue func(w http.ResponseWriter, r *http.Request, s Session) (target string, ok bool)
+	// It reads the session the form opened with session, only when a
+	// request is pending: a plain sign-in reads nothing more (issue 34).
+	Continue func(w http.ResponseWriter, r *http.Request, session func() (Session, error)) (target string, ok bool)
 }
 
 // Cookie names (design.md): the __Host- prefix makes the browser insist on
@@ -118,10 +120,9 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	target := AccountPage
 	if h.Continue != nil {
-		if s, err := h.Service.Lookup(r.Context(), site.Brand.ID, token); err == nil {
-			if t, ok := h.Continue(w, r, s); ok {
-				target = t
-			}
+		session := func() (Session, error) { return h.Service.Lookup(r.Context(), site.Brand.ID, token) }
+		if t, ok := h.Continue(w, r, session); ok {
+			target = t
 		}
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)

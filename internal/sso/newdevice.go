@@ -3,7 +3,6 @@ package sso
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -51,20 +50,18 @@ func (s *Service) noteDevice(ctx context.Context, tx *store.Tx, a account.Accoun
 	now := s.Now()
 	hash := codes.TokenHash(d.ID)
 	ua := UserAgent(d.UserAgent)
-	var lastSeen int64
-	err := tx.QueryRow(ctx, "SELECT last_seen FROM known_devices WHERE account_id = ? AND device_hash = ?", a.ID, hash).Scan(&lastSeen)
-	known := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("known device: %w", err)
+	// This browser's last visit (NULL: never) and the account's browsers,
+	// in one statement (issue 34: one round trip, not two).
+	var lastSeen sql.NullInt64
+	var others int
+	if err := tx.QueryRow(ctx, `SELECT (SELECT last_seen FROM known_devices WHERE account_id = ? AND device_hash = ?),
+		(SELECT COUNT(*) FROM known_devices WHERE account_id = ?)`, a.ID, hash, a.ID).Scan(&lastSeen, &others); err != nil {
+		return fmt.Errorf("known devices: %w", err)
 	}
-	if known && now.Sub(store.FromMillis(lastSeen)) < DeviceMemory {
+	if lastSeen.Valid && now.Sub(store.FromMillis(lastSeen.Int64)) < DeviceMemory {
 		_, err := tx.Exec(ctx, "UPDATE known_devices SET last_seen = ?, user_agent = ? WHERE account_id = ? AND device_hash = ?",
 			now.UnixMilli(), ua, a.ID, hash)
 		return err
-	}
-	var others int
-	if err := tx.QueryRow(ctx, "SELECT COUNT(*) FROM known_devices WHERE account_id = ?", a.ID).Scan(&others); err != nil {
-		return fmt.Errorf("known devices: %w", err)
 	}
 	// The account's first browser is the one that made it (or, for an
 	// account older than this notice, the one it has used since): silent.

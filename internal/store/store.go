@@ -55,8 +55,9 @@ type DB struct {
 	closeOnce     sync.Once
 	// stmts keeps SQLite statements prepared (see stmtCache).
 	stmts stmtCache
-	// statements counts the statements run (Statements).
-	statements atomic.Int64
+	// statements counts the statements run (Statements), transactions the
+	// transactions begun (Transactions).
+	statements, transactions atomic.Int64
 	// Metrics, when set, counts the errors (metrics.go).
 	Metrics *Metrics
 }
@@ -64,6 +65,11 @@ type DB struct {
 // Statements is how many statements this DB ran, in transactions or not
 // (BEGIN and COMMIT aside): tests count a call's round trips with it.
 func (db *DB) Statements() int64 { return db.statements.Load() }
+
+// Transactions is how many transactions this DB began (each a BEGIN and a
+// COMMIT or ROLLBACK: two more round trips on PostgreSQL), retries
+// included.
+func (db *DB) Transactions() int64 { return db.transactions.Load() }
 
 // Open opens the database the config names and checks it answers. It does not
 // apply migrations: call Migrate.
@@ -401,6 +407,7 @@ func (db *DB) inTxOnce(ctx context.Context, tx *Tx, fn func(*Tx) error) (err err
 		db.writeMu.Lock()
 		defer db.writeMu.Unlock()
 	}
+	db.transactions.Add(1)
 	sqlTx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		db.failed(ctx, "begin", err)

@@ -11,7 +11,6 @@ package throttle
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -106,18 +105,17 @@ func (l *Limiter) CheckTx(ctx context.Context, tx *store.Tx, rule Rule, subject 
 	now := l.now().UnixMilli()
 	win := rule.Window.Milliseconds()
 	start := now - now%win
-	var current int64
+	// One statement (one round trip, issue 34): the hit, and the previous
+	// window's count read by the subquery (0 without a row; the statement
+	// does not change that row, so both databases read it as it was).
+	var current, previous int64
 	err := tx.QueryRow(ctx, `INSERT INTO rate_limits (scope, subject, window_start, hits, expires_at)
 		VALUES (?, ?, ?, 1, ?)
 		ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_limits.hits + 1
-		RETURNING hits`, rule.Scope, subject, start, start+2*win).Scan(&current)
+		RETURNING hits, COALESCE((SELECT p.hits FROM rate_limits p
+			WHERE p.scope = ? AND p.subject = ? AND p.window_start = ?), 0)`,
+		rule.Scope, subject, start, start+2*win, rule.Scope, subject, start-win).Scan(&current, &previous)
 	if err != nil {
-		return 0, fmt.Errorf("throttle %s: %w", rule.Scope, err)
-	}
-	var previous int64
-	err = tx.QueryRow(ctx, "SELECT hits FROM rate_limits WHERE scope = ? AND subject = ? AND window_start = ?",
-		rule.Scope, subject, start-win).Scan(&previous)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("throttle %s: %w", rule.Scope, err)
 	}
 	// current + previous * (win - elapsed) / win <= limit, multiplied by win

@@ -69,13 +69,17 @@ func (p *Provider) Login(w http.ResponseWriter, r *http.Request) {
 
 // Continue is the SSO form's success when an authorization request is
 // pending in this browser: it completes the request with the session the
-// form just opened and returns the callback to send the visitor to. Without
-// a live pending request of this brand it returns false (the portal's own
-// /my-account then).
-func (p *Provider) Continue(w http.ResponseWriter, r *http.Request, s sso.Session) (string, bool) {
+// form just opened (read with session, only then) and returns the callback
+// to send the visitor to. Without a live pending request of this brand it
+// returns false (the portal's own /my-account then).
+func (p *Provider) Continue(w http.ResponseWriter, r *http.Request, session func() (sso.Session, error)) (string, bool) {
 	name, secure := pendingCookie(r)
 	c, err := r.Cookie(name)
 	if err != nil || c.Value == "" {
+		return "", false
+	}
+	s, err := session()
+	if err != nil {
 		return "", false
 	}
 	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
