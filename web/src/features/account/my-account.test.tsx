@@ -1,3 +1,4 @@
+import type { ComponentType } from 'react';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, type FakeAnswer } from '@/lib/flow/testing';
@@ -19,7 +20,7 @@ vi.mock('@/features/account/account-data', async (real) => counted(await real(),
 
 async function counted(module: unknown, name: string) {
   const { createElement } = await import('react');
-  const real = (module as Record<string, (props: object) => React.ReactNode>)[name];
+  const real = (module as Record<string, ComponentType<object>>)[name] as ComponentType<object>;
   function Counted(props: { kind?: string }) {
     const key = props.kind ? `${name}(${props.kind})` : name;
     pageRenders.counts.set(key, (pageRenders.counts.get(key) ?? 0) + 1);
