@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,6 +36,7 @@ func assetServer(t *testing.T) (h http.Handler, js, gz, br []byte) {
 			"assets/app-abc.js.br":      {Data: br},
 			"assets/photo-abc.webp":     {Data: []byte("RIFF....WEBP")},
 			"assets/font-abc.woff2":     {Data: []byte("wOF2")},
+			"assets/style-abc.css":      {Data: []byte("body{margin:0}")},
 			"favicon.svg":               {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)},
 			"favicon.svg.gz":            {Data: []byte("gz")},
 			"brands/belair/logo.svg":    {Data: []byte(`<svg xmlns="http://www.w3.org/2000/svg"><title>belair</title></svg>`)},
@@ -185,8 +187,11 @@ func TestAssetCachingAndWhatIsServed(t *testing.T) {
 		{"/favicon.svg", "gzip", 200, "public, max-age=3600", "gzip", "image/svg+xml"},
 		{"/brands/belair/logo.svg", "br", 200, "public, max-age=3600", "br", "image/svg+xml"},
 		// Every page the server renders is asked again before reuse.
-		{"/", "br, gzip", 200, "no-cache", "", "text/html; charset=utf-8"},
-		{"/nope", "br, gzip", 404, "no-cache", "", "text/html; charset=utf-8"},
+		// compressed per response (gzip: Go's library writes no brotli).
+		{"/", "br, gzip", 200, "no-cache", "gzip", "text/html; charset=utf-8"},
+		{"/nope", "br", 404, "no-cache", "", "text/html; charset=utf-8"},
+		{"/nope", "gzip;q=0.5, identity", 404, "no-cache", "", "text/html; charset=utf-8"},
+		{"/nope", "deflate, gzip", 404, "no-cache", "gzip", "text/html; charset=utf-8"},
 		// Siblings and folders are not files of their own.
 		{"/assets/app-abc.js.gz", "", 404, "", "", ""},
 		{"/assets/app-abc.js.br", "", 404, "", "", ""},
@@ -216,6 +221,37 @@ func TestAssetCachingAndWhatIsServed(t *testing.T) {
 				t.Errorf("Vary %q on a file with one representation", vary)
 			}
 		})
+	}
+}
+
+// TestPageCompressed: the rendered page, sent gzip to a client that takes
+// it, is the page sent uncompressed (its nonce apart), with its length.
+func TestPageCompressed(t *testing.T) {
+	h, _, _, _ := assetServer(t)
+	plain := do(t, h, "GET", "/?lang=fr", "belair.localhost", nil, "")
+	zipped := do(t, h, "GET", "/?lang=fr", "belair.localhost", map[string]string{"Accept-Encoding": "gzip"}, "")
+	if plain.Header.Get("Content-Encoding") != "" || zipped.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q and %q", plain.Header.Get("Content-Encoding"), zipped.Header.Get("Content-Encoding"))
+	}
+	if got := zipped.Header.Get("Content-Length"); got != strconv.Itoa(len(zipped.Body)) {
+		t.Fatalf("Content-Length %s for %d bytes", got, len(zipped.Body))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonce := regexp.MustCompile(`nonce="[^"]+"`)
+	want := nonce.ReplaceAllString(string(plain.Body), "nonce")
+	if got := nonce.ReplaceAllString(string(page), "nonce"); got != want || !strings.Contains(got, `<html lang="fr"`) {
+		t.Fatalf("decoded page\n%s\nwant\n%s", got, want)
+	}
+	head := do(t, h, "HEAD", "/", "belair.localhost", map[string]string{"Accept-Encoding": "gzip"}, "")
+	if head.Header.Get("Content-Encoding") != "gzip" || head.Header.Get("Content-Length") == "" || len(head.Body) != 0 {
+		t.Fatalf("HEAD: %v, %d bytes", head.Header, len(head.Body))
 	}
 }
 

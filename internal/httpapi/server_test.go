@@ -171,20 +171,48 @@ func TestIndexCarriesSiteConfigAndNonce(t *testing.T) {
 	}
 }
 
-func TestSecurityHeadersEverywhere(t *testing.T) {
-	h, _ := testServer(t, Config{Dev: true})
-	for _, target := range []string{"/", "/api/v1/welcome", "/healthz", "/assets/index-abc.js", "/nope"} {
-		rec := do(t, h, "GET", target, "belair.localhost", nil, "")
-		for _, k := range []string{"Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Request-Id"} {
-			if rec.Header.Get(k) == "" {
-				t.Errorf("%s: header %s missing", target, k)
+// TestSecurityHeadersByResponseKind pins the security headers of each kind
+// of response: every one a browser may show as a document (pages, the API's
+// answers, errors, SVG images) carries them all; a script, a stylesheet, a
+// font or a raster image keeps only those that act on such a file
+// (documentOnlyHeaders says why), and HSTS over HTTPS everywhere.
+func TestSecurityHeadersByResponseKind(t *testing.T) {
+	h, _, _, _ := assetServer(t)
+	all := []string{"Content-Security-Policy", "Cross-Origin-Opener-Policy", "Permissions-Policy", "Referrer-Policy",
+		"X-Content-Type-Options", "X-Frame-Options", "X-Request-Id"}
+	document := strings.Join(all, " ")
+	static := "Referrer-Policy X-Content-Type-Options X-Request-Id"
+	cases := []struct{ target, want string }{
+		{"/", document},
+		{"/nope", document},
+		{"/api/v1/welcome", document},
+		{"/healthz", document},
+		{"/favicon.svg", document},
+		{"/brands/belair/logo.svg", document},
+		{"/assets/missing.js", document},
+		{"/assets/app-abc.js", static},
+		{"/assets/style-abc.css", static},
+		{"/assets/font-abc.woff2", static},
+		{"/assets/photo-abc.webp", static},
+	}
+	for _, c := range cases {
+		for _, scheme := range []string{"http", "https"} {
+			rec := do(t, h, "GET", scheme+"://belair.localhost"+c.target, "", map[string]string{"Accept-Encoding": "br, gzip"}, "")
+			var got []string
+			for _, k := range all {
+				if rec.Header.Get(k) != "" {
+					got = append(got, k)
+				}
 			}
-		}
-		if !strings.Contains(rec.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
-			t.Errorf("%s: CSP lacks frame-ancestors", target)
-		}
-		if rec.Header.Get("Strict-Transport-Security") != "" {
-			t.Errorf("%s: HSTS over plain http", target)
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("%s %s (%d): security headers %q, want %q", scheme, c.target, rec.Status, got, c.want)
+			}
+			if hsts := rec.Header.Get("Strict-Transport-Security"); (scheme == "https") != (hsts != "") {
+				t.Errorf("%s %s: Strict-Transport-Security %q", scheme, c.target, hsts)
+			}
+			if csp := rec.Header.Get("Content-Security-Policy"); csp != "" && !strings.Contains(csp, "frame-ancestors 'none'") {
+				t.Errorf("%s %s: CSP lacks frame-ancestors: %q", scheme, c.target, csp)
+			}
 		}
 	}
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { memo, startTransition, useCallback, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { isMessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
@@ -19,6 +19,20 @@ import { ConnectedApps } from '@/features/account/connected-apps';
 import { Passkeys } from '@/features/account/passkeys';
 import { Sessions } from '@/features/account/sessions';
 import '@/features/account/account.css';
+
+// The page's sections, each rendered by the page only when its own props
+// change: a section loads and holds its own data (an answer re-renders that
+// section alone), and the page's own updates (its sign-out button, a new
+// email) leave the others as they are (issue 32: my-account.test.tsx counts).
+const Section = {
+  Details: memo(MyAccountDetails),
+  ChangeContact: memo(ChangeContact),
+  ChangePassword: memo(ChangePassword),
+  Passkeys: memo(Passkeys),
+  Sessions: memo(Sessions),
+  ConnectedApps: memo(ConnectedApps),
+  AccountData: memo(AccountData),
+};
 
 const kindKeys = { home: 'account.kind.home', auto: 'account.kind.auto' } as const;
 const roleKeys = { holder: 'account.role.holder', driver: 'account.role.driver' } as const;
@@ -58,13 +72,20 @@ function MyAccountPage() {
     let live = true;
     void run(() => accountApi(clients).me(), 'me').then((result) => {
       if (!live || !result) return;
-      if (result.answer.value) setMe(result.answer.value);
+      const value = result.answer.value;
+      // The page's first render with data mounts every section at once, the
+      // long task of the page (issue 32): as a transition, React renders it
+      // in slices that yield to the browser, and commits it whole (the
+      // loading line stays until then, so nothing moves twice).
+      if (value) startTransition(() => setMe(value));
       else if (result.outcome.kind !== 'navigate' && result.outcome.kind !== 'roadblock') roadblock('technical');
     });
     return () => {
       live = false;
     };
   }, [clients, run, roadblock]);
+
+  const emailChanged = useCallback((email: string) => setMe((m) => m && { ...m, email }), []);
 
   const signOut = async () => {
     setSigningOut(true);
@@ -78,14 +99,14 @@ function MyAccountPage() {
       <h1 id="my-account-title">{t('account.title')}</h1>
       {me ? (
         <>
-          <MyAccountDetails me={me} />
-          <ChangeContact kind="email" current={me.email} onChanged={(email) => setMe({ ...me, email })} />
-          <ChangeContact kind="phone" />
-          <ChangePassword email={me.email.toLowerCase()} />
-          <Passkeys />
-          <Sessions />
-          <ConnectedApps />
-          <AccountData />
+          <Section.Details me={me} />
+          <Section.ChangeContact kind="email" current={me.email} onChanged={emailChanged} />
+          <Section.ChangeContact kind="phone" />
+          <Section.ChangePassword email={me.email.toLowerCase()} />
+          <Section.Passkeys />
+          <Section.Sessions />
+          <Section.ConnectedApps />
+          <Section.AccountData />
         </>
       ) : (
         <p role="status">{t('account.loading')}</p>
