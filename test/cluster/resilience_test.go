@@ -716,6 +716,15 @@ func TestUpgradeInstanceByInstance(t *testing.T) {
 	stopped = true
 	res := <-loaded
 	res.print(t, fmt.Sprintf("during the upgrade, %d/s", rate))
+	// Not a failure, a finding (docs/cluster.md): the assets named by one
+	// version's page are not all in the other version's binary.
+	missing := 0
+	for _, o := range res.byKind["asset"] {
+		if o.status == http.StatusNotFound {
+			missing++
+		}
+	}
+	t.Logf("%d of %d asset calls answered 404 (an asset of the other version's SPA)", missing, len(res.byKind["asset"]))
 	end := lbCounters(t)
 	if n := end["FRONTEND"]["hrsp_5xx"] - start["FRONTEND"]["hrsp_5xx"]; n != 0 {
 		t.Errorf("HAProxy answered %d 5xx during the upgrade", n)
