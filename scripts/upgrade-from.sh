@@ -42,6 +42,6 @@ fi
 (cd "$tree/web" && npm run build >&2)
 mkdir -p "$cache"
 (cd "$tree" && CGO_ENABLED=0 go build -buildvcs=false -trimpath \
-	-ldflags "-s -w -X main.version=upgrade-from-${commit:0:12}" -o "$cache/guichet.tmp" ./cmd/guichet)
-mv "$cache/guichet.tmp" "$cache/guichet"
+	-ldflags "-s -w -X main.version=upgrade-from-${commit:0:12}" -o "$cache/guichet.$$" ./cmd/guichet)
+mv "$cache/guichet.$$" "$cache/guichet" # a rename: two runs may build at once
 echo "$cache/guichet"
