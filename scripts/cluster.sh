@@ -11,6 +11,9 @@
 #   CLUSTER_RUN         a -run pattern for the suites (default: all)
 #   CLUSTER_KEEP=1      keep the temporary directory (logs) afterwards
 #   CLUSTER_TIMEOUT     go test's -timeout (default 15m)
+#   GUICHET_UPGRADE_FROM  the commit the upgrade test starts from
+#                       (scripts/upgrade-from.sh: default, main just before
+#                       HEAD's newest migration landed)
 #   GUICHET_LOAD=1      make load: the load scenario (test/cluster/load_test.go,
 #                       LOAD_* settings there) instead of the suites; its
 #                       report is printed whole
@@ -24,6 +27,12 @@ base=${CLUSTER_PORT_BASE:-27100}
 command -v haproxy >/dev/null || { echo "cluster: haproxy is missing: make deps" >&2; exit 1; }
 
 make --no-print-directory build
+# The upgrade test's old binary (scripts/upgrade-from.sh: built once per
+# commit and machine, then cached). make load does not need it.
+upgrade_bin=
+if [ "${GUICHET_LOAD:-}" != 1 ]; then
+	upgrade_bin=$(scripts/upgrade-from.sh)
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/guichet-cluster.XXXXXX")
 pgdata=$tmp/pg
@@ -75,6 +84,7 @@ CONF
 
 export GUICHET_CLUSTER=1
 export GUICHET_CLUSTER_BIN=$root/bin/guichet
+export GUICHET_UPGRADE_BIN=$upgrade_bin
 export GUICHET_CLUSTER_DATABASE_URL="postgres://postgres@127.0.0.1:$pgport/guichet?sslmode=disable"
 export GUICHET_CLUSTER_PG_CTL=$tmp/pg_ctl
 export GUICHET_CLUSTER_LOGS=$tmp

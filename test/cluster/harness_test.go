@@ -177,10 +177,13 @@ var clockShift = func() time.Duration {
 
 type instance struct {
 	name, addr string
-	mu         sync.Mutex
-	cmd        *exec.Cmd
-	exited     chan struct{}
-	starts     int
+	// bin and databaseURL, when set, replace setup's (the upgrade test
+	// runs an older binary on a database of its own).
+	bin, databaseURL string
+	mu               sync.Mutex
+	cmd              *exec.Cmd
+	exited           chan struct{}
+	starts           int
 }
 
 func (in *instance) start() error {
@@ -191,11 +194,18 @@ func (in *instance) start() error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(setup.bin, "serve")
+	bin, databaseURL := setup.bin, setup.databaseURL
+	if in.bin != "" {
+		bin = in.bin
+	}
+	if in.databaseURL != "" {
+		databaseURL = in.databaseURL
+	}
+	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(),
 		"GUICHET_DEV=1", // demo accounts and the brands' dev hosts; mail still goes to SMTP
 		"GUICHET_ADDR="+in.addr, "GUICHET_ADMIN_ADDR=off",
-		"GUICHET_DATABASE_URL="+setup.databaseURL,
+		"GUICHET_DATABASE_URL="+databaseURL,
 		"GUICHET_SMTP_URL=smtp://"+setup.smtpAddr+"?tls=none&from=no-reply@guichet.test",
 		"GUICHET_TRUSTED_PROXIES=127.0.0.1/32",
 		"GUICHET_DRAIN_SECONDS="+drainSeconds(),

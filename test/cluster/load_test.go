@@ -57,7 +57,7 @@ func TestLoad(t *testing.T) {
 		useInstances(t, n)
 		for _, rate := range rates {
 			name := fmt.Sprintf("%d instance(s), %d/s, %d s", n, rate, seconds)
-			res := sc.run(t, n, rate, time.Duration(seconds)*time.Second, idle)
+			res := sc.run(t, rate, time.Duration(seconds)*time.Second, idle)
 			res.print(t, name)
 			if bad := res.failures(); bad > 0 {
 				t.Errorf("%s: %d calls answered 5xx or not at all", name, bad)
@@ -163,15 +163,25 @@ func lbCommand(cmd string) error {
 // scenario is the mix of calls, with what they need read once: the pages'
 // assets, the registration demo person of bna.
 type scenario struct {
-	assets   []string
-	agent    *client // the --dev agent, signed in once (a TOTP code is accepted once)
-	agentIP  string
-	clients  atomic.Uint64
+	assets  []string
+	agent   *client // the --dev agent, signed in once (a TOTP code is accepted once)
+	agentIP string
+	clients atomic.Uint64
 }
 
 var assetRef = regexp.MustCompile(`(?:src|href)="(/assets/[^"]+)"`)
 
 func newScenario(t *testing.T) *scenario {
+	t.Helper()
+	sc := pageScenario(t)
+	sc.agentIP, sc.agent = sc.clientAt("console.localhost")
+	signInAgent(t, sc.agent)
+	return sc
+}
+
+// pageScenario is a scenario without the agent (runUntil's calls): the
+// assets the page names.
+func pageScenario(t *testing.T) *scenario {
 	t.Helper()
 	sc := &scenario{}
 	c := sc.client("belair.localhost")
@@ -185,8 +195,6 @@ func newScenario(t *testing.T) *scenario {
 	if len(sc.assets) == 0 {
 		t.Fatal("no /assets/ in the page: the SPA is not built (make build)")
 	}
-	sc.agentIP, sc.agent = sc.clientAt("console.localhost")
-	signInAgent(t, sc.agent)
 	return sc
 }
 
@@ -243,9 +251,8 @@ var calls = []struct {
 
 // run holds idle sockets and two agent chats open, and starts calls at
 // rate a second for d; it returns every outcome once all have answered.
-func (sc *scenario) run(t *testing.T, instances, rate int, d time.Duration, idle int) *results {
+func (sc *scenario) run(t *testing.T, rate int, d time.Duration, idle int) *results {
 	t.Helper()
-	ctx := context.Background()
 	sockets := sc.idleSockets(t, idle)
 	chat := newChatRoom(t, sc)
 	defer func() {
@@ -253,9 +260,31 @@ func (sc *scenario) run(t *testing.T, instances, rate int, d time.Duration, idle
 			t.Logf("error frames on the chat sockets: %v", errs)
 		}
 	}()
+	res := sc.arrivals(rate, int(d/(time.Second/time.Duration(rate))), nil, chat)
+	res.duration = d
+	res.idleOpen = sockets.close()
+	res.idleWanted = idle
+	if res.idleOpen != idle {
+		t.Errorf("%d of %d idle chat sockets dropped during the run", idle-res.idleOpen, idle)
+	}
+	return res
+}
 
+// runUntil is the mix's HTTP calls at rate a second until stop closes (the
+// upgrade test): no sockets, the chat arrivals are left out, as a drain
+// closes sockets (1012) and the scenario's do not reconnect
+// (TestFaultKill9ChatVisitor covers the reconnection).
+func (sc *scenario) runUntil(rate int, stop <-chan struct{}) *results {
+	return sc.arrivals(rate, -1, stop, nil)
+}
+
+// arrivals starts call i at start + i/rate, total calls (-1: until stop
+// closes), and returns every outcome once all have answered; chat nil
+// leaves out the chat arrivals.
+func (sc *scenario) arrivals(rate, total int, stop <-chan struct{}, chat *chatRoom) *results {
+	ctx := context.Background()
 	out := make(chan outcome, 1024)
-	res := &results{byKind: map[string][]outcome{}, rate: rate, duration: d}
+	res := &results{byKind: map[string][]outcome{}, rate: rate}
 	done := make(chan struct{})
 	go func() {
 		for o := range out {
@@ -266,11 +295,18 @@ func (sc *scenario) run(t *testing.T, instances, rate int, d time.Duration, idle
 	var wg sync.WaitGroup
 	interval := time.Second / time.Duration(rate)
 	start := time.Now()
-	total := int(d / interval)
-	for i := range total {
+calls:
+	for i := 0; i != total; i++ {
 		at := start.Add(time.Duration(i) * interval)
-		time.Sleep(time.Until(at))
+		select {
+		case <-stop:
+			break calls
+		case <-time.After(time.Until(at)):
+		}
 		kind := pick(i)
+		if kind == "chat" && chat == nil {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -287,11 +323,6 @@ func (sc *scenario) run(t *testing.T, instances, rate int, d time.Duration, idle
 	res.elapsed = time.Since(start)
 	close(out)
 	<-done
-	res.idleOpen = sockets.close()
-	res.idleWanted = idle
-	if res.idleOpen != idle {
-		t.Errorf("%d of %d idle chat sockets dropped during the run", idle-res.idleOpen, idle)
-	}
 	return res
 }
 

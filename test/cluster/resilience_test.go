@@ -2,12 +2,14 @@ package cluster
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -530,4 +532,214 @@ func TestFaultSMTPDown(t *testing.T) {
 	// at most the outage's length again; the rest is slack for a busy machine.
 	waitDelivered(t, ids, 2*outage+3*time.Minute)
 	t.Logf("%d messages queued during a %s SMTP outage, each delivered once", len(ids), outage)
+}
+
+// lbCounters reads HAProxy's stats CSV by its header: the guichet
+// frontend's and backend's rows and each server's (FRONTEND, BACKEND,
+// app1...), column name -> value (hrsp_2xx, hrsp_5xx...).
+func lbCounters(t *testing.T) map[string]map[string]int64 {
+	t.Helper()
+	res, err := http.Get("http://" + setup.stats + "/stats;csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	r := csv.NewReader(res.Body)
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("HAProxy's stats: %v", err)
+	}
+	header := rows[0]
+	header[0] = strings.TrimPrefix(header[0], "# ")
+	out := map[string]map[string]int64{}
+	for _, row := range rows[1:] {
+		if len(row) < 2 || row[0] != "guichet" {
+			continue
+		}
+		cols := map[string]int64{}
+		for i, name := range header {
+			if i < len(row) {
+				cols[name], _ = strconv.ParseInt(row[i], 10, 64)
+			}
+		}
+		out[row[1]] = cols
+	}
+	return out
+}
+
+// migrationStatus runs HEAD's `guichet migrate --status` on a database:
+// its output, and the count of pending migrations it reports.
+func migrationStatus(t *testing.T, databaseURL string) (string, int) {
+	t.Helper()
+	out, err := exec.Command(setup.bin, "migrate", "--status", "--database-url", databaseURL).CombinedOutput()
+	if err != nil {
+		t.Fatalf("guichet migrate --status: %v %s", err, out)
+	}
+	var applied, pending int
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if _, err := fmt.Sscanf(lines[len(lines)-1], "%d applied, %d pending", &applied, &pending); err != nil {
+		t.Fatalf("guichet migrate --status: %q: %v", lines[len(lines)-1], err)
+	}
+	return string(out), pending
+}
+
+// TestUpgradeInstanceByInstance is a rolling upgrade (issue 33): the three
+// instances run the old binary (GUICHET_UPGRADE_BIN, built by
+// scripts/upgrade-from.sh from an older commit whose schema lacks at least
+// one of HEAD's migrations) on a database of their own, made by the old
+// binary, under the mixed load's HTTP calls; then each is stopped (SIGTERM,
+// the drain) and started again with HEAD's binary, one at a time. The
+// first new one migrates at start, under the advisory lock, while the two
+// old ones keep serving the schema it changed. Wanted: HAProxy answered no
+// 5xx in the whole run, no call of the load failed (client.do's resend on
+// a silent close is the only retry), the old instances answered through
+// HAProxy and directly after the migration, every queued email was
+// delivered once (old and new workers on one outbox), and `guichet migrate
+// --status` ends with nothing pending.
+func TestUpgradeInstanceByInstance(t *testing.T) {
+	oldBin := os.Getenv("GUICHET_UPGRADE_BIN")
+	if oldBin == "" {
+		t.Fatal("GUICHET_UPGRADE_BIN is not set (scripts/cluster.sh builds it with scripts/upgrade-from.sh)")
+	}
+	waitAllUp(t)
+	ctx := context.Background()
+	for _, host := range loadHosts {
+		loadAPIKey(t, host)
+	}
+	// A database of its own, which the old binary creates and migrates.
+	u, err := url.Parse(setup.databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/guichet_upgrade"
+	upgradeURL := u.String()
+	admin := openDB(t)
+	for _, q := range []string{"DROP DATABASE IF EXISTS guichet_upgrade", "CREATE DATABASE guichet_upgrade"} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mainURL := setup.databaseURL
+	for _, in := range cl.instances {
+		in.terminate()
+	}
+	t.Cleanup(func() {
+		setup.databaseURL = mainURL
+		for _, in := range cl.instances {
+			in.terminate()
+			in.bin, in.databaseURL = "", ""
+			if err := in.start(); err != nil {
+				t.Error(err)
+			}
+		}
+		waitAllUp(t)
+	})
+	for _, in := range cl.instances {
+		in.bin, in.databaseURL = oldBin, upgradeURL
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, in := range cl.instances {
+		waitReady(t, in)
+	}
+	waitAllUp(t)
+	setup.databaseURL = upgradeURL // openDB, enqueueEmails: the upgrade's database
+	status, pending := migrationStatus(t, upgradeURL)
+	if pending == 0 {
+		t.Fatalf("the old binary's schema has every migration of HEAD: nothing to upgrade across (GUICHET_UPGRADE_FROM)\n%s", status)
+	}
+	t.Logf("before the upgrade, HEAD's binary sees %d migration(s) pending", pending)
+
+	sc := pageScenario(t)
+	stop := make(chan struct{})
+	loaded := make(chan *results, 1)
+	start := lbCounters(t)
+	rate := intList(t, envOr("UPGRADE_RATE", "10"))[0]
+	go func() { loaded <- sc.runUntil(rate, stop) }()
+	stopped := false
+	defer func() {
+		if !stopped {
+			close(stop)
+			<-loaded
+		}
+	}()
+	ids := enqueueEmails(t, 50, "upgrade-old")
+	answered := func(name string, c map[string]map[string]int64) int64 {
+		return c[name]["hrsp_2xx"] + c[name]["hrsp_3xx"] + c[name]["hrsp_4xx"]
+	}
+	for i, in := range cl.instances {
+		in.terminate()
+		in.bin = ""
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+		waitReady(t, in)
+		waitAllUp(t)
+		ids = append(ids, enqueueEmails(t, 50, fmt.Sprintf("upgrade-%d", i))...)
+		if i > 0 {
+			continue
+		}
+		// HEAD's schema now, the two old instances still serving: each
+		// answers directly (a find, a sign-in: reads and writes of the
+		// tables the migration changed or not), and each answers calls of
+		// the load through HAProxy.
+		if _, pending := migrationStatus(t, upgradeURL); pending != 0 {
+			t.Fatalf("%s started with HEAD's binary: %d migration(s) still pending", in.name, pending)
+		}
+		migrated := lbCounters(t)
+		for j, old := range cl.instances[1:] {
+			c := newClient(fmt.Sprintf("127.0.0.%d", 30+j), "belair.localhost")
+			if a, err := c.json(ctx, old.addr, "POST", "/api/v1/accounts/find", `{"email":"demo@belair.example"}`); err != nil || a.status != 200 {
+				t.Errorf("old %s after the migration: find %d %v", old.name, a.status, err)
+			}
+			if status, err := c.signIn(ctx, old.addr, "demo@belair.example", demoPassword); err != nil || status != 303 {
+				t.Errorf("old %s after the migration: sign-in %d %v", old.name, status, err)
+			}
+		}
+		deadline := time.Now().Add(2 * time.Minute)
+		for _, old := range cl.instances[1:] {
+			for answered(old.name, lbCounters(t))-answered(old.name, migrated) < 20 {
+				if time.Now().After(deadline) {
+					t.Fatalf("old %s answered %d calls through HAProxy after the migration, want 20", old.name,
+						answered(old.name, lbCounters(t))-answered(old.name, migrated))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+		now := lbCounters(t)
+		t.Logf("after the migration, through HAProxy, old app2 answered %d calls and old app3 %d",
+			answered("app2", now)-answered("app2", migrated), answered("app3", now)-answered("app3", migrated))
+	}
+	close(stop)
+	stopped = true
+	res := <-loaded
+	res.print(t, fmt.Sprintf("during the upgrade, %d/s", rate))
+	// Not a failure, a finding (docs/cluster.md): the assets named by one
+	// version's page are not all in the other version's binary.
+	missing := 0
+	for _, o := range res.byKind["asset"] {
+		if o.status == http.StatusNotFound {
+			missing++
+		}
+	}
+	t.Logf("%d of %d asset calls answered 404 (an asset of the other version's SPA)", missing, len(res.byKind["asset"]))
+	end := lbCounters(t)
+	if n := end["FRONTEND"]["hrsp_5xx"] - start["FRONTEND"]["hrsp_5xx"]; n != 0 {
+		t.Errorf("HAProxy answered %d 5xx during the upgrade", n)
+	}
+	if bad := res.failures(); bad > 0 {
+		t.Errorf("%d calls of the load answered 5xx, a refused sign-in or nothing", bad)
+	}
+	if len(res.all()) == 0 {
+		t.Fatal("no load ran")
+	}
+	waitDelivered(t, ids, 2*time.Minute)
+	status, pending = migrationStatus(t, upgradeURL)
+	if pending != 0 || strings.Contains(status, "newer version") {
+		t.Fatalf("after the upgrade:\n%s", status)
+	}
+	newest := strings.Split(strings.TrimSpace(status), "\n")
+	t.Logf("after the upgrade: %s; %s", newest[len(newest)-2], newest[len(newest)-1])
 }
