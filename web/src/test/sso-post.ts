@@ -8,3 +8,12 @@ export function postedEntries(form: HTMLFormElement): [string, FormDataEntryValu
   form.dispatchEvent(Object.assign(new Event('formdata'), { formData }));
   return [...formData.entries()];
 }
+
+/**
+ * The page goes, as the SSO's answer to the form post replaces it: the
+ * pagehide that lib/flow/sso-form.ts's forgetOnLeaving waits for before a
+ * flow's state is forgotten (issue 32).
+ */
+export function leavePage(): void {
+  window.dispatchEvent(new PageTransitionEvent('pagehide'));
+}

@@ -8,7 +8,7 @@ import { submittedForms } from '@/test/flow-hooks';
 import { click, type, where } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { ssoFields } from '@/lib/flow/sso-form';
-import { postedEntries } from '@/test/sso-post';
+import { leavePage, postedEntries } from '@/test/sso-post';
 import { MAX_RESENDS, MIN_SPINNER_MS } from './limits';
 import { recoveryRoadblock, type RecoveryCall } from './use-recovery-response';
 import { fullText } from '@/test/text';
@@ -352,6 +352,9 @@ describe('/reset', () => {
     expect(form.method).toBe('post');
     expect(new URL(form.action).pathname).toBe('/pkmslogin.form');
     expect(postedEntries(form)).toEqual(ssoFields({ username: EMAIL, password: NEW_PASSWORD }));
+    // Kept until the page goes (forgetOnLeaving).
+    expect(readFlow().resetPassword).not.toBeNull();
+    leavePage();
     expect(readFlow().resetPassword).toBeNull();
     expect(screen.getByRole('button', { name: 'Save my new password' }).hasAttribute('disabled')).toBe(true);
   });
@@ -366,6 +369,7 @@ describe('/reset', () => {
     await choose(NEW_PASSWORD);
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls[0]?.body).toEqual({ password: NEW_PASSWORD, token: 'reset-token', ...sent });
+    leavePage();
     expect(readResetProgress().token).toBeNull();
   });
 

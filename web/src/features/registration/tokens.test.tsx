@@ -5,7 +5,7 @@ import { forgetPages, notePage } from '@/lib/flow/previous-page';
 import { readResetProgress } from '@/lib/flow/reset-state';
 import { readFlow, updateFlow, type RegistrationState } from '@/lib/flow/state';
 import { ssoFields } from '@/lib/flow/sso-form';
-import { postedEntries } from '@/test/sso-post';
+import { leavePage, postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
 import { submittedForms } from '@/test/flow-hooks';
@@ -235,6 +235,7 @@ describe('account-creation/password, token variant (spec §2.4)', () => {
       dateOfBirth: '1985-03-14',
     });
     expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'marie@example.com', password: 'Green#Lamp42x' }));
+    leavePage();
     expect(readFlow().emailToken).toBeNull();
   });
 
@@ -355,6 +356,7 @@ describe('/reset with an invitation (reset-password-login)', () => {
     await click('Save my new password');
     await waitFor(() => expect(submitted).toHaveLength(1));
     expect(calls[1]?.body).toEqual({ password: 'Green#Lamp42x', token: TOKEN, postalCode: 'M5V 2T6' });
+    leavePage();
     expect(readFlow().emailToken).toBeNull();
   });
 });

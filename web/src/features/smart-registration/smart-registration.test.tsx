@@ -4,7 +4,7 @@ import { loadSection } from '@/i18n/section';
 import { forgetPages } from '@/lib/flow/previous-page';
 import { readFlow, updateFlow, type SmartOption, type SmartRegistrationState } from '@/lib/flow/state';
 import { ssoFields } from '@/lib/flow/sso-form';
-import { postedEntries } from '@/test/sso-post';
+import { leavePage, postedEntries } from '@/test/sso-post';
 import { fakeApi, type FakeAnswer, type FakeCall, type FakeRoutes } from '@/lib/flow/testing';
 import { renderApp } from '@/test/render';
 import { submittedForms } from '@/test/flow-hooks';
@@ -423,6 +423,7 @@ describe('username, creation, confirmation', () => {
     await click('Go to my profile');
     expect(submitted).toHaveLength(1);
     expect(postedEntries(submitted[0]!)).toEqual(ssoFields({ username: 'emma@example.com', password: 'Green#Lamp42x' }));
+    leavePage();
     expect(readFlow().smartRegistration).toBeNull();
   });
 
