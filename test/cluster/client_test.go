@@ -27,6 +27,8 @@ type client struct {
 	http    *http.Client
 	host    string // the brand's dev host, e.g. belair.localhost
 	cookies map[string]string
+	// headers are sent with every request (a test's traceparent).
+	headers map[string]string
 	// resends counts this client's requests sent again (see do).
 	resends int
 }
@@ -109,6 +111,9 @@ func (c *client) send(ctx context.Context, base, method, path, contentType, body
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("api-key", apiKey(c.host))
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
 	var cookie []string
 	for k, v := range c.cookies {
 		cookie = append(cookie, k+"="+v)

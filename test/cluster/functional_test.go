@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -253,5 +256,40 @@ func waitDelivered(t *testing.T, ids []string, within time.Duration) {
 	}
 	if twice > 0 {
 		t.Fatalf("%d of %d messages arrived more than once", twice, len(ids))
+	}
+}
+
+// TestTraceparentThroughTheLoadBalancer: a caller's W3C traceparent passes
+// through HAProxy (deploy/haproxy.cfg) and the instance that answers
+// continues that trace: its access-log line carries the caller's trace id,
+// and the suite's OTLP receiver gets the request's spans under it (issue
+// 33, docs/architecture.md "Tracing").
+func TestTraceparentThroughTheLoadBalancer(t *testing.T) {
+	ctx := context.Background()
+	loadAPIKey(t, "belair.localhost")
+	c := newClient("127.0.0.4", "belair.localhost")
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		t.Fatal(err)
+	}
+	traceID := hex.EncodeToString(id[:])
+	c.headers = map[string]string{"traceparent": "00-" + traceID + "-00f067aa0ba902b7-01"}
+	if a, err := c.json(ctx, setup.lb, "POST", "/api/v1/accounts/find", `{"email":"demo@belair.example"}`); err != nil || a.status != 200 {
+		t.Fatalf("find through the load balancer: %d %v", a.status, err)
+	}
+	logged := func() bool {
+		for _, in := range cl.instances {
+			b, err := os.ReadFile(fmt.Sprintf("%s/%s.log", setup.logDir, in.name))
+			if err == nil && bytes.Contains(b, []byte(`"trace_id":"`+traceID+`"`)) {
+				return true
+			}
+		}
+		return false
+	}
+	// The log line and the export follow the answer: waited for, within the hang bound.
+	for deadline := time.Now().Add(hangBound); !(logged() && traces.holds(id[:])); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("trace %s: in an instance's log %v, exported %v", traceID, logged(), traces.holds(id[:]))
+		}
 	}
 }

@@ -8,12 +8,14 @@ package cluster
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -69,6 +71,48 @@ type cluster struct {
 	instances []*instance
 }
 
+// traces is the suites' OTLP receiver, set up before the first instance
+// starts (every start passes its address).
+var traces *traceReceiver
+
+// traceReceiver is an OTLP/HTTP endpoint that keeps what the instances
+// export (protobuf bodies, read as bytes: the tests look for a trace id
+// in them). The instances trace only what a sampled caller asks (the
+// parent-based sampler at ratio 0), so the suites cost no spans.
+type traceReceiver struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func newTraceReceiver() *traceReceiver {
+	r := &traceReceiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(req.Body)
+		if err != nil || req.URL.Path != "/v1/traces" {
+			http.Error(w, "not an OTLP trace export", http.StatusBadRequest)
+			return
+		}
+		r.mu.Lock()
+		r.bodies = append(r.bodies, body)
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	return r
+}
+
+// holds reports whether an export has carried b.
+func (r *traceReceiver) holds(b []byte) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, body := range r.bodies {
+		if bytes.Contains(body, b) {
+			return true
+		}
+	}
+	return false
+}
+
 func startCluster(e env) (*cluster, error) {
 	for k, v := range map[string]string{"GUICHET_CLUSTER_BIN": e.bin, "GUICHET_CLUSTER_DATABASE_URL": e.databaseURL,
 		"GUICHET_LB_BIND": e.lb, "GUICHET_LB_STATS": e.stats, "GUICHET_CLUSTER_SMTP": e.smtpAddr,
@@ -77,6 +121,7 @@ func startCluster(e env) (*cluster, error) {
 			return nil, fmt.Errorf("%s is not set (scripts/cluster.sh sets it)", k)
 		}
 	}
+	traces = newTraceReceiver()
 	c := &cluster{sink: newSink(e.smtpAddr)}
 	if err := c.sink.start(); err != nil {
 		return c, err
@@ -97,6 +142,7 @@ func (c *cluster) stop() {
 	for _, in := range c.instances {
 		in.terminate()
 	}
+	traces.srv.Close()
 	c.sink.stop()
 }
 
@@ -209,6 +255,10 @@ func (in *instance) start() error {
 		"GUICHET_SMTP_URL=smtp://"+setup.smtpAddr+"?tls=none&from=no-reply@guichet.test",
 		"GUICHET_TRUSTED_PROXIES=127.0.0.1/32",
 		"GUICHET_DRAIN_SECONDS="+drainSeconds(),
+		// Traces (docs/architecture.md "Tracing") of sampled callers only,
+		// to the suite's receiver, exported every 200 ms.
+		"OTEL_EXPORTER_OTLP_ENDPOINT="+traces.srv.URL, "OTEL_TRACES_SAMPLER=parentbased_traceidratio",
+		"OTEL_TRACES_SAMPLER_ARG=0", "OTEL_BSP_SCHEDULE_DELAY=200",
 		// The SMTP outage suite's retries: 2 s doubling, not 30 s, so the
 		// outage need not last minutes to prove delivery after it.
 		"GUICHET_OUTBOX_RETRY_SECONDS="+strconv.Itoa(int(outboxRetry.Seconds())),
