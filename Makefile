@@ -89,8 +89,10 @@ FORCE:
 bin/oauth2-proxy: tools/go.mod tools/go.sum
 	$(STAGE) build-oauth2-proxy $(GO) build -trimpath -modfile=tools/go.mod -o $@ github.com/oauth2-proxy/oauth2-proxy/v7
 
+# The admin listener on its usual port (a --dev start picks a free one
+# otherwise): the README's admin API example calls it.
 run: build
-	bin/guichet serve --dev
+	bin/guichet serve --dev --admin-addr $${GUICHET_ADMIN_ADDR:-127.0.0.1:9090}
 
 ## test: vet, Go tests with -race, short fuzzing, SPA checks and unit tests,
 ## browser tests against the built binary.
