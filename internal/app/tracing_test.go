@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -127,8 +128,9 @@ func tracedWorld(t *testing.T, databaseURL string, env map[string]string) (*rpWo
 // the caller's traceparent; the database, hash and socket spans are the
 // children of their request's; every log line of those requests carries
 // their trace and span ids; and neither a span nor anything else the
-// exporter sent holds the password, the login ticket, the token of the path
-// or the chat cookie. On SQLite and PostgreSQL.
+// exporter sent holds the password, the login ticket, the token of the path,
+// the chat cookie, the browser's other cookies or a customer's email. On
+// SQLite and PostgreSQL.
 func TestTracing(t *testing.T) { testenv.EachURL(t, true, checkTracing) }
 
 func checkTracing(t *testing.T, databaseURL string) {
@@ -182,8 +184,26 @@ func checkTracing(t *testing.T, databaseURL string) {
 		t.Errorf("resources' services %v, want OTEL_SERVICE_NAME's", rc.services)
 	}
 
-	// No secret anywhere in what the exporter sent.
-	for _, secret := range []string{demoPassword, ticket, issued.Token, chatSecret} {
+	// No secret anywhere in what the exporter sent: nor the customers'
+	// emails, nor the browser's cookies (its session among them).
+	secrets := []string{demoPassword, ticket, issued.Token, chatSecret, demoEmail, "tok-new@belair.example"}
+	site, err := url.Parse(w.issuer("belair"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cookies := w.browser.Jar.Cookies(site)
+	if len(cookies) == 0 {
+		t.Fatal("the browser holds no cookie of the portal after signing in")
+	}
+	for _, c := range cookies {
+		if len(c.Value) >= 16 {
+			secrets = append(secrets, c.Value)
+		}
+	}
+	if len(secrets) == 6 {
+		t.Fatalf("no session-like cookie among %d", len(cookies))
+	}
+	for _, secret := range secrets {
 		for _, body := range rc.bodies {
 			if bytes.Contains(body, []byte(secret)) {
 				t.Errorf("an export holds a secret (%.6s…)", secret)

@@ -60,7 +60,16 @@ func (m *httpMetrics) wrap(next http.Handler) http.Handler {
 		if route == "" {
 			route = "unmatched"
 		}
-		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(rec.status)).Inc()
+		m.requests.WithLabelValues(route, spanMethod(r.Method), strconv.Itoa(rec.status)).Inc()
 		m.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
 	})
+}
+
+// overloaded counts a request refused past Config.MaxInFlight (shed.go),
+// which never reaches wrap: route "overloaded", status 503, so the 5xx
+// alert and the dashboard's 5xx by route see it. Nil-safe.
+func (m *httpMetrics) overloaded(r *http.Request) {
+	if m != nil {
+		m.requests.WithLabelValues("overloaded", spanMethod(r.Method), strconv.Itoa(ErrOverloaded.Status)).Inc()
+	}
 }

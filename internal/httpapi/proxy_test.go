@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"guichet/internal/account"
 	"guichet/internal/account/accounttest"
 	"guichet/internal/brand"
@@ -298,7 +300,8 @@ func TestShedFirstRunsNothingOfARefusal(t *testing.T) {
 // checks and WebSocket upgrades excepted; requests done free their places.
 func TestInFlightIsBounded(t *testing.T) {
 	const bound = 3
-	s := &server{cfg: Config{MaxInFlight: bound}}
+	reg := prometheus.NewRegistry()
+	s := &server{cfg: Config{MaxInFlight: bound}, metrics: newHTTPMetrics(reg)}
 	entered, hold := make(chan struct{}), make(chan struct{})
 	var served sync.WaitGroup
 	gate := s.inFlight(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -332,6 +335,12 @@ func TestInFlightIsBounded(t *testing.T) {
 		{Method: "POST", Path: "/api/v1/chat/socket", Headers: upgrade}, {Path: "/api/v1/chat/socket", Headers: map[string]string{"Upgrade": "h2c"}}} {
 		if a := testenv.Do(t, gate, r); a.Status != http.StatusServiceUnavailable {
 			t.Errorf("%s %s with Upgrade %s past the bound: %d, want 503", r.Method, r.Path, r.Headers["Upgrade"], a.Status)
+		}
+	}
+	// Each refusal counted as a 503 of route "overloaded" (the 5xx alert's series).
+	for method, want := range map[string]float64{"GET": 4, "POST": 1} {
+		if got := testenv.Metric(t, reg, "guichet_http_requests_total", "route", "overloaded", "method", method, "status", "503"); got != want {
+			t.Errorf("overloaded %s counted %v, want %v", method, got, want)
 		}
 	}
 	close(hold) // the slow requests end and free their places

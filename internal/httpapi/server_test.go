@@ -295,10 +295,16 @@ func TestAdminServesMetrics(t *testing.T) {
 		SPAPaths: []byte(`{"paths": ["/"]}`), Metrics: prometheus.NewRegistry()}
 	h, _ := newServer(t, Config{}, deps)
 	do(t, h, "GET", "/healthz", "10.0.0.1", nil, "")
+	// A method the client made up is one series, never one per name.
+	do(t, h, "BREW", "/healthz", "10.0.0.1", nil, "")
+	do(t, h, "TEAPOT", "/healthz", "10.0.0.1", nil, "")
 	rec := do(t, NewAdmin(deps), "GET", "/metrics", "127.0.0.1:9090", nil, "")
 	body := string(rec.Body)
 	if rec.Status != 200 || !strings.Contains(body, `guichet_http_requests_total{method="GET",route="GET /healthz",status="200"} 1`) {
 		t.Fatalf("admin /metrics = %d, lacks the request counter:\n%s", rec.Status, body)
+	}
+	if strings.Contains(body, "BREW") || strings.Contains(body, "TEAPOT") || !strings.Contains(body, `method="_OTHER"`) {
+		t.Fatalf("made-up methods are labels of their own:\n%s", body)
 	}
 	if !strings.Contains(body, "guichet_http_request_duration_seconds_bucket") {
 		t.Fatal("metrics lack the latency histogram")

@@ -29,7 +29,9 @@ import (
 //     once it is read, as before.
 //
 // Neither writes a log line: at thousands a second the lines would cost
-// what the refusal saves (the metrics count them).
+// what the refusal saves. The metrics count them: shedFirst's in
+// guichet_hash_shed_total (Hasher.Check), inFlight's in
+// guichet_http_requests_total{route="overloaded",status="503"}.
 
 // hashingRoutes are the routes of which every request past its checks
 // hashes a password, so its refusal is the same as the service's (429
@@ -107,6 +109,7 @@ func (s *server) inFlight(next http.Handler) http.Handler {
 		select {
 		case slots <- struct{}{}:
 		default:
+			s.metrics.overloaded(r)
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			w.Header().Set("Retry-After", strconv.Itoa(ErrOverloaded.RetryAfter))
 			writeProblem(w, r, ErrOverloaded.Status, ErrOverloaded.Code, ErrOverloaded.MessageKey)
