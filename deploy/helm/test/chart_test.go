@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -143,6 +144,21 @@ func only[T runtime.Object](t *testing.T, r *rendered) T {
 	return found[0]
 }
 
+// byName returns the object of type T called name, failing unless there is one.
+func byName[T interface {
+	runtime.Object
+	GetName() string
+}](t *testing.T, r *rendered, name string) T {
+	t.Helper()
+	var all []T
+	for _, o := range r.objects {
+		if v, ok := o.(T); ok {
+			all = append(all, v)
+		}
+	}
+	return named(t, "rendered objects", all, name, T.GetName)
+}
+
 // kinds lists the rendered objects' kinds, sorted.
 func (r *rendered) kinds() []string {
 	var ks []string
@@ -229,7 +245,7 @@ func TestLint(t *testing.T) {
 
 func TestSQLiteSingleReplica(t *testing.T) {
 	r := mustTemplate(t, []string{"sqlite.yaml"}, nil)
-	want := []string{"v1.PersistentVolumeClaim", "v1.Service", "v1.ServiceAccount", "v1.Deployment"}
+	want := []string{"v1.PersistentVolumeClaim", "v1.Service", "v1.Service", "v1.ServiceAccount", "v1.Deployment"}
 	slices.Sort(want)
 	if got := r.kinds(); !slices.Equal(got, want) {
 		t.Errorf("kinds = %v, want %v (no migration Job, PDB, HPA, Ingress on SQLite's defaults)", got, want)
@@ -267,7 +283,7 @@ func TestSQLiteSingleReplica(t *testing.T) {
 func TestPostgresHA(t *testing.T) {
 	r := haValues(t)
 	want := []string{"v1.ConfigMap", "v1.Deployment", "v2.HorizontalPodAutoscaler", "v1.Ingress", "v1.Job",
-		"v1.NetworkPolicy", "v1.PodDisruptionBudget", "v1.Service", "v1.ServiceAccount", "v1.ServiceMonitor"}
+		"v1.NetworkPolicy", "v1.NetworkPolicy", "v1.PodDisruptionBudget", "v1.Service", "v1.Service", "v1.ServiceAccount", "v1.ServiceMonitor"}
 	slices.Sort(want)
 	if got := r.kinds(); !slices.Equal(got, want) {
 		t.Errorf("kinds = %v, want %v", got, want)
@@ -300,13 +316,14 @@ func TestPostgresHA(t *testing.T) {
 		t.Errorf("PostgreSQL: /data = %+v, want an emptyDir", v.VolumeSource)
 	}
 
-	svc := only[*corev1.Service](t, r)
+	svc, admin := byName[*corev1.Service](t, r, release), byName[*corev1.Service](t, r, release+"-admin")
 	selects(t, "Service", svc.Spec.Selector, labels)
+	selects(t, "admin Service", admin.Spec.Selector, labels)
 	if p := servicePort(t, svc, "http"); p.TargetPort != intstr.FromString("http") || containerPort(t, c, "http") != 8080 {
 		t.Errorf("service port http = %+v", p)
 	}
-	if p := servicePort(t, svc, "admin"); p.TargetPort != intstr.FromString("admin") || containerPort(t, c, "admin") != 9090 {
-		t.Errorf("service port admin = %+v", p)
+	if p := servicePort(t, admin, "admin"); p.TargetPort != intstr.FromString("admin") || containerPort(t, c, "admin") != 9090 {
+		t.Errorf("admin service port admin = %+v", p)
 	}
 
 	ing := only[*networkingv1.Ingress](t, r)
@@ -336,7 +353,7 @@ func TestPostgresHA(t *testing.T) {
 	}
 
 	sm := only[*monitoringv1.ServiceMonitor](t, r)
-	selects(t, "ServiceMonitor", sm.Spec.Selector.MatchLabels, svc.Labels)
+	selects(t, "ServiceMonitor", sm.Spec.Selector.MatchLabels, admin.Labels)
 	if len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != "admin" || sm.Spec.Endpoints[0].Path != "/metrics" {
 		t.Errorf("ServiceMonitor endpoints = %+v, want /metrics on the admin port", sm.Spec.Endpoints)
 	}
@@ -344,7 +361,7 @@ func TestPostgresHA(t *testing.T) {
 		t.Errorf("ServiceMonitor labels %v namespaces %v", sm.Labels, sm.Spec.NamespaceSelector.MatchNames)
 	}
 
-	np := only[*networkingv1.NetworkPolicy](t, r)
+	np := byName[*networkingv1.NetworkPolicy](t, r, release)
 	selects(t, "NetworkPolicy", np.Spec.PodSelector.MatchLabels, labels)
 	ports := map[string]string{}
 	for _, rule := range np.Spec.Ingress {
@@ -419,7 +436,94 @@ func TestMigrationJobIsAHook(t *testing.T) {
 		t.Errorf("Job serviceAccountName = %q, a ServiceAccount the hook cannot wait for", sa)
 	}
 	// The Job's labels do not select it as a serving pod.
-	selects(t, "Service (must not)", only[*corev1.Service](t, r).Spec.Selector, job.Spec.Template.Labels, true)
+	selects(t, "Service (must not)", byName[*corev1.Service](t, r, release).Spec.Selector, job.Spec.Template.Labels, true)
+	selects(t, "admin Service (must not)", byName[*corev1.Service](t, r, release+"-admin").Spec.Selector, job.Spec.Template.Labels, true)
+}
+
+// The admin listener (/metrics, the insurers' admin API) has a Service of
+// its own, ClusterIP whatever service.type is: a LoadBalancer publishes
+// the portal's port only. The ServiceMonitor selects the admin Service
+// alone.
+func TestAdminServiceStaysInside(t *testing.T) {
+	r := mustTemplate(t, []string{"postgres-ha.yaml"}, map[string]any{"service": map[string]any{"type": "LoadBalancer"}})
+	var portal, admin *corev1.Service
+	for _, o := range r.objects {
+		if s, ok := o.(*corev1.Service); ok {
+			for _, p := range s.Spec.Ports {
+				if p.Name == "admin" || p.Port == 9090 || p.TargetPort == intstr.FromString("admin") {
+					if admin != nil && admin != s {
+						t.Errorf("the admin port on the Services %s and %s", admin.Name, s.Name)
+					}
+					admin = s
+				}
+			}
+			if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
+				portal = s
+			}
+		}
+	}
+	if portal == nil || admin == nil || portal == admin {
+		t.Fatalf("portal Service %v, admin Service %v: want two, the LoadBalancer without the admin port", portal, admin)
+	}
+	if len(portal.Spec.Ports) != 1 || portal.Spec.Ports[0].Name != "http" {
+		t.Errorf("LoadBalancer ports = %+v, want http only", portal.Spec.Ports)
+	}
+	if admin.Spec.Type != corev1.ServiceTypeClusterIP || len(admin.Spec.Ports) != 1 {
+		t.Errorf("admin Service type %q ports %+v, want ClusterIP with admin only", admin.Spec.Type, admin.Spec.Ports)
+	}
+	sm := only[*monitoringv1.ServiceMonitor](t, r)
+	selects(t, "ServiceMonitor", sm.Spec.Selector.MatchLabels, admin.Labels)
+	selects(t, "ServiceMonitor (must not)", sm.Spec.Selector.MatchLabels, portal.Labels, true)
+}
+
+// The scrape's job is serviceMonitor.jobLabel ("guichet", what
+// deploy/prometheus/guichet-rules.yaml and the README's scrape config
+// use), not the operator's default, the Service's name.
+func TestServiceMonitorJob(t *testing.T) {
+	for want, extra := range map[string]map[string]any{
+		"guichet": nil,
+		"portal":  {"serviceMonitor": map[string]any{"jobLabel": "portal"}},
+	} {
+		sm := only[*monitoringv1.ServiceMonitor](t, mustTemplate(t, []string{"postgres-ha.yaml"}, extra))
+		var jobs []string
+		for _, rc := range sm.Spec.Endpoints[0].RelabelConfigs {
+			if rc.TargetLabel == "job" && (rc.Action == "" || strings.EqualFold(rc.Action, "replace")) && rc.Replacement != nil && len(rc.SourceLabels) == 0 {
+				jobs = append(jobs, *rc.Replacement)
+			}
+		}
+		if !slices.Equal(jobs, []string{want}) {
+			t.Errorf("jobLabel %q: the endpoint's relabelings set job to %q, want %q", want, jobs, want)
+		}
+	}
+}
+
+// The migration Job's pods reach the database under the same egress rules
+// as the server's: a NetworkPolicy of their own (the server's does not
+// select them), a hook created before the Job, since on a first install
+// the server's does not exist yet.
+func TestMigrationJobNetworkPolicy(t *testing.T) {
+	r := haValues(t)
+	job := only[*batchv1.Job](t, r)
+	server := byName[*networkingv1.NetworkPolicy](t, r, release)
+	selects(t, "server NetworkPolicy (must not)", server.Spec.PodSelector.MatchLabels, job.Spec.Template.Labels, true)
+	np := byName[*networkingv1.NetworkPolicy](t, r, release+"-migrate")
+	selects(t, "migration NetworkPolicy", np.Spec.PodSelector.MatchLabels, job.Spec.Template.Labels)
+	selects(t, "migration NetworkPolicy (must not)", np.Spec.PodSelector.MatchLabels, only[*appsv1.Deployment](t, r).Spec.Template.Labels, true)
+	if !slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) || !reflect.DeepEqual(np.Spec.Egress, server.Spec.Egress) || len(np.Spec.Egress) != 2 {
+		t.Errorf("migration egress %v, want the server's %v", np.Spec.Egress, server.Spec.Egress)
+	}
+	if len(np.Spec.Ingress) != 0 {
+		t.Errorf("migration ingress %v, want none", np.Spec.Ingress)
+	}
+	if np.Annotations["helm.sh/hook"] != job.Annotations["helm.sh/hook"] || np.Annotations["helm.sh/hook-weight"] >= job.Annotations["helm.sh/hook-weight"] ||
+		!strings.Contains(np.Annotations["helm.sh/hook-delete-policy"], "before-hook-creation") {
+		t.Errorf("migration NetworkPolicy annotations %v: want the Job's hook (%v) with a lower weight", np.Annotations, job.Annotations)
+	}
+	// Egress not restricted by the chart: no policy for the Job either.
+	r = mustTemplate(t, []string{"postgres-ha.yaml"}, map[string]any{"networkPolicy": map[string]any{"egress": []any{}}})
+	if n := strings.Count(strings.Join(r.kinds(), " "), "NetworkPolicy"); n != 1 {
+		t.Errorf("networkPolicy.egress empty: %d NetworkPolicies, want the server's only", n)
+	}
 }
 
 // Probes on the portal listener (GUICHET_ADDR :8080): /healthz, which
@@ -483,7 +587,8 @@ func TestSecurityContext(t *testing.T) {
 
 // secretVariables may only come from a Secret (valueFrom), never a value.
 var secretVariables = []string{"GUICHET_DATABASE_URL", "GUICHET_SMTP_URL", "GUICHET_SMS_URL", "GUICHET_REGISTRATION_JWT_KEYS",
-	"GUICHET_STAFF_KEY", "GUICHET_OIDC_KEY", "GUICHET_MAINTENANCE_BYPASS", "GUICHET_TLS_KEY"}
+	"GUICHET_STAFF_KEY", "GUICHET_OIDC_KEY", "GUICHET_MAINTENANCE_BYPASS", "GUICHET_TLS_KEY",
+	"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"}
 
 func TestNoSecretValue(t *testing.T) {
 	for _, files := range []string{"sqlite.yaml", "postgres-ha.yaml"} {
@@ -544,6 +649,12 @@ func TestInvalidValuesFail(t *testing.T) {
 			"extraEnv.GUICHET_ADMIN_ADDR is the chart's own setting"},
 		{"an ingress without hosts", nil, pg(map[string]any{"ingress": map[string]any{"enabled": true}}),
 			"ingress.enabled needs ingress.hosts"},
+		{"an ingress without trusted proxies", nil, pg(map[string]any{"ingress": map[string]any{"enabled": true, "hosts": []any{"belair.insurer.example"}}}),
+			"ingress.enabled needs config.trustedProxies (GUICHET_TRUSTED_PROXIES): set it to your ingress controller's pod CIDR"},
+		{"the collector's token in extraEnv", nil, pg(map[string]any{"extraEnv": map[string]any{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer x"}}),
+			"extraEnv.OTEL_EXPORTER_OTLP_HEADERS holds a secret"},
+		{"the collector's traces token in extraEnv", nil, pg(map[string]any{"extraEnv": map[string]any{"OTEL_EXPORTER_OTLP_TRACES_HEADERS": "Authorization=Bearer x"}}),
+			"extraEnv.OTEL_EXPORTER_OTLP_TRACES_HEADERS holds a secret"},
 		{"a misspelt setting (values.schema.json)", nil, pg(map[string]any{"replicas": 3}),
 			"additional properties 'replicas' not allowed"},
 		{"a drain longer than the server takes (values.schema.json)", nil, pg(map[string]any{"config": map[string]any{"drainSeconds": 90}}),

@@ -13,6 +13,13 @@ app.kubernetes.io/name: {{ .Chart.Name }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/* The migration Job's pods: not the Service's (no "name: guichet"), the migration NetworkPolicy's. */}}
+{{- define "guichet.migrateSelectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}-migrate
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: migrate
+{{- end -}}
+
 {{- define "guichet.labels" -}}
 {{ include "guichet.selectorLabels" . }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
@@ -64,10 +71,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/*
 The variables that hold secrets (README "Configuration"): never a plain
 value in the chart, only from a Secret of the operator's. The chart's own
-variables (listeners, directories) are refused in extraEnv too.
+variables (listeners, directories) are refused in extraEnv too. The OTLP
+headers carry the trace collector's token.
 */}}
 {{- define "guichet.secretVariables" -}}
-GUICHET_DATABASE_URL GUICHET_SMTP_URL GUICHET_SMS_URL GUICHET_REGISTRATION_JWT_KEYS GUICHET_STAFF_KEY GUICHET_OIDC_KEY GUICHET_MAINTENANCE_BYPASS GUICHET_TLS_KEY
+GUICHET_DATABASE_URL GUICHET_SMTP_URL GUICHET_SMS_URL GUICHET_REGISTRATION_JWT_KEYS GUICHET_STAFF_KEY GUICHET_OIDC_KEY GUICHET_MAINTENANCE_BYPASS GUICHET_TLS_KEY OTEL_EXPORTER_OTLP_HEADERS OTEL_EXPORTER_OTLP_TRACES_HEADERS
 {{- end -}}
 {{- define "guichet.chartVariables" -}}
 GUICHET_ADDR GUICHET_ADMIN_ADDR GUICHET_DATA_DIR GUICHET_BRANDS_DIR
@@ -127,6 +135,9 @@ the reason and the fix. Included by every template that renders pods.
 {{- if and $v.ingress.enabled (not $v.ingress.hosts) -}}
 {{- fail "guichet: ingress.enabled needs ingress.hosts: every brand host and the console host" -}}
 {{- end -}}
+{{- if and $v.ingress.enabled (not $v.config.trustedProxies) -}}
+{{- fail "guichet: ingress.enabled needs config.trustedProxies (GUICHET_TRUSTED_PROXIES): set it to your ingress controller's pod CIDR (e.g. 10.244.0.0/16), else every client shares the controller's address and one client's rate limit or hashing share blocks them all" -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The pods' security context and the container's: from values, checked by deploy/helm/test. */}}
@@ -150,6 +161,17 @@ securityContext:
       name: {{ .Values.database.existingSecret }}
       key: {{ .Values.database.existingSecretKey }}
 {{- end }}
+{{- end -}}
+
+{{/* The NetworkPolicies' egress rules: DNS, then networkPolicy.egress. */}}
+{{- define "guichet.egress" -}}
+# DNS.
+- ports:
+    - port: 53
+      protocol: UDP
+    - port: 53
+      protocol: TCP
+{{ toYaml .Values.networkPolicy.egress }}
 {{- end -}}
 
 {{/* The writable paths: /tmp always, /data when it is not the claim. */}}
