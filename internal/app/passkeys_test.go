@@ -1,6 +1,8 @@
 package app
 
 import (
+	"crypto/ecdsa"
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -33,7 +35,24 @@ func newSoftKey(w *rpWorld, brand string) *softKey {
 	return &softKey{
 		rp:   virtualwebauthn.RelyingParty{ID: brand + ".localhost", Name: brand, Origin: w.issuer(brand)},
 		auth: virtualwebauthn.NewAuthenticator(),
-		cred: virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2),
+		cred: fullLengthCredential(),
+	}
+}
+
+// fullLengthCredential is a P-256 credential whose public key's X and Y
+// are both 32 bytes: virtualwebauthn writes them with big.Int.Bytes(),
+// which drops leading zero bytes, and about one key in 128 then came out
+// short and was refused as invalid (a test that failed by chance).
+func fullLengthCredential() virtualwebauthn.Credential {
+	for {
+		cred := virtualwebauthn.NewCredential(virtualwebauthn.KeyTypeEC2)
+		key, err := x509.ParsePKCS8PrivateKey(cred.Key.Data)
+		if err != nil {
+			panic(err)
+		}
+		if ec, ok := key.(*ecdsa.PrivateKey); ok && len(ec.X.Bytes()) == 32 && len(ec.Y.Bytes()) == 32 {
+			return cred
+		}
 	}
 }
 
