@@ -180,7 +180,7 @@ func (h *Handler) Socket(w http.ResponseWriter, r *http.Request) (err error) {
 		_ = conn.Close(CloseUnknown, "no live session")
 		return nil
 	}
-	go h.Hub.serveVisitor(conn, s)
+	go h.Hub.serveVisitor(conn, s, sockets.LogContext(r))
 	return nil
 }
 
@@ -356,6 +356,6 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) (err err
 	if h.Session != nil {
 		check = h.Session(r)
 	}
-	go h.Hub.serveViewer(conn, s, who, after, check)
+	go h.Hub.serveViewer(conn, s, who, after, check, sockets.LogContext(r))
 	return nil
 }

@@ -255,7 +255,7 @@ func (s *socket) readLoop(handle func(clientFrame) error) {
 			code, ok := errorCode(err)
 			if !ok {
 				code = "TECHNICAL"
-				slog.Error("cobrowse frame", "type", f.Type, "err", err)
+				slog.ErrorContext(s.LogCtx(), "cobrowse frame", "type", f.Type, "err", err)
 			}
 			if code == errRateLimited.Code {
 				_ = s.Send(errorFrame{Type: "error", ErrorCode: code})
@@ -411,9 +411,10 @@ func (h *Hub) serve(sock *socket, sb *sub, handle func(clientFrame) error, onClo
 }
 
 // serveVisitor runs the visitor's socket on session id.
-func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
+func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session, log context.Context) {
 	svc := h.svc
 	sock := &socket{Socket: h.socks.New(conn, sockets.KindCobrowseVisitor), hub: h}
+	sock.Log = log
 	sb := &sub{sock: sock, id: sess.ID}
 	sb.Fn = sb.deliver
 	// The visitor wants the agent's pointer from now on, not its past.
@@ -445,7 +446,7 @@ func (h *Hub) serveVisitor(conn *websocket.Conn, sess Session) {
 // recheck re-runs a viewer's session check: 4401 when the session or the
 // account is gone (or another staff member's), 4403 when the brand is no
 // longer served, 0 to go on (a database error too: the next ping retries).
-func recheck(ctx context.Context, check func(context.Context) (staff.Principal, error), staffID, brand string) websocket.StatusCode {
+func recheck(ctx, log context.Context, check func(context.Context) (staff.Principal, error), staffID, brand string) websocket.StatusCode {
 	if check == nil {
 		return 0
 	}
@@ -454,7 +455,7 @@ func recheck(ctx context.Context, check func(context.Context) (staff.Principal, 
 	case errors.Is(err, staff.ErrNoSession), err == nil && p.ID != staffID:
 		return CloseSignedOut
 	case err != nil:
-		slog.Warn("cobrowse viewer session check", "err", err)
+		slog.WarnContext(log, "cobrowse viewer session check", "err", err)
 		return 0
 	case !p.Serves(brand):
 		return CloseForbidden
@@ -463,15 +464,16 @@ func recheck(ctx context.Context, check func(context.Context) (staff.Principal, 
 }
 
 // serveViewer runs the agent's viewer socket on session id (after).
-func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after int64, check func(context.Context) (staff.Principal, error)) {
+func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after int64, check func(context.Context) (staff.Principal, error), log context.Context) {
 	svc := h.svc
 	sock := &socket{Socket: h.socks.New(conn, sockets.KindCobrowseViewer), hub: h}
+	sock.Log = log
 	sb := &sub{sock: sock, id: sess.ID, viewer: true, staffID: who.Staff.ID}
 	sb.Fn = sb.deliver
 	sb.lastSeq.Store(after)
 	closeWith := func(code websocket.StatusCode) { _ = conn.Close(code, refusalReason[code]) }
 	sb.recheck = func() {
-		if code := recheck(h.ctx, check, who.Staff.ID, sess.Brand); code != 0 {
+		if code := recheck(h.ctx, log, check, who.Staff.ID, sess.Brand); code != 0 {
 			closeWith(code)
 		}
 	}
@@ -490,7 +492,7 @@ func (h *Hub) serveViewer(conn *websocket.Conn, sess Session, who Actor, after i
 			}
 			return err
 		case "ping":
-			if code := recheck(ctx, check, who.Staff.ID, sess.Brand); code != 0 {
+			if code := recheck(ctx, log, check, who.Staff.ID, sess.Brand); code != 0 {
 				closeWith(code)
 				return nil
 			}

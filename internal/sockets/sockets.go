@@ -9,11 +9,13 @@ package sockets
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Socket timing shared by the hubs (chat, co-browse).
@@ -71,9 +73,29 @@ type Socket struct {
 	// OnTick runs (on a goroutine of its own) at each reap of a socket
 	// not silent (nil: nothing).
 	OnTick func()
-	ctx    context.Context
-	heard  atomic.Int64
-	kind   string
+	// Log is the context the session's log lines are written with: the
+	// upgrade request's trace and span ids, nothing of its deadline
+	// (LogContext). Nil: none.
+	Log   context.Context
+	ctx   context.Context
+	heard atomic.Int64
+	kind  string
+}
+
+// LogContext is the context a WebSocket session's log lines are written
+// with: r's trace ids (under a traced request; telemetry's log handler
+// adds them to each line), detached from r, which ends when its handler
+// hands the socket to a goroutine of its own.
+func LogContext(r *http.Request) context.Context {
+	return trace.ContextWithSpanContext(context.Background(), trace.SpanContextFromContext(r.Context()))
+}
+
+// LogCtx is s.Log, or the background when none was set.
+func (s *Socket) LogCtx() context.Context {
+	if s.Log == nil {
+		return context.Background()
+	}
+	return s.Log
 }
 
 // Heard records that the client sent something now.

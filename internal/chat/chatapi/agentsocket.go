@@ -158,7 +158,7 @@ func (a *agentSocket) recheck(force, active, tick bool) bool {
 	}
 	if err != nil {
 		// The database's trouble: try again on the next ping or tick.
-		slog.Warn("chat agent session check", "err", err)
+		slog.WarnContext(a.sock.LogCtx(), "chat agent session check", "err", err)
 		return true
 	}
 	a.mu.Lock()
@@ -242,8 +242,9 @@ func (a *agentSocket) deliverQueue() {
 }
 
 // serveAgent runs an agent's socket.
-func serveAgent(h *hub.Hub, svc *chat.Service, conn *websocket.Conn, p staff.Principal, opts AgentSocketOptions) {
+func serveAgent(h *hub.Hub, svc *chat.Service, conn *websocket.Conn, p staff.Principal, opts AgentSocketOptions, log context.Context) {
 	sock := &socket{Socket: h.Registry().New(conn, sockets.KindChatAgent), hub: h, svc: svc}
+	sock.Log = log
 	a := &agentSocket{sock: sock, p: p, opts: opts, checkedAt: svc.Clock(), activeAt: svc.Clock(), subs: map[string]*convSub{},
 		typing: map[string]*typingGate{}}
 	sock.OnTick = func() { a.recheck(false, false, true) }
@@ -346,7 +347,7 @@ func (a *agentSocket) frame(f clientFrame) error {
 		a.mu.Lock()
 		g := a.typing[c.ID]
 		if g == nil {
-			g = newTypingGate(svc, c.ID, true)
+			g = newTypingGate(svc, c.ID, true, a.sock.LogCtx())
 			a.typing[c.ID] = g
 		}
 		a.mu.Unlock()

@@ -354,9 +354,10 @@ func (h *ConsoleHandler) Socket(w http.ResponseWriter, r *http.Request) error {
 			release()
 			return nil
 		}
+		log := sockets.LogContext(r)
 		go func() {
 			defer release()
-			serveAgent(h.Hub, h.Service, conn, p, opts)
+			serveAgent(h.Hub, h.Service, conn, p, opts, log)
 		}()
 		return nil
 	})

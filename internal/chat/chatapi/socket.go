@@ -143,7 +143,7 @@ func (s *socket) readLoop(handle func(clientFrame) error) {
 			if c, ok := errorCode(err); ok {
 				code = c
 			} else {
-				slog.Error("chat frame", "type", f.Type, "err", err)
+				slog.ErrorContext(s.LogCtx(), "chat frame", "type", f.Type, "err", err)
 				code = "TECHNICAL"
 			}
 			if s.badFrame(f.ClientID, code, f.ConversationID) {
@@ -386,10 +386,10 @@ func (g *typingGate) stop() {
 }
 
 // newTypingGate is the typing gate of one side of conversation id.
-func newTypingGate(svc *chat.Service, id string, agent bool) *typingGate {
+func newTypingGate(svc *chat.Service, id string, agent bool, log context.Context) *typingGate {
 	return &typingGate{now: svc.Clock, write: func(on bool) {
 		if err := svc.Typing(context.Background(), id, agent, on); err != nil {
-			slog.Warn("chat typing", "err", err)
+			slog.WarnContext(log, "chat typing", "err", err)
 		}
 	}}
 }
@@ -397,9 +397,10 @@ func newTypingGate(svc *chat.Service, id string, agent bool) *typingGate {
 // serveVisitor runs a visitor's socket: state, the messages after `after`,
 // then live ones; frames from the visitor until it closes. A conversation
 // that ended while the visitor was away is replayed, then closed with 1000.
-func serveVisitor(h *hub.Hub, svc *chat.Service, conn *websocket.Conn, convID string, after int64, release func()) {
+func serveVisitor(h *hub.Hub, svc *chat.Service, conn *websocket.Conn, convID string, after int64, release func(), log context.Context) {
 	defer release()
 	sock := &socket{Socket: h.Registry().New(conn, sockets.KindChatVisitor), hub: h, svc: svc}
+	sock.Log = log
 	if !h.Registry().Add(sock.Socket) {
 		return
 	}
@@ -411,7 +412,7 @@ func serveVisitor(h *hub.Hub, svc *chat.Service, conn *websocket.Conn, convID st
 	}
 	h.Subscribe(convID, sub)
 	defer h.Release(convID, sub)
-	typing := newTypingGate(svc, convID, false)
+	typing := newTypingGate(svc, convID, false, sock.LogCtx())
 	defer typing.stop()
 	// The connect's heartbeat write runs apart: database calls on this
 	// long-lived goroutine would grow its stack for good (an idle socket

@@ -378,6 +378,6 @@ func (h *VisitorHandler) Socket(w http.ResponseWriter, r *http.Request) (err err
 	}
 	// The socket lives on in a goroutine of its own: the request's (its
 	// deep stack, the request and the middleware's values) ends here.
-	go serveVisitor(h.Hub, h.Service, conn, c.ID, after, release)
+	go serveVisitor(h.Hub, h.Service, conn, c.ID, after, release, sockets.LogContext(r))
 	return nil
 }
