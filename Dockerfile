@@ -38,6 +38,7 @@ COPY --from=web /src/web/dist/ web/dist/
 RUN CGO_ENABLED=0 go build -buildvcs=false -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/guichet ./cmd/guichet
 RUN cd tools && go run ./image rootfs --binary /out/guichet \
 	--certs /etc/ssl/certs/ca-certificates.crt --certs-version "$(dpkg-query -W -f='${Version}' ca-certificates)" \
+	--npm-lock ../web/package-lock.json \
 	--version "${VERSION}" --revision "${REVISION}" --source "${SOURCE}" --epoch "${SOURCE_DATE_EPOCH}" --out /out/rootfs
 
 FROM scratch

@@ -68,7 +68,8 @@ IMAGE_SOURCE ?= $(shell u=$$(git remote get-url origin 2>/dev/null || true); cas
 IMAGE_REVISION := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_ARGS := --version $(VERSION) --revision $(IMAGE_REVISION) --source $(IMAGE_SOURCE) --epoch $(SOURCE_DATE_EPOCH) \
-	--certs /etc/ssl/certs/ca-certificates.crt --certs-version $(shell dpkg-query -W -f='$${Version}' ca-certificates 2>/dev/null || echo unknown)
+	--certs /etc/ssl/certs/ca-certificates.crt --certs-version $(shell dpkg-query -W -f='$${Version}' ca-certificates 2>/dev/null || echo unknown) \
+	--npm-lock $(CURDIR)/web/package-lock.json
 image: dist/guichet-image.tar
 
 # dist/image-args holds the tool's arguments (test/deploy rebuilds with them
@@ -78,7 +79,7 @@ dist/image-args: FORCE
 	@mkdir -p dist
 	@echo '$(IMAGE_ARGS)' | cmp -s - $@ || echo '$(IMAGE_ARGS)' > $@
 
-dist/guichet-image.tar: bin/guichet dist/image-args tools/image/main.go tools/go.mod tools/go.sum
+dist/guichet-image.tar: bin/guichet dist/image-args tools/image/main.go tools/go.mod tools/go.sum web/package-lock.json
 	cd tools && ../$(STAGE) image $(GO) run ./image build --binary ../bin/guichet $(IMAGE_ARGS) \
 		--out ../dist/guichet-image.tar --sbom ../dist/guichet-image.spdx.json
 

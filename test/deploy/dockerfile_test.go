@@ -179,7 +179,8 @@ func TestDockerfileMatchesImage(t *testing.T) {
 	var rootfs, build bool
 	for _, s := range stages[:len(stages)-1] {
 		for _, in := range s.body {
-			rootfs = rootfs || in.cmd == "RUN" && strings.Contains(in.args, "go run ./image rootfs") && strings.Contains(in.args, "--out /out/rootfs")
+			rootfs = rootfs || in.cmd == "RUN" && strings.Contains(in.args, "go run ./image rootfs") && strings.Contains(in.args, "--out /out/rootfs") &&
+				strings.Contains(in.args, "--npm-lock ../web/package-lock.json")
 			build = build || in.cmd == "RUN" && strings.Contains(in.args, "CGO_ENABLED=0 go build") && strings.Contains(in.args, "-trimpath")
 		}
 		if strings.HasPrefix(s.base, "golang:") {

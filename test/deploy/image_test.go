@@ -401,6 +401,28 @@ func TestImageSBOM(t *testing.T) {
 	if !hasPrefixKey(purls, "pkg:golang/stdlib@go1.") {
 		t.Error("the SBOM lacks the Go standard library")
 	}
+	// The SPA the binary embeds: its bundled npm packages at the lock
+	// file's versions, and none of the tools that only build or test it.
+	var lock struct {
+		Packages map[string]struct{ Version string } `json:"packages"`
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "web", "package-lock.json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &lock)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"react", "react-dom", "wouter"} {
+		if v := lock.Packages["node_modules/"+name].Version; v == "" || !purls["pkg:npm/"+name+"@"+v] {
+			t.Errorf("the SBOM lacks pkg:npm/%s at the lock file's version %q", name, v)
+		}
+	}
+	for _, dev := range []string{"vitest", "vite", "typescript", "playwright-core"} {
+		if hasPrefixKey(purls, "pkg:npm/"+dev+"@") {
+			t.Errorf("the SBOM lists %s, which only builds or tests the SPA", dev)
+		}
+	}
 	if len(doc.Relationships) != len(doc.Packages) {
 		t.Errorf("%d relationships for %d packages: want DESCRIBES guichet and one DEPENDS_ON per other", len(doc.Relationships), len(doc.Packages))
 	}

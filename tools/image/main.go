@@ -32,8 +32,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +59,7 @@ const (
 // options are the command line's.
 type options struct {
 	binary, certs, certsVersion string
+	npmLock                     string
 	version, revision, source   string
 	epoch                       int64
 	out, sbomOut                string
@@ -79,6 +82,7 @@ func run(args []string) error {
 	fs.StringVar(&o.binary, "binary", "", "the static guichet binary (CGO_ENABLED=0)")
 	fs.StringVar(&o.certs, "certs", "/etc/ssl/certs/ca-certificates.crt", "the CA bundle")
 	fs.StringVar(&o.certsVersion, "certs-version", "", "the Debian ca-certificates package version, for the SBOM")
+	fs.StringVar(&o.npmLock, "npm-lock", "", "the SPA's package-lock.json: its packages the binary embeds, for the SBOM")
 	fs.StringVar(&o.version, "version", "", "org.opencontainers.image.version")
 	fs.StringVar(&o.revision, "revision", "", "org.opencontainers.image.revision (the commit)")
 	fs.StringVar(&o.source, "source", "", "org.opencontainers.image.source (the repository's URL)")
@@ -413,7 +417,7 @@ type (
 // makeSBOM describes the image's software: the guichet binary (its
 // checksum and build settings), every Go module its build information lists
 // (what `go version -m` prints), the Go standard library of its toolchain,
-// and the CA bundle.
+// the npm packages of the SPA the binary embeds, and the CA bundle.
 func makeSBOM(o options) ([]byte, error) {
 	info, err := buildinfo.ReadFile(o.binary)
 	if err != nil {
@@ -482,9 +486,69 @@ func makeSBOM(o options) ([]byte, error) {
 			ExternalRefs: []spdxRef{{"PACKAGE-MANAGER", "purl", "pkg:deb/debian/ca-certificates@" + o.certsVersion}},
 		})
 	}
+	if o.npmLock != "" {
+		spa, err := npmPackages(o.npmLock, id)
+		if err != nil {
+			return nil, err
+		}
+		deps = append(deps, spa...)
+	}
 	for _, d := range deps {
 		doc.Packages = append(doc.Packages, d)
 		doc.Relationships = append(doc.Relationships, spdxRelationship{main.SPDXID, "DEPENDS_ON", d.SPDXID})
 	}
 	return json.MarshalIndent(doc, "", "  ")
+}
+
+// npmPackages are the packages of an npm lock file that ship in the SPA's
+// bundle: every installed package not marked dev (or devOptional), in the
+// lock's order of names, with its version, declared license and purl.
+func npmPackages(lockFile string, id func(kind, name string) string) ([]spdxPackage, error) {
+	raw, err := os.ReadFile(lockFile)
+	if err != nil {
+		return nil, err
+	}
+	var lock struct {
+		Packages map[string]struct {
+			Version     string `json:"version"`
+			License     string `json:"license"`
+			Dev         bool   `json:"dev"`
+			DevOptional bool   `json:"devOptional"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(raw, &lock); err != nil {
+		return nil, fmt.Errorf("%s: %w", lockFile, err)
+	}
+	// A package nested under another's node_modules is one too (another
+	// version); the same name and version twice is one package.
+	type pkg struct{ name, version, license string }
+	seen := map[string]pkg{}
+	for key, p := range lock.Packages {
+		i := strings.LastIndex(key, "node_modules/")
+		if i < 0 || p.Dev || p.DevOptional {
+			continue
+		}
+		name := key[i+len("node_modules/"):]
+		seen[name+"@"+p.Version] = pkg{name, p.Version, p.License}
+	}
+	if len(seen) == 0 {
+		return nil, fmt.Errorf("%s: no package that ships (a lock file of npm 7 or later lists them under packages)", lockFile)
+	}
+	keys := slices.Sorted(maps.Keys(seen))
+	var out []spdxPackage
+	for _, k := range keys {
+		p := seen[k]
+		name := p.name
+		license := p.license
+		if license == "" {
+			license = "NOASSERTION"
+		}
+		out = append(out, spdxPackage{
+			Name: name, SPDXID: id("npm", name+"-"+p.version), VersionInfo: p.version,
+			DownloadLocation: "NOASSERTION", LicenseConcluded: "NOASSERTION", LicenseDeclared: license, CopyrightText: "NOASSERTION",
+			Comment:      "in the SPA the binary embeds (web/dist)",
+			ExternalRefs: []spdxRef{{"PACKAGE-MANAGER", "purl", "pkg:npm/" + strings.Replace(name, "@", "%40", 1) + "@" + p.version}},
+		})
+	}
+	return out, nil
 }
