@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,11 @@ func TestLoad(t *testing.T) {
 			verdict := "met"
 			if best[3] < 2.5*best[1] {
 				verdict = "NOT met"
+			}
+			// A topology that held the highest rate stepped has a limit
+			// above it: the ratio then says nothing.
+			if top := float64(slices.Max(rates)); best[1] >= 0.95*top || best[3] >= 0.95*top {
+				verdict = "not measured (a topology held the highest rate stepped: step higher)"
 			}
 			t.Logf("issue 34's target under equal quotas, three >= 2.5 x one: %s", verdict)
 		}
