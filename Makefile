@@ -190,7 +190,8 @@ ci-busy:
 
 ## load: the mixed load scenario of issue 19 through HAProxy, on one
 ## instance then on three (not in CI; docs/benchmarks.md). LOAD_RATE or
-## LOAD_RATES (stepped), LOAD_SECONDS (default 600), LOAD_P99_MS.
+## LOAD_RATES (stepped), LOAD_SECONDS (default 600), LOAD_P99_MS;
+## LOAD_CPU_QUOTA=0.25 pins each instance to a CPU quota of its own (root).
 load: haproxy
 	GUICHET_LOAD=1 CLUSTER_TIMEOUT=$${CLUSTER_TIMEOUT:-3h} scripts/cluster.sh
 

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+
+	"guichet/test/cluster/cpuquota"
 )
 
 // env is the set-up scripts/cluster.sh hands over.
@@ -129,6 +131,9 @@ func startCluster(e env) (*cluster, error) {
 	for i, addr := range e.apps {
 		in := &instance{name: fmt.Sprintf("app%d", i+1), addr: addr}
 		c.instances = append(c.instances, in)
+		if err := in.setQuota(); err != nil {
+			return c, err
+		}
 		if err := in.start(); err != nil {
 			return c, err
 		}
@@ -141,6 +146,11 @@ func startCluster(e env) (*cluster, error) {
 func (c *cluster) stop() {
 	for _, in := range c.instances {
 		in.terminate()
+		if in.quota != nil {
+			if err := in.quota.Remove(); err != nil {
+				fmt.Fprintln(os.Stderr, "cluster: removing the quota group:", err)
+			}
+		}
 	}
 	traces.srv.Close()
 	c.sink.stop()
@@ -230,6 +240,25 @@ type instance struct {
 	cmd              *exec.Cmd
 	exited           chan struct{}
 	starts           int
+	// quota, in make load's quota mode (LOAD_CPU_QUOTA), is the cgroup
+	// each start of the process is moved into.
+	quota *cpuquota.Group
+}
+
+// setQuota makes the instance's quota group when LOAD_CPU_QUOTA (cores
+// per instance) is set; a group that cannot be made stops the suites (the
+// mode never measures without its quotas).
+func (in *instance) setQuota() error {
+	v := os.Getenv("LOAD_CPU_QUOTA")
+	if v == "" {
+		return nil
+	}
+	cores, err := strconv.ParseFloat(v, 64)
+	if err != nil || cores <= 0 {
+		return fmt.Errorf("LOAD_CPU_QUOTA=%q: want cores per instance, e.g. 0.25", v)
+	}
+	in.quota, err = cpuquota.New("/sys/fs/cgroup", fmt.Sprintf("guichet-load-%d-%s", os.Getpid(), in.name), cores)
+	return err
 }
 
 func (in *instance) start() error {
@@ -272,6 +301,14 @@ func (in *instance) start() error {
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return err
+	}
+	if in.quota != nil {
+		if err := in.quota.Add(cmd.Process.Pid); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			logf.Close()
+			return err
+		}
 	}
 	exited := make(chan struct{})
 	go func() {
