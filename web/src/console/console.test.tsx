@@ -281,9 +281,13 @@ describe('console app', () => {
     await screen.findByRole('dialog', { name: consoleEn['console.reauth.title'] });
     fireEvent.change(screen.getByLabelText(consoleEn['console.code.code']), { target: { value: '654321' } });
     fireEvent.click(screen.getByRole('button', { name: consoleEn['console.reauth.submit'] }));
-    expect(await screen.findByText(consoleEn['console.done.unlock'])).toBeTruthy();
+    const done = await screen.findByText(consoleEn['console.done.unlock']);
     expect(calls.filter((c) => c.method === 'POST').map((c) => c.path)).toEqual(['/customers/42/unlock', '/session/reauth', '/customers/42/unlock']);
+    // What happened has the focus before the account is read again, whose
+    // answer takes the Unlock button (and never leaves the focus on <body>).
+    await waitFor(() => expect(document.activeElement?.contains(done)).toBe(true));
     await waitFor(() => expect(screen.queryByRole('button', { name: consoleEn['console.action.unlock'] })).toBeNull());
+    expect(document.activeElement?.contains(done)).toBe(true);
   });
 
   it('shows a temporary password to read on the phone', async () => {

@@ -62,6 +62,13 @@ export function CustomerPage({ id }: { id: string }) {
   useEffect(() => {
     void load();
   }, [load]);
+  // What happened takes the focus as the dialog goes, before the account is
+  // read again: the action's own button may go with that reading (Unlock
+  // once unlocked, Disable becoming Enable), and the focus with it, while
+  // the agent already acts on the page (issue 32: never <body>).
+  useEffect(() => {
+    if (outcome?.kind === 'done') statusRef.current?.focus();
+  }, [outcome]);
   if (!answer) return <p role="status">{t('console.loading')}</p>;
   if (answer.status !== 200 || !answer.data) {
     const key: MessageKey = answer.status === 404 ? 'console.customer.notFound' : errorMessage(answer.errorCode);
@@ -158,15 +165,8 @@ export function CustomerPage({ id }: { id: string }) {
           onOutcome={(result) => {
             setAction(null);
             setOutcome(result);
-            // The account as it is now: the action's own button may go with
-            // it (Unlock once unlocked), and the focus with the button; it
-            // then goes to what happened (issue 32: never to <body>).
-            if (result?.kind === 'done')
-              void load().then(() =>
-                requestAnimationFrame(() => {
-                  if (document.activeElement === null || document.activeElement === document.body) statusRef.current?.focus();
-                }),
-              );
+            // The account as it is now (the status has the focus meanwhile).
+            if (result?.kind === 'done') void load();
           }}
         />
       ) : null}
