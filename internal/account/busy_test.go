@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"testing"
+	"time"
 
 	"guichet/internal/account"
 	"guichet/internal/store"
@@ -39,9 +40,10 @@ func TestBusyIsRefusedBeforeAnythingCounts(t *testing.T) {
 		release := account.SaturateHashers(t, e.service.Hasher)
 		before := storetest.Snapshot(t, e.DB, counted...)
 		slots := account.HashSlots()
-		// (slots + 1) hashes of WaitBudget each, over slots hashers, rounded up.
-		wait := (slots + 1) * int(account.DefaultWaitBudget.Seconds())
-		retryAfter := strconv.Itoa((wait + slots - 1) / slots)
+		// (slots + 1) hashes of WaitBudget each, over slots hashers, in
+		// whole seconds rounded up.
+		wait := time.Duration(slots+1) * account.DefaultWaitBudget / time.Duration(slots)
+		retryAfter := strconv.Itoa(int((wait + time.Second - 1) / time.Second))
 		var first []byte
 		for _, c := range cases {
 			got := e.post(belair, ip, c.path, c.body)

@@ -508,6 +508,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	h, err := httpapi.New(httpapi.Config{
 		Dev: cfg.Dev, Env: cfg.env(), DefaultBrand: cfg.DefaultBrand, TrustedProxies: proxies,
 		MaintenanceBypass: cfg.MaintenanceBypass, ConsoleHost: cfg.ConsoleHost, MaxInFlight: maxInFlight,
+		ShedHold: httpapi.DefaultShedHold,
 	}, deps)
 	if err != nil {
 		db.Close()

@@ -39,8 +39,8 @@ func (s *server) middleware(next http.Handler) http.Handler {
 	h = s.securityHeaders(h)
 	h = s.recoverPanics(h)
 	h = s.accessLog(h)
-	h = s.shedFirst(h)
 	h = s.inFlight(h)
+	h = s.shedFirst(h)
 	return h
 }
 

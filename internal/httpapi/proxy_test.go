@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -293,6 +294,70 @@ func TestShedFirstRunsNothingOfARefusal(t *testing.T) {
 			t.Errorf("%s %s: reached the handler %d times, answered %d; want reached %v", c.method, c.path, got, a.Status, c.reach)
 		}
 	}
+}
+
+// TestShedFirstHoldsItsRefusals: a refusal waits ShedHold before its 429
+// (so a client that sends again as soon as it hears costs one refusal a
+// hold, not thousands), ends when its client goes, and past 2 ×
+// MaxInFlight held at once the next is answered at once; a request that
+// passes is never held. The hold is an hour: nothing here waits for it.
+func TestShedFirstHoldsItsRefusals(t *testing.T) {
+	accounts := account.NewService(storetest.Open(t), accounttest.Hasher(), time.Now)
+	accounts.Hasher.WaitBudget = time.Nanosecond // every expected wait passes it
+	s := &server{cfg: Config{Dev: true, MaxInFlight: 1, ShedHold: time.Hour}, deps: Deps{Account: &account.Handler{Service: accounts}}}
+	gate := s.shedFirst(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	cancels := make(chan context.CancelFunc, 3)
+	send := func(path string) <-chan testenv.Answer {
+		answered := make(chan testenv.Answer, 1)
+		go func() {
+			answered <- testenv.Do(t, gate, testenv.Request{Method: "POST", Path: path, Host: "belair.localhost", Body: "{}",
+				Context: func(ctx context.Context) context.Context {
+					ctx, cancel := context.WithCancel(ctx)
+					cancels <- cancel
+					return ctx
+				}})
+		}()
+		return answered
+	}
+	// within is the answer of a request that is not held (a hang bound).
+	within := func(what string, answered <-chan testenv.Answer) testenv.Answer {
+		select {
+		case a := <-answered:
+			return a
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: no answer, held", what)
+			return testenv.Answer{}
+		}
+	}
+	const refused = "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication"
+	first := send(refused)
+	stopFirst := <-cancels
+	second := send(refused)
+	stopSecond := <-cancels
+	defer stopSecond()
+	// heldNow waits until n refusals are held (a hang bound, not a timing).
+	heldNow := func(n int) {
+		for deadline := time.Now().Add(time.Minute); len(s.held) != n; runtime.Gosched() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d refusals held, want %d", len(s.held), n)
+			}
+		}
+	}
+	heldNow(2)
+	within("a refusal past the bound", send(refused)).Expect(t, http.StatusTooManyRequests, "BUSY")
+	<-cancels
+	within("a request that is not refused", send("/api/v1/accounts/find")).Expect(t, http.StatusOK, "")
+	<-cancels
+	select {
+	case a := <-first:
+		t.Fatalf("a held refusal was answered before its hold: %d", a.Status)
+	default:
+	}
+	stopFirst() // the client goes: the refusal is answered, its place freed
+	within("a held refusal whose client went", first).Expect(t, http.StatusTooManyRequests, "BUSY")
+	heldNow(1)
+	stopSecond()
+	within("the second held refusal", second).Expect(t, http.StatusTooManyRequests, "BUSY")
 }
 
 // TestInFlightIsBounded: past MaxInFlight requests under way, the next is

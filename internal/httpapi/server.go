@@ -11,6 +11,7 @@ package httpapi
 import (
 	"io/fs"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
@@ -56,6 +57,9 @@ type Config struct {
 	// MaxInFlight bounds the requests under way (GUICHET_MAX_IN_FLIGHT;
 	// shed.go); 0: no bound.
 	MaxInFlight int
+	// ShedHold is how long a request refused in the first middleware waits
+	// for its 429 (shed.go; DefaultShedHold in `guichet serve`); 0: none.
+	ShedHold time.Duration
 }
 
 // Deps are the services the routes call.
@@ -152,4 +156,7 @@ type server struct {
 	// replaySources lists the brand hosts whose styles, images and fonts
 	// the console's co-browse viewer shows (the visitor's page).
 	replaySources string
+	// held counts the refusals shedFirst holds (shed.go), its capacity
+	// their bound.
+	held chan struct{}
 }
