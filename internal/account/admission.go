@@ -37,12 +37,7 @@ func (h *Hasher) AdmitClient(ctx context.Context, client string) (context.Contex
 	r := &reservation{}
 	var once sync.Once
 	release := func() {
-		once.Do(func() {
-			q.forget(client)
-			if r.taken.CompareAndSwap(false, true) {
-				q.leave()
-			}
-		})
+		once.Do(func() { q.release(client, r.taken.CompareAndSwap(false, true)) })
 	}
 	return context.WithValue(ctx, reservationKey{}, r), release, nil
 }
@@ -102,13 +97,18 @@ func (q *hashQueue) refusal(now time.Time, budget time.Duration, client string, 
 	return 0, true
 }
 
-// forget counts out a place client held ("" holds none).
-func (q *hashQueue) forget(client string) {
+// release counts out, in one locked step, the place client held ("" holds
+// none) and, when unused (its request never reached its hash), the
+// reservation.
+func (q *hashQueue) release(client string, unused bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if unused {
+		q.pending--
+	}
 	if client == "" {
 		return
 	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.clients[client] <= 1 {
 		delete(q.clients, client)
 	} else {

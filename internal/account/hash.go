@@ -158,13 +158,6 @@ func (q *hashQueue) wait(now time.Time) time.Duration {
 	return time.Duration(q.pending+1) * q.estimate(now) / time.Duration(hashSlots)
 }
 
-// leave counts out a reservation that was not used.
-func (q *hashQueue) leave() {
-	q.mu.Lock()
-	q.pending--
-	q.mu.Unlock()
-}
-
 // begin counts in a hash handed to submit at now (counted: its place is
 // already in pending, a reservation). The first one after a pause takes
 // the decayed estimate as the average the coming hash times move.
