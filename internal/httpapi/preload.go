@@ -21,6 +21,9 @@ type pageChunks struct {
 		// Sections: the message sections the page's route loads before
 		// its first render (catalogues "<section>.<language>").
 		Sections []string `json:"sections"`
+		// Aside: the page shows the brand's promo panel when it first
+		// renders (routes.tsx `aside: true`).
+		Aside bool `json:"aside"`
 	} `json:"pages"`
 	// Catalogs: a catalogue's chunk and the chunks it imports that the
 	// entry does not (English's imports the texts' chunk, which the staff
@@ -50,7 +53,12 @@ func readPageChunks(files fs.FS) (*pageChunks, error) {
 // notFound) and the catalogues src/i18n/catalog.ts loads for brand and
 // language: that language's catalogue and the brand's overrides in it
 // (never another language's), and the page's message sections in it.
-func (s *spa) preloadTags(path string, notFound bool, brandID, language string) []byte {
+// promo is the path of the promo image the page shows in its panel, ""
+// when it shows none (no promo, webview mode): a page that shows the
+// panel asks for it first, at a high priority, so that the phone's
+// largest element does not wait for the first render (issue 32,
+// Lighthouse's prioritize-lcp-image).
+func (s *spa) preloadTags(path string, notFound bool, brandID, language, promo string) []byte {
 	if s.chunks == nil {
 		return nil
 	}
@@ -70,6 +78,9 @@ func (s *spa) preloadTags(path string, notFound bool, brandID, language string) 
 		}
 	}
 	page := s.chunks.Pages[pattern]
+	if page.Aside && promo != "" {
+		fmt.Fprintf(&b, `<link rel="preload" as="image" fetchpriority="high" href="%s">`+"\n", html.EscapeString(promo))
+	}
 	for _, f := range page.CSS {
 		fmt.Fprintf(&b, `<link rel="stylesheet" crossorigin href="/%s">`+"\n", html.EscapeString(f))
 	}

@@ -9,7 +9,7 @@ import (
 
 const testPageChunks = `{
  "pages": {
-  "/": {"js": ["assets/login-1.js", "assets/field-1.js"], "css": []},
+  "/": {"js": ["assets/login-1.js", "assets/field-1.js"], "css": [], "aside": true},
   "/roadblock/:page": {"js": ["assets/roadblock-1.js"], "css": ["assets/roadblock-1.css"]},
   "/my-account": {"js": ["assets/my-account-1.js"], "css": [], "sections": ["security", "oidc"]},
   "*": {"js": ["assets/not-found-1.js"], "css": []}
@@ -62,5 +62,47 @@ func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
 				t.Fatalf("a modulepreload lacks the nonce: %s", head)
 			}
 		})
+	}
+}
+
+// Issue 32: a page that shows the promo panel (page-chunks.json "aside")
+// names the brand's promo image in its language first, at a high
+// priority (Lighthouse's LCP element on a phone); not in webview mode
+// (the panel is not shown there), nor on a page without the panel.
+func TestIndexPreloadsThePromoImageOfAPageWithThePanel(t *testing.T) {
+	h, brands := newServer(t, Config{Dev: true}, Deps{
+		SPA: fstest.MapFS{
+			"index.html":       {Data: []byte(testIndex)},
+			"page-chunks.json": {Data: []byte(testPageChunks)},
+		},
+		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/roadblock/:page", "/my-account"]}`),
+	})
+	bna, _ := brands.ByID("bna")
+	image := regexp.MustCompile(`<link rel="preload" as="image" fetchpriority="high" href="([^"]+)">`)
+	for _, c := range []struct {
+		target, language string
+		cookie           map[string]string
+		want             string
+	}{
+		{"/", "en", nil, bna.Site("", "en", false, true, "dev").Brand.Promo.Image},
+		{"/?lang=fr", "fr", nil, bna.Site("", "fr", false, true, "dev").Brand.Promo.Image},
+		{"/", "en", map[string]string{"Cookie": "waa-session=1"}, ""},
+		{"/roadblock/technical", "en", nil, ""},
+		{"/my-account", "en", nil, ""},
+	} {
+		body := string(do(t, h, "GET", c.target, "bna.localhost", c.cookie, "").Body)
+		head := body[:strings.Index(body, "</head>")]
+		found := image.FindAllStringSubmatch(head, -1)
+		switch {
+		case c.want == "" && len(found) != 0:
+			t.Errorf("%s %v: preloads %v, want no image", c.target, c.cookie, found)
+		case c.want != "" && (len(found) != 1 || found[0][1] != c.want):
+			t.Errorf("%s: preloads %v, want %s once", c.target, found, c.want)
+		case c.want != "" && strings.Index(head, found[0][0]) > strings.Index(head, "/assets/login-1.js"):
+			t.Errorf("%s: the image is named after the page's scripts", c.target)
+		}
+	}
+	if en, fr := bna.Site("", "en", false, true, "dev").Brand.Promo.Image, bna.Site("", "fr", false, true, "dev").Brand.Promo.Image; en == "" || fr == "" {
+		t.Fatalf("bna has no promo image (%q, %q): the test proves nothing", en, fr)
 	}
 }

@@ -284,7 +284,11 @@ func (s *server) renderIndex(w http.ResponseWriter, r *http.Request, status int)
 	}
 	nonce := nonceOf(r)
 	page := bytes.Replace(s.spa.index, []byte(`<html lang="en"`), []byte(`<html lang="`+html.EscapeString(site.Language)+`"`), 1)
-	preload := s.spa.preloadTags(r.URL.Path, status == http.StatusNotFound, site.Brand.ID, site.Language)
+	promo := ""
+	if p := cfg.Brand.Promo; p != nil && !site.Webview {
+		promo = p.Image
+	}
+	preload := s.spa.preloadTags(r.URL.Path, status == http.StatusNotFound, site.Brand.ID, site.Language, promo)
 	page = bytes.Replace(page, []byte("</head>"), append(preload, "</head>"...), 1)
 	page = bytes.ReplaceAll(page, []byte("<script"), []byte(`<script nonce="`+nonce+`"`))
 	page = bytes.ReplaceAll(page, []byte(`<link rel="modulepreload"`), []byte(`<link rel="modulepreload" nonce="`+nonce+`"`))

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { routeImports, routeSections } from './page-chunks';
+import { routeAsides, routeImports, routeSections } from './page-chunks';
 
 // The repository's root, as vite.config.ts gives it to the tests.
 const src = (file: string) => readFileSync(join(process.env.GUICHET_REPO_ROOT ?? '', 'web/src/app', file), 'utf8');
@@ -38,5 +38,18 @@ describe('routeSections (the message sections index.html preloads per page)', ()
   it('reads an entry a formatter spread over several lines', () => {
     const source = `const pageRoutes = [\n  {\n    path: '/x',\n    category: 'account',\n    page: X,\n    sections: [\n      'security',\n      "oidc",\n    ],\n  },\n];`;
     expect([...routeSections(source)]).toEqual([['/x', ['security', 'oidc']]]);
+  });
+});
+
+describe('routeAsides (the pages whose promo image index.html preloads)', () => {
+  it('reads the entry pages that show the promo panel, and no other', () => {
+    expect([...routeAsides(src('routes.tsx'))].sort()).toEqual(
+      ['/', '/create-an-account/identification/account-type', '/forgot', '/registration/identification'].sort(),
+    );
+  });
+
+  it('reads an entry a formatter spread over several lines, and not a route without the flag', () => {
+    const source = `const pageRoutes = [\n  {\n    path: '/x',\n    category: 'login',\n    page: X,\n    aside: true,\n  },\n  { path: '/y', category: 'login', page: Y },\n];`;
+    expect([...routeAsides(source)]).toEqual(['/x']);
   });
 });

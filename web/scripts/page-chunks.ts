@@ -9,7 +9,9 @@
 //             preloadPage loads before the first render: without them in
 //             index.html the browser asked for a section's texts only once
 //             the entry had run, a round trip more before the first paint
-//             of registration, smart registration and my-account);
+//             of registration, smart registration and my-account), and
+//             `aside: true` for the routes that mark it (their page shows
+//             the brand's promo image: the server preloads it);
 //   catalogs: "en", "fr", "<brand>.<language>", "<section>.<language>" →
 //             the message catalogue's chunk and the chunks it imports that
 //             the entry does not (src/i18n/catalog.ts loads the page's
@@ -27,7 +29,7 @@ type OutputBundle = Rollup.OutputBundle;
 type OutputChunk = Rollup.OutputChunk;
 
 export interface PageChunks {
-  pages: Record<string, { js: string[]; css: string[]; sections: string[] }>;
+  pages: Record<string, { js: string[]; css: string[]; sections: string[]; aside?: true }>;
   catalogs: Record<string, string[]>;
 }
 
@@ -61,6 +63,11 @@ export function routeSections(source: string): Map<string, string[]> {
     sections.set(m[1], [...m[2].matchAll(/['"](\w+)['"]/g)].map((n) => n[1]));
   }
   return sections;
+}
+
+/** The routes of routes.tsx that say `aside: true` (their page shows the promo panel). */
+export function routeAsides(source: string): Set<string> {
+  return new Set([...source.matchAll(/\{\s*path: ['"]([^'"]+)['"],[^}]*?\baside: true\b/g)].map((m) => m[1]));
 }
 
 function chunks(bundle: OutputBundle): OutputChunk[] {
@@ -98,6 +105,7 @@ export function pageChunks(routesFile: string): Plugin {
       const out: PageChunks = { pages: {}, catalogs: {} };
       const routesSource = readFileSync(routesFile, 'utf8');
       const sections = routeSections(routesSource);
+      const asides = routeAsides(routesSource);
       for (const [pattern, spec] of routeImports(routesSource)) {
         const resolved = await this.resolve(spec, routesFile);
         const chunk = resolved && chunks(bundle).find((c) => c.facadeModuleId === resolved.id);
@@ -108,7 +116,7 @@ export function pageChunks(routesFile: string): Plugin {
           const c = bundle[f];
           if (c?.type === 'chunk') for (const s of c.viteMetadata?.importedCss ?? []) css.add(s);
         }
-        out.pages[pattern] = { js: files, css: [...css], sections: sections.get(pattern) ?? [] };
+        out.pages[pattern] = { js: files, css: [...css], sections: sections.get(pattern) ?? [], ...(asides.has(pattern) ? { aside: true as const } : {}) };
       }
       for (const c of chunks(bundle)) {
         const id = c.facadeModuleId ?? '';

@@ -64,6 +64,13 @@ export interface PageRoute {
    * frame while its chunk arrives.
    */
   next?: readonly LazyPage[];
+  /**
+   * The page always shows the brand's promo panel (components/form-aside) when it first renders (webview
+   * mode aside): index.html then names the panel's image (scripts/page-chunks.ts,
+   * internal/httpapi/preload.go), so a phone asks for it with the scripts rather than after the first
+   * render; it is the largest element these pages show on a phone (Lighthouse's LCP element, issue 32).
+   */
+  aside?: true;
 }
 
 const NotFoundRoute = lazyPage(() => import('./routes/not-found'));
@@ -90,7 +97,7 @@ const SmartRegistrationRoute = lazyPage(() => import('@/features/smart-registrat
 export const pageRoutes: readonly PageRoute[] = [
   { path: '/not-found', category: 'error', page: NotFoundRoute },
   { path: '/_dev/forms', category: 'dev', page: DevFormsRoute, dev: true },
-  { path: '/', category: 'login', page: LoginRoute },
+  { path: '/', category: 'login', page: LoginRoute, aside: true },
   { path: '/webseal.do', category: 'login', page: WebsealRoute },
   { path: '/my-account', category: 'account', page: MyAccountRoute, sections: ['security', 'oidc'] },
   { path: '/oidc/consent', category: 'account', page: ConsentRoute, sections: ['oidc'] },
@@ -99,12 +106,12 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/roadblock', category: 'roadblock', page: RoadblockRoute },
   { path: '/roadblock/:page', category: 'roadblock', page: RoadblockRoute },
   { path: '/check-your-inbox', category: 'forgot-password', page: CheckYourInboxRoute },
-  { path: '/forgot', category: 'forgot-password', page: ForgotRoute },
+  { path: '/forgot', category: 'forgot-password', page: ForgotRoute, aside: true },
   { path: '/verify', category: 'forgot-password', page: VerifyRoute },
   { path: '/reset', category: 'forgot-password', page: ResetRoute },
   // Spec §2.4, as REGISTRATION_PAGES of lib/flow/registration-guard (a test keeps them equal; that module
   // stays out of this chunk). One entry per page: scripts/page-chunks.ts reads them to preload the chunk.
-  { path: '/registration/identification', category: 'registration', page: RegistrationIdentificationRoute, sections: ['registration'], next: [RegistrationRoute] },
+  { path: '/registration/identification', category: 'registration', page: RegistrationIdentificationRoute, sections: ['registration'], next: [RegistrationRoute], aside: true },
   { path: '/registration/validation', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   { path: '/registration/validation/sms', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   { path: '/registration/validation/email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
@@ -117,7 +124,7 @@ export const pageRoutes: readonly PageRoute[] = [
   { path: '/registration/link', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   { path: '/registration/confirm-email', category: 'registration', page: RegistrationRoute, sections: ['registration'] },
   // Spec §2.5, as SMART_PATHS of features/smart-registration/session.ts.
-  { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartAccountTypeRoute, sections: ['smartRegistration'], next: [SmartRegistrationRoute] },
+  { path: '/create-an-account/identification/account-type', category: 'smart-registration', page: SmartAccountTypeRoute, sections: ['smartRegistration'], next: [SmartRegistrationRoute], aside: true },
   { path: '/create-an-account/identification/account-type-help', category: 'smart-registration', page: SmartAccountTypeRoute, sections: ['smartRegistration'], next: [SmartRegistrationRoute] },
   { path: '/create-an-account/identification', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
   { path: '/create-an-account/verify/options', category: 'smart-registration', page: SmartRegistrationRoute, sections: ['smartRegistration'] },
