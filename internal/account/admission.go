@@ -15,8 +15,8 @@ import (
 // DefaultClientShare is Hasher.ClientShare's default: one address may
 // hold an eighth of the places, so a flood needs eight addresses to fill
 // the queue. A household or an office behind one address that signs in
-// together still fits: with 2 hashers, 20 ms hashes and the 2 s budget
-// an address holds 25 places.
+// together still fits: with 2 hashers, 20 ms hashes and the 1.5 s budget
+// the queue holds 150 places, an address 18.
 const DefaultClientShare = 8
 
 // AdmitClient is Admit for a request from client (throttle.ClientKey of

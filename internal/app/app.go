@@ -152,6 +152,10 @@ func (c Config) drain() (time.Duration, error) {
 	return seconds("GUICHET_DRAIN_SECONDS", c.DrainSeconds, DefaultDrain, 0, maxDrain)
 }
 
+// maxMaxInFlight bounds GUICHET_MAX_IN_FLIGHT: the server sizes its
+// bounds from it (twice as many held refusals, httpapi's shed.go).
+const maxMaxInFlight = 1 << 20
+
 // maxInFlight is GUICHET_MAX_IN_FLIGHT: "" is httpapi.DefaultMaxInFlight,
 // 0 no bound.
 func (c Config) maxInFlight() (int, error) {
@@ -159,8 +163,8 @@ func (c Config) maxInFlight() (int, error) {
 		return httpapi.DefaultMaxInFlight, nil
 	}
 	n, err := strconv.Atoi(c.MaxInFlight)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("GUICHET_MAX_IN_FLIGHT=%q: a whole number of requests, 0 for no bound", c.MaxInFlight)
+	if err != nil || n < 0 || n > maxMaxInFlight {
+		return 0, fmt.Errorf("GUICHET_MAX_IN_FLIGHT=%q: a whole number of requests up to %d, 0 for no bound", c.MaxInFlight, maxMaxInFlight)
 	}
 	return n, nil
 }

@@ -612,7 +612,7 @@ func deployedMetricNames(t *testing.T) []string {
 // GUICHET_MAX_IN_FLIGHT is a whole number (0: no bound); anything else
 // stops the start.
 func TestMaxInFlightIsConfigured(t *testing.T) {
-	for _, bad := range []string{"-1", "many", "1.5"} {
+	for _, bad := range []string{"-1", "many", "1.5", "1048577", "9223372036854775807"} {
 		_, err := newApp(context.Background(), Config{Mail: "log", DataDir: t.TempDir(), BrandsDir: "../../config/brands", MaxInFlight: bad})
 		if err == nil || !strings.Contains(err.Error(), "GUICHET_MAX_IN_FLIGHT") {
 			t.Fatalf("%q: %v, want a refusal naming GUICHET_MAX_IN_FLIGHT", bad, err)

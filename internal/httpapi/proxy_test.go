@@ -332,6 +332,7 @@ func TestShedFirstHoldsItsRefusals(t *testing.T) {
 	const refused = "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication"
 	first := send(refused)
 	stopFirst := <-cancels
+	defer stopFirst()
 	second := send(refused)
 	stopSecond := <-cancels
 	defer stopSecond()
@@ -358,6 +359,56 @@ func TestShedFirstHoldsItsRefusals(t *testing.T) {
 	heldNow(1)
 	stopSecond()
 	within("the second held refusal", second).Expect(t, http.StatusTooManyRequests, "BUSY")
+}
+
+// A held refusal ends by itself once ShedHold has passed, and its
+// Retry-After counts the time held as spent (at least 1).
+func TestShedFirstAnswersOnceHeld(t *testing.T) {
+	accounts := account.NewService(storetest.Open(t), accounttest.Hasher(), time.Now)
+	accounts.Hasher.WaitBudget = time.Nanosecond
+	s := &server{cfg: Config{Dev: true, ShedHold: time.Millisecond}, deps: Deps{Account: &account.Handler{Service: accounts}}}
+	gate := s.shedFirst(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	answered := make(chan testenv.Answer, 1)
+	go func() {
+		answered <- testenv.Do(t, gate, testenv.Request{Method: "POST", Path: "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication",
+			Host: "belair.localhost", Body: "{}"})
+	}()
+	select {
+	case a := <-answered:
+		a.Expect(t, http.StatusTooManyRequests, "BUSY")
+		if a.Header.Get("Retry-After") != "1" {
+			t.Fatalf("Retry-After %q, want 1", a.Header.Get("Retry-After"))
+		}
+	case <-time.After(time.Minute): // a hang bound
+		t.Fatal("a refusal held a millisecond was never answered")
+	}
+}
+
+// Held refusals sit before inFlight in the middleware: with one place
+// under way allowed and a refusal held, another request still gets it.
+func TestHeldRefusalsTakeNoPlaceInFlight(t *testing.T) {
+	accounts := account.NewService(storetest.Open(t), accounttest.Hasher(), time.Now)
+	accounts.Hasher.WaitBudget = time.Nanosecond
+	s := &server{cfg: Config{Dev: true, MaxInFlight: 1, ShedHold: time.Hour}, deps: Deps{Account: &account.Handler{Service: accounts}},
+		metrics: newHTTPMetrics(prometheus.NewRegistry())}
+	h := s.middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	held := make(chan testenv.Answer, 1)
+	go func() {
+		held <- testenv.Do(t, h, testenv.Request{Method: "POST", Path: "/api/v1/accounts/AAAAAAAAAAAAAAAAAAAAAA/authentication",
+			Host: "belair.localhost", Body: "{}", Context: func(context.Context) context.Context { return ctx }})
+	}()
+	for deadline := time.Now().Add(time.Minute); len(s.held) != 1; runtime.Gosched() { // a hang bound
+		if time.Now().After(deadline) {
+			t.Fatal("the refusal was never held")
+		}
+	}
+	if a := testenv.Do(t, h, testenv.Request{Method: "POST", Path: "/api/v1/accounts/find", Host: "belair.localhost", Body: "{}"}); a.Status == http.StatusServiceUnavailable {
+		t.Fatalf("a request while a refusal is held: %d %s, want the place under way", a.Status, a.Body)
+	}
+	cancel()
+	(<-held).Expect(t, http.StatusTooManyRequests, "BUSY")
 }
 
 // TestInFlightIsBounded: past MaxInFlight requests under way, the next is

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"cmp"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -32,9 +33,13 @@ import (
 //     second a connection instead of thousands, which left the hashers and
 //     the admitted requests no core (their p99 was 9 s with 1,000 such
 //     clients against the 2 s budget). Held refusals wait on a timer, not a
-//     core, and are bounded (2 × MaxInFlight at once; past it they are
-//     answered at once); they are outside inFlight's count, so a flood's
-//     held refusals never fill the places other requests need;
+//     core, and are bounded (2 × MaxInFlight at once, 2 × DefaultMaxInFlight
+//     when MaxInFlight is 0; past it they are answered at once); they are
+//     outside inFlight's count, so a flood's held refusals never fill the
+//     places other requests need (behind HAProxy, deploy/haproxy.cfg's
+//     server maxconn leaves room for both). The refusals the services make
+//     themselves (a queue that filled after this check, the routes below
+//     that are not hashingRoutes) are answered at once;
 //   - inFlight: past Config.MaxInFlight requests under way, 503 OVERLOADED
 //     with Retry-After.
 //
@@ -82,7 +87,10 @@ func (s *server) shedFirst(next http.Handler) http.Handler {
 			return
 		}
 		if err := hasher.Check(throttle.ClientKey(s.cfg.TrustedProxies.clientIP(r))); err != nil {
-			s.holdRefusal(r)
+			var busy *account.BusyError
+			if held := s.holdRefusal(r); held > 0 && errors.As(err, &busy) {
+				busy.Wait -= held // Retry-After counts from the answer: the hold is spent
+			}
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			api.WriteError(w, r, account.BusyAnswer(err))
 			return
@@ -91,30 +99,37 @@ func (s *server) shedFirst(next http.Handler) http.Handler {
 	})
 }
 
-// DefaultShedHold is Config.ShedHold in `guichet serve`: the Retry-After
-// the refusal asks for at the least (account.BusyError.RetryAfter), so a
-// client that honours it loses nothing.
+// DefaultShedHold is Config.ShedHold in `guichet serve`: the least
+// Retry-After a refusal asks for (account.BusyError.RetryAfter). The
+// answer's Retry-After is the expected wait less the time held, so a
+// client that honours it waits about as long as it would have been told
+// at once (Retry-After is a whole number of seconds, at least 1).
 const DefaultShedHold = time.Second
 
 // holdRefusal waits Config.ShedHold (0: not at all) before shedFirst
 // answers r, unless cap(s.held) refusals are held already (answered at
-// once) or r's client goes away.
-func (s *server) holdRefusal(r *http.Request) {
+// once), or r's context ends first (an HTTP/2 stream reset, or the client
+// of a request without a body going away: Go's HTTP/1.1 server notices a
+// closed connection only once the body is read, and reading it here would
+// hand a slow sender the time the hold saves). It returns the time held.
+func (s *server) holdRefusal(r *http.Request) time.Duration {
 	if s.cfg.ShedHold <= 0 {
-		return
+		return 0
 	}
 	select {
 	case s.held <- struct{}{}:
 		defer func() { <-s.held }()
 	default:
-		return
+		return 0
 	}
+	start := time.Now()
 	t := time.NewTimer(s.cfg.ShedHold)
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-r.Context().Done():
 	}
+	return time.Since(start)
 }
 
 // DefaultMaxInFlight is Config.MaxInFlight's default
