@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"guichet/internal/brand"
 )
 
 const testPageChunks = `{
@@ -18,18 +21,23 @@ const testPageChunks = `{
   "en": ["assets/english-1.js", "assets/en-1.js"], "fr": ["assets/fr-1.js"], "bna.en": ["assets/bna.en-1.js"], "bna.fr": ["assets/bna.fr-1.js"]}
 }`
 
-// Issue 12, defect 3: index.html names the page's chunks and the message
-// catalogues, so the browser fetches them with the entry, not after it;
-// the page's language's catalogues only (issue 32: a French page does not
-// download the English texts).
-func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
-	h, _ := newServer(t, Config{Dev: true}, Deps{
+// preloadServer serves testIndex with testPageChunks' pages.
+func preloadServer(t *testing.T) (http.Handler, *brand.Registry) {
+	return newServer(t, Config{Dev: true}, Deps{
 		SPA: fstest.MapFS{
 			"index.html":       {Data: []byte(testIndex)},
 			"page-chunks.json": {Data: []byte(testPageChunks)},
 		},
 		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/roadblock/:page", "/my-account"]}`),
 	})
+}
+
+// Issue 12, defect 3: index.html names the page's chunks and the message
+// catalogues, so the browser fetches them with the entry, not after it;
+// the page's language's catalogues only (issue 32: a French page does not
+// download the English texts).
+func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
+	h, _ := preloadServer(t)
 	links := regexp.MustCompile(`<link rel="(modulepreload|stylesheet)"(?: nonce="[^"]+")? crossorigin href="([^"]+)">`)
 	cases := []struct {
 		target, host string
@@ -70,13 +78,7 @@ func TestIndexPreloadsThePageAndItsCatalogues(t *testing.T) {
 // priority (Lighthouse's LCP element on a phone); not in webview mode
 // (the panel is not shown there), nor on a page without the panel.
 func TestIndexPreloadsThePromoImageOfAPageWithThePanel(t *testing.T) {
-	h, brands := newServer(t, Config{Dev: true}, Deps{
-		SPA: fstest.MapFS{
-			"index.html":       {Data: []byte(testIndex)},
-			"page-chunks.json": {Data: []byte(testPageChunks)},
-		},
-		SPAPaths: []byte(`{"paths": ["/", "/not-found", "/roadblock/:page", "/my-account"]}`),
-	})
+	h, brands := preloadServer(t)
 	bna, _ := brands.ByID("bna")
 	image := regexp.MustCompile(`<link rel="preload" as="image" fetchpriority="high" href="([^"]+)">`)
 	for _, c := range []struct {
