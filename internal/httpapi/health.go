@@ -31,6 +31,9 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request) {
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// shed counts shedFirst's refusals by whether they were held
+	// (shed.go): "at_once" grows when the held ones' bound is reached.
+	shed *prometheus.CounterVec
 }
 
 func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
@@ -42,9 +45,13 @@ func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
 			Name: "guichet_http_request_duration_seconds", Help: "HTTP request latency by route pattern.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route"}),
+		shed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guichet_http_shed_refusals_total",
+			Help: "Password checks refused in the first middleware, by whether the refusal was held before its answer (held) or answered at once (at_once: the held ones' bound was reached, or no hold is set).",
+		}, []string{"answered"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.requests, m.latency)
+		reg.MustRegister(m.requests, m.latency, m.shed)
 	}
 	return m
 }
@@ -63,6 +70,17 @@ func (m *httpMetrics) wrap(next http.Handler) http.Handler {
 		m.requests.WithLabelValues(route, spanMethod(r.Method), strconv.Itoa(rec.status)).Inc()
 		m.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
 	})
+}
+
+// shedRefusal counts one of shedFirst's refusals, held or not. Nil-safe.
+func (m *httpMetrics) shedRefusal(held bool) {
+	if m != nil {
+		answered := "at_once"
+		if held {
+			answered = "held"
+		}
+		m.shed.WithLabelValues(answered).Inc()
+	}
 }
 
 // overloaded counts a request refused past Config.MaxInFlight (shed.go),

@@ -304,7 +304,9 @@ func TestShedFirstRunsNothingOfARefusal(t *testing.T) {
 func TestShedFirstHoldsItsRefusals(t *testing.T) {
 	accounts := account.NewService(storetest.Open(t), accounttest.Hasher(), time.Now)
 	accounts.Hasher.WaitBudget = time.Nanosecond // every expected wait passes it
-	s := &server{cfg: Config{Dev: true, MaxInFlight: 1, ShedHold: time.Hour}, deps: Deps{Account: &account.Handler{Service: accounts}}}
+	reg := prometheus.NewRegistry()
+	s := &server{cfg: Config{Dev: true, MaxInFlight: 1, ShedHold: time.Hour}, deps: Deps{Account: &account.Handler{Service: accounts}},
+		metrics: newHTTPMetrics(reg)}
 	gate := s.shedFirst(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	cancels := make(chan context.CancelFunc, 3)
 	send := func(path string) <-chan testenv.Answer {
@@ -359,6 +361,12 @@ func TestShedFirstHoldsItsRefusals(t *testing.T) {
 	heldNow(1)
 	stopSecond()
 	within("the second held refusal", second).Expect(t, http.StatusTooManyRequests, "BUSY")
+	// Counted apart, so operators see the bound reached.
+	for answered, want := range map[string]float64{"held": 2, "at_once": 1} {
+		if got := testenv.Metric(t, reg, "guichet_http_shed_refusals_total", "answered", answered); got != want {
+			t.Errorf("refusals answered %s: %v, want %v", answered, got, want)
+		}
+	}
 }
 
 // A held refusal ends by itself once ShedHold has passed, and its

@@ -45,7 +45,8 @@ import (
 //
 // Neither writes a log line: at thousands a second the lines would cost
 // what the refusal saves. The metrics count them: shedFirst's in
-// guichet_hash_shed_total (Hasher.Check), inFlight's in
+// guichet_hash_shed_total (Hasher.Check) and, held or answered at once, in
+// guichet_http_shed_refusals_total; inFlight's in
 // guichet_http_requests_total{route="overloaded",status="503"}.
 
 // hashingRoutes are the routes of which every request past its checks
@@ -88,9 +89,11 @@ func (s *server) shedFirst(next http.Handler) http.Handler {
 		}
 		if err := hasher.Check(throttle.ClientKey(s.cfg.TrustedProxies.clientIP(r))); err != nil {
 			var busy *account.BusyError
-			if held := s.holdRefusal(r); held > 0 && errors.As(err, &busy) {
+			held := s.holdRefusal(r)
+			if held > 0 && errors.As(err, &busy) {
 				busy.Wait -= held // Retry-After counts from the answer: the hold is spent
 			}
+			s.metrics.shedRefusal(held > 0)
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			api.WriteError(w, r, account.BusyAnswer(err))
 			return
