@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { advanceClock, arrive, checkA11y, codeOf, keptPages, localeCookies, pathOf, PHONE_320, press, realErrors, seenMail, serverForSuite, startBrowser, typeInto, waitForMail } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, PIN, POSTAL, registrationMessages } from './demo.mjs';
+import { createSmartAccount } from './steps.mjs';
 
 /** What the visitor reads: the catalogues and the two registration sections, by language. */
 const messages = registrationMessages('smartRegistration');
@@ -147,11 +148,7 @@ function visitor(language) {
   async function create(page, username, policy) {
     await arrive(page, m['smartRegistration.create.title']);
     assert.equal(pathOf(page), '/create-an-account/account-creation/create');
-    await typeInto(page, page.getByLabel(m['smartRegistration.create.password'], { exact: true }), NEW_PASSWORD);
-    await typeInto(page, page.getByLabel(m['smartRegistration.create.confirmation']), NEW_PASSWORD);
-    await press(page, page.getByRole('checkbox'));
-    await button(page, m['smartRegistration.create.submit']);
-    await arrive(page, m['smartRegistration.confirmation.title']);
+    await createSmartAccount(page, m, NEW_PASSWORD);
     assert.equal(pathOf(page), '/create-an-account/confirmation');
     await page.getByText(m['smartRegistration.confirmation.text'].replace('{username}', username)).waitFor();
     await button(page, m['smartRegistration.confirmation.goToProfile']);

@@ -70,6 +70,19 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
     }
 
     /**
+     * Follows a link to the page its token leads to: its title, at its path.
+     * @param {string} link
+     * @param {string} title
+     * @param {string} path
+     */
+    async function followTo(link, title, path) {
+      const opened = await follow(link);
+      await arrive(opened.page, title);
+      assert.equal(pathOf(opened.page), path);
+      return opened;
+    }
+
+    /**
      * Fills the date of birth group by mouse and keyboard.
      * @param {import('playwright-core').Page} page
      */
@@ -98,9 +111,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       assert.ok(link.startsWith(suite.server.url(BRAND, '/registration/link?')), link);
       assert.match(link, new RegExp(`[?&]lang=${language}\\b`));
 
-      const { page, errors } = await follow(link);
-      await arrive(page, m['registration.password.title']);
-      assert.equal(pathOf(page), '/registration/account-creation/password');
+      const { page, errors } = await followTo(link, m['registration.password.title'], '/registration/account-creation/password');
       // The proof of identity first: a wrong postal code is refused on its field.
       await typeInto(page, page.getByLabel(m['form.postalCode']), 'H0H 0H0');
       await typeDateOfBirth(page);
@@ -118,17 +129,13 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       assert.deepEqual(realErrors(errors), []);
 
       // The same link again: spent, the token-expired roadblock (never a second account).
-      const again = await follow(link);
-      await arrive(again.page, m['roadblock.tokenExpired.title']);
-      assert.equal(pathOf(again.page), '/roadblock/token-expired');
+      const again = await followTo(link, m['roadblock.tokenExpired.title'], '/roadblock/token-expired');
       assert.deepEqual(realErrors(again.errors), []);
     });
 
     test('a UBI driver links the policy to the policyholder account by its password', async () => {
       const link = await issue(people.ubi, 'BA');
-      const { page, errors } = await follow(link);
-      await arrive(page, m['registration.passwordValidation.title']);
-      assert.equal(pathOf(page), '/registration/password-validation');
+      const { page, errors } = await followTo(link, m['registration.passwordValidation.title'], '/registration/password-validation');
       await typeInto(page, page.getByLabel(m['form.password'], { exact: true }), DEMO_PASSWORD);
       await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
       await typeDateOfBirth(page);
@@ -141,9 +148,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       const start = new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
       const link = await issue(people.account, 'mrkt', ['--start', start, '--days', '1']);
       const seen = await seenMail(suite.server, people.account.email);
-      const { page, errors } = await follow(link);
-      await arrive(page, m['roadblock.tokenExpired.title']);
-      assert.equal(pathOf(page), '/roadblock/token-expired');
+      const { page, errors } = await followTo(link, m['roadblock.tokenExpired.title'], '/roadblock/token-expired');
       await press(page, page.getByRole('button', { name: m['roadblock.sendNewLink'] }));
       await page.waitForURL((url) => url.pathname === '/check-your-inbox');
       await page.getByRole('heading', { level: 1 }).waitFor();
@@ -154,9 +159,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
 
     test('a person with an account: /reset with the postal code sets a new password and signs in', async () => {
       const link = await issue(people.account, 'edoc');
-      const { page, errors } = await follow(link);
-      await arrive(page, m['recovery.reset.title']);
-      assert.equal(pathOf(page), '/reset');
+      const { page, errors } = await followTo(link, m['recovery.reset.title'], '/reset');
       await typeInto(page, page.getByLabel(m['form.postalCode']), POSTAL);
       await typeInto(page, page.getByLabel(m['recovery.reset.newPassword'], { exact: true }), `${NEW_PASSWORD}${language}`);
       await typeInto(page, page.getByLabel(m['recovery.reset.passwordConfirmation']), `${NEW_PASSWORD}${language}`);
@@ -169,9 +172,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
 
     test('ask-username: the email on file is taken, a new one gets a code, then the password page', async () => {
       const link = await issue(people.username, 'edoc');
-      const { page, errors } = await follow(link);
-      await arrive(page, m['registration.newEmail.title']);
-      assert.equal(pathOf(page), '/registration/account-creation/new-email');
+      const { page, errors } = await followTo(link, m['registration.newEmail.title'], '/registration/account-creation/new-email');
       const email = `tok-new.${language}@example.com`;
       const seen = await seenMail(suite.server, email);
       await typeInto(page, page.getByLabel(m['form.email'], { exact: true }), email);

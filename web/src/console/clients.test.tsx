@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import consoleEn from '@/i18n/sections/console.en.json';
 import { ConsoleApp } from './app';
 import { clientRefusal, redirectLines } from './pages/clients';
-import { agent, at, serve } from './testing';
+import { agent, at, gate, serve } from './testing';
 
 // The admins' OpenID clients page (issue 30): /clients.
 
@@ -58,23 +58,17 @@ describe('clients page', () => {
 
   it('shows the add form with the list, not before it (issue 32: the list arriving pushed it down)', async () => {
     at('/clients');
-    let answer: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
+    const list = gate();
+    serve(async (_method, path) => {
+      if (path === '/session') return { status: 200, body: admin };
+      await list.passed;
+      return { status: 200, body: { clients: [claims] } };
     });
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (input: RequestInfo | URL) => {
-        if (String(input).endsWith('/session')) return new Response(JSON.stringify(admin), { status: 200 });
-        await held;
-        return new Response(JSON.stringify({ clients: [claims] }), { status: 200 });
-      }),
-    );
     render(<ConsoleApp initialLanguage="en" />);
     await screen.findByRole('heading', { level: 1, name: consoleEn['console.clients.title'] });
     expect(screen.getByText(consoleEn['console.loading'])).toBeTruthy();
     expect(screen.queryByRole('form', { name: consoleEn['console.clients.add'] })).toBeNull();
-    answer();
+    list.release();
     await screen.findByRole('form', { name: consoleEn['console.clients.add'] });
     expect(screen.getByRole('heading', { level: 3, name: /Claims/ })).toBeTruthy();
   });

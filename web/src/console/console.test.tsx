@@ -7,7 +7,7 @@ import { auditHref } from './pages/audit';
 import { actionsFor, type CustomerAccount } from './pages/customer';
 import { groupSecret } from './pages/setup';
 import { QrCode } from './qr-code';
-import { agent, at, serve } from './testing';
+import { agent, at, gate, serve } from './testing';
 
 const account: CustomerAccount = {
   id: '42',
@@ -89,17 +89,11 @@ describe('pieces', () => {
 describe('console app', () => {
   it('paints nothing while it asks who is signed in, then the header with its nav and tools at once (issue 32: no shift)', async () => {
     at('/');
-    let answer: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
+    const session = gate();
+    serve(async () => {
+      await session.passed;
+      return { status: 200, body: agent };
     });
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => {
-        await held;
-        return new Response(JSON.stringify(agent), { status: 200 });
-      }),
-    );
     render(<ConsoleApp initialLanguage="en" />);
     // The texts are in; the session's answer is not.
     await act(async () => {
@@ -107,7 +101,7 @@ describe('console app', () => {
     });
     expect(screen.queryByRole('banner')).toBeNull();
     expect(screen.queryByRole('button', { name: consoleEn['console.language.switch'] })).toBeNull();
-    answer();
+    session.release();
     const header = await screen.findByRole('banner');
     expect(header.querySelector('nav')).not.toBeNull();
     expect(screen.getByRole('button', { name: consoleEn['console.nav.signOut'] })).toBeTruthy();

@@ -2,7 +2,8 @@
 import { vi } from 'vitest';
 
 export type Reply = { status: number; body?: unknown; headers?: Record<string, string> };
-export type Route = (method: string, path: string, body: unknown) => Reply | undefined;
+/** A route answers a call at once, or later (a promise: a test holds the answer behind a gate). */
+export type Route = (method: string, path: string, body: unknown) => Reply | undefined | Promise<Reply | undefined>;
 export type Call = { method: string; path: string; body: unknown };
 
 /** A fetch that answers /api/console/v1 calls from `route` (404 NOT_FOUND otherwise) and records them. */
@@ -14,7 +15,7 @@ export function serve(route: Route): Call[] {
     const text = init?.body ? String(init.body) : '';
     const body: unknown = text.startsWith('{') ? JSON.parse(text) : text || undefined;
     calls.push({ method, path, body });
-    const reply = route(method, path, body) ?? { status: 404, body: { errorCode: 'NOT_FOUND', messageKey: 'x' } };
+    const reply = (await route(method, path, body)) ?? { status: 404, body: { errorCode: 'NOT_FOUND', messageKey: 'x' } };
     return new Response(reply.body === undefined ? '' : JSON.stringify(reply.body), { status: reply.status, headers: reply.headers });
   });
   vi.stubGlobal('fetch', fetchMock);
@@ -26,4 +27,13 @@ export const agent = { id: '1', email: 'agent@console.example', name: 'Agent', r
 
 export function at(path: string) {
   window.history.replaceState(null, '', path);
+}
+
+/** A promise held until release(): what a test awaits to see the page before an answer or a load. */
+export function gate(): { passed: Promise<void>; release: () => void } {
+  let release: () => void = () => undefined;
+  const passed = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { passed, release };
 }

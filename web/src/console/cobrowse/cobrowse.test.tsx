@@ -7,7 +7,7 @@ import { MessagesContext } from '@/i18n/i18n';
 import consoleEn from '@/i18n/sections/console.en.json';
 import consoleFr from '@/i18n/sections/console.fr.json';
 import type { WebSocketLike } from '@/lib/chat/socket';
-import { serve } from '@/console/testing';
+import { gate, serve } from '@/console/testing';
 import type { ChatMessage, Item } from '@/console/chat/api';
 import type { ViewerClientFrame, ViewerServerFrame } from './api';
 import { viewerHref } from './api';
@@ -95,10 +95,7 @@ function fakeSocket() {
 /** A replay the test watches (rrweb itself is tested below). */
 function fakeReplay() {
   const r = { added: [] as unknown[], destroyed: false, resize: null as ((size: Size) => void) | null, root: null as HTMLElement | null };
-  let release: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const loaded = gate();
   const create: CreateReplay = (root, { onResize }) => {
     r.root = root;
     r.resize = onResize;
@@ -112,7 +109,7 @@ function fakeReplay() {
       },
     };
   };
-  return { r, load: () => ready.then(() => create), release };
+  return { r, load: () => loaded.passed.then(() => create), release: loaded.release };
 }
 
 const meta = { type: 4, timestamp: 1, data: { href: 'http://belair.localhost/', width: 2000, height: 1000 } };

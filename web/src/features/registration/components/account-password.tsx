@@ -9,7 +9,6 @@ import { useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
 import type { MessageKey } from '@/i18n/catalog';
 import { useApiClients } from '@/lib/api/use-api';
-import { tokenApi } from '@/lib/flow/email-token';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, useFlow } from '@/lib/flow/state';
 import { checkDateOfBirth } from '@/lib/rules/date-of-birth';
@@ -22,8 +21,8 @@ import { checkTerms } from '@/lib/rules/terms';
 import { registrationApi, type TokenProof } from '@/features/registration/api';
 import { fieldKey } from '@/features/registration/field-key';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { useRegisteredSignIn } from '@/features/registration/use-registered-sign-in';
 import { RegistrationPage } from '@/features/registration/components/registration-page';
-import { useSignIn } from '@/lib/flow/use-sign-in';
 
 const TITLE_ID = 'registration-password-title';
 
@@ -71,7 +70,7 @@ export function AccountPassword() {
   const clients = useApiClients();
   const { registration } = useFlow();
   const response = useRegistrationResponse();
-  const { leaving, signIn } = useSignIn();
+  const { leaving, finish } = useRegisteredSignIn(response);
   // Read once: signing in clears the token while the page stays until the SSO answers.
   const [variant] = useState(tokenVariant);
   const email = registration?.email ?? '';
@@ -98,11 +97,8 @@ export function AccountPassword() {
     if (!result) return;
     const { answer, outcome } = result;
     if (outcome.kind === 'continue') {
-      const username = answer.value?.email;
-      if (!username) return response.roadblock('technical');
-      // Spec §7: DELETE the token after the account is created (the server consumed it already: the answer changes nothing).
-      if (variant) await tokenApi(clients).remove(variant.token).catch(() => undefined);
-      signIn(username, values.password);
+      // Spec §7: the token is deleted after the account is created.
+      await finish(answer.value?.email, values.password, variant?.token);
       return;
     }
     if (variant && errorCodeOf(answer.data) === '1002') {

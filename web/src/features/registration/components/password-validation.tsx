@@ -8,7 +8,6 @@ import { fieldId, useForm } from '@/components/form/use-form';
 import { useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';
-import { tokenApi } from '@/lib/flow/email-token';
 import { errorCodeOf, outcomeMessage } from '@/lib/flow/error-catalogue';
 import { readFlow, useFlow } from '@/lib/flow/state';
 import { checkDateOfBirth } from '@/lib/rules/date-of-birth';
@@ -17,8 +16,8 @@ import { checkPostalCode } from '@/lib/rules/postal-code';
 import { pass } from '@/lib/rules/result';
 import { registrationApi } from '@/features/registration/api';
 import { useRegistrationResponse } from '@/features/registration/use-registration-response';
+import { useRegisteredSignIn } from '@/features/registration/use-registered-sign-in';
 import { RegistrationPage } from '@/features/registration/components/registration-page';
-import { useSignIn } from '@/lib/flow/use-sign-in';
 
 const TITLE_ID = 'registration-password-validation-title';
 
@@ -37,7 +36,7 @@ export function PasswordValidation() {
   const clients = useApiClients();
   const { registration } = useFlow();
   const response = useRegistrationResponse();
-  const { leaving, signIn } = useSignIn();
+  const { leaving, finish } = useRegisteredSignIn(response);
   // Read once: signing in clears the token while the page stays until the SSO answers.
   const [token] = useState(() => readFlow().emailToken?.token ?? null);
   const form = useForm({
@@ -57,11 +56,8 @@ export function PasswordValidation() {
     if (!result) return;
     const { answer, outcome } = result;
     if (outcome.kind === 'continue') {
-      const username = answer.value?.email;
-      if (!username) return response.roadblock('technical');
       // Spec §4.2: success deletes the email token and logs the user in.
-      if (token) await tokenApi(clients).remove(token).catch(() => undefined);
-      signIn(username, password);
+      await finish(answer.value?.email, password, token);
       return;
     }
     if (token && errorCodeOf(answer.data) === '1002') {
