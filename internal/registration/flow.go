@@ -210,12 +210,7 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationSend, Detail: o.Method}
 	var out Step
 	var answer error
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := load(ctx, tx, r.brand, r.id)
-		if err != nil {
-			return err
-		}
+	err := s.onCurrent(ctx, r, func(tx *store.Tx, cur registration, now time.Time) error {
 		allowed := cur.state == stateIdentified || cur.state == stateCodeSent
 		if o.Method == MethodAskEmailCode {
 			allowed = cur.state == stateEmailCodeSent
@@ -239,6 +234,7 @@ func (s *Service) send(ctx context.Context, r registration, o Option, ip string)
 			next.state = stateCodeSent
 		}
 		var code string
+		var err error
 		if code, answer, err = s.issue(ctx, tx, &next, o.ID, now, &e); answer != nil || err != nil {
 			return err
 		}
@@ -380,12 +376,7 @@ func (s *Service) check(ctx context.Context, r registration, ip, detail string,
 	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationVerify, Detail: detail}
 	var out Step
 	var answer error
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := load(ctx, tx, r.brand, r.id)
-		if err != nil {
-			return err
-		}
+	err := s.onCurrent(ctx, r, func(tx *store.Tx, cur registration, now time.Time) error {
 		g, err := judge(tx, cur, now)
 		switch {
 		case err != nil:
@@ -516,12 +507,7 @@ func (s *Service) submitEmail(ctx context.Context, r registration, email string,
 	e := audit.Event{Brand: r.brand, IP: ip, Event: audit.RegistrationEmail}
 	var out Step
 	var answer error
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		now := s.Now()
-		cur, err := load(ctx, tx, r.brand, r.id)
-		if err != nil {
-			return err
-		}
+	err := s.onCurrent(ctx, r, func(tx *store.Tx, cur registration, now time.Time) error {
 		if cur.state != stateAskEmail || !cur.live(now) {
 			e.Outcome, answer = "state", ErrState
 			return s.record(ctx, tx, e)
@@ -650,6 +636,20 @@ func (s *Service) link(ctx context.Context, c account.Credentials, id string, in
 		return "", err
 	}
 	return email, answer
+}
+
+// onCurrent runs fn in a transaction on registration r as stored (cur, read in
+// the transaction) at the clock's now: the steps that move a registration
+// on (send, check, submitEmail) judge the row they will update.
+func (s *Service) onCurrent(ctx context.Context, r registration, fn func(tx *store.Tx, cur registration, now time.Time) error) error {
+	return s.DB.InTx(ctx, func(tx *store.Tx) error {
+		now := s.Now()
+		cur, err := load(ctx, tx, r.brand, r.id)
+		if err != nil {
+			return err
+		}
+		return fn(tx, cur, now)
+	})
 }
 
 // claim loads registration id in tx and closes it, as the call that ends

@@ -172,6 +172,15 @@ func (c *client) signIn(ctx context.Context, base, email, password string) (int,
 	return a.status, err
 }
 
+// mustSignIn is signIn that must reach /my-account; the test fails
+// otherwise, naming the sign-in (what) and the status and error.
+func (c *client) mustSignIn(ctx context.Context, t *testing.T, what, base, email, password string) {
+	t.Helper()
+	if status, err := c.signIn(ctx, base, email, password); err != nil || status != 303 {
+		t.Fatalf("%s: %d %v", what, status, err)
+	}
+}
+
 // signInForm runs the sign-in's three steps and returns the answer of the
 // step that stopped it, or the SSO form post's (303 and where it sends the
 // browser: /my-account, the OpenID provider's callback, /webseal.do).

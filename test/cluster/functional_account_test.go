@@ -17,9 +17,7 @@ func TestPasswordChangeAcrossInstances(t *testing.T) {
 	here := newClient("127.0.0.4", "scotia.localhost")
 	there := newClient("127.0.0.5", "scotia.localhost")
 	for _, c := range []*client{here, there} {
-		if status, err := c.signIn(ctx, setup.lb, email, demoPassword); err != nil || status != 303 {
-			t.Fatalf("sign-in: %d %v", status, err)
-		}
+		c.mustSignIn(ctx, t, "sign-in", setup.lb, email, demoPassword)
 	}
 	a, err := here.json(ctx, cl.instances[0].addr, "POST", "/api/v1/me/password",
 		fmt.Sprintf(`{"currentPassword":%q,"newPassword":%q}`, demoPassword, newPassword))
@@ -34,7 +32,5 @@ func TestPasswordChangeAcrossInstances(t *testing.T) {
 			t.Fatalf("this browser on %s: %d %v, want 200", in.name, a.status, err)
 		}
 	}
-	if status, err := there.signIn(ctx, setup.lb, email, newPassword); err != nil || status != 303 {
-		t.Fatalf("the new password: %d %v", status, err)
-	}
+	there.mustSignIn(ctx, t, "the new password", setup.lb, email, newPassword)
 }

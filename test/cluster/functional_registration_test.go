@@ -82,9 +82,7 @@ func TestRegistrationCodeAcrossInstances(t *testing.T) {
 		`{"password":"`+password+`","passwordConfirmation":"`+password+`","termsAccepted":true}`); a.status != 201 {
 		t.Fatalf("create via app3: %d %v", a.status, a.body)
 	}
-	if status, err := c.signIn(ctx, setup.lb, acrossEmail(1), password); err != nil || status != 303 {
-		t.Fatalf("the new account signs in through the load balancer: %d %v", status, err)
-	}
+	c.mustSignIn(ctx, t, "the new account signs in through the load balancer", setup.lb, acrossEmail(1), password)
 
 	id, opt, code = start(2, app2)
 	wrong := "000000"

@@ -22,9 +22,7 @@ func TestSessionAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	loadAPIKey(t, "belair.localhost")
 	c := newClient("127.0.0.2", "belair.localhost")
-	if status, err := c.signIn(ctx, setup.lb, "demo@belair.example", demoPassword); err != nil || status != 303 {
-		t.Fatalf("sign-in through the load balancer: %d %v", status, err)
-	}
+	c.mustSignIn(ctx, t, "sign-in through the load balancer", setup.lb, "demo@belair.example", demoPassword)
 	for _, in := range cl.instances {
 		a, err := c.json(ctx, in.addr, "GET", "/api/v1/me", "")
 		if err != nil || a.status != 200 || a.body["email"] != "demo@belair.example" {

@@ -317,9 +317,7 @@ func TestFaultKill9DuringSignInsAndRegistrations(t *testing.T) {
 		t.Fatalf("accounts: %d before, %d after %d registrations", before, after, registrations)
 	}
 	c := newClient("127.0.0.7", "belair.localhost")
-	if status, err := c.signIn(ctx, setup.lb, "demo@belair.example", demoPassword); err != nil || status != 303 {
-		t.Fatalf("sign-in after the restart: %d %v", status, err)
-	}
+	c.mustSignIn(ctx, t, "sign-in after the restart", setup.lb, "demo@belair.example", demoPassword)
 	// No instance is left refusing (issue 27): the one that took the others'
 	// load, and the restarted ones, each sign a person in directly. A 429
 	// BUSY is allowed only while the load's hashes are fresh: the admission
@@ -339,9 +337,7 @@ func TestFaultKill9DuringSignInsAndRegistrations(t *testing.T) {
 		}
 	}
 	k := newClient("127.0.0.6", killBrand+".localhost")
-	if status, err := k.signIn(ctx, setup.lb, killEmail(1), killPassword); err != nil || status != 303 {
-		t.Fatalf("a registered account signs in: %d %v", status, err)
-	}
+	k.mustSignIn(ctx, t, "a registered account signs in", setup.lb, killEmail(1), killPassword)
 }
 
 func accountCount(t *testing.T) int {
@@ -380,9 +376,7 @@ func TestFaultPostgresDown(t *testing.T) {
 	ctx := context.Background()
 	loadAPIKey(t, "belair.localhost")
 	c := newClient("127.0.0.8", "belair.localhost")
-	if status, err := c.signIn(ctx, setup.lb, "demo@belair.example", demoPassword); err != nil || status != 303 {
-		t.Fatalf("sign-in before the outage: %d %v", status, err)
-	}
+	c.mustSignIn(ctx, t, "sign-in before the outage", setup.lb, "demo@belair.example", demoPassword)
 	pgCtl(t, "-m", "fast", "-w", "stop")
 	restarted := false
 	t.Cleanup(func() {
