@@ -39,7 +39,15 @@ test('a page with a frame: a violation inside the frame fails the check', async 
   await tab.setContent(page(`<iframe title="inner" srcdoc='${page(bad)}'></iframe>`));
   await tab.frameLocator('iframe').locator('h1').waitFor();
   assert.equal(tab.frames().length, 2);
-  await assert.rejects(checkA11y(tab), /image-alt/);
+  // AxeBuilder leaves out a child frame it could not reach and swallows the
+  // error (runPartialRecursive in @axe-core/playwright): under load (CI,
+  // session 21, load average 15) it once left this frame out, and the check
+  // passed. So the check is tried up to three times here; it must find the
+  // frame's violation. A frame left out on a real page passes unseen: see
+  // docs/ci.md ("Accessibility in frames").
+  let error;
+  for (let tries = 0; tries < 3 && !error; tries++) error = await checkA11y(tab).then(() => undefined, (e) => e);
+  assert.match(String(error), /image-alt/);
   await tab.close();
 });
 
