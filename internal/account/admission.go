@@ -25,19 +25,27 @@ const DefaultClientShare = 8
 // ClientShare) where places is how many hashes the budget holds (WaitBudget
 // × HashSlots() ÷ the recent hash time). The place stays the client's until
 // release, when the request is done.
+//
+// A ctx marked Returning (returning.go) with an account that holds no
+// place in the returning browsers' lane yet is admitted there (a customer
+// signs in once at a time; a second request of the account waits with
+// the others).
 func (h *Hasher) AdmitClient(ctx context.Context, client string) (context.Context, func(), error) {
 	if _, ok := ctx.Value(reservationKey{}).(*reservation); ok {
 		return ctx, func() {}, nil
 	}
 	q := h.hashQueue()
-	if w, ok := q.admit(h.now(), h.WaitBudget, client, h.ClientShare); !ok {
+	account := returningAccount(ctx)
+	l, w, ok := q.admit(h.now(), h.WaitBudget, client, h.ClientShare, account)
+	if !ok {
 		h.Metrics.refused()
 		return ctx, func() {}, &BusyError{Wait: w}
 	}
-	r := &reservation{}
+	h.Metrics.admitted(l)
+	r := &reservation{lane: l}
 	var once sync.Once
 	release := func() {
-		once.Do(func() { q.release(client, r.taken.CompareAndSwap(false, true)) })
+		once.Do(func() { q.release(client, r.taken.CompareAndSwap(false, true), l, account) })
 	}
 	return context.WithValue(ctx, reservationKey{}, r), release, nil
 }
@@ -48,8 +56,10 @@ func (h *Hasher) AdmitClient(ctx context.Context, client string) (context.Contex
 // logging, decoding or database read; the request's service admits it
 // afterwards (and may still refuse it, when the queue filled meanwhile).
 // Nothing is held while the request's body arrives, however slowly.
-func (h *Hasher) Check(client string) error {
-	if w, ok := h.hashQueue().check(h.now(), h.WaitBudget, client, h.ClientShare); !ok {
+// account is the account of a returning browser's sign-in (the caller
+// checked the request's pass; "" for any other request).
+func (h *Hasher) Check(client, account string) error {
+	if w, ok := h.hashQueue().check(h.now(), h.WaitBudget, client, h.ClientShare, account); !ok {
 		h.Metrics.refused()
 		return &BusyError{Wait: w}
 	}
@@ -57,36 +67,54 @@ func (h *Hasher) Check(client string) error {
 }
 
 // check is admit without counting anything.
-func (q *hashQueue) check(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
+func (q *hashQueue) check(now time.Time, budget time.Duration, client string, share int, account string) (time.Duration, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.refusal(now, budget, client, share)
+	return q.refusal(now, budget, client, share, q.laneFor(account))
 }
 
-// admit counts a hash in for client, unless refusal refuses it.
-func (q *hashQueue) admit(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
+// laneFor (q.mu held) is the lane of a request from a returning browser of
+// account ("": none): the returning lane unless the account holds a place
+// there already.
+func (q *hashQueue) laneFor(account string) lane {
+	if account == "" || q.accounts[account] > 0 {
+		return laneOther
+	}
+	return laneReturning
+}
+
+// admit counts a hash in for client, in the lane laneFor gives account,
+// unless refusal refuses it.
+func (q *hashQueue) admit(now time.Time, budget time.Duration, client string, share int, account string) (lane, time.Duration, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if w, ok := q.refusal(now, budget, client, share); !ok {
-		return w, false
+	l := q.laneFor(account)
+	if w, ok := q.refusal(now, budget, client, share, l); !ok {
+		return l, w, false
 	}
-	q.pending++
+	q.count(l, 1)
+	if l == laneReturning {
+		if q.accounts == nil {
+			q.accounts = map[string]int{}
+		}
+		q.accounts[account]++
+	}
 	if client != "" {
 		if q.clients == nil {
 			q.clients = map[string]int{}
 		}
 		q.clients[client]++
 	}
-	return 0, true
+	return l, 0, true
 }
 
-// refusal (q.mu held) refuses a hash for client when the expected wait at
-// now passes budget (0: no bound) or, with share > 0, when client's own
-// places and this one would take more than budget ÷ share of the hashers'
-// time; it returns that wait. A client holding no place is never refused
-// for its share.
-func (q *hashQueue) refusal(now time.Time, budget time.Duration, client string, share int) (time.Duration, bool) {
-	if w := q.wait(now); budget > 0 && w > budget {
+// refusal (q.mu held) refuses a hash of lane l for client when the
+// expected wait at now passes budget (0: no bound) or, with share > 0,
+// when client's own places and this one would take more than budget ÷
+// share of the hashers' time; it returns that wait. A client holding no
+// place is never refused for its share.
+func (q *hashQueue) refusal(now time.Time, budget time.Duration, client string, share int, l lane) (time.Duration, bool) {
+	if w := q.wait(now, l); budget > 0 && w > budget {
 		return w, false
 	}
 	held := q.clients[client]
@@ -98,20 +126,27 @@ func (q *hashQueue) refusal(now time.Time, budget time.Duration, client string, 
 }
 
 // release counts out, in one locked step, the place client held ("" holds
-// none) and, when unused (its request never reached its hash), the
-// reservation.
-func (q *hashQueue) release(client string, unused bool) {
+// none), the returning lane's place of account when l is that lane, and,
+// when unused (its request never reached its hash), the reservation in l.
+func (q *hashQueue) release(client string, unused bool, l lane, account string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if unused {
-		q.pending--
+		q.count(l, -1)
 	}
-	if client == "" {
-		return
+	if l == laneReturning {
+		forget(q.accounts, account)
 	}
-	if q.clients[client] <= 1 {
-		delete(q.clients, client)
+	if client != "" {
+		forget(q.clients, client)
+	}
+}
+
+// forget counts one place of key out of held.
+func forget(held map[string]int, key string) {
+	if held[key] <= 1 {
+		delete(held, key)
 	} else {
-		q.clients[client]--
+		held[key]--
 	}
 }

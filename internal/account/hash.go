@@ -61,8 +61,10 @@ const (
 // expense of the hashers only. More hashers than cores would add 19 MiB each
 // and no throughput.
 var (
-	hashSlots   = max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
-	hashJobs    = make(chan func())
+	hashSlots = max(1, min(runtime.GOMAXPROCS(0), runtime.NumCPU()))
+	// hashJobs are the hashes waiting for a hasher, a channel a lane
+	// (nextJob says which goes first).
+	hashJobs    = [lanes]chan func(){make(chan func()), make(chan func())}
 	hashersOnce sync.Once
 	// queue counts the hashers' work for admission control.
 	queue = hashQueue{mean: hashTimePrior}
@@ -82,12 +84,49 @@ func startHashers() {
 			go func() {
 				runtime.LockOSThread() // never unlocked: the thread is the hasher's
 				lowerThreadPriority(hasherNice)
-				for job := range hashJobs {
+				last := laneOther
+				for {
+					var job func()
+					job, last = nextJob(hashJobs, last)
 					job()
 				}
 			}()
 		}
 	})
+}
+
+// lane is where a hash waits for a hasher: the returning browsers' lane
+// (returning.go) and the others'.
+type lane int
+
+const (
+	laneOther lane = iota
+	laneReturning
+	lanes
+)
+
+// nextJob waits for a hasher's next hash, after one of lane after: the
+// returning lane's first, except right after one of them, when a hash of
+// the other lane that waits goes first. So the returning lane goes ahead
+// of the others but takes at most every other hash while both wait: a
+// stream of returning sign-ins (a customer's own account, signed in to
+// again and again) cannot starve the requests admitted before it.
+func nextJob(jobs [lanes]chan func(), after lane) (func(), lane) {
+	first, second := laneReturning, laneOther
+	if after == laneReturning {
+		first, second = laneOther, laneReturning
+	}
+	select {
+	case job := <-jobs[first]:
+		return job, first
+	default:
+	}
+	select {
+	case job := <-jobs[first]:
+		return job, first
+	case job := <-jobs[second]:
+		return job, second
+	}
 }
 
 // DefaultWaitBudget is how long a sign-in may expect to wait for its hash
@@ -129,6 +168,11 @@ const hashTimeHalfLife = time.Second
 type hashQueue struct {
 	mu      sync.Mutex
 	pending int
+	// returning counts the places of pending in the returning browsers'
+	// lane, whose hashes go first; accounts, the lane's places by account
+	// (admission.go).
+	returning int
+	accounts  map[string]int
 	// hashing counts the hashes handed to submit and not finished; idle is
 	// when it last fell to 0 (the decay's start).
 	hashing int
@@ -152,20 +196,35 @@ func (q *hashQueue) estimate(now time.Time) time.Duration {
 	return hashTimePrior + time.Duration(excess)
 }
 
-// wait is the expected time until a hash joining the queue at now is done:
-// the hashers work through the pending ones and it, HashSlots() at a time.
-func (q *hashQueue) wait(now time.Time) time.Duration {
-	return time.Duration(q.pending+1) * q.estimate(now) / time.Duration(hashSlots)
+// wait is the expected time until a hash of lane l joining the queue at
+// now is done: the hashers work through the pending ones it waits behind
+// and it, HashSlots() at a time. In the other lane that is every pending
+// one; in the returning lane, that lane's, each of which may have one of
+// the other lane's run before it (nextJob).
+func (q *hashQueue) wait(now time.Time, l lane) time.Duration {
+	ahead := q.pending
+	if l == laneReturning {
+		ahead = 2 * q.returning
+	}
+	return time.Duration(ahead+1) * q.estimate(now) / time.Duration(hashSlots)
 }
 
-// begin counts in a hash handed to submit at now (counted: its place is
-// already in pending, a reservation). The first one after a pause takes
-// the decayed estimate as the average the coming hash times move.
-func (q *hashQueue) begin(now time.Time, counted bool) {
+// count (q.mu held) adds n places in lane l.
+func (q *hashQueue) count(l lane, n int) {
+	q.pending += n
+	if l == laneReturning {
+		q.returning += n
+	}
+}
+
+// begin counts in a hash of lane l handed to submit at now (counted: its
+// place is already in pending, a reservation). The first one after a pause
+// takes the decayed estimate as the average the coming hash times move.
+func (q *hashQueue) begin(now time.Time, counted bool, l lane) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !counted {
-		q.pending++
+		q.count(l, 1)
 	}
 	if q.hashing == 0 {
 		q.mean = q.estimate(now)
@@ -173,12 +232,12 @@ func (q *hashQueue) begin(now time.Time, counted bool) {
 	q.hashing++
 }
 
-// end counts out at now a hash begun: one that ran for took (ran), or one
-// whose caller gave up before a hasher took it.
-func (q *hashQueue) end(now time.Time, took time.Duration, ran bool) {
+// end counts out at now a hash of lane l begun: one that ran for took
+// (ran), or one whose caller gave up before a hasher took it.
+func (q *hashQueue) end(now time.Time, took time.Duration, ran bool, l lane) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.pending--
+	q.count(l, -1)
 	q.hashing--
 	if ran {
 		q.mean += time.Duration(hashEWMAWeight * float64(took-q.mean))
@@ -207,7 +266,11 @@ func (e *BusyError) RetryAfter() int {
 
 // reservation is an admitted request's place in the queue, carried in its
 // context until its first hash takes it.
-type reservation struct{ taken atomic.Bool }
+// lane, its request's (AdmitClient), is also its later hashes'.
+type reservation struct {
+	taken atomic.Bool
+	lane  lane
+}
 
 type reservationKey struct{}
 
@@ -265,6 +328,15 @@ func (h *Hasher) now() time.Time {
 		return h.Now()
 	}
 	return time.Now()
+}
+
+// Alone gives h a queue of its own, as a fresh process has it (nothing
+// pending, the prior estimate), in place of the process's, and returns h:
+// a test that fills a queue leaves the other tests' alone. The hashes still
+// run on the process's hashers. Production hashers share the process's.
+func (h *Hasher) Alone() *Hasher {
+	h.queue = &hashQueue{mean: hashTimePrior}
+	return h
 }
 
 // hashQueue is the queue h's admission control counts in.
@@ -390,22 +462,26 @@ func (h *Hasher) submit(ctx context.Context, job func()) error {
 	startHashers()
 	q := h.hashQueue()
 	r, _ := ctx.Value(reservationKey{}).(*reservation)
+	l := laneOther
+	if r != nil {
+		l = r.lane
+	}
 	asked := h.now()
-	q.begin(asked, r != nil && r.taken.CompareAndSwap(false, true))
+	q.begin(asked, r != nil && r.taken.CompareAndSwap(false, true), l)
 	timed := func() {
 		start := h.now()
 		h.Metrics.waited(start.Sub(asked))
 		defer func() {
 			end := h.now()
-			q.end(end, end.Sub(start), true)
+			q.end(end, end.Sub(start), true, l)
 		}()
 		job()
 	}
 	select {
-	case hashJobs <- timed:
+	case hashJobs[l] <- timed:
 		return nil
 	case <-ctx.Done():
-		q.end(h.now(), 0, false)
+		q.end(h.now(), 0, false, l)
 		return ctx.Err()
 	}
 }

@@ -3,8 +3,10 @@ package account
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,7 +22,7 @@ func occupyHashers(t *testing.T) (release func()) {
 	startHashers()
 	hold := make(chan struct{})
 	for range hashSlots {
-		hashJobs <- func() { <-hold } // a hasher takes it
+		hashJobs[laneOther] <- func() { <-hold } // a hasher takes it
 	}
 	return func() { close(hold) }
 }
@@ -82,7 +84,7 @@ func TestHashersRunAtLowerPriority(t *testing.T) {
 	}
 	startHashers()
 	got := make(chan int, 1)
-	hashJobs <- func() {
+	hashJobs[laneOther] <- func() {
 		// The raw system call answers 20 - nice.
 		prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
 		if err != nil {
@@ -284,8 +286,8 @@ func TestHashTimeIsAMovingAverage(t *testing.T) {
 		{90 * time.Millisecond, 90 * time.Millisecond},
 		{250 * time.Millisecond, 110 * time.Millisecond},
 	} {
-		q.begin(now, false) // back to back: no time without a hash
-		q.end(now, c.took, true)
+		q.begin(now, false, laneOther) // back to back: no time without a hash
+		q.end(now, c.took, true, laneOther)
 		if q.mean != c.mean || q.pending != 0 || q.hashing != 0 {
 			t.Fatalf("after a hash of %v: mean %v, pending %d, hashing %d; want %v, 0, 0", c.took, q.mean, q.pending, q.hashing, c.mean)
 		}
@@ -392,7 +394,7 @@ func TestBusyEndsWhenTimePassesWithoutAHash(t *testing.T) {
 	refusals := 0
 	for {
 		_, ok := f.admit()
-		twinWait := twin.q.wait(f.clock.Now())
+		twinWait := twin.q.wait(f.clock.Now(), laneOther)
 		if twinOK := twinWait <= budget; ok != twinOK {
 			t.Fatalf("after %v without a hash and %d refusals: admitted %v, a queue never asked %v", waited, refusals, ok, twinOK)
 		}
@@ -516,11 +518,11 @@ func TestOneAddressHoldsAtMostItsShare(t *testing.T) {
 	// Check, the HTTP layer's question before it reads a request, answers
 	// the same and reserves nothing.
 	var busy *BusyError
-	if err := f.h.Check(flooder); !errors.As(err, &busy) || busy.Wait <= 0 {
+	if err := f.h.Check(flooder, ""); !errors.As(err, &busy) || busy.Wait <= 0 {
 		t.Fatalf("Check for the address holding its share: %v, want a *BusyError", err)
 	}
 	for range 3 {
-		if err := f.h.Check(visitor); err != nil {
+		if err := f.h.Check(visitor, ""); err != nil {
 			t.Fatalf("Check for another address: %v", err)
 		}
 	}
@@ -592,5 +594,150 @@ func TestWithoutAShareOneAddressFillsTheQueue(t *testing.T) {
 		if admitted != places {
 			t.Fatalf("%s: admitted %d, want every place (%d)", c.name, admitted, places)
 		}
+	}
+}
+
+// Issue 34: a returning browser's sign-in (a ctx marked Returning) is
+// admitted while the queue is at its budget, in a lane of its own, bounded
+// by its own places (each counted twice: a hash of the other lane may run
+// before each); an account holds one place of it at a time; the lane's
+// places count in everyone's wait, and every count goes back when its
+// request is done.
+func TestTheReturningLaneIsAdmittedPastAFullQueue(t *testing.T) {
+	const budget = 2 * time.Second
+	f := newFakeQueue(t, budget)
+	f.h.ClientShare = 0
+	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
+	var held []func()
+	for i := range places {
+		_, release, err := f.h.AdmitClient(context.Background(), fmt.Sprintf("203.0.113.%d", i))
+		if err != nil {
+			t.Fatalf("place %d of %d: %v", i+1, places, err)
+		}
+		held = append(held, release)
+	}
+	if err := f.h.Check("198.51.100.9", ""); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Check with the queue full: %v, want busy", err)
+	}
+	if err := f.h.Check("198.51.100.9", "account-0"); err != nil {
+		t.Fatalf("Check in the returning lane with the queue full: %v", err)
+	}
+	lanePlaces := (places + 1) / 2 // (2 × ahead + 1) × hash ÷ hashers ≤ budget
+	var mine []func()
+	for i := range lanePlaces {
+		ctx, release, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "198.51.100.9")
+		if err != nil {
+			t.Fatalf("returning place %d of %d: %v", i+1, lanePlaces, err)
+		}
+		if r, _ := ctx.Value(reservationKey{}).(*reservation); r == nil || r.lane != laneReturning {
+			t.Fatalf("returning place %d reserved %+v, want the returning lane", i+1, r)
+		}
+		mine = append(mine, release)
+	}
+	if _, _, err := f.h.AdmitClient(Returning(context.Background(), "account-next"), "198.51.100.9"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("the returning lane past its own budget: %v, want busy", err)
+	}
+	f.q.mu.Lock()
+	pending, lane := f.q.pending, f.q.returning
+	f.q.mu.Unlock()
+	if pending != places+lanePlaces || lane != lanePlaces {
+		t.Fatalf("%d places counted, %d returning; want %d and %d", pending, lane, places+lanePlaces, lanePlaces)
+	}
+	// An account holding its place in the lane: its next sign-in waits
+	// with the others, here refused with the queue full; once its place
+	// is given back it has the lane again.
+	mine[0]()
+	mine = mine[1:]
+	_, again, err := f.h.AdmitClient(Returning(context.Background(), "account-1"), "198.51.100.9")
+	if !errors.Is(err, ErrBusy) {
+		again()
+		t.Fatalf("a second returning sign-in of an account in the lane: %v, want busy (the other lane, full)", err)
+	}
+	if err := f.h.Check("198.51.100.9", "account-0"); err != nil {
+		t.Fatalf("an account whose lane place was given back: %v", err)
+	}
+	for _, release := range append(held, mine...) {
+		release()
+	}
+	f.q.mu.Lock()
+	defer f.q.mu.Unlock()
+	if f.q.pending != 0 || f.q.returning != 0 || len(f.q.accounts) != 0 {
+		t.Fatalf("after every release: %d places, %d returning, accounts %v", f.q.pending, f.q.returning, f.q.accounts)
+	}
+}
+
+// A returning address still holds at most its share of the places.
+func TestTheReturningLaneKeepsTheAddressShare(t *testing.T) {
+	const budget = 2 * time.Second
+	f := newFakeQueue(t, budget)
+	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
+	share := max(1, places/DefaultClientShare)
+	admitted := 0
+	for i := range 2 * places {
+		if _, _, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "203.0.113.7"); err == nil {
+			admitted++
+		}
+	}
+	if admitted != share {
+		t.Fatalf("one returning address admitted %d times, want its share %d", admitted, share)
+	}
+}
+
+// The hashers take the returning lane's hashes first, but while both
+// lanes wait, at most every other one.
+func TestHashersTakeTheReturningLaneFirst(t *testing.T) {
+	var jobs [lanes]chan func()
+	for l := range jobs {
+		jobs[l] = make(chan func(), 8)
+	}
+	var order []string
+	add := func(l lane, n int) {
+		for range n {
+			jobs[l] <- func() { order = append(order, laneNames[l]) }
+		}
+	}
+	add(laneOther, 2)
+	add(laneReturning, 4)
+	last := laneOther
+	for range 6 {
+		var job func()
+		job, last = nextJob(jobs, last)
+		job()
+	}
+	if want := []string{"returning", "other", "returning", "other", "returning", "returning"}; !slices.Equal(order, want) {
+		t.Fatalf("hashers ran %v, want %v", order, want)
+	}
+}
+
+// A hash of a returning reservation waits in the returning lane: with
+// every hasher busy, the test takes it from there, as the next free
+// hasher would.
+func TestAReturningHashWaitsInItsLane(t *testing.T) {
+	restore := hashTime(t, hashTimePrior)
+	defer restore()
+	h := NewHasher(Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})
+	h.ClientShare = 0
+	release := occupyHashers(t)
+	defer release()
+	ctx, done, err := h.AdmitClient(Returning(context.Background(), "account"), "198.51.100.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	hashed := make(chan error, 1)
+	go func() {
+		_, err := h.Hash(ctx, "returning")
+		hashed <- err
+	}()
+	select {
+	case job := <-hashJobs[laneReturning]:
+		job()
+	case <-hashJobs[laneOther]:
+		t.Fatal("a returning browser's hash waited in the other lane")
+	case <-time.After(time.Minute): // a hang bound
+		t.Fatal("no hash was sent")
+	}
+	if err := <-hashed; err != nil {
+		t.Fatal(err)
 	}
 }

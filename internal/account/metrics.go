@@ -15,6 +15,7 @@ import (
 type Metrics struct {
 	signIns  *prometheus.CounterVec
 	shed     prometheus.Counter
+	admits   [lanes]prometheus.Counter
 	hashWait prometheus.Histogram
 }
 
@@ -42,11 +43,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time from asking for a hasher to one taking the hash.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 5}}),
 	}
+	admits := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "guichet", Subsystem: "hash", Name: "admitted_total",
+		Help: "Password checks admitted to the hashers' queue, by lane: returning (a browser with the account's pass, ahead of the others) or other."},
+		[]string{"lane"})
+	for l, name := range laneNames {
+		m.admits[l] = admits.WithLabelValues(name)
+	}
 	for _, outcome := range []string{"ok", "wrong_password", "locked", "disabled", "rate_limited"} {
 		m.signIns.WithLabelValues("password", outcome)
 	}
 	if reg != nil {
-		reg.MustRegister(m.signIns, m.shed, m.hashWait)
+		reg.MustRegister(m.signIns, m.shed, admits, m.hashWait)
 	}
 	return m
 }
@@ -63,6 +70,15 @@ func (m *Metrics) signIn(e audit.Event) func() {
 func (m *Metrics) refused() {
 	if m != nil {
 		m.shed.Inc()
+	}
+}
+
+// laneNames are the lanes' label values.
+var laneNames = [lanes]string{laneOther: "other", laneReturning: "returning"}
+
+func (m *Metrics) admitted(l lane) {
+	if m != nil {
+		m.admits[l].Inc()
 	}
 }
 

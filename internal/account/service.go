@@ -95,6 +95,9 @@ type Service struct {
 	// (the OpenID provider's grants, issue 30): called when the customer
 	// signs out, resets their password, or staff disable the account.
 	SignedOut func(ctx context.Context, tx *store.Tx, accountID string) error
+	// Passes, when set, are the returning browsers' passes (returning.go):
+	// the SSO form post gives one, the HTTP layer checks it.
+	Passes *Passes
 }
 
 // EndSignIns runs SignedOut, if set, in tx.

@@ -555,6 +555,11 @@ func (a *App) wireServices(ctx context.Context, deps *httpapi.Deps, metrics *pro
 		hasher.WaitBudget = budget
 	}
 	accounts := account.NewService(a.DB, hasher, a.cfg.clock())
+	passes, err := account.NewPasses(ctx, a.DB, accounts.Now)
+	if err != nil {
+		return fmt.Errorf("returning browsers' passes: %w", err)
+	}
+	accounts.Passes = passes
 	a.Accounts = accounts
 	sessions := sso.NewService(accounts)
 	recoveries, err := recovery.New(ctx, accounts)

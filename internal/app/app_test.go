@@ -135,14 +135,16 @@ func TestSignInRoundTrips(t *testing.T) {
 		type work struct{ statements, transactions int64 }
 		n := 0
 		// signIn runs one sign-in from an address of its own, from the
-		// browser of the device cookie (nil: a browser new to the
-		// account), and returns each step's work and the device cookie.
-		signIn := func(device *http.Cookie) (steps [3]work, _ *http.Cookie) {
+		// browser of the cookies (none: a browser new to the account), sent
+		// with every call as a browser sends them, and returns each step's
+		// work and the cookies the browser keeps (its device id and the
+		// returning browsers' pass).
+		signIn := func(cookies []*http.Cookie) (steps [3]work, kept []*http.Cookie) {
 			n++
 			ip := "10.0." + strconv.Itoa(n/250) + "." + strconv.Itoa(n%250+1)
 			step := func(i int, req testenv.Request, status int) testenv.Answer {
 				s, x := a.DB.Statements(), a.DB.Transactions()
-				req.Method, req.Host, req.IP = "POST", b.Hosts[0], ip
+				req.Method, req.Host, req.IP, req.Cookies = "POST", b.Hosts[0], ip, cookies
 				got := testenv.Do(t, a.Handler, req)
 				steps[i] = work{a.DB.Statements() - s, a.DB.Transactions() - x}
 				if got.Status != status {
@@ -155,19 +157,21 @@ func TestSignInRoundTrips(t *testing.T) {
 			ticket := step(1, testenv.Request{Path: "/api/v1/accounts/" + id + "/authentication", Headers: api,
 				Body: `{"password":"` + password + `"}`}, 200).Str(t, "loginTicket")
 			body := url.Values{"login-form-type": {"pwd"}, "username": {email}, "password": {password}, "ticket": {ticket}}
-			var cookies []*http.Cookie
-			if device != nil {
-				cookies = []*http.Cookie{device}
-			}
-			got := step(2, testenv.Request{Path: "/pkmslogin.form", Headers: form, Body: body.Encode(), Cookies: cookies},
+			got := step(2, testenv.Request{Path: "/pkmslogin.form", Headers: form, Body: body.Encode()},
 				http.StatusSeeOther)
 			if got.Header.Get("Location") != sso.AccountPage {
 				t.Fatalf("form post to %q", got.Header.Get("Location"))
 			}
-			return steps, got.Cookie(sso.DeviceCookie)
+			// The pass names the account signed in to (issue 34's
+			// returning lane); making and checking it reads nothing.
+			pass := got.Cookie(account.PassCookie)
+			if pass == nil || !pass.HttpOnly || !pass.Secure || !a.Accounts.Passes.Valid(pass.Value, id) {
+				t.Fatalf("the form post gave the pass %+v, want an HttpOnly, Secure one valid for %s", pass, id)
+			}
+			return steps, []*http.Cookie{got.Cookie(sso.DeviceCookie), pass}
 		}
-		first, device := signIn(nil) // the account's first browser (and the maintenance read)
-		returning, _ := signIn(device)
+		first, browser := signIn(nil) // the account's first browser (and the maintenance read)
+		returning, _ := signIn(browser)
 		other, _ := signIn(nil) // a second browser: the new-device notice
 		// The same on both databases. On main before issue 34, a returning
 		// browser's sign-in ran 4+8+7 = 19 statements in 4 transactions
@@ -218,7 +222,7 @@ func TestSignInRoundTrips(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		allocs := testing.AllocsPerRun(20, func() { signIn(device) })
+		allocs := testing.AllocsPerRun(20, func() { signIn(browser) })
 		t.Logf("%s: %.0f allocations per sign-in of a returning browser beyond its hash (%.0f in one hash)",
 			a.DB.Dialect, allocs-hash, hash)
 	})

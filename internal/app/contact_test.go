@@ -97,7 +97,11 @@ func TestEmailChange(t *testing.T) {
 		undo := func(token string) (int, map[string]any) {
 			return other.api("belair", "POST", "/api/v1/email-undo", `{"token":"`+token+`"}`)
 		}
-		if status, out := undo("x" + m[1][1:]); status != http.StatusForbidden || out["errorCode"] != "UNDO_INVALID" {
+		forged := "x" + m[1][1:] // not the token, whatever its first character
+		if m[1][0] == 'x' {
+			forged = "y" + m[1][1:]
+		}
+		if status, out := undo(forged); status != http.StatusForbidden || out["errorCode"] != "UNDO_INVALID" {
 			t.Fatalf("a forged token: %d %v", status, out)
 		}
 		// A passkey the intruder could have added goes with the password.

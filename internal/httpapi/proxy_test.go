@@ -20,6 +20,7 @@ import (
 	"guichet/internal/registration"
 	"guichet/internal/store"
 	"guichet/internal/store/storetest"
+	"guichet/internal/testclock"
 	"guichet/internal/testenv"
 )
 
@@ -471,5 +472,70 @@ func TestInFlightIsBounded(t *testing.T) {
 	served.Wait()
 	for range 2 * bound {
 		testenv.Do(t, gate, testenv.Request{Path: "/api/v1/welcome"}).Expect(t, http.StatusOK, "")
+	}
+}
+
+// Issue 34: with the hashers' queue at its budget, a sign-in from a
+// browser holding the account's pass passes shedFirst and is admitted in
+// the returning lane by its service; a pass for another account, a
+// changed or an expired one, or none, is refused as before.
+func TestShedFirstLetsAReturningBrowserThrough(t *testing.T) {
+	db := storetest.Open(t)
+	clock := testclock.New()
+	accounts := account.NewService(db, accounttest.Hasher().Alone(), clock.Now)
+	accounts.Hasher.Now, accounts.Hasher.ClientShare = clock.Now, 0
+	passes, err := account.NewPasses(t.Context(), db, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounts.Passes = passes
+	// The queue at its budget: places taken by other addresses until the
+	// next one would be refused.
+	for i := 0; accounts.Hasher.Check("198.51.100.1", "") == nil; i++ {
+		if i == 100_000 {
+			t.Fatal("the queue never filled")
+		}
+		if _, _, err := accounts.Hasher.AdmitClient(t.Context(), fmt.Sprintf("10.0.%d.%d", i/256, i%256)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &server{cfg: Config{Dev: true}, deps: Deps{Account: &account.Handler{Service: accounts}}}
+	admitted := 0
+	gate := s.shedFirst(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// What the sign-in's service does first: admission, here in the
+		// returning lane or refused.
+		_, release, err := accounts.Hasher.AdmitClient(r.Context(), "198.51.100.1")
+		if err != nil {
+			t.Errorf("shedFirst let through a request its service refused: %v", err)
+			return
+		}
+		release()
+		admitted++
+	}))
+	const id, other = "AAAAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBBBB"
+	valid := passes.Issue(id)
+	expired := valid
+	clock.Advance(account.PassAge)
+	valid = passes.Issue(id)
+	tampered := strings.Replace(valid, id, other, 1)
+	for _, c := range []struct {
+		name    string
+		path    string
+		cookies []*http.Cookie
+		through bool
+	}{
+		{"the account's pass", "/api/v1/accounts/" + id + "/authentication", []*http.Cookie{{Name: account.PassCookie, Value: valid}}, true},
+		{"the --dev name", "/api/v1/accounts/" + id + "/authentication", []*http.Cookie{{Name: account.DevPassCookie, Value: valid}}, true},
+		{"no pass", "/api/v1/accounts/" + id + "/authentication", nil, false},
+		{"another account's pass", "/api/v1/accounts/" + other + "/authentication", []*http.Cookie{{Name: account.PassCookie, Value: valid}}, false},
+		{"a changed pass", "/api/v1/accounts/" + other + "/authentication", []*http.Cookie{{Name: account.PassCookie, Value: tampered}}, false},
+		{"an expired pass", "/api/v1/accounts/" + id + "/authentication", []*http.Cookie{{Name: account.PassCookie, Value: expired}}, false},
+		{"another hashing route", "/api/v1/accounts/" + id + "/temporary", []*http.Cookie{{Name: account.PassCookie, Value: valid}}, false},
+	} {
+		before := admitted
+		a := testenv.Do(t, gate, testenv.Request{Method: "POST", Path: c.path, Host: "belair.localhost", Body: "{}", Cookies: c.cookies})
+		if through := admitted > before; through != c.through || !through && a.Status != http.StatusTooManyRequests {
+			t.Errorf("%s: through %v (answered %d), want %v", c.name, through, a.Status, c.through)
+		}
 	}
 }

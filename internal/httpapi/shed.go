@@ -24,7 +24,11 @@ import (
 //   - shedFirst: a request to a route that hashes a password is answered
 //     429 BUSY, as its service would answer it, when the hashers would
 //     refuse it now (account.Hasher.Check: the wait budget, and the client
-//     address holding its share of the places). It reserves nothing: a
+//     address holding its share of the places). A sign-in from a browser
+//     holding the account's pass is asked for in the returning browsers'
+//     lane, and marked so that its service admits it there
+//     (account/returning.go): a flood cannot keep a customer's known
+//     browser out. It reserves nothing: a
 //     place held from here would be held while the body arrives, which a
 //     client sending slowly gets for free; the service admits the request
 //     once it is read, as before. The refusal is held Config.ShedHold
@@ -87,7 +91,8 @@ func (s *server) shedFirst(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if err := hasher.Check(throttle.ClientKey(s.cfg.TrustedProxies.clientIP(r))); err != nil {
+		returning := s.returningBrowser(r)
+		if err := hasher.Check(throttle.ClientKey(s.cfg.TrustedProxies.clientIP(r)), returning); err != nil {
 			var busy *account.BusyError
 			held := s.holdRefusal(r)
 			if held > 0 && errors.As(err, &busy) {
@@ -98,8 +103,38 @@ func (s *server) shedFirst(next http.Handler) http.Handler {
 			api.WriteError(w, r, account.BusyAnswer(err))
 			return
 		}
+		if returning != "" {
+			r = r.WithContext(account.Returning(r.Context(), returning))
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// signInPrefix and signInSuffix are the authentication route's path around its account id.
+const signInPrefix, signInSuffix = "/api/v1/accounts/", "/authentication"
+
+// returningBrowser is the account of a password sign-in (the
+// authentication call) from a browser holding that account's pass, which
+// takes the hashers' returning lane (account/returning.go), "" for any
+// other request: checked from the cookie and the key alone, before
+// anything of the request is read. The pass is the __Host- cookie or, over
+// plain http in --dev, the other name; either is only a signed value, so
+// both are read whatever the site.
+func (s *server) returningBrowser(r *http.Request) string {
+	passes := s.deps.Account.Service.Passes
+	id, ok := strings.CutPrefix(r.URL.Path, signInPrefix)
+	if passes == nil || !ok {
+		return ""
+	}
+	if id, ok = strings.CutSuffix(id, signInSuffix); !ok || strings.Contains(id, "/") {
+		return ""
+	}
+	for _, name := range []string{account.PassCookie, account.DevPassCookie} {
+		if c, err := r.Cookie(name); err == nil && passes.Valid(c.Value, id) {
+			return id
+		}
+	}
+	return ""
 }
 
 // DefaultShedHold is Config.ShedHold in `guichet serve`: the least

@@ -93,7 +93,7 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 	if in.Password, err = rules.LoginPassword(r.PostForm.Get("password")); err != nil && in.Ticket == "" {
 		return h.fail(w, r, CodeLoginError)
 	}
-	token, err := h.Service.SignIn(r.Context(), in)
+	token, accountID, err := h.Service.SignIn(r.Context(), in)
 	switch {
 	case err == nil:
 	case errors.Is(err, account.ErrWrongPassword), errors.Is(err, account.ErrTicketInvalid),
@@ -117,6 +117,7 @@ func (h *Handler) LoginForm(w http.ResponseWriter, r *http.Request) error {
 		Name: name, Value: token, Path: "/", HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode,
 	})
 	setDeviceCookie(w, r, device)
+	h.setPass(w, r, accountID)
 	w.Header().Set("Cache-Control", "no-store")
 	target := AccountPage
 	if h.Continue != nil {
@@ -236,6 +237,22 @@ func setDeviceCookie(w http.ResponseWriter, r *http.Request, id string) {
 	name, secure := deviceCookie.For(r)
 	http.SetCookie(w, &http.Cookie{Name: name, Value: id, Path: "/", MaxAge: int(DeviceCookieAge / time.Second), HttpOnly: true,
 		Secure: secure, SameSite: http.SameSiteLaxMode})
+}
+
+// passCookie is the returning browsers' pass (account/returning.go).
+var passCookie = api.Cookie{Name: account.PassCookie, DevName: account.DevPassCookie}
+
+// setPass gives the browser that has just signed in to accountID its pass
+// to the hashers' returning lane (renewed at each sign-in). Nothing
+// without the account service's passes.
+func (h *Handler) setPass(w http.ResponseWriter, r *http.Request, accountID string) {
+	passes := h.Service.Accounts.Passes
+	if passes == nil || accountID == "" {
+		return
+	}
+	name, secure := passCookie.For(r)
+	http.SetCookie(w, &http.Cookie{Name: name, Value: passes.Issue(accountID), Path: "/", MaxAge: int(account.PassAge / time.Second),
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
 }
 
 // Token is the request's session cookie value, "" without one.

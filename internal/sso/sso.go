@@ -48,41 +48,47 @@ type SignIn struct {
 	OldToken string
 }
 
-// SignIn opens a session and returns its token. Errors are the account
-// package's: ErrWrongPassword (also unknown or locked accounts),
-// ErrTicketInvalid, ErrMustReset, ErrRateLimited, or a technical error.
+// SignIn opens a session and returns its token and the account signed in
+// to. Errors are the account package's: ErrWrongPassword (also unknown or
+// locked accounts), ErrTicketInvalid, ErrMustReset, ErrRateLimited, or a
+// technical error.
 //
 // A post with a ticket is decided by the ticket alone: a used, expired or
 // unknown one is refused without checking the password, so re-posting a
 // form (the browser's back button, a replay) never counts toward the
 // account's lockout.
-func (s *Service) SignIn(ctx context.Context, in SignIn) (string, error) {
+func (s *Service) SignIn(ctx context.Context, in SignIn) (token, accountID string, err error) {
 	if in.Ticket != "" {
-		token, ok, err := s.signInWithTicket(ctx, in)
+		token, accountID, err := s.signInWithTicket(ctx, in)
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		if !ok {
-			return "", account.ErrTicketInvalid
+		if accountID == "" {
+			return "", "", account.ErrTicketInvalid
 		}
-		return token, nil
+		return token, accountID, nil
 	}
-	var token string
-	err := s.Accounts.SignInWithPassword(ctx, account.Credentials{
+	err = s.Accounts.SignInWithPassword(ctx, account.Credentials{
 		Brand: in.Brand, Email: in.Username, Password: in.Password, IP: in.IP,
 	}, func(tx *store.Tx, a account.Account) error {
 		var err error
 		token, err = s.open(ctx, tx, a, in)
+		accountID = a.ID
 		return err
 	})
-	return token, err
+	if err != nil {
+		return "", "", err
+	}
+	return token, accountID, nil
 }
 
-// signInWithTicket redeems the ticket; ok is false when it is not valid (it
-// is spent all the same).
-func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string, ok bool, err error) {
+// signInWithTicket redeems the ticket and returns the session's token and
+// its account; accountID is "" when the ticket is not valid (it is spent
+// all the same).
+func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token, accountID string, err error) {
 	e := audit.Event{Brand: in.Brand, IP: in.IP, Event: audit.SSOLogin, Detail: "ticket"}
 	err = s.DB.InTx(ctx, func(tx *store.Tx) error {
+		token, accountID = "", "" // a retried transaction starts over
 		now := s.Now()
 		a, err := account.ConsumeTicket(ctx, tx, in.Brand, in.Username, in.Ticket, now)
 		if errors.Is(err, account.ErrTicketInvalid) {
@@ -95,14 +101,14 @@ func (s *Service) signInWithTicket(ctx context.Context, in SignIn) (token string
 		if token, err = s.open(ctx, tx, a, in); err != nil {
 			return err
 		}
-		ok = true
+		accountID = a.ID
 		e.At, e.AccountID, e.Outcome = now, a.ID, "ok"
 		return audit.Record(ctx, tx, e)
 	})
 	if err != nil {
-		return "", false, err
+		return "", "", err
 	}
-	return token, ok, nil
+	return token, accountID, nil
 }
 
 // open replaces the browser's old session, if any, with a new one, and
