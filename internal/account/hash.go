@@ -84,10 +84,10 @@ func startHashers() {
 			go func() {
 				runtime.LockOSThread() // never unlocked: the thread is the hasher's
 				lowerThreadPriority(hasherNice)
-				last := laneOther
+				owed := 0
 				for {
 					var job func()
-					job, last = nextJob(hashJobs, last)
+					job, owed = nextJob(hashJobs, owed)
 					job()
 				}
 			}()
@@ -105,27 +105,39 @@ const (
 	lanes
 )
 
-// nextJob waits for a hasher's next hash, after one of lane after: the
-// returning lane's first, except right after one of them, when a hash of
-// the other lane that waits goes first. So the returning lane goes ahead
-// of the others but takes at most every other hash while both wait: a
-// stream of returning sign-ins (a customer's own account, signed in to
-// again and again) cannot starve the requests admitted before it.
-func nextJob(jobs [lanes]chan func(), after lane) (func(), lane) {
-	first, second := laneReturning, laneOther
-	if after == laneReturning {
-		first, second = laneOther, laneReturning
+// returningShare bounds the returning lane while both lanes wait: a hasher
+// takes at most one of its hashes in every returningShare (nextJob).
+const returningShare = 4
+
+// nextJob waits for a hasher's next hash. owed is how many of the other
+// lane's hashes the hasher owes before the returning lane goes first again
+// (0 at its start); it returns the hash and the new owed. The returning
+// lane's hash goes first unless hashes are owed; one taken owes
+// returningShare - 1 of the other lane's, each counted off when the other
+// lane has one waiting (an empty other lane owes nothing). So the
+// returning lane goes ahead of the others but takes at most one hash in
+// returningShare while both wait: a stream of returning sign-ins (an
+// account holder's own, signed in to again and again) cannot starve the
+// requests admitted before it, whose expected wait counts that share
+// (hashQueue.wait).
+func nextJob(jobs [lanes]chan func(), owed int) (func(), int) {
+	if owed > 0 {
+		select {
+		case job := <-jobs[laneOther]:
+			return job, owed - 1
+		default:
+		}
 	}
 	select {
-	case job := <-jobs[first]:
-		return job, first
+	case job := <-jobs[laneReturning]:
+		return job, returningShare - 1
 	default:
 	}
 	select {
-	case job := <-jobs[first]:
-		return job, first
-	case job := <-jobs[second]:
-		return job, second
+	case job := <-jobs[laneReturning]:
+		return job, returningShare - 1
+	case job := <-jobs[laneOther]:
+		return job, max(0, owed-1)
 	}
 }
 
@@ -199,14 +211,23 @@ func (q *hashQueue) estimate(now time.Time) time.Duration {
 // wait is the expected time until a hash of lane l joining the queue at
 // now is done: the hashers work through the pending ones it waits behind
 // and it, HashSlots() at a time. In the other lane that is every pending
-// one; in the returning lane, that lane's, each of which may have one of
-// the other lane's run before it (nextJob).
+// one; while the returning lane holds places, returning hashes that come
+// later may go before it, at most one in returningShare (nextJob), so the
+// work is then counted returningShare ÷ (returningShare - 1) times. (A
+// request admitted while the lane was empty may still meet a stream of
+// returning sign-ins: its wait is then at most that many times the budget,
+// 2 s for the 1.5 s budget.) In the returning lane it is that lane's
+// hashes, and up to returningShare - 1 of the other lane's before each.
 func (q *hashQueue) wait(now time.Time, l lane) time.Duration {
-	ahead := q.pending
-	if l == laneReturning {
-		ahead = 2 * q.returning
+	e := q.estimate(now)
+	switch {
+	case l == laneReturning:
+		return time.Duration(returningShare*(q.returning+1)) * e / time.Duration(hashSlots)
+	case q.returning > 0:
+		return time.Duration((q.pending+1)*returningShare) * e / time.Duration(hashSlots*(returningShare-1))
+	default:
+		return time.Duration(q.pending+1) * e / time.Duration(hashSlots)
 	}
-	return time.Duration(ahead+1) * q.estimate(now) / time.Duration(hashSlots)
 }
 
 // count (q.mu held) adds n places in lane l.
@@ -266,7 +287,7 @@ func (e *BusyError) RetryAfter() int {
 
 // reservation is an admitted request's place in the queue, carried in its
 // context until its first hash takes it.
-// lane, its request's (AdmitClient), is also its later hashes'.
+// lane is its request's (AdmitClient), where its first hash waits.
 type reservation struct {
 	taken atomic.Bool
 	lane  lane
@@ -462,12 +483,15 @@ func (h *Hasher) submit(ctx context.Context, job func()) error {
 	startHashers()
 	q := h.hashQueue()
 	r, _ := ctx.Value(reservationKey{}).(*reservation)
+	// The request's first hash takes its reservation, in its lane; a later
+	// one (a re-hash) queues in the other lane, unadmitted as before.
+	counted := r != nil && r.taken.CompareAndSwap(false, true)
 	l := laneOther
-	if r != nil {
+	if counted {
 		l = r.lane
 	}
 	asked := h.now()
-	q.begin(asked, r != nil && r.taken.CompareAndSwap(false, true), l)
+	q.begin(asked, counted, l)
 	timed := func() {
 		start := h.now()
 		h.Metrics.waited(start.Sub(asked))

@@ -599,10 +599,10 @@ func TestWithoutAShareOneAddressFillsTheQueue(t *testing.T) {
 
 // Issue 34: a returning browser's sign-in (a ctx marked Returning) is
 // admitted while the queue is at its budget, in a lane of its own, bounded
-// by its own places (each counted twice: a hash of the other lane may run
-// before each); an account holds one place of it at a time; the lane's
-// places count in everyone's wait, and every count goes back when its
-// request is done.
+// by its own places (each counted returningShare times: that many of the
+// other lane's may run before each); an account holds one place of it at
+// a time; while the lane holds places the other lane's wait counts them
+// and the lane's share; every count goes back when its request is done.
 func TestTheReturningLaneIsAdmittedPastAFullQueue(t *testing.T) {
 	const budget = 2 * time.Second
 	f := newFakeQueue(t, budget)
@@ -622,7 +622,7 @@ func TestTheReturningLaneIsAdmittedPastAFullQueue(t *testing.T) {
 	if err := f.h.Check("198.51.100.9", "account-0"); err != nil {
 		t.Fatalf("Check in the returning lane with the queue full: %v", err)
 	}
-	lanePlaces := (places + 1) / 2 // (2 × ahead + 1) × hash ÷ hashers ≤ budget
+	lanePlaces := int(budget * time.Duration(hashSlots) / (returningShare * hashTimePrior))
 	var mine []func()
 	for i := range lanePlaces {
 		ctx, release, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "198.51.100.9")
@@ -639,9 +639,13 @@ func TestTheReturningLaneIsAdmittedPastAFullQueue(t *testing.T) {
 	}
 	f.q.mu.Lock()
 	pending, lane := f.q.pending, f.q.returning
+	other := f.q.wait(f.clock.Now(), laneOther)
 	f.q.mu.Unlock()
 	if pending != places+lanePlaces || lane != lanePlaces {
 		t.Fatalf("%d places counted, %d returning; want %d and %d", pending, lane, places+lanePlaces, lanePlaces)
+	}
+	if want := time.Duration((pending+1)*returningShare) * hashTimePrior / time.Duration(hashSlots*(returningShare-1)); other != want {
+		t.Fatalf("the other lane's wait with the returning lane in use: %v, want %v", other, want)
 	}
 	// An account holding its place in the lane: its next sign-in waits
 	// with the others, here refused with the queue full; once its place
@@ -684,7 +688,8 @@ func TestTheReturningLaneKeepsTheAddressShare(t *testing.T) {
 }
 
 // The hashers take the returning lane's hashes first, but while both
-// lanes wait, at most every other one.
+// lanes wait, at most one in returningShare; with the other lane empty,
+// the returning lane's one after another.
 func TestHashersTakeTheReturningLaneFirst(t *testing.T) {
 	var jobs [lanes]chan func()
 	for l := range jobs {
@@ -696,15 +701,20 @@ func TestHashersTakeTheReturningLaneFirst(t *testing.T) {
 			jobs[l] <- func() { order = append(order, laneNames[l]) }
 		}
 	}
-	add(laneOther, 2)
+	add(laneOther, returningShare)
 	add(laneReturning, 4)
-	last := laneOther
-	for range 6 {
+	owed := 0
+	for range returningShare + 4 {
 		var job func()
-		job, last = nextJob(jobs, last)
+		job, owed = nextJob(jobs, owed)
 		job()
 	}
-	if want := []string{"returning", "other", "returning", "other", "returning", "returning"}; !slices.Equal(order, want) {
+	want := []string{"returning"}
+	for range returningShare - 1 {
+		want = append(want, "other")
+	}
+	want = append(want, "returning", "other", "returning", "returning")
+	if !slices.Equal(order, want) {
 		t.Fatalf("hashers ran %v, want %v", order, want)
 	}
 }
@@ -739,5 +749,13 @@ func TestAReturningHashWaitsInItsLane(t *testing.T) {
 	}
 	if err := <-hashed; err != nil {
 		t.Fatal(err)
+	}
+	// Counted out of the lane it was counted in.
+	done()
+	waitPending(t, 0)
+	queue.mu.Lock()
+	defer queue.mu.Unlock()
+	if queue.returning != 0 || len(queue.accounts) != 0 {
+		t.Fatalf("after the hash: %d returning, accounts %v", queue.returning, queue.accounts)
 	}
 }

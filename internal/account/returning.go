@@ -2,10 +2,7 @@ package account
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"strconv"
 	"strings"
 	"time"
@@ -22,17 +19,21 @@ import (
 // after a sign-in the browser gets a pass (PassCookie) naming the account,
 // signed with a key of the database, and a sign-in for that account that
 // carries it is admitted in a lane of its own (Hasher.Check and AdmitClient
-// with Returning): its hashes go ahead of the others' but take at most
-// every other hash while both lanes wait (nextJob), an account holds at
-// most one place in it at a time, and it is refused only when that lane
-// alone passes the wait budget.
+// with Returning): its hashes go ahead of the others' but take at most one
+// hash in returningShare while both lanes wait (nextJob), an account holds
+// at most one place in it at a time, and it is refused when that lane's
+// own expected wait passes the budget (or its address holds its share).
 //
 // The pass grants no access: the password is checked as always, with the
 // account's lockout and every rate limit. Someone who took a customer's
-// pass gets a place ahead of the flood for that one account's guesses,
-// and nothing else. It is checked without a database read, from the
-// cookie and the key alone, so the HTTP layer can ask before it reads a
-// request (httpapi's shed.go).
+// pass gets a place ahead of the flood for that one account's guesses, one
+// at a time, and nothing else. It is checked without a database read, from
+// the cookie and the key alone, so the HTTP layer can ask before it reads
+// a request (httpapi's shed.go); so nothing revokes it before it expires
+// (a password reset, a lockout or a disabled account leave it valid: it
+// still opens nothing). The limit: a flood from someone who holds accounts
+// of their own carries their passes, one lane place an account, and with
+// enough accounts fills the lane (at most one hash in returningShare).
 
 // Pass cookie names: __Host- and Secure except over plain http in --dev.
 const (
@@ -65,10 +66,10 @@ func NewPasses(ctx context.Context, db codes.Store, now func() time.Time) (*Pass
 
 // Issue is the pass of a browser that has just signed in to accountID:
 // "id.expiry.tag", the expiry in Unix seconds, the tag 128 bits of the
-// HMAC of both.
+// HMAC of both (in hex).
 func (p *Passes) Issue(accountID string) string {
-	body := accountID + "." + strconv.FormatInt(p.now().Add(PassAge).Unix(), 10)
-	return body + "." + p.tag(body)
+	expiry := strconv.FormatInt(p.now().Add(PassAge).Unix(), 10)
+	return accountID + "." + expiry + "." + p.tag(accountID, expiry)
 }
 
 // Valid reports whether pass is one Issue gave for accountID and has not
@@ -89,13 +90,12 @@ func (p *Passes) Valid(pass, accountID string) bool {
 	if err != nil || !p.now().Before(time.Unix(until, 0)) {
 		return false
 	}
-	return hmac.Equal([]byte(tag), []byte(p.tag(body)))
+	return codes.Equal(tag, p.tag(id, expiry))
 }
 
-func (p *Passes) tag(body string) string {
-	m := hmac.New(sha256.New, p.key)
-	m.Write([]byte(body))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+// tag is the pass's HMAC, its first 128 bits.
+func (p *Passes) tag(accountID, expiry string) string {
+	return codes.HMAC(p.key, accountID, expiry)[:32]
 }
 
 func cutLast(s string, sep byte) (before, after string, ok bool) {

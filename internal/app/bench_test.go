@@ -585,7 +585,10 @@ func TestSignInFlood(t *testing.T) {
 	const visitorTarget = 5 * time.Second
 	// visitorPause is how long a visitor stays on their page before
 	// signing in again.
-	const visitorPause = time.Second
+	visitorPause := time.Second
+	if d, err := time.ParseDuration(os.Getenv("GUICHET_BENCH_VISITOR_PAUSE")); err == nil {
+		visitorPause = d
+	}
 	sustained := time.Duration(envInt("GUICHET_BENCH_FLOOD_SECONDS", 10)) * time.Second
 	budget := account.DefaultWaitBudget
 	const target = 2 * time.Second
@@ -610,8 +613,8 @@ func TestSignInFlood(t *testing.T) {
 		targets = append(targets, id, fmt.Sprintf("%022d", len(targets)))
 	}
 	round := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	fmt.Printf("sign-in flood (%d cores, %d hashers, hash wait budget %v): wrong passwords from %d clients, each request from its own address\n",
-		runtime.NumCPU(), account.HashSlots(), budget, attackers)
+	fmt.Printf("sign-in flood (%d cores, %d hashers, hash wait budget %v): wrong passwords from %d clients, each request from its own address; %d visitors, %v on their page between sign-ins\n",
+		runtime.NumCPU(), account.HashSlots(), budget, attackers, visitors, visitorPause)
 
 	// flood runs the clients, each sending until stop is closed (or once
 	// when once is set) from the address from gives (each its own, or one
@@ -709,10 +712,11 @@ func TestSignInFlood(t *testing.T) {
 
 	// visitorsDuring signs in with the visitors' accounts until the phase
 	// ends and returns what they got. Each visitor is a person: signed in,
-	// they read their page a second before they sign in again (a visitor
-	// signing in back to back would be a flood of its own, of sign-ins
-	// from its known browser; the returning lane gives those at most every
-	// other hash).
+	// they read their page a while (visitorPause) before they sign in
+	// again. Back to back (GUICHET_BENCH_VISITOR_PAUSE=0s), 4 visitors are
+	// a stream of returning sign-ins of their own, about 100 a second: the
+	// returning lane gives them at most one hash in four, and the flood's
+	// admitted requests wait at most 4 ÷ 3 of the budget.
 	visitorsDuring := func(start time.Time) string {
 		var mu sync.Mutex
 		var ins, wholes []time.Duration

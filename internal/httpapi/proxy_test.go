@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -537,5 +538,13 @@ func TestShedFirstLetsAReturningBrowserThrough(t *testing.T) {
 		if through := admitted > before; through != c.through || !through && a.Status != http.StatusTooManyRequests {
 			t.Errorf("%s: through %v (answered %d), want %v", c.name, through, a.Status, c.through)
 		}
+	}
+}
+
+// The returning lane's path is the authentication route's, which
+// TestHashingRoutesAreInTheTable keeps to the route table.
+func TestTheReturningLanesRouteIsAHashingRoute(t *testing.T) {
+	if p := "POST " + signInPrefix + "{id}" + signInSuffix; !slices.Contains(hashingRoutes, p) {
+		t.Fatalf("%q is not one of hashingRoutes %v", p, hashingRoutes)
 	}
 }

@@ -209,7 +209,7 @@ func (e *env) verified(a account.Account) (token string) {
 // signIn opens an SSO session with the password and returns its token.
 func (e *env) signIn(a account.Account, password string) string {
 	e.t.Helper()
-	token, err := e.sso.SignIn(context.Background(), sso.SignIn{Brand: a.Brand, Username: a.Email, Password: password, IP: ip})
+	token, _, err := e.sso.SignIn(context.Background(), sso.SignIn{Brand: a.Brand, Username: a.Email, Password: password, IP: ip})
 	if err != nil {
 		e.t.Fatalf("sign in %s: %v", a.Email, err)
 	}

@@ -59,12 +59,12 @@ type SignIn struct {
 // account's lockout.
 func (s *Service) SignIn(ctx context.Context, in SignIn) (token, accountID string, err error) {
 	if in.Ticket != "" {
-		token, accountID, err := s.signInWithTicket(ctx, in)
+		token, accountID, err = s.signInWithTicket(ctx, in)
+		if err == nil && accountID == "" {
+			err = account.ErrTicketInvalid
+		}
 		if err != nil {
 			return "", "", err
-		}
-		if accountID == "" {
-			return "", "", account.ErrTicketInvalid
 		}
 		return token, accountID, nil
 	}

@@ -3,9 +3,9 @@
 // GUICHET_E2E_WATCH_REPORT=<file> lists it there (a survey of the whole
 // suite in one run: `GUICHET_E2E_WATCH=report GUICHET_E2E_WATCH_REPORT=/tmp/watch.txt
 // make test-e2e`). `make test-e2e` lists into $GUICHET_CI_REPORTS/e2e-watch.txt
-// and fails only with GUICHET_E2E_WATCH=fail (issue 32, docs/ci.md: not
-// the default yet); a file run alone with node --test and neither variable
-// set does neither.
+// and fails the test (GUICHET_E2E_WATCH=fail, its default since session 22;
+// issue 32, docs/ci.md); a file run alone with node --test and neither
+// variable set does neither.
 import { appendFileSync } from 'node:fs';
 
 /**
