@@ -302,7 +302,9 @@ type reservationKey struct{}
 // returns ctx carrying it (the request's first hash takes it) and release,
 // which gives back a place that was not used (defer it). When the expected
 // wait for the hash (every unfinished hash and this one, times the recent
-// hash time, over HashSlots()) passes WaitBudget it reserves nothing and
+// hash time, over HashSlots(); counted 4 ÷ 3 times while the returning
+// browsers' lane holds places, and that lane's own for a returning
+// browser: hashQueue.wait) passes WaitBudget it reserves nothing and
 // returns a *BusyError. The recent hash time decays while no hash runs
 // (hashQueue), so a refusal never outlasts the load that caused it. A ctx
 // that already carries a reservation is admitted as it is: one request

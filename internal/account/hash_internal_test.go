@@ -719,9 +719,9 @@ func TestHashersTakeTheReturningLaneFirst(t *testing.T) {
 	}
 }
 
-// A hash of a returning reservation waits in the returning lane: with
-// every hasher busy, the test takes it from there, as the next free
-// hasher would.
+// A hash of a returning reservation waits in the returning lane, and a
+// second hash of the same request in the other: with every hasher busy,
+// the test takes each from there, as the next free hasher would.
 func TestAReturningHashWaitsInItsLane(t *testing.T) {
 	restore := hashTime(t, hashTimePrior)
 	defer restore()
@@ -746,6 +746,22 @@ func TestAReturningHashWaitsInItsLane(t *testing.T) {
 		t.Fatal("a returning browser's hash waited in the other lane")
 	case <-time.After(time.Minute): // a hang bound
 		t.Fatal("no hash was sent")
+	}
+	if err := <-hashed; err != nil {
+		t.Fatal(err)
+	}
+	// A second hash of the same request (a re-hash) waits with the others.
+	go func() {
+		_, err := h.Hash(ctx, "rehash")
+		hashed <- err
+	}()
+	select {
+	case job := <-hashJobs[laneOther]:
+		job()
+	case <-hashJobs[laneReturning]:
+		t.Fatal("a re-hash waited in the returning lane")
+	case <-time.After(time.Minute): // a hang bound
+		t.Fatal("no re-hash was sent")
 	}
 	if err := <-hashed; err != nil {
 		t.Fatal(err)

@@ -560,7 +560,8 @@ func BenchmarkSignIn(b *testing.B) {
 //     submits again after Retry-After, as the SPA's message invites;
 //   - sustained: each client sends its next one as soon as it has an
 //     answer, for GUICHET_BENCH_FLOOD_SECONDS (default 10), while visitors
-//     sign in again and again (a second on their page in between), trying
+//     sign in again and again (GUICHET_BENCH_VISITOR_PAUSE on their page
+//     in between, a second by default), trying
 //     again at once when shed, from the browser they signed in with
 //     before (its cookies: the device id and the returning browsers'
 //     pass, which the flood's clients do not have); once with
@@ -714,7 +715,8 @@ func TestSignInFlood(t *testing.T) {
 	// ends and returns what they got. Each visitor is a person: signed in,
 	// they read their page a while (visitorPause) before they sign in
 	// again. Back to back (GUICHET_BENCH_VISITOR_PAUSE=0s), 4 visitors are
-	// a stream of returning sign-ins of their own, about 100 a second: the
+	// a stream of returning sign-ins of their own (about 100 a second when
+	// the lane took every hash they asked for; 17 a second now): the
 	// returning lane gives them at most one hash in four, and the flood's
 	// admitted requests wait at most 4 ÷ 3 of the budget.
 	visitorsDuring := func(start time.Time) string {

@@ -71,10 +71,9 @@ func (s *Service) SignIn(ctx context.Context, in SignIn) (token, accountID strin
 	err = s.Accounts.SignInWithPassword(ctx, account.Credentials{
 		Brand: in.Brand, Email: in.Username, Password: in.Password, IP: in.IP,
 	}, func(tx *store.Tx, a account.Account) error {
-		var err error
-		token, err = s.open(ctx, tx, a, in)
-		accountID = a.ID
-		return err
+		opened, openErr := s.open(ctx, tx, a, in)
+		token, accountID = opened, a.ID
+		return openErr
 	})
 	if err != nil {
 		return "", "", err
