@@ -739,33 +739,28 @@ func TestAReturningHashWaitsInItsLane(t *testing.T) {
 		_, err := h.Hash(ctx, "returning")
 		hashed <- err
 	}()
-	select {
-	case job := <-hashJobs[laneReturning]:
-		job()
-	case <-hashJobs[laneOther]:
-		t.Fatal("a returning browser's hash waited in the other lane")
-	case <-time.After(time.Minute): // a hang bound
-		t.Fatal("no hash was sent")
+	// runFrom runs, as a hasher would, the hash waiting in lane want.
+	runFrom := func(what string, want lane) {
+		t.Helper()
+		select {
+		case job := <-hashJobs[want]:
+			job()
+		case <-hashJobs[1-want]:
+			t.Fatalf("%s waited in the %s lane, want the %s", what, laneNames[1-want], laneNames[want])
+		case <-time.After(time.Minute): // a hang bound
+			t.Fatalf("%s was never sent", what)
+		}
+		if err := <-hashed; err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := <-hashed; err != nil {
-		t.Fatal(err)
-	}
+	runFrom("a returning browser's hash", laneReturning)
 	// A second hash of the same request (a re-hash) waits with the others.
 	go func() {
 		_, err := h.Hash(ctx, "rehash")
 		hashed <- err
 	}()
-	select {
-	case job := <-hashJobs[laneOther]:
-		job()
-	case <-hashJobs[laneReturning]:
-		t.Fatal("a re-hash waited in the returning lane")
-	case <-time.After(time.Minute): // a hang bound
-		t.Fatal("no re-hash was sent")
-	}
-	if err := <-hashed; err != nil {
-		t.Fatal(err)
-	}
+	runFrom("a re-hash", laneOther)
 	// Counted out of the lane it was counted in.
 	done()
 	waitPending(t, 0)

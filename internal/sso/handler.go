@@ -231,12 +231,9 @@ func deviceID(r *http.Request) string {
 
 // setDeviceCookie gives (or renews) the browser its device id.
 func setDeviceCookie(w http.ResponseWriter, r *http.Request, id string) {
-	if id == "" {
-		return
+	if id != "" {
+		setBrowserCookie(w, r, deviceCookie, id, DeviceCookieAge)
 	}
-	name, secure := deviceCookie.For(r)
-	http.SetCookie(w, &http.Cookie{Name: name, Value: id, Path: "/", MaxAge: int(DeviceCookieAge / time.Second), HttpOnly: true,
-		Secure: secure, SameSite: http.SameSiteLaxMode})
 }
 
 // passCookie is the returning browsers' pass (account/returning.go).
@@ -246,13 +243,17 @@ var passCookie = api.Cookie{Name: account.PassCookie, DevName: account.DevPassCo
 // to the hashers' returning lane (renewed at each sign-in). Nothing
 // without the account service's passes.
 func (h *Handler) setPass(w http.ResponseWriter, r *http.Request, accountID string) {
-	passes := h.Service.Accounts.Passes
-	if passes == nil || accountID == "" {
-		return
+	if passes := h.Service.Accounts.Passes; passes != nil && accountID != "" {
+		setBrowserCookie(w, r, passCookie, passes.Issue(accountID), account.PassAge)
 	}
-	name, secure := passCookie.For(r)
-	http.SetCookie(w, &http.Cookie{Name: name, Value: passes.Issue(accountID), Path: "/", MaxAge: int(account.PassAge / time.Second),
-		HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
+}
+
+// setBrowserCookie sets one of the cookies a browser keeps past its
+// session (the device id, the pass): for age, HttpOnly, SameSite=Lax.
+func setBrowserCookie(w http.ResponseWriter, r *http.Request, c api.Cookie, value string, age time.Duration) {
+	name, secure := c.For(r)
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: int(age / time.Second), HttpOnly: true,
+		Secure: secure, SameSite: http.SameSiteLaxMode})
 }
 
 // Token is the request's session cookie value, "" without one.
