@@ -670,6 +670,62 @@ func TestTheReturningLaneIsAdmittedPastAFullQueue(t *testing.T) {
 	}
 }
 
+// With the other lane empty or short, the returning lane's hashes wait
+// only behind what is there: returning browsers are admitted as many as
+// the budget holds, as any others would be (a busy machine's bench refused
+// returning sign-ins, 8 at once, when their wait was counted as if the
+// other lane were full), and behind a short other lane the lane counts
+// the others' hashes that are waiting, not returningShare - 1 of them.
+func TestAReturningHashWaitsOnlyBehindWhatIsQueued(t *testing.T) {
+	const budget = 2 * time.Second
+	f := newFakeQueue(t, budget)
+	f.h.ClientShare = 0
+	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
+	var held []func()
+	defer func() {
+		for _, release := range held {
+			release()
+		}
+	}()
+	for i := range places {
+		_, release, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "")
+		if err != nil {
+			t.Fatalf("returning place %d of %d with the other lane empty: %v", i+1, places, err)
+		}
+		held = append(held, release)
+	}
+	if err := f.h.Check("", "account-next"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("the returning lane past the budget: %v, want busy", err)
+	}
+	for _, release := range held {
+		release()
+	}
+	held = nil
+	// Two of the other lane's, then returning hashes: the first waits
+	// behind both others (and itself), the second behind the same two and
+	// the first, since the hashers would not take more others than wait.
+	for i := range 2 {
+		_, release, err := f.h.AdmitClient(context.Background(), fmt.Sprintf("203.0.113.%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, release)
+	}
+	for i, want := range []int{3, 4, 5} {
+		f.q.mu.Lock()
+		got := f.q.wait(f.clock.Now(), laneReturning)
+		f.q.mu.Unlock()
+		if w := time.Duration(want) * hashTimePrior / time.Duration(hashSlots); got != w {
+			t.Fatalf("returning hash %d behind 2 others: wait %v, want %v", i+1, got, w)
+		}
+		_, release, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, release)
+	}
+}
+
 // A returning address still holds at most its share of the places.
 func TestTheReturningLaneKeepsTheAddressShare(t *testing.T) {
 	const budget = 2 * time.Second
