@@ -141,27 +141,24 @@ var (
 )
 
 // allow counts a hit of a per-client rate-limit rule for the client address
-// ip (by throttle.ClientKey), auditing a refusal in the same transaction.
+// ip (by throttle.ClientKey) and audits a refusal. The hit is one statement
+// of its own (on PostgreSQL no transaction around it: two round trips
+// fewer on every sign-in, issue 34); a refusal's audit row follows in a
+// transaction of its own, so a refusal whose row could not be written is
+// answered with that error, its hit counted.
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e audit.Event) error {
 	if rule.Limit <= 0 || rule.Window <= 0 {
 		return nil
 	}
-	var wait time.Duration
-	err := s.DB.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		if wait, err = s.Limiter.CheckTx(ctx, tx, rule, throttle.ClientKey(ip)); err != nil || wait == 0 {
-			return err
-		}
-		e.Outcome, e.Detail = "rate_limited", rule.Scope
-		return s.record(ctx, tx, e)
-	})
-	if err != nil {
+	wait, err := s.Limiter.Check(ctx, rule, throttle.ClientKey(ip))
+	if err != nil || wait == 0 {
 		return err
 	}
-	if wait > 0 {
-		return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
+	e.Outcome, e.Detail = "rate_limited", rule.Scope
+	if err := s.DB.InTx(ctx, func(tx *store.Tx) error { return s.record(ctx, tx, e) }); err != nil {
+		return err
 	}
-	return nil
+	return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
 }
 
 // admitted is the start of every password check: it holds a hashing slot

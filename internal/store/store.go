@@ -387,6 +387,18 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) (err error) {
 	return err
 }
 
+// ScanOne runs the one statement q (a write, with RETURNING) as a unit of
+// its own and scans its row into dest: on PostgreSQL alone, since one
+// statement is atomic by itself and a BEGIN and a COMMIT would be two
+// round trips more (issue 34: a sign-in's rate limit); on SQLite in InTx,
+// where every write takes the process's write lock first.
+func (db *DB) ScanOne(ctx context.Context, q string, args []any, dest ...any) error {
+	if db.Dialect == Postgres {
+		return db.QueryRow(ctx, q, args...).Scan(dest...)
+	}
+	return db.InTx(ctx, func(tx *Tx) error { return tx.QueryRow(ctx, q, args...).Scan(dest...) })
+}
+
 // Affected runs the write statement q in a transaction of its own and
 // returns how many rows it changed.
 func (db *DB) Affected(ctx context.Context, q string, args ...any) (int64, error) {

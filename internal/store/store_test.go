@@ -189,6 +189,55 @@ func TestConcurrentWritersAllCommit(t *testing.T) {
 	})
 }
 
+// ScanOne runs its statement as a unit of its own: concurrent writers all
+// count (SQLite's write lock is taken, PostgreSQL's statement is atomic),
+// a failed statement changes nothing, and on PostgreSQL no transaction
+// wraps it (two round trips fewer).
+func TestScanOneIsAUnitOfItsOwn(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := t.Context()
+		execAll(t, db, "CREATE TABLE scan_one_probe (k TEXT PRIMARY KEY, n INTEGER NOT NULL)")
+		const upsert = `INSERT INTO scan_one_probe (k, n) VALUES (?, 1)
+			ON CONFLICT (k) DO UPDATE SET n = scan_one_probe.n + 1 RETURNING n`
+		before := db.Transactions()
+		var wg sync.WaitGroup
+		seen := make(chan int, 20)
+		for range 20 {
+			wg.Go(func() {
+				var n int
+				if err := db.ScanOne(ctx, upsert, []any{"a"}, &n); err != nil {
+					t.Error(err)
+				}
+				seen <- n
+			})
+		}
+		wg.Wait()
+		close(seen)
+		got := map[int]bool{}
+		for n := range seen {
+			got[n] = true
+		}
+		if len(got) != 20 || !got[1] || !got[20] {
+			t.Fatalf("the 20 upserts returned %v, want each of 1 to 20 once", got)
+		}
+		wantTx := int64(20)
+		if db.Dialect == store.Postgres {
+			wantTx = 0
+		}
+		if n := db.Transactions() - before; n != wantTx {
+			t.Fatalf("%s: %d transactions for 20 statements, want %d", db.Dialect, n, wantTx)
+		}
+		var n int
+		err := db.ScanOne(ctx, "INSERT INTO scan_one_probe (k, n) VALUES (?, NULL) RETURNING n", []any{"b"}, &n)
+		if err == nil {
+			t.Fatal("a NOT NULL violation scanned")
+		}
+		if rows := countRows(t, db, "scan_one_probe"); rows != 1 {
+			t.Fatalf("%d rows after a failed statement, want 1", rows)
+		}
+	})
+}
+
 func TestOpenRefusesOtherURLs(t *testing.T) {
 	_, err := store.Open(t.Context(), store.Config{URL: "mysql://u:secret@h/db"})
 	if err == nil {

@@ -81,20 +81,26 @@ func (l *Limiter) AllowTx(ctx context.Context, tx *store.Tx, rule Rule, subject 
 
 // Check is Allow that tells, on a refusal, how long until a hit would be
 // allowed again: zero when this hit is within the limit.
+// The hit is one statement, run as a unit of its own (store.ScanOne: on
+// PostgreSQL no BEGIN and COMMIT around it).
 func (l *Limiter) Check(ctx context.Context, rule Rule, subject string) (time.Duration, error) {
-	var wait time.Duration
-	err := l.db.InTx(ctx, func(tx *store.Tx) error {
-		var err error
-		wait, err = l.CheckTx(ctx, tx, rule, subject)
-		return err
+	return l.check(rule, subject, func(q string, args []any, dest ...any) error {
+		return l.db.ScanOne(ctx, q, args, dest...)
 	})
-	return wait, err
 }
 
 // CheckTx is Check in the caller's transaction, as AllowTx. The wait
 // assumes no other hit meanwhile: what a client that waits as told sees
 // (the Retry-After of a 429), while one that keeps trying keeps counting.
 func (l *Limiter) CheckTx(ctx context.Context, tx *store.Tx, rule Rule, subject string) (time.Duration, error) {
+	return l.check(rule, subject, func(q string, args []any, dest ...any) error {
+		return tx.QueryRow(ctx, q, args...).Scan(dest...)
+	})
+}
+
+// check counts the hit with scan, which runs the one statement it is given
+// (in the caller's transaction or alone) and scans its row.
+func (l *Limiter) check(rule Rule, subject string, scan func(q string, args []any, dest ...any) error) (time.Duration, error) {
 	if rule.Limit <= 0 || rule.Window <= 0 {
 		return 0, nil
 	}
@@ -109,12 +115,12 @@ func (l *Limiter) CheckTx(ctx context.Context, tx *store.Tx, rule Rule, subject 
 	// window's count read by the subquery (0 without a row; the statement
 	// does not change that row, so both databases read it as it was).
 	var current, previous int64
-	err := tx.QueryRow(ctx, `INSERT INTO rate_limits (scope, subject, window_start, hits, expires_at)
+	err := scan(`INSERT INTO rate_limits (scope, subject, window_start, hits, expires_at)
 		VALUES (?, ?, ?, 1, ?)
 		ON CONFLICT (scope, subject, window_start) DO UPDATE SET hits = rate_limits.hits + 1
 		RETURNING hits, COALESCE((SELECT p.hits FROM rate_limits p
 			WHERE p.scope = ? AND p.subject = ? AND p.window_start = ?), 0)`,
-		rule.Scope, subject, start, start+2*win, rule.Scope, subject, start-win).Scan(&current, &previous)
+		[]any{rule.Scope, subject, start, start + 2*win, rule.Scope, subject, start - win}, &current, &previous)
 	if err != nil {
 		return 0, fmt.Errorf("throttle %s: %w", rule.Scope, err)
 	}
