@@ -312,6 +312,23 @@ func newFakeQueue(t *testing.T, budget time.Duration) *fakeQueue {
 	return &fakeQueue{t: t, h: h, q: q, clock: c}
 }
 
+// admitEach admits n requests, the i-th with the context and client
+// address of request(i), failing the test on a refusal, and returns their
+// releases.
+func (f *fakeQueue) admitEach(n int, what string, request func(i int) (context.Context, string)) []func() {
+	f.t.Helper()
+	var held []func()
+	for i := range n {
+		ctx, client := request(i)
+		_, release, err := f.h.AdmitClient(ctx, client)
+		if err != nil {
+			f.t.Fatalf("%s %d of %d: %v", what, i+1, n, err)
+		}
+		held = append(held, release)
+	}
+	return held
+}
+
 // hash runs one job on a hasher that lasts d on the test clock, and returns
 // once the queue has counted it out.
 func (f *fakeQueue) hash(d time.Duration) {
@@ -608,14 +625,9 @@ func TestTheReturningLaneIsAdmittedPastAFullQueue(t *testing.T) {
 	f := newFakeQueue(t, budget)
 	f.h.ClientShare = 0
 	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
-	var held []func()
-	for i := range places {
-		_, release, err := f.h.AdmitClient(context.Background(), fmt.Sprintf("203.0.113.%d", i))
-		if err != nil {
-			t.Fatalf("place %d of %d: %v", i+1, places, err)
-		}
-		held = append(held, release)
-	}
+	held := f.admitEach(places, "place", func(i int) (context.Context, string) {
+		return context.Background(), fmt.Sprintf("203.0.113.%d", i)
+	})
 	if err := f.h.Check("198.51.100.9", ""); !errors.Is(err, ErrBusy) {
 		t.Fatalf("Check with the queue full: %v, want busy", err)
 	}
@@ -681,19 +693,14 @@ func TestAReturningHashWaitsOnlyBehindWhatIsQueued(t *testing.T) {
 	f := newFakeQueue(t, budget)
 	f.h.ClientShare = 0
 	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
-	var held []func()
+	held := f.admitEach(places, "returning place with the other lane empty", func(i int) (context.Context, string) {
+		return Returning(context.Background(), fmt.Sprintf("account-%d", i)), ""
+	})
 	defer func() {
 		for _, release := range held {
 			release()
 		}
 	}()
-	for i := range places {
-		_, release, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "")
-		if err != nil {
-			t.Fatalf("returning place %d of %d with the other lane empty: %v", i+1, places, err)
-		}
-		held = append(held, release)
-	}
 	if err := f.h.Check("", "account-next"); !errors.Is(err, ErrBusy) {
 		t.Fatalf("the returning lane past the budget: %v, want busy", err)
 	}
