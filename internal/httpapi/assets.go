@@ -197,6 +197,11 @@ func (s *spa) serveAsset(w http.ResponseWriter, r *http.Request, cacheControl st
 		for _, k := range documentOnlyHeaders {
 			h.Del(k)
 		}
+	} else if mediaType, _, _ := strings.Cut(ctype, ";"); mediaType == "image/svg+xml" {
+		// An image that may be opened as a page: the data headers, with
+		// its own inline styles allowed.
+		dataHeaders(h)
+		h.Set("Content-Security-Policy", svgPolicy)
 	}
 	h.Set("ETag", tag)
 	if coding != "" {
@@ -216,8 +221,9 @@ func (s *spa) serveAsset(w http.ResponseWriter, r *http.Request, cacheControl st
 // file keeps: X-Content-Type-Options (nosniff: a script or a stylesheet is
 // run only with its own type), Referrer-Policy (a module script's and a
 // stylesheet's own requests follow it), Strict-Transport-Security over
-// HTTPS, and X-Request-Id. An SVG or an HTML file may be opened as a page:
-// they keep everything, as do error answers (http.NotFound before this).
+// HTTPS, and X-Request-Id. An HTML file may be opened as a page: it keeps
+// everything, as do error answers (http.NotFound before this); an SVG may be
+// too, but holds no script: it gets the data headers and svgPolicy.
 var documentOnlyHeaders = []string{"Content-Security-Policy", "X-Frame-Options", "Cross-Origin-Opener-Policy", "Permissions-Policy"}
 
 // subresource tells whether a file of this type is only ever loaded by a

@@ -135,11 +135,37 @@ func (s *server) securityHeaders(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
 		h.Set("Content-Security-Policy", s.csp(r, nonce))
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			dataHeaders(h)
+		}
 		if r.TLS != nil || s.cfg.TrustedProxies.forwardedHTTPS(r) {
 			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), nonceKey, nonce)))
 	})
+}
+
+// dataPolicy is the Content-Security-Policy of a response that is data, not
+// a page (the API's JSON, an SVG image): nothing may load or run if a
+// browser ever shows it as a document (an SVG opened by its address keeps
+// its own inline styles), and nothing may frame it. Constant, so HTTP/2's
+// header compression sends it once a connection, where the pages' nonce
+// policy is new on every response.
+const (
+	dataPolicy = "default-src 'none'; frame-ancestors 'none'"
+	svgPolicy  = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+)
+
+// dataHeaders gives a response that is data the headers of one: the data
+// policy instead of the page's, and no Cross-Origin-Opener-Policy nor
+// Permissions-Policy, which govern a page's scripts and windows (a JSON
+// answer or an image has none): about 330 bytes fewer on every API answer
+// (issue 32). X-Frame-Options stays for browsers that do not read
+// frame-ancestors.
+func dataHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", dataPolicy)
+	h.Del("Cross-Origin-Opener-Policy")
+	h.Del("Permissions-Policy")
 }
 
 // csp is the strict policy of design.md: scripts only with this response's

@@ -182,18 +182,21 @@ func TestSecurityHeadersByResponseKind(t *testing.T) {
 		"X-Content-Type-Options", "X-Frame-Options", "X-Request-Id"}
 	document := strings.Join(all, " ")
 	static := "Referrer-Policy X-Content-Type-Options X-Request-Id"
-	cases := []struct{ target, want string }{
-		{"/", document},
-		{"/nope", document},
-		{"/api/v1/welcome", document},
-		{"/healthz", document},
-		{"/favicon.svg", document},
-		{"/brands/belair/logo.svg", document},
-		{"/assets/missing.js", document},
-		{"/assets/app-abc.js", static},
-		{"/assets/style-abc.css", static},
-		{"/assets/font-abc.woff2", static},
-		{"/assets/photo-abc.webp", static},
+	data := "Content-Security-Policy Referrer-Policy X-Content-Type-Options X-Frame-Options X-Request-Id"
+	pagePolicy := "script-src 'nonce-"
+	cases := []struct{ target, want, policy string }{
+		{"/", document, pagePolicy},
+		{"/nope", document, pagePolicy},
+		{"/api/v1/welcome", data, dataPolicy},
+		{"/api/v1/nope", data, dataPolicy},
+		{"/healthz", document, pagePolicy},
+		{"/favicon.svg", data, svgPolicy},
+		{"/brands/belair/logo.svg", data, svgPolicy},
+		{"/assets/missing.js", document, pagePolicy},
+		{"/assets/app-abc.js", static, ""},
+		{"/assets/style-abc.css", static, ""},
+		{"/assets/font-abc.woff2", static, ""},
+		{"/assets/photo-abc.webp", static, ""},
 	}
 	for _, c := range cases {
 		for _, scheme := range []string{"http", "https"} {
@@ -212,6 +215,8 @@ func TestSecurityHeadersByResponseKind(t *testing.T) {
 			}
 			if csp := rec.Header.Get("Content-Security-Policy"); csp != "" && !strings.Contains(csp, "frame-ancestors 'none'") {
 				t.Errorf("%s %s: CSP lacks frame-ancestors: %q", scheme, c.target, csp)
+			} else if csp != c.policy && (c.policy != pagePolicy || !strings.Contains(csp, pagePolicy)) {
+				t.Errorf("%s %s: CSP %q, want %q", scheme, c.target, csp, c.policy)
 			}
 		}
 	}
