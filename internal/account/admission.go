@@ -29,7 +29,8 @@ const DefaultClientShare = 8
 // A ctx marked Returning (returning.go) with an account that holds no
 // place in the returning browsers' lane yet is admitted there (a customer
 // signs in once at a time; a second request of the account waits with
-// the others).
+// the others), or with the others when the lane's wait would pass the
+// budget (laneFor).
 func (h *Hasher) AdmitClient(ctx context.Context, client string) (context.Context, func(), error) {
 	if _, ok := ctx.Value(reservationKey{}).(*reservation); ok {
 		return ctx, func() {}, nil
@@ -70,26 +71,35 @@ func (h *Hasher) Check(client, account string) error {
 func (q *hashQueue) check(now time.Time, budget time.Duration, client string, share int, account string) (time.Duration, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.refusal(now, budget, client, share, q.laneFor(account))
+	_, w, ok := q.laneFor(now, budget, client, share, account)
+	return w, ok
 }
 
-// laneFor (q.mu held) is the lane of a request from a returning browser of
-// account ("": none): the returning lane unless the account holds a place
-// there already.
-func (q *hashQueue) laneFor(account string) lane {
-	if account == "" || q.accounts[account] > 0 {
-		return laneOther
+// laneFor (q.mu held) is the lane a hash of client, from a returning
+// browser of account ("": none), is admitted in, or its refusal's wait:
+// the returning lane, unless the account holds a place there already or
+// the lane's wait (counted at its most: returningShare hashes for each of
+// its own) would pass the budget, and then the other lane, so a returning
+// browser is never refused where a new one would be admitted (a busy
+// machine's bench refused returning sign-ins, 8 at once with the other
+// lane empty).
+func (q *hashQueue) laneFor(now time.Time, budget time.Duration, client string, share int, account string) (lane, time.Duration, bool) {
+	if account != "" && q.accounts[account] == 0 {
+		if w, ok := q.refusal(now, budget, client, share, laneReturning); ok || q.wait(now, laneReturning) <= budget {
+			return laneReturning, w, ok // admitted, or refused for the address's share
+		}
 	}
-	return laneReturning
+	w, ok := q.refusal(now, budget, client, share, laneOther)
+	return laneOther, w, ok
 }
 
-// admit counts a hash in for client, in the lane laneFor gives account,
-// unless refusal refuses it.
+// admit counts a hash in for client, in the lane laneFor gives, unless it
+// refuses it.
 func (q *hashQueue) admit(now time.Time, budget time.Duration, client string, share int, account string) (lane, time.Duration, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	l := q.laneFor(account)
-	if w, ok := q.refusal(now, budget, client, share, l); !ok {
+	l, w, ok := q.laneFor(now, budget, client, share, account)
+	if !ok {
 		return l, w, false
 	}
 	q.count(l, 1)

@@ -217,16 +217,15 @@ func (q *hashQueue) estimate(now time.Time) time.Duration {
 // request admitted while the lane was empty may still meet a stream of
 // returning sign-ins: its wait is then at most that many times the budget,
 // 2 s for the 1.5 s budget.) In the returning lane it is that lane's
-// hashes and up to returningShare - 1 of the other lane's before each, as
-// many as wait there: with the other lane empty a returning hash waits
-// only behind its own lane, never longer than it would in the other.
+// hashes and up to returningShare - 1 of the other lane's before each: the
+// most it can wait, since the other lane's may arrive after it and still
+// go first (a request the lane cannot take within the budget is admitted
+// in the other lane instead, laneFor).
 func (q *hashQueue) wait(now time.Time, l lane) time.Duration {
 	e := q.estimate(now)
 	switch {
 	case l == laneReturning:
-		ahead := q.returning + 1
-		interleaved := min(q.pending-q.returning, (returningShare-1)*ahead)
-		return time.Duration(ahead+interleaved) * e / time.Duration(hashSlots)
+		return time.Duration(returningShare*(q.returning+1)) * e / time.Duration(hashSlots)
 	case q.returning > 0:
 		return time.Duration((q.pending+1)*returningShare) * e / time.Duration(hashSlots*(returningShare-1))
 	default:

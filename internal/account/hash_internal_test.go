@@ -682,54 +682,54 @@ func TestTheReturningLaneIsAdmittedPastAFullQueue(t *testing.T) {
 	}
 }
 
-// With the other lane empty or short, the returning lane's hashes wait
-// only behind what is there: returning browsers are admitted as many as
-// the budget holds, as any others would be (a busy machine's bench refused
-// returning sign-ins, 8 at once, when their wait was counted as if the
-// other lane were full), and behind a short other lane the lane counts
-// the others' hashes that are waiting, not returningShare - 1 of them.
-func TestAReturningHashWaitsOnlyBehindWhatIsQueued(t *testing.T) {
+// A returning browser whose hash the lane cannot take within the budget
+// (its wait counted at its most, returningShare hashes for each of its
+// own) waits with the others instead of being refused: a busy machine's
+// bench refused returning sign-ins, 8 at once with the other lane empty,
+// that the other lane would have admitted. So returning browsers are
+// admitted as long as a new browser would be, the lane's places first.
+func TestAReturningBrowserTheLaneCannotTakeWaitsWithTheOthers(t *testing.T) {
 	const budget = 2 * time.Second
 	f := newFakeQueue(t, budget)
 	f.h.ClientShare = 0
-	places := int(budget * time.Duration(hashSlots) / hashTimePrior)
-	held := f.admitEach(places, "returning place with the other lane empty", func(i int) (context.Context, string) {
-		return Returning(context.Background(), fmt.Sprintf("account-%d", i)), ""
-	})
+	lanePlaces := int(budget * time.Duration(hashSlots) / (returningShare * hashTimePrior))
+	// In the other lane, while the returning lane holds places, a place
+	// counts returningShare ÷ (returningShare - 1) hashes.
+	allPlaces := int(budget * time.Duration(hashSlots*(returningShare-1)) / (returningShare * hashTimePrior))
+	var held []func()
 	defer func() {
 		for _, release := range held {
 			release()
 		}
 	}()
-	if err := f.h.Check("", "account-next"); !errors.Is(err, ErrBusy) {
-		t.Fatalf("the returning lane past the budget: %v, want busy", err)
-	}
-	for _, release := range held {
-		release()
-	}
-	held = nil
-	// Two of the other lane's, then returning hashes: the first waits
-	// behind both others (and itself), the second behind the same two and
-	// the first, since the hashers would not take more others than wait.
-	for i := range 2 {
-		_, release, err := f.h.AdmitClient(context.Background(), fmt.Sprintf("203.0.113.%d", i))
+	for i := 0; ; i++ {
+		ctx, release, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "")
+		if errors.Is(err, ErrBusy) {
+			if i != allPlaces {
+				t.Fatalf("returning browsers refused after %d admitted, want %d (%d in their lane)", i, allPlaces, lanePlaces)
+			}
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		held = append(held, release)
+		want := laneReturning
+		if i >= lanePlaces {
+			want = laneOther
+		}
+		if r, _ := ctx.Value(reservationKey{}).(*reservation); r == nil || r.lane != want {
+			t.Fatalf("returning browser %d reserved %+v, want the %s lane", i+1, r, laneNames[want])
+		}
 	}
-	for i, want := range []int{3, 4, 5} {
-		f.q.mu.Lock()
-		got := f.q.wait(f.clock.Now(), laneReturning)
-		f.q.mu.Unlock()
-		if w := time.Duration(want) * hashTimePrior / time.Duration(hashSlots); got != w {
-			t.Fatalf("returning hash %d behind 2 others: wait %v, want %v", i+1, got, w)
-		}
-		_, release, err := f.h.AdmitClient(Returning(context.Background(), fmt.Sprintf("account-%d", i)), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, release)
+	if err := f.h.Check("198.51.100.9", ""); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a new browser where returning ones are refused: %v, want busy", err)
+	}
+	f.q.mu.Lock()
+	defer f.q.mu.Unlock()
+	if f.q.returning != lanePlaces || len(f.q.accounts) != lanePlaces || f.q.pending != allPlaces {
+		t.Fatalf("%d places, %d returning, %d accounts; want %d, %d, %d", f.q.pending, f.q.returning,
+			len(f.q.accounts), allPlaces, lanePlaces, lanePlaces)
 	}
 }
 

@@ -392,11 +392,26 @@ func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) (err error) {
 // statement is atomic by itself and a BEGIN and a COMMIT would be two
 // round trips more (issue 34: a sign-in's rate limit); on SQLite in InTx,
 // where every write takes the process's write lock first.
-func (db *DB) ScanOne(ctx context.Context, q string, args []any, dest ...any) error {
-	if db.Dialect == Postgres {
-		return db.QueryRow(ctx, q, args...).Scan(dest...)
+// Like InTx it tries again a few times after a serialization failure or a
+// deadlock (a server whose default isolation is serializable), and counts
+// a failure in guichet_db_errors_total.
+func (db *DB) ScanOne(ctx context.Context, q string, args []any, dest ...any) (err error) {
+	if db.Dialect != Postgres {
+		return db.InTx(ctx, func(tx *Tx) error { return tx.QueryRow(ctx, q, args...).Scan(dest...) })
 	}
-	return db.InTx(ctx, func(tx *Tx) error { return tx.QueryRow(ctx, q, args...).Scan(dest...) })
+	for attempt := range txAttempts {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+		}
+		err = db.QueryRow(ctx, q, args...).Scan(dest...)
+		if err == nil || !retryable(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		db.failed(ctx, "query", err)
+	}
+	return err
 }
 
 // Affected runs the write statement q in a transaction of its own and

@@ -3,6 +3,7 @@ package store_test
 import (
 	"database/sql"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -236,6 +237,74 @@ func TestScanOneIsAUnitOfItsOwn(t *testing.T) {
 			t.Fatalf("%d rows after a failed statement, want 1", rows)
 		}
 	})
+}
+
+// On a PostgreSQL server whose transactions are serializable, a statement
+// that waited for a row another transaction changed fails with a
+// serialization failure (SQLSTATE 40001); ScanOne tries it again as InTx
+// does (a review found concurrent rate-limit hits refused without it).
+// The conflict is made, not raced for: a transaction holds the row until
+// ScanOne's statement waits on its lock (pg_stat_activity says so).
+func TestScanOneTriesASerializationFailureAgain(t *testing.T) {
+	ctx := t.Context()
+	u, err := url.Parse(storetest.MigratedPostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := u.Query()
+	query.Set("default_transaction_isolation", "serializable")
+	u.RawQuery = query.Encode()
+	db, err := store.Open(ctx, store.Config{URL: u.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var isolation string
+	if err := db.QueryRow(ctx, "SHOW default_transaction_isolation").Scan(&isolation); err != nil || isolation != "serializable" {
+		t.Fatalf("default_transaction_isolation %q, %v: the test needs serializable", isolation, err)
+	}
+	execAll(t, db, "CREATE TABLE scan_retry_probe (k TEXT PRIMARY KEY, n INTEGER NOT NULL)",
+		"INSERT INTO scan_retry_probe (k, n) VALUES ('a', 1)")
+	locked, commit, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		committed <- db.InTx(ctx, func(tx *store.Tx) error {
+			if _, err := tx.Exec(ctx, "UPDATE scan_retry_probe SET n = n + 1 WHERE k = 'a'"); err != nil {
+				return err
+			}
+			close(locked)
+			<-commit
+			return nil
+		})
+	}()
+	<-locked
+	before := db.Statements()
+	scanned := make(chan error, 1)
+	var n int
+	go func() {
+		scanned <- db.ScanOne(ctx, `INSERT INTO scan_retry_probe (k, n) VALUES (?, 1)
+			ON CONFLICT (k) DO UPDATE SET n = scan_retry_probe.n + 1 RETURNING n`, []any{"a"}, &n)
+	}()
+	var polls int64
+	for waiting := 0; waiting == 0; polls++ {
+		if polls == 100_000 {
+			t.Fatal("ScanOne's statement never waited for the row's lock")
+		}
+		if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(commit)
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-scanned; err != nil || n != 3 {
+		t.Fatalf("ScanOne after a serialization failure: n = %d, %v; want 3", n, err)
+	}
+	// Its statement twice, besides the test's own reads of pg_stat_activity.
+	if got := db.Statements() - before - polls; got != 2 {
+		t.Fatalf("ScanOne ran %d statements, want 2: the failed try and the one after", got)
+	}
 }
 
 func TestOpenRefusesOtherURLs(t *testing.T) {
