@@ -127,11 +127,16 @@ func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
 	db.stmts.on = true
 	// Processes opening a new file together race to switch it to WAL, and
 	// SQLite refuses that switch at once (busy) instead of waiting: try again.
+	// Not Ping's 3 s bound, meant for /readyz: a local file has no network
+	// to time out, busy_timeout bounds each wait for a lock, and on a
+	// loaded machine opening it took longer (`guichet migrate --status`
+	// failed "sqlite unreachable: context deadline exceeded" in CI).
 	for attempt := 1; ; attempt++ {
-		err := db.Ping(ctx)
+		err := db.SQL.PingContext(ctx)
 		if err == nil {
 			break
 		}
+		err = fmt.Errorf("%s unreachable: %w", db.Dialect, err)
 		if !retryable(err) || attempt == 50 || ctx.Err() != nil {
 			sqlDB.Close()
 			return nil, err
