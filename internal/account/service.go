@@ -141,24 +141,15 @@ var (
 )
 
 // allow counts a hit of a per-client rate-limit rule for the client address
-// ip (by throttle.ClientKey) and audits a refusal. The hit is one statement
-// of its own (on PostgreSQL no transaction around it: two round trips
-// fewer on every sign-in, issue 34); a refusal's audit row follows in a
-// transaction of its own, so a refusal whose row could not be written is
-// answered with that error, its hit counted.
+// ip (by throttle.ClientKey) and audits a refusal (throttle.Guard). The hit
+// is one statement of its own (on PostgreSQL no transaction around it: two
+// round trips fewer on every sign-in, issue 34); a refusal's audit row
+// follows in a transaction of its own.
 func (s *Service) allow(ctx context.Context, rule throttle.Rule, ip string, e audit.Event) error {
-	if rule.Limit <= 0 || rule.Window <= 0 {
-		return nil
-	}
-	wait, err := s.Limiter.Check(ctx, rule, throttle.ClientKey(ip))
-	if err != nil || wait == 0 {
-		return err
-	}
-	e.Outcome, e.Detail = "rate_limited", rule.Scope
-	if err := s.DB.InTx(ctx, func(tx *store.Tx) error { return s.record(ctx, tx, e) }); err != nil {
-		return err
-	}
-	return &throttle.Limited{Err: ErrRateLimited, RetryAfter: wait}
+	return s.Limiter.Guard(ctx, rule, throttle.ClientKey(ip), ErrRateLimited, func(scope string) error {
+		e.Outcome, e.Detail = "rate_limited", scope
+		return s.DB.InTx(ctx, func(tx *store.Tx) error { return s.record(ctx, tx, e) })
+	})
 }
 
 // admitted is the start of every password check: it holds a hashing slot

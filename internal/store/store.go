@@ -132,11 +132,10 @@ func OpenSQLiteFile(ctx context.Context, path string) (*DB, error) {
 	// loaded machine opening it took longer (`guichet migrate --status`
 	// failed "sqlite unreachable: context deadline exceeded" in CI).
 	for attempt := 1; ; attempt++ {
-		err := db.SQL.PingContext(ctx)
+		err := db.ping(ctx)
 		if err == nil {
 			break
 		}
-		err = fmt.Errorf("%s unreachable: %w", db.Dialect, err)
 		if !retryable(err) || attempt == 50 || ctx.Err() != nil {
 			sqlDB.Close()
 			return nil, err
@@ -177,10 +176,15 @@ func (db *DB) checkpointer(every time.Duration) {
 	}
 }
 
-// Ping checks the database answers (used by /readyz).
+// Ping checks the database answers within 3 s (used by /readyz).
 func (db *DB) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
+	return db.ping(ctx)
+}
+
+// ping checks the database answers within ctx.
+func (db *DB) ping(ctx context.Context) error {
 	if err := db.SQL.PingContext(ctx); err != nil {
 		db.failed(ctx, "ping", err)
 		return fmt.Errorf("%s unreachable: %w", db.Dialect, err)
@@ -370,26 +374,36 @@ const txAttempts = 4
 func (db *DB) InTx(ctx context.Context, fn func(*Tx) error) (err error) {
 	tx := &Tx{Dialect: db.Dialect, db: db}
 	ctx, span := db.txSpan(ctx)
-	attempt := 0
-	defer func() { endTx(span, tx, min(attempt+1, txAttempts), err) }()
+	attempts := 0
+	defer func() { endTx(span, tx, max(attempts, 1), err) }()
 	// Statements the cache did not hold are prepared once the transaction
 	// has ended and released the SQLite write lock.
 	defer func() { db.stmts.prepareAll(tx.unprepared, db.SQL) }()
-	for ; attempt < txAttempts; attempt++ {
+	err = retry(ctx, func() error {
+		attempts++
 		tx.afterCommit = nil
-		err = db.inTxOnce(ctx, tx, fn)
-		if err == nil {
-			for _, f := range tx.afterCommit {
-				f()
-			}
-			return nil
-		}
-		if !retryable(err) || ctx.Err() != nil {
+		return db.inTxOnce(ctx, tx, fn)
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range tx.afterCommit {
+		f()
+	}
+	return nil
+}
+
+// retry runs try up to txAttempts times while it fails with a
+// serialization failure, a deadlock or SQLite's busy (retryable), waiting a
+// little longer before each new try, and returns its last error.
+func retry(ctx context.Context, try func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := try()
+		if err == nil || !retryable(err) || ctx.Err() != nil || attempt == txAttempts {
 			return err
 		}
-		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
 	}
-	return err
 }
 
 // ScanOne runs the one statement q (a write, with RETURNING) as a unit of
@@ -404,15 +418,7 @@ func (db *DB) ScanOne(ctx context.Context, q string, args []any, dest ...any) (e
 	if db.Dialect != Postgres {
 		return db.InTx(ctx, func(tx *Tx) error { return tx.QueryRow(ctx, q, args...).Scan(dest...) })
 	}
-	for attempt := range txAttempts {
-		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
-		}
-		err = db.QueryRow(ctx, q, args...).Scan(dest...)
-		if err == nil || !retryable(err) || ctx.Err() != nil {
-			break
-		}
-	}
+	err = retry(ctx, func() error { return db.QueryRow(ctx, q, args...).Scan(dest...) })
 	if !errors.Is(err, sql.ErrNoRows) {
 		db.failed(ctx, "query", err)
 	}
