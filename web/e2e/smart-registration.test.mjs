@@ -242,6 +242,22 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       await typeCode(page, email, seen);
     }
 
+    registrationTest('belair: identification opens whole when its fields answer late (a slow phone)', 'belair', async (page) => {
+      // Issue 32: the page once showed a loading line, then the form, pushing the promo panel down (CLS 0.47
+      // when the answer came after the 500 ms a shift is forgiven after a click). Next now waits for the fields;
+      // held here past those 500 ms, the page must still open with its whole form.
+      await page.route('**/api/v2/registration/fields', async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        await route.continue();
+      });
+      await v.button(page, m['smartRegistration.next']);
+      await arrive(page, m['smartRegistration.identification.title']);
+      // No waiting: the form is there with the title.
+      assert.equal(await page.getByLabel(m['smartRegistration.field.policyNumber']).count(), 1);
+      assert.equal(await page.getByText(m['smartRegistration.loading']).count(), 0);
+      await page.unroute('**/api/v2/registration/fields');
+    });
+
     registrationTest('belair, by email code: the email on file kept, the account created, the confirmation signs in', 'belair', async (page) => {
       const to = 'reg-email@belair.example';
       // Emma has an email only: its code goes at once.

@@ -12,6 +12,7 @@ import { alertText, click, heading, type, where } from '@/test/page';
 import type { PublicBrand } from '@/lib/site/types';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { invalidFields, smartErrorCode } from './api';
+import { forgetFields } from './arrival';
 import { holdCredentials } from './credentials';
 import { accountTypeTarget, decodeSession, GUARDED, mayShow, nextPath, SESSION_HEADER, SMART_PATHS, smartPageOf, type SmartPage, type Step } from './session';
 import { fullText } from '@/test/text';
@@ -72,6 +73,7 @@ beforeAll(async () => {
 
 beforeEach(() => {
   forgetPages();
+  forgetFields();
   holdCredentials(null);
 });
 
@@ -187,6 +189,28 @@ describe('account type (spec §2.5)', () => {
     expect(readFlow().sessionExpired).toBe(false);
     // The new session starts without the old token.
     expect(sessionOf(calls[0])).toBeUndefined();
+  });
+
+  it('Next asks for the identification fields before it goes there, so that page opens with its whole form', async () => {
+    // Issue 32: the page once showed a loading line and then the form, pushing the promo panel down (CLS 0.47 on a slow device).
+    const askedOn: string[] = [];
+    await openAt(SMART_PATHS.accountType, { [START]: step('IDENTIFY', SMART_PATHS.identification), [GET_FIELDS]: () => (askedOn.push(where()), fieldsAnswer) }, null);
+    await click('Next');
+    await heading('Tell us who you are');
+    expect(askedOn).toEqual([SMART_PATHS.accountType]);
+    // No await: the first render on arrival held the form.
+    expect(screen.getByLabelText('Policy number')).toBeTruthy();
+    expect(screen.queryByText('Loading…')).toBeNull();
+  });
+
+  it('fields this app cannot show stop Next at the technical roadblock, without opening identification', async () => {
+    const unknown = { ...fieldsAnswer, body: { ...fieldsAnswer.body, fields: [...FIELDS, { ...FIELDS[0], name: 'favouriteColour' }] } };
+    const askedOn: string[] = [];
+    await openAt(SMART_PATHS.accountType, { [START]: step('IDENTIFY', SMART_PATHS.identification), [GET_FIELDS]: () => (askedOn.push(where()), unknown) }, null);
+    await click('Next');
+    await waitFor(() => expect(where()).toBe('/roadblock/technical'));
+    expect(askedOn).toEqual([SMART_PATHS.accountType]);
+    expect(readFlow().roadblocked).toBe(true);
   });
 
   it('the help page closes back to the account type; Back to login goes to /', async () => {

@@ -7,6 +7,7 @@ import type { RoadblockPage } from '@/lib/flow/roadblocks';
 import { readFlow, updateFlow } from '@/lib/flow/state';
 import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { smartApi, type SmartAnswer, type SmartApi } from './api';
+import { loadFields } from './arrival';
 import { decodeSession, nextPath, SMART_PATHS } from './session';
 
 /**
@@ -25,8 +26,12 @@ export interface SmartSend {
    * without an answer to the technical roadblock (null).
    */
   send<T>(call: (api: SmartApi) => Promise<SmartAnswer<T>>): Promise<{ answer: SmartAnswer<T>; outcome: FlowOutcome } | null>;
-  /** Goes where a success's session leads (spec §4.1); REDIRECT hands the policy number and postal code to legacy registration. */
-  follow(handover?: { policyNumber?: string; postalCode?: string }): void;
+  /**
+   * Goes where a success's session leads (spec §4.1); REDIRECT hands the policy number and postal code to legacy
+   * registration. Identification's fields are asked for first (arrival.ts), so that page opens whole; should that
+   * answer lead elsewhere, the visitor goes there instead.
+   */
+  follow(handover?: { policyNumber?: string; postalCode?: string }): Promise<void>;
   roadblock(page: RoadblockPage): void;
   dialog: ReactNode;
 }
@@ -75,16 +80,17 @@ export function useSmartSend(): SmartSend {
   );
 
   const follow = useCallback(
-    (handover: { policyNumber?: string; postalCode?: string } = {}) => {
+    async (handover: { policyNumber?: string; postalCode?: string } = {}) => {
       const session = decodeSession(readFlow().smartRegistration?.token);
       const to = session ? nextPath(session) : null;
       if (!session || to === null) return roadblock('technical');
       if (session.step === 'REDIRECT') {
         updateFlow((s) => ({ smartRegistration: null, registration: { ...s.registration, ...handover } }));
       }
+      if (to === SMART_PATHS.identification && !(await loadFields(() => send((api) => api.fields()), roadblock))) return;
       navigate(to);
     },
-    [navigate, roadblock],
+    [navigate, roadblock, send],
   );
 
   return useMemo(() => ({ send, follow, roadblock: (page: RoadblockPage) => roadblock(page), dialog }), [send, follow, roadblock, dialog]);

@@ -58,9 +58,9 @@ export function AccountType() {
     // A new session: the one before (ended or not) and its message go.
     updateFlow({ smartRegistration: null, sessionExpired: false });
     const result = await smart.send((api) => api.start(choice));
-    setBusy(false);
-    if (result?.outcome.kind === 'continue' && readFlow().smartRegistration) smart.follow();
+    if (result?.outcome.kind === 'continue' && readFlow().smartRegistration) await smart.follow();
     else if (result?.outcome.kind === 'continue') smart.roadblock('technical');
+    setBusy(false);
   };
 
   return (

@@ -10,8 +10,8 @@ export function BackButton({ smart }: { smart: SmartSend }) {
     if (busy) return;
     setBusy(true);
     const result = await smart.send((api) => api.back());
+    if (result?.outcome.kind === 'continue') await smart.follow();
     setBusy(false);
-    if (result?.outcome.kind === 'continue') smart.follow();
   };
   return (
     <button type="button" className="button button--secondary" disabled={busy} aria-busy={busy || undefined} onClick={() => void back()}>

@@ -6,13 +6,13 @@ import { isMessageKey } from '@/i18n/catalog';
 import { MessagesContext, useT } from '@/i18n/i18n';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { useSite } from '@/lib/site/site-context';
-import { invalidFields, type StepField } from '@/features/smart-registration/api';
-import { FieldControl, fieldLabel, fieldSpec, isFieldName, type FieldContext, type FieldName } from '@/features/smart-registration/fields';
+import { readFlow } from '@/lib/flow/state';
+import { invalidFields } from '@/features/smart-registration/api';
+import { keptFields, loadFields, type KnownField } from '@/features/smart-registration/arrival';
+import { FieldControl, fieldLabel, fieldSpec, type FieldContext } from '@/features/smart-registration/fields';
 import { useSmartSend, type SmartSend } from '@/features/smart-registration/use-smart-send';
 import { BackButton } from './back-button';
 import { SmartPage } from './smart-page';
-
-type KnownField = StepField & { name: FieldName };
 
 /**
  * /create-an-account/identification (spec §2.5): the step form the server
@@ -22,16 +22,14 @@ type KnownField = StepField & { name: FieldName };
 export function Identification() {
   const t = useT();
   const smart = useSmartSend();
-  const [fields, setFields] = useState<KnownField[] | null>(null);
+  // Kept when the visitor came by a step's Next or Back (follow asked for them): the first paint holds the form.
+  const [fields, setFields] = useState<KnownField[] | null>(() => keptFields(readFlow().smartRegistration?.token));
 
   useEffect(() => {
+    if (fields) return;
     let live = true;
-    void smart.send((api) => api.fields()).then((result) => {
-      if (!live || !result || result.outcome.kind !== 'continue') return;
-      const list = result.answer.value;
-      // A field this app cannot show or check is a contract broken: technical.
-      if (!list || list.length === 0 || !list.every((f): f is KnownField => isFieldName(f.name))) return smart.roadblock('technical');
-      setFields(list);
+    void loadFields(() => smart.send((api) => api.fields()), smart.roadblock).then((list) => {
+      if (live && list) setFields(list);
     });
     return () => {
       live = false;

@@ -33,7 +33,7 @@ async function choose(smart: SmartSend, option: SmartOption): Promise<Message | 
   const { optionName, maskedValue = option.data } = result.answer.value ?? {};
   const sent: SmartOption = { id: option.id, optionName: isOptionName(optionName) ? optionName : option.optionName, data: maskedValue };
   updateFlow((s) => (s.smartRegistration ? { smartRegistration: { ...s.smartRegistration, option: sent, resends: 0 } } : {}));
-  smart.follow();
+  await smart.follow();
   return null;
 }
 
