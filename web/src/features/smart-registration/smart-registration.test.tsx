@@ -12,7 +12,7 @@ import { alertText, click, heading, type, where } from '@/test/page';
 import type { PublicBrand } from '@/lib/site/types';
 import { belair, siteConfig } from '@/test/site-fixture';
 import { invalidFields, smartErrorCode } from './api';
-import { forgetFields } from './arrival';
+import { forgetArrivals } from './arrival';
 import { holdCredentials } from './credentials';
 import { accountTypeTarget, decodeSession, GUARDED, mayShow, nextPath, SESSION_HEADER, SMART_PATHS, smartPageOf, type SmartPage, type Step } from './session';
 import { fullText } from '@/test/text';
@@ -73,7 +73,7 @@ beforeAll(async () => {
 
 beforeEach(() => {
   forgetPages();
-  forgetFields();
+  forgetArrivals();
   holdCredentials(null);
 });
 
@@ -233,9 +233,14 @@ describe('identification', () => {
   };
 
   it('sends the rules’ values, then VERIFY goes to the options', async () => {
+    const askedOptionsOn: string[] = [];
     const calls = await openAt(
       SMART_PATHS.identification,
-      { [GET_FIELDS]: fieldsAnswer, [IDENTIFY]: step('VERIFY', SMART_PATHS.verifyOptions), [OPTIONS]: { ...step('VERIFY', SMART_PATHS.verifyOptions), body: { step: 'VERIFY', page: SMART_PATHS.verifyOptions, options: [EMAIL_OPTION, SMS_OPTION] } } },
+      {
+        [GET_FIELDS]: fieldsAnswer,
+        [IDENTIFY]: step('VERIFY', SMART_PATHS.verifyOptions),
+        [OPTIONS]: () => (askedOptionsOn.push(where()), { ...step('VERIFY', SMART_PATHS.verifyOptions), body: { step: 'VERIFY', page: SMART_PATHS.verifyOptions, options: [EMAIL_OPTION, SMS_OPTION] } }),
+      },
       { at: ['IDENTIFY', SMART_PATHS.identification] },
     );
     await screen.findByLabelText('Policy number');
@@ -244,6 +249,10 @@ describe('identification', () => {
     await heading('Verify your identity');
     expect(calls.find((c) => c.path.endsWith('/identify'))?.body).toEqual({ policyNumber: 'REG0001', firstName: 'Emma', lastName: 'Courriel', postalCode: 'M5V 2T6', phone: '' });
     expect(screen.getByRole('radio', { name: 'By email at e***@example.com' })).toBeTruthy();
+    // Asked for before the options page opened, once (issue 32: that page's first paint holds them).
+    expect(calls.filter((c) => c.path === '/api/v2/verify/options')).toHaveLength(1);
+    expect(askedOptionsOn).toEqual([SMART_PATHS.identification]);
+    expect(screen.queryByText('Loading…')).toBeNull();
   });
 
   it('checks the rules before any call', async () => {

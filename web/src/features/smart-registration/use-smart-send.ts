@@ -7,7 +7,7 @@ import type { RoadblockPage } from '@/lib/flow/roadblocks';
 import { readFlow, updateFlow } from '@/lib/flow/state';
 import { useFlowResponse } from '@/lib/flow/use-flow-response';
 import { smartApi, type SmartAnswer, type SmartApi } from './api';
-import { loadFields } from './arrival';
+import { loadFields, loadOptions } from './arrival';
 import { decodeSession, nextPath, SMART_PATHS } from './session';
 
 /**
@@ -28,7 +28,7 @@ export interface SmartSend {
   send<T>(call: (api: SmartApi) => Promise<SmartAnswer<T>>): Promise<{ answer: SmartAnswer<T>; outcome: FlowOutcome } | null>;
   /**
    * Goes where a success's session leads (spec §4.1); REDIRECT hands the policy number and postal code to legacy
-   * registration. Identification's fields are asked for first (arrival.ts), so that page opens whole; should that
+   * registration. Identification's fields and the verification options are asked for first (arrival.ts), so that page opens whole; should that
    * answer lead elsewhere, the visitor goes there instead.
    */
   follow(handover?: { policyNumber?: string; postalCode?: string }): Promise<void>;
@@ -88,6 +88,7 @@ export function useSmartSend(): SmartSend {
         updateFlow((s) => ({ smartRegistration: null, registration: { ...s.registration, ...handover } }));
       }
       if (to === SMART_PATHS.identification && !(await loadFields(() => send((api) => api.fields()), roadblock))) return;
+      if (to === SMART_PATHS.verifyOptions && !(await loadOptions(() => send((api) => api.options()), roadblock))) return;
       navigate(to);
     },
     [navigate, roadblock, send],

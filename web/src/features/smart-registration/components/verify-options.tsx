@@ -5,9 +5,10 @@ import { messageText, useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
 import { outcomeMessage } from '@/lib/flow/error-catalogue';
 import { previousPage } from '@/lib/flow/previous-page';
-import { updateFlow, type SmartOption } from '@/lib/flow/state';
+import { readFlow, updateFlow, type SmartOption } from '@/lib/flow/state';
 import { useOnce } from '@/lib/use-once';
 import { isOptionName } from '@/features/smart-registration/api';
+import { keptOptions, loadOptions } from '@/features/smart-registration/arrival';
 import { SMART_PATHS } from '@/features/smart-registration/session';
 import { useSmartSend, type SmartSend } from '@/features/smart-registration/use-smart-send';
 import { BackButton } from './back-button';
@@ -47,19 +48,20 @@ export function VerifyOptions() {
   const t = useT();
   const [, navigate] = useLocation();
   const smart = useSmartSend();
-  const [options, setOptions] = useState<SmartOption[] | null>(null);
-  const [chosen, setChosen] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Message | null>(null);
   // Back from the code page shows even a single option, so a further Back can reach identification.
   const [fromCode] = useState(() => previousPage() === SMART_PATHS.verifyCode);
+  // Kept when the visitor came by a step's Next or Back (follow asked for them): several are shown in the first paint.
+  const [kept] = useState(() => keptOptions(readFlow().smartRegistration?.token));
+  const [options, setOptions] = useState<SmartOption[] | null>(() => (kept && (kept.length > 1 || (kept.length === 1 && fromCode)) ? kept : null));
+  const [chosen, setChosen] = useState(() => options?.[0]?.id ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Message | null>(null);
 
   // Once: a second run (StrictMode) must not send a second code.
   useOnce(() => {
-    void smart.send((api) => api.options()).then(async (result) => {
-      if (!result || result.outcome.kind !== 'continue') return;
-      if (!result.answer.value) return smart.roadblock('technical');
-      const known = result.answer.value;
+    if (options) return;
+    void (kept ? Promise.resolve(kept) : loadOptions(() => smart.send((api) => api.options()), smart.roadblock)).then(async (known) => {
+      if (!known) return;
       if (known.length === 0) {
         updateFlow({ roadblocked: true, smartRegistration: null });
         navigate(SMART_PATHS.unavailableOption);
