@@ -25,10 +25,11 @@ import tseslint from 'typescript-eslint';
  * The rules refusing imports whose text matches a pattern: static imports
  * (no-restricted-imports) and import() of a literal (lazy pages, chunks).
  * @param {{ regex: string; message: string }[]} patterns imports to refuse
+ * @param {{ name: string; importNames: string[]; message: string }[]} [paths] names of a module to refuse
  * @returns {Partial<Record<string, import('eslint').Linter.RuleEntry>>}
  */
-const restrictImports = (patterns) => ({
-  'no-restricted-imports': ['error', { patterns }],
+const restrictImports = (patterns, paths = []) => ({
+  'no-restricted-imports': ['error', { patterns, paths }],
   'no-restricted-syntax': [
     'error',
     // esquery ends a regex at its first "/": spell it \x2F.
@@ -49,6 +50,14 @@ export function featureBoundaries(features) {
     message: 'Inside a feature, import other folders through @/features/<this feature>/..., not ../',
   };
   const appImport = { regex: '^@/app(/|$)', message: 'Features do not import src/app; the app imports features.' };
+  // The portal's pages redirect only from the page shown (lib/navigation/shown-location.tsx, issue 32).
+  const portalPaths = [
+    {
+      name: 'wouter',
+      importNames: ['Redirect'],
+      message: "The portal redirects with @/lib/navigation/shown-location's Redirect: a page being left must not redirect.",
+    },
+  ];
   const consoleImport = {
     regex: '^@/console(/|$)',
     message: 'The portal does not import the staff console; move what they share to src/components or src/lib.',
@@ -66,10 +75,10 @@ export function featureBoundaries(features) {
     },
     {
       files: ['src/main.tsx', 'src/app/**/*.{ts,tsx}'],
-      rules: restrictImports([
-        consoleImport,
-        { regex: '^(\\.\\./)+console(/|$)', message: consoleImport.message },
-      ]),
+      rules: restrictImports(
+        [consoleImport, { regex: '^(\\.\\./)+console(/|$)', message: consoleImport.message }],
+        portalPaths,
+      ),
     },
     {
       files: ['src/console/**/*.{ts,tsx}'],
@@ -94,7 +103,7 @@ export function featureBoundaries(features) {
           regex: `^@/features/(?!${feature}(/|$))`,
           message: `Feature ${feature} does not import another feature; move what they share to src/components or src/lib.`,
         },
-      ]),
+      ], portalPaths),
     })),
   ];
 }

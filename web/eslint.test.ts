@@ -57,6 +57,12 @@ describe('lint zones: features, src/app, shared code, the console', () => {
     { file: 'src/lib/analytics.ts', source: "import '@/console/api';", blocked: true },
     { file: 'src/components/shell/header.tsx', source: "import '../../console/api';", blocked: true },
     { file: 'src/i18n/i18n.ts', source: "import '../main';", blocked: true },
+    // A portal page redirects with lib/navigation's Redirect, never wouter's (issue 32); the console has wouter's.
+    { file: 'src/features/login/routes/login.tsx', source: "import { Redirect } from 'wouter';", blocked: true },
+    { file: 'src/app/routes.tsx', source: "import { Redirect, Route } from 'wouter';", blocked: true },
+    { file: 'src/features/login/routes/login.tsx', source: "import { Link } from 'wouter';", blocked: false },
+    { file: 'src/features/login/routes/login.tsx', source: "import { Redirect } from '@/lib/navigation/shown-location';", blocked: false },
+    { file: 'src/console/app.tsx', source: "import { Redirect } from 'wouter';", blocked: false },
   ];
   it.each(cases)('$file: $source -> blocked $blocked', async ({ file, source, blocked }) => {
     expect(await restricted(file, source)).toBe(blocked);

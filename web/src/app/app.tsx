@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Shell } from '@/components/shell/shell';
 import { I18nProvider } from '@/i18n/i18n';
+import { ShownLocationRouter } from '@/lib/navigation/shown-location';
 import { SiteProvider, useSite } from '@/lib/site/site-context';
 import type { SiteConfig } from '@/lib/site/types';
 import { AppErrorBoundary } from './error-boundary';
@@ -19,19 +20,21 @@ function SiteMessages({ children }: { children: ReactNode }) {
   );
 }
 
-/** The whole app for one site; the router comes from the caller (browser location by default). */
+/** The whole app for one site, over the browser's location (a page change is a transition: ShownLocationRouter). */
 export function App({ config }: { config: SiteConfig }) {
   return (
     <AppErrorBoundary>
-      <SiteProvider config={config}>
-        <Suspense fallback={null}>
-          <SiteMessages>
-            <Shell ChatWidget={ChatWidget} Cobrowse={Cobrowse}>
-              <AppRoutes />
-            </Shell>
-          </SiteMessages>
-        </Suspense>
-      </SiteProvider>
+      <ShownLocationRouter>
+        <SiteProvider config={config}>
+          <Suspense fallback={null}>
+            <SiteMessages>
+              <Shell ChatWidget={ChatWidget} Cobrowse={Cobrowse}>
+                <AppRoutes />
+              </Shell>
+            </SiteMessages>
+          </Suspense>
+        </SiteProvider>
+      </ShownLocationRouter>
     </AppErrorBoundary>
   );
 }

@@ -1,5 +1,6 @@
 import { createElement, lazy, Suspense, useEffect, type ComponentType } from 'react';
-import { matchRoute, Redirect, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
+import { matchRoute, Route, Switch, useLocation, useRouter, useSearch } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { loadSection, type SectionName } from '@/i18n/section';
 import { usePageView, type PageCategory } from '@/lib/analytics';
 import { notePage } from '@/lib/flow/previous-page';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Redirect } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { EmailField } from '@/components/form/email-field';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PhoneField, SecurityCodeField } from '@/components/form/masked-field';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Redirect } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PasswordField } from '@/components/form/password-field';
 import { fieldId, useForm } from '@/components/form/use-form';

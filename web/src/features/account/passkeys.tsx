@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import { Redirect } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import type { MessageKey } from '@/i18n/catalog';
 import { useT } from '@/i18n/i18n';
 import type { components } from '@/lib/api/schema';

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
-import { Redirect } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { Form, SubmitButton } from '@/components/form/form';
 import { SecurityCodeField } from '@/components/form/masked-field';
 import { PasswordField } from '@/components/form/password-field';

@@ -3,7 +3,7 @@ import type { RoadblockPage } from '@/lib/flow/roadblocks';
 import { readFlow } from '@/lib/flow/state';
 import type { SmartOption } from '@/lib/flow/state';
 import type { SmartAnswer, StepField } from './api';
-import { isFieldName, type FieldName } from './fields';
+import { isFieldName, type FieldName } from './field-names';
 
 /** A field of the identification step this app can show and check. */
 export type KnownField = StepField & { name: FieldName };

@@ -14,6 +14,7 @@ import { checkPostalCode } from '@/lib/rules/postal-code';
 import { pass, type RuleResult } from '@/lib/rules/result';
 import type { PublicBrand } from '@/lib/site/types';
 import type { StepField } from './api';
+import type { FieldName } from './field-names';
 
 // The identification step's form (spec §2.5), built from the server's field
 // list: each field of the catalogue the server validates and matches
@@ -21,10 +22,7 @@ import type { StepField } from './api';
 // (lib/rules). The server's mask and lengths win for the policy number (the
 // brand's rule); the label is the server's labelKey when the catalogue has it.
 
-export const FIELD_NAMES = ['policyNumber', 'firstName', 'lastName', 'dateOfBirth', 'postalCode', 'driverLicence', 'email', 'phone'] as const;
-export type FieldName = (typeof FIELD_NAMES)[number];
-
-export const isFieldName = (name: string): name is FieldName => (FIELD_NAMES as readonly string[]).includes(name);
+export { FIELD_NAMES, isFieldName, type FieldName } from './field-names';
 
 export interface FieldContext {
   brand: PublicBrand;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Redirect, useSearch } from 'wouter';
+import { useSearch } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
 import { useApiClients } from '@/lib/api/use-api';

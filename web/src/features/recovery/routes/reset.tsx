@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Redirect, useLocation, useSearch } from 'wouter';
+import { useLocation, useSearch } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { FormAside } from '@/components/form-aside/form-aside';
 import { Form, SubmitButton } from '@/components/form/form';
 import { PhoneField, PostalCodeField } from '@/components/form/masked-field';

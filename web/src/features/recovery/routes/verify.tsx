@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
-import { Link, Redirect, useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { FormAside } from '@/components/form-aside/form-aside';
 import { Form, SubmitButton } from '@/components/form/form';
 import { SecurityCodeField } from '@/components/form/masked-field';

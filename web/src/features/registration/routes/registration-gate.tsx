@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
-import { Redirect, useLocation, useSearch } from 'wouter';
+import { useLocation, useSearch } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { MessageSection } from '@/i18n/section';
 import { previousPage } from '@/lib/flow/previous-page';
 import { guardRedirect, hasLinkToken, mayOpen, needsRegistration, registrationPageOf, type RegistrationPage } from '@/lib/flow/registration-guard';

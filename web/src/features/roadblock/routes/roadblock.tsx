@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Redirect, useParams, useSearch } from 'wouter';
+import { useParams, useSearch } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { previousPage } from '@/lib/flow/previous-page';
 import { guardRedirect, mayOpen } from '@/lib/flow/registration-guard';
 import { isRoadblockPage, type RoadblockPage } from '@/lib/flow/roadblocks';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Redirect } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { useT } from '@/i18n/i18n';
 import { PrivateText } from '@/i18n/private-text';
 import { useSignIn } from '@/lib/flow/use-sign-in';

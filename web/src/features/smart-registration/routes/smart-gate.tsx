@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
-import { Redirect, useLocation, useSearch } from 'wouter';
+import { useLocation, useSearch } from 'wouter';
+import { Redirect } from '@/lib/navigation/shown-location';
 import { MessageSection } from '@/i18n/section';
 import { guardRedirect } from '@/lib/flow/registration-guard';
 import { readFlow } from '@/lib/flow/state';

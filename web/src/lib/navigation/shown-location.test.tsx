@@ -1,0 +1,96 @@
+import { act, render, screen } from '@testing-library/react';
+import { lazy, Suspense, useState } from 'react';
+import { describe, expect, it } from 'vitest';
+import { Route, Switch, useLocation } from 'wouter';
+import { navigate } from 'wouter/use-browser-location';
+import { Redirect, ShownLocationRouter } from './shown-location';
+
+/** A page whose chunk arrives when the test says so. */
+function slowPage(text: string) {
+  let arrive!: () => void;
+  const arrived = new Promise<{ default: () => React.JSX.Element }>((resolve) => {
+    arrive = () => resolve({ default: () => <h1>{text}</h1> });
+  });
+  return { Page: lazy(() => arrived), arrive: () => act(async () => arrive()) };
+}
+
+function Where() {
+  const [path] = useLocation();
+  return <p data-testid="where">{path}</p>;
+}
+
+describe('ShownLocationRouter (issue 32: a page change keeps the page shown until the next is whole)', () => {
+  it('keeps the old page, and the location it reads, until the new page has arrived, then swaps them', async () => {
+    window.history.replaceState(null, '', '/one');
+    const two = slowPage('Page two');
+    render(
+      <ShownLocationRouter>
+        <Suspense fallback={<p>empty frame</p>}>
+          <Where />
+          <Switch>
+            <Route path="/one">
+              <h1>Page one</h1>
+            </Route>
+            <Route path="/two">
+              <two.Page />
+            </Route>
+          </Switch>
+        </Suspense>
+      </ShownLocationRouter>,
+    );
+    expect(screen.getByRole('heading').textContent).toBe('Page one');
+    await act(async () => navigate('/two'));
+    // The address moved; the screen, and what its readers see, did not.
+    expect(window.location.pathname).toBe('/two');
+    expect(screen.getByRole('heading').textContent).toBe('Page one');
+    expect(screen.getByTestId('where').textContent).toBe('/one');
+    expect(screen.queryByText('empty frame')).toBeNull();
+    await two.arrive();
+    expect(screen.getByRole('heading').textContent).toBe('Page two');
+    expect(screen.getByTestId('where').textContent).toBe('/two');
+  });
+
+  it('a guard of the page being left does not redirect; on the page shown it does', async () => {
+    window.history.replaceState(null, '', '/guarded');
+    const next = slowPage('Next');
+    let leave!: () => void;
+    let block!: () => void;
+    function Guarded() {
+      const [allowed, setAllowed] = useState(true);
+      block = () => setAllowed(false);
+      leave = () => {
+        setAllowed(false); // the state its leaving clears (a roadblock's flag)
+        navigate('/next');
+      };
+      return allowed ? <h1>Guarded</h1> : <Redirect to="/" replace />;
+    }
+    render(
+      <ShownLocationRouter>
+        <Suspense fallback={null}>
+          <Switch>
+            <Route path="/guarded">
+              <Guarded />
+            </Route>
+            <Route path="/next">
+              <next.Page />
+            </Route>
+            <Route>
+              <h1>Home</h1>
+            </Route>
+          </Switch>
+        </Suspense>
+      </ShownLocationRouter>,
+    );
+    await act(async () => leave());
+    expect(window.location.pathname).toBe('/next');
+    await next.arrive();
+    expect(window.location.pathname).toBe('/next');
+    expect(screen.getByRole('heading').textContent).toBe('Next');
+    // On the page shown, the guard redirects as before.
+    await act(async () => navigate('/guarded'));
+    expect(screen.getByRole('heading').textContent).toBe('Guarded');
+    await act(async () => block());
+    expect(window.location.pathname).toBe('/');
+    expect(screen.getByRole('heading').textContent).toBe('Home');
+  });
+});

@@ -1,0 +1,81 @@
+import { createContext, startTransition, use, useEffect, useState, type ReactNode } from 'react';
+import { Redirect as WouterRedirect, Router, type RedirectProps } from 'wouter';
+import { navigate } from 'wouter/use-browser-location';
+
+// Issue 32: a page change was an urgent update (wouter reads the address
+// with useSyncExternalStore), so a page whose chunk or messages had not
+// arrived yet left an empty frame (the routes' Suspense fallback is
+// empty) and then pushed the footer and the promo panel down when it came:
+// a layout shift whenever that took more than the 500 ms a shift is
+// forgiven after a click (a slow phone, a loaded machine). Here the
+// address the app shows follows the browser's in a transition: React
+// renders the new page beside the old one and keeps the old one on screen
+// until the new one is whole, then swaps them in one frame. Every reader
+// of the location (the routes, page focus, the flow guards, the pages)
+// sees the page shown, never an address the screen does not show yet.
+
+interface Shown {
+  path: string;
+  search: string;
+}
+
+const read = (): Shown => ({ path: location.pathname, search: location.search });
+
+const ShownContext = createContext<Shown | null>(null);
+
+// The events wouter's browser location listens to (it patches pushState
+// and replaceState to send theirs: importing it above makes sure of that).
+const EVENTS = ['popstate', 'pushState', 'replaceState', 'hashchange'] as const;
+
+function useShown(): Shown {
+  const shown = use(ShownContext);
+  if (!shown) throw new Error('ShownLocation is missing above the router');
+  return shown;
+}
+
+/** wouter's location hook: the path shown, and the browser's navigate. */
+const useShownLocation = (): [string, typeof navigate] => [useShown().path, navigate];
+
+/** wouter's search hook: the query shown. */
+const useShownSearch = (): string => useShown().search;
+
+/**
+ * The router of the portal, over the location shown: a page change is a
+ * transition, so the page on screen stays until the next one has rendered
+ * whole (its chunk, its messages, what it suspends on).
+ */
+export function ShownLocationRouter({ children }: { children: ReactNode }) {
+  const [shown, setShown] = useState(read);
+  useEffect(() => {
+    const follow = () => {
+      const next = read();
+      startTransition(() => setShown((was) => (was.path === next.path && was.search === next.search ? was : next)));
+    };
+    for (const event of EVENTS) addEventListener(event, follow);
+    // An address changed between the first render and now (a redirect's layout effect) is followed too.
+    follow();
+    return () => {
+      for (const event of EVENTS) removeEventListener(event, follow);
+    };
+  }, []);
+  return (
+    <ShownContext value={shown}>
+      <Router hook={useShownLocation} searchHook={useShownSearch}>
+        {children}
+      </Router>
+    </ShownContext>
+  );
+}
+
+/**
+ * wouter's Redirect, but only on the page the address shows: while a page
+ * change is under way the page being left still renders (above), and a
+ * guard of it that sees the state its leaving changed (a roadblock's flag
+ * cleared on the way out) must not send the visitor elsewhere.
+ */
+export function Redirect(props: RedirectProps) {
+  const shown = useShown();
+  const now = read();
+  if (shown.path !== now.path || shown.search !== now.search) return null;
+  return <WouterRedirect {...props} />;
+}
