@@ -68,3 +68,39 @@ describe('first paint on a phone', () => {
     });
   }
 });
+
+describe('a page change on a slow network', () => {
+  test('the page shown stays, whole and focused, until the next one has arrived whole; then focus is on its heading', async () => {
+    const context = await browser.newContext({ viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url('belair', '/'));
+      await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      // From now on every script is held until the test lets it through: the forgot page's chunk cannot arrive.
+      /** @type {(() => void)[]} */
+      const held = [];
+      let open = false;
+      await page.route(/\/assets\/.*\.js$/, async (route) => {
+        if (!open) await new Promise((resolve) => held.push(() => resolve(undefined)));
+        await route.continue();
+      });
+      const link = page.getByRole('link', { name: 'Forgot your password?' });
+      await link.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === '/forgot');
+      // Issue 32: the address moved, the chunk is held; the login page is still there, whole, with focus where it was
+      // (before: an empty main, the footer jumping up, focus on <body>).
+      assert.equal(await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).count(), 1);
+      assert.equal(await page.getByLabel('Email address', { exact: true }).count(), 1);
+      assert.ok(held.length > 0, 'the forgot page asked for its chunk');
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Forgot your password?');
+      open = true;
+      for (const release of held.splice(0)) release();
+      await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1');
+    } finally {
+      await context.close();
+    }
+  });
+});
