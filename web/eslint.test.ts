@@ -63,6 +63,9 @@ describe('lint zones: features, src/app, shared code, the console', () => {
     { file: 'src/features/login/routes/login.tsx', source: "import { Link } from 'wouter';", blocked: false },
     { file: 'src/features/login/routes/login.tsx', source: "import { Redirect } from '@/lib/navigation/shown-location';", blocked: false },
     { file: 'src/console/app.tsx', source: "import { Redirect } from 'wouter';", blocked: false },
+    { file: 'src/components/shell/header.tsx', source: "import { Redirect } from 'wouter';", blocked: true },
+    { file: 'src/lib/navigation/shown-location.tsx', source: "import { Redirect } from 'wouter';", blocked: false },
+    { file: 'src/lib/navigation/shown-location.tsx', source: "import '@/features/login/api/login';", blocked: true },
   ];
   it.each(cases)('$file: $source -> blocked $blocked', async ({ file, source, blocked }) => {
     expect(await restricted(file, source)).toBe(blocked);

@@ -255,6 +255,41 @@ describe('identification', () => {
     expect(screen.queryByText('Loading…')).toBeNull();
   });
 
+  it('options refused busy on the way: the options page asks again itself (the visitor is not left behind)', async () => {
+    const answers: FakeAnswer[] = [{ status: 429, body: { error: 'BUSY', errorCode: 'BUSY', message: 'busy' } }, { ...step('VERIFY', SMART_PATHS.verifyOptions), body: { step: 'VERIFY', page: SMART_PATHS.verifyOptions, options: [EMAIL_OPTION, SMS_OPTION] } }];
+    const calls = await openAt(
+      SMART_PATHS.identification,
+      { [GET_FIELDS]: fieldsAnswer, [IDENTIFY]: step('VERIFY', SMART_PATHS.verifyOptions), [OPTIONS]: () => answers.shift() ?? refused('STEP_NOT_ALLOWED') },
+      { at: ['IDENTIFY', SMART_PATHS.identification] },
+    );
+    await screen.findByLabelText('Policy number');
+    fill();
+    await click('Next');
+    await heading('Verify your identity');
+    await screen.findByRole('radio', { name: 'By email at e***@example.com' });
+    expect(calls.filter((c) => c.path === '/api/v2/verify/options')).toHaveLength(2);
+  });
+
+  it('a visitor who left while the options were asked for stays where they went', async () => {
+    await openAt(
+      SMART_PATHS.identification,
+      {
+        [GET_FIELDS]: fieldsAnswer,
+        [IDENTIFY]: step('VERIFY', SMART_PATHS.verifyOptions),
+        [OPTIONS]: () => {
+          window.history.pushState(null, '', '/'); // Back to login, pressed meanwhile
+          return { ...step('VERIFY', SMART_PATHS.verifyOptions), body: { step: 'VERIFY', page: SMART_PATHS.verifyOptions, options: [EMAIL_OPTION, SMS_OPTION] } };
+        },
+      },
+      { at: ['IDENTIFY', SMART_PATHS.identification] },
+    );
+    await screen.findByLabelText('Policy number');
+    fill();
+    await click('Next');
+    await heading('Sign in to your account');
+    expect(where()).toBe('/');
+  });
+
   it('checks the rules before any call', async () => {
     const calls = await openAt(SMART_PATHS.identification, { [GET_FIELDS]: fieldsAnswer }, { at: ['IDENTIFY', SMART_PATHS.identification] });
     await screen.findByLabelText('Policy number');

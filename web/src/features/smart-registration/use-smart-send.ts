@@ -29,7 +29,7 @@ export interface SmartSend {
   /**
    * Goes where a success's session leads (spec §4.1); REDIRECT hands the policy number and postal code to legacy
    * registration. Identification's fields and the verification options are asked for first (arrival.ts), so that page opens whole; should that
-   * answer lead elsewhere, the visitor goes there instead.
+   * answer lead elsewhere, the visitor goes there instead (and nowhere when they left meanwhile).
    */
   follow(handover?: { policyNumber?: string; postalCode?: string }): Promise<void>;
   roadblock(page: RoadblockPage): void;
@@ -87,8 +87,13 @@ export function useSmartSend(): SmartSend {
       if (session.step === 'REDIRECT') {
         updateFlow((s) => ({ smartRegistration: null, registration: { ...s.registration, ...handover } }));
       }
-      if (to === SMART_PATHS.identification && !(await loadFields(() => send((api) => api.fields()), roadblock))) return;
-      if (to === SMART_PATHS.verifyOptions && !(await loadOptions(() => send((api) => api.options()), roadblock))) return;
+      // The next page's answer first (arrival.ts). Whatever it was, the visitor goes on unless they are elsewhere by
+      // now: the answer took them there (a roadblock, an ended session), or they left meanwhile (Back, a link). A
+      // refusal that took them nowhere (busy, a message) leaves the page to ask again, as it does after a reload.
+      const from = window.location.pathname + window.location.search;
+      if (to === SMART_PATHS.identification) await loadFields(() => send((api) => api.fields()), roadblock);
+      if (to === SMART_PATHS.verifyOptions) await loadOptions(() => send((api) => api.options()), roadblock);
+      if (window.location.pathname + window.location.search !== from) return;
       navigate(to);
     },
     [navigate, roadblock, send],

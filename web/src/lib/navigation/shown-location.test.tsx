@@ -93,4 +93,46 @@ describe('ShownLocationRouter (issue 32: a page change keeps the page shown unti
     expect(window.location.pathname).toBe('/');
     expect(screen.getByRole('heading').textContent).toBe('Home');
   });
+
+  it('while a page change is under way the page being left takes no click or submit, and main is busy', async () => {
+    window.history.replaceState(null, '', '/form');
+    const next = slowPage('Next');
+    const sent: string[] = [];
+    render(
+      <ShownLocationRouter>
+        <main id="main">
+          <Suspense fallback={null}>
+            <Switch>
+              <Route path="/form">
+                <form
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    sent.push('submit');
+                    navigate('/next');
+                  }}
+                >
+                  <h1>Form</h1>
+                  <button type="submit">Send</button>
+                </form>
+              </Route>
+              <Route path="/next">
+                <next.Page />
+              </Route>
+            </Switch>
+          </Suspense>
+        </main>
+      </ShownLocationRouter>,
+    );
+    const send = screen.getByRole('button', { name: 'Send' });
+    await act(async () => send.click());
+    expect(sent).toEqual(['submit']);
+    expect(screen.getByRole('heading').textContent).toBe('Form');
+    expect(document.getElementById('main')?.getAttribute('aria-busy')).toBe('true');
+    // Pressed again while the next page loads: nothing is sent.
+    await act(async () => send.click());
+    expect(sent).toEqual(['submit']);
+    await next.arrive();
+    expect(screen.getByRole('heading').textContent).toBe('Next');
+    expect(document.getElementById('main')?.hasAttribute('aria-busy')).toBe(false);
+  });
 });

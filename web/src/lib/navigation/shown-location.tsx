@@ -1,4 +1,4 @@
-import { createContext, startTransition, use, useEffect, useState, type ReactNode } from 'react';
+import { createContext, use, useEffect, useState, useTransition, type ReactNode } from 'react';
 import { Redirect as WouterRedirect, Router, type RedirectProps } from 'wouter';
 import { navigate } from 'wouter/use-browser-location';
 
@@ -46,10 +46,11 @@ const useShownSearch = (): string => useShown().search;
  */
 export function ShownLocationRouter({ children }: { children: ReactNode }) {
   const [shown, setShown] = useState(read);
+  const [pending, startLeaving] = useTransition();
   useEffect(() => {
     const follow = () => {
       const next = read();
-      startTransition(() => setShown((was) => (was.path === next.path && was.search === next.search ? was : next)));
+      startLeaving(() => setShown((was) => (was.path === next.path && was.search === next.search ? was : next)));
     };
     for (const event of EVENTS) addEventListener(event, follow);
     // An address changed between the first render and now (a redirect's layout effect) is followed too.
@@ -58,6 +59,9 @@ export function ShownLocationRouter({ children }: { children: ReactNode }) {
       for (const event of EVENTS) removeEventListener(event, follow);
     };
   }, []);
+  // A transition of the same address (a history entry pushed over the page's own) leaves nothing.
+  const now = read();
+  useHeldWhileLeaving(pending && (now.path !== shown.path || now.search !== shown.search));
   return (
     <ShownContext value={shown}>
       <Router hook={useShownLocation} searchHook={useShownSearch}>
@@ -65,6 +69,33 @@ export function ShownLocationRouter({ children }: { children: ReactNode }) {
       </Router>
     </ShownContext>
   );
+}
+
+/**
+ * While a page change is under way the page being left is still on
+ * screen, its forms' buttons enabled again once their answer came: a
+ * second press would send the form again (a second code, a second
+ * session). Until the next page shows, clicks and submits inside the
+ * shell's main (id "main", as page-focus.ts) do nothing and main is
+ * aria-busy; focus stays where it was (inert would drop it to <body>).
+ * The header and footer stay live: a link there starts another change.
+ */
+function useHeldWhileLeaving(leaving: boolean): void {
+  useEffect(() => {
+    const main = leaving ? document.getElementById('main') : null;
+    if (!main) return;
+    const hold = (event: Event) => {
+      if (!(event.target instanceof Node) || !main.contains(event.target)) return;
+      event.preventDefault();
+      event.stopPropagation();
+    };
+    for (const type of ['click', 'submit'] as const) document.addEventListener(type, hold, true);
+    main.setAttribute('aria-busy', 'true');
+    return () => {
+      for (const type of ['click', 'submit'] as const) document.removeEventListener(type, hold, true);
+      main.removeAttribute('aria-busy');
+    };
+  }, [leaving]);
 }
 
 /**

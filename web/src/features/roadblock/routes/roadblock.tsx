@@ -22,9 +22,10 @@ export default function RoadblockRoute() {
   const { page = 'technical' } = useParams<{ page?: string }>();
   const search = useSearch();
   const { roadblocked } = useFlow();
-  // Decided on arrival, from the page the visitor came from.
-  const [allowed] = useState(() => arrivedAllowed(page));
-  if (!roadblocked || !allowed) return <Redirect to={guardRedirect(search)} replace />;
+  // Decided on arrival, from the flag and the page the visitor came from: leaving clears the flag (spec §2.6) while
+  // this page is still on screen until the next one shows (ShownLocationRouter).
+  const [allowed] = useState(() => roadblocked && arrivedAllowed(page));
+  if (!allowed) return <Redirect to={guardRedirect(search)} replace />;
   if (!isRoadblockPage(page)) return <Redirect to="/not-found" replace />;
   return <RoadblockView page={page satisfies RoadblockPage} />;
 }
