@@ -1,7 +1,6 @@
 import type { FlowOutcome } from '@/lib/flow/error-catalogue';
 import type { RoadblockPage } from '@/lib/flow/roadblocks';
-import { readFlow } from '@/lib/flow/state';
-import type { SmartOption } from '@/lib/flow/state';
+import { readFlow, type SmartOption } from '@/lib/flow/state';
 import type { SmartAnswer, StepField } from './api';
 import { isFieldName, type FieldName } from './field-names';
 
@@ -44,40 +43,36 @@ export const keptOptions = options.get;
 type Asked<T> = { answer: SmartAnswer<T>; outcome: FlowOutcome } | null;
 
 /**
- * Asks for the fields (`ask` is the page's send of api.fields()); a list
- * this app can show is kept for the token now held and returned. Null when
- * the answer led elsewhere: spec §8's outcome was applied by the send, or a
- * field this app does not know (a contract broken) took the visitor to the
+ * Asks (`ask` is the page's send of its call) and keeps what `accept` makes
+ * of a success's value for the token now held, and returns it. Null when
+ * the answer led elsewhere: spec §8's outcome was applied by the send, or
+ * a value accept refuses (a contract broken) took the visitor to the
  * technical roadblock.
  */
-export async function loadFields(ask: () => Promise<Asked<StepField[]>>, roadblock: (page: RoadblockPage) => void): Promise<KnownField[] | null> {
+async function load<T, K>(
+  ask: () => Promise<Asked<T>>,
+  roadblock: (page: RoadblockPage) => void,
+  slot: ReturnType<typeof keptAnswer<K>>,
+  accept: (value: T | undefined) => K | null,
+): Promise<K | null> {
   const result = await ask();
   if (!result || result.outcome.kind !== 'continue') return null;
-  const list = result.answer.value;
-  if (!list || list.length === 0 || !list.every((f): f is KnownField => isFieldName(f.name))) {
+  const value = accept(result.answer.value);
+  if (value === null) {
     roadblock('technical');
     return null;
   }
-  fields.keep(list);
-  return list;
+  slot.keep(value);
+  return value;
 }
 
-/**
- * Asks for the verification options, as loadFields the fields: the list
- * (those of a kind this app knows; perhaps none, which the page answers
- * with its roadblock) kept and returned, or null when the answer led
- * elsewhere.
- */
-export async function loadOptions(ask: () => Promise<Asked<SmartOption[]>>, roadblock: (page: RoadblockPage) => void): Promise<SmartOption[] | null> {
-  const result = await ask();
-  if (!result || result.outcome.kind !== 'continue') return null;
-  if (!result.answer.value) {
-    roadblock('technical');
-    return null;
-  }
-  options.keep(result.answer.value);
-  return result.answer.value;
-}
+/** The identification fields (api.fields()), every one of a kind this app can show. */
+export const loadFields = (ask: () => Promise<Asked<StepField[]>>, roadblock: (page: RoadblockPage) => void): Promise<KnownField[] | null> =>
+  load(ask, roadblock, fields, (list) => (list && list.length > 0 && list.every((f): f is KnownField => isFieldName(f.name)) ? list : null));
+
+/** The verification options (api.options()): those of a kind this app knows, perhaps none (the page's roadblock). */
+export const loadOptions = (ask: () => Promise<Asked<SmartOption[]>>, roadblock: (page: RoadblockPage) => void): Promise<SmartOption[] | null> =>
+  load(ask, roadblock, options, (list) => list ?? null);
 
 /** Forgets the answers kept (tests start each case afresh). */
 export function forgetArrivals(): void {

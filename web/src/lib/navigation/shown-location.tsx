@@ -11,8 +11,9 @@ import { navigate } from 'wouter/use-browser-location';
 // address the app shows follows the browser's in a transition: React
 // renders the new page beside the old one and keeps the old one on screen
 // until the new one is whole, then swaps them in one frame. Every reader
-// of the location (the routes, page focus, the flow guards, the pages)
-// sees the page shown, never an address the screen does not show yet.
+// of wouter's location (the routes, page focus, the flow guards, the
+// pages) sees the page shown, never an address the screen does not show
+// yet; window.location is the browser's, already the next address.
 
 interface Shown {
   path: string;
@@ -20,6 +21,8 @@ interface Shown {
 }
 
 const read = (): Shown => ({ path: location.pathname, search: location.search });
+
+const same = (a: Shown, b: Shown): boolean => a.path === b.path && a.search === b.search;
 
 const ShownContext = createContext<Shown | null>(null);
 
@@ -50,7 +53,7 @@ export function ShownLocationRouter({ children }: { children: ReactNode }) {
   useEffect(() => {
     const follow = () => {
       const next = read();
-      startLeaving(() => setShown((was) => (was.path === next.path && was.search === next.search ? was : next)));
+      startLeaving(() => setShown((was) => (same(was, next) ? was : next)));
     };
     for (const event of EVENTS) addEventListener(event, follow);
     // An address changed between the first render and now (a redirect's layout effect) is followed too.
@@ -60,8 +63,7 @@ export function ShownLocationRouter({ children }: { children: ReactNode }) {
     };
   }, []);
   // A transition of the same address (a history entry pushed over the page's own) leaves nothing.
-  const now = read();
-  useHeldWhileLeaving(pending && (now.path !== shown.path || now.search !== shown.search));
+  useHeldWhileLeaving(pending && !same(shown, read()));
   return (
     <ShownContext value={shown}>
       <Router hook={useShownLocation} searchHook={useShownSearch}>
@@ -105,8 +107,6 @@ function useHeldWhileLeaving(leaving: boolean): void {
  * cleared on the way out) must not send the visitor elsewhere.
  */
 export function Redirect(props: RedirectProps) {
-  const shown = useShown();
-  const now = read();
-  if (shown.path !== now.path || shown.search !== now.search) return null;
+  if (!same(useShown(), read())) return null;
   return <WouterRedirect {...props} />;
 }
