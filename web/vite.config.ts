@@ -52,7 +52,7 @@ export default defineConfig({
             // portal's entry (main.tsx) and failed on a page without
             // #guichet-site. The build fails when the console would load the
             // portal's entry again (scripts/page-chunks.ts).
-            { name: 'portal-core', test: /[\\/]src[\\/](lib[\\/]site[\\/](address|cookies|types|resolve|site-context|config|theme|tel)|i18n[\\/]section|lib[\\/]api[\\/]use-api|lib[\\/]flow[\\/](error-catalogue|roadblocks|session-store|state|start-call|previous-page)|lib[\\/]analytics|lib[\\/]cobrowse[\\/]start|app[\\/]page-focus)\.tsx?$/ },
+            { name: 'portal-core', test: /[\\/]src[\\/](lib[\\/]site[\\/](address|cookies|types|resolve|site-context|config|theme|tel)|i18n[\\/]section|lib[\\/]api[\\/]use-api|lib[\\/]flow[\\/](error-catalogue|roadblocks|session-store|state|start-call|previous-page)|lib[\\/]analytics|lib[\\/]cobrowse[\\/]start|app[\\/]page-focus|lib[\\/]navigation[\\/]page-key)\.tsx?$/ },
             // Its styles too, one stylesheet rather than three (each a render-blocking request before the first paint).
             { name: 'form-kit', test: /[\\/]src[\\/]((components[\\/]form[\\/](form|use-form|text-field)|components[\\/]form-aside[\\/]form-aside|lib[\\/]page-title|i18n[\\/]private-text|lib[\\/]cobrowse[\\/]privacy|lib[\\/]rules[\\/](text|result)|lib[\\/]flow[\\/](use-flow-response|soft-roadblock|contact|hours|use-flow-send|registration-guard))\.tsx?|(components[\\/]form[\\/]form|components[\\/]form-aside[\\/]form-aside|lib[\\/]flow[\\/]flow)\.css)$/ },
             // The small modules the sign-in, recovery, roadblock and account pages share (issue 32): one

@@ -7,7 +7,7 @@ import { copyFile, cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { checkA11y, openPage, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
+import { checkA11y, imageLoaded, openPage, realErrors, repoRoot, siteConfig, startSuite } from './harness.mjs';
 
 const brandsDir = await mkdtemp(join(tmpdir(), 'guichet-brands-'));
 const shipped = join(repoRoot, 'config/brands');
@@ -32,7 +32,7 @@ for (const language of ['en', 'fr']) {
       const logo = header.getByRole('img', { name: 'Acme Mutual', exact: true });
       // French pages ask for logo.fr.svg; acme has no logo file, so its name is drawn.
       assert.equal(await logo.getAttribute('src'), `/brands/acme/logo${language === 'fr' ? '.fr' : ''}.svg`);
-      assert.ok(await logo.evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth > 0), 'logo loads');
+      assert.ok(await imageLoaded(logo), 'logo loads');
       await header.getByRole('link', { name: config.brand.provinces.find((/** @type {any} */ p) => p.key === province).phone }).waitFor();
       await page.getByRole('contentinfo').getByText(`© ${new Date().getFullYear()} Acme Mutual`).waitFor();
       // The promo image comes from the brands directory (acme/promo.svg).
@@ -77,7 +77,7 @@ for (const language of /** @type {const} */ (['en', 'fr'])) {
       // The stylesheet applied (the CSP allows it) and the logos load.
       assert.equal(await page.locator('.sites').evaluate((ul) => getComputedStyle(ul).display), 'grid');
       for (const img of await page.locator('.site__logo').all()) {
-        assert.ok(await img.evaluate((i) => /** @type {HTMLImageElement} */ (i).naturalWidth > 0), `${await img.getAttribute('src')} loads`);
+        assert.ok(await imageLoaded(img), `${await img.getAttribute('src')} loads`);
       }
       await checkA11y(page);
       // The page's own 404 is the point (its console note may come before page.url() is set).

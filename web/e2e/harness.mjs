@@ -680,6 +680,22 @@ export async function expectNoSidewaysScroll(page, where) {
 }
 
 /**
+ * Whether an image has loaded and has a size: decode() settles once the
+ * image has arrived, however long a loaded machine takes (CI, session 24:
+ * a logo read before it arrived), and refuses a broken one.
+ * @param {import('playwright-core').Locator} locator an <img>
+ * @returns {Promise<boolean>}
+ */
+export async function imageLoaded(locator) {
+  return locator.evaluate((img) =>
+    /** @type {HTMLImageElement} */ (img).decode().then(
+      () => /** @type {HTMLImageElement} */ (img).naturalWidth > 0,
+      () => false,
+    ),
+  );
+}
+
+/**
  * A press of the mouse at the middle of an element, as a person clicks.
  * @param {import('playwright-core').Page} page
  * @param {import('playwright-core').Locator} locator

@@ -1,7 +1,7 @@
 // Browser tests of the shell (spec §2.7, §2.8, §4.5) against the built binary.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkA11y, pageViews, siteConfig, startSuite, withContext, withOpenPage } from './harness.mjs';
+import { checkA11y, imageLoaded, pageViews, siteConfig, startSuite, withContext, withOpenPage } from './harness.mjs';
 
 const { server, browser } = await startSuite();
 
@@ -46,7 +46,7 @@ describe('every brand host shows its own logo, phone and province list', () => {
         const header = page.getByRole('banner');
         const logo = header.getByRole('img', { name, exact: true });
         assert.equal(await logo.getAttribute('src'), `/brands/${id}/logo.svg`);
-        assert.ok(await logo.evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth > 0), 'logo loads');
+        assert.ok(await imageLoaded(logo), 'logo loads');
         const home = header.getByRole('link', { name: `${name} home page` });
         assert.equal(await home.getAttribute('href'), config.brand.links.marketing.en);
 

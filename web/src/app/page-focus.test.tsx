@@ -5,7 +5,7 @@ import { updateFlow } from '@/lib/flow/state';
 import { renderApp } from '@/test/render';
 import { heading } from '@/test/page';
 import { belair, siteConfig } from '@/test/site-fixture';
-import { pageKey } from './page-focus';
+import { pageKey } from '@/lib/navigation/page-key';
 
 afterEach(() => {
   sessionStorage.clear();

@@ -1,21 +1,10 @@
 import { useEffect, useRef } from 'react';
 import { useLocation, useSearch } from 'wouter';
+import { pageKey } from '@/lib/navigation/page-key';
 
 // Issue 12: on a page change focus moved nowhere (the body), so a screen
 // reader said nothing of the new page. Focus goes to the new page's h1,
 // which it reads out, with the title set by the page (usePageTitle).
-
-/**
- * What makes a new page: the path and query, less the header's choices
- * (?lang=, ?province=: the address follows them, the page stays).
- */
-export function pageKey(path: string, search: string): string {
-  const params = new URLSearchParams(search);
-  params.delete('lang');
-  params.delete('province');
-  const rest = params.toString();
-  return rest ? `${path}?${rest}` : path;
-}
 
 /**
  * A document load that continues a journey in the portal, as the SSO form

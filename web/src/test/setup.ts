@@ -7,6 +7,10 @@ import { afterEach } from 'vitest';
 // wait that ends early costs nothing, so the bound only has to be generous.
 configure({ asyncUtilTimeout: 20_000 });
 
+// jsdom lays nothing out and cannot scroll (its scrollTo only reports "not
+// implemented"); a page change scrolls to the top (shown-location.tsx).
+if (typeof window !== 'undefined') window.scrollTo = () => undefined;
+
 afterEach(() => {
   if (typeof document === 'undefined') return; // a test in the node environment
   cleanup();

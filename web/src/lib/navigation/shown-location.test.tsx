@@ -1,6 +1,6 @@
 import { act, render, screen } from '@testing-library/react';
 import { lazy, Suspense, useState } from 'react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Route, Switch, useLocation } from 'wouter';
 import { navigate } from 'wouter/use-browser-location';
 import { Redirect, ShownLocationRouter } from './shown-location';
@@ -134,5 +134,35 @@ describe('ShownLocationRouter (issue 32: a page change keeps the page shown unti
     await next.arrive();
     expect(screen.getByRole('heading').textContent).toBe('Next');
     expect(document.getElementById('main')?.hasAttribute('aria-busy')).toBe(false);
+  });
+
+  it('a page change takes the view to the top at once, on the page being left; a language or province choice does not', async () => {
+    window.history.replaceState(null, '', '/one');
+    const two = slowPage('Page two');
+    const scrolled = vi.spyOn(window, 'scrollTo');
+    render(
+      <ShownLocationRouter>
+        <Suspense fallback={null}>
+          <Switch>
+            <Route path="/one">
+              <h1>Page one</h1>
+            </Route>
+            <Route path="/two">
+              <two.Page />
+            </Route>
+          </Switch>
+        </Suspense>
+      </ShownLocationRouter>,
+    );
+    await act(async () => navigate('/one?lang=fr&province=qc', { replace: true }));
+    expect(scrolled).not.toHaveBeenCalled();
+    await act(async () => navigate('/two'));
+    // Before the next page has arrived: the page left is still shown, at its top.
+    expect(screen.getByRole('heading').textContent).toBe('Page one');
+    expect(scrolled).toHaveBeenCalledTimes(1);
+    expect(scrolled).toHaveBeenCalledWith(0, 0);
+    await two.arrive();
+    expect(screen.getByRole('heading').textContent).toBe('Page two');
+    expect(scrolled).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,6 +1,7 @@
 import { createContext, use, useEffect, useState, useTransition, type ReactNode } from 'react';
 import { Redirect as WouterRedirect, Router, type RedirectProps } from 'wouter';
 import { navigate } from 'wouter/use-browser-location';
+import { pageKey } from './page-key';
 
 // Issue 32: a page change was an urgent update (wouter reads the address
 // with useSyncExternalStore), so a page whose chunk or messages had not
@@ -23,6 +24,24 @@ interface Shown {
 const read = (): Shown => ({ path: location.pathname, search: location.search });
 
 const same = (a: Shown, b: Shown): boolean => a.path === b.path && a.search === b.search;
+
+const keyOf = (at: Shown): string => pageKey(at.path, at.search);
+
+/**
+ * A new page starts at its top, as a browser's own navigation does, and
+ * here the view goes there when the address changes, on the page being
+ * left. Done at the swap, it came too late: a page scrolled down to a link
+ * near its end (the login page's "Create an account" on a laptop) shows the
+ * footer, and a swap more than 500 ms after the click (a slow phone, a
+ * loaded machine) moved that footer in view, which Chrome counts as a
+ * layout shift (CI, session 24: 0.070). A scroll is not a shift; from the
+ * top, the shell's main (at least the window's height, shell.css) keeps the
+ * footer below the fold before and after the swap. The header's language
+ * and province choices stay where they are (pageKey).
+ */
+function startAtTop(): void {
+  window.scrollTo(0, 0);
+}
 
 const ShownContext = createContext<Shown | null>(null);
 
@@ -51,8 +70,14 @@ export function ShownLocationRouter({ children }: { children: ReactNode }) {
   const [shown, setShown] = useState(read);
   const [pending, startLeaving] = useTransition();
   useEffect(() => {
+    let at = keyOf(read());
     const follow = () => {
       const next = read();
+      const key = keyOf(next);
+      if (key !== at) {
+        at = key;
+        startAtTop();
+      }
       startLeaving(() => setShown((was) => (same(was, next) ? was : next)));
     };
     for (const event of EVENTS) addEventListener(event, follow);
