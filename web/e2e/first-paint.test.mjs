@@ -69,40 +69,60 @@ describe('first paint on a phone', () => {
   }
 });
 
+/**
+ * Opens the login page of brand in a context of its own, waits for it to
+ * be whole and idle, then holds every script it asks for from then on
+ * (the next page's chunk cannot arrive) until the test calls release.
+ * @param {string} brand
+ * @param {import('playwright-core').BrowserContextOptions} options
+ * scripts.asked is a promise to take before the press: it settles once the
+ * page has asked for a script (the route's handler may run after the
+ * address has changed: a count read then could still be 0).
+ * @param {(page: import('playwright-core').Page, scripts: { asked: () => Promise<unknown>; release: () => void }) => Promise<void>} body
+ */
+async function onLoginHoldingScripts(brand, options, body) {
+  const context = await browser.newContext(options);
+  try {
+    const page = await context.newPage();
+    await page.goto(server.url(brand, '/'));
+    await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    /** @type {(() => void)[]} */
+    const held = [];
+    let open = false;
+    await page.route(/\/assets\/.*\.js$/, async (route) => {
+      if (!open) await new Promise((resolve) => held.push(() => resolve(undefined)));
+      await route.continue();
+    });
+    const release = () => {
+      open = true;
+      for (const letGo of held.splice(0)) letGo();
+    };
+    const asked = () => page.waitForRequest((request) => /\/assets\/.*\.js$/.test(new URL(request.url()).pathname));
+    await body(page, { asked, release });
+  } finally {
+    await context.close();
+  }
+}
+
 describe('a page change on a slow network', () => {
-  test('the page shown stays, whole and focused, until the next one has arrived whole; then focus is on its heading', async () => {
-    const context = await browser.newContext({ viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true });
-    try {
-      const page = await context.newPage();
-      await page.goto(server.url('belair', '/'));
-      await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
-      await page.waitForLoadState('networkidle');
-      // From now on every script is held until the test lets it through: the forgot page's chunk cannot arrive.
-      /** @type {(() => void)[]} */
-      const held = [];
-      let open = false;
-      await page.route(/\/assets\/.*\.js$/, async (route) => {
-        if (!open) await new Promise((resolve) => held.push(() => resolve(undefined)));
-        await route.continue();
-      });
+  test('the page shown stays, whole and focused, until the next one has arrived whole; then focus is on its heading', () =>
+    onLoginHoldingScripts('belair', { viewport: { width: 412, height: 823 }, isMobile: true, hasTouch: true }, async (page, scripts) => {
       const link = page.getByRole('link', { name: 'Forgot your password?' });
       await link.focus();
+      const asked = scripts.asked();
       await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.pathname === '/forgot');
       // Issue 32: the address moved, the chunk is held; the login page is still there, whole, with focus where it was
       // (before: an empty main, the footer jumping up, focus on <body>).
       assert.equal(await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).count(), 1);
       assert.equal(await page.getByLabel('Email address', { exact: true }).count(), 1);
-      assert.ok(held.length > 0, 'the forgot page asked for its chunk');
+      await asked; // the forgot page asked for its chunk
       assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Forgot your password?');
-      open = true;
-      for (const release of held.splice(0)) release();
+      scripts.release();
       await page.getByRole('heading', { level: 1, name: 'Forgot your password?' }).waitFor();
       assert.equal(await page.evaluate(() => document.activeElement?.tagName), 'H1');
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 
   // CI, session 24: on a loaded machine the login page, scrolled down to its
   // "Create an account" link on a laptop's screen (the footer in view), was
@@ -110,20 +130,8 @@ describe('a page change on a slow network', () => {
   // click, and the footer's move counted (0.070). The next page's chunk is
   // held here until well past those 500 ms: however fast the machine, the
   // swap lands where Chrome counts it.
-  test('a page swapped in long after the click moves nothing in view (the page left starts at its top)', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-    try {
-      const page = await context.newPage();
-      await page.goto(server.url('bna', '/'));
-      await page.getByRole('heading', { level: 1, name: 'Sign in to your account' }).waitFor();
-      await page.waitForLoadState('networkidle');
-      /** @type {(() => void)[]} */
-      const held = [];
-      let open = false;
-      await page.route(/\/assets\/.*\.js$/, async (route) => {
-        if (!open) await new Promise((resolve) => held.push(() => resolve(undefined)));
-        await route.continue();
-      });
+  test('a page swapped in long after the click moves nothing in view (the page left starts at its top)', () =>
+    onLoginHoldingScripts('bna', { viewport: { width: 1280, height: 720 } }, async (page, scripts) => {
       const link = page.getByRole('link', { name: 'Create an account', exact: true });
       await link.scrollIntoViewIfNeeded();
       assert.ok(
@@ -133,14 +141,14 @@ describe('a page change on a slow network', () => {
       const box = await link.boundingBox();
       assert.ok(box);
       const clicked = await page.evaluate(() => performance.now());
+      const asked = scripts.asked();
       await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
       await page.waitForURL((url) => url.pathname === '/registration/identification');
       await page.waitForFunction(() => document.getElementById('main')?.getAttribute('aria-busy') === 'true');
       // Past the 500 ms Chrome forgives after an input, counted on the page's own clock.
       await page.waitForFunction((t) => performance.now() - t > 700, clicked);
-      assert.ok(held.length > 0, 'the registration page asked for its chunk');
-      open = true;
-      for (const release of held.splice(0)) release();
+      await asked; // the registration page asked for its chunk
+      scripts.release();
       await page.getByRole('heading', { level: 1, name: 'Create your online account' }).waitFor();
       await page.waitForFunction(() => document.getElementById('main')?.getAttribute('aria-busy') === null);
       const shifts = await page.evaluate(
@@ -156,8 +164,5 @@ describe('a page change on a slow network', () => {
       );
       const cls = /** @type {{ value: number }[]} */ (shifts).reduce((sum, s) => sum + s.value, 0);
       assert.ok(cls <= 0.02, `layout shift ${cls.toFixed(3)}: ${JSON.stringify(shifts)}`);
-    } finally {
-      await context.close();
-    }
-  });
+    }));
 });

@@ -19,25 +19,31 @@ function Where() {
   return <p data-testid="where">{path}</p>;
 }
 
+/** Page one shown at /one, the router around it; page two's chunk arrives when the test says so. */
+function renderOneAndTwo() {
+  window.history.replaceState(null, '', '/one');
+  const two = slowPage('Page two');
+  render(
+    <ShownLocationRouter>
+      <Suspense fallback={<p>empty frame</p>}>
+        <Where />
+        <Switch>
+          <Route path="/one">
+            <h1>Page one</h1>
+          </Route>
+          <Route path="/two">
+            <two.Page />
+          </Route>
+        </Switch>
+      </Suspense>
+    </ShownLocationRouter>,
+  );
+  return two;
+}
+
 describe('ShownLocationRouter (issue 32: a page change keeps the page shown until the next is whole)', () => {
   it('keeps the old page, and the location it reads, until the new page has arrived, then swaps them', async () => {
-    window.history.replaceState(null, '', '/one');
-    const two = slowPage('Page two');
-    render(
-      <ShownLocationRouter>
-        <Suspense fallback={<p>empty frame</p>}>
-          <Where />
-          <Switch>
-            <Route path="/one">
-              <h1>Page one</h1>
-            </Route>
-            <Route path="/two">
-              <two.Page />
-            </Route>
-          </Switch>
-        </Suspense>
-      </ShownLocationRouter>,
-    );
+    const two = renderOneAndTwo();
     expect(screen.getByRole('heading').textContent).toBe('Page one');
     await act(async () => navigate('/two'));
     // The address moved; the screen, and what its readers see, did not.
@@ -137,23 +143,8 @@ describe('ShownLocationRouter (issue 32: a page change keeps the page shown unti
   });
 
   it('a page change takes the view to the top at once, on the page being left; a language or province choice does not', async () => {
-    window.history.replaceState(null, '', '/one');
-    const two = slowPage('Page two');
     const scrolled = vi.spyOn(window, 'scrollTo');
-    render(
-      <ShownLocationRouter>
-        <Suspense fallback={null}>
-          <Switch>
-            <Route path="/one">
-              <h1>Page one</h1>
-            </Route>
-            <Route path="/two">
-              <two.Page />
-            </Route>
-          </Switch>
-        </Suspense>
-      </ShownLocationRouter>,
-    );
+    const two = renderOneAndTwo();
     await act(async () => navigate('/one?lang=fr&province=qc', { replace: true }));
     expect(scrolled).not.toHaveBeenCalled();
     await act(async () => navigate('/two'));
