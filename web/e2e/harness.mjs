@@ -680,19 +680,17 @@ export async function expectNoSidewaysScroll(page, where) {
 }
 
 /**
- * Whether an image has loaded and has a size: decode() settles once the
- * image has arrived, however long a loaded machine takes (CI, session 24:
- * a logo read before it arrived), and refuses a broken one.
+ * Whether an image has loaded and has a size: it waits until the image is
+ * complete (arrived or broken), however long a loaded machine takes (CI,
+ * session 24: a logo read before it arrived), within the context's
+ * timeout; a broken image is complete with no width.
  * @param {import('playwright-core').Locator} locator an <img>
  * @returns {Promise<boolean>}
  */
 export async function imageLoaded(locator) {
-  return locator.evaluate((img) =>
-    /** @type {HTMLImageElement} */ (img).decode().then(
-      () => /** @type {HTMLImageElement} */ (img).naturalWidth > 0,
-      () => false,
-    ),
-  );
+  const img = await locator.elementHandle();
+  await locator.page().waitForFunction((i) => /** @type {HTMLImageElement} */ (i).complete, img);
+  return locator.evaluate((i) => /** @type {HTMLImageElement} */ (i).naturalWidth > 0);
 }
 
 /**

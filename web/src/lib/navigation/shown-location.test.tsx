@@ -146,6 +146,9 @@ describe('ShownLocationRouter (issue 32: a page change keeps the page shown unti
     const scrolled = vi.spyOn(window, 'scrollTo');
     const two = renderOneAndTwo();
     await act(async () => navigate('/one?lang=fr&province=qc', { replace: true }));
+    // Nor an anchor (the skip link to #main), nor an entry pushed over the page's own (the back guards).
+    await act(async () => navigate('/one?lang=fr&province=qc#main'));
+    await act(async () => window.history.pushState(null, '', window.location.href));
     expect(scrolled).not.toHaveBeenCalled();
     await act(async () => navigate('/two'));
     // Before the next page has arrived: the page left is still shown, at its top.
