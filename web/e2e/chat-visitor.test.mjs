@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { checkA11y, launchBrowser, realErrors, repoRoot, startServer } from './harness.mjs';
+import { checkA11y, launchBrowser, realErrors, repoRoot, startServer, until } from './harness.mjs';
 import { codes } from './totp.mjs';
 
 /** @type {Record<string, string>} */
@@ -109,12 +109,13 @@ async function agent({ server }) {
      * @param {(frame: any) => boolean} accept
      */
     async waitFrame(accept) {
-      for (let i = 0; i < 200; i++) {
-        const found = (await page.evaluate(() => /** @type {any} */ (window).agentFrames)).find(accept);
-        if (found) return found;
-        await page.waitForTimeout(50);
-      }
-      throw new Error('no such frame on the agent socket');
+      /** @type {any} */
+      let found;
+      await until(async () => {
+        found = (await page.evaluate(() => /** @type {any} */ (window).agentFrames)).find(accept);
+        return found !== undefined;
+      }, 'such a frame on the agent socket');
+      return found;
     },
   };
 }

@@ -20,7 +20,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { arrive, codeOf, openPage, pathOf, press, realErrors, repoRoot, seenMail, startSuite, typeInto, waitForMail } from './harness.mjs';
+import { arrive, codeOf, openPage, pathOf, press, realErrors, repoRoot, seenMail, startSuite, typeInto, until, waitForMail } from './harness.mjs';
 import { signInStaff } from './staff.mjs';
 import { createSmartAccount } from './steps.mjs';
 import { codes } from './totp.mjs';
@@ -46,15 +46,6 @@ const m = () => ({
 });
 
 const nextCode = codes('GUICHETAGENTDEVTOTPSECRETAAAAAAA');
-
-/** Waits until check() holds, polling (the sockets deliver asynchronously). */
-async function until(/** @type {() => boolean | Promise<boolean>} */ check, what = 'condition') {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Every WebSocket frame a page sends and receives, from its CDP session (it lasts across the page's document loads). */
 async function tap(/** @type {import('playwright-core').BrowserContext} */ context, /** @type {import('playwright-core').Page} */ page) {
@@ -160,7 +151,11 @@ async function myAccountValues(page, secrets) {
  * @param {Record<string, string>} secrets
  */
 async function nothingLeaked(t, { agent, page, viewer, wire, rowsBefore }, secrets) {
-  await until(() => events(viewer.received).length >= events(wire.sent).length, 'every event at the agent');
+  await until(
+    () => events(viewer.received).length >= events(wire.sent).length,
+    'every event at the agent',
+    () => `${events(viewer.received).length} events at the agent, ${events(wire.sent).length} sent`,
+  );
   assert.deepEqual(
     wire.received.filter((f) => f.includes('"type":"error"')),
     [],

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { arrive, checkA11y, openPage, pathOf, realErrors, repoRoot, siteConfig, startSuite, withOpenPage } from './harness.mjs';
+import { arrive, checkA11y, openPage, pathOf, realErrors, repoRoot, siteConfig, startSuite, until, withOpenPage } from './harness.mjs';
 import { signInStaff } from './staff.mjs';
 import { codes } from './totp.mjs';
 
@@ -125,15 +125,6 @@ async function acceptAndReadCode(page, lang = 'en') {
   return { codeDialog, code: (shown ?? '').replace(' ', '') };
 }
 
-/** Waits until check() holds, polling (the socket's delivery is asynchronous). */
-async function until(/** @type {() => Promise<boolean>} */ check, what = 'condition') {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('co-browse, the visitor side', () => {
   test('Decline sends nothing: no co-browse call, no socket, no frame', () =>
     withOpenPage(browser, server.url('belair', '/'), {}, async ({ context, page, errors }) => {
@@ -207,7 +198,11 @@ describe('co-browse, the visitor side', () => {
         // (The first name, typed last, is on the wire masked: what was typed before it is too.)
         const firstName = await page.getByLabel(/First name/).getAttribute('name');
         await until(async () => tap.frames.some((f) => f.includes('••••••') && f.includes(`"name":"${firstName}"`)), 'the masked first name');
-        await until(async () => events(await agentReceived()) === events(tap.frames), 'every event at the agent');
+        await until(
+          async () => events(await agentReceived()) === events(tap.frames),
+          'every event at the agent',
+          async () => `${events(await agentReceived())} events at the agent, ${events(tap.frames)} sent`,
+        );
 
         const sent = tap.frames.join('\n');
         const received = (await agentReceived()).join('\n');

@@ -680,6 +680,25 @@ export async function expectNoSidewaysScroll(page, where) {
 }
 
 /**
+ * Waits until check() holds, polling every 50 ms (what a socket delivers
+ * arrives on its own schedule), for up to HANG_MS: a bound on a hang, not
+ * a measure of speed (CI, session 25: co-browse events reached the agent
+ * after more than the 10 s a test's own loop allowed, with a load average
+ * of 13). On a hang it says what it waited for and, when told how,
+ * what it saw last.
+ * @param {() => boolean | Promise<boolean>} check
+ * @param {string} what
+ * @param {() => string | Promise<string>} [seen]
+ */
+export async function until(check, what, seen) {
+  const deadline = Date.now() + HANG_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${seen ? ` (last seen: ${await seen()})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
  * Whether an image has loaded and has a size: it waits until the image is
  * complete (arrived or broken), however long a loaded machine takes (CI,
  * session 24: a logo read before it arrived), within the context's
