@@ -1,4 +1,4 @@
-import { lazy, startTransition, Suspense, use, useEffect, useMemo, useState } from 'react';
+import { lazy, startTransition, Suspense, use, useEffect, useLayoutEffect, useMemo, useState } from 'react';
 import { Link as RouteLink, Redirect, Route, Switch, useLocation } from 'wouter';
 import { MessagesContext, useT } from '@/i18n/i18n';
 import type { Language } from '@/lib/site/types';
@@ -51,7 +51,11 @@ const PUBLIC = ['/sign-in', '/sign-in/code', '/setup'];
 
 function Messages({ language, children }: { language: Language; children: React.ReactNode }) {
   const messages = use(consoleMessages(language));
-  useEffect(() => {
+  // In the commit that shows the texts, before the paint (a passive effect
+  // came a moment after them: a screen reader could read French text as
+  // English, and a test that found the French heading read lang="en" under
+  // load, CI session 25).
+  useLayoutEffect(() => {
     document.documentElement.lang = language;
   }, [language]);
   return <MessagesContext value={messages}>{children}</MessagesContext>;

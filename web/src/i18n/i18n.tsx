@@ -1,4 +1,4 @@
-import { createContext, use, useCallback, useEffect, type ReactNode } from 'react';
+import { createContext, use, useCallback, useLayoutEffect, type ReactNode } from 'react';
 import type { Language } from '@/lib/site/types';
 import {
   interpolate,
@@ -25,7 +25,9 @@ export const MessagesContext = createContext<Messages>({} as Messages);
  */
 export function I18nProvider({ brand, language, children }: { brand: string; language: Language; children: ReactNode }) {
   const messages = loadedMessages(brand, language) ?? use(loadMessages(brand, language));
-  useEffect(() => {
+  // In the commit that shows the text, before its paint: a passive effect
+  // came a moment after it (the console's did the same; CI, session 25).
+  useLayoutEffect(() => {
     document.documentElement.lang = language;
   }, [language]);
   return <MessagesContext value={messages}>{children}</MessagesContext>;
