@@ -584,7 +584,7 @@ export async function seenMail(server, to) {
 }
 
 /**
- * Waits (15 s at most) for the newest message of a template to an address
+ * Waits (until's bound) for the newest message of a template to an address
  * that is not among `seen`, and adds it there (the outbox delivers in the
  * background).
  * @param {Server} server
@@ -594,19 +594,22 @@ export async function seenMail(server, to) {
  * @returns {Promise<Mail>}
  */
 export async function waitForMail(server, to, template, seen = new Set()) {
-  const deadline = Date.now() + HANG_MS;
-  for (;;) {
-    const mails = await mailbox(server, to);
-    const found = mails.find((m) => m.template === template && !seen.has(m.id));
-    if (found) {
-      seen.add(found.id);
-      return found;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`no new ${template} email to ${to} within ${HANG_MS / 1000} s: ${JSON.stringify(mails.map((m) => [m.template, m.id]))}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  /** @type {Mail[]} */
+  let mails = [];
+  /** @type {Mail | undefined} */
+  let found;
+  await until(
+    async () => {
+      mails = await mailbox(server, to);
+      found = mails.find((m) => m.template === template && !seen.has(m.id));
+      return found !== undefined;
+    },
+    `a new ${template} email to ${to}`,
+    () => JSON.stringify(mails.map((m) => [m.template, m.id])),
+  );
+  const mail = /** @type {Mail} */ (found);
+  seen.add(mail.id);
+  return mail;
 }
 
 /**

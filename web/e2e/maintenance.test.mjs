@@ -4,7 +4,7 @@
 // staff with the bypass sign in through it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkA11y, HANG_MS, pathOf, realErrors, siteConfig, startSuite } from './harness.mjs';
+import { checkA11y, pathOf, realErrors, siteConfig, startSuite, until } from './harness.mjs';
 
 const BYPASS = 'staff-e2e-bypass';
 
@@ -21,13 +21,15 @@ async function untilWelcome(brand, status) {
   try {
     await page.goto(server.url(brand, '/not-found'));
     const apiKey = (await siteConfig(page)).brand.apiKey;
-    const deadline = Date.now() + HANG_MS;
-    for (;;) {
-      const got = await page.evaluate(async (key) => (await fetch('/api/v1/welcome', { headers: { 'X-API-KEY': key } })).status, apiKey);
-      if (got === status) return;
-      assert.ok(Date.now() < deadline, `the start call still answers ${got}, not ${status}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    let got = 0;
+    await until(
+      async () => {
+        got = await page.evaluate(async (key) => (await fetch('/api/v1/welcome', { headers: { 'X-API-KEY': key } })).status, apiKey);
+        return got === status;
+      },
+      `the start call to answer ${status}`,
+      () => `it answers ${got}`,
+    );
   } finally {
     await page.close();
   }

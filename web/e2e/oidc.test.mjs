@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { HANG_MS, advanceClock, arrive, checkA11y, codeOf, freePort, keepSecret, press, seenMail, startSuite, typeInto, waitForMail, withContext } from './harness.mjs';
+import { advanceClock, arrive, checkA11y, codeOf, freePort, keepSecret, press, seenMail, startSuite, typeInto, until, waitForMail, withContext } from './harness.mjs';
 import { DOB, LICENCE, NEW_PASSWORD, POSTAL, registrationMessages } from './demo.mjs';
 import { codeToNewPassword, createSmartAccount } from './steps.mjs';
 
@@ -50,16 +50,18 @@ let proxyLog = '';
 proxy.stdout.on('data', (chunk) => (proxyLog = (proxyLog + chunk).slice(-20_000)));
 proxy.stderr.on('data', (chunk) => (proxyLog = (proxyLog + chunk).slice(-20_000)));
 after(() => proxy.kill('SIGTERM'));
-for (const deadline = Date.now() + HANG_MS; ; ) {
-  if (proxy.exitCode !== null) throw new Error(`oauth2-proxy exited:\n${proxyLog}`);
-  try {
-    if ((await fetch(`${proxyURL}/ping`)).ok) break;
-  } catch {
-    // not listening yet
-  }
-  if (Date.now() > deadline) throw new Error(`oauth2-proxy was not ready:\n${proxyLog}`);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
+await until(
+  async () => {
+    if (proxy.exitCode !== null) throw new Error(`oauth2-proxy exited:\n${proxyLog}`);
+    try {
+      return (await fetch(`${proxyURL}/ping`)).ok;
+    } catch {
+      return false; // not listening yet
+    }
+  },
+  'oauth2-proxy to be ready',
+  () => proxyLog,
+);
 
 test('an application behind oauth2-proxy signs its customer in on the portal, and loses them when they sign out there', () =>
   withContext(browser, {}, async (page) => {
