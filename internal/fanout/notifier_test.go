@@ -89,6 +89,13 @@ func TestNotifyReachesTheOtherInstance(t *testing.T) {
 	if got := atB.all(); !slices.Equal(got, []string{"conv-1", "marker"}) {
 		t.Fatalf("B's listener got %q", got)
 	}
+	// A's own notification can come back before its publisher has counted
+	// the publish (Sent, then the lag, after pg_notify returns): wait for
+	// both publishes' lags, observed after Sent (CI, session 25: Sent 1
+	// with Own 2 under load).
+	fanouttest.Eventually(t, "both publishes counted", func() bool {
+		return testenv.Metric(t, reg, "guichet_fanout_publish_lag_seconds") == 2
+	})
 	sa, sb := a.Stats(), b.Stats()
 	if sa.Sent != 2 || sa.Skipped != 1 || sa.Received != 0 || sb.Received != 2 || sb.Own != 0 || sa.Connects != 1 || sb.Connects != 1 {
 		t.Fatalf("stats A %+v, B %+v", sa, sb)
